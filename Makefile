@@ -1,0 +1,38 @@
+# srcgrad developer tasks.  Everything runs inside a private virtualenv (.venv)
+# that is created, and refreshed whenever pyproject.toml changes, on demand.
+
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+PIP    := $(VENV)/bin/pip
+STAMP  := $(VENV)/.installed
+
+.PHONY: all demo test fuzz clean
+
+all: test
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+	$(PIP) install -q -e '.[test]'
+	touch $@
+
+# Train a small MLP on the bundled digits data with generated gradient code.
+demo: $(STAMP)
+	$(PY) examples/quickstart.py
+
+# Unit tests plus doctests in srcgrad/ (configured in pyproject.toml).
+test: $(STAMP)
+	$(PY) -m pytest
+
+# Long property-based runs of the tests marked `fuzz`.  Exit status 5 means
+# "no tests collected", which is not a failure here.
+fuzz: $(STAMP)
+	SRCGRAD_FUZZ_EXAMPLES=10000 $(PY) -m pytest tests -m fuzz; \
+	rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "make fuzz: no fuzz tests selected"; exit 0; fi; \
+	exit $$rc
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .hypothesis
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -1,0 +1,25 @@
+"""srcgrad: source-to-source automatic differentiation for Python and NumPy.
+
+``srcgrad.grad(f)`` reads ``f``'s source and generates its adjoint as readable
+Python (``grad(f).source``).  See README.md for a tour and API.md for the
+contract.
+"""
+
+__version__ = "0.1.0"
+
+from .api import grad, show, value_and_grad, vjp  # noqa: E402
+from .checks import gradcheck  # noqa: E402
+from .errors import (  # noqa: E402
+    GradcheckError,
+    MissingRuleError,
+    NonDifferentiableError,
+    SrcGradError,
+    UnsupportedSyntaxError,
+)
+from .runtime import stop_gradient  # noqa: E402
+
+__all__ = [
+    "GradcheckError", "MissingRuleError", "NonDifferentiableError", "SrcGradError",
+    "UnsupportedSyntaxError", "__version__", "grad", "gradcheck", "show", "stop_gradient",
+    "value_and_grad", "vjp",
+]

@@ -1,0 +1,249 @@
+"""The public transformations: ``grad``, ``value_and_grad``, ``vjp``, ``show``.
+
+Each returns a thin callable around generated code.  Generation is lazy (on the
+first call or the first read of ``.source``), so a decorator at import time
+costs nothing and a module may define the globals a function reads after the
+function itself.  Compiled code is cached in memory per function and options.
+
+Generated code binds the user's global and closure values when it is
+compiled; each call checks, by identity, that those names still refer to the
+same objects and regenerates the code when one was rebound, so a rebound
+global never gives a stale gradient.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+import threading
+import weakref
+
+import numpy as np
+
+from . import cache, compiler
+from .compiler import Options
+from .errors import NonDifferentiableError, SrcGradError
+from .frontend import Resolver
+
+_MEMORY: "weakref.WeakKeyDictionary[object, dict]" = weakref.WeakKeyDictionary()
+_LOCK = threading.RLock()
+
+
+class Compiled:
+    """One generated module: its entry points, source, and what it depends on."""
+
+    def __init__(self, fn, generated: compiler.Generated, functions, filename):
+        self.generated = generated
+        self.source = generated.source
+        self.functions = functions
+        self.filename = filename
+        self.code = fn.__code__
+        self.fn = fn
+        self.deps = _dependencies(fn, generated.free)
+
+    def stale(self) -> bool:
+        if self.fn.__code__ is not self.code:
+            return True
+        for container, key, obj in self.deps:
+            if isinstance(container, dict):
+                if container.get(key, _GONE) is not obj:
+                    return True
+            else:
+                try:
+                    if container.cell_contents is not obj:
+                        return True
+                except ValueError:
+                    return True
+        return False
+
+
+_GONE = object()
+
+
+def _dependencies(fn, free):
+    resolver = Resolver.for_function(fn)
+    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+    deps = []
+    for name, obj in sorted(free.items()):
+        where = resolver.where(name)
+        if where == "closure":
+            deps.append((cells[name], name, obj))
+        elif where == "global":
+            deps.append((fn.__globals__, name, obj))
+    return deps
+
+
+def _compile(fn, options: Options) -> Compiled:
+    with _LOCK:
+        per_fn = _MEMORY.setdefault(fn, {})
+        hit = per_fn.get(options)
+        if hit is not None and not hit.stale():
+            return hit
+        generated = compiler.generate(fn, options)
+        namespace = dict(generated.bindings)
+        namespace["__name__"] = f"srcgrad.generated.{generated.program.name}"
+        stem = f"{generated.entries[0]}"
+        namespace, filename = cache.load(generated.source, stem, namespace)
+        functions = tuple(namespace[name] for name in generated.entries)
+        for f in functions:
+            if fn.__defaults__ and f.__code__.co_argcount == len(generated.program.params):
+                f.__defaults__ = fn.__defaults__
+        compiled = Compiled(fn, generated, functions, filename)
+        per_fn[options] = compiled
+        return compiled
+
+
+def _normalize_wrt(wrt):
+    if isinstance(wrt, (int, np.integer)) and not isinstance(wrt, bool):
+        return (int(wrt),), True
+    if isinstance(wrt, (tuple, list)) and wrt and all(
+            isinstance(w, (int, np.integer)) and not isinstance(w, bool) for w in wrt):
+        return tuple(int(w) for w in wrt), False
+    raise SrcGradError(f"wrt must be an argument position or a non-empty tuple of them, "
+                       f"got {wrt!r}")
+
+
+def differentiable_value(value) -> bool:
+    """Whether srcgrad can differentiate with respect to ``value``."""
+    if isinstance(value, (bool, np.bool_)):
+        return False
+    if isinstance(value, (float, complex, np.floating, np.complexfloating)):
+        return True
+    if isinstance(value, np.ndarray):
+        return value.dtype.kind in "fc"
+    return False
+
+
+def _check_args(fn, options, args):
+    params = fn.__code__.co_varnames[:fn.__code__.co_argcount]
+    for index in options.wrt:
+        if index >= len(args):
+            continue
+        value = args[index]
+        if not differentiable_value(value):
+            kind = type(value).__name__
+            if isinstance(value, np.ndarray):
+                kind = f"array of dtype {value.dtype}"
+            raise NonDifferentiableError(
+                f"cannot differentiate {fn.__name__} with respect to argument "
+                f"'{params[index]}' (position {index}): it is {kind}, not a float or a "
+                f"float array")
+
+
+class Transformed:
+    """A generated function: call it like the original; read ``.source``."""
+
+    def __init__(self, fn, options: Options, pick=None):
+        functools.update_wrapper(self, fn)
+        self.__wrapped__ = fn
+        self._fn = fn
+        self._options = options
+        self._compiled = None
+
+    def _get(self) -> Compiled:
+        compiled = self._compiled
+        if compiled is None or compiled.stale():
+            compiled = self._compiled = _compile(self._fn, self._options)
+        return compiled
+
+    def __call__(self, *args, **kwargs):
+        compiled = self._compiled
+        if compiled is None or compiled.stale():
+            compiled = self._get()
+        _check_args(self._fn, self._options, args)
+        return compiled.functions[0](*args, **kwargs)
+
+    @property
+    def source(self) -> str:
+        """The generated Python source."""
+        return self._get().source
+
+    def __repr__(self):
+        return f"<srcgrad {self._options.mode} of {self._fn.__qualname__}>"
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        return functools.partial(self, obj)
+
+
+def _transform(mode, fn, wrt, policy, optimize):
+    wrt_tuple, single = _normalize_wrt(wrt)
+    options = Options(mode=mode, wrt=wrt_tuple, single=single, policy=policy, optimize=optimize)
+    compiler.validate_options(options)
+
+    def make(f):
+        if not callable(f):
+            raise SrcGradError(f"srcgrad.{mode} expects a function, got {f!r}")
+        return Transformed(f, options)
+
+    return make if fn is None else make(fn)
+
+
+def grad(fn=None, wrt=0, *, policy="save", optimize=True):
+    """The gradient of the scalar function ``fn`` with respect to argument(s) ``wrt``.
+
+    Use it as ``grad(f)``, ``grad(f, wrt=(0, 1))``, ``@grad`` or
+    ``@grad(wrt=(0, 1))``.  The result takes ``fn``'s positional arguments and
+    returns one gradient (``wrt`` an int) or a tuple of them (``wrt`` a tuple),
+    each shaped and typed like its argument.
+    """
+    return _transform("grad", fn, wrt, policy, optimize)
+
+
+def value_and_grad(fn=None, wrt=0, *, policy="save", optimize=True):
+    """Like :func:`grad`, but the result returns ``(value, gradient)``."""
+    return _transform("value_and_grad", fn, wrt, policy, optimize)
+
+
+def vjp(fn, *primals, wrt=None, policy="save", optimize=True):
+    """Evaluate ``fn(*primals)`` and return ``(value, pullback)``.
+
+    ``pullback(cotangent)`` returns a tuple of cotangents, one per ``wrt``
+    argument (every positional argument when ``wrt`` is None; those that are
+    not floats get None).  Works for any output: an array, a scalar or a tuple
+    of them (then the cotangent is a tuple too).  The generated code runs in
+    split mode: a forward function returns its residuals explicitly and the
+    backward function takes them; ``pullback.source`` shows both.
+    """
+    if wrt is None:
+        positions = tuple(i for i, a in enumerate(primals) if differentiable_value(a))
+        expand = len(primals)
+    else:
+        positions, _ = _normalize_wrt(wrt)
+        expand = None
+    options = Options(mode="vjp", wrt=positions, single=False, policy=policy, optimize=optimize)
+    compiled = _compile(fn, options)
+    _check_args(fn, options, primals)
+    forward, backward = compiled.functions
+    value, residuals = forward(*primals)
+
+    def pullback(cotangent):
+        grads = backward(residuals, cotangent)
+        if expand is None:
+            return grads
+        full = [None] * expand
+        for i, g in zip(positions, grads):
+            full[i] = g
+        return tuple(full)
+
+    pullback.source = compiled.source
+    pullback.__wrapped__ = fn
+    return value, pullback
+
+
+def show(g, file=None) -> None:
+    """Print ``g.source``, highlighted when Pygments is installed and the output
+    is a terminal."""
+    source = g.source
+    out = file or sys.stdout
+    if getattr(out, "isatty", lambda: False)():
+        try:
+            from pygments import highlight  # noqa: PLC0415 - optional dependency
+            from pygments.formatters import TerminalFormatter  # noqa: PLC0415
+            from pygments.lexers import PythonLexer  # noqa: PLC0415
+        except ImportError:
+            pass
+        else:
+            source = highlight(source, PythonLexer(), TerminalFormatter())
+    print(source, file=out, end="" if source.endswith("\n") else "\n")

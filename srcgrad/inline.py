@@ -1,0 +1,363 @@
+"""Inlining adjoint rules into generated code.
+
+A rule is a small Python function (see :mod:`.rules.registry`).  To use it at
+a call site the inliner takes the rule's body, renames its parameters to the
+call's operands and its locals to fresh names, folds every ``if`` whose test is
+now a constant (``axis is None``, ``isinstance(b, int) and b == 2``) and
+simplifies the result (``x ** 1`` -> ``x``, trailing default arguments of
+runtime helpers dropped).  What is left is the code a person would have written
+at that spot.
+
+    >>> import gast, operator
+    >>> from .naming import Namer
+    >>> from .rules import lookup
+    >>> from . import ir
+    >>> rule = lookup(operator.pow)
+    >>> op = ir.Op(operator.pow, [ir.name("h"), gast.Constant(value=2, kind=None)], {}, None, "**")
+    >>> done = inline(rule, op, ir.name("t4"), ir.name("d_t4"), Namer())
+    >>> [(var, show(expr)) for var, expr in done.contributions]
+    [('h', 'd_t4 * (2 * h)')]
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import copy
+import inspect
+import textwrap
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import gast
+
+from . import ir, runtime
+from .errors import SrcGradError
+from .naming import Namer
+from .rules.registry import Rule
+
+#: Pure functions a static test may call.
+_STATIC_NAMES = {name: getattr(builtins, name) for name in (
+    "isinstance", "int", "float", "bool", "tuple", "list", "len", "type", "complex", "str",
+    "abs", "min", "max", "range", "all", "any")}
+_STATIC_NAMES.update({"None": None, "True": True, "False": False,
+                      "is_basic_index": getattr(runtime, "is_basic_index", None)})
+
+
+@dataclass
+class Inlined:
+    """The code that computes a rule's cotangents at one call site.
+
+    ``statements`` come first; then each ``(variable, expression)`` in
+    ``contributions`` is a cotangent contribution to ``variable``.
+    """
+
+    statements: list = field(default_factory=list)
+    contributions: list = field(default_factory=list)
+
+
+def show(node) -> str:
+    """Source of a gast node."""
+    return ast.unparse(ast.fix_missing_locations(gast.gast_to_ast(node)))
+
+
+@lru_cache(maxsize=None)
+def _rule_tree(fn) -> gast.FunctionDef:
+    source = textwrap.dedent(inspect.getsource(fn))
+    func = gast.parse(source).body[0]
+    body = func.body
+    if body and isinstance(body[0], gast.Expr) and isinstance(body[0].value, gast.Constant):
+        body = body[1:]
+    func.body = body
+    return func
+
+
+def constant(value):
+    """A gast literal for a Python value, or None if it has none."""
+    if value is None or isinstance(value, (bool, int, float, complex, str)):
+        return gast.Constant(value=value, kind=None)
+    if isinstance(value, tuple):
+        elts = [constant(v) for v in value]
+        if all(e is not None for e in elts):
+            return gast.Tuple(elts=elts, ctx=gast.Load())
+    return None
+
+
+def inline(rule: Rule, op: ir.Op, out, d_out, namer: Namer, *, wanted=lambda name: True,
+           filename: str | None = None) -> Inlined:
+    """Inline ``rule`` for ``op`` whose output is ``out`` with cotangent ``d_out``.
+
+    ``wanted(name)`` says whether a variable needs a cotangent; contributions to
+    other operands are not generated.
+    """
+    bound = _bind(rule, op, filename)
+    func = copy.deepcopy(_rule_tree(rule.fn))
+    mapping = {"out": out, "d_out": d_out}
+    for pname, value in bound.items():
+        mapping[pname] = value
+    local_names = _assigned(func.body) - set(mapping)
+    renames = {n: namer.fresh(n) for n in sorted(local_names)}
+    body = [_substitute(s, mapping, renames) for s in func.body]
+    body = fold(body)
+    result = Inlined()
+    n_slots = len(rule.wrt)
+    value, prelude = _lower_returns(body, n_slots, namer)
+    result.statements.extend(prelude)
+    slots = _split(value, n_slots, namer, result.statements)
+    for pname, slot in zip(rule.wrt, slots):
+        _contribute(mapping[pname], slot, namer, result, wanted)
+    return result
+
+
+def _bind(rule: Rule, op: ir.Op, filename) -> dict:
+    try:
+        bound = rule.bind(op.args, op.kwargs)
+    except TypeError as exc:
+        supported = ", ".join(rule.params)
+        raise SrcGradError(f"srcgrad's rule for {rule.name} cannot take these arguments "
+                           f"({exc}); it supports ({supported})", filename=filename,
+                           lineno=getattr(op.node, "lineno", None),
+                           col=getattr(op.node, "col_offset", None)) from None
+    values = {}
+    for pname, param in rule.signature.parameters.items():
+        if pname in bound.arguments:
+            value = bound.arguments[pname]
+            if param.kind is param.VAR_POSITIONAL:
+                value = gast.Tuple(elts=list(value), ctx=gast.Load())
+            elif param.kind is param.VAR_KEYWORD:
+                raise SrcGradError(f"srcgrad's rule for {rule.name} does not take the "
+                                   f"keyword arguments {sorted(value)}", filename=filename,
+                                   lineno=getattr(op.node, "lineno", None),
+                                   col=getattr(op.node, "col_offset", None))
+            values[pname] = value
+        elif param.kind is param.VAR_POSITIONAL:
+            values[pname] = gast.Tuple(elts=[], ctx=gast.Load())
+        elif param.kind is param.VAR_KEYWORD:
+            continue
+        else:
+            literal = constant(param.default)
+            if literal is None:  # pragma: no cover - rule defaults are literals
+                raise SrcGradError(f"rule for {rule.name}: default of {pname!r} is not a literal")
+            values[pname] = literal
+    return values
+
+
+def _assigned(stmts) -> set[str]:
+    names = set()
+    for stmt in stmts:
+        for node in gast.walk(stmt):
+            if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+                names.add(node.id)
+    return names
+
+
+class _Substitute(gast.NodeTransformer):
+    def __init__(self, mapping, renames):
+        self.mapping = mapping
+        self.renames = renames
+
+    def visit_Name(self, node):
+        if node.id in self.renames:
+            return gast.Name(id=self.renames[node.id], ctx=node.ctx, annotation=None,
+                             type_comment=None)
+        if node.id in self.mapping and isinstance(node.ctx, gast.Load):
+            return copy.deepcopy(self.mapping[node.id])
+        return node
+
+
+def _substitute(stmt, mapping, renames):
+    return _Substitute(mapping, renames).visit(stmt)
+
+
+# -- partial evaluation ----------------------------------------------------------
+
+def static_eval(node):
+    """``(True, value)`` when ``node`` evaluates to a constant, else ``(False, None)``."""
+    for sub in gast.walk(node):
+        if isinstance(sub, gast.Name) and sub.id not in _STATIC_NAMES:
+            return False, None
+        if isinstance(sub, (gast.Attribute, gast.Lambda, gast.NamedExpr)):
+            return False, None
+    try:
+        tree = ast.Expression(body=gast.gast_to_ast(node))
+        ast.fix_missing_locations(tree)
+        return True, eval(compile(tree, "<srcgrad static test>", "eval"),  # noqa: S307
+                          {"__builtins__": {}}, dict(_STATIC_NAMES))
+    except Exception:  # noqa: BLE001 - a test that cannot be decided statically
+        return False, None
+
+
+def fold(stmts) -> list:
+    """Fold static ``if`` tests and simplify expressions in ``stmts``."""
+    out = []
+    for stmt in stmts:
+        stmt = _Simplify().visit(stmt)
+        if isinstance(stmt, gast.If):
+            known, value = static_eval(stmt.test)
+            if known:
+                out.extend(fold(stmt.body if value else stmt.orelse))
+                if any(isinstance(s, gast.Return) for s in out):
+                    break
+                continue
+            stmt.body = fold(stmt.body)
+            stmt.orelse = fold(stmt.orelse)
+        out.append(stmt)
+        if isinstance(stmt, gast.Return):
+            break
+    return out
+
+
+def _is_const(node, value) -> bool:
+    return isinstance(node, gast.Constant) and type(node.value) in (int, float) \
+        and node.value == value
+
+
+class _Simplify(gast.NodeTransformer):
+    """Local algebra on inlined expressions: constants, identities, tuple indexing."""
+
+    def visit_BinOp(self, node):
+        self.generic_visit(node)
+        left, right = node.left, node.right
+        if isinstance(left, gast.Constant) and isinstance(right, gast.Constant):
+            known, value = static_eval(node)
+            if known and constant(value) is not None:
+                return constant(value)
+        if isinstance(node.op, gast.Pow) and _is_const(right, 1):
+            return left
+        if isinstance(node.op, gast.Mult):
+            if _is_const(right, 1) and not isinstance(left, gast.Constant):
+                return left
+            if _is_const(left, 1) and not isinstance(right, gast.Constant):
+                return right
+        return node
+
+    def visit_UnaryOp(self, node):
+        self.generic_visit(node)
+        if isinstance(node.op, gast.USub) and isinstance(node.operand, gast.UnaryOp) \
+                and isinstance(node.operand.op, gast.USub):
+            return node.operand.operand
+        if isinstance(node.op, gast.USub) and isinstance(node.operand, gast.Constant) \
+                and type(node.operand.value) in (int, float):
+            return gast.Constant(value=-node.operand.value, kind=None)
+        return node
+
+    def visit_Subscript(self, node):
+        self.generic_visit(node)
+        if isinstance(node.value, gast.Tuple) and isinstance(node.slice, gast.Constant) \
+                and isinstance(node.slice.value, int):
+            elts = node.value.elts
+            if -len(elts) <= node.slice.value < len(elts):
+                return elts[node.slice.value]
+        return node
+
+    def visit_IfExp(self, node):
+        self.generic_visit(node)
+        known, value = static_eval(node.test)
+        if known:
+            return node.body if value else node.orelse
+        return node
+
+    def visit_BoolOp(self, node):
+        self.generic_visit(node)
+        known, value = static_eval(node)
+        return constant(value) if known and constant(value) is not None else node
+
+    def visit_Compare(self, node):
+        self.generic_visit(node)
+        known, value = static_eval(node)
+        return constant(value) if known and constant(value) is not None else node
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if isinstance(node.func, gast.Name) and node.func.id in runtime.__all__:
+            _drop_default_arguments(node, getattr(runtime, node.func.id))
+        return node
+
+
+def _drop_default_arguments(call, helper) -> None:
+    """Remove trailing positional and keyword arguments equal to the defaults."""
+    params = list(inspect.signature(helper).parameters.values())
+
+    def is_default(param, arg):
+        return param.default is not inspect.Parameter.empty and isinstance(arg, gast.Constant) \
+            and type(arg.value) is type(param.default) and arg.value == param.default
+
+    while call.args and len(call.args) <= len(params) \
+            and is_default(params[len(call.args) - 1], call.args[-1]):
+        call.args.pop()
+    by_name = {p.name: p for p in params}
+    call.keywords = [kw for kw in call.keywords
+                     if not (kw.arg in by_name and is_default(by_name[kw.arg], kw.value))]
+
+
+# -- returns and results --------------------------------------------------------
+
+def _lower_returns(body, n_slots, namer):
+    """Turn a body with (possibly nested) returns into ``(result, statements)``."""
+    if body and isinstance(body[-1], gast.Return) and not any(
+            isinstance(n, gast.Return) for s in body[:-1] for n in gast.walk(s)):
+        return body[-1].value, body[:-1]
+    results = [namer.fresh("g") for _ in range(n_slots)]
+
+    def rewrite(stmts):
+        out = []
+        for i, stmt in enumerate(stmts):
+            if isinstance(stmt, gast.Return):
+                out.extend(_assign_results(results, stmt.value))
+                return out
+            if isinstance(stmt, gast.If) and any(isinstance(n, gast.Return)
+                                                 for n in gast.walk(stmt)):
+                rest = stmts[i + 1:]
+                stmt.body = rewrite(stmt.body + rest)
+                stmt.orelse = rewrite(stmt.orelse + rest)
+                out.append(stmt)
+                return out
+            out.append(stmt)
+        raise SrcGradError("an adjoint rule has a path that does not return")
+
+    statements = rewrite(body)
+    value = ir.name(results[0]) if n_slots == 1 else gast.Tuple(
+        elts=[ir.name(r) for r in results], ctx=gast.Load())
+    return value, statements
+
+
+def _assign_results(results, value):
+    if len(results) == 1:
+        return [ir.assign(results[0], value)]
+    if isinstance(value, gast.Tuple) and len(value.elts) == len(results):
+        return [ir.assign(r, v) for r, v in zip(results, value.elts)]
+    target = gast.Tuple(elts=[ir.name(r, store=True) for r in results], ctx=gast.Store())
+    return [ir.assign(target, value)]
+
+
+def _split(value, n, namer, statements):
+    """``n`` expressions for the ``n`` parts of ``value``."""
+    if n == 1:
+        return [value]
+    if isinstance(value, (gast.Tuple, gast.List)) and len(value.elts) == n:
+        return list(value.elts)
+    names = [namer.fresh("g") for _ in range(n)]
+    statements.append(ir.assign(gast.Tuple(elts=[ir.name(x, store=True) for x in names],
+                                           ctx=gast.Store()), value))
+    return [ir.name(x) for x in names]
+
+
+def _contribute(operand, expr, namer, result: Inlined, wanted) -> None:
+    """Record ``expr`` as the cotangent of ``operand`` (a name, constant or display)."""
+    if isinstance(operand, gast.Name):
+        if wanted(operand.id):
+            result.contributions.append((operand.id, expr))
+        return
+    if not isinstance(operand, (gast.Tuple, gast.List)):
+        return  # constants and static names have no cotangent
+    if not any(wanted(n) for n in ir.names_in(operand)):
+        return
+    if isinstance(expr, (gast.Tuple, gast.List)) and len(expr.elts) == len(operand.elts):
+        parts = list(expr.elts)
+    else:
+        names = [namer.fresh("g") if ir.names_in(e) else "_" for e in operand.elts]
+        result.statements.append(ir.assign(
+            gast.Tuple(elts=[ir.name(x, store=True) for x in names], ctx=gast.Store()), expr))
+        parts = [ir.name(x) for x in names]
+    for elt, part in zip(operand.elts, parts):
+        _contribute(elt, part, namer, result, wanted)

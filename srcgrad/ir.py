@@ -1,0 +1,103 @@
+"""The program representation the passes share.
+
+After normalisation a function is a list of gast statements in A-normal form
+(one operation per statement, operands are names or constants) plus this side
+information: each operation's :class:`Op` (which primitive it applies, to which
+operands, and where it came from in the user's file) hangs on its statement as
+``stmt.op``.  Keeping the statements as gast means every pass can print them
+with ``ast.unparse``; keeping the meaning in ``Op`` means no pass re-derives
+what a call refers to.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import gast
+
+from .naming import Namer
+
+
+class Opaque:
+    """The primitive of an expression kept whole and never differentiated:
+    comparisons, boolean operators, side-effect statements (``print``)."""
+
+    def __repr__(self):
+        return "OPAQUE"
+
+
+OPAQUE = Opaque()
+
+
+@dataclass(frozen=True)
+class UnknownMember:
+    """A method or attribute of a value that no rule knows (``x.foo()``)."""
+
+    name: str
+    is_call: bool
+
+    def __str__(self):
+        return f".{self.name}()" if self.is_call else f".{self.name}"
+
+
+@dataclass
+class Op:
+    """One primitive operation: ``targets = primitive(*args, **kwargs)``.
+
+    ``args``/``kwargs`` are gast expressions built only from names, constants
+    and literal containers of them (lists, tuples, slices); ``node`` is the
+    user's original expression (for error locations) and ``label`` how
+    messages name the primitive.
+    """
+
+    primitive: object
+    args: list
+    kwargs: dict
+    node: object
+    label: str
+
+
+@dataclass
+class Program:
+    """A function in A-normal form, ready for analysis and differentiation."""
+
+    name: str
+    params: list[str]
+    body: list                       # gast statements; Assign statements carry .op
+    output: object                   # gast Name/Constant, or Tuple of them
+    filename: str
+    node: gast.FunctionDef           # the user's definition (signature, defaults)
+    free: dict[str, object] = field(default_factory=dict)   # free name -> object
+    namer: Namer = field(default_factory=Namer)
+
+
+def names_in(node) -> list[str]:
+    """Names loaded anywhere in ``node``, in order of first appearance."""
+    seen = []
+    for sub in gast.walk(node):
+        if isinstance(sub, gast.Name) and not isinstance(sub.ctx, gast.Store) and sub.id not in seen:
+            seen.append(sub.id)
+    return seen
+
+
+def target_names(stmt) -> list[str]:
+    """Names an ANF statement assigns (none for an expression statement)."""
+    if not isinstance(stmt, gast.Assign):
+        return []
+    target = stmt.targets[0]
+    if isinstance(target, gast.Tuple):
+        return [e.id for e in target.elts]
+    return [target.id]
+
+
+def name(id_: str, store: bool = False) -> gast.Name:
+    """A gast Name node."""
+    return gast.Name(id=id_, ctx=gast.Store() if store else gast.Load(),
+                     annotation=None, type_comment=None)
+
+
+def assign(target, value) -> gast.Assign:
+    """``target = value``; ``target`` is a name or a gast target node."""
+    if isinstance(target, str):
+        target = name(target, store=True)
+    return gast.Assign(targets=[target], value=value, type_comment=None)

@@ -1,0 +1,408 @@
+"""Normalisation: desugar and bring the function into A-normal form.
+
+After this pass every statement applies one operation to names and constants,
+every variable is assigned once (a redefinition gets a fresh name, ``h_1``), and
+each operation knows the primitive it applies (``stmt.op``, see :mod:`.ir`), so
+the adjoint rules can be looked up without re-resolving anything.  Augmented
+assignment becomes plain assignment, ``a, b = x, y`` becomes two assignments,
+and comparisons and boolean operators are kept whole as opaque, inactive
+expressions.
+
+    >>> import numpy as np
+    >>> def loss(W, b, x, y):
+    ...     h = np.tanh(x @ W + b)
+    ...     h *= 2.0
+    ...     return np.mean((h - y) ** 2)
+    >>> from .frontend import parse_function
+    >>> program = normalize(parse_function(loss))
+    >>> print(unparse_body(program))
+    t1 = x @ W
+    t2 = t1 + b
+    h = np.tanh(t2)
+    h_1 = h * 2.0
+    t3 = h_1 - y
+    t4 = t3 ** 2
+    t5 = np.mean(t4)
+    return t5
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+
+import gast
+import numpy as np
+
+from . import ir
+from .errors import SrcGradError, UnsupportedSyntaxError
+from .frontend import MISSING, ParsedFunction, root_name, static_value
+from .naming import Namer
+from .rules import registry
+
+BINOPS = {
+    gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
+    gast.Div: operator.truediv, gast.FloorDiv: operator.floordiv, gast.Mod: operator.mod,
+    gast.Pow: operator.pow, gast.MatMult: operator.matmul, gast.BitAnd: operator.and_,
+    gast.BitOr: operator.or_, gast.BitXor: operator.xor, gast.LShift: operator.lshift,
+    gast.RShift: operator.rshift,
+}
+UNARYOPS = {gast.USub: operator.neg, gast.UAdd: operator.pos, gast.Invert: operator.invert,
+            gast.Not: operator.not_}
+_OP_LABELS = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.truediv: "/",
+              operator.floordiv: "//", operator.mod: "%", operator.pow: "**",
+              operator.matmul: "@", operator.neg: "unary -", operator.pos: "unary +"}
+
+#: Primitives returning a tuple; ``f(x)[k]`` and ``a, b = f(x)`` unpack them.
+MULTI_OUTPUT = {}
+
+
+def register_multi_output(primitive, count: int) -> None:
+    """Declare that ``primitive`` returns a tuple of ``count`` values."""
+    MULTI_OUTPUT[primitive] = count
+
+
+for _prim, _count in ((np.linalg.slogdet, 2), (np.linalg.eigh, 2), (np.linalg.qr, 2),
+                      (np.linalg.svd, 3), (np.divmod, 2), (np.frexp, 2), (np.modf, 2)):
+    register_multi_output(_prim, _count)
+
+
+def normalize(parsed: ParsedFunction) -> ir.Program:
+    """Turn a fenced function into an :class:`ir.Program` in A-normal form."""
+    return _Normalizer(parsed).run()
+
+
+def unparse_body(program: ir.Program) -> str:
+    """The program's statements and return as source (for doctests and debugging)."""
+    lines = [ast.unparse(gast.gast_to_ast(s)) for s in program.body]
+    lines.append("return " + ast.unparse(gast.gast_to_ast(program.output)))
+    return "\n".join(lines)
+
+
+class _Normalizer:
+    def __init__(self, parsed: ParsedFunction):
+        self.parsed = parsed
+        self.func = parsed.node
+        self.params = [a.id for a in self.func.args.args]
+        self.locals = set(self.params) | _assigned_names(self.func)
+        used = {n.id for n in gast.walk(self.func) if isinstance(n, gast.Name)}
+        self.namer = Namer(used | set(registry.RULE_GLOBALS))
+        self.env = {p: p for p in self.params}     # user variable -> current SSA name
+        self.free: dict[str, object] = {}
+        self.out: list = []
+
+    # -- errors ---------------------------------------------------------------
+    def error(self, message, node, cls=UnsupportedSyntaxError):
+        return self.parsed.error(cls, message, node)
+
+    # -- driver ---------------------------------------------------------------
+    def run(self) -> ir.Program:
+        output = None
+        body = self.func.body
+        for i, stmt in enumerate(body):
+            if isinstance(stmt, gast.Return):
+                output = self.returned(stmt)
+                break
+            if i == 0 and _is_docstring(stmt):
+                continue
+            self.statement(stmt)
+        if output is None:
+            output = gast.Constant(value=None, kind=None)
+        for default in self.func.args.defaults:
+            self.collect_free(default)
+        return ir.Program(self.func.name, self.params, self.out, output, self.parsed.filename,
+                          self.func, self.free, self.namer)
+
+    def returned(self, stmt):
+        value = stmt.value
+        if value is None:
+            return gast.Constant(value=None, kind=None)
+        if isinstance(value, gast.Tuple):
+            return gast.Tuple(elts=[self.atom(e) for e in value.elts], ctx=gast.Load())
+        return self.atom(value)
+
+    # -- statements -----------------------------------------------------------
+    def statement(self, stmt):
+        if isinstance(stmt, gast.Assign):
+            self.assign(stmt.targets, stmt.value, stmt)
+        elif isinstance(stmt, gast.AnnAssign):
+            if stmt.value is not None:
+                self.assign([stmt.target], stmt.value, stmt)
+        elif isinstance(stmt, gast.AugAssign):
+            target = stmt.target
+            if not isinstance(target, gast.Name):
+                raise self.error("augmented assignment to an element or attribute "
+                                 "(in-place update) is not supported yet", target)
+            load = gast.Name(id=target.id, ctx=gast.Load(), annotation=None, type_comment=None)
+            gast.copy_location(load, target)
+            binop = gast.BinOp(left=load, op=stmt.op, right=stmt.value)
+            gast.copy_location(binop, stmt)
+            self.assign([target], binop, stmt)
+        elif isinstance(stmt, (gast.Expr, gast.Assert)):
+            node = self.opaque(stmt)
+            node.op = ir.Op(ir.OPAQUE, [], {}, stmt, "statement")
+            self.out.append(node)
+        elif isinstance(stmt, gast.Pass):
+            pass
+        else:  # pragma: no cover - the fence rejects everything else
+            raise self.error(f"'{type(stmt).__name__}' statements are not supported", stmt)
+
+    def assign(self, targets, value, stmt):
+        first, rest = targets[0], targets[1:]
+        if isinstance(first, gast.Name):
+            self.expr_into(value, first)
+        elif isinstance(first, (gast.Tuple, gast.List)):
+            self.unpack(first, value)
+        else:
+            raise self.error("assignment to an element or attribute (in-place update) "
+                             "is not supported yet", first)
+        for extra in rest:  # a = b = value
+            if not isinstance(extra, gast.Name) or not isinstance(first, gast.Name):
+                raise self.error("chained assignment to several targets of this form "
+                                 "is not supported", extra)
+            self.expr_into(gast.Name(id=first.id, ctx=gast.Load(), annotation=None,
+                                     type_comment=None), extra)
+
+    def unpack(self, target, value):
+        for elt in target.elts:
+            if not isinstance(elt, gast.Name):
+                raise self.error("only names can be unpacked into", elt)
+        if isinstance(value, (gast.Tuple, gast.List)):
+            if len(value.elts) != len(target.elts):
+                raise self.error(f"cannot unpack {len(value.elts)} values into "
+                                 f"{len(target.elts)} names", value, SrcGradError)
+            atoms = [self.atom(v) for v in value.elts]
+            for elt, atom in zip(target.elts, atoms):
+                self.emit_copy(elt, atom, value)
+            return
+        if isinstance(value, gast.Call):
+            prim = self.callee(value)
+            if prim in MULTI_OUTPUT:
+                if MULTI_OUTPUT[prim] != len(target.elts):
+                    raise self.error(f"{registry.display_name(prim)} returns "
+                                     f"{MULTI_OUTPUT[prim]} values, not {len(target.elts)}",
+                                     value, SrcGradError)
+                names = [self.define(elt.id) for elt in target.elts]
+                tuple_target = gast.Tuple(elts=[ir.name(n, store=True) for n in names],
+                                          ctx=gast.Store())
+                self.emit_call(value, prim, tuple_target)
+                return
+        raise self.error("unpacking this value is not supported yet: unpack a tuple "
+                         "display or a call that returns a fixed number of arrays", value)
+
+    # -- expressions ----------------------------------------------------------
+    def define(self, user_name: str) -> str:
+        """The SSA name for a new definition of ``user_name``."""
+        ssa = user_name if user_name not in self.env.values() and user_name not in self.env \
+            else self.namer.fresh(user_name)
+        self.namer.reserve(ssa)
+        self.env[user_name] = ssa
+        return ssa
+
+    def expr_into(self, value, target: gast.Name):
+        """Normalise ``value`` so that its last operation assigns ``target``."""
+        built = self.operation(value)
+        if built is None:  # an atom: a plain copy
+            atom = self.atom(value)
+            self.emit_copy(target, atom, value)
+            return
+        expr, op = built
+        stmt = ir.assign(self.define(target.id), expr)
+        stmt.op = op
+        gast.copy_location(stmt, value)
+        self.out.append(stmt)
+
+    def emit_copy(self, target, atom, node):
+        stmt = ir.assign(self.define(target.id), atom)
+        stmt.op = ir.Op(operator.pos, [atom], {}, node, "assignment")
+        gast.copy_location(stmt, node)
+        self.out.append(stmt)
+
+    def atom(self, node):
+        """A name or constant holding ``node``'s value (emitting statements for it)."""
+        if isinstance(node, gast.Constant):
+            return node
+        if isinstance(node, gast.Name):
+            if node.id in self.locals:
+                if node.id not in self.env:
+                    raise self.error(f"local variable '{node.id}' is used before it is "
+                                     f"assigned", node, SrcGradError)
+                return gast.copy_location(ir.name(self.env[node.id]), node)
+            self.collect_free(node)
+            return node
+        if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)) \
+                and isinstance(node.operand, gast.Constant) \
+                and isinstance(node.operand.value, (int, float, complex)) \
+                and not isinstance(node.operand.value, bool):
+            sign = -1 if isinstance(node.op, gast.USub) else 1
+            return gast.Constant(value=sign * node.operand.value, kind=None)
+        if self.is_static(node):
+            self.collect_free(node)
+            return node
+        built = self.operation(node)
+        expr, op = built
+        tmp = self.namer.temp()
+        stmt = ir.assign(tmp, expr)
+        stmt.op = op
+        gast.copy_location(stmt, node)
+        self.out.append(stmt)
+        return gast.copy_location(ir.name(tmp), node)
+
+    def is_static(self, node) -> bool:
+        """An attribute chain of free names (``np.pi``, ``math.e``)."""
+        return isinstance(node, gast.Attribute) and root_name(node) is not None \
+            and root_name(node) not in self.locals
+
+    def operation(self, node):
+        """``(expression, Op)`` for one operation applied to atoms, or None for an atom."""
+        if isinstance(node, (gast.Constant, gast.Name)) or self.is_static(node):
+            return None
+        if isinstance(node, gast.UnaryOp) and isinstance(node.operand, gast.Constant) \
+                and isinstance(node.op, (gast.USub, gast.UAdd)):
+            return None
+        if isinstance(node, gast.BinOp):
+            left, right = self.atom(node.left), self.atom(node.right)
+            prim = BINOPS[type(node.op)]
+            return gast.BinOp(left=left, op=node.op, right=right), \
+                ir.Op(prim, [left, right], {}, node, _OP_LABELS.get(prim, prim.__name__))
+        if isinstance(node, gast.UnaryOp):
+            if isinstance(node.op, gast.Not):
+                return self.opaque(node), ir.Op(ir.OPAQUE, [], {}, node, "not")
+            operand = self.atom(node.operand)
+            prim = UNARYOPS[type(node.op)]
+            return gast.UnaryOp(op=node.op, operand=operand), \
+                ir.Op(prim, [operand], {}, node, _OP_LABELS.get(prim, prim.__name__))
+        if isinstance(node, (gast.Compare, gast.BoolOp)):
+            label = "comparison" if isinstance(node, gast.Compare) else "boolean operator"
+            return self.opaque(node), ir.Op(ir.OPAQUE, [], {}, node, label)
+        if isinstance(node, gast.Call):
+            return self.call(node)
+        if isinstance(node, gast.Attribute):
+            value = self.atom(node.value)
+            prim = getattr(np.ndarray, node.attr, None) or ir.UnknownMember(node.attr, False)
+            return gast.Attribute(value=value, attr=node.attr, ctx=gast.Load()), \
+                ir.Op(prim, [value], {}, node, f".{node.attr}")
+        if isinstance(node, gast.Subscript):
+            return self.subscript(node)
+        if isinstance(node, (gast.Tuple, gast.List)):
+            raise self.error("tuples and lists as values are not supported yet (only as "
+                             "arguments of a call, e.g. np.stack([a, b]))", node)
+        raise self.error(f"'{type(node).__name__}' expressions are not supported", node)
+
+    def subscript(self, node):
+        value = node.value
+        if isinstance(value, gast.Call) and isinstance(node.slice, gast.Constant) \
+                and isinstance(node.slice.value, int):
+            prim = self.callee(value)
+            if prim in MULTI_OUTPUT:  # slogdet(a)[1]: unpack, use element 1
+                names = [self.namer.temp() for _ in range(MULTI_OUTPUT[prim])]
+                target = gast.Tuple(elts=[ir.name(n, store=True) for n in names],
+                                    ctx=gast.Store())
+                self.emit_call(value, prim, target)
+                element = ir.name(names[node.slice.value])
+                return element, ir.Op(operator.pos, [element], {}, node, "element")
+        base = self.atom(value)
+        index = self.index(node.slice)
+        return gast.Subscript(value=base, slice=index, ctx=gast.Load()), \
+            ir.Op(operator.getitem, [base, index], {}, node, "indexing")
+
+    def index(self, node):
+        if isinstance(node, gast.Slice):
+            parts = {k: (None if getattr(node, k) is None else self.atom(getattr(node, k)))
+                     for k in ("lower", "upper", "step")}
+            return gast.Slice(**parts)
+        if isinstance(node, gast.Tuple):
+            return gast.Tuple(elts=[self.index(e) for e in node.elts], ctx=gast.Load())
+        if isinstance(node, gast.List):
+            return self.literal(node)
+        return self.atom(node)
+
+    def literal(self, node):
+        """An argument: atoms, and list/tuple displays of atoms kept as displays."""
+        if isinstance(node, (gast.List, gast.Tuple)):
+            return type(node)(elts=[self.literal(e) for e in node.elts], ctx=gast.Load())
+        return self.atom(node)
+
+    def callee(self, call):
+        """The object a call's function refers to, when it is static."""
+        if root_name(call.func) in self.locals:
+            return MISSING
+        return static_value(call.func, self.parsed.resolver, self.locals)
+
+    def call(self, node):
+        for kw in node.keywords:
+            if kw.arg is None:
+                raise self.error("'**' arguments are not supported yet", kw.value)
+        func = node.func
+        if isinstance(func, gast.Attribute) and root_name(func) in self.locals:
+            receiver = self.atom(func.value)
+            args = [self.literal(a) for a in node.args]
+            kwargs = {kw.arg: self.literal(kw.value) for kw in node.keywords}
+            prim = getattr(np.ndarray, func.attr, None) or ir.UnknownMember(func.attr, True)
+            expr = gast.Call(func=gast.Attribute(value=receiver, attr=func.attr, ctx=gast.Load()),
+                             args=args, keywords=_keywords(kwargs))
+            return expr, ir.Op(prim, [receiver, *args], kwargs, node, f".{func.attr}()")
+        prim = self.callee(node)
+        if prim is MISSING:
+            name = ast.unparse(gast.gast_to_ast(func))
+            if isinstance(func, (gast.Name, gast.Attribute)) and root_name(func) not in self.locals:
+                raise self.error(f"name '{name}' is not defined", func, SrcGradError)
+            raise self.error(f"calling '{name}' is not supported: call a function by name",
+                             func)
+        self.collect_free(func)
+        args = [self.literal(a) for a in node.args]
+        kwargs = {kw.arg: self.literal(kw.value) for kw in node.keywords}
+        expr = gast.Call(func=func, args=args, keywords=_keywords(kwargs))
+        return expr, ir.Op(prim, args, kwargs, node, registry.display_name(prim))
+
+    def emit_call(self, call, prim, target):
+        self.collect_free(call.func)
+        args = [self.literal(a) for a in call.args]
+        kwargs = {kw.arg: self.literal(kw.value) for kw in call.keywords}
+        stmt = ir.assign(target, gast.Call(func=call.func, args=args, keywords=_keywords(kwargs)))
+        stmt.op = ir.Op(prim, args, kwargs, call, registry.display_name(prim))
+        gast.copy_location(stmt, call)
+        self.out.append(stmt)
+
+    def opaque(self, node):
+        """``node`` with local names renamed to their SSA names; evaluated as is."""
+        for sub in gast.walk(node):
+            if isinstance(sub, gast.Name) and isinstance(sub.ctx, gast.Load):
+                if sub.id in self.locals:
+                    if sub.id not in self.env:
+                        raise self.error(f"local variable '{sub.id}' is used before it is "
+                                         f"assigned", sub, SrcGradError)
+                    sub.id = self.env[sub.id]
+                else:
+                    self.collect_free(sub)
+        return node
+
+    def collect_free(self, node):
+        root = root_name(node)
+        if root is None or root in self.locals:
+            for sub in gast.walk(node):
+                if isinstance(sub, gast.Name) and sub.id not in self.locals \
+                        and isinstance(sub.ctx, gast.Load):
+                    self.collect_free(sub)
+            return
+        value = self.parsed.resolver.lookup(root)
+        if value is MISSING:
+            raise self.error(f"name '{root}' is not defined", node, SrcGradError)
+        self.free[root] = value
+
+
+def _keywords(kwargs):
+    return [gast.keyword(arg=k, value=v) for k, v in kwargs.items()]
+
+
+def _is_docstring(stmt) -> bool:
+    return isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Constant) \
+        and isinstance(stmt.value.value, str)
+
+
+def _assigned_names(func) -> set[str]:
+    names = set()
+    for node in gast.walk(func):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+            names.add(node.id)
+    return names

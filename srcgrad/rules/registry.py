@@ -1,0 +1,229 @@
+"""The adjoint rule registry.
+
+A rule is an ordinary Python function beside its primitive's family.  It takes
+the primal output, the output's cotangent and the primitive's own arguments, and
+returns the cotangents of the differentiable arguments::
+
+    @adjoint(np.multiply, "x", "y")
+    def multiply(out, d_out, x, y):
+        return unbroadcast(d_out * y, x), unbroadcast(d_out * x, y)
+
+Rules are runnable on their own (the spec-table tests call them directly) and
+the reverse pass inlines their bodies into generated code, renaming the
+parameters to the variables of the call site.  So a rule body may use only its
+parameters, its own locals, ``np``, ``math`` and the helpers of
+:mod:`srcgrad.runtime`; registration checks that, and checks that the rule's
+parameters line up with the primitive's so that a call's arguments bind to the
+rule the way they bind to the primitive.
+
+Conventions the inliner relies on:
+
+* the rule returns one expression per name in ``wrt`` (a tuple when there are
+  several, the bare expression when there is one), in that order;
+* a ``wrt`` parameter that holds a sequence of arrays (``np.concatenate``'s
+  ``arrays``) or a ``*args`` parameter gets a sequence of cotangents, one per
+  element;
+* ``if`` statements whose test depends only on non-array parameters (``axis``,
+  ``keepdims``, a constant exponent) are folded away at inlining time, so they
+  are the way to specialise a rule; a ``return`` may only sit under such an
+  ``if`` (or at the end of the body).
+
+Primitives whose output carries no derivative (comparisons, ``np.sign``,
+``x.shape``) are registered with :func:`nondifferentiable`: their outputs are
+never active.
+"""
+
+from __future__ import annotations
+
+import builtins
+import inspect
+import math
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from .. import runtime
+from ..errors import RuleError
+
+#: Names a rule body may read besides its parameters and locals.
+RULE_GLOBALS: dict[str, object] = {"np": np, "math": math}
+RULE_GLOBALS.update({name: getattr(runtime, name) for name in runtime.__all__})
+
+
+@dataclass(frozen=True)
+class Rule:
+    """An adjoint rule for one primitive.
+
+    ``params`` are the rule's parameter names after ``out, d_out``; ``wrt`` the
+    subset (in return order) whose cotangents the rule returns.
+    """
+
+    primitive: object
+    name: str
+    fn: Callable
+    params: tuple[str, ...]
+    wrt: tuple[str, ...]
+    signature: inspect.Signature
+
+    def bind(self, args, kwargs) -> inspect.BoundArguments:
+        """Bind a call site's arguments to the rule's primal parameters.
+
+        Raises ``TypeError`` (as Python would) when they do not fit.
+        """
+        return self.signature.bind(*args, **kwargs)
+
+
+_RULES: dict[object, Rule] = {}
+_NONDIFF: dict[object, str] = {}
+
+
+def _key(primitive):
+    try:
+        hash(primitive)
+    except TypeError as exc:  # pragma: no cover - every numpy primitive hashes
+        raise RuleError(f"primitive {primitive!r} is not hashable") from exc
+    return primitive
+
+
+def display_name(primitive) -> str:
+    """How generated code and messages name a primitive (``np.linalg.inv``)."""
+    if primitive in _NAMES:
+        return _NAMES[primitive]
+    module = getattr(primitive, "__module__", None) or ""
+    qual = getattr(primitive, "__qualname__", None) or getattr(primitive, "__name__", repr(primitive))
+    if isinstance(primitive, np.ufunc):
+        return f"np.{primitive.__name__}"
+    if module.startswith("numpy"):
+        for prefix, mod in (("np.linalg.", np.linalg), ("np.", np)):
+            if getattr(mod, qual, None) is primitive:
+                return prefix + qual
+    if module == "math":
+        return f"math.{qual}"
+    return f"{module}.{qual}" if module else qual
+
+
+_NAMES: dict[object, str] = {}
+
+
+def _primal_signature(primitive):
+    try:
+        return inspect.signature(primitive)
+    except (TypeError, ValueError):
+        return None
+
+
+def _check_rule(primitive, fn, wrt, name) -> tuple[inspect.Signature, tuple[str, ...]]:
+    sig = inspect.signature(fn)
+    names = list(sig.parameters)
+    if names[:2] != ["out", "d_out"]:
+        raise RuleError(f"rule for {name} must start with parameters (out, d_out), "
+                        f"not {tuple(names[:2])}")
+    params = tuple(names[2:])
+    primal_sig = sig.replace(parameters=list(sig.parameters.values())[2:])
+    for w in wrt:
+        if w not in params:
+            raise RuleError(f"rule for {name}: differentiable parameter {w!r} is not a "
+                            f"parameter of the rule {params}")
+    if isinstance(primitive, np.ufunc):
+        required = [p for p in primal_sig.parameters.values()
+                    if p.default is inspect.Parameter.empty
+                    and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        if len(required) != primitive.nin:
+            raise RuleError(f"rule for {name} takes {len(required)} array arguments but "
+                            f"the ufunc takes {primitive.nin}")
+    else:
+        psig = _primal_signature(primitive)
+        if psig is not None:
+            # A positional-only parameter of the primitive (``self`` of a method,
+            # ``operator.getitem``'s ``b``) cannot be passed by keyword, so the
+            # rule may name it freely; the others must match by name and order.
+            pparams = [p for p in psig.parameters.values()
+                       if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+            rnames = [p.name for p in primal_sig.parameters.values()
+                      if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+            if len(rnames) > len(pparams) or any(
+                    p.kind is not p.POSITIONAL_ONLY and p.name != r
+                    for r, p in zip(rnames, pparams)):
+                raise RuleError(f"rule for {name}: parameters {tuple(rnames)} do not match "
+                                f"the primitive's {tuple(p.name for p in pparams)}")
+    code = fn.__code__
+    allowed = set(RULE_GLOBALS) | set(dir(builtins))
+    unknown = sorted(set(code.co_names) - allowed - _attribute_names(code))
+    if unknown:
+        raise RuleError(f"rule for {name} reads global names {unknown}; a rule may use only "
+                        f"np, math and the helpers in srcgrad.runtime")
+    return primal_sig, params
+
+
+def _attribute_names(code) -> set[str]:
+    """Names in co_names that are attribute accesses, not global reads."""
+    import dis  # noqa: PLC0415 - only needed at registration
+
+    attrs = set()
+    for ins in dis.get_instructions(code):
+        if ins.opname in ("LOAD_ATTR", "LOAD_METHOD", "STORE_ATTR"):
+            attrs.add(ins.argval)
+    globals_read = {ins.argval for ins in dis.get_instructions(code)
+                    if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME")}
+    return attrs - globals_read
+
+
+def adjoint(primitive, *wrt: str, name: str | None = None):
+    """Register the decorated function as the adjoint rule of ``primitive``.
+
+    ``wrt`` names the differentiable parameters, in the order the rule returns
+    their cotangents; by default every parameter without a default value.
+    ``name`` is how generated code spells the primitive (``np.tanh``); by
+    default it is derived from the primitive's module and name.
+    """
+
+    def register(fn):
+        label = name or display_name(primitive)
+        sig = inspect.signature(fn)
+        default_wrt = tuple(p.name for p in list(sig.parameters.values())[2:]
+                            if p.default is inspect.Parameter.empty
+                            and p.kind is not p.VAR_KEYWORD)
+        chosen = tuple(wrt) or default_wrt
+        primal_sig, params = _check_rule(primitive, fn, chosen, label)
+        key = _key(primitive)
+        if name:
+            _NAMES[key] = name
+        _RULES[key] = Rule(primitive, label, fn, params, chosen, primal_sig)
+        _NONDIFF.pop(key, None)
+        return fn
+
+    return register
+
+
+def nondifferentiable(*primitives, name: str | None = None) -> None:
+    """Mark primitives whose outputs carry no derivative (zero almost everywhere
+    or not real-valued): their outputs are never active."""
+    for primitive in primitives:
+        key = _key(primitive)
+        _NONDIFF[key] = name or display_name(primitive)
+        _RULES.pop(key, None)
+
+
+def lookup(primitive) -> Rule | None:
+    """The rule registered for ``primitive``, or None."""
+    try:
+        return _RULES.get(primitive)
+    except TypeError:
+        return None
+
+
+def is_nondifferentiable(primitive) -> bool:
+    try:
+        return primitive in _NONDIFF
+    except TypeError:
+        return False
+
+
+def all_rules() -> dict[object, Rule]:
+    """A copy of the registry (for docs and tests)."""
+    return dict(_RULES)
+
+
+def all_nondifferentiable() -> dict[object, str]:
+    return dict(_NONDIFF)

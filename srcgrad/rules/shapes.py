@@ -1,0 +1,113 @@
+"""Adjoint rules of shape operations: reshapes, transposes, joins, copies.
+
+These move elements around without changing them, so each adjoint moves the
+cotangent back: a reshape reshapes it to the input's shape, a transpose applies
+the inverse permutation, a join splits it (one cotangent per joined array), a
+broadcast or tile sums the copies.  ``np.shape``, ``np.ndim`` and ``np.size``
+are integers and carry no derivative.
+"""
+
+import numpy as np
+
+from ..runtime import reshape_each, unbroadcast, unconcatenate, unrepeat, untile
+from .registry import adjoint, nondifferentiable
+
+
+@adjoint(np.reshape, "a")
+def reshape(out, d_out, a, shape, order="C"):
+    return np.reshape(d_out, np.shape(a), order=order)
+
+
+@adjoint(np.ravel, "a")
+def ravel(out, d_out, a, order="C"):
+    return np.reshape(d_out, np.shape(a), order=order)
+
+
+@adjoint(np.squeeze, "a")
+def squeeze(out, d_out, a, axis=None):
+    return np.reshape(d_out, np.shape(a))
+
+
+@adjoint(np.expand_dims, "a")
+def expand_dims(out, d_out, a, axis):
+    return np.reshape(d_out, np.shape(a))
+
+
+@adjoint(np.atleast_1d, "arys")
+def atleast_1d(out, d_out, *arys):
+    """One array gives one output; several give a tuple (and ``d_out`` a tuple)."""
+    if len(arys) == 1:
+        return [np.reshape(d_out, np.shape(arys[0]))]
+    return reshape_each(d_out, arys)
+
+
+@adjoint(np.atleast_2d, "arys")
+def atleast_2d(out, d_out, *arys):
+    """One array gives one output; several give a tuple (and ``d_out`` a tuple)."""
+    if len(arys) == 1:
+        return [np.reshape(d_out, np.shape(arys[0]))]
+    return reshape_each(d_out, arys)
+
+
+@adjoint(np.transpose, "a")
+def transpose(out, d_out, a, axes=None):
+    if axes is None:
+        return np.transpose(d_out)
+    return np.transpose(d_out, np.argsort(np.mod(axes, np.ndim(a))))
+
+
+@adjoint(np.swapaxes, "a")
+def swapaxes(out, d_out, a, axis1, axis2):
+    return np.swapaxes(d_out, axis1, axis2)
+
+
+@adjoint(np.moveaxis, "a")
+def moveaxis(out, d_out, a, source, destination):
+    return np.moveaxis(d_out, destination, source)
+
+
+@adjoint(np.flip, "m")
+def flip(out, d_out, m, axis=None):
+    return np.flip(d_out, axis)
+
+
+@adjoint(np.broadcast_to, "array")
+def broadcast_to(out, d_out, array, shape):
+    return unbroadcast(d_out, array)
+
+
+@adjoint(np.tile, "A")
+def tile(out, d_out, A, reps):  # noqa: N803 - mirrors numpy
+    return untile(d_out, A, reps)
+
+
+@adjoint(np.repeat, "a")
+def repeat(out, d_out, a, repeats, axis=None):
+    return unrepeat(d_out, a, repeats, axis)
+
+
+@adjoint(np.concatenate, "arrays")
+def concatenate(out, d_out, arrays, axis=0):
+    """One cotangent per joined array; ``axis=None`` joins the flattened arrays."""
+    return unconcatenate(d_out, arrays, axis)
+
+
+@adjoint(np.stack, "arrays")
+def stack(out, d_out, arrays, axis=0):
+    """One cotangent per stacked array."""
+    return list(np.moveaxis(d_out, axis, 0))
+
+
+@adjoint(np.hstack, "tup")
+def hstack(out, d_out, tup):
+    """One cotangent per joined array (1-D ones join along axis 0, others 1)."""
+    return unconcatenate(d_out, tup, 0 if np.ndim(d_out) == 1 else 1)
+
+
+@adjoint(np.vstack, "tup")
+def vstack(out, d_out, tup):
+    """One cotangent per joined array (each 1-D array is one row)."""
+    return unconcatenate(d_out, tup, 0)
+
+
+nondifferentiable(np.shape, np.ndim, np.size)

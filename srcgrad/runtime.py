@@ -1,0 +1,362 @@
+"""Runtime helpers that generated code calls.
+
+These are the only srcgrad names generated code needs besides NumPy, and an
+exported module carries copies of them, so each one is small, depends on NumPy
+alone and is written to be read.  Adjoint rules use them too (the registry
+allows a rule body to read exactly these names, ``np`` and ``math``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = [
+    "unbroadcast",
+    "unreduce",
+    "grad_seed",
+    "grad_like",
+    "zeros_grad",
+    "stop_gradient",
+    "signum",
+    "matmul_grad_a",
+    "matmul_grad_b",
+    "tensordot_grad_a",
+    "tensordot_grad_b",
+    "einsum_grads",
+    "prod_except",
+    "extremum_grad",
+    "norm_grad",
+    "trace_grad",
+    "untile",
+    "unrepeat",
+    "unconcatenate",
+    "is_basic_index",
+    "getitem_grad",
+    "reshape_each",
+]
+
+
+def unbroadcast(g, x):
+    """Sum ``g`` down to the shape of ``x``, undoing NumPy broadcasting.
+
+    Used by the adjoints of broadcasting operations: if ``x`` was stretched to
+    the output's shape, its cotangent is the sum over the stretched axes.
+    """
+    shape = np.shape(x)
+    if np.shape(g) == shape:
+        return g
+    g = np.asarray(g)
+    lead = g.ndim - len(shape)
+    if lead:
+        g = g.sum(axis=tuple(range(lead)))
+    stretched = tuple(i for i, n in enumerate(shape) if n == 1 and g.shape[i] != 1)
+    if stretched:
+        g = g.sum(axis=stretched, keepdims=True)
+    return g
+
+
+def unreduce(g, x, axis=None, keepdims=False):
+    """Broadcast the cotangent of a reduction of ``x`` back to ``x``'s shape.
+
+    ``axis`` and ``keepdims`` are those of the reduction; the reduced axes are
+    re-inserted (when ``keepdims`` was false) and ``g`` is broadcast along them.
+    The result is a read-only view: generated code never writes into it.
+    """
+    shape = np.shape(x)
+    if axis is not None and not keepdims:
+        axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
+        ndim = len(shape)
+        g = np.expand_dims(g, tuple(sorted(a % ndim for a in axes)))
+    return np.broadcast_to(g, shape)
+
+
+def grad_seed(value):
+    """The cotangent 1 that starts ``grad``'s adjoint sweep.
+
+    Raises if ``value`` is not a scalar: ``grad`` differentiates scalar
+    functions; ``vjp`` and ``jacobian`` handle the others.
+    """
+    if np.ndim(value) != 0:
+        from .errors import NonDifferentiableError  # noqa: PLC0415 - keep exports numpy-only
+
+        raise NonDifferentiableError(
+            f"grad needs a function with a scalar output, but it returned a value of "
+            f"shape {np.shape(value)}; use srcgrad.vjp or srcgrad.jacobian for "
+            f"non-scalar outputs")
+    if isinstance(value, np.generic):
+        return value.dtype.type(1)
+    return 1.0
+
+
+def grad_like(g, x):
+    """Return the cotangent ``g`` as a fresh gradient for argument ``x``.
+
+    Same shape and dtype as ``x`` (a float32 argument gets a float32 gradient),
+    a Python float for a Python float, and never a read-only view or an alias
+    of an array the caller can see.
+    """
+    if isinstance(x, float):
+        return float(g)
+    dtype = np.result_type(x) if np.issubdtype(np.result_type(x), np.inexact) else np.float64
+    if (type(g) is np.ndarray and g.dtype == dtype and g.shape == np.shape(x)
+            and g.flags.writeable and g.base is None):
+        return g  # already a fresh array of the right kind: no copy
+    out = np.array(np.broadcast_to(g, np.shape(x)), dtype=dtype)
+    return out if np.ndim(x) else out[()]
+
+
+def zeros_grad(x):
+    """The gradient of an argument the output does not depend on."""
+    if isinstance(x, float):
+        return 0.0
+    return grad_like(0.0, x)
+
+
+# --- helpers of the adjoint rules (srcgrad.rules) ------------------------------------
+
+
+def signum(x):
+    """``np.sign(x)``, but a Python float for a Python number (builtin ``abs``)."""
+    if isinstance(x, (int, float)):
+        return float((x > 0) - (x < 0))
+    return np.sign(x)
+
+
+def _matmul_as_2d(g, a, b):
+    """Promote 1-D matmul operands (and the cotangent) to matrices."""
+    a, b, g = np.asarray(a), np.asarray(b), np.asarray(g)
+    if b.ndim == 1:
+        b, g = b[:, None], g[..., None]
+    if a.ndim == 1:
+        a, g = a[None, :], g[..., None, :]
+    return a, b, g
+
+
+def matmul_grad_a(g, a, b):
+    """Cotangent of ``a`` in ``a @ b`` (1-D, 2-D or batched, broadcast operands)."""
+    if np.ndim(a) == 1 and np.ndim(b) == 1:
+        return g * b
+    a2, b2, g2 = _matmul_as_2d(g, a, b)
+    ga = g2 @ np.swapaxes(b2, -1, -2)
+    return unbroadcast(ga[..., 0, :] if np.ndim(a) == 1 else ga, a)
+
+
+def matmul_grad_b(g, a, b):
+    """Cotangent of ``b`` in ``a @ b`` (1-D, 2-D or batched, broadcast operands)."""
+    if np.ndim(a) == 1 and np.ndim(b) == 1:
+        return g * a
+    a2, b2, g2 = _matmul_as_2d(g, a, b)
+    gb = np.swapaxes(a2, -1, -2) @ g2
+    return unbroadcast(gb[..., 0] if np.ndim(b) == 1 else gb, b)
+
+
+def _tensordot_axes(a, b, axes):
+    """``np.tensordot``'s ``axes`` as two lists of non-negative axes."""
+    if isinstance(axes, (int, np.integer)):
+        return list(range(np.ndim(a) - axes, np.ndim(a))), list(range(axes))
+    ax_a, ax_b = axes
+    ax_a = [ax_a] if isinstance(ax_a, (int, np.integer)) else list(ax_a)
+    ax_b = [ax_b] if isinstance(ax_b, (int, np.integer)) else list(ax_b)
+    return [k % np.ndim(a) for k in ax_a], [k % np.ndim(b) for k in ax_b]
+
+
+def tensordot_grad_a(g, a, b, axes=2):
+    """Cotangent of ``a`` in ``np.tensordot(a, b, axes)``."""
+    ax_a, ax_b = _tensordot_axes(a, b, axes)
+    free_a = [k for k in range(np.ndim(a)) if k not in ax_a]
+    free_b = [k for k in range(np.ndim(b)) if k not in ax_b]
+    ga = np.tensordot(g, b, axes=(list(range(len(free_a), np.ndim(g))), free_b))
+    order = free_a + [ax_a[ax_b.index(k)] for k in sorted(ax_b)]
+    return np.transpose(ga, [int(k) for k in np.argsort(order)])
+
+
+def tensordot_grad_b(g, a, b, axes=2):
+    """Cotangent of ``b`` in ``np.tensordot(a, b, axes)``."""
+    ax_a, ax_b = _tensordot_axes(a, b, axes)
+    free_a = [k for k in range(np.ndim(a)) if k not in ax_a]
+    free_b = [k for k in range(np.ndim(b)) if k not in ax_b]
+    gb = np.tensordot(a, g, axes=(free_a, list(range(len(free_a)))))
+    order = [ax_b[ax_a.index(k)] for k in sorted(ax_a)] + free_b
+    return np.transpose(gb, [int(k) for k in np.argsort(order)])
+
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _einsum_parse(subscripts, arrays):
+    """Explicit per-operand and output subscripts, with ``...`` spelt out."""
+    subscripts = subscripts.replace(" ", "")
+    lhs, arrow, rhs = subscripts.partition("->")
+    ins = lhs.split(",")
+    spare = [c for c in _LETTERS if c not in subscripts]
+    extra = [np.ndim(a) - len(s.replace("...", "")) for s, a in zip(ins, arrays)]
+    ell = "".join(spare[:max([n for s, n in zip(ins, extra) if "..." in s] + [0])])
+    ins = [s.replace("...", ell[len(ell) - n:] if n else "") for s, n in zip(ins, extra)]
+    if arrow:
+        return ins, rhs.replace("...", ell)
+    once = sorted(c for c in set("".join(ins)) if c not in ell and "".join(ins).count(c) == 1)
+    return ins, ell + "".join(once)
+
+
+def einsum_grads(g, operands):
+    """Cotangents of ``np.einsum(subscripts, *arrays)``: ``[None, d_array1, ...]``.
+
+    Each operand's cotangent is the einsum of the cotangent with the other
+    operands, contracted back to that operand's subscripts.  The first entry
+    stands for the subscripts string, which has no cotangent.
+    """
+    subscripts, arrays = operands[0], list(operands[1:])
+    if not isinstance(subscripts, str):
+        raise NotImplementedError("einsum's sublist form einsum(x, [0, 1], ...) has no "
+                                  "adjoint; write the subscripts as a string")
+    ins, outs = _einsum_parse(subscripts, arrays)
+    grads = [None]
+    for i, a in enumerate(arrays):
+        sub = ins[i]
+        if len(set(sub)) != len(sub):
+            raise NotImplementedError(f"einsum {subscripts!r}: an index repeated within one "
+                                      f"operand ({sub!r}, a diagonal) has no adjoint")
+        others = ins[:i] + ins[i + 1:] + [outs]
+        kept = "".join(c for c in sub if c in "".join(others))
+        gi = np.einsum(",".join(others) + "->" + kept, *(arrays[:i] + arrays[i + 1:]), g)
+        gi = np.expand_dims(gi, tuple(k for k, c in enumerate(sub) if c not in kept))
+        grads.append(np.broadcast_to(unbroadcast(gi, a), np.shape(a)))
+    return grads
+
+
+def prod_except(a, axis=None):
+    """For each element of ``a``, the product of the other elements that
+    ``np.prod(a, axis)`` multiplies it with (exact when some are zero)."""
+    a = np.asarray(a)
+    if axis is None:
+        axes = list(range(a.ndim))
+    else:
+        axes = [k % a.ndim for k in ((axis,) if np.ndim(axis) == 0 else axis)]
+    order = [k for k in range(a.ndim) if k not in axes] + axes
+    moved = np.transpose(a, order)
+    flat = moved.reshape(moved.shape[:a.ndim - len(axes)] + (-1,))
+    ones = np.ones_like(flat[..., :1])
+    left = np.cumprod(np.concatenate([ones, flat[..., :-1]], -1), -1)
+    right = np.cumprod(np.concatenate([ones, np.flip(flat, -1)[..., :-1]], -1), -1)
+    others = (left * np.flip(right, -1)).reshape(moved.shape)
+    return np.transpose(others, [int(k) for k in np.argsort(order)])
+
+
+def extremum_grad(g, out, a, axis=None, keepdims=False):
+    """Cotangent of ``a`` in ``np.max(a, axis)`` / ``np.min``: ``g`` goes to the
+    elements equal to the extremum, split equally among ties."""
+    hit = np.asarray(a) == unreduce(out, a, axis, keepdims)
+    gg = unreduce(g, a, axis, keepdims)
+    return gg * hit / np.sum(hit, axis=axis, keepdims=True).astype(gg.dtype)
+
+
+def norm_grad(g, out, x, ord=None, axis=None, keepdims=False):
+    """Cotangent of ``x`` in ``np.linalg.norm(x, ord, axis, keepdims)`` for vector
+    norms and the Frobenius norm; 0 (a subgradient) where the norm is 0."""
+    x = np.asarray(x)
+    vector = (x.ndim == 1) if axis is None else np.ndim(axis) == 0 or len(axis) == 1
+    gg, scale = unreduce(g, x, axis, keepdims), unreduce(out, x, axis, keepdims)
+    if ord is None or ord == "fro" or (ord == 2 and vector):
+        return gg * x / np.where(scale == 0, 1, scale)
+    if not vector:
+        raise NotImplementedError(f"np.linalg.norm: the matrix norm ord={ord!r} has no "
+                                  f"adjoint; only the Frobenius norm does")
+    if ord == 0:
+        return np.zeros_like(x)
+    if ord == 1:
+        return gg * np.sign(x)
+    if ord in (np.inf, -np.inf):
+        hit = np.abs(x) == scale
+        return gg * np.sign(x) * hit / np.sum(hit, axis=axis, keepdims=True).astype(x.dtype)
+    ratio = np.abs(x) / np.where(scale == 0, 1, scale)
+    return gg * np.sign(x) * ratio ** (ord - 1)
+
+
+def trace_grad(g, a, offset=0, axis1=0, axis2=1):
+    """Cotangent of ``a`` in ``np.trace(a, offset, axis1, axis2)``."""
+    shape, nd = np.shape(a), np.ndim(a)
+    ax1, ax2 = axis1 % nd, axis2 % nd
+    eye = np.eye(shape[ax1], shape[ax2], k=offset, dtype=np.result_type(g))
+    if ax1 > ax2:
+        eye = eye.T
+    eye = eye.reshape([shape[k] if k in (ax1, ax2) else 1 for k in range(nd)])
+    return np.expand_dims(g, (min(ax1, ax2), max(ax1, ax2))) * eye
+
+
+def untile(g, a, reps):
+    """Cotangent of ``a`` in ``np.tile(a, reps)``: the sum over the copies."""
+    reps = (reps,) if np.ndim(reps) == 0 else tuple(reps)
+    shape = np.shape(a)
+    d = max(len(reps), len(shape))
+    reps = (1,) * (d - len(reps)) + reps
+    full = (1,) * (d - len(shape)) + shape
+    g = np.reshape(g, [n for pair in zip(reps, full) for n in pair])
+    return np.reshape(np.sum(g, axis=tuple(range(0, 2 * d, 2))), shape)
+
+
+def unrepeat(g, a, repeats, axis=None):
+    """Cotangent of ``a`` in ``np.repeat(a, repeats, axis)``: the sum over the
+    repeats of each element."""
+    shape = np.shape(a)
+    if axis is None:
+        g, axis, base = np.ravel(g), 0, (int(np.size(a)),)
+    else:
+        axis, base = axis % len(shape), shape
+    if np.ndim(repeats) == 0:
+        split = base[:axis] + (base[axis], int(repeats)) + base[axis + 1:]
+        return np.reshape(np.sum(np.reshape(g, split), axis=axis + 1), shape)
+    owner = np.repeat(np.arange(base[axis]), repeats)
+    acc = np.zeros((base[axis],) + np.shape(np.moveaxis(g, axis, 0))[1:], dtype=np.result_type(g))
+    np.add.at(acc, owner, np.moveaxis(g, axis, 0))
+    return np.reshape(np.moveaxis(acc, 0, axis), shape)
+
+
+def unconcatenate(g, arrays, axis=0):
+    """Cotangents of the pieces of ``np.concatenate(arrays, axis)`` (also
+    ``hstack``/``vstack``, whose lower-dimensional pieces take one slot)."""
+    if axis is None:
+        g, axis = np.ravel(g), 0
+        sizes = [np.size(a) for a in arrays]
+    else:
+        sizes = [np.shape(a)[axis] if np.ndim(a) == np.ndim(g) else 1 for a in arrays]
+    pieces = np.split(g, np.cumsum(sizes)[:-1], axis=axis)
+    return [np.reshape(p, np.shape(a)) for p, a in zip(pieces, arrays)]
+
+
+def is_basic_index(index):
+    """True for an index made of ints, slices, ``None`` and ``...`` only: it
+    selects each element at most once, so its adjoint may assign."""
+    parts = index if isinstance(index, tuple) else (index,)
+    return all(p is None or p is Ellipsis or isinstance(p, (int, np.integer, slice))
+               and not isinstance(p, (bool, np.bool_)) for p in parts)
+
+
+def getitem_grad(g, a, index):
+    """Cotangent of ``a`` in ``a[index]``: ``g`` scattered into zeros, with
+    repeated integer indices accumulating (``np.add.at``).  For a tuple or
+    list ``a`` it is a tuple or list with zeros for the other elements."""
+    if isinstance(a, (tuple, list)):
+        grads = [0.0 if isinstance(e, float) else np.zeros_like(e) for e in a]
+        if isinstance(index, slice):
+            for k, gk in zip(range(len(a))[index], g):
+                grads[k] = gk
+        else:
+            grads[index] = g
+        return type(a)(grads) if isinstance(a, tuple) else grads
+    grad = np.zeros_like(a)
+    if is_basic_index(index):
+        grad[index] = g
+    else:
+        np.add.at(grad, index, g)
+    return grad
+
+
+def stop_gradient(x):
+    """Return ``x``; no gradient flows through the call."""
+    return x
+
+
+def reshape_each(gs, xs):
+    """The cotangents ``gs`` of several arrays, each reshaped to its array's
+    shape (``np.atleast_1d(x, y)`` and the like)."""
+    return [np.reshape(g, np.shape(x)) for g, x in zip(gs, xs)]
