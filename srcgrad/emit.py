@@ -54,7 +54,11 @@ def statement_lines(stmt, depth: int) -> list[str]:
             lines.append(f"{pad}else:")
             lines.extend(block_lines(stmt.orelse, depth + 1))
         return lines
-    text = unparse(stmt)
+    if isinstance(stmt, gast.Return) and isinstance(stmt.value, gast.Tuple) and stmt.value.elts:
+        text = "return " + ", ".join(unparse(e) for e in stmt.value.elts)
+        text += "," if len(stmt.value.elts) == 1 else ""
+    else:
+        text = unparse(stmt)
     comment = getattr(stmt, "comment", None)
     first, *rest = text.split("\n")
     lines.append(f"{pad}{first}" + (f"  # {comment}" if comment else ""))

@@ -94,10 +94,11 @@ def inline(rule: Rule, op: ir.Op, out, d_out, namer: Namer, *, wanted=lambda nam
     func = copy.deepcopy(_rule_tree(rule.fn))
     mapping = {"out": out, "d_out": d_out}
     for pname, value in bound.items():
-        mapping[pname] = value
+        mapping[pname] = _SliceToCall().visit(copy.deepcopy(value))
     local_names = _assigned(func.body) - set(mapping)
     renames = {n: namer.fresh(n) for n in sorted(local_names)}
     body = [_substitute(s, mapping, renames) for s in func.body]
+    body = [_DropUnbroadcast(op).visit(s) for s in body]
     body = fold(body)
     result = Inlined()
     n_slots = len(rule.wrt)
@@ -167,6 +168,61 @@ class _Substitute(gast.NodeTransformer):
 
 def _substitute(stmt, mapping, renames):
     return _Substitute(mapping, renames).visit(stmt)
+
+
+class _SliceToCall(gast.NodeTransformer):
+    """``x[1:n]``'s index as a value: ``slice(1, n)`` (a Slice node is only valid
+    inside brackets)."""
+
+    def visit_Slice(self, node):
+        parts = [node.lower, node.upper, node.step]
+        while len(parts) > 1 and parts[-1] is None:
+            parts.pop()
+        if len(parts) == 1:
+            parts = [None, parts[0]] if parts[0] is not None else [None]
+        args = [gast.Constant(value=None, kind=None) if p is None else self.visit(p)
+                for p in parts]
+        return gast.Call(func=ir.name("slice"), args=args, keywords=[])
+
+
+def _call_to_slice(node):
+    """The inverse of :class:`_SliceToCall`, for an index back inside brackets."""
+    if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) \
+            and node.func.id == "slice" and not node.keywords and 1 <= len(node.args) <= 3:
+        args = list(node.args)
+        if len(args) == 1:
+            args = [None, args[0], None]
+        args += [None] * (3 - len(args))
+        lower, upper, step = (None if isinstance(a, gast.Constant) and a.value is None else a
+                              for a in args)
+        return gast.Slice(lower=lower, upper=upper, step=step)
+    if isinstance(node, gast.Tuple):
+        node.elts = [_call_to_slice(e) for e in node.elts]
+    return node
+
+
+class _DropUnbroadcast(gast.NodeTransformer):
+    """``unbroadcast(g, x)`` -> ``g`` where the operation cannot have broadcast ``x``:
+    every other operand is a number literal or ``x`` itself (``x * 2``, ``x * x``)."""
+
+    def __init__(self, op):
+        self.operands = [*op.args, *op.kwargs.values()]
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if isinstance(node.func, gast.Name) and node.func.id == "unbroadcast" \
+                and len(node.args) == 2 and isinstance(node.args[1], gast.Name):
+            x = node.args[1].id
+            if all(_same_shape_as(other, x) for other in self.operands):
+                return node.args[0]
+        return node
+
+
+def _same_shape_as(operand, x) -> bool:
+    if isinstance(operand, gast.Name):
+        return operand.id == x
+    return isinstance(operand, gast.Constant) and isinstance(operand.value, (int, float)) \
+        and not isinstance(operand.value, bool)
 
 
 # -- partial evaluation ----------------------------------------------------------
@@ -243,6 +299,7 @@ class _Simplify(gast.NodeTransformer):
 
     def visit_Subscript(self, node):
         self.generic_visit(node)
+        node.slice = _call_to_slice(node.slice)
         if isinstance(node.value, gast.Tuple) and isinstance(node.slice, gast.Constant) \
                 and isinstance(node.slice.value, int):
             elts = node.value.elts

@@ -34,7 +34,7 @@ import operator
 import gast
 import numpy as np
 
-from . import ir
+from . import ir, runtime
 from .errors import SrcGradError, UnsupportedSyntaxError
 from .frontend import MISSING, ParsedFunction, root_name, static_value
 from .naming import Namer
@@ -334,7 +334,7 @@ class _Normalizer:
             if kw.arg is None:
                 raise self.error("'**' arguments are not supported yet", kw.value)
         func = node.func
-        if isinstance(func, gast.Attribute) and root_name(func) in self.locals:
+        if isinstance(func, gast.Attribute) and not self.is_static(func):
             receiver = self.atom(func.value)
             args = [self.literal(a) for a in node.args]
             kwargs = {kw.arg: self.literal(kw.value) for kw in node.keywords}
@@ -349,7 +349,11 @@ class _Normalizer:
                 raise self.error(f"name '{name}' is not defined", func, SrcGradError)
             raise self.error(f"calling '{name}' is not supported: call a function by name",
                              func)
-        self.collect_free(func)
+        helper = getattr(prim, "__name__", None)
+        if helper in runtime.__all__ and getattr(runtime, helper) is prim:
+            func = ir.name(helper)  # srcgrad.stop_gradient -> stop_gradient: no srcgrad import
+        else:
+            self.collect_free(func)
         args = [self.literal(a) for a in node.args]
         kwargs = {kw.arg: self.literal(kw.value) for kw in node.keywords}
         expr = gast.Call(func=func, args=args, keywords=_keywords(kwargs))

@@ -265,7 +265,8 @@ nondifferentiable(
 
 @adjoint(np.where, "x", "y", name="np.where")
 def where(out, d_out, condition, x=None, y=None):
-    return unbroadcast(np.where(condition, d_out, 0), x), unbroadcast(np.where(condition, 0, d_out), y)
+    return (unbroadcast(np.where(condition, d_out, 0), x),
+            unbroadcast(np.where(condition, 0, d_out), y))
 
 
 @adjoint(np.clip, "a", name="np.clip")
@@ -274,5 +275,5 @@ def clip(out, d_out, a, a_min=None, a_max=None):
     return unbroadcast(d_out * (out == a), a)
 
 
-nondifferentiable(np.round, np.around, name=None)
+nondifferentiable(np.round, np.around)
 nondifferentiable(np.isclose, np.allclose, np.array_equal, np.nonzero, np.flatnonzero)

@@ -1,0 +1,51 @@
+"""Adjoint rules of array construction: ``np.array``, ``np.full``, copies.
+
+``np.array([x, y, z])`` packs values into one array, so its adjoint unpacks
+the cotangent: one cotangent per element of the (flat) list, ``d_out[i]``.
+``np.full``'s fill value is broadcast everywhere, so its cotangent is the sum
+of ``d_out``.  Constructors that depend only on shapes (``np.zeros``,
+``np.arange``, ``np.zeros_like``...) are constants.
+"""
+
+import numpy as np
+
+from ..runtime import unbroadcast
+from .registry import adjoint, nondifferentiable
+
+
+@adjoint(np.array, "object", name="np.array")
+def array(out, d_out, object, dtype=None):  # noqa: A002 - mirrors numpy
+    """A list or tuple gets a list of cotangents, one per element; an array
+    gets its cotangent cast back to its own dtype."""
+    if isinstance(object, (list, tuple)):
+        return list(d_out)
+    return np.asarray(d_out, dtype=np.result_type(object))
+
+
+@adjoint(np.asarray, "a", name="np.asarray")
+def asarray(out, d_out, a, dtype=None):
+    """A list or tuple gets a list of cotangents, one per element; an array
+    gets its cotangent cast back to its own dtype."""
+    if isinstance(a, (list, tuple)):
+        return list(d_out)
+    return np.asarray(d_out, dtype=np.result_type(a))
+
+
+@adjoint(np.full, "fill_value", name="np.full")
+def full(out, d_out, shape, fill_value, dtype=None):
+    return unbroadcast(d_out, fill_value)
+
+
+@adjoint(np.full_like, "fill_value", name="np.full_like")
+def full_like(out, d_out, a, fill_value, dtype=None):
+    """Only the fill value is differentiable; ``a`` gives just a shape."""
+    return unbroadcast(d_out, fill_value)
+
+
+@adjoint(np.copy, "a", name="np.copy")
+def copy(out, d_out, a, order="K"):
+    return d_out
+
+
+nondifferentiable(np.zeros, np.ones, np.empty, np.zeros_like, np.ones_like, np.empty_like,
+                  np.arange, np.linspace, np.eye, np.identity)

@@ -1,0 +1,74 @@
+"""Numerical checks shared by the tests: finite differences and the
+dot-product identity, always evaluated in float64."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def is_float(value) -> bool:
+    if isinstance(value, (bool, np.bool_)):
+        return False
+    if isinstance(value, (float, np.floating)):
+        return True
+    return isinstance(value, np.ndarray) and value.dtype.kind == "f"
+
+
+def float_positions(args) -> tuple[int, ...]:
+    return tuple(i for i, a in enumerate(args) if is_float(a))
+
+
+def _with(args, index, value):
+    args = list(args)
+    args[index] = value
+    return args
+
+
+def numeric_grad(fn, args, index, eps=1e-6):
+    """Central-difference gradient of scalar ``fn`` with respect to ``args[index]``."""
+    x = args[index]
+    if isinstance(x, np.ndarray):
+        g = np.zeros(x.shape)
+        for pos in np.ndindex(x.shape):
+            plus, minus = x.astype(np.float64), x.astype(np.float64)
+            plus[pos] += eps
+            minus[pos] -= eps
+            g[pos] = (float(fn(*_with(args, index, plus))) -
+                      float(fn(*_with(args, index, minus)))) / (2 * eps)
+        return g
+    return (float(fn(*_with(args, index, x + eps))) -
+            float(fn(*_with(args, index, x - eps)))) / (2 * eps)
+
+
+def inner(a, b) -> float:
+    if isinstance(a, tuple):
+        return sum(inner(x, y) for x, y in zip(a, b))
+    return float(np.sum(np.asarray(a, dtype=np.float64) * np.asarray(b, dtype=np.float64)))
+
+
+def jvp_fd(fn, args, positions, directions, eps=1e-6):
+    """J v by central differences along ``directions`` (one per position)."""
+    plus, minus = list(args), list(args)
+    for i, v in zip(positions, directions):
+        plus[i] = args[i] + eps * v
+        minus[i] = args[i] - eps * v
+    fp, fm = fn(*plus), fn(*minus)
+    if isinstance(fp, tuple):
+        return tuple((np.asarray(a, np.float64) - np.asarray(b, np.float64)) / (2 * eps)
+                     for a, b in zip(fp, fm))
+    return (np.asarray(fp, np.float64) - np.asarray(fm, np.float64)) / (2 * eps)
+
+
+def random_like(rng, value):
+    if isinstance(value, tuple):
+        return tuple(random_like(rng, v) for v in value)
+    if np.ndim(value) == 0 and not isinstance(value, np.ndarray):
+        return float(rng.standard_normal())
+    return rng.standard_normal(np.shape(value))
+
+
+def assert_close(actual, expected, rtol=1e-5, atol=1e-7, what=""):
+    actual = np.asarray(actual, dtype=np.float64)
+    expected = np.asarray(expected, dtype=np.float64)
+    scale = max(1.0, float(np.max(np.abs(expected), initial=0.0)))
+    np.testing.assert_allclose(actual, expected, rtol=rtol, atol=atol * scale, err_msg=what)
