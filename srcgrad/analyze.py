@@ -22,7 +22,11 @@ indices, masks and constants.
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
+
+import gast
+import numpy as np
 
 from . import ir
 from .rules import registry
@@ -78,3 +82,74 @@ def activity(program: ir.Program, wrt: list[str]) -> Activity:
         if any(n in useful for n in ir.target_names(stmt)):
             useful.update(operand_names(op))
     return Activity(varied, useful)
+
+
+# -- shape classes ----------------------------------------------------------------
+#
+# The adjoint of a broadcasting operation must sum the cotangent back to each
+# operand's shape (``unbroadcast``) unless the operand provably has the output's
+# shape.  A light analysis suffices for the common cases: values are grouped in
+# classes known to share a shape -- a value and ``np.tanh`` of it, ``x`` and
+# ``x * 2``, all scalars -- and ``unbroadcast(g, x)`` is dropped when every
+# operand of the operation is in ``x``'s class or is a scalar.
+
+SCALAR = "<scalar>"
+
+_ELEMENTWISE_UNARY = {operator.neg, operator.pos, abs}
+_ELEMENTWISE_BINARY = {operator.add, operator.sub, operator.mul, operator.truediv,
+                       operator.pow}
+_REDUCTIONS = {np.sum, np.mean, np.prod, np.max, np.min, np.amax, np.amin, np.var, np.std,
+               np.linalg.norm, np.ndarray.sum, np.ndarray.mean, np.ndarray.prod,
+               np.ndarray.max, np.ndarray.min, np.ndarray.var, np.ndarray.std}
+_SCALAR_VALUED = {np.linalg.det, np.vdot, float}
+
+
+def _is_unary(prim) -> bool:
+    if isinstance(prim, np.ufunc):
+        return prim.nin == 1 and prim.nout == 1
+    return prim in _ELEMENTWISE_UNARY
+
+
+def _is_binary(prim) -> bool:
+    if isinstance(prim, np.ufunc):
+        return prim.nin == 2 and prim.nout == 1
+    return prim in _ELEMENTWISE_BINARY
+
+
+def shape_classes(program: ir.Program) -> dict[str, str]:
+    """Map each variable to a class of variables known to share its shape."""
+    classes = {p: p for p in program.params}
+
+    def cls(node):
+        if isinstance(node, gast.Constant) and isinstance(node.value, (int, float)):
+            return SCALAR
+        if isinstance(node, gast.Name):
+            return classes.get(node.id, node.id)
+        return None
+
+    for stmt in program.body:
+        targets = ir.target_names(stmt)
+        op = getattr(stmt, "op", None)
+        if len(targets) != 1 or op is None:
+            continue
+        target, prim, args = targets[0], op.primitive, op.args
+        result = target
+        try:
+            if getattr(prim, "__module__", None) == "math" and not op.kwargs:
+                result = SCALAR
+            elif prim in _REDUCTIONS and len(args) == 1 and not op.kwargs:
+                result = SCALAR
+            elif prim in _SCALAR_VALUED:
+                result = SCALAR
+            elif (_is_unary(prim) and len(args) == 1) or prim is operator.pos:
+                result = cls(args[0]) or target
+            elif _is_binary(prim) and len(args) == 2 and not op.kwargs:
+                a, b = cls(args[0]), cls(args[1])
+                if a is not None and (a == b or b == SCALAR):
+                    result = a
+                elif b is not None and a == SCALAR:
+                    result = b
+        except TypeError:  # an unhashable primitive: no shape knowledge
+            pass
+        classes[target] = result
+    return classes

@@ -27,7 +27,7 @@ from .emit import function_source, unparse
 from .errors import NonDifferentiableError, SrcGradError
 from .frontend import parse_function
 from .normalize import normalize
-from .optimize import eliminate_dead
+from .optimize import eliminate_dead, propagate_copies
 from .reverse import check_wrt, reverse
 from .rules import registry
 
@@ -125,7 +125,7 @@ class _Assembler:
         result = grads[0] if options.single else _tuple(grads)
         if options.mode == "value_and_grad":
             result = _tuple([output, result])
-        backward = eliminate_dead(seed_stmts + sweep.statements, set(ir.names_in(result)))
+        backward = self._clean(seed_stmts + sweep.statements, result)
         reads = _forward_reads(backward, program)
         forward = self._forward(set(ir.names_in(output)) | reads)
         self._annotate(forward, backward, reads)
@@ -163,7 +163,7 @@ class _Assembler:
                             ctx=gast.Load())))
         sweep, grads = self._backward(seed, bound)
         result = _tuple(grads)
-        backward = eliminate_dead(sweep.statements, set(ir.names_in(result)))
+        backward = self._clean(sweep.statements, result)
         reads = _forward_reads(backward, program) | (
             set(ir.names_in(result)) & _forward_names(program))
         saved = _ordered(reads, program)
@@ -187,6 +187,12 @@ class _Assembler:
                                   fwd_body, fwd_doc)
         bwd_src = function_source(bwd_name, [res_name, cot_param], [], bwd_body, bwd_doc)
         return self._module([fwd_src, bwd_src], (fwd_name, bwd_name))
+
+    def _clean(self, statements, result) -> list:
+        """Dead code out of the adjoint sweep (and copies, when optimising)."""
+        if self.options.optimize:
+            statements = propagate_copies(statements)
+        return eliminate_dead(statements, set(ir.names_in(result)))
 
     def _forward(self, live) -> list:
         def keep(stmt):

@@ -32,6 +32,7 @@ from functools import lru_cache
 import gast
 
 from . import ir, runtime
+from .analyze import SCALAR
 from .errors import SrcGradError
 from .naming import Namer
 from .rules.registry import Rule
@@ -84,11 +85,12 @@ def constant(value):
 
 
 def inline(rule: Rule, op: ir.Op, out, d_out, namer: Namer, *, wanted=lambda name: True,
-           filename: str | None = None) -> Inlined:
+           shape_class=None, filename: str | None = None) -> Inlined:
     """Inline ``rule`` for ``op`` whose output is ``out`` with cotangent ``d_out``.
 
     ``wanted(name)`` says whether a variable needs a cotangent; contributions to
-    other operands are not generated.
+    other operands are not generated.  ``shape_class(name)`` (see
+    :func:`.analyze.shape_classes`) lets ``unbroadcast`` go where shapes match.
     """
     bound = _bind(rule, op, filename)
     func = copy.deepcopy(_rule_tree(rule.fn))
@@ -98,7 +100,7 @@ def inline(rule: Rule, op: ir.Op, out, d_out, namer: Namer, *, wanted=lambda nam
     local_names = _assigned(func.body) - set(mapping)
     renames = {n: namer.fresh(n) for n in sorted(local_names)}
     body = [_substitute(s, mapping, renames) for s in func.body]
-    body = [_DropUnbroadcast(op).visit(s) for s in body]
+    body = [_DropUnbroadcast(op, shape_class).visit(s) for s in body]
     body = fold(body)
     result = Inlined()
     n_slots = len(rule.wrt)
@@ -203,26 +205,30 @@ def _call_to_slice(node):
 
 class _DropUnbroadcast(gast.NodeTransformer):
     """``unbroadcast(g, x)`` -> ``g`` where the operation cannot have broadcast ``x``:
-    every other operand is a number literal or ``x`` itself (``x * 2``, ``x * x``)."""
+    every operand is a scalar or in ``x``'s shape class (``x * 2``, ``x * x``,
+    ``np.sum(x) + 1.0``, ``y + np.tanh(y)``)."""
 
-    def __init__(self, op):
+    def __init__(self, op, shape_class):
         self.operands = [*op.args, *op.kwargs.values()]
+        self.shape_class = shape_class or (lambda name: name)
+
+    def kind(self, operand):
+        if isinstance(operand, gast.Name):
+            return self.shape_class(operand.id)
+        if isinstance(operand, gast.Constant) and isinstance(operand.value, (int, float)) \
+                and not isinstance(operand.value, bool):
+            return SCALAR
+        return None
 
     def visit_Call(self, node):
         self.generic_visit(node)
         if isinstance(node.func, gast.Name) and node.func.id == "unbroadcast" \
                 and len(node.args) == 2 and isinstance(node.args[1], gast.Name):
-            x = node.args[1].id
-            if all(_same_shape_as(other, x) for other in self.operands):
+            target = self.kind(node.args[1])
+            kinds = [self.kind(other) for other in self.operands]
+            if all(k is not None and (k == target or k == SCALAR) for k in kinds):
                 return node.args[0]
         return node
-
-
-def _same_shape_as(operand, x) -> bool:
-    if isinstance(operand, gast.Name):
-        return operand.id == x
-    return isinstance(operand, gast.Constant) and isinstance(operand.value, (int, float)) \
-        and not isinstance(operand.value, bool)
 
 
 # -- partial evaluation ----------------------------------------------------------

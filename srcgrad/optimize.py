@@ -69,3 +69,46 @@ def eliminate_dead(stmts, live, keep=lambda stmt: False) -> list:
         kept.append(stmt)
     kept.reverse()
     return kept
+
+
+def propagate_copies(stmts) -> list:
+    """Replace reads of ``a`` after ``a = b`` by ``b`` while neither is reassigned.
+
+    The reverse pass assigns pass-through cotangents by copying (the adjoint of
+    ``t = a + b`` is ``d_a = d_t``, ``d_b = d_t``); after propagation the copies
+    are dead and :func:`eliminate_dead` removes them.
+
+        >>> import gast
+        >>> tree = gast.parse("d_a = d_t\\nd_b = d_a * 2\\nd_a = d_a + 1")
+        >>> print(show_statements(propagate_copies(tree.body)))
+        d_a = d_t
+        d_b = d_t * 2
+        d_a = d_t + 1
+    """
+    copies: dict[str, str] = {}
+    for stmt in stmts:
+        _Rename(copies).visit(stmt if not isinstance(stmt, gast.Assign) else stmt.value)
+        if isinstance(stmt, gast.If):
+            _Rename(copies).visit(stmt)
+        defined = set()
+        for node in gast.walk(stmt):
+            if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+                defined.add(node.id)
+        for name in list(copies):
+            if name in defined or copies[name] in defined:
+                del copies[name]
+        if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
+                and isinstance(stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.Name) \
+                and stmt.targets[0].id != stmt.value.id:
+            copies[stmt.targets[0].id] = stmt.value.id
+    return stmts
+
+
+class _Rename(gast.NodeTransformer):
+    def __init__(self, copies):
+        self.copies = copies
+
+    def visit_Name(self, node):
+        if isinstance(node.ctx, gast.Load) and node.id in self.copies:
+            node.id = self.copies[node.id]
+        return node

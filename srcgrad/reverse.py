@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 import gast
 
 from . import ir
-from .analyze import Activity
+from .analyze import Activity, shape_classes
 from .errors import MissingRuleError, NonDifferentiableError
 from .inline import inline, show
 from .rules import registry
@@ -57,6 +57,7 @@ def reverse(program: ir.Program, wrt: list[str], act: Activity, seed=(), bound=N
     """
     sweep = Sweep(adjoints=dict(bound or {}))
     namer = program.namer
+    classes = shape_classes(program)
     for var, expr in seed:
         if act.is_active(var):
             _accumulate(sweep, namer, var, expr, "output")
@@ -75,7 +76,7 @@ def reverse(program: ir.Program, wrt: list[str], act: Activity, seed=(), bound=N
         else:
             out, d_out = ir.name(targets[0]), _cotangent(sweep, targets[0])
         done = inline(rule, op, out, d_out, namer, wanted=act.is_active,
-                      filename=program.filename)
+                      shape_class=lambda n: classes.get(n, n), filename=program.filename)
         for s in done.statements:
             s.origin = op.label
             sweep.statements.append(s)

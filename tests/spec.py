@@ -1,0 +1,419 @@
+"""The spec table: one entry per differentiable primitive and variant.
+
+Each :class:`Spec` names a primitive (the key of its rule in
+``srcgrad.rules.registry``), a Python expression ``expr`` that calls it in terms
+of named arguments (``"x.sum(axis=1, keepdims=True)"``, ``"x[[0, 2, 0], 1:]"``),
+and for each argument a generator of inputs inside the primitive's domain:
+positive values for ``log``, ``|x| < 1`` for ``arcsin``, well-conditioned
+matrices for ``inv``, distinct values for ``max`` (no ties), values away from
+the kinks of ``abs`` and ``clip``.  Arguments made with :func:`fixed` (index
+arrays, masks, shapes) are constants; the others are differentiable.
+
+``call`` is the primitive's own call when ``expr`` wraps it
+(``np.linalg.slogdet(x)[1]`` calls ``np.linalg.slogdet(x)``); the rule tests
+evaluate ``call``, call the rule directly and compare with finite differences,
+while ``expr`` is what the compiler tests compile end to end.  ``NONDIFF``
+lists expressions of the primitives registered as non-differentiable.
+
+Inputs are drawn in float64 and cast to the dtype under test (floating inputs
+only; integer and boolean constants stay as they are).  Entries of the
+``math`` module use Python floats and run in float64 only.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+import zlib
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+FLOATS = ("float64", "float32")
+
+
+@dataclass(frozen=True)
+class Input:
+    draw: Callable[[np.random.Generator], object]
+    diff: bool = True
+
+
+@dataclass(frozen=True)
+class Spec:
+    id: str
+    primitive: object
+    expr: str
+    inputs: dict = field(default_factory=dict)
+    call: str | None = None
+    dtypes: tuple = FLOATS
+
+    @property
+    def args(self) -> tuple[str, ...]:
+        return tuple(self.inputs)
+
+    @property
+    def wrt(self) -> tuple[str, ...]:
+        return tuple(n for n, i in self.inputs.items() if i.diff)
+
+    @property
+    def source(self) -> str:
+        return self.call or self.expr
+
+    def make(self, dtype: str = "float64") -> dict:
+        """Fresh inputs (reproducible per entry) in ``dtype``."""
+        rng = np.random.default_rng(zlib.crc32(self.id.encode()))
+        values = {}
+        for name, inp in self.inputs.items():
+            v = inp.draw(rng)
+            if isinstance(v, np.ndarray) and v.dtype.kind == "f":
+                v = v.astype(dtype)
+            values[name] = v
+        return values
+
+
+def normal(*shape):
+    return Input(lambda rng: rng.standard_normal(shape))
+
+
+def uniform(low, high, *shape):
+    return Input(lambda rng: rng.uniform(low, high, shape))
+
+
+def positive(*shape):
+    return uniform(0.5, 2.0, *shape)
+
+
+def away(*shape):
+    """|x| >= 0.3: away from the kink of abs and sign."""
+    return Input(lambda rng: rng.choice([-1.0, 1.0], shape) * rng.uniform(0.3, 1.5, shape))
+
+
+def distinct(*shape):
+    """Values at least 0.2 apart, in random order: no ties for max/min."""
+    n = math.prod(shape)
+    return Input(lambda rng: (rng.permutation(n) * 0.3 - 0.15 * n
+                              + rng.uniform(0, 0.1, n)).reshape(shape))
+
+
+def clipped(low, high, *shape):
+    """Uniform in [-1, 1] but at least 0.05 from the bounds ``low`` and ``high``."""
+    def draw(rng):
+        x = rng.uniform(-1, 1, shape)
+        for b in (low, high):
+            x = np.where(np.abs(x - b) < 0.05, x + 0.1, x)
+        return x
+    return Input(draw)
+
+
+def wellcond(n, *batch):
+    """Matrices 2 I + 0.3 N(0, 1): comfortably invertible."""
+    return Input(lambda rng: 2 * np.eye(n) + 0.3 * rng.standard_normal(batch + (n, n)))
+
+
+def with_zeros(shape, *positions):
+    """Normal values with exact zeros at ``positions`` (for np.prod)."""
+    def draw(rng):
+        x = rng.standard_normal(shape)
+        for p in positions:
+            x[p] = 0.0
+        return x
+    return Input(draw)
+
+
+def pyfloat(low, high):
+    return Input(lambda rng: float(rng.uniform(low, high)))
+
+
+def fixed(value):
+    return Input(lambda rng: value, diff=False)
+
+
+SPECS: list[Spec] = []
+NONDIFF: list[Spec] = []
+
+
+def S(id, primitive, expr, call=None, dtypes=FLOATS, **inputs):  # noqa: A002, N802
+    SPECS.append(Spec(id, primitive, expr, inputs, call, dtypes))
+
+
+def N(id, primitive, expr, **inputs):  # noqa: A002, N802
+    NONDIFF.append(Spec(id, primitive, expr, inputs, dtypes=("float64",)))
+
+
+# --- operators -----------------------------------------------------------------------
+for op, sym in ((operator.add, "+"), (operator.sub, "-"), (operator.mul, "*")):
+    S(f"{op.__name__}", op, f"x {sym} y", x=normal(3, 4), y=normal(3, 4))
+    S(f"{op.__name__}-bcast-row", op, f"x {sym} y", x=normal(3, 4), y=normal(4))
+    S(f"{op.__name__}-bcast-outer", op, f"x {sym} y", x=normal(3, 1), y=normal(1, 4))
+    S(f"{op.__name__}-scalar", op, f"x {sym} y", x=normal(2, 3), y=normal())
+S("truediv", operator.truediv, "x / y", x=normal(3, 4), y=away(3, 4))
+S("truediv-bcast", operator.truediv, "x / y", x=normal(2, 3), y=away(2, 1))
+S("neg", operator.neg, "-x", x=normal(3))
+S("pos", operator.pos, "+x", x=normal(3))
+S("pow-2", operator.pow, "x ** 2", x=normal(3, 2))
+S("pow-3", operator.pow, "x ** 3", x=normal(4))
+S("pow-half", operator.pow, "x ** 0.5", x=positive(4))
+S("pow-xy", operator.pow, "x ** y", x=positive(2, 3), y=normal(2, 3))
+S("pow-bcast", operator.pow, "x ** y", x=positive(2, 3), y=normal(3))
+MATMUL_SHAPES = {"2d": ((3, 4), (4, 2)), "vec-vec": ((4,), (4,)), "vec-mat": ((4,), (4, 3)),
+                 "mat-vec": ((3, 4), (4,)), "batched": ((2, 3, 4), (2, 4, 5)),
+                 "batch-bcast": ((2, 1, 3, 4), (3, 4, 2)), "vec-batch": ((4,), (2, 4, 3)),
+                 "batch-vec": ((2, 3, 4), (4,))}
+for key, (sa, sb) in MATMUL_SHAPES.items():
+    S(f"matmul-op-{key}", operator.matmul, "x @ y", x=normal(*sa), y=normal(*sb))
+    S(f"np.matmul-{key}", np.matmul, "np.matmul(x, y)", x=normal(*sa), y=normal(*sb))
+
+# --- ufuncs --------------------------------------------------------------------------
+UNARY = {
+    np.exp: normal, np.exp2: normal, np.expm1: normal, np.log: positive, np.log2: positive,
+    np.log10: positive, np.log1p: positive, np.sqrt: positive, np.cbrt: positive,
+    np.square: normal, np.reciprocal: away, np.absolute: away, np.fabs: away,
+    np.negative: normal, np.positive: normal, np.sin: normal, np.cos: normal,
+    np.tan: lambda *s: uniform(-1.2, 1.2, *s), np.arcsin: lambda *s: uniform(-0.9, 0.9, *s),
+    np.arccos: lambda *s: uniform(-0.9, 0.9, *s), np.arctan: normal, np.sinh: normal,
+    np.cosh: normal, np.tanh: normal, np.arcsinh: normal,
+    np.arccosh: lambda *s: uniform(1.2, 3.0, *s), np.arctanh: lambda *s: uniform(-0.9, 0.9, *s),
+    np.deg2rad: normal, np.rad2deg: normal,
+}
+for uf, gen in UNARY.items():
+    S(f"np.{uf.__name__}", uf, f"np.{uf.__name__}(x)", x=gen(3, 4))
+S("np.abs", np.abs, "np.abs(x)", x=away(5))
+BINARY = {np.add: (normal, normal), np.subtract: (normal, normal),
+          np.multiply: (normal, normal), np.divide: (normal, away),
+          np.power: (positive, normal), np.arctan2: (away, away), np.hypot: (away, away),
+          np.logaddexp: (normal, normal), np.logaddexp2: (normal, normal)}
+for uf, (gx, gy) in BINARY.items():
+    S(f"np.{uf.__name__}", uf, f"np.{uf.__name__}(x, y)", x=gx(3, 4), y=gy(3, 4))
+    S(f"np.{uf.__name__}-bcast", uf, f"np.{uf.__name__}(x, y)", x=gx(2, 3), y=gy(3, 1, 1))
+S("np.true_divide", np.true_divide, "np.true_divide(x, y)", x=normal(4), y=away(4))
+S("np.power-2", np.power, "np.power(x, 2)", x=normal(3))
+for uf in (np.maximum, np.minimum, np.fmax, np.fmin):
+    S(f"np.{uf.__name__}", uf, f"np.{uf.__name__}(x, y)", x=distinct(2, 3), y=distinct(2, 3))
+    S(f"np.{uf.__name__}-bcast", uf, f"np.{uf.__name__}(x, y)", x=distinct(2, 3),
+      y=distinct(3))
+S("np.where", np.where, "np.where(c, x, y)", c=fixed(np.array([[True, False, True, True],
+                                                                [False, False, True, False],
+                                                                [True, True, False, False]])),
+  x=normal(3, 4), y=normal(3, 4))
+S("np.where-bcast", np.where, "np.where(c, x, y)",
+  c=fixed(np.array([True, False, True])), x=normal(2, 3), y=normal(1))
+S("np.clip", np.clip, "np.clip(x, -0.5, 0.5)", x=clipped(-0.5, 0.5, 3, 4))
+S("np.clip-lower", np.clip, "np.clip(x, -0.2, None)", x=clipped(-0.2, 2.0, 6))
+S("ndarray.clip", np.ndarray.clip, "x.clip(-0.5, 0.5)", x=clipped(-0.5, 0.5, 6))
+
+# --- reductions ----------------------------------------------------------------------
+VARIANTS = ("", "axis=0", "axis=1", "axis=-1", "axis=(0, 2)", "keepdims=True",
+            "axis=1, keepdims=True", "axis=(0, 1), keepdims=True")
+for fn, gen in ((np.sum, normal), (np.mean, normal), (np.prod, normal), (np.max, distinct),
+                (np.min, distinct), (np.amax, distinct), (np.amin, distinct),
+                (np.var, normal), (np.std, normal)):
+    for v in VARIANTS:
+        args = f"x, {v}" if v else "x"
+        S(f"np.{fn.__name__}({v})", fn, f"np.{fn.__name__}({args})", x=gen(2, 3, 4))
+for fn in ("var", "std"):
+    S(f"np.{fn}-ddof", getattr(np, fn), f"np.{fn}(x, axis=0, ddof=1)", x=normal(3, 4))
+    S(f"np.{fn}-ddof-all", getattr(np, fn), f"np.{fn}(x, ddof=1)", x=normal(3, 4))
+S("np.prod-one-zero", np.prod, "np.prod(x)", x=with_zeros((5,), 2))
+S("np.prod-zeros-axis", np.prod, "np.prod(x, axis=1)", x=with_zeros((3, 4), (0, 1), (1, 0), (1, 3)))
+S("np.sum-0d", np.sum, "np.sum(x)", x=normal())
+METHOD_CALLS = {"sum": ("x.sum()", "x.sum(1)", "x.sum(axis=(0, 1), keepdims=True)"),
+                "mean": ("x.mean()", "x.mean(0)", "x.mean(axis=-1, keepdims=True)"),
+                "prod": ("x.prod()", "x.prod(axis=1)"),
+                "max": ("x.max()", "x.max(axis=0)", "x.max(1, keepdims=True)"),
+                "min": ("x.min()", "x.min(axis=(0, 2))"),
+                "var": ("x.var()", "x.var(axis=1, ddof=1)"),
+                "std": ("x.std()", "x.std(0, ddof=1, keepdims=True)"),
+                "cumsum": ("x.cumsum()", "x.cumsum(axis=1)")}
+for meth, exprs in METHOD_CALLS.items():
+    for e in exprs:
+        S(f"ndarray.{e[2:]}", getattr(np.ndarray, meth), e,
+          x=distinct(2, 3, 4) if meth in ("max", "min") else normal(2, 3, 4))
+S("np.cumsum", np.cumsum, "np.cumsum(x)", x=normal(3, 4))
+S("np.cumsum-axis", np.cumsum, "np.cumsum(x, axis=0)", x=normal(3, 4))
+for e, gen in (("np.linalg.norm(x)", normal(5)), ("np.linalg.norm(x)", normal(3, 4)),
+               ("np.linalg.norm(x, axis=1)", normal(3, 4)),
+               ("np.linalg.norm(x, axis=-1, keepdims=True)", normal(2, 3, 4)),
+               ("np.linalg.norm(x, axis=(0, 2))", normal(2, 3, 4)),
+               ("np.linalg.norm(x, 'fro')", normal(3, 4)), ("np.linalg.norm(x, 2)", normal(4)),
+               ("np.linalg.norm(x, 1)", away(5)), ("np.linalg.norm(x, np.inf)", distinct(5)),
+               ("np.linalg.norm(x, -np.inf)", distinct(5)), ("np.linalg.norm(x, 3)", away(5)),
+               ("np.linalg.norm(x, ord=1, axis=0)", away(3, 4))):
+    S(f"{e}-{gen.draw(np.random.default_rng(0)).shape}", np.linalg.norm, e, x=gen)
+
+# --- linear algebra ------------------------------------------------------------------
+DOT_SHAPES = {"2d": ((3, 4), (4, 2)), "vec-vec": ((4,), (4,)), "mat-vec": ((3, 4), (4,)),
+              "vec-mat": ((4,), (4, 3)), "nd-mat": ((2, 3, 4), (4, 2)),
+              "nd-nd": ((2, 3, 4), (5, 4, 2)), "nd-vec": ((2, 3, 4), (4,)),
+              "scalar": ((), (2, 3))}
+for key, (sa, sb) in DOT_SHAPES.items():
+    S(f"np.dot-{key}", np.dot, "np.dot(x, y)", x=normal(*sa), y=normal(*sb))
+S("ndarray.dot", np.ndarray.dot, "x.dot(y)", x=normal(3, 4), y=normal(4, 2))
+for key, (sa, sb) in {"vec": ((4,), (4,)), "2d": ((3, 4), (2, 4)), "nd": ((2, 3, 4), (5, 4)),
+                      "scalar": ((), (3,))}.items():
+    S(f"np.inner-{key}", np.inner, "np.inner(x, y)", x=normal(*sa), y=normal(*sb))
+S("np.outer", np.outer, "np.outer(x, y)", x=normal(3), y=normal(4))
+S("np.outer-flatten", np.outer, "np.outer(x, y)", x=normal(2, 3), y=normal(4))
+for axes, sa, sb in (("", (3, 4, 5), (4, 5, 2)), (", axes=1", (3, 4), (4, 2)),
+                     (", axes=0", (3,), (2,)), (", axes=([1, 0], [0, 1])", (3, 4, 2), (4, 3)),
+                     (", axes=(1, 0)", (3, 4), (4, 2)), (", axes=([0, 2], [2, 0])", (3, 4, 2), (2, 5, 3))):
+    S(f"np.tensordot{axes}", np.tensordot, f"np.tensordot(x, y{axes})", x=normal(*sa), y=normal(*sb))
+EINSUMS = (("ij,jk->ik", (3, 4), (4, 2)), ("ij,jk", (3, 4), (4, 2)), ("i,i->", (4,), (4,)),
+           ("i,j->ij", (3,), (4,)), ("bij,bjk->bik", (2, 3, 4), (2, 4, 2)),
+           ("...ij,...jk->...ik", (2, 3, 4), (4, 2)), ("ij,ij->ij", (3, 4), (3, 4)),
+           ("ij,k->ik", (2, 3), (4,)), ("...i,i", (2, 3, 4), (4,)), ("ij,j", (3, 4), (4,)))
+for sub, sa, sb in EINSUMS:
+    S(f"np.einsum('{sub}')", np.einsum, f"np.einsum('{sub}', x, y)", x=normal(*sa), y=normal(*sb))
+for sub, sa in (("ij->ji", (3, 4)), ("ij->", (3, 4)), ("ij->j", (3, 4)), ("ijk->kij", (2, 3, 4))):
+    S(f"np.einsum('{sub}')", np.einsum, f"np.einsum('{sub}', x)", x=normal(*sa))
+S("np.einsum-3-operands", np.einsum, "np.einsum('ijk,jl,lk->i', x, y, z)",
+  x=normal(2, 3, 4), y=normal(3, 5), z=normal(5, 4))
+for e, shape in (("np.trace(x)", (3, 3)), ("np.trace(x)", (3, 4)), ("np.trace(x, 1)", (4, 4)),
+                 ("np.trace(x, offset=-1)", (4, 3)), ("np.trace(x, 0, 1, 2)", (2, 3, 3)),
+                 ("np.trace(x, axis1=2, axis2=0)", (3, 2, 4))):
+    S(f"{e}-{shape}", np.trace, e, x=normal(*shape))
+S("ndarray.trace", np.ndarray.trace, "x.trace()", x=normal(3, 3))
+S("np.transpose", np.transpose, "np.transpose(x)", x=normal(3, 4))
+S("np.transpose-axes", np.transpose, "np.transpose(x, (1, 2, 0))", x=normal(2, 3, 4))
+S("np.transpose-neg-axes", np.transpose, "np.transpose(x, axes=(-1, 0, 1))", x=normal(2, 3, 4))
+S("np.linalg.inv", np.linalg.inv, "np.linalg.inv(x)", x=wellcond(3))
+S("np.linalg.inv-batched", np.linalg.inv, "np.linalg.inv(x)", x=wellcond(3, 2))
+S("np.linalg.solve-vec", np.linalg.solve, "np.linalg.solve(x, y)", x=wellcond(3), y=normal(3))
+S("np.linalg.solve-mat", np.linalg.solve, "np.linalg.solve(x, y)", x=wellcond(3), y=normal(3, 2))
+S("np.linalg.solve-batched", np.linalg.solve, "np.linalg.solve(x, y)", x=wellcond(3, 2),
+  y=normal(2, 3, 2))
+S("np.linalg.solve-batch-bcast", np.linalg.solve, "np.linalg.solve(x, y)", x=wellcond(3),
+  y=normal(2, 3, 2))
+S("np.linalg.solve-batched-vec", np.linalg.solve, "np.linalg.solve(x, y)", x=wellcond(3, 2),
+  y=normal(3))
+S("np.linalg.det", np.linalg.det, "np.linalg.det(x)", x=wellcond(3))
+S("np.linalg.det-batched", np.linalg.det, "np.linalg.det(x)", x=wellcond(3, 2))
+S("np.linalg.slogdet", np.linalg.slogdet, "np.linalg.slogdet(x)[1]",
+  call="np.linalg.slogdet(x)", x=wellcond(3))
+S("np.linalg.slogdet-batched", np.linalg.slogdet, "np.linalg.slogdet(x)[1]",
+  call="np.linalg.slogdet(x)", x=wellcond(3, 2))
+
+# --- shapes --------------------------------------------------------------------------
+for e, shape in (("np.reshape(x, (3, 4))", (2, 6)), ("np.reshape(x, -1)", (2, 3)),
+                 ("np.reshape(x, (4, 3), order='F')", (2, 6)), ("np.ravel(x)", (2, 3)),
+                 ("np.ravel(x, order='F')", (2, 3)), ("np.squeeze(x)", (1, 3, 1, 2)),
+                 ("np.squeeze(x, axis=2)", (1, 3, 1, 2)), ("np.expand_dims(x, 0)", (2, 3)),
+                 ("np.expand_dims(x, (0, 2))", (2, 3)), ("np.atleast_1d(x)", ()),
+                 ("np.atleast_2d(x)", (3,)), ("np.swapaxes(x, 0, 2)", (2, 3, 4)),
+                 ("np.moveaxis(x, 0, -1)", (2, 3, 4)), ("np.moveaxis(x, (0, 1), (2, 0))", (2, 3, 4)),
+                 ("np.flip(x)", (2, 3)), ("np.flip(x, 0)", (2, 3)), ("np.flip(x, axis=(0, 2))", (2, 3, 4)),
+                 ("np.broadcast_to(x, (2, 3))", (3,)), ("np.broadcast_to(x, (2, 3, 4))", (3, 1)),
+                 ("np.tile(x, 2)", (2, 3)), ("np.tile(x, (2, 1))", (2, 3)), ("np.tile(x, (2, 1, 2))", (2, 3)),
+                 ("np.repeat(x, 2)", (2, 3)), ("np.repeat(x, 3, axis=1)", (2, 3)),
+                 ("np.repeat(x, [1, 0, 2], axis=-1)", (2, 3)), ("np.repeat(x, [2, 1])", (2,))):
+    prim = eval(e.split("(")[0], {"np": np})  # noqa: S307 - trusted table
+    S(f"{e}-{shape}", prim, e, x=normal(*shape))
+S("np.atleast_1d-multi", np.atleast_1d, "np.atleast_1d(x, y)", x=normal(), y=normal(2))
+S("np.atleast_2d-multi", np.atleast_2d, "np.atleast_2d(x, y)", x=normal(3), y=normal(2, 2))
+for e, sx, sy in (("np.concatenate([x, y])", (2, 3), (4, 3)),
+                  ("np.concatenate([x, y], axis=1)", (2, 3), (2, 1)),
+                  ("np.concatenate((x, y), axis=None)", (2, 3), (4,)),
+                  ("np.concatenate([x, y, x2], axis=-1)", (2, 3), (2, 2)),
+                  ("np.stack([x, y])", (2, 3), (2, 3)), ("np.stack((x, y), axis=-1)", (2, 3), (2, 3)),
+                  ("np.hstack([x, y])", (3,), (2,)), ("np.hstack([x, y])", (2, 3), (2, 1)),
+                  ("np.hstack((x, y))", (), ()), ("np.vstack([x, y])", (3,), (3,)),
+                  ("np.vstack([x, y])", (2, 3), (1, 3))):
+    extra = {"x2": normal(2, 4)} if "x2" in e else {}
+    prim = eval(e.split("(")[0], {"np": np})  # noqa: S307 - trusted table
+    S(f"{e}-{sx}-{sy}", prim, e, x=normal(*sx), y=normal(*sy), **extra)
+
+# --- indexing ------------------------------------------------------------------------
+for e, shape in (("x[1]", (4,)), ("x[-1]", (3, 2)), ("x[1:3]", (5,)), ("x[::2]", (5,)),
+                 ("x[::-1]", (4,)), ("x[4:0:-2]", (6,)), ("x[:, 0]", (3, 4)), ("x[1, 2]", (3, 4)),
+                 ("x[[0, 2, 0]]", (4,)), ("x[[0, 2, 0], 1:]", (3, 4)), ("x[None, :, 1]", (3, 4)),
+                 ("x[..., 0]", (2, 3, 4)), ("x[1, ..., None]", (2, 3)),
+                 ("x[np.array([1, 1, 0]), np.array([0, 2, 2])]", (3, 4)),
+                 ("x[:, [2, 2]]", (3, 4)), ("x[()]", ())):
+    S(f"getitem-{e}", operator.getitem, e, x=normal(*shape))
+S("getitem-mask", operator.getitem, "x[m]", x=normal(3, 4),
+  m=fixed(np.array([[True, False, True, False], [False] * 4, [True] * 4])))
+S("getitem-int-array", operator.getitem, "x[i]", x=normal(5), i=fixed(np.array([4, 0, 4, 4])))
+S("getitem-mask-tuple", operator.getitem, "x[m, 1:]", x=normal(3, 4),
+  m=fixed(np.array([True, False, True])))
+
+# --- construction --------------------------------------------------------------------
+S("np.array-scalars", np.array, "np.array([x, y, z])", x=normal(), y=normal(), z=normal())
+S("np.array-rows", np.array, "np.array((x, y))", x=normal(3), y=normal(3))
+S("np.array-array", np.array, "np.array(x)", x=normal(2, 3))
+S("np.asarray", np.asarray, "np.asarray(x)", x=normal(2, 3))
+S("np.asarray-list", np.asarray, "np.asarray([x, y])", x=normal(2), y=normal(2))
+S("np.full", np.full, "np.full((2, 3), c)", c=normal())
+S("np.full-bcast", np.full, "np.full((2, 3), c)", c=normal(3))
+S("np.full_like", np.full_like, "np.full_like(a, c)", a=fixed(np.zeros((2, 3))), c=normal())
+S("np.copy", np.copy, "np.copy(x)", x=normal(2, 3))
+
+# --- ndarray methods and attributes --------------------------------------------------
+for e, shape in (("x.T", (3, 4)), ("x.T", (2, 3, 4)), ("x.mT", (2, 3, 4)),
+                 ("x.reshape(3, 4)", (2, 6)), ("x.reshape((3, 4))", (2, 6)),
+                 ("x.reshape(-1, order='F')", (2, 3)), ("x.ravel()", (2, 3)),
+                 ("x.flatten()", (2, 3)), ("x.squeeze()", (1, 3, 1)), ("x.squeeze(0)", (1, 3)),
+                 ("x.transpose()", (2, 3, 4)), ("x.transpose(1, 0, 2)", (2, 3, 4)),
+                 ("x.transpose((2, 0, 1))", (2, 3, 4)), ("x.swapaxes(0, 1)", (2, 3)),
+                 ("x.copy()", (2, 3)), ("x.astype(np.float64)", (2, 3))):
+    S(f"ndarray-{e}-{shape}", getattr(np.ndarray, e[2:].split("(")[0]), e, x=normal(*shape))
+
+# --- math module and builtins (Python floats) ----------------------------------------
+MATH = {"exp": (-1, 1), "expm1": (-1, 1), "log": (0.5, 2), "log1p": (0.5, 2), "log2": (0.5, 2),
+        "log10": (0.5, 2), "sqrt": (0.5, 2), "sin": (-2, 2), "cos": (-2, 2), "tan": (-1, 1),
+        "asin": (-0.9, 0.9), "acos": (-0.9, 0.9), "atan": (-2, 2), "sinh": (-1, 1),
+        "cosh": (-1, 1), "tanh": (-1, 1), "asinh": (-1, 1), "acosh": (1.2, 3),
+        "atanh": (-0.9, 0.9), "fabs": (0.3, 2), "erf": (-1, 1), "erfc": (-1, 1)}
+F64 = ("float64",)
+for fn, (lo, hi) in MATH.items():
+    S(f"math.{fn}", getattr(math, fn), f"math.{fn}(x)", dtypes=F64, x=pyfloat(lo, hi))
+S("math.fabs-neg", math.fabs, "math.fabs(x)", dtypes=F64, x=pyfloat(-2, -0.3))
+S("math.log-base", math.log, "math.log(x, 2)", dtypes=F64, x=pyfloat(0.5, 2))
+for fn in ("pow", "atan2", "hypot"):
+    S(f"math.{fn}", getattr(math, fn), f"math.{fn}(x, y)", dtypes=F64, x=pyfloat(0.5, 2),
+      y=pyfloat(-1, 1))
+S("abs-float", abs, "abs(x)", dtypes=F64, x=pyfloat(-2, -0.3))
+S("abs-array", abs, "abs(x)", x=away(2, 3))
+S("float-float", float, "float(x)", dtypes=F64, x=pyfloat(-1, 1))
+S("float-0d", float, "float(x)", x=normal())
+S("pow-builtin", pow, "pow(x, 3)", x=normal(3))
+S("pow-builtin-xy", pow, "pow(x, y)", dtypes=F64, x=pyfloat(0.5, 2), y=pyfloat(-1, 1))
+S("max-builtin", max, "max(x, y)", dtypes=F64, x=pyfloat(0, 1), y=pyfloat(2, 3))
+S("min-builtin", min, "min(x, y)", dtypes=F64, x=pyfloat(0, 1), y=pyfloat(2, 3))
+
+# --- non-differentiable primitives ---------------------------------------------------
+_X, _Y = normal(3, 4), normal(3, 4)
+_I, _J = fixed(np.array([3, 5, 6])), fixed(np.array([1, 2, 3]))
+for op, sym in ((operator.floordiv, "//"), (operator.mod, "%"), (operator.eq, "=="),
+                (operator.ne, "!="), (operator.lt, "<"), (operator.le, "<="),
+                (operator.gt, ">"), (operator.ge, ">="), (operator.is_, "is"),
+                (operator.is_not, "is not")):
+    N(f"op-{op.__name__}", op, f"x {sym} y", x=_X, y=_Y)
+for op, e in ((operator.and_, "i & j"), (operator.or_, "i | j"), (operator.xor, "i ^ j"),
+              (operator.lshift, "i << j"), (operator.rshift, "i >> j"), (operator.invert, "~i")):
+    N(f"op-{op.__name__}", op, e, i=_I, j=_J)
+N("op-not_", operator.not_, "not x", x=fixed(0.5))
+N("op-contains", operator.contains, "y in x", x=_X, y=fixed(0.5))
+for uf in (np.sign, np.floor, np.ceil, np.rint, np.trunc, np.isnan, np.isfinite, np.isinf,
+           np.signbit, np.logical_not, np.round, np.around, np.nonzero, np.flatnonzero,
+           np.argmax, np.argmin, np.argsort, np.count_nonzero, np.any, np.all, np.shape,
+           np.ndim, np.size, np.zeros_like, np.ones_like, np.empty_like):
+    N(f"np.{uf.__name__}", uf, f"np.{uf.__name__}(x)", x=_X)
+for uf in (np.greater, np.greater_equal, np.less, np.less_equal, np.equal, np.not_equal,
+           np.logical_and, np.logical_or, np.logical_xor, np.floor_divide, np.remainder,
+           np.fmod, np.heaviside, np.isclose, np.allclose, np.array_equal):
+    N(f"np.{uf.__name__}", uf, f"np.{uf.__name__}(x, y)", x=_X, y=_Y)
+for uf in (np.bitwise_and, np.bitwise_or, np.bitwise_xor, np.left_shift, np.right_shift):
+    N(f"np.{uf.__name__}", uf, f"np.{uf.__name__}(i, j)", i=_I, j=_J)
+N("np.invert", np.invert, "np.invert(i)", i=_I)
+for e in ("np.zeros((2, 3))", "np.ones(3)", "np.empty(2)", "np.arange(4)", "np.linspace(0, 1, 5)",
+          "np.eye(3)", "np.identity(2)"):
+    N(e, eval(e.split("(")[0], {"np": np}), e)  # noqa: S307 - trusted table
+for attr in ("shape", "ndim", "size", "dtype", "itemsize", "nbytes"):
+    N(f"ndarray.{attr}", getattr(np.ndarray, attr), f"x.{attr}", x=_X)
+for meth in ("argmax", "argmin", "argsort", "nonzero", "any", "all"):
+    N(f"ndarray.{meth}", getattr(np.ndarray, meth), f"x.{meth}()", x=_X)
+for fn in ("floor", "ceil", "trunc", "isnan", "isinf", "isfinite"):
+    N(f"math.{fn}", getattr(math, fn), f"math.{fn}(x)", x=pyfloat(-2, 2))
+N("round", round, "round(x)", x=pyfloat(-2, 2))
+N("int", int, "int(x)", x=pyfloat(-2, 2))
+N("len", len, "len(x)", x=_X)
