@@ -173,8 +173,9 @@ def _transform(mode, fn, wrt, policy, optimize):
     compiler.validate_options(options)
 
     def make(f):
-        if not callable(f):
-            raise SrcGradError(f"srcgrad.{mode} expects a function, got {f!r}")
+        if not hasattr(f, "__code__"):
+            raise SrcGradError(f"srcgrad.{mode} differentiates Python functions written with "
+                               f"'def'; got {f!r}")
         return Transformed(f, options)
 
     return make if fn is None else make(fn)

@@ -94,8 +94,8 @@ class _Assembler:
             raise NonDifferentiableError(
                 f"grad needs a function with a scalar output, but {program.name} returns "
                 f"a tuple; use srcgrad.vjp or srcgrad.jacobian for several outputs",
-                filename=program.filename, lineno=program.node.lineno,
-                col=program.node.col_offset)
+                filename=program.filename, lineno=program.output_node.lineno,
+                col=program.output_node.col_offset)
         if options.mode == "vjp":
             return self.split()
         return self.joint()

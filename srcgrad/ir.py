@@ -69,6 +69,7 @@ class Program:
     node: gast.FunctionDef           # the user's definition (signature, defaults)
     free: dict[str, object] = field(default_factory=dict)   # free name -> object
     namer: Namer = field(default_factory=Namer)
+    output_node: object = None       # the returned expression, for error locations
 
 
 def names_in(node) -> list[str]:

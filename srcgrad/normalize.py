@@ -98,9 +98,11 @@ class _Normalizer:
     # -- driver ---------------------------------------------------------------
     def run(self) -> ir.Program:
         output = None
+        self.output_node = self.func
         body = self.func.body
         for i, stmt in enumerate(body):
             if isinstance(stmt, gast.Return):
+                self.output_node = stmt.value or stmt
                 output = self.returned(stmt)
                 break
             if i == 0 and _is_docstring(stmt):
@@ -111,7 +113,7 @@ class _Normalizer:
         for default in self.func.args.defaults:
             self.collect_free(default)
         return ir.Program(self.func.name, self.params, self.out, output, self.parsed.filename,
-                          self.func, self.free, self.namer)
+                          self.func, self.free, self.namer, self.output_node)
 
     def returned(self, stmt):
         value = stmt.value

@@ -58,6 +58,11 @@ def reverse(program: ir.Program, wrt: list[str], act: Activity, seed=(), bound=N
     sweep = Sweep(adjoints=dict(bound or {}))
     namer = program.namer
     classes = shape_classes(program)
+    for stmt in program.body:  # report the first missing rule in program order
+        op = getattr(stmt, "op", None)
+        if op is not None and any(act.is_active(t) for t in ir.target_names(stmt)) \
+                and registry.lookup(op.primitive) is None:
+            raise _missing_rule(program, op)
     for var, expr in seed:
         if act.is_active(var):
             _accumulate(sweep, namer, var, expr, "output")
@@ -106,14 +111,13 @@ def _accumulate(sweep: Sweep, namer, var: str, expr, origin: str) -> None:
 
 def _missing_rule(program, op) -> MissingRuleError:
     prim = op.primitive
-    if isinstance(prim, ir.UnknownMember):
-        what = f"the {'method' if prim.is_call else 'attribute'} '{prim}'"
+    if isinstance(prim, ir.UnknownMember) or op.label.startswith("."):
+        what = f"the {'method' if op.label.endswith('()') else 'attribute'} '{op.label}'"
     else:
         what = f"'{registry.display_name(prim)}'"
     return MissingRuleError(
-        f"no adjoint rule for {what}, and a value being differentiated flows into it; "
-        f"register one with srcgrad.register_vjp, or wrap the value in "
-        f"srcgrad.stop_gradient if no gradient should flow there",
+        f"no adjoint rule for {what}, and a value being differentiated flows into it "
+        f"(wrap the value in srcgrad.stop_gradient if no gradient should flow there)",
         filename=program.filename, lineno=getattr(op.node, "lineno", None),
         col=getattr(op.node, "col_offset", None))
 

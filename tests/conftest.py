@@ -1,9 +1,8 @@
-"""Test configuration: the tests import their shared modules (corpus, numeric)
-from this directory, and generated code is cached in a temporary directory."""
+"""Shared pytest setup: make the ``srcgrad`` package importable from a checkout."""
 
-import os
 import sys
-import tempfile
+from pathlib import Path
 
-sys.path.insert(0, os.path.dirname(__file__))
-os.environ.setdefault("SRCGRAD_CACHE_DIR", tempfile.mkdtemp(prefix="srcgrad-test-cache-"))
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))

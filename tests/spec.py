@@ -30,6 +30,8 @@ from typing import Callable
 
 import numpy as np
 
+import srcgrad
+
 FLOATS = ("float64", "float32")
 
 
@@ -417,3 +419,4 @@ for fn in ("floor", "ceil", "trunc", "isnan", "isinf", "isfinite"):
 N("round", round, "round(x)", x=pyfloat(-2, 2))
 N("int", int, "int(x)", x=pyfloat(-2, 2))
 N("len", len, "len(x)", x=_X)
+N("stop_gradient", srcgrad.stop_gradient, "srcgrad.stop_gradient(x)", x=_X)

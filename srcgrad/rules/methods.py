@@ -54,7 +54,7 @@ def transpose(out, d_out, a, *axes):
     return np.transpose(d_out, np.argsort(np.mod(perm, np.ndim(a))))
 
 
-@adjoint(np.ndarray.swapaxes, name="np.ndarray.swapaxes")
+@adjoint(np.ndarray.swapaxes, "a", name="np.ndarray.swapaxes")
 def swapaxes(out, d_out, a, axis1, axis2):
     return np.swapaxes(d_out, axis1, axis2)
 

@@ -95,7 +95,7 @@ def display_name(primitive) -> str:
     if isinstance(primitive, np.ufunc):
         return f"np.{primitive.__name__}"
     if module.startswith("numpy"):
-        for prefix, mod in (("np.linalg.", np.linalg), ("np.", np)):
+        for prefix, mod in (("np.linalg.", np.linalg), ("np.fft.", np.fft), ("np.", np)):
             if getattr(mod, qual, None) is primitive:
                 return prefix + qual
     if module == "math":

@@ -1,0 +1,93 @@
+"""Functions with constructs srcgrad rejects; test_errors.py checks that each
+error names the right line and column.  The marker comment on each offending
+line says which line the error must point at."""
+
+import numpy as np
+
+
+def uses_try(x):
+    try:  # <- error
+        y = np.sin(x)
+    except ValueError:
+        y = x
+    return np.sum(y)
+
+
+def uses_yield(x):
+    yield np.sum(x)  # <- error
+
+
+def uses_global(x):
+    global COUNTER  # <- error
+    return np.sum(x)
+
+
+def uses_with(x):
+    with open("f") as handle:  # <- error
+        pass
+    return np.sum(x)
+
+
+def uses_lambda(x):
+    f = lambda v: v * 2  # <- error  # noqa: E731
+    return np.sum(f(x))
+
+
+def uses_del(x):
+    y = x * 2
+    del y  # <- error
+    return np.sum(x)
+
+
+def uses_raise(x):
+    raise ValueError("no")  # <- error
+
+
+def uses_nested_def(x):
+    def inner(v):  # <- error
+        return v
+    return np.sum(inner(x))
+
+
+def uses_walrus(x):
+    return np.sum(y := x * 2)  # <- error
+
+
+def uses_fstring(x):
+    s = f"{x}"  # <- error
+    return np.sum(x)
+
+
+def uses_import(x):
+    import math  # <- error
+    return np.sum(x) * math.pi
+
+
+def uses_starred_args(*xs):  # <- error
+    return np.sum(xs[0])
+
+
+def uses_setitem(x):
+    y = x * 1.0
+    y[0] = 3.0  # <- error
+    return np.sum(y)
+
+
+def calls_unknown_function(x):
+    return np.sum(np.fft.fft(x).real)  # <- error
+
+
+def undefined_name(x):
+    return np.sum(x * not_defined_anywhere)  # <- error  # noqa: F821
+
+
+def unknown_method(x):
+    return np.sum(x.cumprod())  # <- error
+
+
+def rule_cannot_bind(x):
+    return np.sum(x, where=x > 0)  # <- error
+
+
+def returns_tuple(x):
+    return np.sum(x), np.sum(x * 2)  # <- error
