@@ -17,7 +17,7 @@ indices, masks and constants.
     >>> from .normalize import normalize
     >>> program = normalize(parse_function(f))
     >>> sorted(activity(program, ["x"]).active)
-    ['t1', 'x', 'z']
+    ['t1', 't2', 'x', 'z']
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ value, who reads it.
     >>> sweep = reverse(program, ["x"], activity(program, ["x"]), bound={"t2": "d_t2"})
     >>> print(show_statements(sweep.statements))
     d_z = unreduce(d_t2, z)
-    d_t1 = d_z * y
+    d_t1 = unbroadcast(d_z * y, t1)
     d_x = d_t1 * np.cos(x)
 """
 

@@ -222,3 +222,132 @@ def test_every_rule_has_an_entry():
     marked = {id(e.primitive) for e in spec.NONDIFF}
     missing = [n for p, n in registry.all_nondifferentiable().items() if id(p) not in marked]
     assert not missing, f"non-differentiable primitives without an entry: {missing}"
+
+
+REQUIRED = [
+    operator.add, operator.sub, operator.mul, operator.truediv, operator.neg, operator.pos,
+    operator.pow, operator.matmul, operator.getitem, operator.eq, operator.lt, operator.gt,
+    np.exp, np.log, np.log1p, np.expm1, np.sqrt, np.sin, np.cos, np.tan, np.arcsin, np.arccos,
+    np.arctan, np.arctan2, np.sinh, np.cosh, np.tanh, np.abs, np.absolute, np.sign, np.square,
+    np.reciprocal, np.power, np.maximum, np.minimum, np.exp2, np.log2, np.log10, np.hypot,
+    np.add, np.subtract, np.multiply, np.divide, np.true_divide, np.negative, np.fmax, np.fmin,
+    np.arcsinh, np.arccosh, np.arctanh, np.logaddexp, np.where, np.clip,
+    np.sum, np.mean, np.prod, np.max, np.min, np.amax, np.amin, np.var, np.std, np.linalg.norm,
+    np.dot, np.matmul, np.outer, np.inner, np.tensordot, np.einsum, np.trace, np.transpose,
+    np.linalg.inv, np.linalg.solve, np.linalg.det, np.linalg.slogdet,
+    np.reshape, np.ravel, np.squeeze, np.expand_dims, np.concatenate, np.stack, np.hstack,
+    np.vstack, np.broadcast_to, np.tile, np.repeat, np.flip, np.swapaxes, np.moveaxis,
+    np.atleast_1d, np.atleast_2d, np.array, np.asarray, np.full, np.copy, np.cumsum,
+    np.zeros_like, np.ones_like, np.empty_like, np.zeros, np.ones, np.empty, np.arange,
+    np.linspace, np.eye, np.identity, np.greater, np.greater_equal, np.less, np.less_equal,
+    np.equal, np.not_equal, np.floor, np.ceil, np.round, np.around, np.rint, np.trunc,
+    np.isnan, np.isfinite, np.isinf, np.argmax, np.argmin, np.argsort, np.shape, np.ndim,
+    np.size, np.logical_and, np.logical_or, np.logical_not, np.logical_xor, np.floor_divide,
+    np.mod, np.remainder,
+    *(getattr(np.ndarray, m) for m in (
+        "T", "sum", "mean", "prod", "max", "min", "var", "std", "reshape", "ravel", "flatten",
+        "squeeze", "transpose", "swapaxes", "dot", "copy", "astype", "clip", "cumsum", "trace",
+        "shape", "ndim", "size", "dtype", "argmax", "argmin", "argsort")),
+    *(getattr(math, f) for f in (
+        "exp", "log", "log1p", "expm1", "sqrt", "sin", "cos", "tan", "asin", "acos", "atan",
+        "atan2", "sinh", "cosh", "tanh", "pow", "hypot", "fabs", "erf", "floor", "ceil", "trunc")),
+    abs, float, pow, max, min,
+]
+
+
+def test_required_primitives_are_registered_and_tested():
+    entries = {id(e.primitive) for e in spec.SPECS + spec.NONDIFF}
+    for prim in REQUIRED:
+        name = registry.display_name(prim)
+        assert registry.lookup(prim) or registry.is_nondifferentiable(prim), f"{name} unregistered"
+        assert id(prim) in entries, f"{name} has no spec entry"
+
+
+def _prim(a, b=1):
+    return a
+
+
+FORBIDDEN = 1.0
+
+
+@pytest.mark.parametrize(("primitive", "wrt", "rule", "words"), [
+    (_prim, (), lambda res, d_out, a: d_out, "(out, d_out)"),
+    (_prim, ("zz",), lambda out, d_out, a: d_out, "'zz'"),
+    (_prim, (), lambda out, d_out, b: d_out, "do not match"),
+    (np.ldexp, (), lambda out, d_out, x: d_out, "ufunc takes 2"),
+    (_prim, (), lambda out, d_out, a: d_out * FORBIDDEN, "FORBIDDEN"),
+], ids=["first-params", "wrt-not-a-param", "param-names", "ufunc-arity", "forbidden-global"])
+def test_malformed_rules_are_rejected(primitive, wrt, rule, words):
+    name = "bad.prim" if primitive is _prim else "np.ldexp"
+    with pytest.raises(RuleError) as info:
+        registry.adjoint(primitive, *wrt, name=name if primitive is _prim else None)(rule)
+    assert name in str(info.value) and words in str(info.value)
+    assert registry.lookup(primitive) is None
+
+
+def test_positional_only_parameters_may_be_renamed():
+    def prim(x, /, axis=None):
+        return x
+
+    @registry.adjoint(prim, name="test.prim")
+    def rule(out, d_out, a, axis=None):
+        return d_out
+
+    assert registry.lookup(prim).params == ("a", "axis")
+    registry._RULES.pop(prim)
+
+
+def _rule(prim):
+    return registry.lookup(prim).fn
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_extremum_ties_split_equally(dtype):
+    x = np.array([[1.0, 3.0, 3.0], [2.0, 2.0, 2.0]], dtype)
+    g = _rule(np.max)(np.max(x, axis=1), np.ones(2, dtype), x, axis=1)
+    np.testing.assert_allclose(g, [[0, 0.5, 0.5], [1 / 3, 1 / 3, 1 / 3]], rtol=1e-6)
+    assert g.dtype == dtype
+    g = _rule(np.min)(np.min(x), np.array(1.0, dtype)[()], x)
+    np.testing.assert_allclose(g, [[1, 0, 0], [0, 0, 0]])
+    gx, gy = _rule(np.maximum)(x, np.ones_like(x), x, x)
+    np.testing.assert_allclose(gx, 0.5 * np.ones_like(x))
+    np.testing.assert_allclose(gy, 0.5 * np.ones_like(x))
+    assert _rule(max)(2.0, 1.0, 2.0, 2.0) == (1.0, 0.0)  # builtin max: the first wins
+
+
+def test_subgradients_at_zero_are_zero():
+    z = np.zeros(3)
+    for ord_ in (None, 1, 2, np.inf, 3):
+        g = _rule(np.linalg.norm)(np.linalg.norm(z, ord_), 1.0, z, ord_)
+        np.testing.assert_array_equal(g, z)
+    np.testing.assert_array_equal(_rule(np.abs)(z, np.ones(3), z), z)
+    np.testing.assert_array_equal(_rule(np.std)(np.std(z + 1), 1.0, z + 1), z)
+    assert _rule(abs)(0.0, 1.0, 0.0) == 0.0 and type(_rule(abs)(2.0, 1.0, -2.0)) is float
+
+
+def test_prod_with_zeros_uses_the_other_factors():
+    x = np.array([2.0, 0.0, 3.0, 0.0])
+    np.testing.assert_array_equal(_rule(np.prod)(0.0, 1.0, x), [0, 0, 0, 0])
+    x[3] = 5.0
+    np.testing.assert_array_equal(_rule(np.prod)(0.0, 1.0, x), [0, 30, 0, 0])
+
+
+def test_getitem_of_a_tuple_gives_a_tuple():
+    from srcgrad.runtime import getitem_grad, is_basic_index
+    sign, logdet = np.linalg.slogdet(np.eye(2) * 3)
+    grads = getitem_grad(np.float64(2.0), (sign, logdet), 1)
+    assert isinstance(grads, tuple) and grads[1] == 2.0 and grads[0] == 0.0
+    assert getitem_grad([1.0, 2.0], [4.0, 5.0, 6.0], slice(1, None)) == [0.0, 1.0, 2.0]
+    assert is_basic_index((0, slice(None), None, Ellipsis)) and is_basic_index(np.int64(2))
+    assert not is_basic_index([0, 1]) and not is_basic_index((0, np.array([1])))
+    assert not is_basic_index(np.array([True])) and not is_basic_index(True)
+
+
+def test_unsupported_variants_raise_clearly():
+    x = np.ones((3, 3))
+    with pytest.raises(NotImplementedError, match="repeated"):
+        _rule(np.einsum)(np.einsum("ii->i", x), np.ones(3), "ii->i", x)
+    with pytest.raises(NotImplementedError, match="sublist"):
+        _rule(np.einsum)(np.einsum(x, [0, 1]), np.ones((3, 3)), x, [0, 1])
+    with pytest.raises(NotImplementedError, match="ord=2"):
+        _rule(np.linalg.norm)(np.linalg.norm(x, 2), 1.0, x, 2)
