@@ -72,11 +72,11 @@ def parse_function(fn) -> ParsedFunction:
     filename = target.__code__.co_filename
     try:
         lines, first = inspect.getsourcelines(target)
-    except (OSError, TypeError) as exc:
+    except (OSError, TypeError):
         raise SourceNotFoundError(
             f"cannot find the source code of {target.__qualname__} (defined in "
             f"{filename}); srcgrad reads a function's source, so define it in a file, "
-            f"a notebook cell or a module") from exc
+            f"a notebook cell or a module") from None
     text = "".join(lines)
     dedented = textwrap.dedent(text)
     indent = _indent_width(text) - _indent_width(dedented)

@@ -26,6 +26,7 @@ import builtins
 import copy
 import inspect
 import textwrap
+import warnings
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -178,10 +179,10 @@ class _SliceToCall(gast.NodeTransformer):
 
     def visit_Slice(self, node):
         parts = [node.lower, node.upper, node.step]
-        while len(parts) > 1 and parts[-1] is None:
+        while len(parts) > 2 and parts[-1] is None:
             parts.pop()
-        if len(parts) == 1:
-            parts = [None, parts[0]] if parts[0] is not None else [None]
+        if parts == [None, None]:
+            parts = [None]
         args = [gast.Constant(value=None, kind=None) if p is None else self.visit(p)
                 for p in parts]
         return gast.Call(func=ir.name("slice"), args=args, keywords=[])
@@ -243,8 +244,10 @@ def static_eval(node):
     try:
         tree = ast.Expression(body=gast.gast_to_ast(node))
         ast.fix_missing_locations(tree)
-        return True, eval(compile(tree, "<srcgrad static test>", "eval"),  # noqa: S307
-                          {"__builtins__": {}}, dict(_STATIC_NAMES))
+        with warnings.catch_warnings():  # `1 is None` is a fine static test here
+            warnings.simplefilter("ignore", SyntaxWarning)
+            code = compile(tree, "<srcgrad static test>", "eval")
+        return True, eval(code, {"__builtins__": {}}, dict(_STATIC_NAMES))  # noqa: S307
     except Exception:  # noqa: BLE001 - a test that cannot be decided statically
         return False, None
 

@@ -76,6 +76,8 @@ def grad_seed(value):
     Raises if ``value`` is not a scalar: ``grad`` differentiates scalar
     functions; ``vjp`` and ``jacobian`` handle the others.
     """
+    if type(value) is float:
+        return 1.0
     if np.ndim(value) != 0:
         from .errors import NonDifferentiableError  # noqa: PLC0415 - keep exports numpy-only
 

@@ -258,8 +258,10 @@ S("np.outer", np.outer, "np.outer(x, y)", x=normal(3), y=normal(4))
 S("np.outer-flatten", np.outer, "np.outer(x, y)", x=normal(2, 3), y=normal(4))
 for axes, sa, sb in (("", (3, 4, 5), (4, 5, 2)), (", axes=1", (3, 4), (4, 2)),
                      (", axes=0", (3,), (2,)), (", axes=([1, 0], [0, 1])", (3, 4, 2), (4, 3)),
-                     (", axes=(1, 0)", (3, 4), (4, 2)), (", axes=([0, 2], [2, 0])", (3, 4, 2), (2, 5, 3))):
-    S(f"np.tensordot{axes}", np.tensordot, f"np.tensordot(x, y{axes})", x=normal(*sa), y=normal(*sb))
+                     (", axes=(1, 0)", (3, 4), (4, 2)),
+                     (", axes=([0, 2], [2, 0])", (3, 4, 2), (2, 5, 3))):
+    S(f"np.tensordot{axes}", np.tensordot, f"np.tensordot(x, y{axes})", x=normal(*sa),
+      y=normal(*sb))
 EINSUMS = (("ij,jk->ik", (3, 4), (4, 2)), ("ij,jk", (3, 4), (4, 2)), ("i,i->", (4,), (4,)),
            ("i,j->ij", (3,), (4,)), ("bij,bjk->bik", (2, 3, 4), (2, 4, 2)),
            ("...ij,...jk->...ik", (2, 3, 4), (4, 2)), ("ij,ij->ij", (3, 4), (3, 4)),
@@ -302,10 +304,11 @@ for e, shape in (("np.reshape(x, (3, 4))", (2, 6)), ("np.reshape(x, -1)", (2, 3)
                  ("np.squeeze(x, axis=2)", (1, 3, 1, 2)), ("np.expand_dims(x, 0)", (2, 3)),
                  ("np.expand_dims(x, (0, 2))", (2, 3)), ("np.atleast_1d(x)", ()),
                  ("np.atleast_2d(x)", (3,)), ("np.swapaxes(x, 0, 2)", (2, 3, 4)),
-                 ("np.moveaxis(x, 0, -1)", (2, 3, 4)), ("np.moveaxis(x, (0, 1), (2, 0))", (2, 3, 4)),
-                 ("np.flip(x)", (2, 3)), ("np.flip(x, 0)", (2, 3)), ("np.flip(x, axis=(0, 2))", (2, 3, 4)),
+                 ("np.moveaxis(x, 0, -1)", (2, 3, 4)), ("np.flip(x)", (2, 3)),
+                 ("np.moveaxis(x, (0, 1), (2, 0))", (2, 3, 4)), ("np.flip(x, 0)", (2, 3)),
+                 ("np.flip(x, axis=(0, 2))", (2, 3, 4)), ("np.tile(x, 2)", (2, 3)),
                  ("np.broadcast_to(x, (2, 3))", (3,)), ("np.broadcast_to(x, (2, 3, 4))", (3, 1)),
-                 ("np.tile(x, 2)", (2, 3)), ("np.tile(x, (2, 1))", (2, 3)), ("np.tile(x, (2, 1, 2))", (2, 3)),
+                 ("np.tile(x, (2, 1))", (2, 3)), ("np.tile(x, (2, 1, 2))", (2, 3)),
                  ("np.repeat(x, 2)", (2, 3)), ("np.repeat(x, 3, axis=1)", (2, 3)),
                  ("np.repeat(x, [1, 0, 2], axis=-1)", (2, 3)), ("np.repeat(x, [2, 1])", (2,))):
     prim = eval(e.split("(")[0], {"np": np})  # noqa: S307 - trusted table
@@ -316,7 +319,8 @@ for e, sx, sy in (("np.concatenate([x, y])", (2, 3), (4, 3)),
                   ("np.concatenate([x, y], axis=1)", (2, 3), (2, 1)),
                   ("np.concatenate((x, y), axis=None)", (2, 3), (4,)),
                   ("np.concatenate([x, y, x2], axis=-1)", (2, 3), (2, 2)),
-                  ("np.stack([x, y])", (2, 3), (2, 3)), ("np.stack((x, y), axis=-1)", (2, 3), (2, 3)),
+                  ("np.stack([x, y])", (2, 3), (2, 3)),
+                  ("np.stack((x, y), axis=-1)", (2, 3), (2, 3)),
                   ("np.hstack([x, y])", (3,), (2,)), ("np.hstack([x, y])", (2, 3), (2, 1)),
                   ("np.hstack((x, y))", (), ()), ("np.vstack([x, y])", (3,), (3,)),
                   ("np.vstack([x, y])", (2, 3), (1, 3))):

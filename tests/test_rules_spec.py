@@ -155,7 +155,7 @@ def check_kind(entry, name, g, x):
         if getattr(entry.primitive, "__module__", "") == "math":
             assert type(g) is float, f"math rule returned {type(g)}"
     else:
-        assert np.result_type(g) == x.dtype, f"cotangent of {name}: {np.result_type(g)} != {x.dtype}"
+        assert np.result_type(g) == x.dtype, f"{name}: {np.result_type(g)} != {x.dtype}"
 
 
 def _phi(entry, env, u, name, delta):

@@ -62,8 +62,10 @@ def matmul(out, d_out, a, b):
 
 nondifferentiable(operator.floordiv, name="//")
 nondifferentiable(operator.mod, name="%")
-for _op in (operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge,
-            operator.not_, operator.invert, operator.and_, operator.or_, operator.xor,
-            operator.lshift, operator.rshift, operator.is_, operator.is_not,
-            operator.contains):
-    nondifferentiable(_op)
+for _op, _symbol in ((operator.eq, "=="), (operator.ne, "!="), (operator.lt, "<"),
+                    (operator.le, "<="), (operator.gt, ">"), (operator.ge, ">="),
+                    (operator.not_, "not"), (operator.invert, "~"), (operator.and_, "&"),
+                    (operator.or_, "|"), (operator.xor, "^"), (operator.lshift, "<<"),
+                    (operator.rshift, ">>"), (operator.is_, "is"), (operator.is_not, "is not"),
+                    (operator.contains, "in")):
+    nondifferentiable(_op, name=_symbol)

@@ -18,6 +18,11 @@ rule the way they bind to the primitive.
 
 Conventions the inliner relies on:
 
+* the parameters after ``out, d_out`` mirror a prefix of the primitive's
+  positional parameters, by name and order (checked where
+  ``inspect.signature`` works); the primitive's positional-only parameters
+  (a method's ``self``, ``operator.getitem``'s ``b``) may be renamed, since
+  no call can pass them by keyword;
 * the rule returns one expression per name in ``wrt`` (a tuple when there are
   several, the bare expression when there is one), in that order;
 * a ``wrt`` parameter that holds a sequence of arrays (``np.concatenate``'s
