@@ -289,6 +289,9 @@ class _Simplify(gast.NodeTransformer):
                 return constant(value)
         if isinstance(node.op, gast.Pow) and _is_const(right, 1):
             return left
+        if isinstance(node.op, (gast.Add, gast.Sub)) and _is_const(right, 0) \
+                and not isinstance(left, gast.Constant):
+            return left
         if isinstance(node.op, gast.Mult):
             if _is_const(right, 1) and not isinstance(left, gast.Constant):
                 return left

@@ -27,16 +27,22 @@ def mT(out, d_out, a):  # noqa: N802 - mirrors the attribute
 @adjoint(np.ndarray.reshape, "a", name="np.ndarray.reshape")
 def reshape(out, d_out, a, *shape, order="C"):
     """``x.reshape(3, 4)`` and ``x.reshape((3, 4))`` alike."""
+    if order == "C":  # the default: folded away at inlining
+        return np.reshape(d_out, np.shape(a))
     return np.reshape(d_out, np.shape(a), order=order)
 
 
 @adjoint(np.ndarray.ravel, name="np.ndarray.ravel")
 def ravel(out, d_out, a, order="C"):
+    if order == "C":  # the default: folded away at inlining
+        return np.reshape(d_out, np.shape(a))
     return np.reshape(d_out, np.shape(a), order=order)
 
 
 @adjoint(np.ndarray.flatten, name="np.ndarray.flatten")
 def flatten(out, d_out, a, order="C"):
+    if order == "C":  # the default: folded away at inlining
+        return np.reshape(d_out, np.shape(a))
     return np.reshape(d_out, np.shape(a), order=order)
 
 

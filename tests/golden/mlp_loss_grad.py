@@ -16,11 +16,11 @@ def grad_mlp_loss(W, b, x, y):
     h = np.tanh(t2)  # save: h (read by the adjoint of -, np.tanh)
     t3 = h - y  # save: t3 (read by the adjoint of **)
     t4 = t3 ** 2  # save: t4 (read by the adjoint of np.mean)
-    t5 = np.mean(t4)  # save: t5 (read by the adjoint of np.mean)
+    t5 = np.mean(t4)
 
     # Adjoint sweep
     d_t5 = grad_seed(t5)
-    d_t4 = unreduce(d_t5, t4) * (np.size(t5) / np.size(t4))
+    d_t4 = unreduce(d_t5 / np.size(t4), t4)
     d_t3 = d_t4 * (2 * t3)
     d_h = unbroadcast(d_t3, h)
     d_t2 = d_h * (1 - h ** 2)

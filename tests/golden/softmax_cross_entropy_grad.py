@@ -19,13 +19,13 @@ def grad_softmax_cross_entropy(logits, onehot):
     logp = z - t4  # save: logp (read by the adjoint of *)
     t5 = onehot * logp  # save: t5 (read by the adjoint of np.sum)
     t6 = np.sum(t5, axis=1)  # save: t6 (read by the adjoint of np.mean)
-    t7 = np.mean(t6)  # save: t7 (read by the adjoint of np.mean)
+    t7 = np.mean(t6)
     t8 = -t7
 
     # Adjoint sweep
     d_t8 = grad_seed(t8)
     d_t7 = -d_t8
-    d_t6 = unreduce(d_t7, t6) * (np.size(t7) / np.size(t6))
+    d_t6 = unreduce(d_t7 / np.size(t6), t6)
     d_t5 = unreduce(d_t6, t5, 1)
     d_logp = unbroadcast(d_t5 * onehot, logp)
     d_z = unbroadcast(d_logp, z)
