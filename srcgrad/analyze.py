@@ -66,21 +66,35 @@ def output_names(program: ir.Program) -> list[str]:
 
 
 def activity(program: ir.Program, wrt: list[str]) -> Activity:
-    """Varied and useful sets of ``program`` for the arguments ``wrt``."""
+    """Varied and useful sets of ``program`` for the arguments ``wrt``.
+
+    The analysis is flow-insensitive: a variable is varied if any of its
+    definitions is, which is exact for straight-line code (every name is
+    assigned once) and a safe over-approximation in loops, iterated to a fixed
+    point because a loop carries values from one iteration to the next.
+    """
+    simple = [s for s in ir.walk_statements(program.body)
+              if getattr(s, "op", None) is not None and differentiable(s.op)]
     varied = set(wrt)
-    for stmt in program.body:
-        op = getattr(stmt, "op", None)
-        if op is None or not differentiable(op):
-            continue
-        if any(n in varied for n in operand_names(op)):
-            varied.update(ir.target_names(stmt))
+    changed = True
+    while changed:
+        changed = False
+        for stmt in simple:
+            targets = ir.target_names(stmt)
+            if any(n in varied for n in operand_names(stmt.op)) \
+                    and not all(t in varied for t in targets):
+                varied.update(targets)
+                changed = True
     useful = set(output_names(program))
-    for stmt in reversed(program.body):
-        op = getattr(stmt, "op", None)
-        if op is None or not differentiable(op):
-            continue
-        if any(n in useful for n in ir.target_names(stmt)):
-            useful.update(operand_names(op))
+    changed = True
+    while changed:
+        changed = False
+        for stmt in reversed(simple):
+            reads = operand_names(stmt.op)
+            if any(n in useful for n in ir.target_names(stmt)) \
+                    and not all(r in useful for r in reads):
+                useful.update(reads)
+                changed = True
     return Activity(varied, useful)
 
 
@@ -119,18 +133,28 @@ def _is_binary(prim) -> bool:
 def shape_classes(program: ir.Program) -> dict[str, str]:
     """Map each variable to a class of variables known to share its shape."""
     classes = {p: p for p in program.params}
+    definitions: dict[str, int] = {}
+    for stmt in ir.walk_statements(program.body):
+        names = ir.target_names(stmt)
+        if isinstance(stmt, gast.For):
+            names = ir.stored_names(stmt.target)
+        for n in names:
+            definitions[n] = definitions.get(n, 0) + 1
 
     def cls(node):
         if isinstance(node, gast.Constant) and isinstance(node.value, (int, float)):
             return SCALAR
-        if isinstance(node, gast.Name):
+        if isinstance(node, gast.Name) and definitions.get(node.id, 0) <= 1:
             return classes.get(node.id, node.id)
-        return None
+        return None  # reassigned somewhere: its shape may change, so claim nothing
 
-    for stmt in program.body:
+    for stmt in ir.walk_statements(program.body):
         targets = ir.target_names(stmt)
         op = getattr(stmt, "op", None)
         if len(targets) != 1 or op is None:
+            continue
+        if definitions.get(targets[0], 0) > 1 or targets[0] in program.params:
+            classes[targets[0]] = targets[0]  # assigned in several places: no shape claim
             continue
         target, prim, args = targets[0], op.primitive, op.args
         result = target

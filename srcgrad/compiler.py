@@ -14,6 +14,7 @@ shapes of output share all of it:
 
 from __future__ import annotations
 
+import builtins
 import math
 import types
 from dataclasses import dataclass, field
@@ -27,7 +28,8 @@ from .emit import function_source, unparse
 from .errors import NonDifferentiableError, SrcGradError
 from .frontend import parse_function
 from .normalize import normalize
-from .optimize import eliminate_dead, propagate_copies
+from .optimize import eliminate_dead, fold_zero_starts, propagate_copies
+from .tapes import insert_pushes
 from .reverse import check_wrt, reverse
 from .rules import registry
 
@@ -126,8 +128,8 @@ class _Assembler:
         if options.mode == "value_and_grad":
             result = _tuple([output, result])
         backward = self._clean(seed_stmts + sweep.statements, result)
-        reads = _forward_reads(backward, program)
-        forward = self._forward(set(ir.names_in(output)) | reads)
+        reads = _forward_reads(backward, program, sweep)
+        forward = self._forward(set(ir.names_in(output)) | reads, backward, sweep)
         self._annotate(forward, backward, reads)
         ret = gast.Return(value=result)
         if backward:
@@ -164,10 +166,10 @@ class _Assembler:
         sweep, grads = self._backward(seed, bound)
         result = _tuple(grads)
         backward = self._clean(sweep.statements, result)
-        reads = _forward_reads(backward, program) | (
+        reads = _forward_reads(backward, program, sweep) | (
             set(ir.names_in(result)) & _forward_names(program))
-        saved = _ordered(reads, program)
-        forward = self._forward(set(ir.names_in(output)) | reads)
+        saved = _ordered(reads, program, sweep)
+        forward = self._forward(set(ir.names_in(output)) | reads, backward, sweep)
         self._annotate(forward, backward, reads)
         res_tuple = _tuple([ir.name(n) for n in saved])
         fwd_body = forward + [gast.Return(value=_tuple([output, res_tuple]))]
@@ -191,10 +193,14 @@ class _Assembler:
     def _clean(self, statements, result) -> list:
         """Dead code out of the adjoint sweep (and copies, when optimising)."""
         if self.options.optimize:
-            statements = propagate_copies(statements)
+            statements = fold_zero_starts(propagate_copies(statements))
         return eliminate_dead(statements, set(ir.names_in(result)))
 
-    def _forward(self, live) -> list:
+    def _forward(self, live, backward, sweep) -> list:
+        """The forward sweep: the program with its saves, minus what nothing reads."""
+        body, tapes = insert_pushes(self.program.body, backward, sweep.tapes,
+                                    defined=self.program.params)
+
         def keep(stmt):
             op = getattr(stmt, "op", None)
             if op is None or op.primitive is ir.OPAQUE:
@@ -203,16 +209,18 @@ class _Assembler:
             known = registry.lookup(prim) is not None or registry.is_nondifferentiable(prim) \
                 or isinstance(prim, ir.UnknownMember)
             return not known
-        return eliminate_dead(list(self.program.body), set(live), keep)
+        return tapes + eliminate_dead(body, set(live), keep)
 
     def _annotate(self, forward, backward, reads) -> None:
         readers: dict[str, list[str]] = {}
-        for stmt in backward:
+        for stmt in ir.walk_statements(backward):
             origin = getattr(stmt, "origin", None)
             for name in ir.names_in(stmt):
                 if name in reads and origin and origin not in readers.setdefault(name, []):
                     readers.setdefault(name, []).append(origin)
-        for stmt in forward:
+        for stmt in ir.walk_statements(forward):
+            if getattr(stmt, "comment", None):
+                continue
             saved = [n for n in ir.target_names(stmt) if n in readers]
             if saved:
                 stmt.comment = "save: " + "; ".join(
@@ -244,6 +252,8 @@ class _Assembler:
                         f"generated code needs '{name}' for {reserved[name]!r}: rename it",
                         filename=self.program.filename, lineno=self.program.node.lineno)
                 continue
+            if getattr(builtins, name, None) is obj:
+                continue  # a builtin: available everywhere
             if isinstance(obj, types.ModuleType):
                 imports.append(f"import {obj.__name__}" if obj.__name__ == name
                                else f"import {obj.__name__} as {name}")
@@ -281,26 +291,43 @@ def _listing(names) -> str:
     return ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def _forward_names(program) -> set[str]:
+def _forward_names(program, sweep=None) -> set[str]:
     names = set(program.params)
-    for stmt in program.body:
+    for stmt in ir.walk_statements(program.body):
         names.update(ir.target_names(stmt))
+        if isinstance(stmt, gast.For):
+            names.update(ir.stored_names(stmt.target))
+    if sweep is not None:
+        names.update(sweep.tapes.values())
     return names
 
 
-def _forward_reads(backward, program) -> set[str]:
-    forward = _forward_names(program)
+def _forward_reads(backward, program, sweep) -> set[str]:
+    """Forward values (and tapes) the adjoint sweep reads."""
+    forward = _forward_names(program, sweep)
     reads = set()
-    for stmt in backward:
-        reads.update(n for n in ir.names_in(stmt) if n in forward)
+    for stmt in ir.walk_statements(backward):
+        if isinstance(stmt, (gast.If, gast.While)):
+            names = ir.names_in(stmt.test)
+        elif isinstance(stmt, gast.For):
+            names = ir.names_in(stmt.iter)
+        else:
+            names = ir.names_in(stmt.value if isinstance(stmt, gast.Assign) else stmt)
+        reads.update(n for n in names if n in forward)
     return reads
 
 
-def _ordered(names, program) -> list[str]:
+def _ordered(names, program, sweep) -> list[str]:
     order = list(program.params)
-    for stmt in program.body:
+    for stmt in ir.walk_statements(program.body):
         order.extend(ir.target_names(stmt))
-    return [n for n in order if n in names]
+    order.extend(sorted(sweep.tapes.values()))
+    seen, result = set(), []
+    for n in order:
+        if n in names and n not in seen:
+            seen.add(n)
+            result.append(n)
+    return result
 
 
 def _names_used(source: str) -> set[str]:

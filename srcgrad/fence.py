@@ -29,7 +29,9 @@ SUPPORTED = frozenset({
     "Assign", "AugAssign", "AnnAssign", "Return", "Expr", "Pass", "Assert",
     # expressions
     "Constant", "BinOp", "UnaryOp", "BoolOp", "Compare", "Call", "Attribute",
-    "Subscript", "Slice", "Tuple", "List",
+    "Subscript", "Slice", "Tuple", "List", "IfExp",
+    # control flow
+    "If", "For", "While", "Break", "Continue",
     # operators
     "Add", "Sub", "Mult", "Div", "FloorDiv", "Mod", "Pow", "MatMult",
     "USub", "UAdd", "Not", "Invert", "And", "Or",
@@ -37,16 +39,10 @@ SUPPORTED = frozenset({
     "Eq", "NotEq", "Lt", "LtE", "Gt", "GtE", "Is", "IsNot", "In", "NotIn",
 })
 
-_NOT_YET = "are not supported yet (straight-line code only in this version)"
+_NOT_YET = "are not supported yet"
 
 #: Node types rejected, with the reason given to the user.
 REJECTED = {
-    "If": f"'if' statements {_NOT_YET}",
-    "IfExp": f"conditional expressions {_NOT_YET}",
-    "For": f"'for' loops {_NOT_YET}",
-    "While": f"'while' loops {_NOT_YET}",
-    "Break": f"'break' statements {_NOT_YET}",
-    "Continue": f"'continue' statements {_NOT_YET}",
     "ListComp": f"list comprehensions {_NOT_YET}",
     "SetComp": "set comprehensions are not supported",
     "DictComp": f"dict comprehensions {_NOT_YET}",

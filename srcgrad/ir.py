@@ -102,3 +102,18 @@ def assign(target, value) -> gast.Assign:
     if isinstance(target, str):
         target = name(target, store=True)
     return gast.Assign(targets=[target], value=value, type_comment=None)
+
+
+def walk_statements(stmts):
+    """Every statement in ``stmts``, depth first, compound statements before their bodies."""
+    for stmt in stmts:
+        yield stmt
+        if isinstance(stmt, (gast.If, gast.For, gast.While)):
+            yield from walk_statements(stmt.body)
+            yield from walk_statements(stmt.orelse)
+
+
+def stored_names(node) -> list[str]:
+    """Names a target expression assigns."""
+    return [n.id for n in gast.walk(node) if isinstance(n, gast.Name)
+            and isinstance(n.ctx, gast.Store)]

@@ -29,13 +29,16 @@ expressions.
 from __future__ import annotations
 
 import ast
+import copy
 import operator
 
 import gast
 import numpy as np
 
 from . import ir, runtime
+from .emit import block_lines, unparse
 from .errors import SrcGradError, UnsupportedSyntaxError
+from .controlflow import contains, structure
 from .frontend import MISSING, ParsedFunction, root_name, static_value
 from .naming import Namer
 from .rules import registry
@@ -74,8 +77,8 @@ def normalize(parsed: ParsedFunction) -> ir.Program:
 
 def unparse_body(program: ir.Program) -> str:
     """The program's statements and return as source (for doctests and debugging)."""
-    lines = [ast.unparse(gast.gast_to_ast(s)) for s in program.body]
-    lines.append("return " + ast.unparse(gast.gast_to_ast(program.output)))
+    lines = block_lines(program.body, 0)
+    lines.append("return " + unparse(program.output))
     return "\n".join(lines)
 
 
@@ -90,6 +93,7 @@ class _Normalizer:
         self.env = {p: p for p in self.params}     # user variable -> current SSA name
         self.free: dict[str, object] = {}
         self.out: list = []
+        self.depth = 0                              # nesting in if/for/while
 
     # -- errors ---------------------------------------------------------------
     def error(self, message, node, cls=UnsupportedSyntaxError):
@@ -99,6 +103,9 @@ class _Normalizer:
     def run(self) -> ir.Program:
         output = None
         self.output_node = self.func
+        result, flag = self.namer.fresh("result"), self.namer.fresh("returned")
+        structure(self.func, result=result, flag=flag)
+        self.locals |= {result, flag}
         body = self.func.body
         for i, stmt in enumerate(body):
             if isinstance(stmt, gast.Return):
@@ -146,6 +153,14 @@ class _Normalizer:
             self.out.append(node)
         elif isinstance(stmt, gast.Pass):
             pass
+        elif isinstance(stmt, gast.If):
+            self.if_statement(stmt)
+        elif isinstance(stmt, gast.For):
+            self.for_statement(stmt)
+        elif isinstance(stmt, gast.While):
+            self.while_statement(stmt)
+        elif isinstance(stmt, (gast.Break, gast.Continue)):
+            self.out.append(gast.copy_location(type(stmt)(), stmt))
         else:  # pragma: no cover - the fence rejects everything else
             raise self.error(f"'{type(stmt).__name__}' statements are not supported", stmt)
 
@@ -192,9 +207,180 @@ class _Normalizer:
         raise self.error("unpacking this value is not supported yet: unpack a tuple "
                          "display or a call that returns a fixed number of arrays", value)
 
+
+    # -- compound statements ----------------------------------------------------
+    def nested(self, stmts) -> list:
+        """Normalise a branch or loop body into its own statement list."""
+        saved, self.out = self.out, []
+        self.depth += 1
+        try:
+            for stmt in stmts:
+                self.statement(stmt)
+            return self.out
+        finally:
+            self.out = saved
+            self.depth -= 1
+
+    def pin(self, stmts) -> None:
+        """Give every variable assigned in ``stmts`` its name now, so that a read
+        before the assignment (from the previous iteration) finds it."""
+        for user_name in sorted(_assigned_names(gast.Module(body=list(stmts), type_ignores=[]))):
+            if user_name not in self.env:
+                self.define(user_name)
+
+    def condition(self, test, body_stmts):
+        """The branch condition as a name the adjoint sweep can read back."""
+        node = self.opaque(test)
+        assigned = {self.env.get(n, n) for n in
+                    _assigned_names(gast.Module(body=list(body_stmts), type_ignores=[]))}
+        if isinstance(node, gast.Name) and node.id not in assigned:
+            return node
+        tmp = self.namer.temp()
+        stmt = ir.assign(tmp, node)
+        stmt.op = ir.Op(ir.OPAQUE, [], {}, test, "condition")
+        self.out.append(gast.copy_location(stmt, test))
+        return gast.copy_location(ir.name(tmp), test)
+
+    def if_statement(self, stmt):
+        test = self.condition(stmt.test, stmt.body + stmt.orelse)
+        node = gast.If(test=test, body=self.nested(stmt.body), orelse=self.nested(stmt.orelse))
+        self.out.append(gast.copy_location(node, stmt))
+
+    def conditional_into(self, node, target: str):
+        """``target = a if c else b`` as an ``if`` statement (only one side runs)."""
+        name = gast.copy_location(gast.Name(id=target, ctx=gast.Store(), annotation=None,
+                                            type_comment=None), node)
+        branch = gast.If(test=node.test,
+                         body=[gast.copy_location(ir.assign(name, node.body), node.body)],
+                         orelse=[gast.copy_location(ir.assign(copy.deepcopy(name), node.orelse),
+                                                    node.orelse)])
+        self.locals.add(target)
+        self.define(target)
+        self.if_statement(gast.copy_location(branch, node))
+
+    def for_statement(self, stmt):
+        if stmt.orelse:
+            raise self.error("'for ... else' is not supported", stmt.orelse[0])
+        target, prefix, range_atom = self.loop_index(stmt)
+        body = prefix + stmt.body
+        self.pin(body)
+        counter = self.counter_start(stmt.body)
+        index = self.define(target.id)
+        self.locals.add(target.id)
+        inner = self.nested(body)
+        if counter:
+            inner.insert(0, self.counter_step(counter, stmt))
+        loop = gast.For(target=ir.name(index, store=True), iter=range_atom, body=inner,
+                        orelse=[], type_comment=None)
+        loop.counter = counter
+        self.out.append(gast.copy_location(loop, stmt))
+
+    def loop_index(self, stmt):
+        """``for x in xs`` -> ``for k in range(len(xs)): x = xs[k]`` (and zip, enumerate):
+        every loop runs over a range, which the adjoint sweep can run backwards."""
+        target, it = stmt.target, stmt.iter
+        callee = self.callee(it) if isinstance(it, gast.Call) else MISSING
+        if callee is range and isinstance(target, gast.Name) and not it.keywords:
+            return target, [], self.opaque_value(it, "range")
+        index, start = None, None
+        if callee is enumerate and isinstance(target, gast.Tuple) and len(target.elts) == 2 \
+                and not it.keywords and 1 <= len(it.args) <= 2:
+            seqs, items = it.args[:1], target.elts[1:]
+            index, start = target.elts[0], (it.args[1] if len(it.args) == 2 else None)
+        elif callee is zip and isinstance(target, gast.Tuple) and not it.keywords \
+                and len(target.elts) == len(it.args):
+            seqs, items = list(it.args), list(target.elts)
+        else:
+            seqs, items = [it], [target]
+        names = [self.sequence(seq, stmt.body) for seq in seqs]
+        if isinstance(index, gast.Name) and start is None:
+            k, prefix = index, []
+        else:
+            k = gast.copy_location(gast.Name(id=self.namer.fresh("k"), ctx=gast.Store(),
+                                             annotation=None, type_comment=None), target)
+            prefix = []
+            if index is not None:
+                offset = gast.BinOp(left=_load(k), op=gast.Add(), right=start)
+                prefix.append(gast.copy_location(ir.assign(copy.deepcopy(index), offset), target))
+        for item, seq in zip(items, names):
+            value = gast.copy_location(gast.Subscript(value=seq, slice=_load(k), ctx=gast.Load()),
+                                       seq)
+            prefix.append(gast.copy_location(ir.assign(copy.deepcopy(item), value), item))
+        lengths = [_builtin_call("len", seq) for seq in names]
+        count = lengths[0] if len(lengths) == 1 else _builtin_call("min", *lengths)
+        return k, prefix, self.opaque_value(gast.copy_location(_builtin_call("range", count), it),
+                                            "range")
+
+    def sequence(self, seq, body):
+        """The sequence a loop indexes, held in a name the body does not reassign."""
+        if isinstance(seq, gast.Name) and (seq.id not in self.locals or seq.id not in
+                                           _assigned_names(gast.Module(body=body,
+                                                                       type_ignores=[]))):
+            return seq
+        tmp = self.namer.temp()
+        self.locals.add(tmp)
+        self.expr_into(seq, gast.copy_location(gast.Name(id=tmp, ctx=gast.Store(),
+                                                         annotation=None, type_comment=None),
+                                               seq))
+        return gast.copy_location(gast.Name(id=tmp, ctx=gast.Load(), annotation=None,
+                                            type_comment=None), seq)
+
+    def opaque_value(self, node, label):
+        """A temporary holding ``node`` evaluated whole (inactive: ranges, lengths)."""
+        tmp = self.namer.temp()
+        stmt = ir.assign(tmp, self.opaque(node))
+        stmt.op = ir.Op(ir.OPAQUE, [], {}, node, label)
+        self.out.append(gast.copy_location(stmt, node))
+        return gast.copy_location(ir.name(tmp), node)
+
+    def counter_start(self, body):
+        """A counter of iterations for loops the adjoint cannot count otherwise."""
+        if not contains(body, gast.Break, into_loops=False):
+            return None
+        counter = self.namer.fresh("iterations")
+        stmt = ir.assign(counter, gast.Constant(value=0, kind=None))
+        stmt.op = ir.Op(ir.OPAQUE, [], {}, None, "iteration counter")
+        self.out.append(stmt)
+        self.env[counter] = counter
+        self.locals.add(counter)
+        return counter
+
+    def counter_step(self, counter, node):
+        stmt = ir.assign(counter, gast.BinOp(left=ir.name(counter), op=gast.Add(),
+                                             right=gast.Constant(value=1, kind=None)))
+        stmt.op = ir.Op(ir.OPAQUE, [], {}, node, "iteration counter")
+        return gast.copy_location(stmt, node)
+
+    def while_statement(self, stmt):
+        if stmt.orelse:
+            raise self.error("'while ... else' is not supported", stmt.orelse[0])
+        self.pin(stmt.body)
+        counter = self.namer.fresh("iterations")
+        start = ir.assign(counter, gast.Constant(value=0, kind=None))
+        start.op = ir.Op(ir.OPAQUE, [], {}, stmt, "iteration counter")
+        self.out.append(gast.copy_location(start, stmt))
+        self.env[counter] = counter
+        self.locals.add(counter)
+        self.depth += 1
+        test = self.opaque(stmt.test)
+        self.depth -= 1
+        inner = self.nested(stmt.body)
+        inner.insert(0, self.counter_step(counter, stmt))
+        loop = gast.While(test=test, body=inner, orelse=[])
+        loop.counter = counter
+        self.out.append(gast.copy_location(loop, stmt))
+
     # -- expressions ----------------------------------------------------------
     def define(self, user_name: str) -> str:
-        """The SSA name for a new definition of ``user_name``."""
+        """The name for a new definition of ``user_name``.
+
+        In straight-line code every definition gets a fresh name (``h``, ``h_1``);
+        inside ``if``/``for``/``while`` a variable keeps the name it has, since the
+        same statement may run many times (the reverse pass saves what an
+        overwrite destroys).
+        """
+        if self.depth and user_name in self.env:
+            return self.env[user_name]
         ssa = user_name if user_name not in self.env.values() and user_name not in self.env \
             else self.namer.fresh(user_name)
         self.namer.reserve(ssa)
@@ -203,19 +389,35 @@ class _Normalizer:
 
     def expr_into(self, value, target: gast.Name):
         """Normalise ``value`` so that its last operation assigns ``target``."""
+        if isinstance(value, gast.IfExp):
+            tmp = self.namer.temp()
+            self.conditional_into(value, tmp)
+            self.emit_copy(target, gast.copy_location(ir.name(tmp), value), value)
+            return
         built = self.operation(value)
         if built is None:  # an atom: a plain copy
             atom = self.atom(value)
             self.emit_copy(target, atom, value)
             return
         expr, op = built
-        stmt = ir.assign(self.define(target.id), expr)
+        name = self.define(target.id)
+        if name in ir.names_in(expr):  # `h = h * 2` in a loop: keep the operand intact
+            tmp = self.namer.temp()
+            stmt = ir.assign(tmp, expr)
+            stmt.op = op
+            self.out.append(gast.copy_location(stmt, value))
+            self.emit_copy(target, gast.copy_location(ir.name(tmp), value), value)
+            return
+        stmt = ir.assign(name, expr)
         stmt.op = op
         gast.copy_location(stmt, value)
         self.out.append(stmt)
 
     def emit_copy(self, target, atom, node):
-        stmt = ir.assign(self.define(target.id), atom)
+        name = self.define(target.id)
+        if isinstance(atom, gast.Name) and atom.id == name:
+            return  # `x = x`
+        stmt = ir.assign(name, atom)
         stmt.op = ir.Op(operator.pos, [atom], {}, node, "assignment")
         gast.copy_location(stmt, node)
         self.out.append(stmt)
@@ -241,6 +443,10 @@ class _Normalizer:
         if self.is_static(node):
             self.collect_free(node)
             return node
+        if isinstance(node, gast.IfExp):
+            tmp = self.namer.temp()
+            self.conditional_into(node, tmp)
+            return gast.copy_location(ir.name(self.env[tmp]), node)
         built = self.operation(node)
         expr, op = built
         tmp = self.namer.temp()
@@ -395,6 +601,15 @@ class _Normalizer:
         if value is MISSING:
             raise self.error(f"name '{root}' is not defined", node, SrcGradError)
         self.free[root] = value
+
+
+def _builtin_call(name, *args):
+    return gast.Call(func=gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None),
+                     args=list(args), keywords=[])
+
+
+def _load(name_node):
+    return gast.Name(id=name_node.id, ctx=gast.Load(), annotation=None, type_comment=None)
 
 
 def _keywords(kwargs):

@@ -29,9 +29,7 @@ def show_statements(stmts) -> str:
 def _defs(stmt) -> set[str]:
     names = set()
     for target in getattr(stmt, "targets", []):
-        for node in gast.walk(target):
-            if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
-                names.add(node.id)
+        names.update(ir.stored_names(target))
     return names
 
 
@@ -41,10 +39,28 @@ def _uses(node) -> set[str]:
     return set(ir.names_in(node))
 
 
+def _header_uses(stmt) -> set[str]:
+    if isinstance(stmt, gast.For):
+        return set(ir.names_in(stmt.iter))
+    return set(ir.names_in(stmt.test))
+
+
+def _all_uses(stmts) -> set[str]:
+    names = set()
+    for stmt in ir.walk_statements(stmts):
+        if isinstance(stmt, (gast.If, gast.For, gast.While)):
+            names |= _header_uses(stmt)
+        else:
+            names |= _uses(stmt)
+    return names
+
+
 def eliminate_dead(stmts, live, keep=lambda stmt: False) -> list:
     """``stmts`` without the assignments whose values nothing in ``live`` needs.
 
-    ``live`` is updated in place to the names live before ``stmts``.
+    ``live`` is updated in place to the names live before ``stmts``.  Inside a
+    loop, every name read anywhere in the loop counts as live throughout it (a
+    value may be read by the next iteration): simple, and safe.
     """
     live = live if isinstance(live, set) else set(live)
     kept = []
@@ -53,12 +69,26 @@ def eliminate_dead(stmts, live, keep=lambda stmt: False) -> list:
             live_body, live_else = set(live), set(live)
             stmt.body = eliminate_dead(stmt.body, live_body, keep)
             stmt.orelse = eliminate_dead(stmt.orelse, live_else, keep)
-            if not stmt.body and not stmt.orelse:
+            if not _has_effect(stmt.body) and not _has_effect(stmt.orelse):
                 continue
             if not stmt.body:
                 stmt.body = [gast.Pass()]
             live.clear()
-            live.update(live_body | live_else | _uses(stmt.test))
+            live.update(live_body | live_else | _header_uses(stmt))
+            kept.append(stmt)
+            continue
+        if isinstance(stmt, (gast.For, gast.While)):
+            inside = set(live) | _all_uses(stmt.body) | _header_uses(stmt)
+            while True:
+                body = eliminate_dead(list(stmt.body), set(inside), keep)
+                again = set(live) | _all_uses(body) | _header_uses(stmt)
+                if again == inside:
+                    break
+                inside = again
+            stmt.body = body
+            if not _has_effect(body):
+                continue
+            live.update(inside)
             kept.append(stmt)
             continue
         defs = _defs(stmt)
@@ -69,6 +99,10 @@ def eliminate_dead(stmts, live, keep=lambda stmt: False) -> list:
         kept.append(stmt)
     kept.reverse()
     return kept
+
+
+def _has_effect(stmts) -> bool:
+    return any(not isinstance(s, gast.Pass) for s in stmts)
 
 
 def propagate_copies(stmts) -> list:
@@ -87,13 +121,20 @@ def propagate_copies(stmts) -> list:
     """
     copies: dict[str, str] = {}
     for stmt in stmts:
-        _Rename(copies).visit(stmt if not isinstance(stmt, gast.Assign) else stmt.value)
-        if isinstance(stmt, gast.If):
+        if isinstance(stmt, (gast.If, gast.For, gast.While)):
+            defined = set()
+            for node in gast.walk(stmt):
+                if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+                    defined.add(node.id)
+            for name in list(copies):
+                if name in defined or copies[name] in defined:
+                    del copies[name]
             _Rename(copies).visit(stmt)
-        defined = set()
-        for node in gast.walk(stmt):
-            if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
-                defined.add(node.id)
+            stmt.body = propagate_copies(stmt.body)
+            stmt.orelse = propagate_copies(stmt.orelse)
+            continue
+        _Rename(copies).visit(stmt.value if isinstance(stmt, gast.Assign) else stmt)
+        defined = _defs(stmt)
         for name in list(copies):
             if name in defined or copies[name] in defined:
                 del copies[name]
@@ -112,3 +153,50 @@ class _Rename(gast.NodeTransformer):
         if isinstance(node.ctx, gast.Load) and node.id in self.copies:
             node.id = self.copies[node.id]
         return node
+
+
+def fold_zero_starts(stmts) -> list:
+    """``d = 0.0`` followed, in the same block, by ``d = d + x`` -> ``d = x``.
+
+    The reverse pass zeroes a cotangent wherever a loop or branch may leave it
+    unassigned; when the next statement to touch it in straight-line code is an
+    accumulation, the zero was only a starting point and the sum reads better
+    as an assignment.
+
+        >>> import gast
+        >>> tree = gast.parse("d_h = 0.0\\nh = h_tape.pop()\\nd_h = d_h + g * W")
+        >>> print(show_statements(fold_zero_starts(tree.body)))
+        h = h_tape.pop()
+        d_h = g * W
+    """
+    out = list(stmts)
+    for stmt in out:
+        if isinstance(stmt, (gast.If, gast.For, gast.While)):
+            stmt.body = fold_zero_starts(stmt.body)
+            stmt.orelse = fold_zero_starts(stmt.orelse)
+    i = 0
+    while i < len(out):
+        stmt = out[i]
+        if _is_zero_start(stmt):
+            var = stmt.targets[0].id
+            for later in out[i + 1:]:
+                if isinstance(later, (gast.If, gast.For, gast.While)):
+                    break
+                if var in _uses(later) or var in _defs(later):
+                    value = getattr(later, "value", None)
+                    if var in _defs(later) and isinstance(value, gast.BinOp) \
+                            and isinstance(value.op, gast.Add) \
+                            and isinstance(value.left, gast.Name) and value.left.id == var \
+                            and var not in ir.names_in(value.right):
+                        later.value = value.right
+                        del out[i]
+                        i -= 1
+                    break
+        i += 1
+    return out
+
+
+def _is_zero_start(stmt) -> bool:
+    return isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
+        and isinstance(stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.Constant) \
+        and stmt.value.value == 0.0 and type(stmt.value.value) is float

@@ -3,10 +3,20 @@
 Statements are visited last to first.  Each active statement's rule is inlined
 (:mod:`.inline`) and its contributions are accumulated into the cotangents of
 its operands: the first contribution to ``x`` is assigned (``d_x = ...``), later
-ones are added (``d_x = d_x + ...``), so there are no zero-initialised
-accumulators.  Every generated statement remembers which primitive's rule it
-came from (``stmt.origin``), which is how the emitter can say, at each saved
-value, who reads it.
+ones are added (``d_x = d_x + ...``), so straight-line code has no
+zero-initialised accumulators.
+
+Control flow is reversed structurally, under one invariant: *at each point of
+the adjoint sweep, every variable the sweep reads holds the value it had at the
+mirrored point of the forward sweep*.  So an ``if`` is reversed by testing its
+own (restored) condition variable, a loop runs backwards over its range, and a
+statement that overwrites a variable inside a branch or loop is followed, in the
+adjoint sweep, by a restore of the old value (``h = h_tape.pop()``).  Which
+restores survive dead-code elimination decides which values the forward sweep
+pushes onto tapes (:mod:`.tapes`).  Inside compound statements, cotangents of
+variables that live across iterations or branches are accumulated from an
+explicit ``0.0`` and reset after their definition's adjoint, because a loop
+cannot know statically which contribution comes first.
 
     >>> import numpy as np
     >>> def f(x, y):
@@ -35,6 +45,8 @@ from .errors import MissingRuleError, NonDifferentiableError
 from .inline import inline, show
 from .rules import registry
 
+ZERO = 0.0
+
 
 @dataclass
 class Sweep:
@@ -42,10 +54,13 @@ class Sweep:
 
     statements: list = field(default_factory=list)
     adjoints: dict[str, str] = field(default_factory=dict)
+    tapes: dict[str, str] = field(default_factory=dict)       # variable -> tape name
 
 
 def show_statements(stmts) -> str:
-    return "\n".join(show(s) for s in stmts)
+    from .emit import block_lines  # noqa: PLC0415 - emit is a later stage; only for display
+
+    return "\n".join(block_lines(stmts, 0))
 
 
 def reverse(program: ir.Program, wrt: list[str], act: Activity, seed=(), bound=None) -> Sweep:
@@ -55,58 +70,225 @@ def reverse(program: ir.Program, wrt: list[str], act: Activity, seed=(), bound=N
     (a parameter of a backward function); ``seed`` lists further output
     cotangents as ``(variable, expression)`` pairs.
     """
-    sweep = Sweep(adjoints=dict(bound or {}))
-    namer = program.namer
-    classes = shape_classes(program)
-    for stmt in program.body:  # report the first missing rule in program order
+    for stmt in ir.walk_statements(program.body):  # the first missing rule, in program order
         op = getattr(stmt, "op", None)
         if op is not None and any(act.is_active(t) for t in ir.target_names(stmt)) \
                 and registry.lookup(op.primitive) is None:
             raise _missing_rule(program, op)
-    for var, expr in seed:
-        if act.is_active(var):
-            _accumulate(sweep, namer, var, expr, "output")
-    for stmt in reversed(program.body):
-        op = getattr(stmt, "op", None)
+    return _Reverser(program, act).run(seed, bound or {})
+
+
+class _Block:
+    """What the reverser knows inside one block of the adjoint sweep."""
+
+    def __init__(self, assigned, local, parent=None, compound=False):
+        self.assigned = set(assigned)   # primals whose cotangent variable holds a value
+        self.local = local              # primals defined and used only in this block
+        self.parent = parent
+        self.compound = compound        # inside a branch or loop body
+        self.needs_zero: set[str] = set()
+
+
+class _Reverser:
+    def __init__(self, program: ir.Program, act: Activity):
+        self.program = program
+        self.act = act
+        self.namer = program.namer
+        self.classes = shape_classes(program)
+        self.sweep = Sweep()
+        self.uses = _occurrences(program)
+
+    def run(self, seed, bound) -> Sweep:
+        sweep = self.sweep
+        sweep.adjoints.update(bound)
+        top = _Block(set(bound), local=set())
+        out = []
+        for var, expr in seed:
+            if self.act.is_active(var):
+                out.extend(self.contribute(top, var, expr, "output"))
+        out.extend(self.block(self.program.body, top))
+        sweep.statements = out
+        return sweep
+
+    # -- cotangent bookkeeping --------------------------------------------------
+    def adjoint_name(self, var: str) -> str:
+        if var not in self.sweep.adjoints:
+            self.sweep.adjoints[var] = self.namer.adjoint(var)
+        return self.sweep.adjoints[var]
+
+    def contribute(self, ctx: _Block, var: str, expr, origin) -> list:
+        name = self.adjoint_name(var)
+        if var in ctx.assigned:
+            value = gast.BinOp(left=ir.name(name), op=gast.Add(), right=expr)
+        elif not ctx.compound or var in ctx.local:
+            value = expr
+            ctx.assigned.add(var)
+        else:  # first seen inside a branch or loop: accumulate from an explicit zero
+            ctx.needs_zero.add(var)
+            ctx.assigned.add(var)
+            value = gast.BinOp(left=ir.name(name), op=gast.Add(), right=expr)
+        stmt = ir.assign(name, value)
+        stmt.origin = origin
+        return [stmt]
+
+    def zero(self, var: str):
+        stmt = ir.assign(self.adjoint_name(var), gast.Constant(value=ZERO, kind=None))
+        stmt.origin = "zero"
+        return stmt
+
+    def cotangent(self, ctx: _Block, var: str):
+        if var in ctx.assigned:
+            return ir.name(self.sweep.adjoints[var])
+        return gast.Constant(value=ZERO, kind=None)
+
+    # -- statements -----------------------------------------------------------
+    def block(self, stmts, ctx: _Block) -> list:
+        out = []
+        for stmt in reversed(stmts):
+            if isinstance(stmt, gast.If):
+                out.extend(self.if_(stmt, ctx))
+            elif isinstance(stmt, (gast.For, gast.While)):
+                out.extend(self.loop(stmt, ctx))
+            elif isinstance(stmt, gast.Assign):
+                out.extend(self.assignment(stmt, ctx))
+        return out
+
+    def assignment(self, stmt, ctx: _Block) -> list:
+        out = []
         targets = ir.target_names(stmt)
-        if op is None or not any(act.is_active(t) for t in targets):
-            continue
+        op = getattr(stmt, "op", None)
+        if op is not None and any(self.act.is_active(t) for t in targets):
+            out.extend(self.adjoint_of(stmt, op, targets, ctx))
+        if ctx.compound:
+            for var in targets:
+                if self.act.is_active(var) and var in ctx.assigned and var not in ctx.local:
+                    out.append(self.zero(var))  # the cotangent of the overwritten value
+                out.append(self.restore(var, stmt))
+        return out
+
+    def adjoint_of(self, stmt, op, targets, ctx) -> list:
         rule = registry.lookup(op.primitive)
-        if rule is None:
-            raise _missing_rule(program, op)
         target = stmt.targets[0]
         if isinstance(target, gast.Tuple):
-            out = gast.Tuple(elts=[ir.name(t) for t in targets], ctx=gast.Load())
-            d_out = gast.Tuple(elts=[_cotangent(sweep, t) for t in targets], ctx=gast.Load())
+            out_expr = gast.Tuple(elts=[ir.name(t) for t in targets], ctx=gast.Load())
+            d_out = gast.Tuple(elts=[self.cotangent(ctx, t) for t in targets], ctx=gast.Load())
         else:
-            out, d_out = ir.name(targets[0]), _cotangent(sweep, targets[0])
-        done = inline(rule, op, out, d_out, namer, wanted=act.is_active,
-                      shape_class=lambda n: classes.get(n, n), filename=program.filename)
+            out_expr, d_out = ir.name(targets[0]), self.cotangent(ctx, targets[0])
+        if isinstance(d_out, gast.Constant):
+            return []  # no cotangent reached this value (a path not taken)
+        done = inline(rule, op, out_expr, d_out, self.namer, wanted=self.act.is_active,
+                      shape_class=lambda n: self.classes.get(n, n),
+                      filename=self.program.filename)
+        out = []
         for s in done.statements:
             s.origin = op.label
-            sweep.statements.append(s)
+            out.append(s)
         for var, expr in done.contributions:
-            _accumulate(sweep, namer, var, expr, op.label)
-    return sweep
+            out.extend(self.contribute(ctx, var, expr, op.label))
+        return out
+
+    def restore(self, var: str, stmt):
+        """``var = var_tape.pop()``: undo the overwrite (kept only if read later)."""
+        tape = self.sweep.tapes.get(var)
+        if tape is None:
+            tape = self.sweep.tapes[var] = self.namer.fresh(f"{var}_tape")
+        pop = gast.Call(func=gast.Attribute(value=ir.name(tape), attr="pop", ctx=gast.Load()),
+                        args=[], keywords=[])
+        restore = ir.assign(var, pop)
+        restore.restores = stmt          # the forward statement whose overwrite it undoes
+        restore.comment = f"restore: {var}"
+        return restore
+
+    def nested(self, stmts, ctx: _Block, local) -> tuple[list, _Block]:
+        inner = _Block(ctx.assigned, local, parent=ctx, compound=True)
+        return self.block(stmts, inner), inner
+
+    def settle(self, ctx: _Block, inner_blocks, out: list) -> list:
+        """Zero the cotangents a compound statement accumulates into, before it."""
+        needs = set()
+        for inner in inner_blocks:
+            needs |= inner.needs_zero
+        needs -= ctx.assigned
+        zeros = []
+        for var in sorted(needs):
+            if ctx.compound and var not in ctx.local:
+                ctx.needs_zero.add(var)
+            else:
+                zeros.append(self.zero(var))
+            ctx.assigned.add(var)
+        return zeros + out
+
+    def if_(self, stmt, ctx: _Block) -> list:
+        body, b = self.nested(stmt.body, ctx, self.local_to(stmt.body))
+        orelse, o = self.nested(stmt.orelse, ctx, self.local_to(stmt.orelse))
+        if not body and not orelse:
+            return []
+        node = gast.If(test=stmt.test, body=body or [gast.Pass()], orelse=orelse)
+        return self.settle(ctx, [b, o], [node])
+
+    def loop(self, stmt, ctx: _Block) -> list:
+        body, inner = self.nested(stmt.body, ctx, self.local_to(stmt.body))
+        if not body:
+            return []
+        counter = getattr(stmt, "counter", None)
+        if isinstance(stmt, gast.For):
+            iterable = stmt.iter
+            if counter:
+                iterable = gast.Subscript(value=iterable, slice=gast.Slice(
+                    lower=None, upper=ir.name(counter), step=None), ctx=gast.Load())
+            header = gast.Call(func=ir.name("reversed"), args=[iterable], keywords=[])
+            target = stmt.target
+        else:
+            header = gast.Call(func=ir.name("range"), args=[ir.name(counter)], keywords=[])
+            target = ir.name(self.namer.fresh("_"), store=True)
+        node = gast.For(target=target, iter=header, body=body, orelse=[], type_comment=None)
+        node.comment_before = [f"{'for' if isinstance(stmt, gast.For) else 'while'} loop "
+                               f"of line {getattr(stmt, 'lineno', '?')}, backwards"]
+        return self.settle(ctx, [inner], [node])
+
+    def local_to(self, stmts) -> set[str]:
+        """Primals defined once at the top of ``stmts`` before any read there, and
+        mentioned nowhere else: their cotangents need no zeroing or resetting."""
+        inside = {id(stmt) for stmt in ir.walk_statements(stmts)}
+        local, seen = set(), set()
+        for stmt in stmts:
+            if isinstance(stmt, gast.Assign):
+                seen |= set(ir.names_in(stmt.value))
+                for var in ir.target_names(stmt):
+                    where = self.uses.get(var, [])
+                    defs = [i for i, kind in where if kind == "def"]
+                    if var not in seen and len(defs) == 1 and all(i in inside for i, _ in where):
+                        local.add(var)
+                    seen.add(var)
+            else:
+                for sub in ir.walk_statements([stmt]):
+                    seen |= {n for n, _ in _mentions(sub)}
+        return local
 
 
-def _cotangent(sweep: Sweep, var: str):
-    if var in sweep.adjoints:
-        return ir.name(sweep.adjoints[var])
-    return gast.Constant(value=0.0, kind=None)
-
-
-def _accumulate(sweep: Sweep, namer, var: str, expr, origin: str) -> None:
-    if var in sweep.adjoints:
-        name = sweep.adjoints[var]
-        value = gast.BinOp(left=ir.name(name), op=gast.Add(), right=expr)
+def _mentions(stmt):
+    """``(name, "def" | "use")`` for each name a statement (not its body) mentions."""
+    if isinstance(stmt, gast.Assign):
+        yield from ((n, "def") for n in ir.target_names(stmt))
+        yield from ((n, "use") for n in ir.names_in(stmt.value))
+    elif isinstance(stmt, (gast.If, gast.While)):
+        yield from ((n, "use") for n in ir.names_in(stmt.test))
+    elif isinstance(stmt, gast.For):
+        yield from ((n, "use") for n in ir.names_in(stmt.iter))
+        yield from ((n, "def") for n in ir.stored_names(stmt.target))
     else:
-        name = namer.adjoint(var)
-        sweep.adjoints[var] = name
-        value = expr
-    stmt = ir.assign(name, value)
-    stmt.origin = origin
-    sweep.statements.append(stmt)
+        yield from ((n, "use") for n in ir.names_in(stmt))
+
+
+def _occurrences(program) -> dict[str, list]:
+    """For each name, ``(statement id, "def" | "use")`` for every mention."""
+    where: dict[str, list] = {}
+    for stmt in ir.walk_statements(program.body):
+        for n, kind in _mentions(stmt):
+            where.setdefault(n, []).append((id(stmt), kind))
+    for n in ir.names_in(program.output):
+        where.setdefault(n, []).append((-1, "use"))
+    return where
 
 
 def _missing_rule(program, op) -> MissingRuleError:

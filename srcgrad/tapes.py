@@ -1,0 +1,87 @@
+"""Tapes: the forward sweep saves what an overwrite would destroy.
+
+The reverse pass follows every overwrite inside a branch or loop with a restore
+(``h = h_tape.pop()``); dead-code elimination keeps only the restores whose
+value the adjoint sweep reads.  This pass puts the matching push right before
+each surviving overwrite in the forward sweep (``h_tape.append(h)``), creates
+the tapes, and gives a variable that may still be unbound at its first push a
+``None`` to push.  Tapes are plain lists named after the variable they hold, so
+a reader can follow each value from its push to its pop.
+
+    >>> import gast
+    >>> from .emit import block_lines
+    >>> loop = gast.parse("for i in t1:\\n    h = np.tanh(h)").body[0]
+    >>> restore = gast.parse("h = h_tape.pop()").body[0]
+    >>> restore.restores = loop.body[0]
+    >>> body, tapes = insert_pushes([loop], [restore], {"h": "h_tape"}, defined={"h"})
+    >>> print("\\n".join(block_lines(tapes + body, 0)))
+    h_tape = []
+    for i in t1:
+        h_tape.append(h)  # save: h before it is overwritten
+        h = np.tanh(h)
+"""
+
+from __future__ import annotations
+
+import gast
+
+from . import ir
+
+
+def _surviving(backward) -> dict[int, list[str]]:
+    sites: dict[int, list[str]] = {}
+    for stmt in ir.walk_statements(backward):
+        forward = getattr(stmt, "restores", None)
+        if forward is not None:
+            sites.setdefault(id(forward), []).extend(ir.target_names(stmt))
+    return sites
+
+
+def _push(tape: str, var: str):
+    call = gast.Call(func=gast.Attribute(value=ir.name(tape), attr="append", ctx=gast.Load()),
+                     args=[ir.name(var)], keywords=[])
+    stmt = gast.Expr(value=call)
+    stmt.comment = f"save: {var} before it is overwritten"
+    return stmt
+
+
+def insert_pushes(forward, backward, tapes: dict[str, str], defined=()):
+    """``(forward statements with pushes, tape-creating statements)``.
+
+    ``defined`` names the variables bound before the forward sweep starts (the
+    parameters); a pushed variable not bound before its top-level statement
+    gets ``var = None`` there.
+    """
+    sites = _surviving(backward)
+    used: dict[str, str] = {}
+
+    def rewrite(stmts, pushed: set) -> list:
+        out = []
+        for stmt in stmts:
+            for var in sites.get(id(stmt), []):
+                used[var] = tapes[var]
+                pushed.add(var)
+                out.append(_push(tapes[var], var))
+            if isinstance(stmt, (gast.If, gast.For, gast.While)):
+                stmt.body = rewrite(stmt.body, pushed)
+                stmt.orelse = rewrite(stmt.orelse, pushed)
+            out.append(stmt)
+        return out
+
+    bound = set(defined)
+    body = []
+    for stmt in forward:
+        pushed: set[str] = set()
+        rewritten = rewrite([stmt], pushed)
+        unbound = sorted(pushed - bound)
+        if unbound:
+            init = gast.Assign(targets=[ir.name(v, store=True) for v in unbound],
+                               value=gast.Constant(value=None, kind=None), type_comment=None)
+            init.comment = "bound before the loop so that the first save has a value"
+            body.append(init)
+            bound.update(unbound)
+        body.extend(rewritten)
+        bound |= set(ir.target_names(stmt))
+    creations = [ir.assign(tape, gast.List(elts=[], ctx=gast.Load()))
+                 for tape in sorted(used.values())]
+    return body, creations
