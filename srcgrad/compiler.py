@@ -125,11 +125,17 @@ class _Assembler:
                 seed_stmts.append(gast.Expr(value=_call("grad_seed", ir.name(output.id))))
         sweep, grads = self._backward(seed, bound)
         result = grads[0] if options.single else _tuple(grads)
+        value_copy = []
         if options.mode == "value_and_grad":
+            if isinstance(output, gast.Name) and output.id in sweep.tapes:
+                # the adjoint sweep restores the output variable: keep its final value
+                value = self.namer.fresh("value")
+                value_copy = [ir.assign(value, ir.name(output.id))]
+                output = ir.name(value)
             result = _tuple([output, result])
         backward = self._clean(seed_stmts + sweep.statements, result)
         reads = _forward_reads(backward, program, sweep)
-        forward = self._forward(set(ir.names_in(output)) | reads, backward, sweep)
+        forward = self._forward(set(ir.names_in(output)) | reads, backward, sweep) + value_copy
         self._annotate(forward, backward, reads)
         ret = gast.Return(value=result)
         if backward:
@@ -170,6 +176,12 @@ class _Assembler:
             set(ir.names_in(result)) & _forward_names(program))
         saved = _ordered(reads, program, sweep)
         forward = self._forward(set(ir.names_in(output)) | reads, backward, sweep)
+        unbound = [n for n in saved if n in _branch_defined(program)]
+        if unbound:  # defined on some paths only: the residual tuple still needs a value
+            init = gast.Assign(targets=[ir.name(n, store=True) for n in unbound],
+                               value=gast.Constant(value=None, kind=None), type_comment=None)
+            init.comment = "residuals defined on some paths only"
+            forward.insert(0, init)
         self._annotate(forward, backward, reads)
         res_tuple = _tuple([ir.name(n) for n in saved])
         fwd_body = forward + [gast.Return(value=_tuple([output, res_tuple]))]
@@ -300,6 +312,20 @@ def _forward_names(program, sweep=None) -> set[str]:
     if sweep is not None:
         names.update(sweep.tapes.values())
     return names
+
+
+def _branch_defined(program) -> set[str]:
+    """Variables assigned only inside branches or loops (maybe unbound at the end)."""
+    top, nested = set(program.params), set()
+    for stmt in program.body:
+        if isinstance(stmt, (gast.If, gast.For, gast.While)):
+            for sub in ir.walk_statements([stmt]):
+                nested.update(ir.target_names(sub))
+                if isinstance(sub, gast.For):
+                    nested.update(ir.stored_names(sub.target))
+        else:
+            top.update(ir.target_names(stmt))
+    return nested - top
 
 
 def _forward_reads(backward, program, sweep) -> set[str]:

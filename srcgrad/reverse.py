@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 import gast
 
 from . import ir
-from .analyze import Activity, shape_classes
+from .analyze import Activity, operand_names, shape_classes
 from .errors import MissingRuleError, NonDifferentiableError
 from .inline import inline, show
 from .rules import registry
@@ -138,7 +138,7 @@ class _Reverser:
 
     def cotangent(self, ctx: _Block, var: str):
         if var in ctx.assigned:
-            return ir.name(self.sweep.adjoints[var])
+            return ir.name(self.adjoint_name(var))
         return gast.Constant(value=ZERO, kind=None)
 
     # -- statements -----------------------------------------------------------
@@ -227,7 +227,14 @@ class _Reverser:
         return self.settle(ctx, [b, o], [node])
 
     def loop(self, stmt, ctx: _Block) -> list:
-        body, inner = self.nested(stmt.body, ctx, self.local_to(stmt.body))
+        local = self.local_to(stmt.body)
+        inner = _Block(ctx.assigned, local, parent=ctx, compound=True)
+        # A cotangent that any iteration adds to is carried into the iterations
+        # that the adjoint sweep runs after it: it holds a value from the start.
+        carried = self.contributed(stmt.body) - self.local_within(stmt.body) - ctx.assigned
+        inner.assigned |= carried
+        inner.needs_zero |= carried
+        body = self.block(stmt.body, inner)
         if not body:
             return []
         counter = getattr(stmt, "counter", None)
@@ -245,6 +252,23 @@ class _Reverser:
         node.comment_before = [f"{'for' if isinstance(stmt, gast.For) else 'while'} loop "
                                f"of line {getattr(stmt, 'lineno', '?')}, backwards"]
         return self.settle(ctx, [inner], [node])
+
+    def contributed(self, stmts) -> set[str]:
+        """Primals whose cotangents the adjoints of ``stmts`` add to."""
+        names = set()
+        for stmt in ir.walk_statements(stmts):
+            op = getattr(stmt, "op", None)
+            if op is not None and any(self.act.is_active(t) for t in ir.target_names(stmt)):
+                names.update(n for n in operand_names(op) if self.act.is_active(n))
+        return names
+
+    def local_within(self, stmts) -> set[str]:
+        """Primals local to ``stmts`` or to any block nested in them."""
+        local = self.local_to(stmts)
+        for stmt in stmts:
+            if isinstance(stmt, (gast.If, gast.For, gast.While)):
+                local |= self.local_within(stmt.body) | self.local_within(stmt.orelse)
+        return local
 
     def local_to(self, stmts) -> set[str]:
         """Primals defined once at the top of ``stmts`` before any read there, and

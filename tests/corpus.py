@@ -228,3 +228,114 @@ def scalar_output_of_array_ops(a):
 
 def by_name(name: str) -> Case:
     return next(c for c in CORPUS if c.name == name)
+
+
+# -- control flow ------------------------------------------------------------------
+
+@case(_args(_normal(3, 3), _normal(3, 2), _normal(5, 2), _normal(3)))
+def rnn_tanh(W, U, xs, h0):
+    h = h0
+    for x in xs:
+        h = np.tanh(W @ h * 0.5 + U @ x)
+    return np.sum(h ** 2)
+
+
+@case(_args(_normal(4), lambda rng: 5))
+def loop_over_range(x, n):
+    s = 0.0
+    for i in range(n):
+        s = s + np.sum(np.sin(x * i))
+        x = x * 0.9
+    return s
+
+
+@case(_args(_normal(5)))
+def branches(x):
+    if np.sum(x) > 0:
+        y = np.sin(x)
+    elif np.sum(x) > -1:
+        y = np.cos(x) * 2.0
+    else:
+        y = x ** 2
+    z = y * 3.0 if np.max(x) > 0 else y - 1.0
+    return np.sum(z * x)
+
+
+@case(_args(_normal(6)))
+def branch_inside_loop(x):
+    total = 0.0
+    for i in range(6):
+        if x[i] > 0:
+            total = total + x[i] ** 2
+        else:
+            total = total - np.sin(x[i])
+    return total
+
+
+@case(_args(_positive(3)))
+def while_loop(x):
+    y = x
+    k = 0
+    while np.sum(y) < 20.0 and k < 10:
+        y = y * 1.5 + np.sqrt(y)
+        k += 1
+    return np.sum(y)
+
+
+@case(_args(_normal(8)))
+def break_and_continue(x):
+    s = 0.0
+    for i in range(8):
+        if x[i] < -1.5:
+            break
+        if x[i] < 0:
+            continue
+        s = s + x[i] * np.exp(-x[i])
+    return s + np.sum(x) * 0.1
+
+
+@case(_args(_normal(4)))
+def early_return(x):
+    if np.sum(x) > 10:
+        return np.sum(x)
+    y = np.tanh(x)
+    if np.min(y) < -0.99:
+        return np.sum(y * 2.0)
+    return np.sum(y ** 3)
+
+
+@case(_args(_normal(5), _normal(5)))
+def return_inside_loop(x, y):
+    acc = 0.0
+    for a, b in zip(x, y):
+        acc = acc + a * b
+        if acc > 100.0:
+            return acc
+    return acc * 2.0
+
+
+@case(_args(_normal(3, 2)))
+def nested_loops(m):
+    s = 0.0
+    for i in range(3):
+        row = m[i]
+        for j in range(2):
+            s = s + row[j] * (i + 1) * np.cos(s)
+    return s
+
+
+@case(_args(_normal(4), _normal(4, 3)))
+def enumerate_rows(w, rows):
+    out = 0.0
+    for i, r in enumerate(rows):
+        out = out + np.sum(r * r) * w[i]
+    return out
+
+
+@case(_args(_normal(3)))
+def loop_carried_reassignment(x):
+    h = x
+    for _ in range(3):
+        h = h * 2.0
+        h = np.sin(h) + h
+    return np.sum(h)
