@@ -32,6 +32,10 @@ def unparse(node) -> str:
 def statement_lines(stmt, depth: int) -> list[str]:
     pad = INDENT * depth
     lines = [f"{pad}# {text}" if text else "" for text in getattr(stmt, "comment_before", [])]
+    if isinstance(stmt, gast.If) and _is_pass(stmt.body) and stmt.orelse:
+        flipped = gast.If(test=gast.UnaryOp(op=gast.Not(), operand=stmt.test),
+                          body=stmt.orelse, orelse=[])
+        return lines + statement_lines(flipped, depth)
     if isinstance(stmt, gast.If):
         lines.append(f"{pad}if {unparse(stmt.test)}:")
         lines.extend(block_lines(stmt.body, depth + 1))
@@ -64,6 +68,10 @@ def statement_lines(stmt, depth: int) -> list[str]:
     lines.append(f"{pad}{first}" + (f"  # {comment}" if comment else ""))
     lines.extend(pad + r for r in rest)
     return lines
+
+
+def _is_pass(stmts) -> bool:
+    return all(isinstance(s, gast.Pass) for s in stmts)
 
 
 def block_lines(stmts, depth: int) -> list[str]:

@@ -78,17 +78,19 @@ def eliminate_dead(stmts, live, keep=lambda stmt: False) -> list:
             kept.append(stmt)
             continue
         if isinstance(stmt, (gast.For, gast.While)):
-            inside = set(live) | _all_uses(stmt.body) | _header_uses(stmt)
+            # a for header runs once, before the body; a while test runs every iteration
+            retest = _header_uses(stmt) if isinstance(stmt, gast.While) else set()
+            inside = set(live) | _all_uses(stmt.body) | retest
             while True:
                 body = eliminate_dead(list(stmt.body), set(inside), keep)
-                again = set(live) | _all_uses(body) | _header_uses(stmt)
+                again = set(live) | _all_uses(body) | retest
                 if again == inside:
                     break
                 inside = again
             stmt.body = body
             if not _has_effect(body):
                 continue
-            live.update(inside)
+            live.update(inside | _header_uses(stmt))
             kept.append(stmt)
             continue
         defs = _defs(stmt)
