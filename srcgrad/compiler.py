@@ -23,6 +23,7 @@ import gast
 import numpy as np
 
 from . import __version__, fence, ir, runtime
+from .aliasing import check_aliases
 from .analyze import activity
 from .emit import function_source, unparse
 from .errors import NonDifferentiableError, SrcGradError
@@ -75,6 +76,7 @@ def generate(fn, options: Options) -> Generated:
     parsed = parse_function(fn)
     fence.check(parsed.node, parsed.filename)
     program = normalize(parsed)
+    check_aliases(program)
     wrt_names = check_wrt(program, options.wrt)
     return _Assembler(program, parsed, options, wrt_names).run()
 
@@ -231,7 +233,7 @@ class _Assembler:
                 if name in reads and origin and origin not in readers.setdefault(name, []):
                     readers.setdefault(name, []).append(origin)
         for stmt in ir.walk_statements(forward):
-            if getattr(stmt, "comment", None):
+            if getattr(stmt, "comment", None) or ir.is_update(stmt):
                 continue
             saved = [n for n in ir.target_names(stmt) if n in readers]
             if saved:

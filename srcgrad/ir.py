@@ -82,13 +82,21 @@ def names_in(node) -> list[str]:
 
 
 def target_names(stmt) -> list[str]:
-    """Names an ANF statement assigns (none for an expression statement)."""
+    """Names whose value an ANF statement sets: the assigned names, or the array
+    an element assignment ``x[i] = v`` updates in place."""
     if not isinstance(stmt, gast.Assign):
         return []
     target = stmt.targets[0]
     if isinstance(target, gast.Tuple):
         return [e.id for e in target.elts]
+    if isinstance(target, gast.Subscript):
+        return [target.value.id]
     return [target.id]
+
+
+def is_update(stmt) -> bool:
+    """``x[i] = v``: a statement that changes part of an existing value."""
+    return isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript)
 
 
 def name(id_: str, store: bool = False) -> gast.Name:

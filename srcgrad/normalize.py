@@ -106,6 +106,7 @@ class _Normalizer:
         result, flag = self.namer.fresh("result"), self.namer.fresh("returned")
         structure(self.func, result=result, flag=flag)
         self.locals |= {result, flag}
+        self.copy_updated_arguments()
         body = self.func.body
         for i, stmt in enumerate(body):
             if isinstance(stmt, gast.Return):
@@ -139,9 +140,24 @@ class _Normalizer:
                 self.assign([stmt.target], stmt.value, stmt)
         elif isinstance(stmt, gast.AugAssign):
             target = stmt.target
+            if isinstance(target, gast.Subscript):  # x[i] += v
+                index = self.index(target.slice)
+                base = self.updated_array(target)
+                current = gast.copy_location(
+                    gast.Subscript(value=ir.name(base), slice=copy.deepcopy(index),
+                                   ctx=gast.Load()), target)
+                old_item = self.atom_of(current, ir.Op(operator.getitem, [ir.name(base), index],
+                                                       {}, target, "indexing"))
+                right = self.atom(stmt.value)
+                new_item = self.atom_of(
+                    gast.BinOp(left=old_item, op=stmt.op, right=right),
+                    ir.Op(BINOPS[type(stmt.op)], [old_item, right], {}, stmt,
+                          _OP_LABELS.get(BINOPS[type(stmt.op)], "operator")))
+                self.setitem(target, new_item, index, stmt)
+                return
             if not isinstance(target, gast.Name):
-                raise self.error("augmented assignment to an element or attribute "
-                                 "(in-place update) is not supported yet", target)
+                raise self.error("augmented assignment to an attribute is not supported yet",
+                                 target)
             load = gast.Name(id=target.id, ctx=gast.Load(), annotation=None, type_comment=None)
             gast.copy_location(load, target)
             binop = gast.BinOp(left=load, op=stmt.op, right=stmt.value)
@@ -170,6 +186,8 @@ class _Normalizer:
             self.expr_into(value, first)
         elif isinstance(first, (gast.Tuple, gast.List)):
             self.unpack(first, value)
+        elif isinstance(first, gast.Subscript):
+            self.setitem(first, self.atom(value), self.index(first.slice), stmt)
         else:
             raise self.error("assignment to an element or attribute (in-place update) "
                              "is not supported yet", first)
@@ -179,6 +197,54 @@ class _Normalizer:
                                  "is not supported", extra)
             self.expr_into(gast.Name(id=first.id, ctx=gast.Load(), annotation=None,
                                      type_comment=None), extra)
+
+    def updated_array(self, target) -> str:
+        """The current name of the array ``x`` in ``x[i] = ...``."""
+        base = target.value
+        if not isinstance(base, gast.Name) or base.id not in self.locals:
+            raise self.error("only elements of a local variable can be assigned "
+                             "(x[i] = v); assign to a copy of a global or an attribute",
+                             base)
+        if base.id not in self.env:
+            raise self.error(f"local variable '{base.id}' is used before it is assigned",
+                             base, SrcGradError)
+        return self.env[base.id]
+
+    def setitem(self, target, value, index, stmt):
+        """``x[index] = value``: an in-place update of ``x`` (see ir.is_update)."""
+        base = self.updated_array(target)
+        node = ir.assign(gast.Subscript(value=ir.name(base), slice=index, ctx=gast.Store()),
+                         value)
+        node.op = ir.Op(operator.setitem, [ir.name(base), index, value], {}, stmt,
+                        "element assignment")
+        self.out.append(gast.copy_location(node, stmt))
+
+    def atom_of(self, expr, op):
+        """A temporary holding ``expr`` computed by ``op``."""
+        tmp = self.namer.temp()
+        stmt = ir.assign(tmp, expr)
+        stmt.op = op
+        self.out.append(gast.copy_location(stmt, op.node))
+        return gast.copy_location(ir.name(tmp), op.node)
+
+    def copy_updated_arguments(self):
+        """Arguments updated in place are copied first: the caller's arrays never change."""
+        updated = set()
+        for node in gast.walk(self.func):
+            if isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Store) \
+                    and isinstance(node.value, gast.Name):
+                updated.add(node.value.id)
+            if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Subscript) \
+                    and isinstance(node.target.value, gast.Name):
+                updated.add(node.target.value.id)
+        for param in self.params:
+            if param in updated:
+                call = gast.Call(func=gast.Attribute(value=ir.name(param), attr="copy",
+                                                     ctx=gast.Load()), args=[], keywords=[])
+                gast.copy_location(call, self.func)
+                self.expr_into(call, gast.Name(id=param, ctx=gast.Store(), annotation=None,
+                                               type_comment=None))
+                self.out[-1].comment = f"{param} is updated in place below: work on a copy"
 
     def unpack(self, target, value):
         for elt in target.elts:

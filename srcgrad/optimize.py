@@ -93,6 +93,12 @@ def eliminate_dead(stmts, live, keep=lambda stmt: False) -> list:
             live.update(inside | _header_uses(stmt))
             kept.append(stmt)
             continue
+        if ir.is_update(stmt):  # x[i] = v: needed while x is; reads x, i and v
+            if not (set(ir.target_names(stmt)) & live) and not keep(stmt):
+                continue
+            live.update(_uses(stmt) | set(ir.names_in(stmt.targets[0])))
+            kept.append(stmt)
+            continue
         defs = _defs(stmt)
         if isinstance(stmt, gast.Assign) and not (defs & live) and not keep(stmt):
             continue
@@ -136,7 +142,9 @@ def propagate_copies(stmts) -> list:
             stmt.orelse = propagate_copies(stmt.orelse)
             continue
         _Rename(copies).visit(stmt.value if isinstance(stmt, gast.Assign) else stmt)
-        defined = _defs(stmt)
+        if ir.is_update(stmt):
+            _Rename(copies).visit(stmt.targets[0].slice)
+        defined = _defs(stmt) | set(ir.target_names(stmt))
         for name in list(copies):
             if name in defined or copies[name] in defined:
                 del copies[name]

@@ -35,14 +35,16 @@ cannot know statically which contribution comes first.
 
 from __future__ import annotations
 
+import copy
+import operator
 from dataclasses import dataclass, field
 
 import gast
 
 from . import ir
-from .analyze import Activity, operand_names, shape_classes
+from .analyze import Activity, differentiable, operand_names, shape_classes
 from .errors import MissingRuleError, NonDifferentiableError
-from .inline import inline, show
+from .inline import _SliceToCall, inline, show
 from .rules import registry
 
 ZERO = 0.0
@@ -72,8 +74,9 @@ def reverse(program: ir.Program, wrt: list[str], act: Activity, seed=(), bound=N
     """
     for stmt in ir.walk_statements(program.body):  # the first missing rule, in program order
         op = getattr(stmt, "op", None)
-        if op is not None and any(act.is_active(t) for t in ir.target_names(stmt)) \
-                and registry.lookup(op.primitive) is None:
+        if op is not None and differentiable(op) \
+                and any(act.is_active(t) for t in ir.target_names(stmt)) \
+                and op.primitive is not operator.setitem and registry.lookup(op.primitive) is None:
             raise _missing_rule(program, op)
     return _Reverser(program, act).run(seed, bound or {})
 
@@ -154,10 +157,12 @@ class _Reverser:
         return out
 
     def assignment(self, stmt, ctx: _Block) -> list:
+        if ir.is_update(stmt):
+            return self.update(stmt, ctx)
         out = []
         targets = ir.target_names(stmt)
         op = getattr(stmt, "op", None)
-        if op is not None and any(self.act.is_active(t) for t in targets):
+        if op is not None and differentiable(op) and any(self.act.is_active(t) for t in targets):
             out.extend(self.adjoint_of(stmt, op, targets, ctx))
         if ctx.compound:
             for var in targets:
@@ -187,14 +192,42 @@ class _Reverser:
             out.extend(self.contribute(ctx, var, expr, op.label))
         return out
 
-    def restore(self, var: str, stmt):
-        """``var = var_tape.pop()``: undo the overwrite (kept only if read later)."""
+    def update(self, stmt, ctx: _Block) -> list:
+        """The adjoint of ``x[index] = value``: ``value`` gets the cotangent of the
+        elements it wrote, ``x`` keeps the rest; then the old elements come back."""
+        x, index, value = stmt.op.args
+        out = []
+        if self.act.is_active(x.id) and x.id in ctx.assigned:
+            d_x = ir.name(self.adjoint_name(x.id))
+            index_value = _SliceToCall().visit(copy.deepcopy(index))
+            if isinstance(value, gast.Name) and self.act.is_active(value.id):
+                part = _call("item_cotangent", d_x, ir.name(x.id), index_value)
+                out.extend(self.contribute(ctx, value.id, _call("unbroadcast", part, value),
+                                           "element assignment"))
+            rest = ir.assign(d_x.id, _call("without_item", d_x, ir.name(x.id),
+                                           copy.deepcopy(index_value)))
+            rest.origin = "element assignment"
+            out.append(rest)
+        tape = self.tape_for(x.id)
+        restore = ir.assign(gast.Subscript(value=ir.name(x.id), slice=copy.deepcopy(index),
+                                           ctx=gast.Store()), _pop(tape))
+        restore.restores = stmt
+        restore.saves = _call("snapshot", gast.Subscript(value=ir.name(x.id),
+                                                         slice=copy.deepcopy(index),
+                                                         ctx=gast.Load()))
+        restore.comment = f"restore: the elements of {x.id} it overwrote"
+        out.append(restore)
+        return out
+
+    def tape_for(self, var: str) -> str:
         tape = self.sweep.tapes.get(var)
         if tape is None:
             tape = self.sweep.tapes[var] = self.namer.fresh(f"{var}_tape")
-        pop = gast.Call(func=gast.Attribute(value=ir.name(tape), attr="pop", ctx=gast.Load()),
-                        args=[], keywords=[])
-        restore = ir.assign(var, pop)
+        return tape
+
+    def restore(self, var: str, stmt):
+        """``var = var_tape.pop()``: undo the overwrite (kept only if read later)."""
+        restore = ir.assign(var, _pop(self.tape_for(var)))
         restore.restores = stmt          # the forward statement whose overwrite it undoes
         restore.comment = f"restore: {var}"
         return restore
@@ -288,6 +321,15 @@ class _Reverser:
                 for sub in ir.walk_statements([stmt]):
                     seen |= {n for n, _ in _mentions(sub)}
         return local
+
+
+def _pop(tape: str):
+    return gast.Call(func=gast.Attribute(value=ir.name(tape), attr="pop", ctx=gast.Load()),
+                     args=[], keywords=[])
+
+
+def _call(helper: str, *args):
+    return gast.Call(func=ir.name(helper), args=list(args), keywords=[])
 
 
 def _mentions(stmt):

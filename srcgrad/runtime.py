@@ -17,6 +17,9 @@ __all__ = [
     "grad_like",
     "zeros_grad",
     "stop_gradient",
+    "snapshot",
+    "item_cotangent",
+    "without_item",
     "signum",
     "matmul_grad_a",
     "matmul_grad_b",
@@ -362,3 +365,22 @@ def reshape_each(gs, xs):
     """The cotangents ``gs`` of several arrays, each reshaped to its array's
     shape (``np.atleast_1d(x, y)`` and the like)."""
     return [np.reshape(g, np.shape(x)) for g, x in zip(gs, xs)]
+
+
+def snapshot(value):
+    """A copy of ``value`` that later in-place updates cannot change (what the
+    forward sweep saves before ``x[i] = v`` overwrites ``x[i]``)."""
+    return value.copy() if isinstance(value, np.ndarray) else value
+
+
+def item_cotangent(g, x, index):
+    """The part of ``x``'s cotangent ``g`` that belongs to ``x[index]``."""
+    return np.broadcast_to(g, np.shape(x))[index]
+
+
+def without_item(g, x, index):
+    """``x``'s cotangent ``g`` with ``x[index]`` zeroed: after ``x[index] = v``,
+    the old elements there no longer reach the output."""
+    g = np.array(np.broadcast_to(g, np.shape(x)))
+    g[index] = 0
+    return g

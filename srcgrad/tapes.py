@@ -28,20 +28,25 @@ import gast
 from . import ir
 
 
-def _surviving(backward) -> dict[int, list[str]]:
-    sites: dict[int, list[str]] = {}
+def _surviving(backward) -> dict[int, list]:
+    """Forward statement id -> ``(variable, saved expression)`` for each kept restore."""
+    sites: dict[int, list] = {}
     for stmt in ir.walk_statements(backward):
         forward = getattr(stmt, "restores", None)
         if forward is not None:
-            sites.setdefault(id(forward), []).extend(ir.target_names(stmt))
+            for var in ir.target_names(stmt):
+                saved = getattr(stmt, "saves", None) or ir.name(var)
+                sites.setdefault(id(forward), []).append((var, saved))
     return sites
 
 
-def _push(tape: str, var: str):
+def _push(tape: str, var: str, saved):
     call = gast.Call(func=gast.Attribute(value=ir.name(tape), attr="append", ctx=gast.Load()),
-                     args=[ir.name(var)], keywords=[])
+                     args=[saved], keywords=[])
     stmt = gast.Expr(value=call)
-    stmt.comment = f"save: {var} before it is overwritten"
+    whole = isinstance(saved, gast.Name)
+    stmt.comment = (f"save: {var} before it is overwritten" if whole
+                    else f"save: the elements of {var} about to be overwritten")
     return stmt
 
 
@@ -58,10 +63,11 @@ def insert_pushes(forward, backward, tapes: dict[str, str], defined=()):
     def rewrite(stmts, pushed: set) -> list:
         out = []
         for stmt in stmts:
-            for var in sites.get(id(stmt), []):
+            for var, saved in sites.get(id(stmt), []):
                 used[var] = tapes[var]
-                pushed.add(var)
-                out.append(_push(tapes[var], var))
+                if isinstance(saved, gast.Name):
+                    pushed.add(var)
+                out.append(_push(tapes[var], var, saved))
             if isinstance(stmt, (gast.If, gast.For, gast.While)):
                 stmt.body = rewrite(stmt.body, pushed)
                 stmt.orelse = rewrite(stmt.orelse, pushed)

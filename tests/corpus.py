@@ -339,3 +339,52 @@ def loop_carried_reassignment(x):
         h = h * 2.0
         h = np.sin(h) + h
     return np.sum(h)
+
+
+# -- in-place updates -----------------------------------------------------------
+
+@case(_args(_normal(3, 3), _normal(4, 3)))
+def rows_filled_in_a_loop(W, xs):
+    n = xs.shape[0]
+    out = np.zeros((n, 3))
+    h = np.zeros(3)
+    for i in range(n):
+        h = np.tanh(W @ h * 0.5 + xs[i])
+        out[i] = h * 2.0
+    out[0, 1] += 5.0 * np.sum(W)
+    out[:, 2] -= xs[:, 0]
+    return np.sum(out ** 2)
+
+
+@case(_args(_normal(5)))
+def argument_updated_in_place(x):
+    x[0] = x[1] * x[2]
+    x[1:] *= 3.0
+    x[-1] += np.sin(x[0])
+    return np.sum(x ** 2)
+
+
+@case(_args(_normal(4, 3), _normal(3)))
+def column_updates(M, v):
+    M = M * 1.0
+    for j in range(3):
+        M[:, j] -= v[j] * M[:, (j + 1) % 3]
+    return np.sum(np.tanh(M))
+
+
+@case(_args(_normal(4)))
+def augmented_assignment_on_arrays(x):
+    y = x * 2.0
+    y += np.sin(x)
+    y *= x
+    y /= 2.0
+    y **= 2
+    return np.sum(y)
+
+
+@case(_args(_normal(6)))
+def masked_and_fancy_updates(x):
+    y = np.exp(x)
+    y[[0, 2]] = x[[1, 3]] * 2.0
+    y[x > 0.5] = 0.0
+    return np.sum(y * x)

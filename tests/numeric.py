@@ -72,3 +72,11 @@ def assert_close(actual, expected, rtol=1e-5, atol=1e-7, what=""):
     expected = np.asarray(expected, dtype=np.float64)
     scale = max(1.0, float(np.max(np.abs(expected), initial=0.0)))
     np.testing.assert_allclose(actual, expected, rtol=rtol, atol=atol * scale, err_msg=what)
+
+
+def pure(fn):
+    """``fn`` called on copies of its array arguments: the original Python function
+    may update them in place (the generated code never does)."""
+    def call(*args):
+        return fn(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])
+    return call

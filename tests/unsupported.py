@@ -67,10 +67,19 @@ def uses_starred_args(*xs):  # <- error
     return np.sum(xs[0])
 
 
-def uses_setitem(x):
+def updates_an_alias_read_later(x):
     y = x * 1.0
-    y[0] = 3.0  # <- error
-    return np.sum(y)
+    r = y[1:]
+    y[2] = 3.0  # <- error
+    return np.sum(r)
+
+
+def uses_for_else(x):
+    for i in range(3):
+        x = x * 2
+    else:
+        x = x + 1  # <- error
+    return np.sum(x)
 
 
 def calls_unknown_function(x):

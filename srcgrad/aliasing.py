@@ -1,0 +1,128 @@
+"""Aliasing check for in-place updates.
+
+``x[i] = v`` changes every name that shares ``x``'s memory: ``y = x``,
+``r = x[1:]``, ``t = x.T``.  The dataflow srcgrad differentiates does not see
+that change, so when such an alias is read after the update, the gradient (and
+possibly the value) would silently differ from what Python computes.  This
+check refuses those programs with an error at the update; programs whose
+aliases are not read afterwards are fine.
+
+    >>> import numpy as np
+    >>> def f(x):
+    ...     y = x * 1.0
+    ...     r = y[1:]
+    ...     y[2] = 0.0
+    ...     return np.sum(r)
+    >>> from .frontend import parse_function
+    >>> from .normalize import normalize
+    >>> try:
+    ...     check_aliases(normalize(parse_function(f)))
+    ... except UnsupportedSyntaxError as e:
+    ...     print(e.message)
+    'y' is updated in place while 'r' shares its memory and is read afterwards; srcgrad cannot follow that change: make a copy (r = y[1:].copy())
+"""
+
+from __future__ import annotations
+
+import operator
+
+import gast
+import numpy as np
+
+from . import ir
+from .errors import UnsupportedSyntaxError
+from .inline import show
+
+#: Primitives whose result may share memory with their first operand.
+VIEWS = {
+    operator.pos, operator.getitem, np.reshape, np.ravel, np.transpose, np.squeeze,
+    np.expand_dims, np.swapaxes, np.moveaxis, np.asarray, np.broadcast_to, np.atleast_1d,
+    np.atleast_2d, np.ndarray.T, np.ndarray.reshape, np.ndarray.ravel, np.ndarray.transpose,
+    np.ndarray.squeeze, np.ndarray.swapaxes, np.ndarray.view,
+}
+
+
+def _is_view(stmt) -> bool:
+    op = getattr(stmt, "op", None)
+    if op is None or not op.args or not isinstance(op.args[0], gast.Name):
+        return False
+    try:
+        if op.primitive not in VIEWS:
+            return False
+    except TypeError:
+        return False
+    if op.primitive is operator.getitem:  # x[[0, 2]] and x[mask] copy; x[1:], x[0] do not
+        return not any(isinstance(n, gast.List) for n in gast.walk(op.args[1]))
+    return True
+
+
+def check_aliases(program: ir.Program) -> None:
+    """Raise ``UnsupportedSyntaxError`` where an update would go unseen by an alias."""
+    statements = list(ir.walk_statements(program.body))
+    if not any(ir.is_update(s) for s in statements):
+        return
+    group = {}
+
+    def find(v):
+        while group.get(v, v) != v:
+            v = group[v]
+        return v
+
+    made = {}
+    for stmt in statements:
+        if isinstance(stmt, gast.Assign) and not ir.is_update(stmt) and _is_view(stmt):
+            (target,) = ir.target_names(stmt)[:1] or [None]
+            if target is not None:
+                group[find(target)] = find(stmt.op.args[0].id)
+                made[target] = stmt
+    loops = _enclosing_loops(program.body)
+    order = {id(s): i for i, s in enumerate(statements)}
+    for stmt in statements:
+        if not ir.is_update(stmt):
+            continue
+        x = ir.target_names(stmt)[0]
+        here = order[id(stmt)]
+        for other in list(made) + list(group):
+            if other == x or find(other) != find(x):
+                continue
+            source = made.get(other)
+            shared_loop = source is not None and \
+                loops.get(id(source), set()) & loops.get(id(stmt), set())
+            if source is not None and order[id(source)] > here and not shared_loop:
+                continue  # the alias is made after the update: it sees the new values
+            for later in statements:
+                reads = ir.names_in(later.value) if isinstance(later, gast.Assign) \
+                    else ir.names_in(later)
+                if other in reads and _stale(later, stmt, source, order, loops):
+                    hint = f"{other} = {show(source.value)}.copy()" if source is not None \
+                        else f"{x} = {x}.copy()"
+                    raise UnsupportedSyntaxError(
+                        f"'{x}' is updated in place while '{other}' shares its memory and is "
+                        f"read afterwards; srcgrad cannot follow that change: make a copy "
+                        f"({hint})", filename=program.filename,
+                        lineno=getattr(stmt, "lineno", None), col=getattr(stmt, "col_offset", None))
+
+
+def _stale(read, update, source, order, loops) -> bool:
+    """Whether the statement ``read`` may see the alias as it was before ``update``
+    changed the memory (the alias's definition ``source`` not rerun between)."""
+    at, changed = order[id(read)], order[id(update)]
+    made = order[id(source)] if source is not None else -1
+    if at > changed:
+        return not changed < made < at
+    shared = loops.get(id(update), set())
+    if source is not None and loops.get(id(source), set()) & shared and made < at:
+        return False  # redefined earlier in the same iteration, after last iteration's update
+    return bool(loops.get(id(read), set()) & shared)
+
+
+def _enclosing_loops(body, loops=frozenset(), out=None) -> dict[int, set[int]]:
+    out = {} if out is None else out
+    for stmt in body:
+        out[id(stmt)] = set(loops)
+        if isinstance(stmt, (gast.For, gast.While)):
+            _enclosing_loops(stmt.body, loops | {id(stmt)}, out)
+        elif isinstance(stmt, gast.If):
+            _enclosing_loops(stmt.body, loops, out)
+            _enclosing_loops(stmt.orelse, loops, out)
+    return out
