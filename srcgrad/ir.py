@@ -88,7 +88,7 @@ def target_names(stmt) -> list[str]:
         return []
     target = stmt.targets[0]
     if isinstance(target, gast.Tuple):
-        return [e.id for e in target.elts]
+        return stored_names(target)
     if isinstance(target, gast.Subscript):
         return [target.value.id]
     return [target.id]

@@ -45,6 +45,7 @@ from . import ir
 from .analyze import Activity, differentiable, operand_names, shape_classes
 from .errors import MissingRuleError, NonDifferentiableError
 from .inline import _SliceToCall, inline, show
+from .linker import CalleePair
 from .rules import registry
 
 ZERO = 0.0
@@ -76,7 +77,8 @@ def reverse(program: ir.Program, wrt: list[str], act: Activity, seed=(), bound=N
         op = getattr(stmt, "op", None)
         if op is not None and differentiable(op) \
                 and any(act.is_active(t) for t in ir.target_names(stmt)) \
-                and op.primitive is not operator.setitem and registry.lookup(op.primitive) is None:
+                and op.primitive is not operator.setitem and not isinstance(op.primitive, CalleePair) \
+                and registry.lookup(op.primitive) is None:
             raise _missing_rule(program, op)
     return _Reverser(program, act).run(seed, bound or {})
 
@@ -172,6 +174,8 @@ class _Reverser:
         return out
 
     def adjoint_of(self, stmt, op, targets, ctx) -> list:
+        if isinstance(op.primitive, CalleePair):
+            return self.call_adjoint(stmt, op, ctx)
         rule = registry.lookup(op.primitive)
         target = stmt.targets[0]
         if isinstance(target, gast.Tuple):
@@ -190,6 +194,40 @@ class _Reverser:
             out.append(s)
         for var, expr in done.contributions:
             out.extend(self.contribute(ctx, var, expr, op.label))
+        return out
+
+    def call_adjoint(self, stmt, op, ctx) -> list:
+        """``d_a, d_b = f_backward(f_res, d_y)`` for ``y, f_res = f_forward(a, b)``."""
+        pair, output = op.primitive, stmt.call_output
+        if isinstance(output, gast.Tuple):
+            d_out = gast.Tuple(elts=[self.cotangent(ctx, n) for n in ir.stored_names(output)],
+                               ctx=gast.Load())
+            reached = any(not isinstance(e, gast.Constant) for e in d_out.elts)
+        else:
+            d_out = self.cotangent(ctx, output.id)
+            reached = not isinstance(d_out, gast.Constant)
+        if not reached:
+            return []
+        args = [op.args[p] for p in pair.wrt]
+        names = [a.id for a in args if isinstance(a, gast.Name)]
+        grads, pending = [], []
+        for arg in args:
+            var = arg.id if isinstance(arg, gast.Name) and self.act.is_active(arg.id) else None
+            if var and names.count(var) == 1 and var not in ctx.assigned \
+                    and (not ctx.compound or var in ctx.local):
+                grads.append(self.adjoint_name(var))  # the first contribution: unpack into it
+                ctx.assigned.add(var)
+            else:
+                grads.append(self.namer.fresh("g") if var else "_")
+                if var:
+                    pending.append((var, grads[-1]))
+        call = _call(pair.backward, ir.name(stmt.residuals), d_out)
+        unpack = ir.assign(gast.Tuple(elts=[ir.name(g, store=True) for g in grads],
+                                      ctx=gast.Store()), call)
+        unpack.origin = str(pair)
+        out = [unpack]
+        for var, g in pending:
+            out.extend(self.contribute(ctx, var, ir.name(g), str(pair)))
         return out
 
     def update(self, stmt, ctx: _Block) -> list:

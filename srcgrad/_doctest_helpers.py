@@ -1,0 +1,12 @@
+"""Functions the module docstrings' examples differentiate (srcgrad reads
+source, so doctest examples need functions defined in a real file)."""
+
+import numpy as np
+
+
+def scale(v, k=2.0):
+    return v * k
+
+
+def caller(x):
+    return np.sum(scale(x, k=3.0))

@@ -1,0 +1,268 @@
+"""Assembling generated functions from the sweeps of one program.
+
+The joint form (``grad``, ``value_and_grad``) is one function: the forward sweep
+with its saves, then the adjoint sweep.  The split form (``vjp``, and every user
+function called from differentiated code) is a pair: ``f_forward`` returns the
+output and an explicit tuple of residuals, ``f_backward(residuals, d_out)``
+returns the cotangents.  Nothing is kept anywhere else -- no hidden tape.
+"""
+
+from __future__ import annotations
+
+import gast
+
+from . import __version__, ir
+from .analyze import activity
+from .calls import split_calls
+from .emit import function_source
+from .errors import NonDifferentiableError
+from .optimize import eliminate_dead, fold_zero_starts, propagate_copies
+from .reverse import reverse
+from .rules import registry
+from .tapes import insert_pushes
+
+
+class Assembler:
+    """Turns one normalised program into generated function source."""
+
+    def __init__(self, program, options, wrt_names, linker):
+        self.program = program
+        self.options = options
+        self.wrt = wrt_names
+        self.namer = program.namer
+        self.linker = linker
+        self.act = activity(program, wrt_names)
+        split_calls(program, self.act, linker)
+
+    # -- the sweeps -----------------------------------------------------------
+    def run(self):
+        """``(function sources, entry names)`` in the form ``options.mode`` asks for."""
+        program, options = self.program, self.options
+        output = program.output
+        if options.mode != "vjp" and not isinstance(output, (gast.Name, gast.Constant)):
+            raise NonDifferentiableError(
+                f"grad needs a function with a scalar output, but {program.name} returns "
+                f"a tuple; use srcgrad.vjp or srcgrad.jacobian for several outputs",
+                filename=program.filename, lineno=program.output_node.lineno,
+                col=program.output_node.col_offset)
+        if options.mode == "vjp":
+            return self.split()
+        return self.joint()
+
+    def _backward(self, seed=(), bound=None):
+        sweep = reverse(self.program, self.wrt, self.act, seed=seed, bound=bound)
+        grads = []
+        for name in self.wrt:
+            if name in sweep.adjoints:
+                grads.append(_call("grad_like", ir.name(sweep.adjoints[name]), ir.name(name)))
+            else:
+                grads.append(_call("zeros_grad", ir.name(name)))
+        return sweep, grads
+
+    def joint(self):
+        program, options = self.program, self.options
+        output = program.output
+        seed_stmts, seed, bound = [], [], {}
+        if isinstance(output, gast.Name):
+            if self.act.is_active(output.id):
+                d_out = self.namer.adjoint(output.id)
+                bound[output.id] = d_out
+                seed_stmts.append(ir.assign(d_out, _call("grad_seed", ir.name(output.id))))
+            else:
+                seed_stmts.append(gast.Expr(value=_call("grad_seed", ir.name(output.id))))
+        sweep, grads = self._backward(seed, bound)
+        result = grads[0] if options.single else _tuple(grads)
+        value_copy = []
+        if options.mode == "value_and_grad":
+            if isinstance(output, gast.Name) and output.id in sweep.tapes:
+                # the adjoint sweep restores the output variable: keep its final value
+                value = self.namer.fresh("value")
+                value_copy = [ir.assign(value, ir.name(output.id))]
+                output = ir.name(value)
+            result = _tuple([output, result])
+        backward = self._clean(seed_stmts + sweep.statements, result)
+        reads = _forward_reads(backward, program, sweep)
+        forward = self._forward(set(ir.names_in(output)) | reads, backward, sweep) + value_copy
+        self._annotate(forward, backward, reads)
+        ret = gast.Return(value=result)
+        if backward:
+            backward[0].comment_before = ["", "Adjoint sweep"]
+        body = forward + backward + [ret]
+        fname = program.name
+        name = self.linker.global_name(
+            f"{'grad' if options.mode == 'grad' else 'value_and_grad'}_{fname}")
+        what = "Gradient" if options.mode == "grad" else "Value and gradient"
+        doc = (f"{what} of {fname} with respect to {_listing(self.wrt)}.\n\n"
+               f"{self._provenance()}")
+        defaults = program.node.args.defaults
+        src = function_source(name, program.params, defaults, body, doc)
+        return [src], (name,)
+
+    def split(self, names=None):
+        """The forward/backward pair; ``names`` chosen by the linker for callees."""
+        program = self.program
+        output = program.output
+        fname = program.name
+        fwd_name, bwd_name = names or (self.linker.global_name(f"{fname}_forward"),
+                                       self.linker.global_name(f"{fname}_backward"))
+        res_name = self.namer.fresh("residuals")
+        seed, bound, cot_param = [], {}, None
+        if isinstance(output, gast.Name):
+            cot_param = self.namer.adjoint(output.id)
+            bound[output.id] = cot_param
+        else:
+            cot_param = self.namer.fresh("d_out")
+            if isinstance(output, gast.Tuple):
+                for i, elt in enumerate(output.elts):
+                    if isinstance(elt, gast.Name):
+                        seed.append((elt.id, gast.Subscript(
+                            value=ir.name(cot_param), slice=gast.Constant(value=i, kind=None),
+                            ctx=gast.Load())))
+        sweep, grads = self._backward(seed, bound)
+        result = _tuple(grads)
+        backward = self._clean(sweep.statements, result)
+        reads = _forward_reads(backward, program, sweep) | (
+            set(ir.names_in(result)) & _forward_names(program))
+        saved = _ordered(reads, program, sweep)
+        forward = self._forward(set(ir.names_in(output)) | reads, backward, sweep)
+        unbound = [n for n in saved if n in _branch_defined(program)]
+        if unbound:  # defined on some paths only: the residual tuple still needs a value
+            init = gast.Assign(targets=[ir.name(n, store=True) for n in unbound],
+                               value=gast.Constant(value=None, kind=None), type_comment=None)
+            init.comment = "residuals defined on some paths only"
+            forward.insert(0, init)
+        self._annotate(forward, backward, reads)
+        res_tuple = _tuple([ir.name(n) for n in saved])
+        fwd_body = forward + [gast.Return(value=_tuple([output, res_tuple]))]
+        unpack = ir.assign(gast.Tuple(elts=[ir.name(n, store=True) for n in saved],
+                                      ctx=gast.Store()), ir.name(res_name))
+        unpack.comment_before = ["Residuals saved by the forward function"]
+        bwd_body = ([unpack] if saved else []) + backward + [gast.Return(value=result)]
+        if backward and saved:
+            backward[0].comment_before = ["", "Adjoint sweep"]
+        prov = self._provenance()
+        fwd_doc = (f"Forward sweep of {fname}: returns (value, residuals).\n\n"
+                   f"The residuals are what {bwd_name} reads: "
+                   f"{', '.join(saved) if saved else 'nothing'}.\n{prov}")
+        bwd_doc = (f"Adjoint sweep of {fname}: cotangents of {_listing(self.wrt)}.\n\n"
+                   f"{cot_param} is the cotangent of the output.\n{prov}")
+        fwd_src = function_source(fwd_name, program.params, program.node.args.defaults,
+                                  fwd_body, fwd_doc)
+        bwd_src = function_source(bwd_name, [res_name, cot_param], [], bwd_body, bwd_doc)
+        return [fwd_src, bwd_src], (fwd_name, bwd_name)
+
+    def _clean(self, statements, result) -> list:
+        """Dead code out of the adjoint sweep (and copies, when optimising)."""
+        if self.options.optimize:
+            statements = fold_zero_starts(propagate_copies(statements))
+        return eliminate_dead(statements, set(ir.names_in(result)))
+
+    def _forward(self, live, backward, sweep) -> list:
+        """The forward sweep: the program with its saves, minus what nothing reads."""
+        body, tapes = insert_pushes(self.program.body, backward, sweep.tapes,
+                                    defined=self.program.params)
+
+        def keep(stmt):
+            op = getattr(stmt, "op", None)
+            if op is None or op.primitive is ir.OPAQUE:
+                return not isinstance(stmt, gast.Assign)
+            prim = op.primitive
+            known = registry.lookup(prim) is not None or registry.is_nondifferentiable(prim) \
+                or isinstance(prim, ir.UnknownMember)
+            return not known
+        return tapes + eliminate_dead(body, set(live), keep)
+
+    def _annotate(self, forward, backward, reads) -> None:
+        readers: dict[str, list[str]] = {}
+        for stmt in ir.walk_statements(backward):
+            origin = getattr(stmt, "origin", None)
+            for name in ir.names_in(stmt):
+                if name in reads and origin and origin not in readers.setdefault(name, []):
+                    readers.setdefault(name, []).append(origin)
+        for stmt in ir.walk_statements(forward):
+            if getattr(stmt, "comment", None) or ir.is_update(stmt):
+                continue
+            saved = [n for n in ir.target_names(stmt) if n in readers]
+            if saved:
+                stmt.comment = "save: " + "; ".join(
+                    f"{n} (read by the adjoint of {', '.join(readers[n])})" for n in saved)
+        args = [p for p in self.program.params if p in readers]
+        if args and forward:
+            forward[0].comment_before = [f"save: argument{'s' if len(args) > 1 else ''} "
+                                         f"{', '.join(args)} (read by the adjoint sweep)"]
+        if forward:
+            forward[0].comment_before = ["Forward sweep", *getattr(forward[0], "comment_before", [])]
+
+    def _provenance(self) -> str:
+        p = self.program
+        return (f"Generated by srcgrad {__version__} from {p.name} "
+                f"({p.filename}, line {p.node.lineno}); policy {self.options.policy!r}.")
+
+def _call(helper: str, *args):
+    return gast.Call(func=ir.name(helper), args=list(args), keywords=[])
+
+
+def _tuple(elts):
+    return gast.Tuple(elts=list(elts), ctx=gast.Load())
+
+
+def _listing(names) -> str:
+    names = list(names)
+    if len(names) <= 1:
+        return "".join(names)
+    return ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _forward_names(program, sweep=None) -> set[str]:
+    names = set(program.params)
+    for stmt in ir.walk_statements(program.body):
+        names.update(ir.target_names(stmt))
+        if isinstance(stmt, gast.For):
+            names.update(ir.stored_names(stmt.target))
+    if sweep is not None:
+        names.update(sweep.tapes.values())
+    return names
+
+
+def _branch_defined(program) -> set[str]:
+    """Variables assigned only inside branches or loops (maybe unbound at the end)."""
+    top, nested = set(program.params), set()
+    for stmt in program.body:
+        if isinstance(stmt, (gast.If, gast.For, gast.While)):
+            for sub in ir.walk_statements([stmt]):
+                nested.update(ir.target_names(sub))
+                if isinstance(sub, gast.For):
+                    nested.update(ir.stored_names(sub.target))
+        else:
+            top.update(ir.target_names(stmt))
+    return nested - top
+
+
+def _forward_reads(backward, program, sweep) -> set[str]:
+    """Forward values (and tapes) the adjoint sweep reads."""
+    forward = _forward_names(program, sweep)
+    reads = set()
+    for stmt in ir.walk_statements(backward):
+        if isinstance(stmt, (gast.If, gast.While)):
+            names = ir.names_in(stmt.test)
+        elif isinstance(stmt, gast.For):
+            names = ir.names_in(stmt.iter)
+        else:
+            names = ir.names_in(stmt.value if isinstance(stmt, gast.Assign) else stmt)
+        reads.update(n for n in names if n in forward)
+    return reads
+
+
+def _ordered(names, program, sweep) -> list[str]:
+    order = list(program.params)
+    for stmt in ir.walk_statements(program.body):
+        order.extend(ir.target_names(stmt))
+    order.extend(sorted(sweep.tapes.values()))
+    seen, result = set(), []
+    for n in order:
+        if n in names and n not in seen:
+            seen.add(n)
+            result.append(n)
+    return result
+
+

@@ -1,0 +1,88 @@
+"""Splitting calls to user functions into forward/backward pairs.
+
+A call that a differentiated value flows through, ``y = layer(W, x)``, becomes
+a call of the callee's generated forward function, which also returns the
+callee's residuals: ``y, layer_res = layer_forward(W, x)``.  The adjoint sweep
+later passes them to ``layer_backward(layer_res, d_y)``.  Arguments are bound to
+the callee's parameters here, at compile time, so keywords and defaults become
+plain positional arguments.
+
+    >>> import numpy as np
+    >>> from .compiler import Options, prepare
+    >>> from .linker import Linker
+    >>> from .analyze import activity
+    >>> from .emit import unparse
+    >>> from . import _doctest_helpers as h
+    >>> program = prepare(h.caller)
+    >>> linker = Linker(Options(), prepare)
+    >>> split_calls(program, activity(program, ["x"]), linker)
+    >>> print(unparse(program.body[0]))
+    t1, scale_res = scale_forward(x, 3.0)
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import gast
+
+from . import ir
+from .analyze import Activity
+from .errors import UnsupportedSyntaxError
+from .inline import constant
+from .linker import CalleePair, Linker, is_user_function
+
+
+def split_calls(program: ir.Program, act: Activity, linker: Linker) -> None:
+    """Rewrite, in place, every active call of a user function in ``program``."""
+    for stmt in ir.walk_statements(program.body):
+        op = getattr(stmt, "op", None)
+        if op is None or not is_user_function(op.primitive) or ir.is_update(stmt):
+            continue
+        if not any(act.is_active(t) for t in ir.target_names(stmt)):
+            continue
+        args = _bind(program, op)
+        positions = tuple(i for i, a in enumerate(args)
+                          if isinstance(a, gast.Name) and act.is_active(a.id))
+        pair = linker.request(op.primitive, positions)
+        residuals = program.namer.fresh(f"{pair}_res")
+        target = stmt.targets[0]
+        stmt.targets = [gast.Tuple(elts=[target, ir.name(residuals, store=True)],
+                                   ctx=gast.Store())]
+        stmt.value = gast.Call(func=ir.name(pair.forward), args=list(args), keywords=[])
+        stmt.op = ir.Op(pair, list(args), {}, op.node, op.label)
+        stmt.call_output = target
+        stmt.residuals = residuals
+
+
+def _bind(program: ir.Program, op: ir.Op) -> list:
+    """The call's arguments in the callee's parameter order, defaults filled in."""
+    fn = op.primitive
+    where = dict(filename=program.filename, lineno=getattr(op.node, "lineno", None),
+                 col=getattr(op.node, "col_offset", None))
+    sig = inspect.signature(fn)
+    for param in sig.parameters.values():
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD, param.KEYWORD_ONLY):
+            raise UnsupportedSyntaxError(
+                f"calling '{fn.__name__}', which has a *args, **kwargs or keyword-only "
+                f"parameter, with a differentiated argument is not supported yet", **where)
+    try:
+        bound = sig.bind(*op.args, **op.kwargs)
+    except TypeError as exc:
+        raise UnsupportedSyntaxError(f"cannot call '{fn.__name__}' like this: {exc}",
+                                     **where) from None
+    args = []
+    for name, param in sig.parameters.items():
+        if name in bound.arguments:
+            args.append(bound.arguments[name])
+            continue
+        literal = constant(param.default)
+        if literal is None:
+            bound_name = program.namer.fresh(f"{fn.__name__}_{name}_default")
+            program.free[bound_name] = param.default
+            literal = ir.name(bound_name)
+        args.append(literal)
+    return args
+
+
+__all__ = ["CalleePair", "split_calls"]
