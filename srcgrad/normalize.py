@@ -40,6 +40,7 @@ from .emit import block_lines, unparse
 from .errors import SrcGradError, UnsupportedSyntaxError
 from .controlflow import contains, structure
 from .frontend import MISSING, ParsedFunction, root_name, static_value
+from .linker import is_user_function
 from .naming import Namer
 from .rules import registry
 
@@ -260,6 +261,12 @@ class _Normalizer:
             return
         if isinstance(value, gast.Call):
             prim = self.callee(value)
+            if is_user_function(prim):  # a, b = f(x): f's pair returns the tuple
+                names = [self.define(elt.id) for elt in target.elts]
+                tuple_target = gast.Tuple(elts=[ir.name(n, store=True) for n in names],
+                                          ctx=gast.Store())
+                self.emit_call(value, prim, tuple_target)
+                return
             if prim in MULTI_OUTPUT:
                 if MULTI_OUTPUT[prim] != len(target.elts):
                     raise self.error(f"{registry.display_name(prim)} returns "

@@ -16,6 +16,8 @@ from typing import Callable
 
 import numpy as np
 
+import helpers_module
+
 @dataclass
 class Case:
     name: str
@@ -388,3 +390,54 @@ def masked_and_fancy_updates(x):
     y[[0, 2]] = x[[1, 3]] * 2.0
     y[x > 0.5] = 0.0
     return np.sum(y * x)
+
+
+# -- subroutines ------------------------------------------------------------------
+
+SCALE = 3.0
+
+
+def _layer(W, x, scale=1.0):
+    return np.tanh(W @ x) * scale
+
+
+def _norms(v):
+    return np.sum(v ** 2), np.max(np.abs(v))
+
+
+def _power(x, n):
+    if n <= 1:
+        return x
+    return x * _power(x, n - 1)
+
+
+@case(_args(_normal(3, 4), _normal(2, 3), _normal(4)))
+def calls_a_function_twice(W1, W2, x):
+    h = _layer(W1, x)
+    y = _layer(W2, h, scale=2.0)
+    return np.sum(y ** 2) * SCALE
+
+
+@case(_args(_normal(5)))
+def calls_a_tuple_returning_function(x):
+    sq, peak = _norms(x)
+    m, s = helpers_module.split_stats(x)
+    return sq * peak + m * s
+
+
+@case(_args(_normal(4)))
+def calls_another_module(x):
+    return np.sum(helpers_module.smooth(x) + helpers_module.smooth(x, sharpness=3.0)) * SCALE
+
+
+@case(_args(_normal(3)))
+def bounded_recursion(x):
+    return np.sum(_power(x, 4))
+
+
+@case(_args(_normal(3, 3), _normal(4, 3)))
+def call_inside_a_loop(W, xs):
+    h = np.zeros(3)
+    for i in range(xs.shape[0]):
+        h = _layer(W, h + xs[i], scale=0.5)
+    return np.sum(h)
