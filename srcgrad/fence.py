@@ -29,7 +29,8 @@ SUPPORTED = frozenset({
     "Assign", "AugAssign", "AnnAssign", "Return", "Expr", "Pass", "Assert",
     # expressions
     "Constant", "BinOp", "UnaryOp", "BoolOp", "Compare", "Call", "Attribute",
-    "Subscript", "Slice", "Tuple", "List", "IfExp",
+    "Subscript", "Slice", "Tuple", "List", "IfExp", "Dict",
+    "ListComp", "GeneratorExp", "comprehension",
     # control flow
     "If", "For", "While", "Break", "Continue",
     # operators
@@ -43,13 +44,9 @@ _NOT_YET = "are not supported yet"
 
 #: Node types rejected, with the reason given to the user.
 REJECTED = {
-    "ListComp": f"list comprehensions {_NOT_YET}",
     "SetComp": "set comprehensions are not supported",
     "DictComp": f"dict comprehensions {_NOT_YET}",
-    "GeneratorExp": f"generator expressions {_NOT_YET}",
-    "comprehension": f"comprehensions {_NOT_YET}",
     "Lambda": f"lambdas {_NOT_YET}",
-    "Dict": f"dict displays {_NOT_YET}",
     "Set": "set displays are not supported",
     "Starred": f"starred expressions {_NOT_YET}",
     "ClassDef": "class definitions inside a differentiated function are not supported",

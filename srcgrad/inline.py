@@ -336,8 +336,33 @@ class _Simplify(gast.NodeTransformer):
         known, value = static_eval(node)
         return constant(value) if known and constant(value) is not None else node
 
+    def visit_ListComp(self, node):
+        """``[f(i) for i in range(2)]`` -> ``[f(0), f(1)]`` when the range is static."""
+        self.generic_visit(node)
+        if len(node.generators) != 1 or node.generators[0].ifs:
+            return node
+        gen = node.generators[0]
+        if not isinstance(gen.target, gast.Name):
+            return node
+        if isinstance(gen.iter, (gast.Tuple, gast.List)):
+            items = list(gen.iter.elts)
+        else:
+            known, value = static_eval(gen.iter)
+            if not known or not isinstance(value, range):
+                return node
+            items = [gast.Constant(value=v, kind=None) for v in value]
+        elts = [self.visit(_Substitute({gen.target.id: item}, {}).visit(copy.deepcopy(node.elt)))
+                for item in items]
+        return gast.List(elts=elts, ctx=gast.Load())
+
     def visit_Call(self, node):
         self.generic_visit(node)
+        if isinstance(node.func, gast.Name) and node.func.id == "len" and len(node.args) == 1 \
+                and isinstance(node.args[0], (gast.Tuple, gast.List)):
+            return gast.Constant(value=len(node.args[0].elts), kind=None)
+        if isinstance(node.func, gast.Name) and node.func.id == "range" and all(
+                isinstance(a, gast.Constant) for a in node.args):
+            return node
         if isinstance(node.func, gast.Name) and node.func.id in runtime.__all__:
             _drop_default_arguments(node, getattr(runtime, node.func.id))
         return node

@@ -29,6 +29,24 @@ class Opaque:
 OPAQUE = Opaque()
 
 
+class Builder:
+    """The primitive of a display that builds a container: ``(a, b)``, ``[a, b]``,
+    ``{"w": w}``; and of reading an object's attribute (``self.W``)."""
+
+    def __init__(self, label):
+        self.label = label
+
+    def __repr__(self):
+        return self.label
+
+
+BUILD_TUPLE = Builder("tuple display")
+BUILD_LIST = Builder("list display")
+BUILD_DICT = Builder("dict display")
+GETATTR = Builder("attribute")
+APPEND = Builder(".append()")
+
+
 @dataclass(frozen=True)
 class UnknownMember:
     """A method or attribute of a value that no rule knows (``x.foo()``)."""
@@ -85,7 +103,8 @@ def target_names(stmt) -> list[str]:
     """Names whose value an ANF statement sets: the assigned names, or the array
     an element assignment ``x[i] = v`` updates in place."""
     if not isinstance(stmt, gast.Assign):
-        return []
+        updated = getattr(stmt, "updates", None) or _appended(stmt)
+        return [updated] if updated else []
     target = stmt.targets[0]
     if isinstance(target, gast.Tuple):
         return stored_names(target)
@@ -95,8 +114,17 @@ def target_names(stmt) -> list[str]:
 
 
 def is_update(stmt) -> bool:
-    """``x[i] = v``: a statement that changes part of an existing value."""
-    return isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript)
+    """``x[i] = v``, ``xs.append(v)``: a statement that changes an existing value."""
+    if isinstance(stmt, gast.Assign):
+        return isinstance(stmt.targets[0], gast.Subscript)
+    return getattr(stmt, "updates", None) is not None or _appended(stmt) is not None
+
+
+def _appended(stmt):
+    op = getattr(stmt, "op", None)
+    if op is not None and op.primitive is APPEND:
+        return op.args[0].id
+    return None
 
 
 def name(id_: str, store: bool = False) -> gast.Name:

@@ -164,6 +164,15 @@ class _Normalizer:
             binop = gast.BinOp(left=load, op=stmt.op, right=stmt.value)
             gast.copy_location(binop, stmt)
             self.assign([target], binop, stmt)
+        elif isinstance(stmt, gast.Expr) and _is_append(stmt.value):
+            call = stmt.value
+            base = self.updated_array(gast.Subscript(value=call.func.value, slice=None,
+                                                     ctx=gast.Load()))
+            item = self.atom(call.args[0])
+            node = gast.Expr(value=gast.Call(func=gast.Attribute(
+                value=ir.name(base), attr="append", ctx=gast.Load()), args=[item], keywords=[]))
+            node.op = ir.Op(ir.APPEND, [ir.name(base), item], {}, stmt, ".append()")
+            self.out.append(gast.copy_location(node, stmt))
         elif isinstance(stmt, (gast.Expr, gast.Assert)):
             node = self.opaque(stmt)
             node.op = ir.Op(ir.OPAQUE, [], {}, stmt, "statement")
@@ -198,6 +207,10 @@ class _Normalizer:
                                  "is not supported", extra)
             self.expr_into(gast.Name(id=first.id, ctx=gast.Load(), annotation=None,
                                      type_comment=None), extra)
+
+    def is_sum_of_generator(self, node) -> bool:
+        return isinstance(node, gast.Call) and len(node.args) == 1 and not node.keywords \
+            and isinstance(node.args[0], gast.GeneratorExp) and self.callee(node) is sum
 
     def updated_array(self, target) -> str:
         """The current name of the array ``x`` in ``x[i] = ...``."""
@@ -238,6 +251,8 @@ class _Normalizer:
             if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Subscript) \
                     and isinstance(node.target.value, gast.Name):
                 updated.add(node.target.value.id)
+            if _is_append(node):
+                updated.add(node.func.value.id)
         for param in self.params:
             if param in updated:
                 call = gast.Call(func=gast.Attribute(value=ir.name(param), attr="copy",
@@ -277,9 +292,64 @@ class _Normalizer:
                                           ctx=gast.Store())
                 self.emit_call(value, prim, tuple_target)
                 return
-        raise self.error("unpacking this value is not supported yet: unpack a tuple "
-                         "display or a call that returns a fixed number of arrays", value)
+        whole = self.atom(value)  # a, b = t: element by element
+        for i, elt in enumerate(target.elts):
+            index = gast.Constant(value=i, kind=None)
+            item = gast.Subscript(value=whole, slice=index, ctx=gast.Load())
+            stmt = ir.assign(self.define(elt.id), item)
+            stmt.op = ir.Op(operator.getitem, [whole, index], {}, value, "unpacking")
+            self.out.append(gast.copy_location(stmt, elt))
 
+
+    # -- comprehensions ---------------------------------------------------------
+    def comprehension(self, node):
+        """``[f(x) for x in xs if c]`` -> a list built by a loop with ``append``; the
+        comprehension's variables get fresh names (they have their own scope)."""
+        result = self.namer.temp()
+        self.locals.add(result)
+        start = ir.assign(result, gast.List(elts=[], ctx=gast.Load()))
+        start.op = ir.Op(ir.BUILD_LIST, [], {}, node, ir.BUILD_LIST.label)
+        self.out.append(gast.copy_location(start, node))
+        self.env[result] = result
+        loop = self.comprehension_loop(node, lambda elt: gast.Expr(value=gast.Call(
+            func=gast.Attribute(value=_load_id(result), attr="append", ctx=gast.Load()),
+            args=[elt], keywords=[])))
+        self.statement(loop)
+        name = ir.name(result)
+        return name, ir.Op(operator.pos, [name], {}, node, "comprehension")
+
+    def comprehension_loop(self, node, body_of):
+        """The nested ``for``/``if`` statements a comprehension stands for."""
+        renames = {}
+        for gen in node.generators:
+            if gen.is_async:
+                raise self.error("async comprehensions are not supported", gen)
+            for target in gast.walk(gen.target):
+                if isinstance(target, gast.Name):
+                    renames[target.id] = self.namer.fresh(target.id)
+                    self.locals.add(renames[target.id])
+        rename = _Renamer(renames)
+        stmt = body_of(rename.visit(copy.deepcopy(node.elt)))
+        for gen in reversed(node.generators):
+            for cond in reversed(gen.ifs):
+                stmt = gast.If(test=rename.visit(copy.deepcopy(cond)), body=[stmt], orelse=[])
+            stmt = gast.For(target=rename.visit(copy.deepcopy(gen.target)),
+                            iter=rename.visit(copy.deepcopy(gen.iter)) if gen is not
+                            node.generators[0] else gen.iter,
+                            body=[stmt], orelse=[], type_comment=None)
+            gast.copy_location(stmt, gen.target)
+        return _located(stmt, node)
+
+    def sum_of_generator(self, node, target: str):
+        """``sum(f(x) for x in xs)`` -> an accumulating loop (no list is built)."""
+        self.locals.add(target)
+        start = ir.assign(self.define(target), gast.Constant(value=0, kind=None))
+        start.op = ir.Op(ir.OPAQUE, [], {}, node, "sum")
+        self.out.append(gast.copy_location(start, node))
+        loop = self.comprehension_loop(node.args[0], lambda elt: gast.AugAssign(
+            target=gast.Name(id=target, ctx=gast.Store(), annotation=None, type_comment=None),
+            op=gast.Add(), value=elt))
+        self.statement(loop)
 
     # -- compound statements ----------------------------------------------------
     def nested(self, stmts) -> list:
@@ -462,6 +532,11 @@ class _Normalizer:
 
     def expr_into(self, value, target: gast.Name):
         """Normalise ``value`` so that its last operation assigns ``target``."""
+        if self.is_sum_of_generator(value):
+            tmp = self.namer.temp()
+            self.sum_of_generator(value, tmp)
+            self.emit_copy(target, gast.copy_location(ir.name(self.env[tmp]), value), value)
+            return
         if isinstance(value, gast.IfExp):
             tmp = self.namer.temp()
             self.conditional_into(value, tmp)
@@ -520,6 +595,10 @@ class _Normalizer:
             tmp = self.namer.temp()
             self.conditional_into(node, tmp)
             return gast.copy_location(ir.name(self.env[tmp]), node)
+        if self.is_sum_of_generator(node):
+            tmp = self.namer.temp()
+            self.sum_of_generator(node, tmp)
+            return gast.copy_location(ir.name(self.env[tmp]), node)
         built = self.operation(node)
         expr, op = built
         tmp = self.namer.temp()
@@ -560,14 +639,27 @@ class _Normalizer:
             return self.call(node)
         if isinstance(node, gast.Attribute):
             value = self.atom(node.value)
-            prim = getattr(np.ndarray, node.attr, None) or ir.UnknownMember(node.attr, False)
-            return gast.Attribute(value=value, attr=node.attr, ctx=gast.Load()), \
-                ir.Op(prim, [value], {}, node, f".{node.attr}")
+            prim = getattr(np.ndarray, node.attr, None)
+            expr = gast.Attribute(value=value, attr=node.attr, ctx=gast.Load())
+            if prim is None:  # an attribute of an object: self.W
+                return expr, ir.Op(ir.GETATTR, [value, gast.Constant(value=node.attr, kind=None)],
+                                   {}, node, f".{node.attr}")
+            return expr, ir.Op(prim, [value], {}, node, f".{node.attr}")
         if isinstance(node, gast.Subscript):
             return self.subscript(node)
         if isinstance(node, (gast.Tuple, gast.List)):
-            raise self.error("tuples and lists as values are not supported yet (only as "
-                             "arguments of a call, e.g. np.stack([a, b]))", node)
+            elts = [self.atom(e) for e in node.elts]
+            prim = ir.BUILD_TUPLE if isinstance(node, gast.Tuple) else ir.BUILD_LIST
+            return type(node)(elts=elts, ctx=gast.Load()), ir.Op(prim, elts, {}, node, prim.label)
+        if isinstance(node, gast.Dict):
+            if not all(isinstance(k, gast.Constant) for k in node.keys):
+                raise self.error("dict displays need constant keys", node)
+            values = [self.atom(v) for v in node.values]
+            keys = gast.Tuple(elts=list(node.keys), ctx=gast.Load())
+            return gast.Dict(keys=list(node.keys), values=values), \
+                ir.Op(ir.BUILD_DICT, [keys, *values], {}, node, ir.BUILD_DICT.label)
+        if isinstance(node, (gast.ListComp, gast.GeneratorExp)):
+            return self.comprehension(node)
         raise self.error(f"'{type(node).__name__}' expressions are not supported", node)
 
     def subscript(self, node):
@@ -674,6 +766,34 @@ class _Normalizer:
         if value is MISSING:
             raise self.error(f"name '{root}' is not defined", node, SrcGradError)
         self.free[root] = value
+
+
+def _is_append(call) -> bool:
+    return isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) \
+        and call.func.attr == "append" and isinstance(call.func.value, gast.Name) \
+        and len(call.args) == 1 and not call.keywords
+
+
+class _Renamer(gast.NodeTransformer):
+    def __init__(self, renames):
+        self.renames = renames
+
+    def visit_Name(self, node):
+        if node.id in self.renames:
+            return gast.copy_location(gast.Name(id=self.renames[node.id], ctx=node.ctx,
+                                                annotation=None, type_comment=None), node)
+        return node
+
+
+def _located(tree, where):
+    for node in gast.walk(tree):
+        if getattr(node, "lineno", None) is None and hasattr(node, "lineno"):
+            gast.copy_location(node, where)
+    return tree
+
+
+def _load_id(id_):
+    return gast.Name(id=id_, ctx=gast.Load(), annotation=None, type_comment=None)
 
 
 def _builtin_call(name, *args):

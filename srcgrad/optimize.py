@@ -96,7 +96,8 @@ def eliminate_dead(stmts, live, keep=lambda stmt: False) -> list:
         if ir.is_update(stmt):  # x[i] = v: needed while x is; reads x, i and v
             if not (set(ir.target_names(stmt)) & live) and not keep(stmt):
                 continue
-            live.update(_uses(stmt) | set(ir.names_in(stmt.targets[0])))
+            target = stmt.targets[0] if isinstance(stmt, gast.Assign) else stmt
+            live.update(_uses(stmt) | set(ir.names_in(target)))
             kept.append(stmt)
             continue
         defs = _defs(stmt)
@@ -142,7 +143,7 @@ def propagate_copies(stmts) -> list:
             stmt.orelse = propagate_copies(stmt.orelse)
             continue
         _Rename(copies).visit(stmt.value if isinstance(stmt, gast.Assign) else stmt)
-        if ir.is_update(stmt):
+        if ir.is_update(stmt) and isinstance(stmt, gast.Assign):
             _Rename(copies).visit(stmt.targets[0].slice)
         defined = _defs(stmt) | set(ir.target_names(stmt))
         for name in list(copies):

@@ -43,7 +43,7 @@ import gast
 
 from . import ir
 from .analyze import Activity, differentiable, operand_names, shape_classes
-from .errors import MissingRuleError, NonDifferentiableError
+from .errors import MissingRuleError, NonDifferentiableError, UnsupportedSyntaxError
 from .inline import _SliceToCall, inline, show
 from .linker import CalleePair
 from .rules import registry
@@ -77,10 +77,26 @@ def reverse(program: ir.Program, wrt: list[str], act: Activity, seed=(), bound=N
         op = getattr(stmt, "op", None)
         if op is not None and differentiable(op) \
                 and any(act.is_active(t) for t in ir.target_names(stmt)) \
-                and op.primitive is not operator.setitem and not isinstance(op.primitive, CalleePair) \
+                and not ir.is_update(stmt) and not isinstance(op.primitive, CalleePair) \
                 and registry.lookup(op.primitive) is None:
             raise _missing_rule(program, op)
+    for stmt in ir.walk_statements(program.body):
+        if isinstance(stmt, gast.Expr) and getattr(stmt, "op", None) is not None \
+                and stmt.op.primitive is ir.OPAQUE and not _harmless(stmt.value):
+            touched = [n for n in ir.names_in(stmt) if n in act.varied]
+            if touched:
+                raise UnsupportedSyntaxError(
+                    f"this statement may change '{touched[0]}', a value being differentiated, "
+                    f"in a way srcgrad cannot follow (only x[i] = v, x[i] += v and "
+                    f"xs.append(v) update values in place)", filename=program.filename,
+                    lineno=getattr(stmt, "lineno", None), col=getattr(stmt, "col_offset", None))
     return _Reverser(program, act).run(seed, bound or {})
+
+
+def _harmless(expr) -> bool:
+    """A statement-level call that cannot change its arguments: print(...)."""
+    return isinstance(expr, gast.Call) and isinstance(expr.func, gast.Name) \
+        and expr.func.id in ("print",)
 
 
 class _Block:
@@ -156,6 +172,29 @@ class _Reverser:
                 out.extend(self.loop(stmt, ctx))
             elif isinstance(stmt, gast.Assign):
                 out.extend(self.assignment(stmt, ctx))
+            elif ir.is_update(stmt):
+                out.extend(self.append(stmt, ctx))
+        return out
+
+    def append(self, stmt, ctx: _Block) -> list:
+        """The adjoint of ``xs.append(v)``: ``v`` gets the last element's cotangent,
+        which then leaves ``xs``'s; ``xs.pop()`` undoes the append."""
+        xs, item = stmt.op.args
+        out = []
+        if self.act.is_active(xs.id) and xs.id in ctx.assigned:
+            d_xs = self.adjoint_name(xs.id)
+            if isinstance(item, gast.Name) and self.act.is_active(item.id):
+                last = _call("cotangent_at", ir.name(d_xs), gast.Constant(value=-1, kind=None))
+                out.extend(self.contribute(ctx, item.id, last, ".append()"))
+            rest = ir.assign(d_xs, _call("drop_last", ir.name(d_xs)))
+            rest.origin = ".append()"
+            out.append(rest)
+        undo = gast.Expr(value=gast.Call(func=gast.Attribute(value=ir.name(xs.id), attr="pop",
+                                                             ctx=gast.Load()),
+                                         args=[], keywords=[]))
+        undo.updates = xs.id
+        undo.comment = f"restore: {xs.id} before the append"
+        out.append(undo)
         return out
 
     def assignment(self, stmt, ctx: _Block) -> list:

@@ -10,7 +10,18 @@ from __future__ import annotations
 
 import numpy as np
 
+from .structures import (AttributeCotangent, DictCotangent, ListCotangent, TupleCotangent,
+                         attribute_cotangent, cotangent_at, cotangent_like, gradient_like,
+                         has_differentiable_leaves, is_zero)
+
 __all__ = [
+    "ListCotangent",
+    "TupleCotangent",
+    "DictCotangent",
+    "AttributeCotangent",
+    "cotangent_at",
+    "attribute_cotangent",
+    "drop_last",
     "unbroadcast",
     "unreduce",
     "grad_seed",
@@ -97,9 +108,18 @@ def grad_like(g, x):
     """Return the cotangent ``g`` as a fresh gradient for argument ``x``.
 
     Same shape and dtype as ``x`` (a float32 argument gets a float32 gradient),
-    a Python float for a Python float, and never a read-only view or an alias
-    of an array the caller can see.
+    a Python float for a Python float, the same structure for a list, tuple,
+    dict or object holding arrays, and never a read-only view or an alias of
+    an array the caller can see.
     """
+    if isinstance(x, float):
+        return float(g)
+    if isinstance(x, np.ndarray) or np.isscalar(x):
+        return _array_gradient(g, x)
+    return gradient_like(g, x, _array_gradient)
+
+
+def _array_gradient(g, x):
     if isinstance(x, float):
         return float(g)
     dtype = np.result_type(x) if np.issubdtype(np.result_type(x), np.inexact) else np.float64
@@ -112,9 +132,12 @@ def grad_like(g, x):
 
 def zeros_grad(x):
     """The gradient of an argument the output does not depend on."""
-    if isinstance(x, float):
-        return 0.0
     return grad_like(0.0, x)
+
+
+def drop_last(g):
+    """The cotangent of a list before ``append``: ``g`` without its last element."""
+    return g if is_zero(g) else ListCotangent(g[:-1])
 
 
 # --- helpers of the adjoint rules (srcgrad.rules) ------------------------------------
@@ -340,14 +363,8 @@ def getitem_grad(g, a, index):
     """Cotangent of ``a`` in ``a[index]``: ``g`` scattered into zeros, with
     repeated integer indices accumulating (``np.add.at``).  For a tuple or
     list ``a`` it is a tuple or list with zeros for the other elements."""
-    if isinstance(a, (tuple, list)):
-        grads = [0.0 if isinstance(e, float) else np.zeros_like(e) for e in a]
-        if isinstance(index, slice):
-            for k, gk in zip(range(len(a))[index], g):
-                grads[k] = gk
-        else:
-            grads[index] = g
-        return type(a)(grads) if isinstance(a, tuple) else grads
+    if isinstance(a, (tuple, list, dict)):
+        return cotangent_like(a, index, g)
     grad = np.zeros_like(a)
     if is_basic_index(index):
         grad[index] = g

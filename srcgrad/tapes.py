@@ -33,7 +33,7 @@ def _surviving(backward) -> dict[int, list]:
     sites: dict[int, list] = {}
     for stmt in ir.walk_statements(backward):
         forward = getattr(stmt, "restores", None)
-        if forward is not None:
+        if forward is not None and getattr(stmt, "saves", True) is not None:
             for var in ir.target_names(stmt):
                 saved = getattr(stmt, "saves", None) or ir.name(var)
                 sites.setdefault(id(forward), []).append((var, saved))

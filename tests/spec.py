@@ -385,6 +385,7 @@ S("pow-builtin", pow, "pow(x, 3)", x=normal(3))
 S("pow-builtin-xy", pow, "pow(x, y)", dtypes=F64, x=pyfloat(0.5, 2), y=pyfloat(-1, 1))
 S("max-builtin", max, "max(x, y)", dtypes=F64, x=pyfloat(0, 1), y=pyfloat(2, 3))
 S("min-builtin", min, "min(x, y)", dtypes=F64, x=pyfloat(0, 1), y=pyfloat(2, 3))
+S("sum-builtin", sum, "sum([x, y, x])", x=normal(3), y=normal(3))
 
 # --- non-differentiable primitives ---------------------------------------------------
 _X, _Y = normal(3, 4), normal(3, 4)

@@ -21,6 +21,7 @@ import pytest
 
 import spec
 import srcgrad
+from srcgrad.ir import Builder
 from srcgrad.errors import RuleError
 from srcgrad.rules import registry
 
@@ -216,8 +217,11 @@ def test_ids_unique():
 
 
 def test_every_rule_has_an_entry():
+    """Every rule of a callable primitive; displays and attribute reads (ir.Builder)
+    are not calls, and the corpus covers them (containers, objects)."""
     tested = {id(e.primitive) for e in spec.SPECS}
-    missing = [r.name for p, r in registry.all_rules().items() if id(p) not in tested]
+    missing = [r.name for p, r in registry.all_rules().items()
+               if id(p) not in tested and not isinstance(p, Builder)]
     assert not missing, f"rules without a spec entry: {missing}"
     marked = {id(e.primitive) for e in spec.NONDIFF}
     missing = [n for p, n in registry.all_nondifferentiable().items() if id(p) not in marked]

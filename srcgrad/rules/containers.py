@@ -1,0 +1,37 @@
+"""Adjoint rules of containers and objects: displays, attributes, ``sum``.
+
+A container's cotangent is a container of its elements' cotangents (see
+:mod:`srcgrad.structures`), so building ``(a, b)`` hands each element its part
+of the tuple's cotangent, and reading ``self.W`` gives the object a cotangent
+holding ``W``'s.  ``list.append`` is an in-place update handled by the reverse
+pass itself.
+"""
+
+from ..ir import BUILD_DICT, BUILD_LIST, BUILD_TUPLE, GETATTR
+from ..runtime import AttributeCotangent, ListCotangent, cotangent_at, unbroadcast
+from .registry import adjoint
+
+
+@adjoint(BUILD_TUPLE, "elts", name="tuple display")
+def build_tuple(out, d_out, *elts):
+    return [cotangent_at(d_out, i) for i in range(len(elts))]
+
+
+@adjoint(BUILD_LIST, "elts", name="list display")
+def build_list(out, d_out, *elts):
+    return [cotangent_at(d_out, i) for i in range(len(elts))]
+
+
+@adjoint(BUILD_DICT, "values", name="dict display")
+def build_dict(out, d_out, keys, *values):
+    return [cotangent_at(d_out, key) for key in keys]
+
+
+@adjoint(GETATTR, "obj", name="attribute")
+def getattr_(out, d_out, obj, name):
+    return AttributeCotangent({name: d_out})
+
+
+@adjoint(sum, "iterable", name="sum")
+def sum_(out, d_out, iterable, start=0):
+    return ListCotangent([unbroadcast(d_out, x) for x in iterable])

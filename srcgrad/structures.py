@@ -1,0 +1,147 @@
+"""Cotangents of containers and objects.
+
+The cotangent of a list, tuple or dict of arrays is a container of the same
+shape holding the elements' cotangents, with ``0.0`` where none reached.  The
+adjoint sweep accumulates every cotangent with ``+`` (``d_x = d_x + g``), so
+these containers add element by element instead of concatenating; ``0.0``
+stands for "nothing yet" and is the identity of that addition.  Objects (a
+dataclass, a model with array attributes) get an :class:`AttributeCotangent`
+keyed by attribute name.  :func:`gradient_like` finally turns a cotangent back
+into the structure of the argument it belongs to.
+
+    >>> import numpy as np
+    >>> a = ListCotangent([np.ones(2), 0.0])
+    >>> b = ListCotangent([0.0, 2.0])
+    >>> a + b
+    ListCotangent([array([1., 1.]), 2.0])
+    >>> 0.0 + a is a
+    True
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+
+import numpy as np
+
+
+def is_zero(g) -> bool:
+    """``0.0`` (or any number zero) means: no cotangent has arrived."""
+    return isinstance(g, (int, float)) and not isinstance(g, bool) and g == 0
+
+
+def add(a, b):
+    """Structured sum of two cotangents."""
+    if is_zero(a):
+        return b
+    if is_zero(b):
+        return a
+    if isinstance(a, dict):
+        out = dict(a)
+        for key, value in b.items():
+            out[key] = add(out[key], value) if key in out else value
+        return type(a)(out)
+    if isinstance(a, (list, tuple)):
+        return type(a)(add(x, y) for x, y in zip(a, b))
+    return a + b
+
+
+class _Structured:
+    def __add__(self, other):
+        return add(self, other)
+
+    def __radd__(self, other):
+        return add(other, self)
+
+    def __repr__(self):
+        return f"{type(self).__name__}({super().__repr__()})"
+
+
+class ListCotangent(_Structured, list):
+    """The cotangent of a list."""
+
+
+class TupleCotangent(_Structured, tuple):
+    """The cotangent of a tuple."""
+
+
+class DictCotangent(_Structured, dict):
+    """The cotangent of a dict (missing keys: no cotangent)."""
+
+
+class AttributeCotangent(_Structured, dict):
+    """The cotangent of an object, by attribute name."""
+
+
+def cotangent_like(container, index, g):
+    """A cotangent of ``container`` that is ``g`` at ``index`` and zero elsewhere."""
+    if isinstance(container, dict):
+        return DictCotangent({index: g})
+    n = len(container)
+    parts = [0.0] * n
+    if isinstance(index, slice):
+        for k, gk in zip(range(n)[index], g):
+            parts[k] = gk
+    else:
+        parts[index] = g
+    return TupleCotangent(parts) if isinstance(container, tuple) else ListCotangent(parts)
+
+
+def cotangent_at(g, key):
+    """Element ``key`` of a structured cotangent (``0.0`` if none arrived)."""
+    if is_zero(g):
+        return 0.0
+    if isinstance(g, dict):
+        return g.get(key, 0.0)
+    return g[key]
+
+
+def attribute_cotangent(g, name):
+    """The cotangent of attribute ``name`` (``0.0`` if none arrived)."""
+    return 0.0 if is_zero(g) else g.get(name, 0.0)
+
+
+def is_differentiable_leaf(value) -> bool:
+    if isinstance(value, (bool, np.bool_)):
+        return False
+    if isinstance(value, (float, complex, np.floating, np.complexfloating)):
+        return True
+    return isinstance(value, np.ndarray) and value.dtype.kind in "fc"
+
+
+def gradient_like(g, x, leaf):
+    """``g`` in the structure of ``x``; ``leaf(g, x)`` converts each array or float."""
+    if isinstance(x, dict):
+        return type(x)((k, gradient_like(cotangent_at(g, k), v, leaf)) for k, v in x.items())
+    if isinstance(x, (list, tuple)):
+        parts = [gradient_like(cotangent_at(g, i), v, leaf) for i, v in enumerate(x)]
+        if isinstance(x, tuple) and hasattr(x, "_fields"):  # a namedtuple
+            return type(x)(*parts)
+        return type(x)(parts)
+    if is_differentiable_leaf(x):
+        return leaf(0.0 if is_zero(g) else g, x)
+    if hasattr(x, "__dict__") and not isinstance(x, type):
+        grads = {k: gradient_like(attribute_cotangent(g, k), v, leaf)
+                 for k, v in vars(x).items() if has_differentiable_leaves(v)}
+        if dataclasses.is_dataclass(x):
+            return dataclasses.replace(x, **{k: v for k, v in grads.items()
+                                             if k in {f.name for f in dataclasses.fields(x)}})
+        out = copy.copy(x)
+        for k, v in grads.items():
+            setattr(out, k, v)
+        return out
+    return None
+
+
+def has_differentiable_leaves(x) -> bool:
+    """Whether ``x`` is, or holds, a float or a float array."""
+    if is_differentiable_leaf(x):
+        return True
+    if isinstance(x, dict):
+        return any(has_differentiable_leaves(v) for v in x.values())
+    if isinstance(x, (list, tuple)):
+        return any(has_differentiable_leaves(v) for v in x)
+    if hasattr(x, "__dict__") and not isinstance(x, type) and not callable(x):
+        return any(has_differentiable_leaves(v) for v in vars(x).values())
+    return False
