@@ -24,6 +24,7 @@ from . import cache, compiler
 from .compiler import Options
 from .errors import NonDifferentiableError, SrcGradError
 from .frontend import Resolver
+from .structures import has_differentiable_leaves
 
 _MEMORY: "weakref.WeakKeyDictionary[object, dict]" = weakref.WeakKeyDictionary()
 _LOCK = threading.RLock()
@@ -104,14 +105,11 @@ def _normalize_wrt(wrt):
 
 
 def differentiable_value(value) -> bool:
-    """Whether srcgrad can differentiate with respect to ``value``."""
-    if isinstance(value, (bool, np.bool_)):
-        return False
-    if isinstance(value, (float, complex, np.floating, np.complexfloating)):
-        return True
-    if isinstance(value, np.ndarray):
-        return value.dtype.kind in "fc"
-    return False
+    """Whether srcgrad can differentiate with respect to ``value``: a float, a float
+    array, or a list, tuple, dict or object holding some."""
+    if type(value) is float or (type(value) is np.ndarray and value.dtype.kind in "fc"):
+        return True  # the common cases, first: this runs on every call
+    return has_differentiable_leaves(value)
 
 
 def _check_args(fn, options, args):

@@ -165,6 +165,8 @@ def static_value(node, resolver: Resolver, local_names=frozenset()):
     ``_MISSING`` when it is not static (it starts at a local variable, or an
     attribute does not exist)."""
     if isinstance(node, gast.Name):
+        if getattr(node, "helper", None) is not None:  # a runtime helper the compiler wrote
+            return node.helper
         if node.id in local_names:
             return _MISSING
         return resolver.lookup(node.id)

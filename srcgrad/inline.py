@@ -370,7 +370,10 @@ class _Simplify(gast.NodeTransformer):
 
 def _drop_default_arguments(call, helper) -> None:
     """Remove trailing positional and keyword arguments equal to the defaults."""
-    params = list(inspect.signature(helper).parameters.values())
+    try:
+        params = list(inspect.signature(helper).parameters.values())
+    except (TypeError, ValueError):  # a class such as ListCotangent
+        return
 
     def is_default(param, arg):
         return param.default is not inspect.Parameter.empty and isinstance(arg, gast.Constant) \

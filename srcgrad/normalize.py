@@ -36,6 +36,7 @@ import gast
 import numpy as np
 
 from . import ir, runtime
+from .runtime import keys_of
 from .emit import block_lines, unparse
 from .errors import SrcGradError, UnsupportedSyntaxError
 from .controlflow import contains, structure
@@ -433,6 +434,8 @@ class _Normalizer:
         elif callee is zip and isinstance(target, gast.Tuple) and not it.keywords \
                 and len(target.elts) == len(it.args):
             seqs, items = list(it.args), list(target.elts)
+        elif _dict_view(it):  # for k, v in d.items(), for k in d.keys(), for v in d.values()
+            return self.dict_loop(stmt, it)
         else:
             seqs, items = [it], [target]
         names = [self.sequence(seq, stmt.body) for seq in seqs]
@@ -454,11 +457,41 @@ class _Normalizer:
         return k, prefix, self.opaque_value(gast.copy_location(_builtin_call("range", count), it),
                                             "range")
 
+    def dict_loop(self, stmt, it):
+        """``for k, v in d.items()`` -> over ``keys_of(d)``, reading ``d[k]``."""
+        kind, mapping = it.func.attr, it.func.value
+        keys = gast.Call(func=_helper("keys_of"), args=[mapping], keywords=[])
+        key = stmt.target.elts[0] if kind == "items" else stmt.target if kind == "keys" \
+            else gast.Name(id=self.namer.fresh("key"), ctx=gast.Store(), annotation=None,
+                           type_comment=None)
+        prefix = []
+        if kind in ("items", "values"):
+            value = stmt.target.elts[1] if kind == "items" else stmt.target
+            prefix.append(gast.copy_location(ir.assign(copy.deepcopy(value), gast.Subscript(
+                value=copy.deepcopy(mapping), slice=_load(key), ctx=gast.Load())), value))
+        loop = gast.For(target=key, iter=gast.copy_location(keys, it), body=prefix,
+                        orelse=[], type_comment=None)
+        gast.copy_location(loop, stmt)
+        index, inner_prefix, range_atom = self.loop_index(loop)
+        return index, inner_prefix + prefix, range_atom
+
     def sequence(self, seq, body):
-        """The sequence a loop indexes, held in a name the body does not reassign."""
-        if isinstance(seq, gast.Name) and (seq.id not in self.locals or seq.id not in
-                                           _assigned_names(gast.Module(body=body,
-                                                                       type_ignores=[]))):
+        """The sequence a loop indexes, held in a name the body does not reassign.
+
+        A parameter, global or attribute may be a dict or another iterable that
+        cannot be indexed by position: ``sequence(xs)`` lists it (a list, tuple
+        or array comes back as it is)."""
+        if isinstance(seq, gast.Name):
+            unknown = seq.id in self.params or seq.id not in self.locals
+        else:
+            unknown = isinstance(seq, (gast.Attribute, gast.Call, gast.Subscript))
+        if isinstance(seq, gast.Call) and (self.callee(seq) is keys_of):
+            unknown = False
+        if unknown and not isinstance(seq, gast.Call):
+            seq = gast.copy_location(gast.Call(func=_helper("sequence"), args=[seq],
+                                               keywords=[]), seq)
+        elif isinstance(seq, gast.Name) and seq.id not in _assigned_names(
+                gast.Module(body=body, type_ignores=[])):
             return seq
         tmp = self.namer.temp()
         self.locals.add(tmp)
@@ -742,9 +775,13 @@ class _Normalizer:
         self.out.append(stmt)
 
     def opaque(self, node):
-        """``node`` with local names renamed to their SSA names; evaluated as is."""
+        """A copy of ``node`` with local names renamed to their SSA names; evaluated
+        as is."""
+        node = copy.deepcopy(node)
         for sub in gast.walk(node):
             if isinstance(sub, gast.Name) and isinstance(sub.ctx, gast.Load):
+                if getattr(sub, "helper", None) is not None:
+                    continue
                 if sub.id in self.locals:
                     if sub.id not in self.env:
                         raise self.error(f"local variable '{sub.id}' is used before it is "
@@ -755,6 +792,8 @@ class _Normalizer:
         return node
 
     def collect_free(self, node):
+        if getattr(node, "helper", None) is not None:
+            return
         root = root_name(node)
         if root is None or root in self.locals:
             for sub in gast.walk(node):
@@ -766,6 +805,12 @@ class _Normalizer:
         if value is MISSING:
             raise self.error(f"name '{root}' is not defined", node, SrcGradError)
         self.free[root] = value
+
+
+def _dict_view(node) -> bool:
+    return isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
+        and node.func.attr in ("items", "keys", "values") and not node.args \
+        and not node.keywords
 
 
 def _is_append(call) -> bool:
@@ -794,6 +839,13 @@ def _located(tree, where):
 
 def _load_id(id_):
     return gast.Name(id=id_, ctx=gast.Load(), annotation=None, type_comment=None)
+
+
+def _helper(id_):
+    """A reference to a srcgrad.runtime helper, resolved without the user's globals."""
+    node = _load_id(id_)
+    node.helper = getattr(runtime, id_)
+    return node
 
 
 def _builtin_call(name, *args):

@@ -22,6 +22,8 @@ __all__ = [
     "cotangent_at",
     "attribute_cotangent",
     "drop_last",
+    "keys_of",
+    "sequence",
     "unbroadcast",
     "unreduce",
     "grad_seed",
@@ -401,3 +403,14 @@ def without_item(g, x, index):
     g = np.array(np.broadcast_to(g, np.shape(x)))
     g[index] = 0
     return g
+
+
+def keys_of(mapping):
+    """The keys of a dict, as a list (what ``for k in d`` runs over)."""
+    return list(mapping)
+
+
+def sequence(items):
+    """What ``for x in items`` runs over, indexable by position: a list, tuple or
+    array as it is; any other iterable (a dict: its keys) as a list."""
+    return items if isinstance(items, (list, tuple, np.ndarray)) else list(items)

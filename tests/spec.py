@@ -31,6 +31,7 @@ from typing import Callable
 import numpy as np
 
 import srcgrad
+from srcgrad.runtime import keys_of, sequence
 
 FLOATS = ("float64", "float32")
 
@@ -386,6 +387,7 @@ S("pow-builtin-xy", pow, "pow(x, y)", dtypes=F64, x=pyfloat(0.5, 2), y=pyfloat(-
 S("max-builtin", max, "max(x, y)", dtypes=F64, x=pyfloat(0, 1), y=pyfloat(2, 3))
 S("min-builtin", min, "min(x, y)", dtypes=F64, x=pyfloat(0, 1), y=pyfloat(2, 3))
 S("sum-builtin", sum, "sum([x, y, x])", x=normal(3), y=normal(3))
+S("sequence", sequence, "sequence(x)", x=normal(3, 2))
 
 # --- non-differentiable primitives ---------------------------------------------------
 _X, _Y = normal(3, 4), normal(3, 4)
@@ -425,3 +427,4 @@ N("round", round, "round(x)", x=pyfloat(-2, 2))
 N("int", int, "int(x)", x=pyfloat(-2, 2))
 N("len", len, "len(x)", x=_X)
 N("stop_gradient", srcgrad.stop_gradient, "srcgrad.stop_gradient(x)", x=_X)
+N("keys_of", keys_of, "keys_of(d)", d=fixed({"a": 1.0}))

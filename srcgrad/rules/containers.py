@@ -8,8 +8,9 @@ pass itself.
 """
 
 from ..ir import BUILD_DICT, BUILD_LIST, BUILD_TUPLE, GETATTR
-from ..runtime import AttributeCotangent, ListCotangent, cotangent_at, unbroadcast
-from .registry import adjoint
+from ..runtime import (AttributeCotangent, ListCotangent, cotangent_at, keys_of, sequence,
+                       unbroadcast)
+from .registry import adjoint, nondifferentiable
 
 
 @adjoint(BUILD_TUPLE, "elts", name="tuple display")
@@ -30,6 +31,15 @@ def build_dict(out, d_out, keys, *values):
 @adjoint(GETATTR, "obj", name="attribute")
 def getattr_(out, d_out, obj, name):
     return AttributeCotangent({name: d_out})
+
+
+@adjoint(sequence, "items", name="sequence")
+def sequence_(out, d_out, items):
+    """A list, tuple or array passes through; a dict's keys carry no cotangent."""
+    return d_out if out is items else 0.0
+
+
+nondifferentiable(keys_of, name="keys_of")
 
 
 @adjoint(sum, "iterable", name="sum")
