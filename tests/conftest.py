@@ -6,3 +6,35 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+
+# --- fuzz tests: skipped unless asked for -------------------------------------------
+#
+# Tests marked ``fuzz`` are long property-based runs (``make fuzz``).  A plain
+# ``pytest`` / ``make test`` skips them; they run when ``-m`` selects them
+# (``pytest -m fuzz``, ``-m "fuzz and not slow"``) or SRCGRAD_FUZZ is set to a
+# value other than "" or "0".
+
+import os as _os
+import re as _re
+
+
+def _fuzz_requested(config) -> bool:
+    if _os.environ.get("SRCGRAD_FUZZ", "").strip() not in ("", "0"):
+        return True
+    markexpr = config.getoption("markexpr", default="") or ""
+    # "fuzz" as a marker name in the -m expression, not negated by "not"
+    return any(not _re.search(r"\bnot\s*\(?\s*$", markexpr[:m.start()])
+               for m in _re.finditer(r"\bfuzz\b", markexpr))
+
+
+def pytest_collection_modifyitems(config, items):
+    if _fuzz_requested(config):
+        return
+    import pytest  # noqa: PLC0415
+
+    skip = pytest.mark.skip(reason="long fuzz run: use `make fuzz`, `pytest -m fuzz` or "
+                                   "set SRCGRAD_FUZZ=1")
+    for item in items:
+        if item.get_closest_marker("fuzz") is not None:
+            item.add_marker(skip)

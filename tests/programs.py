@@ -44,6 +44,7 @@ INPUT_BOUND = 1.5     # |inputs| <= INPUT_BOUND
 LIMIT = 20.0          # values whose magnitude bound passes this are rescaled
 MAX_SIZE = 24         # largest intermediate array
 CONSTANTS = (0.5, 2.0, -1.5, 3.0, 0.1, -0.7)
+INT_CONSTANTS = (2, 3)   # only next to a float value (v * 2, 3 - v): no int arrays
 
 # Python operator precedences (higher binds tighter).
 CMP, ADD, MUL, UNARY, POW, ATOM = 10, 13, 14, 15, 16, 100
@@ -79,8 +80,9 @@ def _ops(*parts, tag=None):
     return out | {tag} if tag else out
 
 
-def const(value: float) -> Expr:
-    return Expr(repr(float(value)), (), abs(value), UNARY if value < 0 else ATOM, py=True)
+def const(value) -> Expr:
+    text = repr(value) if isinstance(value, int) else repr(float(value))
+    return Expr(text, (), abs(value), UNARY if value < 0 else ATOM, py=True)
 
 
 def binop(left: Expr, op: str, right: Expr) -> str:
@@ -152,6 +154,8 @@ class Program:
     vector_return: str
     ops: frozenset = field(default_factory=frozenset)
     vector_shape: tuple = ()        # the shape the generator expects f_vec to return
+    vector_tuple: bool = False      # f_vec returns a tuple; vector_shape is then a
+                                    # tuple of the elements' shapes
 
     @property
     def source(self) -> str:
@@ -228,6 +232,7 @@ GATED = {
     "alias_update": "an in-place update of an array another live name views: "
                     "a = b.T; b += 1.0; ... a",
     "np_matmul": "products spelled np.matmul(a, b) (a @ b and np.dot are in the grammar)",
+    "mod": "v % c, np.mod(v, c), np.remainder(v, c), np.fmod(v, c) (piecewise linear in v)",
     "scalar_abs": "math.fabs(v) and builtin abs(v) of a NumPy scalar or 0-d array "
                   "(math.fabs(np.sum(v)), abs(np.sum(v)))",
 }
@@ -305,7 +310,7 @@ class Generator:
 
     # -- expressions ------------------------------------------------------------
     FAMILIES = ("binary", "unary", "const", "reduce", "where", "linalg", "shape", "index",
-                "math")
+                "math", "nondiff")
 
     def expr(self, depth: int, want=None, fallback=None) -> Expr:
         if depth <= 0:
@@ -368,7 +373,7 @@ class Generator:
     # with a constant ----------------------------------------------------------------
     def build_const(self, depth):
         a = self.operand(depth)
-        c = const(self.ch.choice(CONSTANTS))
+        c = const(self.ch.choice(CONSTANTS + INT_CONSTANTS))
         form = self.ch.choice(("a*c", "c*a", "a+c", "c-a", "a-c", "c/(..)", "a/c"))
         ops = _ops(a, tag=f"const:{form}")
         if form == "a*c":
@@ -487,6 +492,60 @@ class Generator:
         }
         text, bound = table[name]
         return Expr(text, (), bound, ATOM, True, ops=_ops(a, tag=f"math:{name}"))
+
+    # piecewise constant factors and integers read off shapes ---------------------------------
+    def build_nondiff(self, depth):
+        a = self.operand(depth)
+        b = self.operand(depth, lambda sh: broadcast(a.shape, sh) is not None)
+        shape = broadcast(a.shape, b.shape)
+        form = self.ch.choice(("compare", "floor", "round", "sign", "shape0", "len", "size",
+                               "count", "argmax", "mod"))
+        pb = paren(b, MUL + 1)
+        ops = _ops(a, b, tag=f"nondiff:{form}")
+        threshold = self.ch.choice((0.0, 0.5, -0.5))
+        if form == "compare":
+            return Expr(f"({a.text} > {threshold!r}) * {pb}", shape, b.bound, MUL, ops=ops)
+        if form in ("floor", "round", "sign"):
+            return Expr(f"np.{form}({a.text}) * {pb}", shape, (a.bound + 1) * b.bound, MUL,
+                        ops=ops)
+        if form == "mod":
+            if "mod" not in self.enabled:
+                return None
+            return self.mod_expr(a, b, shape)
+        if a.ndim == 0:
+            return None
+        n = math.prod(a.shape)
+        if form == "count":
+            return Expr(f"np.sum({a.text} > {threshold!r}) * {pb}", b.shape, n * b.bound, MUL,
+                        ops=ops)
+        if form == "argmax":   # b[np.argmax(a)] for a vector a as long as b's first axis
+            c = self.operand(depth, lambda sh: len(sh) >= 1 and sh[0] == n)
+            if a.ndim != 1 or c.ndim == 0 or c.shape[0] != n:
+                return None
+            return Expr(f"{paren(c, ATOM)}[np.argmax({a.text})]", c.shape[1:], c.bound,
+                        ops=_ops(a, c, tag="nondiff:argmax"))
+        size = {"shape0": a.shape[0], "len": a.shape[0], "size": n}[form]
+        text = {"shape0": f"{paren(a, ATOM)}.shape[0]", "len": f"len({a.text})",
+                "size": f"{paren(a, ATOM)}.size"}[form]
+        return Expr(f"{text} * {pb}", b.shape, size * b.bound, MUL, b.py, ops=ops)
+
+    def mod_expr(self, a, b, shape):
+        form = self.ch.choice(("%", "mod", "remainder", "fmod"))
+        c = self.ch.choice((1.0, 0.7, 2))
+        ops = _ops(a, b, tag=f"mod:{form}")
+        if form == "%":
+            return Expr(f"{paren(a, MUL)} % {c!r} * {paren(b, MUL + 1)}", shape,
+                        c * b.bound, MUL, ops=ops)
+        return Expr(f"np.{form}({a.text}, {c!r}) * {paren(b, MUL + 1)}", shape,
+                    (a.bound + c) * b.bound, MUL, ops=ops)
+
+    def mod_statement(self):
+        a = self.var_expr(self.ch.choice(self.names()))
+        e = self.scaled(self.mod_expr(a, const(1.5), a.shape))
+        name = self.fresh_name()
+        self.emit(f"{name} = {e.text}", e.ops)
+        self.bind(name, e)
+        return name
 
     # np.where ------------------------------------------------------------------------------
     def build_where(self, depth):
@@ -785,8 +844,14 @@ class Generator:
 
     # -- statements -------------------------------------------------------------------
     def statement(self):
-        kind = self.ch.choice(("new", "new", "reassign", "aug", "unpack"))
+        kind = self.ch.choice(("new", "new", "reassign", "aug", "unpack", "constant"))
         depth = self.ch.integer(1, 3)
+        if kind == "constant":   # a value no argument flows into
+            name = self.fresh_name()
+            c = const(self.ch.choice(CONSTANTS))
+            self.emit(f"{name} = {c.text}", {"statement:constant"})
+            self.bind(name, c)
+            return name
         if kind == "reassign":
             name = self.ch.choice(self.names())
             e = self.expr(depth)
@@ -873,20 +938,23 @@ class Generator:
 
     # forced constructs (the xfail variants) ------------------------------------------------
     def matmul_statement(self):
-        names = self.names(lambda sh: len(sh) == 1 or (len(sh) == 2 and (sh[0] == sh[1]
-                                                                        or sh[0] ** 2 <= MAX_SIZE)))
+        """``m = np.matmul(a, a)`` of a vector ``a``, then ``m`` combined with ``a``."""
+        names = self.names(lambda sh: len(sh) >= 1)
         if not names:
             return None
         a = self.var_expr(self.ch.choice(names))
-        b = a if a.ndim == 1 or a.shape[0] == a.shape[1] else \
-            Expr(f"{a.text}.T", a.shape[::-1], a.bound)
-        shape = np.shape(np.zeros(a.shape) @ np.zeros(b.shape))
-        name = self.fresh_name()
-        e = self.scaled(Expr(f"np.matmul({a.text}, {b.text})", shape,
-                             a.bound * b.bound * a.shape[-1], ops=frozenset({"linalg:matmul"})))
+        if a.ndim != 1:
+            a = Expr(f"{paren(a, ATOM)}.ravel()", (math.prod(a.shape),), a.bound)
+        name, combined = self.fresh_name(), self.fresh_name()
+        e = self.scaled(Expr(f"np.matmul({a.text}, {a.text})", (), a.bound ** 2 * a.shape[0],
+                             ops=frozenset({"linalg:matmul"})))
         self.emit(f"{name} = {e.text}", e.ops)
         self.bind(name, e)
-        return name
+        op = self.ch.choice(("+", "*", "-"))
+        c = Expr(binop(self.var_expr(name), op, a), a.shape, e.bound * a.bound + e.bound, ADD)
+        self.emit(f"{combined} = {c.text}", {f"binary:{op}"})
+        self.bind(combined, c)
+        return combined
 
     def alias_statements(self):
         names = self.names(lambda sh: len(sh) >= 1)
@@ -938,12 +1006,18 @@ class Generator:
             self.emit(f"{name} = np.stack([{total}, {total}, {total}])", {"shape:stack3"})
             self.bind(name, Expr(name, (3,), a.bound))
             last = self.forced_statement(kind) or last
-        return Program(list(self.body), self.scalar_return(last), last, frozenset(self.ops),
-                       self.env[last].shape)
+        scalar = self.scalar_return(last)
+        if self.ch.integer(0, 3) == 0:   # f_vec returns a tuple: (last, another live value)
+            other = self.ch.choice(self.names())
+            return Program(list(self.body), scalar, f"{last}, {other}",
+                           frozenset(self.ops | {"return:tuple"}),
+                           (self.env[last].shape, self.env[other].shape), True)
+        return Program(list(self.body), scalar, last, frozenset(self.ops), self.env[last].shape)
 
     def forced_statement(self, kind):
         return {"alias_update": self.alias_statements,
-                "np_matmul": self.matmul_statement, "scalar_abs": self.abs_statement}[kind]()
+                "np_matmul": self.matmul_statement, "scalar_abs": self.abs_statement,
+                "mod": self.mod_statement}[kind]()
 
     def abs_statement(self):
         a = self.var_expr(self.ch.choice(self.names()))

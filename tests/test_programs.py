@@ -82,14 +82,27 @@ def workdir(tmp_path_factory):
 # --- helpers -------------------------------------------------------------------
 
 def _copy(a):
+    if isinstance(a, tuple):
+        return tuple(_copy(e) for e in a)
     return a.copy() if isinstance(a, np.ndarray) else a
 
 
 def _same(a, b) -> bool:
+    if isinstance(a, tuple) or isinstance(b, tuple):
+        return (type(a) is type(b) and len(a) == len(b)
+                and all(_same(p, q) for p, q in zip(a, b)))
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         return (type(a) is type(b) and a.shape == b.shape and a.dtype == b.dtype
                 and np.array_equal(a, b, equal_nan=True))
     return type(a) is type(b) and (a == b or (a != a and b != b))
+
+
+def _close_outputs(value, expected, is_tuple) -> bool:
+    if is_tuple:
+        return (isinstance(value, tuple) and len(value) == len(expected)
+                and all(_close_outputs(v, e, False) for v, e in zip(value, expected)))
+    return np.shape(value) == np.shape(expected) and bool(
+        np.allclose(value, expected, rtol=1e-12, atol=0, equal_nan=True))
 
 
 def _shift(a, direction, t):
@@ -163,8 +176,9 @@ def _in_hypothesis():
 class Case:
     """One program, loaded from its file, with its inputs."""
 
-    def __init__(self, program: Program, directory, seed: int, scalar_kind: str):
+    def __init__(self, program: Program, directory, seed: int, scalar_kind: str, wrt=1):
         self.program = program
+        self.wrt = wrt
         self.source = program.source
         self.stem = module_name(self.source)
         self.directory = Path(directory)
@@ -259,6 +273,21 @@ class Case:
                 self.fail(f"value_and_grad's gradient of {name} differs from grad's:\n"
                           f"{b!r}\n{a!r}", WrongGradient)
 
+        # another wrt: an int gives one gradient, a tuple picks and orders them
+        picked = self.call(f"srcgrad.grad(f, wrt={self.wrt!r})",
+                           lambda: srcgrad.grad(f, wrt=self.wrt)(*self.args))
+        self.verify_unmodified(before, f"the gradient function with wrt={self.wrt!r}")
+        expected = grads[self.wrt] if isinstance(self.wrt, int) else \
+            tuple(grads[i] for i in self.wrt)
+        if isinstance(self.wrt, int):
+            picked, expected = (picked,), (expected,)
+        if not (isinstance(picked, tuple) and len(picked) == len(expected) and all(
+                np.shape(a) == np.shape(b) and np.allclose(a, b, rtol=1e-12, atol=1e-300,
+                                                           equal_nan=True)
+                for a, b in zip(picked, expected))):
+            self.fail(f"grad with wrt={self.wrt!r} gives {picked!r}, but wrt=(0, 1, 2) "
+                      f"gives {expected!r}", WrongGradient)
+
         results = [self.finite_differences(f, value, i) for i in range(len(self.args))]
         kinks = sum(int(k.sum()) for _, k, _ in results)
         if kinks:
@@ -300,38 +329,46 @@ class Case:
     # -- check 2: vjp dot-product identity ---------------------------------------------
     def check_vjp(self):
         fv = self.module.f_vec
+        is_tuple = self.program.vector_tuple
         expected = self.evaluate(fv, self.args)
         before = self.snapshot()
         value, pullback = self.call("srcgrad.vjp(f_vec, x, y, s)", srcgrad.vjp, fv, *self.args)
         self.verify_unmodified(before, "srcgrad.vjp (the forward function)")
-        if np.shape(value) != np.shape(expected) or not np.allclose(
-                value, expected, rtol=1e-12, atol=0, equal_nan=True):
-            self.fail(f"vjp's value differs from f_vec's:\nvjp:   {value!r}\nf_vec: {expected!r}", WrongVJP)
-        shape = np.shape(expected)
-        u = self.rng.standard_normal(shape)
-        u = float(u) if shape == () and not isinstance(expected, np.ndarray) else u
+        if not _close_outputs(value, expected, is_tuple):
+            self.fail(f"vjp's value differs from f_vec's:\nvjp:   {value!r}\nf_vec: {expected!r}",
+                      WrongVJP)
+        # a random cotangent shaped like the output (a tuple for a tuple)
+        parts = list(expected) if is_tuple else [expected]
+        u_parts = []
+        for part in parts:
+            u = self.rng.standard_normal(np.shape(part))
+            u_parts.append(u if isinstance(part, np.ndarray) else float(u))
+        u = tuple(u_parts) if is_tuple else u_parts[0]
         directions = [self.rng.standard_normal(np.shape(a)) for a in self.args]
         before = self.snapshot(u)
         cotangents = self.call("the pullback", pullback, u)
         self.verify_unmodified(before, "the pullback", u)
         self.verify_gradient_shapes(cotangents, "the pullback")
 
-        plus = np.asarray(self.evaluate(fv, [_shift(a, d, EPS) for a, d in
-                                             zip(self.args, directions)]), dtype=float)
-        minus = np.asarray(self.evaluate(fv, [_shift(a, d, -EPS) for a, d in
-                                              zip(self.args, directions)]), dtype=float)
-        centre = np.asarray(expected, dtype=float)
+        def flat(out):   # the output as one float vector
+            out = list(out) if is_tuple else [out]
+            return np.concatenate([np.ravel(np.asarray(o, dtype=float)) for o in out])
+
+        plus = flat(self.evaluate(fv, [_shift(a, d, EPS) for a, d in zip(self.args, directions)]))
+        minus = flat(self.evaluate(fv, [_shift(a, d, -EPS) for a, d in
+                                        zip(self.args, directions)]))
+        centre, u_flat = flat(expected), flat(u)
         jv = (plus - minus) / (2 * EPS)
         tol_jv = ATOL + RTOL * float(np.max(np.abs(jv), initial=0.0))
         if np.max(np.abs((plus - centre) - (centre - minus)), initial=0.0) / EPS > tol_jv:
             _event("vjp: skipped at a kink")
             return pullback
-        lhs = float(np.sum(u * jv))
+        lhs = float(np.sum(u_flat * jv))
         terms = [float(np.sum(np.asarray(c) * d)) for c, d in zip(cotangents, directions)]
         rhs = sum(terms)
-        scale = float(np.sum(np.abs(u * jv))) + sum(
+        scale = float(np.sum(np.abs(u_flat * jv))) + sum(
             float(np.sum(np.abs(np.asarray(c) * d))) for c, d in zip(cotangents, directions))
-        tol = ATOL * (1.0 + float(np.sum(np.abs(u)))) + RTOL * scale
+        tol = ATOL * (1.0 + float(np.sum(np.abs(u_flat)))) + RTOL * scale
         if not np.isfinite(rhs):
             self.fail(f"the pullback returned non-finite cotangents at a differentiable point:\n"
                       f"{cotangents!r}", WrongVJP)
@@ -364,9 +401,10 @@ def _diff(a, b):
                                           lineterm=""))
 
 
-def check_program(program, seed, scalar_kind, directory):
-    if _in_hypothesis(): note(program.source)
-    case = Case(program, directory, seed, scalar_kind)
+def check_program(program, seed, scalar_kind, directory, wrt=1):
+    if _in_hypothesis():
+        note(program.source)
+    case = Case(program, directory, seed, scalar_kind, wrt)
     try:
         g = case.check_grad()
         pullback = case.check_vjp()
@@ -377,21 +415,22 @@ def check_program(program, seed, scalar_kind, directory):
 
 SEEDS = st.integers(0, 2 ** 32 - 1)
 SCALAR_KINDS = st.sampled_from(["float", "0d"])
+WRTS = st.sampled_from([1, 0, 2, (2, 0), (1, 2)])
 
 
 # --- the properties ----------------------------------------------------------------
 
 @fuzz_settings(EXAMPLES)
-@given(program=programs(), seed=SEEDS, scalar_kind=SCALAR_KINDS)
-def test_random_programs(program, seed, scalar_kind, workdir):
-    check_program(program, seed, scalar_kind, workdir)
+@given(program=programs(), seed=SEEDS, scalar_kind=SCALAR_KINDS, wrt=WRTS)
+def test_random_programs(program, seed, scalar_kind, wrt, workdir):
+    check_program(program, seed, scalar_kind, workdir, wrt)
 
 
 @pytest.mark.fuzz
 @fuzz_settings(FUZZ_EXAMPLES)
-@given(program=programs(), seed=SEEDS, scalar_kind=SCALAR_KINDS)
-def test_random_programs_fuzz(program, seed, scalar_kind, workdir):
-    check_program(program, seed, scalar_kind, workdir)
+@given(program=programs(), seed=SEEDS, scalar_kind=SCALAR_KINDS, wrt=WRTS)
+def test_random_programs_fuzz(program, seed, scalar_kind, wrt, workdir):
+    check_program(program, seed, scalar_kind, workdir, wrt)
 
 
 # Constructs with a known srcgrad bug live in their own tests (see the reasons).
@@ -450,9 +489,14 @@ def test_generated_programs_run_and_stay_finite(tmp_path):
                     with np.errstate(all="raise"):
                         value, vec = module.f(*args), module.f_vec(*args)
                     assert np.shape(value) == (), program.source
-                    assert np.shape(vec) == program.vector_shape, program.source
-                    assert np.isfinite(value) and np.all(np.isfinite(vec)), program.source
-                    assert np.max(np.abs(vec), initial=0.0) < 1e3, program.source
+                    parts = list(vec) if program.vector_tuple else [vec]
+                    shapes = tuple(np.shape(p) for p in parts)
+                    assert (shapes if program.vector_tuple else shapes[0]) == \
+                        program.vector_shape, program.source
+                    assert np.isfinite(value), program.source
+                    for part in parts:
+                        assert np.all(np.isfinite(part)), program.source
+                        assert np.max(np.abs(part), initial=0.0) < 1e3, program.source
                     assert all(_same(a, b) for a, b in zip(before, args)), program.source
             finally:
                 unload(module)
