@@ -30,7 +30,7 @@ SUPPORTED = frozenset({
     # expressions
     "Constant", "BinOp", "UnaryOp", "BoolOp", "Compare", "Call", "Attribute",
     "Subscript", "Slice", "Tuple", "List", "IfExp", "Dict",
-    "ListComp", "GeneratorExp", "comprehension",
+    "ListComp", "GeneratorExp", "comprehension", "Lambda",
     # control flow
     "If", "For", "While", "Break", "Continue",
     # operators
@@ -46,7 +46,6 @@ _NOT_YET = "are not supported yet"
 REJECTED = {
     "SetComp": "set comprehensions are not supported",
     "DictComp": f"dict comprehensions {_NOT_YET}",
-    "Lambda": f"lambdas {_NOT_YET}",
     "Set": "set displays are not supported",
     "Starred": f"starred expressions {_NOT_YET}",
     "ClassDef": "class definitions inside a differentiated function are not supported",
@@ -118,12 +117,9 @@ def check(func: gast.FunctionDef, filename: str) -> None:
     """
     for node in gast.walk(func):
         kind = type(node).__name__
-        if kind in SUPPORTED and not (kind == "FunctionDef" and node is not func):
+        if kind in SUPPORTED:
             continue
-        if kind == "FunctionDef":
-            message = f"nested function definitions {_NOT_YET}"
-        else:
-            message = REJECTED.get(kind, f"'{kind}' nodes are not supported")
+        message = REJECTED.get(kind, f"'{kind}' nodes are not supported")
         raise UnsupportedSyntaxError(message, filename=filename,
                                      lineno=_line_of(node, func), col=_col_of(node, func))
     _check_arguments(func, filename)

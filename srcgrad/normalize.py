@@ -29,7 +29,9 @@ expressions.
 from __future__ import annotations
 
 import ast
+import collections
 import copy
+import functools
 import operator
 
 import gast
@@ -40,6 +42,7 @@ from .runtime import keys_of
 from .emit import block_lines, unparse
 from .errors import SrcGradError, UnsupportedSyntaxError
 from .controlflow import contains, structure
+from .inline import constant as inline_constant
 from .frontend import MISSING, ParsedFunction, root_name, static_value
 from .linker import is_user_function
 from .naming import Namer
@@ -72,9 +75,13 @@ for _prim, _count in ((np.linalg.slogdet, 2), (np.linalg.eigh, 2), (np.linalg.qr
     register_multi_output(_prim, _count)
 
 
-def normalize(parsed: ParsedFunction) -> ir.Program:
-    """Turn a fenced function into an :class:`ir.Program` in A-normal form."""
-    return _Normalizer(parsed).run()
+def normalize(parsed: ParsedFunction, receiver_type=None) -> ir.Program:
+    """Turn a fenced function into an :class:`ir.Program` in A-normal form.
+
+    ``receiver_type`` is the class of the first parameter when the function is
+    a method (``self``): calls of its methods then resolve statically.
+    """
+    return _Normalizer(parsed, receiver_type).run()
 
 
 def unparse_body(program: ir.Program) -> str:
@@ -85,7 +92,7 @@ def unparse_body(program: ir.Program) -> str:
 
 
 class _Normalizer:
-    def __init__(self, parsed: ParsedFunction):
+    def __init__(self, parsed: ParsedFunction, receiver_type=None):
         self.parsed = parsed
         self.func = parsed.node
         self.params = [a.id for a in self.func.args.args]
@@ -96,6 +103,13 @@ class _Normalizer:
         self.free: dict[str, object] = {}
         self.out: list = []
         self.depth = 0                              # nesting in if/for/while
+        self.local_functions: dict[str, object] = {}  # nested defs and lambdas, inlined
+        self.inlining: list = []
+        self.receiver_type = receiver_type          # type of the first parameter (methods)
+        self.constants: dict[str, object] = {}      # names assigned once, from a literal
+        self.assignments = collections.Counter(
+            n.id for n in gast.walk(self.func)
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store))
 
     # -- errors ---------------------------------------------------------------
     def error(self, message, node, cls=UnsupportedSyntaxError):
@@ -180,6 +194,8 @@ class _Normalizer:
             self.out.append(node)
         elif isinstance(stmt, gast.Pass):
             pass
+        elif isinstance(stmt, gast.FunctionDef):
+            self.local_function(stmt.name, stmt)
         elif isinstance(stmt, gast.If):
             self.if_statement(stmt)
         elif isinstance(stmt, gast.For):
@@ -193,6 +209,9 @@ class _Normalizer:
 
     def assign(self, targets, value, stmt):
         first, rest = targets[0], targets[1:]
+        if isinstance(value, gast.Lambda) and len(targets) == 1 and isinstance(first, gast.Name):
+            self.local_function(first.id, value)
+            return
         if isinstance(first, gast.Name):
             self.expr_into(value, first)
         elif isinstance(first, (gast.Tuple, gast.List)):
@@ -596,6 +615,9 @@ class _Normalizer:
 
     def emit_copy(self, target, atom, node):
         name = self.define(target.id)
+        if isinstance(atom, gast.Constant) and self.assignments.get(target.id, 1) == 1 \
+                and target.id not in self.params:
+            self.constants[name] = atom  # `power = 2`: later reads see the literal
         if isinstance(atom, gast.Name) and atom.id == name:
             return  # `x = x`
         stmt = ir.assign(name, atom)
@@ -608,10 +630,15 @@ class _Normalizer:
         if isinstance(node, gast.Constant):
             return node
         if isinstance(node, gast.Name):
+            if node.id in self.local_functions:
+                raise self.error(f"the local function '{node.id}' can only be called here "
+                                 f"(srcgrad inlines it at each call)", node)
             if node.id in self.locals:
                 if node.id not in self.env:
                     raise self.error(f"local variable '{node.id}' is used before it is "
                                      f"assigned", node, SrcGradError)
+                if self.env[node.id] in self.constants:
+                    return copy.deepcopy(self.constants[self.env[node.id]])
                 return gast.copy_location(ir.name(self.env[node.id]), node)
             self.collect_free(node)
             return node
@@ -740,6 +767,23 @@ class _Normalizer:
             if kw.arg is None:
                 raise self.error("'**' arguments are not supported yet", kw.value)
         func = node.func
+        if isinstance(func, gast.Name) and func.id in self.local_functions:
+            result = self.inline_local(self.local_functions[func.id], node)
+            return result, ir.Op(operator.pos, [result], {}, node, func.id)
+        if isinstance(func, gast.Lambda):
+            result = self.inline_local(func, node)
+            return result, ir.Op(operator.pos, [result], {}, node, "lambda")
+        method = self.typed_method(func)
+        if method is not None:  # self.helper(x) -> helper(self, x), resolved by type
+            receiver = self.literal(func.value)
+            args = [receiver, *[self.literal(a) for a in node.args]]
+            kwargs = {kw.arg: self.literal(kw.value) for kw in node.keywords}
+            name = self.namer.fresh(method.__name__)
+            self.free[name] = method
+            expr = gast.Call(func=ir.name(name), args=args, keywords=_keywords(kwargs))
+            op = ir.Op(method, args, kwargs, node, f".{func.attr}()")
+            op.receiver_type = self.receiver_type
+            return expr, op
         if isinstance(func, gast.Attribute) and not self.is_static(func):
             receiver = self.atom(func.value)
             args = [self.literal(a) for a in node.args]
@@ -755,6 +799,18 @@ class _Normalizer:
                 raise self.error(f"name '{name}' is not defined", func, SrcGradError)
             raise self.error(f"calling '{name}' is not supported: call a function by name",
                              func)
+        if isinstance(prim, functools.partial):  # partial(f, a, k=v)(x) -> f(a, x, k=v)
+            bound = [self.bound_value(v, node) for v in prim.args]
+            keywords = [gast.keyword(arg=k, value=self.bound_value(v, node))
+                        for k, v in prim.keywords.items() if k not in
+                        {kw.arg for kw in node.keywords}]
+            name = self.namer.fresh(getattr(prim.func, "__name__", "function"))
+            self.free[name] = prim.func
+            target = gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None)
+            target.helper = prim.func
+            return self.call(gast.copy_location(gast.Call(
+                func=target, args=bound + list(node.args),
+                keywords=keywords + list(node.keywords)), node))
         helper = getattr(prim, "__name__", None)
         if helper in runtime.__all__ and getattr(runtime, helper) is prim:
             func = ir.name(helper)  # srcgrad.stop_gradient -> stop_gradient: no srcgrad import
@@ -764,6 +820,82 @@ class _Normalizer:
         kwargs = {kw.arg: self.literal(kw.value) for kw in node.keywords}
         expr = gast.Call(func=func, args=args, keywords=_keywords(kwargs))
         return expr, ir.Op(prim, args, kwargs, node, registry.display_name(prim))
+
+    def bound_value(self, value, node):
+        """A literal for ``value``, or a name bound to it in the generated module."""
+        literal = inline_constant(value)
+        if literal is not None:
+            return literal
+        name = self.namer.fresh("bound")
+        self.free[name] = value
+        ref = gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None)
+        ref.helper = value
+        return gast.copy_location(ref, node)
+
+    def typed_method(self, func):
+        """The function behind ``self.m`` when ``self``'s class is known."""
+        if self.receiver_type is None or not isinstance(func, gast.Attribute) \
+                or not isinstance(func.value, gast.Name) or not self.params \
+                or func.value.id != self.params[0] or self.env.get(self.params[0]) != \
+                self.params[0]:
+            return None
+        method = getattr(self.receiver_type, func.attr, None)
+        return method if is_user_function(method) else None
+
+    # -- local functions ----------------------------------------------------------
+    def local_function(self, name, node):
+        """Remember a nested ``def`` or a lambda: each call is inlined."""
+        args = node.args
+        if args.vararg or args.kwarg or args.kwonlyargs or getattr(node, "decorator_list", []):
+            raise self.error("nested functions with *args, **kwargs, keyword-only parameters "
+                             "or decorators are not supported", node)
+        self.local_functions[name] = node
+        self.locals.discard(name)
+
+    def inline_local(self, fdef, call):
+        """The body of a nested function at its call site, with fresh local names.
+
+        Names the body does not assign refer to the enclosing function's
+        variables as they are at the call, as a closure would see them.
+        """
+        if any(f is fdef for f in self.inlining):
+            raise self.error("recursive local functions are not supported: define the "
+                             "function at module level", call)
+        params = [a.id for a in fdef.args.args]
+        body = fdef.body if isinstance(fdef.body, list) else [
+            gast.copy_location(gast.Return(value=fdef.body), fdef.body)]
+        inner = set(params) | _assigned_names(gast.Module(body=body, type_ignores=[]))
+        renames = {n: self.namer.fresh(n) for n in sorted(inner)}
+        self.locals.update(renames.values())
+        defaults = dict(zip(params[len(params) - len(fdef.args.defaults):], fdef.args.defaults))
+        given = dict(zip(params, call.args))
+        for kw in call.keywords:
+            if kw.arg not in params or kw.arg in given:
+                raise self.error(f"unexpected argument '{kw.arg}' for the local function", kw)
+            given[kw.arg] = kw.value
+        for param in params:
+            value = given.get(param, defaults.get(param))
+            if value is None:
+                raise self.error(f"missing argument '{param}' for the local function", call)
+            self.assign([gast.Name(id=renames[param], ctx=gast.Store(), annotation=None,
+                                   type_comment=None)], value, call)
+        wrapper = gast.FunctionDef(name="inlined", args=fdef.args,
+                                   body=[_Renamer(renames).visit(copy.deepcopy(s)) for s in body],
+                                   decorator_list=[], returns=None, type_comment=None)
+        result = self.namer.fresh("result")
+        structure(wrapper, result=result, flag=self.namer.fresh("returned"))
+        self.locals.update({result})
+        stmts = wrapper.body
+        output = stmts.pop() if stmts and isinstance(stmts[-1], gast.Return) else None
+        self.inlining.append(fdef)
+        try:
+            for stmt in stmts:
+                self.statement(stmt)
+            if output is None or output.value is None:
+                return gast.Constant(value=None, kind=None)
+            return self.atom(output.value)
+        finally:
+            self.inlining.pop()
 
     def emit_call(self, call, prim, target):
         self.collect_free(call.func)

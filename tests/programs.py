@@ -523,6 +523,7 @@ class Generator:
             if a.ndim != 1 or c.ndim == 0 or c.shape[0] != n:
                 return None
             return Expr(f"{paren(c, ATOM)}[np.argmax({a.text})]", c.shape[1:], c.bound,
+                        views=c.views, readonly=c.readonly,   # an integer index: a view
                         ops=_ops(a, c, tag="nondiff:argmax"))
         size = {"shape0": a.shape[0], "len": a.shape[0], "size": n}[form]
         text = {"shape0": f"{paren(a, ATOM)}.shape[0]", "len": f"len({a.text})",

@@ -28,9 +28,9 @@ def uses_with(x):
     return np.sum(x)
 
 
-def uses_lambda(x):
-    f = lambda v: v * 2  # <- error  # noqa: E731
-    return np.sum(f(x))
+def passes_a_local_function(x):
+    f = lambda v: v * 2  # noqa: E731
+    return np.sum(np.apply_along_axis(f, 0, x))  # <- error
 
 
 def uses_del(x):
@@ -43,10 +43,12 @@ def uses_raise(x):
     raise ValueError("no")  # <- error
 
 
-def uses_nested_def(x):
-    def inner(v):  # <- error
-        return v
-    return np.sum(inner(x))
+def recursive_local_function(x):
+    def inner(v, n):
+        if n == 0:
+            return v
+        return inner(v * 2, n - 1)  # <- error
+    return np.sum(inner(x, 3))
 
 
 def uses_walrus(x):
