@@ -91,8 +91,7 @@ def check_aliases(program: ir.Program) -> None:
             if source is not None and order[id(source)] > here and not shared_loop:
                 continue  # the alias is made after the update: it sees the new values
             for later in statements:
-                reads = ir.names_in(later.value) if isinstance(later, gast.Assign) \
-                    else ir.names_in(later)
+                reads = _reads(later)
                 if other in reads and _stale(later, stmt, source, order, loops):
                     hint = f"{other} = {show(source.value)}.copy()" if source is not None \
                         else f"{x} = {x}.copy()"
@@ -101,6 +100,18 @@ def check_aliases(program: ir.Program) -> None:
                         f"read afterwards; srcgrad cannot follow that change: make a copy "
                         f"({hint})", filename=program.filename,
                         lineno=getattr(stmt, "lineno", None), col=getattr(stmt, "col_offset", None))
+
+
+def _reads(stmt) -> list[str]:
+    """Names a statement itself reads (for a compound statement: its header)."""
+    if isinstance(stmt, gast.Assign):
+        return ir.names_in(stmt.value) + (ir.names_in(stmt.targets[0].slice)
+                                          if ir.is_update(stmt) else [])
+    if isinstance(stmt, gast.For):
+        return ir.names_in(stmt.iter)
+    if isinstance(stmt, (gast.If, gast.While)):
+        return ir.names_in(stmt.test)
+    return ir.names_in(stmt)
 
 
 def _stale(read, update, source, order, loops) -> bool:

@@ -14,11 +14,15 @@ global never gives a stale gradient.
 from __future__ import annotations
 
 import functools
+import inspect
 import sys
 import threading
+import types
 import weakref
 
 import numpy as np
+
+from dataclasses import replace
 
 from . import cache, compiler
 from .compiler import Options
@@ -129,12 +133,19 @@ def _check_args(fn, options, args):
 
 
 class Transformed:
-    """A generated function: call it like the original; read ``.source``."""
+    """A generated function: call it like the original; read ``.source``.
 
-    def __init__(self, fn, options: Options, pick=None):
+    For a bound method (``grad(model.loss)``) the instance is passed as the
+    generated function's first argument and ``wrt`` counts the method's own
+    arguments, as in the call ``model.loss(x, y)``; calls of the instance's
+    other methods inside are resolved by its class.
+    """
+
+    def __init__(self, fn, options: Options, bound=None):
         functools.update_wrapper(self, fn)
         self.__wrapped__ = fn
-        self._fn = fn
+        self._fn = getattr(fn, "__func__", fn)
+        self._bound = bound
         self._options = options
         self._compiled = None
 
@@ -145,6 +156,13 @@ class Transformed:
         return compiled
 
     def __call__(self, *args, **kwargs):
+        if self._bound is not None:
+            args = (self._bound, *args)
+        elif args and self._options.receiver is None and _is_object(args[0]):
+            # grad(Model.loss)(model, x): resolve model's methods by its class
+            options = replace(self._options, receiver=type(args[0]))
+            _check_args(self._fn, options, args)
+            return _compile(self._fn, options).functions[0](*args, **kwargs)
         compiled = self._compiled
         if compiled is None or compiled.stale():
             compiled = self._get()
@@ -160,9 +178,17 @@ class Transformed:
         return f"<srcgrad {self._options.mode} of {self._fn.__qualname__}>"
 
     def __get__(self, obj, objtype=None):
+        """``@grad`` on a method: ``wrt`` counts ``self``, as in the definition."""
         if obj is None:
             return self
-        return functools.partial(self, obj)
+        return Transformed(self._fn, replace(self._options, receiver=type(obj)), bound=obj)
+
+
+def _is_object(value) -> bool:
+    """An instance of a user class (not an array, number, container or module)."""
+    return hasattr(value, "__dict__") and not isinstance(
+        value, (np.ndarray, np.generic, list, tuple, dict, type, types.ModuleType)) \
+        and not callable(value)
 
 
 def _transform(mode, fn, wrt, policy, optimize):
@@ -171,6 +197,10 @@ def _transform(mode, fn, wrt, policy, optimize):
     compiler.validate_options(options)
 
     def make(f):
+        if inspect.ismethod(f) and hasattr(f.__func__, "__code__"):
+            shifted = tuple(w + 1 if w >= 0 else w for w in options.wrt)
+            return Transformed(f, replace(options, wrt=shifted, receiver=type(f.__self__)),
+                               bound=f.__self__)
         if not hasattr(f, "__code__"):
             raise SrcGradError(f"srcgrad.{mode} differentiates Python functions written with "
                                f"'def'; got {f!r}")

@@ -49,11 +49,16 @@ class Assembler:
             return self.split()
         return self.joint()
 
-    def _backward(self, seed=(), bound=None):
+    def _backward(self, seed=(), bound=None, raw=False):
+        """The sweep and the expressions it returns: gradients shaped like their
+        arguments, or (``raw``, for a callee's caller) the cotangents themselves."""
         sweep = reverse(self.program, self.wrt, self.act, seed=seed, bound=bound)
         grads = []
         for name in self.wrt:
-            if name in sweep.adjoints:
+            if raw:
+                grads.append(ir.name(sweep.adjoints[name]) if name in sweep.adjoints
+                             else gast.Constant(value=0.0, kind=None))
+            elif name in sweep.adjoints:
                 grads.append(_call("grad_like", ir.name(sweep.adjoints[name]), ir.name(name)))
             else:
                 grads.append(_call("zeros_grad", ir.name(name)))
@@ -118,7 +123,7 @@ class Assembler:
                         seed.append((elt.id, gast.Subscript(
                             value=ir.name(cot_param), slice=gast.Constant(value=i, kind=None),
                             ctx=gast.Load())))
-        sweep, grads = self._backward(seed, bound)
+        sweep, grads = self._backward(seed, bound, raw=names is not None)
         result = _tuple(grads)
         backward = self._clean(sweep.statements, result)
         reads = _forward_reads(backward, program, sweep) | (

@@ -33,6 +33,7 @@ class Options:
     single: bool = True          # wrt was an int: return one gradient, not a tuple
     policy: str = "save"
     optimize: bool = True
+    receiver: type | None = None  # the class of the first argument, for methods
 
 
 @dataclass
@@ -56,11 +57,13 @@ def validate_options(options: Options) -> None:
             f"supported: {', '.join(repr(p) for p in POLICIES)}")
 
 
-def prepare(fn) -> ir.Program:
-    """Frontend, fence, normalisation and checks: ``fn`` as a program."""
+def prepare(fn, receiver=None) -> ir.Program:
+    """Frontend, fence, normalisation and checks: ``fn`` as a program.
+
+    ``receiver`` is the class of the first parameter of a method (``self``)."""
     parsed = parse_function(fn)
     fence.check(parsed.node, parsed.filename)
-    program = normalize(parsed)
+    program = normalize(parsed, receiver)
     check_aliases(program)
     return program
 
@@ -68,13 +71,13 @@ def prepare(fn) -> ir.Program:
 def generate(fn, options: Options) -> Generated:
     """Differentiate ``fn`` (and the functions it calls) into one module."""
     validate_options(options)
-    program = prepare(fn)
+    program = prepare(fn, options.receiver)
     wrt_names = check_wrt(program, options.wrt)
     linker = Linker(options, prepare)
     linker.adopt(program)
     functions, entries = Assembler(program, options, wrt_names, linker).run()
     linker.add(functions)
-    split = replace(options, mode="vjp", single=False)
+    split = replace(options, mode="vjp", single=False, receiver=None)
     linker.finish(lambda callee, names, wrt: Assembler(callee, split, wrt, linker).split(names))
     source, bindings = linker.module(program)
     return Generated(source, entries, bindings, program, wrt_names, linker.free)

@@ -88,11 +88,12 @@ class Linker:
             if name not in self.reserved:
                 self.free[name] = obj
 
-    def request(self, fn, positions: tuple[int, ...]) -> CalleePair:
-        """The pair differentiating ``fn`` with respect to argument ``positions``."""
-        key = (fn, positions)
+    def request(self, fn, positions: tuple[int, ...], receiver=None) -> CalleePair:
+        """The pair differentiating ``fn`` with respect to argument ``positions``
+        (``receiver``: the class of ``fn``'s first argument, for a method)."""
+        key = (fn, positions, receiver)
         if key not in self.pairs:
-            program = self.prepare(fn)
+            program = self.prepare(fn, receiver)
             self.adopt(program)
             pair = CalleePair(fn, positions, self.global_name(f"{program.name}_forward"),
                               self.global_name(f"{program.name}_backward"))

@@ -33,6 +33,7 @@ import collections
 import copy
 import functools
 import operator
+import types
 
 import gast
 import numpy as np
@@ -107,9 +108,7 @@ class _Normalizer:
         self.inlining: list = []
         self.receiver_type = receiver_type          # type of the first parameter (methods)
         self.constants: dict[str, object] = {}      # names assigned once, from a literal
-        self.assignments = collections.Counter(
-            n.id for n in gast.walk(self.func)
-            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store))
+        self.assignments = collections.Counter()    # how often each name is assigned
 
     # -- errors ---------------------------------------------------------------
     def error(self, message, node, cls=UnsupportedSyntaxError):
@@ -121,6 +120,7 @@ class _Normalizer:
         self.output_node = self.func
         result, flag = self.namer.fresh("result"), self.namer.fresh("returned")
         structure(self.func, result=result, flag=flag)
+        self.count_assignments(self.func.body)
         self.locals |= {result, flag}
         self.copy_updated_arguments()
         body = self.func.body
@@ -613,11 +613,20 @@ class _Normalizer:
         gast.copy_location(stmt, value)
         self.out.append(stmt)
 
+    def count_assignments(self, stmts) -> None:
+        """Count the assignments of each name (literal propagation needs exactly one)."""
+        for stmt in stmts:
+            for node in gast.walk(stmt):
+                if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+                    self.assignments[node.id] += 1
+
     def emit_copy(self, target, atom, node):
         name = self.define(target.id)
-        if isinstance(atom, gast.Constant) and self.assignments.get(target.id, 1) == 1 \
-                and target.id not in self.params:
-            self.constants[name] = atom  # `power = 2`: later reads see the literal
+        literal = isinstance(atom, gast.Constant) or (
+            isinstance(atom, (gast.Name, gast.Attribute)) and root_name(atom) not in self.locals)
+        if literal and self.assignments.get(target.id, 0) == 1 and target.id not in self.params:
+            # `power = 2`, `model = MODEL`: later reads see the literal or the global
+            self.constants[name] = atom
         if isinstance(atom, gast.Name) and atom.id == name:
             return  # `x = x`
         stmt = ir.assign(name, atom)
@@ -758,15 +767,16 @@ class _Normalizer:
 
     def callee(self, call):
         """The object a call's function refers to, when it is static."""
-        if root_name(call.func) in self.locals:
+        func = self.unalias(call.func)
+        if root_name(func) in self.locals:
             return MISSING
-        return static_value(call.func, self.parsed.resolver, self.locals)
+        return static_value(func, self.parsed.resolver, self.locals)
 
     def call(self, node):
         for kw in node.keywords:
             if kw.arg is None:
                 raise self.error("'**' arguments are not supported yet", kw.value)
-        func = node.func
+        func = self.unalias(node.func)
         if isinstance(func, gast.Name) and func.id in self.local_functions:
             result = self.inline_local(self.local_functions[func.id], node)
             return result, ir.Op(operator.pos, [result], {}, node, func.id)
@@ -799,6 +809,17 @@ class _Normalizer:
                 raise self.error(f"name '{name}' is not defined", func, SrcGradError)
             raise self.error(f"calling '{name}' is not supported: call a function by name",
                              func)
+        if isinstance(prim, types.MethodType) and is_user_function(prim.__func__):
+            # MODEL.run(x) -> run(MODEL, x), resolved by MODEL's class
+            receiver = self.bound_value(prim.__self__, node)
+            name = self.namer.fresh(prim.__func__.__name__)
+            self.free[name] = prim.__func__
+            args = [receiver, *[self.literal(a) for a in node.args]]
+            kwargs = {kw.arg: self.literal(kw.value) for kw in node.keywords}
+            expr = gast.Call(func=ir.name(name), args=args, keywords=_keywords(kwargs))
+            op = ir.Op(prim.__func__, args, kwargs, node, f".{prim.__func__.__name__}()")
+            op.receiver_type = type(prim.__self__)
+            return expr, op
         if isinstance(prim, functools.partial):  # partial(f, a, k=v)(x) -> f(a, x, k=v)
             bound = [self.bound_value(v, node) for v in prim.args]
             keywords = [gast.keyword(arg=k, value=self.bound_value(v, node))
@@ -820,6 +841,20 @@ class _Normalizer:
         kwargs = {kw.arg: self.literal(kw.value) for kw in node.keywords}
         expr = gast.Call(func=func, args=args, keywords=_keywords(kwargs))
         return expr, ir.Op(prim, args, kwargs, node, registry.display_name(prim))
+
+    def unalias(self, func):
+        """``model.run`` where ``model = MODEL`` (assigned once) -> ``MODEL.run``."""
+        chain, node = [], func
+        while isinstance(node, gast.Attribute):
+            chain.append(node.attr)
+            node = node.value
+        if not chain or not isinstance(node, gast.Name) or node.id not in self.env \
+                or self.env[node.id] not in self.constants:
+            return func
+        rebuilt = copy.deepcopy(self.constants[self.env[node.id]])
+        for attr in reversed(chain):
+            rebuilt = gast.Attribute(value=rebuilt, attr=attr, ctx=gast.Load())
+        return gast.copy_location(rebuilt, func)
 
     def bound_value(self, value, node):
         """A literal for ``value``, or a name bound to it in the generated module."""
@@ -884,6 +919,8 @@ class _Normalizer:
                                    decorator_list=[], returns=None, type_comment=None)
         result = self.namer.fresh("result")
         structure(wrapper, result=result, flag=self.namer.fresh("returned"))
+        self.count_assignments(wrapper.body)
+        self.assignments.update(renames[p] for p in params)
         self.locals.update({result})
         stmts = wrapper.body
         output = stmts.pop() if stmts and isinstance(stmts[-1], gast.Return) else None

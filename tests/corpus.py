@@ -10,6 +10,7 @@ function here.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Callable
@@ -441,3 +442,49 @@ def call_inside_a_loop(W, xs):
     for i in range(xs.shape[0]):
         h = _layer(W, h + xs[i], scale=0.5)
     return np.sum(h)
+
+
+# -- closures, lambdas, partial ------------------------------------------------------
+
+def _make_scaled(k):
+    def scaled(v):
+        return v * k
+    return scaled
+
+
+_TRIPLE = _make_scaled(3.0)
+_HALF_LAYER = functools.partial(_layer, scale=0.5)
+
+
+@case(_args(_normal(3, 3), _normal(3)))
+def closures_and_lambdas(W, x):
+    k = 2.0
+
+    def inner(v, power=2):
+        y = v * k
+        if np.sum(y) > 100:
+            return y
+        return y ** power
+
+    square = lambda v: v * v  # noqa: E731
+    a = inner(x)
+    b = inner(a * 0.1, power=3) + square(x)
+    c = _HALF_LAYER(W, b)
+    d = _TRIPLE(c)
+    return np.sum(d) + np.sum((lambda z: z * 2.0)(x))
+
+
+@case(_args(_normal(4)))
+def loop_with_break_in_a_local_function(x):
+    def accumulate(v):
+        total = 0.0
+        for i in range(4):
+            total = total + v[i] ** 2
+            if total > 2.0:
+                break
+        return total
+
+    y = x * 1.0
+    for j in range(2):
+        y[j] = accumulate(y) * 0.5
+    return accumulate(y) + np.sum(y)
