@@ -61,11 +61,16 @@ def _bind(program: ir.Program, op: ir.Op) -> list:
     where = dict(filename=program.filename, lineno=getattr(op.node, "lineno", None),
                  col=getattr(op.node, "col_offset", None))
     sig = inspect.signature(fn)
+    params = []
     for param in sig.parameters.values():
-        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD, param.KEYWORD_ONLY):
+        if param.kind in (param.VAR_KEYWORD, param.KEYWORD_ONLY):
             raise UnsupportedSyntaxError(
-                f"calling '{fn.__name__}', which has a *args, **kwargs or keyword-only "
-                f"parameter, with a differentiated argument is not supported yet", **where)
+                f"calling '{fn.__name__}', which has a **kwargs or keyword-only parameter, "
+                f"with a differentiated argument is not supported yet", **where)
+        if param.kind is param.VAR_POSITIONAL:  # the caller packed *args into one tuple
+            param = param.replace(kind=param.POSITIONAL_OR_KEYWORD)
+        params.append(param)
+    sig = sig.replace(parameters=params)
     try:
         bound = sig.bind(*op.args, **op.kwargs)
     except TypeError as exc:

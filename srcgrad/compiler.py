@@ -57,12 +57,13 @@ def validate_options(options: Options) -> None:
             f"supported: {', '.join(repr(p) for p in POLICIES)}")
 
 
-def prepare(fn, receiver=None) -> ir.Program:
+def prepare(fn, receiver=None, callee=False) -> ir.Program:
     """Frontend, fence, normalisation and checks: ``fn`` as a program.
 
-    ``receiver`` is the class of the first parameter of a method (``self``)."""
+    ``receiver`` is the class of the first parameter of a method (``self``);
+    ``callee`` marks a function called from differentiated code."""
     parsed = parse_function(fn)
-    fence.check(parsed.node, parsed.filename)
+    fence.check(parsed.node, parsed.filename, callee=callee)
     program = normalize(parsed, receiver)
     check_aliases(program)
     return program

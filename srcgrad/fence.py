@@ -110,10 +110,11 @@ REJECTED = {
 }
 
 
-def check(func: gast.FunctionDef, filename: str) -> None:
+def check(func: gast.FunctionDef, filename: str, *, callee: bool = False) -> None:
     """Raise ``UnsupportedSyntaxError`` at the first rejected node of ``func``.
 
-    Nested function definitions are rejected; the function itself is accepted.
+    ``callee`` is true for a function called from differentiated code, which
+    may take ``*args`` (the caller packs them into one tuple).
     """
     for node in gast.walk(func):
         kind = type(node).__name__
@@ -122,12 +123,12 @@ def check(func: gast.FunctionDef, filename: str) -> None:
         message = REJECTED.get(kind, f"'{kind}' nodes are not supported")
         raise UnsupportedSyntaxError(message, filename=filename,
                                      lineno=_line_of(node, func), col=_col_of(node, func))
-    _check_arguments(func, filename)
+    _check_arguments(func, filename, callee)
 
 
-def _check_arguments(func, filename):
+def _check_arguments(func, filename, callee):
     args = func.args
-    for what, present in (("*args", args.vararg), ("**kwargs", args.kwarg)):
+    for what, present in (("*args", None if callee else args.vararg), ("**kwargs", args.kwarg)):
         if present is not None:
             raise UnsupportedSyntaxError(
                 f"{what} parameters of the differentiated function {_NOT_YET}",

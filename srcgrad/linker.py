@@ -93,7 +93,7 @@ class Linker:
         (``receiver``: the class of ``fn``'s first argument, for a method)."""
         key = (fn, positions, receiver)
         if key not in self.pairs:
-            program = self.prepare(fn, receiver)
+            program = self.prepare(fn, receiver, callee=True)
             self.adopt(program)
             pair = CalleePair(fn, positions, self.global_name(f"{program.name}_forward"),
                               self.global_name(f"{program.name}_backward"))

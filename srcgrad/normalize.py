@@ -32,6 +32,7 @@ import ast
 import collections
 import copy
 import functools
+import inspect
 import operator
 import types
 
@@ -97,6 +98,8 @@ class _Normalizer:
         self.parsed = parsed
         self.func = parsed.node
         self.params = [a.id for a in self.func.args.args]
+        if self.func.args.vararg is not None:  # a callee's *args: one tuple parameter
+            self.params.append(self.func.args.vararg.id)
         self.locals = set(self.params) | _assigned_names(self.func)
         used = {n.id for n in gast.walk(self.func) if isinstance(n, gast.Name)}
         self.namer = Namer(used | set(registry.RULE_GLOBALS))
@@ -839,8 +842,18 @@ class _Normalizer:
             self.collect_free(func)
         args = [self.literal(a) for a in node.args]
         kwargs = {kw.arg: self.literal(kw.value) for kw in node.keywords}
+        if is_user_function(prim) and prim.__code__.co_flags & inspect.CO_VARARGS:
+            args = self.pack_varargs(prim, args, node)
         expr = gast.Call(func=func, args=args, keywords=_keywords(kwargs))
         return expr, ir.Op(prim, args, kwargs, node, registry.display_name(prim))
+
+    def pack_varargs(self, fn, args, node):
+        """``f(a, b, c)`` for ``def f(x, *rest)``: ``rest`` arrives as one tuple."""
+        fixed = fn.__code__.co_argcount
+        extra = args[fixed:]
+        packed = self.atom_of(gast.Tuple(elts=extra, ctx=gast.Load()),
+                              ir.Op(ir.BUILD_TUPLE, extra, {}, node, ir.BUILD_TUPLE.label))
+        return args[:fixed] + [packed]
 
     def unalias(self, func):
         """``model.run`` where ``model = MODEL`` (assigned once) -> ``MODEL.run``."""

@@ -488,3 +488,15 @@ def loop_with_break_in_a_local_function(x):
     for j in range(2):
         y[j] = accumulate(y) * 0.5
     return accumulate(y) + np.sum(y)
+
+
+def _weighted_sum(scale, *terms):
+    total = 0.0
+    for t in terms:
+        total = total + np.sum(t) * scale
+    return total
+
+
+@case(_args(_normal(3), _normal(3)))
+def calls_with_star_args(x, y):
+    return _weighted_sum(2.0, x, y * y, np.sin(x)) + _weighted_sum(0.5, y)
