@@ -20,6 +20,10 @@ aliases are not read afterwards are fine.
     ... except UnsupportedSyntaxError as e:
     ...     print(e.message)
     'y' is updated in place while 'r' shares its memory and is read afterwards; srcgrad cannot follow that change: make a copy (r = y[1:].copy())
+
+Augmented assignment counts as an update: for an array, ``x += v`` changes the
+array ``x`` refers to, so ``y = x; x += 1.0; ... y`` is refused the same way
+(write ``x = x + 1.0`` to rebind ``x`` instead).
 """
 
 from __future__ import annotations
@@ -59,7 +63,7 @@ def _is_view(stmt) -> bool:
 def check_aliases(program: ir.Program) -> None:
     """Raise ``UnsupportedSyntaxError`` where an update would go unseen by an alias."""
     statements = list(ir.walk_statements(program.body))
-    if not any(ir.is_update(s) for s in statements):
+    if not any(ir.is_update(s) or getattr(s, "augmented", None) for s in statements):
         return
     group = {}
 
@@ -78,9 +82,12 @@ def check_aliases(program: ir.Program) -> None:
     loops = _enclosing_loops(program.body)
     order = {id(s): i for i, s in enumerate(statements)}
     for stmt in statements:
-        if not ir.is_update(stmt):
+        if ir.is_update(stmt):
+            x = ir.target_names(stmt)[0]
+        elif getattr(stmt, "augmented", None) is not None:
+            x = stmt.augmented  # x += v: NumPy changes the array x referred to
+        else:
             continue
-        x = ir.target_names(stmt)[0]
         here = order[id(stmt)]
         for other in list(made) + list(group):
             if other == x or find(other) != find(x):

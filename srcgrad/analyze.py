@@ -120,13 +120,13 @@ _SCALAR_VALUED = {np.linalg.det, np.vdot, float}
 
 def _is_unary(prim) -> bool:
     if isinstance(prim, np.ufunc):
-        return prim.nin == 1 and prim.nout == 1
+        return prim.nin == 1 and prim.nout == 1 and prim.signature is None
     return prim in _ELEMENTWISE_UNARY
 
 
 def _is_binary(prim) -> bool:
-    if isinstance(prim, np.ufunc):
-        return prim.nin == 2 and prim.nout == 1
+    if isinstance(prim, np.ufunc):  # np.matmul is a ufunc too, but not elementwise
+        return prim.nin == 2 and prim.nout == 1 and prim.signature is None
     return prim in _ELEMENTWISE_BINARY
 
 

@@ -181,7 +181,10 @@ class _Normalizer:
             gast.copy_location(load, target)
             binop = gast.BinOp(left=load, op=stmt.op, right=stmt.value)
             gast.copy_location(binop, stmt)
+            old = self.env.get(target.id)
             self.assign([target], binop, stmt)
+            # NumPy updates an array in place here: the alias check must know
+            self.out[-1].augmented = old
         elif isinstance(stmt, gast.Expr) and _is_append(stmt.value):
             call = stmt.value
             base = self.updated_array(gast.Subscript(value=call.func.value, slice=None,
@@ -626,7 +629,8 @@ class _Normalizer:
     def emit_copy(self, target, atom, node):
         name = self.define(target.id)
         literal = isinstance(atom, gast.Constant) or (
-            isinstance(atom, (gast.Name, gast.Attribute)) and root_name(atom) not in self.locals)
+            isinstance(atom, (gast.Name, gast.Attribute)) and root_name(atom) in self.free
+            and root_name(atom) not in self.locals and root_name(atom) not in self.env.values())
         if literal and self.assignments.get(target.id, 0) == 1 and target.id not in self.params:
             # `power = 2`, `model = MODEL`: later reads see the literal or the global
             self.constants[name] = atom

@@ -148,7 +148,7 @@ def drop_last(g):
 def signum(x):
     """``np.sign(x)``, but a Python float for a Python number (builtin ``abs``)."""
     if isinstance(x, (int, float)):
-        return float((x > 0) - (x < 0))
+        return float(x > 0) - float(x < 0)
     return np.sign(x)
 
 

@@ -134,7 +134,7 @@ def atanh(out, d_out, x):
 @adjoint(math.fabs)
 def fabs(out, d_out, x):
     """Subgradient 0 at x = 0."""
-    return d_out * ((x > 0) - (x < 0))
+    return d_out * (float(x > 0) - float(x < 0))
 
 
 @adjoint(math.erf)
