@@ -19,10 +19,9 @@ import sys
 import threading
 import types
 import weakref
+from dataclasses import replace
 
 import numpy as np
-
-from dataclasses import replace
 
 from . import cache, compiler
 from .compiler import Options

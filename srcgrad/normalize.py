@@ -28,27 +28,24 @@ expressions.
 
 from __future__ import annotations
 
-import ast
 import collections
 import copy
-import functools
-import inspect
 import operator
-import types
 
 import gast
 import numpy as np
 
-from . import ir, runtime
-from .runtime import keys_of
+from . import ir
+from .controlflow import structure
 from .emit import block_lines, unparse
 from .errors import SrcGradError, UnsupportedSyntaxError
-from .controlflow import contains, structure
-from .inline import constant as inline_constant
-from .frontend import MISSING, ParsedFunction, root_name, static_value
+from .frontend import MISSING, ParsedFunction, root_name
 from .linker import is_user_function
 from .naming import Namer
+from .normalize_calls import Calls
+from .normalize_control import ControlFlow
 from .rules import registry
+from .syntax import assigned_names, is_append, is_docstring
 
 BINOPS = {
     gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
@@ -93,14 +90,14 @@ def unparse_body(program: ir.Program) -> str:
     return "\n".join(lines)
 
 
-class _Normalizer:
+class _Normalizer(ControlFlow, Calls):
     def __init__(self, parsed: ParsedFunction, receiver_type=None):
         self.parsed = parsed
         self.func = parsed.node
         self.params = [a.id for a in self.func.args.args]
         if self.func.args.vararg is not None:  # a callee's *args: one tuple parameter
             self.params.append(self.func.args.vararg.id)
-        self.locals = set(self.params) | _assigned_names(self.func)
+        self.locals = set(self.params) | assigned_names(self.func)
         used = {n.id for n in gast.walk(self.func) if isinstance(n, gast.Name)}
         self.namer = Namer(used | set(registry.RULE_GLOBALS))
         self.env = {p: p for p in self.params}     # user variable -> current SSA name
@@ -132,7 +129,7 @@ class _Normalizer:
                 self.output_node = stmt.value or stmt
                 output = self.returned(stmt)
                 break
-            if i == 0 and _is_docstring(stmt):
+            if i == 0 and is_docstring(stmt):
                 continue
             self.statement(stmt)
         if output is None:
@@ -185,7 +182,7 @@ class _Normalizer:
             self.assign([target], binop, stmt)
             # NumPy updates an array in place here: the alias check must know
             self.out[-1].augmented = old
-        elif isinstance(stmt, gast.Expr) and _is_append(stmt.value):
+        elif isinstance(stmt, gast.Expr) and is_append(stmt.value):
             call = stmt.value
             base = self.updated_array(gast.Subscript(value=call.func.value, slice=None,
                                                      ctx=gast.Load()))
@@ -277,7 +274,7 @@ class _Normalizer:
             if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Subscript) \
                     and isinstance(node.target.value, gast.Name):
                 updated.add(node.target.value.id)
-            if _is_append(node):
+            if is_append(node):
                 updated.add(node.func.value.id)
         for param in self.params:
             if param in updated:
@@ -326,250 +323,6 @@ class _Normalizer:
             stmt.op = ir.Op(operator.getitem, [whole, index], {}, value, "unpacking")
             self.out.append(gast.copy_location(stmt, elt))
 
-
-    # -- comprehensions ---------------------------------------------------------
-    def comprehension(self, node):
-        """``[f(x) for x in xs if c]`` -> a list built by a loop with ``append``; the
-        comprehension's variables get fresh names (they have their own scope)."""
-        result = self.namer.temp()
-        self.locals.add(result)
-        start = ir.assign(result, gast.List(elts=[], ctx=gast.Load()))
-        start.op = ir.Op(ir.BUILD_LIST, [], {}, node, ir.BUILD_LIST.label)
-        self.out.append(gast.copy_location(start, node))
-        self.env[result] = result
-        loop = self.comprehension_loop(node, lambda elt: gast.Expr(value=gast.Call(
-            func=gast.Attribute(value=_load_id(result), attr="append", ctx=gast.Load()),
-            args=[elt], keywords=[])))
-        self.statement(loop)
-        name = ir.name(result)
-        return name, ir.Op(operator.pos, [name], {}, node, "comprehension")
-
-    def comprehension_loop(self, node, body_of):
-        """The nested ``for``/``if`` statements a comprehension stands for."""
-        renames = {}
-        for gen in node.generators:
-            if gen.is_async:
-                raise self.error("async comprehensions are not supported", gen)
-            for target in gast.walk(gen.target):
-                if isinstance(target, gast.Name):
-                    renames[target.id] = self.namer.fresh(target.id)
-                    self.locals.add(renames[target.id])
-        rename = _Renamer(renames)
-        stmt = body_of(rename.visit(copy.deepcopy(node.elt)))
-        for gen in reversed(node.generators):
-            for cond in reversed(gen.ifs):
-                stmt = gast.If(test=rename.visit(copy.deepcopy(cond)), body=[stmt], orelse=[])
-            stmt = gast.For(target=rename.visit(copy.deepcopy(gen.target)),
-                            iter=rename.visit(copy.deepcopy(gen.iter)) if gen is not
-                            node.generators[0] else gen.iter,
-                            body=[stmt], orelse=[], type_comment=None)
-            gast.copy_location(stmt, gen.target)
-        return _located(stmt, node)
-
-    def sum_of_generator(self, node, target: str):
-        """``sum(f(x) for x in xs)`` -> an accumulating loop (no list is built)."""
-        self.locals.add(target)
-        start = ir.assign(self.define(target), gast.Constant(value=0, kind=None))
-        start.op = ir.Op(ir.OPAQUE, [], {}, node, "sum")
-        self.out.append(gast.copy_location(start, node))
-        loop = self.comprehension_loop(node.args[0], lambda elt: gast.AugAssign(
-            target=gast.Name(id=target, ctx=gast.Store(), annotation=None, type_comment=None),
-            op=gast.Add(), value=elt))
-        self.statement(loop)
-
-    # -- compound statements ----------------------------------------------------
-    def nested(self, stmts) -> list:
-        """Normalise a branch or loop body into its own statement list."""
-        saved, self.out = self.out, []
-        self.depth += 1
-        try:
-            for stmt in stmts:
-                self.statement(stmt)
-            return self.out
-        finally:
-            self.out = saved
-            self.depth -= 1
-
-    def pin(self, stmts) -> None:
-        """Give every variable assigned in ``stmts`` its name now, so that a read
-        before the assignment (from the previous iteration) finds it."""
-        for user_name in sorted(_assigned_names(gast.Module(body=list(stmts), type_ignores=[]))):
-            if user_name not in self.env:
-                self.define(user_name)
-
-    def condition(self, test, body_stmts):
-        """The branch condition as a name the adjoint sweep can read back."""
-        node = self.opaque(test)
-        assigned = {self.env.get(n, n) for n in
-                    _assigned_names(gast.Module(body=list(body_stmts), type_ignores=[]))}
-        if isinstance(node, gast.Name) and node.id not in assigned:
-            return node
-        tmp = self.namer.temp()
-        stmt = ir.assign(tmp, node)
-        stmt.op = ir.Op(ir.OPAQUE, [], {}, test, "condition")
-        self.out.append(gast.copy_location(stmt, test))
-        return gast.copy_location(ir.name(tmp), test)
-
-    def if_statement(self, stmt):
-        test = self.condition(stmt.test, stmt.body + stmt.orelse)
-        node = gast.If(test=test, body=self.nested(stmt.body), orelse=self.nested(stmt.orelse))
-        self.out.append(gast.copy_location(node, stmt))
-
-    def conditional_into(self, node, target: str):
-        """``target = a if c else b`` as an ``if`` statement (only one side runs)."""
-        name = gast.copy_location(gast.Name(id=target, ctx=gast.Store(), annotation=None,
-                                            type_comment=None), node)
-        branch = gast.If(test=node.test,
-                         body=[gast.copy_location(ir.assign(name, node.body), node.body)],
-                         orelse=[gast.copy_location(ir.assign(copy.deepcopy(name), node.orelse),
-                                                    node.orelse)])
-        self.locals.add(target)
-        self.define(target)
-        self.if_statement(gast.copy_location(branch, node))
-
-    def for_statement(self, stmt):
-        if stmt.orelse:
-            raise self.error("'for ... else' is not supported", stmt.orelse[0])
-        target, prefix, range_atom = self.loop_index(stmt)
-        body = prefix + stmt.body
-        self.pin(body)
-        counter = self.counter_start(stmt.body)
-        index = self.define(target.id)
-        self.locals.add(target.id)
-        inner = self.nested(body)
-        if counter:
-            inner.insert(0, self.counter_step(counter, stmt))
-        loop = gast.For(target=ir.name(index, store=True), iter=range_atom, body=inner,
-                        orelse=[], type_comment=None)
-        loop.counter = counter
-        self.out.append(gast.copy_location(loop, stmt))
-
-    def loop_index(self, stmt):
-        """``for x in xs`` -> ``for k in range(len(xs)): x = xs[k]`` (and zip, enumerate):
-        every loop runs over a range, which the adjoint sweep can run backwards."""
-        target, it = stmt.target, stmt.iter
-        callee = self.callee(it) if isinstance(it, gast.Call) else MISSING
-        if callee is range and isinstance(target, gast.Name) and not it.keywords:
-            return target, [], self.opaque_value(it, "range")
-        index, start = None, None
-        if callee is enumerate and isinstance(target, gast.Tuple) and len(target.elts) == 2 \
-                and not it.keywords and 1 <= len(it.args) <= 2:
-            seqs, items = it.args[:1], target.elts[1:]
-            index, start = target.elts[0], (it.args[1] if len(it.args) == 2 else None)
-        elif callee is zip and isinstance(target, gast.Tuple) and not it.keywords \
-                and len(target.elts) == len(it.args):
-            seqs, items = list(it.args), list(target.elts)
-        elif _dict_view(it):  # for k, v in d.items(), for k in d.keys(), for v in d.values()
-            return self.dict_loop(stmt, it)
-        else:
-            seqs, items = [it], [target]
-        names = [self.sequence(seq, stmt.body) for seq in seqs]
-        if isinstance(index, gast.Name) and start is None:
-            k, prefix = index, []
-        else:
-            k = gast.copy_location(gast.Name(id=self.namer.fresh("k"), ctx=gast.Store(),
-                                             annotation=None, type_comment=None), target)
-            prefix = []
-            if index is not None:
-                offset = gast.BinOp(left=_load(k), op=gast.Add(), right=start)
-                prefix.append(gast.copy_location(ir.assign(copy.deepcopy(index), offset), target))
-        for item, seq in zip(items, names):
-            value = gast.copy_location(gast.Subscript(value=seq, slice=_load(k), ctx=gast.Load()),
-                                       seq)
-            prefix.append(gast.copy_location(ir.assign(copy.deepcopy(item), value), item))
-        lengths = [_builtin_call("len", seq) for seq in names]
-        count = lengths[0] if len(lengths) == 1 else _builtin_call("min", *lengths)
-        return k, prefix, self.opaque_value(gast.copy_location(_builtin_call("range", count), it),
-                                            "range")
-
-    def dict_loop(self, stmt, it):
-        """``for k, v in d.items()`` -> over ``keys_of(d)``, reading ``d[k]``."""
-        kind, mapping = it.func.attr, it.func.value
-        keys = gast.Call(func=_helper("keys_of"), args=[mapping], keywords=[])
-        key = stmt.target.elts[0] if kind == "items" else stmt.target if kind == "keys" \
-            else gast.Name(id=self.namer.fresh("key"), ctx=gast.Store(), annotation=None,
-                           type_comment=None)
-        prefix = []
-        if kind in ("items", "values"):
-            value = stmt.target.elts[1] if kind == "items" else stmt.target
-            prefix.append(gast.copy_location(ir.assign(copy.deepcopy(value), gast.Subscript(
-                value=copy.deepcopy(mapping), slice=_load(key), ctx=gast.Load())), value))
-        loop = gast.For(target=key, iter=gast.copy_location(keys, it), body=prefix,
-                        orelse=[], type_comment=None)
-        gast.copy_location(loop, stmt)
-        index, inner_prefix, range_atom = self.loop_index(loop)
-        return index, inner_prefix + prefix, range_atom
-
-    def sequence(self, seq, body):
-        """The sequence a loop indexes, held in a name the body does not reassign.
-
-        A parameter, global or attribute may be a dict or another iterable that
-        cannot be indexed by position: ``sequence(xs)`` lists it (a list, tuple
-        or array comes back as it is)."""
-        if isinstance(seq, gast.Name):
-            unknown = seq.id in self.params or seq.id not in self.locals
-        else:
-            unknown = isinstance(seq, (gast.Attribute, gast.Call, gast.Subscript))
-        if isinstance(seq, gast.Call) and (self.callee(seq) is keys_of):
-            unknown = False
-        if unknown and not isinstance(seq, gast.Call):
-            seq = gast.copy_location(gast.Call(func=_helper("sequence"), args=[seq],
-                                               keywords=[]), seq)
-        elif isinstance(seq, gast.Name) and seq.id not in _assigned_names(
-                gast.Module(body=body, type_ignores=[])):
-            return seq
-        tmp = self.namer.temp()
-        self.locals.add(tmp)
-        self.expr_into(seq, gast.copy_location(gast.Name(id=tmp, ctx=gast.Store(),
-                                                         annotation=None, type_comment=None),
-                                               seq))
-        return gast.copy_location(gast.Name(id=tmp, ctx=gast.Load(), annotation=None,
-                                            type_comment=None), seq)
-
-    def opaque_value(self, node, label):
-        """A temporary holding ``node`` evaluated whole (inactive: ranges, lengths)."""
-        tmp = self.namer.temp()
-        stmt = ir.assign(tmp, self.opaque(node))
-        stmt.op = ir.Op(ir.OPAQUE, [], {}, node, label)
-        self.out.append(gast.copy_location(stmt, node))
-        return gast.copy_location(ir.name(tmp), node)
-
-    def counter_start(self, body):
-        """A counter of iterations for loops the adjoint cannot count otherwise."""
-        if not contains(body, gast.Break, into_loops=False):
-            return None
-        counter = self.namer.fresh("iterations")
-        stmt = ir.assign(counter, gast.Constant(value=0, kind=None))
-        stmt.op = ir.Op(ir.OPAQUE, [], {}, None, "iteration counter")
-        self.out.append(stmt)
-        self.env[counter] = counter
-        self.locals.add(counter)
-        return counter
-
-    def counter_step(self, counter, node):
-        stmt = ir.assign(counter, gast.BinOp(left=ir.name(counter), op=gast.Add(),
-                                             right=gast.Constant(value=1, kind=None)))
-        stmt.op = ir.Op(ir.OPAQUE, [], {}, node, "iteration counter")
-        return gast.copy_location(stmt, node)
-
-    def while_statement(self, stmt):
-        if stmt.orelse:
-            raise self.error("'while ... else' is not supported", stmt.orelse[0])
-        self.pin(stmt.body)
-        counter = self.namer.fresh("iterations")
-        start = ir.assign(counter, gast.Constant(value=0, kind=None))
-        start.op = ir.Op(ir.OPAQUE, [], {}, stmt, "iteration counter")
-        self.out.append(gast.copy_location(start, stmt))
-        self.env[counter] = counter
-        self.locals.add(counter)
-        self.depth += 1
-        test = self.opaque(stmt.test)
-        self.depth -= 1
-        inner = self.nested(stmt.body)
-        inner.insert(0, self.counter_step(counter, stmt))
-        loop = gast.While(test=test, body=inner, orelse=[])
-        loop.counter = counter
-        self.out.append(gast.copy_location(loop, stmt))
 
     # -- expressions ----------------------------------------------------------
     def define(self, user_name: str) -> str:
@@ -772,194 +525,6 @@ class _Normalizer:
             return type(node)(elts=[self.literal(e) for e in node.elts], ctx=gast.Load())
         return self.atom(node)
 
-    def callee(self, call):
-        """The object a call's function refers to, when it is static."""
-        func = self.unalias(call.func)
-        if root_name(func) in self.locals:
-            return MISSING
-        return static_value(func, self.parsed.resolver, self.locals)
-
-    def call(self, node):
-        for kw in node.keywords:
-            if kw.arg is None:
-                raise self.error("'**' arguments are not supported yet", kw.value)
-        func = self.unalias(node.func)
-        if isinstance(func, gast.Name) and func.id in self.local_functions:
-            result = self.inline_local(self.local_functions[func.id], node)
-            return result, ir.Op(operator.pos, [result], {}, node, func.id)
-        if isinstance(func, gast.Lambda):
-            result = self.inline_local(func, node)
-            return result, ir.Op(operator.pos, [result], {}, node, "lambda")
-        method = self.typed_method(func)
-        if method is not None:  # self.helper(x) -> helper(self, x), resolved by type
-            receiver = self.literal(func.value)
-            args = [receiver, *[self.literal(a) for a in node.args]]
-            kwargs = {kw.arg: self.literal(kw.value) for kw in node.keywords}
-            name = self.namer.fresh(method.__name__)
-            self.free[name] = method
-            expr = gast.Call(func=ir.name(name), args=args, keywords=_keywords(kwargs))
-            op = ir.Op(method, args, kwargs, node, f".{func.attr}()")
-            op.receiver_type = self.receiver_type
-            return expr, op
-        if isinstance(func, gast.Attribute) and not self.is_static(func):
-            receiver = self.atom(func.value)
-            args = [self.literal(a) for a in node.args]
-            kwargs = {kw.arg: self.literal(kw.value) for kw in node.keywords}
-            prim = getattr(np.ndarray, func.attr, None) or ir.UnknownMember(func.attr, True)
-            expr = gast.Call(func=gast.Attribute(value=receiver, attr=func.attr, ctx=gast.Load()),
-                             args=args, keywords=_keywords(kwargs))
-            return expr, ir.Op(prim, [receiver, *args], kwargs, node, f".{func.attr}()")
-        prim = self.callee(node)
-        if prim is MISSING:
-            name = ast.unparse(gast.gast_to_ast(func))
-            if isinstance(func, (gast.Name, gast.Attribute)) and root_name(func) not in self.locals:
-                raise self.error(f"name '{name}' is not defined", func, SrcGradError)
-            raise self.error(f"calling '{name}' is not supported: call a function by name",
-                             func)
-        if isinstance(prim, types.MethodType) and is_user_function(prim.__func__):
-            # MODEL.run(x) -> run(MODEL, x), resolved by MODEL's class
-            receiver = self.bound_value(prim.__self__, node)
-            name = self.namer.fresh(prim.__func__.__name__)
-            self.free[name] = prim.__func__
-            args = [receiver, *[self.literal(a) for a in node.args]]
-            kwargs = {kw.arg: self.literal(kw.value) for kw in node.keywords}
-            expr = gast.Call(func=ir.name(name), args=args, keywords=_keywords(kwargs))
-            op = ir.Op(prim.__func__, args, kwargs, node, f".{prim.__func__.__name__}()")
-            op.receiver_type = type(prim.__self__)
-            return expr, op
-        if isinstance(prim, functools.partial):  # partial(f, a, k=v)(x) -> f(a, x, k=v)
-            bound = [self.bound_value(v, node) for v in prim.args]
-            keywords = [gast.keyword(arg=k, value=self.bound_value(v, node))
-                        for k, v in prim.keywords.items() if k not in
-                        {kw.arg for kw in node.keywords}]
-            name = self.namer.fresh(getattr(prim.func, "__name__", "function"))
-            self.free[name] = prim.func
-            target = gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None)
-            target.helper = prim.func
-            return self.call(gast.copy_location(gast.Call(
-                func=target, args=bound + list(node.args),
-                keywords=keywords + list(node.keywords)), node))
-        helper = getattr(prim, "__name__", None)
-        if helper in runtime.__all__ and getattr(runtime, helper) is prim:
-            func = ir.name(helper)  # srcgrad.stop_gradient -> stop_gradient: no srcgrad import
-        else:
-            self.collect_free(func)
-        args = [self.literal(a) for a in node.args]
-        kwargs = {kw.arg: self.literal(kw.value) for kw in node.keywords}
-        if is_user_function(prim) and prim.__code__.co_flags & inspect.CO_VARARGS:
-            args = self.pack_varargs(prim, args, node)
-        expr = gast.Call(func=func, args=args, keywords=_keywords(kwargs))
-        return expr, ir.Op(prim, args, kwargs, node, registry.display_name(prim))
-
-    def pack_varargs(self, fn, args, node):
-        """``f(a, b, c)`` for ``def f(x, *rest)``: ``rest`` arrives as one tuple."""
-        fixed = fn.__code__.co_argcount
-        extra = args[fixed:]
-        packed = self.atom_of(gast.Tuple(elts=extra, ctx=gast.Load()),
-                              ir.Op(ir.BUILD_TUPLE, extra, {}, node, ir.BUILD_TUPLE.label))
-        return args[:fixed] + [packed]
-
-    def unalias(self, func):
-        """``model.run`` where ``model = MODEL`` (assigned once) -> ``MODEL.run``."""
-        chain, node = [], func
-        while isinstance(node, gast.Attribute):
-            chain.append(node.attr)
-            node = node.value
-        if not chain or not isinstance(node, gast.Name) or node.id not in self.env \
-                or self.env[node.id] not in self.constants:
-            return func
-        rebuilt = copy.deepcopy(self.constants[self.env[node.id]])
-        for attr in reversed(chain):
-            rebuilt = gast.Attribute(value=rebuilt, attr=attr, ctx=gast.Load())
-        return gast.copy_location(rebuilt, func)
-
-    def bound_value(self, value, node):
-        """A literal for ``value``, or a name bound to it in the generated module."""
-        literal = inline_constant(value)
-        if literal is not None:
-            return literal
-        name = self.namer.fresh("bound")
-        self.free[name] = value
-        ref = gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None)
-        ref.helper = value
-        return gast.copy_location(ref, node)
-
-    def typed_method(self, func):
-        """The function behind ``self.m`` when ``self``'s class is known."""
-        if self.receiver_type is None or not isinstance(func, gast.Attribute) \
-                or not isinstance(func.value, gast.Name) or not self.params \
-                or func.value.id != self.params[0] or self.env.get(self.params[0]) != \
-                self.params[0]:
-            return None
-        method = getattr(self.receiver_type, func.attr, None)
-        return method if is_user_function(method) else None
-
-    # -- local functions ----------------------------------------------------------
-    def local_function(self, name, node):
-        """Remember a nested ``def`` or a lambda: each call is inlined."""
-        args = node.args
-        if args.vararg or args.kwarg or args.kwonlyargs or getattr(node, "decorator_list", []):
-            raise self.error("nested functions with *args, **kwargs, keyword-only parameters "
-                             "or decorators are not supported", node)
-        self.local_functions[name] = node
-        self.locals.discard(name)
-
-    def inline_local(self, fdef, call):
-        """The body of a nested function at its call site, with fresh local names.
-
-        Names the body does not assign refer to the enclosing function's
-        variables as they are at the call, as a closure would see them.
-        """
-        if any(f is fdef for f in self.inlining):
-            raise self.error("recursive local functions are not supported: define the "
-                             "function at module level", call)
-        params = [a.id for a in fdef.args.args]
-        body = fdef.body if isinstance(fdef.body, list) else [
-            gast.copy_location(gast.Return(value=fdef.body), fdef.body)]
-        inner = set(params) | _assigned_names(gast.Module(body=body, type_ignores=[]))
-        renames = {n: self.namer.fresh(n) for n in sorted(inner)}
-        self.locals.update(renames.values())
-        defaults = dict(zip(params[len(params) - len(fdef.args.defaults):], fdef.args.defaults))
-        given = dict(zip(params, call.args))
-        for kw in call.keywords:
-            if kw.arg not in params or kw.arg in given:
-                raise self.error(f"unexpected argument '{kw.arg}' for the local function", kw)
-            given[kw.arg] = kw.value
-        for param in params:
-            value = given.get(param, defaults.get(param))
-            if value is None:
-                raise self.error(f"missing argument '{param}' for the local function", call)
-            self.assign([gast.Name(id=renames[param], ctx=gast.Store(), annotation=None,
-                                   type_comment=None)], value, call)
-        wrapper = gast.FunctionDef(name="inlined", args=fdef.args,
-                                   body=[_Renamer(renames).visit(copy.deepcopy(s)) for s in body],
-                                   decorator_list=[], returns=None, type_comment=None)
-        result = self.namer.fresh("result")
-        structure(wrapper, result=result, flag=self.namer.fresh("returned"))
-        self.count_assignments(wrapper.body)
-        self.assignments.update(renames[p] for p in params)
-        self.locals.update({result})
-        stmts = wrapper.body
-        output = stmts.pop() if stmts and isinstance(stmts[-1], gast.Return) else None
-        self.inlining.append(fdef)
-        try:
-            for stmt in stmts:
-                self.statement(stmt)
-            if output is None or output.value is None:
-                return gast.Constant(value=None, kind=None)
-            return self.atom(output.value)
-        finally:
-            self.inlining.pop()
-
-    def emit_call(self, call, prim, target):
-        self.collect_free(call.func)
-        args = [self.literal(a) for a in call.args]
-        kwargs = {kw.arg: self.literal(kw.value) for kw in call.keywords}
-        stmt = ir.assign(target, gast.Call(func=call.func, args=args, keywords=_keywords(kwargs)))
-        stmt.op = ir.Op(prim, args, kwargs, call, registry.display_name(prim))
-        gast.copy_location(stmt, call)
-        self.out.append(stmt)
-
     def opaque(self, node):
         """A copy of ``node`` with local names renamed to their SSA names; evaluated
         as is."""
@@ -993,68 +558,3 @@ class _Normalizer:
         self.free[root] = value
 
 
-def _dict_view(node) -> bool:
-    return isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
-        and node.func.attr in ("items", "keys", "values") and not node.args \
-        and not node.keywords
-
-
-def _is_append(call) -> bool:
-    return isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) \
-        and call.func.attr == "append" and isinstance(call.func.value, gast.Name) \
-        and len(call.args) == 1 and not call.keywords
-
-
-class _Renamer(gast.NodeTransformer):
-    def __init__(self, renames):
-        self.renames = renames
-
-    def visit_Name(self, node):
-        if node.id in self.renames:
-            return gast.copy_location(gast.Name(id=self.renames[node.id], ctx=node.ctx,
-                                                annotation=None, type_comment=None), node)
-        return node
-
-
-def _located(tree, where):
-    for node in gast.walk(tree):
-        if getattr(node, "lineno", None) is None and hasattr(node, "lineno"):
-            gast.copy_location(node, where)
-    return tree
-
-
-def _load_id(id_):
-    return gast.Name(id=id_, ctx=gast.Load(), annotation=None, type_comment=None)
-
-
-def _helper(id_):
-    """A reference to a srcgrad.runtime helper, resolved without the user's globals."""
-    node = _load_id(id_)
-    node.helper = getattr(runtime, id_)
-    return node
-
-
-def _builtin_call(name, *args):
-    return gast.Call(func=gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None),
-                     args=list(args), keywords=[])
-
-
-def _load(name_node):
-    return gast.Name(id=name_node.id, ctx=gast.Load(), annotation=None, type_comment=None)
-
-
-def _keywords(kwargs):
-    return [gast.keyword(arg=k, value=v) for k, v in kwargs.items()]
-
-
-def _is_docstring(stmt) -> bool:
-    return isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Constant) \
-        and isinstance(stmt.value.value, str)
-
-
-def _assigned_names(func) -> set[str]:
-    names = set()
-    for node in gast.walk(func):
-        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
-            names.add(node.id)
-    return names

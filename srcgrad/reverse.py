@@ -36,7 +36,6 @@ cannot know statically which contribution comes first.
 from __future__ import annotations
 
 import copy
-import operator
 from dataclasses import dataclass, field
 
 import gast
@@ -44,7 +43,7 @@ import gast
 from . import ir
 from .analyze import Activity, differentiable, operand_names, shape_classes
 from .errors import MissingRuleError, NonDifferentiableError, UnsupportedSyntaxError
-from .inline import _SliceToCall, inline, show
+from .inline import _SliceToCall, inline
 from .linker import CalleePair
 from .rules import registry
 

@@ -10,9 +10,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from .structures import (AttributeCotangent, DictCotangent, ListCotangent, TupleCotangent,
-                         attribute_cotangent, cotangent_at, cotangent_like, gradient_like,
-                         has_differentiable_leaves, is_zero)
+from .structures import (
+    AttributeCotangent,
+    DictCotangent,
+    ListCotangent,
+    TupleCotangent,
+    attribute_cotangent,
+    cotangent_at,
+    cotangent_like,
+    gradient_like,
+    is_zero,
+)
 
 __all__ = [
     "ListCotangent",

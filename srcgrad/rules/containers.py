@@ -8,8 +8,14 @@ pass itself.
 """
 
 from ..ir import BUILD_DICT, BUILD_LIST, BUILD_TUPLE, GETATTR
-from ..runtime import (AttributeCotangent, ListCotangent, cotangent_at, keys_of, sequence,
-                       unbroadcast)
+from ..runtime import (
+    AttributeCotangent,
+    ListCotangent,
+    cotangent_at,
+    keys_of,
+    sequence,
+    unbroadcast,
+)
 from .registry import adjoint, nondifferentiable
 
 

@@ -13,8 +13,15 @@ as tuples with one entry per output.
 
 import numpy as np
 
-from ..runtime import (einsum_grads, matmul_grad_a, matmul_grad_b, tensordot_grad_a,
-                       tensordot_grad_b, trace_grad, unbroadcast)
+from ..runtime import (
+    einsum_grads,
+    matmul_grad_a,
+    matmul_grad_b,
+    tensordot_grad_a,
+    tensordot_grad_b,
+    trace_grad,
+    unbroadcast,
+)
 from .registry import adjoint
 
 

@@ -18,7 +18,6 @@ import numpy as np
 from ..runtime import unbroadcast
 from .registry import adjoint, nondifferentiable
 
-
 # --- arithmetic ----------------------------------------------------------------------
 
 @adjoint(np.add)

@@ -1,0 +1,74 @@
+"""Small builders and walkers of gast trees shared by the normalisation passes."""
+
+from __future__ import annotations
+
+import gast
+
+from . import runtime
+
+
+def is_dict_view(node) -> bool:
+    return isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
+        and node.func.attr in ("items", "keys", "values") and not node.args \
+        and not node.keywords
+
+
+def is_append(call) -> bool:
+    return isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) \
+        and call.func.attr == "append" and isinstance(call.func.value, gast.Name) \
+        and len(call.args) == 1 and not call.keywords
+
+
+class Renamer(gast.NodeTransformer):
+    def __init__(self, renames):
+        self.renames = renames
+
+    def visit_Name(self, node):
+        if node.id in self.renames:
+            return gast.copy_location(gast.Name(id=self.renames[node.id], ctx=node.ctx,
+                                                annotation=None, type_comment=None), node)
+        return node
+
+
+def located(tree, where):
+    for node in gast.walk(tree):
+        if getattr(node, "lineno", None) is None and hasattr(node, "lineno"):
+            gast.copy_location(node, where)
+    return tree
+
+
+def load_name(id_):
+    return gast.Name(id=id_, ctx=gast.Load(), annotation=None, type_comment=None)
+
+
+def helper_ref(id_):
+    """A reference to a srcgrad.runtime helper, resolved without the user's globals."""
+    node = load_name(id_)
+    node.helper = getattr(runtime, id_)
+    return node
+
+
+def builtin_call(name, *args):
+    return gast.Call(func=gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None),
+                     args=list(args), keywords=[])
+
+
+def load(name_node):
+    return gast.Name(id=name_node.id, ctx=gast.Load(), annotation=None, type_comment=None)
+
+
+def keywords_of(kwargs):
+    return [gast.keyword(arg=k, value=v) for k, v in kwargs.items()]
+
+
+def is_docstring(stmt) -> bool:
+    return isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Constant) \
+        and isinstance(stmt.value.value, str)
+
+
+def assigned_names(func) -> set[str]:
+    names = set()
+    for node in gast.walk(func):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+            names.add(node.id)
+    return names
