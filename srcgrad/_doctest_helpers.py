@@ -10,3 +10,7 @@ def scale(v, k=2.0):
 
 def caller(x):
     return np.sum(scale(x, k=3.0))
+
+
+def chain(x):
+    return np.sum(np.exp(np.sin(x)))

@@ -275,3 +275,14 @@ def show(g, file=None) -> None:
         else:
             source = highlight(source, PythonLexer(), TerminalFormatter())
     print(source, file=out, end="" if source.endswith("\n") else "\n")
+
+
+def checkpoint(fn):
+    """Mark ``fn`` so that, called from differentiated code, its internals are
+    recomputed in the adjoint sweep instead of saved: the caller keeps only
+    ``fn``'s arguments and reruns ``fn``'s forward function when it needs the
+    residuals.  Returns ``fn`` itself (usable as a decorator)."""
+    if not hasattr(fn, "__code__"):
+        raise SrcGradError(f"srcgrad.checkpoint marks Python functions; got {fn!r}")
+    fn.__srcgrad_checkpoint__ = True
+    return fn

@@ -17,6 +17,7 @@ from .calls import split_calls
 from .emit import function_source
 from .errors import NonDifferentiableError
 from .optimize import eliminate_dead, fold_zero_starts, propagate_copies
+from .remat import decider, rematerialize
 from .reverse import reverse
 from .rules import registry
 from .tapes import insert_pushes
@@ -157,7 +158,9 @@ class Assembler:
         return [fwd_src, bwd_src], (fwd_name, bwd_name)
 
     def _clean(self, statements, result) -> list:
-        """Dead code out of the adjoint sweep (and copies, when optimising)."""
+        """Recompute what the policy says, then dead code out of the adjoint sweep
+        (and copies, when optimising)."""
+        statements = rematerialize(self.program, statements, decider(self.options.policy))
         if self.options.optimize:
             statements = fold_zero_starts(propagate_copies(statements))
         return eliminate_dead(statements, set(ir.names_in(result)))

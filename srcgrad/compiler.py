@@ -21,7 +21,7 @@ from .normalize import normalize
 from .reverse import check_wrt
 
 MODES = ("grad", "value_and_grad", "vjp")
-POLICIES = ("save",)
+POLICIES = ("save", "recompute", "save_products", "sqrt", "revolve")
 
 
 @dataclass(frozen=True)
@@ -51,10 +51,16 @@ class Generated:
 def validate_options(options: Options) -> None:
     if options.mode not in MODES:
         raise SrcGradError(f"unknown mode {options.mode!r}; expected one of {MODES}")
-    if options.policy not in POLICIES:
+    policy = options.policy
+    if callable(policy):
+        return
+    if isinstance(policy, tuple) and len(policy) == 2 and policy[0] == "revolve" \
+            and isinstance(policy[1], int) and policy[1] >= 1:
+        return
+    if policy not in POLICIES or policy == "revolve":
         raise SrcGradError(
-            f"policy {options.policy!r} is not supported in this version; "
-            f"supported: {', '.join(repr(p) for p in POLICIES)}")
+            f"unknown policy {policy!r}: use one of 'save', 'recompute', 'save_products', "
+            f"'sqrt', ('revolve', snapshots) or a callable deciding per value")
 
 
 def prepare(fn, receiver=None, callee=False) -> ir.Program:

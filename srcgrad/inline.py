@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import ast
 import builtins
-import copy
 import inspect
 import textwrap
 import warnings
@@ -37,6 +36,7 @@ from .analyze import SCALAR
 from .errors import SrcGradError
 from .naming import Namer
 from .rules.registry import Rule
+from .syntax import clone
 
 #: Pure functions a static test may call.
 _STATIC_NAMES = {name: getattr(builtins, name) for name in (
@@ -94,10 +94,10 @@ def inline(rule: Rule, op: ir.Op, out, d_out, namer: Namer, *, wanted=lambda nam
     :func:`.analyze.shape_classes`) lets ``unbroadcast`` go where shapes match.
     """
     bound = _bind(rule, op, filename)
-    func = copy.deepcopy(_rule_tree(rule.fn))
+    func = clone(_rule_tree(rule.fn))
     mapping = {"out": out, "d_out": d_out}
     for pname, value in bound.items():
-        mapping[pname] = _SliceToCall().visit(copy.deepcopy(value))
+        mapping[pname] = _SliceToCall().visit(clone(value))
     local_names = _assigned(func.body) - set(mapping)
     renames = {n: namer.fresh(n) for n in sorted(local_names)}
     body = [_substitute(s, mapping, renames) for s in func.body]
@@ -165,7 +165,7 @@ class _Substitute(gast.NodeTransformer):
             return gast.Name(id=self.renames[node.id], ctx=node.ctx, annotation=None,
                              type_comment=None)
         if node.id in self.mapping and isinstance(node.ctx, gast.Load):
-            return copy.deepcopy(self.mapping[node.id])
+            return clone(self.mapping[node.id])
         return node
 
 
@@ -351,7 +351,7 @@ class _Simplify(gast.NodeTransformer):
             if not known or not isinstance(value, range):
                 return node
             items = [gast.Constant(value=v, kind=None) for v in value]
-        elts = [self.visit(_Substitute({gen.target.id: item}, {}).visit(copy.deepcopy(node.elt)))
+        elts = [self.visit(_Substitute({gen.target.id: item}, {}).visit(clone(node.elt)))
                 for item in items]
         return gast.List(elts=elts, ctx=gast.Load())
 

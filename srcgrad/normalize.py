@@ -29,7 +29,6 @@ expressions.
 from __future__ import annotations
 
 import collections
-import copy
 import operator
 
 import gast
@@ -45,7 +44,7 @@ from .naming import Namer
 from .normalize_calls import Calls
 from .normalize_control import ControlFlow
 from .rules import registry
-from .syntax import assigned_names, is_append, is_docstring
+from .syntax import assigned_names, clone, is_append, is_docstring
 
 BINOPS = {
     gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
@@ -160,7 +159,7 @@ class _Normalizer(ControlFlow, Calls):
                 index = self.index(target.slice)
                 base = self.updated_array(target)
                 current = gast.copy_location(
-                    gast.Subscript(value=ir.name(base), slice=copy.deepcopy(index),
+                    gast.Subscript(value=ir.name(base), slice=clone(index),
                                    ctx=gast.Load()), target)
                 old_item = self.atom_of(current, ir.Op(operator.getitem, [ir.name(base), index],
                                                        {}, target, "indexing"))
@@ -407,7 +406,7 @@ class _Normalizer(ControlFlow, Calls):
                     raise self.error(f"local variable '{node.id}' is used before it is "
                                      f"assigned", node, SrcGradError)
                 if self.env[node.id] in self.constants:
-                    return copy.deepcopy(self.constants[self.env[node.id]])
+                    return clone(self.constants[self.env[node.id]])
                 return gast.copy_location(ir.name(self.env[node.id]), node)
             self.collect_free(node)
             return node
@@ -528,7 +527,7 @@ class _Normalizer(ControlFlow, Calls):
     def opaque(self, node):
         """A copy of ``node`` with local names renamed to their SSA names; evaluated
         as is."""
-        node = copy.deepcopy(node)
+        node = clone(node)
         for sub in gast.walk(node):
             if isinstance(sub, gast.Name) and isinstance(sub.ctx, gast.Load):
                 if getattr(sub, "helper", None) is not None:

@@ -10,7 +10,6 @@ defined inside the differentiated one, which is inlined at each call.
 from __future__ import annotations
 
 import ast
-import copy
 import functools
 import inspect
 import operator
@@ -26,7 +25,7 @@ from .frontend import MISSING, root_name, static_value
 from .inline import constant as inline_constant
 from .linker import is_user_function
 from .rules import registry
-from .syntax import Renamer, assigned_names, keywords_of
+from .syntax import Renamer, assigned_names, clone, keywords_of
 
 
 class Calls:
@@ -137,7 +136,7 @@ class Calls:
         if not chain or not isinstance(node, gast.Name) or node.id not in self.env \
                 or self.env[node.id] not in self.constants:
             return func
-        rebuilt = copy.deepcopy(self.constants[self.env[node.id]])
+        rebuilt = clone(self.constants[self.env[node.id]])
         for attr in reversed(chain):
             rebuilt = gast.Attribute(value=rebuilt, attr=attr, ctx=gast.Load())
         return gast.copy_location(rebuilt, func)
@@ -201,7 +200,7 @@ class Calls:
             self.assign([gast.Name(id=renames[param], ctx=gast.Store(), annotation=None,
                                    type_comment=None)], value, call)
         wrapper = gast.FunctionDef(name="inlined", args=fdef.args,
-                                   body=[Renamer(renames).visit(copy.deepcopy(s)) for s in body],
+                                   body=[Renamer(renames).visit(clone(s)) for s in body],
                                    decorator_list=[], returns=None, type_comment=None)
         result = self.namer.fresh("result")
         structure(wrapper, result=result, flag=self.namer.fresh("returned"))

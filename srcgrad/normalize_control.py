@@ -9,7 +9,6 @@ read back, and comprehensions become loops that ``append``.
 
 from __future__ import annotations
 
-import copy
 import operator
 
 import gast
@@ -22,6 +21,7 @@ from .syntax import (
     Renamer,
     assigned_names,
     builtin_call,
+    clone,
     helper_ref,
     is_dict_view,
     load,
@@ -61,12 +61,12 @@ class ControlFlow:
                     renames[target.id] = self.namer.fresh(target.id)
                     self.locals.add(renames[target.id])
         rename = Renamer(renames)
-        stmt = body_of(rename.visit(copy.deepcopy(node.elt)))
+        stmt = body_of(rename.visit(clone(node.elt)))
         for gen in reversed(node.generators):
             for cond in reversed(gen.ifs):
-                stmt = gast.If(test=rename.visit(copy.deepcopy(cond)), body=[stmt], orelse=[])
-            stmt = gast.For(target=rename.visit(copy.deepcopy(gen.target)),
-                            iter=rename.visit(copy.deepcopy(gen.iter)) if gen is not
+                stmt = gast.If(test=rename.visit(clone(cond)), body=[stmt], orelse=[])
+            stmt = gast.For(target=rename.visit(clone(gen.target)),
+                            iter=rename.visit(clone(gen.iter)) if gen is not
                             node.generators[0] else gen.iter,
                             body=[stmt], orelse=[], type_comment=None)
             gast.copy_location(stmt, gen.target)
@@ -127,7 +127,7 @@ class ControlFlow:
                                             type_comment=None), node)
         branch = gast.If(test=node.test,
                          body=[gast.copy_location(ir.assign(name, node.body), node.body)],
-                         orelse=[gast.copy_location(ir.assign(copy.deepcopy(name), node.orelse),
+                         orelse=[gast.copy_location(ir.assign(clone(name), node.orelse),
                                                     node.orelse)])
         self.locals.add(target)
         self.define(target)
@@ -178,11 +178,11 @@ class ControlFlow:
             prefix = []
             if index is not None:
                 offset = gast.BinOp(left=load(k), op=gast.Add(), right=start)
-                prefix.append(gast.copy_location(ir.assign(copy.deepcopy(index), offset), target))
+                prefix.append(gast.copy_location(ir.assign(clone(index), offset), target))
         for item, seq in zip(items, names):
             value = gast.copy_location(gast.Subscript(value=seq, slice=load(k), ctx=gast.Load()),
                                        seq)
-            prefix.append(gast.copy_location(ir.assign(copy.deepcopy(item), value), item))
+            prefix.append(gast.copy_location(ir.assign(clone(item), value), item))
         lengths = [builtin_call("len", seq) for seq in names]
         count = lengths[0] if len(lengths) == 1 else builtin_call("min", *lengths)
         return k, prefix, self.opaque_value(gast.copy_location(builtin_call("range", count), it),
@@ -198,8 +198,8 @@ class ControlFlow:
         prefix = []
         if kind in ("items", "values"):
             value = stmt.target.elts[1] if kind == "items" else stmt.target
-            prefix.append(gast.copy_location(ir.assign(copy.deepcopy(value), gast.Subscript(
-                value=copy.deepcopy(mapping), slice=load(key), ctx=gast.Load())), value))
+            prefix.append(gast.copy_location(ir.assign(clone(value), gast.Subscript(
+                value=clone(mapping), slice=load(key), ctx=gast.Load())), value))
         loop = gast.For(target=key, iter=gast.copy_location(keys, it), body=prefix,
                         orelse=[], type_comment=None)
         gast.copy_location(loop, stmt)

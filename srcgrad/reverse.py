@@ -166,13 +166,20 @@ class _Reverser:
         out = []
         for stmt in reversed(stmts):
             if isinstance(stmt, gast.If):
-                out.extend(self.if_(stmt, ctx))
+                made = self.if_(stmt, ctx)
             elif isinstance(stmt, (gast.For, gast.While)):
-                out.extend(self.loop(stmt, ctx))
+                made = self.loop(stmt, ctx)
             elif isinstance(stmt, gast.Assign):
-                out.extend(self.assignment(stmt, ctx))
+                made = self.assignment(stmt, ctx)
             elif ir.is_update(stmt):
-                out.extend(self.append(stmt, ctx))
+                made = self.append(stmt, ctx)
+            else:
+                made = []
+            for s in made:  # which forward statement each adjoint statement mirrors
+                if isinstance(s, (gast.If, gast.For)) and s.__dict__.get("mirror_of") is None:
+                    s.mirror_of = stmt
+                s.source_stmt = stmt
+            out.extend(made)
         return out
 
     def append(self, stmt, ctx: _Block) -> list:

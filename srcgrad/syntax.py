@@ -72,3 +72,17 @@ def assigned_names(func) -> set[str]:
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
             names.add(node.id)
     return names
+
+
+def clone(node):
+    """A deep copy of a gast tree that shares, not copies, the objects the passes
+    attach to nodes (a resolved helper, a bound array): only the syntax is new."""
+    if isinstance(node, list):
+        return [clone(n) for n in node]
+    if not isinstance(node, gast.AST):
+        return node
+    new = type(node)(**{f: clone(getattr(node, f, None)) for f in node._fields})
+    for key, value in node.__dict__.items():
+        if key not in node._fields:
+            new.__dict__[key] = value
+    return new

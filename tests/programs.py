@@ -33,7 +33,7 @@ import importlib.util
 import math
 import random
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -64,6 +64,7 @@ class Expr:
     views: frozenset = frozenset()      # buffers it may share memory with (empty: fresh)
     readonly: bool = False              # a read-only view (np.broadcast_to)
     ops: frozenset = frozenset()        # grammar constructs it uses
+    unpacked: bool = False              # a name bound by `a, b = <call>, ...` (or a copy of one)
 
     @property
     def ndim(self):
@@ -223,6 +224,7 @@ class _Var:
     py: bool
     views: frozenset
     readonly: bool = False
+    unpacked: bool = False
 
 
 #: Constructs kept out of the main grammar because srcgrad gets them wrong (each
@@ -233,6 +235,10 @@ GATED = {
                     "a = b.T; b += 1.0; ... a",
     "np_matmul": "products spelled np.matmul(a, b) (a @ b and np.dot are in the grammar)",
     "mod": "v % c, np.mod(v, c), np.remainder(v, c), np.fmod(v, c) (piecewise linear in v)",
+    "unpack_method": "a method call on a name bound by tuple unpacking from a call: "
+                     "a, b = np.tanh(y), y; a.ravel()",
+    "negative_constant": "a name bound to a negative constant (c = -1.5), which then "
+                         "meets ** (c ** 2)",
     "scalar_abs": "math.fabs(v) and builtin abs(v) of a NumPy scalar or 0-d array "
                   "(math.fabs(np.sum(v)), abs(np.sum(v)))",
 }
@@ -275,7 +281,12 @@ class Generator:
 
     def var_expr(self, name: str) -> Expr:
         v = self.env[name]
-        return Expr(name, v.shape, v.bound, ATOM, v.py, v.views, v.readonly)
+        return Expr(name, v.shape, v.bound, ATOM, v.py, v.views, v.readonly,
+                    unpacked=v.unpacked)
+
+    def method_ok(self, a: Expr) -> bool:
+        """Whether ``a.method()`` spellings may be used on ``a`` (see GATED)."""
+        return not a.unpacked or "unpack_method" in self.enabled
 
     def bind(self, name: str, e: Expr) -> None:
         assert e.shape == () or _fits(e.shape), e
@@ -283,7 +294,7 @@ class Generator:
         if not views:
             self.buffers += 1
             views = frozenset({f"buf{self.buffers}"})
-        self.env[name] = _Var(e.shape, e.bound, e.py, views, e.readonly)
+        self.env[name] = _Var(e.shape, e.bound, e.py, views, e.readonly, e.unpacked)
 
     def names(self, want=None):
         """Live names (most recent first, arguments last) whose shape satisfies ``want``."""
@@ -445,7 +456,8 @@ class Generator:
         if name == "copy":
             if a.ndim == 0:
                 return None
-            text = self.ch.choice((f"{paren(a, ATOM)}.copy()", f"np.copy({t})"))
+            text = self.ch.choice((f"{paren(a, ATOM)}.copy()", f"np.copy({t})")
+                                  if self.method_ok(a) else (f"np.copy({t})",))
             return Expr(text, a.shape, b, ops=ops)
         if name == "asarray":   # the same array when it is one already: a view
             if a.ndim == 0:
@@ -590,7 +602,7 @@ class Generator:
                     math.prod(a.shape):   # ddof=1 needs at least 2 values per group
                 return None
         keepdims = self.ch.flag()
-        method = a.ndim >= 1 and fn != "norm" and self.ch.flag()
+        method = a.ndim >= 1 and fn != "norm" and self.method_ok(a) and self.ch.flag()
         shape = np.sum(np.ones(a.shape), axis=axis, keepdims=keepdims).shape
         count = max(1, math.prod(a.shape) // max(1, math.prod(shape)))
         b = a.bound
@@ -635,9 +647,10 @@ class Generator:
             ops = _ops(a, b, tag=f"linalg:{form}")
             if form == "@":
                 return Expr(binop(a, "@", b), shape, bound, MUL, ops=ops)
-            if form == "method_dot":
+            if form == "method_dot" and self.method_ok(a):
                 return Expr(f"{paren(a, ATOM)}.dot({b.text})", shape, bound, ops=ops)
-            return Expr(f"np.{form}({a.text}, {b.text})", shape, bound, ops=ops)
+            func = "dot" if form == "method_dot" else form
+            return Expr(f"np.{func}({a.text}, {b.text})", shape, bound, ops=ops)
         if form in ("outer", "inner"):
             if a.ndim != 1:
                 return None
@@ -729,13 +742,14 @@ class Generator:
             shape = self.ch.choice(targets)
             spelled = self.ch.choice((shape, tuple(-1 if i == 0 else d for i, d in
                                                    enumerate(shape))))
-            if form == "reshape":
+            if form == "reshape" or not self.method_ok(a):
                 text = f"np.reshape({a.text}, {spelled!r})"
             else:
                 text = f"{pa}.reshape({', '.join(map(str, spelled))})"
             return Expr(text, shape, a.bound, **view, ops=ops)
         if form == "ravel":
-            text = self.ch.choice((f"{pa}.ravel()", f"np.ravel({a.text})"))
+            text = self.ch.choice((f"{pa}.ravel()", f"np.ravel({a.text})")
+                                  if self.method_ok(a) else (f"np.ravel({a.text})",))
             return Expr(text, (n,), a.bound, **view, ops=ops)
         if form == "flip":
             axis = self.ch.choice(tuple(range(a.ndim)))
@@ -849,7 +863,9 @@ class Generator:
         depth = self.ch.integer(1, 3)
         if kind == "constant":   # a value no argument flows into
             name = self.fresh_name()
-            c = const(self.ch.choice(CONSTANTS))
+            values = CONSTANTS if "negative_constant" in self.enabled else \
+                tuple(c for c in CONSTANTS if c > 0)
+            c = const(self.ch.choice(values))
             self.emit(f"{name} = {c.text}", {"statement:constant"})
             self.bind(name, c)
             return name
@@ -933,11 +949,46 @@ class Generator:
         e1, e2 = self.expr(depth), self.expr(depth)
         self.emit(f"{targets[0]}, {targets[1]} = {e1.text}, {e2.text}",
                   _ops(e1, e2, tag="unpack"))
-        self.bind(targets[0], e1)
-        self.bind(targets[1], e2)
+        self.bind(targets[0], self.unpacked(e1))
+        self.bind(targets[1], self.unpacked(e2))
         return targets[0]
 
+    def unpacked(self, e: Expr) -> Expr:
+        """``e`` as bound by tuple unpacking: flagged unless it is a plain name."""
+        return e if e.text in self.env else replace(e, unpacked=True)
+
     # forced constructs (the xfail variants) ------------------------------------------------
+    def negative_constant_statement(self):
+        """``c = -1.5`` and then ``c ** 2`` in a product with a live value."""
+        a = self.var_expr(self.ch.choice(self.names()))
+        c, name = self.fresh_name(), self.fresh_name()
+        value = self.ch.choice((-1.5, -0.7))
+        self.emit(f"{c} = {value!r}", {"statement:negative_constant"})
+        self.bind(c, const(value))
+        power = self.ch.choice((2, 4, 2.0))
+        self.emit(f"{name} = {paren(a, MUL)} * {c} ** {power!r}", {"binary:*"})
+        self.bind(name, Expr(name, a.shape, a.bound * abs(value) ** power))
+        return name
+
+    def unpack_method_statement(self):
+        """``a, b = <call>, <expr>`` and then a method call on ``a``."""
+        names = self.names(lambda sh: len(sh) >= 1)
+        if not names:
+            return None
+        source = self.var_expr(self.ch.choice(names))
+        other = self.var_expr(self.ch.choice(self.names()))
+        a, b, c = self.fresh_name(), self.fresh_name(), self.fresh_name()
+        first = self.ch.choice(("np.tanh", "np.sin", "np.cos"))
+        self.emit(f"{a}, {b} = {first}({source.text}), {other.text}", {"unpack"})
+        self.bind(a, replace(Expr(a, source.shape, math.e), unpacked=True))
+        self.bind(b, other)
+        method, shape = self.ch.choice(((".ravel()", (math.prod(source.shape),)),
+                                        (".sum()", ()), (".copy()", source.shape),
+                                        (".reshape(-1)", (math.prod(source.shape),))))
+        self.emit(f"{c} = {a}{method}", {"unpack:method"})
+        self.bind(c, Expr(c, shape, math.e * max(1, math.prod(source.shape))))
+        return c
+
     def matmul_statement(self):
         """``m = np.matmul(a, a)`` of a vector ``a``, then ``m`` combined with ``a``."""
         names = self.names(lambda sh: len(sh) >= 1)
@@ -945,7 +996,7 @@ class Generator:
             return None
         a = self.var_expr(self.ch.choice(names))
         if a.ndim != 1:
-            a = Expr(f"{paren(a, ATOM)}.ravel()", (math.prod(a.shape),), a.bound)
+            a = Expr(f"np.ravel({a.text})", (math.prod(a.shape),), a.bound)
         name, combined = self.fresh_name(), self.fresh_name()
         e = self.scaled(Expr(f"np.matmul({a.text}, {a.text})", (), a.bound ** 2 * a.shape[0],
                              ops=frozenset({"linalg:matmul"})))
@@ -1018,7 +1069,9 @@ class Generator:
     def forced_statement(self, kind):
         return {"alias_update": self.alias_statements,
                 "np_matmul": self.matmul_statement, "scalar_abs": self.abs_statement,
-                "mod": self.mod_statement}[kind]()
+                "mod": self.mod_statement,
+                "unpack_method": self.unpack_method_statement,
+                "negative_constant": self.negative_constant_statement}[kind]()
 
     def abs_statement(self):
         a = self.var_expr(self.ch.choice(self.names()))

@@ -105,3 +105,23 @@ def test_optimize_off_gives_the_same_gradient(case):
     off = srcgrad.grad(case.fn, wrt=wrt, optimize=False)(*args)
     for a, b in zip(on, off):
         assert_close(a, b, rtol=1e-12, atol=1e-12)
+
+
+POLICIES = ["recompute", "save_products", lambda c: "recompute" if c.primitive != "@" else "save"]
+
+
+@pytest.mark.parametrize("policy", POLICIES, ids=["recompute", "save_products", "callable"])
+@pytest.mark.parametrize("case", CASES)
+def test_every_policy_gives_the_same_gradient(case, policy):
+    args = _args(case)
+    wrt = float_positions(args)
+    saved = srcgrad.grad(case.fn, wrt=wrt)(*args)
+    other = srcgrad.grad(case.fn, wrt=wrt, policy=policy)(*args)
+    for a, b in zip(saved, other):
+        assert_close(b, a, rtol=1e-10, atol=1e-12)
+    _, pullback = srcgrad.vjp(case.fn, *args, policy=policy)
+    u = random_like(np.random.default_rng(5), pure(case.fn)(*args))
+    _, reference = srcgrad.vjp(case.fn, *args)
+    for a, b in zip(reference(u), pullback(u)):
+        if a is not None:
+            assert_close(b, a, rtol=1e-10, atol=1e-12)
