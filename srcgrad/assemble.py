@@ -20,6 +20,7 @@ from .optimize import eliminate_dead, fold_zero_starts, propagate_copies
 from .remat import decider, rematerialize
 from .reverse import reverse
 from .rules import registry
+from .syntax import clone
 from .tapes import insert_pushes
 
 
@@ -87,7 +88,7 @@ class Assembler:
                 output = ir.name(value)
             result = _tuple([output, result])
         backward = self._clean(seed_stmts + sweep.statements, result)
-        reads = _forward_reads(backward, program, sweep)
+        reads = _forward_reads(backward, program, sweep, result)
         forward = self._forward(set(ir.names_in(output)) | reads, backward, sweep) + value_copy
         self._annotate(forward, backward, reads)
         ret = gast.Return(value=result)
@@ -127,7 +128,7 @@ class Assembler:
         sweep, grads = self._backward(seed, bound, raw=names is not None)
         result = _tuple(grads)
         backward = self._clean(sweep.statements, result)
-        reads = _forward_reads(backward, program, sweep) | (
+        reads = _forward_reads(backward, program, sweep, result) | (
             set(ir.names_in(result)) & _forward_names(program))
         saved = _ordered(reads, program, sweep)
         forward = self._forward(set(ir.names_in(output)) | reads, backward, sweep)
@@ -246,19 +247,13 @@ def _branch_defined(program) -> set[str]:
     return nested - top
 
 
-def _forward_reads(backward, program, sweep) -> set[str]:
-    """Forward values (and tapes) the adjoint sweep reads."""
+def _forward_reads(backward, program, sweep, result=None) -> set[str]:
+    """Forward values (and tapes) the adjoint sweep reads before it assigns them
+    itself: what it needs from the forward sweep (a recomputed value is not)."""
     forward = _forward_names(program, sweep)
-    reads = set()
-    for stmt in ir.walk_statements(backward):
-        if isinstance(stmt, (gast.If, gast.While)):
-            names = ir.names_in(stmt.test)
-        elif isinstance(stmt, gast.For):
-            names = ir.names_in(stmt.iter)
-        else:
-            names = ir.names_in(stmt.value if isinstance(stmt, gast.Assign) else stmt)
-        reads.update(n for n in names if n in forward)
-    return reads
+    live = set(ir.names_in(result)) if result is not None else set()
+    eliminate_dead(clone(backward), live, keep=lambda stmt: True)
+    return {n for n in live if n in forward}
 
 
 def _ordered(names, program, sweep) -> list[str]:

@@ -20,6 +20,7 @@ import gast
 
 from . import ir
 from .inline import show
+from .syntax import clone
 
 
 def show_statements(stmts) -> str:
@@ -78,17 +79,20 @@ def eliminate_dead(stmts, live, keep=lambda stmt: False) -> list:
             kept.append(stmt)
             continue
         if isinstance(stmt, (gast.For, gast.While)):
-            # a for header runs once, before the body; a while test runs every iteration
+            # Live at the end of an iteration: what is live after the loop, what the
+            # next iteration reads before assigning it (a fixed point), and for a
+            # while loop its test; a for header runs once, before the first iteration.
             retest = _header_uses(stmt) if isinstance(stmt, gast.While) else set()
-            inside = set(live) | _all_uses(stmt.body) | retest
+            inside = set(live) | retest
             while True:
-                body = eliminate_dead(list(stmt.body), set(inside), keep)
-                again = set(live) | _all_uses(body) | retest
-                if again == inside:
+                start = set(inside)
+                eliminate_dead(clone(stmt.body), start, keep)
+                again = set(live) | retest | start
+                if again <= inside:
                     break
-                inside = again
-            stmt.body = body
-            if not _has_effect(body):
+                inside |= again
+            stmt.body = eliminate_dead(stmt.body, set(inside), keep)
+            if not _has_effect(stmt.body):
                 continue
             live.update(inside | _header_uses(stmt))
             kept.append(stmt)
