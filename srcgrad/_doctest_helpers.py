@@ -14,3 +14,10 @@ def caller(x):
 
 def chain(x):
     return np.sum(np.exp(np.sin(x)))
+
+
+def recurrence(x):
+    h = x
+    for i in range(10):
+        h = np.sin(h) * 1.5
+    return np.sum(h)

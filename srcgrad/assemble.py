@@ -14,6 +14,7 @@ import gast
 from . import __version__, ir
 from .analyze import activity
 from .calls import split_calls
+from .checkpointing import checkpoint_loops, loop_policy
 from .emit import function_source
 from .errors import NonDifferentiableError
 from .optimize import eliminate_dead, fold_zero_starts, propagate_copies
@@ -88,8 +89,9 @@ class Assembler:
                 output = ir.name(value)
             result = _tuple([output, result])
         backward = self._clean(seed_stmts + sweep.statements, result)
-        reads = _forward_reads(backward, program, sweep, result)
-        forward = self._forward(set(ir.names_in(output)) | reads, backward, sweep) + value_copy
+        body, tapes, extra = self._saves(backward, sweep)
+        reads = _forward_reads(backward, program, sweep, result, extra)
+        forward = self._forward(body, tapes, set(ir.names_in(output)) | reads) + value_copy
         self._annotate(forward, backward, reads)
         ret = gast.Return(value=result)
         if backward:
@@ -128,10 +130,11 @@ class Assembler:
         sweep, grads = self._backward(seed, bound, raw=names is not None)
         result = _tuple(grads)
         backward = self._clean(sweep.statements, result)
-        reads = _forward_reads(backward, program, sweep, result) | (
+        body, tapes, extra = self._saves(backward, sweep)
+        reads = _forward_reads(backward, program, sweep, result, extra) | (
             set(ir.names_in(result)) & _forward_names(program))
-        saved = _ordered(reads, program, sweep)
-        forward = self._forward(set(ir.names_in(output)) | reads, backward, sweep)
+        saved = _ordered(reads, program, sweep, extra)
+        forward = self._forward(body, tapes, set(ir.names_in(output)) | reads)
         unbound = [n for n in saved if n in _branch_defined(program)]
         if unbound:  # defined on some paths only: the residual tuple still needs a value
             init = gast.Assign(targets=[ir.name(n, store=True) for n in unbound],
@@ -166,10 +169,19 @@ class Assembler:
             statements = fold_zero_starts(propagate_copies(statements))
         return eliminate_dead(statements, set(ir.names_in(result)))
 
-    def _forward(self, live, backward, sweep) -> list:
-        """The forward sweep: the program with its saves, minus what nothing reads."""
+    def _saves(self, backward, sweep):
+        """The forward statements with their tape pushes (and, under a loop
+        checkpointing policy, checkpointed loops), the tapes to create, and the
+        other names the adjoint sweep now reads from the forward sweep."""
         body, tapes = insert_pushes(self.program.body, backward, sweep.tapes,
                                     defined=self.program.params)
+        extra = []
+        if loop_policy(self.options.policy):
+            extra = checkpoint_loops(body, backward, self.options.policy, self.namer)
+        return body, tapes, extra
+
+    def _forward(self, body, tapes, live) -> list:
+        """The forward sweep: the program with its saves, minus what nothing reads."""
 
         def keep(stmt):
             op = getattr(stmt, "op", None)
@@ -247,20 +259,21 @@ def _branch_defined(program) -> set[str]:
     return nested - top
 
 
-def _forward_reads(backward, program, sweep, result=None) -> set[str]:
+def _forward_reads(backward, program, sweep, result=None, extra=()) -> set[str]:
     """Forward values (and tapes) the adjoint sweep reads before it assigns them
     itself: what it needs from the forward sweep (a recomputed value is not)."""
-    forward = _forward_names(program, sweep)
+    forward = _forward_names(program, sweep) | set(extra)
     live = set(ir.names_in(result)) if result is not None else set()
     eliminate_dead(clone(backward), live, keep=lambda stmt: True)
     return {n for n in live if n in forward}
 
 
-def _ordered(names, program, sweep) -> list[str]:
+def _ordered(names, program, sweep, extra=()) -> list[str]:
     order = list(program.params)
     for stmt in ir.walk_statements(program.body):
         order.extend(ir.target_names(stmt))
     order.extend(sorted(sweep.tapes.values()))
+    order.extend(extra)
     seen, result = set(), []
     for n in order:
         if n in names and n not in seen:

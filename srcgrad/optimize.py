@@ -94,7 +94,10 @@ def eliminate_dead(stmts, live, keep=lambda stmt: False) -> list:
             stmt.body = eliminate_dead(stmt.body, set(inside), keep)
             if not _has_effect(stmt.body):
                 continue
-            live.update(inside | _header_uses(stmt))
+            # the loop assigns its target first (unless it runs zero times: then a
+            # target live after the loop keeps its earlier value, so it stays live)
+            defined = set(ir.stored_names(stmt.target)) if isinstance(stmt, gast.For) else set()
+            live.update((inside - (defined - live)) | _header_uses(stmt))
             kept.append(stmt)
             continue
         if ir.is_update(stmt):  # x[i] = v: needed while x is; reads x, i and v

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .schedules import checkpoint_schedule, restore_state
 from .structures import (
     AttributeCotangent,
     DictCotangent,
@@ -32,6 +33,8 @@ __all__ = [
     "drop_last",
     "keys_of",
     "sequence",
+    "checkpoint_schedule",
+    "restore_state",
     "unbroadcast",
     "unreduce",
     "grad_seed",

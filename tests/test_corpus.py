@@ -107,10 +107,12 @@ def test_optimize_off_gives_the_same_gradient(case):
         assert_close(a, b, rtol=1e-12, atol=1e-12)
 
 
-POLICIES = ["recompute", "save_products", lambda c: "recompute" if c.primitive != "@" else "save"]
+POLICIES = ["recompute", "save_products", lambda c: "recompute" if c.primitive != "@" else "save",
+            "sqrt", ("revolve", 2), ("revolve", 1)]
 
 
-@pytest.mark.parametrize("policy", POLICIES, ids=["recompute", "save_products", "callable"])
+@pytest.mark.parametrize("policy", POLICIES, ids=["recompute", "save_products", "callable",
+                                                  "sqrt", "revolve-2", "revolve-1"])
 @pytest.mark.parametrize("case", CASES)
 def test_every_policy_gives_the_same_gradient(case, policy):
     args = _args(case)

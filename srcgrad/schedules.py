@@ -1,0 +1,111 @@
+"""Checkpointing schedules for loops: which states to keep, what to rerun.
+
+A checkpointed loop of ``n`` iterations runs its forward sweep without tapes,
+keeping a few snapshots of its state, and its adjoint sweep follows a list of
+actions ``(action, a, b)``:
+
+* ``("save", a, 0)`` / ``("restore", a, 0)`` / ``("free", a, 0)``: the state
+  before iteration ``a`` into, from, or out of the snapshots;
+* ``("advance", a, b)``: rerun iterations ``a..b-1`` without tapes;
+* ``("record", a, b)``: rerun them saving what their adjoint needs;
+* ``("unrecord", a, b)``: their adjoint, last iteration first.
+
+``"sqrt"`` snapshots every ~sqrt(n) iterations and records one segment at a
+time: one extra forward sweep, O(sqrt(n)) memory.  ``("revolve", s)`` is
+Griewank's binomial checkpointing with ``s`` snapshots (the loop's initial state
+included): the fewest reruns any schedule with ``s`` snapshots can do, namely
+``r*n - binomial(s + r, s + 1)`` advanced iterations, where ``r`` is the
+smallest integer with ``binomial(s + r, s) >= n`` (Griewank and Walther 2000).
+
+    >>> forward, backward = checkpoint_schedule(4, "sqrt")
+    >>> forward
+    [('save', 0, 0), ('advance', 0, 2), ('save', 2, 0), ('advance', 2, 4)]
+    >>> backward[:3]
+    [('restore', 2, 0), ('record', 2, 4), ('unrecord', 2, 4)]
+    >>> revolve_cost(10, 3), count_advanced(checkpoint_schedule(10, "revolve", 3)[1])
+    (15, 15)
+"""
+
+from __future__ import annotations
+
+import math
+
+
+def _beta(s: int, t: int) -> int:
+    return math.comb(s + t, s)
+
+
+def revolve_cost(n: int, snapshots: int) -> int:
+    """Griewank and Walther's minimal number of advanced iterations for reversing
+    ``n`` iterations with ``snapshots`` snapshots (the initial state included)."""
+    if n <= 1:
+        return 0
+    r = 0
+    while _beta(snapshots, r) < n:
+        r += 1
+    return r * n - _beta(snapshots + 1, r - 1)
+
+
+def _split(n: int, snapshots: int) -> int:
+    """The first snapshot's offset that minimises the total cost (the cost is
+    convex in the offset, so a binary search on its slope finds the minimum)."""
+    def cost(m):
+        return m + revolve_cost(n - m, snapshots - 1) + revolve_cost(m, snapshots)
+    lo, hi = 1, n - 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if cost(mid + 1) < cost(mid):
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+def _reverse(a, b, snapshots, actions):
+    """Reverse iterations a..b-1; the state before ``a`` is held in a snapshot."""
+    if b - a == 1:
+        actions += [("restore", a, 0), ("record", a, b), ("unrecord", a, b)]
+    elif snapshots <= 1:
+        for j in range(b - 1, a - 1, -1):
+            actions.append(("restore", a, 0))
+            if j > a:
+                actions.append(("advance", a, j))
+            actions += [("record", j, j + 1), ("unrecord", j, j + 1)]
+    else:
+        m = a + _split(b - a, snapshots)
+        actions += [("restore", a, 0), ("advance", a, m), ("save", m, 0)]
+        _reverse(m, b, snapshots - 1, actions)
+        actions.append(("free", m, 0))
+        _reverse(a, m, snapshots, actions)
+
+
+def checkpoint_schedule(n, policy, snapshots=None):
+    """``(forward actions, adjoint actions)`` for a loop of ``n`` iterations."""
+    n = int(n)
+    if n == 0:
+        return [], []
+    if policy == "sqrt":
+        k = max(1, math.isqrt(n - 1) + 1)
+        starts = list(range(0, n, k))
+        forward = [step for a in starts for step in (("save", a, 0),
+                                                     ("advance", a, min(a + k, n)))]
+        backward = [step for a in reversed(starts)
+                    for step in (("restore", a, 0), ("record", a, min(a + k, n)),
+                                 ("unrecord", a, min(a + k, n)), ("free", a, 0))]
+        return forward, backward
+    if policy == "revolve":
+        backward = []
+        _reverse(0, n, max(1, int(snapshots)), backward)
+        return [("save", 0, 0), ("advance", 0, n)], backward + [("free", 0, 0)]
+    raise ValueError(f"unknown checkpointing schedule {policy!r}")
+
+
+def count_advanced(actions) -> int:
+    """How many iterations a list of actions reruns without tapes."""
+    return sum(b - a for action, a, b in actions if action == "advance")
+
+
+def restore_state(saved):
+    """A snapshot's values, arrays copied (the loop may update them in place)."""
+    return tuple(v.copy() if hasattr(v, "copy") and not isinstance(v, (int, float)) else v
+                 for v in saved)

@@ -1,0 +1,127 @@
+"""Policies: what each saves, what checkpointed loops rerun, and the report."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import srcgrad
+from srcgrad.schedules import checkpoint_schedule, count_advanced, revolve_cost
+
+from numeric import assert_close
+
+STEPS = {"count": 0}
+
+
+def tick():
+    STEPS["count"] += 1
+
+
+def ode(x, n):
+    """An explicit time-stepper; tick() counts forward iterations."""
+    for i in range(n):
+        tick()
+        x = x + 0.01 * np.sin(x) * np.cos(0.5 * x)
+    return np.sum(x ** 2)
+
+
+@pytest.mark.parametrize("n, snapshots", [(10, 2), (37, 3), (100, 4), (64, 1)])
+def test_revolve_reruns_exactly_the_binomial_minimum(n, snapshots):
+    x = np.linspace(0.1, 1.0, 4)
+    g = srcgrad.grad(ode, policy=("revolve", snapshots))
+    g(x, n)  # compile
+    STEPS["count"] = 0
+    grad = g(x, n)
+    # the forward sweep, the reruns the schedule advances, and each recorded iteration
+    assert STEPS["count"] == n + revolve_cost(n, snapshots) + n
+    assert_close(grad, srcgrad.grad(ode)(x, n), rtol=1e-12)
+
+
+def test_sqrt_reruns_one_extra_forward_sweep():
+    x = np.linspace(0.1, 1.0, 4)
+    g = srcgrad.grad(ode, policy="sqrt")
+    g(x, 50)
+    STEPS["count"] = 0
+    g(x, 50)
+    assert STEPS["count"] == 2 * 50
+
+
+def test_revolve_schedule_respects_the_snapshot_budget():
+    for n, s in [(100, 3), (1000, 5), (57, 1)]:
+        forward, backward = checkpoint_schedule(n, "revolve", s)
+        held = peak = 1  # the initial state
+        for action, _, _ in backward:
+            held += {"save": 1, "free": -1}.get(action, 0)
+            peak = max(peak, held)
+        assert peak <= s
+        assert count_advanced(backward) == revolve_cost(n, s)
+
+
+def test_revolve_cost_matches_exhaustive_search():
+    from functools import lru_cache
+
+    @lru_cache(None)
+    def best(length, free):
+        if length <= 1:
+            return 0
+        if free == 0:
+            return length * (length - 1) // 2
+        return min(m + best(length - m, free - 1) + best(m, free) for m in range(1, length))
+
+    for s in range(1, 5):
+        for n in range(1, 40):
+            assert revolve_cost(n, s) == best(n, s - 1)
+
+
+def test_sources_show_save_and_recompute_points():
+    def f(x):
+        return np.sum(np.tanh(x @ np.ones((3, 3))) ** 2)
+
+    saved = srcgrad.grad(f).source
+    recomputed = srcgrad.grad(f, policy="recompute").source
+    assert "# save:" in saved and "# recompute:" not in saved
+    assert "# recompute:" in recomputed
+    products = srcgrad.grad(f, policy="save_products").source
+    assert "t1 = x @ t2" not in products.split("# Adjoint")[1] or "recompute: t1" not in products
+
+
+def test_a_policy_callable_sees_each_value():
+    seen = []
+
+    def policy(candidate):
+        seen.append((candidate.name, candidate.primitive))
+        return "recompute"
+
+    def f(x):
+        return np.sum(np.exp(np.sin(x)))
+
+    x = np.linspace(0, 1, 3)
+    assert_close(srcgrad.grad(f, policy=policy)(x), srcgrad.grad(f)(x))
+    assert ("t2", "np.exp") in seen
+
+
+def test_unknown_policy_is_a_clear_error():
+    with pytest.raises(srcgrad.SrcGradError, match="unknown policy"):
+        srcgrad.grad(ode, policy="everything")
+    with pytest.raises(srcgrad.SrcGradError, match="unknown policy"):
+        srcgrad.grad(ode, policy=("revolve", 0))
+
+
+@srcgrad.checkpoint
+def block(W, h):
+    return np.tanh(W @ h) * np.cos(h)
+
+
+def uses_a_checkpointed_block(W, h):
+    for i in range(3):
+        h = block(W, h)
+    return np.sum(h)
+
+
+def test_checkpointed_function_is_recomputed_not_saved():
+    W, h = np.eye(3) * 0.5, np.linspace(0.1, 0.3, 3)
+    g = srcgrad.grad(uses_a_checkpointed_block, wrt=(0, 1))
+    src = g.source
+    assert "block_forward(W, h)  # recompute" in src
+    assert "block_res_tape" not in src
+    assert srcgrad.gradcheck(uses_a_checkpointed_block, W, h, wrt=(0, 1))
