@@ -134,6 +134,7 @@ class Assembler:
         reads = _forward_reads(backward, program, sweep, result, extra) | (
             set(ir.names_in(result)) & _forward_names(program))
         saved = _ordered(reads, program, sweep, extra)
+        self.residual_names = saved
         forward = self._forward(body, tapes, set(ir.names_in(output)) | reads)
         unbound = [n for n in saved if n in _branch_defined(program)]
         if unbound:  # defined on some paths only: the residual tuple still needs a value

@@ -46,6 +46,7 @@ class Generated:
     program: ir.Program
     wrt_names: list[str]
     free: dict[str, object] = field(default_factory=dict)   # what the code depends on
+    residuals: tuple[str, ...] = ()           # split mode: what the forward function saves
 
 
 def validate_options(options: Options) -> None:
@@ -82,12 +83,14 @@ def generate(fn, options: Options) -> Generated:
     wrt_names = check_wrt(program, options.wrt)
     linker = Linker(options, prepare)
     linker.adopt(program)
-    functions, entries = Assembler(program, options, wrt_names, linker).run()
+    main = Assembler(program, options, wrt_names, linker)
+    functions, entries = main.run()
     linker.add(functions)
     split = replace(options, mode="vjp", single=False, receiver=None)
     linker.finish(lambda callee, names, wrt: Assembler(callee, split, wrt, linker).split(names))
     source, bindings = linker.module(program)
-    return Generated(source, entries, bindings, program, wrt_names, linker.free)
+    return Generated(source, entries, bindings, program, wrt_names, linker.free,
+                     tuple(getattr(main, "residual_names", ())))
 
 
 __all__ = ["Generated", "MODES", "Options", "POLICIES", "generate", "prepare"]

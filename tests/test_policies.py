@@ -125,3 +125,24 @@ def test_checkpointed_function_is_recomputed_not_saved():
     assert "block_forward(W, h)  # recompute" in src
     assert "block_res_tape" not in src
     assert srcgrad.gradcheck(uses_a_checkpointed_block, W, h, wrt=(0, 1))
+
+
+def rnn(W, xs, h):
+    for x in xs:
+        h = np.tanh(W @ h + x)
+    return np.sum(h ** 2)
+
+
+def test_saved_report_lists_values_and_shrinks_with_recomputation():
+    rng = np.random.default_rng(0)
+    W, xs, h = rng.standard_normal((4, 4)) * 0.3, rng.standard_normal((30, 4)), np.zeros(4)
+    save = srcgrad.saved(rnn, W, xs, h)
+    recompute = srcgrad.saved(rnn, W, xs, h, policy="recompute")
+    sqrt = srcgrad.saved(rnn, W, xs, h, policy="sqrt")
+    names = {v.name for v in save}
+    assert {"W", "xs", "h_tape"} <= names
+    tape = next(v for v in save if v.name == "h_tape")
+    assert tape.kind == "tape" and tape.entries == 30 and tape.nbytes == 30 * 4 * 8
+    assert recompute.total < save.total
+    assert sum(v.nbytes for v in sqrt if v.kind == "tape") == 0
+    assert "total" in str(save) and "h_tape" in str(save)
