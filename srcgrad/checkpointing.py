@@ -81,69 +81,126 @@ def _dispatch(action_var, a, b, branches) -> gast.If:
 
 
 def checkpoint_loops(forward: list, backward: list, policy, namer) -> list[str]:
-    """Rewrite, in place, each top-level ``for`` loop of ``forward`` (already with
-    its tape pushes) and its adjoint in ``backward``.  Returns the new names the
-    adjoint sweep reads from the forward sweep."""
+    """Rewrite, in place, each top-level loop of ``forward`` (already with its tape
+    pushes) and its adjoint in ``backward``.  Returns the new names the adjoint
+    sweep reads from the forward sweep.
+
+    A ``for`` loop follows the policy's schedule; a ``while`` loop, whose length
+    is unknown until it ends, keeps :class:`~.schedules.OnlineSnapshots` (the
+    revolve budget, or 16 under "sqrt") and reverses between them binomially.
+    """
     schedule_args = loop_policy(policy)
-    mirrors = {id(getattr(s, "mirror_of", None)): i for i, s in enumerate(backward)
-               if isinstance(s, gast.For)}
+    budget = schedule_args[1] if schedule_args[0] == "revolve" else 16
     new_names = []
-    for position, loop in enumerate(list(forward)):
-        if not isinstance(loop, gast.For) or getattr(loop, "counter", None) \
-                or id(loop) not in mirrors:
+    for loop in list(forward):
+        mirror = next((i for i, s in enumerate(backward)
+                       if isinstance(s, gast.For) and getattr(s, "mirror_of", None) is loop), None)
+        if mirror is None or not isinstance(loop, (gast.For, gast.While)) \
+                or (isinstance(loop, gast.For) and getattr(loop, "counter", None)):
             continue
-        taped = clone(loop.body)
+        rewrite = _Rewrite(loop, backward[mirror], namer)
+        new_names += [rewrite.snapshots] + ([rewrite.schedule] if rewrite.schedule else [])
+        at = forward.index(loop)
+        if isinstance(loop, gast.For):
+            forward[at:at + 1] = rewrite.for_forward(schedule_args)
+        else:
+            forward[at:at + 1] = rewrite.while_forward(budget)
+        backward[mirror] = rewrite.adjoint()
+    return new_names
+
+
+class _Rewrite:
+    """The pieces of one checkpointed loop."""
+
+    def __init__(self, loop, reverse, namer):
+        self.loop, self.reverse = loop, reverse
+        self.taped = clone(loop.body)
         loop.body = _without_pushes(loop.body)
-        state = _state(loop)
-        schedule, snapshots = namer.fresh("schedule"), namer.fresh("snapshots")
-        action, a, b = namer.fresh("action"), namer.fresh("a"), namer.fresh("b")
-        new_names += [schedule, snapshots]
-        plain = loop.body
-        segment = gast.Subscript(value=clone(loop.iter), slice=gast.Slice(
-            lower=ir.name(a), upper=ir.name(b), step=None), ctx=gast.Load())
-        saved = gast.Tuple(elts=[_call("snapshot", ir.name(v)) for v in state], ctx=gast.Load())
-        save = [ir.assign(gast.Subscript(value=ir.name(snapshots), slice=ir.name(a),
+        self.plain = loop.body
+        self.state = _state(loop)
+        self.snapshots = namer.fresh("snapshots")
+        self.schedule = namer.fresh("schedule") if isinstance(loop, gast.For) else None
+        self.action, self.a, self.b = namer.fresh("action"), namer.fresh("a"), namer.fresh("b")
+        self.step = namer.fresh("step") if isinstance(loop, gast.While) else None
+
+    def save(self, where):
+        saved = gast.Tuple(elts=[_call("snapshot", ir.name(v)) for v in self.state],
+                           ctx=gast.Load())
+        return [ir.assign(gast.Subscript(value=ir.name(self.snapshots), slice=where,
                                          ctx=gast.Store()), saved)]
-        restore = [ir.assign(gast.Tuple(elts=[ir.name(v, store=True) for v in state],
-                                        ctx=gast.Store()),
-                             _call("restore_state", gast.Subscript(
-                                 value=ir.name(snapshots), slice=ir.name(a), ctx=gast.Load())))]
-        if not state:
-            restore = [gast.Pass()]
 
-        def run(body, iterable):
-            return [gast.For(target=clone(loop.target), iter=iterable, body=body, orelse=[],
-                             type_comment=None)]
+    def restore(self):
+        if not self.state:
+            return [gast.Pass()]
+        return [ir.assign(gast.Tuple(elts=[ir.name(v, store=True) for v in self.state],
+                                     ctx=gast.Store()),
+                          _call("restore_state", gast.Subscript(
+                              value=ir.name(self.snapshots), slice=ir.name(self.a),
+                              ctx=gast.Load())))]
 
-        target = gast.Tuple(elts=[ir.name(action, store=True), ir.name(a, store=True),
-                                  ir.name(b, store=True)], ctx=gast.Store())
-        args = [_call("len", clone(loop.iter)), *[_const(x) for x in schedule_args]]
-        make = ir.assign(schedule, _call("checkpoint_schedule", *args))
+    def runs(self, body, backwards=False, target=None):
+        """``body`` over iterations a..b-1 (last first when ``backwards``)."""
+        loop = self.loop
+        if isinstance(loop, gast.For):
+            segment = gast.Subscript(value=clone(loop.iter), slice=gast.Slice(
+                lower=ir.name(self.a), upper=ir.name(self.b), step=None), ctx=gast.Load())
+            iterable = _call("reversed", segment) if backwards else segment
+            target = clone(target if target is not None else loop.target)
+        else:
+            iterable = _call("range", gast.BinOp(left=ir.name(self.b), op=gast.Sub(),
+                                                 right=ir.name(self.a)))
+            target = ir.name(self.step, store=True)
+        return [gast.For(target=target, iter=iterable, body=body, orelse=[], type_comment=None)]
+
+    def header(self):
+        return gast.Tuple(elts=[ir.name(self.action, store=True), ir.name(self.a, store=True),
+                                ir.name(self.b, store=True)], ctx=gast.Store())
+
+    def for_forward(self, schedule_args) -> list:
+        args = [_call("len", clone(self.loop.iter)), *[_const(x) for x in schedule_args]]
+        make = ir.assign(self.schedule, _call("checkpoint_schedule", *args))
         make.comment = f"the {schedule_args[0]} checkpointing schedule of this loop"
-        start = ir.assign(snapshots, gast.Dict(keys=[], values=[]))
-        start.comment = "the loop's state before some iterations: " + (", ".join(state) or "none")
+        start = ir.assign(self.snapshots, gast.Dict(keys=[], values=[]))
+        start.comment = "the loop's state before some iterations: " + (", ".join(self.state)
+                                                                        or "none")
         first = gast.For(
-            target=target, iter=gast.Subscript(value=ir.name(schedule), slice=_const(0),
-                                               ctx=gast.Load()),
-            body=[_dispatch(action, a, b, [("save", save), ("advance", run(plain, segment))])],
+            target=self.header(),
+            iter=gast.Subscript(value=ir.name(self.schedule), slice=_const(0), ctx=gast.Load()),
+            body=[_dispatch(self.action, self.a, self.b, [
+                ("save", self.save(ir.name(self.a))),
+                ("advance", self.runs(self.plain))])],
             orelse=[], type_comment=None)
         first.comment_before = ["checkpointed loop: plain iterations, a few saved states"]
-        forward[position:position + 1] = [make, start, first]
-        reverse = backward[mirrors[id(loop)]]
-        reversed_segment = _call("reversed", clone(segment))
-        second = gast.For(
-            target=clone(target), iter=gast.Subscript(value=ir.name(schedule), slice=_const(1),
-                                                      ctx=gast.Load()),
-            body=[_dispatch(action, a, b, [
-                ("restore", restore), ("save", clone(save)),
+        return [make, start, first]
+
+    def while_forward(self, budget) -> list:
+        counter = self.loop.counter
+        start = ir.assign(self.snapshots, _call("OnlineSnapshots", _const(budget)))
+        start.comment = (f"at most {budget} saved states of this loop: "
+                         + (", ".join(self.state) or "none"))
+        keep = gast.If(test=gast.Call(func=gast.Attribute(
+            value=ir.name(self.snapshots), attr="wants", ctx=gast.Load()),
+            args=[ir.name(counter)], keywords=[]), body=self.save(ir.name(counter)), orelse=[])
+        self.loop.body = [keep] + self.plain
+        self.loop.comment_before = ["checkpointed loop: plain iterations, a few saved states"]
+        return [start, self.loop]
+
+    def adjoint(self):
+        if self.schedule:
+            actions = gast.Subscript(value=ir.name(self.schedule), slice=_const(1),
+                                     ctx=gast.Load())
+        else:
+            actions = _call("online_schedule", ir.name(self.snapshots), ir.name(self.loop.counter))
+        node = gast.For(target=self.header(), iter=actions, body=[_dispatch(
+            self.action, self.a, self.b, [
+                ("restore", self.restore()), ("save", self.save(ir.name(self.a))),
                 ("free", [gast.Delete(targets=[gast.Subscript(
-                    value=ir.name(snapshots), slice=ir.name(a), ctx=gast.Del())])]),
-                ("advance", run(clone(plain), clone(segment))),
-                ("record", run(taped, clone(segment))),
-                ("unrecord", [gast.For(target=clone(reverse.target), iter=reversed_segment,
-                                       body=reverse.body, orelse=[], type_comment=None)])])],
+                    value=ir.name(self.snapshots), slice=ir.name(self.a), ctx=gast.Del())])]),
+                ("advance", self.runs(clone(self.plain))),
+                ("record", self.runs(self.taped)),
+                ("unrecord", self.runs(self.reverse.body, backwards=True,
+                                       target=self.reverse.target))])],
             orelse=[], type_comment=None)
-        second.comment_before = list(getattr(reverse, "comment_before", [])) + [
+        node.comment_before = list(getattr(self.reverse, "comment_before", [])) + [
             "rerun iterations from saved states, then reverse them, as the schedule says"]
-        backward[mirrors[id(loop)]] = second
-    return new_names
+        return node

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .schedules import checkpoint_schedule, restore_state
+from .schedules import OnlineSnapshots, checkpoint_schedule, online_schedule, restore_state
 from .structures import (
     AttributeCotangent,
     DictCotangent,
@@ -35,6 +35,8 @@ __all__ = [
     "sequence",
     "checkpoint_schedule",
     "restore_state",
+    "OnlineSnapshots",
+    "online_schedule",
     "unbroadcast",
     "unreduce",
     "grad_seed",

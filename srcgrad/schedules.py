@@ -100,6 +100,46 @@ def checkpoint_schedule(n, policy, snapshots=None):
     raise ValueError(f"unknown checkpointing schedule {policy!r}")
 
 
+class OnlineSnapshots(dict):
+    """Snapshots of a loop whose length is unknown while it runs (a ``while``).
+
+    It keeps the state before every ``stride``-th iteration and doubles the
+    stride, dropping every other snapshot, whenever ``budget`` are held: memory
+    stays bounded however long the loop runs, and the kept states stay evenly
+    spread.
+    """
+
+    def __init__(self, budget):
+        super().__init__()
+        self.budget = max(2, int(budget))
+        self.stride = 1
+
+    def wants(self, step) -> bool:
+        """Whether to keep the state before iteration ``step``."""
+        if step % self.stride:
+            return False
+        if len(self) >= self.budget:
+            self.stride *= 2
+            for position in [p for p in self if p % self.stride]:
+                del self[position]
+        return step % self.stride == 0
+
+
+def online_schedule(snapshots: OnlineSnapshots, n):
+    """Adjoint actions for a loop that ran ``n`` iterations and kept ``snapshots``:
+    each stretch between kept states is reversed last first, binomially, with the
+    snapshots the earlier stretches do not hold."""
+    positions = sorted(snapshots)
+    actions = []
+    for i in range(len(positions) - 1, -1, -1):
+        a = positions[i]
+        b = positions[i + 1] if i + 1 < len(positions) else int(n)
+        if b > a:
+            _reverse(a, b, max(1, snapshots.budget - i), actions)
+        actions.append(("free", a, 0))
+    return actions
+
+
 def count_advanced(actions) -> int:
     """How many iterations a list of actions reruns without tapes."""
     return sum(b - a for action, a, b in actions if action == "advance")

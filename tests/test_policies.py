@@ -146,3 +146,26 @@ def test_saved_report_lists_values_and_shrinks_with_recomputation():
     assert recompute.total < save.total
     assert sum(v.nbytes for v in sqrt if v.kind == "tape") == 0
     assert "total" in str(save) and "h_tape" in str(save)
+
+
+def settle(x):
+    """A while loop: its length is known only when it ends."""
+    k = 0
+    while np.sum(x * x) < 50.0 and k < 500:
+        tick()
+        x = x * 1.01 + 0.01
+        k += 1
+    return np.sum(np.sin(x))
+
+
+@pytest.mark.parametrize("policy", ["sqrt", ("revolve", 3)])
+def test_while_loops_checkpoint_online_with_bounded_snapshots(policy):
+    x = np.linspace(0.1, 1.0, 5)
+    reference = srcgrad.grad(settle)(x)
+    g = srcgrad.grad(settle, policy=policy)
+    assert_close(g(x), reference, rtol=1e-10)
+    assert "OnlineSnapshots(" in g.source and "online_schedule(" in g.source
+    report = srcgrad.saved(settle, x, policy=policy)
+    snapshots = next(v for v in report if v.kind == "snapshots")
+    assert snapshots.entries <= (16 if policy == "sqrt" else 3)
+    assert sum(v.nbytes for v in report if v.kind == "tape") == 0
