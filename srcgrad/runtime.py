@@ -65,6 +65,16 @@ __all__ = [
 ]
 
 
+def _error(kind: str, message: str) -> Exception:
+    """srcgrad's error class ``kind`` -- or ValueError where srcgrad is not installed
+    (a module written by srcgrad.export runs on NumPy alone)."""
+    try:
+        from srcgrad import errors  # noqa: PLC0415 - optional at run time, by design
+    except ImportError:
+        return ValueError(message)
+    return getattr(errors, kind)(message)
+
+
 def unbroadcast(g, x):
     """Sum ``g`` down to the shape of ``x``, undoing NumPy broadcasting.
 
@@ -108,9 +118,8 @@ def grad_seed(value):
     if type(value) is float:
         return 1.0
     if np.ndim(value) != 0:
-        from .errors import NonDifferentiableError  # noqa: PLC0415 - keep exports numpy-only
-
-        raise NonDifferentiableError(
+        raise _error(
+            "NonDifferentiableError",
             f"grad needs a function with a scalar output, but it returned a value of "
             f"shape {np.shape(value)}; use srcgrad.vjp or srcgrad.jacobian for "
             f"non-scalar outputs")
@@ -250,15 +259,15 @@ def einsum_grads(g, operands):
     """
     subscripts, arrays = operands[0], list(operands[1:])
     if not isinstance(subscripts, str):
-        raise NotImplementedError("einsum's sublist form einsum(x, [0, 1], ...) has no "
-                                  "adjoint; write the subscripts as a string")
+        raise _error("MissingRuleError", "einsum's sublist form einsum(x, [0, 1], ...) has no "
+                     "adjoint; write the subscripts as a string")
     ins, outs = _einsum_parse(subscripts, arrays)
     grads = [None]
     for i, a in enumerate(arrays):
         sub = ins[i]
         if len(set(sub)) != len(sub):
-            raise NotImplementedError(f"einsum {subscripts!r}: an index repeated within one "
-                                      f"operand ({sub!r}, a diagonal) has no adjoint")
+            raise _error("MissingRuleError", f"einsum {subscripts!r}: an index repeated "
+                         f"within one operand ({sub!r}, a diagonal) has no adjoint")
         others = ins[:i] + ins[i + 1:] + [outs]
         kept = "".join(c for c in sub if c in "".join(others))
         gi = np.einsum(",".join(others) + "->" + kept, *(arrays[:i] + arrays[i + 1:]), g)
@@ -302,8 +311,8 @@ def norm_grad(g, out, x, ord=None, axis=None, keepdims=False):
     if ord is None or ord == "fro" or (ord == 2 and vector):
         return gg * x / np.where(scale == 0, 1, scale)
     if not vector:
-        raise NotImplementedError(f"np.linalg.norm: the matrix norm ord={ord!r} has no "
-                                  f"adjoint; only the Frobenius norm does")
+        raise _error("MissingRuleError", f"np.linalg.norm: the matrix norm ord={ord!r} has "
+                     f"no adjoint; only the Frobenius norm does")
     if ord == 0:
         return np.zeros_like(x)
     if ord == 1:

@@ -77,7 +77,7 @@ def std(out, d_out, a, axis=None, *, ddof=0, keepdims=False):
 @adjoint(np.linalg.norm, "x", name="np.linalg.norm")
 def norm(out, d_out, x, ord=None, axis=None, keepdims=False):  # noqa: A002 - mirrors numpy
     """Vector p-norms (ord None, 2, 1, inf, -inf, p) and the Frobenius norm;
-    subgradient 0 at x = 0.  Other matrix norms raise NotImplementedError."""
+    subgradient 0 at x = 0.  Other matrix norms raise MissingRuleError when the adjoint runs."""
     if ord is None or ord == "fro":
         return unreduce(d_out / np.where(out == 0, 1, out), x, axis, keepdims) * x
     return norm_grad(d_out, out, x, ord, axis, keepdims)
