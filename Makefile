@@ -7,7 +7,7 @@ PY     := $(VENV)/bin/python
 PIP    := $(VENV)/bin/pip
 STAMP  := $(VENV)/.installed
 
-.PHONY: all demo test fuzz clean
+.PHONY: all demo test fuzz bench clean
 
 all: test
 
@@ -32,6 +32,12 @@ fuzz: $(STAMP)
 	rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make fuzz: no fuzz tests selected"; exit 0; fi; \
 	exit $$rc
+
+# Benchmark suite (issue 7): generated gradients against hand-written NumPy on
+# one thread, compile time and call overhead; prints the table and writes
+# benchmarks/results.md.  autograd, jax and torch are compared when installed.
+bench: $(STAMP)
+	$(PY) benchmarks/run.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .hypothesis

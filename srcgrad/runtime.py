@@ -81,6 +81,8 @@ def unbroadcast(g, x):
     Used by the adjoints of broadcasting operations: if ``x`` was stretched to
     the output's shape, its cotangent is the sum over the stretched axes.
     """
+    if type(g) is float:  # a Python float cotangent: nothing was broadcast
+        return g
     shape = np.shape(x)
     if np.shape(g) == shape:
         return g
