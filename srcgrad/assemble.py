@@ -202,7 +202,8 @@ class Assembler:
                 if name in reads and origin and origin not in readers.setdefault(name, []):
                     readers.setdefault(name, []).append(origin)
         for stmt in ir.walk_statements(forward):
-            if getattr(stmt, "comment", None) or ir.is_update(stmt):
+            if getattr(stmt, "comment", None) or ir.is_update(stmt) \
+                    or getattr(stmt, "unsaved", False):
                 continue
             saved = [n for n in ir.target_names(stmt) if n in readers]
             if saved:

@@ -117,6 +117,8 @@ class _Rewrite:
         self.taped = clone(loop.body)
         loop.body = _without_pushes(loop.body)
         self.plain = loop.body
+        for stmt in ir.walk_statements(self.plain):
+            stmt.unsaved = True  # plain iterations save nothing: no "save:" comments
         self.state = _state(loop)
         self.snapshots = namer.fresh("snapshots")
         self.schedule = namer.fresh("schedule") if isinstance(loop, gast.For) else None
