@@ -133,13 +133,7 @@ def _is_binary(prim) -> bool:
 def shape_classes(program: ir.Program) -> dict[str, str]:
     """Map each variable to a class of variables known to share its shape."""
     classes = {p: p for p in program.params}
-    definitions: dict[str, int] = {}
-    for stmt in ir.walk_statements(program.body):
-        names = ir.target_names(stmt)
-        if isinstance(stmt, gast.For):
-            names = ir.stored_names(stmt.target)
-        for n in names:
-            definitions[n] = definitions.get(n, 0) + 1
+    definitions, _ = ir.definitions(program.body)
 
     def cls(node):
         if isinstance(node, gast.Constant) and isinstance(node.value, (int, float)):

@@ -153,3 +153,21 @@ def stored_names(node) -> list[str]:
     """Names a target expression assigns."""
     return [n.id for n in gast.walk(node) if isinstance(n, gast.Name)
             and isinstance(n.ctx, gast.Store)]
+
+
+def assigned_by(stmt) -> list[str]:
+    """Names a statement itself (not its body) assigns: a for loop its target."""
+    if isinstance(stmt, gast.For):
+        return stored_names(stmt.target)
+    return target_names(stmt)
+
+
+def definitions(body) -> tuple[dict[str, int], dict[str, object]]:
+    """How often each name is assigned in ``body``, and its last assigning statement."""
+    counts: dict[str, int] = {}
+    last: dict[str, object] = {}
+    for stmt in walk_statements(body):
+        for n in assigned_by(stmt):
+            counts[n] = counts.get(n, 0) + 1
+            last[n] = stmt
+    return counts, last

@@ -95,15 +95,7 @@ def _pure(op) -> bool:
 
 def rematerialize(program: ir.Program, backward: list, decide) -> list:
     """``backward`` with recompute statements for the values ``decide`` picks."""
-    definitions: dict[str, object] = {}
-    counts: dict[str, int] = {}
-    for stmt in ir.walk_statements(program.body):
-        names = ir.target_names(stmt)
-        if isinstance(stmt, gast.For):
-            names = ir.stored_names(stmt.target)
-        for n in names:
-            counts[n] = counts.get(n, 0) + 1
-            definitions[n] = stmt
+    counts, definitions = ir.definitions(program.body)
     blocks = {}
 
     def index_blocks(stmts):
@@ -172,8 +164,7 @@ class _State:
         operands = set(ir.names_in(definition.value))
         between = forward_block[where[1] + 1:at[1] + 1]
         for stmt in ir.walk_statements(between):
-            if operands & (set(ir.target_names(stmt)) | (
-                    set(ir.stored_names(stmt.target)) if isinstance(stmt, gast.For) else set())):
+            if operands & set(ir.assigned_by(stmt)):
                 return None
         candidate = Candidate(var, getattr(op, "label", "?"), getattr(definition, "lineno", None))
         if self.decide(candidate, op) != RECOMPUTE:
