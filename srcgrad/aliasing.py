@@ -55,6 +55,8 @@ def _is_view(stmt) -> bool:
             return False
     except TypeError:
         return False
+    if op.primitive is operator.pos:  # y = x shares x; y = +x is a new array
+        return isinstance(stmt.value, gast.Name)
     if op.primitive is operator.getitem:  # x[[0, 2]] and x[mask] copy; x[1:], x[0] do not
         return not any(isinstance(n, gast.List) for n in gast.walk(op.args[1]))
     return True

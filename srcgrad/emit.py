@@ -18,15 +18,16 @@ by hand and is byte-identical for identical input.
 
 from __future__ import annotations
 
-import ast
-
 import gast
+
+from .syntax import source_of
 
 INDENT = "    "
 
 
 def unparse(node) -> str:
-    return ast.unparse(ast.fix_missing_locations(gast.gast_to_ast(node)))
+    """Source of a gast node (see syntax.source_of)."""
+    return source_of(node)
 
 
 def statement_lines(stmt, depth: int) -> list[str]:

@@ -36,7 +36,7 @@ from .analyze import SCALAR
 from .errors import SrcGradError
 from .naming import Namer
 from .rules.registry import Rule
-from .syntax import clone
+from .syntax import clone, source_of
 
 #: Pure functions a static test may call.
 _STATIC_NAMES = {name: getattr(builtins, name) for name in (
@@ -59,8 +59,8 @@ class Inlined:
 
 
 def show(node) -> str:
-    """Source of a gast node."""
-    return ast.unparse(ast.fix_missing_locations(gast.gast_to_ast(node)))
+    """Source of a gast node (see syntax.source_of)."""
+    return source_of(node)
 
 
 @lru_cache(maxsize=None)

@@ -86,3 +86,21 @@ def clone(node):
         if key not in node._fields:
             new.__dict__[key] = value
     return new
+
+
+class _SignedConstants(gast.NodeTransformer):
+    def visit_Constant(self, node):
+        value = node.value
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and (
+                value < 0 or (isinstance(value, float) and str(value).startswith("-"))):
+            return gast.UnaryOp(op=gast.USub(), operand=gast.Constant(value=-value, kind=None))
+        return node
+
+
+def source_of(node) -> str:
+    """Python source of a gast node.  A negative literal is written as a negation,
+    so that it keeps its meaning where precedence matters: ``(-1.5) ** 2``."""
+    import ast  # noqa: PLC0415 - the standard library's unparser
+
+    tree = ast.fix_missing_locations(gast.gast_to_ast(_SignedConstants().visit(clone(node))))
+    return ast.unparse(tree)

@@ -18,6 +18,8 @@ if str(ROOT) not in sys.path:
 import os as _os
 import re as _re
 
+import pytest as _pytest
+
 
 def _fuzz_requested(config) -> bool:
     if _os.environ.get("SRCGRAD_FUZZ", "").strip() not in ("", "0"):
@@ -31,9 +33,7 @@ def _fuzz_requested(config) -> bool:
 def pytest_collection_modifyitems(config, items):
     if _fuzz_requested(config):
         return
-    import pytest  # noqa: PLC0415
-
-    skip = pytest.mark.skip(reason="long fuzz run: use `make fuzz`, `pytest -m fuzz` or "
+    skip = _pytest.mark.skip(reason="long fuzz run: use `make fuzz`, `pytest -m fuzz` or "
                                    "set SRCGRAD_FUZZ=1")
     for item in items:
         if item.get_closest_marker("fuzz") is not None:

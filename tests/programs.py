@@ -9,8 +9,16 @@ A program is a module holding two functions with the same body::
         return np.sum(v0 * 0.7)
 
     def f_vec(x, y, s):      # the same body, returning the last value itself
-        ...
+        ...                  # (or a tuple of it and another live value)
         return v0
+
+The body is 2-10 statements: assignments to new names, reassignments of
+earlier names (arguments included), augmented assignments, tuple unpacking
+(swaps too) and constants, over elementwise arithmetic and ufuncs on safe
+domains, reductions, products, shape manipulation, indexing reads, np.where,
+math-module functions of scalars and piecewise-constant factors.
+:data:`CONSTRUCTS` are constructs srcgrad once got wrong, which a program can
+be made to contain (``focus``); :data:`GATED` ones are left out otherwise.
 
 The generator tracks every value's shape, whether it is a Python float, a bound
 on its magnitude and which buffers it may share memory with, so that every
@@ -131,7 +139,7 @@ class DrawChooser:
     """Choices drawn through Hypothesis (they shrink toward the first option)."""
 
     def __init__(self, draw):
-        from hypothesis import strategies as st  # noqa: PLC0415
+        from hypothesis import strategies as st
         self.draw, self.st = draw, st
 
     def choice(self, options):
@@ -227,40 +235,44 @@ class _Var:
     unpacked: bool = False
 
 
-#: Constructs kept out of the main grammar because srcgrad gets them wrong (each
-#: has an xfail test in tests/test_programs.py naming the bug).  Enabling one
-#: also puts at least one instance of it into every program.
-GATED = {
-    "alias_update": "an in-place update of an array another live name views: "
-                    "a = b.T; b += 1.0; ... a",
-    "np_matmul": "products spelled np.matmul(a, b) (a @ b and np.dot are in the grammar)",
-    "mod": "v % c, np.mod(v, c), np.remainder(v, c), np.fmod(v, c) (piecewise linear in v)",
-    "unpack_method": "a method call on a name bound by tuple unpacking from a call: "
-                     "a, b = np.tanh(y), y; a.ravel()",
-    "negative_constant": "a name bound to a negative constant (c = -1.5), which then "
-                         "meets ** (c ** 2)",
+#: Constructs that a program can be made to hold at least once (``focus``): each
+#: is where srcgrad had a bug.  tests/test_programs.py has a focused test per
+#: construct.
+CONSTRUCTS = {
+    "np_matmul": "m = np.matmul(a, a) of a vector a, then m + a (or m * a, m - a)",
     "scalar_abs": "math.fabs(v) and builtin abs(v) of a NumPy scalar or 0-d array "
                   "(math.fabs(np.sum(v)), abs(np.sum(v)))",
+    "unpack_method": "a method call on a name bound by tuple unpacking from a call: "
+                     "a, b = np.tanh(y), y; a.ravel()",
+    "negative_constant": "a name bound to a negative constant that then meets **: "
+                         "c = -1.5; v = x * c ** 2",
+    "mod": "v % c, np.mod(v, c), np.remainder(v, c), np.fmod(v, c) (piecewise linear in v)",
+    "alias_update": "an in-place update of an array another live name views: "
+                    "a = b.T; b += 1.0; ... a",
+    "plus_inplace": "an in-place update of +t (a new array) while t, a local name, is read "
+                    "later: t = s; u = +t; u *= 2.0; ... t",
 }
+
+#: Constructs kept out of the main grammar while srcgrad gets them wrong (or, for
+#: alias_update, refuses them by design); a program holds them only when focused on.
+GATED = frozenset({"alias_update"})
 
 
 class Generator:
     """Builds one program from a chooser.
 
-    ``enable`` names constructs of :data:`GATED` to use (none for the main
-    grammar); the program then holds at least one of each.
+    ``focus`` names constructs of :data:`CONSTRUCTS` the program must hold at
+    least once; they are then allowed even when :data:`GATED` keeps them out
+    of the main grammar.
     """
 
-    def _check(self, e):
-        assert e is None or isinstance(e.shape, tuple), e
-        return e
-
-    def __init__(self, chooser, *, enable=(), max_statements=10):
-        unknown = set(enable) - set(GATED)
+    def __init__(self, chooser, *, focus=(), max_statements=10):
+        unknown = set(focus) - set(CONSTRUCTS)
         if unknown:
-            raise ValueError(f"unknown gated constructs: {sorted(unknown)}")
+            raise ValueError(f"unknown constructs: {sorted(unknown)}")
         self.ch = chooser
-        self.enabled = frozenset(enable)
+        self.focus = frozenset(focus)
+        self.enabled = (frozenset(CONSTRUCTS) - GATED) | self.focus
         self.max_statements = max_statements
         self.env: dict[str, _Var] = {
             "x": _Var((3, 4), INPUT_BOUND, False, frozenset({"arg:x"})),
@@ -272,6 +284,11 @@ class Generator:
         self.counter = 0
         self.buffers = 0
         self.must_read: list[str] = []
+
+    @staticmethod
+    def _check(e):
+        assert e is None or isinstance(e.shape, tuple), e
+        return e
 
     # -- names and variables ----------------------------------------------------
     def fresh_name(self) -> str:
@@ -446,8 +463,10 @@ class Generator:
             return Expr(text, a.shape, bound, prec, ops=ops)
         if name == "neg":
             return Expr(f"-{paren(a, UNARY + 1)}", a.shape, b, UNARY, a.py, ops=ops)
-        if name == "plus":
-            return Expr(f"+{paren(a, UNARY + 1)}", a.shape, b, UNARY, a.py, ops=ops)
+        if name == "plus":   # +a is a new array, but see plus_inplace in CONSTRUCTS
+            views = {} if "plus_inplace" in self.enabled else \
+                {"views": a.views, "readonly": a.readonly}
+            return Expr(f"+{paren(a, UNARY + 1)}", a.shape, b, UNARY, a.py, ops=ops, **views)
         if name == "cumsum":
             if a.ndim == 0:
                 return None
@@ -727,7 +746,7 @@ class Generator:
                      "broadcast_to", "tile", "repeat", "concatenate", "stack", "hstack",
                      "atleast_2d")
         form = self.ch.choice(forms)
-        view = dict(views=a.views, readonly=a.readonly)
+        view = {"views": a.views, "readonly": a.readonly}
         ops = _ops(a, tag=f"shape:{form}")
         pa = paren(a, ATOM)
         if form == "T":
@@ -824,7 +843,7 @@ class Generator:
         shape = np.zeros(a.shape)[index].shape
         if not _fits(shape) and shape != ():
             return None
-        view = dict(views=a.views, readonly=a.readonly) if kind == "basic" else {}
+        view = {"views": a.views, "readonly": a.readonly} if kind == "basic" else {}
         return Expr(f"{paren(a, ATOM)}[{text}]", shape, a.bound,
                     ops=_ops(a, tag=f"index:{kind}" + (":slice" if sliced else "")), **view)
 
@@ -846,8 +865,8 @@ class Generator:
                     if i < n0 and j < n1]
             out += [(f":, {j}", (slice(None), j), False, "basic") for j in (0, -1)]
             out += [(f"..., {j}", (Ellipsis, j), False, "basic") for j in (1,) if j < n1]
-            out.append((f"1, :", (1, slice(None)), False, "basic") if n0 > 1 else
-                       (f"0, :", (0, slice(None)), False, "basic"))
+            out.append(("1, :", (1, slice(None)), False, "basic") if n0 > 1 else
+                       ("0, :", (0, slice(None)), False, "basic"))
             out.append((f":, [{n1 - 1}, 0, 0]", (slice(None), [n1 - 1, 0, 0]), False, "fancy"))
             out += [(f":, {t}", (slice(None), sl), True, "basic") for t, sl in slices
                     if len(range(n1)[sl]) >= 1]
@@ -905,9 +924,9 @@ class Generator:
     def aug(self, name, depth):
         t = self.env[name]
         if t.shape == ():
-            want = lambda sh: sh == ()   # noqa: E731
+            want = lambda sh: sh == ()
         else:
-            want = lambda sh: broadcast(t.shape, sh) == t.shape   # noqa: E731
+            want = lambda sh: broadcast(t.shape, sh) == t.shape
         op = self.ch.choice(("+=", "-=", "*=", "/="))
         e = self.expr(depth, want)
         if e.shape != () and broadcast(t.shape, e.shape) != t.shape:
@@ -970,6 +989,20 @@ class Generator:
         self.bind(name, Expr(name, a.shape, a.bound * abs(value) ** power))
         return name
 
+    def plus_inplace_statement(self):
+        """``t = <value>; u = +t; u *= c`` and ``t`` read at the end."""
+        a = self.var_expr(self.ch.choice(self.names()))
+        t, u = self.fresh_name(), self.fresh_name()
+        self.emit(f"{t} = {a.text}", {"statement:copy"})
+        self.bind(t, a)
+        self.emit(f"{u} = +{t}", {"unary:plus"})
+        self.bind(u, Expr(u, a.shape, a.bound))
+        op = self.ch.choice(("*=", "+=", "-="))
+        self.emit(f"{u} {op} 2.0", {"plus_inplace"})
+        self.env[u] = replace(self.env[u], bound=a.bound * 2 + 2)
+        self.must_read.append(t)
+        return u
+
     def unpack_method_statement(self):
         """``a, b = <call>, <expr>`` and then a method call on ``a``."""
         names = self.names(lambda sh: len(sh) >= 1)
@@ -986,7 +1019,9 @@ class Generator:
                                         (".sum()", ()), (".copy()", source.shape),
                                         (".reshape(-1)", (math.prod(source.shape),))))
         self.emit(f"{c} = {a}{method}", {"unpack:method"})
-        self.bind(c, Expr(c, shape, math.e * max(1, math.prod(source.shape))))
+        view = method in (".ravel()", ".reshape(-1)")
+        self.bind(c, Expr(c, shape, math.e * max(1, math.prod(source.shape)),
+                          views=self.env[a].views if view else frozenset()))
         return c
 
     def matmul_statement(self):
@@ -1039,7 +1074,7 @@ class Generator:
     # -- the program -----------------------------------------------------------------
     def program(self) -> Program:
         n = self.ch.integer(2, self.max_statements)
-        forced = [(kind, self.ch.integer(0, n - 1)) for kind in sorted(self.enabled)]
+        forced = [(kind, self.ch.integer(0, n - 1)) for kind in sorted(self.focus)]
         last = None
         for k in range(n):
             done = []
@@ -1071,7 +1106,8 @@ class Generator:
                 "np_matmul": self.matmul_statement, "scalar_abs": self.abs_statement,
                 "mod": self.mod_statement,
                 "unpack_method": self.unpack_method_statement,
-                "negative_constant": self.negative_constant_statement}[kind]()
+                "negative_constant": self.negative_constant_statement,
+                "plus_inplace": self.plus_inplace_statement}[kind]()
 
     def abs_statement(self):
         a = self.var_expr(self.ch.choice(self.names()))
@@ -1112,7 +1148,7 @@ def generate(chooser, **options) -> Program:
 
 def programs(**options):
     """Hypothesis strategy of :class:`Program` (options as for :class:`Generator`)."""
-    from hypothesis import strategies as st  # noqa: PLC0415
+    from hypothesis import strategies as st
 
     @st.composite
     def strategy(draw):

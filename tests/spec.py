@@ -388,11 +388,14 @@ S("max-builtin", max, "max(x, y)", dtypes=F64, x=pyfloat(0, 1), y=pyfloat(2, 3))
 S("min-builtin", min, "min(x, y)", dtypes=F64, x=pyfloat(0, 1), y=pyfloat(2, 3))
 S("sum-builtin", sum, "sum([x, y, x])", x=normal(3), y=normal(3))
 S("sequence", sequence, "sequence(x)", x=normal(3, 2))
+S("op-mod", operator.mod, "x % y", x=uniform(0.1, 0.9, 3, 4), y=uniform(1.5, 2.0, 3, 4))
+S("np.remainder", np.remainder, "np.remainder(x, y)", x=uniform(2.1, 2.9, 3), y=uniform(1.5, 2.0, 3))
+S("np.fmod", np.fmod, "np.fmod(x, y)", x=uniform(-2.9, -2.1, 3), y=uniform(1.5, 2.0, 3))
 
 # --- non-differentiable primitives ---------------------------------------------------
 _X, _Y = normal(3, 4), normal(3, 4)
 _I, _J = fixed(np.array([3, 5, 6])), fixed(np.array([1, 2, 3]))
-for op, sym in ((operator.floordiv, "//"), (operator.mod, "%"), (operator.eq, "=="),
+for op, sym in ((operator.floordiv, "//"), (operator.eq, "=="),
                 (operator.ne, "!="), (operator.lt, "<"), (operator.le, "<="),
                 (operator.gt, ">"), (operator.ge, ">="), (operator.is_, "is"),
                 (operator.is_not, "is not")):
@@ -408,8 +411,8 @@ for uf in (np.sign, np.floor, np.ceil, np.rint, np.trunc, np.isnan, np.isfinite,
            np.ndim, np.size, np.zeros_like, np.ones_like, np.empty_like):
     N(f"np.{uf.__name__}", uf, f"np.{uf.__name__}(x)", x=_X)
 for uf in (np.greater, np.greater_equal, np.less, np.less_equal, np.equal, np.not_equal,
-           np.logical_and, np.logical_or, np.logical_xor, np.floor_divide, np.remainder,
-           np.fmod, np.heaviside, np.isclose, np.allclose, np.array_equal):
+           np.logical_and, np.logical_or, np.logical_xor, np.floor_divide,
+           np.heaviside, np.isclose, np.allclose, np.array_equal):
     N(f"np.{uf.__name__}", uf, f"np.{uf.__name__}(x, y)", x=_X, y=_Y)
 for uf in (np.bitwise_and, np.bitwise_or, np.bitwise_xor, np.left_shift, np.right_shift):
     N(f"np.{uf.__name__}", uf, f"np.{uf.__name__}(i, j)", i=_I, j=_J)

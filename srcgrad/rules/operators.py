@@ -61,7 +61,12 @@ def matmul(out, d_out, a, b):
 
 
 nondifferentiable(operator.floordiv, name="//")
-nondifferentiable(operator.mod, name="%")
+
+
+@adjoint(operator.mod, name="%")
+def mod(out, d_out, a, b):
+    """a % b = a - b * floor(a / b): slope 1 in a, -floor(a / b) in b (away from jumps)."""
+    return unbroadcast(d_out, a), unbroadcast(-d_out * np.floor(a / b), b)
 for _op, _symbol in ((operator.eq, "=="), (operator.ne, "!="), (operator.lt, "<"),
                     (operator.le, "<="), (operator.gt, ">"), (operator.ge, ">="),
                     (operator.not_, "not"), (operator.invert, "~"), (operator.and_, "&"),

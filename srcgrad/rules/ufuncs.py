@@ -256,7 +256,7 @@ nondifferentiable(
     np.sign, np.floor, np.ceil, np.rint, np.trunc, np.isnan, np.isfinite, np.isinf,
     np.signbit, np.greater, np.greater_equal, np.less, np.less_equal, np.equal,
     np.not_equal, np.logical_and, np.logical_or, np.logical_not, np.logical_xor,
-    np.floor_divide, np.remainder, np.fmod, np.heaviside, np.bitwise_and,
+    np.floor_divide, np.heaviside, np.bitwise_and,
     np.bitwise_or, np.bitwise_xor, np.invert, np.left_shift, np.right_shift)
 
 
@@ -276,3 +276,15 @@ def clip(out, d_out, a, a_min=None, a_max=None):
 
 nondifferentiable(np.round, np.around)
 nondifferentiable(np.isclose, np.allclose, np.array_equal, np.nonzero, np.flatnonzero)
+
+
+@adjoint(np.remainder, "x1", "x2")
+def remainder(out, d_out, x1, x2):
+    """np.mod is np.remainder: x1 - x2 * floor(x1 / x2)."""
+    return unbroadcast(d_out, x1), unbroadcast(-d_out * np.floor(x1 / x2), x2)
+
+
+@adjoint(np.fmod, "x1", "x2")
+def fmod(out, d_out, x1, x2):
+    """x1 - x2 * trunc(x1 / x2): the remainder with the sign of x1."""
+    return unbroadcast(d_out, x1), unbroadcast(-d_out * np.trunc(x1 / x2), x2)
