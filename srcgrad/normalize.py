@@ -41,7 +41,7 @@ from .errors import SrcGradError, UnsupportedSyntaxError
 from .frontend import MISSING, ParsedFunction, root_name
 from .linker import is_user_function
 from .naming import Namer
-from .normalize_calls import Calls
+from .normalize_calls import DYNAMIC, Calls
 from .normalize_control import ControlFlow
 from .rules import registry
 from .syntax import assigned_names, clone, is_append, is_docstring
@@ -529,6 +529,9 @@ class _Normalizer(ControlFlow, Calls):
         as is."""
         node = clone(node)
         for sub in gast.walk(node):
+            if isinstance(sub, gast.Call) and self.callee(sub) in DYNAMIC:
+                raise self.error(f"'{self.callee(sub).__name__}' is not supported: srcgrad "
+                                 f"differentiates the code it can read", sub)
             if isinstance(sub, gast.Name) and isinstance(sub.ctx, gast.Load):
                 if getattr(sub, "helper", None) is not None:
                     continue

@@ -28,6 +28,10 @@ from .rules import registry
 from .syntax import Renamer, assigned_names, clone, keywords_of
 
 
+#: Builtins that run or inspect code srcgrad cannot see.
+DYNAMIC = (exec, eval, compile, globals, locals, vars, __import__)
+
+
 class Calls:
     """Calls and local functions (mixed into the normaliser)."""
 
@@ -69,6 +73,9 @@ class Calls:
                              args=args, keywords=keywords_of(kwargs))
             return expr, ir.Op(prim, [receiver, *args], kwargs, node, f".{func.attr}()")
         prim = self.callee(node)
+        if prim in DYNAMIC:
+            raise self.error(f"'{prim.__name__}' is not supported: srcgrad differentiates the "
+                             f"code it can read", node)
         if prim is MISSING:
             name = ast.unparse(gast.gast_to_ast(func))
             if isinstance(func, (gast.Name, gast.Attribute)) and root_name(func) not in self.locals:

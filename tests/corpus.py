@@ -500,3 +500,17 @@ def _weighted_sum(scale, *terms):
 @case(_args(_normal(3), _normal(3)))
 def calls_with_star_args(x, y):
     return _weighted_sum(2.0, x, y * y, np.sin(x)) + _weighted_sum(0.5, y)
+
+
+@case(_args(_normal(3), lambda rng: 3, lambda rng: 7))
+def non_differentiable_values(x, steps, seed):
+    rng = np.random.default_rng(seed)
+    noise = rng.standard_normal(3) * 0.1
+    mode = "train"
+    flag = steps > 2
+    n = x.shape[0]
+    y = x
+    for _ in range(steps):
+        if mode == "train" and flag:
+            y = np.tanh(y + noise) * (n / 3)
+    return np.sum(y ** 2)

@@ -102,3 +102,8 @@ def rule_cannot_bind(x):
 
 def returns_tuple(x):
     return np.sum(x), np.sum(x * 2)  # <- error
+
+
+def uses_exec(x):
+    exec("y = 1")  # <- error
+    return np.sum(x)
