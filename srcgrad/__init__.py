@@ -7,9 +7,8 @@ contract.
 
 __version__ = "0.1.0"
 
-from .api import checkpoint, grad, show, value_and_grad, vjp  # noqa: E402
+from .api import checkpoint, export, grad, show, value_and_grad, vjp  # noqa: E402
 from .checks import gradcheck  # noqa: E402
-from .report import saved  # noqa: E402
 from .errors import (  # noqa: E402
     GradcheckError,
     MissingRuleError,
@@ -17,10 +16,11 @@ from .errors import (  # noqa: E402
     SrcGradError,
     UnsupportedSyntaxError,
 )
+from .report import saved  # noqa: E402
 from .runtime import stop_gradient  # noqa: E402
 
 __all__ = [
     "GradcheckError", "MissingRuleError", "NonDifferentiableError", "SrcGradError",
-    "UnsupportedSyntaxError", "__version__", "checkpoint", "grad", "gradcheck", "saved", "show", "stop_gradient",
+    "UnsupportedSyntaxError", "__version__", "checkpoint", "export", "grad", "gradcheck", "saved", "show", "stop_gradient",
     "value_and_grad", "vjp",
 ]

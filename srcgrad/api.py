@@ -26,6 +26,8 @@ import numpy as np
 from . import cache, compiler
 from .compiler import Options
 from .errors import NonDifferentiableError, SrcGradError
+from .export import Unit
+from .export import write as write_module
 from .frontend import Resolver
 from .structures import has_differentiable_leaves
 
@@ -83,16 +85,16 @@ def _compile(fn, options: Options) -> Compiled:
         hit = per_fn.get(options)
         if hit is not None and not hit.stale():
             return hit
-        generated = compiler.generate(fn, options)
-        namespace = dict(generated.bindings)
-        namespace["__name__"] = f"srcgrad.generated.{generated.program.name}"
-        stem = f"{generated.entries[0]}"
-        namespace, filename = cache.load(generated.source, stem, namespace)
-        functions = tuple(namespace[name] for name in generated.entries)
+        # The disk cache first: a valid entry there costs file reads, no pipeline run.
+        loaded = cache.lookup(fn, options)
+        if loaded is None:
+            loaded = cache.store(fn, options, compiler.generate(fn, options))
+        generated = loaded.generated
+        functions = tuple(loaded.namespace[name] for name in generated.entries)
         for f in functions:
             if fn.__defaults__ and f.__code__.co_argcount == len(generated.program.params):
                 f.__defaults__ = fn.__defaults__
-        compiled = Compiled(fn, generated, functions, filename)
+        compiled = Compiled(fn, generated, functions, loaded.filename)
         per_fn[options] = compiled
         return compiled
 
@@ -258,6 +260,42 @@ def vjp(fn, *primals, wrt=None, policy="save", optimize=True):
     pullback.source = compiled.source
     pullback.__wrapped__ = fn
     return value, pullback
+
+
+def export(path, *functions) -> list[str]:
+    """Write ``functions`` (made by :func:`grad`, :func:`value_and_grad`, or the
+    pullback of :func:`vjp`) to ``path`` as one standalone module that imports
+    only NumPy and the standard library.  Returns its entry point names.
+
+    Raises :class:`SrcGradError` naming every value the generated code uses
+    that such a module cannot reproduce (a user function called without
+    differentiation, an arbitrary object); numbers, strings, containers of
+    them and small arrays are written as literals.
+    """
+    units = []
+    for g in functions:
+        if isinstance(g, Transformed):
+            compiled, mode = g._get(), g._options.mode
+        else:
+            fn, source = getattr(g, "__wrapped__", None), getattr(g, "source", None)
+            found = [c for c in (_MEMORY.get(fn, {}) if _weakrefable(fn) else {}).values()
+                     if c.source == source] if source else []
+            if not found:
+                raise SrcGradError(f"srcgrad.export takes functions made by grad, "
+                                   f"value_and_grad or vjp's pullback; got {g!r}")
+            compiled, mode = found[0], "vjp"
+        gen = compiled.generated
+        units.append(Unit(gen.source, tuple(gen.entries), dict(gen.bindings), compiled.fn, mode,
+                          list(gen.wrt_names)))
+    return write_module(path, units)
+
+
+def _weakrefable(obj) -> bool:
+    try:
+        weakref.ref(obj)
+    except TypeError:
+        return False
+    return True
 
 
 def show(g, file=None) -> None:

@@ -2,11 +2,15 @@
 
     srcgrad show FILE.py:FUNC [--wrt 0,1] [--policy save] [--mode grad|value_and_grad|vjp]
     srcgrad check FILE.py:FUNC [--wrt 0,1] [--shapes 3x4,4,s] [--seed 0]
+    srcgrad export FILE.py:FUNC[,FUNC...] -o OUT.py [--wrt 0,1] [--mode grad|value_and_grad]
+    srcgrad cache info|clear
 
 ``show`` prints the generated code (highlighted on a terminal when Pygments is
-installed); ``check`` runs :func:`srcgrad.gradcheck` on random inputs.  Exit
-status: 0 on success, 1 when a check fails or srcgrad rejects the function,
-2 for bad usage (argparse's convention).
+installed); ``check`` runs :func:`srcgrad.gradcheck` on random inputs;
+``export`` writes a standalone module (:func:`srcgrad.export`); ``cache``
+reports on or empties the on-disk code cache.  Exit status: 0 on success, 1
+when a check fails or srcgrad rejects the function, 2 for bad usage
+(argparse's convention).
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import api, compiler
+from . import api, cache, compiler
 from .checks import gradcheck
 from .compiler import Options
 from .errors import SrcGradError
@@ -31,9 +35,22 @@ class UsageError(Exception):
 
 def load_function(target: str):
     """``path/to/file.py:name`` (or ``file.py:Class.method``) -> the function."""
-    path, sep, name = target.rpartition(":")
-    if not sep or not path or not name:
+    functions = load_functions(target)
+    if len(functions) != 1:
+        raise UsageError(f"expected one function, got {target!r}")
+    return functions[0]
+
+
+def load_functions(target: str) -> list:
+    """``path/to/file.py:f,g`` -> the functions, from one import of the file."""
+    path, sep, names = target.rpartition(":")
+    if not sep or not path or not names or not all(names.split(",")):
         raise UsageError(f"expected FILE.py:FUNC, got {target!r}")
+    module = _load_module(path)
+    return [_member(module, path, name) for name in names.split(",")]
+
+
+def _load_module(path: str):
     file = Path(path)
     if not file.is_file():
         raise UsageError(f"no such file: {path}")
@@ -46,6 +63,10 @@ def load_function(target: str):
         spec.loader.exec_module(module)
     finally:
         sys.path.pop(0)
+    return module
+
+
+def _member(module, path, name):
     obj = module
     for part in name.split("."):
         if not hasattr(obj, part):
@@ -108,6 +129,34 @@ def cmd_check(args) -> int:
     return 0
 
 
+def cmd_export(args) -> int:
+    functions = load_functions(args.target)
+    transform = api.value_and_grad if args.mode == "value_and_grad" else api.grad
+    gradients = []
+    for fn in functions:
+        wrt = _wrt(args.wrt, fn)
+        gradients.append(transform(fn, wrt=wrt[0] if len(wrt) == 1 else wrt,
+                                   policy=args.policy))
+    entries = api.export(args.output, *gradients)
+    print(f"wrote {args.output}: {', '.join(entries)}")
+    return 0
+
+
+def cmd_cache(args) -> int:
+    if args.action == "clear":
+        removed = cache.clear()
+        where = cache.cache_dir()
+        print(f"removed {removed} files from {where}" if where else "the disk cache is off "
+              "(SRCGRAD_CACHE=0)")
+        return 0
+    info = cache.info()
+    print(f"directory: {info['directory'] or '(none: the disk cache is off, SRCGRAD_CACHE=0)'}")
+    print(f"entries:   {info['entries']}")
+    print(f"files:     {info['files']}")
+    print(f"bytes:     {info['bytes']}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="srcgrad", description="Source-to-source "
                                      "automatic differentiation for Python and NumPy.")
@@ -124,6 +173,16 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--shapes", help="one shape per argument, e.g. 3x4,4,s (s: a float)")
     check.add_argument("--seed", type=int, default=0)
     check.set_defaults(run=cmd_check)
+    export = sub.add_parser("export", help="write a standalone gradient module (NumPy only)")
+    export.add_argument("target", help="FILE.py:FUNC[,FUNC...]")
+    export.add_argument("-o", "--output", required=True, help="the module to write")
+    export.add_argument("--wrt", help="argument positions, e.g. 0,1 (default 0)")
+    export.add_argument("--policy", default="save")
+    export.add_argument("--mode", default="grad", choices=("grad", "value_and_grad"))
+    export.set_defaults(run=cmd_export)
+    cached = sub.add_parser("cache", help="the on-disk cache of generated code")
+    cached.add_argument("action", choices=("info", "clear"))
+    cached.set_defaults(run=cmd_cache)
     return parser
 
 

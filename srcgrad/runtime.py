@@ -10,7 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .schedules import OnlineSnapshots, checkpoint_schedule, online_schedule, restore_state
+from .schedules import (
+    OnlineSnapshots,
+    checkpoint_schedule,
+    online_schedule,
+    restore_state,
+)
 from .structures import (
     AttributeCotangent,
     DictCotangent,

@@ -24,13 +24,16 @@ MODEL = textwrap.dedent("""
         except ValueError:
             pass
         return x
+
+    def wrong_free(x):
+        return np.sum(x * UNDEFINED_NAME)
 """)
 
 
-def run(*args, cwd=None):
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+def run(*args, cwd=None, env=None):
+    env = dict(os.environ, PYTHONPATH=str(ROOT), **(env or {}))
     return subprocess.run([sys.executable, "-m", "srcgrad", *args], capture_output=True,
-                          text=True, env=env, cwd=cwd, timeout=120)
+                          text=True, env=env, cwd=cwd, timeout=120, check=False)
 
 
 @pytest.fixture
@@ -70,3 +73,45 @@ def test_usage_errors_exit_2(model):
     assert run("show", "no_colon").returncode == 2
     assert run("check", f"{model}:loss", "--shapes", "3x4").returncode == 2
     assert run("frobnicate").returncode == 2
+
+
+def test_export_writes_a_module_that_runs_without_srcgrad(model, tmp_path):
+    out = tmp_path / "dloss.py"
+    result = run("export", f"{model}:loss,wrong_free", "-o", str(out), "--wrt", "0,1")
+    assert result.returncode == 1 and "UnsupportedSyntaxError" not in result.stderr
+    result = run("export", f"{model}:loss", "-o", str(out), "--wrt", "0,1",
+                 "--mode", "value_and_grad")
+    assert result.returncode == 0, result.stderr
+    assert "value_and_grad_loss" in result.stdout
+    script = ("import sys; sys.modules['srcgrad'] = None; sys.path.insert(0, sys.argv[1]);"
+              "import numpy as np, dloss; W = np.ones((2, 3)); b = np.arange(3.0);"
+              "v, (gW, gb) = dloss.value_and_grad_loss(W, b);"
+              "t = np.tanh(W @ b); print(v, np.allclose(gW, np.outer(2 * t * (1 - t**2), b)))")
+    check = subprocess.run([sys.executable, "-I", "-c", script, str(tmp_path)],
+                           capture_output=True, text=True, timeout=60, check=False)
+    assert check.returncode == 0, check.stderr
+    assert check.stdout.split()[1] == "True"
+
+
+def test_export_usage_errors(model, tmp_path):
+    assert run("export", f"{model}:loss").returncode == 2          # no -o
+    assert run("export", f"{model}:", "-o", str(tmp_path / "x.py")).returncode == 2
+    assert run("export", f"{model}:nope", "-o", str(tmp_path / "x.py")).returncode == 2
+    assert run("export", f"{model}:loss", "-o", str(tmp_path / "x.py"),
+               "--mode", "vjp").returncode == 2
+
+
+def test_cache_info_and_clear(model, tmp_path):
+    env = {"SRCGRAD_CACHE_DIR": str(tmp_path / "cache")}
+    assert run("show", f"{model}:loss", env=env).returncode == 0  # show does not cache
+    assert run("check", f"{model}:loss", "--shapes", "3x4,4", env=env).returncode == 0
+    info = run("cache", "info", env=env)
+    assert info.returncode == 0, info.stderr
+    assert f"directory: {tmp_path / 'cache'}" in info.stdout
+    assert "entries:   1" in info.stdout
+    cleared = run("cache", "clear", env=env)
+    assert cleared.returncode == 0 and "removed 3 files" in cleared.stdout
+    assert "entries:   0" in run("cache", "info", env=env).stdout
+    off = run("cache", "info", env={"SRCGRAD_CACHE": "0"})
+    assert off.returncode == 0 and "the disk cache is off" in off.stdout
+    assert run("cache", "frobnicate", env=env).returncode == 2
