@@ -13,6 +13,7 @@ global never gives a stale gradient.
 
 from __future__ import annotations
 
+import copy
 import functools
 import inspect
 import sys
@@ -248,8 +249,12 @@ def vjp(fn, *primals, wrt=None, policy="save", optimize=True):
     forward, backward = compiled.functions
     value, residuals = forward(*primals)
 
+    consumed = _consumed_by_backward(residuals)
+
     def pullback(cotangent):
-        grads = backward(residuals, cotangent)
+        # the adjoint sweep pops tapes, frees snapshots and restores updated
+        # elements: each call works on its own copy, so a pullback can be reused
+        grads = backward(copy.deepcopy(residuals) if consumed else residuals, cotangent)
         if expand is None:
             return grads
         full = [None] * expand
@@ -296,6 +301,15 @@ def _weakrefable(obj) -> bool:
     except TypeError:
         return False
     return True
+
+
+def _consumed_by_backward(residuals) -> bool:
+    """Whether the residuals hold tapes or snapshots the adjoint sweep uses up."""
+    if isinstance(residuals, (list, dict)):
+        return True
+    if isinstance(residuals, tuple):
+        return any(_consumed_by_backward(r) for r in residuals)
+    return False
 
 
 def show(g, file=None) -> None:

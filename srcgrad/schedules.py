@@ -20,7 +20,7 @@ smallest integer with ``binomial(s + r, s) >= n`` (Griewank and Walther 2000).
     >>> forward, backward = checkpoint_schedule(4, "sqrt")
     >>> forward
     [('save', 0, 0), ('advance', 0, 2), ('save', 2, 0), ('advance', 2, 4)]
-    >>> backward[:3]
+    >>> list(backward)[:3]
     [('restore', 2, 0), ('record', 2, 4), ('unrecord', 2, 4)]
     >>> revolve_cost(10, 3), count_advanced(checkpoint_schedule(10, "revolve", 3)[1])
     (15, 15)
@@ -61,26 +61,40 @@ def _split(n: int, snapshots: int) -> int:
     return lo
 
 
-def _reverse(a, b, snapshots, actions):
-    """Reverse iterations a..b-1; the state before ``a`` is held in a snapshot."""
+def _reverse(a, b, snapshots):
+    """Actions reversing iterations a..b-1; the state before ``a`` is in a snapshot.
+    A generator: the schedule is produced as the adjoint sweep consumes it, so it
+    costs no memory of its own."""
     if b - a == 1:
-        actions += [("restore", a, 0), ("record", a, b), ("unrecord", a, b)]
+        yield from (("restore", a, 0), ("record", a, b), ("unrecord", a, b))
     elif snapshots <= 1:
         for j in range(b - 1, a - 1, -1):
-            actions.append(("restore", a, 0))
+            yield ("restore", a, 0)
             if j > a:
-                actions.append(("advance", a, j))
-            actions += [("record", j, j + 1), ("unrecord", j, j + 1)]
+                yield ("advance", a, j)
+            yield from (("record", j, j + 1), ("unrecord", j, j + 1))
     else:
         m = a + _split(b - a, snapshots)
-        actions += [("restore", a, 0), ("advance", a, m), ("save", m, 0)]
-        _reverse(m, b, snapshots - 1, actions)
-        actions.append(("free", m, 0))
-        _reverse(a, m, snapshots, actions)
+        yield from (("restore", a, 0), ("advance", a, m), ("save", m, 0))
+        yield from _reverse(m, b, snapshots - 1)
+        yield ("free", m, 0)
+        yield from _reverse(a, m, snapshots)
+
+
+class _Revolve:
+    """The revolve adjoint schedule, produced lazily each time it is iterated."""
+
+    def __init__(self, n, snapshots):
+        self.n, self.snapshots = n, snapshots
+
+    def __iter__(self):
+        yield from _reverse(0, self.n, self.snapshots)
+        yield ("free", 0, 0)
 
 
 def checkpoint_schedule(n, policy, snapshots=None):
-    """``(forward actions, adjoint actions)`` for a loop of ``n`` iterations."""
+    """``(forward actions, adjoint actions)`` for a loop of ``n`` iterations (the
+    adjoint's is produced lazily as it is iterated)."""
     n = int(n)
     if n == 0:
         return [], []
@@ -94,9 +108,7 @@ def checkpoint_schedule(n, policy, snapshots=None):
                                  ("unrecord", a, min(a + k, n)), ("free", a, 0))]
         return forward, backward
     if policy == "revolve":
-        backward = []
-        _reverse(0, n, max(1, int(snapshots)), backward)
-        return [("save", 0, 0), ("advance", 0, n)], backward + [("free", 0, 0)]
+        return [("save", 0, 0), ("advance", 0, n)], _Revolve(n, max(1, int(snapshots)))
     raise ValueError(f"unknown checkpointing schedule {policy!r}")
 
 
@@ -130,14 +142,12 @@ def online_schedule(snapshots: OnlineSnapshots, n):
     each stretch between kept states is reversed last first, binomially, with the
     snapshots the earlier stretches do not hold."""
     positions = sorted(snapshots)
-    actions = []
     for i in range(len(positions) - 1, -1, -1):
         a = positions[i]
         b = positions[i + 1] if i + 1 < len(positions) else int(n)
         if b > a:
-            _reverse(a, b, max(1, snapshots.budget - i), actions)
-        actions.append(("free", a, 0))
-    return actions
+            yield from _reverse(a, b, max(1, snapshots.budget - i))
+        yield ("free", a, 0)
 
 
 def count_advanced(actions) -> int:
