@@ -13,7 +13,6 @@ global never gives a stale gradient.
 
 from __future__ import annotations
 
-import copy
 import functools
 import inspect
 import sys
@@ -249,12 +248,17 @@ def vjp(fn, *primals, wrt=None, policy="save", optimize=True):
     forward, backward = compiled.functions
     value, residuals = forward(*primals)
 
+    state = {"residuals": residuals, "fresh": True}
     consumed = _consumed_by_backward(residuals)
 
     def pullback(cotangent):
-        # the adjoint sweep pops tapes, frees snapshots and restores updated
-        # elements: each call works on its own copy, so a pullback can be reused
-        grads = backward(copy.deepcopy(residuals) if consumed else residuals, cotangent)
+        # The adjoint sweep pops tapes, frees snapshots and restores updated
+        # elements: the residuals serve one call.  A later call reruns the forward
+        # function for a fresh set (copying them would cut views from their bases).
+        if consumed and not state["fresh"]:
+            state["residuals"] = forward(*primals)[1]
+        state["fresh"] = False
+        grads = backward(state["residuals"], cotangent)
         if expand is None:
             return grads
         full = [None] * expand
