@@ -468,7 +468,25 @@ def test_random_programs_fuzz(program, seed, scalar_kind, wrt, workdir):
 # main grammar and their test is an xfail naming the bug; shrinking is off there
 # to keep the default run short (`--runxfail` shows a failing program).
 
-OPEN_BUGS: dict[str, str] = {}
+OPEN_BUGS: dict[str, str] = {
+    "control_flow": "about 1 in 12 programs of the structured grammar fails (200 seeds: 17); "
+                    "kinds: valid in-place updates refused as aliased after a swap or an "
+                    "if-merge (`v1 = np.copy(v0); v1[1] += s; v0, v1 = v1, v0`; "
+                    "`v4 = 2.0 * x; for i in range(2): v4 += 0.3; if c: v4 = v1`), AxisError / "
+                    "reshape / matmul shape errors in generated adjoints of branches and "
+                    "loops whose names change shape, TypeError NoneType / int.  Unshrunk: see "
+                    "the report; run with --runxfail",
+    "arg_index_update": "an indexed update of an argument rebound to a new array crashes the "
+                        "generated gradient (AttributeError: 'float' object has no attribute "
+                        "'copy': the original float argument is copied).  Minimal: "
+                        "def f(x, s):\n    s = x * 1.0\n    s[0] = 2.0\n    return np.sum(s * x)"
+                        "\n(grad wrt x, s = 1.5)",
+    "enumerate_zip": "for i, (a, b) in enumerate(zip(v, w)) is refused: MissingRuleError "
+                     "\"no adjoint rule for 'builtins.zip'\" (zip and enumerate alone work). "
+                     "Minimal: def f(x, y, s):\n    out = np.zeros((3, 4))\n"
+                     "    for i, (a, b) in enumerate(zip(x, x)):\n        out[i] = np.tanh(b)\n"
+                     "    return np.sum(out)",
+}
 # Fixed while these tests were written; kept as regression tests.
 FIXED_BUGS = {
     "np_matmul": "np.matmul taken for an elementwise ufunc by the shape-class analysis",
@@ -535,6 +553,9 @@ def test_generator_covers_the_grammar():
     used = set()
     for seed in range(400):
         used |= generate(RandomChooser(seed)).ops
+    structured_used = set()
+    for seed in range(400):
+        structured_used |= generate(RandomChooser(seed), focus={"control_flow"}).ops
     families = {tag.split(":")[0] + ":" + tag.split(":")[1] for tag in used if ":" in tag}
     expected = {
         "binary:+", "binary:-", "binary:*", "binary:/", "binary:maximum", "binary:minimum",
@@ -552,6 +573,16 @@ def test_generator_covers_the_grammar():
     assert "index:basic:slice" in used
     assert {"linalg:matmul", "math:fabs", "return:tuple", "statement:constant"} <= used
     assert not used & {"alias:update"}   # kept out: see GATED
+    structured = {
+        "if:if", "if:if_else", "if:elif", "ifexp", "cond:boolop", "for:range", "for:rows",
+        "for:zip", "for:enumerate", "for:range_len", "loop:nested", "loop:break",
+        "loop:continue", "loop:tanh", "loop:acc", "loop:decay", "loop:aug", "loop:if",
+        "loop:index", "while", "while:break", "call:positional", "call:keyword", "call:scale",
+        "call:scale_positional", "call:tuple", "inplace:copy", "inplace:=", "inplace:+=",
+        "inplace:-=", "inplace:*=", "inplace:zeros", "fill:row", "list:append", "list:comp",
+        "list:stack", "list:sum_gen", "list:map", "list:index",
+    }
+    assert structured <= structured_used, sorted(structured - structured_used)
 
 
 def test_generated_source_does_not_depend_on_the_hash_seed(tmp_path):
