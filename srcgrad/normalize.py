@@ -44,7 +44,7 @@ from .naming import Namer
 from .normalize_calls import DYNAMIC, Calls
 from .normalize_control import ControlFlow
 from .rules import registry
-from .syntax import assigned_names, clone, is_append, is_docstring
+from .syntax import assigned_names, clone, helper_ref, is_append, is_docstring
 
 BINOPS = {
     gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
@@ -277,8 +277,10 @@ class _Normalizer(ControlFlow, Calls):
                 updated.add(node.func.value.id)
         for param in self.params:
             if param in updated:
-                call = gast.Call(func=gast.Attribute(value=ir.name(param), attr="copy",
-                                                     ctx=gast.Load()), args=[], keywords=[])
+                # snapshot() copies an array, list or dict and leaves a number alone
+                # (the name may be rebound to an array before it is updated)
+                call = gast.Call(func=helper_ref("snapshot"), args=[ir.name(param)],
+                                 keywords=[])
                 gast.copy_location(call, self.func)
                 self.expr_into(call, gast.Name(id=param, ctx=gast.Store(), annotation=None,
                                                type_comment=None))

@@ -27,7 +27,6 @@ from .linker import is_user_function
 from .rules import registry
 from .syntax import Renamer, assigned_names, clone, keywords_of
 
-
 #: Builtins that run or inspect code srcgrad cannot see.
 DYNAMIC = (exec, eval, compile, globals, locals, vars, __import__)
 

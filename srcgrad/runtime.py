@@ -418,7 +418,7 @@ def reshape_each(gs, xs):
 def snapshot(value):
     """A copy of ``value`` that later in-place updates cannot change (what the
     forward sweep saves before ``x[i] = v`` overwrites ``x[i]``)."""
-    return value.copy() if isinstance(value, np.ndarray) else value
+    return value.copy() if isinstance(value, (np.ndarray, list, dict)) else value
 
 
 def item_cotangent(g, x, index):

@@ -31,7 +31,7 @@ from typing import Callable
 import numpy as np
 
 import srcgrad
-from srcgrad.runtime import keys_of, sequence
+from srcgrad.runtime import keys_of, sequence, snapshot
 
 FLOATS = ("float64", "float32")
 
@@ -388,6 +388,7 @@ S("max-builtin", max, "max(x, y)", dtypes=F64, x=pyfloat(0, 1), y=pyfloat(2, 3))
 S("min-builtin", min, "min(x, y)", dtypes=F64, x=pyfloat(0, 1), y=pyfloat(2, 3))
 S("sum-builtin", sum, "sum([x, y, x])", x=normal(3), y=normal(3))
 S("sequence", sequence, "sequence(x)", x=normal(3, 2))
+S("snapshot", snapshot, "snapshot(x)", x=normal(3, 2))
 S("op-mod", operator.mod, "x % y", x=uniform(0.1, 0.9, 3, 4), y=uniform(1.5, 2.0, 3, 4))
 S("np.remainder", np.remainder, "np.remainder(x, y)", x=uniform(2.1, 2.9, 3), y=uniform(1.5, 2.0, 3))
 S("np.fmod", np.fmod, "np.fmod(x, y)", x=uniform(-2.9, -2.1, 3), y=uniform(1.5, 2.0, 3))

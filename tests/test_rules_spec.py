@@ -22,7 +22,7 @@ import pytest
 import spec
 import srcgrad
 from srcgrad.ir import Builder
-from srcgrad.runtime import keys_of, sequence
+from srcgrad.runtime import keys_of, sequence, snapshot
 from srcgrad.errors import RuleError
 from srcgrad.rules import registry
 
@@ -48,7 +48,7 @@ class _Index:
 def _eval(node, env):
     return eval(compile(ast.Expression(node), "<spec>", "eval"),  # noqa: S307
                 {"np": np, "math": math, "srcgrad": srcgrad, "_Index": _Index(),
-                 "keys_of": keys_of, "sequence": sequence}, env)
+                 "keys_of": keys_of, "sequence": sequence, "snapshot": snapshot}, env)
 
 
 def resolve(source, env):

@@ -26,7 +26,7 @@ from spec import NONDIFF, SPECS
 
 def _module(entries, stem):
     lines = ["import math", "import operator", "", "import numpy as np", "", "import srcgrad",
-             "from srcgrad.runtime import keys_of, sequence", ""]
+             "from srcgrad.runtime import keys_of, sequence, snapshot", ""]
     for i, entry in enumerate(entries):
         lines += ["", f"def f{i}({', '.join(entry.args)}):", f"    return {entry.expr}", ""]
     path = Path(tempfile.mkdtemp(prefix="srcgrad-spec-")) / f"{stem}.py"

@@ -14,6 +14,7 @@ from ..runtime import (
     cotangent_at,
     keys_of,
     sequence,
+    snapshot,
     unbroadcast,
 )
 from .registry import adjoint, nondifferentiable
@@ -46,6 +47,12 @@ def sequence_(out, d_out, items):
 
 
 nondifferentiable(keys_of, name="keys_of")
+
+
+@adjoint(snapshot, "value", name="snapshot")
+def snapshot_(out, d_out, value):
+    """A copy: the cotangent passes through."""
+    return d_out
 
 
 @adjoint(sum, "iterable", name="sum")
