@@ -67,20 +67,8 @@ def check_aliases(program: ir.Program) -> None:
     statements = list(ir.walk_statements(program.body))
     if not any(ir.is_update(s) or getattr(s, "augmented", None) for s in statements):
         return
-    group = {}
-
-    def find(v):
-        while group.get(v, v) != v:
-            v = group[v]
-        return v
-
-    made = {}
-    for stmt in statements:
-        if isinstance(stmt, gast.Assign) and not ir.is_update(stmt) and _is_view(stmt):
-            (target,) = ir.target_names(stmt)[:1] or [None]
-            if target is not None:
-                group[find(target)] = find(stmt.op.args[0].id)
-                made[target] = stmt
+    views = [s for s in statements
+             if isinstance(s, gast.Assign) and not ir.is_update(s) and _is_view(s)]
     loops = _enclosing_loops(program.body)
     order = {id(s): i for i, s in enumerate(statements)}
     for stmt in statements:
@@ -91,17 +79,27 @@ def check_aliases(program: ir.Program) -> None:
         else:
             continue
         here = order[id(stmt)]
-        for other in list(made) + list(group):
+        # Sharing that exists when the update runs: views made before it, or in a
+        # loop around it (made in an earlier iteration).
+        group, made = {}, {}
+
+        def find(v):
+            while group.get(v, v) != v:
+                v = group[v]
+            return v
+
+        for view in views:
+            shared = loops.get(id(view), set()) & loops.get(id(stmt), set())
+            if order[id(view)] < here or shared:
+                target = ir.target_names(view)[0]
+                group[find(target)] = find(view.op.args[0].id)
+                made[target] = view
+        for other in sorted(set(made) | set(group)):
             if other == x or find(other) != find(x):
                 continue
             source = made.get(other)
-            shared_loop = source is not None and \
-                loops.get(id(source), set()) & loops.get(id(stmt), set())
-            if source is not None and order[id(source)] > here and not shared_loop:
-                continue  # the alias is made after the update: it sees the new values
             for later in statements:
-                reads = _reads(later)
-                if other in reads and _stale(later, stmt, source, order, loops):
+                if other in _reads(later) and _stale(later, stmt, source, order, loops):
                     hint = f"{other} = {show(source.value)}.copy()" if source is not None \
                         else f"{x} = {x}.copy()"
                     raise UnsupportedSyntaxError(
