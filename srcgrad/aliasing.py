@@ -89,7 +89,12 @@ def check_aliases(program: ir.Program) -> None:
             return v
 
         for view in views:
+            if view is stmt:
+                continue  # x += v compiled as x = t: the new x is the fresh t
             shared = loops.get(id(view), set()) & loops.get(id(stmt), set())
+            if order[id(view)] > here and shared and _broken(view, stmt, statements, order,
+                                                             loops):
+                continue  # made last iteration, one side reassigned before the update
             if order[id(view)] < here or shared:
                 target = ir.target_names(view)[0]
                 group[find(target)] = find(view.op.args[0].id)
@@ -107,6 +112,32 @@ def check_aliases(program: ir.Program) -> None:
                         f"read afterwards; srcgrad cannot follow that change: make a copy "
                         f"({hint})", filename=program.filename,
                         lineno=getattr(stmt, "lineno", None), col=getattr(stmt, "col_offset", None))
+
+
+def shared_names(program: ir.Program) -> set[str]:
+    """Names that may share memory with another name (a view, a plain copy).
+
+    The adjoint sweep must restore the elements an update overwrote in such an
+    array even where it reads only the other name: ``t1 = v[:, ::2]`` is read by
+    an adjoint after ``v[:, ::2] = ...`` and sees ``v``'s elements."""
+    names = set()
+    for stmt in ir.walk_statements(program.body):
+        if isinstance(stmt, gast.Assign) and not ir.is_update(stmt) and _is_view(stmt):
+            names.update(ir.target_names(stmt))
+            names.add(stmt.op.args[0].id)
+    return names
+
+
+def _broken(view, update, statements, order, loops) -> bool:
+    """Whether a view made in the previous iteration (after ``update`` in the loop
+    body) loses a side to a reassignment before ``update`` runs again."""
+    names = {ir.target_names(view)[0], view.op.args[0].id}
+    loop = loops.get(id(update), set()) & loops.get(id(view), set())
+    for other in statements:
+        if order[id(other)] < order[id(update)] and loops.get(id(other), set()) & loop \
+                and names & set(ir.assigned_by(other)) and other is not view:
+            return True
+    return False
 
 
 def _reads(stmt) -> list[str]:

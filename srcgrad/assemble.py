@@ -12,6 +12,7 @@ from __future__ import annotations
 import gast
 
 from . import __version__, ir
+from .aliasing import shared_names
 from .analyze import activity
 from .calls import split_calls
 from .checkpointing import checkpoint_loops, loop_policy
@@ -168,7 +169,11 @@ class Assembler:
         statements = rematerialize(self.program, statements, decider(self.options.policy))
         if self.options.optimize:
             statements = fold_zero_starts(propagate_copies(statements))
-        return eliminate_dead(statements, set(ir.names_in(result)))
+        shared = shared_names(self.program)
+
+        def keep(stmt):  # restoring an array that a view reads through
+            return ir.is_update(stmt) and bool(set(ir.target_names(stmt)) & shared)
+        return eliminate_dead(statements, set(ir.names_in(result)), keep)
 
     def _saves(self, backward, sweep):
         """The forward statements with their tape pushes (and, under a loop

@@ -514,3 +514,15 @@ def non_differentiable_values(x, steps, seed):
         if mode == "train" and flag:
             y = np.tanh(y + noise) * (n / 3)
     return np.sum(y ** 2)
+
+
+@case(_args(_normal(3, 4), lambda rng: float(rng.uniform(0.2, 0.8))))
+def view_read_by_the_adjoint_after_an_update(x, s):
+    """Found by the fuzzer: t = v[:, ::2] is a view that the adjoint of t * s reads
+    after v[:, ::2] = ... overwrote it; v's elements must be restored first."""
+    v = np.array(x)
+    v[:, ::2] *= np.tanh(s)
+    total = np.zeros((3, 4))
+    for i, row in enumerate(x):
+        total = total + 0.3 * np.tanh(0.1 * np.linalg.norm(v.dot(row)))
+    return np.mean(total)
