@@ -98,3 +98,13 @@ def test_generated_code_never_modifies_caller_arrays():
     copy = x.copy()
     srcgrad.grad(combination)(x, 5)
     np.testing.assert_array_equal(x, copy)
+
+
+def test_view_read_after_an_update_with_a_partial_wrt():
+    """The fuzzer's case: differentiating only with respect to s, nothing else reads
+    v after its update, yet the view t = v[:, ::2] does."""
+    import corpus
+
+    fn = corpus.by_name("view_read_by_the_adjoint_after_an_update").fn
+    x, s = RNG.standard_normal((3, 4)), 0.7
+    assert srcgrad.gradcheck(fn, x, s, wrt=1)
