@@ -245,9 +245,13 @@ class _Reverser:
         """``d_a, d_b = f_backward(f_res, d_y)`` for ``y, f_res = f_forward(a, b)``."""
         pair, output = op.primitive, stmt.call_output
         if isinstance(output, gast.Tuple):
-            d_out = gast.Tuple(elts=[self.cotangent(ctx, n) for n in ir.stored_names(output)],
-                               ctx=gast.Load())
-            reached = any(not isinstance(e, gast.Constant) for e in d_out.elts)
+            parts = [self.cotangent(ctx, n) for n in ir.stored_names(output)]
+            reached = any(not isinstance(e, gast.Constant) for e in parts)
+            # an output nothing differentiates gets zeros of its own shape: the
+            # callee's rules (a matrix product, say) need a cotangent of that shape
+            parts = [_call("zeros_grad", ir.name(n)) if isinstance(e, gast.Constant) else e
+                     for n, e in zip(ir.stored_names(output), parts)]
+            d_out = gast.Tuple(elts=parts, ctx=gast.Load())
         else:
             d_out = self.cotangent(ctx, output.id)
             reached = not isinstance(d_out, gast.Constant)

@@ -526,3 +526,16 @@ def view_read_by_the_adjoint_after_an_update(x, s):
     for i, row in enumerate(x):
         total = total + 0.3 * np.tanh(0.1 * np.linalg.norm(v.dot(row)))
     return np.mean(total)
+
+
+def _pair_with_product(a, b):
+    b = a[:-1] @ a[:-1].T
+    return b, a
+
+
+@case(_args(_normal(3, 4)))
+def unused_output_of_a_callee(x):
+    """Found by the fuzzer: the callee's unused output still needs a cotangent of its
+    shape (a matrix product's adjoint cannot take a scalar 0.0)."""
+    product, same = _pair_with_product(x, x)
+    return np.sum(np.sin(same) * same)
