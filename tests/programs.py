@@ -265,7 +265,7 @@ CONSTRUCTS = {
 
 #: Constructs kept out of the main grammar while srcgrad gets them wrong (or, for
 #: alias_update, refuses them by design); a program holds them only when focused on.
-GATED = frozenset({"alias_update", "enumerate_zip", "arg_index_update", "control_flow"})
+GATED = frozenset({"alias_update", "enumerate_zip", "control_flow"})
 
 
 class StructuredStatements:
