@@ -59,7 +59,7 @@ class Assembler:
         sweep = reverse(self.program, self.wrt, self.act, seed=seed, bound=bound)
         grads = []
         for name in self.wrt:
-            if raw:
+            if raw:  # for a caller's adjoint: cotangents as they are, 0.0 for none
                 grads.append(ir.name(sweep.adjoints[name]) if name in sweep.adjoints
                              else gast.Constant(value=0.0, kind=None))
             elif name in sweep.adjoints:

@@ -195,6 +195,8 @@ def matmul_grad_a(g, a, b):
     """Cotangent of ``a`` in ``a @ b`` (1-D, 2-D or batched, broadcast operands)."""
     if np.ndim(a) == 1 and np.ndim(b) == 1:
         return g * b
+    if is_zero(g):  # no cotangent reached the product
+        return 0.0
     a2, b2, g2 = _matmul_as_2d(g, a, b)
     ga = g2 @ np.swapaxes(b2, -1, -2)
     return unbroadcast(ga[..., 0, :] if np.ndim(a) == 1 else ga, a)
@@ -204,6 +206,8 @@ def matmul_grad_b(g, a, b):
     """Cotangent of ``b`` in ``a @ b`` (1-D, 2-D or batched, broadcast operands)."""
     if np.ndim(a) == 1 and np.ndim(b) == 1:
         return g * a
+    if is_zero(g):
+        return 0.0
     a2, b2, g2 = _matmul_as_2d(g, a, b)
     gb = np.swapaxes(a2, -1, -2) @ g2
     return unbroadcast(gb[..., 0] if np.ndim(b) == 1 else gb, b)

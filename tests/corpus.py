@@ -539,3 +539,16 @@ def unused_output_of_a_callee(x):
     shape (a matrix product's adjoint cannot take a scalar 0.0)."""
     product, same = _pair_with_product(x, x)
     return np.sum(np.sin(same) * same)
+
+
+def _constant_pair(a, scale=0.5):
+    return 0.1, scale
+
+
+@case(_args(_normal(2, 3), _normal(3, 4)))
+def product_into_a_callee_that_ignores_it(a, b):
+    """Found by the fuzzer: the callee gives no cotangent (0.0) for its argument,
+    and the product's adjoint must accept that."""
+    p = a @ b
+    c, k = _constant_pair(p)
+    return np.sum(a * b[:, 0]) * c
