@@ -103,3 +103,8 @@ def function_source(name: str, params: list[str], defaults: list, body, docstrin
         lines.append(f'{INDENT}"""')
     lines.extend(block_lines(body, 1) if body else [])
     return "\n".join(lines) + "\n"
+
+
+def show_statements(stmts) -> str:
+    """Source of a list of statements (for doctests and debugging)."""
+    return "\n".join(block_lines(stmts, 0))

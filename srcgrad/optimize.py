@@ -19,12 +19,8 @@ from __future__ import annotations
 import gast
 
 from . import ir
-from .inline import show
+from .emit import show_statements  # noqa: F401 - used by the docstring examples
 from .syntax import clone
-
-
-def show_statements(stmts) -> str:
-    return "\n".join(show(s) for s in stmts)
 
 
 def _defs(stmt) -> set[str]:

@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 import gast
 
 from . import ir
+from .emit import show_statements  # noqa: F401 - used by the docstring examples
 from .analyze import Activity, differentiable, operand_names, shape_classes
 from .errors import MissingRuleError, NonDifferentiableError, UnsupportedSyntaxError
 from .inline import _SliceToCall, inline
@@ -57,12 +58,6 @@ class Sweep:
     statements: list = field(default_factory=list)
     adjoints: dict[str, str] = field(default_factory=dict)
     tapes: dict[str, str] = field(default_factory=dict)       # variable -> tape name
-
-
-def show_statements(stmts) -> str:
-    from .emit import block_lines  # noqa: PLC0415 - emit is a later stage; only for display
-
-    return "\n".join(block_lines(stmts, 0))
 
 
 def reverse(program: ir.Program, wrt: list[str], act: Activity, seed=(), bound=None) -> Sweep:

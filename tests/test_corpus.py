@@ -4,13 +4,20 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from corpus import CORPUS
+from numeric import (
+    assert_close,
+    float_positions,
+    inner,
+    jvp_fd,
+    numeric_grad,
+    pure,
+    random_like,
+)
 
 import srcgrad
 from srcgrad import compiler
 from srcgrad.compiler import Options
-
-from corpus import CORPUS
-from numeric import assert_close, float_positions, inner, jvp_fd, numeric_grad, pure, random_like
 
 CASES = [pytest.param(c, id=c.name) for c in CORPUS]
 
@@ -97,13 +104,15 @@ def test_generated_source_is_deterministic(case):
         compile(first, case.name, "exec")
 
 
+def _gradients(case, **options):
+    """grad of ``case`` with respect to every float argument, with ``options``."""
+    args = _args(case)
+    return srcgrad.grad(case.fn, wrt=float_positions(args), **options)(*args)
+
+
 @pytest.mark.parametrize("case", CASES)
 def test_optimize_off_gives_the_same_gradient(case):
-    args = _args(case)
-    wrt = float_positions(args)
-    on = srcgrad.grad(case.fn, wrt=wrt)(*args)
-    off = srcgrad.grad(case.fn, wrt=wrt, optimize=False)(*args)
-    for a, b in zip(on, off):
+    for a, b in zip(_gradients(case), _gradients(case, optimize=False)):
         assert_close(a, b, rtol=1e-12, atol=1e-12)
 
 
@@ -116,10 +125,7 @@ POLICIES = ["recompute", "save_products", lambda c: "recompute" if c.primitive !
 @pytest.mark.parametrize("case", CASES)
 def test_every_policy_gives_the_same_gradient(case, policy):
     args = _args(case)
-    wrt = float_positions(args)
-    saved = srcgrad.grad(case.fn, wrt=wrt)(*args)
-    other = srcgrad.grad(case.fn, wrt=wrt, policy=policy)(*args)
-    for a, b in zip(saved, other):
+    for a, b in zip(_gradients(case), _gradients(case, policy=policy)):
         assert_close(b, a, rtol=1e-10, atol=1e-12)
     _, pullback = srcgrad.vjp(case.fn, *args, policy=policy)
     u = random_like(np.random.default_rng(5), pure(case.fn)(*args))

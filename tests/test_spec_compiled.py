@@ -17,11 +17,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-import srcgrad
-
 from numeric import inner, jvp_fd, random_like
 from spec import NONDIFF, SPECS
+
+import srcgrad
 
 
 def _module(entries, stem):
@@ -42,12 +41,16 @@ COMPILED = _module(SPECS, "srcgrad_spec_compiled")
 NONDIFF_COMPILED = _module(NONDIFF, "srcgrad_spec_nondiff")
 
 
+def _entry(module, entries, index, dtype="float64"):
+    """The compiled function of spec entry ``index`` and arguments for it."""
+    entry = entries[index]
+    values = entry.make(dtype)
+    return entry, getattr(module, f"f{index}"), [values[name] for name in entry.args], values
+
+
 @pytest.mark.parametrize("index", range(len(SPECS)), ids=[s.id for s in SPECS])
 def test_entry_compiles_and_satisfies_the_dot_product_identity(index):
-    entry = SPECS[index]
-    fn = getattr(COMPILED, f"f{index}")
-    values = entry.make("float64")
-    args = [values[name] for name in entry.args]
+    entry, fn, args, _ = _entry(COMPILED, SPECS, index)
     wrt = tuple(entry.args.index(name) for name in entry.wrt)
     value, pullback = srcgrad.vjp(fn, *args, wrt=wrt)
     rng = np.random.default_rng(index)
@@ -64,10 +67,7 @@ def test_entry_compiles_and_satisfies_the_dot_product_identity(index):
 @pytest.mark.parametrize("index", [i for i, s in enumerate(SPECS) if "float32" in s.dtypes],
                          ids=[s.id for s in SPECS if "float32" in s.dtypes])
 def test_entry_keeps_float32(index):
-    entry = SPECS[index]
-    fn = getattr(COMPILED, f"f{index}")
-    values = entry.make("float32")
-    args = [values[name] for name in entry.args]
+    entry, fn, args, values = _entry(COMPILED, SPECS, index, "float32")
     wrt = tuple(entry.args.index(name) for name in entry.wrt
                 if isinstance(values[name], np.ndarray))
     if not wrt:
@@ -82,10 +82,7 @@ def test_entry_keeps_float32(index):
 
 @pytest.mark.parametrize("index", range(len(NONDIFF)), ids=[s.id for s in NONDIFF])
 def test_nondifferentiable_entry_gets_zero_cotangent(index):
-    entry = NONDIFF[index]
-    fn = getattr(NONDIFF_COMPILED, f"f{index}")
-    values = entry.make("float64")
-    args = [values[name] for name in entry.args]
+    entry, fn, args, _ = _entry(NONDIFF_COMPILED, NONDIFF, index)
     wrt = tuple(i for i, a in enumerate(args)
                 if isinstance(a, (float, np.ndarray)) and np.asarray(a).dtype.kind == "f")
     if not wrt:
