@@ -9,6 +9,7 @@ __version__ = "0.1.0"
 
 from .api import checkpoint, export, grad, show, value_and_grad, vjp  # noqa: E402
 from .checks import gradcheck  # noqa: E402
+from .higher import hessian, hvp, jacobian, jvp  # noqa: E402
 from .errors import (  # noqa: E402
     GradcheckError,
     MissingRuleError,
@@ -17,10 +18,11 @@ from .errors import (  # noqa: E402
     UnsupportedSyntaxError,
 )
 from .report import saved  # noqa: E402
-from .runtime import stop_gradient  # noqa: E402
+from .custom import custom_vjp, register_jvp, register_vjp  # noqa: E402
+from .runtime import on_grad, stop_gradient  # noqa: E402
 
 __all__ = [
     "GradcheckError", "MissingRuleError", "NonDifferentiableError", "SrcGradError",
-    "UnsupportedSyntaxError", "__version__", "checkpoint", "export", "grad", "gradcheck", "saved", "show", "stop_gradient",
+    "UnsupportedSyntaxError", "__version__", "checkpoint", "custom_vjp", "export", "grad", "gradcheck", "hessian", "hvp", "jacobian", "jvp", "on_grad", "register_jvp", "register_vjp", "saved", "show", "stop_gradient",
     "value_and_grad", "vjp",
 ]

@@ -70,6 +70,7 @@ def check_aliases(program: ir.Program) -> None:
     views = [s for s in statements
              if isinstance(s, gast.Assign) and not ir.is_update(s) and _is_view(s)]
     loops = _enclosing_loops(program.body)
+    blocks = _blocks(program.body)
     order = {id(s): i for i, s in enumerate(statements)}
     for stmt in statements:
         if ir.is_update(stmt):
@@ -104,7 +105,7 @@ def check_aliases(program: ir.Program) -> None:
                 continue
             source = made.get(other)
             for later in statements:
-                if other in _reads(later) and _stale(later, stmt, source, order, loops):
+                if other in _reads(later) and _stale(later, stmt, other, order, loops, blocks):
                     hint = f"{other} = {show(source.value)}.copy()" if source is not None \
                         else f"{x} = {x}.copy()"
                     raise UnsupportedSyntaxError(
@@ -152,17 +153,59 @@ def _reads(stmt) -> list[str]:
     return ir.names_in(stmt)
 
 
-def _stale(read, update, source, order, loops) -> bool:
-    """Whether the statement ``read`` may see the alias as it was before ``update``
-    changed the memory (the alias's definition ``source`` not rerun between)."""
-    at, changed = order[id(read)], order[id(update)]
-    made = order[id(source)] if source is not None else -1
-    if at > changed:
-        return not changed < made < at
-    shared = loops.get(id(update), set())
-    if source is not None and loops.get(id(source), set()) & shared and made < at:
-        return False  # redefined earlier in the same iteration, after last iteration's update
-    return bool(loops.get(id(read), set()) & shared)
+def _stale(read, update, name, order, loops, blocks) -> bool:
+    """Whether the statement ``read`` may see ``name`` (an alias of the updated
+    array) as it was before ``update`` changed the memory: it runs after the
+    update (later in the program, or in a later iteration of a loop around both)
+    and ``name`` is not certainly rebound in between."""
+    if order[id(read)] <= order[id(update)] \
+            and not loops.get(id(read), set()) & loops.get(id(update), set()):
+        return False  # runs before the update, and no loop brings it round again
+    return not _rebound(name, read, update, order, loops, blocks)
+
+
+def _rebound(name, read, update, order, loops, blocks) -> bool:
+    """Whether every path from ``update`` to ``read`` assigns ``name`` afresh: a
+    plain assignment that runs before ``read`` whenever ``read`` runs (earlier in
+    its block or in an enclosing one) and after ``update`` (later in the program
+    when ``read`` is; when ``read`` comes round again in a loop around both, any
+    such assignment in that loop's body, or the loop's own target)."""
+    changed = order[id(update)]
+    after = order[id(read)] > changed
+    node = read
+    while True:
+        block, index, parent = blocks[id(node)]
+        for stmt in block[:index]:
+            if _rebinds(stmt, name) and (not after or order[id(stmt)] > changed):
+                return True
+        if parent is None:
+            return False
+        if isinstance(parent, (gast.For, gast.While)) and block is parent.body \
+                and id(parent) in loops.get(id(update), set()):
+            # the loop that brings ``read`` round after ``update``: each iteration
+            # starts by assigning a for loop's target
+            return not after and isinstance(parent, gast.For) \
+                and name in ir.stored_names(parent.target)
+        node = parent
+
+
+def _rebinds(stmt, name) -> bool:
+    """``name = ...``: a new binding (not ``x[i] = v``, nor ``x += v`` which, for an
+    array, changes the array ``x`` already refers to)."""
+    return isinstance(stmt, gast.Assign) and not ir.is_update(stmt) \
+        and getattr(stmt, "augmented", None) is None and name in ir.target_names(stmt)
+
+
+def _blocks(body, parent=None, out=None) -> dict[int, tuple]:
+    """For each statement: the block (statement list) holding it, its index there,
+    and the compound statement that block belongs to (None at the top)."""
+    out = {} if out is None else out
+    for i, stmt in enumerate(body):
+        out[id(stmt)] = (body, i, parent)
+        if isinstance(stmt, (gast.If, gast.For, gast.While)):
+            _blocks(stmt.body, stmt, out)
+            _blocks(stmt.orelse, stmt, out)
+    return out
 
 
 def _enclosing_loops(body, loops=frozenset(), out=None) -> dict[int, set[int]]:

@@ -51,6 +51,18 @@ def differentiable(op: ir.Op) -> bool:
     return prim is not ir.OPAQUE and not registry.is_nondifferentiable(prim)
 
 
+def has_effect(stmt) -> bool:
+    """Whether a forward statement may act beyond the value it assigns (a call of
+    an unknown function, ``print``): dead-code elimination keeps it."""
+    op = getattr(stmt, "op", None)
+    if op is None or op.primitive is ir.OPAQUE:
+        return not isinstance(stmt, gast.Assign)
+    prim = op.primitive
+    known = registry.lookup(prim) is not None or registry.is_nondifferentiable(prim) \
+        or isinstance(prim, ir.UnknownMember)
+    return not known
+
+
 def operand_names(op: ir.Op) -> list[str]:
     """Variables an operation reads through its operands."""
     names = []

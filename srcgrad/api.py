@@ -29,6 +29,7 @@ from .errors import NonDifferentiableError, SrcGradError
 from .export import Unit
 from .export import write as write_module
 from .frontend import Resolver
+from .rules import registry
 from .structures import has_differentiable_leaves
 
 _MEMORY: "weakref.WeakKeyDictionary[object, dict]" = weakref.WeakKeyDictionary()
@@ -46,9 +47,10 @@ class Compiled:
         self.code = fn.__code__
         self.fn = fn
         self.deps = _dependencies(fn, generated.free)
+        self.rules = registry.generation()
 
     def stale(self) -> bool:
-        if self.fn.__code__ is not self.code:
+        if self.fn.__code__ is not self.code or registry.generation() != self.rules:
             return True
         for container, key, obj in self.deps:
             if isinstance(container, dict):
@@ -198,6 +200,10 @@ def _transform(mode, fn, wrt, policy, optimize):
     compiler.validate_options(options)
 
     def make(f):
+        if isinstance(f, Transformed) and mode == "grad":
+            # grad(grad(f)): reverse mode over f's generated tangent code
+            from .higher import grad_of_gradient  # noqa: PLC0415 - higher builds on this module
+            return grad_of_gradient(f, wrt)
         if inspect.ismethod(f) and hasattr(f.__func__, "__code__"):
             shifted = tuple(w + 1 if w >= 0 else w for w in options.wrt)
             return Transformed(f, replace(options, wrt=shifted, receiver=type(f.__self__)),

@@ -13,7 +13,7 @@ import gast
 
 from . import __version__, ir
 from .aliasing import shared_names
-from .analyze import activity
+from .analyze import activity, has_effect
 from .calls import split_calls
 from .checkpointing import checkpoint_loops, loop_policy
 from .emit import function_source
@@ -21,7 +21,6 @@ from .errors import NonDifferentiableError
 from .optimize import eliminate_dead, fold_zero_starts, propagate_copies
 from .remat import decider, rematerialize
 from .reverse import reverse
-from .rules import registry
 from .syntax import clone
 from .tapes import insert_pushes
 
@@ -188,16 +187,7 @@ class Assembler:
 
     def _forward(self, body, tapes, live) -> list:
         """The forward sweep: the program with its saves, minus what nothing reads."""
-
-        def keep(stmt):
-            op = getattr(stmt, "op", None)
-            if op is None or op.primitive is ir.OPAQUE:
-                return not isinstance(stmt, gast.Assign)
-            prim = op.primitive
-            known = registry.lookup(prim) is not None or registry.is_nondifferentiable(prim) \
-                or isinstance(prim, ir.UnknownMember)
-            return not known
-        return tapes + eliminate_dead(body, set(live), keep)
+        return tapes + eliminate_dead(body, set(live), has_effect)
 
     def _annotate(self, forward, backward, reads) -> None:
         readers: dict[str, list[str]] = {}

@@ -28,6 +28,7 @@ import gast
 
 from . import ir
 from .analyze import Activity
+from .custom import custom_vjp
 from .errors import UnsupportedSyntaxError
 from .inline import constant
 from .linker import CalleePair, Linker, is_user_function
@@ -37,14 +38,20 @@ def split_calls(program: ir.Program, act: Activity, linker: Linker) -> None:
     """Rewrite, in place, every active call of a user function in ``program``."""
     for stmt in ir.walk_statements(program.body):
         op = getattr(stmt, "op", None)
-        if op is None or not is_user_function(op.primitive) or ir.is_update(stmt):
+        if op is None or ir.is_update(stmt):
+            continue
+        custom = isinstance(op.primitive, custom_vjp)
+        if not (custom or is_user_function(op.primitive)):
             continue
         if not any(act.is_active(t) for t in ir.target_names(stmt)):
             continue
-        args = _bind(program, op)
-        positions = tuple(i for i, a in enumerate(args)
-                          if isinstance(a, gast.Name) and act.is_active(a.id))
-        pair = linker.request(op.primitive, positions, getattr(op, "receiver_type", None))
+        args = bind_arguments(program, op)
+        if custom:  # the user's backward function returns one cotangent per argument
+            pair = linker.request_custom(op.primitive, len(args))
+        else:
+            positions = tuple(i for i, a in enumerate(args)
+                              if isinstance(a, gast.Name) and act.is_active(a.id))
+            pair = linker.request(op.primitive, positions, getattr(op, "receiver_type", None))
         residuals = program.namer.fresh(f"{pair}_res")
         target = stmt.targets[0]
         stmt.targets = [gast.Tuple(elts=[target, ir.name(residuals, store=True)],
@@ -55,7 +62,7 @@ def split_calls(program: ir.Program, act: Activity, linker: Linker) -> None:
         stmt.residuals = residuals
 
 
-def _bind(program: ir.Program, op: ir.Op) -> list:
+def bind_arguments(program: ir.Program, op: ir.Op) -> list:
     """The call's arguments in the callee's parameter order, defaults filled in."""
     fn = op.primitive
     where = dict(filename=program.filename, lineno=getattr(op.node, "lineno", None),
@@ -90,4 +97,4 @@ def _bind(program: ir.Program, op: ir.Op) -> list:
     return args
 
 
-__all__ = ["CalleePair", "split_calls"]
+__all__ = ["CalleePair", "bind_arguments", "split_calls"]

@@ -15,12 +15,13 @@ from . import fence, ir
 from .aliasing import check_aliases
 from .assemble import Assembler
 from .errors import SrcGradError
+from .forward import tangent_function
 from .frontend import parse_function
-from .linker import Linker
+from .linker import Linker, TangentFunction
 from .normalize import normalize
 from .reverse import check_wrt
 
-MODES = ("grad", "value_and_grad", "vjp")
+MODES = ("grad", "value_and_grad", "vjp", "jvp", "tangent")
 POLICIES = ("save", "recompute", "save_products", "sqrt", "revolve")
 
 
@@ -83,14 +84,28 @@ def generate(fn, options: Options) -> Generated:
     wrt_names = check_wrt(program, options.wrt)
     linker = Linker(options, prepare)
     linker.adopt(program)
-    main = Assembler(program, options, wrt_names, linker)
-    functions, entries = main.run()
+    residuals = ()
+    if options.mode in ("jvp", "tangent"):  # "tangent": the tangent alone, no value
+        name = linker.global_name(f"{options.mode}_{program.name}")
+        functions = [tangent_function(program, wrt_names, linker, name,
+                                      value=options.mode == "jvp")]
+        entries = (name,)
+    else:
+        main = Assembler(program, options, wrt_names, linker)
+        functions, entries = main.run()
+        residuals = tuple(getattr(main, "residual_names", ()))
     linker.add(functions)
     split = replace(options, mode="vjp", single=False, receiver=None)
-    linker.finish(lambda callee, names, wrt: Assembler(callee, split, wrt, linker).split(names))
+
+    def build(callee, requested, wrt):
+        if isinstance(requested, TangentFunction):
+            return [tangent_function(callee, wrt, linker, requested.name)], (requested.name,)
+        names = (requested.forward, requested.backward)
+        return Assembler(callee, split, wrt, linker).split(names)
+
+    linker.finish(build)
     source, bindings = linker.module(program)
-    return Generated(source, entries, bindings, program, wrt_names, linker.free,
-                     tuple(getattr(main, "residual_names", ())))
+    return Generated(source, entries, bindings, program, wrt_names, linker.free, residuals)
 
 
 __all__ = ["Generated", "MODES", "Options", "POLICIES", "generate", "prepare"]

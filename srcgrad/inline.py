@@ -63,6 +63,22 @@ def show(node) -> str:
     return source_of(node)
 
 
+def _tree_of(rule) -> gast.FunctionDef:
+    """The rule's body to inline: its own source, or for a user's rule (called
+    by name, never inlined) a one-line body that calls it."""
+    if rule.called is None:
+        return _rule_tree(rule.fn)
+    return _called_tree(rule.called, tuple(inspect.signature(rule.fn).parameters.values()))
+
+
+@lru_cache(maxsize=None)
+def _called_tree(name, params) -> gast.FunctionDef:
+    args = [f"*{p.name}" if p.kind is p.VAR_POSITIONAL else p.name for p in params
+            if p.kind is not p.VAR_KEYWORD]
+    source = f"def rule({', '.join(args)}):\n    return {name}({', '.join(args)})\n"
+    return gast.parse(source).body[0]
+
+
 @lru_cache(maxsize=None)
 def _rule_tree(fn) -> gast.FunctionDef:
     source = textwrap.dedent(inspect.getsource(fn))
@@ -94,7 +110,7 @@ def inline(rule: Rule, op: ir.Op, out, d_out, namer: Namer, *, wanted=lambda nam
     :func:`.analyze.shape_classes`) lets ``unbroadcast`` go where shapes match.
     """
     bound = _bind(rule, op, filename)
-    func = clone(_rule_tree(rule.fn))
+    func = clone(_tree_of(rule))
     mapping = {"out": out, "d_out": d_out}
     for pname, value in bound.items():
         mapping[pname] = _SliceToCall().visit(clone(value))
@@ -111,6 +127,65 @@ def inline(rule: Rule, op: ir.Op, out, d_out, namer: Namer, *, wanted=lambda nam
     for pname, slot in zip(rule.wrt, slots):
         _contribute(mapping[pname], slot, namer, result, wanted)
     return result
+
+
+def inline_tangent(rule, op: ir.Op, out, tangent, namer: Namer, *, shape_class=None,
+                   filename: str | None = None) -> Inlined:
+    """Inline the tangent rule ``rule`` (see :class:`.rules.registry.TangentRule`)
+    for ``op`` whose output is ``out``.
+
+    ``tangent(operand)`` gives the tangent expression of an operand (a name or
+    a display of names), or None when it carries none; the terms of those
+    operands are not generated.  The result's ``contributions`` are
+    ``(parameter, term)`` pairs, one per operand that carries a tangent.
+    ``expand(term, out)`` is dropped where the operation cannot broadcast.
+    """
+    bound = _bind(rule, op, filename)
+    func = clone(_tree_of(rule))
+    mapping = {"out": out}
+    for pname, value in bound.items():
+        mapping[pname] = _SliceToCall().visit(clone(value))
+    moving = {}
+    for pname in rule.wrt:
+        t = tangent(bound[pname])
+        moving[pname] = t
+        mapping[f"d_{pname}"] = t if t is not None else gast.Constant(value=0.0, kind=None)
+    local_names = _assigned(func.body) - set(mapping)
+    renames = {n: namer.fresh(n) for n in sorted(local_names)}
+    body = [_substitute(s, mapping, renames) for s in func.body]
+    body = [_DropExpand(op, shape_class).visit(s) for s in body]
+    body = fold(body)
+    result = Inlined()
+    value, prelude = _lower_returns(body, len(rule.wrt), namer)
+    result.statements.extend(prelude)
+    slots = _split(value, len(rule.wrt), namer, result.statements)
+    for pname, slot in zip(rule.wrt, slots):
+        if moving[pname] is not None:
+            result.contributions.append((pname, slot))
+    return result
+
+
+class _DropExpand(gast.NodeTransformer):
+    """``expand(term, out)`` -> ``term`` where the operation cannot broadcast: every
+    operand is a scalar or in one shape class, and so is the moving operand."""
+
+    def __init__(self, op, shape_class):
+        self.drop = _DropUnbroadcast(op, shape_class)
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if not (isinstance(node.func, gast.Name) and node.func.id == "expand"
+                and len(node.args) == 2):
+            return node
+        moving = [n.primal for n in gast.walk(node.args[0]) if hasattr(n, "primal")]
+        kinds = [self.drop.kind(other) for other in self.drop.operands]
+        if len(moving) != 1 or any(k is None for k in kinds):
+            return node
+        arrays = {k for k in kinds if k != SCALAR}
+        own = self.drop.kind(moving[0])
+        if len(arrays) <= 1 and (own in arrays or not arrays):
+            return node.args[0]
+        return node
 
 
 def _bind(rule: Rule, op: ir.Op, filename) -> dict:

@@ -34,6 +34,7 @@ import numpy as np
 
 from . import __version__, provenance
 from .compiler import Generated
+from .rules import registry
 
 #: The manifest layout; a different one is a miss.
 FORMAT = 3
@@ -92,12 +93,14 @@ def key(target, options) -> str | None:
     try:
         opts = {f.name: _stable(getattr(options, f.name)) for f in dataclasses.fields(options)}
         rules = ruleset_version()
+        users = [[kind, label, called, _stable(fn)] for kind, label, called, fn
+                 in registry.user_rules()]
     except (OSError, NotCacheable):
         return None
     code = target.__code__
     payload = [FORMAT, __version__, np.__version__, sys.implementation.cache_tag, rules,
                target.__module__, target.__qualname__, code.co_filename, code.co_firstlineno,
-               source, opts]
+               source, opts, users]
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode("utf-8")).hexdigest()[:32]
 
 

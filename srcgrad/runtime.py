@@ -48,6 +48,7 @@ __all__ = [
     "grad_like",
     "zeros_grad",
     "stop_gradient",
+    "on_grad",
     "snapshot",
     "item_cotangent",
     "without_item",
@@ -67,6 +68,14 @@ __all__ = [
     "is_basic_index",
     "getitem_grad",
     "reshape_each",
+    "reshape_like",
+    "move_cotangent",
+    "unstack",
+    "expand",
+    "zero_tangent",
+    "fresh_tangent",
+    "tangent_like",
+    "tangent_attr",
 ]
 
 
@@ -164,6 +173,86 @@ def _array_gradient(g, x):
 def zeros_grad(x):
     """The gradient of an argument the output does not depend on."""
     return grad_like(0.0, x)
+
+
+# --- forward mode -----------------------------------------------------------------
+
+def expand(t, like):
+    """The tangent term ``t`` of an operand, broadcast to the shape of the output
+    ``like`` (``x + b`` with a scalar ``b`` moving only: its term has ``b``'s shape)."""
+    shape = np.shape(like)
+    if np.shape(t) == shape:
+        return t
+    return np.broadcast_to(t, shape)
+
+
+def zero_tangent(x):
+    """The tangent of a value that does not depend on the inputs: zeros shaped and
+    structured like ``x`` (floating point even for an integer ``x``)."""
+    if isinstance(x, (bool, np.bool_)) or x is None or isinstance(x, str):
+        return 0.0
+    if isinstance(x, np.inexact):
+        return x.dtype.type(0)
+    if isinstance(x, (int, float, complex, np.number)):
+        return 0j if isinstance(x, complex) else 0.0
+    if isinstance(x, np.ndarray):
+        return np.zeros(x.shape, x.dtype if x.dtype.kind in "fc" else np.float64)
+    if isinstance(x, dict):
+        return type(x)((k, zero_tangent(v)) for k, v in x.items())
+    if isinstance(x, (list, tuple)):
+        parts = [zero_tangent(v) for v in x]
+        if isinstance(x, tuple) and hasattr(x, "_fields"):
+            return type(x)(*parts)
+        return type(x)(parts)
+    return gradient_like(0.0, x, lambda g, v: zero_tangent(v))
+
+
+def fresh_tangent(t, x):
+    """A private, writable copy of the tangent ``t`` of ``x``, shaped like ``x``:
+    what an in-place update of ``x`` (``x[i] = v``, ``xs.append(v)``) updates
+    alongside ``d_x`` -- never an array another name or the caller can see."""
+    if isinstance(x, list):
+        return list(t) if isinstance(t, (list, tuple)) else zero_tangent(x)
+    if isinstance(x, dict):
+        return dict(t) if isinstance(t, dict) else zero_tangent(x)
+    dtype = np.result_type(x) if np.issubdtype(np.result_type(x), np.inexact) else np.float64
+    return np.array(np.broadcast_to(t, np.shape(x)), dtype=dtype)
+
+
+def tangent_like(t, x):
+    """The output tangent ``t`` as returned to the caller: shaped, typed and
+    structured like the output ``x``, and a fresh copy."""
+    def leaf(g, v):
+        if isinstance(v, float):
+            return float(g)
+        dtype = np.result_type(v) if np.issubdtype(np.result_type(v), np.inexact) \
+            else np.float64
+        out = np.array(np.broadcast_to(g, np.shape(v)), dtype=dtype)
+        return out if np.ndim(v) else out[()]
+    if isinstance(x, (float, np.ndarray, np.generic)):
+        return leaf(t, x)
+    return gradient_like(_as_cotangent(t), x, leaf)
+
+
+def _as_cotangent(t):
+    """A tangent structure as the cotangent structure :func:`gradient_like` reads."""
+    if isinstance(t, dict):
+        return {k: _as_cotangent(v) for k, v in t.items()}
+    if isinstance(t, (list, tuple)):
+        return [_as_cotangent(v) for v in t]
+    if hasattr(t, "__dict__") and not isinstance(t, (type, np.ndarray)):
+        return AttributeCotangent({k: _as_cotangent(v) for k, v in vars(t).items()})
+    return t
+
+
+def tangent_attr(t, name):
+    """The tangent of attribute ``name`` of an object whose tangent is ``t`` (an
+    object of the same kind, or a dict by attribute name)."""
+    if is_zero(t):
+        return 0.0
+    if isinstance(t, dict):
+        return t.get(name, 0.0)
+    return getattr(t, name, 0.0)
 
 
 def drop_last(g):
@@ -348,6 +437,8 @@ def trace_grad(g, a, offset=0, axis1=0, axis2=1):
 
 def untile(g, a, reps):
     """Cotangent of ``a`` in ``np.tile(a, reps)``: the sum over the copies."""
+    if _no_cotangent(g):
+        return 0.0
     reps = (reps,) if np.ndim(reps) == 0 else tuple(reps)
     shape = np.shape(a)
     d = max(len(reps), len(shape))
@@ -360,6 +451,8 @@ def untile(g, a, reps):
 def unrepeat(g, a, repeats, axis=None):
     """Cotangent of ``a`` in ``np.repeat(a, repeats, axis)``: the sum over the
     repeats of each element."""
+    if _no_cotangent(g):
+        return 0.0
     shape = np.shape(a)
     if axis is None:
         g, axis, base = np.ravel(g), 0, (int(np.size(a)),)
@@ -377,6 +470,8 @@ def unrepeat(g, a, repeats, axis=None):
 def unconcatenate(g, arrays, axis=0):
     """Cotangents of the pieces of ``np.concatenate(arrays, axis)`` (also
     ``hstack``/``vstack``, whose lower-dimensional pieces take one slot)."""
+    if _no_cotangent(g):
+        return [0.0] * len(arrays)
     if axis is None:
         g, axis = np.ravel(g), 0
         sizes = [np.size(a) for a in arrays]
@@ -410,6 +505,12 @@ def getitem_grad(g, a, index):
 
 def stop_gradient(x):
     """Return ``x``; no gradient flows through the call."""
+    return x
+
+
+def on_grad(x, hook):
+    """Return ``x``; in the adjoint sweep, ``x``'s cotangent is replaced by
+    ``hook(cotangent)`` (inspect it, clip it, scale it) before it flows on."""
     return x
 
 
@@ -447,3 +548,46 @@ def sequence(items):
     """What ``for x in items`` runs over, indexable by position: a list, tuple or
     array as it is; any other iterable (a dict: its keys) as a list."""
     return items if isinstance(items, (list, tuple, np.ndarray)) else list(items)
+
+
+# --- adjoints of shape operations that may receive no cotangent --------------------
+#
+# Inside loops and after calls, the cotangent reaching an adjoint may be the scalar
+# 0.0 that stands for "no cotangent yet" (see structures.is_zero).  Elementwise
+# adjoints take it as it is; these helpers let the shape adjoints do the same.
+
+
+def _no_cotangent(g) -> bool:
+    """Whether ``g`` is a scalar zero standing for a whole array of zeros: the 0.0
+    of no cotangent, perhaps moved on the way (``np.transpose(0.0)`` is a 0-d
+    array, ``0.0 * s`` a NumPy float)."""
+    if isinstance(g, np.ndarray):
+        return g.ndim == 0 and not g
+    return isinstance(g, (int, float, np.number)) and not isinstance(g, bool) and g == 0
+
+
+def reshape_like(g, a, order="C"):
+    """The cotangent ``g`` of a reshape of ``a`` (``np.reshape``, ``ravel``,
+    ``squeeze``, ``expand_dims``...) reshaped back to ``a``'s shape; the scalar
+    zero of no cotangent stays 0.0."""
+    if _no_cotangent(g):
+        return 0.0
+    return np.reshape(g, np.shape(a), order=order)
+
+
+def move_cotangent(g, move, *args):
+    """``move(g, *args)``, where ``move`` only moves elements around
+    (``np.transpose``, ``np.swapaxes``, ``np.moveaxis``, ``np.flip``): the
+    cotangent of the input of such a move; the scalar zero of no cotangent
+    stays 0.0."""
+    if _no_cotangent(g):
+        return 0.0
+    return move(g, *args)
+
+
+def unstack(g, arrays, axis=0):
+    """Cotangents of the arrays ``np.stack(arrays, axis)`` joined: the slices of
+    ``g`` along ``axis`` (0.0 for each when no cotangent reached the stack)."""
+    if _no_cotangent(g):
+        return [0.0] * len(arrays)
+    return list(np.moveaxis(g, axis, 0))

@@ -552,3 +552,33 @@ def product_into_a_callee_that_ignores_it(a, b):
     p = a @ b
     c, k = _constant_pair(p)
     return np.sum(a * b[:, 0]) * c
+
+
+@case(_args(_normal(3, 4), _normal(4)))
+def shape_ops_into_a_callee_that_ignores_them(x, y):
+    """Found by the fuzzer: the callee gives no cotangent (0.0) for its argument,
+    and every shape operation's adjoint (reshapes, transposes, joins, copies)
+    must accept that."""
+    total = np.sum(x * x) + np.sum(y)
+    for view in (np.reshape(x, (2, 6)), np.ravel(x), x.ravel(), x.flatten(),
+                  x.reshape(6, 2), np.squeeze(x[None]), x[None].squeeze(),
+                  np.expand_dims(y, 0), np.atleast_1d(y), np.atleast_2d(y),
+                  np.transpose(x, (1, 0)), x.transpose(1, 0), x.T, x.mT,
+                  np.swapaxes(x, 0, 1), x.swapaxes(0, 1), np.moveaxis(x, 0, 1),
+                  np.flip(x, 0), np.stack([y, y], axis=1), np.concatenate([x, x], axis=1),
+                  np.hstack([y, y]), np.vstack([x, y]), np.tile(y, 2), np.repeat(y, 2)):
+        c, k = _constant_pair(view)
+        total = total * c * 10.0
+    return total
+
+
+@case(_args(_normal(3, 4), lambda rng: 0))
+def reshape_before_a_loop_that_does_not_run(x, n):
+    """A loop that runs no iteration leaves the cotangent of what it reads at 0.0,
+    which the adjoints of the reshape and the stack before it must accept."""
+    h = x.reshape(-1, 2)
+    s = np.stack([x, x])
+    acc = np.sum(x)
+    for i in range(n):
+        acc = acc + np.sum(h * h) + np.sum(s)
+    return acc

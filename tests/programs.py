@@ -581,9 +581,11 @@ class StructuredStatements:
         if self.ch.flag():
             returns.append(sub.var_expr(self.ch.choice(sub.names())))
         texts = [r.text for r in returns]
-        if self.ch.flag():
+        scale = sub.env["scale"]   # the body may have rebound it (`a, scale = scale, a`)
+        if self.ch.flag() and scale.shape == ():
             texts[0] = f"{texts[0]} * scale"
-            returns[0] = replace(returns[0], bound=returns[0].bound * 2.0, py=False)
+            returns[0] = replace(returns[0], bound=returns[0].bound * max(2.0, scale.bound),
+                                 py=False)
         lines = [f"def {fname}({', '.join(params)}, scale={default!r}):"]
         lines += [f"    {line}" for line in sub.body]
         lines.append(f"    return {', '.join(texts)}")

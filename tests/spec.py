@@ -31,6 +31,7 @@ from typing import Callable
 import numpy as np
 
 import srcgrad
+import srcgrad.runtime
 from srcgrad.runtime import keys_of, sequence, snapshot
 
 FLOATS = ("float64", "float32")
@@ -389,6 +390,14 @@ S("min-builtin", min, "min(x, y)", dtypes=F64, x=pyfloat(0, 1), y=pyfloat(2, 3))
 S("sum-builtin", sum, "sum([x, y, x])", x=normal(3), y=normal(3))
 S("sequence", sequence, "sequence(x)", x=normal(3, 2))
 S("snapshot", snapshot, "snapshot(x)", x=normal(3, 2))
+# the helpers generated tangent code calls (differentiated again for Hessians)
+S("expand", srcgrad.runtime.expand, "srcgrad.runtime.expand(t, y)", t=normal(3),
+  y=fixed(np.zeros((2, 3))))
+S("fresh_tangent", srcgrad.runtime.fresh_tangent, "srcgrad.runtime.fresh_tangent(t, y)",
+  t=normal(3), y=fixed(np.zeros((2, 3))))
+S("tangent_like", srcgrad.runtime.tangent_like, "srcgrad.runtime.tangent_like(t, y)",
+  t=normal(2, 3), y=fixed(np.zeros((2, 3))))
+S("on_grad", srcgrad.on_grad, "srcgrad.on_grad(x, srcgrad.stop_gradient)", x=normal(3, 2))
 S("op-mod", operator.mod, "x % y", x=uniform(0.1, 0.9, 3, 4), y=uniform(1.5, 2.0, 3, 4))
 S("np.remainder", np.remainder, "np.remainder(x, y)", x=uniform(2.1, 2.9, 3), y=uniform(1.5, 2.0, 3))
 S("np.fmod", np.fmod, "np.fmod(x, y)", x=uniform(-2.9, -2.1, 3), y=uniform(1.5, 2.0, 3))
@@ -432,3 +441,5 @@ N("int", int, "int(x)", x=pyfloat(-2, 2))
 N("len", len, "len(x)", x=_X)
 N("stop_gradient", srcgrad.stop_gradient, "srcgrad.stop_gradient(x)", x=_X)
 N("keys_of", keys_of, "keys_of(d)", d=fixed({"a": 1.0}))
+N("zero_tangent", srcgrad.runtime.zero_tangent, "srcgrad.runtime.zero_tangent(x)", x=_X)
+N("signum", srcgrad.runtime.signum, "srcgrad.runtime.signum(x)", x=_X)

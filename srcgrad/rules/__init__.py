@@ -3,9 +3,10 @@
 Importing this package registers every rule; :mod:`.registry` holds them.
 """
 
-from . import (  # noqa: F401 (register)  # noqa: F401 (register)
+from . import (  # noqa: F401 (register)
                construction,
                containers,
+               forward_helpers,
                gradient_control,
                indexing,
                linalg,

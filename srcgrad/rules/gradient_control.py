@@ -1,10 +1,18 @@
-"""Primitives that control where gradients flow.
+"""Primitives that control where and how gradients flow.
 
 ``srcgrad.stop_gradient(x)`` returns ``x`` unchanged in the forward sweep and
-blocks its cotangent: its output is never active.
+blocks its cotangent: its output is never active.  ``srcgrad.on_grad(x, hook)``
+returns ``x`` too, and in the adjoint sweep passes ``x``'s cotangent through
+``hook`` -- the user's own code, called by name, the way PyTorch's
+``register_hook`` and Tangent's ``insert_grad_of`` run code on a gradient.
 """
 
-from ..runtime import stop_gradient
-from .registry import nondifferentiable
+from ..runtime import on_grad, stop_gradient
+from .registry import adjoint, nondifferentiable
 
 nondifferentiable(stop_gradient, name="stop_gradient")
+
+
+@adjoint(on_grad, "x", name="on_grad")
+def on_grad_(out, d_out, x, hook):
+    return hook(d_out)

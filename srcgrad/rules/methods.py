@@ -10,7 +10,7 @@ registered beside that function, with the same rule.
 
 import numpy as np
 
-from ..runtime import unbroadcast
+from ..runtime import move_cotangent, reshape_like, unbroadcast
 from .registry import adjoint, nondifferentiable
 
 
@@ -21,34 +21,34 @@ def T(out, d_out, a):  # noqa: N802 - mirrors the attribute
 
 @adjoint(np.ndarray.mT, name="np.ndarray.mT")
 def mT(out, d_out, a):  # noqa: N802 - mirrors the attribute
-    return np.swapaxes(d_out, -1, -2)
+    return move_cotangent(d_out, np.swapaxes, -1, -2)
 
 
 @adjoint(np.ndarray.reshape, "a", name="np.ndarray.reshape")
 def reshape(out, d_out, a, *shape, order="C"):
     """``x.reshape(3, 4)`` and ``x.reshape((3, 4))`` alike."""
     if order == "C":  # the default: folded away at inlining
-        return np.reshape(d_out, np.shape(a))
-    return np.reshape(d_out, np.shape(a), order=order)
+        return reshape_like(d_out, a)
+    return reshape_like(d_out, a, order)
 
 
 @adjoint(np.ndarray.ravel, name="np.ndarray.ravel")
 def ravel(out, d_out, a, order="C"):
     if order == "C":  # the default: folded away at inlining
-        return np.reshape(d_out, np.shape(a))
-    return np.reshape(d_out, np.shape(a), order=order)
+        return reshape_like(d_out, a)
+    return reshape_like(d_out, a, order)
 
 
 @adjoint(np.ndarray.flatten, name="np.ndarray.flatten")
 def flatten(out, d_out, a, order="C"):
     if order == "C":  # the default: folded away at inlining
-        return np.reshape(d_out, np.shape(a))
-    return np.reshape(d_out, np.shape(a), order=order)
+        return reshape_like(d_out, a)
+    return reshape_like(d_out, a, order)
 
 
 @adjoint(np.ndarray.squeeze, name="np.ndarray.squeeze")
 def squeeze(out, d_out, a, axis=None):
-    return np.reshape(d_out, np.shape(a))
+    return reshape_like(d_out, a)
 
 
 @adjoint(np.ndarray.transpose, "a", name="np.ndarray.transpose")
@@ -57,12 +57,12 @@ def transpose(out, d_out, a, *axes):
     if len(axes) == 0:
         return np.transpose(d_out)
     perm = axes[0] if len(axes) == 1 else axes
-    return np.transpose(d_out, np.argsort(np.mod(perm, np.ndim(a))))
+    return move_cotangent(d_out, np.transpose, np.argsort(np.mod(perm, np.ndim(a))))
 
 
 @adjoint(np.ndarray.swapaxes, "a", name="np.ndarray.swapaxes")
 def swapaxes(out, d_out, a, axis1, axis2):
-    return np.swapaxes(d_out, axis1, axis2)
+    return move_cotangent(d_out, np.swapaxes, axis1, axis2)
 
 
 @adjoint(np.ndarray.copy, name="np.ndarray.copy")

@@ -70,6 +70,7 @@ class Rule:
     params: tuple[str, ...]
     wrt: tuple[str, ...]
     signature: inspect.Signature
+    called: str | None = None  # a user's rule: generated code calls it by this name
 
     def bind(self, args, kwargs) -> inspect.BoundArguments:
         """Bind a call site's arguments to the rule's primal parameters.
@@ -118,7 +119,7 @@ def _primal_signature(primitive):
         return None
 
 
-def _check_rule(primitive, fn, wrt, name) -> tuple[inspect.Signature, tuple[str, ...]]:
+def _check_rule(primitive, fn, wrt, name, inlined=True) -> tuple[inspect.Signature, tuple[str, ...]]:
     sig = inspect.signature(fn)
     names = list(sig.parameters)
     if names[:2] != ["out", "d_out"]:
@@ -152,6 +153,8 @@ def _check_rule(primitive, fn, wrt, name) -> tuple[inspect.Signature, tuple[str,
                     for r, p in zip(rnames, pparams)):
                 raise RuleError(f"rule for {name}: parameters {tuple(rnames)} do not match "
                                 f"the primitive's {tuple(p.name for p in pparams)}")
+    if not inlined:
+        return primal_sig, params
     code = fn.__code__
     allowed = set(RULE_GLOBALS) | set(dir(builtins))
     unknown = sorted(set(code.co_names) - allowed - _attribute_names(code))
@@ -184,21 +187,26 @@ def adjoint(primitive, *wrt: str, name: str | None = None):
     """
 
     def register(fn):
-        label = name or display_name(primitive)
-        sig = inspect.signature(fn)
-        default_wrt = tuple(p.name for p in list(sig.parameters.values())[2:]
-                            if p.default is inspect.Parameter.empty
-                            and p.kind is not p.VAR_KEYWORD)
-        chosen = tuple(wrt) or default_wrt
-        primal_sig, params = _check_rule(primitive, fn, chosen, label)
-        key = _key(primitive)
-        if name:
-            _NAMES[key] = name
-        _RULES[key] = Rule(primitive, label, fn, params, chosen, primal_sig)
-        _NONDIFF.pop(key, None)
+        _register_adjoint(primitive, fn, wrt, name)
         return fn
 
     return register
+
+
+def _register_adjoint(primitive, fn, wrt, name, called=None) -> Rule:
+    label = name or display_name(primitive)
+    sig = inspect.signature(fn)
+    default_wrt = tuple(p.name for p in list(sig.parameters.values())[2:]
+                        if p.default is inspect.Parameter.empty
+                        and p.kind is not p.VAR_KEYWORD)
+    chosen = tuple(wrt) or default_wrt
+    primal_sig, params = _check_rule(primitive, fn, chosen, label, inlined=called is None)
+    key = _key(primitive)
+    if name:
+        _NAMES[key] = name
+    rule = _RULES[key] = Rule(primitive, label, fn, params, chosen, primal_sig, called)
+    _NONDIFF.pop(key, None)
+    return rule
 
 
 def nondifferentiable(*primitives, name: str | None = None) -> None:
@@ -232,3 +240,158 @@ def all_rules() -> dict[object, Rule]:
 
 def all_nondifferentiable() -> dict[object, str]:
     return dict(_NONDIFF)
+
+
+# -- tangent (forward-mode) rules ---------------------------------------------------
+
+@dataclass(frozen=True)
+class TangentRule:
+    """A forward-mode rule for one primitive.
+
+    The rule takes the primal output, the primitive's own arguments and then one
+    tangent ``d_<name>`` per differentiable parameter; it returns, per
+    differentiable parameter and in that order, that parameter's *term* of the
+    output's tangent (what the output's tangent would be if only that argument
+    moved).  Forward mode inlines the terms of the arguments that carry a
+    tangent and adds them up, so an argument without one costs nothing.
+    """
+
+    primitive: object
+    name: str
+    fn: Callable
+    params: tuple[str, ...]
+    wrt: tuple[str, ...]
+    signature: inspect.Signature
+    called: str | None = None  # a user's rule: generated code calls it by this name
+
+    def bind(self, args, kwargs) -> inspect.BoundArguments:
+        return self.signature.bind(*args, **kwargs)
+
+
+_TANGENTS: dict[object, TangentRule] = {}
+
+
+def tangent(primitive, *wrt: str, name: str | None = None):
+    """Register the decorated function as the tangent rule of ``primitive``::
+
+        @tangent(np.multiply, "x", "y")
+        def multiply(out, x, y, d_x, d_y):
+            return d_x * y, x * d_y
+
+    ``wrt`` names the differentiable parameters (by default, as for
+    :func:`adjoint`, those without a default value); the rule's last parameters
+    must be their tangents ``d_<name>``, in the same order.
+    """
+
+    def register(fn):
+        _register_tangent(primitive, fn, wrt, name)
+        return fn
+
+    return register
+
+
+def _register_tangent(primitive, fn, wrt, name, called=None) -> TangentRule:
+    label = name or _NAMES.get(primitive) or display_name(primitive)
+    sig = inspect.signature(fn)
+    values = list(sig.parameters.values())
+    if not values or values[0].name != "out":
+        raise RuleError(f"tangent rule for {label} must start with the parameter 'out'")
+    tangents = [p for p in values[1:] if p.name.startswith("d_")]
+    primal = [p for p in values[1:] if not p.name.startswith("d_")]
+    if values[1:] != primal + tangents:
+        raise RuleError(f"tangent rule for {label}: the tangents d_<name> must be the "
+                        f"last parameters")
+    default_wrt = tuple(p.name for p in primal if p.default is inspect.Parameter.empty
+                        and p.kind is not p.VAR_KEYWORD)
+    chosen = tuple(wrt) or default_wrt
+    expected = [f"d_{w}" for w in chosen]
+    if [p.name for p in tangents] != expected:
+        raise RuleError(f"tangent rule for {label}: expected tangent parameters "
+                        f"{tuple(expected)} after the primal ones, got "
+                        f"{tuple(p.name for p in tangents)}")
+    # Check the primal parameters exactly as an adjoint rule's are checked.
+    fake = sig.replace(parameters=[values[0], values[0].replace(name="d_out"), *primal])
+    _, params = _check_rule(primitive, _Renamed(fn, fake), chosen, label,
+                            inlined=called is None)
+    rule = _TANGENTS[_key(primitive)] = TangentRule(
+        primitive, label, fn, params, chosen, sig.replace(parameters=primal), called)
+    return rule
+
+
+class _Renamed:
+    """``fn`` seen through another signature (to reuse :func:`_check_rule`)."""
+
+    def __init__(self, fn, signature):
+        self.__code__ = fn.__code__
+        self.__signature__ = signature
+
+    def __call__(self, *args, **kwargs):  # pragma: no cover - never called
+        raise TypeError
+
+
+def lookup_tangent(primitive) -> TangentRule | None:
+    """The tangent rule registered for ``primitive``, or None."""
+    try:
+        return _TANGENTS.get(primitive)
+    except TypeError:
+        return None
+
+
+def all_tangents() -> dict[object, TangentRule]:
+    """A copy of the tangent registry (for docs and tests)."""
+    return dict(_TANGENTS)
+
+
+# -- users' rules -------------------------------------------------------------------
+#
+# A rule registered by a user is called by name from generated code instead of
+# being inlined (it may use anything: SciPy, a C extension, its own helpers).
+# Generated modules bind these names; the cache keys on ``user_rules()`` so
+# registering or replacing a rule never reuses code generated before it.
+
+_CALLED: dict[str, Callable] = {}
+_USER: list = []
+_GENERATION = [0]
+
+
+def touch() -> None:
+    """Note a change to users' rules: code compiled before it is regenerated."""
+    _GENERATION[0] += 1
+
+
+def generation() -> int:
+    """How many changes to users' rules this process has seen."""
+    return _GENERATION[0]
+
+
+def _called_name(fn, primitive, suffix: str) -> str:
+    base = getattr(fn, "__name__", "")
+    if not base.isidentifier() or base == "<lambda>":
+        base = f"{display_name(primitive).rpartition('.')[2]}_{suffix}"
+    taken = set(RULE_GLOBALS) | set(dir(builtins))
+    name, n = base, 0
+    while name in taken or (name in _CALLED and _CALLED[name] is not fn):
+        n += 1
+        name = f"{base}_{n}"
+    return name
+
+
+def register_user_rule(kind: str, primitive, fn, wrt=(), name=None):
+    """Register a user's ``"vjp"`` or ``"jvp"`` rule; generated code calls it by name."""
+    called = _called_name(fn, primitive, kind)
+    register = _register_adjoint if kind == "vjp" else _register_tangent
+    rule = register(primitive, fn, tuple(wrt), name, called=called)
+    _CALLED[called] = fn
+    _USER.append((kind, rule.name, called, fn))
+    touch()
+    return rule
+
+
+def called_functions() -> dict[str, Callable]:
+    """Users' rules by the name generated code calls them."""
+    return dict(_CALLED)
+
+
+def user_rules() -> list:
+    """The users' registrations so far, in order: ``(kind, label, called, fn)``."""
+    return list(_USER)

@@ -9,35 +9,44 @@ are integers and carry no derivative.
 
 import numpy as np
 
-from ..runtime import reshape_each, unbroadcast, unconcatenate, unrepeat, untile
+from ..runtime import (
+    move_cotangent,
+    reshape_each,
+    reshape_like,
+    unbroadcast,
+    unconcatenate,
+    unrepeat,
+    unstack,
+    untile,
+)
 from .registry import adjoint, nondifferentiable
 
 
 @adjoint(np.reshape, "a")
 def reshape(out, d_out, a, shape, order="C"):
-    return np.reshape(d_out, np.shape(a), order=order)
+    return reshape_like(d_out, a, order)
 
 
 @adjoint(np.ravel, "a")
 def ravel(out, d_out, a, order="C"):
-    return np.reshape(d_out, np.shape(a), order=order)
+    return reshape_like(d_out, a, order)
 
 
 @adjoint(np.squeeze, "a")
 def squeeze(out, d_out, a, axis=None):
-    return np.reshape(d_out, np.shape(a))
+    return reshape_like(d_out, a)
 
 
 @adjoint(np.expand_dims, "a")
 def expand_dims(out, d_out, a, axis):
-    return np.reshape(d_out, np.shape(a))
+    return reshape_like(d_out, a)
 
 
 @adjoint(np.atleast_1d, "arys")
 def atleast_1d(out, d_out, *arys):
     """One array gives one output; several give a tuple (and ``d_out`` a tuple)."""
     if len(arys) == 1:
-        return [np.reshape(d_out, np.shape(arys[0]))]
+        return [reshape_like(d_out, arys[0])]
     return reshape_each(d_out, arys)
 
 
@@ -45,7 +54,7 @@ def atleast_1d(out, d_out, *arys):
 def atleast_2d(out, d_out, *arys):
     """One array gives one output; several give a tuple (and ``d_out`` a tuple)."""
     if len(arys) == 1:
-        return [np.reshape(d_out, np.shape(arys[0]))]
+        return [reshape_like(d_out, arys[0])]
     return reshape_each(d_out, arys)
 
 
@@ -53,22 +62,22 @@ def atleast_2d(out, d_out, *arys):
 def transpose(out, d_out, a, axes=None):
     if axes is None:
         return np.transpose(d_out)
-    return np.transpose(d_out, np.argsort(np.mod(axes, np.ndim(a))))
+    return move_cotangent(d_out, np.transpose, np.argsort(np.mod(axes, np.ndim(a))))
 
 
 @adjoint(np.swapaxes, "a")
 def swapaxes(out, d_out, a, axis1, axis2):
-    return np.swapaxes(d_out, axis1, axis2)
+    return move_cotangent(d_out, np.swapaxes, axis1, axis2)
 
 
 @adjoint(np.moveaxis, "a")
 def moveaxis(out, d_out, a, source, destination):
-    return np.moveaxis(d_out, destination, source)
+    return move_cotangent(d_out, np.moveaxis, destination, source)
 
 
 @adjoint(np.flip, "m")
 def flip(out, d_out, m, axis=None):
-    return np.flip(d_out, axis)
+    return move_cotangent(d_out, np.flip, axis)
 
 
 @adjoint(np.broadcast_to, "array")
@@ -95,7 +104,7 @@ def concatenate(out, d_out, arrays, axis=0):
 @adjoint(np.stack, "arrays")
 def stack(out, d_out, arrays, axis=0):
     """One cotangent per stacked array."""
-    return list(np.moveaxis(d_out, axis, 0))
+    return unstack(d_out, arrays, axis)
 
 
 @adjoint(np.hstack, "tup")
