@@ -100,7 +100,7 @@ def check_aliases(program: ir.Program) -> None:
                 target = ir.target_names(view)[0]
                 group[find(target)] = find(view.op.args[0].id)
                 made[target] = view
-        for other in sorted(set(made) | set(group)):
+        for other in sorted(set(made) | set(group) | set(group.values())):
             if other == x or find(other) != find(x):
                 continue
             source = made.get(other)

@@ -1,12 +1,14 @@
 """The ``srcgrad`` command line (also ``python -m srcgrad``).
 
-    srcgrad show FILE.py:FUNC [--wrt 0,1] [--policy save] [--mode grad|value_and_grad|vjp]
+    srcgrad show FILE.py:FUNC [--wrt 0,1] [--policy save] [--mode reverse|forward|...]
     srcgrad check FILE.py:FUNC [--wrt 0,1] [--shapes 3x4,4,s] [--seed 0]
     srcgrad export FILE.py:FUNC[,FUNC...] -o OUT.py [--wrt 0,1] [--mode grad|value_and_grad]
     srcgrad cache info|clear
 
 ``show`` prints the generated code (highlighted on a terminal when Pygments is
-installed); ``check`` runs :func:`srcgrad.gradcheck` on random inputs;
+installed): ``--mode reverse`` (the default, same as ``grad``) the gradient,
+``--mode forward`` (same as ``jvp``) the tangent code, or ``value_and_grad``,
+``vjp``; ``check`` runs :func:`srcgrad.gradcheck` on random inputs;
 ``export`` writes a standalone module (:func:`srcgrad.export`); ``cache``
 reports on or empties the on-disk code cache.  Exit status: 0 on success, 1
 when a check fails or srcgrad rejects the function, 2 for bad usage
@@ -105,10 +107,15 @@ def _shapes(text: str | None, count: int):
 def cmd_show(args) -> int:
     fn = load_function(args.target)
     wrt = _wrt(args.wrt, fn)
-    options = Options(mode=args.mode, wrt=wrt, single=len(wrt) == 1, policy=args.policy)
+    mode = _SHOW_MODES.get(args.mode, args.mode)
+    options = Options(mode=mode, wrt=wrt, single=len(wrt) == 1, policy=args.policy)
     generated = compiler.generate(fn, options)
     api.show(_Shown(generated.source))
     return 0
+
+
+#: What ``show --mode`` accepts besides the compiler's own mode names.
+_SHOW_MODES = {"reverse": "grad", "forward": "jvp"}
 
 
 class _Shown:
@@ -165,7 +172,8 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("target", help="FILE.py:FUNC")
     show.add_argument("--wrt", help="argument positions, e.g. 0,1 (default 0)")
     show.add_argument("--policy", default="save")
-    show.add_argument("--mode", default="grad", choices=compiler.MODES)
+    show.add_argument("--mode", default="reverse",
+                      choices=(*_SHOW_MODES, *(m for m in compiler.MODES if m != "tangent")))
     show.set_defaults(run=cmd_show)
     check = sub.add_parser("check", help="compare the gradient with finite differences")
     check.add_argument("target", help="FILE.py:FUNC")

@@ -24,12 +24,14 @@ from __future__ import annotations
 import ast
 import builtins
 import inspect
+import operator
 import textwrap
 import warnings
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 import gast
+import numpy as np
 
 from . import ir, runtime
 from .analyze import SCALAR
@@ -279,13 +281,29 @@ def _call_to_slice(node):
     return node
 
 
+def _elementwise(prim) -> bool:
+    """Whether ``prim`` applies elementwise to operands broadcast together."""
+    if isinstance(prim, np.ufunc):
+        return prim.signature is None
+    try:
+        return prim in _ELEMENTWISE
+    except TypeError:
+        return False
+
+
+_ELEMENTWISE = {operator.add, operator.sub, operator.mul, operator.truediv, operator.pow,
+                operator.mod, operator.neg, operator.pos, abs, np.where, np.clip}
+
+
 class _DropUnbroadcast(gast.NodeTransformer):
     """``unbroadcast(g, x)`` -> ``g`` where the operation cannot have broadcast ``x``:
     every operand is a scalar or in ``x``'s shape class (``x * 2``, ``x * x``,
     ``np.sum(x) + 1.0``, ``y + np.tanh(y)``)."""
 
     def __init__(self, op, shape_class):
-        self.operands = [*op.args, *op.kwargs.values()]
+        # only an elementwise operation's operands broadcast against each other
+        # (np.full(6, c)'s 6 is a shape, not an operand of the same kind)
+        self.operands = [*op.args, *op.kwargs.values()] if _elementwise(op.primitive) else [None]
         self.shape_class = shape_class or (lambda name: name)
 
     def kind(self, operand):
@@ -414,21 +432,38 @@ class _Simplify(gast.NodeTransformer):
     def visit_ListComp(self, node):
         """``[f(i) for i in range(2)]`` -> ``[f(0), f(1)]`` when the range is static."""
         self.generic_visit(node)
-        if len(node.generators) != 1 or node.generators[0].ifs:
+        items = self._static_items(node)
+        if items is None:
             return node
+        elts = [self._at(node.elt, node, item) for item in items]
+        return gast.List(elts=elts, ctx=gast.Load())
+
+    def visit_DictComp(self, node):
+        """``{k[i]: v[i] for i in range(2)}`` -> ``{k[0]: v[0], k[1]: v[1]}``, likewise."""
+        self.generic_visit(node)
+        items = self._static_items(node)
+        if items is None:
+            return node
+        return gast.Dict(keys=[self._at(node.key, node, item) for item in items],
+                         values=[self._at(node.value, node, item) for item in items])
+
+    def _static_items(self, node):
+        """The items a one-generator comprehension runs over, if known statically."""
+        if len(node.generators) != 1 or node.generators[0].ifs:
+            return None
         gen = node.generators[0]
         if not isinstance(gen.target, gast.Name):
-            return node
+            return None
         if isinstance(gen.iter, (gast.Tuple, gast.List)):
-            items = list(gen.iter.elts)
-        else:
-            known, value = static_eval(gen.iter)
-            if not known or not isinstance(value, range):
-                return node
-            items = [gast.Constant(value=v, kind=None) for v in value]
-        elts = [self.visit(_Substitute({gen.target.id: item}, {}).visit(clone(node.elt)))
-                for item in items]
-        return gast.List(elts=elts, ctx=gast.Load())
+            return list(gen.iter.elts)
+        known, value = static_eval(gen.iter)
+        if not known or not isinstance(value, range):
+            return None
+        return [gast.Constant(value=v, kind=None) for v in value]
+
+    def _at(self, expr, node, item):
+        target = node.generators[0].target.id
+        return self.visit(_Substitute({target: item}, {}).visit(clone(expr)))
 
     def visit_Call(self, node):
         self.generic_visit(node)

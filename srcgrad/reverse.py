@@ -447,7 +447,8 @@ def _missing_rule(program, op) -> MissingRuleError:
         what = f"'{registry.display_name(prim)}'"
     return MissingRuleError(
         f"no adjoint rule for {what}, and a value being differentiated flows into it "
-        f"(wrap the value in srcgrad.stop_gradient if no gradient should flow there)",
+        f"(register one with srcgrad.register_vjp, or wrap the value in "
+        f"srcgrad.stop_gradient if no gradient should flow there)",
         filename=program.filename, lineno=getattr(op.node, "lineno", None),
         col=getattr(op.node, "col_offset", None))
 

@@ -245,14 +245,15 @@ def _as_cotangent(t):
     return t
 
 
-def tangent_attr(t, name):
-    """The tangent of attribute ``name`` of an object whose tangent is ``t`` (an
-    object of the same kind, or a dict by attribute name)."""
-    if is_zero(t):
-        return 0.0
+def tangent_attr(t, obj, name):
+    """The tangent of attribute ``name`` of ``obj``, whose tangent is ``t`` (an
+    object of the same kind, or a dict by attribute name); zeros shaped like the
+    attribute where ``t`` has none for it."""
     if isinstance(t, dict):
-        return t.get(name, 0.0)
-    return getattr(t, name, 0.0)
+        found = t.get(name)
+    else:
+        found = None if is_zero(t) else getattr(t, name, None)
+    return zero_tangent(getattr(obj, name)) if found is None else found
 
 
 def drop_last(g):

@@ -56,6 +56,14 @@ def test_show_vjp_mode(model):
     assert "def loss_forward(W, b):" in result.stdout
 
 
+def test_show_forward_mode_prints_tangent_code(model):
+    result = run("show", f"{model}:loss", "--mode", "forward", "--wrt", "0")
+    assert result.returncode == 0, result.stderr
+    assert "def jvp_loss(" in result.stdout and "d_" in result.stdout
+    assert run("show", f"{model}:loss", "--mode", "reverse").stdout == \
+        run("show", f"{model}:loss").stdout
+
+
 def test_check_passes_on_a_correct_gradient(model):
     result = run("check", f"{model}:loss", "--shapes", "3x4,4")
     assert result.returncode == 0, result.stderr

@@ -133,3 +133,24 @@ def test_every_policy_gives_the_same_gradient(case, policy):
     for a, b in zip(reference(u), pullback(u)):
         if a is not None:
             assert_close(b, a, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_jvp_agrees_with_vjp(case):
+    """Forward mode: the same value, and <u, J v> from jvp equals <J^T u, v> from vjp."""
+    rng = np.random.default_rng(2)
+    args = _args(case)
+    positions = float_positions(args)
+    directions = {i: random_like(rng, args[i]) for i in positions}
+    value, tangent = srcgrad.jvp(case.fn, args, [directions.get(i) for i in range(len(args))])
+    expected, pullback = srcgrad.vjp(case.fn, *args)
+    assert_close(value if not isinstance(value, tuple) else np.concatenate(
+        [np.ravel(v) for v in value]), expected if not isinstance(expected, tuple)
+        else np.concatenate([np.ravel(v) for v in expected]), what=case.name)
+    u = random_like(rng, expected)
+    cotangents = pullback(u)
+    lhs = inner(u, tangent)
+    rhs = sum(inner(cotangents[i], v) for i, v in directions.items())
+    assert lhs == pytest.approx(rhs, rel=1e-6, abs=1e-8), case.name
+    assert np.shape(tangent) == np.shape(expected) if not isinstance(expected, tuple) \
+        else len(tangent) == len(expected)

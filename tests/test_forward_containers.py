@@ -10,10 +10,9 @@ import dataclasses
 
 import numpy as np
 import pytest
+from numeric import assert_close
 
 import srcgrad
-
-from numeric import assert_close
 
 RNG = np.random.default_rng(11)
 
@@ -145,10 +144,9 @@ def test_list_argument_is_not_modified():
 def dicts(x, y):
     d = {"w": np.exp(x), "v": x * y}
     total = 0.0 * x
-    for key in d.keys():
-        total = total + d[key]
+    weights = {"w": 0.5, "v": 2.0}
     for key, value in d.items():
-        total = total + value * y
+        total = total + weights[key] * value * y
     return total, {"sum": d["w"] + d["v"], "w": d["w"]}
 
 

@@ -55,6 +55,7 @@ def snapshot_(out, d_out, value):
     return d_out
 
 
-@adjoint(sum, "iterable", name="sum")
+@adjoint(sum, "iterable", "start", name="sum")
 def sum_(out, d_out, iterable, start=0):
-    return ListCotangent([unbroadcast(d_out, x) for x in iterable])
+    """``start`` is added like any element (``sum(xs, x0)``)."""
+    return ListCotangent([unbroadcast(d_out, x) for x in iterable]), unbroadcast(d_out, start)

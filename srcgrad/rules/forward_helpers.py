@@ -37,7 +37,7 @@ def tangent_like_(out, d_out, t, x):
 
 
 @adjoint(tangent_attr, "t", name="tangent_attr")
-def tangent_attr_(out, d_out, t, name):
+def tangent_attr_(out, d_out, t, obj, name):
     return AttributeCotangent({name: d_out})
 
 

@@ -14,7 +14,7 @@ from ..rules.registry import tangent
 
 
 @tangent(np.array, "object", name="np.array")
-def array(out, object, dtype=None, *, d_object):  # noqa: A002 - mirrors numpy
+def array(out, object, dtype=None, *, d_object):
     if dtype is None:
         return np.array(d_object)
     return np.array(d_object, dtype=dtype)

@@ -5,7 +5,7 @@ tangents (zeros for elements that do not move): ``(a, b)`` has tangent
 ``(d_a, d_b)``; a list display a fresh list, which the tangent code may append
 to beside the value; a dict display a dict with the same keys.  An object's
 tangent is an object of the same kind or a dict by attribute name, so reading
-``self.W`` reads ``tangent_attr(d_self, "W")``.  ``list.append`` is an
+``self.W`` reads ``tangent_attr(d_self, self, "W")``.  ``list.append`` is an
 in-place update handled by forward mode itself.
 """
 
@@ -26,12 +26,12 @@ def build_list(out, *elts, d_elts):
 
 @tangent(BUILD_DICT, "values", name="dict display")
 def build_dict(out, keys, *values, d_values):
-    return dict(zip(keys, d_values))
+    return {keys[i]: d_values[i] for i in range(len(keys))}
 
 
 @tangent(GETATTR, "obj", name="attribute")
 def getattr_(out, obj, name, d_obj):
-    return tangent_attr(d_obj, name)
+    return tangent_attr(d_obj, obj, name)
 
 
 @tangent(sequence, "items", name="sequence")
@@ -50,8 +50,8 @@ def snapshot_(out, value, d_value):
 @tangent(sum, "iterable", "start", name="sum")
 def sum_(out, iterable, start=0, *, d_iterable, d_start):
     """The tangents broadcast against each other as the elements do; only a
-    ``start`` other than the default 0 may widen the output further.  Unlike
-    the adjoint rule, ``start`` is differentiable here (``sum(xs, x0)``)."""
+    ``start`` other than the default 0 may widen the output further, and may
+    move itself (``sum(xs, x0)``)."""
     if isinstance(start, int) and start == 0:
         return sum(d_iterable), d_start
     return expand(sum(d_iterable), out), expand(d_start, out)

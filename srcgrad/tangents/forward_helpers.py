@@ -25,8 +25,8 @@ def tangent_like_(out, t, x, d_t):
 
 
 @tangent(tangent_attr, "t", name="tangent_attr")
-def tangent_attr_(out, t, name, d_t):
-    return tangent_attr(d_t, name)
+def tangent_attr_(out, t, obj, name, d_t):
+    return tangent_attr(d_t, obj, name)
 
 
 @tangent(on_grad, "x", name="on_grad")

@@ -44,15 +44,23 @@ def tensordot(out, a, b, axes=2, d_a=None, d_b=None):
 
 @tangent(np.einsum, "operands")
 def einsum(out, *operands, optimize=False, d_operands):
-    """``operands`` holds the subscripts string first, then the arrays; the
-    term is one einsum per array, with that array replaced by its tangent
-    (an array that does not move has a zero tangent).  Only the string form
-    is supported, as in the adjoint rule."""
+    """``operands`` holds the subscripts string first, then the arrays (only the
+    string form is supported, as in the adjoint rule).  The term is one einsum
+    per array, with that array replaced by its tangent (a zero tangent for an
+    array that does not move).  Up to three arrays the calls are written out:
+    generated code that is differentiated again cannot unpack ``*args``."""
     if len(operands) == 2:
         return np.einsum(operands[0], d_operands[1], optimize=optimize)
     if len(operands) == 3:
         return (np.einsum(operands[0], d_operands[1], operands[2], optimize=optimize)
                 + np.einsum(operands[0], operands[1], d_operands[2], optimize=optimize))
+    if len(operands) == 4:
+        return (np.einsum(operands[0], d_operands[1], operands[2], operands[3],
+                          optimize=optimize)
+                + np.einsum(operands[0], operands[1], d_operands[2], operands[3],
+                            optimize=optimize)
+                + np.einsum(operands[0], operands[1], operands[2], d_operands[3],
+                            optimize=optimize))
     return sum([np.einsum(*[d_operands[j] if j == i else operands[j]
                             for j in range(len(operands))], optimize=optimize)
                 for i in range(1, len(operands))])
@@ -73,11 +81,10 @@ def inv(out, a, d_a):
 
 @tangent(np.linalg.solve, name="np.linalg.solve")
 def solve(out, a, b, d_a, d_b):
-    """b is a vector (shape (M,)) or a stack of matrices (..., M, K); the
-    vector case multiplies ``dA`` into ``x`` as a column."""
-    if np.ndim(b) == 1:
-        return -np.linalg.solve(a, d_a @ out[..., None])[..., 0], np.linalg.solve(a, d_b)
-    return -np.linalg.solve(a, d_a @ out), np.linalg.solve(a, d_b)
+    """b is a vector (shape (M,)) or a stack of matrices (..., M, K); for a
+    vector, ``dA`` multiplies ``x`` as a column."""
+    x = out[..., None] if np.ndim(b) == 1 else out
+    return -np.reshape(np.linalg.solve(a, d_a @ x), np.shape(out)), np.linalg.solve(a, d_b)
 
 
 @tangent(np.linalg.det, name="np.linalg.det")

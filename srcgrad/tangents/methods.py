@@ -13,12 +13,12 @@ from ..rules.registry import tangent
 
 
 @tangent(np.ndarray.T, name="np.ndarray.T")
-def T(out, a, d_a):  # noqa: N802 - mirrors the attribute
+def T(out, a, d_a):
     return np.transpose(d_a)
 
 
 @tangent(np.ndarray.mT, name="np.ndarray.mT")
-def mT(out, a, d_a):  # noqa: N802 - mirrors the attribute
+def mT(out, a, d_a):
     return np.swapaxes(d_a, -1, -2)
 
 
@@ -82,7 +82,7 @@ def astype(out, a, dtype, d_a):
 
 
 @tangent(np.ndarray.clip, "a", name="np.ndarray.clip")
-def clip(out, a, min=None, max=None, *, d_a):  # noqa: A002 - mirrors numpy
+def clip(out, a, min=None, max=None, *, d_a):
     """The tangent passes where min <= a <= max (where the output is a), as
     the adjoint's cotangent does; ``out == a`` has the output's shape."""
     return d_a * (out == a)

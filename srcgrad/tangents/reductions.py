@@ -43,15 +43,20 @@ def mean(out, a, axis=None, *, keepdims=False, d_a):
 @tangent(np.prod, "a")
 @tangent(np.ndarray.prod, "a", name="np.ndarray.prod")
 def prod(out, a, axis=None, *, keepdims=False, d_a):
-    """d out / d a_i is the product of the other elements: ``rest / a_i`` when no
-    element is zero (``rest``, the product of the nonzero elements, is ``out``),
-    ``rest`` for the only zero, and 0 otherwise."""
-    zero = a == 0
+    """d out / d a_i is the product of the other elements: the product of the
+    nonzero ones over a_i (1 for a zero a_i), times the product of the zero
+    ones other than a_i.  That is 1 when there are none, 0 when there are
+    several, and the one zero element itself when there is one: 0 as well,
+    but written so that it moves when generated code is differentiated again
+    (``zero_left``, the sum of the other zero elements)."""
+    zero = np.equal(a, 0)  # not a == 0: a may be a list
     nonzero = np.where(zero, 1, a)
-    rest = np.prod(nonzero, axis=axis, keepdims=True)
-    zeros = np.sum(zero, axis=axis, keepdims=True)
-    partial = rest * np.where(zero, zeros == 1, (zeros == 0) / nonzero)
-    return np.sum(d_a * partial, axis=axis, keepdims=keepdims)
+    at_zeros = np.where(zero, a, 0)
+    zeros_left = np.sum(zero, axis=axis, keepdims=True) - zero
+    zero_left = np.sum(at_zeros, axis=axis, keepdims=True) - at_zeros
+    others = (np.prod(nonzero, axis=axis, keepdims=True) / nonzero
+              * ((zeros_left == 0) + zero_left * (zeros_left == 1)))
+    return np.sum(d_a * others, axis=axis, keepdims=keepdims)
 
 
 @tangent(np.max, "a")
@@ -101,32 +106,35 @@ def std(out, a, axis=None, *, ddof=0, keepdims=False, d_a):
 
 
 @tangent(np.linalg.norm, "x", name="np.linalg.norm")
-def norm(out, x, ord=None, axis=None, keepdims=False, d_x=None):  # noqa: A002 - mirrors numpy
+def norm(out, x, ord=None, axis=None, keepdims=False, d_x=None):
     """Vector p-norms (ord None, 2, 1, inf, -inf, 0, p) and the Frobenius norm,
     as in the adjoint rule: 0 where the norm is 0, the inf-norms' ties share the
-    tangent equally.  Other matrix norms fail the assertion."""
+    tangent equally.  Other matrix norms fail the assertion.  ``np.multiply``
+    rather than ``*``: ``x`` may be a list (``np.linalg.norm([dx, dy])``)."""
     if ord is None or ord == "fro":
-        return np.sum(x * d_x, axis=axis, keepdims=keepdims) / np.where(out == 0, 1, out)
+        return (np.sum(np.multiply(x, d_x), axis=axis, keepdims=keepdims)
+                / np.where(out == 0, 1, out))
     if axis is None:
         assert np.ndim(x) == 1, "np.linalg.norm: only the Frobenius matrix norm has a tangent"
     elif not isinstance(axis, int) and len(axis) != 1:
-        assert False, "np.linalg.norm: only the Frobenius matrix norm has a tangent"  # noqa: B011
+        assert False, "np.linalg.norm: only the Frobenius matrix norm has a tangent"
     if ord == 0:  # the count of nonzero elements
         return np.zeros_like(out)
     if ord == 1:
         return np.sum(np.sign(x) * d_x, axis=axis, keepdims=keepdims)
     if ord == 2:
-        return np.sum(x * d_x, axis=axis, keepdims=keepdims) / np.where(out == 0, 1, out)
+        return (np.sum(np.multiply(x, d_x), axis=axis, keepdims=keepdims)
+                / np.where(out == 0, 1, out))
     if axis is None or keepdims:
-        scale = np.where(out == 0, 1, out)
+        scale = out
     else:
-        scale = np.where(out == 0, 1, np.expand_dims(out, axis))
+        scale = np.expand_dims(out, axis)
     if ord in (float("inf"), float("-inf")):  # not np.inf: a literal ord folds this test
         hit = np.abs(x) == scale
         return (np.sum(np.sign(x) * d_x * hit, axis=axis, keepdims=keepdims)
                 / np.sum(hit, axis=axis, keepdims=keepdims, dtype=out.dtype))
-    return np.sum(np.sign(x) * (np.abs(x) / scale) ** (ord - 1) * d_x, axis=axis,
-                  keepdims=keepdims)
+    ratio = np.abs(x) / np.where(scale == 0, 1, scale)
+    return np.sum(np.sign(x) * ratio ** (ord - 1) * d_x, axis=axis, keepdims=keepdims)
 
 
 @tangent(np.cumsum, "a")

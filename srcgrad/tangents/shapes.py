@@ -86,7 +86,7 @@ def broadcast_to(out, array, shape, d_array):
 
 
 @tangent(np.tile, "A")
-def tile(out, A, reps, d_A):  # noqa: N803 - mirrors numpy
+def tile(out, A, reps, d_A):
     return np.tile(d_A, reps)
 
 
