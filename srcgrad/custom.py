@@ -8,10 +8,24 @@ adjoint), a rule supplies it.  Users' rules are *called by name* from the
 generated code, never inlined, so they may use any library; ``g.source`` shows
 the call (``d_x = gammaln_vjp(y, d_y, x)``).
 
-    >>> import numpy as np, srcgrad
-    >>> def sinc_vjp(out, d_out, x):
-    ...     return d_out * np.where(x == 0, 0.0, (np.cos(np.pi * x) - out) / np.where(x == 0, 1, x))
-    >>> register_vjp(np.sinc, sinc_vjp)
+    >>> import numpy as np
+    >>> from .api import grad
+    >>> class Softplus:                      # srcgrad cannot read into this object
+    ...     def __call__(self, x):
+    ...         return np.log1p(np.exp(x))
+    >>> softplus = Softplus()
+    >>> def softplus_vjp(out, d_out, x):
+    ...     return d_out / (1.0 + np.exp(-x))
+    >>> register_vjp(softplus, softplus_vjp)
+    >>> def f(x):
+    ...     return np.sum(softplus(x) * x)
+    >>> print(grad(f).source.split("# Adjoint sweep")[1])  # doctest: +NORMALIZE_WHITESPACE
+    d_t3 = grad_seed(t3)
+    d_t2 = unreduce(d_t3, t2)
+    d_t1 = unbroadcast(d_t2 * x, t1)
+    d_x = unbroadcast(d_t2 * t1, x)
+    d_x = d_x + softplus_vjp(t1, d_t1, x)
+    return grad_like(d_x, x)
 """
 
 from __future__ import annotations

@@ -18,6 +18,9 @@ Three cases need care:
   (``d_h[i] = d_v``); every definition of such a variable makes its tangent a
   private copy (``fresh_tangent``), since a tangent may alias another one (the
   tangent of ``a + c`` is ``d_a`` itself) or the caller's;
+* an operand's term has the operand's shape, which broadcasting may widen:
+  ``expand(term, out)`` widens it, and is left out where the operands
+  provably share a shape (``x * 2``, ``np.sin(x) * x``);
 * a call of a user function calls that function's own generated tangent
   function, ``y, d_y = f_jvp(x, d_x)``, so recursion works.
 
@@ -33,7 +36,7 @@ Three cases need care:
     t1 = np.sin(x)
     d_t1 = d_x * np.cos(x)
     z = t1 * y
-    d_z = d_t1 * y
+    d_z = expand(d_t1 * y, z)
     t2 = np.sum(z)
     d_t2 = np.sum(d_z)
 """

@@ -12,8 +12,18 @@ from numeric import assert_close
 
 import srcgrad
 from srcgrad.errors import NonDifferentiableError, RuleError, SrcGradError
+from srcgrad.rules import registry
 
 RNG = np.random.default_rng(7)
+
+
+@pytest.fixture(autouse=True)
+def _own_rules():
+    """Rules registered by a test stay in that test."""
+    restore = registry.restore_point()
+    yield
+    restore()
+
 EPS = 1e-6
 
 
@@ -156,10 +166,10 @@ def test_registered_rules_for_an_opaque_callable_work_in_both_modes_and_show_by_
     numeric = [(fns.uses_softplus(x + EPS * e, w) - fns.uses_softplus(x - EPS * e, w))
                / (2 * EPS) for e in np.eye(4)]
     assert_close(g(x, w)[0], np.array(numeric), rtol=1e-6, atol=1e-8)
-    assert "softplus_vjp(" in g.source
+    assert "softplus_vjp" in g.source  # (a suffix if a doctest took the name)
     v = RNG.standard_normal(4)
     t = srcgrad.jvp(fns.uses_softplus, wrt=0)
-    assert "softplus_jvp(" in t.source
+    assert "softplus_jvp" in t.source
     _, tangent = srcgrad.jvp(fns.uses_softplus, (x, w), (v, None))
     assert tangent == pytest.approx(float(g(x, w)[0] @ v), rel=1e-10)
 

@@ -224,7 +224,7 @@ def test_every_rule_has_an_entry():
     tested = {id(e.primitive) for e in spec.SPECS}
     tested.add(id(srcgrad.runtime.tangent_attr))  # reads a tangent object: test_higher.py
     missing = [r.name for p, r in registry.all_rules().items()
-               if id(p) not in tested and not isinstance(p, Builder)]
+               if id(p) not in tested and not isinstance(p, Builder) and r.called is None]
     assert not missing, f"rules without a spec entry: {missing}"
     marked = {id(e.primitive) for e in spec.NONDIFF}
     missing = [n for p, n in registry.all_nondifferentiable().items() if id(p) not in marked]

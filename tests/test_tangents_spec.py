@@ -72,5 +72,5 @@ def test_entry_forward_mode_keeps_float32(index):
 
 def test_every_adjoint_rule_has_a_tangent_rule():
     missing = sorted(rule.name for prim, rule in registry.all_rules().items()
-                     if registry.lookup_tangent(prim) is None)
+                     if registry.lookup_tangent(prim) is None and rule.called is None)
     assert not missing, f"adjoint rules without a tangent rule: {missing}"

@@ -395,3 +395,16 @@ def called_functions() -> dict[str, Callable]:
 def user_rules() -> list:
     """The users' registrations so far, in order: ``(kind, label, called, fn)``."""
     return list(_USER)
+
+
+def restore_point():
+    """A function that puts every registry back as it is now (for tests that
+    register rules of their own)."""
+    saved = (dict(_RULES), dict(_NONDIFF), dict(_TANGENTS), dict(_CALLED), list(_USER))
+
+    def restore():
+        for table, copy in zip((_RULES, _NONDIFF, _TANGENTS, _CALLED, _USER), saved):
+            table.clear()
+            table.update(copy) if isinstance(table, dict) else table.extend(copy)
+        touch()
+    return restore
