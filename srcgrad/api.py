@@ -297,7 +297,8 @@ def export(path, *functions) -> list[str]:
                      if c.source == source] if source else []
             if not found:
                 raise SrcGradError(f"srcgrad.export takes functions made by grad, "
-                                   f"value_and_grad or vjp's pullback; got {g!r}")
+                                   f"value_and_grad, jvp(fn, wrt=...) or vjp's pullback; "
+                                   f"got {g!r}")
             compiled, mode = found[0], "vjp"
         gen = compiled.generated
         units.append(Unit(gen.source, tuple(gen.entries), dict(gen.bindings), compiled.fn, mode,

@@ -138,7 +138,7 @@ class custom_vjp:  # noqa: N801 - used as a decorator, like functools.partial
             raise RuleError(f"custom_vjp {self.fn.__name__}: the backward function takes "
                             f"(residuals, d_out), not {n} parameters")
         self.fwd, self.bwd = fwd, bwd
-        registry.touch()
+        registry.record_user_rule("custom_vjp", self.fn.__qualname__, fwd, bwd)
         return self
 
     def defjvp(self, rule):

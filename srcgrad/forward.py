@@ -252,16 +252,22 @@ class Forward:
         tangents = [self.tangent(args[i]) for i in positions]
         value = gast.Call(func=ir.name(made.name), args=[*args, *tangents], keywords=[])
         names = ir.target_names(stmt)
-        if any(n in self.updated for n in names):
-            held = self.namer.fresh("dt")
-            both = gast.Tuple(elts=[clone(target), ir.name(held, store=True)], ctx=gast.Store())
-            new = ir.assign(both, value)
-            rest = [self.define(n, _part(held, target, n), str(op.label)) for n in names]
-        else:
+        if isinstance(target, gast.Name) and target.id not in self.updated:
             both = gast.Tuple(elts=[clone(target), _tangent_target(target, self.tangent_name)],
                               ctx=gast.Store())
             new = ir.assign(both, value)
             rest = []
+        else:  # a tuple returned: unpack value and tangent apart (names only, so that
+            # reverse mode can differentiate this code again)
+            result, held = self.namer.fresh(f"{made}_out"), self.namer.fresh("dt")
+            new = ir.assign(gast.Tuple(elts=[ir.name(result, store=True),
+                                             ir.name(held, store=True)], ctx=gast.Store()), value)
+            rest = [ir.assign(clone(target), ir.name(result))]
+            if any(n in self.updated for n in names) or not isinstance(target, gast.Tuple) \
+                    or any(not isinstance(e, gast.Name) for e in target.elts):
+                rest += [self.define(n, _part(held, target, n), str(op.label)) for n in names]
+            else:
+                rest.append(ir.assign(_tangent_target(target, self.tangent_name), ir.name(held)))
         new.origin = op.label
         new.source_stmt = stmt
         return [new, *rest]

@@ -275,6 +275,9 @@ def jacobian(fn, wrt=0):
     if not single:
         raise SrcGradError("jacobian takes one argument position (an int) as wrt")
     i = position[0]
+    if isinstance(fn, Derivative):
+        raise SrcGradError(f"jacobian of {fn.__name__} would be a third derivative: srcgrad "
+                           f"composes second derivatives only (see docs/limitations.md)")
     if isinstance(fn, Transformed) and fn._options.mode == "grad" and fn._options.single:
         if fn._options.wrt[0] != i or fn._bound is not None:
             raise SrcGradError("jacobian(grad(f)) is supported with the same argument "

@@ -101,12 +101,16 @@ def unbroadcast(g, x):
     if np.shape(g) == shape:
         return g
     g = np.asarray(g)
+    if g.ndim < len(shape) and not np.any(g):  # zeros smaller than x: no cotangent
+        return 0.0
     lead = g.ndim - len(shape)
     if lead:
         g = g.sum(axis=tuple(range(lead)))
     stretched = tuple(i for i, n in enumerate(shape) if n == 1 and g.shape[i] != 1)
     if stretched:
         g = g.sum(axis=stretched, keepdims=True)
+    if g.shape != shape and not np.any(g):  # zeros smaller than x: no cotangent
+        return 0.0
     return g
 
 
@@ -119,6 +123,8 @@ def unreduce(g, x, axis=None, keepdims=False):
     """
     shape = np.shape(x)
     if axis is not None and not keepdims:
+        if _no_cotangent(g):
+            return 0.0
         axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
         ndim = len(shape)
         g = np.expand_dims(g, tuple(sorted(a % ndim for a in axes)))
@@ -315,6 +321,8 @@ def _tensordot_axes(a, b, axes):
 
 def tensordot_grad_a(g, a, b, axes=2):
     """Cotangent of ``a`` in ``np.tensordot(a, b, axes)``."""
+    if _no_cotangent(g):
+        return 0.0
     ax_a, ax_b = _tensordot_axes(a, b, axes)
     free_a = [k for k in range(np.ndim(a)) if k not in ax_a]
     free_b = [k for k in range(np.ndim(b)) if k not in ax_b]
@@ -325,6 +333,8 @@ def tensordot_grad_a(g, a, b, axes=2):
 
 def tensordot_grad_b(g, a, b, axes=2):
     """Cotangent of ``b`` in ``np.tensordot(a, b, axes)``."""
+    if _no_cotangent(g):
+        return 0.0
     ax_a, ax_b = _tensordot_axes(a, b, axes)
     free_a = [k for k in range(np.ndim(a)) if k not in ax_a]
     free_b = [k for k in range(np.ndim(b)) if k not in ax_b]
@@ -362,6 +372,8 @@ def einsum_grads(g, operands):
     if not isinstance(subscripts, str):
         raise _error("MissingRuleError", "einsum's sublist form einsum(x, [0, 1], ...) has no "
                      "adjoint; write the subscripts as a string")
+    if _no_cotangent(g):
+        return [None] + [0.0] * len(arrays)
     ins, outs = _einsum_parse(subscripts, arrays)
     grads = [None]
     for i, a in enumerate(arrays):
@@ -398,6 +410,8 @@ def prod_except(a, axis=None):
 def extremum_grad(g, out, a, axis=None, keepdims=False):
     """Cotangent of ``a`` in ``np.max(a, axis)`` / ``np.min``: ``g`` goes to the
     elements equal to the extremum, split equally among ties."""
+    if _no_cotangent(g):
+        return 0.0
     hit = np.asarray(a) == unreduce(out, a, axis, keepdims)
     gg = unreduce(g, a, axis, keepdims)
     return gg * hit / np.sum(hit, axis=axis, keepdims=True).astype(gg.dtype)
@@ -427,6 +441,8 @@ def norm_grad(g, out, x, ord=None, axis=None, keepdims=False):
 
 def trace_grad(g, a, offset=0, axis1=0, axis2=1):
     """Cotangent of ``a`` in ``np.trace(a, offset, axis1, axis2)``."""
+    if _no_cotangent(g):
+        return 0.0
     shape, nd = np.shape(a), np.ndim(a)
     ax1, ax2 = axis1 % nd, axis2 % nd
     eye = np.eye(shape[ax1], shape[ax2], k=offset, dtype=np.result_type(g))

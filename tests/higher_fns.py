@@ -98,3 +98,12 @@ scaled_tanh.defvjp(scaled_tanh_fwd, scaled_tanh_bwd)
 
 def uses_custom(x):
     return np.sum(scaled_tanh(x * 2.0) ** 2)
+
+
+def split(x):
+    return np.sin(x), np.cos(x) * x
+
+
+def unpacks(x):
+    s, c = split(x)
+    return np.sum(s * c)

@@ -222,3 +222,14 @@ def test_missing_rule_error_mentions_registering_one():
 
     with pytest.raises(srcgrad.MissingRuleError, match="register"):
         srcgrad.grad(f)(np.ones(3))
+
+
+def test_second_derivatives_through_a_callee_returning_a_tuple():
+    x, v = RNG.standard_normal(3), RNG.standard_normal(3)
+    hv = srcgrad.hvp(fns.unpacks)(x, v)
+    assert_close(hv, _fd_of_grad(fns.unpacks, (x,), 0, v), rtol=1e-6, atol=1e-7)
+
+
+def test_jacobian_of_a_second_derivative_is_refused_clearly():
+    with pytest.raises(SrcGradError, match="third derivative"):
+        srcgrad.jacobian(srcgrad.hvp(fns.quartic))

@@ -387,6 +387,14 @@ def register_user_rule(kind: str, primitive, fn, wrt=(), name=None):
     return rule
 
 
+def record_user_rule(kind: str, label: str, *fns) -> None:
+    """Note rules that are not in the tables (a custom_vjp's functions), so that
+    code generated before them is not reused."""
+    for fn in fns:
+        _USER.append((kind, label, None, fn))
+    touch()
+
+
 def called_functions() -> dict[str, Callable]:
     """Users' rules by the name generated code calls them."""
     return dict(_CALLED)
