@@ -1,0 +1,69 @@
+"""Rules at the edges of their domains: stable, and the documented subgradients.
+
+Large logits must not overflow; log1p/expm1 keep their precision near 0; at
+the kinks, abs and norm take the subgradient 0 (never NaN); sqrt at 0 has the
+infinite slope that is its true derivative.  The same holds in forward mode,
+and float32 inputs give float32 derivatives.
+"""
+
+from __future__ import annotations
+
+import numerics_fns as fns
+import numpy as np
+import pytest
+
+import srcgrad
+
+
+def _softmax(x):
+    e = np.exp(x - np.max(x))
+    return e / np.sum(e)
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e3, 1e300])
+def test_logsumexp_of_large_logits_is_the_softmax(scale):
+    x = np.array([1.0, -1.0, 0.999]) * scale
+    g = srcgrad.grad(fns.logsumexp)(x)
+    assert np.all(np.isfinite(g))
+    np.testing.assert_allclose(g, _softmax(x), rtol=1e-12, atol=1e-300)
+    _, t = srcgrad.jvp(fns.logsumexp, (x,), (np.ones(3),))
+    assert t == pytest.approx(1.0)  # the softmax sums to one
+
+
+def test_softmax_cross_entropy_with_large_logits():
+    logits = np.array([[1000.0, 0.0, -1000.0], [3.0, 2.0, 1.0]])
+    onehot = np.array([[0.0, 1.0, 0.0], [1.0, 0.0, 0.0]])
+    g = srcgrad.grad(fns.softmax_xent)(logits, onehot)
+    expected = np.stack([_softmax(row) for row in logits]) - onehot
+    np.testing.assert_allclose(g, expected, rtol=1e-12, atol=1e-15)
+
+
+def test_log1p_and_expm1_keep_precision_near_zero():
+    x = np.array([1e-12, -1e-12, 1e-300])
+    g = srcgrad.grad(fns.near_zero)(x)
+    np.testing.assert_allclose(g, 1 / (1 + x) + np.exp(x), rtol=1e-15)
+
+
+def test_abs_and_norm_at_zero_take_the_zero_subgradient_in_both_modes():
+    zero = np.zeros(3)
+    for fn in (fns.abs_sum, fns.norm):
+        g = srcgrad.grad(fn)(zero)
+        assert np.array_equal(g, zero), fn.__name__
+        _, t = srcgrad.jvp(fn, (zero,), (np.ones(3),))
+        assert t == 0.0, fn.__name__
+    x = np.array([1.0, 2.0, 3.0])
+    assert np.array_equal(srcgrad.grad(fns.l2_of_difference)(x, x.copy()), np.zeros(3))
+
+
+def test_sqrt_at_zero_has_its_infinite_slope_not_nan():
+    with np.errstate(divide="ignore"):
+        g = srcgrad.grad(fns.root_sum)(np.array([0.0, 4.0]))
+    assert g[0] == np.inf and g[1] == pytest.approx(0.25)
+
+
+@pytest.mark.parametrize("fn", [fns.logsumexp, fns.norm, fns.abs_sum, fns.near_zero])
+def test_float32_in_float32_out_in_both_modes(fn):
+    x = np.array([0.5, -0.25, 0.125], dtype=np.float32)
+    assert srcgrad.grad(fn)(x).dtype == np.float32
+    value, tangent = srcgrad.jvp(fn, (x,), (np.ones(3, dtype=np.float32),))
+    assert np.asarray(tangent).dtype == np.asarray(value).dtype
