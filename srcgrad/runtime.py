@@ -71,6 +71,9 @@ __all__ = [
     "reshape_like",
     "move_cotangent",
     "unstack",
+    "reverse_cumsum",
+    "outer_grads",
+    "unpack_cotangent",
     "expand",
     "zero_tangent",
     "fresh_tangent",
@@ -608,3 +611,28 @@ def unstack(g, arrays, axis=0):
     if _no_cotangent(g):
         return [0.0] * len(arrays)
     return list(np.moveaxis(g, axis, 0))
+
+
+def reverse_cumsum(g, a, axis=None):
+    """Cotangent of ``a`` in ``np.cumsum(a, axis)``: the cumulative sum of ``g``
+    from the end (over the flattened array when ``axis`` is None)."""
+    if _no_cotangent(g):
+        return 0.0
+    if axis is None:
+        return np.reshape(np.flip(np.cumsum(np.flip(np.ravel(g)))), np.shape(a))
+    return np.flip(np.cumsum(np.flip(g, axis), axis), axis)
+
+
+def outer_grads(g, a, b):
+    """Cotangents of ``a`` and ``b`` in ``np.outer(a, b)`` (both flattened there)."""
+    if _no_cotangent(g):
+        return 0.0, 0.0
+    return np.reshape(g @ np.ravel(b), np.shape(a)), np.reshape(np.ravel(a) @ g, np.shape(b))
+
+
+def unpack_cotangent(g, items):
+    """Cotangents of the elements of the list or tuple ``items`` packed into one
+    array (``np.array([x, y, z])``): the rows of ``g``."""
+    if _no_cotangent(g):
+        return [0.0] * len(items)
+    return list(g)

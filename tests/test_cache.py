@@ -281,3 +281,42 @@ def test_a_loaded_entry_describes_the_module_like_the_compiler(fresh_cache):
         if field.name not in ("program", "bindings", "free"):
             assert getattr(loaded.generated, field.name) == getattr(fresh, field.name), field.name
     assert loaded.generated.program.params == fresh.program.params
+
+
+def test_concurrent_first_calls_from_threads_compile_once_and_agree(fresh_cache, monkeypatch):
+    """Many threads calling the same new gradient at once: one compilation, one answer."""
+    import threading  # noqa: PLC0415 - only this test uses threads
+
+    calls = []
+    real = compiler.generate
+
+    def counting(fn, options):
+        calls.append(options)
+        return real(fn, options)
+
+    monkeypatch.setattr(compiler, "generate", counting)
+
+    def f(x):
+        return np.sum(np.tanh(x) * x)
+
+    g = srcgrad.grad(f)
+    x = np.linspace(-1, 1, 7)
+    start = threading.Barrier(16)
+    results, errors = [None] * 16, []
+
+    def work(i):
+        try:
+            start.wait()
+            results[i] = g(x)
+        except Exception as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(16)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert len(calls) == 1
+    for r in results[1:]:
+        assert np.array_equal(r, results[0])

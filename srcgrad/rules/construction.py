@@ -9,7 +9,7 @@ of ``d_out``.  Constructors that depend only on shapes (``np.zeros``,
 
 import numpy as np
 
-from ..runtime import unbroadcast
+from ..runtime import unbroadcast, unpack_cotangent
 from .registry import adjoint, nondifferentiable
 
 
@@ -18,7 +18,7 @@ def array(out, d_out, object, dtype=None):  # noqa: A002 - mirrors numpy
     """A list or tuple gets a list of cotangents, one per element; an array
     gets its cotangent cast back to its own dtype."""
     if isinstance(object, (list, tuple)):
-        return list(d_out)
+        return unpack_cotangent(d_out, object)
     return np.asarray(d_out, dtype=np.result_type(object))
 
 
@@ -27,7 +27,7 @@ def asarray(out, d_out, a, dtype=None):
     """A list or tuple gets a list of cotangents, one per element; an array
     gets its cotangent cast back to its own dtype."""
     if isinstance(a, (list, tuple)):
-        return list(d_out)
+        return unpack_cotangent(d_out, a)
     return np.asarray(d_out, dtype=np.result_type(a))
 
 

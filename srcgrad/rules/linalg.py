@@ -17,6 +17,7 @@ from ..runtime import (
     einsum_grads,
     matmul_grad_a,
     matmul_grad_b,
+    outer_grads,
     tensordot_grad_a,
     tensordot_grad_b,
     trace_grad,
@@ -51,8 +52,7 @@ def inner(out, d_out, a, b):
 
 @adjoint(np.outer)
 def outer(out, d_out, a, b):
-    return (np.reshape(d_out @ np.ravel(b), np.shape(a)),
-            np.reshape(np.ravel(a) @ d_out, np.shape(b)))
+    return outer_grads(d_out, a, b)
 
 
 @adjoint(np.tensordot, "a", "b")

@@ -16,7 +16,7 @@ subgradient 0 where their value is 0.
 
 import numpy as np
 
-from ..runtime import extremum_grad, norm_grad, prod_except, unreduce
+from ..runtime import extremum_grad, norm_grad, prod_except, reverse_cumsum, unreduce
 from .registry import adjoint, nondifferentiable
 
 
@@ -86,9 +86,7 @@ def norm(out, d_out, x, ord=None, axis=None, keepdims=False):  # noqa: A002 - mi
 @adjoint(np.cumsum, "a")
 @adjoint(np.ndarray.cumsum, "a", name="np.ndarray.cumsum")
 def cumsum(out, d_out, a, axis=None):
-    if axis is None:
-        return np.reshape(np.flip(np.cumsum(np.flip(np.ravel(d_out)))), np.shape(a))
-    return np.flip(np.cumsum(np.flip(d_out, axis), axis), axis)
+    return reverse_cumsum(d_out, a, axis)
 
 
 nondifferentiable(np.argmax, np.argmin, np.argsort, np.count_nonzero, np.any, np.all)
