@@ -144,11 +144,15 @@ def _is_binary(prim) -> bool:
 
 def shape_classes(program: ir.Program) -> dict[str, str]:
     """Map each variable to a class of variables known to share its shape."""
-    classes = {p: p for p in program.params}
+    floats = getattr(program, "float_params", set())
+    classes = {p: SCALAR if p in floats else p for p in program.params}
     definitions, _ = ir.definitions(program.body)
+    always_scalar = _always_scalar(program, floats)
 
     def cls(node):
         if isinstance(node, gast.Constant) and isinstance(node.value, (int, float)):
+            return SCALAR
+        if isinstance(node, gast.Name) and node.id in always_scalar:
             return SCALAR
         if isinstance(node, gast.Name) and definitions.get(node.id, 0) <= 1:
             return classes.get(node.id, node.id)
@@ -158,6 +162,9 @@ def shape_classes(program: ir.Program) -> dict[str, str]:
         targets = ir.target_names(stmt)
         op = getattr(stmt, "op", None)
         if len(targets) != 1 or op is None:
+            continue
+        if targets[0] in always_scalar:
+            classes[targets[0]] = SCALAR   # every definition is a scalar
             continue
         if definitions.get(targets[0], 0) > 1 or targets[0] in program.params:
             classes[targets[0]] = targets[0]  # assigned in several places: no shape claim
@@ -183,3 +190,52 @@ def shape_classes(program: ir.Program) -> dict[str, str]:
             pass
         classes[target] = result
     return classes
+
+
+def _scalar_valued(op, is_scalar) -> bool:
+    """Whether ``op`` yields a scalar when the operands ``is_scalar`` says are scalars."""
+    prim, args = op.primitive, op.args
+    if op.kwargs:
+        return False
+    try:
+        if getattr(prim, "__module__", None) == "math" or prim in _SCALAR_VALUED:
+            return True
+        if prim in _REDUCTIONS and len(args) == 1:
+            return True
+        if (_is_unary(prim) and len(args) == 1) or (_is_binary(prim) and len(args) == 2):
+            return all(is_scalar(a) for a in args)
+    except TypeError:  # an unhashable primitive
+        return False
+    return False
+
+
+def _always_scalar(program: ir.Program, floats) -> set[str]:
+    """Variables every definition of which is a scalar (a Python float argument
+    updated in a loop: ``a = a + 0.1 * math.sin(b)``), by a greatest fixed point:
+    assume all reassigned variables are, drop those with a definition that is not."""
+    defs: dict[str, list] = {}
+    for stmt in ir.walk_statements(program.body):
+        for target in ir.assigned_by(stmt):
+            defs.setdefault(target, []).append(stmt)
+    candidates = {n for n in defs if n not in program.params or n in floats}
+    candidates |= set(floats)
+
+    def is_scalar(node):
+        if isinstance(node, gast.Constant):
+            return isinstance(node.value, (int, float)) and not isinstance(node.value, bool)
+        return isinstance(node, gast.Name) and node.id in candidates
+
+    changed = True
+    while changed:
+        changed = False
+        for name in sorted(candidates):
+            for stmt in defs.get(name, []):
+                op = getattr(stmt, "op", None)
+                ok = isinstance(stmt, gast.Assign) and not ir.is_update(stmt) \
+                    and isinstance(stmt.targets[0], gast.Name) and op is not None \
+                    and _scalar_valued(op, is_scalar)
+                if not ok:
+                    candidates.discard(name)
+                    changed = True
+                    break
+    return candidates

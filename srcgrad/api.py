@@ -39,13 +39,14 @@ _LOCK = threading.RLock()
 class Compiled:
     """One generated module: its entry points, source, and what it depends on."""
 
-    def __init__(self, fn, generated: compiler.Generated, functions, filename):
+    def __init__(self, fn, generated: compiler.Generated, functions, filename, options):
         self.generated = generated
         self.source = generated.source
         self.functions = functions
         self.filename = filename
         self.code = fn.__code__
         self.fn = fn
+        self.options = options
         self.deps = _dependencies(fn, generated.free)
         self.rules = registry.generation()
 
@@ -96,7 +97,7 @@ def _compile(fn, options: Options) -> Compiled:
         for f in functions:
             if fn.__defaults__ and f.__code__.co_argcount == len(generated.program.params):
                 f.__defaults__ = fn.__defaults__
-        compiled = Compiled(fn, generated, functions, loaded.filename)
+        compiled = Compiled(fn, generated, functions, loaded.filename, options)
         per_fn[options] = compiled
         return compiled
 
@@ -151,6 +152,8 @@ class Transformed:
         self._bound = bound
         self._options = options
         self._compiled = None
+        self._called = None       # what the last call ran: specialised for its Python floats
+        self._kinds = None        # the argument types of the last call
 
     def _get(self) -> Compiled:
         compiled = self._compiled
@@ -166,15 +169,23 @@ class Transformed:
             options = replace(self._options, receiver=type(args[0]))
             _check_args(self._fn, options, args)
             return _compile(self._fn, options).functions[0](*args, **kwargs)
-        compiled = self._compiled
-        if compiled is None or compiled.stale():
-            compiled = self._get()
+        # Code is specialised for the arguments that are Python floats (their
+        # arithmetic needs no broadcasting bookkeeping); one check per call.
+        kinds = tuple(map(type, args))
+        compiled = self._called
+        if compiled is None or kinds != self._kinds or compiled.stale():
+            floats = tuple(i for i, k in enumerate(kinds) if k is float)
+            compiled = self._called = self._get() if not floats else \
+                _compile(self._fn, replace(self._options, floats=floats))
+            self._kinds = kinds
         _check_args(self._fn, self._options, args)
         return compiled.functions[0](*args, **kwargs)
 
     @property
     def source(self) -> str:
-        """The generated Python source."""
+        """The generated Python source (for arguments of any type: a call whose
+        arguments include Python floats runs a copy specialised for them, without
+        the broadcasting bookkeeping scalars never need)."""
         return self._get().source
 
     def __repr__(self):

@@ -35,6 +35,7 @@ class Options:
     policy: str = "save"
     optimize: bool = True
     receiver: type | None = None  # the class of the first argument, for methods
+    floats: tuple = ()           # positions of arguments known to be Python floats
 
 
 @dataclass
@@ -82,6 +83,8 @@ def generate(fn, options: Options) -> Generated:
     validate_options(options)
     program = prepare(fn, options.receiver)
     wrt_names = check_wrt(program, options.wrt)
+    # code specialised for Python-float arguments: scalars, whatever else they meet
+    program.float_params = {program.params[i] for i in options.floats if i < len(program.params)}
     linker = Linker(options, prepare)
     linker.adopt(program)
     residuals = ()
