@@ -51,7 +51,7 @@ class Compiled:
         self.rules = registry.generation()
 
     def stale(self) -> bool:
-        if self.fn.__code__ is not self.code or registry.generation() != self.rules:
+        if self.fn.__code__ is not self.code or registry.GENERATION[0] != self.rules:
             return True
         for container, key, obj in self.deps:
             if isinstance(container, dict):
@@ -121,19 +121,20 @@ def differentiable_value(value) -> bool:
 
 
 def _check_args(fn, options, args):
-    params = fn.__code__.co_varnames[:fn.__code__.co_argcount]
     for index in options.wrt:
-        if index >= len(args):
-            continue
-        value = args[index]
-        if not differentiable_value(value):
-            kind = type(value).__name__
-            if isinstance(value, np.ndarray):
-                kind = f"array of dtype {value.dtype}"
-            raise NonDifferentiableError(
-                f"cannot differentiate {fn.__name__} with respect to argument "
-                f"'{params[index]}' (position {index}): it is {kind}, not a float or a "
-                f"float array")
+        if index < len(args) and not differentiable_value(args[index]):
+            _reject(fn, index, args[index])
+
+
+def _reject(fn, index, value):
+    params = fn.__code__.co_varnames[:fn.__code__.co_argcount]
+    kind = type(value).__name__
+    if isinstance(value, np.ndarray):
+        kind = f"array of dtype {value.dtype}"
+    raise NonDifferentiableError(
+        f"cannot differentiate {fn.__name__} with respect to argument "
+        f"'{params[index]}' (position {index}): it is {kind}, not a float or a "
+        f"float array")
 
 
 class Transformed:

@@ -351,17 +351,17 @@ def all_tangents() -> dict[object, TangentRule]:
 
 _CALLED: dict[str, Callable] = {}
 _USER: list = []
-_GENERATION = [0]
+GENERATION = [0]   # read directly by every call's staleness check
 
 
 def touch() -> None:
     """Note a change to users' rules: code compiled before it is regenerated."""
-    _GENERATION[0] += 1
+    GENERATION[0] += 1
 
 
 def generation() -> int:
     """How many changes to users' rules this process has seen."""
-    return _GENERATION[0]
+    return GENERATION[0]
 
 
 def _called_name(fn, primitive, suffix: str) -> str:
