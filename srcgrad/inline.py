@@ -38,7 +38,7 @@ from .analyze import SCALAR
 from .errors import SrcGradError
 from .naming import Namer
 from .rules.registry import Rule
-from .syntax import clone, source_of
+from .syntax import clone, source_of, walk
 
 #: Pure functions a static test may call.
 _STATIC_NAMES = {name: getattr(builtins, name) for name in (
@@ -112,14 +112,15 @@ def inline(rule: Rule, op: ir.Op, out, d_out, namer: Namer, *, wanted=lambda nam
     :func:`.analyze.shape_classes`) lets ``unbroadcast`` go where shapes match.
     """
     bound = _bind(rule, op, filename)
-    func = clone(_tree_of(rule))
+    func = _tree_of(rule)
     mapping = {"out": out, "d_out": d_out}
     for pname, value in bound.items():
         mapping[pname] = _SliceToCall().visit(clone(value))
     local_names = _assigned(func.body) - set(mapping)
     renames = {n: namer.fresh(n) for n in sorted(local_names)}
-    body = [_substitute(s, mapping, renames) for s in func.body]
-    body = [_DropUnbroadcast(op, shape_class).visit(s) for s in body]
+    body = [_copy_substituted(s, mapping, renames) for s in func.body]
+    if _calls(func, "unbroadcast"):
+        body = [_DropUnbroadcast(op, shape_class).visit(s) for s in body]
     body = fold(body)
     result = Inlined()
     n_slots = len(rule.wrt)
@@ -143,7 +144,7 @@ def inline_tangent(rule, op: ir.Op, out, tangent, namer: Namer, *, shape_class=N
     ``expand(term, out)`` is dropped where the operation cannot broadcast.
     """
     bound = _bind(rule, op, filename)
-    func = clone(_tree_of(rule))
+    func = _tree_of(rule)
     mapping = {"out": out}
     for pname, value in bound.items():
         mapping[pname] = _SliceToCall().visit(clone(value))
@@ -154,8 +155,9 @@ def inline_tangent(rule, op: ir.Op, out, tangent, namer: Namer, *, shape_class=N
         mapping[f"d_{pname}"] = t if t is not None else gast.Constant(value=0.0, kind=None)
     local_names = _assigned(func.body) - set(mapping)
     renames = {n: namer.fresh(n) for n in sorted(local_names)}
-    body = [_substitute(s, mapping, renames) for s in func.body]
-    body = [_DropExpand(op, shape_class).visit(s) for s in body]
+    body = [_copy_substituted(s, mapping, renames) for s in func.body]
+    if _calls(func, "expand"):
+        body = [_DropExpand(op, shape_class).visit(s) for s in body]
     body = fold(body)
     result = Inlined()
     value, prelude = _lower_returns(body, len(rule.wrt), namer)
@@ -226,7 +228,7 @@ def _bind(rule: Rule, op: ir.Op, filename) -> dict:
 def _assigned(stmts) -> set[str]:
     names = set()
     for stmt in stmts:
-        for node in gast.walk(stmt):
+        for node in walk(stmt):
             if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
                 names.add(node.id)
     return names
@@ -244,6 +246,38 @@ class _Substitute(gast.NodeTransformer):
         if node.id in self.mapping and isinstance(node.ctx, gast.Load):
             return clone(self.mapping[node.id])
         return node
+
+
+@lru_cache(maxsize=None)
+def _calls_cached(func, helper) -> bool:
+    return any(isinstance(n, gast.Name) and n.id == helper for n in walk(func))
+
+
+def _calls(func, helper) -> bool:
+    """Whether a rule's tree mentions ``helper`` (else a pass for it is skipped)."""
+    return _calls_cached(func, helper)
+
+
+def _copy_substituted(node, mapping, renames):
+    """A copy of ``node`` (as :func:`.syntax.clone`) with parameters replaced by
+    copies of their operands and locals renamed: one traversal, where cloning
+    and then substituting took two."""
+    if type(node) is list:
+        return [_copy_substituted(n, mapping, renames) for n in node]
+    if not isinstance(node, gast.AST):
+        return node
+    if type(node) is gast.Name:
+        if node.id in renames:
+            return gast.Name(id=renames[node.id], ctx=node.ctx, annotation=None,
+                             type_comment=None)
+        if node.id in mapping and isinstance(node.ctx, gast.Load):
+            return clone(mapping[node.id])
+    new = type(node)(**{f: _copy_substituted(getattr(node, f, None), mapping, renames)
+                        for f in node._fields})
+    for key, value in node.__dict__.items():
+        if key not in node._fields:
+            new.__dict__[key] = value
+    return new
 
 
 def _substitute(stmt, mapping, renames):
@@ -329,7 +363,7 @@ class _DropUnbroadcast(gast.NodeTransformer):
 
 def static_eval(node):
     """``(True, value)`` when ``node`` evaluates to a constant, else ``(False, None)``."""
-    for sub in gast.walk(node):
+    for sub in walk(node):
         if isinstance(sub, gast.Name) and sub.id not in _STATIC_NAMES:
             return False, None
         if isinstance(sub, (gast.Attribute, gast.Lambda, gast.NamedExpr)):

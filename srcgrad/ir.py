@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import gast
 
 from .naming import Namer
+from .syntax import walk
 
 
 class Opaque:
@@ -92,11 +93,12 @@ class Program:
 
 def names_in(node) -> list[str]:
     """Names loaded anywhere in ``node``, in order of first appearance."""
-    seen = []
-    for sub in gast.walk(node):
-        if isinstance(sub, gast.Name) and not isinstance(sub.ctx, gast.Store) and sub.id not in seen:
-            seen.append(sub.id)
-    return seen
+    seen = {}
+    name, store = gast.Name, gast.Store
+    for sub in walk(node):
+        if isinstance(sub, name) and not isinstance(sub.ctx, store):
+            seen[sub.id] = None
+    return list(seen)
 
 
 def target_names(stmt) -> list[str]:
@@ -151,7 +153,7 @@ def walk_statements(stmts):
 
 def stored_names(node) -> list[str]:
     """Names a target expression assigns."""
-    return [n.id for n in gast.walk(node) if isinstance(n, gast.Name)
+    return [n.id for n in walk(node) if isinstance(n, gast.Name)
             and isinstance(n.ctx, gast.Store)]
 
 

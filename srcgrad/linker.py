@@ -12,6 +12,7 @@ mean different objects by the same name.
 
 from __future__ import annotations
 
+import ast
 import builtins
 import math
 import sys
@@ -162,7 +163,7 @@ class Linker:
     def module(self, program: ir.Program) -> tuple[str, dict]:
         """The module's source and the objects to bind before executing it."""
         body = "\n\n".join(self.functions)
-        used = {n.id for n in gast.walk(gast.parse(body)) if isinstance(n, gast.Name)}
+        used = {n.id for n in ast.walk(ast.parse(body)) if isinstance(n, ast.Name)}
         imports, bindings = [], {}
         for name, obj in sorted(self.free.items()):
             if name not in used:

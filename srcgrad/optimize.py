@@ -20,7 +20,7 @@ import gast
 
 from . import ir
 from .emit import show_statements  # noqa: F401 - used by the docstring examples
-from .syntax import clone
+from .syntax import clone, walk
 
 
 def _defs(stmt) -> set[str]:
@@ -135,7 +135,7 @@ def propagate_copies(stmts) -> list:
     for stmt in stmts:
         if isinstance(stmt, (gast.If, gast.For, gast.While)):
             defined = set()
-            for node in gast.walk(stmt):
+            for node in walk(stmt):
                 if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
                     defined.add(node.id)
             for name in list(copies):

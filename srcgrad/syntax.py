@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+
 import gast
 
 from . import runtime
@@ -74,6 +76,24 @@ def assigned_names(func) -> set[str]:
     return names
 
 
+def walk(node) -> list:
+    """Every node of a gast tree, breadth first -- the order of ``gast.walk``, as a
+    list built without generators (the passes walk trees often)."""
+    todo = [node]
+    ast_type = gast.AST
+    i = 0
+    while i < len(todo):
+        current = todo[i]
+        i += 1
+        for name in current._fields:
+            value = getattr(current, name, None)
+            if isinstance(value, ast_type):
+                todo.append(value)
+            elif type(value) is list:
+                todo.extend(v for v in value if isinstance(v, ast_type))
+    return todo
+
+
 def clone(node):
     """A deep copy of a gast tree that shares, not copies, the objects the passes
     attach to nodes (a resolved helper, a bound array): only the syntax is new."""
@@ -88,19 +108,20 @@ def clone(node):
     return new
 
 
-class _SignedConstants(gast.NodeTransformer):
+def source_of(node) -> str:
+    """Python source of a gast node.  A negative literal is written as a negation,
+    so that it keeps its meaning where precedence matters: ``(-1.5) ** 2``."""
+    tree = ast.fix_missing_locations(gast.gast_to_ast(node))
+    return ast.unparse(_SignedConstants().visit(tree))
+
+
+class _SignedConstants(ast.NodeTransformer):
+    """Negative literals as negations, on the standard-library tree (converted
+    afresh from the gast one, so nothing needs copying first)."""
+
     def visit_Constant(self, node):
         value = node.value
         if isinstance(value, (int, float)) and not isinstance(value, bool) and (
                 value < 0 or (isinstance(value, float) and str(value).startswith("-"))):
-            return gast.UnaryOp(op=gast.USub(), operand=gast.Constant(value=-value, kind=None))
+            return ast.UnaryOp(op=ast.USub(), operand=ast.Constant(value=-value))
         return node
-
-
-def source_of(node) -> str:
-    """Python source of a gast node.  A negative literal is written as a negation,
-    so that it keeps its meaning where precedence matters: ``(-1.5) ** 2``."""
-    import ast  # noqa: PLC0415 - the standard library's unparser
-
-    tree = ast.fix_missing_locations(gast.gast_to_ast(_SignedConstants().visit(clone(node))))
-    return ast.unparse(tree)
