@@ -19,6 +19,7 @@ from .forward import tangent_function
 from .frontend import parse_function
 from .linker import Linker, TangentFunction
 from .normalize import normalize
+from .simplify import simplify
 from .reverse import check_wrt
 
 MODES = ("grad", "value_and_grad", "vjp", "jvp", "tangent")
@@ -74,6 +75,7 @@ def prepare(fn, receiver=None, callee=False) -> ir.Program:
     parsed = parse_function(fn)
     fence.check(parsed.node, parsed.filename, callee=callee)
     program = normalize(parsed, receiver)
+    simplify(program)
     check_aliases(program)
     return program
 
