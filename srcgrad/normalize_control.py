@@ -162,9 +162,10 @@ class ControlFlow:
                 and not it.keywords and 1 <= len(it.args) <= 2:
             seqs, items = it.args[:1], target.elts[1:]
             index, start = target.elts[0], (it.args[1] if len(it.args) == 2 else None)
-        elif callee is zip and isinstance(target, gast.Tuple) and not it.keywords \
-                and len(target.elts) == len(it.args):
-            seqs, items = list(it.args), list(target.elts)
+            if self.is_zip(seqs[0]):  # for i, (a, b) in enumerate(zip(xs, ys))
+                seqs, items = self.zipped(seqs[0], items[0])
+        elif self.is_zip(it):
+            seqs, items = self.zipped(it, target)
         elif is_dict_view(it):  # for k, v in d.items(), for k in d.keys(), for v in d.values()
             return self.dict_loop(stmt, it)
         else:
@@ -179,14 +180,29 @@ class ControlFlow:
             if index is not None:
                 offset = gast.BinOp(left=load(k), op=gast.Add(), right=start)
                 prefix.append(gast.copy_location(ir.assign(clone(index), offset), target))
-        for item, seq in zip(items, names):
-            value = gast.copy_location(gast.Subscript(value=seq, slice=load(k), ctx=gast.Load()),
-                                       seq)
+        values = [gast.copy_location(gast.Subscript(value=seq, slice=load(k), ctx=gast.Load()),
+                                     seq) for seq in names]
+        if len(items) < len(values):  # for pair in zip(xs, ys): pair = (xs[k], ys[k])
+            values = [gast.copy_location(gast.Tuple(elts=values, ctx=gast.Load()), items[0])]
+        for item, value in zip(items, values):
             prefix.append(gast.copy_location(ir.assign(clone(item), value), item))
         lengths = [builtin_call("len", seq) for seq in names]
         count = lengths[0] if len(lengths) == 1 else builtin_call("min", *lengths)
         return k, prefix, self.opaque_value(gast.copy_location(builtin_call("range", count), it),
                                             "range")
+
+    def is_zip(self, node) -> bool:
+        return isinstance(node, gast.Call) and not node.keywords and node.args \
+            and not any(isinstance(a, gast.Starred) for a in node.args) \
+            and self.callee(node) is zip
+
+    @staticmethod
+    def zipped(call, target):
+        """The sequences ``zip(...)`` runs over in step, and the targets of their
+        elements: ``a, b`` for ``(a, b)``, or one target for the tuple of all."""
+        if isinstance(target, gast.Tuple) and len(target.elts) == len(call.args):
+            return list(call.args), list(target.elts)
+        return list(call.args), [target]
 
     def dict_loop(self, stmt, it):
         """``for k, v in d.items()`` -> over ``keys_of(d)``, reading ``d[k]``."""

@@ -282,14 +282,19 @@ class _Reverser:
         if self.act.is_active(x.id) and x.id in ctx.assigned:
             d_x = ir.name(self.adjoint_name(x.id))
             index_value = _SliceToCall().visit(copy.deepcopy(index))
-            if isinstance(value, gast.Name) and self.act.is_active(value.id):
-                part = _call("item_cotangent", d_x, ir.name(x.id), index_value)
-                out.extend(self.contribute(ctx, value.id, _call("unbroadcast", part, value),
-                                           "element assignment"))
             rest = ir.assign(d_x.id, _call("without_item", d_x, ir.name(x.id),
                                            copy.deepcopy(index_value)))
             rest.origin = "element assignment"
-            out.append(rest)
+            if isinstance(value, gast.Name) and self.act.is_active(value.id):
+                part = _call("item_cotangent", d_x, ir.name(x.id), index_value)
+                if value.id == x.id:  # x[::-1] = x: the old x gets both parts, after the rest
+                    g = self.namer.fresh("g")
+                    out += [ir.assign(g, part), rest]
+                    rest, part = None, ir.name(g)
+                out.extend(self.contribute(ctx, value.id, _call("unbroadcast", part, value),
+                                           "element assignment"))
+            if rest is not None:
+                out.append(rest)
         tape = self.tape_for(x.id)
         restore = ir.assign(gast.Subscript(value=ir.name(x.id), slice=copy.deepcopy(index),
                                            ctx=gast.Store()), _pop(tape))

@@ -74,6 +74,8 @@ __all__ = [
     "reverse_cumsum",
     "outer_grads",
     "unpack_cotangent",
+    "inv_grad",
+    "solve_grads",
     "expand",
     "zero_tangent",
     "fresh_tangent",
@@ -100,6 +102,8 @@ def unbroadcast(g, x):
     """
     if type(g) is float:  # a Python float cotangent: nothing was broadcast
         return g
+    if type(g) is np.ndarray and type(x) is np.ndarray and g.shape == x.shape:
+        return g  # the common case, first: no np.shape calls
     shape = np.shape(x)
     if np.shape(g) == shape:
         return g
@@ -292,9 +296,12 @@ def _matmul_as_2d(g, a, b):
 
 def matmul_grad_a(g, a, b):
     """Cotangent of ``a`` in ``a @ b`` (1-D, 2-D or batched, broadcast operands)."""
+    if type(g) is np.ndarray and type(a) is np.ndarray and type(b) is np.ndarray \
+            and g.ndim == 2 and a.ndim == 2 and b.ndim == 2:
+        return g @ b.T  # two matrices, the common case: nothing to promote or sum
     if np.ndim(a) == 1 and np.ndim(b) == 1:
         return g * b
-    if is_zero(g):  # no cotangent reached the product
+    if _no_cotangent(g):  # no cotangent reached the product
         return 0.0
     a2, b2, g2 = _matmul_as_2d(g, a, b)
     ga = g2 @ np.swapaxes(b2, -1, -2)
@@ -303,9 +310,12 @@ def matmul_grad_a(g, a, b):
 
 def matmul_grad_b(g, a, b):
     """Cotangent of ``b`` in ``a @ b`` (1-D, 2-D or batched, broadcast operands)."""
+    if type(g) is np.ndarray and type(a) is np.ndarray and type(b) is np.ndarray \
+            and g.ndim == 2 and a.ndim == 2 and b.ndim == 2:
+        return a.T @ g
     if np.ndim(a) == 1 and np.ndim(b) == 1:
         return g * a
-    if is_zero(g):
+    if _no_cotangent(g):
         return 0.0
     a2, b2, g2 = _matmul_as_2d(g, a, b)
     gb = np.swapaxes(a2, -1, -2) @ g2
@@ -537,7 +547,9 @@ def on_grad(x, hook):
 def reshape_each(gs, xs):
     """The cotangents ``gs`` of several arrays, each reshaped to its array's
     shape (``np.atleast_1d(x, y)`` and the like)."""
-    return [np.reshape(g, np.shape(x)) for g, x in zip(gs, xs)]
+    if _no_cotangent(gs):
+        return [0.0] * len(xs)
+    return [reshape_like(g, x) for g, x in zip(gs, xs)]
 
 
 def snapshot(value):
@@ -636,3 +648,23 @@ def unpack_cotangent(g, items):
     if _no_cotangent(g):
         return [0.0] * len(items)
     return list(g)
+
+
+def inv_grad(g, out):
+    """Cotangent of ``a`` in ``out = np.linalg.inv(a)``: ``-out.T @ g @ out.T``."""
+    if _no_cotangent(g):
+        return 0.0
+    out_t = np.swapaxes(out, -1, -2)
+    return -(out_t @ g @ out_t)
+
+
+def solve_grads(g, out, a, b):
+    """Cotangents of ``a`` and ``b`` in ``out = np.linalg.solve(a, b)``, where ``b``
+    is a vector (shape (M,)) or a stack of matrices (..., M, K)."""
+    if _no_cotangent(g):
+        return 0.0, 0.0
+    if np.ndim(b) == 1:
+        gb = np.linalg.solve(np.swapaxes(a, -1, -2), g[..., None])
+        return -(gb * out[..., None, :]), unbroadcast(gb[..., 0], b)
+    gb = np.linalg.solve(np.swapaxes(a, -1, -2), g)
+    return unbroadcast(-(gb @ np.swapaxes(out, -1, -2)), a), unbroadcast(gb, b)

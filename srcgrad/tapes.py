@@ -74,20 +74,31 @@ def insert_pushes(forward, backward, tapes: dict[str, str], defined=()):
             out.append(stmt)
         return out
 
-    bound = set(defined)
-    body = []
+    bound = set(defined)   # bound on every path
+    seen = set(defined)    # bound on some path: a None there would clobber a value
+    body, first = [], []
     for stmt in forward:
         pushed: set[str] = set()
         rewritten = rewrite([stmt], pushed)
         unbound = sorted(pushed - bound)
-        if unbound:
-            init = gast.Assign(targets=[ir.name(v, store=True) for v in unbound],
-                               value=gast.Constant(value=None, kind=None), type_comment=None)
-            init.comment = "bound before the loop so that the first save has a value"
-            body.append(init)
-            bound.update(unbound)
+        here = [v for v in unbound if v not in seen]
+        if here:
+            body.append(_none(here, "bound before the loop so that the first save has a value"))
+        if len(here) < len(unbound):   # set in some branch before: bind it at the start
+            first.append(_none([v for v in unbound if v in seen],
+                               "bound at the start so that the first save has a value"))
+        bound.update(unbound)
         body.extend(rewritten)
         bound |= set(ir.target_names(stmt))
+        seen |= {n for s in ir.walk_statements([stmt]) for n in ir.assigned_by(s)}
+    body = first + body
     creations = [ir.assign(tape, gast.List(elts=[], ctx=gast.Load()))
                  for tape in sorted(used.values())]
     return body, creations
+
+
+def _none(names, comment):
+    init = gast.Assign(targets=[ir.name(v, store=True) for v in names],
+                       value=gast.Constant(value=None, kind=None), type_comment=None)
+    init.comment = comment
+    return init

@@ -567,7 +567,7 @@ def shape_ops_into_a_callee_that_ignores_them(x, y):
                   np.swapaxes(x, 0, 1), x.swapaxes(0, 1), np.moveaxis(x, 0, 1),
                   np.flip(x, 0), np.stack([y, y], axis=1), np.concatenate([x, x], axis=1),
                   np.hstack([y, y]), np.vstack([x, y]), np.tile(y, 2), np.repeat(y, 2)):
-        c, k = _constant_pair(view)
+        c, _ = _constant_pair(view)
         total = total * c * 10.0
     return total
 
@@ -582,3 +582,94 @@ def reshape_before_a_loop_that_does_not_run(x, n):
     for i in range(n):
         acc = acc + np.sum(h * h) + np.sum(s)
     return acc
+
+
+@case(_args(_normal(3, 4), _normal(4), _spd(3)))
+def reductions_and_products_into_a_callee_that_ignores_them(x, y, m):
+    """Found by the fuzzer: the 0.0 of no cotangent reached the adjoints of
+    reductions along an axis, cumsum, dot, where and the linear-algebra functions."""
+    total = np.sum(x * x) + np.sum(y * m[0, :1])
+    keep = np.sum(y, keepdims=True) > -100.0
+    for value in (np.sum(x, axis=1), np.max(x, axis=0), np.mean(x, axis=-1), np.var(x, 0),
+                  np.cumsum(x, axis=1), np.cumsum(x), x @ x.T, np.dot(x, y), x.dot(y),
+                  np.tensordot(x, x, ([1], [1])), np.einsum("ij,j->i", x, y),
+                  np.outer(y, y), np.array([y[0], y[1]]), np.where(keep, np.tile(y, 2), 0.0),
+                  np.linalg.inv(m), np.linalg.solve(m, x[:, 0]), np.linalg.solve(m, x),
+                  np.trace(m)):
+        c, _ = _constant_pair(value)
+        total = total * c * 10.0
+    return total
+
+
+@case(_args(_normal(3, 4), _normal(4), lambda rng: 0))
+def adjoints_after_a_branch_not_taken(x, y, flag):
+    """Found by the fuzzer: an adjoint after an `if` that was not taken receives the
+    0.0 its cotangent was accumulated from."""
+    rows = np.sum(x, axis=1)
+    product = x @ y
+    stacked = np.stack([y, y])
+    acc = np.sum(x)
+    if flag > 0:
+        acc = acc + np.sum(rows * product) + np.sum(stacked)
+    return acc
+
+
+@case(_args(_normal(3)))
+def in_place_updates_of_names_rebound_in_branches(x):
+    """Found by the fuzzer: `v += ...` after `v = v + ...` in a branch (normalized
+    `t = v + ...; v = t`) was refused because 't' "shares its memory and is read
+    afterwards", though the next read of 't' comes after it is assigned afresh."""
+    v = x * 1.0
+    h = x * 1.0
+    for i in range(3):
+        if np.sum(v) > 0.0:
+            v = v + 0.3 * np.tanh(x)
+        else:
+            v = v * 0.5
+        v += 0.3 * np.sin(v)
+        h[i] = np.tanh(h[i] + v[i])
+        if np.sum(h) > 0.0:
+            h = h + 0.3 * np.tanh(x)
+    return np.sum(v * h)
+
+
+@case(_args(_normal(3, 4), _normal(3, 4)))
+def loops_over_enumerate_of_zip(x, y):
+    """`enumerate(zip(...))` was refused (no adjoint rule for 'builtins.zip'); so was
+    a zip whose pairs are not unpacked."""
+    out = np.zeros((3, 4))
+    for i, (a, b) in enumerate(zip(x, y)):
+        out[i] = np.tanh(b) * 0.5 + np.sum(a) * 0.1
+    total = np.sum(out * out)
+    for i, pair in enumerate(zip(x, y), 1):
+        total = total + np.sum(pair[0] * pair[1]) * i
+    for pair in zip(y, x):
+        total = total + np.sum(np.sin(pair[0]) * pair[1])
+    rows = [np.tanh(a) * b * i for i, (a, b) in enumerate(zip(x, y))]
+    return total + np.sum(np.stack(rows) ** 2)
+
+
+@case(_args(_normal(4)))
+def overwrite_in_a_branch_after_one_on_every_path(x):
+    """Found by the fuzzer: `v` is bound in both branches of an if/else, then
+    overwritten in another branch; its tape's `v = None` initialisation went right
+    before that branch and clobbered `v`."""
+    if np.sum(x) > 0.0:
+        v = np.sin(x)
+    else:
+        v = np.cos(x)
+    w = v * v
+    if np.min(x) > -10.0:
+        v = x * 2.0
+    return np.sum(w * v)
+
+
+@case(_args(_normal(4)))
+def element_assignment_from_the_array_itself(x):
+    """Found by the fuzzer: in `v[::-1] = v` the old `v` gets the cotangent of the
+    elements written after the rest of `v`'s cotangent lost them (it came out zero)."""
+    v = x * 1.0
+    v[::-1] = v
+    v[1:] = v[:-1] * 2.0
+    v[:2] = v[2:]
+    return np.sum(np.sin(v) * np.arange(1.0, 5.0))

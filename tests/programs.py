@@ -1,4 +1,4 @@
-"""Random straight-line NumPy programs, as source text, for srcgrad's property tests.
+"""Random NumPy programs, as source text, for srcgrad's property tests.
 
 A program is a module holding two functions with the same body::
 
@@ -16,7 +16,9 @@ The body is 2-10 statements: assignments to new names, reassignments of
 earlier names (arguments included), augmented assignments, tuple unpacking
 (swaps too) and constants, over elementwise arithmetic and ufuncs on safe
 domains, reductions, products, shape manipulation, indexing reads, np.where,
-math-module functions of scalars and piecewise-constant factors.
+math-module functions of scalars and piecewise-constant factors -- and, in about
+one statement in four, blocks: branches, loops, helper calls, in-place updates
+and lists (:class:`StructuredStatements`).
 :data:`CONSTRUCTS` are constructs srcgrad once got wrong, which a program can
 be made to contain (``focus``); :data:`GATED` ones are left out otherwise.
 
@@ -265,7 +267,7 @@ CONSTRUCTS = {
 
 #: Constructs kept out of the main grammar while srcgrad gets them wrong (or, for
 #: alias_update, refuses them by design); a program holds them only when focused on.
-GATED = frozenset({"alias_update", "enumerate_zip", "control_flow"})
+GATED = frozenset({"alias_update"})
 
 
 class StructuredStatements:
@@ -1376,7 +1378,11 @@ class Generator(StructuredStatements):
 
     def statement(self):
         kinds = ("new", "new", "reassign", "aug", "unpack", "constant")
-        if self.level < 2 and "control_flow" in self.enabled:   # see GATED
+        # Blocks, loops and calls: among most statements of a program focused on
+        # control_flow; in about one statement in four otherwise, which keeps the main
+        # grammar's programs quick to check (and shrinking goes towards no block).
+        if self.level < 2 and "control_flow" in self.enabled \
+                and ("control_flow" in self.focus or self.ch.integer(0, 3) == 3):
             kinds += tuple(k for k in self.STRUCTURED if k != "call" or not self.in_helper)
         kind = self.ch.choice(kinds)
         depth = self.ch.integer(1, 3)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
+import pytest
 
 import srcgrad
 
@@ -108,3 +111,95 @@ def test_view_read_after_an_update_with_a_partial_wrt():
     fn = corpus.by_name("view_read_by_the_adjoint_after_an_update").fn
     x, s = RNG.standard_normal((3, 4)), 0.7
     assert srcgrad.gradcheck(fn, x, s, wrt=1)
+
+
+# -- the scalar 0.0 that stands for "no cotangent yet" ---------------------------------
+
+def _zero_kinds(out):
+    """The forms the zero of no cotangent takes on its way to an adjoint: the 0.0
+    itself, and for an array output what NumPy makes of it (``0.0 * s`` is a NumPy
+    float, ``np.transpose(0.0)`` a 0-d array)."""
+    if isinstance(out, (np.ndarray, np.generic)) and np.ndim(out) > 0:
+        return [0.0, np.float64(0.0), np.array(0.0)]
+    return [0.0]
+
+
+def _all_zero(g) -> bool:
+    if g is None:
+        return True
+    if isinstance(g, (list, tuple)):
+        return all(_all_zero(e) for e in g)
+    return not np.any(np.asarray(g))
+
+
+def test_every_adjoint_rule_accepts_the_zero_of_no_cotangent():
+    """Inside loops and after calls, an adjoint may receive the scalar 0.0 for an
+    array's cotangent (a branch not taken, a callee that ignores an argument): every
+    rule of the spec table must take it and give zero cotangents."""
+    import warnings
+
+    import spec
+    from test_rules_spec import apply, resolve
+
+    from srcgrad.rules import registry
+
+    failures = []
+    for entry in spec.SPECS:
+        env = entry.make("float64")
+        prim, args, kwargs, _, _ = resolve(entry.source, env)
+        rule = registry.lookup(prim)
+        out = apply(prim, args, kwargs)
+        for zero in _zero_kinds(out):
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    grads = rule.fn(out, zero, *args, **kwargs)
+            except Exception as exc:  # noqa: BLE001 - collected and reported below
+                failures.append(f"{entry.id} ({zero!r}): {type(exc).__name__}: {exc}")
+                continue
+            if not _all_zero(grads):
+                failures.append(f"{entry.id} ({zero!r}): nonzero cotangents {grads!r}")
+    assert not failures, "\n".join(failures)
+
+
+# -- in-place updates seen through an alias ---------------------------------------------
+#
+# Each of these was compiled without complaint and gave a silently wrong gradient:
+# the alias read after the update sees the new values, which the dataflow srcgrad
+# differentiates does not.  They must be refused at the update.
+
+def update_through_a_view_read_via_its_base(x):
+    v = x * 1.0
+    r = v[1:]
+    r[0] = 5.0  # <- refused
+    return np.sum(v * v)
+
+
+def update_through_a_second_name_read_via_the_first(x):
+    v = x * 1.0
+    w = v
+    w[0] = 5.0  # <- refused
+    return np.sum(v * v)
+
+
+def view_remade_only_in_a_branch(x):
+    v = x * 1.0
+    total = 0.0
+    r = v[1:]
+    for i in range(3):
+        if i == 0:
+            r = v[1:]
+        total = total + np.sum(r * r)
+        v[1] = 2.0  # <- refused
+    return total
+
+
+@pytest.mark.parametrize("fn", [update_through_a_view_read_via_its_base,
+                                update_through_a_second_name_read_via_the_first,
+                                view_remade_only_in_a_branch], ids=lambda f: f.__name__)
+def test_an_update_read_through_an_alias_is_refused(fn):
+    lines, first = inspect.getsourcelines(fn)
+    marked = first + next(i for i, line in enumerate(lines) if "# <- refused" in line)
+    with pytest.raises(srcgrad.UnsupportedSyntaxError, match="shares its memory") as info:
+        srcgrad.grad(fn)(RNG.standard_normal(3))
+    assert info.value.lineno == marked

@@ -1,4 +1,4 @@
-"""Property tests: srcgrad on random straight-line programs (tests/programs.py).
+"""Property tests: srcgrad on random programs (tests/programs.py).
 
 Each generated program is written to a real file and imported, so srcgrad reads
 its source the way it reads a user's.  For every program and random inputs:
@@ -468,22 +468,7 @@ def test_random_programs_fuzz(program, seed, scalar_kind, wrt, workdir):
 # main grammar and their test is an xfail naming the bug; shrinking is off there
 # to keep the default run short (`--runxfail` shows a failing program).
 
-OPEN_BUGS: dict[str, str] = {
-    "control_flow": "about 3 in 100 programs of the structured grammar still fail (200 "
-                    "seeds of /tmp-style sweeps: 6-8): a matmul adjoint receiving a 0-d "
-                    "cotangent, broadcast/reshape errors in adjoints of loops whose names "
-                    "change shape, 'only 0-d arrays can be converted' in math.* on arrays, "
-                    "and valid updates still refused as aliased in some swap patterns.  Fixed "
-                    "from this grammar so far: aliases after swaps/rebinding, a view read "
-                    "after an update with a partial wrt (a wrong gradient), zero cotangents "
-                    "for unused callee outputs, updated arguments rebound first.  Run with "
-                    "--runxfail",
-    "enumerate_zip": "for i, (a, b) in enumerate(zip(v, w)) is refused: MissingRuleError "
-                     "\"no adjoint rule for 'builtins.zip'\" (zip and enumerate alone work). "
-                     "Minimal: def f(x, y, s):\n    out = np.zeros((3, 4))\n"
-                     "    for i, (a, b) in enumerate(zip(x, x)):\n        out[i] = np.tanh(b)\n"
-                     "    return np.sum(out)",
-}
+OPEN_BUGS: dict[str, str] = {}
 # Fixed while these tests were written; kept as regression tests.
 FIXED_BUGS = {
     "np_matmul": "np.matmul taken for an elementwise ufunc by the shape-class analysis",
@@ -498,6 +483,11 @@ FIXED_BUGS = {
     "plus_inplace": "`u = +t; u *= 2.0` was refused as an update of a view of t",
     "arg_index_update": "an argument rebound to an array and then updated: the copy of the "
                         "original float argument crashed (now snapshot() leaves numbers alone)",
+    "control_flow": "the structured grammar: adjoints failed on the 0.0 of no cotangent "
+                    "(reshape, stack, axis reductions, dot...) and aliases rebound before "
+                    "their next read were refused",
+    "enumerate_zip": "for i, (a, b) in enumerate(zip(v, w)) raised MissingRuleError for "
+                     "'builtins.zip'; the loop now runs over the zipped sequences by index",
 }
 assert set(OPEN_BUGS) | set(FIXED_BUGS) == set(CONSTRUCTS)
 assert set(OPEN_BUGS) <= GATED

@@ -14,10 +14,13 @@ as tuples with one entry per output.
 import numpy as np
 
 from ..runtime import (
+    cotangent_at,
     einsum_grads,
+    inv_grad,
     matmul_grad_a,
     matmul_grad_b,
     outer_grads,
+    solve_grads,
     tensordot_grad_a,
     tensordot_grad_b,
     trace_grad,
@@ -76,18 +79,13 @@ def trace(out, d_out, a, offset=0, axis1=0, axis2=1):
 
 @adjoint(np.linalg.inv, name="np.linalg.inv")
 def inv(out, d_out, a):
-    out_t = np.swapaxes(out, -1, -2)
-    return -(out_t @ d_out @ out_t)
+    return inv_grad(d_out, out)
 
 
 @adjoint(np.linalg.solve, name="np.linalg.solve")
 def solve(out, d_out, a, b):
     """b is a vector (shape (M,)) or a stack of matrices (..., M, K)."""
-    if np.ndim(b) == 1:
-        g = np.linalg.solve(np.swapaxes(a, -1, -2), d_out[..., None])
-        return -(g * out[..., None, :]), unbroadcast(g[..., 0], b)
-    g = np.linalg.solve(np.swapaxes(a, -1, -2), d_out)
-    return unbroadcast(-(g @ np.swapaxes(out, -1, -2)), a), unbroadcast(g, b)
+    return solve_grads(d_out, out, a, b)
 
 
 @adjoint(np.linalg.det, name="np.linalg.det")
@@ -100,5 +98,5 @@ def slogdet(out, d_out, a):
     """Multi-output: ``out`` is ``(sign, logabsdet)`` and ``d_out`` is
     ``(d_sign, d_logabsdet)``; the sign is piecewise constant, so only
     ``d_out[1]`` contributes."""
-    d_logdet = np.asarray(d_out[1], dtype=np.result_type(out[1]))
+    d_logdet = np.asarray(cotangent_at(d_out, 1), dtype=np.result_type(out[1]))
     return d_logdet[..., None, None] * np.swapaxes(np.linalg.inv(a), -1, -2)
