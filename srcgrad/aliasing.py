@@ -28,6 +28,7 @@ array ``x`` refers to, so ``y = x; x += 1.0; ... y`` is refused the same way
 
 from __future__ import annotations
 
+import functools
 import operator
 
 import gast
@@ -36,6 +37,8 @@ import numpy as np
 from . import ir
 from .errors import UnsupportedSyntaxError
 from .inline import show
+from .linker import is_user_function
+from .rules import registry
 
 #: Primitives whose result may share memory with their first operand.
 VIEWS = {
@@ -69,6 +72,7 @@ def check_aliases(program: ir.Program) -> None:
         return
     views = [s for s in statements
              if isinstance(s, gast.Assign) and not ir.is_update(s) and _is_view(s)]
+    holders = [(s, names) for s in statements for names in [_held(s)] if names]
     loops = _enclosing_loops(program.body)
     blocks = _blocks(program.body)
     order = {id(s): i for i, s in enumerate(statements)}
@@ -89,19 +93,29 @@ def check_aliases(program: ir.Program) -> None:
                 v = group[v]
             return v
 
+        def in_effect(made_by):
+            """Whether the sharing ``made_by`` creates exists when the update runs."""
+            if made_by is stmt:
+                return False  # x += v compiled as x = t: the new x is the fresh t
+            shared = loops.get(id(made_by), set()) & loops.get(id(stmt), set())
+            if order[id(made_by)] > here and shared and _broken(made_by, stmt, statements,
+                                                                order, loops):
+                return False  # made last iteration, one side reassigned before the update
+            return order[id(made_by)] < here or bool(shared)
+
         for view in views:
-            if view is stmt:
-                continue  # x += v compiled as x = t: the new x is the fresh t
-            shared = loops.get(id(view), set()) & loops.get(id(stmt), set())
-            if order[id(view)] > here and shared and _broken(view, stmt, statements, order,
-                                                             loops):
-                continue  # made last iteration, one side reassigned before the update
-            if order[id(view)] < here or shared:
+            if in_effect(view):
                 target = ir.target_names(view)[0]
                 group[find(target)] = find(view.op.args[0].id)
                 made[target] = view
-        for other in sorted(set(made) | set(group) | set(group.values())):
-            if other == x or find(other) != find(x):
+        holds = [(ir.target_names(h)[0], names) for h, names in holders if in_effect(h)]
+        affected = _affected(find(x), [(find(c), {find(n) for n in names})
+                                       for c, names in holds])
+        candidates = set(made) | set(group) | set(group.values())
+        candidates.update(c for c, _ in holds)
+        candidates.update(n for _, names in holds for n in names)
+        for other in sorted(candidates):
+            if other == x or find(other) not in affected:
                 continue
             source = made.get(other)
             for later in statements:
@@ -113,6 +127,101 @@ def check_aliases(program: ir.Program) -> None:
                         f"read afterwards; srcgrad cannot follow that change: make a copy "
                         f"({hint})", filename=program.filename,
                         lineno=getattr(stmt, "lineno", None), col=getattr(stmt, "col_offset", None))
+
+
+def _held(stmt) -> list[str]:
+    """The names whose memory the value ``stmt`` makes may *hold* without being
+    it: the elements of a list, tuple or dict display, an appended item, the
+    arguments of a user function (it may return one of them, or a view of one).
+    Unlike a view, holding does not join the elements to each other: updating
+    one element of ``[a, b]`` changes the list, not ``b``."""
+    op = getattr(stmt, "op", None)
+    if op is None or not isinstance(stmt, (gast.Assign, gast.Expr)):
+        return []
+    prim = op.primitive
+    if prim is ir.APPEND:  # xs.append(v): xs holds v
+        return [a.id for a in op.args[1:] if isinstance(a, gast.Name)]
+    if isinstance(stmt, gast.Expr) or ir.is_update(stmt) \
+            or isinstance(stmt.targets[0], gast.Tuple):
+        return []
+    if prim in (ir.BUILD_LIST, ir.BUILD_TUPLE, ir.BUILD_DICT):
+        args = op.args
+    elif is_user_function(prim):
+        if not _may_return_an_argument(prim):
+            return []
+        args = [*op.args, *op.kwargs.values()]
+    elif registry.lookup(prim) is None and not registry.is_nondifferentiable(prim) \
+            and prim is not ir.OPAQUE:
+        args = [*op.args, *op.kwargs.values()]  # unknown code: it may return an argument
+    else:
+        return []
+    names = []
+    for arg in args:
+        for n in ir.names_in(arg):
+            if n not in names:
+                names.append(n)
+    return names
+
+
+def _may_return_an_argument(fn) -> bool:
+    """Whether ``fn``'s result may share memory with one of its arguments (see
+    :func:`_returns_an_argument`), remembered per version of its code."""
+    return _returns_an_argument(fn, fn.__code__)
+
+
+@functools.lru_cache(maxsize=256)
+def _returns_an_argument(fn, code) -> bool:
+    """Whether ``fn``'s result may share memory with one of its arguments (it
+    returns one, a view of one, or a container holding one), by a
+    flow-insensitive look at its source; True when that cannot be read."""
+    from .frontend import parse_function  # noqa: PLC0415 - normalize imports this module's users
+    from .normalize import normalize  # noqa: PLC0415
+
+    try:
+        program = normalize(parse_function(fn))
+    except Exception:  # noqa: BLE001 - unreadable: assume the worst
+        return True
+    sharing = set(program.params)
+    statements = list(ir.walk_statements(program.body))
+    changed = True
+    while changed:
+        changed = False
+        for stmt in statements:
+            targets = set(ir.target_names(stmt)) if isinstance(stmt, gast.Assign) else set()
+            if not targets or targets <= sharing:
+                continue
+            view = _is_view(stmt) and stmt.op.args[0].id in sharing
+            held = getattr(stmt, "op", None) is not None and not ir.is_update(stmt) \
+                and (is_user_function(stmt.op.primitive) or bool(_held(stmt))) \
+                and any(n in sharing for n in ir.names_in(stmt.value))
+            if view or held:
+                sharing |= targets
+                changed = True
+    return bool(set(ir.names_in(program.output)) & sharing)
+
+
+def _affected(root, holds) -> set:
+    """The alias groups an update of group ``root`` changes: ``root``; every group
+    holding a changed group (up, transitively); and, from ``root`` itself, every
+    group it holds (down, transitively) -- but not the siblings of a changed
+    element."""
+    affected = {root}
+    down = [root]
+    while down:
+        g = down.pop()
+        for container, elements in holds:
+            if container == g:
+                for e in elements - affected:
+                    affected.add(e)
+                    down.append(e)
+    changed = True
+    while changed:
+        changed = False
+        for container, elements in holds:
+            if container not in affected and elements & affected:
+                affected.add(container)
+                changed = True
+    return affected
 
 
 def shared_names(program: ir.Program) -> set[str]:

@@ -194,12 +194,55 @@ def view_remade_only_in_a_branch(x):
     return total
 
 
+def views_held_in_a_list(x):
+    v = x * 1.0
+    s = 0.0
+    for r in [v[1:], v[:2]]:
+        s = s + np.sum(r * r)
+        v[1] = 2.0  # <- refused
+    return s
+
+
+def _same(a):
+    return a
+
+
+def update_of_what_a_function_returned(x):
+    v = x * 1.0
+    w = _same(v)
+    w[0] = 5.0  # <- refused
+    return np.sum(v * v)
+
+
 @pytest.mark.parametrize("fn", [update_through_a_view_read_via_its_base,
                                 update_through_a_second_name_read_via_the_first,
-                                view_remade_only_in_a_branch], ids=lambda f: f.__name__)
+                                view_remade_only_in_a_branch, views_held_in_a_list,
+                                update_of_what_a_function_returned], ids=lambda f: f.__name__)
 def test_an_update_read_through_an_alias_is_refused(fn):
     lines, first = inspect.getsourcelines(fn)
     marked = first + next(i for i, line in enumerate(lines) if "# <- refused" in line)
     with pytest.raises(srcgrad.UnsupportedSyntaxError, match="shares its memory") as info:
         srcgrad.grad(fn)(RNG.standard_normal(3))
     assert info.value.lineno == marked
+
+
+def _fresh(a):
+    return a * 2.0
+
+
+def update_of_a_fresh_result_and_of_a_stacked_array(a, b):
+    a = a * 1.0
+    s = np.stack([a, b])  # holds copies: a and b stay independent
+    w = _fresh(a)         # a new array: updating it changes nothing else
+    w[0] = 5.0
+    a[0] = 1.0
+    return np.sum(s) + np.sum(b * a) + np.sum(w * b)
+
+
+def test_updates_that_no_alias_sees_are_accepted():
+    a, b = RNG.standard_normal(3), RNG.standard_normal(3)
+    g = srcgrad.grad(update_of_a_fresh_result_and_of_a_stacked_array, wrt=(0, 1))(a, b)
+    numeric = [numeric_grad(update_of_a_fresh_result_and_of_a_stacked_array, (a, b), i)
+               for i in (0, 1)]
+    assert_close(g[0], numeric[0], rtol=1e-6, atol=1e-8)
+    assert_close(g[1], numeric[1], rtol=1e-6, atol=1e-8)
