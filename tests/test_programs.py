@@ -156,6 +156,10 @@ class WrongVJP(ProgramFailure):
     """vjp's value or the dot-product identity is wrong."""
 
 
+class WrongJVP(ProgramFailure):
+    """jvp's value is wrong, or its tangent disagrees with the pullback."""
+
+
 class BadGradientValue(ProgramFailure):
     """A gradient has the wrong type or shape, or shares memory with an argument."""
 
@@ -404,7 +408,26 @@ class Case:
                       f"but <J^T u, v> = {rhs!r} (pullback; per argument {terms}); "
                       f"tolerance {tol:.3g}\nu = {u!r}\nv = {directions!r}\n"
                       f"cotangents = {cotangents!r}", WrongVJP)
+        self.check_jvp(fv, expected, u_flat, flat, directions, rhs, tol)
         return pullback
+
+    # -- check 2b: forward mode against reverse mode ------------------------------------------
+    def check_jvp(self, fv, expected, u_flat, flat, directions, rhs, tol):
+        """jvp's value is f_vec's, and <u, J v> from its tangent is <J^T u, v>."""
+        tangents = [d if isinstance(a, np.ndarray) else float(d)
+                    for a, d in zip(self.args, directions)]
+        before = self.snapshot(*tangents)
+        value, tangent = self.call("srcgrad.jvp(f_vec, (x, y, s), tangents)", srcgrad.jvp, fv,
+                                   self.args, tangents)
+        self.verify_unmodified(before, "srcgrad.jvp", *tangents)
+        if not _close_outputs(value, expected, self.program.vector_tuple):
+            self.fail(f"jvp's value differs from f_vec's:\njvp:   {value!r}\n"
+                      f"f_vec: {expected!r}", WrongJVP)
+        lhs = float(np.sum(u_flat * flat(tangent)))
+        if not abs(lhs - rhs) <= tol:
+            self.fail(f"forward and reverse mode disagree: <u, J v> = {lhs!r} (jvp) but "
+                      f"<J^T u, v> = {rhs!r} (pullback); tolerance {tol:.3g}\n"
+                      f"tangent = {tangent!r}", WrongJVP)
 
     # -- check 3: deterministic generated source -------------------------------------------
     def check_deterministic(self, g, pullback):
