@@ -336,8 +336,11 @@ class _Normalizer(ControlFlow, Calls):
         """
         if self.depth and user_name in self.env:
             return self.env[user_name]
+        # a local named like a helper the generated code calls (unbroadcast, np) is
+        # renamed, or it would shadow the helper
+        reserved = user_name in registry.RULE_GLOBALS or user_name in registry.called_functions()
         ssa = user_name if user_name not in self.env.values() and user_name not in self.env \
-            else self.namer.fresh(user_name)
+            and not reserved else self.namer.fresh(user_name)
         self.namer.reserve(ssa)
         self.env[user_name] = ssa
         return ssa

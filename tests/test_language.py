@@ -246,3 +246,22 @@ def test_updates_that_no_alias_sees_are_accepted():
                for i in (0, 1)]
     assert_close(g[0], numeric[0], rtol=1e-6, atol=1e-8)
     assert_close(g[1], numeric[1], rtol=1e-6, atol=1e-8)
+
+
+def locals_named_like_helpers(x, y):
+    unbroadcast = x * y
+    grad_like = np.sum(unbroadcast + x)
+    for i in range(2):
+        expand = grad_like * 2.0
+        grad_like = expand
+    return grad_like
+
+
+def test_locals_named_like_runtime_helpers_are_renamed():
+    x, y = RNG.standard_normal((2, 3)), RNG.standard_normal(3)
+    g = srcgrad.grad(locals_named_like_helpers, wrt=(0, 1))(x, y)
+    for i in (0, 1):
+        assert_close(g[i], numeric_grad(locals_named_like_helpers, (x, y), i),
+                     rtol=1e-6, atol=1e-8)
+    _, t = srcgrad.jvp(locals_named_like_helpers, (x, y), (np.ones((2, 3)), None))
+    assert t == pytest.approx(float(np.sum(g[0])), rel=1e-10)
