@@ -97,6 +97,9 @@ class _Normalizer(ControlFlow, Calls):
         if self.func.args.vararg is not None:  # a callee's *args: one tuple parameter
             self.params.append(self.func.args.vararg.id)
         self.locals = set(self.params) | assigned_names(self.func)
+        self.dict_names = {t.id for n in gast.walk(self.func) if isinstance(n, gast.Assign)
+                           and isinstance(n.value, (gast.Dict, gast.DictComp))
+                           for t in n.targets if isinstance(t, gast.Name)}
         used = {n.id for n in gast.walk(self.func) if isinstance(n, gast.Name)}
         self.namer = Namer(used | set(registry.RULE_GLOBALS))
         self.env = {p: p for p in self.params}     # user variable -> current SSA name

@@ -211,6 +211,7 @@ class ControlFlow:
         key = stmt.target.elts[0] if kind == "items" else stmt.target if kind == "keys" \
             else gast.Name(id=self.namer.fresh("key"), ctx=gast.Store(), annotation=None,
                            type_comment=None)
+        self.locals.add(key.id)  # (for .values(): a loop variable of srcgrad's own)
         prefix = []
         if kind in ("items", "values"):
             value = stmt.target.elts[1] if kind == "items" else stmt.target
@@ -229,7 +230,8 @@ class ControlFlow:
         cannot be indexed by position: ``sequence(xs)`` lists it (a list, tuple
         or array comes back as it is)."""
         if isinstance(seq, gast.Name):
-            unknown = seq.id in self.params or seq.id not in self.locals
+            unknown = seq.id in self.params or seq.id not in self.locals \
+                or seq.id in self.dict_names  # a dict: a loop runs over its keys
         else:
             unknown = isinstance(seq, (gast.Attribute, gast.Call, gast.Subscript))
         if isinstance(seq, gast.Call) and (self.callee(seq) is keys_of):

@@ -265,3 +265,29 @@ def test_locals_named_like_runtime_helpers_are_renamed():
                      rtol=1e-6, atol=1e-8)
     _, t = srcgrad.jvp(locals_named_like_helpers, (x, y), (np.ones((2, 3)), None))
     assert t == pytest.approx(float(np.sum(g[0])), rel=1e-10)
+
+
+def loop_over_a_local_dict(x):
+    d = {"a": x * 2.0, "b": np.sin(x)}
+    s = 0.0
+    for key in d:
+        s = s + np.sum(d[key] * x)
+    return s
+
+
+def loop_over_dict_values(x):
+    d = {"a": x * 2.0, "b": np.sin(x)}
+    s = 0.0
+    for v in d.values():
+        s = s + np.sum(v * v)
+    return s
+
+
+@pytest.mark.parametrize("fn", [loop_over_a_local_dict, loop_over_dict_values],
+                         ids=lambda f: f.__name__)
+def test_loops_over_local_dicts(fn):
+    x = RNG.standard_normal(3)
+    assert_close(srcgrad.grad(fn)(x), numeric_grad(fn, (x,), 0), rtol=1e-6, atol=1e-8)
+    v = RNG.standard_normal(3)
+    _, t = srcgrad.jvp(fn, (x,), (v,))
+    assert t == pytest.approx(float(srcgrad.grad(fn)(x) @ v), rel=1e-10)
