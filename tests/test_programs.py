@@ -482,7 +482,51 @@ def test_random_programs(program, seed, scalar_kind, wrt, workdir):
 @fuzz_settings(FUZZ_EXAMPLES)
 @given(program=programs(), seed=SEEDS, scalar_kind=SCALAR_KINDS, wrt=WRTS)
 def test_random_programs_fuzz(program, seed, scalar_kind, wrt, workdir):
-    check_program(program, seed, scalar_kind, workdir, wrt)
+    try:
+        check_program(program, seed, scalar_kind, workdir, wrt)
+    except ProgramFailure as failure:
+        save_failure(program, seed, scalar_kind, wrt, failure)
+        raise
+
+
+#: Where `make fuzz` keeps the programs it found failing, one file per kind of
+#: failure.  Hypothesis shrinks a failure by re-running smaller programs, so the
+#: file left last holds the smallest; test_saved_failures replays each file.
+FAILURES = Path(__file__).parent / "fuzz_failures"
+
+
+def save_failure(program, seed, scalar_kind, wrt, failure) -> Path:
+    FAILURES.mkdir(exist_ok=True)
+    path = FAILURES / f"{type(failure).__name__}.py"
+    first = str(failure).splitlines()[0] if str(failure) else type(failure).__name__
+    path.write_text(
+        f'"""A program `make fuzz` found failing ({type(failure).__name__}): {first[:200]}\n\n'
+        f'Replayed by tests/test_programs.py::test_saved_failures; once fixed, keep it as\n'
+        f'a regression test (or move it into tests/corpus.py)."""\n\n'
+        f"from programs import Program  # noqa: F401 - used by PROGRAM below\n\n"
+        f"PROGRAM = {program!r}\nSEED = {seed!r}\nSCALAR_KIND = {scalar_kind!r}\n"
+        f"WRT = {wrt!r}\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("path", sorted(FAILURES.glob("*.py")) if FAILURES.exists() else [],
+                         ids=lambda p: p.stem)
+def test_saved_failures(path, workdir):
+    namespace = {}
+    exec(compile(path.read_text(encoding="utf-8"), str(path), "exec"), namespace)  # noqa: S102
+    check_program(namespace["PROGRAM"], namespace["SEED"], namespace["SCALAR_KIND"], workdir,
+                  namespace["WRT"])
+
+
+def test_a_saved_failure_replays_its_program(tmp_path, monkeypatch, workdir):
+    """The file save_failure writes rebuilds the same program."""
+    monkeypatch.setattr(sys.modules[__name__], "FAILURES", tmp_path)
+    program = generate(RandomChooser(7))
+    path = save_failure(program, 3, "float", (1, 2), WrongGradient("the message\nmore"))
+    namespace = {}
+    exec(compile(path.read_text(encoding="utf-8"), str(path), "exec"), namespace)  # noqa: S102
+    assert namespace["PROGRAM"] == program and namespace["WRT"] == (1, 2)
+    check_program(namespace["PROGRAM"], 3, "float", workdir, (1, 2))
 
 
 # --- focused tests: every program holds a construct srcgrad once got wrong ---------------
