@@ -4,9 +4,12 @@ Each generated program is written to a real file and imported, so srcgrad reads
 its source the way it reads a user's.  For every program and random inputs:
 
 1. ``grad`` agrees with central finite differences for every argument (and
-   ``value_and_grad`` with ``grad`` and with the function's own value);
+   ``value_and_grad`` with ``grad`` and with the function's own value), and one
+   other memory policy (recompute, save_products, sqrt, revolve; chosen by the
+   seed) gives the same gradients;
 2. ``vjp`` of the array-valued twin ``f_vec`` satisfies the dot-product identity
-   ``<u, J v> == <J^T u, v>`` (J v by finite differences along a random v);
+   ``<u, J v> == <J^T u, v>`` (J v by finite differences along a random v), and
+   forward mode (``jvp``) gives the same value and the same ``<u, J v>``;
 3. the generated source is deterministic: a second copy of the module, in
    another file, gives byte-identical ``.source`` apart from the lines naming
    the file;
@@ -64,6 +67,8 @@ FOCUS_EXAMPLES = 15
 
 EPS = 1e-6
 RTOL = 1e-4
+#: The policies check_policy compares with "save", one per program.
+POLICIES = ("recompute", "save_products", "sqrt", ("revolve", 2), ("revolve", 1))
 ATOL = 1e-6
 WRT = (0, 1, 2)
 NAMES = tuple(ARG_SHAPES)
@@ -317,6 +322,7 @@ class Case:
             self.fail(f"grad with wrt={self.wrt!r} gives {picked!r}, but wrt=(0, 1, 2) "
                       f"gives {expected!r}", WrongGradient)
 
+        self.check_policy(f, grads)
         results = [self.finite_differences(f, value, i) for i in range(len(self.args))]
         kinks = sum(int(k.sum()) for _, k, _ in results)
         if kinks:
@@ -340,6 +346,17 @@ class Case:
                           f"wrong entries:      {np.argwhere(np.atleast_1d(bad)).tolist()}",
                           WrongGradient)
         return g
+
+    def check_policy(self, f, grads):
+        """One other memory policy per program (chosen by its seed: over a run, all
+        of them) must give the same gradients as saving everything."""
+        policy = POLICIES[self.seed % len(POLICIES)]
+        other = self.call(f"srcgrad.grad(f, policy={policy!r})",
+                          lambda: srcgrad.grad(f, wrt=WRT, policy=policy)(*self.args))
+        for name, a, b in zip(NAMES, grads, other):
+            if not np.allclose(a, b, rtol=1e-10, atol=1e-300, equal_nan=True):
+                self.fail(f"policy {policy!r} gives another gradient of {name} than 'save':\n"
+                          f"{b!r}\n{a!r}", WrongGradient)
 
     def finite_differences(self, f, value, i):
         """Central differences of ``f`` in argument ``i``, where the one-sided
