@@ -63,6 +63,14 @@ def has_effect(stmt) -> bool:
     return not known
 
 
+def describe(op: ir.Op) -> str:
+    """How messages name an operation's primitive: ``'np.tanh'``, ``the method '.foo()'``."""
+    prim = op.primitive
+    if isinstance(prim, ir.UnknownMember) or op.label.startswith("."):
+        return f"the {'method' if op.label.endswith('()') else 'attribute'} '{op.label}'"
+    return f"'{registry.display_name(prim)}'"
+
+
 def operand_names(op: ir.Op) -> list[str]:
     """Variables an operation reads through its operands."""
     names = []

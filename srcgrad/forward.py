@@ -47,8 +47,8 @@ from dataclasses import dataclass
 
 import gast
 
-from . import __version__, ir, tangents  # noqa: F401 - tangents registers the rules
-from .analyze import activity, differentiable, has_effect, operand_names, shape_classes
+from . import __version__, ir
+from .analyze import describe, activity, differentiable, has_effect, operand_names, shape_classes
 from .calls import bind_arguments
 from .emit import function_source
 from .emit import show_statements  # noqa: F401 - used by the docstring examples
@@ -59,6 +59,7 @@ from .linker import is_user_function
 from .optimize import eliminate_dead
 from .rules import registry
 from .syntax import clone
+from .tangents import operators as _registers_every_tangent_rule  # noqa: F401
 
 
 @dataclass
@@ -320,11 +321,7 @@ def _call(helper: str, *args):
 
 
 def _missing_tangent(program, op) -> MissingRuleError:
-    prim = op.primitive
-    if isinstance(prim, ir.UnknownMember) or op.label.startswith("."):
-        what = f"the {'method' if op.label.endswith('()') else 'attribute'} '{op.label}'"
-    else:
-        what = f"'{registry.display_name(prim)}'"
+    what = describe(op)
     return MissingRuleError(
         f"no tangent (forward-mode) rule for {what}, and a value being differentiated "
         f"flows into it (register one with srcgrad.register_jvp, or wrap the value in "

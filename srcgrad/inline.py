@@ -112,24 +112,33 @@ def inline(rule: Rule, op: ir.Op, out, d_out, namer: Namer, *, wanted=lambda nam
     :func:`.analyze.shape_classes`) lets ``unbroadcast`` go where shapes match.
     """
     bound = _bind(rule, op, filename)
-    func = _tree_of(rule)
     mapping = {"out": out, "d_out": d_out}
+    result, slots = _expand_rule(rule, op, bound, mapping, namer,
+                                 ("unbroadcast", _DropUnbroadcast(op, shape_class)))
+    for pname, slot in zip(rule.wrt, slots):
+        _contribute(mapping[pname], slot, namer, result, wanted)
+    return result
+
+
+def _expand_rule(rule, op, bound, mapping, namer, drop):
+    """The rule's body at this call site: parameters bound (``mapping`` gets the
+    operands), locals renamed, the ``drop`` pass run if the rule calls its helper,
+    static tests folded.  Returns the statements so far and one expression per
+    differentiable parameter."""
+    func = _tree_of(rule)
     for pname, value in bound.items():
         mapping[pname] = _SliceToCall().visit(clone(value))
     local_names = _assigned(func.body) - set(mapping)
     renames = {n: namer.fresh(n) for n in sorted(local_names)}
     body = [_copy_substituted(s, mapping, renames) for s in func.body]
-    if _calls(func, "unbroadcast"):
-        body = [_DropUnbroadcast(op, shape_class).visit(s) for s in body]
+    helper, transformer = drop
+    if _calls(func, helper):
+        body = [transformer.visit(s) for s in body]
     body = fold(body)
     result = Inlined()
-    n_slots = len(rule.wrt)
-    value, prelude = _lower_returns(body, n_slots, namer)
+    value, prelude = _lower_returns(body, len(rule.wrt), namer)
     result.statements.extend(prelude)
-    slots = _split(value, n_slots, namer, result.statements)
-    for pname, slot in zip(rule.wrt, slots):
-        _contribute(mapping[pname], slot, namer, result, wanted)
-    return result
+    return result, _split(value, len(rule.wrt), namer, result.statements)
 
 
 def inline_tangent(rule, op: ir.Op, out, tangent, namer: Namer, *, shape_class=None,
@@ -144,25 +153,14 @@ def inline_tangent(rule, op: ir.Op, out, tangent, namer: Namer, *, shape_class=N
     ``expand(term, out)`` is dropped where the operation cannot broadcast.
     """
     bound = _bind(rule, op, filename)
-    func = _tree_of(rule)
     mapping = {"out": out}
-    for pname, value in bound.items():
-        mapping[pname] = _SliceToCall().visit(clone(value))
     moving = {}
     for pname in rule.wrt:
         t = tangent(bound[pname])
         moving[pname] = t
         mapping[f"d_{pname}"] = t if t is not None else gast.Constant(value=0.0, kind=None)
-    local_names = _assigned(func.body) - set(mapping)
-    renames = {n: namer.fresh(n) for n in sorted(local_names)}
-    body = [_copy_substituted(s, mapping, renames) for s in func.body]
-    if _calls(func, "expand"):
-        body = [_DropExpand(op, shape_class).visit(s) for s in body]
-    body = fold(body)
-    result = Inlined()
-    value, prelude = _lower_returns(body, len(rule.wrt), namer)
-    result.statements.extend(prelude)
-    slots = _split(value, len(rule.wrt), namer, result.statements)
+    result, slots = _expand_rule(rule, op, bound, mapping, namer,
+                                 ("expand", _DropExpand(op, shape_class)))
     for pname, slot in zip(rule.wrt, slots):
         if moving[pname] is not None:
             result.contributions.append((pname, slot))

@@ -42,7 +42,7 @@ import gast
 
 from . import ir
 from .emit import show_statements  # noqa: F401 - used by the docstring examples
-from .analyze import Activity, differentiable, operand_names, shape_classes
+from .analyze import Activity, describe, differentiable, operand_names, shape_classes
 from .errors import MissingRuleError, NonDifferentiableError, UnsupportedSyntaxError
 from .inline import _SliceToCall, inline
 from .linker import CalleePair
@@ -445,11 +445,7 @@ def _occurrences(program) -> dict[str, list]:
 
 
 def _missing_rule(program, op) -> MissingRuleError:
-    prim = op.primitive
-    if isinstance(prim, ir.UnknownMember) or op.label.startswith("."):
-        what = f"the {'method' if op.label.endswith('()') else 'attribute'} '{op.label}'"
-    else:
-        what = f"'{registry.display_name(prim)}'"
+    what = describe(op)
     return MissingRuleError(
         f"no adjoint rule for {what}, and a value being differentiated flows into it "
         f"(register one with srcgrad.register_vjp, or wrap the value in "
