@@ -11,6 +11,7 @@ from .api import checkpoint, export, grad, show, value_and_grad, vjp  # noqa: E4
 from .checks import gradcheck  # noqa: E402
 from .higher import hessian, hvp, jacobian, jvp  # noqa: E402
 from .errors import (  # noqa: E402
+    AliasedUpdateError,
     GradcheckError,
     MissingRuleError,
     NonDifferentiableError,
@@ -22,7 +23,7 @@ from .custom import custom_vjp, register_jvp, register_vjp  # noqa: E402
 from .runtime import on_grad, stop_gradient  # noqa: E402
 
 __all__ = [
-    "GradcheckError", "MissingRuleError", "NonDifferentiableError", "SrcGradError",
+    "AliasedUpdateError", "GradcheckError", "MissingRuleError", "NonDifferentiableError", "SrcGradError",
     "UnsupportedSyntaxError", "__version__", "checkpoint", "custom_vjp", "export", "grad", "gradcheck", "hessian", "hvp", "jacobian", "jvp", "on_grad", "register_jvp", "register_vjp", "saved", "show", "stop_gradient",
     "value_and_grad", "vjp",
 ]

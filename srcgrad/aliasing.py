@@ -35,7 +35,7 @@ import gast
 import numpy as np
 
 from . import ir
-from .errors import UnsupportedSyntaxError
+from .errors import AliasedUpdateError, UnsupportedSyntaxError
 from .inline import show
 from .linker import is_user_function
 from .rules import registry
@@ -73,6 +73,10 @@ def check_aliases(program: ir.Program) -> None:
     views = [s for s in statements
              if isinstance(s, gast.Assign) and not ir.is_update(s) and _is_view(s)]
     holders = [(s, names) for s in statements for names in [_held(s)] if names]
+    # a, b = f(x), where f may return x or the same array twice: a, b (and x) share
+    joins = [s for s in statements if isinstance(s, gast.Assign) and not ir.is_update(s)
+             and isinstance(s.targets[0], gast.Tuple) and getattr(s, "op", None) is not None
+             and is_user_function(s.op.primitive) and _may_return_an_argument(s.op.primitive)]
     loops = _enclosing_loops(program.body)
     blocks = _blocks(program.body)
     order = {id(s): i for i, s in enumerate(statements)}
@@ -108,7 +112,14 @@ def check_aliases(program: ir.Program) -> None:
                 target = ir.target_names(view)[0]
                 group[find(target)] = find(view.op.args[0].id)
                 made[target] = view
+        for join in joins:
+            if in_effect(join):
+                first, *rest = ir.target_names(join)
+                for n in rest:
+                    group[find(n)] = find(first)
+                    made.setdefault(n, None)
         holds = [(ir.target_names(h)[0], names) for h, names in holders if in_effect(h)]
+        holds += [(ir.target_names(j)[0], ir.names_in(j.value)) for j in joins if in_effect(j)]
         affected = _affected(find(x), [(find(c), {find(n) for n in names})
                                        for c, names in holds])
         candidates = set(made) | set(group) | set(group.values())
@@ -122,7 +133,7 @@ def check_aliases(program: ir.Program) -> None:
                 if other in _reads(later) and _stale(later, stmt, other, order, loops, blocks):
                     hint = f"{other} = {show(source.value)}.copy()" if source is not None \
                         else f"{x} = {x}.copy()"
-                    raise UnsupportedSyntaxError(
+                    raise AliasedUpdateError(
                         f"'{x}' is updated in place while '{other}' shares its memory and is "
                         f"read afterwards; srcgrad cannot follow that change: make a copy "
                         f"({hint})", filename=program.filename,
@@ -164,16 +175,17 @@ def _held(stmt) -> list[str]:
 
 
 def _may_return_an_argument(fn) -> bool:
-    """Whether ``fn``'s result may share memory with one of its arguments (see
-    :func:`_returns_an_argument`), remembered per version of its code."""
-    return _returns_an_argument(fn, fn.__code__)
+    """Whether ``fn``'s result may share memory with one of its arguments, or one
+    part of a tuple it returns with another (see :func:`_result_shares`),
+    remembered per version of its code."""
+    return _result_shares(fn, fn.__code__)
 
 
 @functools.lru_cache(maxsize=256)
-def _returns_an_argument(fn, code) -> bool:
-    """Whether ``fn``'s result may share memory with one of its arguments (it
-    returns one, a view of one, or a container holding one), by a
-    flow-insensitive look at its source; True when that cannot be read."""
+def _result_shares(fn, code) -> bool:
+    """A flow-insensitive look at ``fn``'s source: names joined by views, copies,
+    displays and calls; True if a returned name is joined to a parameter or to
+    another returned name (``return v, v``), or if the source cannot be read."""
     from .frontend import parse_function  # noqa: PLC0415 - normalize imports this module's users
     from .normalize import normalize  # noqa: PLC0415
 
@@ -181,23 +193,34 @@ def _returns_an_argument(fn, code) -> bool:
         program = normalize(parse_function(fn))
     except Exception:  # noqa: BLE001 - unreadable: assume the worst
         return True
-    sharing = set(program.params)
-    statements = list(ir.walk_statements(program.body))
-    changed = True
-    while changed:
-        changed = False
-        for stmt in statements:
-            targets = set(ir.target_names(stmt)) if isinstance(stmt, gast.Assign) else set()
-            if not targets or targets <= sharing:
-                continue
-            view = _is_view(stmt) and stmt.op.args[0].id in sharing
-            held = getattr(stmt, "op", None) is not None and not ir.is_update(stmt) \
-                and (is_user_function(stmt.op.primitive) or bool(_held(stmt))) \
-                and any(n in sharing for n in ir.names_in(stmt.value))
-            if view or held:
-                sharing |= targets
-                changed = True
-    return bool(set(ir.names_in(program.output)) & sharing)
+    parent: dict[str, str] = {}
+
+    def find(v):
+        while parent.get(v, v) != v:
+            v = parent[v]
+        return v
+
+    for stmt in ir.walk_statements(program.body):
+        if not isinstance(stmt, gast.Assign) or ir.is_update(stmt) \
+                or getattr(stmt, "op", None) is None:
+            continue
+        targets = ir.target_names(stmt)
+        if _is_view(stmt):
+            joined = [stmt.op.args[0].id]
+        elif isinstance(stmt.targets[0], gast.Tuple) or _held(stmt) \
+                or is_user_function(stmt.op.primitive):
+            joined = targets[1:] + ir.names_in(stmt.value)
+        else:
+            continue
+        for n in joined:
+            parent[find(n)] = find(targets[0])
+    output = program.output
+    parts = output.elts if isinstance(output, gast.Tuple) else [output]
+    roots = [{find(n) for n in ir.names_in(part)} for part in parts]
+    params = {find(p) for p in program.params}
+    if any(r & params for r in roots):
+        return True
+    return any(roots[i] & roots[j] for i in range(len(roots)) for j in range(i))
 
 
 def _affected(root, holds) -> set:

@@ -59,6 +59,11 @@ class UnsupportedSyntaxError(SrcGradError):
     """A construct srcgrad does not differentiate (the fence rejected it)."""
 
 
+class AliasedUpdateError(UnsupportedSyntaxError):
+    """An in-place update another name for the same memory would see (srcgrad
+    refuses it rather than differentiate what Python does not compute)."""
+
+
 class NonDifferentiableError(SrcGradError):
     """A gradient was requested through something that has none (an int
     argument, a non-scalar output of ``grad``)."""

@@ -291,3 +291,23 @@ def test_loops_over_local_dicts(fn):
     v = RNG.standard_normal(3)
     _, t = srcgrad.jvp(fn, (x,), (v,))
     assert t == pytest.approx(float(srcgrad.grad(fn)(x) @ v), rel=1e-10)
+
+
+def _same_twice(a):
+    b = a + 2.0
+    return b, b
+
+
+def update_of_one_of_two_names_for_one_array(x):
+    v, w = _same_twice(x)
+    v += w  # <- refused
+    return np.sum(v * w)
+
+
+def test_an_update_of_a_tuple_part_shared_with_another_is_refused():
+    fn = update_of_one_of_two_names_for_one_array
+    lines, first = inspect.getsourcelines(fn)
+    marked = first + next(i for i, line in enumerate(lines) if "# <- refused" in line)
+    with pytest.raises(srcgrad.UnsupportedSyntaxError, match="shares its memory") as info:
+        srcgrad.grad(fn)(RNG.standard_normal(3))
+    assert info.value.lineno == marked
