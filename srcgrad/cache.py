@@ -30,6 +30,8 @@ writable by others are never loaded.
 
 ``SRCGRAD_CACHE_DIR`` chooses the directory (default: ``$XDG_CACHE_HOME/srcgrad``
 or ``~/.cache/srcgrad``); ``SRCGRAD_CACHE=0`` keeps generated code in memory only.
+The cache stays bounded: the first time a process writes to it, the least
+recently used entries beyond ``SRCGRAD_CACHE_MAX_ENTRIES`` (default 2000) go.
 """
 
 from __future__ import annotations
@@ -194,9 +196,17 @@ def lookup(fn, options) -> Loaded | None:
     if raw is None:
         return None
     try:
-        return _from_manifest(directory, json.loads(raw), key, target, options)
+        loaded = _from_manifest(directory, json.loads(raw), key, target, options)
     except Exception:  # noqa: BLE001 - any damage to the files is a miss
         return None
+    if loaded is not None:  # used now: the last to be pruned
+        for path in (directory / "index" / f"{key}.json",
+                     directory / "code" / Path(loaded.filename).name):
+            try:
+                os.utime(path)
+            except OSError:
+                pass
+    return loaded
 
 
 def _from_manifest(directory, data, key, target, options) -> Loaded | None:
@@ -241,6 +251,9 @@ def store(fn, options, generated: Generated) -> Loaded:
     namespace, filename, code = _execute(generated.source, generated.entries[0], namespace)
     directory = cache_dir()
     if directory is not None and not filename.startswith("<"):
+        if directory not in _pruned:  # once per process: keep the cache bounded
+            _pruned.add(directory)
+            prune(directory, max_entries())
         try:
             data = _describe(fn, options, generated, Path(filename), code)
         except Exception:  # noqa: BLE001 - describing an entry is an optimisation
@@ -283,6 +296,44 @@ def info() -> dict:
             result["bytes"] += path.stat().st_size
             result["entries"] += sub == "index" and path.suffix == ".json"
     return result
+
+
+#: Directories this process has pruned (pruning runs once, at the first store).
+_pruned: set = set()
+
+
+def max_entries() -> int:
+    """How many entries the cache keeps (``SRCGRAD_CACHE_MAX_ENTRIES``, default 2000)."""
+    try:
+        return max(1, int(os.environ.get("SRCGRAD_CACHE_MAX_ENTRIES", "2000")))
+    except ValueError:
+        return 2000
+
+
+def prune(directory: Path, keep: int) -> int:
+    """Remove the least recently used files beyond ``keep`` in each part of the
+    cache; return how many.  An entry that loses its code or bytecode file to
+    pruning is a miss, regenerated like a damaged one."""
+    removed = 0
+    with _lock:
+        for sub in SUBDIRS:
+            files = _files(directory / sub)
+            if len(files) <= keep:
+                continue
+            aged = []
+            for path in files:
+                try:
+                    aged.append((path.stat().st_mtime, path.name, path))
+                except OSError:
+                    pass
+            aged.sort()
+            for _, _, path in aged[:len(aged) - keep]:
+                try:
+                    path.unlink()
+                    removed += 1
+                except OSError:
+                    pass
+    return removed
 
 
 def clear() -> int:

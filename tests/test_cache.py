@@ -320,3 +320,20 @@ def test_concurrent_first_calls_from_threads_compile_once_and_agree(fresh_cache,
     assert len(calls) == 1
     for r in results[1:]:
         assert np.array_equal(r, results[0])
+
+
+def test_the_cache_keeps_the_most_recently_used_entries(fresh_cache, monkeypatch):
+    """Beyond SRCGRAD_CACHE_MAX_ENTRIES, the least recently used files go (an
+    entry that loses a file is a miss, like a damaged one: see above)."""
+    import time  # noqa: PLC0415
+
+    directory = cache.cache_dir()
+    for sub in cache.SUBDIRS:
+        (directory / sub).mkdir(parents=True, exist_ok=True)
+        for i in range(5):
+            path = directory / sub / f"old_{i}.x"
+            path.write_text("x")
+            os.utime(path, (time.time() - 1000 + i, time.time() - 1000 + i))
+    assert cache.prune(directory, 3) == 2 * len(cache.SUBDIRS)
+    left = sorted(p.name for p in (directory / "index").iterdir())
+    assert left == ["old_2.x", "old_3.x", "old_4.x"]
