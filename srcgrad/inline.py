@@ -24,20 +24,18 @@ from __future__ import annotations
 import ast
 import builtins
 import inspect
-import operator
 import textwrap
 import warnings
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 import gast
-import numpy as np
 
 from . import ir, runtime
-from .analyze import SCALAR
 from .errors import SrcGradError
 from .naming import Namer
 from .rules.registry import Rule
+from .broadcast import DropExpand, DropUnbroadcast
 from .syntax import clone, source_of, walk
 
 #: Pure functions a static test may call.
@@ -114,7 +112,7 @@ def inline(rule: Rule, op: ir.Op, out, d_out, namer: Namer, *, wanted=lambda nam
     bound = _bind(rule, op, filename)
     mapping = {"out": out, "d_out": d_out}
     result, slots = _expand_rule(rule, op, bound, mapping, namer,
-                                 ("unbroadcast", _DropUnbroadcast(op, shape_class)))
+                                 ("unbroadcast", DropUnbroadcast(op, shape_class)))
     for pname, slot in zip(rule.wrt, slots):
         _contribute(mapping[pname], slot, namer, result, wanted)
     return result
@@ -160,34 +158,11 @@ def inline_tangent(rule, op: ir.Op, out, tangent, namer: Namer, *, shape_class=N
         moving[pname] = t
         mapping[f"d_{pname}"] = t if t is not None else gast.Constant(value=0.0, kind=None)
     result, slots = _expand_rule(rule, op, bound, mapping, namer,
-                                 ("expand", _DropExpand(op, shape_class)))
+                                 ("expand", DropExpand(op, shape_class)))
     for pname, slot in zip(rule.wrt, slots):
         if moving[pname] is not None:
             result.contributions.append((pname, slot))
     return result
-
-
-class _DropExpand(gast.NodeTransformer):
-    """``expand(term, out)`` -> ``term`` where the operation cannot broadcast: every
-    operand is a scalar or in one shape class, and so is the moving operand."""
-
-    def __init__(self, op, shape_class):
-        self.drop = _DropUnbroadcast(op, shape_class)
-
-    def visit_Call(self, node):
-        self.generic_visit(node)
-        if not (isinstance(node.func, gast.Name) and node.func.id == "expand"
-                and len(node.args) == 2):
-            return node
-        moving = [n.primal for n in gast.walk(node.args[0]) if hasattr(n, "primal")]
-        kinds = [self.drop.kind(other) for other in self.drop.operands]
-        if len(moving) != 1 or any(k is None for k in kinds):
-            return node
-        arrays = {k for k in kinds if k != SCALAR}
-        own = self.drop.kind(moving[0])
-        if len(arrays) <= 1 and (own in arrays or not arrays):
-            return node.args[0]
-        return node
 
 
 def _bind(rule: Rule, op: ir.Op, filename) -> dict:
@@ -311,50 +286,6 @@ def _call_to_slice(node):
     if isinstance(node, gast.Tuple):
         node.elts = [_call_to_slice(e) for e in node.elts]
     return node
-
-
-def _elementwise(prim) -> bool:
-    """Whether ``prim`` applies elementwise to operands broadcast together."""
-    if isinstance(prim, np.ufunc):
-        return prim.signature is None
-    try:
-        return prim in _ELEMENTWISE
-    except TypeError:
-        return False
-
-
-_ELEMENTWISE = {operator.add, operator.sub, operator.mul, operator.truediv, operator.pow,
-                operator.mod, operator.neg, operator.pos, abs, np.where, np.clip}
-
-
-class _DropUnbroadcast(gast.NodeTransformer):
-    """``unbroadcast(g, x)`` -> ``g`` where the operation cannot have broadcast ``x``:
-    every operand is a scalar or in ``x``'s shape class (``x * 2``, ``x * x``,
-    ``np.sum(x) + 1.0``, ``y + np.tanh(y)``)."""
-
-    def __init__(self, op, shape_class):
-        # only an elementwise operation's operands broadcast against each other
-        # (np.full(6, c)'s 6 is a shape, not an operand of the same kind)
-        self.operands = [*op.args, *op.kwargs.values()] if _elementwise(op.primitive) else [None]
-        self.shape_class = shape_class or (lambda name: name)
-
-    def kind(self, operand):
-        if isinstance(operand, gast.Name):
-            return self.shape_class(operand.id)
-        if isinstance(operand, gast.Constant) and isinstance(operand.value, (int, float)) \
-                and not isinstance(operand.value, bool):
-            return SCALAR
-        return None
-
-    def visit_Call(self, node):
-        self.generic_visit(node)
-        if isinstance(node.func, gast.Name) and node.func.id == "unbroadcast" \
-                and len(node.args) == 2 and isinstance(node.args[1], gast.Name):
-            target = self.kind(node.args[1])
-            kinds = [self.kind(other) for other in self.operands]
-            if all(k is not None and (k == target or k == SCALAR) for k in kinds):
-                return node.args[0]
-        return node
 
 
 # -- partial evaluation ----------------------------------------------------------

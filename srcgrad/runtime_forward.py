@@ -1,0 +1,95 @@
+"""Runtime helpers of generated forward-mode (tangent) code.
+
+Kept apart from :mod:`.runtime` (which re-exports them, so generated code and
+``srcgrad.export`` find every helper by the same names): a tangent is shaped
+like its value, so these helpers widen a term to its output's shape
+(``expand``), make the zeros of a value that does not move (``zero_tangent``),
+give an updated array a private tangent (``fresh_tangent``), shape the tangent
+handed back to the caller (``tangent_like``) and read an object's tangent
+attribute (``tangent_attr``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .structures import AttributeCotangent, gradient_like, is_zero
+
+
+def expand(t, like):
+    """The tangent term ``t`` of an operand, broadcast to the shape of the output
+    ``like`` (``x + b`` with a scalar ``b`` moving only: its term has ``b``'s shape)."""
+    shape = np.shape(like)
+    if np.shape(t) == shape:
+        return t
+    return np.broadcast_to(t, shape)
+
+
+def zero_tangent(x):
+    """The tangent of a value that does not depend on the inputs: zeros shaped and
+    structured like ``x`` (floating point even for an integer ``x``)."""
+    if isinstance(x, (bool, np.bool_)) or x is None or isinstance(x, str):
+        return 0.0
+    if isinstance(x, np.inexact):
+        return x.dtype.type(0)
+    if isinstance(x, (int, float, complex, np.number)):
+        return 0j if isinstance(x, complex) else 0.0
+    if isinstance(x, np.ndarray):
+        return np.zeros(x.shape, x.dtype if x.dtype.kind in "fc" else np.float64)
+    if isinstance(x, dict):
+        return type(x)((k, zero_tangent(v)) for k, v in x.items())
+    if isinstance(x, (list, tuple)):
+        parts = [zero_tangent(v) for v in x]
+        if isinstance(x, tuple) and hasattr(x, "_fields"):
+            return type(x)(*parts)
+        return type(x)(parts)
+    return gradient_like(0.0, x, lambda g, v: zero_tangent(v))
+
+
+def fresh_tangent(t, x):
+    """A private, writable copy of the tangent ``t`` of ``x``, shaped like ``x``:
+    what an in-place update of ``x`` (``x[i] = v``, ``xs.append(v)``) updates
+    alongside ``d_x`` -- never an array another name or the caller can see."""
+    if isinstance(x, list):
+        return list(t) if isinstance(t, (list, tuple)) else zero_tangent(x)
+    if isinstance(x, dict):
+        return dict(t) if isinstance(t, dict) else zero_tangent(x)
+    dtype = np.result_type(x) if np.issubdtype(np.result_type(x), np.inexact) else np.float64
+    return np.array(np.broadcast_to(t, np.shape(x)), dtype=dtype)
+
+
+def tangent_like(t, x):
+    """The output tangent ``t`` as returned to the caller: shaped, typed and
+    structured like the output ``x``, and a fresh copy."""
+    def leaf(g, v):
+        if isinstance(v, float):
+            return float(g)
+        dtype = np.result_type(v) if np.issubdtype(np.result_type(v), np.inexact) \
+            else np.float64
+        out = np.array(np.broadcast_to(g, np.shape(v)), dtype=dtype)
+        return out if np.ndim(v) else out[()]
+    if isinstance(x, (float, np.ndarray, np.generic)):
+        return leaf(t, x)
+    return gradient_like(_as_cotangent(t), x, leaf)
+
+
+def _as_cotangent(t):
+    """A tangent structure as the cotangent structure :func:`gradient_like` reads."""
+    if isinstance(t, dict):
+        return {k: _as_cotangent(v) for k, v in t.items()}
+    if isinstance(t, (list, tuple)):
+        return [_as_cotangent(v) for v in t]
+    if hasattr(t, "__dict__") and not isinstance(t, (type, np.ndarray)):
+        return AttributeCotangent({k: _as_cotangent(v) for k, v in vars(t).items()})
+    return t
+
+
+def tangent_attr(t, obj, name):
+    """The tangent of attribute ``name`` of ``obj``, whose tangent is ``t`` (an
+    object of the same kind, or a dict by attribute name); zeros shaped like the
+    attribute where ``t`` has none for it."""
+    if isinstance(t, dict):
+        found = t.get(name)
+    else:
+        found = None if is_zero(t) else getattr(t, name, None)
+    return zero_tangent(getattr(obj, name)) if found is None else found
