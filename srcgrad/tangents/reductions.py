@@ -62,21 +62,12 @@ def prod(out, a, axis=None, *, keepdims=False, d_a):
 @tangent(np.max, "a")
 @tangent(np.amax, "a")
 @tangent(np.ndarray.max, "a", name="np.ndarray.max")
-def max_(out, a, axis=None, *, keepdims=False, d_a):
-    """The mean of the tangents of the tied maxima."""
-    if axis is None or keepdims:
-        hit = a == out
-    else:
-        hit = a == np.expand_dims(out, axis)
-    return (np.sum(d_a * hit, axis=axis, keepdims=keepdims)
-            / np.sum(hit, axis=axis, keepdims=keepdims, dtype=out.dtype))
-
-
 @tangent(np.min, "a")
 @tangent(np.amin, "a")
 @tangent(np.ndarray.min, "a", name="np.ndarray.min")
-def min_(out, a, axis=None, *, keepdims=False, d_a):
-    """The mean of the tangents of the tied minima."""
+def extremum(out, a, axis=None, *, keepdims=False, d_a):
+    """The mean of the tangents of the tied maxima (or minima): the elements equal
+    to the result."""
     if axis is None or keepdims:
         hit = a == out
     else:
