@@ -73,6 +73,10 @@ def check_aliases(program: ir.Program) -> None:
     views = [s for s in statements
              if isinstance(s, gast.Assign) and not ir.is_update(s) and _is_view(s)]
     holders = [(s, names) for s in statements for names in [_held(s)] if names]
+    # w = obj.W: w is the array obj holds, so updating w changes what obj.W reads
+    parts = [s for s in statements if isinstance(s, gast.Assign) and not ir.is_update(s)
+             and getattr(s, "op", None) is not None and s.op.primitive is ir.GETATTR
+             and s.op.args and isinstance(s.op.args[0], gast.Name)]
     # a, b = f(x), where f may return x or the same array twice: a, b (and x) share
     joins = [s for s in statements if isinstance(s, gast.Assign) and not ir.is_update(s)
              and isinstance(s.targets[0], gast.Tuple) and getattr(s, "op", None) is not None
@@ -120,6 +124,7 @@ def check_aliases(program: ir.Program) -> None:
                     made.setdefault(n, None)
         holds = [(ir.target_names(h)[0], names) for h, names in holders if in_effect(h)]
         holds += [(ir.target_names(j)[0], ir.names_in(j.value)) for j in joins if in_effect(j)]
+        holds += [(p.op.args[0].id, ir.target_names(p)) for p in parts if in_effect(p)]
         affected = _affected(find(x), [(find(c), {find(n) for n in names})
                                        for c, names in holds])
         candidates = set(made) | set(group) | set(group.values())
@@ -245,6 +250,25 @@ def _affected(root, holds) -> set:
                 affected.add(container)
                 changed = True
     return affected
+
+
+def copy_updated_attributes(program: ir.Program) -> None:
+    """``w = p.W`` followed by ``w[0] = v``: read a copy, ``w = snapshot(p.W)``, so
+    that generated code never changes an array the caller's object holds.
+
+    Run after :func:`check_aliases`, which refuses programs that would read the
+    attribute again after the update: for the others the copy changes nothing
+    but the caller's object.  The copy has the attribute read's derivatives, so
+    the operation stays the attribute read."""
+    updated = {n for stmt in ir.walk_statements(program.body) if ir.is_update(stmt)
+               for n in ir.target_names(stmt)}
+    for stmt in ir.walk_statements(program.body):
+        op = getattr(stmt, "op", None)
+        if isinstance(stmt, gast.Assign) and not ir.is_update(stmt) and op is not None \
+                and op.primitive is ir.GETATTR and isinstance(stmt.targets[0], gast.Name) \
+                and stmt.targets[0].id in updated:
+            stmt.value = gast.Call(func=ir.name("snapshot"), args=[stmt.value], keywords=[])
+            stmt.comment = f"{stmt.targets[0].id} is updated in place below: work on a copy"
 
 
 def shared_names(program: ir.Program) -> set[str]:

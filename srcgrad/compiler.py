@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from . import fence, ir
-from .aliasing import check_aliases
+from .aliasing import check_aliases, copy_updated_attributes
 from .assemble import Assembler
 from .errors import SrcGradError
 from .forward import tangent_function
@@ -77,6 +77,7 @@ def prepare(fn, receiver=None, callee=False) -> ir.Program:
     program = normalize(parsed, receiver)
     simplify(program)
     check_aliases(program)
+    copy_updated_attributes(program)
     return program
 
 

@@ -311,3 +311,41 @@ def test_an_update_of_a_tuple_part_shared_with_another_is_refused():
     with pytest.raises(srcgrad.UnsupportedSyntaxError, match="shares its memory") as info:
         srcgrad.grad(fn)(RNG.standard_normal(3))
     assert info.value.lineno == marked
+
+
+class _Holder:
+    def __init__(self, W):
+        self.W = W
+
+
+def update_of_an_attribute_read_again(p, x):
+    w = p.W
+    w[0] = x[0] * 3.0  # <- refused
+    return np.sum(p.W * x)
+
+
+def update_of_an_attribute_not_read_again(p, x):
+    w = p.W
+    w[0] = x[0] * 3.0
+    return np.sum(w * x)
+
+
+def test_an_attribute_updated_and_read_again_is_refused():
+    fn = update_of_an_attribute_read_again
+    lines, first = inspect.getsourcelines(fn)
+    marked = first + next(i for i, line in enumerate(lines) if "# <- refused" in line)
+    with pytest.raises(srcgrad.AliasedUpdateError) as info:
+        srcgrad.grad(fn, wrt=1)(_Holder(np.ones(3)), RNG.standard_normal(3))
+    assert info.value.lineno == marked
+
+
+def test_an_updated_attribute_is_copied_and_the_callers_object_left_alone():
+    p, x = _Holder(np.ones(3)), RNG.standard_normal(3)
+    gp, gx = srcgrad.grad(update_of_an_attribute_not_read_again, wrt=(0, 1))(p, x)
+    assert np.array_equal(p.W, np.ones(3))
+    assert_close(gp.W, np.concatenate([[0.0], x[1:]]), rtol=1e-12, atol=0)
+    assert_close(gx, numeric_grad(lambda x: update_of_an_attribute_not_read_again(
+        _Holder(np.ones(3)), x), (x,), 0), rtol=1e-6, atol=1e-8)
+    _, t = srcgrad.jvp(update_of_an_attribute_not_read_again, (p, x), (None, np.ones(3)))
+    assert np.array_equal(p.W, np.ones(3))
+    assert t == pytest.approx(float(np.sum(gx)), rel=1e-10)
