@@ -35,7 +35,7 @@ import gast
 import numpy as np
 
 from . import ir
-from .errors import AliasedUpdateError, UnsupportedSyntaxError
+from .errors import AliasedUpdateError, UnsupportedSyntaxError  # noqa: F401 - the docstring example
 from .inline import show
 from .linker import is_user_function
 from .rules import registry

@@ -20,6 +20,7 @@ from __future__ import annotations
 import gast
 
 from .errors import UnsupportedSyntaxError
+from .syntax import walk
 
 #: Node types the compiler handles.
 SUPPORTED = frozenset({
@@ -116,7 +117,7 @@ def check(func: gast.FunctionDef, filename: str, *, callee: bool = False) -> Non
     ``callee`` is true for a function called from differentiated code, which
     may take ``*args`` (the caller packs them into one tuple).
     """
-    for node in gast.walk(func):
+    for node in walk(func):
         kind = type(node).__name__
         if kind in SUPPORTED:
             continue

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 import gast
 
 from .errors import SrcGradError, UnsupportedSyntaxError
+from .syntax import walk
 
 _MISSING = object()
 
@@ -104,14 +105,14 @@ def _indent_width(text: str) -> int:
 
 
 def _find_definition(module, fn):
-    for node in gast.walk(module):
+    for node in walk(module):
         if isinstance(node, gast.FunctionDef) and node.name == fn.__name__:
             return node
     return None
 
 
 def _relocate(tree, line_offset: int, col_offset: int) -> None:
-    for node in gast.walk(tree):
+    for node in walk(tree):
         if hasattr(node, "lineno") and node.lineno is not None:
             node.lineno += line_offset
             if getattr(node, "end_lineno", None) is not None:

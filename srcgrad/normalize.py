@@ -44,7 +44,7 @@ from .naming import Namer
 from .normalize_calls import DYNAMIC, Calls
 from .normalize_control import ControlFlow
 from .rules import registry
-from .syntax import assigned_names, clone, helper_ref, is_append, is_docstring
+from .syntax import assigned_names, clone, helper_ref, is_append, is_docstring, walk
 
 BINOPS = {
     gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
@@ -97,10 +97,10 @@ class _Normalizer(ControlFlow, Calls):
         if self.func.args.vararg is not None:  # a callee's *args: one tuple parameter
             self.params.append(self.func.args.vararg.id)
         self.locals = set(self.params) | assigned_names(self.func)
-        self.dict_names = {t.id for n in gast.walk(self.func) if isinstance(n, gast.Assign)
+        self.dict_names = {t.id for n in walk(self.func) if isinstance(n, gast.Assign)
                            and isinstance(n.value, (gast.Dict, gast.DictComp))
                            for t in n.targets if isinstance(t, gast.Name)}
-        used = {n.id for n in gast.walk(self.func) if isinstance(n, gast.Name)}
+        used = {n.id for n in walk(self.func) if isinstance(n, gast.Name)}
         self.namer = Namer(used | set(registry.RULE_GLOBALS))
         self.env = {p: p for p in self.params}     # user variable -> current SSA name
         self.free: dict[str, object] = {}
@@ -269,7 +269,7 @@ class _Normalizer(ControlFlow, Calls):
     def copy_updated_arguments(self):
         """Arguments updated in place are copied first: the caller's arrays never change."""
         updated = set()
-        for node in gast.walk(self.func):
+        for node in walk(self.func):
             if isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Store) \
                     and isinstance(node.value, gast.Name):
                 updated.add(node.value.id)
@@ -382,7 +382,7 @@ class _Normalizer(ControlFlow, Calls):
     def count_assignments(self, stmts) -> None:
         """Count the assignments of each name (literal propagation needs exactly one)."""
         for stmt in stmts:
-            for node in gast.walk(stmt):
+            for node in walk(stmt):
                 if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
                     self.assignments[node.id] += 1
 
@@ -536,7 +536,7 @@ class _Normalizer(ControlFlow, Calls):
         """A copy of ``node`` with local names renamed to their SSA names; evaluated
         as is."""
         node = clone(node)
-        for sub in gast.walk(node):
+        for sub in walk(node):
             if isinstance(sub, gast.Call) and self.callee(sub) in DYNAMIC:
                 raise self.error(f"'{self.callee(sub).__name__}' is not supported: srcgrad "
                                  f"differentiates the code it can read", sub)
@@ -557,7 +557,7 @@ class _Normalizer(ControlFlow, Calls):
             return
         root = root_name(node)
         if root is None or root in self.locals:
-            for sub in gast.walk(node):
+            for sub in walk(node):
                 if isinstance(sub, gast.Name) and sub.id not in self.locals \
                         and isinstance(sub.ctx, gast.Load):
                     self.collect_free(sub)

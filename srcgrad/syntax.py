@@ -33,7 +33,7 @@ class Renamer(gast.NodeTransformer):
 
 
 def located(tree, where):
-    for node in gast.walk(tree):
+    for node in walk(tree):
         if getattr(node, "lineno", None) is None and hasattr(node, "lineno"):
             gast.copy_location(node, where)
     return tree
@@ -70,7 +70,7 @@ def is_docstring(stmt) -> bool:
 
 def assigned_names(func) -> set[str]:
     names = set()
-    for node in gast.walk(func):
+    for node in walk(func):
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
             names.add(node.id)
     return names
