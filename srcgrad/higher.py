@@ -120,11 +120,11 @@ def _as_tangent(t, primal):
 # -- second derivatives: reverse mode over generated tangent code -----------------------
 
 def _tangent_code(fn, position, receiver=None):
-    """The generated function ``tangent_f(*args, d_arg)`` of ``fn`` for a tangent
-    of argument ``position``: it returns the tangent alone (a scalar for a
-    scalar ``fn``), ready to be differentiated in reverse mode."""
+    """The compiled module of ``fn``'s tangent function for a tangent of argument
+    ``position``: ``tangent_f(*args, d_arg)`` returns the tangent alone (a scalar
+    for a scalar ``fn``), ready to be differentiated in reverse mode."""
     options = Options(mode="tangent", wrt=(position,), single=False, receiver=receiver)
-    return _compile(fn, options).functions[0]
+    return _compile(fn, options)
 
 
 class SecondOrder:
@@ -141,23 +141,24 @@ class SecondOrder:
     def __init__(self, fn, inner: int, outer: int, bound=None):
         self.fn, self.inner, self.outer, self.bound = fn, inner, outer, bound
 
-    def _gradient(self, args):
+    def _compiled(self, args):
+        """The tangent module and the gradient module of its function, for ``args``."""
         receiver = type(args[0]) if args and (self.bound is not None or _is_object(args[0])) \
             else None
-        code = _tangent_code(self.fn, self.inner, receiver)
-        return code, _compile(code, Options(mode="grad", wrt=(self.outer,), single=True))
+        tangent = _tangent_code(self.fn, self.inner, receiver)
+        code = tangent.functions[0]
+        return tangent, _compile(code, Options(mode="grad", wrt=(self.outer,), single=True))
 
     def __call__(self, *args):
         *args, v = args
         args = _all_arguments(self.fn, self.bound, args)
-        _, compiled = self._gradient(args)
-        return compiled.functions[0](*args, _as_tangent(v, args[self.inner]))
+        _, gradient = self._compiled(args)
+        return gradient.functions[0](*args, _as_tangent(v, args[self.inner]))
 
     def source_for(self, *args) -> str:
-        args = _all_arguments(self.fn, self.bound, args)
-        code, compiled = self._gradient(args)
-        return _compile(self.fn, Options(mode="tangent", wrt=(self.inner,), single=False,
-                                         receiver=None)).source + "\n\n" + compiled.source
+        """Both generated modules, as a call with ``args`` would use them."""
+        tangent, gradient = self._compiled(_all_arguments(self.fn, self.bound, args))
+        return tangent.source + "\n\n" + gradient.source
 
     @property
     def source(self) -> str:
