@@ -12,7 +12,6 @@ forward, the combination with no tape of tapes.
 from __future__ import annotations
 
 import inspect
-from dataclasses import replace
 
 import numpy as np
 
@@ -22,6 +21,7 @@ from .api import (
     _compile,
     _is_object,
     _normalize_wrt,
+    _transform,
     differentiable_value,
     vjp,
 )
@@ -55,14 +55,7 @@ def tangent_function(fn, wrt=0, *, optimize=True) -> Transformed:
     """The generated forward-mode function of ``fn``: it takes ``fn``'s
     positional arguments followed by one tangent per ``wrt`` argument and
     returns ``(value, tangent)``.  ``.source`` shows the tangent code."""
-    positions, _ = _normalize_wrt(wrt)
-    options = Options(mode="jvp", wrt=positions, single=False, optimize=optimize)
-    func, bound_self = _function(fn, "jvp")
-    if bound_self is not None:
-        shifted = tuple(p + 1 for p in positions)
-        return Transformed(fn, replace(options, wrt=shifted, receiver=type(bound_self)),
-                           bound=bound_self)
-    return Transformed(func, options)
+    return _transform("jvp", fn, wrt, "save", optimize)
 
 
 def jvp(fn, primals=None, tangents=None, *, wrt=None, optimize=True):

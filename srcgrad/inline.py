@@ -253,10 +253,6 @@ def _copy_substituted(node, mapping, renames):
     return new
 
 
-def _substitute(stmt, mapping, renames):
-    return _Substitute(mapping, renames).visit(stmt)
-
-
 class _SliceToCall(gast.NodeTransformer):
     """``x[1:n]``'s index as a value: ``slice(1, n)`` (a Slice node is only valid
     inside brackets)."""

@@ -119,8 +119,11 @@ def _primal_signature(primitive):
         return None
 
 
-def _check_rule(primitive, fn, wrt, name, inlined=True) -> tuple[inspect.Signature, tuple[str, ...]]:
-    sig = inspect.signature(fn)
+def _check_rule(primitive, fn, wrt, name, inlined=True,
+                sig=None) -> tuple[inspect.Signature, tuple[str, ...]]:
+    """Check a rule against its primitive; ``sig`` (default: ``fn``'s own) is the
+    rule's signature as ``(out, d_out, *primal parameters)``."""
+    sig = sig or inspect.signature(fn)
     names = list(sig.parameters)
     if names[:2] != ["out", "d_out"]:
         raise RuleError(f"rule for {name} must start with parameters (out, d_out), "
@@ -311,22 +314,10 @@ def _register_tangent(primitive, fn, wrt, name, called=None) -> TangentRule:
                         f"{tuple(p.name for p in tangents)}")
     # Check the primal parameters exactly as an adjoint rule's are checked.
     fake = sig.replace(parameters=[values[0], values[0].replace(name="d_out"), *primal])
-    _, params = _check_rule(primitive, _Renamed(fn, fake), chosen, label,
-                            inlined=called is None)
+    _, params = _check_rule(primitive, fn, chosen, label, inlined=called is None, sig=fake)
     rule = _TANGENTS[_key(primitive)] = TangentRule(
         primitive, label, fn, params, chosen, sig.replace(parameters=primal), called)
     return rule
-
-
-class _Renamed:
-    """``fn`` seen through another signature (to reuse :func:`_check_rule`)."""
-
-    def __init__(self, fn, signature):
-        self.__code__ = fn.__code__
-        self.__signature__ = signature
-
-    def __call__(self, *args, **kwargs):  # pragma: no cover - never called
-        raise TypeError
 
 
 def lookup_tangent(primitive) -> TangentRule | None:
