@@ -52,20 +52,27 @@ class Assembler:
             return self.split()
         return self.joint()
 
-    def _backward(self, seed=(), bound=None, raw=False):
-        """The sweep and the expressions it returns: gradients shaped like their
-        arguments, or (``raw``, for a callee's caller) the cotangents themselves."""
+    def _backward(self, seed=(), bound=None, raw=False, single=False):
+        """The sweep and the expression it returns: the gradients shaped like their
+        arguments (one, or a tuple), or (``raw``, for a callee's caller) the tuple of
+        the cotangents themselves."""
         sweep = reverse(self.program, self.wrt, self.act, seed=seed, bound=bound)
-        grads = []
-        for name in self.wrt:
-            if raw:  # for a caller's adjoint: cotangents as they are, 0.0 for none
-                grads.append(ir.name(sweep.adjoints[name]) if name in sweep.adjoints
-                             else gast.Constant(value=0.0, kind=None))
-            elif name in sweep.adjoints:
-                grads.append(_call("grad_like", ir.name(sweep.adjoints[name]), ir.name(name)))
-            else:
-                grads.append(_call("zeros_grad", ir.name(name)))
-        return sweep, grads
+        # cotangents as they are, 0.0 for none: what a caller's adjoint receives
+        cotangents = [ir.name(sweep.adjoints[name]) if name in sweep.adjoints
+                      else gast.Constant(value=0.0, kind=None) for name in self.wrt]
+        if raw:
+            return sweep, _tuple(cotangents)
+        if len(self.wrt) > 1:
+            # one grad_like for all: cotangents passed along unchanged (d_x = d_t for
+            # x + y) may be one array, and each gradient must be an array of its own
+            return sweep, _call("grad_like", _tuple(cotangents),
+                                _tuple([ir.name(name) for name in self.wrt]))
+        name = self.wrt[0]
+        if name in sweep.adjoints:
+            grad = _call("grad_like", cotangents[0], ir.name(name))
+        else:
+            grad = _call("zeros_grad", ir.name(name))
+        return sweep, grad if single else _tuple([grad])
 
     def joint(self):
         program, options = self.program, self.options
@@ -78,8 +85,7 @@ class Assembler:
                 seed_stmts.append(ir.assign(d_out, _call("grad_seed", ir.name(output.id))))
             else:
                 seed_stmts.append(gast.Expr(value=_call("grad_seed", ir.name(output.id))))
-        sweep, grads = self._backward(seed, bound)
-        result = grads[0] if options.single else _tuple(grads)
+        sweep, result = self._backward(seed, bound, single=options.single)
         value_copy = []
         if options.mode == "value_and_grad":
             if isinstance(output, gast.Name) and output.id in sweep.tapes:
@@ -127,8 +133,7 @@ class Assembler:
                         seed.append((elt.id, gast.Subscript(
                             value=ir.name(cot_param), slice=gast.Constant(value=i, kind=None),
                             ctx=gast.Load())))
-        sweep, grads = self._backward(seed, bound, raw=names is not None)
-        result = _tuple(grads)
+        sweep, result = self._backward(seed, bound, raw=names is not None)
         backward = self._clean(sweep.statements, result)
         body, tapes, extra = self._saves(backward, sweep)
         reads = _forward_reads(backward, program, sweep, result, extra) | (

@@ -127,16 +127,34 @@ def unreduce(g, x, axis=None, keepdims=False):
 
     ``axis`` and ``keepdims`` are those of the reduction; the reduced axes are
     re-inserted (when ``keepdims`` was false) and ``g`` is broadcast along them.
-    The result is a read-only view: generated code never writes into it.
+    The result is a read-only view (generated code never writes into it), or,
+    for small arrays, where a view costs more to make than the copy, a fresh
+    array.  A Python float cotangent of a floating array takes the array's
+    dtype: the seed 1.0 of a float32 function's gradient stays float32.
     """
     shape = np.shape(x)
+    if type(g) is float and type(x) is np.ndarray and x.dtype.kind == "f":
+        g = x.dtype.type(g)
     if axis is not None and not keepdims:
         if _no_cotangent(g):
             return 0.0
-        axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
-        ndim = len(shape)
-        g = np.expand_dims(g, tuple(sorted(a % ndim for a in axes)))
+        g = _keep_reduced_axes(g, len(shape), axis)
+    if type(x) is np.ndarray and x.size <= _SMALL:
+        out = np.empty(shape, np.result_type(g))
+        out[...] = g
+        return out
     return np.broadcast_to(g, shape)
+
+
+# Up to this many elements, materialising a broadcast is cheaper than making the view.
+_SMALL = 4096
+
+
+def _keep_reduced_axes(v, ndim, axis):
+    """``v``, the result of a reduction over ``axis`` without ``keepdims``, with the
+    reduced axes put back as length-1 axes (so that it broadcasts against the input)."""
+    axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
+    return np.expand_dims(v, tuple(sorted(a % ndim for a in axes)))
 
 
 def grad_seed(value):
@@ -163,14 +181,31 @@ def grad_like(g, x):
 
     Same shape and dtype as ``x`` (a float32 argument gets a float32 gradient),
     a Python float for a Python float, the same structure for a list, tuple,
-    dict or object holding arrays, and never a read-only view or an alias of
-    an array the caller can see.
+    dict or object holding arrays (a tuple of arguments too: the gradients with
+    respect to several), and never a read-only view, an alias of an array the
+    caller can see, or one array twice.
     """
+    return _grad_like(g, x, set())
+
+
+def _grad_like(g, x, made):
+    """``grad_like`` with ``made``, the ids of the arrays it has returned so far:
+    a cotangent may reach several leaves (``d_x = d_y = d_t``), each needs its own."""
     if isinstance(x, float):
         return float(g)
     if isinstance(x, np.ndarray) or np.isscalar(x):
-        return _array_gradient(g, x)
-    return gradient_like(g, x, _array_gradient)
+        return _own(_array_gradient(g, x), made)
+    if type(x) is tuple and type(g) is tuple and len(g) == len(x):  # several arguments
+        return tuple(_grad_like(gi, xi, made) for gi, xi in zip(g, x))
+    return gradient_like(g, x, lambda g, x: _own(_array_gradient(g, x), made))
+
+
+def _own(gradient, made):
+    if isinstance(gradient, np.ndarray):
+        if id(gradient) in made:
+            gradient = gradient.copy()
+        made.add(id(gradient))
+    return gradient
 
 
 def _array_gradient(g, x):
@@ -345,9 +380,13 @@ def extremum_grad(g, out, a, axis=None, keepdims=False):
     elements equal to the extremum, split equally among ties."""
     if _no_cotangent(g):
         return 0.0
-    hit = np.asarray(a) == unreduce(out, a, axis, keepdims)
-    gg = unreduce(g, a, axis, keepdims)
-    return gg * hit / np.sum(hit, axis=axis, keepdims=True).astype(gg.dtype)
+    a = np.asarray(a)
+    if axis is not None and not keepdims:
+        out, g = _keep_reduced_axes(out, a.ndim, axis), _keep_reduced_axes(g, a.ndim, axis)
+    hit = a == out
+    if np.count_nonzero(hit) != np.size(out):  # ties (or NaNs): share g among the hits
+        g = g / np.sum(hit, axis=axis, keepdims=True).astype(np.result_type(g))
+    return g * hit
 
 
 def norm_grad(g, out, x, ord=None, axis=None, keepdims=False):

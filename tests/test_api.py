@@ -145,6 +145,20 @@ def test_gradients_keep_dtype_and_are_writable():
     assert g.dtype == np.float32 and g.flags.writeable
 
 
+def test_gradients_are_distinct_arrays_even_when_one_cotangent_reaches_several():
+    def f(x, z, ps):
+        return np.sum(np.tanh(x + z + ps[0] + ps[1]))  # d_x = d_z = d of each ps[i]
+
+    x = np.ones(3)
+    dx, dz, dps = srcgrad.grad(f, wrt=(0, 1, 2))(x, x.copy(), [x.copy(), x.copy()])
+    arrays = [dx, dz, *dps]
+    assert all(not np.shares_memory(a, b) for i, a in enumerate(arrays) for b in arrays[:i])
+    np.testing.assert_allclose(dps[1], dx)
+    dx += 1.0  # a caller updating one gradient in place leaves the others alone
+    np.testing.assert_allclose(dz, dps[0])
+    assert not np.allclose(dz, dx)
+
+
 def lambda_free_sum(x):
     return np.sum(x)
 

@@ -280,6 +280,12 @@ class Case:
             if isinstance(a, np.ndarray) and isinstance(g, np.ndarray) and np.shares_memory(g, a):
                 self.fail(f"{where}: the gradient of {name} shares memory with the argument",
                           BadGradientValue)
+        arrays = [(name, g) for name, g in zip(NAMES, grads) if isinstance(g, np.ndarray)]
+        for i, (name, g) in enumerate(arrays):
+            for other, h in arrays[:i]:
+                if np.shares_memory(g, h):
+                    self.fail(f"{where}: the gradients of {other} and {name} share memory",
+                              BadGradientValue)
 
     # -- check 1: grad against finite differences ----------------------------------
     def check_grad(self):

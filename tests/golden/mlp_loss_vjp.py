@@ -38,4 +38,4 @@ def mlp_loss_backward(residuals, d_t5):
     d_t1 = unbroadcast(d_t2, t1)
     d_b = unbroadcast(d_t2, b)
     d_W = matmul_grad_b(d_t1, x, W)
-    return grad_like(d_W, W), grad_like(d_b, b)
+    return grad_like((d_W, d_b), (W, b))

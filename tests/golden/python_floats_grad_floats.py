@@ -54,4 +54,4 @@ def grad_python_floats(a, b):
     d_t2 = d_c * t1
     d_b = d_b + d_t2 * t2
     d_a = d_a + d_t1 * math.cos(a)
-    return grad_like(d_a, a), grad_like(d_b, b)
+    return grad_like((d_a, d_b), (a, b))
