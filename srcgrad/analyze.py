@@ -135,7 +135,8 @@ _ELEMENTWISE_BINARY = {operator.add, operator.sub, operator.mul, operator.truedi
 _REDUCTIONS = {np.sum, np.mean, np.prod, np.max, np.min, np.amax, np.amin, np.var, np.std,
                np.linalg.norm, np.ndarray.sum, np.ndarray.mean, np.ndarray.prod,
                np.ndarray.max, np.ndarray.min, np.ndarray.var, np.ndarray.std}
-_SCALAR_VALUED = {np.linalg.det, np.vdot, float}
+# (not np.linalg.det: a stack of matrices has a stack of determinants)
+_SCALAR_VALUED = {np.vdot, float, len, np.ndarray.ndim, np.ndarray.size}
 
 
 def _is_unary(prim) -> bool:
@@ -200,11 +201,15 @@ def shape_classes(program: ir.Program) -> dict[str, str]:
     return classes
 
 
-def _scalar_valued(op, is_scalar) -> bool:
-    """Whether ``op`` yields a scalar when the operands ``is_scalar`` says are scalars."""
+def _scalar_valued(op, is_scalar, shapes=frozenset()) -> bool:
+    """Whether ``op`` yields a scalar when the operands ``is_scalar`` says are scalars
+    (``shapes``: variables holding an array's ``.shape``, whose items are ints)."""
     prim, args = op.primitive, op.args
     if op.kwargs:
         return False
+    if prim is operator.getitem and isinstance(args[0], gast.Name) and args[0].id in shapes \
+            and isinstance(args[1], gast.Constant) and isinstance(args[1].value, int):
+        return True
     try:
         if getattr(prim, "__module__", None) == "math" or prim in _SCALAR_VALUED:
             return True
@@ -227,6 +232,9 @@ def _always_scalar(program: ir.Program, floats) -> set[str]:
             defs.setdefault(target, []).append(stmt)
     candidates = {n for n in defs if n not in program.params or n in floats}
     candidates |= set(floats)
+    shapes = {name for name, stmts in defs.items() if name not in program.params
+              and len(stmts) == 1 and getattr(getattr(stmts[0], "op", None), "primitive",
+                                                None) is np.ndarray.shape}
 
     def is_scalar(node):
         if isinstance(node, gast.Constant):
@@ -241,7 +249,7 @@ def _always_scalar(program: ir.Program, floats) -> set[str]:
                 op = getattr(stmt, "op", None)
                 ok = isinstance(stmt, gast.Assign) and not ir.is_update(stmt) \
                     and isinstance(stmt.targets[0], gast.Name) and op is not None \
-                    and _scalar_valued(op, is_scalar)
+                    and _scalar_valued(op, is_scalar, shapes)
                 if not ok:
                     candidates.discard(name)
                     changed = True

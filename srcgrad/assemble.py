@@ -13,7 +13,8 @@ import gast
 
 from . import __version__, ir
 from .aliasing import shared_names
-from .analyze import activity, has_effect
+from .analyze import SCALAR, activity, has_effect, shape_classes
+from .broadcast import retarget_shape_reads
 from .calls import split_calls
 from .checkpointing import checkpoint_loops, loop_policy
 from .emit import function_source
@@ -35,6 +36,7 @@ class Assembler:
         self.namer = program.namer
         self.linker = linker
         self.act = activity(program, wrt_names)
+        self.classes = shape_classes(program)
         split_calls(program, self.act, linker)
 
     # -- the sweeps -----------------------------------------------------------
@@ -78,12 +80,18 @@ class Assembler:
         program, options = self.program, self.options
         output = program.output
         seed_stmts, seed, bound = [], [], {}
+        # an output that is a scalar by construction (np.sum(...), math.sin(...))
+        # needs no check: its seed is the constant 1.0, and grad need not compute it
+        scalar = isinstance(output, gast.Name) and options.optimize \
+            and self.classes.get(output.id) == SCALAR
         if isinstance(output, gast.Name):
             if self.act.is_active(output.id):
                 d_out = self.namer.adjoint(output.id)
                 bound[output.id] = d_out
-                seed_stmts.append(ir.assign(d_out, _call("grad_seed", ir.name(output.id))))
-            else:
+                one = gast.Constant(value=1.0, kind=None)
+                seed_stmts.append(ir.assign(
+                    d_out, one if scalar else _call("grad_seed", ir.name(output.id))))
+            elif not scalar:
                 seed_stmts.append(gast.Expr(value=_call("grad_seed", ir.name(output.id))))
         sweep, result = self._backward(seed, bound, single=options.single)
         value_copy = []
@@ -97,7 +105,9 @@ class Assembler:
         backward = self._clean(seed_stmts + sweep.statements, result)
         body, tapes, extra = self._saves(backward, sweep)
         reads = _forward_reads(backward, program, sweep, result, extra)
-        forward = self._forward(body, tapes, set(ir.names_in(output)) | reads) + value_copy
+        returned = set(ir.names_in(program.output)) if options.mode != "grad" or not scalar \
+            else set()
+        forward = self._forward(body, tapes, returned | reads) + value_copy
         self._annotate(forward, backward, reads)
         ret = gast.Return(value=result)
         if backward:
@@ -170,6 +180,8 @@ class Assembler:
     def _clean(self, statements, result) -> list:
         """Recompute what the policy says, then dead code out of the adjoint sweep
         (and copies, when optimising)."""
+        if self.options.optimize:
+            statements = retarget_shape_reads(statements, self.program, self.classes)
         statements = rematerialize(self.program, statements, decider(self.options.policy))
         if self.options.optimize:
             statements = fold_zero_starts(propagate_copies(statements))

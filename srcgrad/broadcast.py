@@ -23,7 +23,9 @@ import operator
 import gast
 import numpy as np
 
+from . import ir
 from .analyze import SCALAR
+from .syntax import walk
 
 
 def _elementwise(prim) -> bool:
@@ -91,3 +93,51 @@ class DropExpand(gast.NodeTransformer):
         if len(arrays) <= 1 and (own in arrays or not arrays):
             return node.args[0]
         return node
+
+
+# The runtime helpers that read an argument only for its shape, and its position.
+_SHAPE_READS = {"unbroadcast": 1, "unreduce": 1}
+
+
+def retarget_shape_reads(statements, program, classes) -> list:
+    """``unbroadcast(g, y)`` -> ``unbroadcast(g, x)`` (``unreduce`` too) where
+    ``y`` provably has the shape of ``x``, an argument the function never
+    reassigns: the adjoint sweep then reads the argument, always at hand, and
+    ``y`` need not be kept -- nor even computed, if nothing else reads it.
+
+    ``classes`` is :func:`.analyze.shape_classes` of ``program``.  A program that
+    updates anything in place (an ``append`` can grow a list argument) is left
+    as it is.
+
+        >>> import gast
+        >>> from types import SimpleNamespace
+        >>> from .syntax import source_of
+        >>> program = SimpleNamespace(params=["x"], body=[])
+        >>> stmts = gast.parse("d_y = unreduce(d_t, y)\\nd_z = d_y * 2").body
+        >>> [source_of(s) for s in retarget_shape_reads(stmts, program, {"y": "x"})]
+        ['d_y = unreduce(d_t, x)', 'd_z = d_y * 2']
+        >>> stmts[0].comment
+        'y has the shape of x'
+    """
+    if any(ir.is_update(stmt) for stmt in ir.walk_statements(program.body)):
+        return statements
+    counts, _ = ir.definitions(program.body)
+    steady = {p for p in program.params if not counts.get(p)}
+    stand_in = {name: cls for name, cls in classes.items()
+                if cls in steady and cls != name}
+    if not stand_in:
+        return statements
+    for stmt in ir.walk_statements(statements):
+        if not isinstance(stmt, (gast.Assign, gast.Expr)):
+            continue
+        for node in walk(stmt.value):
+            if isinstance(node, gast.Call) and isinstance(node.func, gast.Name):
+                at = _SHAPE_READS.get(node.func.id)
+                if at is not None and len(node.args) > at \
+                        and isinstance(node.args[at], gast.Name) \
+                        and node.args[at].id in stand_in:
+                    name = node.args[at].id
+                    node.args[at] = ir.name(stand_in[name])
+                    if not getattr(stmt, "comment", None):
+                        stmt.comment = f"{name} has the shape of {stand_in[name]}"
+    return statements

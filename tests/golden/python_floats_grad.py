@@ -22,8 +22,8 @@ def grad_python_floats(a, b):
     t8 = math.atan2(a, b)
     t9 = t7 + t8  # save: t9 (read by the adjoint of +)
     t10 = a ** 3
-    t11 = t9 + t10  # save: t11 (read by the adjoint of -)
-    t12 = 2.0 * b  # save: t12 (read by the adjoint of -)
+    t11 = t9 + t10
+    t12 = 2.0 * b
     d = t11 - t12  # save: d (read by the adjoint of *)
     t13 = a * b  # save: t13 (read by the adjoint of math.cos)
     t14 = math.cos(t13)  # save: t14 (read by the adjoint of *)
@@ -41,8 +41,8 @@ def grad_python_floats(a, b):
     d_t13 = -d_t14 * math.sin(t13)
     d_a = d_a + unbroadcast(d_t13 * b, a)
     d_b = d_b + unbroadcast(d_t13 * a, b)
-    d_t11 = unbroadcast(d_d, t11)
-    d_t12 = unbroadcast(-d_d, t12)
+    d_t11 = unbroadcast(d_d, a)  # t11 has the shape of a
+    d_t12 = unbroadcast(-d_d, b)  # t12 has the shape of b
     d_b = d_b + d_t12 * 2.0
     d_t9 = unbroadcast(d_t11, t9)
     d_a = d_a + d_t11 * (3 * a ** 2)
