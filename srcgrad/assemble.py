@@ -19,6 +19,7 @@ from .calls import split_calls
 from .checkpointing import checkpoint_loops, loop_policy
 from .emit import function_source
 from .errors import NonDifferentiableError
+from .fold import fold_temporaries
 from .optimize import eliminate_dead, fold_zero_starts, propagate_copies
 from .remat import decider, rematerialize
 from .reverse import reverse
@@ -112,7 +113,7 @@ class Assembler:
         ret = gast.Return(value=result)
         if backward:
             backward[0].comment_before = ["", "Adjoint sweep"]
-        body = forward + backward + [ret]
+        body = self._fold(forward + backward + [ret])
         fname = program.name
         name = self.linker.global_name(
             f"{'grad' if options.mode == 'grad' else 'value_and_grad'}_{fname}")
@@ -173,9 +174,17 @@ class Assembler:
         bwd_doc = (f"Adjoint sweep of {fname}: cotangents of {_listing(self.wrt)}.\n\n"
                    f"{cot_param} is the cotangent of the output.\n{prov}")
         fwd_src = function_source(fwd_name, program.params, program.node.args.defaults,
-                                  fwd_body, fwd_doc)
-        bwd_src = function_source(bwd_name, [res_name, cot_param], [], bwd_body, bwd_doc)
+                                  self._fold(fwd_body), fwd_doc)
+        bwd_src = function_source(bwd_name, [res_name, cot_param], [], self._fold(bwd_body),
+                                  bwd_doc)
         return [fwd_src, bwd_src], (fwd_name, bwd_name)
+
+    def _fold(self, body) -> list:
+        """Single-use temporaries back inside the statement that reads them (not the
+        output: ``grad_seed(t9)`` reads better than ``grad_seed(t8 + b)``)."""
+        if not self.options.optimize:
+            return body
+        return fold_temporaries(body, self.namer.temps - set(ir.names_in(self.program.output)))
 
     def _clean(self, statements, result) -> list:
         """Recompute what the policy says, then dead code out of the adjoint sweep

@@ -19,6 +19,7 @@ class Namer:
 
     def __init__(self, taken=()):
         self.taken: set[str] = set(taken)
+        self.temps: set[str] = set()  # the names temp() handed out
         self._temps = 0
 
     def reserve(self, *names: str) -> None:
@@ -48,6 +49,7 @@ class Namer:
             name = f"t{self._temps}"
             if name not in self.taken:
                 self.taken.add(name)
+                self.temps.add(name)
                 return name
 
     def adjoint(self, primal: str) -> str:

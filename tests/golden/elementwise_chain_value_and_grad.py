@@ -14,25 +14,20 @@ def value_and_grad_elementwise_chain(x):
     t1 = np.sin(x)  # save: t1 (read by the adjoint of *)
     t2 = np.cos(x)  # save: t2 (read by the adjoint of *)
     t3 = t1 * t2
-    t4 = -x
-    t5 = np.exp(t4)  # save: t5 (read by the adjoint of np.exp)
+    t5 = np.exp(-x)  # save: t5 (read by the adjoint of np.exp)
     a = t3 + t5  # save: a (read by the adjoint of np.arctan)
     t6 = np.log1p(x)
     t7 = np.sqrt(x)  # save: t7 (read by the adjoint of /, np.sqrt)
     t8 = t6 / t7  # save: t8 (read by the adjoint of /)
-    t9 = x * 0.1
-    t10 = np.expm1(t9)  # save: t10 (read by the adjoint of np.expm1)
+    t10 = np.expm1(x * 0.1)  # save: t10 (read by the adjoint of np.expm1)
     b = t8 - t10
     t11 = np.arctan(a)  # save: t11 (read by the adjoint of *)
     t12 = np.tanh(b)  # save: t12 (read by the adjoint of *, np.tanh)
     t13 = t11 * t12
     t14 = a - b  # save: t14 (read by the adjoint of np.square)
-    t15 = np.square(t14)
-    c = t13 + t15  # save: c (read by the adjoint of *)
-    t16 = 1.0 + x
-    t17 = np.reciprocal(t16)  # save: t17 (read by the adjoint of *, np.reciprocal)
-    t18 = c * t17
-    t19 = np.sum(t18)
+    c = t13 + np.square(t14)  # save: c (read by the adjoint of *)
+    t17 = np.reciprocal(1.0 + x)  # save: t17 (read by the adjoint of *, np.reciprocal)
+    t19 = np.sum(c * t17)
 
     # Adjoint sweep
     d_t19 = 1.0

@@ -22,13 +22,7 @@ def grad_indexing(x):
     t3 = np.sum(t2)
     t4 = c[:5]  # save: t4 (read by the adjoint of *)
     t5 = b * t4  # save: t5 (read by the adjoint of np.sum)
-    t6 = np.sum(t5)
-    t7 = t3 + t6
-    t8 = np.sum(d)
-    t9 = t8 * 3.0
-    t10 = t7 + t9
-    t11 = np.sum(e)
-    t12 = t10 + t11  # save: t12 (read by the adjoint of +)
+    t12 = t3 + np.sum(t5) + np.sum(d) * 3.0 + np.sum(e)  # save: t12 (read by the adjoint of +)
     t13 = t12 + f
 
     # Adjoint sweep

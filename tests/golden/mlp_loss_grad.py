@@ -12,8 +12,7 @@ def grad_mlp_loss(W, b, x, y):
     # Forward sweep
     # save: arguments W, b, x (read by the adjoint sweep)
     t1 = x @ W  # save: t1 (read by the adjoint of +)
-    t2 = t1 + b
-    h = np.tanh(t2)  # save: h (read by the adjoint of -, np.tanh)
+    h = np.tanh(t1 + b)  # save: h (read by the adjoint of -, np.tanh)
     t3 = h - y  # save: t3 (read by the adjoint of **)
     t4 = t3 ** 2  # save: t4 (read by the adjoint of np.mean)
 

@@ -19,12 +19,8 @@ def grad_python_floats(a, b):
     t6 = t4 / t5  # save: t6 (read by the adjoint of /)
     c = t3 + t6
     t7 = math.tanh(c)  # save: t7 (read by the adjoint of math.tanh)
-    t8 = math.atan2(a, b)
-    t9 = t7 + t8  # save: t9 (read by the adjoint of +)
-    t10 = a ** 3
-    t11 = t9 + t10
-    t12 = 2.0 * b
-    d = t11 - t12  # save: d (read by the adjoint of *)
+    t9 = t7 + math.atan2(a, b)  # save: t9 (read by the adjoint of +)
+    d = t9 + a ** 3 - 2.0 * b  # save: d (read by the adjoint of *)
     t13 = a * b  # save: t13 (read by the adjoint of math.cos)
     t14 = math.cos(t13)  # save: t14 (read by the adjoint of *)
     t15 = d * t14

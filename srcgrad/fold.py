@@ -1,0 +1,122 @@
+"""Folding single-use temporaries back into the expression that reads them.
+
+A-normal form gives every intermediate value a name (``t1 = l + 1.0``), which
+the rules need; once the sweeps are built, a temporary that nothing saves and
+that only the next statement reads can go back inside that statement.  The code
+then reads like what was written (``m = np.sqrt(l + 1.0)``), and it runs
+faster: a named array stays alive until the function returns, an unnamed one
+is freed as soon as it is used, and NumPy can even compute ``x @ W + b`` in the
+buffer of ``x @ W`` (it reuses temporaries that nothing else references).
+
+    >>> import gast
+    >>> from .emit import show_statements
+    >>> body = gast.parse("t1 = x @ W\\nt2 = t1 + b\\nh = np.tanh(t2)\\n"
+    ...                   "t3 = h * 2\\nreturn t3, t1").body
+    >>> print(show_statements(fold_temporaries(body, {"t1", "t2", "t3"})))
+    t1 = x @ W
+    h = np.tanh(t1 + b)
+    return h * 2, t1
+
+Only a temporary assigned once and read once, by the statement right after
+its own (so that nothing can change its operands in between), is folded, and
+never into a loop's test or a comprehension, which would evaluate it again.
+"""
+
+from __future__ import annotations
+
+import gast
+
+from .syntax import walk
+
+# Where a folded expression would run more than once, or later than its statement.
+_DEFERRED = (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
+
+
+def fold_temporaries(body, temporaries) -> list:
+    """``body`` (a function's statements) with each temporary in ``temporaries``
+    that is stored once and loaded once, by the next statement, folded into it."""
+    stores: dict[str, int] = {}
+    loads: dict[str, int] = {}
+    for node in walk(gast.Module(body=body, type_ignores=[])):
+        if isinstance(node, gast.Name) and node.id in temporaries:
+            counts = stores if isinstance(node.ctx, gast.Store) else loads
+            counts[node.id] = counts.get(node.id, 0) + 1
+    single = {n for n in temporaries if stores.get(n) == 1 and loads.get(n) == 1}
+    return _fold_block(body, single) if single else body
+
+
+def _fold_block(stmts, single) -> list:
+    out = []
+    for stmt in stmts:
+        for field in ("body", "orelse"):
+            if isinstance(stmt, (gast.If, gast.For, gast.While)):
+                setattr(stmt, field, _fold_block(getattr(stmt, field), single))
+        while out and _foldable(out[-1], single) and _substitute(stmt, out[-1]):
+            gone = out.pop()
+            stmt.comment_before = (getattr(gone, "comment_before", [])
+                                   + getattr(stmt, "comment_before", []))
+        out.append(stmt)
+    return out
+
+
+def _foldable(stmt, single) -> bool:
+    return (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], gast.Name) and stmt.targets[0].id in single
+            and not getattr(stmt, "comment", None))
+
+
+def _substitute(stmt, definition) -> bool:
+    """Put ``definition``'s value where ``stmt`` reads its target; whether it could."""
+    if isinstance(stmt, (gast.Assign, gast.Expr, gast.Return)):
+        holder, field = stmt, "value"
+    elif isinstance(stmt, gast.If):
+        holder, field = stmt, "test"
+    else:  # a loop's header runs more than once (a while test) or binds names
+        return False
+    root = getattr(holder, field)
+    if root is None:
+        return False
+    site = _Site(definition.targets[0].id)
+    place = site.find(root, holder, field)
+    if place is None:
+        return False
+    # a call that completes before the read would now run before the definition
+    if site.calls_before and any(isinstance(n, gast.Call) for n in walk(definition.value)):
+        return False
+    node_or_list, key = place
+    if isinstance(node_or_list, list):
+        node_or_list[key] = definition.value
+    else:
+        setattr(node_or_list, key, definition.value)
+    return True
+
+
+class _Site:
+    """Finds the read of ``name`` in evaluation order, noting whether a call
+    finishes before it."""
+
+    def __init__(self, name):
+        self.name = name
+        self.calls_before = False
+
+    def find(self, node, parent, key):
+        """``(parent, key)``, where the read is, or None."""
+        if isinstance(node, gast.Name):
+            if node.id == self.name and isinstance(node.ctx, gast.Load):
+                return parent, key
+            return None
+        if isinstance(node, _DEFERRED) or not isinstance(node, gast.AST):
+            return None
+        for field, child in gast.iter_fields(node):
+            if isinstance(child, list):
+                for i, item in enumerate(child):
+                    found = self.find(item, child, i)
+                    if found:
+                        return found
+            else:
+                found = self.find(child, node, field)
+                if found:
+                    return found
+        if isinstance(node, gast.Call):
+            self.calls_before = True
+        return None
