@@ -60,6 +60,7 @@ class Assembler:
         arguments (one, or a tuple), or (``raw``, for a callee's caller) the tuple of
         the cotangents themselves."""
         sweep = reverse(self.program, self.wrt, self.act, seed=seed, bound=bound)
+        self.sweep_adjoints = sweep.adjoints
         # cotangents as they are, 0.0 for none: what a caller's adjoint receives
         cotangents = [ir.name(sweep.adjoints[name]) if name in sweep.adjoints
                       else gast.Constant(value=0.0, kind=None) for name in self.wrt]
@@ -180,11 +181,15 @@ class Assembler:
         return [fwd_src, bwd_src], (fwd_name, bwd_name)
 
     def _fold(self, body) -> list:
-        """Single-use temporaries back inside the statement that reads them (not the
-        output: ``grad_seed(t9)`` reads better than ``grad_seed(t8 + b)``)."""
+        """Single-use temporaries, and their cotangents, back inside the statement
+        that reads them -- not the output and its seed: ``grad_seed(t9)`` reads
+        better than ``grad_seed(t8 + b)``."""
         if not self.options.optimize:
             return body
-        return fold_temporaries(body, self.namer.temps - set(ir.names_in(self.program.output)))
+        output = set(ir.names_in(self.program.output))
+        seeds = {self.sweep_adjoints.get(name) for name in output}
+        return fold_temporaries(body, self.namer.temps - output,
+                                self.namer.temp_cotangents - seeds)
 
     def _clean(self, statements, result) -> list:
         """Recompute what the policy says, then dead code out of the adjoint sweep

@@ -17,6 +17,7 @@ buffer of ``x @ W`` (it reuses temporaries that nothing else references).
     h = np.tanh(t1 + b)
     return h * 2, t1
 
+Folded cotangents are tidied: ``d_x + -d_y * c`` becomes ``d_x - d_y * c``.
 Only a temporary assigned once and read once, by the statement right after
 its own (so that nothing can change its operands in between), is folded, and
 never into a loop's test or a comprehension, which would evaluate it again.
@@ -32,37 +33,75 @@ from .syntax import walk
 _DEFERRED = (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
 
 
-def fold_temporaries(body, temporaries) -> list:
+def fold_temporaries(body, temporaries, arithmetic=frozenset()) -> list:
     """``body`` (a function's statements) with each temporary in ``temporaries``
-    that is stored once and loaded once, by the next statement, folded into it."""
+    that is stored once and loaded once, by the next statement, folded into it.
+
+    A name in ``arithmetic`` (the cotangent of a temporary) folds only where its
+    value calls nothing: ``d_n = -(d_o * o)``, but not ``unreduce(...)`` inside
+    ``unbroadcast(...)``, which would no longer read well.
+    """
+    names = set(temporaries) | set(arithmetic)
     stores: dict[str, int] = {}
     loads: dict[str, int] = {}
     for node in walk(gast.Module(body=body, type_ignores=[])):
-        if isinstance(node, gast.Name) and node.id in temporaries:
+        if isinstance(node, gast.Name) and node.id in names:
             counts = stores if isinstance(node.ctx, gast.Store) else loads
             counts[node.id] = counts.get(node.id, 0) + 1
-    single = {n for n in temporaries if stores.get(n) == 1 and loads.get(n) == 1}
-    return _fold_block(body, single) if single else body
+    single = {n for n in names if stores.get(n) == 1 and loads.get(n) == 1}
+    return _fold_block(body, single, set(arithmetic)) if single else body
 
 
-def _fold_block(stmts, single) -> list:
+def _fold_block(stmts, single, arithmetic) -> list:
     out = []
     for stmt in stmts:
         for field in ("body", "orelse"):
             if isinstance(stmt, (gast.If, gast.For, gast.While)):
-                setattr(stmt, field, _fold_block(getattr(stmt, field), single))
-        while out and _foldable(out[-1], single) and _substitute(stmt, out[-1]):
+                setattr(stmt, field, _fold_block(getattr(stmt, field), single, arithmetic))
+        folded = False
+        while out and _foldable(out[-1], single, arithmetic) and _substitute(stmt, out[-1]):
             gone = out.pop()
             stmt.comment_before = (getattr(gone, "comment_before", [])
                                    + getattr(stmt, "comment_before", []))
-        out.append(stmt)
+            folded = True
+        out.append(_SignTidy().visit(stmt) if folded else stmt)
     return out
 
 
-def _foldable(stmt, single) -> bool:
-    return (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
+class _SignTidy(gast.NodeTransformer):
+    """``a + -b * c`` -> ``a - b * c`` and ``a - -b`` -> ``a + b``, which folding
+    cotangents produces (``d_t = -d_y`` read by ``d_x = d_x + d_t * c``).  Exact:
+    IEEE multiplication and division commute with negation."""
+
+    def visit_BinOp(self, node):
+        self.generic_visit(node)
+        if isinstance(node.op, (gast.Add, gast.Sub)):
+            positive = _without_sign(node.right)
+            if positive is not None:
+                node.right = positive
+                node.op = gast.Sub() if isinstance(node.op, gast.Add) else gast.Add()
+        return node
+
+
+def _without_sign(node):
+    """``-b * c / d`` without its leading minus (``b * c / d``), or None."""
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        return node.operand
+    if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Mult, gast.Div)):
+        left = _without_sign(node.left)
+        if left is not None:
+            node.left = left
+            return node
+    return None
+
+
+def _foldable(stmt, single, arithmetic) -> bool:
+    if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
             and isinstance(stmt.targets[0], gast.Name) and stmt.targets[0].id in single
-            and not getattr(stmt, "comment", None))
+            and not getattr(stmt, "comment", None)):
+        return False
+    return stmt.targets[0].id not in arithmetic or \
+        not any(isinstance(n, gast.Call) for n in walk(stmt.value))
 
 
 def _substitute(stmt, definition) -> bool:

@@ -20,6 +20,7 @@ class Namer:
     def __init__(self, taken=()):
         self.taken: set[str] = set(taken)
         self.temps: set[str] = set()  # the names temp() handed out
+        self.temp_cotangents: set[str] = set()  # and those adjoint() made for them
         self._temps = 0
 
     def reserve(self, *names: str) -> None:
@@ -54,4 +55,7 @@ class Namer:
 
     def adjoint(self, primal: str) -> str:
         """A fresh name for the cotangent of ``primal``: ``d_<primal>``."""
-        return self.fresh(f"d_{primal}")
+        name = self.fresh(f"d_{primal}")
+        if primal in self.temps:
+            self.temp_cotangents.add(name)
+        return name

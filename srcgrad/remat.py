@@ -24,8 +24,7 @@ rule, operators, displays, attribute reads -- never a call with unknown effects.
         d_t2 = unreduce(d_t3, x)  # t2 has the shape of x
         t1 = np.sin(x)  # recompute: t1
         t2 = np.exp(t1)  # recompute: t2
-        d_t1 = d_t2 * t2
-        d_x = d_t1 * np.cos(x)
+        d_x = d_t2 * t2 * np.cos(x)
         return grad_like(d_x, x)
 """
 

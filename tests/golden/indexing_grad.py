@@ -29,8 +29,7 @@ def grad_indexing(x):
     d_t13 = grad_seed(t13)
     d_t12 = unbroadcast(d_t13, t12)
     d_e = unreduce(d_t12, e)
-    d_t8 = d_t12 * 3.0
-    d_d = unreduce(d_t8, d)
+    d_d = unreduce(d_t12 * 3.0, d)
     d_t5 = unreduce(d_t12, t5)
     d_b = unbroadcast(d_t5 * t4, b)
     d_t4 = unbroadcast(d_t5 * b, t4)

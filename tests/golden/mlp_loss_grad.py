@@ -19,8 +19,7 @@ def grad_mlp_loss(W, b, x, y):
     # Adjoint sweep
     d_t5 = 1.0
     d_t4 = unreduce(d_t5 / np.size(t4), t4)
-    d_t3 = d_t4 * (2 * t3)
-    d_h = unbroadcast(d_t3, h)
+    d_h = unbroadcast(d_t4 * (2 * t3), h)
     d_t2 = d_h * (1 - h ** 2)
     d_t1 = unbroadcast(d_t2, t1)
     d_b = unbroadcast(d_t2, b)

@@ -46,11 +46,9 @@ def grad_python_floats(a, b):
     d_b = d_b + -d_t9 * a / (b * b + a * a)
     d_c = d_t9 * (1 - t7 * t7)
     d_t4 = d_c / t5
-    d_t5 = -d_c * t6 / t5
-    d_b = d_b + d_t5 / (2 * t5)
+    d_b = d_b - d_c * t6 / t5 / (2 * t5)
     d_a = d_a + d_t4 / a
     d_t1 = d_c * t2
-    d_t2 = d_c * t1
-    d_b = d_b + d_t2 * t2
+    d_b = d_b + d_c * t1 * t2
     d_a = d_a + d_t1 * math.cos(a)
     return grad_like((d_a, d_b), (a, b))

@@ -29,22 +29,18 @@ def grad_python_floats(a, b):
     d_a = d_t17 * a / t16
     d_b = d_t17 * b / t16
     d_d = d_t17 * t14
-    d_t14 = d_t17 * d
-    d_t13 = -d_t14 * math.sin(t13)
+    d_t13 = -(d_t17 * d) * math.sin(t13)
     d_a = d_a + d_t13 * b
     d_b = d_b + d_t13 * a
-    d_t12 = -d_d
-    d_b = d_b + d_t12 * 2.0
+    d_b = d_b - d_d * 2.0
     d_a = d_a + d_d * (3 * a ** 2)
     d_a = d_a + d_d * b / (b * b + a * a)
     d_b = d_b + -d_d * a / (b * b + a * a)
     d_c = d_d * (1 - t7 * t7)
     d_t4 = d_c / t5
-    d_t5 = -d_c * t6 / t5
-    d_b = d_b + d_t5 / (2 * t5)
+    d_b = d_b - d_c * t6 / t5 / (2 * t5)
     d_a = d_a + d_t4 / a
     d_t1 = d_c * t2
-    d_t2 = d_c * t1
-    d_b = d_b + d_t2 * t2
+    d_b = d_b + d_c * t1 * t2
     d_a = d_a + d_t1 * math.cos(a)
     return grad_like((d_a, d_b), (a, b))

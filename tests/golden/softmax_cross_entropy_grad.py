@@ -22,14 +22,12 @@ def grad_softmax_cross_entropy(logits, onehot):
 
     # Adjoint sweep
     d_t8 = 1.0
-    d_t7 = -d_t8
-    d_t6 = unreduce(d_t7 / np.size(t6), t6)
+    d_t6 = unreduce(-d_t8 / np.size(t6), t6)
     d_t5 = unreduce(d_t6, t5, 1)
     d_logp = unbroadcast(d_t5 * onehot, logp)
     d_z = unbroadcast(d_logp, z)
     d_t4 = unbroadcast(-d_logp, t4)
-    d_t3 = d_t4 / t3
-    d_t2 = unreduce(d_t3, t2, 1, True)
+    d_t2 = unreduce(d_t4 / t3, t2, 1, True)
     d_z = d_z + d_t2 * t2
     d_logits = unbroadcast(d_z, logits)
     d_t1 = unbroadcast(-d_z, t1)
