@@ -17,13 +17,16 @@ buffer of ``x @ W`` (it reuses temporaries that nothing else references).
     h = np.tanh(t1 + b)
     return h * 2, t1
 
-Folded cotangents are tidied: ``d_x + -d_y * c`` becomes ``d_x - d_y * c``.
+Folded cotangents are tidied, without changing a bit of the result:
+``d_x + -d_y * c`` becomes ``d_x - d_y * c``.
 Only a temporary assigned once and read once, by the statement right after
 its own (so that nothing can change its operands in between), is folded, and
 never into a loop's test or a comprehension, which would evaluate it again.
 """
 
 from __future__ import annotations
+
+import math
 
 import gast
 
@@ -64,14 +67,20 @@ def _fold_block(stmts, single, arithmetic) -> list:
             stmt.comment_before = (getattr(gone, "comment_before", [])
                                    + getattr(stmt, "comment_before", []))
             folded = True
-        out.append(_SignTidy().visit(stmt) if folded else stmt)
+        out.append(_Tidy().visit(stmt) if folded else stmt)
     return out
 
 
-class _SignTidy(gast.NodeTransformer):
-    """``a + -b * c`` -> ``a - b * c`` and ``a - -b`` -> ``a + b``, which folding
-    cotangents produces (``d_t = -d_y`` read by ``d_x = d_x + d_t * c``).  Exact:
-    IEEE multiplication and division commute with negation."""
+class _Tidy(gast.NodeTransformer):
+    """What folding cotangents together produces, written more simply, with the
+    same floating-point result:
+
+    * ``a + -b * c`` -> ``a - b * c``, ``a - -b`` -> ``a + b`` (``d_t = -d_y``
+      read by ``d_x = d_x + d_t * c``): IEEE products and quotients commute
+      with negation;
+    * ``a / (2 * m) * (2 * k)`` -> ``a / m * k`` (``sqrt`` of ``k ** 2 + 1``):
+      scaling by a power of two is exact, so the twos cancel.
+    """
 
     def visit_BinOp(self, node):
         self.generic_visit(node)
@@ -80,7 +89,22 @@ class _SignTidy(gast.NodeTransformer):
             if positive is not None:
                 node.right = positive
                 node.op = gast.Sub() if isinstance(node.op, gast.Add) else gast.Add()
+        elif isinstance(node.op, gast.Mult) and isinstance(node.left, gast.BinOp) \
+                and isinstance(node.left.op, gast.Div):
+            scale, divisor = _scaled(node.left.right)
+            same, factor = _scaled(node.right)
+            if scale is not None and scale == same:
+                node.left.right, node.right = divisor, factor
         return node
+
+
+def _scaled(node):
+    """``(2, m)`` for ``2 * m`` (a power of two times something), else ``(None, None)``."""
+    if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Mult) \
+            and isinstance(node.left, gast.Constant) and type(node.left.value) in (int, float) \
+            and node.left.value > 0 and math.frexp(node.left.value)[0] == 0.5:
+        return node.left.value, node.right
+    return None, None
 
 
 def _without_sign(node):
