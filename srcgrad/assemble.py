@@ -20,10 +20,9 @@ from .checkpointing import checkpoint_loops, loop_policy
 from .emit import function_source
 from .errors import NonDifferentiableError
 from .fold import fold_temporaries
-from .optimize import eliminate_dead, fold_zero_starts, propagate_copies
+from .optimize import eliminate_dead, fold_zero_starts, live_before, propagate_copies
 from .remat import decider, rematerialize
 from .reverse import reverse
-from .syntax import clone
 from .tapes import insert_pushes
 
 
@@ -291,8 +290,7 @@ def _forward_reads(backward, program, sweep, result=None, extra=()) -> set[str]:
     """Forward values (and tapes) the adjoint sweep reads before it assigns them
     itself: what it needs from the forward sweep (a recomputed value is not)."""
     forward = _forward_names(program, sweep) | set(extra)
-    live = set(ir.names_in(result)) if result is not None else set()
-    eliminate_dead(clone(backward), live, keep=lambda stmt: True)
+    live = live_before(backward, ir.names_in(result) if result is not None else ())
     return {n for n in live if n in forward}
 
 

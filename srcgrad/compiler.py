@@ -9,6 +9,8 @@ from the user's globals).
 
 from __future__ import annotations
 
+import gc
+
 from dataclasses import dataclass, field, replace
 
 from . import fence, ir
@@ -82,7 +84,22 @@ def prepare(fn, receiver=None, callee=False) -> ir.Program:
 
 
 def generate(fn, options: Options) -> Generated:
-    """Differentiate ``fn`` (and the functions it calls) into one module."""
+    """Differentiate ``fn`` (and the functions it calls) into one module.
+
+    The cyclic garbage collector is paused meanwhile: compiling makes some
+    hundred thousand small tree nodes, none of them in reference cycles, and
+    the collections they would trigger (each walking every object the process
+    holds) took a third of the time of a 100-line function's compilation."""
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        return _generate(fn, options)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _generate(fn, options: Options) -> Generated:
     validate_options(options)
     program = prepare(fn, options.receiver)
     wrt_names = check_wrt(program, options.wrt)

@@ -113,6 +113,39 @@ def eliminate_dead(stmts, live, keep=lambda stmt: False) -> list:
     return kept
 
 
+def live_before(stmts, live) -> set[str]:
+    """The names live before ``stmts`` when every statement is kept: what
+    ``eliminate_dead(stmts, live, keep=lambda s: True)`` leaves in ``live``,
+    without copying or changing ``stmts``.
+
+        >>> import gast
+        >>> sorted(live_before(gast.parse("a = x * 2\\nb = a + y").body, {"b"}))
+        ['x', 'y']
+    """
+    live = set(live)
+    for stmt in reversed(stmts):
+        if isinstance(stmt, gast.If):
+            live = live_before(stmt.body, live) | live_before(stmt.orelse, live) \
+                | _header_uses(stmt)
+        elif isinstance(stmt, (gast.For, gast.While)):
+            retest = _header_uses(stmt) if isinstance(stmt, gast.While) else set()
+            inside = live | retest
+            while True:  # as in eliminate_dead: the next iteration's reads, to a fixed point
+                again = live | retest | live_before(stmt.body, inside)
+                if again <= inside:
+                    break
+                inside |= again
+            defined = set(ir.stored_names(stmt.target)) if isinstance(stmt, gast.For) else set()
+            live.update((inside - (defined - live)) | _header_uses(stmt))
+        elif ir.is_update(stmt):
+            target = stmt.targets[0] if isinstance(stmt, gast.Assign) else stmt
+            live.update(_uses(stmt) | set(ir.names_in(target)))
+        else:
+            live.difference_update(_defs(stmt))
+            live.update(_uses(stmt))
+    return live
+
+
 def _has_effect(stmts) -> bool:
     return any(not isinstance(s, gast.Pass) for s in stmts)
 
