@@ -82,7 +82,7 @@ class Assembler:
         output = program.output
         seed_stmts, seed, bound = [], [], {}
         # an output that is a scalar by construction (np.sum(...), math.sin(...))
-        # needs no check: its seed is the constant 1.0, and grad need not compute it
+        # needs no check: its seed is the constant 1.0
         scalar = isinstance(output, gast.Name) and options.optimize \
             and self.classes.get(output.id) == SCALAR
         if isinstance(output, gast.Name):
@@ -106,9 +106,10 @@ class Assembler:
         backward = self._clean(seed_stmts + sweep.statements, result)
         body, tapes, extra = self._saves(backward, sweep)
         reads = _forward_reads(backward, program, sweep, result, extra)
-        returned = set(ir.names_in(program.output)) if options.mode != "grad" or not scalar \
-            else set()
-        forward = self._forward(body, tapes, returned | reads) + value_copy
+        # the forward sweep computes the output even where only its gradient is
+        # returned: grad(f)(x) raises whatever f(x) raises
+        forward = self._forward(body, tapes, set(ir.names_in(program.output)) | reads) \
+            + value_copy
         self._annotate(forward, backward, reads)
         ret = gast.Return(value=result)
         if backward:

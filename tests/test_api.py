@@ -159,6 +159,17 @@ def test_gradients_are_distinct_arrays_even_when_one_cotangent_reaches_several()
     assert not np.allclose(dz, dx)
 
 
+def test_grad_raises_what_the_function_raises_even_off_the_gradient_path():
+    def f(x, y):
+        return np.sum(x) + np.sum(np.reshape(y, (5,)))  # y's part: no gradient needed
+
+    with pytest.raises(ValueError):
+        f(np.ones(3), np.ones(4))
+    with pytest.raises(ValueError):
+        srcgrad.grad(f)(np.ones(3), np.ones(4))
+    np.testing.assert_array_equal(srcgrad.grad(f)(np.ones(3), np.ones(5)), np.ones(3))
+
+
 def lambda_free_sum(x):
     return np.sum(x)
 

@@ -15,6 +15,7 @@ def grad_mlp_loss(W, b, x, y):
     h = np.tanh(t1 + b)  # save: h (read by the adjoint of -, np.tanh)
     t3 = h - y  # save: t3 (read by the adjoint of **)
     t4 = t3 ** 2  # save: t4 (read by the adjoint of np.mean)
+    t5 = np.mean(t4)
 
     # Adjoint sweep
     d_t5 = 1.0

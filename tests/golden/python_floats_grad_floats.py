@@ -22,7 +22,9 @@ def grad_python_floats(a, b):
     d = t7 + math.atan2(a, b) + a ** 3 - 2.0 * b  # save: d (read by the adjoint of *)
     t13 = a * b  # save: t13 (read by the adjoint of math.cos)
     t14 = math.cos(t13)  # save: t14 (read by the adjoint of *)
+    t15 = d * t14
     t16 = math.hypot(a, b)  # save: t16 (read by the adjoint of math.hypot)
+    t17 = t15 + t16
 
     # Adjoint sweep
     d_t17 = 1.0

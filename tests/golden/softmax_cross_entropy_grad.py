@@ -19,6 +19,7 @@ def grad_softmax_cross_entropy(logits, onehot):
     logp = z - t4  # save: logp (read by the adjoint of *)
     t5 = onehot * logp  # save: t5 (read by the adjoint of np.sum)
     t6 = np.sum(t5, axis=1)  # save: t6 (read by the adjoint of np.mean)
+    t8 = -np.mean(t6)
 
     # Adjoint sweep
     d_t8 = 1.0
