@@ -673,3 +673,25 @@ def element_assignment_from_the_array_itself(x):
     v[1:] = v[:-1] * 2.0
     v[:2] = v[2:]
     return np.sum(np.sin(v) * np.arange(1.0, 5.0))
+
+
+@case(_args(_normal(3, 4), _normal(4)))
+def shape_reads_of_arguments(x, b):
+    """unbroadcast/unreduce read `y`, `z` and `w` only for their shapes, which are
+    those of the arguments: the adjoint reads `x` and `b` instead (and the
+    broadcast `x + b` keeps its own shape read)."""
+    y = np.sin(x) * 2.0
+    z = y * y + 1.0
+    w = np.tanh(b) - 0.5
+    s = z + b
+    return np.sum(z) + np.sum(w) * np.sum(s) / x.shape[0]
+
+
+@case(_args(_normal(3, 4), _normal(3, 4)))
+def shape_reads_when_an_argument_is_rebound(x, y):
+    """`x` is rebound in the loop (to an array of another shape), so nothing is read
+    for its shape in its stead; `t` keeps its own shape read."""
+    t = np.exp(x) * 0.5
+    for _ in range(2):
+        x = np.sum(x, axis=0) * y[0]
+    return np.sum(t) + np.sum(x * x)
