@@ -13,7 +13,7 @@ import gast
 
 from . import __version__, ir
 from .aliasing import shared_names
-from .analyze import SCALAR, activity, has_effect, shape_classes
+from .analyze import activity, has_effect, shape_classes
 from .broadcast import retarget_shape_reads
 from .calls import split_calls
 from .checkpointing import checkpoint_loops, loop_policy
@@ -81,18 +81,15 @@ class Assembler:
         program, options = self.program, self.options
         output = program.output
         seed_stmts, seed, bound = [], [], {}
-        # an output that is a scalar by construction (np.sum(...), math.sin(...))
-        # needs no check: its seed is the constant 1.0
-        scalar = isinstance(output, gast.Name) and options.optimize \
-            and self.classes.get(output.id) == SCALAR
         if isinstance(output, gast.Name):
+            # grad_seed reads the output: it checks that it is a scalar, gives the
+            # seed its dtype, and keeps the whole forward computation live, so that
+            # grad(f)(x) raises whatever f(x) raises
             if self.act.is_active(output.id):
                 d_out = self.namer.adjoint(output.id)
                 bound[output.id] = d_out
-                one = gast.Constant(value=1.0, kind=None)
-                seed_stmts.append(ir.assign(
-                    d_out, one if scalar else _call("grad_seed", ir.name(output.id))))
-            elif not scalar:
+                seed_stmts.append(ir.assign(d_out, _call("grad_seed", ir.name(output.id))))
+            else:
                 seed_stmts.append(gast.Expr(value=_call("grad_seed", ir.name(output.id))))
         sweep, result = self._backward(seed, bound, single=options.single)
         value_copy = []
@@ -106,10 +103,7 @@ class Assembler:
         backward = self._clean(seed_stmts + sweep.statements, result)
         body, tapes, extra = self._saves(backward, sweep)
         reads = _forward_reads(backward, program, sweep, result, extra)
-        # the forward sweep computes the output even where only its gradient is
-        # returned: grad(f)(x) raises whatever f(x) raises
-        forward = self._forward(body, tapes, set(ir.names_in(program.output)) | reads) \
-            + value_copy
+        forward = self._forward(body, tapes, set(ir.names_in(output)) | reads) + value_copy
         self._annotate(forward, backward, reads)
         ret = gast.Return(value=result)
         if backward:

@@ -20,7 +20,7 @@ the call (``d_x = gammaln_vjp(y, d_y, x)``).
     >>> def f(x):
     ...     return np.sum(softplus(x) * x)
     >>> print(grad(f).source.split("# Adjoint sweep")[1])  # doctest: +NORMALIZE_WHITESPACE
-    d_t3 = 1.0
+    d_t3 = grad_seed(t3)
     d_t2 = unreduce(d_t3, t2)
     d_t1 = unbroadcast(d_t2 * x, t1)
     d_x = unbroadcast(d_t2 * t1, x)

@@ -20,7 +20,7 @@ rule, operators, displays, attribute reads -- never a call with unknown effects.
     >>> src = generate(h.chain, Options(policy="recompute")).source
     >>> print(src[src.index("# Adjoint"):].strip())
     # Adjoint sweep
-        d_t3 = 1.0
+        d_t3 = grad_seed(t3)
         d_t2 = unreduce(d_t3, x)  # t2 has the shape of x
         t1 = np.sin(x)  # recompute: t1
         t2 = np.exp(t1)  # recompute: t2
