@@ -35,8 +35,11 @@ from . import ir, runtime
 from .errors import SrcGradError
 from .naming import Namer
 from .rules.registry import Rule
+from .analyze import SCALAR
 from .broadcast import DropExpand, DropUnbroadcast
-from .syntax import clone, source_of, walk
+from .syntax import SliceToCall as _SliceToCall
+from .syntax import (assigned_names, call_to_slice, clone, clone_substituted, constant,
+                     source_of, walk)
 
 #: Pure functions a static test may call.
 _STATIC_NAMES = {name: getattr(builtins, name) for name in (
@@ -81,24 +84,11 @@ def _called_tree(name, params) -> gast.FunctionDef:
 
 @lru_cache(maxsize=None)
 def _rule_tree(fn) -> gast.FunctionDef:
-    source = textwrap.dedent(inspect.getsource(fn))
-    func = gast.parse(source).body[0]
-    body = func.body
-    if body and isinstance(body[0], gast.Expr) and isinstance(body[0].value, gast.Constant):
-        body = body[1:]
-    func.body = body
+    func = gast.parse(textwrap.dedent(inspect.getsource(fn))).body[0]
+    if func.body and isinstance(func.body[0], gast.Expr) \
+            and isinstance(func.body[0].value, gast.Constant):
+        func.body = func.body[1:]
     return func
-
-
-def constant(value):
-    """A gast literal for a Python value, or None if it has none."""
-    if value is None or isinstance(value, (bool, int, float, complex, str)):
-        return gast.Constant(value=value, kind=None)
-    if isinstance(value, tuple):
-        elts = [constant(v) for v in value]
-        if all(e is not None for e in elts):
-            return gast.Tuple(elts=elts, ctx=gast.Load())
-    return None
 
 
 def inline(rule: Rule, op: ir.Op, out, d_out, namer: Namer, *, wanted=lambda name: True,
@@ -111,11 +101,44 @@ def inline(rule: Rule, op: ir.Op, out, d_out, namer: Namer, *, wanted=lambda nam
     """
     bound = _bind(rule, op, filename)
     mapping = {"out": out, "d_out": d_out}
-    result, slots = _expand_rule(rule, op, bound, mapping, namer,
-                                 ("unbroadcast", DropUnbroadcast(op, shape_class)))
+    result, slots = _expand(rule, op, bound, mapping, namer,
+                            ("unbroadcast", DropUnbroadcast, shape_class))
     for pname, slot in zip(rule.wrt, slots):
         _contribute(mapping[pname], slot, namer, result, wanted)
     return result
+
+
+def _expand(rule, op, bound, mapping, namer, drop):
+    """:func:`_expand_rule` through a memo: a rule is expanded once per
+    :class:`_Pattern` of call site and copied with each site's names (the namer
+    asked for the same names in the same order, so the code is the same byte
+    for byte).  ``mapping`` gets the operands of the differentiable parameters."""
+    helper, pass_, shape_class = drop
+    try:
+        pattern = _Pattern(op, mapping, shape_class)
+        statements, slots, bases = _memo(rule, pattern, helper, pass_)
+    except _Unpatterned:
+        return _expand_rule(rule, op, bound, mapping, namer, (helper, pass_(op, shape_class)))
+    fresh = {f"\x01{i}": namer.fresh(base) for i, base in enumerate(bases)}
+    for pname in rule.wrt:
+        mapping[pname] = _SliceToCall().visit(clone(bound[pname]))
+    return (Inlined(statements=_instantiate(statements, pattern.real, fresh)),
+            _instantiate(slots, pattern.real, fresh))
+
+
+def _memo(rule, pattern, helper, pass_):
+    """The expansion of ``rule`` at ``pattern`` (see :meth:`_Pattern.expand`),
+    remembered per rule object (kept alive by the memo, so its id is not reused;
+    a rule registered anew is a new object)."""
+    key = (id(rule), pattern.primitive, helper, pattern.key)
+    found = _MEMO.get(key)
+    if found is None:
+        if len(_MEMO) >= _MEMO_LIMIT:
+            _MEMO.clear()
+        found = _MEMO[key] = (rule, pattern.expand(rule, helper, pass_))
+    if found[1] is None:
+        raise _Unpatterned
+    return found[1]
 
 
 def _expand_rule(rule, op, bound, mapping, namer, drop):
@@ -126,9 +149,9 @@ def _expand_rule(rule, op, bound, mapping, namer, drop):
     func = _tree_of(rule)
     for pname, value in bound.items():
         mapping[pname] = _SliceToCall().visit(clone(value))
-    local_names = _assigned(func.body) - set(mapping)
+    local_names = assigned_names(func) - set(mapping)
     renames = {n: namer.fresh(n) for n in sorted(local_names)}
-    body = [_copy_substituted(s, mapping, renames) for s in func.body]
+    body = [clone_substituted(s, mapping, renames) for s in func.body]
     helper, transformer = drop
     if _calls(func, helper):
         body = [transformer.visit(s) for s in body]
@@ -137,6 +160,133 @@ def _expand_rule(rule, op, bound, mapping, namer, drop):
     value, prelude = _lower_returns(body, len(rule.wrt), namer)
     result.statements.extend(prelude)
     return result, _split(value, len(rule.wrt), namer, result.statements)
+
+
+#: (id(rule), primitive, helper, pattern key) -> (rule, expansion); cleared when full.
+_MEMO: dict = {}
+_MEMO_LIMIT = 4096
+#: Names the folding or the drop passes treat by name: an operand so named is
+#: not replaced by a placeholder (such a call site is expanded afresh).
+_SPECIAL = frozenset(_STATIC_NAMES) | frozenset(runtime.__all__) | {"slice"}
+_LITERALS = {bool, int, float, complex, str, bytes, type(None), type(...)}
+
+
+class _Unpatterned(Exception):
+    """A call site :class:`_Pattern` does not cover."""
+
+
+class _Pattern:
+    """A call site with each node of its operands, output and cotangent copied,
+    names replaced by placeholders.
+
+    Expanding a rule depends on the operands only through their structure,
+    their constants, which of their names share a shape class (or are scalars)
+    and, for ``expand``, which tangent nodes carry a ``primal``: ``key`` holds
+    exactly that, so call sites with one key expand alike up to their names and
+    the fresh names of the namer.  The copy of ``real[slot]`` has ``_slot`` set.
+    """
+
+    def __init__(self, op, mapping, shape_class):
+        self.primitive = op.primitive
+        self.shape_class = shape_class or (lambda name: name)
+        self.key, self.real, self.tokens, self.classes, self.bases = [], [], {}, {}, []
+        self.args = [self.canon(a) for a in op.args]
+        self.kwargs = {k: self.canon(v) for k, v in op.kwargs.items()}
+        self.mapping = {k: self.canon(v) for k, v in mapping.items()}
+        self.key = (*self.key, tuple(op.kwargs), tuple(mapping))
+
+    def token(self, name):
+        """The placeholder of ``name``'s shape class (SCALAR stays itself)."""
+        cls = self.shape_class(name)
+        if cls == SCALAR:
+            return SCALAR
+        return self.classes.setdefault(cls, f"\x00class{len(self.classes)}")
+
+    def canon(self, node):
+        """A copy of ``node`` with placeholders, its part of ``key`` appended."""
+        if type(node) is list:
+            self.key.append(len(node))
+            return [self.canon(n) for n in node]
+        if not isinstance(node, gast.AST):
+            self.key.append((type(node), node))
+            return node
+        slot, kind = len(self.real), type(node)
+        self.real.append(node)
+        if kind is gast.Name:
+            if node.id in _SPECIAL or node.annotation is not None \
+                    or node.type_comment is not None:
+                raise _Unpatterned
+            new = gast.Name(id=f"\x00{slot}", ctx=type(node.ctx)(), annotation=None,
+                            type_comment=None)
+            self.tokens[new.id] = self.token(node.id)
+            self.key += (kind, self.tokens[new.id], type(node.ctx))
+        elif kind is gast.Constant:
+            if type(node.value) not in _LITERALS:  # its repr might not tell it apart
+                raise _Unpatterned
+            new = gast.Constant(value=node.value, kind=node.kind)
+            self.key += (kind, type(node.value), repr(node.value), node.kind)
+        else:
+            self.key.append(kind)
+            new = kind(**{f: self.canon(getattr(node, f, None)) for f in node._fields})
+        new._slot = slot
+        if "primal" in node.__dict__:  # a tangent's operand: DropExpand reads its class
+            if type(node.primal) is not gast.Name:
+                raise _Unpatterned
+            new.primal = ir.name(self.token(node.primal.id))
+            self.tokens[new.primal.id] = new.primal.id
+            self.key += ("primal", new.primal.id)
+        return new
+
+    def fresh(self, base):
+        """The namer of :meth:`expand`: a placeholder, noting the name asked for."""
+        self.bases.append(base)
+        return f"\x01{len(self.bases) - 1}"
+
+    def expand(self, rule, helper, pass_):
+        """``(statements, slots, bases)``: the rule expanded at this pattern and
+        the names asked of the namer -- or None where the drop pass read the
+        shape class of a name not of the call site (a local of the rule)."""
+        asked = []
+
+        def shape_class(name):
+            if name not in self.tokens:
+                asked.append(name)
+            return self.tokens.get(name, name)
+
+        op = ir.Op(self.primitive, self.args, self.kwargs, None, rule.name)
+        result, slots = _expand_rule(rule, op, _bind(rule, op, None), dict(self.mapping),
+                                     self, (helper, pass_(op, shape_class)))
+        return None if asked else (result.statements, slots, self.bases)
+
+
+def _instantiate(node, real, fresh):
+    """A copy of a template's ``node``: a placeholder for a call site's name or
+    constant becomes a copy of it, a node standing for another of the site's
+    nodes gets that node's attributes, a fresh placeholder the name given."""
+    if type(node) is list:
+        return [_instantiate(n, real, fresh) for n in node]
+    kind, extras = type(node), node.__dict__
+    slot = extras.get("_slot")
+    if slot is not None:
+        if kind is gast.Name or kind is gast.Constant:
+            return clone(real[slot])
+        extras = real[slot].__dict__
+    new = kind.__new__(kind)
+    fields, values = kind._fields, new.__dict__
+    for name in fields:
+        value = node.__dict__.get(name)
+        if type(value) is list:
+            value = [_instantiate(v, real, fresh) if isinstance(v, gast.AST) else v
+                     for v in value]
+        elif isinstance(value, gast.AST):
+            value = _instantiate(value, real, fresh)
+        values[name] = value
+    if kind is gast.Name and slot is None:
+        values["id"] = fresh.get(values["id"], values["id"])
+    for key, value in extras.items():
+        if key not in fields and key != "_slot":
+            values[key] = value
+    return new
 
 
 def inline_tangent(rule, op: ir.Op, out, tangent, namer: Namer, *, shape_class=None,
@@ -154,11 +304,10 @@ def inline_tangent(rule, op: ir.Op, out, tangent, namer: Namer, *, shape_class=N
     mapping = {"out": out}
     moving = {}
     for pname in rule.wrt:
-        t = tangent(bound[pname])
-        moving[pname] = t
+        moving[pname] = t = tangent(bound[pname])
         mapping[f"d_{pname}"] = t if t is not None else gast.Constant(value=0.0, kind=None)
-    result, slots = _expand_rule(rule, op, bound, mapping, namer,
-                                 ("expand", DropExpand(op, shape_class)))
+    result, slots = _expand(rule, op, bound, mapping, namer,
+                            ("expand", DropExpand, shape_class))
     for pname, slot in zip(rule.wrt, slots):
         if moving[pname] is not None:
             result.contributions.append((pname, slot))
@@ -198,90 +347,10 @@ def _bind(rule: Rule, op: ir.Op, filename) -> dict:
     return values
 
 
-def _assigned(stmts) -> set[str]:
-    names = set()
-    for stmt in stmts:
-        for node in walk(stmt):
-            if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
-                names.add(node.id)
-    return names
-
-
-class _Substitute(gast.NodeTransformer):
-    def __init__(self, mapping, renames):
-        self.mapping = mapping
-        self.renames = renames
-
-    def visit_Name(self, node):
-        if node.id in self.renames:
-            return gast.Name(id=self.renames[node.id], ctx=node.ctx, annotation=None,
-                             type_comment=None)
-        if node.id in self.mapping and isinstance(node.ctx, gast.Load):
-            return clone(self.mapping[node.id])
-        return node
-
-
 @lru_cache(maxsize=None)
-def _calls_cached(func, helper) -> bool:
-    return any(isinstance(n, gast.Name) and n.id == helper for n in walk(func))
-
-
 def _calls(func, helper) -> bool:
     """Whether a rule's tree mentions ``helper`` (else a pass for it is skipped)."""
-    return _calls_cached(func, helper)
-
-
-def _copy_substituted(node, mapping, renames):
-    """A copy of ``node`` (as :func:`.syntax.clone`) with parameters replaced by
-    copies of their operands and locals renamed: one traversal, where cloning
-    and then substituting took two."""
-    if type(node) is list:
-        return [_copy_substituted(n, mapping, renames) for n in node]
-    if not isinstance(node, gast.AST):
-        return node
-    if type(node) is gast.Name:
-        if node.id in renames:
-            return gast.Name(id=renames[node.id], ctx=node.ctx, annotation=None,
-                             type_comment=None)
-        if node.id in mapping and isinstance(node.ctx, gast.Load):
-            return clone(mapping[node.id])
-    new = type(node)(**{f: _copy_substituted(getattr(node, f, None), mapping, renames)
-                        for f in node._fields})
-    for key, value in node.__dict__.items():
-        if key not in node._fields:
-            new.__dict__[key] = value
-    return new
-
-
-class _SliceToCall(gast.NodeTransformer):
-    """``x[1:n]``'s index as a value: ``slice(1, n)`` (a Slice node is only valid
-    inside brackets)."""
-
-    def visit_Slice(self, node):
-        parts = [node.lower, node.upper, node.step]
-        while len(parts) > 2 and parts[-1] is None:
-            parts.pop()
-        if parts == [None, None]:
-            parts = [None]
-        args = [gast.Constant(value=None, kind=None) if p is None else self.visit(p)
-                for p in parts]
-        return gast.Call(func=ir.name("slice"), args=args, keywords=[])
-
-
-def _call_to_slice(node):
-    """The inverse of :class:`_SliceToCall`, for an index back inside brackets."""
-    if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) \
-            and node.func.id == "slice" and not node.keywords and 1 <= len(node.args) <= 3:
-        args = list(node.args)
-        if len(args) == 1:
-            args = [None, args[0], None]
-        args += [None] * (3 - len(args))
-        lower, upper, step = (None if isinstance(a, gast.Constant) and a.value is None else a
-                              for a in args)
-        return gast.Slice(lower=lower, upper=upper, step=step)
-    if isinstance(node, gast.Tuple):
-        node.elts = [_call_to_slice(e) for e in node.elts]
-    return node
+    return any(isinstance(n, gast.Name) and n.id == helper for n in walk(func))
 
 
 # -- partial evaluation ----------------------------------------------------------
@@ -289,9 +358,8 @@ def _call_to_slice(node):
 def static_eval(node):
     """``(True, value)`` when ``node`` evaluates to a constant, else ``(False, None)``."""
     for sub in walk(node):
-        if isinstance(sub, gast.Name) and sub.id not in _STATIC_NAMES:
-            return False, None
-        if isinstance(sub, (gast.Attribute, gast.Lambda, gast.NamedExpr)):
+        if isinstance(sub, (gast.Attribute, gast.Lambda, gast.NamedExpr)) \
+                or (isinstance(sub, gast.Name) and sub.id not in _STATIC_NAMES):
             return False, None
     try:
         tree = ast.Expression(body=gast.gast_to_ast(node))
@@ -363,7 +431,7 @@ class _Simplify(gast.NodeTransformer):
 
     def visit_Subscript(self, node):
         self.generic_visit(node)
-        node.slice = _call_to_slice(node.slice)
+        node.slice = call_to_slice(node.slice)
         if isinstance(node.value, gast.Tuple) and isinstance(node.slice, gast.Constant) \
                 and isinstance(node.slice.value, int):
             elts = node.value.elts
@@ -422,7 +490,7 @@ class _Simplify(gast.NodeTransformer):
 
     def _at(self, expr, node, item):
         target = node.generators[0].target.id
-        return self.visit(_Substitute({target: item}, {}).visit(clone(expr)))
+        return self.visit(clone_substituted(expr, {target: item}, {}))
 
     def visit_Call(self, node):
         self.generic_visit(node)

@@ -76,21 +76,38 @@ def assigned_names(func) -> set[str]:
     return names
 
 
+#: A node type's fields that can hold nodes, for walk; by gast's declared field
+#: types (``Name.id`` is a str), every field where it declares none.
+_CHILD_FIELDS: dict = {}
+_LEAF_TYPES = (str, int, str | None, int | None)
+
+
+def _child_fields(kind) -> tuple:
+    declared = getattr(kind, "_field_types", {})
+    _CHILD_FIELDS[kind] = tuple(f for f in kind._fields if declared.get(f) not in _LEAF_TYPES)
+    return _CHILD_FIELDS[kind]
+
+
 def walk(node) -> list:
     """Every node of a gast tree, breadth first -- the order of ``gast.walk``, as a
-    list built without generators (the passes walk trees often)."""
+    list built without generators (the passes walk trees often, so this skips
+    the fields that hold only strings and reads the rest from ``__dict__``)."""
     todo = [node]
     ast_type = gast.AST
-    i = 0
-    while i < len(todo):
-        current = todo[i]
-        i += 1
-        for name in current._fields:
-            value = getattr(current, name, None)
-            if isinstance(value, ast_type):
-                todo.append(value)
-            elif type(value) is list:
-                todo.extend(v for v in value if isinstance(v, ast_type))
+    append, extend, children = todo.append, todo.extend, _CHILD_FIELDS
+    for current in todo:
+        kind = type(current)
+        fields = children.get(kind)
+        if fields is None:
+            fields = _child_fields(kind)
+        if fields:
+            values = current.__dict__
+            for name in fields:
+                value = values.get(name)
+                if type(value) is list:
+                    extend([v for v in value if isinstance(v, ast_type)])
+                elif isinstance(value, ast_type):
+                    append(value)
     return todo
 
 
@@ -106,6 +123,70 @@ def clone(node):
         if key not in node._fields:
             new.__dict__[key] = value
     return new
+
+
+def constant(value):
+    """A gast literal for a Python value, or None if it has none."""
+    if value is None or isinstance(value, (bool, int, float, complex, str)):
+        return gast.Constant(value=value, kind=None)
+    if isinstance(value, tuple):
+        elts = [constant(v) for v in value]
+        if all(e is not None for e in elts):
+            return gast.Tuple(elts=elts, ctx=gast.Load())
+    return None
+
+
+def clone_substituted(node, mapping, renames):
+    """A copy of ``node`` (as :func:`clone`) with each name loaded from ``mapping``
+    replaced by a copy of its value and each name in ``renames`` renamed: one
+    traversal, where cloning and then substituting took two."""
+    if type(node) is list:
+        return [clone_substituted(n, mapping, renames) for n in node]
+    if not isinstance(node, gast.AST):
+        return node
+    if type(node) is gast.Name:
+        if node.id in renames:
+            return gast.Name(id=renames[node.id], ctx=node.ctx, annotation=None,
+                             type_comment=None)
+        if node.id in mapping and isinstance(node.ctx, gast.Load):
+            return clone(mapping[node.id])
+    new = type(node)(**{f: clone_substituted(getattr(node, f, None), mapping, renames)
+                        for f in node._fields})
+    for key, value in node.__dict__.items():
+        if key not in node._fields:
+            new.__dict__[key] = value
+    return new
+
+
+class SliceToCall(gast.NodeTransformer):
+    """``x[1:n]``'s index as a value: ``slice(1, n)`` (a Slice node is only valid
+    inside brackets)."""
+
+    def visit_Slice(self, node):
+        parts = [node.lower, node.upper, node.step]
+        while len(parts) > 2 and parts[-1] is None:
+            parts.pop()
+        if parts == [None, None]:
+            parts = [None]
+        args = [gast.Constant(value=None, kind=None) if p is None else self.visit(p)
+                for p in parts]
+        return gast.Call(func=load_name("slice"), args=args, keywords=[])
+
+
+def call_to_slice(node):
+    """The inverse of :class:`SliceToCall`, for an index back inside brackets."""
+    if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) \
+            and node.func.id == "slice" and not node.keywords and 1 <= len(node.args) <= 3:
+        args = list(node.args)
+        if len(args) == 1:
+            args = [None, args[0], None]
+        args += [None] * (3 - len(args))
+        lower, upper, step = (None if isinstance(a, gast.Constant) and a.value is None else a
+                              for a in args)
+        return gast.Slice(lower=lower, upper=upper, step=step)
+    if isinstance(node, gast.Tuple):
+        node.elts = [call_to_slice(e) for e in node.elts]
+    return node
 
 
 def source_of(node) -> str:
