@@ -47,6 +47,7 @@ __all__ = [
     "unreduce",
     "grad_seed",
     "grad_like",
+    "accumulate",
     "zeros_grad",
     "stop_gradient",
     "on_grad",
@@ -193,7 +194,7 @@ def _grad_like(g, x, made):
     a cotangent may reach several leaves (``d_x = d_y = d_t``), each needs its own."""
     if isinstance(x, float):
         return float(g)
-    if isinstance(x, np.ndarray) or np.isscalar(x):
+    if type(x) is np.ndarray or isinstance(x, np.ndarray) or np.isscalar(x):
         return _own(_array_gradient(g, x), made)
     if type(x) is tuple and type(g) is tuple and len(g) == len(x):  # several arguments
         return tuple(_grad_like(gi, xi, made) for gi, xi in zip(g, x))
@@ -211,12 +212,30 @@ def _own(gradient, made):
 def _array_gradient(g, x):
     if isinstance(x, float):
         return float(g)
-    dtype = np.result_type(x) if np.issubdtype(np.result_type(x), np.inexact) else np.float64
+    if type(x) is np.ndarray:  # the common case, without result_type's overhead
+        dtype = x.dtype if x.dtype.kind in "fc" else np.dtype(np.float64)
+    else:
+        dtype = np.result_type(x) if np.issubdtype(np.result_type(x), np.inexact) \
+            else np.float64
     if (type(g) is np.ndarray and g.dtype == dtype and g.shape == np.shape(x)
             and g.flags.writeable and g.base is None):
         return g  # already a fresh array of the right kind: no copy
     out = np.array(np.broadcast_to(g, np.shape(x)), dtype=dtype)
     return out if np.ndim(x) else out[()]
+
+
+def accumulate(total, term):
+    """``total + term``, added into ``total`` itself where that gives the same
+    numbers: ``total`` an array of the result's shape and dtype.  Generated code
+    calls it only on a cotangent array that no other name can see (made by an
+    earlier addition of its own; see srcgrad/inplace.py)."""
+    if type(total) is np.ndarray and total.flags.writeable:
+        if type(term) is np.ndarray:
+            if term.shape == total.shape and term.dtype == total.dtype:
+                return np.add(total, term, out=total)
+        elif type(term) is float and total.dtype.kind == "f":
+            return np.add(total, term, out=total)
+    return total + term
 
 
 def zeros_grad(x):
