@@ -229,12 +229,14 @@ def accumulate(total, term):
     numbers: ``total`` an array of the result's shape and dtype.  Generated code
     calls it only on a cotangent array that no other name can see (made by an
     earlier addition of its own; see srcgrad/inplace.py)."""
-    if type(total) is np.ndarray and total.flags.writeable:
+    if type(total) is np.ndarray:  # made by an earlier total + term: writable
         if type(term) is np.ndarray:
             if term.shape == total.shape and term.dtype == total.dtype:
-                return np.add(total, term, out=total)
+                total += term
+                return total
         elif type(term) is float and total.dtype.kind == "f":
-            return np.add(total, term, out=total)
+            total += term
+            return total
     return total + term
 
 
