@@ -13,7 +13,7 @@ import gast
 
 from . import __version__, ir
 from .aliasing import shared_names
-from .analyze import activity, has_effect, shape_classes
+from .analyze import SCALAR, activity, has_effect, shape_classes
 from .broadcast import retarget_shape_reads
 from .calls import split_calls
 from .checkpointing import checkpoint_loops, loop_policy
@@ -21,6 +21,7 @@ from .emit import function_source
 from .errors import NonDifferentiableError
 from .fold import fold_temporaries
 from .inplace import accumulate_in_place
+from .release import release_unread
 from .optimize import eliminate_dead, fold_zero_starts, live_before, propagate_copies
 from .remat import decider, rematerialize
 from .reverse import reverse
@@ -110,6 +111,11 @@ class Assembler:
         if backward:
             backward[0].comment_before = ["", "Adjoint sweep"]
         body = self._fold(forward + backward + [ret])
+        if options.optimize:
+            kept = {id(stmt) for stmt in forward}
+            start = next(i for i, stmt in enumerate(body) if id(stmt) not in kept)
+            scalars = {n for n, c in self.classes.items() if c == SCALAR}
+            body = release_unread(body, start, program.params, scalars)
         fname = program.name
         name = self.linker.global_name(
             f"{'grad' if options.mode == 'grad' else 'value_and_grad'}_{fname}")

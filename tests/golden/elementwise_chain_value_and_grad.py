@@ -28,6 +28,7 @@ def value_and_grad_elementwise_chain(x):
     c = t13 + np.square(t14)  # save: c (read by the adjoint of *)
     t17 = np.reciprocal(1.0 + x)  # save: t17 (read by the adjoint of *, np.reciprocal)
     t19 = np.sum(c * t17)
+    del t3, t6, b, t13  # not read by the adjoint sweep
 
     # Adjoint sweep
     d_t19 = grad_seed(t19)

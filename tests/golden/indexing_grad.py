@@ -24,6 +24,7 @@ def grad_indexing(x):
     t5 = b * t4  # save: t5 (read by the adjoint of np.sum)
     t12 = t3 + np.sum(t5) + np.sum(d) * 3.0 + np.sum(e)  # save: t12 (read by the adjoint of +)
     t13 = t12 + f
+    del f  # not read by the adjoint sweep
 
     # Adjoint sweep
     d_t13 = grad_seed(t13)

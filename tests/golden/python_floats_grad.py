@@ -26,6 +26,7 @@ def grad_python_floats(a, b):
     t15 = d * t14
     t16 = math.hypot(a, b)  # save: t16 (read by the adjoint of +, math.hypot)
     t17 = t15 + t16
+    del t15  # not read by the adjoint sweep
 
     # Adjoint sweep
     d_t17 = grad_seed(t17)
