@@ -20,7 +20,6 @@ from .checkpointing import checkpoint_loops, loop_policy
 from .emit import function_source
 from .errors import NonDifferentiableError
 from .fold import fold_temporaries
-from .inplace import accumulate_in_place
 from .release import release_unread
 from .optimize import eliminate_dead, fold_zero_starts, live_before, propagate_copies
 from .remat import decider, rematerialize
@@ -184,15 +183,13 @@ class Assembler:
     def _fold(self, body) -> list:
         """Single-use temporaries, and their cotangents, back inside the statement
         that reads them -- not the output and its seed: ``grad_seed(t9)`` reads
-        better than ``grad_seed(t8 + b)`` -- and cotangents that only the sweep
-        sees accumulated in place."""
+        better than ``grad_seed(t8 + b)``."""
         if not self.options.optimize:
             return body
         output = set(ir.names_in(self.program.output))
         seeds = {self.sweep_adjoints.get(name) for name in output}
-        body = fold_temporaries(body, self.namer.temps - output,
+        return fold_temporaries(body, self.namer.temps - output,
                                 self.namer.temp_cotangents - seeds)
-        return accumulate_in_place(body, set(self.sweep_adjoints.values()))
 
     def _clean(self, statements, result) -> list:
         """Recompute what the policy says, then dead code out of the adjoint sweep

@@ -47,7 +47,6 @@ __all__ = [
     "unreduce",
     "grad_seed",
     "grad_like",
-    "accumulate",
     "zeros_grad",
     "stop_gradient",
     "on_grad",
@@ -222,22 +221,6 @@ def _array_gradient(g, x):
         return g  # already a fresh array of the right kind: no copy
     out = np.array(np.broadcast_to(g, np.shape(x)), dtype=dtype)
     return out if np.ndim(x) else out[()]
-
-
-def accumulate(total, term):
-    """``total + term``, added into ``total`` itself where that gives the same
-    numbers: ``total`` an array of the result's shape and dtype.  Generated code
-    calls it only on a cotangent array that no other name can see (made by an
-    earlier addition of its own; see srcgrad/inplace.py)."""
-    if type(total) is np.ndarray:  # made by an earlier total + term: writable
-        if type(term) is np.ndarray:
-            if term.shape == total.shape and term.dtype == total.dtype:
-                total += term
-                return total
-        elif type(term) is float and total.dtype.kind == "f":
-            total += term
-            return total
-    return total + term
 
 
 def zeros_grad(x):
