@@ -17,6 +17,7 @@ from .schedules import (
     restore_state,
 )
 from .runtime_forward import expand, fresh_tangent, tangent_attr, tangent_like, zero_tangent
+from .runtime_gradients import grad_like, zeros_grad
 from .structures import (
     AttributeCotangent,
     DictCotangent,
@@ -25,7 +26,6 @@ from .structures import (
     attribute_cotangent,
     cotangent_at,
     cotangent_like,
-    gradient_like,
     is_zero,
 )
 
@@ -174,58 +174,6 @@ def grad_seed(value):
     if isinstance(value, np.generic):
         return value.dtype.type(1)
     return 1.0
-
-
-def grad_like(g, x):
-    """Return the cotangent ``g`` as a fresh gradient for argument ``x``.
-
-    Same shape and dtype as ``x`` (a float32 argument gets a float32 gradient),
-    a Python float for a Python float, the same structure for a list, tuple,
-    dict or object holding arrays (a tuple of arguments too: the gradients with
-    respect to several), and never a read-only view, an alias of an array the
-    caller can see, or one array twice.
-    """
-    return _grad_like(g, x, set())
-
-
-def _grad_like(g, x, made):
-    """``grad_like`` with ``made``, the ids of the arrays it has returned so far:
-    a cotangent may reach several leaves (``d_x = d_y = d_t``), each needs its own."""
-    if isinstance(x, float):
-        return float(g)
-    if type(x) is np.ndarray or isinstance(x, np.ndarray) or np.isscalar(x):
-        return _own(_array_gradient(g, x), made)
-    if type(x) is tuple and type(g) is tuple and len(g) == len(x):  # several arguments
-        return tuple(_grad_like(gi, xi, made) for gi, xi in zip(g, x))
-    return gradient_like(g, x, lambda g, x: _own(_array_gradient(g, x), made))
-
-
-def _own(gradient, made):
-    if isinstance(gradient, np.ndarray):
-        if id(gradient) in made:
-            gradient = gradient.copy()
-        made.add(id(gradient))
-    return gradient
-
-
-def _array_gradient(g, x):
-    if isinstance(x, float):
-        return float(g)
-    if type(x) is np.ndarray:  # the common case, without result_type's overhead
-        dtype = x.dtype if x.dtype.kind in "fc" else np.dtype(np.float64)
-    else:
-        dtype = np.result_type(x) if np.issubdtype(np.result_type(x), np.inexact) \
-            else np.float64
-    if (type(g) is np.ndarray and g.dtype == dtype and g.shape == np.shape(x)
-            and g.flags.writeable and g.base is None):
-        return g  # already a fresh array of the right kind: no copy
-    out = np.array(np.broadcast_to(g, np.shape(x)), dtype=dtype)
-    return out if np.ndim(x) else out[()]
-
-
-def zeros_grad(x):
-    """The gradient of an argument the output does not depend on."""
-    return grad_like(0.0, x)
 
 
 def drop_last(g):

@@ -1,0 +1,66 @@
+"""The gradients generated code returns: each shaped and typed like its argument.
+
+A runtime helper module (see :mod:`.runtime`, which re-exports it): small,
+NumPy alone, copied into exported modules.  ``grad_like`` is the last thing a
+gradient function calls; it turns cotangents, which may be broadcast views,
+Python floats or arrays shared between arguments, into gradients the caller
+owns.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .structures import gradient_like
+
+
+def grad_like(g, x):
+    """Return the cotangent ``g`` as a fresh gradient for argument ``x``.
+
+    Same shape and dtype as ``x`` (a float32 argument gets a float32 gradient),
+    a Python float for a Python float, the same structure for a list, tuple,
+    dict or object holding arrays (a tuple of arguments too: the gradients with
+    respect to several), and never a read-only view, an alias of an array the
+    caller can see, or one array twice.
+    """
+    return _grad_like(g, x, set())
+
+
+def _grad_like(g, x, made):
+    """``grad_like`` with ``made``, the ids of the arrays it has returned so far:
+    a cotangent may reach several leaves (``d_x = d_y = d_t``), each needs its own."""
+    if isinstance(x, float):
+        return float(g)
+    if type(x) is np.ndarray or isinstance(x, np.ndarray) or np.isscalar(x):
+        return _own(_array_gradient(g, x), made)
+    if type(x) is tuple and type(g) is tuple and len(g) == len(x):  # several arguments
+        return tuple(_grad_like(gi, xi, made) for gi, xi in zip(g, x))
+    return gradient_like(g, x, lambda g, x: _own(_array_gradient(g, x), made))
+
+
+def _own(gradient, made):
+    if isinstance(gradient, np.ndarray):
+        if id(gradient) in made:
+            gradient = gradient.copy()
+        made.add(id(gradient))
+    return gradient
+
+
+def _array_gradient(g, x):
+    if isinstance(x, float):
+        return float(g)
+    if type(x) is np.ndarray:  # the common case, without result_type's overhead
+        dtype = x.dtype if x.dtype.kind in "fc" else np.dtype(np.float64)
+    else:
+        dtype = np.result_type(x) if np.issubdtype(np.result_type(x), np.inexact) \
+            else np.float64
+    if (type(g) is np.ndarray and g.dtype == dtype and g.shape == np.shape(x)
+            and g.flags.writeable and g.base is None):
+        return g  # already a fresh array of the right kind: no copy
+    out = np.array(np.broadcast_to(g, np.shape(x)), dtype=dtype)
+    return out if np.ndim(x) else out[()]
+
+
+def zeros_grad(x):
+    """The gradient of an argument the output does not depend on."""
+    return grad_like(0.0, x)
