@@ -93,8 +93,11 @@ def activity(program: ir.Program, wrt: list[str]) -> Activity:
     assigned once) and a safe over-approximation in loops, iterated to a fixed
     point because a loop carries values from one iteration to the next.
     """
+    # a shift-neutral extremum (see simplify.shift_neutral) carries no derivative
+    neutral = getattr(program, "neutral", set())
     simple = [s for s in ir.walk_statements(program.body)
-              if getattr(s, "op", None) is not None and differentiable(s.op)]
+              if getattr(s, "op", None) is not None and differentiable(s.op)
+              and not (neutral and set(ir.target_names(s)) & neutral)]
     varied = set(wrt)
     changed = True
     while changed:

@@ -695,3 +695,22 @@ def shape_reads_when_an_argument_is_rebound(x, y):
     for _ in range(2):
         x = np.sum(x, axis=0) * y[0]
     return np.sum(t) + np.sum(x * x)
+
+
+@case(_args(_normal(4, 5), _normal(4, 5)))
+def softmax_with_the_max_subtracted(z, w):
+    """The row maximum's shift cancels in the softmax: no cotangent for it (see
+    simplify.shift_neutral); the gradient must still match finite differences."""
+    m = np.max(z, axis=1, keepdims=True)
+    e = np.exp(z - m)
+    p = e / np.sum(e, axis=1, keepdims=True)
+    return np.sum(p * w)
+
+
+@case(_args(_normal(4, 5), _normal(4, 5)))
+def max_subtracted_where_the_shift_matters(z, w):
+    """`s * w` sees the shift: the maximum's cotangent is needed here."""
+    m = np.max(z, axis=1, keepdims=True)
+    s = z - m
+    lse = np.log(np.sum(np.exp(s), axis=1, keepdims=True))
+    return np.sum((s - lse) * w) + np.sum(s * w)
