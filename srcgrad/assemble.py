@@ -20,8 +20,8 @@ from .checkpointing import checkpoint_loops, loop_policy
 from .emit import function_source
 from .errors import NonDifferentiableError
 from .fold import fold_temporaries
-from .release import release_unread
 from .optimize import eliminate_dead, fold_zero_starts, live_before, propagate_copies
+from .release import release_unread
 from .remat import decider, rematerialize
 from .reverse import reverse
 from .tapes import insert_pushes

@@ -103,7 +103,7 @@ def retarget_shape_reads(statements, program, classes) -> list:
     """``unbroadcast(g, y)`` -> ``unbroadcast(g, x)`` (``unreduce`` too) where
     ``y`` provably has the shape of ``x``, an argument the function never
     reassigns: the adjoint sweep then reads the argument, always at hand, and
-    ``y`` need not be kept -- nor even computed, if nothing else reads it.
+    ``y`` need not be kept for it.
 
     ``classes`` is :func:`.analyze.shape_classes` of ``program``.  A program that
     updates anything in place (an ``append`` can grow a list argument) is left
