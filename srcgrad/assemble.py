@@ -60,7 +60,6 @@ class Assembler:
         arguments (one, or a tuple), or (``raw``, for a callee's caller) the tuple of
         the cotangents themselves."""
         sweep = reverse(self.program, self.wrt, self.act, seed=seed, bound=bound)
-        self.sweep_adjoints = sweep.adjoints
         # cotangents as they are, 0.0 for none: what a caller's adjoint receives
         cotangents = [ir.name(sweep.adjoints[name]) if name in sweep.adjoints
                       else gast.Constant(value=0.0, kind=None) for name in self.wrt]
@@ -109,7 +108,7 @@ class Assembler:
         ret = gast.Return(value=result)
         if backward:
             backward[0].comment_before = ["", "Adjoint sweep"]
-        body = self._fold(forward + backward + [ret])
+        body = self._fold(forward + backward + [ret], sweep)
         if options.optimize:
             kept = {id(stmt) for stmt in forward}
             start = next(i for i, stmt in enumerate(body) if id(stmt) not in kept)
@@ -175,19 +174,19 @@ class Assembler:
         bwd_doc = (f"Adjoint sweep of {fname}: cotangents of {_listing(self.wrt)}.\n\n"
                    f"{cot_param} is the cotangent of the output.\n{prov}")
         fwd_src = function_source(fwd_name, program.params, program.node.args.defaults,
-                                  self._fold(fwd_body), fwd_doc)
-        bwd_src = function_source(bwd_name, [res_name, cot_param], [], self._fold(bwd_body),
-                                  bwd_doc)
+                                  self._fold(fwd_body, sweep), fwd_doc)
+        bwd_src = function_source(bwd_name, [res_name, cot_param], [],
+                                  self._fold(bwd_body, sweep), bwd_doc)
         return [fwd_src, bwd_src], (fwd_name, bwd_name)
 
-    def _fold(self, body) -> list:
+    def _fold(self, body, sweep) -> list:
         """Single-use temporaries, and their cotangents, back inside the statement
         that reads them -- not the output and its seed: ``grad_seed(t9)`` reads
         better than ``grad_seed(t8 + b)``."""
         if not self.options.optimize:
             return body
         output = set(ir.names_in(self.program.output))
-        seeds = {self.sweep_adjoints.get(name) for name in output}
+        seeds = {sweep.adjoints.get(name) for name in output}
         return fold_temporaries(body, self.namer.temps - output,
                                 self.namer.temp_cotangents - seeds)
 

@@ -31,7 +31,7 @@ def _grad_like(g, x, made):
     a cotangent may reach several leaves (``d_x = d_y = d_t``), each needs its own."""
     if isinstance(x, float):
         return float(g)
-    if type(x) is np.ndarray or isinstance(x, np.ndarray) or np.isscalar(x):
+    if isinstance(x, np.ndarray) or np.isscalar(x):
         return _own(_array_gradient(g, x), made)
     if type(x) is tuple and type(g) is tuple and len(g) == len(x):  # several arguments
         return tuple(_grad_like(gi, xi, made) for gi, xi in zip(g, x))
