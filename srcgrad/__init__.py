@@ -16,6 +16,7 @@ from .errors import (  # noqa: E402
     MissingRuleError,
     NonDifferentiableError,
     SrcGradError,
+    TranslationError,
     UnsupportedSyntaxError,
 )
 from .report import saved  # noqa: E402
@@ -24,6 +25,6 @@ from .runtime import on_grad, stop_gradient  # noqa: E402
 
 __all__ = [
     "AliasedUpdateError", "GradcheckError", "MissingRuleError", "NonDifferentiableError", "SrcGradError",
-    "UnsupportedSyntaxError", "__version__", "checkpoint", "custom_vjp", "export", "grad", "gradcheck", "hessian", "hvp", "jacobian", "jvp", "on_grad", "register_jvp", "register_vjp", "saved", "show", "stop_gradient",
+    "TranslationError", "UnsupportedSyntaxError", "__version__", "checkpoint", "custom_vjp", "export", "grad", "gradcheck", "hessian", "hvp", "jacobian", "jvp", "on_grad", "register_jvp", "register_vjp", "saved", "show", "stop_gradient",
     "value_and_grad", "vjp",
 ]

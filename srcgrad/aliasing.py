@@ -36,9 +36,11 @@ import numpy as np
 
 from . import ir
 from .errors import AliasedUpdateError, UnsupportedSyntaxError  # noqa: F401 - the docstring example
+from .analyze import scalar_names
 from .inline import show
 from .linker import is_user_function
 from .rules import registry
+from .syntax import helper_ref
 
 #: Primitives whose result may share memory with their first operand.
 VIEWS = {
@@ -84,11 +86,16 @@ def check_aliases(program: ir.Program) -> None:
     loops = _enclosing_loops(program.body)
     blocks = _blocks(program.body)
     order = {id(s): i for i, s in enumerate(statements)}
+    scalars = scalar_names(program)
+    containers = _containers(program, statements)
+    guards = []
     for stmt in statements:
         if ir.is_update(stmt):
             x = ir.target_names(stmt)[0]
         elif getattr(stmt, "augmented", None) is not None:
             x = stmt.augmented  # x += v: NumPy changes the array x referred to
+            if x in scalars:
+                continue  # a number or NumPy scalar: += rebinds, nothing is shared
         else:
             continue
         here = order[id(stmt)]
@@ -125,8 +132,10 @@ def check_aliases(program: ir.Program) -> None:
         holds = [(ir.target_names(h)[0], names) for h, names in holders if in_effect(h)]
         holds += [(ir.target_names(j)[0], ir.names_in(j.value)) for j in joins if in_effect(j)]
         holds += [(p.op.args[0].id, ir.target_names(p)) for p in parts if in_effect(p)]
+        # appending to a list, or setting an item of a list or dict, changes the
+        # container: never the arrays it holds
         affected = _affected(find(x), [(find(c), {find(n) for n in names})
-                                       for c, names in holds])
+                                       for c, names in holds], down=x not in containers)
         candidates = set(made) | set(group) | set(group.values())
         candidates.update(c for c, _ in holds)
         candidates.update(n for _, names in holds for n in names)
@@ -134,15 +143,54 @@ def check_aliases(program: ir.Program) -> None:
             if other == x or find(other) not in affected:
                 continue
             source = made.get(other)
-            for later in statements:
-                if other in _reads(later) and _stale(later, stmt, other, order, loops, blocks):
-                    hint = f"{other} = {show(source.value)}.copy()" if source is not None \
-                        else f"{x} = {x}.copy()"
-                    raise AliasedUpdateError(
-                        f"'{x}' is updated in place while '{other}' shares its memory and is "
-                        f"read afterwards; srcgrad cannot follow that change: make a copy "
-                        f"({hint})", filename=program.filename,
-                        lineno=getattr(stmt, "lineno", None), col=getattr(stmt, "col_offset", None))
+            stale = next((later for later in statements if other in _reads(later)
+                          and _stale(later, stmt, other, order, loops, blocks)), None)
+            if stale is None:
+                continue
+            hint = f"{other} = {show(source.value)}.copy()" if source is not None \
+                else f"{x} = {x}.copy()"
+            message = (f"'{x}' is updated in place while '{other}' shares its memory and is "
+                       f"read afterwards; srcgrad cannot follow that change: make a copy "
+                       f"({hint})")
+            if not ir.is_update(stmt):
+                # x += v: an update only if x is an array, which a NumPy scalar taken
+                # from one (x = v[3]) is not -- decided when the code runs
+                guards.append((stmt, f"'{x} += ...' updates the array '{x}' in place, and "
+                                     f"'{other}' shares its memory and is read afterwards; "
+                                     f"srcgrad cannot follow that change: write "
+                                     f"'{x} = {x} + ...' or make a copy"))
+                break
+            raise AliasedUpdateError(message, filename=program.filename,
+                                     lineno=getattr(stmt, "lineno", None),
+                                     col=getattr(stmt, "col_offset", None))
+    for stmt, message in guards:
+        _guard_rebinding(stmt, message, blocks, program.filename)
+
+
+def _guard_rebinding(stmt, message, blocks, filename) -> None:
+    """Put ``rebinds(x, message, where)`` before the compiled ``x += v``
+    (``x = x + v``): it raises, naming the update's file, line and column, if
+    ``x`` turns out to be an array."""
+    block, index, _ = blocks[id(stmt)]
+    where = gast.Tuple(elts=[gast.Constant(value=v, kind=None) for v in (
+        filename, getattr(stmt, "lineno", None), getattr(stmt, "col_offset", None))],
+        ctx=gast.Load())
+    call = gast.Call(func=helper_ref("rebinds"),
+                     args=[ir.name(stmt.augmented), gast.Constant(value=message, kind=None),
+                           where], keywords=[])
+    guard = gast.copy_location(gast.Expr(value=call), stmt)
+    guard.op = ir.Op(ir.OPAQUE, [], {}, stmt, "statement")
+    block.insert(block.index(stmt), guard)
+
+
+def _containers(program, statements) -> set[str]:
+    """Names that hold a list or dict (a display, ``list()``, a concatenation)."""
+    names = set(getattr(program, "sequences", ()))
+    for s in statements:
+        op = getattr(s, "op", None)
+        if isinstance(s, gast.Assign) and op is not None and op.primitive is ir.BUILD_DICT:
+            names.update(ir.target_names(s))
+    return names
 
 
 def _held(stmt) -> list[str]:
@@ -228,13 +276,13 @@ def _result_shares(fn, code) -> bool:
     return any(roots[i] & roots[j] for i in range(len(roots)) for j in range(i))
 
 
-def _affected(root, holds) -> set:
+def _affected(root, holds, down=True) -> set:
     """The alias groups an update of group ``root`` changes: ``root``; every group
     holding a changed group (up, transitively); and, from ``root`` itself, every
-    group it holds (down, transitively) -- but not the siblings of a changed
-    element."""
+    group it holds (down, transitively; not for an update of a container itself)
+    -- but not the siblings of a changed element."""
     affected = {root}
-    down = [root]
+    down = [root] if down else []
     while down:
         g = down.pop()
         for container, elements in holds:

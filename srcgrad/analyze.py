@@ -225,6 +225,12 @@ def _scalar_valued(op, is_scalar, shapes=frozenset()) -> bool:
     return False
 
 
+def scalar_names(program: ir.Program) -> set[str]:
+    """Variables that hold a number or NumPy scalar on every path (immutable:
+    nothing else can share their memory)."""
+    return _always_scalar(program, getattr(program, "float_params", set()))
+
+
 def _always_scalar(program: ir.Program, floats) -> set[str]:
     """Variables every definition of which is a scalar (a Python float argument
     updated in a loop: ``a = a + 0.1 * math.sin(b)``), by a greatest fixed point:

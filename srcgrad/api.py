@@ -31,6 +31,8 @@ from .export import write as write_module
 from .frontend import Resolver
 from .rules import registry
 from .structures import has_differentiable_leaves
+from .validation import enabled as checking
+from .validation import private_copies, verify
 
 _MEMORY: "weakref.WeakKeyDictionary[object, dict]" = weakref.WeakKeyDictionary()
 _LOCK = threading.RLock()
@@ -146,12 +148,13 @@ class Transformed:
     other methods inside are resolved by its class.
     """
 
-    def __init__(self, fn, options: Options, bound=None):
+    def __init__(self, fn, options: Options, bound=None, check=None):
         functools.update_wrapper(self, fn)
         self.__wrapped__ = fn
         self._fn = getattr(fn, "__func__", fn)
         self._bound = bound
         self._options = options
+        self._check = check       # None: SRCGRAD_CHECK decides, at each call
         self._compiled = None
         self._called = None       # what the last call ran: specialised for its Python floats
         self._kinds = None        # the argument types of the last call
@@ -163,9 +166,13 @@ class Transformed:
         return compiled
 
     def __call__(self, *args, **kwargs):
+        __tracebackhide__ = True
         if self._bound is not None:
             args = (self._bound, *args)
-        elif args and self._options.receiver is None and _is_object(args[0]):
+        if self._options.mode in ("grad", "value_and_grad") and checking(self._check):
+            return self._checked(args, kwargs)
+        if self._bound is None and args and self._options.receiver is None \
+                and _is_object(args[0]):
             # grad(Model.loss)(model, x): resolve model's methods by its class
             options = replace(self._options, receiver=type(args[0]))
             _check_args(self._fn, options, args)
@@ -175,12 +182,32 @@ class Transformed:
         kinds = tuple(map(type, args))
         compiled = self._called
         if compiled is None or kinds != self._kinds or compiled.stale():
-            floats = tuple(i for i, k in enumerate(kinds) if k is float)
-            compiled = self._called = self._get() if not floats else \
-                _compile(self._fn, replace(self._options, floats=floats))
+            compiled = self._called = self._specialised(self._options, kinds)
             self._kinds = kinds
         _check_args(self._fn, self._options, args)
         return compiled.functions[0](*args, **kwargs)
+
+    def _specialised(self, options, kinds) -> Compiled:
+        floats = tuple(i for i, k in enumerate(kinds) if k is float)
+        if not floats and options == self._options:
+            return self._get()
+        return _compile(self._fn, replace(options, floats=floats))
+
+    def _checked(self, args, kwargs):
+        """A call with translation validation: the value and gradient code, its
+        value compared bit for bit with the function's own (srcgrad.validation)."""
+        options = self._options
+        if self._bound is None and args and options.receiver is None and _is_object(args[0]):
+            options = replace(options, receiver=type(args[0]))
+        mode = options.mode
+        if mode == "grad":
+            options = replace(options, mode="value_and_grad")
+        compiled = self._specialised(options, tuple(map(type, args)))
+        _check_args(self._fn, options, args)
+        reference = private_copies(args)
+        value, grads = compiled.functions[0](*args, **kwargs)
+        verify(self._fn, reference, value, "value_and_grad" if mode != "grad" else "gradient")
+        return grads if mode == "grad" else (value, grads)
 
     @property
     def source(self) -> str:
@@ -196,7 +223,8 @@ class Transformed:
         """``@grad`` on a method: ``wrt`` counts ``self``, as in the definition."""
         if obj is None:
             return self
-        return Transformed(self._fn, replace(self._options, receiver=type(obj)), bound=obj)
+        return Transformed(self._fn, replace(self._options, receiver=type(obj)), bound=obj,
+                           check=self._check)
 
 
 def _is_object(value) -> bool:
@@ -206,7 +234,7 @@ def _is_object(value) -> bool:
         and not callable(value)
 
 
-def _transform(mode, fn, wrt, policy, optimize):
+def _transform(mode, fn, wrt, policy, optimize, check=None):
     wrt_tuple, single = _normalize_wrt(wrt)
     options = Options(mode=mode, wrt=wrt_tuple, single=single, policy=policy, optimize=optimize)
     compiler.validate_options(options)
@@ -219,32 +247,36 @@ def _transform(mode, fn, wrt, policy, optimize):
         if inspect.ismethod(f) and hasattr(f.__func__, "__code__"):
             shifted = tuple(w + 1 if w >= 0 else w for w in options.wrt)
             return Transformed(f, replace(options, wrt=shifted, receiver=type(f.__self__)),
-                               bound=f.__self__)
+                               bound=f.__self__, check=check)
         if not hasattr(f, "__code__"):
             raise SrcGradError(f"srcgrad.{mode} differentiates Python functions written with "
                                f"'def'; got {f!r}")
-        return Transformed(f, options)
+        return Transformed(f, options, check=check)
 
     return make if fn is None else make(fn)
 
 
-def grad(fn=None, wrt=0, *, policy="save", optimize=True):
+def grad(fn=None, wrt=0, *, policy="save", optimize=True, check=None):
     """The gradient of the scalar function ``fn`` with respect to argument(s) ``wrt``.
 
     Use it as ``grad(f)``, ``grad(f, wrt=(0, 1))``, ``@grad`` or
     ``@grad(wrt=(0, 1))``.  The result takes ``fn``'s positional arguments and
     returns one gradient (``wrt`` an int) or a tuple of them (``wrt`` a tuple),
     each shaped and typed like its argument.
+
+    ``check=True`` (or the environment variable ``SRCGRAD_CHECK=1`` when
+    ``check`` is None) validates every call: the generated code's value must
+    equal ``fn``'s own bit for bit, or :class:`TranslationError` is raised.
     """
-    return _transform("grad", fn, wrt, policy, optimize)
+    return _transform("grad", fn, wrt, policy, optimize, check)
 
 
-def value_and_grad(fn=None, wrt=0, *, policy="save", optimize=True):
+def value_and_grad(fn=None, wrt=0, *, policy="save", optimize=True, check=None):
     """Like :func:`grad`, but the result returns ``(value, gradient)``."""
-    return _transform("value_and_grad", fn, wrt, policy, optimize)
+    return _transform("value_and_grad", fn, wrt, policy, optimize, check)
 
 
-def vjp(fn, *primals, wrt=None, policy="save", optimize=True):
+def vjp(fn, *primals, wrt=None, policy="save", optimize=True, check=None):
     """Evaluate ``fn(*primals)`` and return ``(value, pullback)``.
 
     ``pullback(cotangent)`` returns a tuple of cotangents, one per ``wrt``
@@ -264,7 +296,10 @@ def vjp(fn, *primals, wrt=None, policy="save", optimize=True):
     compiled = _compile(fn, options)
     _check_args(fn, options, primals)
     forward, backward = compiled.functions
+    reference = private_copies(primals) if checking(check) else None
     value, residuals = forward(*primals)
+    if reference is not None:
+        verify(fn, reference, value, "vjp")
 
     state = {"residuals": residuals, "fresh": True}
     consumed = _consumed_by_backward(residuals)

@@ -23,6 +23,7 @@ from .linker import Linker, TangentFunction
 from .normalize import normalize
 from .simplify import simplify
 from .reverse import check_wrt
+from .sequences import type_sequence_operators
 
 MODES = ("grad", "value_and_grad", "vjp", "jvp", "tangent")
 POLICIES = ("save", "recompute", "save_products", "sqrt", "revolve")
@@ -69,14 +70,18 @@ def validate_options(options: Options) -> None:
             f"'sqrt', ('revolve', snapshots) or a callable deciding per value")
 
 
-def prepare(fn, receiver=None, callee=False) -> ir.Program:
+def prepare(fn, receiver=None, callee=False, floats=()) -> ir.Program:
     """Frontend, fence, normalisation and checks: ``fn`` as a program.
 
     ``receiver`` is the class of the first parameter of a method (``self``);
-    ``callee`` marks a function called from differentiated code."""
+    ``callee`` marks a function called from differentiated code; ``floats`` are
+    the positions of parameters known to be Python floats (code specialised for
+    them: ``s += 1.0`` on a float rebinds, it updates nothing in place)."""
     parsed = parse_function(fn)
     fence.check(parsed.node, parsed.filename, callee=callee)
     program = normalize(parsed, receiver)
+    program.float_params = {program.params[i] for i in floats if i < len(program.params)}
+    type_sequence_operators(program)
     simplify(program)
     check_aliases(program)
     copy_updated_attributes(program)
@@ -101,10 +106,9 @@ def generate(fn, options: Options) -> Generated:
 
 def _generate(fn, options: Options) -> Generated:
     validate_options(options)
-    program = prepare(fn, options.receiver)
-    wrt_names = check_wrt(program, options.wrt)
     # code specialised for Python-float arguments: scalars, whatever else they meet
-    program.float_params = {program.params[i] for i in options.floats if i < len(program.params)}
+    program = prepare(fn, options.receiver, floats=options.floats)
+    wrt_names = check_wrt(program, options.wrt)
     linker = Linker(options, prepare)
     linker.adopt(program)
     residuals = ()

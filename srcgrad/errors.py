@@ -69,6 +69,12 @@ class NonDifferentiableError(SrcGradError):
     argument, a non-scalar output of ``grad``)."""
 
 
+class TranslationError(SrcGradError):
+    """The generated code computed another value than the function itself
+    (found by ``check=True`` / ``SRCGRAD_CHECK=1``): a srcgrad bug, reported
+    instead of a silently wrong gradient."""
+
+
 class MissingRuleError(SrcGradError):
     """An active value flows into a function that has no adjoint rule."""
 

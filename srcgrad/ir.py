@@ -45,6 +45,8 @@ BUILD_TUPLE = Builder("tuple display")
 BUILD_LIST = Builder("list display")
 BUILD_DICT = Builder("dict display")
 GETATTR = Builder("attribute")
+CONCAT = Builder("sequence +")      # a + b of tuples or lists (see srcgrad.sequences)
+REPEAT = Builder("sequence *")      # a * n of a tuple or list
 APPEND = Builder(".append()")
 
 

@@ -138,8 +138,12 @@ class _Normalizer(ControlFlow, Calls):
             output = gast.Constant(value=None, kind=None)
         for default in self.func.args.defaults:
             self.collect_free(default)
-        return ir.Program(self.func.name, self.params, self.out, output, self.parsed.filename,
-                          self.func, self.free, self.namer, self.output_node)
+        program = ir.Program(self.func.name, self.params, self.out, output,
+                             self.parsed.filename, self.func, self.free, self.namer,
+                             self.output_node)
+        vararg = self.func.args.vararg
+        program.vararg_params = (vararg.id,) if vararg is not None else ()
+        return program
 
     def returned(self, stmt):
         value = stmt.value
@@ -290,18 +294,22 @@ class _Normalizer(ControlFlow, Calls):
                 self.out[-1].comment = f"{param} is updated in place below: work on a copy"
 
     def unpack(self, target, value):
-        for elt in target.elts:
-            if not isinstance(elt, gast.Name):
-                raise self.error("only names can be unpacked into", elt)
-        if isinstance(value, (gast.Tuple, gast.List)):
+        """``a, b = value``: names bound one by one, nested targets recursively.
+
+        Python evaluates the whole right-hand side before binding any name, so a
+        source that a binding before it overwrites (``a, b = b, a`` inside a loop,
+        where both keep their names) is copied to a temporary first."""
+        if isinstance(value, (gast.Tuple, gast.List)) \
+                and not any(isinstance(v, gast.Starred) for v in value.elts):
             if len(value.elts) != len(target.elts):
                 raise self.error(f"cannot unpack {len(value.elts)} values into "
                                  f"{len(target.elts)} names", value, SrcGradError)
-            atoms = [self.atom(v) for v in value.elts]
+            atoms = self.parallel_sources(target.elts, [self.atom(v) for v in value.elts],
+                                          value)
             for elt, atom in zip(target.elts, atoms):
-                self.emit_copy(elt, atom, value)
+                self.bind(elt, atom, value)
             return
-        if isinstance(value, gast.Call):
+        if isinstance(value, gast.Call) and all(isinstance(e, gast.Name) for e in target.elts):
             prim = self.callee(value)
             if is_user_function(prim):  # a, b = f(x): f's pair returns the tuple
                 names = [self.define(elt.id) for elt in target.elts]
@@ -319,14 +327,61 @@ class _Normalizer(ControlFlow, Calls):
                                           ctx=gast.Store())
                 self.emit_call(value, prim, tuple_target)
                 return
-        whole = self.atom(value)  # a, b = t: element by element
+        self.unpack_atom(target, self.atom(value), value)
+
+    def unpack_atom(self, target, whole, node):
+        """``a, b = t`` for an atom ``t``: element by element (``a = t[0]``, ...)."""
+        for elt in target.elts:
+            if not isinstance(elt, (gast.Name, gast.Tuple, gast.List)):
+                raise self.error("only names and tuples of names can be unpacked into", elt)
+        whole = self.parallel_sources(target.elts, [whole], node, after=-1)[0]
         for i, elt in enumerate(target.elts):
             index = gast.Constant(value=i, kind=None)
             item = gast.Subscript(value=whole, slice=index, ctx=gast.Load())
-            stmt = ir.assign(self.define(elt.id), item)
-            stmt.op = ir.Op(operator.getitem, [whole, index], {}, value, "unpacking")
-            self.out.append(gast.copy_location(stmt, elt))
+            op = ir.Op(operator.getitem, [whole, index], {}, node, "unpacking")
+            if isinstance(elt, gast.Name):
+                stmt = ir.assign(self.define(elt.id), item)
+                stmt.op = op
+                self.out.append(gast.copy_location(stmt, elt))
+            else:
+                self.unpack_atom(elt, self.atom_of(item, op), node)
 
+    def bind(self, target, atom, node):
+        """``target = atom`` for a name or a (nested) tuple of names."""
+        if isinstance(target, gast.Name):
+            self.emit_copy(target, atom, node)
+        elif isinstance(target, (gast.Tuple, gast.List)):
+            self.unpack_atom(target, atom, node)
+        else:
+            raise self.error("only names and tuples of names can be unpacked into", target)
+
+    def parallel_sources(self, targets, atoms, node, after=0):
+        """``atoms`` with each one that an earlier binding of ``targets`` overwrites
+        replaced by a temporary copy made before any binding.
+
+        Atom ``j`` is read after the bindings of ``targets[:j + 1 + after]`` (an
+        element-by-element unpacking reads its one atom after every binding:
+        ``after=-1`` with one atom means all of them).  Only a binding that keeps
+        its name overwrites -- inside a loop or branch; a straight-line definition
+        gets a fresh name and leaves the old value readable."""
+        stored = [self.current_names(t) for t in targets]
+        result = []
+        for j, atom in enumerate(atoms):
+            before = stored if after < 0 else stored[:j + after]
+            if isinstance(atom, gast.Name) and any(atom.id in names for names in before):
+                tmp = self.namer.temp()
+                stmt = ir.assign(tmp, atom)
+                stmt.op = ir.Op(operator.pos, [atom], {}, node, "assignment")
+                self.out.append(gast.copy_location(stmt, node))
+                atom = gast.copy_location(ir.name(tmp), atom)
+            result.append(atom)
+        return result
+
+    def current_names(self, target) -> set[str]:
+        """The names that binding ``target`` here overwrites in place."""
+        if not self.depth:
+            return set()
+        return {self.env[n] for n in ir.stored_names(target) if n in self.env}
 
     # -- expressions ----------------------------------------------------------
     def define(self, user_name: str) -> str:

@@ -16,7 +16,14 @@ from .schedules import (
     online_schedule,
     restore_state,
 )
-from .runtime_forward import expand, fresh_tangent, tangent_attr, tangent_like, zero_tangent
+from .runtime_forward import (
+    expand,
+    fresh_tangent,
+    sequence_tangent,
+    tangent_attr,
+    tangent_like,
+    zero_tangent,
+)
 from .runtime_gradients import grad_like, zeros_grad
 from .structures import (
     AttributeCotangent,
@@ -26,7 +33,9 @@ from .structures import (
     attribute_cotangent,
     cotangent_at,
     cotangent_like,
+    cotangent_part,
     is_zero,
+    unrepeat_sequence,
 )
 
 __all__ = [
@@ -35,8 +44,12 @@ __all__ = [
     "DictCotangent",
     "AttributeCotangent",
     "cotangent_at",
+    "cotangent_part",
+    "unrepeat_sequence",
+    "sequence_tangent",
     "attribute_cotangent",
     "drop_last",
+    "rebinds",
     "keys_of",
     "sequence",
     "checkpoint_schedule",
@@ -85,14 +98,19 @@ __all__ = [
 ]
 
 
-def _error(kind: str, message: str) -> Exception:
+def _error(kind: str, message: str, where=None) -> Exception:
     """srcgrad's error class ``kind`` -- or ValueError where srcgrad is not installed
-    (a module written by srcgrad.export runs on NumPy alone)."""
+    (a module written by srcgrad.export runs on NumPy alone).  ``where`` is the
+    ``(file, line, column)`` of the user's code the error is about."""
     try:
         from srcgrad import errors  # noqa: PLC0415 - optional at run time, by design
     except ImportError:
-        return ValueError(message)
-    return getattr(errors, kind)(message)
+        return ValueError(message if where is None else
+                          f"{message}\n  File \"{where[0]}\", line {where[1]}")
+    if where is None:
+        return getattr(errors, kind)(message)
+    filename, lineno, col = where
+    return getattr(errors, kind)(message, filename=filename, lineno=lineno, col=col)
 
 
 def unbroadcast(g, x):
@@ -105,6 +123,13 @@ def unbroadcast(g, x):
         return g
     if type(g) is np.ndarray and type(x) is np.ndarray and g.shape == x.shape:
         return g  # the common case, first: no np.shape calls
+    if isinstance(x, (tuple, list)):
+        raise _error(
+            "UnsupportedSyntaxError",
+            "srcgrad differentiated '+' as arithmetic, but an operand is a "
+            f"{type(x).__name__}: a sequence whose type srcgrad could not see when it "
+            "compiled (an argument or an element of a container); build it with "
+            "tuple(...) or list(...) inside the function")
     shape = np.shape(x)
     if np.shape(g) == shape:
         return g
@@ -176,6 +201,15 @@ def grad_seed(value):
     return 1.0
 
 
+def rebinds(value, message, where=None):
+    """Check, before ``x += v`` compiled as ``x = x + v``, that ``x`` is immutable
+    (a number, a NumPy scalar): for an array, Python would change in place the
+    memory another name still reads (``message`` says which; ``where`` is the
+    ``(file, line, column)`` of the update)."""
+    if isinstance(value, np.ndarray):
+        raise _error("AliasedUpdateError", message, where)
+
+
 def drop_last(g):
     """The cotangent of a list before ``append``: ``g`` without its last element."""
     return g if is_zero(g) else ListCotangent(g[:-1])
@@ -185,9 +219,14 @@ def drop_last(g):
 
 
 def signum(x):
-    """``np.sign(x)``, but a Python float for a Python number (builtin ``abs``)."""
+    """The derivative of ``abs`` at ``x``: ``np.sign(x)`` (a Python float for a
+    Python number), and for complex ``x`` its conjugate ``conj(x) / |x|`` (the
+    cotangent convention of autograd: a holomorphic rule needs no conjugate,
+    ``abs`` does)."""
     if isinstance(x, (int, float)):
         return float(x > 0) - float(x < 0)
+    if np.iscomplexobj(x):
+        return np.conj(np.sign(x))
     return np.sign(x)
 
 
@@ -471,12 +510,25 @@ def snapshot(value):
 
 def item_cotangent(g, x, index):
     """The part of ``x``'s cotangent ``g`` that belongs to ``x[index]``."""
+    if isinstance(x, (list, dict)):
+        if isinstance(index, slice):
+            return 0.0 if is_zero(g) else ListCotangent(list(g)[index])
+        return cotangent_at(g, index)
     return np.broadcast_to(g, np.shape(x))[index]
 
 
 def without_item(g, x, index):
     """``x``'s cotangent ``g`` with ``x[index]`` zeroed: after ``x[index] = v``,
     the old elements there no longer reach the output."""
+    if isinstance(x, (list, dict)):
+        if is_zero(g):
+            return g
+        if isinstance(g, dict):
+            return DictCotangent((k, v) for k, v in g.items() if k != index)
+        parts = list(g)
+        for k in (range(len(parts))[index] if isinstance(index, slice) else [index]):
+            parts[k] = 0.0
+        return ListCotangent(parts)
     g = np.array(np.broadcast_to(g, np.shape(x)))
     g[index] = 0
     return g

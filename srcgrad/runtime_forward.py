@@ -46,6 +46,15 @@ def zero_tangent(x):
     return gradient_like(0.0, x, lambda g, v: zero_tangent(v))
 
 
+def sequence_tangent(t, x):
+    """The tangent of the tuple or list ``x`` as a sequence of the same kind and
+    length (zeros where ``t`` is the scalar zero of "does not move"), so that
+    ``+`` and ``*`` on it concatenate and repeat as they do on ``x``."""
+    if is_zero(t):
+        return zero_tangent(x)
+    return tuple(t) if isinstance(x, tuple) else list(t)
+
+
 def fresh_tangent(t, x):
     """A private, writable copy of the tangent ``t`` of ``x``, shaped like ``x``:
     what an in-place update of ``x`` (``x[i] = v``, ``xs.append(v)``) updates

@@ -48,7 +48,7 @@ def _own(gradient, made):
 
 def _array_gradient(g, x):
     if isinstance(x, float):
-        return float(g)
+        return float(np.real(g)) if isinstance(g, (complex, np.complexfloating)) else float(g)
     if type(x) is np.ndarray:  # the common case, without result_type's overhead
         dtype = x.dtype if x.dtype.kind in "fc" else np.dtype(np.float64)
     else:
@@ -57,6 +57,10 @@ def _array_gradient(g, x):
     if (type(g) is np.ndarray and g.dtype == dtype and g.shape == np.shape(x)
             and g.flags.writeable and g.base is None):
         return g  # already a fresh array of the right kind: no copy
+    if dtype.kind == "f" and np.iscomplexobj(g):
+        # a real argument of a complex computation: the gradient is the real part
+        # (the imaginary part is the derivative along i * x, which x cannot move)
+        g = np.real(g)
     out = np.array(np.broadcast_to(g, np.shape(x)), dtype=dtype)
     return out if np.ndim(x) else out[()]
 

@@ -80,7 +80,9 @@ def cotangent_like(container, index, g):
         return DictCotangent({index: g})
     n = len(container)
     parts = [0.0] * n
-    if isinstance(index, slice):
+    if is_zero(g):  # nothing reached the item (a loop over an empty slice)
+        pass
+    elif isinstance(index, slice):
         for k, gk in zip(range(n)[index], g):
             parts[k] = gk
     else:
@@ -95,6 +97,25 @@ def cotangent_at(g, key):
     if isinstance(g, dict):
         return g.get(key, 0.0)
     return g[key]
+
+
+def cotangent_part(g, start, stop=None):
+    """Elements ``start:stop`` of a sequence's cotangent, as a cotangent (so that
+    adding two of them adds element by element); ``0.0`` if none arrived."""
+    if is_zero(g):
+        return 0.0
+    part = g[start:stop]
+    return TupleCotangent(part) if isinstance(g, tuple) else ListCotangent(part)
+
+
+def unrepeat_sequence(g, n):
+    """The cotangent of ``a`` in ``a * k``: the sum of the ``k`` copies' parts."""
+    if is_zero(g) or n == 0:
+        return 0.0
+    total = 0.0
+    for start in range(0, len(g), n):
+        total = add(total, cotangent_part(g, start, start + n))
+    return total
 
 
 def attribute_cotangent(g, name):

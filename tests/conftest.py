@@ -8,6 +8,22 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 
+# --- the user's cache is left alone ---------------------------------------------------
+#
+# Generated code is cached on disk (srcgrad.cache); tests write theirs to a
+# temporary directory, never to the user's ~/.cache/srcgrad.  Set here, at
+# import, so that it holds before any test module compiles anything.
+
+import atexit as _atexit
+import os as _os
+import shutil as _shutil
+import tempfile as _tempfile
+
+_CACHE = _tempfile.mkdtemp(prefix="srcgrad-test-cache-")
+_atexit.register(_shutil.rmtree, _CACHE, ignore_errors=True)
+_os.environ["SRCGRAD_CACHE_DIR"] = _CACHE
+
+
 # --- fuzz tests: skipped unless asked for -------------------------------------------
 #
 # Tests marked ``fuzz`` are long property-based runs (``make fuzz``).  A plain

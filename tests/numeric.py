@@ -80,3 +80,41 @@ def pure(fn):
     def call(*args):
         return fn(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])
     return call
+
+
+def bit_identical(actual, expected) -> bool:
+    """Whether ``actual`` is ``expected`` bit for bit: the same type (tuples element by
+    element), shape and dtype, equal elements (NaN where NaN) and the same sign of
+    every zero.  The generated code must compute the function's own value exactly."""
+    if isinstance(actual, tuple) or isinstance(expected, tuple):
+        return (type(actual) is type(expected) and len(actual) == len(expected)
+                and all(bit_identical(a, e) for a, e in zip(actual, expected)))
+    if type(actual) is not type(expected):
+        return False
+    a, e = np.asarray(actual), np.asarray(expected)
+    if a.shape != e.shape or a.dtype != e.dtype:
+        return False
+    if a.dtype.kind not in "fc":
+        return bool(np.array_equal(a, e))
+    return bool(np.array_equal(a, e, equal_nan=True)
+                and np.array_equal(np.signbit(a.real), np.signbit(e.real))
+                and np.array_equal(np.signbit(a.imag), np.signbit(e.imag)))
+
+
+def _describe(value) -> str:
+    if isinstance(value, tuple):
+        return "(" + ", ".join(_describe(v) for v in value) + ")"
+    if isinstance(value, np.ndarray):
+        with np.printoptions(precision=17, floatmode="unique"):
+            return f"{type(value).__name__}[{value.dtype}, shape {value.shape}] {value!r}"
+    return f"{type(value).__name__} {value!r}"
+
+
+def assert_bit_identical(actual, expected, what=""):
+    """``actual`` (the generated code's value) is ``expected`` (the function's own
+    value) bit for bit; see :func:`bit_identical`."""
+    __tracebackhide__ = True
+    if not bit_identical(actual, expected):
+        raise AssertionError(f"{what}: the generated code's value is not the function's own, "
+                             f"bit for bit\n  generated: {_describe(actual)}\n"
+                             f"  function:  {_describe(expected)}")

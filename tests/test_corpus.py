@@ -1,11 +1,33 @@
-"""Every check, over the whole corpus (see corpus.py)."""
+"""Every check, over the whole corpus (see corpus.py).
+
+Translation validation: every test here that runs generated code also checks
+that the value it computes (value_and_grad's, vjp's, jvp's) is the function's
+own value ``f(*args)`` bit for bit -- same type, shape, dtype and bits -- for
+every policy, with optimization on and off, in float64 and float32.  srcgrad's
+rewrites (simplify, fold, shift-neutral extrema) change only how derivatives are
+taken: the forward statements stay as the user wrote them, so no tolerance is
+allowed for the value.
+
+An independent oracle: ``test_gradient_agrees_with_autograd`` runs each corpus
+function again with ``np`` bound to ``autograd.numpy`` and compares autograd's
+gradient with srcgrad's (AUTOGRAD_CANNOT records where autograd itself cannot
+run a function, and why).
+"""
 
 from __future__ import annotations
 
+import builtins
+import math
+import sys
+import types
+
+import corpus
+import helpers_module
 import numpy as np
 import pytest
 from corpus import CORPUS
 from numeric import (
+    assert_bit_identical,
     assert_close,
     float_positions,
     inner,
@@ -20,6 +42,11 @@ from srcgrad import compiler
 from srcgrad.compiler import Options
 
 CASES = [pytest.param(c, id=c.name) for c in CORPUS]
+
+
+def _own_value(case, args):
+    """The function's own value (on copies: it may update its arguments in place)."""
+    return pure(case.fn)(*args)
 
 
 def _args(case, seed=0, dtype=None):
@@ -63,9 +90,12 @@ def test_value_and_grad_agrees_with_grad(case):
     args = _args(case)
     wrt = float_positions(args)
     value, grads = srcgrad.value_and_grad(case.fn, wrt=wrt)(*args)
-    assert value == pytest.approx(pure(case.fn)(*args), rel=1e-12)
+    expected = _own_value(case, args)
+    assert_bit_identical(value, expected, f"{case.name}: value_and_grad, policy 'save'")
     for g, h in zip(grads, srcgrad.grad(case.fn, wrt=wrt)(*args)):
         np.testing.assert_array_equal(g, h)
+    value, _ = srcgrad.vjp(case.fn, *args)
+    assert_bit_identical(value, expected, f"{case.name}: vjp, policy 'save'")
 
 
 @pytest.mark.parametrize("case", [c for c in CASES if c.values[0].float32])
@@ -74,7 +104,8 @@ def test_float32_stays_float32(case):
     wrt = tuple(i for i, a in enumerate(args) if isinstance(a, np.ndarray))
     if not wrt:
         pytest.skip("no array arguments")
-    grads = srcgrad.grad(case.fn, wrt=wrt)(*args)
+    value, grads = srcgrad.value_and_grad(case.fn, wrt=wrt)(*args)
+    assert_bit_identical(value, _own_value(case, args), f"{case.name}: float32 value_and_grad")
     reference = srcgrad.grad(case.fn, wrt=wrt)(*_args(case))
     for g, ref in zip(grads, reference):
         assert g.dtype == np.float32
@@ -105,9 +136,12 @@ def test_generated_source_is_deterministic(case):
 
 
 def _gradients(case, **options):
-    """grad of ``case`` with respect to every float argument, with ``options``."""
+    """grad of ``case`` with respect to every float argument, with ``options``; the
+    value value_and_grad computes with them is checked to be the function's own."""
     args = _args(case)
-    return srcgrad.grad(case.fn, wrt=float_positions(args), **options)(*args)
+    value, grads = srcgrad.value_and_grad(case.fn, wrt=float_positions(args), **options)(*args)
+    assert_bit_identical(value, _own_value(case, args), f"{case.name}: value_and_grad, {options}")
+    return grads
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -127,7 +161,8 @@ def test_every_policy_gives_the_same_gradient(case, policy):
     args = _args(case)
     for a, b in zip(_gradients(case), _gradients(case, policy=policy)):
         assert_close(b, a, rtol=1e-10, atol=1e-12)
-    _, pullback = srcgrad.vjp(case.fn, *args, policy=policy)
+    value, pullback = srcgrad.vjp(case.fn, *args, policy=policy)
+    assert_bit_identical(value, _own_value(case, args), f"{case.name}: vjp, policy {policy!r}")
     u = random_like(np.random.default_rng(5), pure(case.fn)(*args))
     _, reference = srcgrad.vjp(case.fn, *args)
     for a, b in zip(reference(u), pullback(u)):
@@ -144,9 +179,8 @@ def test_jvp_agrees_with_vjp(case):
     directions = {i: random_like(rng, args[i]) for i in positions}
     value, tangent = srcgrad.jvp(case.fn, args, [directions.get(i) for i in range(len(args))])
     expected, pullback = srcgrad.vjp(case.fn, *args)
-    assert_close(value if not isinstance(value, tuple) else np.concatenate(
-        [np.ravel(v) for v in value]), expected if not isinstance(expected, tuple)
-        else np.concatenate([np.ravel(v) for v in expected]), what=case.name)
+    assert_bit_identical(value, _own_value(case, args), f"{case.name}: jvp")
+    assert_bit_identical(expected, _own_value(case, args), f"{case.name}: vjp")
     u = random_like(rng, expected)
     cotangents = pullback(u)
     lhs = inner(u, tangent)
@@ -154,3 +188,119 @@ def test_jvp_agrees_with_vjp(case):
     assert lhs == pytest.approx(rhs, rel=1e-6, abs=1e-8), case.name
     assert np.shape(tangent) == np.shape(expected) if not isinstance(expected, tuple) \
         else len(tangent) == len(expected)
+
+
+# -- an independent oracle: autograd -------------------------------------------------
+#
+# corpus.py (and helpers_module.py, which it calls) are executed a second time with
+# `import numpy` giving autograd.numpy and `import math` a stand-in whose functions
+# are autograd's, so every function the corpus calls -- helpers, closures, partials --
+# runs on autograd's traced arrays.  Where autograd itself cannot run a function the
+# test is skipped with the reason recorded here; a function missing from this table
+# on which autograd raises is a failure (add it here, with the reason, if the limit is
+# autograd's).
+
+AUTOGRAD_CANNOT = {
+    "shape_ops": "autograd defines no VJP of np.flip",
+    "tile_repeat_broadcast": "autograd's np.broadcast_to VJP: \"Can't handle extra leading dims\"",
+    "methods": "autograd's ArrayBox has no .dot method",
+    "rows_filled_in_a_loop": "autograd cannot assign traced values into an array",
+    "argument_updated_in_place": "autograd's ArrayBox does not support item assignment",
+    "column_updates": "autograd's ArrayBox does not support item assignment",
+    "masked_and_fancy_updates": "autograd's ArrayBox does not support item assignment",
+    "loop_with_break_in_a_local_function": "autograd's ArrayBox does not support item "
+                                           "assignment",
+    "view_read_by_the_adjoint_after_an_update": "autograd's ArrayBox does not support item "
+                                                "assignment",
+    "shape_ops_into_a_callee_that_ignores_them": "autograd's ArrayBox.transpose takes no "
+                                                 "separate axes",
+    "reductions_and_products_into_a_callee_that_ignores_them": "autograd's ArrayBox has no "
+                                                               ".dot method",
+    "in_place_updates_of_names_rebound_in_branches": "autograd's ArrayBox does not support "
+                                                     "item assignment",
+    "loops_over_enumerate_of_zip": "autograd cannot assign traced values into an array",
+    "element_assignment_from_the_array_itself": "autograd's ArrayBox does not support item "
+                                                "assignment",
+}
+
+
+class _AutogradMath(types.ModuleType):
+    """``math`` whose functions of one or two floats are autograd's."""
+
+    _NAMES = {"sin": "sin", "cos": "cos", "tan": "tan", "exp": "exp", "log": "log",
+              "sqrt": "sqrt", "tanh": "tanh", "sinh": "sinh", "cosh": "cosh",
+              "atan": "arctan", "atan2": "arctan2", "hypot": "hypot", "log1p": "log1p",
+              "expm1": "expm1", "fabs": "abs"}
+
+    def __init__(self, anp):
+        super().__init__("math")
+        self._anp = anp
+
+    def __getattr__(self, name):
+        if name in self._NAMES:
+            return getattr(self._anp, self._NAMES[name])
+        return getattr(math, name)
+
+
+def _rerun_with(module, replacements):
+    """A fresh copy of ``module``, executed from its file with ``import NAME`` giving
+    ``replacements[NAME]``."""
+    def importer(name, globals=None, locals=None, fromlist=(), level=0):
+        if level == 0 and name in replacements:
+            return replacements[name]
+        return builtins.__import__(name, globals, locals, fromlist, level)
+
+    twin = types.ModuleType(f"{module.__name__}_on_autograd")
+    twin.__file__ = module.__file__
+    twin.__dict__["__builtins__"] = {**builtins.__dict__, "__import__": importer}
+    with open(module.__file__, encoding="utf-8") as file:
+        code = compile(file.read(), module.__file__, "exec")
+    sys.modules[twin.__name__] = twin   # dataclasses look their module up
+    try:
+        exec(code, twin.__dict__)  # noqa: S102
+    finally:
+        del sys.modules[twin.__name__]
+    return twin
+
+
+_AUTOGRAD_CORPUS = {}
+
+
+def _on_autograd(case):
+    """``case``'s function, running on autograd.numpy."""
+    if not _AUTOGRAD_CORPUS:
+        anp = pytest.importorskip("autograd.numpy")
+        helpers = _rerun_with(helpers_module, {"numpy": anp})
+        twin = _rerun_with(corpus, {"numpy": anp, "math": _AutogradMath(anp),
+                                    "helpers_module": helpers})
+        _AUTOGRAD_CORPUS.update((c.name, c.fn) for c in twin.CORPUS)
+    return _AUTOGRAD_CORPUS[case.name]
+
+
+@pytest.mark.filterwarnings("ignore:Output seems independent of input")
+@pytest.mark.parametrize("case", CASES)
+def test_gradient_agrees_with_autograd(case):
+    autograd = pytest.importorskip("autograd")
+    fn = _on_autograd(case)
+    args = _args(case)
+    wrt = float_positions(args)
+    # the oracle's copy computes the same function (to rounding: math.sin there is
+    # autograd's np.sin, not the C library's)
+    assert_close(pure(fn)(*args), _own_value(case, args), rtol=1e-13, atol=0,
+                 what=f"{case.name}: the function on autograd.numpy")
+    try:
+        expected = [autograd.grad(fn, i)(*[a.copy() if isinstance(a, np.ndarray) else a
+                                           for a in args]) for i in wrt]
+    except Exception as error:  # autograd cannot run this program
+        if case.name in AUTOGRAD_CANNOT:
+            pytest.skip(f"autograd cannot run {case.name}: {AUTOGRAD_CANNOT[case.name]}")
+        raise AssertionError(f"autograd raised on {case.name} ({type(error).__name__}: "
+                             f"{error}); if the limit is autograd's, record it in "
+                             f"AUTOGRAD_CANNOT") from error
+    assert case.name not in AUTOGRAD_CANNOT, \
+        f"autograd now runs {case.name}: remove it from AUTOGRAD_CANNOT"
+    grads = srcgrad.grad(case.fn, wrt=wrt)(*args)
+    for index, g, h in zip(wrt, grads, expected):
+        assert np.shape(g) == np.shape(args[index])
+        assert_close(g, h, rtol=1e-10, atol=1e-12,
+                     what=f"{case.name}: gradient of argument {index}, srcgrad vs autograd")

@@ -2,7 +2,8 @@
 
 Exported modules are imported in a subprocess started with ``-I`` (no
 PYTHONPATH, no user site) in which ``import srcgrad`` fails, and must give the
-same gradients as srcgrad; they must also compile and pass ruff's default rules.
+same gradients as srcgrad, and values that are the functions' own bit for bit;
+they must also compile and pass ruff's default rules.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from corpus import CORPUS
-from numeric import assert_close, float_positions
+from numeric import assert_bit_identical, assert_close, float_positions, pure
 
 import srcgrad
 from srcgrad import portable
@@ -77,21 +78,25 @@ def _plain(value) -> bool:
 
 
 def test_the_corpus_round_trips_through_one_exported_module(tmp_path):
-    gradients, calls, expected = [], [], []
+    """Every corpus function's value_and_grad, exported: in a process without srcgrad
+    its value is the function's own, bit for bit, and its gradients srcgrad's."""
+    gradients, calls, expected, values, names = [], [], [], [], []
     for case in CORPUS:
         args = case.make_args(np.random.default_rng(0))
         wrt = float_positions(args)
         if not wrt or not _plain(args):
             continue
-        g = srcgrad.grad(case.fn, wrt=wrt)
+        g = srcgrad.value_and_grad(case.fn, wrt=wrt)
         try:
-            value = g(*args)
+            _, value = g(*args)
             srcgrad.export(tmp_path / "probe.py", g)
         except srcgrad.SrcGradError:
             continue  # not differentiable by grad, or it binds an object
         gradients.append(g)
         calls.append(args)
         expected.append(value)
+        values.append(pure(case.fn)(*args))
+        names.append(case.name)
     assert len(gradients) >= 30
     module = tmp_path / "exported.py"
     entries = srcgrad.export(module, *gradients)
@@ -100,8 +105,9 @@ def test_the_corpus_round_trips_through_one_exported_module(tmp_path):
     text = module.read_text()
     assert "srcgrad.runtime" not in text and "import srcgrad" not in text
     results = run_without_srcgrad(module, list(zip(entries, calls)))
-    for entry, got, want in zip(entries, results, expected):
-        for g, w in zip(got, want):
+    for name, entry, got, want, value in zip(names, entries, results, expected, values):
+        assert_bit_identical(got[0], value, f"{name}: the exported {entry}")
+        for g, w in zip(got[1], want):
             assert_close(g, w, rtol=1e-12, atol=1e-14, what=entry)
 
 
@@ -171,9 +177,9 @@ def test_clashing_names_are_renamed_and_vjp_pullbacks_exported(tmp_path, two_mod
     results = run_without_srcgrad(out, calls)
     assert_close(results[0], srcgrad.grad(a.loss)(x), rtol=1e-12)
     assert_close(results[1], srcgrad.grad(b.loss)(x), rtol=1e-12)
-    assert results[2][0] == pytest.approx(b.loss(x))
+    assert_bit_identical(results[2][0], b.loss(x), "the exported value_and_grad_loss")
     value, residuals = results[3]
-    assert_close(value, b.outputs(x))
+    assert_bit_identical(value, b.outputs(x), "the exported outputs_forward")
     exported = load_file(out, "exported_here")
     assert_close(exported.outputs_backward(residuals, u)[0], pullback(u)[0], rtol=1e-12)
 

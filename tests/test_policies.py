@@ -1,4 +1,10 @@
-"""Policies: what each saves, what checkpointed loops rerun, and the report."""
+"""Policies: what each saves, what checkpointed loops rerun, and the report.
+
+Translation validation: whatever a policy saves, recomputes or reruns, the value
+the generated code computes is the function's own value bit for bit
+(``test_every_policy_gives_the_functions_own_value`` and the checks in the
+tests that run a policy).
+"""
 
 from __future__ import annotations
 
@@ -8,7 +14,7 @@ import pytest
 import srcgrad
 from srcgrad.schedules import checkpoint_schedule, count_advanced, revolve_cost
 
-from numeric import assert_close
+from numeric import assert_bit_identical, assert_close
 
 STEPS = {"count": 0}
 
@@ -30,6 +36,8 @@ def test_revolve_reruns_exactly_the_binomial_minimum(n, snapshots):
     x = np.linspace(0.1, 1.0, 4)
     g = srcgrad.grad(ode, policy=("revolve", snapshots))
     g(x, n)  # compile
+    value, _ = srcgrad.value_and_grad(ode, policy=("revolve", snapshots))(x, n)
+    assert_bit_identical(value, ode(x, n), f"ode, n={n}, policy ('revolve', {snapshots})")
     STEPS["count"] = 0
     grad = g(x, n)
     # the forward sweep, the reruns the schedule advances, and each recorded iteration
@@ -41,6 +49,8 @@ def test_sqrt_reruns_one_extra_forward_sweep():
     x = np.linspace(0.1, 1.0, 4)
     g = srcgrad.grad(ode, policy="sqrt")
     g(x, 50)
+    assert_bit_identical(srcgrad.value_and_grad(ode, policy="sqrt")(x, 50)[0], ode(x, 50),
+                         "ode, policy 'sqrt'")
     STEPS["count"] = 0
     g(x, 50)
     assert STEPS["count"] == 2 * 50
@@ -97,7 +107,9 @@ def test_a_policy_callable_sees_each_value():
         return np.sum(np.exp(np.sin(x)))
 
     x = np.linspace(0, 1, 3)
-    assert_close(srcgrad.grad(f, policy=policy)(x), srcgrad.grad(f)(x))
+    value, grad = srcgrad.value_and_grad(f, policy=policy)(x)
+    assert_close(grad, srcgrad.grad(f)(x))
+    assert_bit_identical(value, f(x), "a policy callable")
     assert ("t2", "np.exp") in seen
 
 
@@ -126,6 +138,8 @@ def test_checkpointed_function_is_recomputed_not_saved():
     assert "block_forward(W, h)  # recompute" in src
     assert "block_res_tape" not in src
     assert srcgrad.gradcheck(uses_a_checkpointed_block, W, h, wrt=(0, 1))
+    value, _ = srcgrad.value_and_grad(uses_a_checkpointed_block, wrt=(0, 1))(W, h)
+    assert_bit_identical(value, uses_a_checkpointed_block(W, h), "a checkpointed function")
 
 
 def rnn(W, xs, h):
@@ -165,6 +179,8 @@ def test_while_loops_checkpoint_online_with_bounded_snapshots(policy):
     reference = srcgrad.grad(settle)(x)
     g = srcgrad.grad(settle, policy=policy)
     assert_close(g(x), reference, rtol=1e-10)
+    assert_bit_identical(srcgrad.value_and_grad(settle, policy=policy)(x)[0], settle(x),
+                         f"settle, policy {policy!r}")
     assert "OnlineSnapshots(" in g.source and "online_schedule(" in g.source
     report = srcgrad.saved(settle, x, policy=policy)
     snapshots = next(v for v in report if v.kind == "snapshots")
@@ -184,7 +200,8 @@ def test_a_pullback_can_be_called_more_than_once():
 
     x = np.linspace(0.1, 0.5, 4)
     for policy in ["save", "sqrt", ("revolve", 2)]:
-        _, pullback = srcgrad.vjp(stepper, x, policy=policy)
+        value, pullback = srcgrad.vjp(stepper, x, policy=policy)
+        assert_bit_identical(value, stepper(x), f"stepper, policy {policy!r}")
         u1, u2 = np.array([1.0, 0.0, 0.0]), np.array([0.0, 2.0, 1.0])
         a1, = pullback(u1)
         a2, = pullback(u2)
@@ -192,3 +209,65 @@ def test_a_pullback_can_be_called_more_than_once():
         np.testing.assert_array_equal(a1, b1)
         _, fresh = srcgrad.vjp(stepper, x, policy=policy)
         assert_close(a2, fresh(u2)[0], rtol=1e-12)
+
+
+# -- translation validation: every policy computes the function's own value ------------
+
+def swaps_and_updates(x, w):
+    """A loop that swaps, updates an array in place and rebinds: each policy saves,
+    recomputes or reruns different parts of it."""
+    a, b = x * 1.0, w * 0.5
+    out = np.zeros(3)
+    for i in range(7):
+        a, b = b, np.sin(a) + 0.1 * b
+        out[i % 3] += np.sum(a * b)
+        if np.sum(a) > 0.0:
+            b = b * 0.9
+    return np.sum(out ** 2) + np.sum(np.tanh(a @ np.ones((4, 4))) * b)
+
+
+def swap_in_a_loop(x, y):
+    """A swap of two names in a loop, then an update of one of them.  Regression: the
+    forward sweep compiled ``x, y = y, x`` as ``x = y; y = x`` (the temporary holding
+    the old ``x`` propagated away), so every policy's value was wrong (for
+    x = [1, 2, 3], y = [0.5, -1, 4]: 25.875 instead of 53.15625)."""
+    for i in range(4):
+        x, y = y, x
+        x = x * 1.5
+    return np.sum(x * y)
+
+
+def _inputs(name):
+    rng = np.random.default_rng(3)
+    if name == "ode":
+        return (np.linspace(0.1, 1.0, 4), 12)
+    if name == "settle":
+        return (np.linspace(0.1, 1.0, 5),)
+    if name == "rnn":
+        return (rng.standard_normal((4, 4)) * 0.3, rng.standard_normal((9, 4)), np.zeros(4))
+    if name == "uses_a_checkpointed_block":
+        return (rng.standard_normal((3, 3)) * 0.5, rng.standard_normal(3))
+    return (rng.standard_normal(4), rng.standard_normal(4))
+
+
+EVERY_POLICY = ["save", "recompute", "save_products", "sqrt", ("revolve", 1), ("revolve", 3),
+                lambda c: "recompute" if c.primitive in ("np.sin", "np.tanh") else "save"]
+
+
+@pytest.mark.parametrize("policy", EVERY_POLICY, ids=["save", "recompute", "save_products",
+                                                      "sqrt", "revolve-1", "revolve-3",
+                                                      "callable"])
+@pytest.mark.parametrize("fn", [ode, settle, rnn, uses_a_checkpointed_block, swaps_and_updates,
+                                swap_in_a_loop],
+                         ids=lambda f: f.__name__)
+def test_every_policy_gives_the_functions_own_value(fn, policy):
+    args = _inputs(fn.__name__)
+    expected = fn(*args)
+    wrt = tuple(i for i, a in enumerate(args) if isinstance(a, np.ndarray))
+    value, grads = srcgrad.value_and_grad(fn, wrt=wrt, policy=policy)(*args)
+    assert_bit_identical(value, expected, f"{fn.__name__}: value_and_grad, policy {policy!r}")
+    value, pullback = srcgrad.vjp(fn, *args, policy=policy)
+    assert_bit_identical(value, expected, f"{fn.__name__}: vjp, policy {policy!r}")
+    reference = srcgrad.grad(fn, wrt=wrt)(*args)
+    for g, r in zip(grads, reference):
+        assert_close(g, r, rtol=1e-10, atol=1e-12, what=f"{fn.__name__}, policy {policy!r}")

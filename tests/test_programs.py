@@ -4,12 +4,18 @@ Each generated program is written to a real file and imported, so srcgrad reads
 its source the way it reads a user's.  For every program and random inputs:
 
 1. ``grad`` agrees with central finite differences for every argument (and
-   ``value_and_grad`` with ``grad`` and with the function's own value), and one
-   other memory policy (recompute, save_products, sqrt, revolve; chosen by the
-   seed) gives the same gradients;
+   ``value_and_grad`` with ``grad``), and one other memory policy (recompute,
+   save_products, sqrt, revolve; chosen by the seed) gives the same gradients;
 2. ``vjp`` of the array-valued twin ``f_vec`` satisfies the dot-product identity
    ``<u, J v> == <J^T u, v>`` (J v by finite differences along a random v), and
-   forward mode (``jvp``) gives the same value and the same ``<u, J v>``;
+   forward mode (``jvp``) gives the same ``<u, J v>``;
+
+Translation validation, in 1 and 2: the value the generated code computes --
+``value_and_grad``'s and ``vjp``'s (of ``f_vec``) with "save" and with the
+other policy, ``jvp``'s of ``f_vec`` -- is the function's own value bit for bit (same type,
+shape, dtype and bits; tests/numeric.py ``bit_identical``): srcgrad keeps the
+forward statements as written, so no tolerance is allowed.
+
 3. the generated source is deterministic: a second copy of the module, in
    another file, gives byte-identical ``.source`` apart from the lines naming
    the file;
@@ -60,6 +66,7 @@ from programs import (
 )
 
 import srcgrad
+from numeric import bit_identical
 
 EXAMPLES = int(os.environ.get("SRCGRAD_FUZZ_EXAMPLES", "200"))
 FUZZ_EXAMPLES = int(os.environ.get("SRCGRAD_FUZZ_EXAMPLES", "10000"))
@@ -111,14 +118,6 @@ def _same(a, b) -> bool:
     return type(a) is type(b) and (a == b or (np.isnan(a) and np.isnan(b)))
 
 
-def _close_outputs(value, expected, is_tuple) -> bool:
-    if is_tuple:
-        return (isinstance(value, tuple) and len(value) == len(expected)
-                and all(_close_outputs(v, e, False) for v, e in zip(value, expected)))
-    return np.shape(value) == np.shape(expected) and bool(
-        np.allclose(value, expected, rtol=1e-12, atol=0, equal_nan=True))
-
-
 def _shift(a, direction, t):
     """``a + t * direction`` keeping the kind of ``a`` (array, 0-d array, float)."""
     if isinstance(a, np.ndarray):
@@ -155,6 +154,10 @@ class SrcgradRaised(ProgramFailure):
 
 class WrongGradient(ProgramFailure):
     """grad disagrees with finite differences (or value_and_grad with grad)."""
+
+
+class WrongValue(ProgramFailure):
+    """value_and_grad's value is not the function's own, bit for bit."""
 
 
 class WrongVJP(ProgramFailure):
@@ -304,9 +307,9 @@ class Case:
         self.verify_unmodified(before, "the value_and_grad function")
         if not (isinstance(out, tuple) and len(out) == 2):
             self.fail(f"value_and_grad returned {out!r}, expected (value, grads)", WrongGradient)
-        if not np.allclose(out[0], value, rtol=1e-12, atol=0):
-            self.fail(f"value_and_grad's value {out[0]!r} differs from f's {value!r}",
-                      WrongGradient)
+        if not bit_identical(out[0], value):
+            self.fail(f"value_and_grad's value {out[0]!r} is not f's {value!r} bit for bit",
+                      WrongValue)
         self.verify_gradient_shapes(out[1], "value_and_grad")
         for name, a, b in zip(NAMES, grads, out[1]):
             if not np.allclose(a, b, rtol=1e-12, atol=1e-300, equal_nan=True):
@@ -328,7 +331,7 @@ class Case:
             self.fail(f"grad with wrt={self.wrt!r} gives {picked!r}, but wrt=(0, 1, 2) "
                       f"gives {expected!r}", WrongGradient)
 
-        self.check_policy(f, grads)
+        self.check_policy(f, value, grads)
         results = [self.finite_differences(f, value, i) for i in range(len(self.args))]
         kinks = sum(int(k.sum()) for _, k, _ in results)
         if kinks:
@@ -353,12 +356,17 @@ class Case:
                           WrongGradient)
         return g
 
-    def check_policy(self, f, grads):
+    def check_policy(self, f, value, grads):
         """One other memory policy per program (chosen by its seed: over a run, all
-        of them) must give the same gradients as saving everything."""
+        of them) must give f's own value, bit for bit, and the same gradients as
+        saving everything."""
         policy = POLICIES[self.seed % len(POLICIES)]
-        other = self.call(f"srcgrad.grad(f, policy={policy!r})",
-                          lambda: srcgrad.grad(f, wrt=WRT, policy=policy)(*self.args))
+        own, other = self.call(
+            f"srcgrad.value_and_grad(f, policy={policy!r})",
+            lambda: srcgrad.value_and_grad(f, wrt=WRT, policy=policy)(*self.args))
+        if not bit_identical(own, value):
+            self.fail(f"policy {policy!r}: value_and_grad's value {own!r} is not f's "
+                      f"{value!r} bit for bit", WrongValue)
         for name, a, b in zip(NAMES, grads, other):
             if not np.allclose(a, b, rtol=1e-10, atol=1e-300, equal_nan=True):
                 self.fail(f"policy {policy!r} gives another gradient of {name} than 'save':\n"
@@ -388,9 +396,15 @@ class Case:
         before = self.snapshot()
         value, pullback = self.call("srcgrad.vjp(f_vec, x, y, s)", srcgrad.vjp, fv, *self.args)
         self.verify_unmodified(before, "srcgrad.vjp (the forward function)")
-        if not _close_outputs(value, expected, is_tuple):
-            self.fail(f"vjp's value differs from f_vec's:\nvjp:   {value!r}\nf_vec: {expected!r}",
-                      WrongVJP)
+        if not bit_identical(value, expected):
+            self.fail(f"vjp's value is not f_vec's bit for bit:\nvjp:   {value!r}\n"
+                      f"f_vec: {expected!r}", WrongVJP)
+        policy = POLICIES[self.seed % len(POLICIES)]
+        other, _ = self.call(f"srcgrad.vjp(f_vec, x, y, s, policy={policy!r})",
+                             lambda: srcgrad.vjp(fv, *self.args, policy=policy))
+        if not bit_identical(other, expected):
+            self.fail(f"policy {policy!r}: vjp's value is not f_vec's bit for bit:\n"
+                      f"vjp:   {other!r}\nf_vec: {expected!r}", WrongVJP)
         # a random cotangent shaped like the output (a tuple for a tuple)
         parts = list(expected) if is_tuple else [expected]
         u_parts = []
@@ -436,15 +450,15 @@ class Case:
 
     # -- check 2b: forward mode against reverse mode ------------------------------------------
     def check_jvp(self, fv, expected, u_flat, flat, directions, rhs, tol):
-        """jvp's value is f_vec's, and <u, J v> from its tangent is <J^T u, v>."""
+        """jvp's value is f_vec's (bit for bit), and <u, J v> from its tangent is <J^T u, v>."""
         tangents = [d if isinstance(a, np.ndarray) else float(d)
                     for a, d in zip(self.args, directions)]
         before = self.snapshot(*tangents)
         value, tangent = self.call("srcgrad.jvp(f_vec, (x, y, s), tangents)", srcgrad.jvp, fv,
                                    self.args, tangents)
         self.verify_unmodified(before, "srcgrad.jvp", *tangents)
-        if not _close_outputs(value, expected, self.program.vector_tuple):
-            self.fail(f"jvp's value differs from f_vec's:\njvp:   {value!r}\n"
+        if not bit_identical(value, expected):
+            self.fail(f"jvp's value is not f_vec's bit for bit:\njvp:   {value!r}\n"
                       f"f_vec: {expected!r}", WrongJVP)
         lhs = float(np.sum(u_flat * flat(tangent)))
         if not abs(lhs - rhs) <= tol:

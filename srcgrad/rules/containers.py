@@ -7,15 +7,17 @@ holding ``W``'s.  ``list.append`` is an in-place update handled by the reverse
 pass itself.
 """
 
-from ..ir import BUILD_DICT, BUILD_LIST, BUILD_TUPLE, GETATTR
+from ..ir import BUILD_DICT, BUILD_LIST, BUILD_TUPLE, CONCAT, GETATTR, REPEAT
 from ..runtime import (
     AttributeCotangent,
     ListCotangent,
     cotangent_at,
+    cotangent_part,
     keys_of,
     sequence,
     snapshot,
     unbroadcast,
+    unrepeat_sequence,
 )
 from .registry import adjoint, nondifferentiable
 
@@ -28,6 +30,18 @@ def build_tuple(out, d_out, *elts):
 @adjoint(BUILD_LIST, "elts", name="list display")
 def build_list(out, d_out, *elts):
     return [cotangent_at(d_out, i) for i in range(len(elts))]
+
+
+@adjoint(CONCAT, "a", "b", name="sequence +")
+def concat_(out, d_out, a, b):
+    """Each operand gets its own part of the cotangent (not all of it, as in
+    array addition)."""
+    return cotangent_part(d_out, 0, len(a)), cotangent_part(d_out, len(a))
+
+
+@adjoint(REPEAT, "a", name="sequence *")
+def repeat_(out, d_out, a, n):
+    return unrepeat_sequence(d_out, len(a))
 
 
 @adjoint(BUILD_DICT, "values", name="dict display")

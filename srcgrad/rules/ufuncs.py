@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from ..runtime import unbroadcast
+from ..runtime import signum, unbroadcast
 from .registry import adjoint, nondifferentiable
 
 # --- arithmetic ----------------------------------------------------------------------
@@ -82,8 +82,8 @@ def cbrt(out, d_out, x):
 
 @adjoint(np.absolute)
 def absolute(out, d_out, x):
-    """Subgradient 0 at x = 0."""
-    return d_out * np.sign(x)
+    """Subgradient 0 at x = 0; ``conj(x) / |x|`` for complex ``x``."""
+    return d_out * signum(x)
 
 
 @adjoint(np.fabs)

@@ -9,9 +9,16 @@ tangent is an object of the same kind or a dict by attribute name, so reading
 in-place update handled by forward mode itself.
 """
 
-from ..ir import BUILD_DICT, BUILD_LIST, BUILD_TUPLE, GETATTR
+from ..ir import BUILD_DICT, BUILD_LIST, BUILD_TUPLE, CONCAT, GETATTR, REPEAT
 from ..rules.registry import tangent
-from ..runtime import expand, sequence, snapshot, tangent_attr, zero_tangent
+from ..runtime import (
+    expand,
+    sequence,
+    snapshot,
+    sequence_tangent,
+    tangent_attr,
+    zero_tangent,
+)
 
 
 @tangent(BUILD_TUPLE, "elts", name="tuple display")
@@ -22,6 +29,18 @@ def build_tuple(out, *elts, d_elts):
 @tangent(BUILD_LIST, "elts", name="list display")
 def build_list(out, *elts, d_elts):
     return [t for t in d_elts]
+
+
+@tangent(CONCAT, "parts", name="sequence +")
+def concat_(out, *parts, d_parts):
+    """One term, the concatenation (the tangent terms of two operands would be
+    added, and ``+`` of two tangent tuples concatenates them)."""
+    return sequence_tangent(d_parts[0], parts[0]) + sequence_tangent(d_parts[1], parts[1])
+
+
+@tangent(REPEAT, "a", name="sequence *")
+def repeat_(out, a, n, d_a):
+    return sequence_tangent(d_a, a) * n
 
 
 @tangent(BUILD_DICT, "values", name="dict display")

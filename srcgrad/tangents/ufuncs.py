@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from ..rules.registry import tangent
-from ..runtime import expand
+from ..runtime import expand, signum
 
 # --- arithmetic ----------------------------------------------------------------------
 
@@ -83,8 +83,8 @@ def cbrt(out, x, d_x):
 
 @tangent(np.absolute)
 def absolute(out, x, d_x):
-    """Subgradient 0 at x = 0."""
-    return d_x * np.sign(x)
+    """Subgradient 0 at x = 0; ``Re(conj(x) d_x) / |x|`` for complex ``x``."""
+    return np.real(d_x * signum(x))
 
 
 @tangent(np.fabs)

@@ -1,0 +1,149 @@
+"""Programs srcgrad once compiled wrong or refused (issue 13), one per class of
+bug, as users write them; tests/test_miscompiles.py checks each one."""
+
+import numpy as np
+
+
+# --- parallel assignment inside loops: the forward sweep read `a = b; b = a` --------
+
+def swap_in_loop(x):
+    a = x * 2.0
+    b = np.sin(x)
+    for i in range(3):
+        a, b = b, a
+    return np.sum(a) + np.sum(b ** 2)
+
+
+def rotation_in_loop(x):
+    a, b, c = x * 2.0, np.sin(x), x ** 2
+    for i in range(4):
+        a, b, c = b, c, a
+    return np.sum(a) + np.sum(b ** 2) + np.sum(c * a)
+
+
+def previous_value(x):
+    y, y_prev = x, x * 0.5
+    for i in range(3):
+        y, y_prev = np.sin(y) + y_prev, y
+    return np.sum(y * y_prev)
+
+
+def swap_in_branch(x):
+    a, b = x * 2.0, np.cos(x)
+    if np.sum(x) > -100.0:
+        a, b = b, a
+    return np.sum(a * 3.0 + b)
+
+
+def unpack_own_tuple(x):
+    t = (x, x * 2.0)
+    for i in range(2):
+        u, t = t
+        t = (t * 1.5, u)
+    return np.sum(t[0] * t[1])
+
+
+def nested_unpacking(x):
+    (p, q), r = (x, x * 2.0), np.sin(x)
+    for i in range(2):
+        (p, q), r = (q, r), p
+    return np.sum(p * q + r)
+
+
+def chained_in_loop(x):
+    a = b = x
+    for i in range(2):
+        a = b = np.sin(a) + b
+    return np.sum(a * b)
+
+
+# --- tuple and list concatenation: differentiated as array addition ---------------
+
+def tuple_concatenation(p, q):
+    return np.sum(np.hstack((p,) + (q,)) ** 2)
+
+
+def list_concatenation(p, q):
+    return np.sum(np.hstack([p] + [q]) ** 2)
+
+
+def list_repetition(p, q):
+    return np.sum(np.stack([p] * 2 + 2 * [q * 2.0]) ** 2)
+
+
+def concat_and_multiply(weights, *args):
+    cat_state = np.hstack(args + (np.ones(2),))
+    return cat_state @ weights
+
+
+def rnn(weights, x):
+    h = np.zeros(3)
+    for t in range(3):
+        h = np.tanh(concat_and_multiply(weights, x * t, h))
+    return np.sum(h ** 2)
+
+
+# --- loops over slices of a list of parameters, empty ones too --------------------
+
+def empty_slice_loop(x):
+    ps = [x, x * 2.0]
+    s = np.sum(x)
+    for w in ps[1:-1]:
+        s = s * np.sum(w)
+    for w in ps[1:]:
+        s = s + np.sum(w ** 2)
+    return s
+
+
+# --- a list of the values a rebound name took ---------------------------------------
+
+def append_then_rebind(y):
+    ys = [y]
+    for k in range(3):
+        y = y * 1.5
+        ys.append(y)
+    return np.sum(ys[0] * ys[-1]) + np.sum(ys[1])
+
+
+# --- a dict of an array and an int as loop state ------------------------------------
+
+def dict_state(x):
+    state = {"h": x, "k": 0}
+    for k in range(3):
+        state["h"] = np.sin(state["h"])
+        state["k"] = k
+    return np.sum(state["h"]) * state["k"]
+
+
+# --- += on immutable values: a float, a NumPy scalar -------------------------------
+
+def float_update(x, s):
+    t = s
+    t += 1.0
+    return np.sum(x) * t * s
+
+
+def numpy_scalar_update(v):
+    a = v[3]
+    a += np.sum(v)
+    a *= 2.0
+    return a * v[0] + np.sum(v)
+
+
+def array_update_shared(v):
+    """``a += 1.0`` changes ``v`` too: a real sharing, refused."""
+    a = v[1:]
+    a += 1.0
+    return np.sum(v * a[0])
+
+
+# --- complex intermediates ------------------------------------------------------------
+
+def complex_intermediate(x):
+    z = x * (1 + 2j)
+    return np.sum(np.abs(z) ** 2)
+
+
+def complex_exponential(x):
+    z = np.exp(1j * x) * (x + 0.5j)
+    return np.sum(np.abs(z + 1.0))
