@@ -3,9 +3,20 @@
 ``x[i] = v`` changes every name that shares ``x``'s memory: ``y = x``,
 ``r = x[1:]``, ``t = x.T``.  The dataflow srcgrad differentiates does not see
 that change, so when such an alias is read after the update, the gradient (and
-possibly the value) would silently differ from what Python computes.  This
-check refuses those programs with an error at the update; programs whose
-aliases are not read afterwards are fine.
+possibly the value) would silently differ from what Python computes.  Programs
+whose aliases are not read afterwards are fine.  The others are refused, with
+an error at the update -- at compile time where the sharing is certain, at run
+time where it depends on values the compiler cannot see:
+
+- a view ``r = x[1:]`` read after ``x[i] = v`` sees the update only if their
+  elements overlap (``x[0] = v`` leaves ``r`` as it was): ``untouched(r, x, i,
+  ...)`` before the update checks that, and raises if they do;
+- ``x += v`` updates in place only if ``x`` is an array; on a number or a NumPy
+  scalar (``a = v[3]; a += 1.0``) it rebinds, and immutable values share
+  nothing: names that hold a number on every path are never checked, and for
+  the others ``rebinds(x, ...)`` raises if ``x`` turns out to be an array;
+- appending to a list or setting an item of a list or dict changes that
+  container, never the arrays it holds.
 
     >>> import numpy as np
     >>> def f(x):
@@ -14,16 +25,23 @@ aliases are not read afterwards are fine.
     ...     y[2] = 0.0
     ...     return np.sum(r)
     >>> from .frontend import parse_function
-    >>> from .normalize import normalize
-    >>> try:
-    ...     check_aliases(normalize(parse_function(f)))
-    ... except UnsupportedSyntaxError as e:
-    ...     print(e.message)
-    'y' is updated in place while 'r' shares its memory and is read afterwards; srcgrad cannot follow that change: make a copy (r = y[1:].copy())
-
-Augmented assignment counts as an update: for an array, ``x += v`` changes the
-array ``x`` refers to, so ``y = x; x += 1.0; ... y`` is refused the same way
-(write ``x = x + 1.0`` to rebind ``x`` instead).
+    >>> from .normalize import normalize, unparse_body
+    >>> program = normalize(parse_function(f))
+    >>> check_aliases(program)
+    >>> print(unparse_body(program))  # doctest: +ELLIPSIS
+    y = x * 1.0
+    r = y[1:]
+    untouched(r, y, 2, "'y' is updated in place while 'r' shares its memory and is read afterwards; ...", ...)
+    y[2] = 0.0
+    t1 = np.sum(r)
+    return t1
+    >>> from .runtime import untouched
+    >>> y = np.zeros(3)
+    >>> untouched(y[1:], y, 0, "never raised")  # y[0] = v leaves y[1:] alone
+    >>> untouched(y[1:], y, 2, "y[2] is in y[1:]")
+    Traceback (most recent call last):
+    ...
+    srcgrad.errors.AliasedUpdateError: y[2] is in y[1:]
 """
 
 from __future__ import annotations
@@ -40,7 +58,7 @@ from .analyze import scalar_names
 from .inline import show
 from .linker import is_user_function
 from .rules import registry
-from .syntax import helper_ref
+from .syntax import SliceToCall, clone, helper_ref
 
 #: Primitives whose result may share memory with their first operand.
 VIEWS = {
@@ -129,7 +147,10 @@ def check_aliases(program: ir.Program) -> None:
                 for n in rest:
                     group[find(n)] = find(first)
                     made.setdefault(n, None)
-        holds = [(ir.target_names(h)[0], names) for h, names in holders if in_effect(h)]
+        # sorted(d), list(xs): a new container holding d's elements, which an
+        # update of the container d itself (d[k] = v) leaves as they were
+        holds = [(ir.target_names(h)[0], names) for h, names in holders if in_effect(h)
+                 and not (x in containers and _copies_elements(h) and x in names)]
         holds += [(ir.target_names(j)[0], ir.names_in(j.value)) for j in joins if in_effect(j)]
         holds += [(p.op.args[0].id, ir.target_names(p)) for p in parts if in_effect(p)]
         # appending to a list, or setting an item of a list or dict, changes the
@@ -155,32 +176,61 @@ def check_aliases(program: ir.Program) -> None:
             if not ir.is_update(stmt):
                 # x += v: an update only if x is an array, which a NumPy scalar taken
                 # from one (x = v[3]) is not -- decided when the code runs
-                guards.append((stmt, f"'{x} += ...' updates the array '{x}' in place, and "
-                                     f"'{other}' shares its memory and is read afterwards; "
-                                     f"srcgrad cannot follow that change: write "
-                                     f"'{x} = {x} + ...' or make a copy"))
+                guards.append((stmt, None, f"'{x} += ...' updates the array '{x}' in place, "
+                                           f"and '{other}' shares its memory and is read "
+                                           f"afterwards; srcgrad cannot follow that change: "
+                                           f"write '{x} = {x} + ...' or make a copy"))
                 break
+            if source is not None and _is_view(source) and _is_setitem(stmt):
+                # x[i] = v with a view r = x[1:] read later: r sees the change only if
+                # its elements overlap x[i] -- decided when the code runs
+                guards.append((stmt, other, message))
+                continue
             raise AliasedUpdateError(message, filename=program.filename,
                                      lineno=getattr(stmt, "lineno", None),
                                      col=getattr(stmt, "col_offset", None))
-    for stmt, message in guards:
-        _guard_rebinding(stmt, message, blocks, program.filename)
+    for stmt, view, message in guards:
+        _guard(stmt, view, message, blocks, program.filename)
 
 
-def _guard_rebinding(stmt, message, blocks, filename) -> None:
-    """Put ``rebinds(x, message, where)`` before the compiled ``x += v``
-    (``x = x + v``): it raises, naming the update's file, line and column, if
-    ``x`` turns out to be an array."""
-    block, index, _ = blocks[id(stmt)]
+def _is_setitem(stmt) -> bool:
+    op = getattr(stmt, "op", None)
+    return isinstance(stmt, gast.Assign) and op is not None and op.primitive is operator.setitem
+
+
+def _guard(stmt, view, message, blocks, filename) -> None:
+    """A run-time check before an update the analysis cannot settle alone; it
+    raises AliasedUpdateError naming the update's file, line and column.
+
+    ``x += v`` compiled as ``x = x + v``: ``rebinds(x, ...)`` -- an update only if
+    ``x`` is an array.  ``x[i] = v`` with a view ``r`` of ``x`` read afterwards:
+    ``untouched(r, x, i, ...)`` -- the update changes ``r`` only if their
+    elements overlap (``x[0] = v`` leaves ``r = x[1:]`` as it was)."""
+    block, _, _ = blocks[id(stmt)]
     where = gast.Tuple(elts=[gast.Constant(value=v, kind=None) for v in (
         filename, getattr(stmt, "lineno", None), getattr(stmt, "col_offset", None))],
         ctx=gast.Load())
-    call = gast.Call(func=helper_ref("rebinds"),
-                     args=[ir.name(stmt.augmented), gast.Constant(value=message, kind=None),
-                           where], keywords=[])
+    text = gast.Constant(value=message, kind=None)
+    if view is None:
+        call = gast.Call(func=helper_ref("rebinds"),
+                         args=[ir.name(stmt.augmented), text, where], keywords=[])
+    else:
+        x, index, _ = stmt.op.args
+        index = SliceToCall().visit(clone(index))
+        call = gast.Call(func=helper_ref("untouched"),
+                         args=[ir.name(view), ir.name(x.id), index, text, where], keywords=[])
     guard = gast.copy_location(gast.Expr(value=call), stmt)
     guard.op = ir.Op(ir.OPAQUE, [], {}, stmt, "statement")
     block.insert(block.index(stmt), guard)
+
+
+#: Builtins that return a new container of their argument's elements.
+_ELEMENT_COPIES = (sorted, list, tuple, reversed, set, frozenset, enumerate, zip)
+
+
+def _copies_elements(stmt) -> bool:
+    prim = getattr(getattr(stmt, "op", None), "primitive", None)
+    return any(prim is c for c in _ELEMENT_COPIES)
 
 
 def _containers(program, statements) -> set[str]:

@@ -109,6 +109,16 @@ def retarget_shape_reads(statements, program, classes) -> list:
     updates anything in place (an ``append`` can grow a list argument) is left
     as it is.
 
+    Sound when: ``unbroadcast``/``unreduce`` read their second argument only for
+    its shape; ``y``'s class is ``x`` only where ``y`` is assigned once and
+    provably has ``x``'s shape (shape_classes claims nothing for a reassigned
+    name, so a value that changes shape across loop iterations has no class);
+    and ``x`` is an argument no statement assigns -- not at top level, in a
+    branch, a loop or as a loop target -- nor updates in place, so at every
+    point of the adjoint sweep it is the caller's array.  Tested by
+    tests/test_soundness.py (``param_rebound_in_loop``,
+    ``param_rebound_in_branch``, ``param_steady``).
+
         >>> import gast
         >>> from types import SimpleNamespace
         >>> from .syntax import source_of

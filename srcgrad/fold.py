@@ -22,6 +22,33 @@ Folded cotangents are tidied, without changing a bit of the result:
 Only a temporary assigned once and read once, by the statement right after
 its own (so that nothing can change its operands in between), is folded, and
 never into a loop's test or a comprehension, which would evaluate it again.
+
+Sound when the folded expression sees the values its own statement saw:
+
+* one store and one load of the temporary in the whole function, the load in
+  the next statement of the same block.  A loop body is folded on its own, so
+  neither the first statement of a body (the load may be of the previous
+  iteration's value, or of the value from before the loop) nor the statement
+  after a loop is ever a "next statement";
+* no statement between: the lowering of ``a, b = b, a * c`` (``t = a * c;
+  a = b; b = t``) keeps ``t``, since ``a = b`` rebinds an operand;
+* a call in the reading statement that completes before the load would run
+  before a definition that calls something: refused (order of effects); the
+  temporaries come from A-normal form, in evaluation order, so a definition
+  without a call is never moved past a call that was after it;
+* never into a while test, a for header, a comprehension or a lambda (run
+  again, or later); an ``if`` test runs once.
+
+``_Tidy`` is exact (negation commutes with IEEE products and quotients;
+scaling by a power of two cancels) barring overflow or underflow of ``2 * m``,
+and only ever touches cotangents.  Tested by tests/test_soundness.py
+(``fold_across_rebinding``, ``while_test_temporary``, ``parallel_swap_then_use``).
+
+    >>> body = gast.parse("t = a * c\\na = b\\nb = t").body
+    >>> print(show_statements(fold_temporaries(body, {"t"})))
+    t = a * c
+    a = b
+    b = t
 """
 
 from __future__ import annotations

@@ -311,23 +311,33 @@ class _Normalizer(ControlFlow, Calls):
             return
         if isinstance(value, gast.Call) and all(isinstance(e, gast.Name) for e in target.elts):
             prim = self.callee(value)
-            if is_user_function(prim):  # a, b = f(x): f's pair returns the tuple
-                names = [self.define(elt.id) for elt in target.elts]
-                tuple_target = gast.Tuple(elts=[ir.name(n, store=True) for n in names],
-                                          ctx=gast.Store())
-                self.emit_call(value, prim, tuple_target)
-                return
-            if prim in MULTI_OUTPUT:
-                if MULTI_OUTPUT[prim] != len(target.elts):
-                    raise self.error(f"{registry.display_name(prim)} returns "
-                                     f"{MULTI_OUTPUT[prim]} values, not {len(target.elts)}",
-                                     value, SrcGradError)
-                names = [self.define(elt.id) for elt in target.elts]
-                tuple_target = gast.Tuple(elts=[ir.name(n, store=True) for n in names],
-                                          ctx=gast.Store())
-                self.emit_call(value, prim, tuple_target)
+            if prim in MULTI_OUTPUT and MULTI_OUTPUT[prim] != len(target.elts):
+                raise self.error(f"{registry.display_name(prim)} returns "
+                                 f"{MULTI_OUTPUT[prim]} values, not {len(target.elts)}",
+                                 value, SrcGradError)
+            if is_user_function(prim) or prim in MULTI_OUTPUT:
+                # a, b = f(a, b): f's pair returns the tuple.  The arguments are
+                # evaluated before the targets are bound (a straight-line target gets
+                # a fresh name, which the arguments must not read)
+                expr, op = self.call(value)
+                if self.current_names(target) & set(ir.names_in(expr)):
+                    # a, b = f(a, b) in a loop: into temporaries first, as for `h = h * 2`
+                    # (the adjoint of an operation must not write its own operand)
+                    temps = [self.namer.temp() for _ in target.elts]
+                    self.emit_tuple(temps, expr, op, value)
+                    for elt, tmp in zip(target.elts, temps):
+                        self.emit_copy(elt, gast.copy_location(ir.name(tmp), value), value)
+                    return
+                self.emit_tuple([self.define(elt.id) for elt in target.elts], expr, op, value)
                 return
         self.unpack_atom(target, self.atom(value), value)
+
+    def emit_tuple(self, names, expr, op, node):
+        """``names[0], names[1], ... = expr`` computed by ``op``."""
+        stmt = ir.assign(gast.Tuple(elts=[ir.name(n, store=True) for n in names],
+                                    ctx=gast.Store()), expr)
+        stmt.op = op
+        self.out.append(gast.copy_location(stmt, node))
 
     def unpack_atom(self, target, whole, node):
         """``a, b = t`` for an atom ``t``: element by element (``a = t[0]``, ...)."""

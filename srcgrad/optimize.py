@@ -5,7 +5,29 @@ needs; the reverse pass asks only for the cotangents of active operands, and
 this pass removes whatever is then unused.  It runs backwards with the set of
 live names, understands ``if`` statements (from rules with runtime tests) and
 keeps every statement ``keep`` vouches for (calls with side effects in the
-forward sweep).
+forward sweep).  It also cleans the forward sweep itself: the user's dead code
+goes, with every value neither the output nor the adjoint sweep reads.
+
+Sound when (what the generated forward sweep relies on to compute the user's
+value bit for bit):
+
+* every statement that acts beyond the names it assigns is kept by ``keep``
+  (:func:`.analyze.has_effect`: unknown calls, tape pushes); a known primitive
+  is taken to be pure.  It is also taken not to raise: a dead ``t = xs[10]``
+  that raises IndexError in the function is dropped, and the generated code
+  returns a value where the function raised;
+* an in-place update ``x[i] = v`` / ``xs.append(v)`` changes only what ``x``
+  names: no alias of ``x`` (a view, a plain copy) is read after it.
+  :func:`.aliasing.check_aliases` refuses programs where one is, and the
+  adjoint sweep's restores into shared arrays are kept by ``keep``;
+* loops: a name assigned in a loop body keeps its name across iterations, so
+  what is live at the end of an iteration is what is live after the loop,
+  what the next iteration reads before assigning it (a fixed point) and a
+  while loop's test; a for loop's target stays live when live after the loop
+  (zero iterations leave the earlier value).  Branches: the union of both.
+
+Tested by tests/test_soundness.py (``read_on_next_iteration``,
+``while_test_reads_body_value``, ``update_in_loop``, ``loop_with_break``).
 
     >>> import gast
     >>> tree = gast.parse("a = x * 2\\nb = a + 1\\nc = x - 1\\nd = c * b")
@@ -155,7 +177,25 @@ def propagate_copies(stmts) -> list:
 
     The reverse pass assigns pass-through cotangents by copying (the adjoint of
     ``t = a + b`` is ``d_a = d_t``, ``d_b = d_t``); after propagation the copies
-    are dead and :func:`eliminate_dead` removes them.
+    are dead and :func:`eliminate_dead` removes them.  It runs on the adjoint
+    sweep (with its restores and recomputed forward statements).
+
+    Sound when: after ``a = b`` both names refer to one object until either is
+    rebound (an in-place update through one is seen through the other, so it
+    does not end the copy), and the rewrite stops at every rebinding:
+
+    * straight-line code: a copy ends at the first statement that stores ``a``
+      or ``b`` (a tuple target, a restore ``b = b_tape.pop()`` included);
+    * an ``if``/``for``/``while`` (names are reused inside, not renamed): a copy
+      from before it is applied inside only if neither name is stored anywhere
+      in it -- a rebinding later in a loop body reaches the body's start
+      through the back-edge -- and is dropped after it otherwise;
+    * a copy made inside a block never leaves it: each body starts with none,
+      so a copy from the end of a loop body never reaches the next iteration;
+    * no nested scope rebinds the names (comprehensions are loops by now).
+
+    Tested by tests/test_soundness.py (``swap_in_loop``,
+    ``copy_source_rebound_in_loop``, ``copy_before_loop_that_rebinds_it``).
 
         >>> import gast
         >>> tree = gast.parse("d_a = d_t\\nd_b = d_a * 2\\nd_a = d_a + 1")
@@ -163,6 +203,18 @@ def propagate_copies(stmts) -> list:
         d_a = d_t
         d_b = d_t * 2
         d_a = d_t + 1
+
+    A loop that rebinds the source keeps the reads of the copy, before the loop
+    (the next iteration would see the new ``d_t``) and after it:
+
+        >>> tree = gast.parse("d_a = d_t\\nfor i in r:\\n    d_b = d_a * 2\\n"
+        ...                   "    d_t = d_b\\nd_c = d_a + 1")
+        >>> print(show_statements(propagate_copies(tree.body)))
+        d_a = d_t
+        for i in r:
+            d_b = d_a * 2
+            d_t = d_b
+        d_c = d_a + 1
     """
     copies: dict[str, str] = {}
     for stmt in stmts:
@@ -209,6 +261,13 @@ def fold_zero_starts(stmts) -> list:
     unassigned; when the next statement to touch it in straight-line code is an
     accumulation, the zero was only a starting point and the sum reads better
     as an assignment.
+
+    Sound when the zero is the value the accumulation reads: the search stops
+    at the first statement that reads or assigns ``d`` and at any ``if``/``for``/
+    ``while`` (a loop body's zero start may be read by a back-edge, a branch's
+    may not run), and ``x`` does not read ``d``.  ``0.0 + x`` is ``x`` exactly
+    except for the sign of a zero (``0.0 + -0.0`` is ``0.0``) and the type of an
+    integer ``x``: differences in a cotangent only, never in the value.
 
         >>> import gast
         >>> tree = gast.parse("d_h = 0.0\\nh = h_tape.pop()\\nd_h = d_h + g * W")

@@ -26,6 +26,17 @@ Only names the forward sweep's top-level statements assign are released (a
 name assigned in a loop or a branch alone may be unbound), and not the
 arguments or values known to be scalars (``scalars``), which hold no memory
 worth a line.
+
+Sound when: the ``del`` comes after the last statement of the forward sweep,
+so no forward read (a loop's back-edge included) can follow it, and it names
+only what no statement from there on mentions -- read, assigned, restored from
+a tape, recomputed or returned; a name the adjoint sweep reads inside a loop
+appears in the loop's text and is kept.  A top-level assignment binds the name
+on every path, so ``del`` cannot raise.  ``del`` unbinds a name only: an
+array an alias or a tape still holds stays alive, and is not changed.  (An
+element assignment ``G[i] = v`` counts as assigning ``G``; a global's is
+refused by the normaliser, so ``G`` is always a local.)  Tested by
+tests/test_soundness.py (``read_by_adjoint_loop``).
 """
 
 from __future__ import annotations

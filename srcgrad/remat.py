@@ -14,6 +14,30 @@ the values of the mirrored forward point); its operands are saved or
 recomputed in turn.  Only pure operations are recomputed: primitives with a
 rule, operators, displays, attribute reads -- never a call with unknown effects.
 
+Sound when the copy computes, bit for bit, what the definition computed:
+
+* the value is assigned once (textually: in a loop, once per iteration) and
+  the read mirrors a forward statement at or after the definition in the same
+  block, so the adjoint sweep is at that iteration's point (statements after
+  the read in a loop body have been undone by their restores, which the copy's
+  reads keep alive);
+* no operand is assigned -- rebound, a loop target, updated in place
+  (``x[i] = v``, ``xs.append(v)``) -- between the definition and the read,
+  nested blocks included: a rebinding there would be undone only after the
+  copy runs;
+* no operand that may share memory with another name (a view ``v = y[1:]``,
+  a plain copy ``z = y``: :func:`.aliasing.shared_names`) has any update
+  between: ``y[1] = 0.0`` changes what ``v`` reads, and ``y``'s restore runs
+  only after the copy;
+* the operation is pure (no state, no effect, no randomness).
+
+The recomputed value overwrites the variable in the adjoint sweep; a value the
+adjoint sweep also restores from a tape gets the same value either way, and
+the output, when restored, is returned from a copy taken before the adjoint
+sweep.  Tested by tests/test_soundness.py (``view_updated_after``,
+``copy_updated_after``, ``reshaped_updated_after``, ``output_assigned_in_loop``,
+``recompute_across_swap``).
+
     >>> import numpy as np
     >>> from .compiler import Options, generate
     >>> from . import _doctest_helpers as h
@@ -37,6 +61,7 @@ import gast
 import numpy as np
 
 from . import ir
+from .aliasing import shared_names
 from .linker import CalleePair
 from .rules import registry
 from .syntax import clone
@@ -104,13 +129,14 @@ def rematerialize(program: ir.Program, backward: list, decide) -> list:
                 if isinstance(inner, list) and isinstance(stmt, (gast.If, gast.For, gast.While)):
                     index_blocks(inner)
     index_blocks(program.body)
-    state = _State(program, definitions, counts, blocks, decide)
+    state = _State(program, definitions, counts, blocks, decide, shared_names(program))
     return state.block(backward, program.body)
 
 
 class _State:
-    def __init__(self, program, definitions, counts, blocks, decide):
+    def __init__(self, program, definitions, counts, blocks, decide, shared=frozenset()):
         self.program = program
+        self.shared = shared      # names that may share memory with another name
         self.definitions = definitions
         self.counts = counts
         self.blocks = blocks
@@ -164,6 +190,9 @@ class _State:
         between = forward_block[where[1] + 1:at[1] + 1]
         for stmt in ir.walk_statements(between):
             if operands & set(ir.assigned_by(stmt)):
+                return None
+            # an update changes the memory every alias (view, plain copy) reads too
+            if ir.is_update(stmt) and operands & self.shared:
                 return None
         candidate = Candidate(var, getattr(op, "label", "?"), getattr(definition, "lineno", None))
         if self.decide(candidate, op) != RECOMPUTE:

@@ -35,7 +35,9 @@ from .structures import (
     cotangent_like,
     cotangent_part,
     is_zero,
+    sorted_order,
     unrepeat_sequence,
+    unsort,
 )
 
 __all__ = [
@@ -46,10 +48,13 @@ __all__ = [
     "cotangent_at",
     "cotangent_part",
     "unrepeat_sequence",
+    "sorted_order",
+    "unsort",
     "sequence_tangent",
     "attribute_cotangent",
     "drop_last",
     "rebinds",
+    "untouched",
     "keys_of",
     "sequence",
     "checkpoint_schedule",
@@ -207,6 +212,24 @@ def rebinds(value, message, where=None):
     memory another name still reads (``message`` says which; ``where`` is the
     ``(file, line, column)`` of the update)."""
     if isinstance(value, np.ndarray):
+        raise _error("AliasedUpdateError", message, where)
+
+
+def untouched(view, base, index, message, where=None):
+    """Check, before ``base[index] = v``, that the array ``view`` (made from
+    ``base`` earlier and read later) does not see the update: their elements do
+    not overlap (``base[0] = v`` leaves ``base[1:]`` as it was)."""
+    if is_basic_index(index):
+        parts = index if isinstance(index, tuple) else (index,)
+        # with an Ellipsis, indexing gives a view even where it selects one element
+        region = base[index] if any(p is Ellipsis for p in parts) else base[(*parts, ...)]
+    else:
+        region = base  # fancy indexing: a copy, which shares nothing; test the whole
+    try:
+        overlap = np.shares_memory(view, region, max_work=10_000)
+    except RuntimeError:  # numpy.exceptions.TooHardError: assume the worst
+        overlap = True
+    if overlap:
         raise _error("AliasedUpdateError", message, where)
 
 

@@ -15,6 +15,14 @@ gives one, ``d_t * (2 * x)``.
     >>> simplify(program)
     >>> program.body[0].op.label, program.body[0].op.primitive is operator.pow
     ('*', True)
+
+Sound when: the forward statement is never touched (recomputation copies the
+statement's value, ``x * x``, not the operation), so the value is the user's
+whatever the rewrite.  ``x * x`` -> ``x ** 2`` needs the two operands to be one
+value: the same name, read by one statement at one time -- in a loop too,
+where the name is reused across iterations.  ``d_t * (2 * x)`` equals
+``d_t * x + d_t * x`` up to rounding (``2 * x`` is exact).  The shift-neutral
+extrema are sound for the reason given below, whatever ``z`` holds.
 """
 
 from __future__ import annotations
@@ -52,6 +60,14 @@ def simplify(program: ir.Program) -> None:
 # Each value derived from ``s`` gets a kind: SHIFT (moves by the row's shift),
 # SCALE (is multiplied by the exponential of it) or, once the shift cancels,
 # nothing.  Any other use of a SHIFT or SCALE value gives up.
+#
+# Sound when: the output is G(z - m) with G(s + c) = G(s) for every row-constant
+# c; then it equals G(z) and its derivative with respect to m is exactly zero
+# (which z is -- even one updated in between -- does not matter).  m must be
+# row-constant along the axis the sums reduce (keepdims, the same integer
+# axis), assigned once and read once; every derived value is assigned once,
+# by a top-level statement (a loop or branch would give a name several values),
+# and is not an output.
 
 _SHIFT, _SCALE = "shift", "scale"
 _EXTREMA = {np.max, np.amax, np.min, np.amin, np.ndarray.max, np.ndarray.min}

@@ -118,6 +118,27 @@ def unrepeat_sequence(g, n):
     return total
 
 
+def sorted_order(items, key=None, reverse=False) -> list:
+    """The positions of ``items`` in the order ``sorted`` puts them (stable, like
+    ``sorted``); a dict's keys carry no derivative, so an empty list for one."""
+    if isinstance(items, dict):
+        return []
+    items = list(items)
+    rank = items.__getitem__ if key is None else (lambda i: key(items[i]))
+    return sorted(range(len(items)), key=rank, reverse=reverse)
+
+
+def unsort(g, items, key=None, reverse=False):
+    """The cotangent of ``items`` in ``sorted(items)``: each element gets the
+    cotangent of the place it was sorted to (none for a dict's keys)."""
+    if is_zero(g) or isinstance(items, dict):
+        return 0.0
+    parts = [0.0] * len(g)
+    for place, i in enumerate(sorted_order(items, key, reverse)):
+        parts[i] = g[place]
+    return TupleCotangent(parts) if isinstance(items, tuple) else ListCotangent(parts)
+
+
 def attribute_cotangent(g, name):
     """The cotangent of attribute ``name`` (``0.0`` if none arrived)."""
     return 0.0 if is_zero(g) else g.get(name, 0.0)

@@ -56,6 +56,21 @@ def insert_pushes(forward, backward, tapes: dict[str, str], defined=()):
     ``defined`` names the variables bound before the forward sweep starts (the
     parameters); a pushed variable not bound before its top-level statement
     gets ``var = None`` there.
+
+    Sound when every pop in the adjoint sweep meets its own push: the push sits
+    right before its overwrite, in the same block (a branch's push runs exactly
+    when its overwrite does; a loop's once per iteration), and the adjoint
+    sweep runs the mirrored restores in reverse order along the same path.  A
+    push appends only (it reads the variable, never changes it) and is kept by
+    dead-code elimination even where its overwrite is dead.  ``None`` is bound
+    only where the variable is unbound on every path (before the top-level
+    statement), or -- when an earlier branch or loop may have bound it -- at the
+    start of the function, so it never clobbers a value.  It does change one
+    thing: where the function would raise UnboundLocalError reading such a
+    variable (a loop that ran zero times), the generated code reads ``None``
+    (usually a TypeError instead).  Tested by tests/test_soundness.py
+    (``push_in_branch``, ``bound_on_some_iterations``, ``bound_in_earlier_branch``,
+    ``nested_loops``, ``list_grown_in_loop``).
     """
     sites = _surviving(backward)
     used: dict[str, str] = {}

@@ -147,3 +147,51 @@ def complex_intermediate(x):
 def complex_exponential(x):
     z = np.exp(1j * x) * (x + 0.5j)
     return np.sum(np.abs(z + 1.0))
+
+
+# --- a, b = f(a, b): the call's arguments read before the targets are bound ---------
+
+def pair(a, b):
+    return a * b, a + b
+
+
+def call_into_its_arguments(x, y):
+    a, b = pair(x, y)
+    a, b = pair(a, b)
+    return np.sum(a * b)
+
+
+def call_into_its_arguments_in_loop(x, y):
+    a, b = x, y
+    for i in range(3):
+        a, b = pair(a, b)
+        a, b = np.tanh(a), np.tanh(b)
+    return np.sum(a * b)
+
+
+# --- a dict iterated in sorted order and updated --------------------------------------
+
+def sorted_dict_update(x):
+    d = {"w": x, "b": np.ones(3)}
+    for k in sorted(d):
+        d[k] = d[k] * 2.0
+    return np.sum(d["w"] * d["b"])
+
+
+# --- a view read after an update of elements it does not hold -------------------------
+
+def disjoint_view_update(x):
+    y = x * 1.0
+    v = y[1:]
+    s = np.sum(v)
+    y[0] = 5.0
+    w = y[:2]
+    return s + np.sum(w * v)
+
+
+def overlapping_view_update(x):
+    """``y[2] = 0.0`` changes ``r``: a real sharing, refused when the code runs."""
+    y = x * 1.0
+    r = y[1:]
+    y[2] = 0.0
+    return np.sum(r)

@@ -388,6 +388,8 @@ S("pow-builtin-xy", pow, "pow(x, y)", dtypes=F64, x=pyfloat(0.5, 2), y=pyfloat(-
 S("max-builtin", max, "max(x, y)", dtypes=F64, x=pyfloat(0, 1), y=pyfloat(2, 3))
 S("min-builtin", min, "min(x, y)", dtypes=F64, x=pyfloat(0, 1), y=pyfloat(2, 3))
 S("sum-builtin", sum, "sum([x, y, x])", x=normal(3), y=normal(3))
+S("sorted-builtin", sorted, "sorted([x, y, z])", dtypes=F64, x=pyfloat(0, 1), y=pyfloat(2, 3),
+  z=pyfloat(-2, -1))
 S("sequence", sequence, "sequence(x)", x=normal(3, 2))
 S("snapshot", snapshot, "snapshot(x)", x=normal(3, 2))
 # the helpers generated tangent code calls (differentiated again for Hessians)

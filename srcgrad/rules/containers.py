@@ -18,6 +18,7 @@ from ..runtime import (
     snapshot,
     unbroadcast,
     unrepeat_sequence,
+    unsort,
 )
 from .registry import adjoint, nondifferentiable
 
@@ -42,6 +43,13 @@ def concat_(out, d_out, a, b):
 @adjoint(REPEAT, "a", name="sequence *")
 def repeat_(out, d_out, a, n):
     return unrepeat_sequence(d_out, len(a))
+
+
+@adjoint(sorted, "iterable", name="sorted")
+def sorted_(out, d_out, iterable, *, key=None, reverse=False):
+    """A permutation: each element gets the cotangent of its place in the result
+    (a dict's keys, which ``sorted(d)`` returns, get none)."""
+    return unsort(d_out, iterable, key, reverse)
 
 
 @adjoint(BUILD_DICT, "values", name="dict display")

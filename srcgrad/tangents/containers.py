@@ -16,6 +16,7 @@ from ..runtime import (
     sequence,
     snapshot,
     sequence_tangent,
+    sorted_order,
     tangent_attr,
     zero_tangent,
 )
@@ -41,6 +42,15 @@ def concat_(out, *parts, d_parts):
 @tangent(REPEAT, "a", name="sequence *")
 def repeat_(out, a, n, d_a):
     return sequence_tangent(d_a, a) * n
+
+
+@tangent(sorted, "iterable", name="sorted")
+def sorted_(out, iterable, *, key=None, reverse=False, d_iterable):
+    """The tangents in the order of the values (zeros for a dict's keys)."""
+    if isinstance(iterable, dict):
+        return zero_tangent(out)
+    return [sequence_tangent(d_iterable, iterable)[i]
+            for i in sorted_order(iterable, key, reverse)]
 
 
 @tangent(BUILD_DICT, "values", name="dict display")
