@@ -90,8 +90,13 @@ def check_aliases(program: ir.Program) -> None:
     statements = list(ir.walk_statements(program.body))
     if not any(ir.is_update(s) or getattr(s, "augmented", None) for s in statements):
         return
+    containers = _containers(program, statements)
     views = [s for s in statements
              if isinstance(s, gast.Assign) and not ir.is_update(s) and _is_view(s)]
+    # t = xs[0] is the element xs holds: an update of t changes what xs holds, but
+    # setting an item of xs or appending to it leaves t as it was
+    elements = {id(s) for s in views
+                if s.op.primitive is operator.getitem and s.op.args[0].id in containers}
     holders = [(s, names) for s in statements for names in [_held(s)] if names]
     # w = obj.W: w is the array obj holds, so updating w changes what obj.W reads
     parts = [s for s in statements if isinstance(s, gast.Assign) and not ir.is_update(s)
@@ -105,7 +110,6 @@ def check_aliases(program: ir.Program) -> None:
     blocks = _blocks(program.body)
     order = {id(s): i for i, s in enumerate(statements)}
     scalars = scalar_names(program)
-    containers = _containers(program, statements)
     guards = []
     for stmt in statements:
         if ir.is_update(stmt):
@@ -137,7 +141,7 @@ def check_aliases(program: ir.Program) -> None:
             return order[id(made_by)] < here or bool(shared)
 
         for view in views:
-            if in_effect(view):
+            if in_effect(view) and not (x in containers and id(view) in elements):
                 target = ir.target_names(view)[0]
                 group[find(target)] = find(view.op.args[0].id)
                 made[target] = view

@@ -342,8 +342,9 @@ class _Normalizer(ControlFlow, Calls):
     def unpack_atom(self, target, whole, node):
         """``a, b = t`` for an atom ``t``: element by element (``a = t[0]``, ...)."""
         for elt in target.elts:
-            if not isinstance(elt, (gast.Name, gast.Tuple, gast.List)):
-                raise self.error("only names and tuples of names can be unpacked into", elt)
+            if not isinstance(elt, (gast.Name, gast.Tuple, gast.List, gast.Subscript)):
+                raise self.error("only names, elements and tuples of them can be unpacked "
+                                 "into", elt)
         whole = self.parallel_sources(target.elts, [whole], node, after=-1)[0]
         for i, elt in enumerate(target.elts):
             index = gast.Constant(value=i, kind=None)
@@ -354,16 +355,20 @@ class _Normalizer(ControlFlow, Calls):
                 stmt.op = op
                 self.out.append(gast.copy_location(stmt, elt))
             else:
-                self.unpack_atom(elt, self.atom_of(item, op), node)
+                self.bind(elt, self.atom_of(item, op), node)
 
     def bind(self, target, atom, node):
-        """``target = atom`` for a name or a (nested) tuple of names."""
+        """``target = atom`` for a name, an element ``x[i]`` or a (nested) tuple of
+        them."""
         if isinstance(target, gast.Name):
             self.emit_copy(target, atom, node)
         elif isinstance(target, (gast.Tuple, gast.List)):
             self.unpack_atom(target, atom, node)
+        elif isinstance(target, gast.Subscript):  # u[0], u[1] = u[1], u[0]
+            self.setitem(target, atom, self.index(target.slice), node)
         else:
-            raise self.error("only names and tuples of names can be unpacked into", target)
+            raise self.error("only names, elements and tuples of them can be unpacked into",
+                             target)
 
     def parallel_sources(self, targets, atoms, node, after=0):
         """``atoms`` with each one that an earlier binding of ``targets`` overwrites

@@ -71,6 +71,7 @@ def reverse(program: ir.Program, wrt: list[str], act: Activity, seed=(), bound=N
         op = getattr(stmt, "op", None)
         if op is not None and differentiable(op) \
                 and any(act.is_active(t) for t in ir.target_names(stmt)) \
+                and any(n in act.varied for n in operand_names(op)) \
                 and not ir.is_update(stmt) and not isinstance(op.primitive, CalleePair) \
                 and registry.lookup(op.primitive) is None:
             raise _missing_rule(program, op)

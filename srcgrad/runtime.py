@@ -34,6 +34,7 @@ from .structures import (
     cotangent_at,
     cotangent_like,
     cotangent_part,
+    elements_cotangent,
     is_zero,
     sorted_order,
     unrepeat_sequence,
@@ -49,6 +50,7 @@ __all__ = [
     "cotangent_part",
     "unrepeat_sequence",
     "sorted_order",
+    "elements_cotangent",
     "unsort",
     "sequence_tangent",
     "attribute_cotangent",
@@ -219,6 +221,8 @@ def untouched(view, base, index, message, where=None):
     """Check, before ``base[index] = v``, that the array ``view`` (made from
     ``base`` earlier and read later) does not see the update: their elements do
     not overlap (``base[0] = v`` leaves ``base[1:]`` as it was)."""
+    if not isinstance(base, np.ndarray):
+        return  # a list or dict: setting an item replaces it, the old one is unchanged
     if is_basic_index(index):
         parts = index if isinstance(index, tuple) else (index,)
         # with an Ellipsis, indexing gives a view even where it selects one element

@@ -118,6 +118,19 @@ def unrepeat_sequence(g, n):
     return total
 
 
+def elements_cotangent(g, x):
+    """The cotangent of ``x`` in ``list(x)`` or ``tuple(x)``: a sequence's as it
+    is (in ``x``'s kind), an array's rows stacked back into an array."""
+    if is_zero(g):
+        return 0.0
+    if isinstance(x, np.ndarray):
+        rows = [np.zeros(x.shape[1:]) if is_zero(r) else r for r in g]
+        return np.stack(rows) if rows else np.zeros(x.shape)
+    if isinstance(x, dict):
+        return 0.0  # list(d): the keys
+    return TupleCotangent(g) if isinstance(x, tuple) else ListCotangent(g)
+
+
 def sorted_order(items, key=None, reverse=False) -> list:
     """The positions of ``items`` in the order ``sorted`` puts them (stable, like
     ``sorted``); a dict's keys carry no derivative, so an empty list for one."""

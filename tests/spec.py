@@ -388,6 +388,9 @@ S("pow-builtin-xy", pow, "pow(x, y)", dtypes=F64, x=pyfloat(0.5, 2), y=pyfloat(-
 S("max-builtin", max, "max(x, y)", dtypes=F64, x=pyfloat(0, 1), y=pyfloat(2, 3))
 S("min-builtin", min, "min(x, y)", dtypes=F64, x=pyfloat(0, 1), y=pyfloat(2, 3))
 S("sum-builtin", sum, "sum([x, y, x])", x=normal(3), y=normal(3))
+S("np.float64", np.float64, "np.float64(x)", dtypes=F64, x=pyfloat(-1, 1))
+S("list-builtin", list, "list(x)", x=normal(3, 2))
+S("tuple-builtin", tuple, "tuple(x)", x=normal(2, 3))
 S("sorted-builtin", sorted, "sorted([x, y, z])", dtypes=F64, x=pyfloat(0, 1), y=pyfloat(2, 3),
   z=pyfloat(-2, -1))
 S("sequence", sequence, "sequence(x)", x=normal(3, 2))

@@ -9,7 +9,7 @@ of ``d_out``.  Constructors that depend only on shapes (``np.zeros``,
 
 import numpy as np
 
-from ..runtime import unbroadcast, unpack_cotangent
+from ..runtime import grad_like, unbroadcast, unpack_cotangent
 from .registry import adjoint, nondifferentiable
 
 
@@ -49,3 +49,18 @@ def copy(out, d_out, a, order="K"):
 
 nondifferentiable(np.zeros, np.ones, np.empty, np.zeros_like, np.ones_like, np.empty_like,
                   np.arange, np.linspace, np.eye, np.identity)
+
+
+def _scalar_cast(kind):
+    """``np.float64(x)``: a NumPy scalar (or array) of ``x``'s value; the cotangent
+    comes back in ``x``'s own type."""
+
+    @adjoint(kind, "x", name=f"np.{kind.__name__}")
+    def cast(out, d_out, x):
+        return grad_like(d_out, x)
+
+    return cast
+
+
+for _kind in (np.float64,):
+    _scalar_cast(_kind)

@@ -13,6 +13,7 @@ from ..runtime import (
     ListCotangent,
     cotangent_at,
     cotangent_part,
+    elements_cotangent,
     keys_of,
     sequence,
     snapshot,
@@ -43,6 +44,17 @@ def concat_(out, d_out, a, b):
 @adjoint(REPEAT, "a", name="sequence *")
 def repeat_(out, d_out, a, n):
     return unrepeat_sequence(d_out, len(a))
+
+
+@adjoint(list, "iterable", name="list")
+def list_(out, d_out, iterable=()):
+    """A new list of the same elements (an array's rows, a dict's keys)."""
+    return elements_cotangent(d_out, iterable)
+
+
+@adjoint(tuple, "iterable", name="tuple")
+def tuple_(out, d_out, iterable=()):
+    return elements_cotangent(d_out, iterable)
 
 
 @adjoint(sorted, "iterable", name="sorted")

@@ -45,3 +45,17 @@ def full_like(out, a, fill_value, dtype=None, *, d_fill_value):
 @tangent(np.copy, "a", name="np.copy")
 def copy(out, a, order="K", *, d_a):
     return np.copy(d_a)
+
+
+def _scalar_cast(kind):
+    """``np.float64(x)``: the tangent in the output's type, as the value is."""
+
+    @tangent(kind, "x", name=f"np.{kind.__name__}")
+    def cast(out, x, d_x):
+        return np.asarray(d_x, dtype=np.result_type(out))[()]
+
+    return cast
+
+
+for _kind in (np.float64,):
+    _scalar_cast(_kind)

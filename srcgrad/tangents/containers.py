@@ -44,6 +44,20 @@ def repeat_(out, a, n, d_a):
     return sequence_tangent(d_a, a) * n
 
 
+@tangent(list, "iterable", name="list")
+def list_(out, iterable=(), *, d_iterable):
+    if isinstance(iterable, dict):
+        return zero_tangent(out)
+    return list(sequence_tangent(d_iterable, iterable))
+
+
+@tangent(tuple, "iterable", name="tuple")
+def tuple_(out, iterable=(), *, d_iterable):
+    if isinstance(iterable, dict):
+        return zero_tangent(out)
+    return tuple(sequence_tangent(d_iterable, iterable))
+
+
 @tangent(sorted, "iterable", name="sorted")
 def sorted_(out, iterable, *, key=None, reverse=False, d_iterable):
     """The tangents in the order of the values (zeros for a dict's keys)."""
