@@ -177,18 +177,23 @@ def check_aliases(program: ir.Program) -> None:
             message = (f"'{x}' is updated in place while '{other}' shares its memory and is "
                        f"read afterwards; srcgrad cannot follow that change: make a copy "
                        f"({hint})")
-            if not ir.is_update(stmt):
-                # x += v: an update only if x is an array, which a NumPy scalar taken
-                # from one (x = v[3]) is not -- decided when the code runs
-                guards.append((stmt, None, f"'{x} += ...' updates the array '{x}' in place, "
-                                           f"and '{other}' shares its memory and is read "
-                                           f"afterwards; srcgrad cannot follow that change: "
-                                           f"write '{x} = {x} + ...' or make a copy"))
-                break
-            if source is not None and _is_view(source) and _is_setitem(stmt):
-                # x[i] = v with a view r = x[1:] read later: r sees the change only if
-                # its elements overlap x[i] -- decided when the code runs
+            augmented = not ir.is_update(stmt)
+            if augmented:
+                symbol = getattr(stmt.op, "label", "+")
+                message = (f"'{x} {symbol}= ...' updates the array '{x}' in place, and "
+                           f"'{other}' shares its memory and is read afterwards; srcgrad "
+                           f"cannot follow that change: write '{x} = {x} {symbol} ...' or "
+                           f"make a copy ({hint})")
+            if other in made and (augmented or _is_setitem(stmt)):
+                # a view or another name for x's array (r = x[1:], a, b = f(x)) sees
+                # x[i] = v only if their elements overlap, and x += v only if x is an
+                # array -- decided when the code runs (untouched)
                 guards.append((stmt, other, message))
+                continue
+            if augmented:
+                # held by a container: x += v changes what it holds if x is an array
+                # (not a number or a NumPy scalar taken from one, x = v[3])
+                guards.append((stmt, None, message))
                 continue
             raise AliasedUpdateError(message, filename=program.filename,
                                      lineno=getattr(stmt, "lineno", None),
@@ -206,10 +211,12 @@ def _guard(stmt, view, message, blocks, filename) -> None:
     """A run-time check before an update the analysis cannot settle alone; it
     raises AliasedUpdateError naming the update's file, line and column.
 
-    ``x += v`` compiled as ``x = x + v``: ``rebinds(x, ...)`` -- an update only if
-    ``x`` is an array.  ``x[i] = v`` with a view ``r`` of ``x`` read afterwards:
-    ``untouched(r, x, i, ...)`` -- the update changes ``r`` only if their
-    elements overlap (``x[0] = v`` leaves ``r = x[1:]`` as it was)."""
+    ``x[i] = v`` (or ``x += v``) with a view ``r`` of ``x`` read afterwards:
+    ``untouched(r, x, i, ...)`` (``i`` None for ``+=``) -- the update changes ``r``
+    only if their elements overlap (``x[0] = v`` leaves ``r = x[1:]`` as it was),
+    and ``x += v`` changes nothing if ``x`` is a number.  ``x += v`` with ``x``
+    held by a container: ``rebinds(x, ...)`` -- an update only if ``x`` is an
+    array."""
     block, _, _ = blocks[id(stmt)]
     where = gast.Tuple(elts=[gast.Constant(value=v, kind=None) for v in (
         filename, getattr(stmt, "lineno", None), getattr(stmt, "col_offset", None))],
@@ -219,10 +226,13 @@ def _guard(stmt, view, message, blocks, filename) -> None:
         call = gast.Call(func=helper_ref("rebinds"),
                          args=[ir.name(stmt.augmented), text, where], keywords=[])
     else:
-        x, index, _ = stmt.op.args
-        index = SliceToCall().visit(clone(index))
+        if ir.is_update(stmt):
+            x, index, _ = stmt.op.args
+            x, index = x.id, SliceToCall().visit(clone(index))
+        else:  # x += v: all of x, if x is an array
+            x, index = stmt.augmented, gast.Constant(value=None, kind=None)
         call = gast.Call(func=helper_ref("untouched"),
-                         args=[ir.name(view), ir.name(x.id), index, text, where], keywords=[])
+                         args=[ir.name(view), ir.name(x), index, text, where], keywords=[])
     guard = gast.copy_location(gast.Expr(value=call), stmt)
     guard.op = ir.Op(ir.OPAQUE, [], {}, stmt, "statement")
     block.insert(block.index(stmt), guard)
@@ -390,6 +400,8 @@ def shared_names(program: ir.Program) -> set[str]:
 def _broken(view, update, statements, order, loops) -> bool:
     """Whether a view made in the previous iteration (after ``update`` in the loop
     body) loses a side to a reassignment before ``update`` runs again."""
+    if not (isinstance(view, gast.Assign) and _is_view(view)):
+        return False  # a join or a holder relates several names: assume it holds
     names = {ir.target_names(view)[0], view.op.args[0].id}
     loop = loops.get(id(update), set()) & loops.get(id(view), set())
     for other in statements:

@@ -218,11 +218,23 @@ def rebinds(value, message, where=None):
 
 
 def untouched(view, base, index, message, where=None):
-    """Check, before ``base[index] = v``, that the array ``view`` (made from
-    ``base`` earlier and read later) does not see the update: their elements do
-    not overlap (``base[0] = v`` leaves ``base[1:]`` as it was)."""
+    """Check, before ``base[index] = v`` (``index`` None: ``base += v``), that
+    ``view`` (made from ``base`` earlier and read later) does not see the update:
+    their elements do not overlap (``base[0] = v`` leaves ``base[1:]`` as it was).
+
+    ``base += v`` on a number or NumPy scalar rebinds ``base``; setting an item of
+    a list or dict changes what another name for the same container reads, not
+    the item that was there."""
     if not isinstance(base, np.ndarray):
-        return  # a list or dict: setting an item replaces it, the old one is unchanged
+        if index is None or view is not base:
+            return
+        raise _error("AliasedUpdateError", message, where)
+    if not isinstance(view, np.ndarray):
+        if isinstance(view, (np.generic, int, float, complex)):
+            return  # a NumPy scalar read from base: a copy
+        raise _error("AliasedUpdateError", message, where)  # a container holding base
+    if index is None:
+        index = Ellipsis
     if is_basic_index(index):
         parts = index if isinstance(index, tuple) else (index,)
         # with an Ellipsis, indexing gives a view even where it selects one element
@@ -478,14 +490,14 @@ def unconcatenate(g, arrays, axis=0):
     """Cotangents of the pieces of ``np.concatenate(arrays, axis)`` (also
     ``hstack``/``vstack``, whose lower-dimensional pieces take one slot)."""
     if _no_cotangent(g):
-        return [0.0] * len(arrays)
+        return ListCotangent([0.0] * len(arrays))
     if axis is None:
         g, axis = np.ravel(g), 0
         sizes = [np.size(a) for a in arrays]
     else:
         sizes = [np.shape(a)[axis] if np.ndim(a) == np.ndim(g) else 1 for a in arrays]
     pieces = np.split(g, np.cumsum(sizes)[:-1], axis=axis)
-    return [np.reshape(p, np.shape(a)) for p, a in zip(pieces, arrays)]
+    return ListCotangent([np.reshape(p, np.shape(a)) for p, a in zip(pieces, arrays)])
 
 
 def is_basic_index(index):
@@ -525,8 +537,8 @@ def reshape_each(gs, xs):
     """The cotangents ``gs`` of several arrays, each reshaped to its array's
     shape (``np.atleast_1d(x, y)`` and the like)."""
     if _no_cotangent(gs):
-        return [0.0] * len(xs)
-    return [reshape_like(g, x) for g, x in zip(gs, xs)]
+        return ListCotangent([0.0] * len(xs))
+    return ListCotangent([reshape_like(g, x) for g, x in zip(gs, xs)])
 
 
 def snapshot(value):
@@ -574,6 +586,9 @@ def sequence(items):
 
 # --- adjoints of shape operations that may receive no cotangent --------------------
 #
+# A cotangent of a list of arrays is a ListCotangent, whose + adds element by
+# element: a plain list's + would concatenate (a list stacked twice, say).
+#
 # Inside loops and after calls, the cotangent reaching an adjoint may be the scalar
 # 0.0 that stands for "no cotangent yet" (see structures.is_zero).  Elementwise
 # adjoints take it as it is; these helpers let the shape adjoints do the same.
@@ -611,8 +626,8 @@ def unstack(g, arrays, axis=0):
     """Cotangents of the arrays ``np.stack(arrays, axis)`` joined: the slices of
     ``g`` along ``axis`` (0.0 for each when no cotangent reached the stack)."""
     if _no_cotangent(g):
-        return [0.0] * len(arrays)
-    return list(np.moveaxis(g, axis, 0))
+        return ListCotangent([0.0] * len(arrays))
+    return ListCotangent(np.moveaxis(g, axis, 0))
 
 
 def reverse_cumsum(g, a, axis=None):
@@ -636,8 +651,8 @@ def unpack_cotangent(g, items):
     """Cotangents of the elements of the list or tuple ``items`` packed into one
     array (``np.array([x, y, z])``): the rows of ``g``."""
     if _no_cotangent(g):
-        return [0.0] * len(items)
-    return list(g)
+        return ListCotangent([0.0] * len(items))
+    return ListCotangent(g)
 
 
 def inv_grad(g, out):
