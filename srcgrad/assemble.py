@@ -212,7 +212,8 @@ class Assembler:
                                     defined=self.program.params)
         extra = []
         if loop_policy(self.options.policy):
-            extra = checkpoint_loops(body, backward, self.options.policy, self.namer)
+            extra = checkpoint_loops(body, backward, self.options.policy, self.namer,
+                                     defined=self.program.params)
         return body, tapes, extra
 
     def _forward(self, body, tapes, live) -> list:

@@ -58,8 +58,11 @@ def _without_pushes(stmts) -> list:
     return out
 
 
-def _state(loop) -> list[str]:
-    """Variables an iteration reads before assigning them, and assigns: the loop's state."""
+def _state(loop, carried=frozenset()) -> list[str]:
+    """The loop's state: the variables it assigns that an iteration reads before
+    assigning them, or that have a value before the loop (``carried``) -- the
+    adjoint sweep restores that value when it has reversed the loop, so
+    rerunning the loop from a snapshot must start from it too."""
     exposed: set[str] = set()
     eliminate_dead(clone(loop.body), exposed, keep=lambda stmt: True)
     assigned = set()
@@ -67,7 +70,7 @@ def _state(loop) -> list[str]:
         assigned.update(ir.target_names(stmt))
         if isinstance(stmt, gast.For):
             assigned.update(ir.stored_names(stmt.target))
-    return sorted(exposed & assigned)
+    return sorted((exposed | set(carried)) & assigned)
 
 
 def _dispatch(action_var, a, b, branches) -> gast.If:
@@ -80,10 +83,15 @@ def _dispatch(action_var, a, b, branches) -> gast.If:
     return node
 
 
-def checkpoint_loops(forward: list, backward: list, policy, namer) -> list[str]:
+def checkpoint_loops(forward: list, backward: list, policy, namer, defined=()) -> list[str]:
     """Rewrite, in place, each top-level loop of ``forward`` (already with its tape
     pushes) and its adjoint in ``backward``.  Returns the new names the adjoint
     sweep reads from the forward sweep.
+
+    A state variable that may have no value when the loop starts (assigned only
+    inside it, or in a branch before it; ``defined`` are the parameters) is bound
+    to ``None`` at the start of the function, so that the first snapshot can
+    save it.
 
     A ``for`` loop follows the policy's schedule; a ``while`` loop, whose length
     is unknown until it ends, keeps :class:`~.schedules.OnlineSnapshots` (the
@@ -91,35 +99,48 @@ def checkpoint_loops(forward: list, backward: list, policy, namer) -> list[str]:
     """
     schedule_args = loop_policy(policy)
     budget = schedule_args[1] if schedule_args[0] == "revolve" else 16
-    new_names = []
+    new_names, unbound = [], []
     for loop in list(forward):
         mirror = next((i for i, s in enumerate(backward)
                        if isinstance(s, gast.For) and getattr(s, "mirror_of", None) is loop), None)
         if mirror is None or not isinstance(loop, (gast.For, gast.While)) \
                 or (isinstance(loop, gast.For) and getattr(loop, "counter", None)):
             continue
-        rewrite = _Rewrite(loop, backward[mirror], namer)
-        new_names += [rewrite.snapshots] + ([rewrite.schedule] if rewrite.schedule else [])
         at = forward.index(loop)
+        carried = set(defined)  # bound on some path to the loop
+        for stmt in ir.walk_statements(forward[:at]):
+            carried.update(ir.assigned_by(stmt))
+        rewrite = _Rewrite(loop, backward[mirror], namer, carried)
+        new_names += [rewrite.snapshots] + ([rewrite.schedule] if rewrite.schedule else [])
+        before = set(defined)
+        for stmt in forward[:at]:  # bound on every path to the loop
+            before.update(ir.target_names(stmt) if not isinstance(
+                stmt, (gast.If, gast.For, gast.While)) else ())
+        unbound += [v for v in rewrite.state if v not in before and v not in unbound]
         if isinstance(loop, gast.For):
             forward[at:at + 1] = rewrite.for_forward(schedule_args)
         else:
             forward[at:at + 1] = rewrite.while_forward(budget)
         backward[mirror] = rewrite.adjoint()
+    if unbound:
+        none = gast.Assign(targets=[ir.name(v, store=True) for v in unbound],
+                           value=_const(None), type_comment=None)
+        none.comment = "bound at the start: a loop's first snapshot saves it"
+        forward.insert(0, none)
     return new_names
 
 
 class _Rewrite:
     """The pieces of one checkpointed loop."""
 
-    def __init__(self, loop, reverse, namer):
+    def __init__(self, loop, reverse, namer, carried=frozenset()):
         self.loop, self.reverse = loop, reverse
         self.taped = clone(loop.body)
         loop.body = _without_pushes(loop.body)
         self.plain = loop.body
         for stmt in ir.walk_statements(self.plain):
             stmt.unsaved = True  # plain iterations save nothing: no "save:" comments
-        self.state = _state(loop)
+        self.state = _state(loop, carried)
         self.snapshots = namer.fresh("snapshots")
         self.schedule = namer.fresh("schedule") if isinstance(loop, gast.For) else None
         self.action, self.a, self.b = namer.fresh("action"), namer.fresh("a"), namer.fresh("b")

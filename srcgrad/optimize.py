@@ -110,11 +110,13 @@ def eliminate_dead(stmts, live, keep=lambda stmt: False) -> list:
                     break
                 inside |= again
             stmt.body = eliminate_dead(stmt.body, set(inside), keep)
-            if not _has_effect(stmt.body):
+            defined = set(ir.stored_names(stmt.target)) if isinstance(stmt, gast.For) else set()
+            if not _has_effect(stmt.body) and not defined & live:
                 continue
+            if not stmt.body:  # kept for its target, read after the loop
+                stmt.body = [gast.Pass()]
             # the loop assigns its target first (unless it runs zero times: then a
             # target live after the loop keeps its earlier value, so it stays live)
-            defined = set(ir.stored_names(stmt.target)) if isinstance(stmt, gast.For) else set()
             live.update((inside - (defined - live)) | _header_uses(stmt))
             kept.append(stmt)
             continue

@@ -195,3 +195,36 @@ def overlapping_view_update(x):
     r = y[1:]
     y[2] = 0.0
     return np.sum(r)
+
+
+# --- checkpointed loops and the loop's own variables ----------------------------------
+
+def loop_index_read_after_a_dead_loop(x):
+    r = x * 0.05
+    for k in range(2):
+        r = r * 0.5
+    return np.sum(x) * 0.5 ** k
+
+
+def rebound_in_loop_read_by_an_earlier_adjoint(x):
+    """``x`` is rebound in the loop without being read there; the adjoint of
+    ``np.max`` before the loop needs its value from before the loop."""
+    m = np.max(x, axis=0)
+    for k in range(3):
+        x = np.tanh(m + 0.5 * k)
+    return np.sum(x) + np.sum(m)
+
+
+def defined_only_inside_a_nested_loop(x):
+    hist = [x]
+    total = 0.0
+    for k in range(3):
+        n = 0
+        while np.sum(hist[-1]) > -1e9 and n < 2:
+            for j in range(2):
+                inner = [x * (j + 1.0)]
+            inner.append(np.sin(hist[-1]))
+            n += 1
+        hist.append(inner[-1] * 0.5)
+        total = total + np.sum(inner[0] * hist[-1])
+    return total

@@ -51,6 +51,9 @@ CASES = [
     (m.call_into_its_arguments_in_loop, (3, 3)),
     (m.sorted_dict_update, (3,)),
     (m.disjoint_view_update, (3,)),
+    (m.loop_index_read_after_a_dead_loop, (3,)),
+    (m.rebound_in_loop_read_by_an_earlier_adjoint, ((3, 4),)),
+    (m.defined_only_inside_a_nested_loop, (3,)),
 ]
 #: Programs autograd cannot run (it has no element assignment).
 NO_AUTOGRAD = {m.sorted_dict_update, m.disjoint_view_update}
