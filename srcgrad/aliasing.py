@@ -118,6 +118,8 @@ def check_aliases(program: ir.Program) -> None:
             x = stmt.augmented  # x += v: NumPy changes the array x referred to
             if x in scalars:
                 continue  # a number or NumPy scalar: += rebinds, nothing is shared
+        elif getattr(stmt, "item_update", (None,))[0] in containers:
+            x = stmt.item_update[1]  # d[k] += v: the array d[k] holds, in place
         else:
             continue
         here = order[id(stmt)]
@@ -164,8 +166,9 @@ def check_aliases(program: ir.Program) -> None:
         candidates = set(made) | set(group) | set(group.values())
         candidates.update(c for c, _ in holds)
         candidates.update(n for _, names in holds for n in names)
+        item = getattr(stmt, "item_update", None) is not None
         for other in sorted(candidates):
-            if other == x or find(other) not in affected:
+            if other == x or find(other) not in affected or (item and other in containers):
                 continue
             source = made.get(other)
             stale = next((later for later in statements if other in _reads(later)
@@ -178,6 +181,7 @@ def check_aliases(program: ir.Program) -> None:
                        f"read afterwards; srcgrad cannot follow that change: make a copy "
                        f"({hint})")
             augmented = not ir.is_update(stmt)
+            stmt.updated = x  # what a run-time check tests
             if augmented:
                 symbol = getattr(stmt.op, "label", "+")
                 message = (f"'{x} {symbol}= ...' updates the array '{x}' in place, and "
@@ -224,13 +228,13 @@ def _guard(stmt, view, message, blocks, filename) -> None:
     text = gast.Constant(value=message, kind=None)
     if view is None:
         call = gast.Call(func=helper_ref("rebinds"),
-                         args=[ir.name(stmt.augmented), text, where], keywords=[])
+                         args=[ir.name(stmt.updated), text, where], keywords=[])
     else:
         if ir.is_update(stmt):
             x, index, _ = stmt.op.args
             x, index = x.id, SliceToCall().visit(clone(index))
         else:  # x += v: all of x, if x is an array
-            x, index = stmt.augmented, gast.Constant(value=None, kind=None)
+            x, index = stmt.updated, gast.Constant(value=None, kind=None)
         call = gast.Call(func=helper_ref("untouched"),
                          args=[ir.name(view), ir.name(x), index, text, where], keywords=[])
     guard = gast.copy_location(gast.Expr(value=call), stmt)

@@ -175,6 +175,9 @@ class _Normalizer(ControlFlow, Calls):
                     gast.BinOp(left=old_item, op=stmt.op, right=right),
                     ir.Op(BINOPS[type(stmt.op)], [old_item, right], {}, stmt,
                           _OP_LABELS.get(BINOPS[type(stmt.op)], "operator")))
+                # d[k] += v on a list or dict changes the array d[k] holds in place
+                # (then stores it back): the alias check must know
+                self.out[-1].item_update = (base, old_item.id)
                 self.setitem(target, new_item, index, stmt)
                 return
             if not isinstance(target, gast.Name):
@@ -218,6 +221,11 @@ class _Normalizer(ControlFlow, Calls):
 
     def assign(self, targets, value, stmt):
         first, rest = targets[0], targets[1:]
+        if rest and not isinstance(first, gast.Name):  # a[0] = b = v: bind v's atom to each
+            atom = self.atom(value)
+            for target in targets:
+                self.bind(target, atom, stmt)
+            return
         if isinstance(value, gast.Lambda) and len(targets) == 1 and isinstance(first, gast.Name):
             self.local_function(first.id, value)
             return
@@ -230,12 +238,8 @@ class _Normalizer(ControlFlow, Calls):
         else:
             raise self.error("assignment to an element or attribute (in-place update) "
                              "is not supported yet", first)
-        for extra in rest:  # a = b = value
-            if not isinstance(extra, gast.Name) or not isinstance(first, gast.Name):
-                raise self.error("chained assignment to several targets of this form "
-                                 "is not supported", extra)
-            self.expr_into(gast.Name(id=first.id, ctx=gast.Load(), annotation=None,
-                                     type_comment=None), extra)
+        for extra in rest:  # a = b = value, a = d['h'] = value: each gets a's value
+            self.bind(extra, gast.copy_location(ir.name(self.env[first.id]), first), stmt)
 
     def is_sum_of_generator(self, node) -> bool:
         return isinstance(node, gast.Call) and len(node.args) == 1 and not node.keywords \

@@ -403,7 +403,10 @@ class _Reverser:
                 for var in ir.target_names(stmt):
                     where = self.uses.get(var, [])
                     defs = [i for i, kind in where if kind == "def"]
-                    if var not in seen and len(defs) == 1 and all(i in inside for i, _ in where):
+                    # (a parameter has a value from the start: its cotangent after
+                    # the block is not what the block's definition leaves)
+                    if var not in seen and len(defs) == 1 and var not in self.program.params \
+                            and all(i in inside for i, _ in where):
                         local.add(var)
                     seen.add(var)
             else:

@@ -228,3 +228,34 @@ def defined_only_inside_a_nested_loop(x):
         hist.append(inner[-1] * 0.5)
         total = total + np.sum(inner[0] * hist[-1])
     return total
+
+
+# --- a parameter overwritten in a loop before any read --------------------------------
+
+def parameter_overwritten_in_loop(x, s):
+    h = x * 0.5
+    k = 0
+    for j in range(3):
+        s = 0.5 ** k
+        h = 0.5 * h + np.sqrt(s ** 2 + 1.0)
+        k += 1
+    return np.sum(h)
+
+
+# --- chained assignment to elements ------------------------------------------------------
+
+def chained_element_assignment(x, y):
+    st = {"h": y, "k": 0}
+    a = st["h"] = np.tanh(x[0])
+    b, c = d = (x[1], y)
+    for i in range(2):
+        a = st["h"] = np.sin(st["h"]) + a
+    return np.sum(a * st["h"] * b * c) + np.sum(d[0])
+
+
+def item_update_seen_by_a_view(x):
+    """``d['h'] *= 0.5`` changes the array ``d['h']`` holds, which ``v`` views."""
+    d = {"h": np.cos(x)}
+    v = d["h"][1:]
+    d["h"] *= 0.5
+    return np.sum(v)

@@ -18,6 +18,8 @@ import srcgrad
 from numeric import assert_bit_identical, assert_close, numeric_grad
 
 autograd = pytest.importorskip("autograd")
+#: autograd warns where a gradient is zero by construction (an overwritten argument)
+pytestmark = pytest.mark.filterwarnings("ignore:Output seems independent of input")
 
 POLICIES = ("save", "recompute", "save_products", "sqrt", ("revolve", 1), ("revolve", 2))
 RNG = np.random.default_rng(13)
@@ -54,6 +56,8 @@ CASES = [
     (m.loop_index_read_after_a_dead_loop, (3,)),
     (m.rebound_in_loop_read_by_an_earlier_adjoint, ((3, 4),)),
     (m.defined_only_inside_a_nested_loop, (3,)),
+    (m.parameter_overwritten_in_loop, (3, ())),
+    (m.chained_element_assignment, ((3, 4), 4)),
 ]
 #: Programs autograd cannot run (it has no element assignment).
 NO_AUTOGRAD = {m.sorted_dict_update, m.disjoint_view_update}
@@ -114,6 +118,11 @@ def test_an_update_a_view_sees_is_refused_at_run_time_with_its_location():
         srcgrad.grad(m.overlapping_view_update)(RNG.standard_normal(4))
     assert info.value.filename.endswith("miscompile_fns.py")
     assert "y[2] = 0.0" in info.value.source_line
+
+
+def test_an_item_update_seen_through_a_view_is_refused_not_miscompiled():
+    with pytest.raises(srcgrad.AliasedUpdateError, match="shares its memory"):
+        srcgrad.grad(m.item_update_seen_by_a_view)(RNG.standard_normal(4))
 
 
 def test_float_update_is_not_refused_for_floats_but_is_for_a_shared_0d_array():
