@@ -57,6 +57,7 @@ __all__ = [
     "drop_last",
     "rebinds",
     "untouched",
+    "is_view_of",
     "keys_of",
     "sequence",
     "checkpoint_schedule",
@@ -215,6 +216,19 @@ def rebinds(value, message, where=None):
     ``(file, line, column)`` of the update)."""
     if isinstance(value, np.ndarray):
         raise _error("AliasedUpdateError", message, where)
+
+
+def is_view_of(view, base) -> bool:
+    """Whether the array ``view``, taken from ``base``, is a window on ``base``'s
+    memory (NumPy changes it with ``base``) rather than a copy: both look through
+    to the same array that owns the memory."""
+    if not (isinstance(view, np.ndarray) and isinstance(base, np.ndarray)):
+        return False
+    while view.base is not None:
+        view = view.base
+    while base.base is not None:
+        base = base.base
+    return view is base
 
 
 def untouched(view, base, index, message, where=None):

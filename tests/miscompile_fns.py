@@ -190,7 +190,7 @@ def disjoint_view_update(x):
 
 
 def overlapping_view_update(x):
-    """``y[2] = 0.0`` changes ``r``: a real sharing, refused when the code runs."""
+    """``y[2] = 0.0`` changes ``r``, a view of ``y``: taken again after the update."""
     y = x * 1.0
     r = y[1:]
     y[2] = 0.0

@@ -72,8 +72,8 @@ def uses_starred_args(*xs):  # <- error
 def updates_an_alias_read_later(x):
     y = x * 1.0
     r = y[1:]
-    y[2] = 3.0  # <- error
-    return np.sum(r)
+    r[0] = 3.0  # <- error
+    return np.sum(y)
 
 
 def uses_for_else(x):

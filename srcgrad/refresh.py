@@ -1,0 +1,112 @@
+"""Views read after an update of their base: re-derived, not refused.
+
+``r = y[1:]; y[2] = 0.0; ... r`` -- NumPy changes ``r`` with ``y``, because ``r``
+is a window on ``y``'s memory.  The dataflow srcgrad differentiates does not
+see that: ``r`` keeps the value it had.  So, right after the update, the view is
+taken again from the updated base::
+
+    shared = is_view_of(r, y)        # before the update: is r a window on y?
+    y[2] = 0.0
+    if shared:
+        r = y[1:]                    # after it: what NumPy's r now shows
+
+The same for ``y += v``, which srcgrad compiles as ``y = y + v`` (a new array):
+a view of the old ``y`` is taken again from the new one.  A view of a view
+(``s = r.T``) is taken again after the view it is made from.
+
+Sound because the re-derived value is exactly what the view shows after the
+update whenever the view is still a window on the base, which the run-time test
+establishes: the view is assigned once (so ``r`` at the update is the value of
+its one definition), that definition runs on every path to the update (it is
+earlier in the update's block or in a block around it), and its other operands
+(indices, shapes) are constants or names assigned once, so taking the view
+again takes the same window.  Where the test fails -- the "view" was a copy
+(``y[0]`` of a 1-D array is a number, ``reshape`` may copy) -- nothing changes,
+as nothing changes in NumPy.  Other sharing (a view made in an earlier loop
+iteration, a list holding the array) is left to the alias check.
+
+    >>> import numpy as np
+    >>> from .frontend import parse_function
+    >>> from .normalize import normalize, unparse_body
+    >>> from .aliasing import check_aliases
+    >>> def f(x):
+    ...     y = x * 1.0
+    ...     r = y[1:]
+    ...     y[2] = 0.0
+    ...     return np.sum(r)
+    >>> program = normalize(parse_function(f))
+    >>> check_aliases(program)
+    >>> print(unparse_body(program))
+    y = x * 1.0
+    r = y[1:]
+    shared = is_view_of(r, y)
+    y[2] = 0.0
+    if shared:
+        r = y[1:]
+    t1 = np.sum(r)
+    return t1
+"""
+
+from __future__ import annotations
+
+import gast
+
+from . import ir
+from .syntax import clone, helper_ref
+
+
+def chain(other, x, made, counts, dominates) -> list | None:
+    """The view statements to take again, base first, so that ``other`` shows an
+    update of ``x``; None if ``other`` is not a view of ``x`` this can handle."""
+    out, name = [], other
+    while True:
+        view = made.get(name)
+        if view is None or counts.get(name, 0) != 1 or not dominates(view) \
+                or not _steady_operands(view, counts):
+            return None
+        out.append(view)
+        base = view.op.args[0].id
+        if base == x:
+            return out[::-1]
+        name = base
+
+
+def _steady_operands(view, counts) -> bool:
+    """The view's operands besides its base are constants or names assigned once."""
+    rest = [n for arg in view.op.args[1:] for n in ir.names_in(arg)]
+    rest += [n for value in view.op.kwargs.values() for n in ir.names_in(value)]
+    return all(counts.get(n, 0) <= 1 for n in rest)
+
+
+def insert(update, views, old, new, block, namer) -> None:
+    """Around ``update`` (of the array named ``old`` before it, ``new`` after):
+    test, for each view, whether it is a window on its base, and take it again
+    after the update where it is."""
+    tests, refreshes, renamed = [], [], {old: new}
+    for view in views:
+        target, base = ir.target_names(view)[0], view.op.args[0].id
+        flag = namer.fresh("shared")
+        test = ir.assign(flag, gast.Call(func=helper_ref("is_view_of"),
+                                         args=[ir.name(target), ir.name(base)], keywords=[]))
+        test.op = ir.Op(ir.OPAQUE, [], {}, view.op.node, "statement")
+        tests.append(gast.copy_location(test, update))
+        again = ir.assign(target, _rebased(view.value, base, renamed.get(base, base)))
+        again.op = ir.Op(view.op.primitive, [ir.name(renamed.get(base, base)), *view.op.args[1:]],
+                         view.op.kwargs, view.op.node, view.op.label)
+        gast.copy_location(again, view)
+        branch = gast.If(test=ir.name(flag), body=[again], orelse=[])
+        refreshes.append(gast.copy_location(branch, update))
+        renamed[target] = target
+    at = block.index(update)
+    block[at + 1:at + 1] = refreshes
+    block[at:at] = tests
+
+
+def _rebased(value, base, new):
+    """``value`` (the view's expression) with its base ``base`` read as ``new``."""
+    value = clone(value)
+    for node in gast.walk(value):
+        if isinstance(node, gast.Name) and node.id == base and isinstance(node.ctx, gast.Load):
+            node.id = new
+            break
+    return value
