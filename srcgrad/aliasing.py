@@ -24,15 +24,19 @@ time where it depends on values the compiler cannot see:
     >>> def f(x):
     ...     y = x * 1.0
     ...     r = y[1:]
-    ...     r[0] = 0.0
+    ...     r += 1.0
     ...     return np.sum(y)
     >>> from .frontend import parse_function
-    >>> from .normalize import normalize
-    >>> try:
-    ...     check_aliases(normalize(parse_function(f)))
-    ... except AliasedUpdateError as e:
-    ...     print(e.message)
-    'r' is updated in place while 'y' shares its memory and is read afterwards; srcgrad cannot follow that change: make a copy (r = r.copy())
+    >>> from .normalize import normalize, unparse_body
+    >>> program = normalize(parse_function(f))
+    >>> check_aliases(program)
+    >>> print(unparse_body(program))  # doctest: +ELLIPSIS
+    y = x * 1.0
+    r = y[1:]
+    rebinds(r, "'r += ...' updates the array 'r' in place, and 'y' shares its memory and is read afterwards; ...", ...)
+    r_1 = r + 1.0
+    t1 = np.sum(y)
+    return t1
     >>> from .runtime import untouched
     >>> y = np.zeros(3)
     >>> untouched(y[1:], y, 0, "never raised")  # y[0] = v leaves y[1:] alone
@@ -108,7 +112,19 @@ def check_aliases(program: ir.Program) -> None:
     blocks = _blocks(program.body)
     order = {id(s): i for i, s in enumerate(statements)}
     scalars = scalar_names(program)
-    counts, _ = ir.definitions(program.body)
+    counts = _bindings(statements)
+    # r = y[1:]; r[0] = v: y changes too -- written back (y[1:] = r) right after, so
+    # that the dataflow sees it; the write-back is an update of y checked below
+    written = refresh.write_back(statements, views, counts, blocks, program.namer,
+                                 lambda v, u: _dominates(v, u, blocks))
+    if written:
+        statements = list(ir.walk_statements(program.body))
+        blocks = _blocks(program.body)
+        loops = _enclosing_loops(program.body)
+        order = {id(s): i for i, s in enumerate(statements)}
+        views = [s for s in statements
+                 if isinstance(s, gast.Assign) and not ir.is_update(s) and _is_view(s)]
+        counts = _bindings(statements)
     guards, refreshes = [], {}
     for stmt in statements:
         if ir.is_update(stmt):
@@ -169,6 +185,9 @@ def check_aliases(program: ir.Program) -> None:
         for other in sorted(candidates):
             if other == x or find(other) not in affected or (item and other in containers):
                 continue
+            if id(stmt) in written and refresh.chain(
+                    other, x, made, counts, lambda v, u=stmt: _dominates(v, u, blocks)) is None:
+                continue  # the base and what shares it: the write-back's own check
             source = made.get(other)
             stale = next((later for later in statements if other in _reads(later)
                           and _stale(later, stmt, other, order, loops, blocks)), None)
@@ -216,6 +235,16 @@ def check_aliases(program: ir.Program) -> None:
         views.sort(key=lambda v: order[id(v)])
         new = x if ir.is_update(stmt) else ir.target_names(stmt)[0]
         refresh.insert(stmt, views, x, new, blocks[id(stmt)][0], program.namer)
+
+
+def _bindings(statements) -> dict[str, int]:
+    """How often each name is bound (``x[i] = v`` and ``xs.append(v)`` bind nothing)."""
+    counts: dict[str, int] = {}
+    for stmt in statements:
+        if not ir.is_update(stmt):
+            for n in ir.assigned_by(stmt):
+                counts[n] = counts.get(n, 0) + 1
+    return counts
 
 
 def _dominates(first, stmt, blocks) -> bool:

@@ -49,10 +49,67 @@ iteration, a list holding the array) is left to the alias check.
 
 from __future__ import annotations
 
+import operator
+
 import gast
 
 from . import ir
 from .syntax import clone, helper_ref
+
+
+def write_back(statements, views, counts, blocks, namer, dominates) -> set[int]:
+    """After each element assignment to a view taken by basic indexing (``r =
+    y[1:]``, then ``r[0] = v``), write the view back into its base::
+
+        shared = is_view_of(r, y)
+        r[0] = v
+        if shared:
+            y[1:] = r
+
+    In NumPy the update changed ``y`` through ``r``; the write-back changes
+    nothing in memory (``y[1:]`` is ``r``) and tells the dataflow that ``y``
+    changed.  Returns the ids of the updates written back."""
+    made = {ir.target_names(v)[0]: v for v in views}
+    done = set()
+    for stmt in statements:
+        if ir.is_update(stmt) and getattr(stmt, "op", None) is not None \
+                and stmt.op.primitive is operator.setitem:
+            old = new = ir.target_names(stmt)[0]
+        else:
+            # (r += v, compiled as r_1 = r + v, leaves r_1 a new array where NumPy's r
+            # stays a window on y: that case is left to the alias check)
+            continue
+        view = made.get(old)
+        if view is None or counts.get(old, 0) != 1 or not dominates(view, stmt) \
+                or not _steady_operands(view, counts) or not _basic_getitem(view):
+            continue
+        base, index = view.op.args[0].id, view.op.args[1]
+        if counts.get(base, 0) > 1:
+            continue  # rebound somewhere: the view may belong to an earlier value
+        block = blocks[id(stmt)][0]
+        flag = namer.fresh("shared")
+        test = ir.assign(flag, gast.Call(func=helper_ref("is_view_of"),
+                                         args=[ir.name(old), ir.name(base)], keywords=[]))
+        test.op = ir.Op(ir.OPAQUE, [], {}, view.op.node, "statement")
+        back = ir.assign(gast.Subscript(value=ir.name(base), slice=clone(index),
+                                        ctx=gast.Store()), ir.name(new))
+        back.op = ir.Op(operator.setitem, [ir.name(base), clone(index), ir.name(new)], {},
+                        stmt.op.node if getattr(stmt, "op", None) else view.op.node,
+                        "element assignment")
+        gast.copy_location(back, stmt)
+        branch = gast.copy_location(gast.If(test=ir.name(flag), body=[back], orelse=[]), stmt)
+        at = block.index(stmt)
+        block[at + 1:at + 1] = [branch]
+        block[at:at] = [gast.copy_location(test, stmt)]
+        done.add(id(stmt))
+    return done
+
+
+def _basic_getitem(view) -> bool:
+    """``y[1:]``, ``y[0]``, ``y[:, 2]``: indexing that gives a window on ``y``."""
+    if view.op.primitive is not operator.getitem:
+        return False
+    return not any(isinstance(n, (gast.List, gast.Compare)) for n in gast.walk(view.op.args[1]))
 
 
 def chain(other, x, made, counts, dominates) -> list | None:

@@ -259,3 +259,12 @@ def item_update_seen_by_a_view(x):
     v = d["h"][1:]
     d["h"] *= 0.5
     return np.sum(v)
+
+
+def update_through_a_view(x):
+    """``r[0] = 3.0`` changes ``y`` through the view ``r``: written back."""
+    y = x * 1.0
+    r = y[1:]
+    w = y[:2]
+    r[0] = 3.0
+    return np.sum(y * y) + np.sum(w)

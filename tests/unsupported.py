@@ -72,7 +72,7 @@ def uses_starred_args(*xs):  # <- error
 def updates_an_alias_read_later(x):
     y = x * 1.0
     r = y[1:]
-    r[0] = 3.0  # <- error
+    r += 3.0  # <- error
     return np.sum(y)
 
 
