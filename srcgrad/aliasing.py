@@ -93,40 +93,33 @@ def check_aliases(program: ir.Program) -> None:
     if not any(ir.is_update(s) or getattr(s, "augmented", None) for s in statements):
         return
     containers = _containers(program, statements)
-    views = [s for s in statements
-             if isinstance(s, gast.Assign) and not ir.is_update(s) and _is_view(s)]
-    # t = xs[0] is the element xs holds: an update of t changes what xs holds, but
-    # setting an item of xs or appending to it leaves t as it was
-    elements = {id(s) for s in views
-                if s.op.primitive is operator.getitem and s.op.args[0].id in containers}
-    holders = [(s, names) for s in statements for names in [_held(s)] if names]
-    # w = obj.W: w is the array obj holds, so updating w changes what obj.W reads
-    parts = [s for s in statements if isinstance(s, gast.Assign) and not ir.is_update(s)
-             and getattr(s, "op", None) is not None and s.op.primitive is ir.GETATTR
-             and s.op.args and isinstance(s.op.args[0], gast.Name)]
-    # a, b = f(x), where f may return x or the same array twice: a, b (and x) share
-    joins = [s for s in statements if isinstance(s, gast.Assign) and not ir.is_update(s)
-             and isinstance(s.targets[0], gast.Tuple) and getattr(s, "op", None) is not None
-             and is_user_function(s.op.primitive) and _may_return_an_argument(s.op.primitive)]
-    loops = _enclosing_loops(program.body)
-    blocks = _blocks(program.body)
-    order = {id(s): i for i, s in enumerate(statements)}
     scalars = scalar_names(program)
-    counts = _bindings(statements)
+    (statements, views, elements, holders, parts, joins, loops, blocks, order,
+     counts) = _structure(program, containers)
     # r = y[1:]; r[0] = v: y changes too -- written back (y[1:] = r) right after, so
     # that the dataflow sees it; the write-back is an update of y checked below
     written = refresh.write_back(statements, views, counts, blocks, program.namer,
                                  lambda v, u: _dominates(v, u, blocks))
     if written:
-        statements = list(ir.walk_statements(program.body))
-        blocks = _blocks(program.body)
-        loops = _enclosing_loops(program.body)
-        order = {id(s): i for i, s in enumerate(statements)}
-        views = [s for s in statements
-                 if isinstance(s, gast.Assign) and not ir.is_update(s) and _is_view(s)]
-        counts = _bindings(statements)
+        (statements, views, elements, holders, parts, joins, loops, blocks, order,
+         counts) = _structure(program, containers)
     guards, refreshes = [], {}
-    for stmt in statements:
+    position = 0
+    while position < len(statements):
+        stmt = statements[position]
+        position += 1
+        if id(stmt) in refreshes:
+            # views of what the last update changed were taken again: the sharing
+            # after it is that of the program as it now is
+            stmt_, x_, again_ = refreshes[id(stmt)]
+            again_.sort(key=lambda v: order[id(v)])
+            new = x_ if ir.is_update(stmt_) else ir.target_names(stmt_)[0]
+            refresh.insert(stmt_, again_, x_, new, blocks[id(stmt_)][0], program.namer)
+            refreshes[id(stmt)] = None
+            (statements, views, elements, holders, parts, joins, loops, blocks, order,
+             counts) = _structure(program, containers)
+            position = next(i for i, s in enumerate(statements) if s is stmt) + 1
+            continue
         if ir.is_update(stmt):
             x = ir.target_names(stmt)[0]
         elif getattr(stmt, "augmented", None) is not None:
@@ -211,9 +204,12 @@ def check_aliases(program: ir.Program) -> None:
                 again = refresh.chain(other, x, made, counts,
                                       lambda v, u=stmt: _dominates(v, u, blocks))
             if again is not None:
-                # a view of x (r = x[1:]): taken again after the update (refresh)
+                # a view of x (r = x[1:]): taken again after the update (refresh),
+                # before the statements after it are checked
                 pending = refreshes.setdefault(id(stmt), (stmt, x, []))[2]
                 pending.extend(v for v in again if v not in pending)
+                if statements[position - 1] is stmt:
+                    position -= 1  # back to this update: apply, then go on
                 continue
             if other in made and (augmented or _is_setitem(stmt)):
                 # a view or another name for x's array (r = x[1:], a, b = f(x)) sees
@@ -229,19 +225,43 @@ def check_aliases(program: ir.Program) -> None:
             raise AliasedUpdateError(message, filename=program.filename,
                                      lineno=getattr(stmt, "lineno", None),
                                      col=getattr(stmt, "col_offset", None))
+    blocks = _blocks(program.body)
     for stmt, view, message in guards:
         _guard(stmt, view, message, blocks, program.filename)
-    for stmt, x, views in refreshes.values():
-        views.sort(key=lambda v: order[id(v)])
-        new = x if ir.is_update(stmt) else ir.target_names(stmt)[0]
-        refresh.insert(stmt, views, x, new, blocks[id(stmt)][0], program.namer)
+
+
+def _structure(program, containers):
+    """The statements of ``program`` and the sharing they make: views, elements
+    of containers, holders, attribute reads, joins; loops, blocks, order and how
+    often each name is bound."""
+    statements = list(ir.walk_statements(program.body))
+    views = [s for s in statements
+             if isinstance(s, gast.Assign) and not ir.is_update(s) and _is_view(s)]
+    # t = xs[0] is the element xs holds: an update of t changes what xs holds, but
+    # setting an item of xs or appending to it leaves t as it was
+    elements = {id(s) for s in views
+                if s.op.primitive is operator.getitem and s.op.args[0].id in containers}
+    holders = [(s, names) for s in statements for names in [_held(s)] if names]
+    # w = obj.W: w is the array obj holds, so updating w changes what obj.W reads
+    parts = [s for s in statements if isinstance(s, gast.Assign) and not ir.is_update(s)
+             and getattr(s, "op", None) is not None and s.op.primitive is ir.GETATTR
+             and s.op.args and isinstance(s.op.args[0], gast.Name)]
+    # a, b = f(x), where f may return x or the same array twice: a, b (and x) share
+    joins = [s for s in statements if isinstance(s, gast.Assign) and not ir.is_update(s)
+             and isinstance(s.targets[0], gast.Tuple) and getattr(s, "op", None) is not None
+             and is_user_function(s.op.primitive) and _may_return_an_argument(s.op.primitive)]
+    order = {id(s): i for i, s in enumerate(statements)}
+    return (statements, views, elements, holders, parts, joins,
+            _enclosing_loops(program.body), _blocks(program.body), order,
+            _bindings(statements))
 
 
 def _bindings(statements) -> dict[str, int]:
-    """How often each name is bound (``x[i] = v`` and ``xs.append(v)`` bind nothing)."""
+    """How often each name is bound (``x[i] = v`` and ``xs.append(v)`` bind nothing,
+    nor does a view taken again after an update of its base, see refresh.py)."""
     counts: dict[str, int] = {}
     for stmt in statements:
-        if not ir.is_update(stmt):
+        if not ir.is_update(stmt) and getattr(stmt, "refresh_of", None) is None:
             for n in ir.assigned_by(stmt):
                 counts[n] = counts.get(n, 0) + 1
     return counts

@@ -118,8 +118,11 @@ def chain(other, x, made, counts, dominates) -> list | None:
     out, name = [], other
     while True:
         view = made.get(name)
-        if view is None or counts.get(name, 0) != 1 or not dominates(view) \
-                or not _steady_operands(view, counts):
+        # (a view taken again after an earlier update counts as its first definition:
+        # every value the name holds is that view of the current base, or a copy)
+        original = getattr(view, "refresh_of", view)
+        if view is None or counts.get(name, 0) != 1 or not dominates(original) \
+                or not _steady_operands(original, counts):
             return None
         out.append(view)
         base = view.op.args[0].id
@@ -151,6 +154,7 @@ def insert(update, views, old, new, block, namer) -> None:
         again.op = ir.Op(view.op.primitive, [ir.name(renamed.get(base, base)), *view.op.args[1:]],
                          view.op.kwargs, view.op.node, view.op.label)
         gast.copy_location(again, view)
+        again.refresh_of = getattr(view, "refresh_of", view)
         branch = gast.If(test=ir.name(flag), body=[again], orelse=[])
         refreshes.append(gast.copy_location(branch, update))
         renamed[target] = target

@@ -268,3 +268,13 @@ def update_through_a_view(x):
     w = y[:2]
     r[0] = 3.0
     return np.sum(y * y) + np.sum(w)
+
+
+def two_updates_seen_by_a_view(x):
+    """``v`` views ``m``, updated twice with ``*=`` and ``+=``: taken again after each."""
+    m = np.cos(x)
+    v = m[1:]
+    t = np.max(v * 0.5)
+    m *= 0.5
+    m += 0.5 * np.tanh(x)
+    return np.mean(v) - t + np.sum(m)

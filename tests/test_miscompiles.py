@@ -60,10 +60,11 @@ CASES = [
     (m.chained_element_assignment, ((3, 4), 4)),
     (m.overlapping_view_update, (4,)),
     (m.update_through_a_view, (4,)),
+    (m.two_updates_seen_by_a_view, (4,)),
 ]
 #: Programs autograd cannot run (it has no element assignment).
 NO_AUTOGRAD = {m.sorted_dict_update, m.disjoint_view_update, m.overlapping_view_update,
-               m.update_through_a_view}
+               m.update_through_a_view, m.two_updates_seen_by_a_view}
 
 
 def _autograd_twin(fn):
