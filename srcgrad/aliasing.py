@@ -16,7 +16,8 @@ time where it depends on values the compiler cannot see:
 - ``x += v`` updates in place only if ``x`` is an array; on a number or a NumPy
   scalar (``a = v[3]; a += 1.0``) it rebinds, and immutable values share
   nothing: names that hold a number on every path are never checked, and for
-  the others ``rebinds(x, ...)`` raises if ``x`` turns out to be an array;
+  the others ``untouched(other, x, None, ...)`` raises if ``x`` turns out to be
+  an array that ``other`` sees;
 - appending to a list or setting an item of a list or dict changes that
   container, never the arrays it holds.
 
@@ -33,7 +34,7 @@ time where it depends on values the compiler cannot see:
     >>> print(unparse_body(program))  # doctest: +ELLIPSIS
     y = x * 1.0
     r = y[1:]
-    rebinds(r, "'r += ...' updates the array 'r' in place, and 'y' shares its memory and is read afterwards; ...", ...)
+    untouched(y, r, None, "'r += ...' updates the array 'r' in place, and 'y' shares its memory and is read afterwards; ...", ...)
     r_1 = r + 1.0
     t1 = np.sum(y)
     return t1
@@ -194,7 +195,7 @@ def check_aliases(program: ir.Program) -> None:
             augmented = not ir.is_update(stmt)
             stmt.updated = x  # what a run-time check tests
             if augmented:
-                symbol = getattr(stmt.op, "label", "+")
+                symbol = getattr(stmt, "augmented_symbol", "+")
                 message = (f"'{x} {symbol}= ...' updates the array '{x}' in place, and "
                            f"'{other}' shares its memory and is read afterwards; srcgrad "
                            f"cannot follow that change: write '{x} = {x} {symbol} ...' or "
@@ -211,23 +212,23 @@ def check_aliases(program: ir.Program) -> None:
                 if statements[position - 1] is stmt:
                     position -= 1  # back to this update: apply, then go on
                 continue
-            if other in made and (augmented or _is_setitem(stmt)):
-                # a view or another name for x's array (r = x[1:], a, b = f(x)) sees
-                # x[i] = v only if their elements overlap, and x += v only if x is an
-                # array -- decided when the code runs (untouched)
+            if augmented or _is_setitem(stmt):
+                # whether other sees x[i] = v (their elements overlap) or x += v (x
+                # is an array, not a number) is decided when the code runs
                 guards.append((stmt, other, message))
-                continue
-            if augmented:
-                # held by a container: x += v changes what it holds if x is an array
-                # (not a number or a NumPy scalar taken from one, x = v[3])
-                guards.append((stmt, None, message))
                 continue
             raise AliasedUpdateError(message, filename=program.filename,
                                      lineno=getattr(stmt, "lineno", None),
                                      col=getattr(stmt, "col_offset", None))
-    blocks = _blocks(program.body)
-    for stmt, view, message in guards:
-        _guard(stmt, view, message, blocks, program.filename)
+    blocks, unbound = _blocks(program.body), []
+    for stmt, other, message in guards:
+        _guard(stmt, other, message, blocks, program, unbound)
+    if unbound:
+        none = gast.Assign(targets=[ir.name(n, store=True) for n in unbound],
+                           value=gast.Constant(value=None, kind=None), type_comment=None)
+        none.op = ir.Op(ir.OPAQUE, [], {}, program.node, "statement")
+        none.comment = "bound at the start: a check of an update reads it"
+        program.body.insert(0, gast.copy_location(none, program.body[0]))
 
 
 def _structure(program, containers):
@@ -285,35 +286,46 @@ def _is_setitem(stmt) -> bool:
     return isinstance(stmt, gast.Assign) and op is not None and op.primitive is operator.setitem
 
 
-def _guard(stmt, view, message, blocks, filename) -> None:
-    """A run-time check before an update the analysis cannot settle alone; it
-    raises AliasedUpdateError naming the update's file, line and column.
+def _guard(stmt, other, message, blocks, program, unbound) -> None:
+    """Put ``untouched(other, x, i, message, where)`` before the update ``x[i] = v``
+    (``i`` None for ``x += v``): a run-time check, for what the analysis cannot
+    settle alone, that ``other`` -- read after the update, and possibly sharing
+    ``x``'s memory -- does not see it.  It raises AliasedUpdateError naming the
+    update's file, line and column if it does (see runtime.untouched).
 
-    ``x[i] = v`` (or ``x += v``) with a view ``r`` of ``x`` read afterwards:
-    ``untouched(r, x, i, ...)`` (``i`` None for ``+=``) -- the update changes ``r``
-    only if their elements overlap (``x[0] = v`` leaves ``r = x[1:]`` as it was),
-    and ``x += v`` changes nothing if ``x`` is a number.  ``x += v`` with ``x``
-    held by a container: ``rebinds(x, ...)`` -- an update only if ``x`` is an
-    array."""
+    ``other`` may still be unbound when the update runs (made later in a loop's
+    body, read on the next iteration); it is then bound to None at the start of
+    the function (``unbound`` collects such names)."""
     block, _, _ = blocks[id(stmt)]
     where = gast.Tuple(elts=[gast.Constant(value=v, kind=None) for v in (
-        filename, getattr(stmt, "lineno", None), getattr(stmt, "col_offset", None))],
+        program.filename, getattr(stmt, "lineno", None), getattr(stmt, "col_offset", None))],
         ctx=gast.Load())
-    text = gast.Constant(value=message, kind=None)
-    if view is None:
-        call = gast.Call(func=helper_ref("rebinds"),
-                         args=[ir.name(stmt.updated), text, where], keywords=[])
-    else:
-        if ir.is_update(stmt):
-            x, index, _ = stmt.op.args
-            x, index = x.id, SliceToCall().visit(clone(index))
-        else:  # x += v: all of x, if x is an array
-            x, index = stmt.updated, gast.Constant(value=None, kind=None)
-        call = gast.Call(func=helper_ref("untouched"),
-                         args=[ir.name(view), ir.name(x), index, text, where], keywords=[])
+    if ir.is_update(stmt):
+        x, index, _ = stmt.op.args
+        x, index = x.id, SliceToCall().visit(clone(index))
+    else:  # x += v: all of x, if x is an array
+        x, index = stmt.updated, gast.Constant(value=None, kind=None)
+    call = gast.Call(func=helper_ref("untouched"),
+                     args=[ir.name(other), ir.name(x), index,
+                           gast.Constant(value=message, kind=None), where], keywords=[])
     guard = gast.copy_location(gast.Expr(value=call), stmt)
     guard.op = ir.Op(ir.OPAQUE, [], {}, stmt, "statement")
     block.insert(block.index(stmt), guard)
+    if other not in unbound and _maybe_unbound(other, stmt, program, blocks):
+        unbound.append(other)
+
+
+def _maybe_unbound(name, stmt, program, blocks) -> bool:
+    """Whether ``name`` may have no value when ``stmt`` runs: it is not a parameter
+    nor assigned by a plain top-level statement before the one holding ``stmt``."""
+    node = stmt
+    while blocks[id(node)][2] is not None:
+        node = blocks[id(node)][2]
+    before = set(program.params)
+    for top in program.body[:program.body.index(node)]:
+        if not isinstance(top, (gast.If, gast.For, gast.While)):
+            before.update(ir.target_names(top))
+    return name not in before
 
 
 #: Builtins that return a new container of their argument's elements.

@@ -298,7 +298,7 @@ def _forward_reads(backward, program, sweep, result=None, extra=()) -> set[str]:
 def _ordered(names, program, sweep, extra=()) -> list[str]:
     order = list(program.params)
     for stmt in ir.walk_statements(program.body):
-        order.extend(ir.target_names(stmt))
+        order.extend(ir.assigned_by(stmt))  # a for loop's target too
     order.extend(sorted(sweep.tapes.values()))
     order.extend(extra)
     seen, result = set(), []

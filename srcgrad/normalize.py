@@ -191,6 +191,7 @@ class _Normalizer(ControlFlow, Calls):
             self.assign([target], binop, stmt)
             # NumPy updates an array in place here: the alias check must know
             self.out[-1].augmented = old
+            self.out[-1].augmented_symbol = _OP_LABELS.get(BINOPS[type(stmt.op)], "+")
         elif isinstance(stmt, gast.Expr) and is_append(stmt.value):
             call = stmt.value
             base = self.updated_array(gast.Subscript(value=call.func.value, slice=None,

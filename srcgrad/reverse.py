@@ -90,7 +90,7 @@ def reverse(program: ir.Program, wrt: list[str], act: Activity, seed=(), bound=N
 
 def _harmless(expr) -> bool:
     """A statement-level call that cannot change its arguments: print(...), and
-    the run-time checks srcgrad itself inserts (``rebinds(x, ...)``)."""
+    the run-time checks srcgrad itself inserts (``untouched(r, x, ...)``)."""
     return isinstance(expr, gast.Call) and isinstance(expr.func, gast.Name) \
         and (expr.func.id in ("print",) or getattr(expr.func, "helper", None) is not None)
 

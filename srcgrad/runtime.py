@@ -55,7 +55,6 @@ __all__ = [
     "sequence_tangent",
     "attribute_cotangent",
     "drop_last",
-    "rebinds",
     "untouched",
     "is_view_of",
     "keys_of",
@@ -209,15 +208,6 @@ def grad_seed(value):
     return 1.0
 
 
-def rebinds(value, message, where=None):
-    """Check, before ``x += v`` compiled as ``x = x + v``, that ``x`` is immutable
-    (a number, a NumPy scalar): for an array, Python would change in place the
-    memory another name still reads (``message`` says which; ``where`` is the
-    ``(file, line, column)`` of the update)."""
-    if isinstance(value, np.ndarray):
-        raise _error("AliasedUpdateError", message, where)
-
-
 def is_view_of(view, base) -> bool:
     """Whether the array ``view``, taken from ``base``, is a window on ``base``'s
     memory (NumPy changes it with ``base``) rather than a copy: both look through
@@ -231,36 +221,52 @@ def is_view_of(view, base) -> bool:
     return view is base
 
 
-def untouched(view, base, index, message, where=None):
+def untouched(other, base, index, message, where=None):
     """Check, before ``base[index] = v`` (``index`` None: ``base += v``), that
-    ``view`` (made from ``base`` earlier and read later) does not see the update:
-    their elements do not overlap (``base[0] = v`` leaves ``base[1:]`` as it was).
+    ``other`` (a name read after the update that may share ``base``'s memory: a
+    view, a list holding it) does not see the update, and raise if it does.
 
-    ``base += v`` on a number or NumPy scalar rebinds ``base``; setting an item of
-    a list or dict changes what another name for the same container reads, not
-    the item that was there."""
+    An array sees it if their elements overlap (``base[0] = v`` leaves
+    ``base[1:]`` as it was); a list, tuple or dict if one of its items does.
+    ``base += v`` on a number or NumPy scalar rebinds ``base``: nothing sees it.
+    Setting an item of a list or dict changes that container, which only another
+    name for it (or a container holding it) sees."""
     if not isinstance(base, np.ndarray):
-        if index is None or view is not base:
+        if index is None:
             return
-        raise _error("AliasedUpdateError", message, where)
-    if not isinstance(view, np.ndarray):
-        if isinstance(view, (np.generic, int, float, complex)):
-            return  # a NumPy scalar read from base: a copy
-        raise _error("AliasedUpdateError", message, where)  # a container holding base
-    if index is None:
-        index = Ellipsis
-    if is_basic_index(index):
-        parts = index if isinstance(index, tuple) else (index,)
-        # with an Ellipsis, indexing gives a view even where it selects one element
-        region = base[index] if any(p is Ellipsis for p in parts) else base[(*parts, ...)]
+        region = base
     else:
-        region = base  # fancy indexing: a copy, which shares nothing; test the whole
-    try:
-        overlap = np.shares_memory(view, region, max_work=10_000)
-    except RuntimeError:  # numpy.exceptions.TooHardError: assume the worst
-        overlap = True
-    if overlap:
+        if index is None:
+            index = Ellipsis
+        if is_basic_index(index):
+            parts = index if isinstance(index, tuple) else (index,)
+            # with an Ellipsis, indexing gives a view even where it selects one element
+            region = base[index] if any(p is Ellipsis for p in parts) \
+                else base[(*parts, ...)]
+        else:
+            region = base  # fancy indexing: a copy, which shares nothing; test the whole
+    if _sees(other, base, region):
         raise _error("AliasedUpdateError", message, where)
+
+
+def _sees(other, base, region) -> bool:
+    """Whether ``other`` is, or holds, ``base`` or memory of ``region``."""
+    if other is base:
+        return True
+    if isinstance(other, np.ndarray):
+        if not isinstance(region, np.ndarray):
+            return False
+        try:
+            return bool(np.shares_memory(other, region, max_work=10_000))
+        except RuntimeError:  # numpy.exceptions.TooHardError: assume the worst
+            return True
+    if other is None or isinstance(other, (np.generic, int, float, complex, str, bool)):
+        return False  # immutable: a NumPy scalar read from base is a copy
+    if isinstance(other, (list, tuple)):
+        return any(_sees(item, base, region) for item in other)
+    if isinstance(other, dict):
+        return any(_sees(item, base, region) for item in other.values())
+    return True  # an object: it may hold anything
 
 
 def drop_last(g):

@@ -278,3 +278,28 @@ def two_updates_seen_by_a_view(x):
     m *= 0.5
     m += 0.5 * np.tanh(x)
     return np.mean(v) - t + np.sum(m)
+
+
+# --- a loop's variable read after the loop, in a called function -----------------------
+
+def _last_of_loop(b):
+    for k in range(2):
+        b = np.sin(b)
+    return np.tanh(b[k % 3])
+
+
+def loop_variable_after_the_loop_in_a_callee(x, s):
+    return np.sum(_last_of_loop(x * s))
+
+
+# --- a view made later in a loop's body, read on the next iteration --------------------
+
+def view_made_later_in_the_loop(x, y, s):
+    u = x @ y
+    c = s
+    for i in range(2):
+        u *= s
+        for j in range(2):
+            c = u[2]
+    c, s = s, c
+    return c * s

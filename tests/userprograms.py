@@ -936,7 +936,7 @@ class Generator:
             b = self.block(other, self.r.randint(1, 3))
             lines += ["else:"] + ["    " + l for l in b]
         out = {}
-        for name in then.env.keys() & other.env.keys():
+        for name in [n for n in then.env if n in other.env]:  # not a set: its order varies
             v, w = then.env[name], other.env[name]
             if v.kind == w.kind and v.shape == w.shape:
                 out[name] = replace(v, bufs=v.bufs | w.bufs, py=v.py and w.py,
@@ -1051,8 +1051,27 @@ def load_autograd(source: str, path: str):
     exec(code, namespace)
     for k, v in list(namespace.items()):
         if callable(v) and hasattr(v, "__globals__"):
-            v.__globals__["np"] = anp
+            v.__globals__["np"] = _AutogradNumpy(anp)
     return namespace["f"]
+
+
+class _AutogradNumpy:
+    """``autograd.numpy`` with ``where`` fixed: autograd does not sum the cotangent
+    of a broadcast operand of ``np.where`` back to its shape, and a cotangent of
+    the wrong shape, added to the other cotangents of that value, broadcasts them
+    too (``np.sum(np.where(c, s, y)) + s``: the 1 from ``+ s`` is counted once per
+    element of ``y``) -- summing the gradient afterwards cannot undo that."""
+
+    def __init__(self, anp):
+        self._anp = anp
+
+    def __getattr__(self, name):
+        return getattr(self._anp, name)
+
+    def where(self, cond, a, b):
+        shape = np.broadcast_shapes(np.shape(cond), np.shape(a), np.shape(b))
+        zeros = np.zeros(shape)  # a + zeros: autograd's + sums its cotangent back
+        return self._anp.where(cond, a + zeros, b + zeros)
 
 
 # --- checks ----------------------------------------------------------------------------
@@ -1229,10 +1248,6 @@ def _autograd(program, path, args, value, grads):
             return f"skipped: autograd raised {type(exc).__name__}"
         if not np.allclose(v, value, rtol=1e-12, atol=0):
             return "skipped: autograd computes another function (in-place semantics)"
-        if np.ndim(g) > np.ndim(args[i]):
-            # autograd does not sum np.where's broadcast scalar operand back to its
-            # shape: its gradient of a float comes back broadcast
-            g = np.sum(g, axis=tuple(range(np.ndim(g) - np.ndim(args[i]))))
         if not np.allclose(grads[i], g, rtol=1e-8, atol=1e-10):
             raise _Fail("wrong-gradient", f"gradient of {'xys'[i]}: srcgrad\n{grads[i]!r}\n"
                         f"autograd\n{np.asarray(g)!r}", "autograd disagrees")
