@@ -104,7 +104,7 @@ def check_aliases(program: ir.Program) -> None:
     if written:
         (statements, views, elements, holders, parts, joins, loops, blocks, order,
          counts) = _structure(program, containers)
-    guards, refreshes = [], {}
+    guards, refreshes, unbound_refreshed = [], {}, []
     position = 0
     while position < len(statements):
         stmt = statements[position]
@@ -112,10 +112,14 @@ def check_aliases(program: ir.Program) -> None:
         if id(stmt) in refreshes:
             # views of what the last update changed were taken again: the sharing
             # after it is that of the program as it now is
-            stmt_, x_, again_ = refreshes[id(stmt)]
+            stmt_, x_, again_, same_ = refreshes[id(stmt)]
             again_.sort(key=lambda v: order[id(v)])
             new = x_ if ir.is_update(stmt_) else ir.target_names(stmt_)[0]
             refresh.insert(stmt_, again_, x_, new, blocks[id(stmt_)][0], program.namer)
+            refresh.insert_identities(stmt_, same_, x_, new, blocks[id(stmt_)][0],
+                                      program.namer)
+            unbound_refreshed.extend(n for n in same_ if n not in unbound_refreshed
+                                     and _maybe_unbound(n, stmt_, program, blocks))
             refreshes[id(stmt)] = None
             (statements, views, elements, holders, parts, joins, loops, blocks, order,
              counts) = _structure(program, containers)
@@ -204,11 +208,17 @@ def check_aliases(program: ir.Program) -> None:
             if source is not None and (augmented or _is_setitem(stmt)):
                 again = refresh.chain(other, x, made, counts,
                                       lambda v, u=stmt: _dominates(v, u, blocks))
-            if again is not None:
-                # a view of x (r = x[1:]): taken again after the update (refresh),
-                # before the statements after it are checked
-                pending = refreshes.setdefault(id(stmt), (stmt, x, []))[2]
-                pending.extend(v for v in again if v not in pending)
+            same = again is None and (augmented or _is_setitem(stmt)) \
+                and refresh.identical(other, x, made)
+            if again is not None or same:
+                # a view of x (r = x[1:]) is taken again after the update, another
+                # name for x's array (z = x) bound to it again (refresh), before the
+                # statements after it are checked
+                entry = refreshes.setdefault(id(stmt), (stmt, x, [], []))
+                if again is not None:
+                    entry[2].extend(v for v in again if v not in entry[2])
+                elif other not in entry[3]:
+                    entry[3].append(other)
                 if statements[position - 1] is stmt:
                     position -= 1  # back to this update: apply, then go on
                 continue
@@ -220,7 +230,7 @@ def check_aliases(program: ir.Program) -> None:
             raise AliasedUpdateError(message, filename=program.filename,
                                      lineno=getattr(stmt, "lineno", None),
                                      col=getattr(stmt, "col_offset", None))
-    blocks, unbound = _blocks(program.body), []
+    blocks, unbound = _blocks(program.body), list(unbound_refreshed)
     for stmt, other, message in guards:
         _guard(stmt, other, message, blocks, program, unbound)
     if unbound:

@@ -163,6 +163,47 @@ def insert(update, views, old, new, block, namer) -> None:
     block[at:at] = tests
 
 
+def identical(other, x, made) -> bool:
+    """Whether ``other`` and ``x`` may be two names for one object through plain
+    copies (``z = h = v``, ``w = x``): the copies among ``made``'s views."""
+    edges: dict[str, set] = {}
+    for name, view in made.items():
+        if view is not None and view.op.primitive is operator.pos \
+                and isinstance(view.value, gast.Name):
+            base = view.value.id
+            edges.setdefault(name, set()).add(base)
+            edges.setdefault(base, set()).add(name)
+    seen, todo = {x}, [x]
+    while todo:
+        for n in edges.get(todo.pop(), ()):
+            if n not in seen:
+                seen.add(n)
+                todo.append(n)
+    return other in seen and other != x
+
+
+def insert_identities(update, names, old, new, block, namer) -> None:
+    """Around ``update`` (of ``old``, named ``new`` after it): each of ``names``
+    that is the very same array, list or dict as ``old`` is bound to ``new``
+    after it (``z = h; h += 1.0``: NumPy changes the one array both names hold)."""
+    tests, again = [], []
+    for name in names:
+        flag = namer.fresh("same")
+        test = ir.assign(flag, gast.Call(func=helper_ref("same_object"),
+                                         args=[ir.name(name), ir.name(old)], keywords=[]))
+        test.op = ir.Op(ir.OPAQUE, [], {}, update, "statement")
+        tests.append(gast.copy_location(test, update))
+        rebind = ir.assign(name, ir.name(new))
+        rebind.op = ir.Op(operator.pos, [ir.name(new)], {}, update, "assignment")
+        rebind.refresh_of = rebind
+        gast.copy_location(rebind, update)
+        again.append(gast.copy_location(gast.If(test=ir.name(flag), body=[rebind], orelse=[]),
+                                        update))
+    at = block.index(update)
+    block[at + 1:at + 1] = again
+    block[at:at] = tests
+
+
 def _rebased(value, base, new):
     """``value`` (the view's expression) with its base ``base`` read as ``new``."""
     value = clone(value)

@@ -57,6 +57,7 @@ __all__ = [
     "drop_last",
     "untouched",
     "is_view_of",
+    "same_object",
     "keys_of",
     "sequence",
     "checkpoint_schedule",
@@ -206,6 +207,12 @@ def grad_seed(value):
     if isinstance(value, np.generic):
         return value.dtype.type(1)
     return 1.0
+
+
+def same_object(a, b) -> bool:
+    """Whether ``a`` and ``b`` are one mutable object (an array, list or dict),
+    which an update through either name changes for both."""
+    return a is b and isinstance(a, (np.ndarray, list, dict))
 
 
 def is_view_of(view, base) -> bool:

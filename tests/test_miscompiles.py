@@ -130,11 +130,19 @@ def test_an_item_update_seen_through_a_view_is_refused_not_miscompiled():
         srcgrad.grad(m.item_update_seen_by_a_view)(RNG.standard_normal(4))
 
 
-def test_float_update_is_not_refused_for_floats_but_is_for_a_shared_0d_array():
+def test_float_update_rebinds_a_float_and_updates_a_shared_0d_array():
+    """``t = s; t += 1.0``: on a float ``s`` keeps its value; on a 0-d array both
+    names see the update (NumPy changes the one array), and so does the gradient."""
     x = RNG.standard_normal(3)
-    srcgrad.grad(m.float_update)(x, 0.5)
-    with pytest.raises(srcgrad.AliasedUpdateError):
-        srcgrad.grad(m.float_update)(x, np.array(0.5))
+    def fresh(s):
+        return s.copy() if isinstance(s, np.ndarray) else s
+
+    for s in (0.5, np.array(0.5)):
+        value, g = srcgrad.value_and_grad(m.float_update, wrt=1, check=True)(x, fresh(s))
+        assert_bit_identical(value, m.float_update(x, fresh(s)))
+        expected = numeric_grad(lambda x_, s_: m.float_update(x_, fresh(s_)), (x, s), 1)
+        assert_close(g, expected, rtol=1e-5, atol=1e-6)
+    assert_close(srcgrad.grad(m.float_update, wrt=1)(x, np.array(0.5)), 2 * np.sum(x) * 1.5)
 
 
 def test_sequence_plus_with_an_untyped_tuple_argument_fails_loudly():
