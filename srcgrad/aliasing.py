@@ -151,7 +151,7 @@ def check_aliases(program: ir.Program) -> None:
                 return False  # x += v compiled as x = t: the new x is the fresh t
             shared = loops.get(id(made_by), set()) & loops.get(id(stmt), set())
             if order[id(made_by)] > here and shared and _broken(made_by, stmt, statements,
-                                                                order, loops):
+                                                                order, loops, blocks):
                 return False  # made last iteration, one side reassigned before the update
             return order[id(made_by)] < here or bool(shared)
 
@@ -497,16 +497,19 @@ def shared_names(program: ir.Program) -> set[str]:
     return names
 
 
-def _broken(view, update, statements, order, loops) -> bool:
+def _broken(view, update, statements, order, loops, blocks) -> bool:
     """Whether a view made in the previous iteration (after ``update`` in the loop
-    body) loses a side to a reassignment before ``update`` runs again."""
+    body) certainly loses a side to a reassignment before ``update`` runs again:
+    one in the innermost loop around both, on every path to ``update`` (a
+    reassignment before that loop, or in a branch, does not count)."""
     if not (isinstance(view, gast.Assign) and _is_view(view)):
         return False  # a join or a holder relates several names: assume it holds
     names = {ir.target_names(view)[0], view.op.args[0].id}
     loop = loops.get(id(update), set()) & loops.get(id(view), set())
     for other in statements:
-        if order[id(other)] < order[id(update)] and loops.get(id(other), set()) & loop \
-                and names & set(ir.assigned_by(other)) and other is not view:
+        if order[id(other)] < order[id(update)] and loop <= loops.get(id(other), set()) \
+                and names & set(ir.assigned_by(other)) and other is not view \
+                and _dominates(other, update, blocks):
             return True
     return False
 

@@ -303,3 +303,18 @@ def view_made_later_in_the_loop(x, y, s):
             c = u[2]
     c, s = s, c
     return c * s
+
+
+def view_from_the_last_iteration_and_an_earlier_loop(x):
+    """``y`` (a row of ``h``, itself ``m``) made at the end of each iteration is
+    changed by ``m *= 0.5`` at the start of the next; an assignment of ``y`` in an
+    earlier loop does not break that.  Refused, not miscompiled."""
+    y = x[0]
+    for i in range(2):
+        y = np.tanh(y)
+    h = m = np.tanh(x)
+    for j in range(3):
+        m *= 0.5
+        t = np.sum(y)
+        y = h[1]
+    return np.sum(y) + t

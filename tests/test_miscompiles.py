@@ -130,6 +130,16 @@ def test_an_item_update_seen_through_a_view_is_refused_not_miscompiled():
         srcgrad.grad(m.item_update_seen_by_a_view)(RNG.standard_normal(4))
 
 
+def test_a_view_from_the_last_iteration_is_checked_past_an_earlier_loop():
+    x = RNG.standard_normal((3, 4))
+    try:
+        value = srcgrad.value_and_grad(m.view_from_the_last_iteration_and_an_earlier_loop,
+                                       check=True)(x)[0]
+    except srcgrad.AliasedUpdateError:
+        return
+    assert_bit_identical(value, m.view_from_the_last_iteration_and_an_earlier_loop(x.copy()))
+
+
 def test_float_update_rebinds_a_float_and_updates_a_shared_0d_array():
     """``t = s; t += 1.0``: on a float ``s`` keeps its value; on a 0-d array both
     names see the update (NumPy changes the one array), and so does the gradient."""
