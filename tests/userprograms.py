@@ -1079,7 +1079,10 @@ class _AutogradNumpy:
 EPS = 1e-6
 FD_RTOL, FD_ATOL = 1e-4, 1e-6
 
-OUTCOMES = ("ok", "wrong-gradient", "value-mismatch", "crash", "rejected",
+#: "rejected-shared": refused with an AliasedUpdateError that srcgrad raised after
+#: seeing, as the code ran, that another name shares the updated memory (a real
+#: alias NumPy makes visible, which srcgrad declines); "rejected": any other refusal.
+OUTCOMES = ("ok", "wrong-gradient", "value-mismatch", "crash", "rejected", "rejected-shared",
             "modified-input", "generator-bug")
 FAILURES = ("wrong-gradient", "value-mismatch", "crash", "modified-input", "generator-bug")
 
@@ -1176,7 +1179,8 @@ def _check(program, directory, autograd_oracle):
                                 f"program's file/line (filename={exc.filename!r}, "
                                 f"lineno={exc.lineno!r}): {exc}",
                                 f"unlocated {type(exc).__name__}")
-                raise _Fail("rejected", f"policy {policy!r}: {type(exc).__name__}: {exc}",
+                kind = "rejected-shared" if getattr(exc, "verified", False) else "rejected"
+                raise _Fail(kind, f"policy {policy!r}: {type(exc).__name__}: {exc}",
                             f"{type(exc).__name__}: {str(exc).splitlines()[0][:90]}")
             except _Fail:
                 raise
@@ -1328,12 +1332,12 @@ class Summary:
                      ", ".join(f"{k} {v}" for k, v in oracle.most_common()))
         lines.append("")
         lines.append(f"{'construct':28s} {'programs':>8s} " +
-                     " ".join(f"{k[:9]:>9s}" for k in OUTCOMES[1:6]))
+                     " ".join(f"{k[:9]:>9s}" for k in OUTCOMES[1:7]))
         for tag in CONSTRUCTS:
             having = [o for o in self.outcomes if tag in o.program.tags]
             c = collections.Counter(o.kind for o in having)
             lines.append(f"{tag:28s} {len(having):8d} " +
-                         " ".join(f"{c.get(k, 0):9d}" for k in OUTCOMES[1:6]))
+                         " ".join(f"{c.get(k, 0):9d}" for k in OUTCOMES[1:7]))
         lines.append("")
         lines.append("failure classes (outcome | key): count, first seed")
         groups = collections.OrderedDict()
