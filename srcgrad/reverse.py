@@ -373,7 +373,12 @@ class _Reverser:
         node = gast.For(target=target, iter=header, body=body, orelse=[], type_comment=None)
         node.comment_before = [f"{'for' if isinstance(stmt, gast.For) else 'while'} loop "
                                f"of line {getattr(stmt, 'lineno', '?')}, backwards"]
-        return self.settle(ctx, [inner], [node])
+        # The backward loop rebinds the forward loop's target: restore the value
+        # it had before the forward loop, which the adjoint of earlier statements
+        # (or of earlier iterations of an enclosing loop) may read.
+        undo = [self.restore(var, stmt) for var in ir.stored_names(target)] \
+            if isinstance(stmt, gast.For) else []
+        return self.settle(ctx, [inner], [node] + undo)
 
     def contributed(self, stmts) -> set[str]:
         """Primals whose cotangents the adjoints of ``stmts`` add to."""

@@ -318,3 +318,15 @@ def view_from_the_last_iteration_and_an_earlier_loop(x):
         t = np.sum(y)
         y = h[1]
     return np.sum(y) + t
+
+
+# --- a loop's variable read after the loop, inside an enclosing loop --------------------
+
+def inner_loop_variable_read_after_it(x, y, s):
+    """The adjoint's backward inner loop rebinds ``n``; the adjoint of ``x[n] * y``
+    in the earlier outer iterations needs the value the forward loop left."""
+    for k in range(2):
+        for n in range(2):
+            s = s * 1.0
+        y = x[n] * y
+    return np.sum(y)

@@ -63,6 +63,7 @@ CASES = [
     (m.two_updates_seen_by_a_view, (4,)),
     (m.loop_variable_after_the_loop_in_a_callee, (3, "float")),
     (m.view_made_later_in_the_loop, ((3, 4), 4, "float")),
+    (m.inner_loop_variable_read_after_it, ((3, 4), 4, "float")),
 ]
 #: Programs autograd cannot run (it has no element assignment).
 NO_AUTOGRAD = {m.sorted_dict_update, m.disjoint_view_update, m.overlapping_view_update,
