@@ -170,7 +170,7 @@ def check_aliases(program: ir.Program) -> None:
         # update of the container d itself (d[k] = v) leaves as they were
         holds = [(ir.target_names(h)[0], names) for h, names in holders if in_effect(h)
                  and not (x in containers and _copies_elements(h) and x in names)]
-        holds += [(ir.target_names(j)[0], ir.names_in(j.value)) for j in joins if in_effect(j)]
+        holds += [(ir.target_names(j)[0], _operand_names(j.op)) for j in joins if in_effect(j)]
         holds += [(p.op.args[0].id, ir.target_names(p)) for p in parts if in_effect(p)]
         # appending to a list, or setting an item of a list or dict, changes the
         # container: never the arrays it holds
@@ -265,6 +265,11 @@ def _structure(program, containers):
     return (statements, views, elements, holders, parts, joins,
             _enclosing_loops(program.body), _blocks(program.body), order,
             _bindings(statements))
+
+
+def _operand_names(op) -> list[str]:
+    """The names an operation reads as operands (not the function it calls)."""
+    return [n for arg in [*op.args, *op.kwargs.values()] for n in ir.names_in(arg)]
 
 
 def _bindings(statements) -> dict[str, int]:
