@@ -147,8 +147,7 @@ class _Rewrite:
         self.step = namer.fresh("step") if isinstance(loop, gast.While) else None
 
     def save(self, where):
-        saved = gast.Tuple(elts=[_call("snapshot", ir.name(v)) for v in self.state],
-                           ctx=gast.Load())
+        saved = _call("snapshot_state", *[ir.name(v) for v in self.state])
         return [ir.assign(gast.Subscript(value=ir.name(self.snapshots), slice=where,
                                          ctx=gast.Store()), saved)]
 
@@ -157,9 +156,9 @@ class _Rewrite:
             return [gast.Pass()]
         return [ir.assign(gast.Tuple(elts=[ir.name(v, store=True) for v in self.state],
                                      ctx=gast.Store()),
-                          _call("restore_state", gast.Subscript(
+                          _call("snapshot_state", gast.Starred(value=gast.Subscript(
                               value=ir.name(self.snapshots), slice=ir.name(self.a),
-                              ctx=gast.Load())))]
+                              ctx=gast.Load()), ctx=gast.Load())))]
 
     def runs(self, body, backwards=False, target=None):
         """``body`` over iterations a..b-1 (last first when ``backwards``)."""

@@ -14,7 +14,6 @@ from .schedules import (
     OnlineSnapshots,
     checkpoint_schedule,
     online_schedule,
-    restore_state,
 )
 from .runtime_forward import (
     expand,
@@ -61,7 +60,6 @@ __all__ = [
     "keys_of",
     "sequence",
     "checkpoint_schedule",
-    "restore_state",
     "OnlineSnapshots",
     "online_schedule",
     "unbroadcast",
@@ -72,6 +70,7 @@ __all__ = [
     "stop_gradient",
     "on_grad",
     "snapshot",
+    "snapshot_state",
     "item_cotangent",
     "without_item",
     "signum",
@@ -574,6 +573,41 @@ def snapshot(value):
     """A copy of ``value`` that later in-place updates cannot change (what the
     forward sweep saves before ``x[i] = v`` overwrites ``x[i]``)."""
     return value.copy() if isinstance(value, (np.ndarray, list, dict)) else value
+
+
+def snapshot_state(*values):
+    """Copies of a checkpointed loop's state ``values`` (as :func:`snapshot`, and
+    also a tuple, NumPy scalar...) that keep the memory they share: two names
+    for one array stay one array, a view stays a view of its copied base, so an
+    iteration rerun from the copies sees the aliasing the original run saw
+    (``is_view_of``)."""
+    def root(v):
+        while isinstance(v.base, np.ndarray):
+            v = v.base
+        return v
+
+    count: dict = {}
+    for v in values:
+        if isinstance(v, np.ndarray):
+            count[id(root(v))] = count.get(id(root(v)), 0) + 1
+    copies: dict = {}
+    out = []
+    for v in values:
+        if isinstance(v, np.ndarray) and count[id(root(v))] > 1:
+            r = root(v)
+            if id(r) not in copies:
+                copies[id(r)] = r.copy(order="K")
+            rc = copies[id(r)]
+            if v is r:
+                out.append(rc)
+                continue
+            if rc.strides == r.strides:
+                offset = v.__array_interface__["data"][0] - r.__array_interface__["data"][0]
+                out.append(np.ndarray(v.shape, v.dtype, buffer=rc, offset=offset,
+                                      strides=v.strides))
+                continue
+        out.append(v.copy() if hasattr(v, "copy") and not isinstance(v, (int, float)) else v)
+    return tuple(out)
 
 
 def item_cotangent(g, x, index):

@@ -154,8 +154,3 @@ def count_advanced(actions) -> int:
     """How many iterations a list of actions reruns without tapes."""
     return sum(b - a for action, a, b in actions if action == "advance")
 
-
-def restore_state(saved):
-    """A snapshot's values, arrays copied (the loop may update them in place)."""
-    return tuple(v.copy() if hasattr(v, "copy") and not isinstance(v, (int, float)) else v
-                 for v in saved)

@@ -330,3 +330,16 @@ def inner_loop_variable_read_after_it(x, y, s):
             s = s * 1.0
         y = x[n] * y
     return np.sum(y)
+
+
+# --- a checkpointed loop whose state holds two names for one array ---------------------
+
+def two_names_updated_in_a_checkpointed_loop(x, s):
+    """Under 'sqrt'/'revolve' the loop reruns from snapshots, which must keep ``h``
+    and ``m`` one array (and a view a view) as the first run had them."""
+    h = m = np.tanh(x)
+    v = h[1]
+    for i in [1.0, 2.0]:
+        h *= 0.5
+        h += x * s
+    return np.sum(m ** 2) + np.sum(v)

@@ -64,11 +64,12 @@ CASES = [
     (m.loop_variable_after_the_loop_in_a_callee, (3, "float")),
     (m.view_made_later_in_the_loop, ((3, 4), 4, "float")),
     (m.inner_loop_variable_read_after_it, ((3, 4), 4, "float")),
+    (m.two_names_updated_in_a_checkpointed_loop, ((3, 4), "float")),
 ]
 #: Programs autograd cannot run (it has no element assignment).
 NO_AUTOGRAD = {m.sorted_dict_update, m.disjoint_view_update, m.overlapping_view_update,
                m.update_through_a_view, m.two_updates_seen_by_a_view,
-               m.view_made_later_in_the_loop}
+               m.view_made_later_in_the_loop, m.two_names_updated_in_a_checkpointed_loop}
 
 
 def _autograd_twin(fn):
