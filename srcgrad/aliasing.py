@@ -56,7 +56,7 @@ import gast
 import numpy as np
 
 from . import ir, refresh
-from .errors import AliasedUpdateError, UnsupportedSyntaxError  # noqa: F401 - the docstring example
+from .errors import AliasedUpdateError
 from .analyze import scalar_names
 from .inline import show
 from .linker import is_user_function

@@ -40,6 +40,20 @@ def numeric_grad(fn, args, index, eps=1e-6):
             float(fn(*_with(args, index, x - eps)))) / (2 * eps)
 
 
+def perturbed(args, i, idx, t):
+    """``args`` with element ``idx`` of argument ``i`` moved by ``t`` (a copy; a
+    float argument moves as a whole)."""
+    new = list(args)
+    a = args[i]
+    if isinstance(a, np.ndarray):
+        b = a.copy()
+        b[idx] += t
+        new[i] = b
+    else:
+        new[i] = a + t
+    return new
+
+
 def inner(a, b) -> float:
     if isinstance(a, tuple):
         return sum(inner(x, y) for x, y in zip(a, b))

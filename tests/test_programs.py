@@ -66,7 +66,7 @@ from programs import (
 )
 
 import srcgrad
-from numeric import bit_identical
+from numeric import bit_identical, perturbed
 
 EXAMPLES = int(os.environ.get("SRCGRAD_FUZZ_EXAMPLES", "200"))
 FUZZ_EXAMPLES = int(os.environ.get("SRCGRAD_FUZZ_EXAMPLES", "10000"))
@@ -124,17 +124,6 @@ def _shift(a, direction, t):
         return a + t * direction
     return float(a + t * float(direction))
 
-
-def _perturb(args, i, idx, t):
-    new = list(args)
-    a = args[i]
-    if isinstance(a, np.ndarray):
-        b = a.copy()
-        b[idx] += t
-        new[i] = b
-    else:
-        new[i] = a + t
-    return new
 
 
 def _strip_file_lines(source: str, stem: str) -> str:
@@ -378,8 +367,8 @@ class Case:
         shape = np.shape(self.args[i])
         central, kink_gap = np.zeros(shape), np.zeros(shape)
         for idx in np.ndindex(shape):
-            plus = self.evaluate(f, _perturb(self.args, i, idx, EPS))
-            minus = self.evaluate(f, _perturb(self.args, i, idx, -EPS))
+            plus = self.evaluate(f, perturbed(self.args, i, idx, EPS))
+            minus = self.evaluate(f, perturbed(self.args, i, idx, -EPS))
             if not (np.isfinite(plus) and np.isfinite(minus)):
                 self.fail(f"generator bug: f is not finite near the inputs ({plus}, {minus})",
                           GeneratorBug)

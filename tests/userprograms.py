@@ -59,8 +59,6 @@ from __future__ import annotations
 import argparse
 import ast
 import collections
-import hashlib
-import importlib.util
 import os
 import random
 import re
@@ -72,6 +70,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
+from numeric import perturbed
+from programs import load_program
 
 CAP = 2.0                      # |every value| <= CAP at every statement boundary
 ARG_SHAPES = {"x": (3, 4), "y": (4,), "s": ()}
@@ -1003,26 +1003,10 @@ def make_inputs(seed: int, scalar_kind: str):
 
 # --- loading ---------------------------------------------------------------------------
 
-def module_name(source: str) -> str:
-    return "userprog_" + hashlib.sha1(source.encode()).hexdigest()[:12]
-
-
 def load(source: str, directory):
     """Write ``source`` to a real file and import it (srcgrad reads source via
     ``inspect``, which needs the file and the module in ``sys.modules``)."""
-    name = module_name(source)
-    path = Path(directory) / f"{name}.py"
-    if not path.exists() or path.read_text(encoding="utf-8") != source:
-        path.write_text(source, encoding="utf-8")
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    try:
-        spec.loader.exec_module(module)
-    except BaseException:
-        sys.modules.pop(name, None)
-        raise
-    return module
+    return load_program(source, directory)
 
 
 class _NoInPlace(ast.NodeTransformer):
@@ -1105,17 +1089,6 @@ def _same(a, b):
         return type(a) is type(b) and a.shape == b.shape and np.array_equal(a, b)
     return type(a) is type(b) and a == b
 
-
-def _perturb(args, i, idx, t):
-    new = list(args)
-    a = args[i]
-    if isinstance(a, np.ndarray):
-        b = a.copy()
-        b[idx] += t
-        new[i] = b
-    else:
-        new[i] = a + t
-    return new
 
 
 class _Fail(Exception):
@@ -1218,8 +1191,8 @@ def _check(program, directory, autograd_oracle):
             analytic = np.asarray(base[i], dtype=float)
             for idx in np.ndindex(shape):
                 with np.errstate(all="ignore"):
-                    plus = module.f(*_perturb(args, i, idx, EPS))
-                    minus = module.f(*_perturb(args, i, idx, -EPS))
+                    plus = module.f(*perturbed(args, i, idx, EPS))
+                    minus = module.f(*perturbed(args, i, idx, -EPS))
                 central = (plus - minus) / (2 * EPS)
                 gap = abs((plus - value) - (value - minus)) / EPS
                 tol = FD_ATOL + FD_RTOL * max(abs(central), 1.0)
