@@ -4,9 +4,10 @@
 ``r = x[1:]``, ``t = x.T``.  The dataflow srcgrad differentiates does not see
 that change, so when such an alias is read after the update, the gradient (and
 possibly the value) would silently differ from what Python computes.  Programs
-whose aliases are not read afterwards are fine.  The others are refused, with
-an error at the update -- at compile time where the sharing is certain, at run
-time where it depends on values the compiler cannot see:
+whose aliases are not read afterwards are fine.  The others are followed where
+srcgrad can make the change explicit (:mod:`.refresh`), and refused otherwise,
+with an error at the update -- at compile time where the sharing is certain, at
+run time where it depends on values the compiler cannot see:
 
 - a view ``r = x[1:]`` read after ``x[i] = v`` (or ``x += v``) is taken again
   from the updated ``x`` (:mod:`.refresh`); where that cannot be done (the view
@@ -100,7 +101,7 @@ def check_aliases(program: ir.Program) -> None:
     # r = y[1:]; r[0] = v: y changes too -- written back (y[1:] = r) right after, so
     # that the dataflow sees it; the write-back is an update of y checked below
     written = refresh.write_back(statements, views, counts, blocks, program.namer,
-                                 lambda v, u: _dominates(v, u, blocks))
+                                 lambda v, u: _dominates(v, u, blocks), containers)
     if written:
         (statements, views, elements, holders, parts, joins, loops, blocks, order,
          counts) = _structure(program, containers)
@@ -112,12 +113,13 @@ def check_aliases(program: ir.Program) -> None:
         if id(stmt) in refreshes:
             # views of what the last update changed were taken again: the sharing
             # after it is that of the program as it now is
-            stmt_, x_, again_, same_ = refreshes[id(stmt)]
+            stmt_, x_, again_, same_, messages_ = refreshes[id(stmt)]
             again_.sort(key=lambda v: order[id(v)])
             new = x_ if ir.is_update(stmt_) else ir.target_names(stmt_)[0]
-            refresh.insert(stmt_, again_, x_, new, blocks[id(stmt_)][0], program.namer)
+            check = functools.partial(_check_arguments, stmt_, messages_, program.filename)
+            refresh.insert(stmt_, again_, x_, new, blocks[id(stmt_)][0], program.namer, check)
             refresh.insert_identities(stmt_, same_, x_, new, blocks[id(stmt_)][0],
-                                      program.namer)
+                                      program.namer, check)
             unbound_refreshed.extend(n for n in same_ if n not in unbound_refreshed
                                      and _maybe_unbound(n, stmt_, program, blocks))
             refreshes[id(stmt)] = None
@@ -181,8 +183,10 @@ def check_aliases(program: ir.Program) -> None:
         candidates.update(n for _, names in holds for n in names)
         item = getattr(stmt, "item_update", None) is not None
         for other in sorted(candidates):
-            if other == x or find(other) not in affected or (item and other in containers):
+            if other == x or find(other) not in affected:
                 continue
+            if item and other in containers and other != stmt.item_update[0]:
+                continue  # another container: sees d[k]'s array only through d
             if id(stmt) in written and refresh.chain(
                     other, x, made, counts, lambda v, u=stmt: _dominates(v, u, blocks)) is None:
                 continue  # the base and what shares it: the write-back's own check
@@ -214,7 +218,8 @@ def check_aliases(program: ir.Program) -> None:
                 # a view of x (r = x[1:]) is taken again after the update, another
                 # name for x's array (z = x) bound to it again (refresh), before the
                 # statements after it are checked
-                entry = refreshes.setdefault(id(stmt), (stmt, x, [], []))
+                entry = refreshes.setdefault(id(stmt), (stmt, x, [], [], {}))
+                entry[4][other] = message
                 if again is not None:
                     entry[2].extend(v for v in again if v not in entry[2])
                 elif other not in entry[3]:
@@ -267,6 +272,20 @@ def _structure(program, containers):
             _bindings(statements))
 
 
+def _check_arguments(stmt, messages, filename, name) -> list:
+    """The index, message and place that a run-time check of the update ``stmt``
+    (``runtime.untouched``) takes, for the name ``name``."""
+    where = gast.Tuple(elts=[gast.Constant(value=v, kind=None) for v in (
+        filename, getattr(stmt, "lineno", None), getattr(stmt, "col_offset", None))],
+        ctx=gast.Load())
+    if ir.is_update(stmt):
+        index = SliceToCall().visit(clone(stmt.op.args[1]))
+    else:
+        index = gast.Constant(value=None, kind=None)
+    text = messages.get(name) or next(iter(messages.values()))
+    return [index, gast.Constant(value=text, kind=None), where]
+
+
 def _operand_names(op) -> list[str]:
     """The names an operation reads as operands (not the function it calls)."""
     return [n for arg in [*op.args, *op.kwargs.values()] for n in ir.names_in(arg)]
@@ -315,14 +334,22 @@ def _guard(stmt, other, message, blocks, program, unbound) -> None:
     where = gast.Tuple(elts=[gast.Constant(value=v, kind=None) for v in (
         program.filename, getattr(stmt, "lineno", None), getattr(stmt, "col_offset", None))],
         ctx=gast.Load())
-    if ir.is_update(stmt):
-        x, index, _ = stmt.op.args
-        x, index = x.id, SliceToCall().visit(clone(index))
-    else:  # x += v: all of x, if x is an array
-        x, index = stmt.updated, gast.Constant(value=None, kind=None)
-    call = gast.Call(func=helper_ref("untouched"),
-                     args=[ir.name(other), ir.name(x), index,
-                           gast.Constant(value=message, kind=None), where], keywords=[])
+    text = gast.Constant(value=message, kind=None)
+    item = getattr(stmt, "item_update", None)
+    if item is not None and other == item[0]:
+        # d[k] += v: the array d[k] holds changes; do d's other items see it?
+        key = SliceToCall().visit(clone(item[2]))
+        call = gast.Call(func=helper_ref("untouched_except"),
+                         args=[ir.name(other), key, ir.name(stmt.updated), text, where],
+                         keywords=[])
+    else:
+        if ir.is_update(stmt):
+            x, index, _ = stmt.op.args
+            x, index = x.id, SliceToCall().visit(clone(index))
+        else:  # x += v: all of x, if x is an array
+            x, index = stmt.updated, gast.Constant(value=None, kind=None)
+        call = gast.Call(func=helper_ref("untouched"),
+                         args=[ir.name(other), ir.name(x), index, text, where], keywords=[])
     guard = gast.copy_location(gast.Expr(value=call), stmt)
     guard.op = ir.Op(ir.OPAQUE, [], {}, stmt, "statement")
     block.insert(block.index(stmt), guard)

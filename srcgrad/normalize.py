@@ -177,7 +177,7 @@ class _Normalizer(ControlFlow, Calls):
                           _OP_LABELS.get(BINOPS[type(stmt.op)], "operator")))
                 # d[k] += v on a list or dict changes the array d[k] holds in place
                 # (then stores it back): the alias check must know
-                self.out[-1].item_update = (base, old_item.id)
+                self.out[-1].item_update = (base, old_item.id, clone(index))
                 self.setitem(target, new_item, index, stmt)
                 return
             if not isinstance(target, gast.Name):

@@ -5,7 +5,7 @@ is a window on ``y``'s memory.  The dataflow srcgrad differentiates does not
 see that: ``r`` keeps the value it had.  So, right after the update, the view is
 taken again from the updated base::
 
-    shared = is_view_of(r, y)        # before the update: is r a window on y?
+    shared = taken_again(r, y[1:], y, 2, ...)  # before: still that window? (else: sees y[2]?)
     y[2] = 0.0
     if shared:
         r = y[1:]                    # after it: what NumPy's r now shows
@@ -39,7 +39,7 @@ iteration, a list holding the array) is left to the alias check.
     >>> print(unparse_body(program))
     y = x * 1.0
     r = y[1:]
-    shared = is_view_of(r, y)
+    shared = taken_again(r, y[1:], y, 2, "'y' is updated in place while 'r' ...", ...)
     y[2] = 0.0
     if shared:
         r = y[1:]
@@ -57,11 +57,11 @@ from . import ir
 from .syntax import clone, helper_ref
 
 
-def write_back(statements, views, counts, blocks, namer, dominates) -> set[int]:
+def write_back(statements, views, counts, blocks, namer, dominates, containers) -> set[int]:
     """After each element assignment to a view taken by basic indexing (``r =
     y[1:]``, then ``r[0] = v``), write the view back into its base::
 
-        shared = is_view_of(r, y)
+        shared = same_window(r, y[1:])
         r[0] = v
         if shared:
             y[1:] = r
@@ -72,30 +72,30 @@ def write_back(statements, views, counts, blocks, namer, dominates) -> set[int]:
     made = {ir.target_names(v)[0]: v for v in views}
     done = set()
     for stmt in statements:
-        if ir.is_update(stmt) and getattr(stmt, "op", None) is not None \
-                and stmt.op.primitive is operator.setitem:
-            old = new = ir.target_names(stmt)[0]
-        else:
+        if not (ir.is_update(stmt) and getattr(stmt, "op", None) is not None
+                and stmt.op.primitive is operator.setitem):
             # (r += v, compiled as r_1 = r + v, leaves r_1 a new array where NumPy's r
             # stays a window on y: that case is left to the alias check)
             continue
+        old = ir.target_names(stmt)[0]
         view = made.get(old)
         if view is None or counts.get(old, 0) != 1 or not dominates(view, stmt) \
-                or not _steady_operands(view, counts) or not _basic_getitem(view):
-            continue
+                or not _steady_operands(view, counts) or not _basic_getitem(view) \
+                or view.op.args[0].id in containers:
+            continue  # (an item of a list is the array it holds, not a window on it)
         base, index = view.op.args[0].id, view.op.args[1]
         if counts.get(base, 0) > 1:
             continue  # rebound somewhere: the view may belong to an earlier value
         block = blocks[id(stmt)][0]
         flag = namer.fresh("shared")
-        test = ir.assign(flag, gast.Call(func=helper_ref("is_view_of"),
-                                         args=[ir.name(old), ir.name(base)], keywords=[]))
+        test = ir.assign(flag, gast.Call(func=helper_ref("same_window"),
+                                         args=[ir.name(old), _rebased(view.value, base, base)],
+                                         keywords=[]))
         test.op = ir.Op(ir.OPAQUE, [], {}, view.op.node, "statement")
         back = ir.assign(gast.Subscript(value=ir.name(base), slice=clone(index),
-                                        ctx=gast.Store()), ir.name(new))
-        back.op = ir.Op(operator.setitem, [ir.name(base), clone(index), ir.name(new)], {},
-                        stmt.op.node if getattr(stmt, "op", None) else view.op.node,
-                        "element assignment")
+                                        ctx=gast.Store()), ir.name(old))
+        back.op = ir.Op(operator.setitem, [ir.name(base), clone(index), ir.name(old)], {},
+                        stmt.op.node, "element assignment")
         gast.copy_location(back, stmt)
         branch = gast.copy_location(gast.If(test=ir.name(flag), body=[back], orelse=[]), stmt)
         at = block.index(stmt)
@@ -121,9 +121,9 @@ def chain(other, x, made, counts, dominates) -> list | None:
         # (a view taken again after an earlier update counts as its first definition:
         # every value the name holds is that view of the current base, or a copy)
         original = getattr(view, "refresh_of", view)
-        if view is None or counts.get(name, 0) != 1 or not dominates(original) \
-                or not _steady_operands(original, counts):
-            return None
+        if view is None or view.op.primitive is operator.pos or counts.get(name, 0) != 1 \
+                or not dominates(original) or not _steady_operands(original, counts):
+            return None  # (a plain copy z = y is the same object: see identical)
         out.append(view)
         base = view.op.args[0].id
         if base == x:
@@ -138,16 +138,20 @@ def _steady_operands(view, counts) -> bool:
     return all(counts.get(n, 0) <= 1 for n in rest)
 
 
-def insert(update, views, old, new, block, namer) -> None:
+def insert(update, views, old, new, block, namer, check) -> None:
     """Around ``update`` (of the array named ``old`` before it, ``new`` after):
-    test, for each view, whether it is a window on its base, and take it again
-    after the update where it is."""
+    test, for each view, whether it is still the window it was taken as, and take
+    it again after the update where it is; where it is not, the test checks that
+    it does not see the update either (``check``: the index, message and place
+    that ``runtime.untouched`` needs), and raises if it does."""
     tests, refreshes, renamed = [], [], {old: new}
     for view in views:
         target, base = ir.target_names(view)[0], view.op.args[0].id
         flag = namer.fresh("shared")
-        test = ir.assign(flag, gast.Call(func=helper_ref("is_view_of"),
-                                         args=[ir.name(target), ir.name(base)], keywords=[]))
+        test = ir.assign(flag, gast.Call(func=helper_ref("taken_again"),
+                                         args=[ir.name(target), _rebased(view.value, base, base),
+                                               ir.name(old), *check(target)],
+                                         keywords=[]))
         test.op = ir.Op(ir.OPAQUE, [], {}, view.op.node, "statement")
         tests.append(gast.copy_location(test, update))
         again = ir.assign(target, _rebased(view.value, base, renamed.get(base, base)))
@@ -182,15 +186,18 @@ def identical(other, x, made) -> bool:
     return other in seen and other != x
 
 
-def insert_identities(update, names, old, new, block, namer) -> None:
+def insert_identities(update, names, old, new, block, namer, check) -> None:
     """Around ``update`` (of ``old``, named ``new`` after it): each of ``names``
     that is the very same array, list or dict as ``old`` is bound to ``new``
-    after it (``z = h; h += 1.0``: NumPy changes the one array both names hold)."""
+    after it (``z = h; h += 1.0``: NumPy changes the one array both names hold);
+    one that is not is checked not to see the update (``check``, as for
+    :func:`insert`)."""
     tests, again = [], []
     for name in names:
         flag = namer.fresh("same")
-        test = ir.assign(flag, gast.Call(func=helper_ref("same_object"),
-                                         args=[ir.name(name), ir.name(old)], keywords=[]))
+        test = ir.assign(flag, gast.Call(func=helper_ref("same_or_untouched"),
+                                         args=[ir.name(name), ir.name(old), *check(name)],
+                                         keywords=[]))
         test.op = ir.Op(ir.OPAQUE, [], {}, update, "statement")
         tests.append(gast.copy_location(test, update))
         rebind = ir.assign(name, ir.name(new))

@@ -55,7 +55,10 @@ __all__ = [
     "attribute_cotangent",
     "drop_last",
     "untouched",
-    "is_view_of",
+    "same_window",
+    "taken_again",
+    "same_or_untouched",
+    "untouched_except",
     "same_object",
     "keys_of",
     "sequence",
@@ -214,17 +217,16 @@ def same_object(a, b) -> bool:
     return a is b and isinstance(a, (np.ndarray, list, dict))
 
 
-def is_view_of(view, base) -> bool:
-    """Whether the array ``view``, taken from ``base``, is a window on ``base``'s
-    memory (NumPy changes it with ``base``) rather than a copy: both look through
-    to the same array that owns the memory."""
-    if not (isinstance(view, np.ndarray) and isinstance(base, np.ndarray)):
+def same_window(view, again) -> bool:
+    """Whether the array ``view`` is exactly the window ``again`` -- the same view
+    taken afresh from its base: same memory, start, shape and strides.  Not a
+    copy (``y[0]`` of a 1-D array, a ``reshape`` that had to copy), and not a view
+    of a base that has since been rebound to another window on the same memory."""
+    if not (isinstance(view, np.ndarray) and isinstance(again, np.ndarray)):
         return False
-    while view.base is not None:
-        view = view.base
-    while base.base is not None:
-        base = base.base
-    return view is base
+    return (view.shape == again.shape and view.strides == again.strides
+            and view.dtype == again.dtype
+            and view.__array_interface__["data"][0] == again.__array_interface__["data"][0])
 
 
 def untouched(other, base, index, message, where=None):
@@ -234,12 +236,13 @@ def untouched(other, base, index, message, where=None):
 
     An array sees it if their elements overlap (``base[0] = v`` leaves
     ``base[1:]`` as it was); a list, tuple or dict if one of its items does.
-    ``base += v`` on a number or NumPy scalar rebinds ``base``: nothing sees it.
+    ``base += v`` on a number, NumPy scalar or tuple rebinds ``base``: nothing
+    sees it (on a list it extends the list in place).
     Setting an item of a list or dict changes that container, which only another
     name for it (or a container holding it) sees."""
     if not isinstance(base, np.ndarray):
-        if index is None:
-            return
+        if index is None and not isinstance(base, (list, dict)):
+            return  # x += v on a number, a NumPy scalar, a tuple: a new object
         region = base
     else:
         if index is None:
@@ -254,6 +257,41 @@ def untouched(other, base, index, message, where=None):
     if _sees(other, base, region):
         error = _error("AliasedUpdateError", message, where)
         error.verified = True  # seen sharing memory as the code ran: a real alias
+        raise error
+
+
+def taken_again(view, window, base, index, message, where=None) -> bool:
+    """Before ``base[index] = v`` (``index`` None: ``base += v``): whether ``view``
+    is still exactly ``window`` (the view taken afresh), so that the generated
+    code takes it again after the update; if it is not, it must not see the
+    update either (see :func:`untouched`)."""
+    if same_window(view, window):
+        return True
+    untouched(view, base, index, message, where)
+    return False
+
+
+def same_or_untouched(other, base, index, message, where=None) -> bool:
+    """Before an update of ``base``: whether ``other`` is the very same mutable
+    object (bound to the updated one after it); if not, it must not see the
+    update either (see :func:`untouched`)."""
+    if same_object(other, base):
+        return True
+    untouched(other, base, index, message, where)
+    return False
+
+
+def untouched_except(container, key, item, message, where=None):
+    """Check, before ``container[key] op= v`` changes the array ``item`` that
+    ``container[key]`` holds in place, that no other item of ``container`` sees
+    it (``xs = [y, y[1:]]; xs[0] += v`` changes ``xs[1]`` too)."""
+    if not isinstance(item, np.ndarray):
+        return
+    others = [v for k, v in (container.items() if isinstance(container, dict)
+                             else enumerate(container)) if k != key]
+    if _sees(others, item, item):
+        error = _error("AliasedUpdateError", message, where)
+        error.verified = True
         raise error
 
 
@@ -580,7 +618,7 @@ def snapshot_state(*values):
     also a tuple, NumPy scalar...) that keep the memory they share: two names
     for one array stay one array, a view stays a view of its copied base, so an
     iteration rerun from the copies sees the aliasing the original run saw
-    (``is_view_of``)."""
+    (``same_window``)."""
     def root(v):
         while isinstance(v.base, np.ndarray):
             v = v.base

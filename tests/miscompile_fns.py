@@ -343,3 +343,67 @@ def two_names_updated_in_a_checkpointed_loop(x, s):
         h *= 0.5
         h += x * s
     return np.sum(m ** 2) + np.sum(v)
+
+
+# --- found by a review: each is followed correctly, or refused; never wrong -----------
+
+def list_copy_sees_item_store(x):
+    xs = [x * 1.0]
+    ys = xs
+    xs[0] = x * x
+    return np.sum(ys[0])
+
+
+def dict_copy_sees_item_store(x):
+    d = {"a": x * 1.0}
+    e = d
+    d["a"] = x * x
+    return np.sum(e["a"])
+
+
+def list_copy_sees_extend(x):
+    xs = [x * 1.0]
+    ys = xs
+    xs += [x * 2.0]
+    return np.sum(np.stack(ys))
+
+
+def item_of_list_updated_through_it(x):
+    y = x * 1.0
+    xs = [y]
+    t = xs[0]
+    t[0] = t[1] * 3.0
+    return np.sum(y * y)
+
+
+def base_rebound_to_another_window(x):
+    y = x * 1.0
+    r = y[1:]
+    if x[0] > 0:
+        y = y[::-1]
+    y[0] = y[1] * 5.0
+    return np.sum(r * r * np.arange(5.0))
+
+
+def base_rebound_then_augmented(x):
+    y = x * np.arange(1.0, 7.0)
+    r = y[1:]
+    z = y
+    if x[0] > 0:
+        y = y[::-1]
+    y += x
+    return np.sum(r * r * np.arange(5.0)) + np.sum(z * np.arange(6.0))
+
+
+def other_item_sees_item_update(x):
+    y = x * 1.0
+    xs = [y, y[1:]]
+    xs[0] += x
+    return np.sum(xs[1] * xs[1])
+
+
+def dict_holding_a_list_extended(x):
+    xs = [x * 1.0]
+    d = {"k": xs}
+    xs += [x * 2.0]
+    return np.sum(np.stack(d["k"]))

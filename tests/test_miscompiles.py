@@ -142,6 +142,29 @@ def test_a_view_from_the_last_iteration_is_checked_past_an_earlier_loop():
     assert_bit_identical(value, m.view_from_the_last_iteration_and_an_earlier_loop(x.copy()))
 
 
+FOLLOWED_OR_REFUSED = [m.list_copy_sees_item_store, m.dict_copy_sees_item_store,
+                       m.list_copy_sees_extend, m.item_of_list_updated_through_it,
+                       m.base_rebound_to_another_window, m.base_rebound_then_augmented,
+                       m.other_item_sees_item_update, m.dict_holding_a_list_extended]
+
+
+@pytest.mark.parametrize("fn", FOLLOWED_OR_REFUSED, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_an_update_another_name_sees_is_followed_or_refused(fn, sign):
+    """Either the value is the function's own and the gradient right, or srcgrad
+    refuses with a located AliasedUpdateError -- never a wrong number."""
+    x = sign * np.array([0.3, -1.2, 0.7, 2.0, 0.5, 1.1])
+    for policy in POLICIES:
+        try:
+            value, g = srcgrad.value_and_grad(fn, policy=policy, check=True)(x.copy())
+        except srcgrad.AliasedUpdateError as error:
+            assert error.filename.endswith("miscompile_fns.py") and error.lineno
+            continue
+        assert_bit_identical(value, fn(x.copy()), f"{fn.__name__}, policy {policy!r}")
+        assert_close(g, numeric_grad(lambda a: fn(a.copy()), (x,), 0), rtol=1e-5, atol=1e-6,
+                     what=f"{fn.__name__}, policy {policy!r}")
+
+
 def test_float_update_rebinds_a_float_and_updates_a_shared_0d_array():
     """``t = s; t += 1.0``: on a float ``s`` keeps its value; on a 0-d array both
     names see the update (NumPy changes the one array), and so does the gradient."""
