@@ -87,11 +87,8 @@ def write_back(statements, views, counts, blocks, namer, dominates, containers) 
         if counts.get(base, 0) > 1:
             continue  # rebound somewhere: the view may belong to an earlier value
         block = blocks[id(stmt)][0]
-        flag = namer.fresh("shared")
-        test = ir.assign(flag, gast.Call(func=helper_ref("same_window"),
-                                         args=[ir.name(old), _rebased(view.value, base, base)],
-                                         keywords=[]))
-        test.op = ir.Op(ir.OPAQUE, [], {}, view.op.node, "statement")
+        flag, test = _test(namer, "shared", "same_window",
+                           [ir.name(old), _rebased(view.value, base, base)], view.op.node, stmt)
         back = ir.assign(gast.Subscript(value=ir.name(base), slice=clone(index),
                                         ctx=gast.Store()), ir.name(old))
         back.op = ir.Op(operator.setitem, [ir.name(base), clone(index), ir.name(old)], {},
@@ -100,7 +97,7 @@ def write_back(statements, views, counts, blocks, namer, dominates, containers) 
         branch = gast.copy_location(gast.If(test=ir.name(flag), body=[back], orelse=[]), stmt)
         at = block.index(stmt)
         block[at + 1:at + 1] = [branch]
-        block[at:at] = [gast.copy_location(test, stmt)]
+        block[at:at] = [test]
         done.add(id(stmt))
     return done
 
@@ -147,13 +144,10 @@ def insert(update, views, old, new, block, namer, check) -> None:
     tests, refreshes, renamed = [], [], {old: new}
     for view in views:
         target, base = ir.target_names(view)[0], view.op.args[0].id
-        flag = namer.fresh("shared")
-        test = ir.assign(flag, gast.Call(func=helper_ref("taken_again"),
-                                         args=[ir.name(target), _rebased(view.value, base, base),
-                                               ir.name(old), *check(target)],
-                                         keywords=[]))
-        test.op = ir.Op(ir.OPAQUE, [], {}, view.op.node, "statement")
-        tests.append(gast.copy_location(test, update))
+        flag, test = _test(namer, "shared", "taken_again",
+                           [ir.name(target), _rebased(view.value, base, base), ir.name(old),
+                            *check(target)], view.op.node, update)
+        tests.append(test)
         again = ir.assign(target, _rebased(view.value, base, renamed.get(base, base)))
         again.op = ir.Op(view.op.primitive, [ir.name(renamed.get(base, base)), *view.op.args[1:]],
                          view.op.kwargs, view.op.node, view.op.label)
@@ -194,12 +188,9 @@ def insert_identities(update, names, old, new, block, namer, check) -> None:
     :func:`insert`)."""
     tests, again = [], []
     for name in names:
-        flag = namer.fresh("same")
-        test = ir.assign(flag, gast.Call(func=helper_ref("same_or_untouched"),
-                                         args=[ir.name(name), ir.name(old), *check(name)],
-                                         keywords=[]))
-        test.op = ir.Op(ir.OPAQUE, [], {}, update, "statement")
-        tests.append(gast.copy_location(test, update))
+        flag, test = _test(namer, "same", "same_or_untouched",
+                           [ir.name(name), ir.name(old), *check(name)], update, update)
+        tests.append(test)
         rebind = ir.assign(name, ir.name(new))
         rebind.op = ir.Op(operator.pos, [ir.name(new)], {}, update, "assignment")
         rebind.refresh_of = rebind
@@ -209,6 +200,15 @@ def insert_identities(update, names, old, new, block, namer, check) -> None:
     at = block.index(update)
     block[at + 1:at + 1] = again
     block[at:at] = tests
+
+
+def _test(namer, stem, helper, args, node, where):
+    """``flag = helper(*args)``: a run-time test (opaque, never differentiated),
+    placed at ``where``; returns the flag's name and the statement."""
+    flag = namer.fresh(stem)
+    test = ir.assign(flag, gast.Call(func=helper_ref(helper), args=args, keywords=[]))
+    test.op = ir.Op(ir.OPAQUE, [], {}, node, "statement")
+    return flag, gast.copy_location(test, where)
 
 
 def _rebased(value, base, new):
