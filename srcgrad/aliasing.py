@@ -97,14 +97,14 @@ def check_aliases(program: ir.Program) -> None:
     containers = _containers(program, statements)
     scalars = scalar_names(program)
     (statements, views, elements, holders, parts, joins, loops, blocks, order,
-     counts) = _structure(program, containers)
+     steady) = _structure(program, containers)
     # r = y[1:]; r[0] = v: y changes too -- written back (y[1:] = r) right after, so
     # that the dataflow sees it; the write-back is an update of y checked below
-    written = refresh.write_back(statements, views, counts, blocks, program.namer,
+    written = refresh.write_back(statements, views, steady, blocks, program.namer,
                                  lambda v, u: _dominates(v, u, blocks), containers)
     if written:
         (statements, views, elements, holders, parts, joins, loops, blocks, order,
-         counts) = _structure(program, containers)
+         steady) = _structure(program, containers)
     guards, refreshes, unbound_refreshed = [], {}, []
     position = 0
     while position < len(statements):
@@ -113,18 +113,19 @@ def check_aliases(program: ir.Program) -> None:
         if id(stmt) in refreshes:
             # views of what the last update changed were taken again: the sharing
             # after it is that of the program as it now is
-            stmt_, x_, again_, same_, messages_ = refreshes[id(stmt)]
+            stmt_, x_, again_, same_, messages_, held_, roots_ = refreshes[id(stmt)]
             again_.sort(key=lambda v: order[id(v)])
             new = x_ if ir.is_update(stmt_) else ir.target_names(stmt_)[0]
             check = functools.partial(_check_arguments, stmt_, messages_, program.filename)
-            refresh.insert(stmt_, again_, x_, new, blocks[id(stmt_)][0], program.namer, check)
-            refresh.insert_identities(stmt_, same_, x_, new, blocks[id(stmt_)][0],
-                                      program.namer, check)
-            unbound_refreshed.extend(n for n in same_ if n not in unbound_refreshed
+            block = blocks[id(stmt_)][0]
+            refresh.insert(stmt_, again_, roots_, x_, new, block, program.namer, check)
+            refresh.insert_identities(stmt_, same_, x_, new, block, program.namer, check)
+            refresh.insert_holders(stmt_, held_, x_, new, block, program.namer, check)
+            unbound_refreshed.extend(n for n in same_ + held_ if n not in unbound_refreshed
                                      and _maybe_unbound(n, stmt_, program, blocks))
             refreshes[id(stmt)] = None
             (statements, views, elements, holders, parts, joins, loops, blocks, order,
-             counts) = _structure(program, containers)
+             steady) = _structure(program, containers)
             position = next(i for i, s in enumerate(statements) if s is stmt) + 1
             continue
         if ir.is_update(stmt):
@@ -188,7 +189,8 @@ def check_aliases(program: ir.Program) -> None:
             if item and other in containers and other != stmt.item_update[0]:
                 continue  # another container: sees d[k]'s array only through d
             if id(stmt) in written and refresh.chain(
-                    other, x, made, counts, lambda v, u=stmt: _dominates(v, u, blocks)) is None:
+                    other, x, made, lambda v, u=stmt: steady(v, u, base=False),
+                    lambda v, u=stmt: _dominates(v, u, blocks), elements) is None:
                 continue  # the base and what shares it: the write-back's own check
             source = made.get(other)
             stale = next((later for later in statements if other in _reads(later)
@@ -208,22 +210,34 @@ def check_aliases(program: ir.Program) -> None:
                            f"'{other}' shares its memory and is read afterwards; srcgrad "
                            f"cannot follow that change: write '{x} = {x} {symbol} ...' or "
                            f"make a copy ({hint})")
+            follow = augmented or _is_setitem(stmt)
             again = None
-            if source is not None and (augmented or _is_setitem(stmt)):
-                again = refresh.chain(other, x, made, counts,
-                                      lambda v, u=stmt: _dominates(v, u, blocks))
-            same = again is None and (augmented or _is_setitem(stmt)) \
-                and refresh.identical(other, x, made)
-            if again is not None or same:
+            if source is not None and follow:
+                again = refresh.chain(other, x, made,
+                                      lambda v, u=stmt: steady(v, u, base=False),
+                                      lambda v, u=stmt: _dominates(v, u, blocks),
+                                      elements, rebase=True)
+            # another name for x's array (z = x), or an item of a list that may be it
+            same = again is None and follow and (refresh.identical(other, x, made) or (
+                source is not None and id(source) in elements))
+            # a list or dict that may hold x's array (for w in ws: w *= 0.5)
+            holder = again is None and not same and follow and not item \
+                and other in containers and x not in containers
+            if again is not None or same or holder:
                 # a view of x (r = x[1:]) is taken again after the update, another
-                # name for x's array (z = x) bound to it again (refresh), before the
-                # statements after it are checked
-                entry = refreshes.setdefault(id(stmt), (stmt, x, [], [], {}))
+                # name for x's array bound to it again, the updated array stored
+                # back into a list holding it (refresh), before the statements after
+                # it are checked
+                entry = refreshes.setdefault(id(stmt), (stmt, x, [], [], {}, [], {}))
                 entry[4][other] = message
                 if again is not None:
-                    entry[2].extend(v for v in again if v not in entry[2])
-                elif other not in entry[3]:
+                    views_, root = again
+                    entry[2].extend(v for v in views_ if v not in entry[2])
+                    entry[6][id(views_[0])] = root
+                elif same and other not in entry[3]:
                     entry[3].append(other)
+                elif holder and other not in entry[5]:
+                    entry[5].append(other)
                 if statements[position - 1] is stmt:
                     position -= 1  # back to this update: apply, then go on
                 continue
@@ -267,9 +281,17 @@ def _structure(program, containers):
              and isinstance(s.targets[0], gast.Tuple) and getattr(s, "op", None) is not None
              and is_user_function(s.op.primitive) and _may_return_an_argument(s.op.primitive)]
     order = {id(s): i for i, s in enumerate(statements)}
-    return (statements, views, elements, holders, parts, joins,
-            _enclosing_loops(program.body), _blocks(program.body), order,
-            _bindings(statements))
+    loops = _enclosing_loops(program.body)
+
+    def steady(view, update, base=True) -> bool:
+        """Whether, when ``update`` runs, the view's name and its operands (its base
+        too, unless ``base`` is False) still hold what they held when the view
+        statement ran (see :func:`_undisturbed`)."""
+        names = {*ir.target_names(view), *_operand_names(view.op)[0 if base else 1:]}
+        return _undisturbed(names, view, update, statements, order, loops)
+
+    return (statements, views, elements, holders, parts, joins, loops,
+            _blocks(program.body), order, steady)
 
 
 def _check_arguments(stmt, messages, filename, name) -> list:
@@ -291,15 +313,26 @@ def _operand_names(op) -> list[str]:
     return [n for arg in [*op.args, *op.kwargs.values()] for n in ir.names_in(arg)]
 
 
-def _bindings(statements) -> dict[str, int]:
-    """How often each name is bound (``x[i] = v`` and ``xs.append(v)`` bind nothing,
-    nor does a view taken again after an update of its base, see refresh.py)."""
-    counts: dict[str, int] = {}
-    for stmt in statements:
-        if not ir.is_update(stmt) and getattr(stmt, "refresh_of", None) is None:
-            for n in ir.assigned_by(stmt):
-                counts[n] = counts.get(n, 0) + 1
-    return counts
+def _undisturbed(names, first, stmt, statements, order, loops) -> bool:
+    """Whether no statement can bind one of ``names`` on a path from ``first`` to
+    ``stmt`` (which ``first`` dominates): none lies between them in program order,
+    and none in a loop around ``stmt`` that is not around ``first`` (the loop's back
+    edge brings it round before ``stmt`` runs again).  A binding in a branch the
+    path cannot take -- code that an early return copied into both branches of an
+    ``if`` -- lies before ``first`` or after ``stmt`` and does not count, which a
+    count of bindings got wrong.  ``x[i] = v`` and ``xs.append(v)`` bind nothing,
+    nor does a view taken again after an update of its base (see refresh.py)."""
+    low, high = order[id(first)], order[id(stmt)]
+    around = loops.get(id(stmt), set()) - loops.get(id(first), set())
+    for other in statements:
+        at = order[id(other)]
+        if other is first or at <= low or ir.is_update(other) \
+                or getattr(other, "refresh_of", None) is not None:
+            continue
+        if (at < high or around & loops.get(id(other), set())) \
+                and names & set(ir.assigned_by(other)):
+            return False
+    return True
 
 
 def _dominates(first, stmt, blocks) -> bool:

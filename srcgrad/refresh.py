@@ -54,10 +54,10 @@ import operator
 import gast
 
 from . import ir
-from .syntax import clone, helper_ref
+from .syntax import SliceToCall, clone, helper_ref
 
 
-def write_back(statements, views, counts, blocks, namer, dominates, containers) -> set[int]:
+def write_back(statements, views, steady, blocks, namer, dominates, containers) -> set[int]:
     """After each element assignment to a view taken by basic indexing (``r =
     y[1:]``, then ``r[0] = v``), write the view back into its base::
 
@@ -79,13 +79,10 @@ def write_back(statements, views, counts, blocks, namer, dominates, containers) 
             continue
         old = ir.target_names(stmt)[0]
         view = made.get(old)
-        if view is None or counts.get(old, 0) != 1 or not dominates(view, stmt) \
-                or not _steady_operands(view, counts) or not _basic_getitem(view) \
-                or view.op.args[0].id in containers:
+        if view is None or not dominates(view, stmt) or not steady(view, stmt) \
+                or not _basic_getitem(view) or view.op.args[0].id in containers:
             continue  # (an item of a list is the array it holds, not a window on it)
         base, index = view.op.args[0].id, view.op.args[1]
-        if counts.get(base, 0) > 1:
-            continue  # rebound somewhere: the view may belong to an earlier value
         block = blocks[id(stmt)][0]
         flag, test = _test(namer, "shared", "same_window",
                            [ir.name(old), _rebased(view.value, base, base)], view.op.node, stmt)
@@ -109,47 +106,63 @@ def _basic_getitem(view) -> bool:
     return not any(isinstance(n, (gast.List, gast.Compare)) for n in gast.walk(view.op.args[1]))
 
 
-def chain(other, x, made, counts, dominates) -> list | None:
+def chain(other, x, made, steady, dominates, elements=frozenset(), rebase=False):
     """The view statements to take again, base first, so that ``other`` shows an
-    update of ``x``; None if ``other`` is not a view of ``x`` this can handle."""
+    update of ``x``, and the name the first of them is taken from; None if
+    ``other`` is not a view this can handle.
+
+    The views lead to ``x`` itself, or (with ``rebase``) to another name: a
+    parameter, a copy, an item of a list -- which may hold the very array ``x``
+    does (``r = d['h'][1:]``, then ``t = d['h']; t += v``).  The first view must
+    then be basic indexing, and the run-time test compares the view with that
+    index of ``x`` (``window(x, 1:)``): whatever the other name was, a view that is
+    exactly that window of ``x`` sees the update as the window of the new ``x``."""
     out, name = [], other
     while True:
         view = made.get(name)
         # (a view taken again after an earlier update counts as its first definition:
         # every value the name holds is that view of the current base, or a copy)
         original = getattr(view, "refresh_of", view)
-        if view is None or view.op.primitive is operator.pos or counts.get(name, 0) != 1 \
-                or not dominates(original) or not _steady_operands(original, counts):
-            return None  # (a plain copy z = y is the same object: see identical)
+        if view is None or view.op.primitive is operator.pos or id(view) in elements \
+                or not dominates(original) or not steady(original):
+            break  # (a plain copy z = y is the same object: see identical)
         out.append(view)
         base = view.op.args[0].id
         if base == x:
-            return out[::-1]
+            return out[::-1], x
         name = base
+    if rebase and out and _basic_getitem(out[-1]):
+        return out[::-1], name
+    return None
 
 
-def _steady_operands(view, counts) -> bool:
-    """The view's operands besides its base are constants or names assigned once."""
-    rest = [n for arg in view.op.args[1:] for n in ir.names_in(arg)]
-    rest += [n for value in view.op.kwargs.values() for n in ir.names_in(value)]
-    return all(counts.get(n, 0) <= 1 for n in rest)
-
-
-def insert(update, views, old, new, block, namer, check) -> None:
+def insert(update, views, roots, old, new, block, namer, check) -> None:
     """Around ``update`` (of the array named ``old`` before it, ``new`` after):
     test, for each view, whether it is still the window it was taken as, and take
     it again after the update where it is; where it is not, the test checks that
     it does not see the update either (``check``: the index, message and place
-    that ``runtime.untouched`` needs), and raises if it does."""
+    that ``runtime.untouched`` needs), and raises if it does.  ``roots`` maps the
+    first view of a chain taken from another name than ``old`` to that name (see
+    :func:`chain`): it is compared with the window of ``old``, and taken again
+    from ``new``."""
     tests, refreshes, renamed = [], [], {old: new}
     for view in views:
         target, base = ir.target_names(view)[0], view.op.args[0].id
+        root = roots.get(id(view))
+        if root is not None and root != old:
+            index = SliceToCall().visit(clone(view.op.args[1]))
+            window = gast.Call(func=helper_ref("window"), args=[ir.name(old), index],
+                               keywords=[])
+            base_after = new
+        else:
+            window = _rebased(view.value, base, base)
+            base_after = renamed.get(base, base)
         flag, test = _test(namer, "shared", "taken_again",
-                           [ir.name(target), _rebased(view.value, base, base), ir.name(old),
-                            *check(target)], view.op.node, update)
+                           [ir.name(target), window, ir.name(old), *check(target)],
+                           view.op.node, update)
         tests.append(test)
-        again = ir.assign(target, _rebased(view.value, base, renamed.get(base, base)))
-        again.op = ir.Op(view.op.primitive, [ir.name(renamed.get(base, base)), *view.op.args[1:]],
+        again = ir.assign(target, _rebased(view.value, base, base_after))
+        again.op = ir.Op(view.op.primitive, [ir.name(base_after), *view.op.args[1:]],
                          view.op.kwargs, view.op.node, view.op.label)
         gast.copy_location(again, view)
         again.refresh_of = getattr(view, "refresh_of", view)
@@ -158,6 +171,38 @@ def insert(update, views, old, new, block, namer, check) -> None:
         renamed[target] = target
     at = block.index(update)
     block[at + 1:at + 1] = refreshes
+    block[at:at] = tests
+
+
+def insert_holders(update, containers, old, new, block, namer, check) -> None:
+    """Around ``update`` (of the array named ``old`` before it, ``new`` after): for
+    each list or dict that may hold that very array (``for w in ws: w *= 0.5``,
+    ``hist.append(h); h += v``), find the key it is held at, and store the updated
+    array there after the update, as NumPy's container shows it::
+
+        key = held_at(ws, w, None, ...)   # before: None if ws does not hold w
+        w = w * 0.5
+        if key is not None:
+            ws[key] = w
+
+    Sharing it cannot follow (the array held twice, a view of it held, a nested
+    container) raises at run time (``check``: the index, message and place)."""
+    tests, stores = [], []
+    for container in containers:
+        key, test = _test(namer, "key", "held_at",
+                          [ir.name(container), ir.name(old), *check(container)], update, update)
+        tests.append(test)
+        store = ir.assign(gast.Subscript(value=ir.name(container), slice=ir.name(key),
+                                         ctx=gast.Store()), ir.name(new))
+        store.op = ir.Op(operator.setitem, [ir.name(container), ir.name(key), ir.name(new)],
+                         {}, update.op.node if getattr(update, "op", None) else update,
+                         "element assignment")
+        gast.copy_location(store, update)
+        held = gast.Compare(left=ir.name(key), ops=[gast.IsNot()],
+                            comparators=[gast.Constant(value=None, kind=None)])
+        stores.append(gast.copy_location(gast.If(test=held, body=[store], orelse=[]), update))
+    at = block.index(update)
+    block[at + 1:at + 1] = stores
     block[at:at] = tests
 
 

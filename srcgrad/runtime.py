@@ -23,6 +23,18 @@ from .runtime_forward import (
     tangent_like,
     zero_tangent,
 )
+from .runtime_aliases import (
+    held_at,
+    is_basic_index,
+    same_object,
+    same_or_untouched,
+    same_window,
+    taken_again,
+    untouched,
+    untouched_except,
+    window,
+)
+from .runtime_errors import error_at
 from .runtime_gradients import grad_like, zeros_grad
 from .structures import (
     AttributeCotangent,
@@ -59,6 +71,8 @@ __all__ = [
     "taken_again",
     "same_or_untouched",
     "untouched_except",
+    "held_at",
+    "window",
     "same_object",
     "keys_of",
     "sequence",
@@ -108,21 +122,6 @@ __all__ = [
 ]
 
 
-def _error(kind: str, message: str, where=None) -> Exception:
-    """srcgrad's error class ``kind`` -- or ValueError where srcgrad is not installed
-    (a module written by srcgrad.export runs on NumPy alone).  ``where`` is the
-    ``(file, line, column)`` of the user's code the error is about."""
-    try:
-        from srcgrad import errors  # noqa: PLC0415 - optional at run time, by design
-    except ImportError:
-        return ValueError(message if where is None else
-                          f"{message}\n  File \"{where[0]}\", line {where[1]}")
-    if where is None:
-        return getattr(errors, kind)(message)
-    filename, lineno, col = where
-    return getattr(errors, kind)(message, filename=filename, lineno=lineno, col=col)
-
-
 def unbroadcast(g, x):
     """Sum ``g`` down to the shape of ``x``, undoing NumPy broadcasting.
 
@@ -134,7 +133,7 @@ def unbroadcast(g, x):
     if type(g) is np.ndarray and type(x) is np.ndarray and g.shape == x.shape:
         return g  # the common case, first: no np.shape calls
     if isinstance(x, (tuple, list)):
-        raise _error(
+        raise error_at(
             "UnsupportedSyntaxError",
             "srcgrad differentiated '+' as arithmetic, but an operand is a "
             f"{type(x).__name__}: a sequence whose type srcgrad could not see when it "
@@ -201,7 +200,7 @@ def grad_seed(value):
     if type(value) is float:
         return 1.0
     if np.ndim(value) != 0:
-        raise _error(
+        raise error_at(
             "NonDifferentiableError",
             f"grad needs a function with a scalar output, but it returned a value of "
             f"shape {np.shape(value)}; use srcgrad.vjp or srcgrad.jacobian for "
@@ -209,110 +208,6 @@ def grad_seed(value):
     if isinstance(value, np.generic):
         return value.dtype.type(1)
     return 1.0
-
-
-def same_object(a, b) -> bool:
-    """Whether ``a`` and ``b`` are one mutable object (an array, list or dict),
-    which an update through either name changes for both."""
-    return a is b and isinstance(a, (np.ndarray, list, dict))
-
-
-def same_window(view, again) -> bool:
-    """Whether the array ``view`` is exactly the window ``again`` -- the same view
-    taken afresh from its base: same memory, start, shape and strides.  Not a
-    copy (``y[0]`` of a 1-D array, a ``reshape`` that had to copy), and not a view
-    of a base that has since been rebound to another window on the same memory."""
-    if not (isinstance(view, np.ndarray) and isinstance(again, np.ndarray)):
-        return False
-    return (view.shape == again.shape and view.strides == again.strides
-            and view.dtype == again.dtype
-            and view.__array_interface__["data"][0] == again.__array_interface__["data"][0])
-
-
-def untouched(other, base, index, message, where=None):
-    """Check, before ``base[index] = v`` (``index`` None: ``base += v``), that
-    ``other`` (a name read after the update that may share ``base``'s memory: a
-    view, a list holding it) does not see the update, and raise if it does.
-
-    An array sees it if their elements overlap (``base[0] = v`` leaves
-    ``base[1:]`` as it was); a list, tuple or dict if one of its items does.
-    ``base += v`` on a number, NumPy scalar or tuple rebinds ``base``: nothing
-    sees it (on a list it extends the list in place).
-    Setting an item of a list or dict changes that container, which only another
-    name for it (or a container holding it) sees."""
-    if not isinstance(base, np.ndarray):
-        if index is None and not isinstance(base, (list, dict)):
-            return  # x += v on a number, a NumPy scalar, a tuple: a new object
-        region = base
-    else:
-        if index is None:
-            index = Ellipsis
-        if is_basic_index(index):
-            parts = index if isinstance(index, tuple) else (index,)
-            # with an Ellipsis, indexing gives a view even where it selects one element
-            region = base[index] if any(p is Ellipsis for p in parts) \
-                else base[(*parts, ...)]
-        else:
-            region = base  # fancy indexing: a copy, which shares nothing; test the whole
-    if _sees(other, base, region):
-        error = _error("AliasedUpdateError", message, where)
-        error.verified = True  # seen sharing memory as the code ran: a real alias
-        raise error
-
-
-def taken_again(view, window, base, index, message, where=None) -> bool:
-    """Before ``base[index] = v`` (``index`` None: ``base += v``): whether ``view``
-    is still exactly ``window`` (the view taken afresh), so that the generated
-    code takes it again after the update; if it is not, it must not see the
-    update either (see :func:`untouched`)."""
-    if same_window(view, window):
-        return True
-    untouched(view, base, index, message, where)
-    return False
-
-
-def same_or_untouched(other, base, index, message, where=None) -> bool:
-    """Before an update of ``base``: whether ``other`` is the very same mutable
-    object (bound to the updated one after it); if not, it must not see the
-    update either (see :func:`untouched`)."""
-    if same_object(other, base):
-        return True
-    untouched(other, base, index, message, where)
-    return False
-
-
-def untouched_except(container, key, item, message, where=None):
-    """Check, before ``container[key] op= v`` changes the array ``item`` that
-    ``container[key]`` holds in place, that no other item of ``container`` sees
-    it (``xs = [y, y[1:]]; xs[0] += v`` changes ``xs[1]`` too)."""
-    if not isinstance(item, np.ndarray):
-        return
-    others = [v for k, v in (container.items() if isinstance(container, dict)
-                             else enumerate(container)) if k != key]
-    if _sees(others, item, item):
-        error = _error("AliasedUpdateError", message, where)
-        error.verified = True
-        raise error
-
-
-def _sees(other, base, region) -> bool:
-    """Whether ``other`` is, or holds, ``base`` or memory of ``region``."""
-    if other is base:
-        return True
-    if isinstance(other, np.ndarray):
-        if not isinstance(region, np.ndarray):
-            return False
-        try:
-            return bool(np.shares_memory(other, region, max_work=10_000))
-        except RuntimeError:  # numpy.exceptions.TooHardError: assume the worst
-            return True
-    if other is None or isinstance(other, (np.generic, int, float, complex, str, bool)):
-        return False  # immutable: a NumPy scalar read from base is a copy
-    if isinstance(other, (list, tuple)):
-        return any(_sees(item, base, region) for item in other)
-    if isinstance(other, dict):
-        return any(_sees(item, base, region) for item in other.values())
-    return True  # an object: it may hold anything
 
 
 def drop_last(g):
@@ -434,7 +329,7 @@ def einsum_grads(g, operands):
     """
     subscripts, arrays = operands[0], list(operands[1:])
     if not isinstance(subscripts, str):
-        raise _error("MissingRuleError", "einsum's sublist form einsum(x, [0, 1], ...) has no "
+        raise error_at("MissingRuleError", "einsum's sublist form einsum(x, [0, 1], ...) has no "
                      "adjoint; write the subscripts as a string")
     if _no_cotangent(g):
         return [None] + [0.0] * len(arrays)
@@ -443,7 +338,7 @@ def einsum_grads(g, operands):
     for i, a in enumerate(arrays):
         sub = ins[i]
         if len(set(sub)) != len(sub):
-            raise _error("MissingRuleError", f"einsum {subscripts!r}: an index repeated "
+            raise error_at("MissingRuleError", f"einsum {subscripts!r}: an index repeated "
                          f"within one operand ({sub!r}, a diagonal) has no adjoint")
         others = ins[:i] + ins[i + 1:] + [outs]
         kept = "".join(c for c in sub if c in "".join(others))
@@ -494,7 +389,7 @@ def norm_grad(g, out, x, ord=None, axis=None, keepdims=False):
     if ord is None or ord == "fro" or (ord == 2 and vector):
         return gg * x / np.where(scale == 0, 1, scale)
     if not vector:
-        raise _error("MissingRuleError", f"np.linalg.norm: the matrix norm ord={ord!r} has "
+        raise error_at("MissingRuleError", f"np.linalg.norm: the matrix norm ord={ord!r} has "
                      f"no adjoint; only the Frobenius norm does")
     if ord == 0:
         return np.zeros_like(x)
@@ -564,14 +459,6 @@ def unconcatenate(g, arrays, axis=0):
         sizes = [np.shape(a)[axis] if np.ndim(a) == np.ndim(g) else 1 for a in arrays]
     pieces = np.split(g, np.cumsum(sizes)[:-1], axis=axis)
     return ListCotangent([np.reshape(p, np.shape(a)) for p, a in zip(pieces, arrays)])
-
-
-def is_basic_index(index):
-    """True for an index made of ints, slices, ``None`` and ``...`` only: it
-    selects each element at most once, so its adjoint may assign."""
-    parts = index if isinstance(index, tuple) else (index,)
-    return all(p is None or p is Ellipsis or isinstance(p, (int, np.integer, slice))
-               and not isinstance(p, (bool, np.bool_)) for p in parts)
 
 
 def getitem_grad(g, a, index):

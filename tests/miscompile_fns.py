@@ -407,3 +407,55 @@ def dict_holding_a_list_extended(x):
     d = {"k": xs}
     xs += [x * 2.0]
     return np.sum(np.stack(d["k"]))
+
+
+def arrays_of_a_list_updated_in_a_loop(x):
+    """``w *= 0.5`` changes the array the list holds: ``ps`` shows it (stored back)."""
+    ps = [np.sin(x), np.exp(-x)]
+    for w in ps:
+        w *= 0.5
+        w += np.tanh(np.sum(np.stack(ps)))
+    return np.sum(np.stack(ps) ** 2)
+
+
+def arrays_of_zipped_lists_updated(x):
+    """The same through ``enumerate(zip(...))`` targets."""
+    ps = [np.sin(x), np.exp(-x)]
+    qs = [np.cos(x), x * 2.0]
+    for k, (a, b) in enumerate(zip(ps, qs)):
+        a *= 0.5 ** k
+        b -= a
+    return np.sum(np.stack(ps) * np.stack(qs))
+
+
+def appended_then_updated(x):
+    """``hist.append(h); h *= 0.5``: the list holds the array, which changes."""
+    hist = []
+    h = x * 1.0
+    for k in range(3):
+        h = np.sin(h) + k
+        hist.append(h)
+        h *= 0.5
+    return np.sum(np.stack(hist) ** 2) + np.sum(h)
+
+
+def dict_item_updated_through_a_name(x):
+    """``a = d['h']; a *= 0.5``: the dict shows the change."""
+    d = {"h": np.sin(x), "k": 0}
+    a = d["h"]
+    a *= 0.5
+    return np.sum(d["h"] ** 2) + np.sum(a)
+
+
+def view_after_an_early_return(x, s):
+    """An early return copies the rest of the function into both branches: each
+    copy's view is taken again after its own update."""
+    if s > 5.0:
+        return np.sum(x)
+    v = np.concatenate([np.tanh(x), 0.1 * x])[1:][:4]
+    r = v[:, None]
+    for k in range(2):
+        v *= 0.5
+        v += np.tanh(r[k, 0])
+    return np.sum(r ** 2) + np.sum(v)
+
