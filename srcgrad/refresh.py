@@ -148,15 +148,18 @@ def insert(update, views, roots, old, new, block, namer, check) -> None:
     tests, refreshes, renamed = [], [], {old: new}
     for view in views:
         target, base = ir.target_names(view)[0], view.op.args[0].id
-        root = roots.get(id(view))
-        if root is not None and root != old:
+        root = roots.get(id(view), base)
+        # a view compared with a window of another array than its own base (or taken
+        # again so before): that window may not exist (``y[2]`` of a shorter array)
+        rebased = root != base or getattr(view, "rebased", False)
+        if rebased:
             index = SliceToCall().visit(clone(view.op.args[1]))
-            window = gast.Call(func=helper_ref("window"), args=[ir.name(old), index],
+            window = gast.Call(func=helper_ref("window"),
+                               args=[ir.name(old if root != base else base), index],
                                keywords=[])
-            base_after = new
         else:
             window = _rebased(view.value, base, base)
-            base_after = renamed.get(base, base)
+        base_after = new if root != base else renamed.get(base, base)
         flag, test = _test(namer, "shared", "taken_again",
                            [ir.name(target), window, ir.name(old), *check(target)],
                            view.op.node, update)
@@ -166,6 +169,7 @@ def insert(update, views, roots, old, new, block, namer, check) -> None:
                          view.op.kwargs, view.op.node, view.op.label)
         gast.copy_location(again, view)
         again.refresh_of = getattr(view, "refresh_of", view)
+        again.rebased = rebased
         branch = gast.If(test=ir.name(flag), body=[again], orelse=[])
         refreshes.append(gast.copy_location(branch, update))
         renamed[target] = target

@@ -459,3 +459,13 @@ def view_after_an_early_return(x, s):
         v += np.tanh(r[k, 0])
     return np.sum(r ** 2) + np.sum(v)
 
+
+
+def loop_over_a_slice_of_a_rebound_list(x, s):
+    """``for a in hist[1:]`` with ``hist`` rebound in the loop: under 'recompute' the
+    adjoint of the loop's sequence compared two recomputed objects by identity."""
+    hist = [0.5 * s] + [np.tanh(x[1] ** 2)]
+    for a in hist[1:]:
+        hist = hist + [np.log(1.0 + s ** 2)]
+        return np.sum(x / (1.0 + a ** 2))
+    return s

@@ -71,6 +71,7 @@ CASES = [
     (m.appended_then_updated, (3,)),
     (m.dict_item_updated_through_a_name, (3,)),
     (m.view_after_an_early_return, (3, "float")),
+    (m.loop_over_a_slice_of_a_rebound_list, (3, "float")),
 ]
 #: Programs autograd cannot run (it has no element assignment).
 NO_AUTOGRAD = {m.sorted_dict_update, m.disjoint_view_update, m.overlapping_view_update,

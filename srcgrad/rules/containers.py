@@ -76,8 +76,10 @@ def getattr_(out, d_out, obj, name):
 
 @adjoint(sequence, "items", name="sequence")
 def sequence_(out, d_out, items):
-    """A list, tuple or array passes through; a dict's keys carry no cotangent."""
-    return d_out if out is items else 0.0
+    """A list, tuple or array passes through; a dict's keys carry no cotangent.
+    Decided by the type of ``items``, not by ``out is items``: a policy that
+    recomputes both makes two objects of one value."""
+    return d_out if isinstance(items, (list, tuple, np.ndarray)) else 0.0
 
 
 nondifferentiable(keys_of, name="keys_of")
