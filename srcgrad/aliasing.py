@@ -56,7 +56,7 @@ import operator
 import gast
 import numpy as np
 
-from . import ir, refresh
+from . import ir, refresh, runtime
 from .errors import AliasedUpdateError
 from .analyze import scalar_names
 from .inline import show
@@ -70,6 +70,7 @@ VIEWS = {
     np.expand_dims, np.swapaxes, np.moveaxis, np.asarray, np.broadcast_to, np.atleast_1d,
     np.atleast_2d, np.ndarray.T, np.ndarray.reshape, np.ndarray.ravel, np.ndarray.transpose,
     np.ndarray.squeeze, np.ndarray.swapaxes, np.ndarray.view,
+    runtime.sequence,  # what a for loop runs over: the list, tuple or array itself
 }
 
 
@@ -158,11 +159,14 @@ def check_aliases(program: ir.Program) -> None:
                 return False  # made last iteration, one side reassigned before the update
             return order[id(made_by)] < here or bool(shared)
 
+        copies = []  # every plain copy z = y in effect (made keeps one view per name)
         for view in views:
             if in_effect(view) and not (x in containers and id(view) in elements):
                 target = ir.target_names(view)[0]
                 group[find(target)] = find(view.op.args[0].id)
                 made[target] = view
+                if view.op.primitive is operator.pos and isinstance(view.value, gast.Name):
+                    copies.append((target, view.value.id))
         for join in joins:
             if in_effect(join):
                 first, *rest = ir.target_names(join)
@@ -218,7 +222,7 @@ def check_aliases(program: ir.Program) -> None:
                                       lambda v, u=stmt: _dominates(v, u, blocks),
                                       elements, rebase=True)
             # another name for x's array (z = x), or an item of a list that may be it
-            same = again is None and follow and (refresh.identical(other, x, made) or (
+            same = again is None and follow and (refresh.identical(other, x, copies) or (
                 source is not None and id(source) in elements))
             # a list or dict that may hold x's array (for w in ws: w *= 0.5)
             holder = again is None and not same and follow and not item \
@@ -417,8 +421,13 @@ def _containers(program, statements) -> set[str]:
     names = set(getattr(program, "sequences", ()))
     for s in statements:
         op = getattr(s, "op", None)
-        if isinstance(s, gast.Assign) and op is not None and op.primitive is ir.BUILD_DICT:
+        if not isinstance(s, gast.Assign) or op is None or ir.is_update(s):
+            continue
+        if op.primitive is ir.BUILD_DICT:
             names.update(ir.target_names(s))
+        elif op.primitive is runtime.sequence and isinstance(op.args[0], gast.Name) \
+                and op.args[0].id in names:
+            names.update(ir.target_names(s))  # for w in xs[1:]: the list itself
     return names
 
 

@@ -148,18 +148,19 @@ def insert(update, views, roots, old, new, block, namer, check) -> None:
     tests, refreshes, renamed = [], [], {old: new}
     for view in views:
         target, base = ir.target_names(view)[0], view.op.args[0].id
-        root = roots.get(id(view), base)
-        # a view compared with a window of another array than its own base (or taken
-        # again so before): that window may not exist (``y[2]`` of a shorter array)
-        rebased = root != base or getattr(view, "rebased", False)
+        # the first view of a chain that leads to another name than ``old``: compared
+        # with the window of ``old``, taken again from ``new`` (see chain); it, or a
+        # view taken again so before, may not fit the array (``y[2]`` of a shorter
+        # one): window() gives None there
+        first = roots.get(id(view), old) != old
+        rebased = first or getattr(view, "rebased", False)
         if rebased:
             index = SliceToCall().visit(clone(view.op.args[1]))
             window = gast.Call(func=helper_ref("window"),
-                               args=[ir.name(old if root != base else base), index],
-                               keywords=[])
+                               args=[ir.name(old if first else base), index], keywords=[])
         else:
             window = _rebased(view.value, base, base)
-        base_after = new if root != base else renamed.get(base, base)
+        base_after = new if first else renamed.get(base, base)
         flag, test = _test(namer, "shared", "taken_again",
                            [ir.name(target), window, ir.name(old), *check(target)],
                            view.op.node, update)
@@ -210,16 +211,14 @@ def insert_holders(update, containers, old, new, block, namer, check) -> None:
     block[at:at] = tests
 
 
-def identical(other, x, made) -> bool:
+def identical(other, x, copies) -> bool:
     """Whether ``other`` and ``x`` may be two names for one object through plain
-    copies (``z = h = v``, ``w = x``): the copies among ``made``'s views."""
+    copies (``z = h = v``, ``w = x``): ``copies`` are the (name, source) pairs of the
+    copies in effect."""
     edges: dict[str, set] = {}
-    for name, view in made.items():
-        if view is not None and view.op.primitive is operator.pos \
-                and isinstance(view.value, gast.Name):
-            base = view.value.id
-            edges.setdefault(name, set()).add(base)
-            edges.setdefault(base, set()).add(name)
+    for name, base in copies:
+        edges.setdefault(name, set()).add(base)
+        edges.setdefault(base, set()).add(name)
     seen, todo = {x}, [x]
     while todo:
         for n in edges.get(todo.pop(), ()):

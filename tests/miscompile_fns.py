@@ -469,3 +469,24 @@ def loop_over_a_slice_of_a_rebound_list(x, s):
         hist = hist + [np.log(1.0 + s ** 2)]
         return np.sum(x / (1.0 + a ** 2))
     return s
+
+
+def chained_names_updated_in_a_loop(x):
+    """``v = g = ...; g *= 0.5`` in a loop: ``v`` is the same array, and stays so
+    (the loop's own ``g = g * 0.5`` hid the copy ``g = v`` from the check)."""
+    v = g = np.tanh(x)
+    for k in range(3):
+        view = g[1:]
+        g *= 0.5
+        g += 0.5 * np.tanh(v)
+        t = np.mean(view)
+    return np.sum(v) + np.sum(g) + t
+
+
+def items_of_a_slice_of_a_list_updated(x):
+    """``for w in hist[1:]: w *= 0.5``: the slice and the list hold the same arrays."""
+    hist = [np.sin(x), np.cos(x), x * 2.0]
+    for w in hist[1:]:
+        w *= 0.5
+        w += np.tanh(hist[0])
+    return np.sum(np.stack(hist) ** 2)

@@ -72,6 +72,8 @@ CASES = [
     (m.dict_item_updated_through_a_name, (3,)),
     (m.view_after_an_early_return, (3, "float")),
     (m.loop_over_a_slice_of_a_rebound_list, (3, "float")),
+    (m.chained_names_updated_in_a_loop, (3,)),
+    (m.items_of_a_slice_of_a_list_updated, (3,)),
 ]
 #: Programs autograd cannot run (it has no element assignment).
 NO_AUTOGRAD = {m.sorted_dict_update, m.disjoint_view_update, m.overlapping_view_update,
@@ -80,7 +82,8 @@ NO_AUTOGRAD = {m.sorted_dict_update, m.disjoint_view_update, m.overlapping_view_
                # autograd rebinds on *=: it computes another function
                m.item_update_seen_by_a_view, m.arrays_of_a_list_updated_in_a_loop,
                m.arrays_of_zipped_lists_updated, m.appended_then_updated,
-               m.dict_item_updated_through_a_name, m.view_after_an_early_return}
+               m.dict_item_updated_through_a_name, m.view_after_an_early_return,
+               m.chained_names_updated_in_a_loop, m.items_of_a_slice_of_a_list_updated}
 
 
 def _autograd_twin(fn):
