@@ -7,6 +7,8 @@ holding ``W``'s.  ``list.append`` is an in-place update handled by the reverse
 pass itself.
 """
 
+import numpy as np
+
 from ..ir import BUILD_DICT, BUILD_LIST, BUILD_TUPLE, CONCAT, GETATTR, REPEAT
 from ..runtime import (
     AttributeCotangent,
