@@ -61,8 +61,9 @@ def _without_pushes(stmts) -> list:
 def _state(loop, carried=frozenset()) -> list[str]:
     """The loop's state: the variables it assigns that an iteration reads before
     assigning them, or that have a value before the loop (``carried``) -- the
-    adjoint sweep restores that value when it has reversed the loop, so
-    rerunning the loop from a snapshot must start from it too."""
+    adjoint sweep binds the state to that value when it has reversed the loop
+    (see :meth:`_Rewrite.release`), so rerunning the loop from a snapshot must
+    start from it too."""
     exposed: set[str] = set()
     eliminate_dead(clone(loop.body), exposed, keep=lambda stmt: True)
     assigned = set()
@@ -109,7 +110,8 @@ def checkpoint_loops(forward: list, backward: list, policy, namer, defined=()) -
         at = forward.index(loop)
         carried = set(defined)  # bound on some path to the loop
         for stmt in ir.walk_statements(forward[:at]):
-            carried.update(ir.assigned_by(stmt))
+            if not getattr(stmt, "placeholder", False):
+                carried.update(ir.assigned_by(stmt))
         rewrite = _Rewrite(loop, backward[mirror], namer, carried)
         new_names += [rewrite.snapshots] + ([rewrite.schedule] if rewrite.schedule else [])
         before = set(defined)
@@ -159,6 +161,22 @@ class _Rewrite:
                           _call("snapshot_state", gast.Starred(value=gast.Subscript(
                               value=ir.name(self.snapshots), slice=ir.name(self.a),
                               ctx=gast.Load()), ctx=gast.Load())))]
+
+    def release(self):
+        """The snapshot of the state before iteration ``a``, no longer needed, becomes
+        the state: every iteration from ``a`` on has been reversed, so the state is
+        what it was before ``a`` -- after the last release, what it was before the
+        loop, which code before the loop may read again (an earlier checkpointed
+        loop reruns from it).  Values the tapes restore need this too; the others
+        (``h = sum(ps)`` when no adjoint reads the old ``h``) would keep the last
+        rerun's."""
+        taken = gast.Call(func=gast.Attribute(value=ir.name(self.snapshots), attr="pop",
+                                              ctx=gast.Load()),
+                          args=[ir.name(self.a)], keywords=[])
+        if not self.state:
+            return [gast.Expr(value=taken)]
+        return [ir.assign(gast.Tuple(elts=[ir.name(v, store=True) for v in self.state],
+                                     ctx=gast.Store()), taken)]
 
     def runs(self, body, backwards=False, target=None):
         """``body`` over iterations a..b-1 (last first when ``backwards``)."""
@@ -216,8 +234,7 @@ class _Rewrite:
         node = gast.For(target=self.header(), iter=actions, body=[_dispatch(
             self.action, self.a, self.b, [
                 ("restore", self.restore()), ("save", self.save(ir.name(self.a))),
-                ("free", [gast.Delete(targets=[gast.Subscript(
-                    value=ir.name(self.snapshots), slice=ir.name(self.a), ctx=gast.Del())])]),
+                ("free", self.release()),
                 ("advance", self.runs(clone(self.plain))),
                 ("record", self.runs(self.taped)),
                 ("unrecord", self.runs(self.reverse.body, backwards=True,

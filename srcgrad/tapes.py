@@ -116,4 +116,5 @@ def _none(names, comment):
     init = gast.Assign(targets=[ir.name(v, store=True) for v in names],
                        value=gast.Constant(value=None, kind=None), type_comment=None)
     init.comment = comment
+    init.placeholder = True  # no value of the program's: a checkpoint need not carry it
     return init

@@ -490,3 +490,21 @@ def items_of_a_slice_of_a_list_updated(x):
         w *= 0.5
         w += np.tanh(hist[0])
     return np.sum(np.stack(hist) ** 2)
+
+
+def loop_state_read_by_an_earlier_checkpointed_loop(x):
+    """The second loop rebinds ``h``, which the first loop reads; no adjoint needs
+    the old ``h``, so no tape restores it: under 'sqrt' and 'revolve' the first
+    loop reran with the second loop's last ``h`` until the adjoint of a
+    checkpointed loop left its state as it was before the loop."""
+    h = np.sin(x)
+    sh = x
+    for c in range(1):
+        sh = np.tanh(sh + np.tanh(h))
+    ps = [h, x * 0.5, h]
+    for w in ps[1:]:
+        for k in range(2):
+            h = sum(ps)
+            w = 0.05 * (x - w * sh)
+            ps.append(w)
+    return np.sum(np.sin(h))

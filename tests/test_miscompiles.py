@@ -74,6 +74,7 @@ CASES = [
     (m.loop_over_a_slice_of_a_rebound_list, (3, "float")),
     (m.chained_names_updated_in_a_loop, (3,)),
     (m.items_of_a_slice_of_a_list_updated, (3,)),
+    (m.loop_state_read_by_an_earlier_checkpointed_loop, (4,)),
 ]
 #: Programs autograd cannot run (it has no element assignment).
 NO_AUTOGRAD = {m.sorted_dict_update, m.disjoint_view_update, m.overlapping_view_update,
