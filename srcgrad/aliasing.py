@@ -201,19 +201,9 @@ def check_aliases(program: ir.Program) -> None:
                           and _stale(later, stmt, other, order, loops, blocks)), None)
             if stale is None:
                 continue
-            hint = f"{other} = {show(source.value)}.copy()" if source is not None \
-                else f"{x} = {x}.copy()"
-            message = (f"'{x}' is updated in place while '{other}' shares its memory and is "
-                       f"read afterwards; srcgrad cannot follow that change: make a copy "
-                       f"({hint})")
+            message = _message(stmt, x, other, source, program, statements)
             augmented = not ir.is_update(stmt)
             stmt.updated = x  # what a run-time check tests
-            if augmented:
-                symbol = getattr(stmt, "augmented_symbol", "+")
-                message = (f"'{x} {symbol}= ...' updates the array '{x}' in place, and "
-                           f"'{other}' shares its memory and is read afterwards; srcgrad "
-                           f"cannot follow that change: write '{x} = {x} {symbol} ...' or "
-                           f"make a copy ({hint})")
             follow = augmented or _is_setitem(stmt)
             again = None
             if source is not None and follow:
@@ -262,6 +252,50 @@ def check_aliases(program: ir.Program) -> None:
         none.op = ir.Op(ir.OPAQUE, [], {}, program.node, "statement")
         none.comment = "bound at the start: a check of an update reads it"
         program.body.insert(0, gast.copy_location(none, program.body[0]))
+
+
+def _message(stmt, x, other, source, program, statements) -> str:
+    """What an update ``stmt`` of ``x`` that ``other`` sees is refused with, in the
+    user's names: ``x`` for the ``x_1`` the compiler renamed it to, the user's
+    expression (``d['h']``, ``W[1:]``) for a temporary."""
+    user = _user_names(program, statements)
+    shown_x = getattr(stmt, "user_target", None) or user(x)
+    shown_other = user(other)
+    node = getattr(getattr(source, "op", None), "node", None)
+    if source is not None and source.op.primitive is not operator.pos \
+            and isinstance(node, gast.expr) and not isinstance(node, (gast.Tuple, gast.List)):
+        hint = f"{shown_other} = {show(node)}.copy()"  # the view, as the user wrote it
+    else:
+        hint = f"{shown_x} = {shown_x}.copy()"
+    if ir.is_update(stmt):
+        return (f"'{shown_x}' is updated in place while '{shown_other}' shares its memory "
+                f"and is read afterwards; srcgrad cannot follow that change: make a copy "
+                f"({hint})")
+    symbol = getattr(stmt, "augmented_symbol", "+")
+    return (f"'{shown_x} {symbol}= ...' updates the array '{shown_x}' in place, and "
+            f"'{shown_other}' shares its memory and is read afterwards; srcgrad cannot "
+            f"follow that change: write '{shown_x} = {shown_x} {symbol} ...' or make a copy "
+            f"({hint})")
+
+
+def _user_names(program, statements):
+    """``name -> how the user wrote it``: the user's variable for a renamed one,
+    the expression a temporary holds, else the name itself."""
+    renamed = program.namer.user_names
+    temps = {}
+    for s in statements:
+        node = getattr(getattr(s, "op", None), "node", None)
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) \
+                and s.targets[0].id in program.namer.temps and isinstance(node, gast.expr):
+            temps.setdefault(s.targets[0].id, node)
+
+    def user(name):
+        if name in renamed:
+            return renamed[name]
+        if name in temps:
+            return show(temps[name])
+        return name
+    return user
 
 
 def _structure(program, containers):
@@ -575,17 +609,34 @@ def _broken(view, update, statements, order, loops, blocks) -> bool:
     """Whether a view made in the previous iteration (after ``update`` in the loop
     body) certainly loses a side to a reassignment before ``update`` runs again:
     one in the innermost loop around both, on every path to ``update`` (a
-    reassignment before that loop, or in a branch, does not count)."""
+    reassignment before that loop, or in a branch, does not count) -- and that
+    side passes its memory to no other name in the loop first (``y, w = w, y``
+    hands the view ``y`` to ``w`` before ``y`` is reassigned)."""
     if not (isinstance(view, gast.Assign) and _is_view(view)):
         return False  # a join or a holder relates several names: assume it holds
     names = {ir.target_names(view)[0], view.op.args[0].id}
     loop = loops.get(id(update), set()) & loops.get(id(view), set())
-    for other in statements:
-        if order[id(other)] < order[id(update)] and loop <= loops.get(id(other), set()) \
-                and names & set(ir.assigned_by(other)) and other is not view \
-                and _dominates(other, update, blocks):
+    in_loop = [s for s in statements if loop <= loops.get(id(s), set())]
+    for other in in_loop:
+        lost = names & set(ir.assigned_by(other))
+        if order[id(other)] < order[id(update)] and lost and other is not view \
+                and _dominates(other, update, blocks) \
+                and not any(_passes_on(s, n) for s in in_loop for n in lost):
             return True
     return False
+
+
+def _passes_on(stmt, name) -> bool:
+    """Whether ``stmt`` may give another name ``name``'s memory: a view or copy of
+    it, a container or call result that may hold it."""
+    if not isinstance(stmt, (gast.Assign, gast.Expr)) or getattr(stmt, "op", None) is None:
+        return False
+    if isinstance(stmt, gast.Assign) and not ir.is_update(stmt) and _is_view(stmt):
+        return stmt.op.args[0].id == name
+    if name in _held(stmt):
+        return True
+    return isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Tuple) \
+        and name in _operand_names(stmt.op)
 
 
 def _reads(stmt) -> list[str]:

@@ -21,6 +21,7 @@ class Namer:
         self.taken: set[str] = set(taken)
         self.temps: set[str] = set()  # the names temp() handed out
         self.temp_cotangents: set[str] = set()  # and those adjoint() made for them
+        self.user_names: dict[str, str] = {}  # x_1 -> x: the user's name, for messages
         self._temps = 0
 
     def reserve(self, *names: str) -> None:

@@ -44,7 +44,7 @@ from .naming import Namer
 from .normalize_calls import DYNAMIC, Calls
 from .normalize_control import ControlFlow
 from .rules import registry
-from .syntax import assigned_names, clone, helper_ref, is_append, is_docstring, walk
+from .syntax import assigned_names, clone, helper_ref, is_append, is_docstring, source_of, walk
 
 BINOPS = {
     gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
@@ -178,6 +178,7 @@ class _Normalizer(ControlFlow, Calls):
                 # d[k] += v on a list or dict changes the array d[k] holds in place
                 # (then stores it back): the alias check must know
                 self.out[-1].item_update = (base, old_item.id, clone(index))
+                self.out[-1].user_target = source_of(target)
                 self.setitem(target, new_item, index, stmt)
                 return
             if not isinstance(target, gast.Name):
@@ -192,6 +193,7 @@ class _Normalizer(ControlFlow, Calls):
             # NumPy updates an array in place here: the alias check must know
             self.out[-1].augmented = old
             self.out[-1].augmented_symbol = _OP_LABELS.get(BINOPS[type(stmt.op)], "+")
+            self.out[-1].user_target = target.id
         elif isinstance(stmt, gast.Expr) and is_append(stmt.value):
             call = stmt.value
             base = self.updated_array(gast.Subscript(value=call.func.value, slice=None,
@@ -420,6 +422,7 @@ class _Normalizer(ControlFlow, Calls):
         ssa = user_name if user_name not in self.env.values() and user_name not in self.env \
             and not reserved else self.namer.fresh(user_name)
         self.namer.reserve(ssa)
+        self.namer.user_names[ssa] = user_name
         self.env[user_name] = ssa
         return ssa
 

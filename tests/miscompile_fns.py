@@ -508,3 +508,16 @@ def loop_state_read_by_an_earlier_checkpointed_loop(x):
             w = 0.05 * (x - w * sh)
             ps.append(w)
     return np.sum(np.sin(h))
+
+
+def view_handed_on_by_a_swap(x):
+    """``y = h[k]`` made last iteration, then ``y, w = w, y``: ``y`` is rebound, but
+    ``w`` now holds the view, and sees ``m *= 0.5`` (``m`` is ``h``)."""
+    h = m = np.tanh(np.outer(x[:3], x[:4]))
+    y = w = x[:4] * 1.0
+    for k in range(3):
+        y, w = w, y
+        m *= 0.5
+        m += np.sin(w)
+        y = h[k % 3]
+    return np.sum(w) + np.sum(y) + np.sum(h)

@@ -152,7 +152,8 @@ def test_an_item_update_seen_through_a_view_takes_the_view_again():
 FOLLOWED_OR_REFUSED = [m.list_copy_sees_item_store, m.dict_copy_sees_item_store,
                        m.list_copy_sees_extend, m.item_of_list_updated_through_it,
                        m.base_rebound_to_another_window, m.base_rebound_then_augmented,
-                       m.other_item_sees_item_update, m.dict_holding_a_list_extended]
+                       m.other_item_sees_item_update, m.dict_holding_a_list_extended,
+                       m.view_handed_on_by_a_swap]
 
 
 @pytest.mark.parametrize("fn", FOLLOWED_OR_REFUSED, ids=lambda f: f.__name__)
