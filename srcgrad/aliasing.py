@@ -482,6 +482,10 @@ def _held(stmt) -> list[str]:
         return []
     if prim in (ir.BUILD_LIST, ir.BUILD_TUPLE, ir.BUILD_DICT):
         args = op.args
+    elif prim in (ir.CONCAT, ir.REPEAT) or _copies_elements(stmt):
+        # xs + [v], 2 * xs, list(xs), sorted(d): a new container of the same elements
+        # (holding the operand containers stands for holding their elements)
+        args = [*op.args, *op.kwargs.values()]
     elif is_user_function(prim):
         if not _may_return_an_argument(prim):
             return []

@@ -521,3 +521,21 @@ def view_handed_on_by_a_swap(x):
         m += np.sin(w)
         y = h[k % 3]
     return np.sum(w) + np.sum(y) + np.sum(h)
+
+
+def concatenated_list_holds_a_view(x):
+    """``ps = [a] + [z[1:]]``: the concatenation holds the view, which sees ``z += 1``."""
+    z = np.tanh(x)
+    ps = [z * 2.0] + [z[1:]]
+    for k in range(2):
+        z += 1.0
+        y = np.sum(ps[1])
+    return y + np.sum(z)
+
+
+def list_copy_holds_the_array(x):
+    """``ps = list(qs)`` holds the arrays ``qs`` holds: ``z *= 2`` changes ``ps[0]``."""
+    z = np.tanh(x)
+    ps = list([z, x])
+    z *= 2.0
+    return np.sum(ps[0] * ps[1])

@@ -153,7 +153,8 @@ FOLLOWED_OR_REFUSED = [m.list_copy_sees_item_store, m.dict_copy_sees_item_store,
                        m.list_copy_sees_extend, m.item_of_list_updated_through_it,
                        m.base_rebound_to_another_window, m.base_rebound_then_augmented,
                        m.other_item_sees_item_update, m.dict_holding_a_list_extended,
-                       m.view_handed_on_by_a_swap]
+                       m.view_handed_on_by_a_swap, m.concatenated_list_holds_a_view,
+                       m.list_copy_holds_the_array]
 
 
 @pytest.mark.parametrize("fn", FOLLOWED_OR_REFUSED, ids=lambda f: f.__name__)
