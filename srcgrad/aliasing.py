@@ -119,10 +119,13 @@ def check_aliases(program: ir.Program) -> None:
             new = x_ if ir.is_update(stmt_) else ir.target_names(stmt_)[0]
             check = functools.partial(_check_arguments, stmt_, messages_, program.filename)
             block = blocks[id(stmt_)][0]
-            refresh.insert(stmt_, again_, roots_, x_, new, block, program.namer, check)
-            refresh.insert_identities(stmt_, same_, x_, new, block, program.namer, check)
+            # (each inserts right after the update: the stores into containers come
+            # last, after the views they store are taken again)
             refresh.insert_holders(stmt_, held_, x_, new, block, program.namer, check)
-            unbound_refreshed.extend(n for n in same_ + held_ if n not in unbound_refreshed
+            refresh.insert_identities(stmt_, same_, x_, new, block, program.namer, check)
+            refresh.insert(stmt_, again_, roots_, x_, new, block, program.namer, check)
+            unbound_refreshed.extend(n for n in same_ + [c for c, _ in held_]
+                                     if n not in unbound_refreshed
                                      and _maybe_unbound(n, stmt_, program, blocks))
             refreshes[id(stmt)] = None
             (statements, views, elements, holders, parts, joins, loops, blocks, order,
@@ -230,8 +233,24 @@ def check_aliases(program: ir.Program) -> None:
                     entry[6][id(views_[0])] = root
                 elif same and other not in entry[3]:
                     entry[3].append(other)
-                elif holder and other not in entry[5]:
-                    entry[5].append(other)
+                elif holder:
+                    # the container holds x itself, or views of x that are taken
+                    # again (hist = [z[2]]; z *= 0.5): each is stored back where held
+                    items = [x]
+                    for h, names in holders:
+                        if ir.target_names(h)[0] != other or not in_effect(h):
+                            continue
+                        for v in names:
+                            chained = None if v == x else refresh.chain(
+                                v, x, made, lambda w, u=stmt: steady(w, u, base=False),
+                                lambda w, u=stmt: _dominates(w, u, blocks), elements)
+                            if chained is not None:
+                                entry[2].extend(w for w in chained[0] if w not in entry[2])
+                                items.append(v)
+                    if len(items) > 1 and not any(x in names for h, names in holders
+                                                  if ir.target_names(h)[0] == other):
+                        items = items[1:]
+                    entry[5].extend((other, v) for v in items if (other, v) not in entry[5])
                 if statements[position - 1] is stmt:
                     position -= 1  # back to this update: apply, then go on
                 continue

@@ -179,33 +179,39 @@ def insert(update, views, roots, old, new, block, namer, check) -> None:
     block[at:at] = tests
 
 
-def insert_holders(update, containers, old, new, block, namer, check) -> None:
+def insert_holders(update, held, old, new, block, namer, check) -> None:
     """Around ``update`` (of the array named ``old`` before it, ``new`` after): for
-    each list or dict that may hold that very array (``for w in ws: w *= 0.5``,
-    ``hist.append(h); h += v``), find the key it is held at, and store the updated
-    array there after the update, as NumPy's container shows it::
+    each ``(container, item)`` in ``held`` -- a list or dict that may hold that
+    very array (``for w in ws: w *= 0.5``, ``hist.append(h); h += v``), or a view
+    of it that is taken again (``hist = [z[2]]``) -- find the key it is held at,
+    and store the updated array, or the view taken again, there after the
+    update, as NumPy's container shows it::
 
-        key = held_at(ws, w, None, ...)   # before: None if ws does not hold w
+        key = held_at(ws, w, w, None, ...)   # before: None if ws does not hold w
         w = w * 0.5
         if key is not None:
             ws[key] = w
 
-    Sharing it cannot follow (the array held twice, a view of it held, a nested
-    container) raises at run time (``check``: the index, message and place)."""
+    Sharing it cannot follow (the array held twice, another item seeing it, a
+    nested container) raises at run time (``check``: the index, message and
+    place)."""
     tests, stores = [], []
-    for container in containers:
+    for container, item in held:
+        index, *rest = check(container)
         key, test = _test(namer, "key", "held_at",
-                          [ir.name(container), ir.name(old), *check(container)], update, update)
+                          [ir.name(container), ir.name(item), ir.name(old), index, *rest],
+                          update, update)
         tests.append(test)
+        value = new if item == old else item
         store = ir.assign(gast.Subscript(value=ir.name(container), slice=ir.name(key),
-                                         ctx=gast.Store()), ir.name(new))
-        store.op = ir.Op(operator.setitem, [ir.name(container), ir.name(key), ir.name(new)],
+                                         ctx=gast.Store()), ir.name(value))
+        store.op = ir.Op(operator.setitem, [ir.name(container), ir.name(key), ir.name(value)],
                          {}, update.op.node if getattr(update, "op", None) else update,
                          "element assignment")
         gast.copy_location(store, update)
-        held = gast.Compare(left=ir.name(key), ops=[gast.IsNot()],
-                            comparators=[gast.Constant(value=None, kind=None)])
-        stores.append(gast.copy_location(gast.If(test=held, body=[store], orelse=[]), update))
+        held_ = gast.Compare(left=ir.name(key), ops=[gast.IsNot()],
+                             comparators=[gast.Constant(value=None, kind=None)])
+        stores.append(gast.copy_location(gast.If(test=held_, body=[store], orelse=[]), update))
     at = block.index(update)
     block[at + 1:at + 1] = stores
     block[at:at] = tests

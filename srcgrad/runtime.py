@@ -503,36 +503,68 @@ def snapshot(value):
 def snapshot_state(*values):
     """Copies of a checkpointed loop's state ``values`` (as :func:`snapshot`, and
     also a tuple, NumPy scalar...) that keep the memory they share: two names
-    for one array stay one array, a view stays a view of its copied base, so an
-    iteration rerun from the copies sees the aliasing the original run saw
-    (``same_window``)."""
+    for one array stay one array, a view stays a view of its copied base, and a
+    list or dict holding one of those arrays holds its copy -- so an iteration
+    rerun from the copies sees the aliasing the original run saw (``same_window``,
+    ``held_at``).  A list's other items are not copied: a list the loop appends
+    to costs one list, not its arrays, per snapshot."""
     def root(v):
         while isinstance(v.base, np.ndarray):
             v = v.base
         return v
 
+    def items(v):
+        if isinstance(v, (list, tuple)):
+            return v
+        return v.values() if isinstance(v, dict) else ()
+
     count: dict = {}
-    for v in values:
+    top = {id(root(v)) for v in values if isinstance(v, np.ndarray)}
+
+    def tally(v, depth=0):
         if isinstance(v, np.ndarray):
             count[id(root(v))] = count.get(id(root(v)), 0) + 1
-    copies: dict = {}
-    out = []
+        elif depth < 8:
+            for item in items(v):
+                tally(item, depth + 1)
+
     for v in values:
-        if isinstance(v, np.ndarray) and count[id(root(v))] > 1:
-            r = root(v)
-            if id(r) not in copies:
-                copies[id(r)] = r.copy(order="K")
-            rc = copies[id(r)]
+        tally(v)
+    copies: dict = {}
+    memo: dict = {}
+
+    def array(v, held):
+        r = root(v)
+        if held and id(r) not in top:
+            return v  # an item only a list holds: shared with the original list
+        if id(v) in memo:
+            return memo[id(v)]
+        out = None
+        if count[id(r)] > 1:
+            rc = copies.setdefault(id(r), r.copy(order="K"))
             if v is r:
-                out.append(rc)
-                continue
-            if rc.strides == r.strides:
+                out = rc
+            elif rc.strides == r.strides:
                 offset = v.__array_interface__["data"][0] - r.__array_interface__["data"][0]
-                out.append(np.ndarray(v.shape, v.dtype, buffer=rc, offset=offset,
-                                      strides=v.strides))
-                continue
-        out.append(v.copy() if hasattr(v, "copy") and not isinstance(v, (int, float)) else v)
-    return tuple(out)
+                out = np.ndarray(v.shape, v.dtype, buffer=rc, offset=offset, strides=v.strides)
+        memo[id(v)] = out = v.copy() if out is None else out
+        return out
+
+    def copy(v, held=False, depth=0):
+        if isinstance(v, np.ndarray):
+            return array(v, held)
+        if isinstance(v, (list, tuple, dict)) and depth < 8:
+            if id(v) not in memo:
+                if isinstance(v, dict):
+                    memo[id(v)] = {k: copy(x, True, depth + 1) for k, x in v.items()}
+                else:
+                    memo[id(v)] = type(v)(copy(x, True, depth + 1) for x in v) \
+                        if type(v) in (list, tuple) else v if isinstance(v, tuple) \
+                        else v.copy()  # (a named tuple is immutable; a list subclass)
+            return memo[id(v)]
+        return v.copy() if hasattr(v, "copy") and not isinstance(v, (int, float)) else v
+
+    return tuple(copy(v) for v in values)
 
 
 def item_cotangent(g, x, index):

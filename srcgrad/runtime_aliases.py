@@ -107,21 +107,21 @@ def window(base, index):
         return None
 
 
-def held_at(container, item, index, message, where=None):
-    """Before ``item[index] = v`` (``index`` None: ``item += v``) changes the array
-    ``item``: the key at which the list or dict ``container`` holds that very
-    array, where the generated code stores the updated array after the update
-    (as NumPy's container would show it), or None if it does not hold it.  The
-    container's other items must not see the update either way, nor may it hold
-    the array in any other way (twice, as a view, inside a nested container): an
-    update it cannot follow raises (see :func:`untouched`)."""
+def held_at(container, item, base, index, message, where=None):
+    """Before ``base[index] = v`` (``index`` None: ``base += v``) changes the array
+    ``base``: the key at which the list or dict ``container`` holds ``item`` --
+    ``base`` itself, or a view of it the generated code takes again after the
+    update -- where the generated code stores the updated array (or the view
+    taken again) after the update, as NumPy's container would show it; None if
+    it does not hold it.  No other item of the container may see the update
+    either way: an update it cannot follow raises (see :func:`untouched`)."""
     if isinstance(item, np.ndarray) and isinstance(container, (list, dict)):
-        pairs = container.items() if isinstance(container, dict) else enumerate(container)
+        pairs = list(container.items() if isinstance(container, dict) else enumerate(container))
         keys = [k for k, v in pairs if v is item]
         if len(keys) == 1:
-            untouched_except(container, keys[0], item, message, where)
+            untouched([v for k, v in pairs if k != keys[0]], base, index, message, where)
             return keys[0]
-    untouched(container, item, index, message, where)
+    untouched(container, base, index, message, where)
     return None
 
 

@@ -539,3 +539,15 @@ def list_copy_holds_the_array(x):
     ps = list([z, x])
     z *= 2.0
     return np.sum(ps[0] * ps[1])
+
+
+def list_holds_a_view_of_the_updated_array(x):
+    """``hist = [..., z[2], ...]; z *= 0.5``: the view ``hist[1]`` sees the update;
+    taken again and stored back into the list."""
+    z = np.outer(x[:3], x) * 1.0
+    hist = [np.max(z, axis=0), z[2], x * 0.5]
+    for k in range(2):
+        z *= 0.5
+        z += 0.5 * np.tanh(z)
+        y = np.sum(hist[1] * hist[0]) + np.sum(hist[2])
+    return y + np.sum(z)

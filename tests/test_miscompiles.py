@@ -75,6 +75,7 @@ CASES = [
     (m.chained_names_updated_in_a_loop, (3,)),
     (m.items_of_a_slice_of_a_list_updated, (3,)),
     (m.loop_state_read_by_an_earlier_checkpointed_loop, (4,)),
+    (m.list_holds_a_view_of_the_updated_array, (4,)),
 ]
 #: Programs autograd cannot run (it has no element assignment).
 NO_AUTOGRAD = {m.sorted_dict_update, m.disjoint_view_update, m.overlapping_view_update,
@@ -84,7 +85,8 @@ NO_AUTOGRAD = {m.sorted_dict_update, m.disjoint_view_update, m.overlapping_view_
                m.item_update_seen_by_a_view, m.arrays_of_a_list_updated_in_a_loop,
                m.arrays_of_zipped_lists_updated, m.appended_then_updated,
                m.dict_item_updated_through_a_name, m.view_after_an_early_return,
-               m.chained_names_updated_in_a_loop, m.items_of_a_slice_of_a_list_updated}
+               m.chained_names_updated_in_a_loop, m.items_of_a_slice_of_a_list_updated,
+               m.list_holds_a_view_of_the_updated_array}
 
 
 def _autograd_twin(fn):
