@@ -179,6 +179,7 @@ class _Normalizer(ControlFlow, Calls):
                 # (then stores it back): the alias check must know
                 self.out[-1].item_update = (base, old_item.id, clone(index))
                 self.out[-1].user_target = source_of(target)
+                self.out[-1].augmented_symbol = _OP_LABELS.get(BINOPS[type(stmt.op)], "+")
                 self.setitem(target, new_item, index, stmt)
                 return
             if not isinstance(target, gast.Name):

@@ -53,7 +53,7 @@ import operator
 
 import gast
 
-from . import ir
+from . import ir, runtime
 from .syntax import SliceToCall, clone, helper_ref
 
 
@@ -131,8 +131,8 @@ def chain(other, x, made, steady, dominates, elements=frozenset(), rebase=False)
         if base == x:
             return out[::-1], x
         name = base
-    if rebase and out and _basic_getitem(out[-1]):
-        return out[::-1], name
+    if rebase and out and out[-1].op.primitive is not runtime.sequence:
+        return out[::-1], name  # (the list a loop runs over is no window on an array)
     return None
 
 
@@ -155,9 +155,7 @@ def insert(update, views, roots, old, new, block, namer, check) -> None:
         first = roots.get(id(view), old) != old
         rebased = first or getattr(view, "rebased", False)
         if rebased:
-            index = SliceToCall().visit(clone(view.op.args[1]))
-            window = gast.Call(func=helper_ref("window"),
-                               args=[ir.name(old if first else base), index], keywords=[])
+            window = _window(view, old if first else base)
         else:
             window = _rebased(view.value, base, base)
         base_after = new if first else renamed.get(base, base)
@@ -263,6 +261,27 @@ def _test(namer, stem, helper, args, node, where):
     test = ir.assign(flag, gast.Call(func=helper_ref(helper), args=args, keywords=[]))
     test.op = ir.Op(ir.OPAQUE, [], {}, node, "statement")
     return flag, gast.copy_location(test, where)
+
+
+def _window(view, on):
+    """The run-time expression of ``view`` taken from ``on`` instead of its own base,
+    None where it does not fit (``window(y, 2)`` for ``r = x[2]``; ``window_by(y,
+    'reshape', 2, 2)`` for ``r = x.reshape(2, 2)``; ``window_by(y, np.transpose)``)."""
+    value = view.value
+    if view.op.primitive is operator.getitem:
+        index = SliceToCall().visit(clone(view.op.args[1]))
+        return gast.Call(func=helper_ref("window"), args=[ir.name(on), index], keywords=[])
+    if isinstance(value, gast.Attribute):  # x.T
+        args, keywords = [gast.Constant(value=value.attr, kind=None)], []
+    elif isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) \
+            and isinstance(value.func.value, gast.Name) \
+            and value.func.value.id == view.op.args[0].id:  # x.reshape(2, 2)
+        args = [gast.Constant(value=value.func.attr, kind=None), *map(clone, value.args)]
+        keywords = [clone(k) for k in value.keywords]
+    else:  # np.transpose(x), np.reshape(x, (2, 2))
+        args = [clone(value.func), *map(clone, value.args[1:])]
+        keywords = [clone(k) for k in value.keywords]
+    return gast.Call(func=helper_ref("window_by"), args=[ir.name(on), *args], keywords=keywords)
 
 
 def _rebased(value, base, new):

@@ -33,6 +33,7 @@ from .runtime_aliases import (
     untouched,
     untouched_except,
     window,
+    window_by,
 )
 from .runtime_errors import error_at
 from .runtime_gradients import grad_like, zeros_grad
@@ -73,6 +74,7 @@ __all__ = [
     "untouched_except",
     "held_at",
     "window",
+    "window_by",
     "same_object",
     "keys_of",
     "sequence",

@@ -25,6 +25,7 @@ __all__ = [
     "untouched",
     "untouched_except",
     "window",
+    "window_by",
 ]
 
 
@@ -104,6 +105,20 @@ def window(base, index):
     try:
         return base[index]
     except (IndexError, TypeError, ValueError):
+        return None
+
+
+def window_by(base, how, *args, **kwargs):
+    """``base.how(*args)`` (``how`` a method or attribute name: ``'reshape'``,
+    ``'T'``) or ``how(base, *args)``, or None where that view does not fit
+    ``base``: the view another view would be if taken from ``base`` (see
+    :func:`taken_again`)."""
+    try:
+        if isinstance(how, str):
+            view = getattr(base, how)
+            return view(*args, **kwargs) if callable(view) else view
+        return how(base, *args, **kwargs)
+    except (AttributeError, IndexError, TypeError, ValueError):
         return None
 
 

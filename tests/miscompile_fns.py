@@ -551,3 +551,17 @@ def list_holds_a_view_of_the_updated_array(x):
         z += 0.5 * np.tanh(z)
         y = np.sum(hist[1] * hist[0]) + np.sum(hist[2])
     return y + np.sum(z)
+
+
+def views_of_a_dict_item_updated_in_place(x):
+    """``v = d['h'].T; r = d['h'].reshape(2, 6); d['h'] *= 0.5``: both views see the
+    update; each is compared with the same view of the updated array."""
+    d = {"h": np.outer(x[:3], x), "k": 0}
+    for k in range(2):
+        v = d["h"].T
+        r = d["h"].reshape(2, 6)
+        t = np.mean(v ** 2)
+        d["h"] *= 0.5
+        d["h"] += np.tanh(d["h"])
+        t2 = np.mean(v) - t + np.sum(r[1])
+    return t2

@@ -76,6 +76,7 @@ CASES = [
     (m.items_of_a_slice_of_a_list_updated, (3,)),
     (m.loop_state_read_by_an_earlier_checkpointed_loop, (4,)),
     (m.list_holds_a_view_of_the_updated_array, (4,)),
+    (m.views_of_a_dict_item_updated_in_place, (4,)),
 ]
 #: Programs autograd cannot run (it has no element assignment).
 NO_AUTOGRAD = {m.sorted_dict_update, m.disjoint_view_update, m.overlapping_view_update,
@@ -86,7 +87,8 @@ NO_AUTOGRAD = {m.sorted_dict_update, m.disjoint_view_update, m.overlapping_view_
                m.arrays_of_zipped_lists_updated, m.appended_then_updated,
                m.dict_item_updated_through_a_name, m.view_after_an_early_return,
                m.chained_names_updated_in_a_loop, m.items_of_a_slice_of_a_list_updated,
-               m.list_holds_a_view_of_the_updated_array}
+               m.list_holds_a_view_of_the_updated_array,
+               m.views_of_a_dict_item_updated_in_place}
 
 
 def _autograd_twin(fn):
