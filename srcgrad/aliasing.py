@@ -54,40 +54,22 @@ import functools
 import operator
 
 import gast
-import numpy as np
 
-from . import ir, refresh, runtime
-from .errors import AliasedUpdateError
+from . import ir, refresh
 from .analyze import scalar_names
+from .errors import AliasedUpdateError
 from .inline import show
 from .linker import is_user_function
-from .rules import registry
+from .sharing import (
+    affected_groups,
+    container_names,
+    copies_elements,
+    held_names,
+    is_view,
+    may_return_an_argument,
+    operand_names,
+)
 from .syntax import SliceToCall, clone, helper_ref
-
-#: Primitives whose result may share memory with their first operand.
-VIEWS = {
-    operator.pos, operator.getitem, np.reshape, np.ravel, np.transpose, np.squeeze,
-    np.expand_dims, np.swapaxes, np.moveaxis, np.asarray, np.broadcast_to, np.atleast_1d,
-    np.atleast_2d, np.ndarray.T, np.ndarray.reshape, np.ndarray.ravel, np.ndarray.transpose,
-    np.ndarray.squeeze, np.ndarray.swapaxes, np.ndarray.view,
-    runtime.sequence,  # what a for loop runs over: the list, tuple or array itself
-}
-
-
-def _is_view(stmt) -> bool:
-    op = getattr(stmt, "op", None)
-    if op is None or not op.args or not isinstance(op.args[0], gast.Name):
-        return False
-    try:
-        if op.primitive not in VIEWS:
-            return False
-    except TypeError:
-        return False
-    if op.primitive is operator.pos:  # y = x shares x; y = +x is a new array
-        return isinstance(stmt.value, gast.Name)
-    if op.primitive is operator.getitem:  # x[[0, 2]] and x[mask] copy; x[1:], x[0] do not
-        return not any(isinstance(n, gast.List) for n in gast.walk(op.args[1]))
-    return True
 
 
 def check_aliases(program: ir.Program) -> None:
@@ -95,7 +77,7 @@ def check_aliases(program: ir.Program) -> None:
     statements = list(ir.walk_statements(program.body))
     if not any(ir.is_update(s) or getattr(s, "augmented", None) for s in statements):
         return
-    containers = _containers(program, statements)
+    containers = container_names(program, statements)
     scalars = scalar_names(program)
     (statements, views, elements, holders, parts, joins, loops, blocks, order,
      steady) = _structure(program, containers)
@@ -179,12 +161,12 @@ def check_aliases(program: ir.Program) -> None:
         # sorted(d), list(xs): a new container holding d's elements, which an
         # update of the container d itself (d[k] = v) leaves as they were
         holds = [(ir.target_names(h)[0], names) for h, names in holders if in_effect(h)
-                 and not (x in containers and _copies_elements(h) and x in names)]
-        holds += [(ir.target_names(j)[0], _operand_names(j.op)) for j in joins if in_effect(j)]
+                 and not (x in containers and copies_elements(h) and x in names)]
+        holds += [(ir.target_names(j)[0], operand_names(j.op)) for j in joins if in_effect(j)]
         holds += [(p.op.args[0].id, ir.target_names(p)) for p in parts if in_effect(p)]
         # appending to a list, or setting an item of a list or dict, changes the
         # container: never the arrays it holds
-        affected = _affected(find(x), [(find(c), {find(n) for n in names})
+        affected = affected_groups(find(x), [(find(c), {find(n) for n in names})
                                        for c, names in holds], down=x not in containers)
         candidates = set(made) | set(group) | set(group.values())
         candidates.update(c for c, _ in holds)
@@ -323,12 +305,12 @@ def _structure(program, containers):
     often each name is bound."""
     statements = list(ir.walk_statements(program.body))
     views = [s for s in statements
-             if isinstance(s, gast.Assign) and not ir.is_update(s) and _is_view(s)]
+             if isinstance(s, gast.Assign) and not ir.is_update(s) and is_view(s)]
     # t = xs[0] is the element xs holds: an update of t changes what xs holds, but
     # setting an item of xs or appending to it leaves t as it was
     elements = {id(s) for s in views
                 if s.op.primitive is operator.getitem and s.op.args[0].id in containers}
-    holders = [(s, names) for s in statements for names in [_held(s)] if names]
+    holders = [(s, names) for s in statements for names in [held_names(s)] if names]
     # w = obj.W: w is the array obj holds, so updating w changes what obj.W reads
     parts = [s for s in statements if isinstance(s, gast.Assign) and not ir.is_update(s)
              and getattr(s, "op", None) is not None and s.op.primitive is ir.GETATTR
@@ -336,7 +318,7 @@ def _structure(program, containers):
     # a, b = f(x), where f may return x or the same array twice: a, b (and x) share
     joins = [s for s in statements if isinstance(s, gast.Assign) and not ir.is_update(s)
              and isinstance(s.targets[0], gast.Tuple) and getattr(s, "op", None) is not None
-             and is_user_function(s.op.primitive) and _may_return_an_argument(s.op.primitive)]
+             and is_user_function(s.op.primitive) and may_return_an_argument(s.op.primitive)]
     order = {id(s): i for i, s in enumerate(statements)}
     loops = _enclosing_loops(program.body)
 
@@ -344,7 +326,7 @@ def _structure(program, containers):
         """Whether, when ``update`` runs, the view's name and its operands (its base
         too, unless ``base`` is False) still hold what they held when the view
         statement ran (see :func:`_undisturbed`)."""
-        names = {*ir.target_names(view), *_operand_names(view.op)[0 if base else 1:]}
+        names = {*ir.target_names(view), *operand_names(view.op)[0 if base else 1:]}
         return _undisturbed(names, view, update, statements, order, loops)
 
     return (statements, views, elements, holders, parts, joins, loops,
@@ -363,11 +345,6 @@ def _check_arguments(stmt, messages, filename, name) -> list:
         index = gast.Constant(value=None, kind=None)
     text = messages.get(name) or next(iter(messages.values()))
     return [index, gast.Constant(value=text, kind=None), where]
-
-
-def _operand_names(op) -> list[str]:
-    """The names an operation reads as operands (not the function it calls)."""
-    return [n for arg in [*op.args, *op.kwargs.values()] for n in ir.names_in(arg)]
 
 
 def _undisturbed(names, first, stmt, statements, order, loops) -> bool:
@@ -460,141 +437,6 @@ def _maybe_unbound(name, stmt, program, blocks) -> bool:
     return name not in before
 
 
-#: Builtins that return a new container of their argument's elements.
-_ELEMENT_COPIES = (sorted, list, tuple, reversed, set, frozenset, enumerate, zip)
-
-
-def _copies_elements(stmt) -> bool:
-    prim = getattr(getattr(stmt, "op", None), "primitive", None)
-    return any(prim is c for c in _ELEMENT_COPIES)
-
-
-def _containers(program, statements) -> set[str]:
-    """Names that hold a list or dict (a display, ``list()``, a concatenation)."""
-    names = set(getattr(program, "sequences", ()))
-    for s in statements:
-        op = getattr(s, "op", None)
-        if not isinstance(s, gast.Assign) or op is None or ir.is_update(s):
-            continue
-        if op.primitive is ir.BUILD_DICT:
-            names.update(ir.target_names(s))
-        elif op.primitive is runtime.sequence and isinstance(op.args[0], gast.Name) \
-                and op.args[0].id in names:
-            names.update(ir.target_names(s))  # for w in xs[1:]: the list itself
-    return names
-
-
-def _held(stmt) -> list[str]:
-    """The names whose memory the value ``stmt`` makes may *hold* without being
-    it: the elements of a list, tuple or dict display, an appended item, the
-    arguments of a user function (it may return one of them, or a view of one).
-    Unlike a view, holding does not join the elements to each other: updating
-    one element of ``[a, b]`` changes the list, not ``b``."""
-    op = getattr(stmt, "op", None)
-    if op is None or not isinstance(stmt, (gast.Assign, gast.Expr)):
-        return []
-    prim = op.primitive
-    if prim is ir.APPEND:  # xs.append(v): xs holds v
-        return [a.id for a in op.args[1:] if isinstance(a, gast.Name)]
-    if isinstance(stmt, gast.Expr) or ir.is_update(stmt) \
-            or isinstance(stmt.targets[0], gast.Tuple):
-        return []
-    if prim in (ir.BUILD_LIST, ir.BUILD_TUPLE, ir.BUILD_DICT):
-        args = op.args
-    elif prim in (ir.CONCAT, ir.REPEAT) or _copies_elements(stmt):
-        # xs + [v], 2 * xs, list(xs), sorted(d): a new container of the same elements
-        # (holding the operand containers stands for holding their elements)
-        args = [*op.args, *op.kwargs.values()]
-    elif is_user_function(prim):
-        if not _may_return_an_argument(prim):
-            return []
-        args = [*op.args, *op.kwargs.values()]
-    elif registry.lookup(prim) is None and not registry.is_nondifferentiable(prim) \
-            and prim is not ir.OPAQUE:
-        args = [*op.args, *op.kwargs.values()]  # unknown code: it may return an argument
-    else:
-        return []
-    names = []
-    for arg in args:
-        for n in ir.names_in(arg):
-            if n not in names:
-                names.append(n)
-    return names
-
-
-def _may_return_an_argument(fn) -> bool:
-    """Whether ``fn``'s result may share memory with one of its arguments, or one
-    part of a tuple it returns with another (see :func:`_result_shares`),
-    remembered per version of its code."""
-    return _result_shares(fn, fn.__code__)
-
-
-@functools.lru_cache(maxsize=256)
-def _result_shares(fn, code) -> bool:
-    """A flow-insensitive look at ``fn``'s source: names joined by views, copies,
-    displays and calls; True if a returned name is joined to a parameter or to
-    another returned name (``return v, v``), or if the source cannot be read."""
-    from .frontend import parse_function  # noqa: PLC0415 - normalize imports this module's users
-    from .normalize import normalize  # noqa: PLC0415
-
-    try:
-        program = normalize(parse_function(fn))
-    except Exception:  # noqa: BLE001 - unreadable: assume the worst
-        return True
-    parent: dict[str, str] = {}
-
-    def find(v):
-        while parent.get(v, v) != v:
-            v = parent[v]
-        return v
-
-    for stmt in ir.walk_statements(program.body):
-        if not isinstance(stmt, gast.Assign) or ir.is_update(stmt) \
-                or getattr(stmt, "op", None) is None:
-            continue
-        targets = ir.target_names(stmt)
-        if _is_view(stmt):
-            joined = [stmt.op.args[0].id]
-        elif isinstance(stmt.targets[0], gast.Tuple) or _held(stmt) \
-                or is_user_function(stmt.op.primitive):
-            joined = targets[1:] + ir.names_in(stmt.value)
-        else:
-            continue
-        for n in joined:
-            parent[find(n)] = find(targets[0])
-    output = program.output
-    parts = output.elts if isinstance(output, gast.Tuple) else [output]
-    roots = [{find(n) for n in ir.names_in(part)} for part in parts]
-    params = {find(p) for p in program.params}
-    if any(r & params for r in roots):
-        return True
-    return any(roots[i] & roots[j] for i in range(len(roots)) for j in range(i))
-
-
-def _affected(root, holds, down=True) -> set:
-    """The alias groups an update of group ``root`` changes: ``root``; every group
-    holding a changed group (up, transitively); and, from ``root`` itself, every
-    group it holds (down, transitively; not for an update of a container itself)
-    -- but not the siblings of a changed element."""
-    affected = {root}
-    down = [root] if down else []
-    while down:
-        g = down.pop()
-        for container, elements in holds:
-            if container == g:
-                for e in elements - affected:
-                    affected.add(e)
-                    down.append(e)
-    changed = True
-    while changed:
-        changed = False
-        for container, elements in holds:
-            if container not in affected and elements & affected:
-                affected.add(container)
-                changed = True
-    return affected
-
-
 def copy_updated_attributes(program: ir.Program) -> None:
     """``w = p.W`` followed by ``w[0] = v``: read a copy, ``w = snapshot(p.W)``, so
     that generated code never changes an array the caller's object holds.
@@ -622,7 +464,7 @@ def shared_names(program: ir.Program) -> set[str]:
     an adjoint after ``v[:, ::2] = ...`` and sees ``v``'s elements."""
     names = set()
     for stmt in ir.walk_statements(program.body):
-        if isinstance(stmt, gast.Assign) and not ir.is_update(stmt) and _is_view(stmt):
+        if isinstance(stmt, gast.Assign) and not ir.is_update(stmt) and is_view(stmt):
             names.update(ir.target_names(stmt))
             names.add(stmt.op.args[0].id)
     return names
@@ -635,7 +477,7 @@ def _broken(view, update, statements, order, loops, blocks) -> bool:
     reassignment before that loop, or in a branch, does not count) -- and that
     side passes its memory to no other name in the loop first (``y, w = w, y``
     hands the view ``y`` to ``w`` before ``y`` is reassigned)."""
-    if not (isinstance(view, gast.Assign) and _is_view(view)):
+    if not (isinstance(view, gast.Assign) and is_view(view)):
         return False  # a join or a holder relates several names: assume it holds
     names = {ir.target_names(view)[0], view.op.args[0].id}
     loop = loops.get(id(update), set()) & loops.get(id(view), set())
@@ -654,12 +496,12 @@ def _passes_on(stmt, name) -> bool:
     it, a container or call result that may hold it."""
     if not isinstance(stmt, (gast.Assign, gast.Expr)) or getattr(stmt, "op", None) is None:
         return False
-    if isinstance(stmt, gast.Assign) and not ir.is_update(stmt) and _is_view(stmt):
+    if isinstance(stmt, gast.Assign) and not ir.is_update(stmt) and is_view(stmt):
         return stmt.op.args[0].id == name
-    if name in _held(stmt):
+    if name in held_names(stmt):
         return True
     return isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Tuple) \
-        and name in _operand_names(stmt.op)
+        and name in operand_names(stmt.op)
 
 
 def _reads(stmt) -> list[str]:
