@@ -15,6 +15,8 @@ from .errors import (  # noqa: E402
     GradcheckError,
     MissingRuleError,
     NonDifferentiableError,
+    RuleError,
+    SourceNotFoundError,
     SrcGradError,
     TranslationError,
     UnsupportedSyntaxError,
@@ -24,7 +26,8 @@ from .custom import custom_vjp, register_jvp, register_vjp  # noqa: E402
 from .runtime import on_grad, stop_gradient  # noqa: E402
 
 __all__ = [
-    "AliasedUpdateError", "GradcheckError", "MissingRuleError", "NonDifferentiableError", "SrcGradError",
+    "AliasedUpdateError", "GradcheckError", "MissingRuleError", "NonDifferentiableError", "RuleError",
+    "SourceNotFoundError", "SrcGradError",
     "TranslationError", "UnsupportedSyntaxError", "__version__", "checkpoint", "custom_vjp", "export", "grad", "gradcheck", "hessian", "hvp", "jacobian", "jvp", "on_grad", "register_jvp", "register_vjp", "saved", "show", "stop_gradient",
     "value_and_grad", "vjp",
 ]

@@ -84,5 +84,10 @@ class GradcheckError(SrcGradError):
     differences."""
 
 
+class SourceNotFoundError(SrcGradError):
+    """The function's source code cannot be found (typed into a plain REPL,
+    built with ``exec`` without a file, a C function)."""
+
+
 class RuleError(SrcGradError):
     """A rule failed validation when it was registered."""

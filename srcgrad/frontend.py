@@ -32,15 +32,10 @@ from dataclasses import dataclass, field
 
 import gast
 
-from .errors import SrcGradError, UnsupportedSyntaxError
+from .errors import SourceNotFoundError, SrcGradError, UnsupportedSyntaxError
 from .syntax import walk
 
 _MISSING = object()
-
-
-class SourceNotFoundError(SrcGradError):
-    """The function's source code cannot be found (typed into a plain REPL,
-    built with ``exec`` without a file, a C function)."""
 
 
 @dataclass
