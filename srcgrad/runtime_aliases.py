@@ -7,6 +7,18 @@ array (then it is bound to the updated one), does this list or dict hold the
 array (then the updated array is stored back at that key) -- and otherwise,
 does the other name see the update at all?  If it does, the update raises
 ``AliasedUpdateError`` at the user's line: it never goes unseen.
+
+    >>> import numpy as np
+    >>> z = np.zeros((3, 4))
+    >>> hist = [np.ones(4), z[2]]
+    >>> held_at(hist, hist[1], z, None, "never raised")   # hist[1] is a view of z
+    1
+    >>> same_window(z[2], window(z, 2)), window(z, 7) is None, window_by(z, "reshape", 5)
+    (True, True, None)
+    >>> held_at([z, z[0]], z, z, None, "z[0] sees z += v")
+    Traceback (most recent call last):
+    ...
+    srcgrad.errors.AliasedUpdateError: z[0] sees z += v
 """
 
 from __future__ import annotations
