@@ -59,11 +59,14 @@ from __future__ import annotations
 import argparse
 import ast
 import collections
+import contextlib
 import os
 import random
 import re
+import signal
 import sys
 import tempfile
+import threading
 import time
 import traceback
 from dataclasses import dataclass, field, replace
@@ -857,7 +860,10 @@ class Generator:
             self.tags.add("loop-list-slice")
         if sc.loops:
             self.tags.add("nested-loop")
-        iterating = sc.iterating | ({ps} if not sl else set())
+        # appending to the list a loop runs over never ends; to a slice of it, inside
+        # another loop, grows it exponentially (nested loops over ps[:-1], each
+        # appending to ps): only an outermost loop over a slice may append
+        iterating = sc.iterating | ({ps} if not sl or sc.loops else set())
         body, inner, entry = self.loop_body(sc, {w: Var(kind, pv.shape, pv.bufs)}, self.r.randint(1, 3),
                                      iterating=frozenset(iterating))
         self.after_loop(sc, inner, entry, runs_once=False, drop={w})
@@ -1111,6 +1117,32 @@ def _tail(exc: BaseException, frames=3) -> str:
     return "".join(tb[-frames - 1:]).rstrip()
 
 
+#: A program whose own run takes longer is a generator bug (a loop over a list
+#: that its body appends to, nested, grows exponentially: seed 1005009).
+F_SECONDS = 5
+
+
+@contextlib.contextmanager
+def _time_limit(seconds):
+    """Raise TimeoutError in the block after ``seconds`` (Unix, main thread; else no
+    limit)."""
+    if not hasattr(signal, "setitimer") or threading.current_thread() is not \
+            threading.main_thread():
+        yield
+        return
+
+    def expired(signum, frame):
+        raise TimeoutError(f"f ran longer than {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 def check_program(program: Program, directory, autograd_oracle=True) -> Outcome:
     """Run every check on ``program`` (inputs from its seed); never raises."""
     try:
@@ -1125,7 +1157,7 @@ def _check(program, directory, autograd_oracle):
     originals = [_copy(a) for a in args]
     try:
         module = load(program.source, directory)
-        with np.errstate(all="raise", under="ignore"):
+        with np.errstate(all="raise", under="ignore"), _time_limit(F_SECONDS):
             value = module.f(*args)
     except Exception as exc:
         raise _Fail("generator-bug", f"f itself raised: {_tail(exc)}", type(exc).__name__)
