@@ -175,8 +175,10 @@ def check_aliases(program: ir.Program) -> None:
         for other in sorted(candidates):
             if other == x or find(other) not in affected:
                 continue
-            if item and other in containers and other != stmt.item_update[0]:
-                continue  # another container: sees d[k]'s array only through d
+            if item and other in containers and other != stmt.item_update[0] and {
+                    find(n) for h, names in holders if ir.target_names(h)[0] == other
+                    for n in names} <= {find(stmt.item_update[0])}:
+                continue  # a container holding d itself: sees d[k]'s array through d
             if id(stmt) in written and refresh.chain(
                     other, x, made, lambda v, u=stmt: steady(v, u, base=False),
                     lambda v, u=stmt: _dominates(v, u, blocks), elements) is None:
@@ -200,8 +202,10 @@ def check_aliases(program: ir.Program) -> None:
             same = again is None and follow and (refresh.identical(other, x, copies) or (
                 source is not None and id(source) in elements))
             # a list or dict that may hold x's array (for w in ws: w *= 0.5)
-            holder = again is None and not same and follow and not item \
-                and other in containers and x not in containers
+            # (only where x is rebound: after x[i] = v the container already holds the
+            # changed array, and storing it again would break the adjoint's restores)
+            holder = again is None and not same and augmented and other in containers \
+                and x not in containers and not (item and other == stmt.item_update[0])
             if again is not None or same or holder:
                 # a view of x (r = x[1:]) is taken again after the update, another
                 # name for x's array bound to it again, the updated array stored

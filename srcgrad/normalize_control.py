@@ -27,6 +27,7 @@ from .syntax import (
     load,
     load_name,
     located,
+    walk,
 )
 
 
@@ -230,6 +231,17 @@ class ControlFlow:
         cannot be indexed by position: ``sequence(xs)`` lists it (a list, tuple
         or array comes back as it is)."""
         if isinstance(seq, gast.Name):
+            grows = next((n for n in walk(gast.Module(body=body, type_ignores=[]))
+                          if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute)
+                          and n.func.attr in ("append", "extend", "insert")
+                          and isinstance(n.func.value, gast.Name)
+                          and n.func.value.id == seq.id), None)
+            if grows is not None:
+                # Python's loop would go on over the new items; srcgrad's runs over the
+                # items the list had when the loop started: refused, not miscompiled
+                raise self.error(f"the loop runs over '{seq.id}' while its body adds to it "
+                                 f"('{seq.id}.{grows.func.attr}'): loop over a copy "
+                                 f"(for ... in list({seq.id})) or over a range", grows)
             unknown = seq.id in self.params or seq.id not in self.locals \
                 or seq.id in self.dict_names  # a dict: a loop runs over its keys
         else:

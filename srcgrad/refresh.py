@@ -15,15 +15,25 @@ a view of the old ``y`` is taken again from the new one.  A view of a view
 (``s = r.T``) is taken again after the view it is made from.
 
 Sound because the re-derived value is exactly what the view shows after the
-update whenever the view is still a window on the base, which the run-time test
-establishes: the view is assigned once (so ``r`` at the update is the value of
-its one definition), that definition runs on every path to the update (it is
-earlier in the update's block or in a block around it), and its other operands
-(indices, shapes) are constants or names assigned once, so taking the view
-again takes the same window.  Where the test fails -- the "view" was a copy
-(``y[0]`` of a 1-D array is a number, ``reshape`` may copy) -- nothing changes,
-as nothing changes in NumPy.  Other sharing (a view made in an earlier loop
-iteration, a list holding the array) is left to the alias check.
+update whenever the view is still that window on the base, which the run-time
+test establishes on the view's current value: no static argument about the
+view's history is needed for the value, only that the view statement runs on
+every path to the update (it is earlier in the update's block or in a block
+around it: the name is bound) and that no binding of the view's name or its
+other operands (indices, shapes) lies on a path between them (see
+``aliasing._undisturbed``: a path-sensitive test, so code that an early return
+copied into both branches counts once), so taking the view again takes the
+same window.  Where the test fails -- the "view" was a copy (``y[0]`` of a 1-D
+array is a number, ``reshape`` may copy) -- nothing changes, as nothing changes
+in NumPy, and the view must not see the update either (else the test raises).
+
+The same test follows a view of *another* name that may be the same array
+(``v = d['h'][1:]``, then ``t = d['h']; t += 1.0``): it compares ``v`` with the
+same view of ``t`` (``window(t, 1:)``, ``window_by(t, 'reshape', 2, 2)``, None
+where that view does not fit ``t``).  A list or dict holding the updated array,
+or a view of it taken again, gets it stored back where it held it
+(:func:`insert_holders`); another name for the very same array is bound to the
+updated one (:func:`insert_identities`).
 
     >>> import numpy as np
     >>> from .frontend import parse_function
@@ -113,10 +123,12 @@ def chain(other, x, made, steady, dominates, elements=frozenset(), rebase=False)
 
     The views lead to ``x`` itself, or (with ``rebase``) to another name: a
     parameter, a copy, an item of a list -- which may hold the very array ``x``
-    does (``r = d['h'][1:]``, then ``t = d['h']; t += v``).  The first view must
-    then be basic indexing, and the run-time test compares the view with that
-    index of ``x`` (``window(x, 1:)``): whatever the other name was, a view that is
-    exactly that window of ``x`` sees the update as the window of the new ``x``."""
+    does (``r = d['h'][1:]``, then ``t = d['h']; t += v``).  The run-time test
+    then compares the first view with the same view of ``x`` (``window(x, 1:)``,
+    ``window_by(x, 'T')``; see :func:`_window`): whatever the other name was, a
+    view that is exactly that window of ``x`` sees the update as the same window
+    of the new ``x``.  (The list a loop runs over, ``sequence(xs)``, is no window
+    and is never rebased.)"""
     out, name = [], other
     while True:
         view = made.get(name)
@@ -245,7 +257,7 @@ def insert_identities(update, names, old, new, block, namer, check) -> None:
         tests.append(test)
         rebind = ir.assign(name, ir.name(new))
         rebind.op = ir.Op(operator.pos, [ir.name(new)], {}, update, "assignment")
-        rebind.refresh_of = rebind
+        rebind.refresh_of = rebind  # not a new definition of the name (see _undisturbed)
         gast.copy_location(rebind, update)
         again.append(gast.copy_location(gast.If(test=ir.name(flag), body=[rebind], orelse=[]),
                                         update))

@@ -502,6 +502,11 @@ def snapshot(value):
     return value.copy() if isinstance(value, (np.ndarray, list, dict)) else value
 
 
+#: How deep snapshot_state follows containers inside containers (a loop's state
+#: is a few names; deeper structures are copied as snapshot() would).
+_NESTING = 8
+
+
 def snapshot_state(*values):
     """Copies of a checkpointed loop's state ``values`` (as :func:`snapshot`, and
     also a tuple, NumPy scalar...) that keep the memory they share: two names
@@ -526,7 +531,7 @@ def snapshot_state(*values):
     def tally(v, depth=0):
         if isinstance(v, np.ndarray):
             count[id(root(v))] = count.get(id(root(v)), 0) + 1
-        elif depth < 8:
+        elif depth < _NESTING:
             for item in items(v):
                 tally(item, depth + 1)
 
@@ -552,17 +557,19 @@ def snapshot_state(*values):
         memo[id(v)] = out = v.copy() if out is None else out
         return out
 
+    def container(v, depth):
+        if type(v) is dict:
+            return {k: copy(x, True, depth + 1) for k, x in v.items()}
+        if type(v) in (list, tuple):
+            return type(v)(copy(x, True, depth + 1) for x in v)
+        return v if isinstance(v, tuple) else v.copy()  # a named tuple; a list subclass
+
     def copy(v, held=False, depth=0):
         if isinstance(v, np.ndarray):
             return array(v, held)
-        if isinstance(v, (list, tuple, dict)) and depth < 8:
+        if isinstance(v, (list, tuple, dict)) and depth < _NESTING:
             if id(v) not in memo:
-                if isinstance(v, dict):
-                    memo[id(v)] = {k: copy(x, True, depth + 1) for k, x in v.items()}
-                else:
-                    memo[id(v)] = type(v)(copy(x, True, depth + 1) for x in v) \
-                        if type(v) in (list, tuple) else v if isinstance(v, tuple) \
-                        else v.copy()  # (a named tuple is immutable; a list subclass)
+                memo[id(v)] = container(v, depth)
             return memo[id(v)]
         return v.copy() if hasattr(v, "copy") and not isinstance(v, (int, float)) else v
 

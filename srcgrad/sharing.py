@@ -46,6 +46,8 @@ VIEWS = {
 
 
 def is_view(stmt) -> bool:
+    """Whether ``stmt``'s result may be a window on its first operand's memory
+    (``x[1:]``, ``x.T``, ``y = x``; not ``x[[0, 2]]``, which copies)."""
     op = getattr(stmt, "op", None)
     if op is None or not op.args or not isinstance(op.args[0], gast.Name):
         return False
@@ -71,12 +73,17 @@ _ELEMENT_COPIES = (sorted, list, tuple, reversed, set, frozenset, enumerate, zip
 
 
 def copies_elements(stmt) -> bool:
+    """Whether ``stmt`` builds a new container of its operand's elements
+    (``list(xs)``, ``sorted(d)``): it holds those elements, not the container."""
     prim = getattr(getattr(stmt, "op", None), "primitive", None)
     return any(prim is c for c in _ELEMENT_COPIES)
 
 
 def container_names(program, statements) -> set[str]:
-    """Names that hold a list or dict (a display, ``list()``, a concatenation)."""
+    """Names that hold a list, tuple or dict on every path: the sequences
+    :func:`.sequences.sequence_names` found (displays, ``list()``, concatenations,
+    slices of sequences), dict displays, and what a loop over one of them runs
+    over (``sequence(xs[1:])``)."""
     names = set(getattr(program, "sequences", ()))
     for s in statements:
         op = getattr(s, "op", None)
@@ -102,6 +109,10 @@ def held_names(stmt) -> list[str]:
     prim = op.primitive
     if prim is ir.APPEND:  # xs.append(v): xs holds v
         return [a.id for a in op.args[1:] if isinstance(a, gast.Name)]
+    if ir.is_update(stmt) and prim is operator.setitem and isinstance(stmt, gast.Assign):
+        # xs[k] = v: a list or dict now holds v (an array copies v's values: assuming
+        # it holds v only adds a run-time check)
+        return ir.names_in(op.args[2])
     if isinstance(stmt, gast.Expr) or ir.is_update(stmt) \
             or isinstance(stmt.targets[0], gast.Tuple):
         return []

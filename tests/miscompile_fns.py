@@ -565,3 +565,56 @@ def views_of_a_dict_item_updated_in_place(x):
         d["h"] += np.tanh(d["h"])
         t2 = np.mean(v) - t + np.sum(r[1])
     return t2
+
+
+def other_container_sees_an_item_update(x):
+    """``d['k'] += 1.0`` changes the array ``e`` holds too: stored back into ``e``."""
+    a = x * 1.0
+    d = {"k": a}
+    e = [a]
+    d["k"] += 1.0
+    return np.sum(e[0] * x)
+
+
+def list_item_assigned_then_updated(x):
+    """``ws[0] = y; y += 1.0``: the list holds ``y``, and shows the update."""
+    ws = [x * 0.0]
+    y = x * 1.0
+    ws[0] = y
+    y += 1.0
+    return np.sum(ws[0] * x)
+
+
+def element_assignment_to_an_array_a_list_holds(x):
+    """``w = ws[0]; w[1] = ...``: refused (storing ``w`` back into ``ws`` after an
+    in-place update broke the adjoint's restores)."""
+    ws = [x * 1.0]
+    q = np.sin(ws[0])
+    w = ws[0]
+    w[1] = w[1] * 1.5 + x[0]
+    return np.sum(q) + np.sum(ws[0] * x)
+
+
+def element_assignment_seen_by_a_view_a_list_holds(x):
+    y = np.outer(x, x)
+    hist = [y[1]]
+    q = np.sin(hist[0])
+    y[1, 0] = x[2] * 3.0
+    return np.sum(q) + np.sum(hist[0] * x)
+
+
+def element_assignment_in_a_checkpointed_loop_to_a_held_array(x):
+    ws = [x * 1.0]
+    for i in range(6):
+        w = ws[0]
+        w[1] = np.sin(w[1]) * 1.2 + x[0] * 0.1
+    return np.sum(np.sin(ws[0]) * x)
+
+
+def loop_over_a_list_it_appends_to(x):
+    """Python's loop would go on over the appended items: refused, not miscompiled."""
+    ws = [x * 1.0]
+    for w in ws:
+        if len(ws) < 3:
+            ws.append(w * 2.0)
+    return np.sum(np.stack(ws))

@@ -77,6 +77,8 @@ CASES = [
     (m.loop_state_read_by_an_earlier_checkpointed_loop, (4,)),
     (m.list_holds_a_view_of_the_updated_array, (4,)),
     (m.views_of_a_dict_item_updated_in_place, (4,)),
+    (m.other_container_sees_an_item_update, (3,)),
+    (m.list_item_assigned_then_updated, (3,)),
 ]
 #: Programs autograd cannot run (it has no element assignment).
 NO_AUTOGRAD = {m.sorted_dict_update, m.disjoint_view_update, m.overlapping_view_update,
@@ -88,7 +90,8 @@ NO_AUTOGRAD = {m.sorted_dict_update, m.disjoint_view_update, m.overlapping_view_
                m.dict_item_updated_through_a_name, m.view_after_an_early_return,
                m.chained_names_updated_in_a_loop, m.items_of_a_slice_of_a_list_updated,
                m.list_holds_a_view_of_the_updated_array,
-               m.views_of_a_dict_item_updated_in_place}
+               m.views_of_a_dict_item_updated_in_place, m.other_container_sees_an_item_update,
+               m.list_item_assigned_then_updated}
 
 
 def _autograd_twin(fn):
@@ -158,7 +161,10 @@ FOLLOWED_OR_REFUSED = [m.list_copy_sees_item_store, m.dict_copy_sees_item_store,
                        m.base_rebound_to_another_window, m.base_rebound_then_augmented,
                        m.other_item_sees_item_update, m.dict_holding_a_list_extended,
                        m.view_handed_on_by_a_swap, m.concatenated_list_holds_a_view,
-                       m.list_copy_holds_the_array]
+                       m.list_copy_holds_the_array,
+                       m.element_assignment_to_an_array_a_list_holds,
+                       m.element_assignment_seen_by_a_view_a_list_holds,
+                       m.element_assignment_in_a_checkpointed_loop_to_a_held_array]
 
 
 @pytest.mark.parametrize("fn", FOLLOWED_OR_REFUSED, ids=lambda f: f.__name__)
@@ -217,3 +223,9 @@ def test_check_from_the_environment(monkeypatch):
     x = RNG.standard_normal(4)
     g = srcgrad.grad(m.swap_in_loop)
     assert_close(g(x), numeric_grad(m.swap_in_loop, (x,), 0), rtol=1e-5, atol=1e-6)
+
+
+def test_a_loop_over_a_list_its_body_appends_to_is_refused_at_the_append():
+    with pytest.raises(srcgrad.UnsupportedSyntaxError, match="adds to it") as info:
+        srcgrad.grad(m.loop_over_a_list_it_appends_to)(RNG.standard_normal(3))
+    assert info.value.filename.endswith("miscompile_fns.py") and info.value.lineno
