@@ -18,6 +18,8 @@ taping -- and reversing the taped ones.  All of it is ordinary code in
 
 from __future__ import annotations
 
+import operator
+
 import gast
 
 from . import ir
@@ -113,7 +115,8 @@ def checkpoint_loops(forward: list, backward: list, policy, namer, defined=()) -
             if not getattr(stmt, "placeholder", False):
                 carried.update(ir.assigned_by(stmt))
         rewrite = _Rewrite(loop, backward[mirror], namer, carried)
-        new_names += [rewrite.snapshots] + ([rewrite.schedule] if rewrite.schedule else [])
+        new_names += [rewrite.snapshots] + ([rewrite.schedule] if rewrite.schedule else []) \
+            + ([rewrite.originals] if rewrite.originals else [])
         before = set(defined)
         for stmt in forward[:at]:  # bound on every path to the loop
             before.update(ir.target_names(stmt) if not isinstance(
@@ -143,6 +146,13 @@ class _Rewrite:
         for stmt in ir.walk_statements(self.plain):
             stmt.unsaved = True  # plain iterations save nothing: no "save:" comments
         self.state = _state(loop, carried)
+        # state arrays the loop changes in place (y[i] = v): views taken of them
+        # before the loop see that memory, which reruns from snapshots never restore
+        self.in_place = [v for v in self.state if any(
+            ir.is_update(s) and getattr(getattr(s, "op", None), "primitive", None)
+            is operator.setitem and ir.target_names(s)[0] == v
+            for s in ir.walk_statements(loop.body))]
+        self.originals = namer.fresh("originals") if self.in_place else None
         self.snapshots = namer.fresh("snapshots")
         self.schedule = namer.fresh("schedule") if isinstance(loop, gast.For) else None
         self.action, self.a, self.b = namer.fresh("action"), namer.fresh("a"), namer.fresh("b")
@@ -175,8 +185,29 @@ class _Rewrite:
                           args=[ir.name(self.a)], keywords=[])
         if not self.state:
             return [gast.Expr(value=taken)]
-        return [ir.assign(gast.Tuple(elts=[ir.name(v, store=True) for v in self.state],
-                                     ctx=gast.Store()), taken)]
+        out = [ir.assign(gast.Tuple(elts=[ir.name(v, store=True) for v in self.state],
+                                    ctx=gast.Store()), taken)]
+        if self.in_place:
+            # the last release: the values before the loop go back into the arrays the
+            # loop changed in place, which views taken before the loop still show
+            names = gast.Tuple(elts=[ir.name(v) for v in self.in_place], ctx=gast.Load())
+            back = ir.assign(gast.Tuple(elts=[ir.name(v, store=True) for v in self.in_place],
+                                        ctx=gast.Store()),
+                             _call("restored_into", ir.name(self.originals), names))
+            first = gast.Compare(left=ir.name(self.a), ops=[gast.Eq()],
+                                 comparators=[_const(0)])
+            out.append(gast.If(test=first, body=[back], orelse=[]))
+        return out
+
+    def keep_originals(self) -> list:
+        """``originals = (y,)`` before the loop: the arrays it changes in place."""
+        if not self.in_place:
+            return []
+        keep = ir.assign(self.originals, gast.Tuple(
+            elts=[ir.name(v) for v in self.in_place], ctx=gast.Load()))
+        keep.comment = ("the arrays this loop changes in place, which its adjoint "
+                        "restores (views taken before the loop read them)")
+        return [keep]
 
     def runs(self, body, backwards=False, target=None):
         """``body`` over iterations a..b-1 (last first when ``backwards``)."""
@@ -211,7 +242,7 @@ class _Rewrite:
                 ("advance", self.runs(self.plain))])],
             orelse=[], type_comment=None)
         first.comment_before = ["checkpointed loop: plain iterations, a few saved states"]
-        return [make, start, first]
+        return [make, start, *self.keep_originals(), first]
 
     def while_forward(self, budget) -> list:
         counter = self.loop.counter
@@ -223,7 +254,7 @@ class _Rewrite:
             args=[ir.name(counter)], keywords=[]), body=self.save(ir.name(counter)), orelse=[])
         self.loop.body = [keep] + self.plain
         self.loop.comment_before = ["checkpointed loop: plain iterations, a few saved states"]
-        return [start, self.loop]
+        return [start, *self.keep_originals(), self.loop]
 
     def adjoint(self):
         if self.schedule:

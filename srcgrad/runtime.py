@@ -90,6 +90,7 @@ __all__ = [
     "on_grad",
     "snapshot",
     "snapshot_state",
+    "restored_into",
     "item_cotangent",
     "without_item",
     "signum",
@@ -574,6 +575,22 @@ def snapshot_state(*values):
         return v.copy() if hasattr(v, "copy") and not isinstance(v, (int, float)) else v
 
     return tuple(copy(v) for v in values)
+
+
+def restored_into(originals, values):
+    """``values`` (a checkpointed loop's state, as it was before the loop) put back
+    into the ``originals``, the arrays the loop changed in place, where they
+    still fit: views taken of them before the loop read that memory."""
+    out = []
+    for original, value in zip(originals, values):
+        if isinstance(original, np.ndarray) and isinstance(value, np.ndarray) \
+                and original is not value and original.shape == value.shape \
+                and original.dtype == value.dtype and original.flags.writeable:
+            np.copyto(original, value)
+            out.append(original)
+        else:
+            out.append(value)
+    return tuple(out)
 
 
 def item_cotangent(g, x, index):

@@ -618,3 +618,26 @@ def loop_over_a_list_it_appends_to(x):
         if len(ws) < 3:
             ws.append(w * 2.0)
     return np.sum(np.stack(ws))
+
+
+def view_before_a_checkpointed_loop_that_updates_its_base(x):
+    """``r = y[1:]`` read by an adjoint, then a loop changing ``y`` in place: under
+    'sqrt' and 'revolve' the reruns restored only snapshot copies, never ``y``'s
+    own memory, and the adjoint of ``r * r`` read the values after the loop."""
+    y = x * 1.0
+    r = y[1:]
+    q = r * r
+    for i in range(4):
+        y[1] = y[1] * 1.5 + x[0]
+    return np.sum(q) + np.sum(y * x)
+
+
+def view_before_a_checkpointed_while_loop_that_updates_its_base(x):
+    y = x * 1.0
+    r = y[1:]
+    q = np.sin(r)
+    k = 0
+    while k < 3:
+        y[1] = np.sin(y[1]) * 1.5 + x[0]
+        k += 1
+    return np.sum(q) + np.sum(y * x)

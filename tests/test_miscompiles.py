@@ -79,6 +79,8 @@ CASES = [
     (m.views_of_a_dict_item_updated_in_place, (4,)),
     (m.other_container_sees_an_item_update, (3,)),
     (m.list_item_assigned_then_updated, (3,)),
+    (m.view_before_a_checkpointed_loop_that_updates_its_base, (3,)),
+    (m.view_before_a_checkpointed_while_loop_that_updates_its_base, (3,)),
 ]
 #: Programs autograd cannot run (it has no element assignment).
 NO_AUTOGRAD = {m.sorted_dict_update, m.disjoint_view_update, m.overlapping_view_update,
@@ -91,7 +93,9 @@ NO_AUTOGRAD = {m.sorted_dict_update, m.disjoint_view_update, m.overlapping_view_
                m.chained_names_updated_in_a_loop, m.items_of_a_slice_of_a_list_updated,
                m.list_holds_a_view_of_the_updated_array,
                m.views_of_a_dict_item_updated_in_place, m.other_container_sees_an_item_update,
-               m.list_item_assigned_then_updated}
+               m.list_item_assigned_then_updated,
+               m.view_before_a_checkpointed_loop_that_updates_its_base,
+               m.view_before_a_checkpointed_while_loop_that_updates_its_base}
 
 
 def _autograd_twin(fn):
