@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import functools
 import operator
+from dataclasses import dataclass, field
 
 import gast
 
@@ -70,6 +71,23 @@ from .sharing import (
     operand_names,
 )
 from .syntax import SliceToCall, clone, helper_ref
+
+
+@dataclass
+class _Refresh:
+    """What follows one update: the views to take again (``views``, with the name
+    a rebased chain starts from in ``roots``), the other names for the same array
+    to bind to the updated one (``names``), the containers to store it back into
+    (``holders``: (container, item) pairs), and the message of each run-time
+    check (``messages``, by the name it is about)."""
+
+    update: object
+    array: str
+    views: list = field(default_factory=list)
+    names: list = field(default_factory=list)
+    messages: dict = field(default_factory=dict)
+    holders: list = field(default_factory=list)
+    roots: dict = field(default_factory=dict)
 
 
 def check_aliases(program: ir.Program) -> None:
@@ -96,17 +114,18 @@ def check_aliases(program: ir.Program) -> None:
         if id(stmt) in refreshes:
             # views of what the last update changed were taken again: the sharing
             # after it is that of the program as it now is
-            stmt_, x_, again_, same_, messages_, held_, roots_ = refreshes[id(stmt)]
-            again_.sort(key=lambda v: order[id(v)])
+            plan = refreshes[id(stmt)]
+            stmt_, x_ = plan.update, plan.array
+            plan.views.sort(key=lambda v: order[id(v)])
             new = x_ if ir.is_update(stmt_) else ir.target_names(stmt_)[0]
-            check = functools.partial(_check_arguments, stmt_, messages_, program.filename)
+            check = functools.partial(_check_arguments, stmt_, plan.messages, program.filename)
             block = blocks[id(stmt_)][0]
             # (each inserts right after the update: the stores into containers come
             # last, after the views they store are taken again)
-            refresh.insert_holders(stmt_, held_, x_, new, block, program.namer, check)
-            refresh.insert_identities(stmt_, same_, x_, new, block, program.namer, check)
-            refresh.insert(stmt_, again_, roots_, x_, new, block, program.namer, check)
-            unbound_refreshed.extend(n for n in same_ + [c for c, _ in held_]
+            refresh.insert_holders(stmt_, plan.holders, x_, new, block, program.namer, check)
+            refresh.insert_identities(stmt_, plan.names, x_, new, block, program.namer, check)
+            refresh.insert(stmt_, plan.views, plan.roots, x_, new, block, program.namer, check)
+            unbound_refreshed.extend(n for n in plan.names + [c for c, _ in plan.holders]
                                      if n not in unbound_refreshed
                                      and _maybe_unbound(n, stmt_, program, blocks))
             refreshes[id(stmt)] = None
@@ -211,14 +230,14 @@ def check_aliases(program: ir.Program) -> None:
                 # name for x's array bound to it again, the updated array stored
                 # back into a list holding it (refresh), before the statements after
                 # it are checked
-                entry = refreshes.setdefault(id(stmt), (stmt, x, [], [], {}, [], {}))
-                entry[4][other] = message
+                plan = refreshes.setdefault(id(stmt), _Refresh(stmt, x))
+                plan.messages[other] = message
                 if again is not None:
                     views_, root = again
-                    entry[2].extend(v for v in views_ if v not in entry[2])
-                    entry[6][id(views_[0])] = root
-                elif same and other not in entry[3]:
-                    entry[3].append(other)
+                    plan.views.extend(v for v in views_ if v not in plan.views)
+                    plan.roots[id(views_[0])] = root
+                elif same and other not in plan.names:
+                    plan.names.append(other)
                 elif holder:
                     # the container holds x itself, or views of x that are taken
                     # again (hist = [z[2]]; z *= 0.5): each is stored back where held
@@ -231,12 +250,12 @@ def check_aliases(program: ir.Program) -> None:
                                 v, x, made, lambda w, u=stmt: steady(w, u, base=False),
                                 lambda w, u=stmt: _dominates(w, u, blocks), elements)
                             if chained is not None:
-                                entry[2].extend(w for w in chained[0] if w not in entry[2])
+                                plan.views.extend(w for w in chained[0] if w not in plan.views)
                                 items.append(v)
                     if len(items) > 1 and not any(x in names for h, names in holders
                                                   if ir.target_names(h)[0] == other):
                         items = items[1:]
-                    entry[5].extend((other, v) for v in items if (other, v) not in entry[5])
+                    plan.holders.extend((other, v) for v in items if (other, v) not in plan.holders)
                 if statements[position - 1] is stmt:
                     position -= 1  # back to this update: apply, then go on
                 continue
