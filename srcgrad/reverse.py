@@ -298,6 +298,16 @@ class _Reverser:
             if rest is not None:
                 out.append(rest)
         tape = self.tape_for(x.id)
+        if isinstance(index, gast.Constant) and isinstance(index.value, str):
+            # d['a'] = v on a dict: the key may be new (params = {}; params['W'] = ...)
+            restore = gast.Expr(value=_call("restore_item", ir.name(x.id),
+                                            copy.deepcopy(index), _pop(tape)))
+            restore.updates = x.id
+            restore.restores = stmt
+            restore.saves = _call("item_or_missing", ir.name(x.id), copy.deepcopy(index))
+            restore.comment = f"restore: {x.id}[{index.value!r}] as it was"
+            out.append(restore)
+            return out
         restore = ir.assign(gast.Subscript(value=ir.name(x.id), slice=copy.deepcopy(index),
                                            ctx=gast.Store()), _pop(tape))
         restore.restores = stmt

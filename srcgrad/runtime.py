@@ -91,6 +91,8 @@ __all__ = [
     "snapshot",
     "snapshot_state",
     "restored_into",
+    "item_or_missing",
+    "restore_item",
     "item_cotangent",
     "without_item",
     "signum",
@@ -575,6 +577,24 @@ def snapshot_state(*values):
         return v.copy() if hasattr(v, "copy") and not isinstance(v, (int, float)) else v
 
     return tuple(copy(v) for v in values)
+
+
+def item_or_missing(mapping, key):
+    """What the forward sweep saves before ``mapping[key] = v``: ``(True, a copy of
+    the old item)``, or ``(False, None)`` where the key is new."""
+    if key in mapping:
+        return True, snapshot(mapping[key])
+    return False, None
+
+
+def restore_item(mapping, key, saved):
+    """Undo ``mapping[key] = v`` from what :func:`item_or_missing` saved: put the
+    old item back, or remove a key the assignment added."""
+    present, value = saved
+    if present:
+        mapping[key] = value
+    else:
+        del mapping[key]
 
 
 def restored_into(originals, values):

@@ -641,3 +641,14 @@ def view_before_a_checkpointed_while_loop_that_updates_its_base(x):
         y[1] = np.sin(y[1]) * 1.5 + x[0]
         k += 1
     return np.sum(q) + np.sum(y * x)
+
+
+def dict_built_by_item_assignment(x):
+    """``d = {}; d['a'] = ...``: the forward sweep saved ``d['a']`` before the first
+    assignment, a key the dict did not have yet (a raw KeyError)."""
+    d = {}
+    d["a"] = x * 2.0
+    for k in range(2):
+        d["b"] = np.sin(d["a"]) + k
+        d["a"] = d["a"] * d["b"]
+    return np.sum(d["a"] * d["b"])

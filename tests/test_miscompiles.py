@@ -81,6 +81,7 @@ CASES = [
     (m.list_item_assigned_then_updated, (3,)),
     (m.view_before_a_checkpointed_loop_that_updates_its_base, (3,)),
     (m.view_before_a_checkpointed_while_loop_that_updates_its_base, (3,)),
+    (m.dict_built_by_item_assignment, (3,)),
 ]
 #: Programs autograd cannot run (it has no element assignment).
 NO_AUTOGRAD = {m.sorted_dict_update, m.disjoint_view_update, m.overlapping_view_update,
