@@ -107,6 +107,7 @@ def check_aliases(program: ir.Program) -> None:
         (statements, views, elements, holders, parts, joins, loops, blocks, order,
          steady) = _structure(program, containers)
     guards, refreshes, unbound_refreshed = [], {}, []
+    user = _user_names(program, statements)  # how the user wrote each name, for messages
     position = 0
     while position < len(statements):
         stmt = statements[position]
@@ -207,7 +208,7 @@ def check_aliases(program: ir.Program) -> None:
                           and _stale(later, stmt, other, order, loops, blocks)), None)
             if stale is None:
                 continue
-            message = _message(stmt, x, other, source, program, statements)
+            message = _message(stmt, x, other, source, user)
             augmented = not ir.is_update(stmt)
             stmt.updated = x  # what a run-time check tests
             follow = augmented or _is_setitem(stmt)
@@ -278,11 +279,10 @@ def check_aliases(program: ir.Program) -> None:
         program.body.insert(0, gast.copy_location(none, program.body[0]))
 
 
-def _message(stmt, x, other, source, program, statements) -> str:
+def _message(stmt, x, other, source, user) -> str:
     """What an update ``stmt`` of ``x`` that ``other`` sees is refused with, in the
     user's names: ``x`` for the ``x_1`` the compiler renamed it to, the user's
     expression (``d['h']``, ``W[1:]``) for a temporary."""
-    user = _user_names(program, statements)
     shown_x = getattr(stmt, "user_target", None) or user(x)
     shown_other = user(other)
     node = getattr(getattr(source, "op", None), "node", None)

@@ -37,13 +37,13 @@ import types
 import numpy as np
 
 from . import (runtime, runtime_aliases, runtime_errors, runtime_forward, runtime_gradients,
-               structures)
+               runtime_state, structures)
 from .errors import SrcGradError
 
 #: Arrays up to this many elements are written into the module as literals.
 MAX_ARRAY_LITERAL = 10_000
-_HOMES = (runtime_errors, structures, runtime_forward, runtime_gradients, runtime_aliases,
-          runtime)  # where helpers live, in order
+_HOMES = (runtime_errors, runtime_state, structures, runtime_forward, runtime_gradients,
+          runtime_aliases, runtime)  # where helpers live, in order
 _NOQA = re.compile(r"[ \t]*# noqa\b[^\n]*")
 
 

@@ -36,6 +36,13 @@ from .runtime_aliases import (
     window_by,
 )
 from .runtime_errors import error_at
+from .runtime_state import (
+    item_or_missing,
+    restore_item,
+    restored_into,
+    snapshot,
+    snapshot_state,
+)
 from .runtime_gradients import grad_like, zeros_grad
 from .structures import (
     AttributeCotangent,
@@ -497,120 +504,6 @@ def reshape_each(gs, xs):
     if _no_cotangent(gs):
         return ListCotangent([0.0] * len(xs))
     return ListCotangent([reshape_like(g, x) for g, x in zip(gs, xs)])
-
-
-def snapshot(value):
-    """A copy of ``value`` that later in-place updates cannot change (what the
-    forward sweep saves before ``x[i] = v`` overwrites ``x[i]``)."""
-    return value.copy() if isinstance(value, (np.ndarray, list, dict)) else value
-
-
-#: How deep snapshot_state follows containers inside containers (a loop's state
-#: is a few names; deeper structures are copied as snapshot() would).
-_NESTING = 8
-
-
-def snapshot_state(*values):
-    """Copies of a checkpointed loop's state ``values`` (as :func:`snapshot`, and
-    also a tuple, NumPy scalar...) that keep the memory they share: two names
-    for one array stay one array, a view stays a view of its copied base, and a
-    list or dict holding one of those arrays holds its copy -- so an iteration
-    rerun from the copies sees the aliasing the original run saw (``same_window``,
-    ``held_at``).  A list's other items are not copied: a list the loop appends
-    to costs one list, not its arrays, per snapshot."""
-    def root(v):
-        while isinstance(v.base, np.ndarray):
-            v = v.base
-        return v
-
-    def items(v):
-        if isinstance(v, (list, tuple)):
-            return v
-        return v.values() if isinstance(v, dict) else ()
-
-    count: dict = {}
-    top = {id(root(v)) for v in values if isinstance(v, np.ndarray)}
-
-    def tally(v, depth=0):
-        if isinstance(v, np.ndarray):
-            count[id(root(v))] = count.get(id(root(v)), 0) + 1
-        elif depth < _NESTING:
-            for item in items(v):
-                tally(item, depth + 1)
-
-    for v in values:
-        tally(v)
-    copies: dict = {}
-    memo: dict = {}
-
-    def array(v, held):
-        r = root(v)
-        if held and id(r) not in top:
-            return v  # an item only a list holds: shared with the original list
-        if id(v) in memo:
-            return memo[id(v)]
-        out = None
-        if count[id(r)] > 1:
-            rc = copies.setdefault(id(r), r.copy(order="K"))
-            if v is r:
-                out = rc
-            elif rc.strides == r.strides:
-                offset = v.__array_interface__["data"][0] - r.__array_interface__["data"][0]
-                out = np.ndarray(v.shape, v.dtype, buffer=rc, offset=offset, strides=v.strides)
-        memo[id(v)] = out = v.copy() if out is None else out
-        return out
-
-    def container(v, depth):
-        if type(v) is dict:
-            return {k: copy(x, True, depth + 1) for k, x in v.items()}
-        if type(v) in (list, tuple):
-            return type(v)(copy(x, True, depth + 1) for x in v)
-        return v if isinstance(v, tuple) else v.copy()  # a named tuple; a list subclass
-
-    def copy(v, held=False, depth=0):
-        if isinstance(v, np.ndarray):
-            return array(v, held)
-        if isinstance(v, (list, tuple, dict)) and depth < _NESTING:
-            if id(v) not in memo:
-                memo[id(v)] = container(v, depth)
-            return memo[id(v)]
-        return v.copy() if hasattr(v, "copy") and not isinstance(v, (int, float)) else v
-
-    return tuple(copy(v) for v in values)
-
-
-def item_or_missing(mapping, key):
-    """What the forward sweep saves before ``mapping[key] = v``: ``(True, a copy of
-    the old item)``, or ``(False, None)`` where the key is new."""
-    if key in mapping:
-        return True, snapshot(mapping[key])
-    return False, None
-
-
-def restore_item(mapping, key, saved):
-    """Undo ``mapping[key] = v`` from what :func:`item_or_missing` saved: put the
-    old item back, or remove a key the assignment added."""
-    present, value = saved
-    if present:
-        mapping[key] = value
-    else:
-        del mapping[key]
-
-
-def restored_into(originals, values):
-    """``values`` (a checkpointed loop's state, as it was before the loop) put back
-    into the ``originals``, the arrays the loop changed in place, where they
-    still fit: views taken of them before the loop read that memory."""
-    out = []
-    for original, value in zip(originals, values):
-        if isinstance(original, np.ndarray) and isinstance(value, np.ndarray) \
-                and original is not value and original.shape == value.shape \
-                and original.dtype == value.dtype and original.flags.writeable:
-            np.copyto(original, value)
-            out.append(original)
-        else:
-            out.append(value)
-    return tuple(out)
 
 
 def item_cotangent(g, x, index):
