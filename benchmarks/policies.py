@@ -26,7 +26,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import numpy as np  # noqa: E402
 
 import srcgrad  # noqa: E402
-from srcgrad.schedules import revolve_cost  # noqa: E402
+from srcgrad.runtime.schedules import revolve_cost  # noqa: E402
 
 POLICIES = ["save", "recompute", "sqrt", ("revolve", 8)]
 

@@ -18,11 +18,13 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from srcgrad import compiler, fence
-from srcgrad.analyze import activity
+from srcgrad import pipeline as compiler
+
+from srcgrad.frontend import fence
+from srcgrad.analysis.activity import activity
 from srcgrad.errors import UnsupportedSyntaxError
-from srcgrad.frontend import parse_function
-from srcgrad.normalize import normalize, unparse_body
+from srcgrad.frontend.parse import parse_function
+from srcgrad.normalize.normalizer import normalize, unparse_body
 
 
 def predict(W, x):

@@ -19,7 +19,7 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 import srcgrad  # noqa: E402
-from srcgrad.schedules import revolve_cost  # noqa: E402
+from srcgrad.runtime.schedules import revolve_cost  # noqa: E402
 
 STEPS = 2000
 

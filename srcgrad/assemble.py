@@ -11,20 +11,21 @@ from __future__ import annotations
 
 import gast
 
-from . import __version__, ir
-from .aliasing import shared_names
-from .analyze import SCALAR, activity, has_effect, shape_classes
-from .broadcast import retarget_shape_reads
-from .calls import split_calls
-from .checkpointing import checkpoint_loops, loop_policy
-from .emit import function_source
+from . import __version__
+from . import ir
+from .analysis.aliasing import shared_names
+from .analysis.activity import SCALAR, activity, has_effect, shape_classes
+from .optimize.broadcast import retarget_shape_reads
+from .ad.calls import split_calls
+from .memory.checkpointing import checkpoint_loops, loop_policy
+from .ir.emit import function_source
 from .errors import NonDifferentiableError
-from .fold import fold_temporaries
-from .optimize import eliminate_dead, fold_zero_starts, live_before, propagate_copies
-from .release import release_unread
-from .remat import decider, rematerialize
-from .reverse import reverse
-from .tapes import insert_pushes
+from .optimize.fold import fold_temporaries
+from .optimize.dce import eliminate_dead, fold_zero_starts, live_before, propagate_copies
+from .memory.release import release_unread
+from .memory.remat import decider, rematerialize
+from .ad.reverse import reverse
+from .memory.tapes import insert_pushes
 
 
 class Assembler:

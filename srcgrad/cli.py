@@ -25,9 +25,11 @@ from pathlib import Path
 
 import numpy as np
 
-from . import api, cache, compiler
-from .checks import gradcheck
-from .compiler import Options
+from .api import transforms as api
+from .cache import store as cache
+from . import pipeline as compiler
+from .api.checks import gradcheck
+from .pipeline import Options
 from .errors import SrcGradError
 
 

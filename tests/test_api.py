@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import srcgrad
-from srcgrad import api
+from srcgrad.api import transforms as api
 
 from numeric import assert_close, numeric_grad
 
@@ -295,7 +295,7 @@ def test_unwritable_cache_dir_falls_back_to_memory(monkeypatch, tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("")
     monkeypatch.setenv("SRCGRAD_CACHE_DIR", str(blocker / "sub"))
-    monkeypatch.setattr("srcgrad.cache._warned", False)
+    monkeypatch.setattr("srcgrad.cache.store._warned", False)
 
     def f(x):
         return np.sum(x * 3.0)

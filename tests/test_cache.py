@@ -2,7 +2,7 @@
 
 Most tests run a small script in a fresh process (the situation the disk cache
 exists for) with its own cache directory; the script counts how often the
-compiler pipeline runs by wrapping ``srcgrad.compiler.generate``.
+compiler pipeline runs by wrapping ``srcgrad.pipeline.generate``.
 """
 
 from __future__ import annotations
@@ -21,8 +21,10 @@ import numpy as np
 import pytest
 
 import srcgrad
-from srcgrad import api, cache, compiler, manifest, provenance
-from srcgrad.compiler import Options
+from srcgrad.api import transforms as api
+from srcgrad.cache import store as cache, manifest, provenance
+from srcgrad import pipeline as compiler
+from srcgrad.pipeline import Options
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -53,7 +55,7 @@ RUNNER = """
 import json, sys
 import numpy as np
 import srcgrad
-from srcgrad import compiler
+from srcgrad import pipeline as compiler
 
 calls = []
 generate = compiler.generate

@@ -38,8 +38,8 @@ from numeric import (
 )
 
 import srcgrad
-from srcgrad import compiler
-from srcgrad.compiler import Options
+from srcgrad import pipeline as compiler
+from srcgrad.pipeline import Options
 
 CASES = [pytest.param(c, id=c.name) for c in CORPUS]
 

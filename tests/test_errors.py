@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import srcgrad
-from srcgrad import fence
+from srcgrad.frontend import fence
 from srcgrad.errors import (MissingRuleError, NonDifferentiableError, SrcGradError,
                             UnsupportedSyntaxError)
 

@@ -24,7 +24,7 @@ from corpus import CORPUS
 from numeric import assert_bit_identical, assert_close, float_positions, pure
 
 import srcgrad
-from srcgrad import portable
+from srcgrad.standalone import portable
 
 # Runs in the subprocess: no srcgrad; load the module, call its entries, pickle results.
 RUNNER = """

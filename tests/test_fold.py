@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import srcgrad
-from srcgrad.emit import show_statements
-from srcgrad.fold import fold_temporaries
+from srcgrad.ir.emit import show_statements
+from srcgrad.optimize.fold import fold_temporaries
 
 import fold_fns
 

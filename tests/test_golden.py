@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 import srcgrad
-from srcgrad import compiler
-from srcgrad.compiler import Options
+from srcgrad import pipeline as compiler
+from srcgrad.pipeline import Options
 
 import corpus
 

@@ -218,7 +218,7 @@ def test_sequence_plus_with_an_untyped_tuple_argument_fails_loudly():
 
 
 def test_check_reports_a_value_mismatch():
-    from srcgrad.validation import verify
+    from srcgrad.api.validation import verify
     with pytest.raises(srcgrad.TranslationError, match="swap_in_loop"):
         verify(m.swap_in_loop, (np.ones(4),), 0.0, "gradient")
 

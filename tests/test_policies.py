@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import srcgrad
-from srcgrad.schedules import checkpoint_schedule, count_advanced, revolve_cost
+from srcgrad.runtime.schedules import checkpoint_schedule, count_advanced, revolve_cost
 
 from numeric import assert_bit_identical, assert_close
 

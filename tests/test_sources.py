@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import srcgrad
-from srcgrad.frontend import SourceNotFoundError
+from srcgrad.frontend.parse import SourceNotFoundError
 
 ROOT = Path(__file__).resolve().parent.parent
 

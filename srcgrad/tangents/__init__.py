@@ -7,16 +7,4 @@ runtime helpers that have rules of their own), so generated tangent code can
 itself be differentiated again.  Importing this package registers every rule.
 """
 
-from . import (  # noqa: F401 (register)
-    construction,
-    forward_helpers,
-    containers,
-    indexing,
-    linalg,
-    math_module,
-    methods,
-    operators,
-    reductions,
-    shapes,
-    ufuncs,
-)
+from . import (construction, forward_helpers, containers, indexing, linalg, math_module, methods, operators, reductions, shapes, ufuncs)  # noqa: F401 (register)

@@ -1,0 +1,100 @@
+"""Splitting calls to user functions into forward/backward pairs.
+
+A call that a differentiated value flows through, ``y = layer(W, x)``, becomes
+a call of the callee's generated forward function, which also returns the
+callee's residuals: ``y, layer_res = layer_forward(W, x)``.  The adjoint sweep
+later passes them to ``layer_backward(layer_res, d_y)``.  Arguments are bound to
+the callee's parameters here, at compile time, so keywords and defaults become
+plain positional arguments.
+
+    >>> import numpy as np
+    >>> from ..pipeline import Options, prepare
+    >>> from ..frontend.linker import Linker
+    >>> from ..analysis.activity import activity
+    >>> from ..ir.emit import unparse
+    >>> from .. import _doctest_helpers as h
+    >>> program = prepare(h.caller)
+    >>> linker = Linker(Options(), prepare)
+    >>> split_calls(program, activity(program, ["x"]), linker)
+    >>> print(unparse(program.body[0]))
+    t1, scale_res = scale_forward(x, 3.0)
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import gast
+
+from .. import ir
+from ..analysis.activity import Activity
+from ..rules.custom import custom_vjp
+from ..errors import UnsupportedSyntaxError
+from .inline import constant
+from ..frontend.linker import CalleePair, Linker, is_user_function
+
+
+def split_calls(program: ir.Program, act: Activity, linker: Linker) -> None:
+    """Rewrite, in place, every active call of a user function in ``program``."""
+    for stmt in ir.walk_statements(program.body):
+        op = getattr(stmt, "op", None)
+        if op is None or ir.is_update(stmt):
+            continue
+        custom = isinstance(op.primitive, custom_vjp)
+        if not (custom or is_user_function(op.primitive)):
+            continue
+        if not any(act.is_active(t) for t in ir.target_names(stmt)):
+            continue
+        args = bind_arguments(program, op)
+        if custom:  # the user's backward function returns one cotangent per argument
+            pair = linker.request_custom(op.primitive, len(args))
+        else:
+            positions = tuple(i for i, a in enumerate(args)
+                              if isinstance(a, gast.Name) and act.is_active(a.id))
+            pair = linker.request(op.primitive, positions, getattr(op, "receiver_type", None))
+        residuals = program.namer.fresh(f"{pair}_res")
+        target = stmt.targets[0]
+        stmt.targets = [gast.Tuple(elts=[target, ir.name(residuals, store=True)],
+                                   ctx=gast.Store())]
+        stmt.value = gast.Call(func=ir.name(pair.forward), args=list(args), keywords=[])
+        stmt.op = ir.Op(pair, list(args), {}, op.node, op.label)
+        stmt.call_output = target
+        stmt.residuals = residuals
+
+
+def bind_arguments(program: ir.Program, op: ir.Op) -> list:
+    """The call's arguments in the callee's parameter order, defaults filled in."""
+    fn = op.primitive
+    where = dict(filename=program.filename, lineno=getattr(op.node, "lineno", None),
+                 col=getattr(op.node, "col_offset", None))
+    sig = inspect.signature(fn)
+    params = []
+    for param in sig.parameters.values():
+        if param.kind in (param.VAR_KEYWORD, param.KEYWORD_ONLY):
+            raise UnsupportedSyntaxError(
+                f"calling '{fn.__name__}', which has a **kwargs or keyword-only parameter, "
+                f"with a differentiated argument is not supported yet", **where)
+        if param.kind is param.VAR_POSITIONAL:  # the caller packed *args into one tuple
+            param = param.replace(kind=param.POSITIONAL_OR_KEYWORD)
+        params.append(param)
+    sig = sig.replace(parameters=params)
+    try:
+        bound = sig.bind(*op.args, **op.kwargs)
+    except TypeError as exc:
+        raise UnsupportedSyntaxError(f"cannot call '{fn.__name__}' like this: {exc}",
+                                     **where) from None
+    args = []
+    for name, param in sig.parameters.items():
+        if name in bound.arguments:
+            args.append(bound.arguments[name])
+            continue
+        literal = constant(param.default)
+        if literal is None:
+            bound_name = program.namer.fresh(f"{fn.__name__}_{name}_default")
+            program.free[bound_name] = param.default
+            literal = ir.name(bound_name)
+        args.append(literal)
+    return args
+
+
+__all__ = ["CalleePair", "bind_arguments", "split_calls"]

@@ -1,0 +1,351 @@
+"""Forward mode: the tangent program of a program in A-normal form.
+
+Forward mode needs no tapes and no reversal: each statement that computes a
+value depending on the differentiated arguments is followed by the statement
+that computes that value's tangent (``d_y`` beside ``y``), from the operands'
+tangents, by inlining the primitive's tangent rule (see
+:class:`.rules.registry.TangentRule`).  Branches and loops keep their shape --
+the tangent statements sit inside them, next to their primals -- so the
+generated code reads like the original with one extra line per operation.
+
+Three cases need care:
+
+* a variable that some definitions make dependent and others do not (``h =
+  np.zeros(3)`` before a loop that adds ``x`` to it) gets ``d_h =
+  zero_tangent(h)`` at the independent definitions, so every use of ``d_h``
+  reads the tangent of the value ``h`` holds there;
+* an array updated in place (``h[i] = v``) has its tangent updated in place too
+  (``d_h[i] = d_v``); every definition of such a variable makes its tangent a
+  private copy (``fresh_tangent``), since a tangent may alias another one (the
+  tangent of ``a + c`` is ``d_a`` itself) or the caller's;
+* an operand's term has the operand's shape, which broadcasting may widen:
+  ``expand(term, out)`` widens it, and is left out where the operands
+  provably share a shape (``x * 2``, ``np.sin(x) * x``);
+* a call of a user function calls that function's own generated tangent
+  function, ``y, d_y = f_jvp(x, d_x)``, so recursion works.
+
+    >>> import numpy as np
+    >>> def f(x, y):
+    ...     z = np.sin(x) * y
+    ...     return np.sum(z)
+    >>> from ..frontend.parse import parse_function
+    >>> from ..normalize.normalizer import normalize
+    >>> program = normalize(parse_function(f))
+    >>> made = Forward(program, ["x"], linker=None).run()
+    >>> print(show_statements(made.body))
+    t1 = np.sin(x)
+    d_t1 = d_x * np.cos(x)
+    z = t1 * y
+    d_z = expand(d_t1 * y, z)
+    t2 = np.sum(z)
+    d_t2 = np.sum(d_z)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import gast
+
+from .. import __version__
+from .. import ir
+from ..analysis.activity import (describe, activity, differentiable, has_effect, operand_names, shape_classes)
+from .calls import bind_arguments
+from ..ir.emit import function_source
+from ..ir.emit import show_statements  # noqa: F401 - used by the docstring examples
+from ..rules.custom import custom_vjp
+from ..errors import MissingRuleError
+from .inline import inline_tangent
+from ..frontend.linker import is_user_function
+from ..optimize.dce import eliminate_dead
+from ..rules import registry
+from ..ir.syntax import clone
+from ..tangents import operators as _registers_every_tangent_rule  # noqa: F401
+
+
+@dataclass
+class Made:
+    """The tangent program: statements, and the tangent expression of the output."""
+
+    body: list
+    tangent_output: object
+    tangent_params: list[str]
+
+
+class Forward:
+    def __init__(self, program: ir.Program, wrt: list[str], linker):
+        self.program = program
+        self.wrt = list(wrt)
+        self.linker = linker
+        self.namer = program.namer
+        self.varied = activity(program, self.wrt).varied
+        self.classes = shape_classes(program)
+        self.names: dict[str, str] = {}
+        self.updated = _updated(program.body)
+
+    # -- names ------------------------------------------------------------------
+    def tangent_name(self, var: str) -> str:
+        if var not in self.names:
+            self.names[var] = self.namer.adjoint(var)
+        return self.names[var]
+
+    def tangent(self, operand):
+        """The tangent of an operand expression, or None if it carries none."""
+        if isinstance(operand, gast.Name):
+            if operand.id not in self.varied:
+                return None
+            node = ir.name(self.tangent_name(operand.id))
+            node.primal = operand
+            return node
+        if isinstance(operand, (gast.Tuple, gast.List)):
+            if not any(n in self.varied for n in ir.names_in(operand)):
+                return None
+            elts = [self.tangent(e) or _zero_of(e) for e in operand.elts]
+            return type(operand)(elts=elts, ctx=gast.Load())
+        return None
+
+    # -- the sweep ----------------------------------------------------------------
+    def run(self) -> Made:
+        program = self.program
+        tangent_params = [self.tangent_name(p) for p in self.wrt]
+        entry = []
+        for p in program.params:
+            if p in self.varied and p not in self.wrt:
+                entry.append(self.define(p, _call("zero_tangent", ir.name(p)), "independent"))
+            elif p in self.updated:
+                entry.append(self.define(p, ir.name(self.tangent_name(p)), "argument"))
+        body = entry + self.block(program.body)
+        return Made(body, self.output_tangent(program.output), tangent_params)
+
+    def output_tangent(self, output):
+        if isinstance(output, gast.Tuple):
+            return gast.Tuple(elts=[self.output_tangent(e) for e in output.elts],
+                              ctx=gast.Load())
+        if isinstance(output, gast.Name) and output.id in self.varied:
+            return _call("tangent_like", ir.name(self.tangent_name(output.id)), output)
+        return _call("zero_tangent", output)
+
+    def block(self, stmts) -> list:
+        out = []
+        for stmt in stmts:
+            if isinstance(stmt, gast.If):
+                stmt.body = self.block(stmt.body) or [gast.Pass()]
+                stmt.orelse = self.block(stmt.orelse)
+                out.append(stmt)
+            elif isinstance(stmt, (gast.For, gast.While)):
+                stmt.body = self.block(stmt.body) or [gast.Pass()]
+                stmt.orelse = self.block(stmt.orelse)
+                out.append(stmt)
+            elif isinstance(stmt, gast.Assign) and ir.is_update(stmt):
+                out.extend(self.update(stmt))
+            elif isinstance(stmt, gast.Assign):
+                out.extend(self.assignment(stmt))
+            elif getattr(stmt, "op", None) is not None and stmt.op.primitive is ir.APPEND:
+                out.extend(self.append(stmt))
+            else:
+                out.append(stmt)
+        return out
+
+    def define(self, var: str, value, origin) -> gast.Assign:
+        """``d_var = value``; a private copy when ``var`` is updated in place."""
+        if var in self.updated:
+            value = _call("fresh_tangent", value, ir.name(var))
+        stmt = ir.assign(self.tangent_name(var), value)
+        stmt.origin = origin
+        return stmt
+
+    def assignment(self, stmt) -> list:
+        targets = [t for t in ir.target_names(stmt)]
+        if not any(t in self.varied for t in targets):
+            return [stmt]
+        op = getattr(stmt, "op", None)
+        moving = op is not None and differentiable(op) \
+            and any(n in self.varied for n in operand_names(op))
+        if moving and is_user_function(op.primitive):
+            return self.call(stmt, op, op.primitive)
+        if moving and isinstance(op.primitive, custom_vjp) \
+                and registry.lookup_tangent(op.primitive) is None:
+            return self.call(stmt, op, op.primitive.fn)  # forward mode through its source
+        if not moving:  # an independent definition of a dependent variable
+            return [stmt] + [self.define(t, _call("zero_tangent", ir.name(t)), "independent")
+                             for t in targets]
+        rule = registry.lookup_tangent(op.primitive)
+        if rule is None:
+            raise _missing_tangent(self.program, op)
+        target = stmt.targets[0]
+        out_expr = gast.Tuple(elts=[ir.name(t) for t in targets], ctx=gast.Load()) \
+            if isinstance(target, gast.Tuple) else ir.name(targets[0])
+        done = inline_tangent(rule, op, out_expr, self.tangent, self.namer,
+                              shape_class=lambda n: self.classes.get(n, n),
+                              filename=self.program.filename)
+        out = [stmt]
+        for s in done.statements:
+            s.origin = op.label
+            out.append(s)
+        terms = [term for _, term in done.contributions]
+        if not terms:
+            return out + [self.define(t, _call("zero_tangent", ir.name(t)), op.label)
+                          for t in targets]
+        if isinstance(target, gast.Tuple):
+            out.extend(self.unpack(target, terms, op.label))
+            return out
+        total = terms[0]
+        for term in terms[1:]:
+            total = gast.BinOp(left=total, op=gast.Add(), right=term)
+        out.append(self.define(targets[0], total, op.label))
+        return out
+
+    def unpack(self, target, terms, origin) -> list:
+        """``d_a, d_b = term`` for a primitive with several outputs (summed part
+        by part when several operands move)."""
+        names = ir.stored_names(target)
+        if len(terms) == 1 and not any(n in self.updated for n in names):
+            stmt = ir.assign(_tangent_target(target, self.tangent_name), terms[0])
+            stmt.origin = origin
+            return [stmt]
+        parts = []
+        out = []
+        for term in terms:
+            held = self.namer.fresh("dt")
+            out.append(ir.assign(held, term))
+            parts.append(held)
+        for i, var in enumerate(names):
+            total = None
+            for held in parts:
+                piece = gast.Subscript(value=ir.name(held), slice=gast.Constant(value=i, kind=None),
+                                       ctx=gast.Load())
+                total = piece if total is None else gast.BinOp(left=total, op=gast.Add(),
+                                                               right=piece)
+            out.append(self.define(var, total, origin))
+        return out
+
+    def update(self, stmt) -> list:
+        """``x[i] = v``: ``d_x[i] = d_v`` beside it (``d_x`` is private, see define)."""
+        x, index, value = stmt.op.args
+        if x.id not in self.varied:
+            return [stmt]
+        moved = self.tangent(value)
+        new = ir.assign(gast.Subscript(value=ir.name(self.tangent_name(x.id)),
+                                       slice=clone(stmt.targets[0].slice), ctx=gast.Store()),
+                        moved if moved is not None else gast.Constant(value=0.0, kind=None))
+        new.origin = "element assignment"
+        return [stmt, new]
+
+    def append(self, stmt) -> list:
+        xs, item = stmt.op.args
+        if xs.id not in self.varied:
+            return [stmt]
+        moved = self.tangent(item) or _zero_of(item)
+        call = gast.Call(func=gast.Attribute(value=ir.name(self.tangent_name(xs.id)),
+                                             attr="append", ctx=gast.Load()),
+                         args=[moved], keywords=[])
+        new = gast.Expr(value=call)
+        new.updates = self.tangent_name(xs.id)
+        new.origin = ".append()"
+        return [stmt, new]
+
+    def call(self, stmt, op, fn) -> list:
+        """``y, d_y = f_jvp(a, b, d_a)`` for ``y = f(a, b)``."""
+        args = bind_arguments(self.program, op)
+        positions = tuple(i for i, a in enumerate(args)
+                          if isinstance(a, gast.Name) and a.id in self.varied)
+        made = self.linker.request_tangent(fn, positions, getattr(op, "receiver_type", None))
+        target = stmt.targets[0]
+        tangents = [self.tangent(args[i]) for i in positions]
+        value = gast.Call(func=ir.name(made.name), args=[*args, *tangents], keywords=[])
+        names = ir.target_names(stmt)
+        if isinstance(target, gast.Name) and target.id not in self.updated:
+            both = gast.Tuple(elts=[clone(target), _tangent_target(target, self.tangent_name)],
+                              ctx=gast.Store())
+            new = ir.assign(both, value)
+            rest = []
+        else:  # a tuple returned: unpack value and tangent apart (names only, so that
+            # reverse mode can differentiate this code again)
+            result, held = self.namer.fresh(f"{made}_out"), self.namer.fresh("dt")
+            new = ir.assign(gast.Tuple(elts=[ir.name(result, store=True),
+                                             ir.name(held, store=True)], ctx=gast.Store()), value)
+            rest = [ir.assign(clone(target), ir.name(result))]
+            if any(n in self.updated for n in names) or not isinstance(target, gast.Tuple) \
+                    or any(not isinstance(e, gast.Name) for e in target.elts):
+                rest += [self.define(n, _part(held, target, n), str(op.label)) for n in names]
+            else:
+                rest.append(ir.assign(_tangent_target(target, self.tangent_name), ir.name(held)))
+        new.origin = op.label
+        new.source_stmt = stmt
+        return [new, *rest]
+
+
+def _part(held, target, var):
+    """The tangent of ``var`` inside the tangent ``held`` of ``target``."""
+    if isinstance(target, gast.Name):
+        return ir.name(held)
+    path = _path(target, var)
+    node = ir.name(held)
+    for i in path:
+        node = gast.Subscript(value=node, slice=gast.Constant(value=i, kind=None),
+                              ctx=gast.Load())
+    return node
+
+
+def _path(target, var):
+    if isinstance(target, gast.Name):
+        return [] if target.id == var else None
+    for i, elt in enumerate(target.elts):
+        sub = _path(elt, var)
+        if sub is not None:
+            return [i, *sub]
+    return None
+
+
+def _tangent_target(target, tangent_name):
+    """The tangent target mirroring a (possibly nested) tuple target."""
+    if isinstance(target, gast.Name):
+        return ir.name(tangent_name(target.id), store=True)
+    return gast.Tuple(elts=[_tangent_target(e, tangent_name) for e in target.elts],
+                      ctx=gast.Store())
+
+
+def _updated(body) -> set[str]:
+    """Variables updated in place somewhere (``x[i] = v``, ``xs.append(v)``)."""
+    return {n for stmt in ir.walk_statements(body) if ir.is_update(stmt)
+            for n in ir.target_names(stmt)}
+
+
+def _zero_of(operand):
+    if isinstance(operand, gast.Constant):
+        return gast.Constant(value=0.0, kind=None)
+    return _call("zero_tangent", operand)
+
+
+def _call(helper: str, *args):
+    return gast.Call(func=ir.name(helper), args=list(args), keywords=[])
+
+
+def _missing_tangent(program, op) -> MissingRuleError:
+    what = describe(op)
+    return MissingRuleError(
+        f"no tangent (forward-mode) rule for {what}, and a value being differentiated "
+        f"flows into it (register one with srcgrad.register_jvp, or wrap the value in "
+        f"srcgrad.stop_gradient if no derivative should flow there)",
+        filename=program.filename, lineno=getattr(op.node, "lineno", None),
+        col=getattr(op.node, "col_offset", None))
+
+
+def tangent_function(program: ir.Program, wrt: list[str], linker, name: str,
+                     value: bool = True) -> str:
+    """The source of ``name(*params, *tangents)``, returning ``(value, tangent)``
+    (or the tangent alone, without ``value``)."""
+    made = Forward(program, wrt, linker).run()
+    result = gast.Tuple(elts=[program.output, made.tangent_output], ctx=gast.Load()) \
+        if value else made.tangent_output
+    body = eliminate_dead(made.body, set(ir.names_in(result)), keep=has_effect)
+    listing = ", ".join(wrt) or "nothing"
+    tangents = ", ".join(made.tangent_params)
+    returns = "(value, tangent of the value)" if value else "the tangent of its value"
+    doc = (f"Forward mode of {program.name}: returns {returns}.\n\n"
+           f"{tangents or 'No argument'} {'is the tangent' if len(wrt) == 1 else 'are the tangents'}"
+           f" of {listing}: the direction the derivative is taken in.\n"
+           f"Generated by srcgrad {__version__} from {program.name} "
+           f"({program.filename}, line {program.node.lineno}).")
+    return function_source(name, [*program.params, *made.tangent_params], [],
+                           body + [gast.Return(value=result)], doc)

@@ -1,0 +1,596 @@
+"""Inlining adjoint rules into generated code.
+
+A rule is a small Python function (see :mod:`.rules.registry`).  To use it at
+a call site the inliner takes the rule's body, renames its parameters to the
+call's operands and its locals to fresh names, folds every ``if`` whose test is
+now a constant (``axis is None``, ``isinstance(b, int) and b == 2``) and
+simplifies the result (``x ** 1`` -> ``x``, trailing default arguments of
+runtime helpers dropped).  What is left is the code a person would have written
+at that spot.
+
+    >>> import gast, operator
+    >>> from ..ir.naming import Namer
+    >>> from ..rules import lookup
+    >>> from .. import ir
+    >>> rule = lookup(operator.pow)
+    >>> op = ir.Op(operator.pow, [ir.name("h"), gast.Constant(value=2, kind=None)], {}, None, "**")
+    >>> done = inline(rule, op, ir.name("t4"), ir.name("d_t4"), Namer())
+    >>> [(var, show(expr)) for var, expr in done.contributions]
+    [('h', 'd_t4 * (2 * h)')]
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import inspect
+import textwrap
+import warnings
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import gast
+
+from .. import ir, runtime
+from ..errors import SrcGradError
+from ..ir.naming import Namer
+from ..rules.registry import Rule
+from ..analysis.activity import SCALAR
+from ..optimize.broadcast import DropExpand, DropUnbroadcast
+from ..ir.syntax import SliceToCall as _SliceToCall
+from ..ir.syntax import (assigned_names, call_to_slice, clone, clone_substituted, constant, source_of, walk)
+
+#: Pure functions a static test may call.
+_STATIC_NAMES = {name: getattr(builtins, name) for name in (
+    "isinstance", "int", "float", "bool", "tuple", "list", "len", "type", "complex", "str",
+    "abs", "min", "max", "range", "all", "any")}
+_STATIC_NAMES.update({"None": None, "True": True, "False": False,
+                      "is_basic_index": getattr(runtime, "is_basic_index", None)})
+
+
+@dataclass
+class Inlined:
+    """The code that computes a rule's cotangents at one call site.
+
+    ``statements`` come first; then each ``(variable, expression)`` in
+    ``contributions`` is a cotangent contribution to ``variable``.
+    """
+
+    statements: list = field(default_factory=list)
+    contributions: list = field(default_factory=list)
+
+
+def show(node) -> str:
+    """Source of a gast node (see syntax.source_of)."""
+    return source_of(node)
+
+
+def _tree_of(rule) -> gast.FunctionDef:
+    """The rule's body to inline: its own source, or for a user's rule (called
+    by name, never inlined) a one-line body that calls it."""
+    if rule.called is None:
+        return _rule_tree(rule.fn)
+    return _called_tree(rule.called, tuple(inspect.signature(rule.fn).parameters.values()))
+
+
+@lru_cache(maxsize=None)
+def _called_tree(name, params) -> gast.FunctionDef:
+    args = [f"*{p.name}" if p.kind is p.VAR_POSITIONAL else p.name for p in params
+            if p.kind is not p.VAR_KEYWORD]
+    source = f"def rule({', '.join(args)}):\n    return {name}({', '.join(args)})\n"
+    return gast.parse(source).body[0]
+
+
+@lru_cache(maxsize=None)
+def _rule_tree(fn) -> gast.FunctionDef:
+    func = gast.parse(textwrap.dedent(inspect.getsource(fn))).body[0]
+    if func.body and isinstance(func.body[0], gast.Expr) \
+            and isinstance(func.body[0].value, gast.Constant):
+        func.body = func.body[1:]
+    return func
+
+
+def inline(rule: Rule, op: ir.Op, out, d_out, namer: Namer, *, wanted=lambda name: True,
+           shape_class=None, filename: str | None = None) -> Inlined:
+    """Inline ``rule`` for ``op`` whose output is ``out`` with cotangent ``d_out``.
+
+    ``wanted(name)`` says whether a variable needs a cotangent; contributions to
+    other operands are not generated.  ``shape_class(name)`` (see
+    :func:`.analyze.shape_classes`) lets ``unbroadcast`` go where shapes match.
+    """
+    bound = _bind(rule, op, filename)
+    mapping = {"out": out, "d_out": d_out}
+    result, slots = _expand(rule, op, bound, mapping, namer,
+                            ("unbroadcast", DropUnbroadcast, shape_class))
+    for pname, slot in zip(rule.wrt, slots):
+        _contribute(mapping[pname], slot, namer, result, wanted)
+    return result
+
+
+def _expand(rule, op, bound, mapping, namer, drop):
+    """:func:`_expand_rule` through a memo: a rule is expanded once per
+    :class:`_Pattern` of call site and copied with each site's names (the namer
+    asked for the same names in the same order, so the code is the same byte
+    for byte).  ``mapping`` gets the operands of the differentiable parameters."""
+    helper, pass_, shape_class = drop
+    try:
+        pattern = _Pattern(op, mapping, shape_class)
+        statements, slots, bases = _memo(rule, pattern, helper, pass_)
+    except _Unpatterned:
+        return _expand_rule(rule, op, bound, mapping, namer, (helper, pass_(op, shape_class)))
+    fresh = {f"\x01{i}": namer.fresh(base) for i, base in enumerate(bases)}
+    for pname in rule.wrt:
+        mapping[pname] = _SliceToCall().visit(clone(bound[pname]))
+    return (Inlined(statements=_instantiate(statements, pattern.real, fresh)),
+            _instantiate(slots, pattern.real, fresh))
+
+
+def _memo(rule, pattern, helper, pass_):
+    """The expansion of ``rule`` at ``pattern`` (see :meth:`_Pattern.expand`),
+    remembered per rule object (kept alive by the memo, so its id is not reused;
+    a rule registered anew is a new object)."""
+    key = (id(rule), pattern.primitive, helper, pattern.key)
+    found = _MEMO.get(key)
+    if found is None:
+        if len(_MEMO) >= _MEMO_LIMIT:
+            _MEMO.clear()
+        found = _MEMO[key] = (rule, pattern.expand(rule, helper, pass_))
+    if found[1] is None:
+        raise _Unpatterned
+    return found[1]
+
+
+def _expand_rule(rule, op, bound, mapping, namer, drop):
+    """The rule's body at this call site: parameters bound (``mapping`` gets the
+    operands), locals renamed, the ``drop`` pass run if the rule calls its helper,
+    static tests folded.  Returns the statements so far and one expression per
+    differentiable parameter."""
+    func = _tree_of(rule)
+    for pname, value in bound.items():
+        mapping[pname] = _SliceToCall().visit(clone(value))
+    local_names = assigned_names(func) - set(mapping)
+    renames = {n: namer.fresh(n) for n in sorted(local_names)}
+    body = [clone_substituted(s, mapping, renames) for s in func.body]
+    helper, transformer = drop
+    if _calls(func, helper):
+        body = [transformer.visit(s) for s in body]
+    body = fold(body)
+    result = Inlined()
+    value, prelude = _lower_returns(body, len(rule.wrt), namer)
+    result.statements.extend(prelude)
+    return result, _split(value, len(rule.wrt), namer, result.statements)
+
+
+#: (id(rule), primitive, helper, pattern key) -> (rule, expansion); cleared when full.
+_MEMO: dict = {}
+_MEMO_LIMIT = 4096
+#: Names the folding or the drop passes treat by name: an operand so named is
+#: not replaced by a placeholder (such a call site is expanded afresh).
+_SPECIAL = frozenset(_STATIC_NAMES) | frozenset(runtime.__all__) | {"slice"}
+_LITERALS = {bool, int, float, complex, str, bytes, type(None), type(...)}
+
+
+class _Unpatterned(Exception):
+    """A call site :class:`_Pattern` does not cover."""
+
+
+class _Pattern:
+    """A call site with each node of its operands, output and cotangent copied,
+    names replaced by placeholders.
+
+    Expanding a rule depends on the operands only through their structure,
+    their constants, which of their names share a shape class (or are scalars)
+    and, for ``expand``, which tangent nodes carry a ``primal``: ``key`` holds
+    exactly that, so call sites with one key expand alike up to their names and
+    the fresh names of the namer.  The copy of ``real[slot]`` has ``_slot`` set.
+    """
+
+    def __init__(self, op, mapping, shape_class):
+        self.primitive = op.primitive
+        self.shape_class = shape_class or (lambda name: name)
+        self.key, self.real, self.tokens, self.classes, self.bases = [], [], {}, {}, []
+        self.args = [self.canon(a) for a in op.args]
+        self.kwargs = {k: self.canon(v) for k, v in op.kwargs.items()}
+        self.mapping = {k: self.canon(v) for k, v in mapping.items()}
+        self.key = (*self.key, tuple(op.kwargs), tuple(mapping))
+
+    def token(self, name):
+        """The placeholder of ``name``'s shape class (SCALAR stays itself)."""
+        cls = self.shape_class(name)
+        if cls == SCALAR:
+            return SCALAR
+        return self.classes.setdefault(cls, f"\x00class{len(self.classes)}")
+
+    def canon(self, node):
+        """A copy of ``node`` with placeholders, its part of ``key`` appended."""
+        if type(node) is list:
+            self.key.append(len(node))
+            return [self.canon(n) for n in node]
+        if not isinstance(node, gast.AST):
+            self.key.append((type(node), node))
+            return node
+        slot, kind = len(self.real), type(node)
+        self.real.append(node)
+        if kind is gast.Name:
+            if node.id in _SPECIAL or node.annotation is not None \
+                    or node.type_comment is not None:
+                raise _Unpatterned
+            new = gast.Name(id=f"\x00{slot}", ctx=type(node.ctx)(), annotation=None,
+                            type_comment=None)
+            self.tokens[new.id] = self.token(node.id)
+            self.key += (kind, self.tokens[new.id], type(node.ctx))
+        elif kind is gast.Constant:
+            if type(node.value) not in _LITERALS:  # its repr might not tell it apart
+                raise _Unpatterned
+            new = gast.Constant(value=node.value, kind=node.kind)
+            self.key += (kind, type(node.value), repr(node.value), node.kind)
+        else:
+            self.key.append(kind)
+            new = kind(**{f: self.canon(getattr(node, f, None)) for f in node._fields})
+        new._slot = slot
+        if "primal" in node.__dict__:  # a tangent's operand: DropExpand reads its class
+            if type(node.primal) is not gast.Name:
+                raise _Unpatterned
+            new.primal = ir.name(self.token(node.primal.id))
+            self.tokens[new.primal.id] = new.primal.id
+            self.key += ("primal", new.primal.id)
+        return new
+
+    def fresh(self, base):
+        """The namer of :meth:`expand`: a placeholder, noting the name asked for."""
+        self.bases.append(base)
+        return f"\x01{len(self.bases) - 1}"
+
+    def expand(self, rule, helper, pass_):
+        """``(statements, slots, bases)``: the rule expanded at this pattern and
+        the names asked of the namer -- or None where the drop pass read the
+        shape class of a name not of the call site (a local of the rule)."""
+        asked = []
+
+        def shape_class(name):
+            if name not in self.tokens:
+                asked.append(name)
+            return self.tokens.get(name, name)
+
+        op = ir.Op(self.primitive, self.args, self.kwargs, None, rule.name)
+        result, slots = _expand_rule(rule, op, _bind(rule, op, None), dict(self.mapping),
+                                     self, (helper, pass_(op, shape_class)))
+        return None if asked else (result.statements, slots, self.bases)
+
+
+def _instantiate(node, real, fresh):
+    """A copy of a template's ``node``: a placeholder for a call site's name or
+    constant becomes a copy of it, a node standing for another of the site's
+    nodes gets that node's attributes, a fresh placeholder the name given."""
+    if type(node) is list:
+        return [_instantiate(n, real, fresh) for n in node]
+    kind, extras = type(node), node.__dict__
+    slot = extras.get("_slot")
+    if slot is not None:
+        if kind is gast.Name or kind is gast.Constant:
+            return clone(real[slot])
+        extras = real[slot].__dict__
+    new = kind.__new__(kind)
+    fields, values = kind._fields, new.__dict__
+    for name in fields:
+        value = node.__dict__.get(name)
+        if type(value) is list:
+            value = [_instantiate(v, real, fresh) if isinstance(v, gast.AST) else v
+                     for v in value]
+        elif isinstance(value, gast.AST):
+            value = _instantiate(value, real, fresh)
+        values[name] = value
+    if kind is gast.Name and slot is None:
+        values["id"] = fresh.get(values["id"], values["id"])
+    for key, value in extras.items():
+        if key not in fields and key != "_slot":
+            values[key] = value
+    return new
+
+
+def inline_tangent(rule, op: ir.Op, out, tangent, namer: Namer, *, shape_class=None,
+                   filename: str | None = None) -> Inlined:
+    """Inline the tangent rule ``rule`` (see :class:`.rules.registry.TangentRule`)
+    for ``op`` whose output is ``out``.
+
+    ``tangent(operand)`` gives the tangent expression of an operand (a name or
+    a display of names), or None when it carries none; the terms of those
+    operands are not generated.  The result's ``contributions`` are
+    ``(parameter, term)`` pairs, one per operand that carries a tangent.
+    ``expand(term, out)`` is dropped where the operation cannot broadcast.
+    """
+    bound = _bind(rule, op, filename)
+    mapping = {"out": out}
+    moving = {}
+    for pname in rule.wrt:
+        moving[pname] = t = tangent(bound[pname])
+        mapping[f"d_{pname}"] = t if t is not None else gast.Constant(value=0.0, kind=None)
+    result, slots = _expand(rule, op, bound, mapping, namer,
+                            ("expand", DropExpand, shape_class))
+    for pname, slot in zip(rule.wrt, slots):
+        if moving[pname] is not None:
+            result.contributions.append((pname, slot))
+    return result
+
+
+def _bind(rule: Rule, op: ir.Op, filename) -> dict:
+    try:
+        bound = rule.bind(op.args, op.kwargs)
+    except TypeError as exc:
+        supported = ", ".join(rule.params)
+        raise SrcGradError(f"srcgrad's rule for {rule.name} cannot take these arguments "
+                           f"({exc}); it supports ({supported})", filename=filename,
+                           lineno=getattr(op.node, "lineno", None),
+                           col=getattr(op.node, "col_offset", None)) from None
+    values = {}
+    for pname, param in rule.signature.parameters.items():
+        if pname in bound.arguments:
+            value = bound.arguments[pname]
+            if param.kind is param.VAR_POSITIONAL:
+                value = gast.Tuple(elts=list(value), ctx=gast.Load())
+            elif param.kind is param.VAR_KEYWORD:
+                raise SrcGradError(f"srcgrad's rule for {rule.name} does not take the "
+                                   f"keyword arguments {sorted(value)}", filename=filename,
+                                   lineno=getattr(op.node, "lineno", None),
+                                   col=getattr(op.node, "col_offset", None))
+            values[pname] = value
+        elif param.kind is param.VAR_POSITIONAL:
+            values[pname] = gast.Tuple(elts=[], ctx=gast.Load())
+        elif param.kind is param.VAR_KEYWORD:
+            continue
+        else:
+            literal = constant(param.default)
+            if literal is None:  # pragma: no cover - rule defaults are literals
+                raise SrcGradError(f"rule for {rule.name}: default of {pname!r} is not a literal")
+            values[pname] = literal
+    return values
+
+
+@lru_cache(maxsize=None)
+def _calls(func, helper) -> bool:
+    """Whether a rule's tree mentions ``helper`` (else a pass for it is skipped)."""
+    return any(isinstance(n, gast.Name) and n.id == helper for n in walk(func))
+
+
+# -- partial evaluation ----------------------------------------------------------
+
+def static_eval(node):
+    """``(True, value)`` when ``node`` evaluates to a constant, else ``(False, None)``."""
+    for sub in walk(node):
+        if isinstance(sub, (gast.Attribute, gast.Lambda, gast.NamedExpr)) \
+                or (isinstance(sub, gast.Name) and sub.id not in _STATIC_NAMES):
+            return False, None
+    try:
+        tree = ast.Expression(body=gast.gast_to_ast(node))
+        ast.fix_missing_locations(tree)
+        with warnings.catch_warnings():  # `1 is None` is a fine static test here
+            warnings.simplefilter("ignore", SyntaxWarning)
+            code = compile(tree, "<srcgrad static test>", "eval")
+        return True, eval(code, {"__builtins__": {}}, dict(_STATIC_NAMES))  # noqa: S307
+    except Exception:  # noqa: BLE001 - a test that cannot be decided statically
+        return False, None
+
+
+def fold(stmts) -> list:
+    """Fold static ``if`` tests and simplify expressions in ``stmts``."""
+    out = []
+    for stmt in stmts:
+        stmt = _Simplify().visit(stmt)
+        if isinstance(stmt, gast.If):
+            known, value = static_eval(stmt.test)
+            if known:
+                out.extend(fold(stmt.body if value else stmt.orelse))
+                if any(isinstance(s, gast.Return) for s in out):
+                    break
+                continue
+            stmt.body = fold(stmt.body)
+            stmt.orelse = fold(stmt.orelse)
+        out.append(stmt)
+        if isinstance(stmt, gast.Return):
+            break
+    return out
+
+
+def _is_const(node, value) -> bool:
+    return isinstance(node, gast.Constant) and type(node.value) in (int, float) \
+        and node.value == value
+
+
+class _Simplify(gast.NodeTransformer):
+    """Local algebra on inlined expressions: constants, identities, tuple indexing."""
+
+    def visit_BinOp(self, node):
+        self.generic_visit(node)
+        left, right = node.left, node.right
+        if isinstance(left, gast.Constant) and isinstance(right, gast.Constant):
+            known, value = static_eval(node)
+            if known and constant(value) is not None:
+                return constant(value)
+        if isinstance(node.op, gast.Pow) and _is_const(right, 1):
+            return left
+        if isinstance(node.op, (gast.Add, gast.Sub)) and _is_const(right, 0) \
+                and not isinstance(left, gast.Constant):
+            return left
+        if isinstance(node.op, gast.Mult):
+            if _is_const(right, 1) and not isinstance(left, gast.Constant):
+                return left
+            if _is_const(left, 1) and not isinstance(right, gast.Constant):
+                return right
+        return node
+
+    def visit_UnaryOp(self, node):
+        self.generic_visit(node)
+        if isinstance(node.op, gast.USub) and isinstance(node.operand, gast.UnaryOp) \
+                and isinstance(node.operand.op, gast.USub):
+            return node.operand.operand
+        if isinstance(node.op, gast.USub) and isinstance(node.operand, gast.Constant) \
+                and type(node.operand.value) in (int, float):
+            return gast.Constant(value=-node.operand.value, kind=None)
+        return node
+
+    def visit_Subscript(self, node):
+        self.generic_visit(node)
+        node.slice = call_to_slice(node.slice)
+        if isinstance(node.value, gast.Tuple) and isinstance(node.slice, gast.Constant) \
+                and isinstance(node.slice.value, int):
+            elts = node.value.elts
+            if -len(elts) <= node.slice.value < len(elts):
+                return elts[node.slice.value]
+        return node
+
+    def visit_IfExp(self, node):
+        self.generic_visit(node)
+        known, value = static_eval(node.test)
+        if known:
+            return node.body if value else node.orelse
+        return node
+
+    def visit_BoolOp(self, node):
+        self.generic_visit(node)
+        known, value = static_eval(node)
+        return constant(value) if known and constant(value) is not None else node
+
+    def visit_Compare(self, node):
+        self.generic_visit(node)
+        known, value = static_eval(node)
+        return constant(value) if known and constant(value) is not None else node
+
+    def visit_ListComp(self, node):
+        """``[f(i) for i in range(2)]`` -> ``[f(0), f(1)]`` when the range is static."""
+        self.generic_visit(node)
+        items = self._static_items(node)
+        if items is None:
+            return node
+        elts = [self._at(node.elt, node, item) for item in items]
+        return gast.List(elts=elts, ctx=gast.Load())
+
+    def visit_DictComp(self, node):
+        """``{k[i]: v[i] for i in range(2)}`` -> ``{k[0]: v[0], k[1]: v[1]}``, likewise."""
+        self.generic_visit(node)
+        items = self._static_items(node)
+        if items is None:
+            return node
+        return gast.Dict(keys=[self._at(node.key, node, item) for item in items],
+                         values=[self._at(node.value, node, item) for item in items])
+
+    def _static_items(self, node):
+        """The items a one-generator comprehension runs over, if known statically."""
+        if len(node.generators) != 1 or node.generators[0].ifs:
+            return None
+        gen = node.generators[0]
+        if not isinstance(gen.target, gast.Name):
+            return None
+        if isinstance(gen.iter, (gast.Tuple, gast.List)):
+            return list(gen.iter.elts)
+        known, value = static_eval(gen.iter)
+        if not known or not isinstance(value, range):
+            return None
+        return [gast.Constant(value=v, kind=None) for v in value]
+
+    def _at(self, expr, node, item):
+        target = node.generators[0].target.id
+        return self.visit(clone_substituted(expr, {target: item}, {}))
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if isinstance(node.func, gast.Name) and node.func.id == "len" and len(node.args) == 1 \
+                and isinstance(node.args[0], (gast.Tuple, gast.List)):
+            return gast.Constant(value=len(node.args[0].elts), kind=None)
+        if isinstance(node.func, gast.Name) and node.func.id == "range" and all(
+                isinstance(a, gast.Constant) for a in node.args):
+            return node
+        if isinstance(node.func, gast.Name) and node.func.id in runtime.__all__:
+            _drop_default_arguments(node, getattr(runtime, node.func.id))
+        return node
+
+
+def _drop_default_arguments(call, helper) -> None:
+    """Remove trailing positional and keyword arguments equal to the defaults."""
+    try:
+        params = list(inspect.signature(helper).parameters.values())
+    except (TypeError, ValueError):  # a class such as ListCotangent
+        return
+
+    def is_default(param, arg):
+        return param.default is not inspect.Parameter.empty and isinstance(arg, gast.Constant) \
+            and type(arg.value) is type(param.default) and arg.value == param.default
+
+    while call.args and len(call.args) <= len(params) \
+            and is_default(params[len(call.args) - 1], call.args[-1]):
+        call.args.pop()
+    by_name = {p.name: p for p in params}
+    call.keywords = [kw for kw in call.keywords
+                     if not (kw.arg in by_name and is_default(by_name[kw.arg], kw.value))]
+
+
+# -- returns and results --------------------------------------------------------
+
+def _lower_returns(body, n_slots, namer):
+    """Turn a body with (possibly nested) returns into ``(result, statements)``."""
+    if body and isinstance(body[-1], gast.Return) and not any(
+            isinstance(n, gast.Return) for s in body[:-1] for n in gast.walk(s)):
+        return body[-1].value, body[:-1]
+    results = [namer.fresh("g") for _ in range(n_slots)]
+
+    def rewrite(stmts):
+        out = []
+        for i, stmt in enumerate(stmts):
+            if isinstance(stmt, gast.Return):
+                out.extend(_assign_results(results, stmt.value))
+                return out
+            if isinstance(stmt, gast.If) and any(isinstance(n, gast.Return)
+                                                 for n in gast.walk(stmt)):
+                rest = stmts[i + 1:]
+                stmt.body = rewrite(stmt.body + rest)
+                stmt.orelse = rewrite(stmt.orelse + rest)
+                out.append(stmt)
+                return out
+            out.append(stmt)
+        raise SrcGradError("an adjoint rule has a path that does not return")
+
+    statements = rewrite(body)
+    value = ir.name(results[0]) if n_slots == 1 else gast.Tuple(
+        elts=[ir.name(r) for r in results], ctx=gast.Load())
+    return value, statements
+
+
+def _assign_results(results, value):
+    if len(results) == 1:
+        return [ir.assign(results[0], value)]
+    if isinstance(value, gast.Tuple) and len(value.elts) == len(results):
+        return [ir.assign(r, v) for r, v in zip(results, value.elts)]
+    target = gast.Tuple(elts=[ir.name(r, store=True) for r in results], ctx=gast.Store())
+    return [ir.assign(target, value)]
+
+
+def _split(value, n, namer, statements):
+    """``n`` expressions for the ``n`` parts of ``value``."""
+    if n == 1:
+        return [value]
+    if isinstance(value, (gast.Tuple, gast.List)) and len(value.elts) == n:
+        return list(value.elts)
+    names = [namer.fresh("g") for _ in range(n)]
+    statements.append(ir.assign(gast.Tuple(elts=[ir.name(x, store=True) for x in names],
+                                           ctx=gast.Store()), value))
+    return [ir.name(x) for x in names]
+
+
+def _contribute(operand, expr, namer, result: Inlined, wanted) -> None:
+    """Record ``expr`` as the cotangent of ``operand`` (a name, constant or display)."""
+    if isinstance(operand, gast.Name):
+        if wanted(operand.id):
+            result.contributions.append((operand.id, expr))
+        return
+    if not isinstance(operand, (gast.Tuple, gast.List)):
+        return  # constants and static names have no cotangent
+    if not any(wanted(n) for n in ir.names_in(operand)):
+        return
+    if isinstance(expr, (gast.Tuple, gast.List)) and len(expr.elts) == len(operand.elts):
+        parts = list(expr.elts)
+    else:
+        names = [namer.fresh("g") if ir.names_in(e) else "_" for e in operand.elts]
+        result.statements.append(ir.assign(
+            gast.Tuple(elts=[ir.name(x, store=True) for x in names], ctx=gast.Store()), expr))
+        parts = [ir.name(x) for x in names]
+    for elt, part in zip(operand.elts, parts):
+        _contribute(elt, part, namer, result, wanted)

@@ -1,0 +1,266 @@
+"""Activity analysis: which values get adjoints.
+
+A value is *varied* when it depends on a ``wrt`` argument through
+differentiable operations, and *useful* when the output depends on it through
+differentiable operations.  Only values that are both -- *active* -- get a
+cotangent; everything else is computed by the forward sweep and never touched
+by the adjoint sweep.  That keeps generated code free of adjoints of shapes,
+indices, masks and constants.
+
+    >>> import numpy as np
+    >>> def f(x, y, n):
+    ...     s = x.shape
+    ...     z = np.sin(x) * n
+    ...     w = np.cos(y)
+    ...     return np.sum(z)
+    >>> from ..frontend.parse import parse_function
+    >>> from ..normalize.normalizer import normalize
+    >>> program = normalize(parse_function(f))
+    >>> sorted(activity(program, ["x"]).active)
+    ['t1', 't2', 'x', 'z']
+"""
+
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass
+
+import gast
+import numpy as np
+
+from .. import ir
+from ..rules import registry
+
+
+@dataclass
+class Activity:
+    varied: set[str]
+    useful: set[str]
+
+    @property
+    def active(self) -> set[str]:
+        return self.varied & self.useful
+
+    def is_active(self, name: str) -> bool:
+        return name in self.varied and name in self.useful
+
+
+def differentiable(op: ir.Op) -> bool:
+    """Whether values can flow through ``op`` to its output."""
+    prim = op.primitive
+    return prim is not ir.OPAQUE and not registry.is_nondifferentiable(prim)
+
+
+def has_effect(stmt) -> bool:
+    """Whether a forward statement may act beyond the value it assigns (a call of
+    an unknown function, ``print``): dead-code elimination keeps it."""
+    op = getattr(stmt, "op", None)
+    if op is None or op.primitive is ir.OPAQUE:
+        return not isinstance(stmt, gast.Assign)
+    prim = op.primitive
+    known = registry.lookup(prim) is not None or registry.is_nondifferentiable(prim) \
+        or isinstance(prim, ir.UnknownMember)
+    return not known
+
+
+def describe(op: ir.Op) -> str:
+    """How messages name an operation's primitive: ``'np.tanh'``, ``the method '.foo()'``."""
+    prim = op.primitive
+    if isinstance(prim, ir.UnknownMember) or op.label.startswith("."):
+        return f"the {'method' if op.label.endswith('()') else 'attribute'} '{op.label}'"
+    return f"'{registry.display_name(prim)}'"
+
+
+def operand_names(op: ir.Op) -> list[str]:
+    """Variables an operation reads through its operands."""
+    names = []
+    for arg in [*op.args, *op.kwargs.values()]:
+        for n in ir.names_in(arg):
+            if n not in names:
+                names.append(n)
+    return names
+
+
+def output_names(program: ir.Program) -> list[str]:
+    return ir.names_in(program.output)
+
+
+def activity(program: ir.Program, wrt: list[str]) -> Activity:
+    """Varied and useful sets of ``program`` for the arguments ``wrt``.
+
+    The analysis is flow-insensitive: a variable is varied if any of its
+    definitions is, which is exact for straight-line code (every name is
+    assigned once) and a safe over-approximation in loops, iterated to a fixed
+    point because a loop carries values from one iteration to the next.
+    """
+    # a shift-neutral extremum (see simplify.shift_neutral) carries no derivative
+    neutral = getattr(program, "neutral", set())
+    simple = [s for s in ir.walk_statements(program.body)
+              if getattr(s, "op", None) is not None and differentiable(s.op)
+              and not (neutral and set(ir.target_names(s)) & neutral)]
+    varied = set(wrt)
+    changed = True
+    while changed:
+        changed = False
+        for stmt in simple:
+            targets = ir.target_names(stmt)
+            if any(n in varied for n in operand_names(stmt.op)) \
+                    and not all(t in varied for t in targets):
+                varied.update(targets)
+                changed = True
+    useful = set(output_names(program))
+    changed = True
+    while changed:
+        changed = False
+        for stmt in reversed(simple):
+            reads = operand_names(stmt.op)
+            if any(n in useful for n in ir.target_names(stmt)) \
+                    and not all(r in useful for r in reads):
+                useful.update(reads)
+                changed = True
+    return Activity(varied, useful)
+
+
+# -- shape classes ----------------------------------------------------------------
+#
+# The adjoint of a broadcasting operation must sum the cotangent back to each
+# operand's shape (``unbroadcast``) unless the operand provably has the output's
+# shape.  A light analysis suffices for the common cases: values are grouped in
+# classes known to share a shape -- a value and ``np.tanh`` of it, ``x`` and
+# ``x * 2``, all scalars -- and ``unbroadcast(g, x)`` is dropped when every
+# operand of the operation is in ``x``'s class or is a scalar.
+
+SCALAR = "<scalar>"
+
+_ELEMENTWISE_UNARY = {operator.neg, operator.pos, abs}
+_ELEMENTWISE_BINARY = {operator.add, operator.sub, operator.mul, operator.truediv,
+                       operator.pow}
+_REDUCTIONS = {np.sum, np.mean, np.prod, np.max, np.min, np.amax, np.amin, np.var, np.std,
+               np.linalg.norm, np.ndarray.sum, np.ndarray.mean, np.ndarray.prod,
+               np.ndarray.max, np.ndarray.min, np.ndarray.var, np.ndarray.std}
+# (not np.linalg.det: a stack of matrices has a stack of determinants)
+_SCALAR_VALUED = {np.vdot, float, len, np.ndarray.ndim, np.ndarray.size}
+
+
+def _is_unary(prim) -> bool:
+    if isinstance(prim, np.ufunc):
+        return prim.nin == 1 and prim.nout == 1 and prim.signature is None
+    return prim in _ELEMENTWISE_UNARY
+
+
+def _is_binary(prim) -> bool:
+    if isinstance(prim, np.ufunc):  # np.matmul is a ufunc too, but not elementwise
+        return prim.nin == 2 and prim.nout == 1 and prim.signature is None
+    return prim in _ELEMENTWISE_BINARY
+
+
+def shape_classes(program: ir.Program) -> dict[str, str]:
+    """Map each variable to a class of variables known to share its shape."""
+    floats = getattr(program, "float_params", set())
+    classes = {p: SCALAR if p in floats else p for p in program.params}
+    definitions, _ = ir.definitions(program.body)
+    always_scalar = _always_scalar(program, floats)
+
+    def cls(node):
+        if isinstance(node, gast.Constant) and isinstance(node.value, (int, float)):
+            return SCALAR
+        if isinstance(node, gast.Name) and node.id in always_scalar:
+            return SCALAR
+        if isinstance(node, gast.Name) and definitions.get(node.id, 0) <= 1:
+            return classes.get(node.id, node.id)
+        return None  # reassigned somewhere: its shape may change, so claim nothing
+
+    for stmt in ir.walk_statements(program.body):
+        targets = ir.target_names(stmt)
+        op = getattr(stmt, "op", None)
+        if len(targets) != 1 or op is None:
+            continue
+        if targets[0] in always_scalar:
+            classes[targets[0]] = SCALAR   # every definition is a scalar
+            continue
+        if definitions.get(targets[0], 0) > 1 or targets[0] in program.params:
+            classes[targets[0]] = targets[0]  # assigned in several places: no shape claim
+            continue
+        target, prim, args = targets[0], op.primitive, op.args
+        result = target
+        try:
+            if getattr(prim, "__module__", None) == "math" and not op.kwargs:
+                result = SCALAR
+            elif prim in _REDUCTIONS and len(args) == 1 and not op.kwargs:
+                result = SCALAR
+            elif prim in _SCALAR_VALUED:
+                result = SCALAR
+            elif (_is_unary(prim) and len(args) == 1) or prim is operator.pos:
+                result = cls(args[0]) or target
+            elif _is_binary(prim) and len(args) == 2 and not op.kwargs:
+                a, b = cls(args[0]), cls(args[1])
+                if a is not None and (a == b or b == SCALAR):
+                    result = a
+                elif b is not None and a == SCALAR:
+                    result = b
+        except TypeError:  # an unhashable primitive: no shape knowledge
+            pass
+        classes[target] = result
+    return classes
+
+
+def _scalar_valued(op, is_scalar, shapes=frozenset()) -> bool:
+    """Whether ``op`` yields a scalar when the operands ``is_scalar`` says are scalars
+    (``shapes``: variables holding an array's ``.shape``, whose items are ints)."""
+    prim, args = op.primitive, op.args
+    if op.kwargs:
+        return False
+    if prim is operator.getitem and isinstance(args[0], gast.Name) and args[0].id in shapes \
+            and isinstance(args[1], gast.Constant) and isinstance(args[1].value, int):
+        return True
+    try:
+        if getattr(prim, "__module__", None) == "math" or prim in _SCALAR_VALUED:
+            return True
+        if prim in _REDUCTIONS and len(args) == 1:
+            return True
+        if (_is_unary(prim) and len(args) == 1) or (_is_binary(prim) and len(args) == 2):
+            return all(is_scalar(a) for a in args)
+    except TypeError:  # an unhashable primitive
+        return False
+    return False
+
+
+def scalar_names(program: ir.Program) -> set[str]:
+    """Variables that hold a number or NumPy scalar on every path (immutable:
+    nothing else can share their memory)."""
+    return _always_scalar(program, getattr(program, "float_params", set()))
+
+
+def _always_scalar(program: ir.Program, floats) -> set[str]:
+    """Variables every definition of which is a scalar (a Python float argument
+    updated in a loop: ``a = a + 0.1 * math.sin(b)``), by a greatest fixed point:
+    assume all reassigned variables are, drop those with a definition that is not."""
+    defs: dict[str, list] = {}
+    for stmt in ir.walk_statements(program.body):
+        for target in ir.assigned_by(stmt):
+            defs.setdefault(target, []).append(stmt)
+    candidates = {n for n in defs if n not in program.params or n in floats}
+    candidates |= set(floats)
+    shapes = {name for name, stmts in defs.items() if name not in program.params
+              and len(stmts) == 1 and getattr(getattr(stmts[0], "op", None), "primitive",
+                                                None) is np.ndarray.shape}
+
+    def is_scalar(node):
+        if isinstance(node, gast.Constant):
+            return isinstance(node.value, (int, float)) and not isinstance(node.value, bool)
+        return isinstance(node, gast.Name) and node.id in candidates
+
+    changed = True
+    while changed:
+        changed = False
+        for name in sorted(candidates):
+            for stmt in defs.get(name, []):
+                op = getattr(stmt, "op", None)
+                ok = isinstance(stmt, gast.Assign) and not ir.is_update(stmt) \
+                    and isinstance(stmt.targets[0], gast.Name) and op is not None \
+                    and _scalar_valued(op, is_scalar, shapes)
+                if not ok:
+                    candidates.discard(name)
+                    changed = True
+                    break
+    return candidates

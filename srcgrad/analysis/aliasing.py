@@ -1,0 +1,599 @@
+"""Aliasing check for in-place updates.
+
+``x[i] = v`` changes every name that shares ``x``'s memory: ``y = x``,
+``r = x[1:]``, ``t = x.T``.  The dataflow srcgrad differentiates does not see
+that change, so when such an alias is read after the update, the gradient (and
+possibly the value) would silently differ from what Python computes.  Programs
+whose aliases are not read afterwards are fine.  The others are followed where
+srcgrad can make the change explicit (:mod:`.refresh`), and refused otherwise,
+with an error at the update -- at compile time where the sharing is certain, at
+run time where it depends on values the compiler cannot see:
+
+- a view ``r = x[1:]`` read after ``x[i] = v`` (or ``x += v``) is taken again
+  from the updated ``x`` (:mod:`.refresh`); where that cannot be done (the view
+  was made in an earlier loop iteration), it sees the update only if their
+  elements overlap (``x[0] = v`` leaves ``r`` as it was): ``untouched(r, x, i,
+  ...)`` before the update checks that, and raises if they do;
+- ``x += v`` updates in place only if ``x`` is an array; on a number or a NumPy
+  scalar (``a = v[3]; a += 1.0``) it rebinds, and immutable values share
+  nothing: names that hold a number on every path are never checked, and for
+  the others ``untouched(other, x, None, ...)`` raises if ``x`` turns out to be
+  an array that ``other`` sees;
+- appending to a list or setting an item of a list or dict changes that
+  container, never the arrays it holds.
+
+    >>> import numpy as np
+    >>> def f(x):
+    ...     y = x * 1.0
+    ...     r = y[1:]
+    ...     r += 1.0
+    ...     return np.sum(y)
+    >>> from ..frontend.parse import parse_function
+    >>> from ..normalize.normalizer import normalize, unparse_body
+    >>> program = normalize(parse_function(f))
+    >>> check_aliases(program)
+    >>> print(unparse_body(program))  # doctest: +ELLIPSIS
+    y = x * 1.0
+    r = y[1:]
+    untouched(y, r, None, "'r += ...' updates the array 'r' in place, and 'y' shares its memory and is read afterwards; ...", ...)
+    r_1 = r + 1.0
+    t1 = np.sum(y)
+    return t1
+    >>> from ..runtime import untouched
+    >>> y = np.zeros(3)
+    >>> untouched(y[1:], y, 0, "never raised")  # y[0] = v leaves y[1:] alone
+    >>> untouched(y[1:], y, 2, "y[2] is in y[1:]")
+    Traceback (most recent call last):
+    ...
+    srcgrad.errors.AliasedUpdateError: y[2] is in y[1:]
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+from dataclasses import dataclass, field
+
+import gast
+
+from .. import ir
+from . import refresh
+from .activity import scalar_names
+from ..errors import AliasedUpdateError
+from ..ad.inline import show
+from ..frontend.linker import is_user_function
+from .sharing import (affected_groups, container_names, copies_elements, held_names, is_view, may_return_an_argument, operand_names)
+from ..ir.syntax import SliceToCall, clone, helper_ref
+
+
+@dataclass
+class _Refresh:
+    """What follows one update: the views to take again (``views``, with the name
+    a rebased chain starts from in ``roots``), the other names for the same array
+    to bind to the updated one (``names``), the containers to store it back into
+    (``holders``: (container, item) pairs), and the message of each run-time
+    check (``messages``, by the name it is about)."""
+
+    update: object
+    array: str
+    views: list = field(default_factory=list)
+    names: list = field(default_factory=list)
+    messages: dict = field(default_factory=dict)
+    holders: list = field(default_factory=list)
+    roots: dict = field(default_factory=dict)
+
+
+def check_aliases(program: ir.Program) -> None:
+    """Raise ``UnsupportedSyntaxError`` where an update would go unseen by an alias."""
+    statements = list(ir.walk_statements(program.body))
+    if not any(ir.is_update(s) or getattr(s, "augmented", None) for s in statements):
+        return
+    containers = container_names(program, statements)
+    scalars = scalar_names(program)
+    (statements, views, elements, holders, parts, joins, loops, blocks, order,
+     steady) = _structure(program, containers)
+    # r = y[1:]; r[0] = v: y changes too -- written back (y[1:] = r) right after, so
+    # that the dataflow sees it; the write-back is an update of y checked below
+    written = refresh.write_back(statements, views, steady, blocks, program.namer,
+                                 lambda v, u: _dominates(v, u, blocks), containers)
+    if written:
+        (statements, views, elements, holders, parts, joins, loops, blocks, order,
+         steady) = _structure(program, containers)
+    guards, refreshes, unbound_refreshed = [], {}, []
+    user = _user_names(program, statements)  # how the user wrote each name, for messages
+    position = 0
+    while position < len(statements):
+        stmt = statements[position]
+        position += 1
+        if id(stmt) in refreshes:
+            # views of what the last update changed were taken again: the sharing
+            # after it is that of the program as it now is
+            plan = refreshes[id(stmt)]
+            stmt_, x_ = plan.update, plan.array
+            plan.views.sort(key=lambda v: order[id(v)])
+            new = x_ if ir.is_update(stmt_) else ir.target_names(stmt_)[0]
+            check = functools.partial(_check_arguments, stmt_, plan.messages, program.filename)
+            block = blocks[id(stmt_)][0]
+            # (each inserts right after the update: the stores into containers come
+            # last, after the views they store are taken again)
+            refresh.insert_holders(stmt_, plan.holders, x_, new, block, program.namer, check)
+            refresh.insert_identities(stmt_, plan.names, x_, new, block, program.namer, check)
+            refresh.insert(stmt_, plan.views, plan.roots, x_, new, block, program.namer, check)
+            unbound_refreshed.extend(n for n in plan.names + [c for c, _ in plan.holders]
+                                     if n not in unbound_refreshed
+                                     and _maybe_unbound(n, stmt_, program, blocks))
+            refreshes[id(stmt)] = None
+            (statements, views, elements, holders, parts, joins, loops, blocks, order,
+             steady) = _structure(program, containers)
+            position = next(i for i, s in enumerate(statements) if s is stmt) + 1
+            continue
+        if ir.is_update(stmt):
+            x = ir.target_names(stmt)[0]
+        elif getattr(stmt, "augmented", None) is not None:
+            x = stmt.augmented  # x += v: NumPy changes the array x referred to
+            if x in scalars:
+                continue  # a number or NumPy scalar: += rebinds, nothing is shared
+        elif getattr(stmt, "item_update", (None,))[0] in containers:
+            x = stmt.item_update[1]  # d[k] += v: the array d[k] holds, in place
+        else:
+            continue
+        here = order[id(stmt)]
+        # Sharing that exists when the update runs: views made before it, or in a
+        # loop around it (made in an earlier iteration).
+        group, made = {}, {}
+
+        def find(v):
+            while group.get(v, v) != v:
+                v = group[v]
+            return v
+
+        def in_effect(made_by):
+            """Whether the sharing ``made_by`` creates exists when the update runs."""
+            if made_by is stmt:
+                return False  # x += v compiled as x = t: the new x is the fresh t
+            shared = loops.get(id(made_by), set()) & loops.get(id(stmt), set())
+            if order[id(made_by)] > here and shared and _broken(made_by, stmt, statements,
+                                                                order, loops, blocks):
+                return False  # made last iteration, one side reassigned before the update
+            return order[id(made_by)] < here or bool(shared)
+
+        copies = []  # every plain copy z = y in effect (made keeps one view per name)
+        for view in views:
+            if in_effect(view) and not (x in containers and id(view) in elements):
+                target = ir.target_names(view)[0]
+                group[find(target)] = find(view.op.args[0].id)
+                made[target] = view
+                if view.op.primitive is operator.pos and isinstance(view.value, gast.Name):
+                    copies.append((target, view.value.id))
+        for join in joins:
+            if in_effect(join):
+                first, *rest = ir.target_names(join)
+                for n in rest:
+                    group[find(n)] = find(first)
+                    made.setdefault(n, None)
+        # sorted(d), list(xs): a new container holding d's elements, which an
+        # update of the container d itself (d[k] = v) leaves as they were
+        holds = [(ir.target_names(h)[0], names) for h, names in holders if in_effect(h)
+                 and not (x in containers and copies_elements(h) and x in names)]
+        holds += [(ir.target_names(j)[0], operand_names(j.op)) for j in joins if in_effect(j)]
+        holds += [(p.op.args[0].id, ir.target_names(p)) for p in parts if in_effect(p)]
+        # appending to a list, or setting an item of a list or dict, changes the
+        # container: never the arrays it holds
+        affected = affected_groups(find(x), [(find(c), {find(n) for n in names})
+                                       for c, names in holds], down=x not in containers)
+        candidates = set(made) | set(group) | set(group.values())
+        candidates.update(c for c, _ in holds)
+        candidates.update(n for _, names in holds for n in names)
+        item = getattr(stmt, "item_update", None) is not None
+        for other in sorted(candidates):
+            if other == x or find(other) not in affected:
+                continue
+            if item and other in containers and other != stmt.item_update[0] and {
+                    find(n) for h, names in holders if ir.target_names(h)[0] == other
+                    for n in names} <= {find(stmt.item_update[0])}:
+                continue  # a container holding d itself: sees d[k]'s array through d
+            if id(stmt) in written and refresh.chain(
+                    other, x, made, lambda v, u=stmt: steady(v, u, base=False),
+                    lambda v, u=stmt: _dominates(v, u, blocks), elements) is None:
+                continue  # the base and what shares it: the write-back's own check
+            source = made.get(other)
+            stale = next((later for later in statements if other in _reads(later)
+                          and _stale(later, stmt, other, order, loops, blocks)), None)
+            if stale is None:
+                continue
+            message = _message(stmt, x, other, source, user)
+            augmented = not ir.is_update(stmt)
+            stmt.updated = x  # what a run-time check tests
+            follow = augmented or _is_setitem(stmt)
+            again = None
+            if source is not None and follow:
+                again = refresh.chain(other, x, made,
+                                      lambda v, u=stmt: steady(v, u, base=False),
+                                      lambda v, u=stmt: _dominates(v, u, blocks),
+                                      elements, rebase=True)
+            # another name for x's array (z = x), or an item of a list that may be it
+            same = again is None and follow and (refresh.identical(other, x, copies) or (
+                source is not None and id(source) in elements))
+            # a list or dict that may hold x's array (for w in ws: w *= 0.5)
+            # (only where x is rebound: after x[i] = v the container already holds the
+            # changed array, and storing it again would break the adjoint's restores)
+            holder = again is None and not same and augmented and other in containers \
+                and x not in containers and not (item and other == stmt.item_update[0])
+            if again is not None or same or holder:
+                # a view of x (r = x[1:]) is taken again after the update, another
+                # name for x's array bound to it again, the updated array stored
+                # back into a list holding it (refresh), before the statements after
+                # it are checked
+                plan = refreshes.setdefault(id(stmt), _Refresh(stmt, x))
+                plan.messages[other] = message
+                if again is not None:
+                    views_, root = again
+                    plan.views.extend(v for v in views_ if v not in plan.views)
+                    plan.roots[id(views_[0])] = root
+                elif same and other not in plan.names:
+                    plan.names.append(other)
+                elif holder:
+                    # the container holds x itself, or views of x that are taken
+                    # again (hist = [z[2]]; z *= 0.5): each is stored back where held
+                    items = [x]
+                    for h, names in holders:
+                        if ir.target_names(h)[0] != other or not in_effect(h):
+                            continue
+                        for v in names:
+                            chained = None if v == x else refresh.chain(
+                                v, x, made, lambda w, u=stmt: steady(w, u, base=False),
+                                lambda w, u=stmt: _dominates(w, u, blocks), elements)
+                            if chained is not None:
+                                plan.views.extend(w for w in chained[0] if w not in plan.views)
+                                items.append(v)
+                    if len(items) > 1 and not any(x in names for h, names in holders
+                                                  if ir.target_names(h)[0] == other):
+                        items = items[1:]
+                    plan.holders.extend((other, v) for v in items if (other, v) not in plan.holders)
+                if statements[position - 1] is stmt:
+                    position -= 1  # back to this update: apply, then go on
+                continue
+            if augmented or _is_setitem(stmt):
+                # whether other sees x[i] = v (their elements overlap) or x += v (x
+                # is an array, not a number) is decided when the code runs
+                guards.append((stmt, other, message))
+                continue
+            raise AliasedUpdateError(message, filename=program.filename,
+                                     lineno=getattr(stmt, "lineno", None),
+                                     col=getattr(stmt, "col_offset", None))
+    blocks, unbound = _blocks(program.body), list(unbound_refreshed)
+    for stmt, other, message in guards:
+        _guard(stmt, other, message, blocks, program, unbound)
+    if unbound:
+        none = gast.Assign(targets=[ir.name(n, store=True) for n in unbound],
+                           value=gast.Constant(value=None, kind=None), type_comment=None)
+        none.op = ir.Op(ir.OPAQUE, [], {}, program.node, "statement")
+        none.comment = "bound at the start: a check of an update reads it"
+        program.body.insert(0, gast.copy_location(none, program.body[0]))
+
+
+def _message(stmt, x, other, source, user) -> str:
+    """What an update ``stmt`` of ``x`` that ``other`` sees is refused with, in the
+    user's names: ``x`` for the ``x_1`` the compiler renamed it to, the user's
+    expression (``d['h']``, ``W[1:]``) for a temporary."""
+    shown_x = getattr(stmt, "user_target", None) or user(x)
+    shown_other = user(other)
+    node = getattr(getattr(source, "op", None), "node", None)
+    if source is not None and source.op.primitive is not operator.pos \
+            and isinstance(node, gast.expr) and not isinstance(node, (gast.Tuple, gast.List)):
+        hint = f"{shown_other} = {show(node)}.copy()"  # the view, as the user wrote it
+    else:
+        hint = f"{shown_x} = {shown_x}.copy()"
+    if ir.is_update(stmt):
+        return (f"'{shown_x}' is updated in place while '{shown_other}' shares its memory "
+                f"and is read afterwards; srcgrad cannot follow that change: make a copy "
+                f"({hint})")
+    symbol = getattr(stmt, "augmented_symbol", "+")
+    return (f"'{shown_x} {symbol}= ...' updates the array '{shown_x}' in place, and "
+            f"'{shown_other}' shares its memory and is read afterwards; srcgrad cannot "
+            f"follow that change: write '{shown_x} = {shown_x} {symbol} ...' or make a copy "
+            f"({hint})")
+
+
+def _user_names(program, statements):
+    """``name -> how the user wrote it``: the user's variable for a renamed one,
+    the expression a temporary holds, else the name itself."""
+    renamed = program.namer.user_names
+    temps = {}
+    for s in statements:
+        node = getattr(getattr(s, "op", None), "node", None)
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) \
+                and s.targets[0].id in program.namer.temps and isinstance(node, gast.expr):
+            temps.setdefault(s.targets[0].id, node)
+
+    def user(name):
+        if name in renamed:
+            return renamed[name]
+        if name in temps:
+            return show(temps[name])
+        return name
+    return user
+
+
+def _structure(program, containers):
+    """The statements of ``program`` and the sharing they make: views, elements
+    of containers, holders, attribute reads, joins; loops, blocks, order and how
+    often each name is bound."""
+    statements = list(ir.walk_statements(program.body))
+    views = [s for s in statements
+             if isinstance(s, gast.Assign) and not ir.is_update(s) and is_view(s)]
+    # t = xs[0] is the element xs holds: an update of t changes what xs holds, but
+    # setting an item of xs or appending to it leaves t as it was
+    elements = {id(s) for s in views
+                if s.op.primitive is operator.getitem and s.op.args[0].id in containers}
+    holders = [(s, names) for s in statements for names in [held_names(s)] if names]
+    # w = obj.W: w is the array obj holds, so updating w changes what obj.W reads
+    parts = [s for s in statements if isinstance(s, gast.Assign) and not ir.is_update(s)
+             and getattr(s, "op", None) is not None and s.op.primitive is ir.GETATTR
+             and s.op.args and isinstance(s.op.args[0], gast.Name)]
+    # a, b = f(x), where f may return x or the same array twice: a, b (and x) share
+    joins = [s for s in statements if isinstance(s, gast.Assign) and not ir.is_update(s)
+             and isinstance(s.targets[0], gast.Tuple) and getattr(s, "op", None) is not None
+             and is_user_function(s.op.primitive) and may_return_an_argument(s.op.primitive)]
+    order = {id(s): i for i, s in enumerate(statements)}
+    loops = _enclosing_loops(program.body)
+
+    def steady(view, update, base=True) -> bool:
+        """Whether, when ``update`` runs, the view's name and its operands (its base
+        too, unless ``base`` is False) still hold what they held when the view
+        statement ran (see :func:`_undisturbed`)."""
+        names = {*ir.target_names(view), *operand_names(view.op)[0 if base else 1:]}
+        return _undisturbed(names, view, update, statements, order, loops)
+
+    return (statements, views, elements, holders, parts, joins, loops,
+            _blocks(program.body), order, steady)
+
+
+def _check_arguments(stmt, messages, filename, name) -> list:
+    """The index, message and place that a run-time check of the update ``stmt``
+    (``runtime.untouched``) takes, for the name ``name``."""
+    where = gast.Tuple(elts=[gast.Constant(value=v, kind=None) for v in (
+        filename, getattr(stmt, "lineno", None), getattr(stmt, "col_offset", None))],
+        ctx=gast.Load())
+    if ir.is_update(stmt):
+        index = SliceToCall().visit(clone(stmt.op.args[1]))
+    else:
+        index = gast.Constant(value=None, kind=None)
+    text = messages.get(name) or next(iter(messages.values()))
+    return [index, gast.Constant(value=text, kind=None), where]
+
+
+def _undisturbed(names, first, stmt, statements, order, loops) -> bool:
+    """Whether no statement can bind one of ``names`` on a path from ``first`` to
+    ``stmt`` (which ``first`` dominates): none lies between them in program order,
+    and none in a loop around ``stmt`` that is not around ``first`` (the loop's back
+    edge brings it round before ``stmt`` runs again).  A binding in a branch the
+    path cannot take -- code that an early return copied into both branches of an
+    ``if`` -- lies before ``first`` or after ``stmt`` and does not count, which a
+    count of bindings got wrong.  ``x[i] = v`` and ``xs.append(v)`` bind nothing,
+    nor does a view taken again after an update of its base (see refresh.py)."""
+    low, high = order[id(first)], order[id(stmt)]
+    around = loops.get(id(stmt), set()) - loops.get(id(first), set())
+    for other in statements:
+        at = order[id(other)]
+        if other is first or at <= low or ir.is_update(other) \
+                or getattr(other, "refresh_of", None) is not None:
+            continue
+        if (at < high or around & loops.get(id(other), set())) \
+                and names & set(ir.assigned_by(other)):
+            return False
+    return True
+
+
+def _dominates(first, stmt, blocks) -> bool:
+    """Whether ``first`` runs on every path to ``stmt``: it is earlier in ``stmt``'s
+    block, or in a block around it, before the statement holding it."""
+    node = stmt
+    while True:
+        block, index, parent = blocks[id(node)]
+        if any(s is first for s in block[:index]):
+            return True
+        if parent is None:
+            return False
+        node = parent
+
+
+def _is_setitem(stmt) -> bool:
+    op = getattr(stmt, "op", None)
+    return isinstance(stmt, gast.Assign) and op is not None and op.primitive is operator.setitem
+
+
+def _guard(stmt, other, message, blocks, program, unbound) -> None:
+    """Put ``untouched(other, x, i, message, where)`` before the update ``x[i] = v``
+    (``i`` None for ``x += v``): a run-time check, for what the analysis cannot
+    settle alone, that ``other`` -- read after the update, and possibly sharing
+    ``x``'s memory -- does not see it.  It raises AliasedUpdateError naming the
+    update's file, line and column if it does (see runtime.untouched).
+
+    ``other`` may still be unbound when the update runs (made later in a loop's
+    body, read on the next iteration); it is then bound to None at the start of
+    the function (``unbound`` collects such names)."""
+    block, _, _ = blocks[id(stmt)]
+    where = gast.Tuple(elts=[gast.Constant(value=v, kind=None) for v in (
+        program.filename, getattr(stmt, "lineno", None), getattr(stmt, "col_offset", None))],
+        ctx=gast.Load())
+    text = gast.Constant(value=message, kind=None)
+    item = getattr(stmt, "item_update", None)
+    if item is not None and other == item[0]:
+        # d[k] += v: the array d[k] holds changes; do d's other items see it?
+        key = SliceToCall().visit(clone(item[2]))
+        call = gast.Call(func=helper_ref("untouched_except"),
+                         args=[ir.name(other), key, ir.name(stmt.updated), text, where],
+                         keywords=[])
+    else:
+        if ir.is_update(stmt):
+            x, index, _ = stmt.op.args
+            x, index = x.id, SliceToCall().visit(clone(index))
+        else:  # x += v: all of x, if x is an array
+            x, index = stmt.updated, gast.Constant(value=None, kind=None)
+        call = gast.Call(func=helper_ref("untouched"),
+                         args=[ir.name(other), ir.name(x), index, text, where], keywords=[])
+    guard = gast.copy_location(gast.Expr(value=call), stmt)
+    guard.op = ir.Op(ir.OPAQUE, [], {}, stmt, "statement")
+    block.insert(block.index(stmt), guard)
+    if other not in unbound and _maybe_unbound(other, stmt, program, blocks):
+        unbound.append(other)
+
+
+def _maybe_unbound(name, stmt, program, blocks) -> bool:
+    """Whether ``name`` may have no value when ``stmt`` runs: it is not a parameter
+    nor assigned by a plain top-level statement before the one holding ``stmt``."""
+    node = stmt
+    while blocks[id(node)][2] is not None:
+        node = blocks[id(node)][2]
+    before = set(program.params)
+    for top in program.body[:program.body.index(node)]:
+        if not isinstance(top, (gast.If, gast.For, gast.While)):
+            before.update(ir.target_names(top))
+    return name not in before
+
+
+def copy_updated_attributes(program: ir.Program) -> None:
+    """``w = p.W`` followed by ``w[0] = v``: read a copy, ``w = snapshot(p.W)``, so
+    that generated code never changes an array the caller's object holds.
+
+    Run after :func:`check_aliases`, which refuses programs that would read the
+    attribute again after the update: for the others the copy changes nothing
+    but the caller's object.  The copy has the attribute read's derivatives, so
+    the operation stays the attribute read."""
+    updated = {n for stmt in ir.walk_statements(program.body) if ir.is_update(stmt)
+               for n in ir.target_names(stmt)}
+    for stmt in ir.walk_statements(program.body):
+        op = getattr(stmt, "op", None)
+        if isinstance(stmt, gast.Assign) and not ir.is_update(stmt) and op is not None \
+                and op.primitive is ir.GETATTR and isinstance(stmt.targets[0], gast.Name) \
+                and stmt.targets[0].id in updated:
+            stmt.value = gast.Call(func=ir.name("snapshot"), args=[stmt.value], keywords=[])
+            stmt.comment = f"{stmt.targets[0].id} is updated in place below: work on a copy"
+
+
+def shared_names(program: ir.Program) -> set[str]:
+    """Names that may share memory with another name (a view, a plain copy).
+
+    The adjoint sweep must restore the elements an update overwrote in such an
+    array even where it reads only the other name: ``t1 = v[:, ::2]`` is read by
+    an adjoint after ``v[:, ::2] = ...`` and sees ``v``'s elements."""
+    names = set()
+    for stmt in ir.walk_statements(program.body):
+        if isinstance(stmt, gast.Assign) and not ir.is_update(stmt) and is_view(stmt):
+            names.update(ir.target_names(stmt))
+            names.add(stmt.op.args[0].id)
+    return names
+
+
+def _broken(view, update, statements, order, loops, blocks) -> bool:
+    """Whether a view made in the previous iteration (after ``update`` in the loop
+    body) certainly loses a side to a reassignment before ``update`` runs again:
+    one in the innermost loop around both, on every path to ``update`` (a
+    reassignment before that loop, or in a branch, does not count) -- and that
+    side passes its memory to no other name in the loop first (``y, w = w, y``
+    hands the view ``y`` to ``w`` before ``y`` is reassigned)."""
+    if not (isinstance(view, gast.Assign) and is_view(view)):
+        return False  # a join or a holder relates several names: assume it holds
+    names = {ir.target_names(view)[0], view.op.args[0].id}
+    loop = loops.get(id(update), set()) & loops.get(id(view), set())
+    in_loop = [s for s in statements if loop <= loops.get(id(s), set())]
+    for other in in_loop:
+        lost = names & set(ir.assigned_by(other))
+        if order[id(other)] < order[id(update)] and lost and other is not view \
+                and _dominates(other, update, blocks) \
+                and not any(_passes_on(s, n) for s in in_loop for n in lost):
+            return True
+    return False
+
+
+def _passes_on(stmt, name) -> bool:
+    """Whether ``stmt`` may give another name ``name``'s memory: a view or copy of
+    it, a container or call result that may hold it."""
+    if not isinstance(stmt, (gast.Assign, gast.Expr)) or getattr(stmt, "op", None) is None:
+        return False
+    if isinstance(stmt, gast.Assign) and not ir.is_update(stmt) and is_view(stmt):
+        return stmt.op.args[0].id == name
+    if name in held_names(stmt):
+        return True
+    return isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Tuple) \
+        and name in operand_names(stmt.op)
+
+
+def _reads(stmt) -> list[str]:
+    """Names a statement itself reads (for a compound statement: its header)."""
+    if isinstance(stmt, gast.Assign):
+        return ir.names_in(stmt.value) + (ir.names_in(stmt.targets[0].slice)
+                                          if ir.is_update(stmt) else [])
+    if isinstance(stmt, gast.For):
+        return ir.names_in(stmt.iter)
+    if isinstance(stmt, (gast.If, gast.While)):
+        return ir.names_in(stmt.test)
+    return ir.names_in(stmt)
+
+
+def _stale(read, update, name, order, loops, blocks) -> bool:
+    """Whether the statement ``read`` may see ``name`` (an alias of the updated
+    array) as it was before ``update`` changed the memory: it runs after the
+    update (later in the program, or in a later iteration of a loop around both)
+    and ``name`` is not certainly rebound in between."""
+    if order[id(read)] <= order[id(update)] \
+            and not loops.get(id(read), set()) & loops.get(id(update), set()):
+        return False  # runs before the update, and no loop brings it round again
+    return not _rebound(name, read, update, order, loops, blocks)
+
+
+def _rebound(name, read, update, order, loops, blocks) -> bool:
+    """Whether every path from ``update`` to ``read`` assigns ``name`` afresh: a
+    plain assignment that runs before ``read`` whenever ``read`` runs (earlier in
+    its block or in an enclosing one) and after ``update`` (later in the program
+    when ``read`` is; when ``read`` comes round again in a loop around both, any
+    such assignment in that loop's body, or the loop's own target)."""
+    changed = order[id(update)]
+    after = order[id(read)] > changed
+    node = read
+    while True:
+        block, index, parent = blocks[id(node)]
+        for stmt in block[:index]:
+            if _rebinds(stmt, name) and (not after or order[id(stmt)] > changed):
+                return True
+        if parent is None:
+            return False
+        if isinstance(parent, (gast.For, gast.While)) and block is parent.body \
+                and id(parent) in loops.get(id(update), set()):
+            # the loop that brings ``read`` round after ``update``: each iteration
+            # starts by assigning a for loop's target
+            return not after and isinstance(parent, gast.For) \
+                and name in ir.stored_names(parent.target)
+        node = parent
+
+
+def _rebinds(stmt, name) -> bool:
+    """``name = ...``: a new binding (not ``x[i] = v``, nor ``x += v`` which, for an
+    array, changes the array ``x`` already refers to)."""
+    return isinstance(stmt, gast.Assign) and not ir.is_update(stmt) \
+        and getattr(stmt, "augmented", None) is None and name in ir.target_names(stmt)
+
+
+def _blocks(body, parent=None, out=None) -> dict[int, tuple]:
+    """For each statement: the block (statement list) holding it, its index there,
+    and the compound statement that block belongs to (None at the top)."""
+    out = {} if out is None else out
+    for i, stmt in enumerate(body):
+        out[id(stmt)] = (body, i, parent)
+        if isinstance(stmt, (gast.If, gast.For, gast.While)):
+            _blocks(stmt.body, stmt, out)
+            _blocks(stmt.orelse, stmt, out)
+    return out
+
+
+def _enclosing_loops(body, loops=frozenset(), out=None) -> dict[int, set[int]]:
+    out = {} if out is None else out
+    for stmt in body:
+        out[id(stmt)] = set(loops)
+        if isinstance(stmt, (gast.For, gast.While)):
+            _enclosing_loops(stmt.body, loops | {id(stmt)}, out)
+        elif isinstance(stmt, gast.If):
+            _enclosing_loops(stmt.body, loops, out)
+            _enclosing_loops(stmt.orelse, loops, out)
+    return out

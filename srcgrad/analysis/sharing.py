@@ -1,0 +1,212 @@
+"""What makes two names share memory: the facts the alias check reasons with.
+
+A view (``r = x[1:]``, ``x.T``, ``y = x``) is the same memory as its base; a
+list, tuple or dict display, an appended item, a concatenation or an element
+copy (``list(xs)``) *holds* its elements without joining them to each other; a
+call to a user function may return one of its arguments.  Everything here is
+static and conservative: where the compiler cannot tell, it assumes sharing,
+and the generated code checks at run time (see :mod:`.aliasing`).
+
+    >>> import gast
+    >>> from ..frontend.parse import parse_function
+    >>> from ..normalize.normalizer import normalize
+    >>> def f(x):
+    ...     r = x[1:]
+    ...     ps = [r, x * 2.0]
+    ...     return ps
+    >>> program = normalize(parse_function(f))
+    >>> [is_view(s) for s in program.body[:1]], held_names(program.body[2])
+    ([True], ['r', 't1'])
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+
+import gast
+import numpy as np
+
+from .. import ir, runtime
+from ..frontend.linker import is_user_function
+from ..rules import registry
+
+__all__ = ["VIEWS", "affected_groups", "container_names", "copies_elements", "held_names",
+           "is_view", "may_return_an_argument", "operand_names"]
+
+
+#: Primitives whose result may share memory with their first operand.
+VIEWS = {
+    operator.pos, operator.getitem, np.reshape, np.ravel, np.transpose, np.squeeze,
+    np.expand_dims, np.swapaxes, np.moveaxis, np.asarray, np.broadcast_to, np.atleast_1d,
+    np.atleast_2d, np.ndarray.T, np.ndarray.reshape, np.ndarray.ravel, np.ndarray.transpose,
+    np.ndarray.squeeze, np.ndarray.swapaxes, np.ndarray.view,
+    runtime.sequence,  # what a for loop runs over: the list, tuple or array itself
+}
+
+
+def is_view(stmt) -> bool:
+    """Whether ``stmt``'s result may be a window on its first operand's memory
+    (``x[1:]``, ``x.T``, ``y = x``; not ``x[[0, 2]]``, which copies)."""
+    op = getattr(stmt, "op", None)
+    if op is None or not op.args or not isinstance(op.args[0], gast.Name):
+        return False
+    try:
+        if op.primitive not in VIEWS:
+            return False
+    except TypeError:
+        return False
+    if op.primitive is operator.pos:  # y = x shares x; y = +x is a new array
+        return isinstance(stmt.value, gast.Name)
+    if op.primitive is operator.getitem:  # x[[0, 2]] and x[mask] copy; x[1:], x[0] do not
+        return not any(isinstance(n, gast.List) for n in gast.walk(op.args[1]))
+    return True
+
+
+def operand_names(op) -> list[str]:
+    """The names an operation reads as operands (not the function it calls)."""
+    return [n for arg in [*op.args, *op.kwargs.values()] for n in ir.names_in(arg)]
+
+
+#: Builtins that return a new container of their argument's elements.
+_ELEMENT_COPIES = (sorted, list, tuple, reversed, set, frozenset, enumerate, zip)
+
+
+def copies_elements(stmt) -> bool:
+    """Whether ``stmt`` builds a new container of its operand's elements
+    (``list(xs)``, ``sorted(d)``): it holds those elements, not the container."""
+    prim = getattr(getattr(stmt, "op", None), "primitive", None)
+    return any(prim is c for c in _ELEMENT_COPIES)
+
+
+def container_names(program, statements) -> set[str]:
+    """Names that hold a list, tuple or dict on every path: the sequences
+    :func:`.sequences.sequence_names` found (displays, ``list()``, concatenations,
+    slices of sequences), dict displays, and what a loop over one of them runs
+    over (``sequence(xs[1:])``)."""
+    names = set(getattr(program, "sequences", ()))
+    for s in statements:
+        op = getattr(s, "op", None)
+        if not isinstance(s, gast.Assign) or op is None or ir.is_update(s):
+            continue
+        if op.primitive is ir.BUILD_DICT:
+            names.update(ir.target_names(s))
+        elif op.primitive is runtime.sequence and isinstance(op.args[0], gast.Name) \
+                and op.args[0].id in names:
+            names.update(ir.target_names(s))  # for w in xs[1:]: the list itself
+    return names
+
+
+def held_names(stmt) -> list[str]:
+    """The names whose memory the value ``stmt`` makes may *hold* without being
+    it: the elements of a list, tuple or dict display, an appended item, the
+    arguments of a user function (it may return one of them, or a view of one).
+    Unlike a view, holding does not join the elements to each other: updating
+    one element of ``[a, b]`` changes the list, not ``b``."""
+    op = getattr(stmt, "op", None)
+    if op is None or not isinstance(stmt, (gast.Assign, gast.Expr)):
+        return []
+    prim = op.primitive
+    if prim is ir.APPEND:  # xs.append(v): xs holds v
+        return [a.id for a in op.args[1:] if isinstance(a, gast.Name)]
+    if ir.is_update(stmt) and prim is operator.setitem and isinstance(stmt, gast.Assign):
+        # xs[k] = v: a list or dict now holds v (an array copies v's values: assuming
+        # it holds v only adds a run-time check)
+        return ir.names_in(op.args[2])
+    if isinstance(stmt, gast.Expr) or ir.is_update(stmt) \
+            or isinstance(stmt.targets[0], gast.Tuple):
+        return []
+    if prim in (ir.BUILD_LIST, ir.BUILD_TUPLE, ir.BUILD_DICT):
+        args = op.args
+    elif prim in (ir.CONCAT, ir.REPEAT) or copies_elements(stmt):
+        # xs + [v], 2 * xs, list(xs), sorted(d): a new container of the same elements
+        # (holding the operand containers stands for holding their elements)
+        args = [*op.args, *op.kwargs.values()]
+    elif is_user_function(prim):
+        if not may_return_an_argument(prim):
+            return []
+        args = [*op.args, *op.kwargs.values()]
+    elif registry.lookup(prim) is None and not registry.is_nondifferentiable(prim) \
+            and prim is not ir.OPAQUE:
+        args = [*op.args, *op.kwargs.values()]  # unknown code: it may return an argument
+    else:
+        return []
+    names = []
+    for arg in args:
+        for n in ir.names_in(arg):
+            if n not in names:
+                names.append(n)
+    return names
+
+
+def may_return_an_argument(fn) -> bool:
+    """Whether ``fn``'s result may share memory with one of its arguments, or one
+    part of a tuple it returns with another (see :func:`_result_shares`),
+    remembered per version of its code."""
+    return _result_shares(fn, fn.__code__)
+
+
+@functools.lru_cache(maxsize=256)
+def _result_shares(fn, code) -> bool:
+    """A flow-insensitive look at ``fn``'s source: names joined by views, copies,
+    displays and calls; True if a returned name is joined to a parameter or to
+    another returned name (``return v, v``), or if the source cannot be read."""
+    from ..frontend.parse import parse_function  # noqa: PLC0415 - normalize imports this module's users
+    from ..normalize.normalizer import normalize  # noqa: PLC0415
+
+    try:
+        program = normalize(parse_function(fn))
+    except Exception:  # noqa: BLE001 - unreadable: assume the worst
+        return True
+    parent: dict[str, str] = {}
+
+    def find(v):
+        while parent.get(v, v) != v:
+            v = parent[v]
+        return v
+
+    for stmt in ir.walk_statements(program.body):
+        if not isinstance(stmt, gast.Assign) or ir.is_update(stmt) \
+                or getattr(stmt, "op", None) is None:
+            continue
+        targets = ir.target_names(stmt)
+        if is_view(stmt):
+            joined = [stmt.op.args[0].id]
+        elif isinstance(stmt.targets[0], gast.Tuple) or held_names(stmt) \
+                or is_user_function(stmt.op.primitive):
+            joined = targets[1:] + ir.names_in(stmt.value)
+        else:
+            continue
+        for n in joined:
+            parent[find(n)] = find(targets[0])
+    output = program.output
+    parts = output.elts if isinstance(output, gast.Tuple) else [output]
+    roots = [{find(n) for n in ir.names_in(part)} for part in parts]
+    params = {find(p) for p in program.params}
+    if any(r & params for r in roots):
+        return True
+    return any(roots[i] & roots[j] for i in range(len(roots)) for j in range(i))
+
+
+def affected_groups(root, holds, down=True) -> set:
+    """The alias groups an update of group ``root`` changes: ``root``; every group
+    holding a changed group (up, transitively); and, from ``root`` itself, every
+    group it holds (down, transitively; not for an update of a container itself)
+    -- but not the siblings of a changed element."""
+    affected = {root}
+    down = [root] if down else []
+    while down:
+        g = down.pop()
+        for container, elements in holds:
+            if container == g:
+                for e in elements - affected:
+                    affected.add(e)
+                    down.append(e)
+    changed = True
+    while changed:
+        changed = False
+        for container, elements in holds:
+            if container not in affected and elements & affected:
+                affected.add(container)
+                changed = True
+    return affected

@@ -1,0 +1,159 @@
+"""The fence: every gast node type is explicitly accepted or rejected.
+
+The later passes may assume that only accepted node types reach them.  A
+rejected construct raises :class:`~srcgrad.errors.UnsupportedSyntaxError` at the
+construct's own line and column, before any other pass runs, instead of failing
+somewhere deep inside the compiler.  A node type that is in neither table (a
+future gast version's) is rejected too, so nothing falls through.
+
+    >>> import gast
+    >>> tree = gast.parse("def f(x):\\n    try:\\n        pass\\n    except E:\\n        pass")
+    >>> try:
+    ...     check(tree.body[0], "model.py")
+    ... except UnsupportedSyntaxError as e:
+    ...     print(e.lineno, e.col, e.message)
+    2 4 'try' statements are not supported: differentiate the code inside the 'try' instead
+"""
+
+from __future__ import annotations
+
+import gast
+
+from ..errors import UnsupportedSyntaxError
+from ..ir.syntax import walk
+
+#: Node types the compiler handles.
+SUPPORTED = frozenset({
+    # structure
+    "FunctionDef", "arguments", "Name", "Load", "Store", "Param", "keyword",
+    # statements
+    "Assign", "AugAssign", "AnnAssign", "Return", "Expr", "Pass", "Assert",
+    # expressions
+    "Constant", "BinOp", "UnaryOp", "BoolOp", "Compare", "Call", "Attribute",
+    "Subscript", "Slice", "Tuple", "List", "IfExp", "Dict",
+    "ListComp", "GeneratorExp", "comprehension", "Lambda",
+    # control flow
+    "If", "For", "While", "Break", "Continue",
+    # operators
+    "Add", "Sub", "Mult", "Div", "FloorDiv", "Mod", "Pow", "MatMult",
+    "USub", "UAdd", "Not", "Invert", "And", "Or",
+    "BitAnd", "BitOr", "BitXor", "LShift", "RShift",
+    "Eq", "NotEq", "Lt", "LtE", "Gt", "GtE", "Is", "IsNot", "In", "NotIn",
+})
+
+_NOT_YET = "are not supported yet"
+
+#: Node types rejected, with the reason given to the user.
+REJECTED = {
+    "SetComp": "set comprehensions are not supported",
+    "DictComp": f"dict comprehensions {_NOT_YET}",
+    "Set": "set displays are not supported",
+    "Starred": f"starred expressions {_NOT_YET}",
+    "ClassDef": "class definitions inside a differentiated function are not supported",
+    "Try": "'try' statements are not supported: differentiate the code inside the 'try' instead",
+    "TryStar": "'try' statements are not supported: differentiate the code inside the 'try' instead",
+    "ExceptHandler": "'except' clauses are not supported",
+    "excepthandler": "'except' clauses are not supported",
+    "With": "'with' statements are not supported",
+    "withitem": "'with' statements are not supported",
+    "Raise": "'raise' statements are not supported",
+    "Yield": "generators ('yield') cannot be differentiated",
+    "YieldFrom": "generators ('yield from') cannot be differentiated",
+    "Await": "'await' is not supported: coroutines cannot be differentiated",
+    "AsyncFunctionDef": "async functions cannot be differentiated",
+    "AsyncFor": "'async for' is not supported",
+    "AsyncWith": "'async with' is not supported",
+    "Global": "'global' declarations are not supported: pass the value as an argument",
+    "Nonlocal": "'nonlocal' declarations are not supported: pass the value as an argument",
+    "Delete": "'del' statements are not supported",
+    "Del": "'del' statements are not supported",
+    "Import": "imports inside a differentiated function are not supported: import at module level",
+    "ImportFrom": "imports inside a differentiated function are not supported: import at module level",
+    "alias": "imports inside a differentiated function are not supported",
+    "NamedExpr": "assignment expressions (':=') are not supported",
+    "JoinedStr": "f-strings are not supported",
+    "FormattedValue": "f-strings are not supported",
+    "TemplateStr": "template strings are not supported",
+    "Interpolation": "template strings are not supported",
+    "Match": "'match' statements are not supported",
+    "match_case": "'match' statements are not supported",
+    "MatchAs": "'match' statements are not supported",
+    "MatchClass": "'match' statements are not supported",
+    "MatchMapping": "'match' statements are not supported",
+    "MatchOr": "'match' statements are not supported",
+    "MatchSequence": "'match' statements are not supported",
+    "MatchSingleton": "'match' statements are not supported",
+    "MatchStar": "'match' statements are not supported",
+    "MatchValue": "'match' statements are not supported",
+    "pattern": "'match' statements are not supported",
+    "TypeAlias": "'type' aliases are not supported",
+    "TypeVar": "type parameters are not supported",
+    "TypeVarTuple": "type parameters are not supported",
+    "ParamSpec": "type parameters are not supported",
+    "type_param": "type parameters are not supported",
+    "Exec": "'exec' is not supported",
+    "Print": "the Python 2 print statement is not supported",
+    "Repr": "backquote repr is not supported",
+    # Containers of a whole program, never inside a function body.
+    "Module": "a module is not a function",
+    "Interactive": "interactive input is not a function",
+    "Expression": "an expression is not a function",
+    "FunctionType": "a function type comment is not a function",
+    "Suite": "a suite is not a function",
+    "TypeIgnore": "type-ignore comments are not supported",
+    "type_ignore": "type-ignore comments are not supported",
+    # Abstract base classes and legacy contexts: never instantiated by gast.parse.
+    "AugLoad": "augmented-load contexts are not supported",
+    "AugStore": "augmented-store contexts are not supported",
+    "mod": "abstract node", "stmt": "abstract node", "expr": "abstract node",
+    "expr_context": "abstract node", "boolop": "abstract node", "operator": "abstract node",
+    "unaryop": "abstract node", "cmpop": "abstract node", "slice": "abstract node",
+}
+
+
+def check(func: gast.FunctionDef, filename: str, *, callee: bool = False) -> None:
+    """Raise ``UnsupportedSyntaxError`` at the first rejected node of ``func``.
+
+    ``callee`` is true for a function called from differentiated code, which
+    may take ``*args`` (the caller packs them into one tuple).
+    """
+    for node in walk(func):
+        kind = type(node).__name__
+        if kind in SUPPORTED:
+            continue
+        message = REJECTED.get(kind, f"'{kind}' nodes are not supported")
+        raise UnsupportedSyntaxError(message, filename=filename,
+                                     lineno=_line_of(node, func), col=_col_of(node, func))
+    _check_arguments(func, filename, callee)
+
+
+def _check_arguments(func, filename, callee):
+    args = func.args
+    for what, present in (("*args", None if callee else args.vararg), ("**kwargs", args.kwarg)):
+        if present is not None:
+            raise UnsupportedSyntaxError(
+                f"{what} parameters of the differentiated function {_NOT_YET}",
+                filename=filename, lineno=func.lineno, col=func.col_offset)
+    if args.kwonlyargs:
+        node = args.kwonlyargs[0]
+        raise UnsupportedSyntaxError(
+            "keyword-only parameters of the differentiated function are not supported: "
+            "srcgrad differentiates with respect to positional arguments",
+            filename=filename, lineno=getattr(node, "lineno", func.lineno),
+            col=getattr(node, "col_offset", func.col_offset))
+
+
+def _line_of(node, func):
+    return getattr(node, "lineno", None) or func.lineno
+
+
+def _col_of(node, func):
+    if getattr(node, "lineno", None) is None:
+        return func.col_offset
+    return getattr(node, "col_offset", None)
+
+
+def node_types() -> list[str]:
+    """Every node class gast defines (the fence's universe)."""
+    return sorted(name for name, cls in vars(gast).items()
+                  if isinstance(cls, type) and issubclass(cls, gast.AST) and cls is not gast.AST)

@@ -1,0 +1,208 @@
+"""Small builders and walkers of gast trees shared by the normalisation passes."""
+
+from __future__ import annotations
+
+import ast
+
+import gast
+
+from .. import runtime
+
+
+def is_dict_view(node) -> bool:
+    return isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
+        and node.func.attr in ("items", "keys", "values") and not node.args \
+        and not node.keywords
+
+
+def is_append(call) -> bool:
+    return isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) \
+        and call.func.attr == "append" and isinstance(call.func.value, gast.Name) \
+        and len(call.args) == 1 and not call.keywords
+
+
+class Renamer(gast.NodeTransformer):
+    def __init__(self, renames):
+        self.renames = renames
+
+    def visit_Name(self, node):
+        if node.id in self.renames:
+            return gast.copy_location(gast.Name(id=self.renames[node.id], ctx=node.ctx,
+                                                annotation=None, type_comment=None), node)
+        return node
+
+
+def located(tree, where):
+    for node in walk(tree):
+        if getattr(node, "lineno", None) is None and hasattr(node, "lineno"):
+            gast.copy_location(node, where)
+    return tree
+
+
+def load_name(id_):
+    return gast.Name(id=id_, ctx=gast.Load(), annotation=None, type_comment=None)
+
+
+def helper_ref(id_):
+    """A reference to a srcgrad.runtime helper, resolved without the user's globals."""
+    node = load_name(id_)
+    node.helper = getattr(runtime, id_)
+    return node
+
+
+def builtin_call(name, *args):
+    return gast.Call(func=gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None),
+                     args=list(args), keywords=[])
+
+
+def load(name_node):
+    return gast.Name(id=name_node.id, ctx=gast.Load(), annotation=None, type_comment=None)
+
+
+def keywords_of(kwargs):
+    return [gast.keyword(arg=k, value=v) for k, v in kwargs.items()]
+
+
+def is_docstring(stmt) -> bool:
+    return isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Constant) \
+        and isinstance(stmt.value.value, str)
+
+
+def assigned_names(func) -> set[str]:
+    names = set()
+    for node in walk(func):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+            names.add(node.id)
+    return names
+
+
+#: A node type's fields that can hold nodes, for walk; by gast's declared field
+#: types (``Name.id`` is a str), every field where it declares none.
+_CHILD_FIELDS: dict = {}
+_LEAF_TYPES = (str, int, str | None, int | None)
+
+
+def _child_fields(kind) -> tuple:
+    declared = getattr(kind, "_field_types", {})
+    _CHILD_FIELDS[kind] = tuple(f for f in kind._fields if declared.get(f) not in _LEAF_TYPES)
+    return _CHILD_FIELDS[kind]
+
+
+def walk(node) -> list:
+    """Every node of a gast tree, breadth first -- the order of ``gast.walk``, as a
+    list built without generators (the passes walk trees often, so this skips
+    the fields that hold only strings and reads the rest from ``__dict__``)."""
+    todo = [node]
+    ast_type = gast.AST
+    append, extend, children = todo.append, todo.extend, _CHILD_FIELDS
+    for current in todo:
+        kind = type(current)
+        fields = children.get(kind)
+        if fields is None:
+            fields = _child_fields(kind)
+        if fields:
+            values = current.__dict__
+            for name in fields:
+                value = values.get(name)
+                if type(value) is list:
+                    extend([v for v in value if isinstance(v, ast_type)])
+                elif isinstance(value, ast_type):
+                    append(value)
+    return todo
+
+
+def clone(node):
+    """A deep copy of a gast tree that shares, not copies, the objects the passes
+    attach to nodes (a resolved helper, a bound array): only the syntax is new."""
+    if isinstance(node, list):
+        return [clone(n) for n in node]
+    if not isinstance(node, gast.AST):
+        return node
+    new = type(node)(**{f: clone(getattr(node, f, None)) for f in node._fields})
+    for key, value in node.__dict__.items():
+        if key not in node._fields:
+            new.__dict__[key] = value
+    return new
+
+
+def constant(value):
+    """A gast literal for a Python value, or None if it has none."""
+    if value is None or isinstance(value, (bool, int, float, complex, str)):
+        return gast.Constant(value=value, kind=None)
+    if isinstance(value, tuple):
+        elts = [constant(v) for v in value]
+        if all(e is not None for e in elts):
+            return gast.Tuple(elts=elts, ctx=gast.Load())
+    return None
+
+
+def clone_substituted(node, mapping, renames):
+    """A copy of ``node`` (as :func:`clone`) with each name loaded from ``mapping``
+    replaced by a copy of its value and each name in ``renames`` renamed: one
+    traversal, where cloning and then substituting took two."""
+    if type(node) is list:
+        return [clone_substituted(n, mapping, renames) for n in node]
+    if not isinstance(node, gast.AST):
+        return node
+    if type(node) is gast.Name:
+        if node.id in renames:
+            return gast.Name(id=renames[node.id], ctx=node.ctx, annotation=None,
+                             type_comment=None)
+        if node.id in mapping and isinstance(node.ctx, gast.Load):
+            return clone(mapping[node.id])
+    new = type(node)(**{f: clone_substituted(getattr(node, f, None), mapping, renames)
+                        for f in node._fields})
+    for key, value in node.__dict__.items():
+        if key not in node._fields:
+            new.__dict__[key] = value
+    return new
+
+
+class SliceToCall(gast.NodeTransformer):
+    """``x[1:n]``'s index as a value: ``slice(1, n)`` (a Slice node is only valid
+    inside brackets)."""
+
+    def visit_Slice(self, node):
+        parts = [node.lower, node.upper, node.step]
+        while len(parts) > 2 and parts[-1] is None:
+            parts.pop()
+        if parts == [None, None]:
+            parts = [None]
+        args = [gast.Constant(value=None, kind=None) if p is None else self.visit(p)
+                for p in parts]
+        return gast.Call(func=load_name("slice"), args=args, keywords=[])
+
+
+def call_to_slice(node):
+    """The inverse of :class:`SliceToCall`, for an index back inside brackets."""
+    if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) \
+            and node.func.id == "slice" and not node.keywords and 1 <= len(node.args) <= 3:
+        args = list(node.args)
+        if len(args) == 1:
+            args = [None, args[0], None]
+        args += [None] * (3 - len(args))
+        lower, upper, step = (None if isinstance(a, gast.Constant) and a.value is None else a
+                              for a in args)
+        return gast.Slice(lower=lower, upper=upper, step=step)
+    if isinstance(node, gast.Tuple):
+        node.elts = [call_to_slice(e) for e in node.elts]
+    return node
+
+
+def source_of(node) -> str:
+    """Python source of a gast node.  A negative literal is written as a negation,
+    so that it keeps its meaning where precedence matters: ``(-1.5) ** 2``."""
+    tree = ast.fix_missing_locations(gast.gast_to_ast(node))
+    return ast.unparse(_SignedConstants().visit(tree))
+
+
+class _SignedConstants(ast.NodeTransformer):
+    """Negative literals as negations, on the standard-library tree (converted
+    afresh from the gast one, so nothing needs copying first)."""
+
+    def visit_Constant(self, node):
+        value = node.value
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and (
+                value < 0 or (isinstance(value, float) and str(value).startswith("-"))):
+            return ast.UnaryOp(op=ast.USub(), operand=ast.Constant(value=-value))
+        return node

@@ -1,0 +1,276 @@
+"""Checkpointed loops: the "sqrt" and ("revolve", s) policies.
+
+Under these policies a top-level ``for`` loop (its trip count is known when it
+starts) does not tape every iteration.  Its forward sweep runs the plain body
+and keeps snapshots of the loop's state (the variables an iteration reads
+before it assigns them); its adjoint sweep follows the schedule of
+:mod:`.schedules`, rerunning iterations from a snapshot -- plainly, or while
+taping -- and reversing the taped ones.  All of it is ordinary code in
+``g.source``: a loop over the schedule's actions with one branch per action.
+
+    >>> import numpy as np
+    >>> from ..pipeline import Options, generate
+    >>> from .. import _doctest_helpers as h
+    >>> src = generate(h.recurrence, Options(policy="sqrt")).source
+    >>> "checkpoint_schedule(len(t1), 'sqrt')" in src and "'unrecord'" in src
+    True
+"""
+
+from __future__ import annotations
+
+import operator
+
+import gast
+
+from .. import ir
+from ..optimize.dce import eliminate_dead
+from ..ir.syntax import clone
+
+
+def loop_policy(policy):
+    """``("sqrt",)`` or ``("revolve", s)`` for a loop-checkpointing policy, else None."""
+    if policy == "sqrt":
+        return ("sqrt",)
+    if isinstance(policy, tuple) and len(policy) == 2 and policy[0] == "revolve":
+        return ("revolve", int(policy[1]))
+    return None
+
+
+def _call(name, *args):
+    return gast.Call(func=ir.name(name), args=list(args), keywords=[])
+
+
+def _const(value):
+    return gast.Constant(value=value, kind=None)
+
+
+def _is_push(stmt) -> bool:
+    return isinstance(stmt, gast.Expr) and str(getattr(stmt, "comment", "")).startswith("save:")
+
+
+def _without_pushes(stmts) -> list:
+    out = []
+    for stmt in stmts:
+        if _is_push(stmt):
+            continue
+        if isinstance(stmt, (gast.If, gast.For, gast.While)):
+            stmt.body = _without_pushes(stmt.body)
+            stmt.orelse = _without_pushes(stmt.orelse)
+        out.append(stmt)
+    return out
+
+
+def _state(loop, carried=frozenset()) -> list[str]:
+    """The loop's state: the variables it assigns that an iteration reads before
+    assigning them, or that have a value before the loop (``carried``) -- the
+    adjoint sweep binds the state to that value when it has reversed the loop
+    (see :meth:`_Rewrite.release`), so rerunning the loop from a snapshot must
+    start from it too."""
+    exposed: set[str] = set()
+    eliminate_dead(clone(loop.body), exposed, keep=lambda stmt: True)
+    assigned = set()
+    for stmt in ir.walk_statements(loop.body):
+        assigned.update(ir.target_names(stmt))
+        if isinstance(stmt, gast.For):
+            assigned.update(ir.stored_names(stmt.target))
+    return sorted((exposed | set(carried)) & assigned)
+
+
+def _dispatch(action_var, a, b, branches) -> gast.If:
+    """``if action == "save": ... elif ...`` over ``branches`` [(action, statements)]."""
+    node = None
+    for action, stmts in reversed(branches):
+        test = gast.Compare(left=ir.name(action_var), ops=[gast.Eq()],
+                            comparators=[_const(action)])
+        node = gast.If(test=test, body=stmts, orelse=[node] if node is not None else [])
+    return node
+
+
+def checkpoint_loops(forward: list, backward: list, policy, namer, defined=()) -> list[str]:
+    """Rewrite, in place, each top-level loop of ``forward`` (already with its tape
+    pushes) and its adjoint in ``backward``.  Returns the new names the adjoint
+    sweep reads from the forward sweep.
+
+    A state variable that may have no value when the loop starts (assigned only
+    inside it, or in a branch before it; ``defined`` are the parameters) is bound
+    to ``None`` at the start of the function, so that the first snapshot can
+    save it.
+
+    A ``for`` loop follows the policy's schedule; a ``while`` loop, whose length
+    is unknown until it ends, keeps :class:`~.schedules.OnlineSnapshots` (the
+    revolve budget, or 16 under "sqrt") and reverses between them binomially.
+    """
+    schedule_args = loop_policy(policy)
+    budget = schedule_args[1] if schedule_args[0] == "revolve" else 16
+    new_names, unbound = [], []
+    for loop in list(forward):
+        mirror = next((i for i, s in enumerate(backward)
+                       if isinstance(s, gast.For) and getattr(s, "mirror_of", None) is loop), None)
+        if mirror is None or not isinstance(loop, (gast.For, gast.While)) \
+                or (isinstance(loop, gast.For) and getattr(loop, "counter", None)):
+            continue
+        at = forward.index(loop)
+        carried = set(defined)  # bound on some path to the loop
+        for stmt in ir.walk_statements(forward[:at]):
+            if not getattr(stmt, "placeholder", False):
+                carried.update(ir.assigned_by(stmt))
+        rewrite = _Rewrite(loop, backward[mirror], namer, carried)
+        new_names += [rewrite.snapshots] + ([rewrite.schedule] if rewrite.schedule else []) \
+            + ([rewrite.originals] if rewrite.originals else [])
+        before = set(defined)
+        for stmt in forward[:at]:  # bound on every path to the loop
+            before.update(ir.target_names(stmt) if not isinstance(
+                stmt, (gast.If, gast.For, gast.While)) else ())
+        unbound += [v for v in rewrite.state if v not in before and v not in unbound]
+        if isinstance(loop, gast.For):
+            forward[at:at + 1] = rewrite.for_forward(schedule_args)
+        else:
+            forward[at:at + 1] = rewrite.while_forward(budget)
+        backward[mirror] = rewrite.adjoint()
+    if unbound:
+        none = gast.Assign(targets=[ir.name(v, store=True) for v in unbound],
+                           value=_const(None), type_comment=None)
+        none.comment = "bound at the start: a loop's first snapshot saves it"
+        forward.insert(0, none)
+    return new_names
+
+
+class _Rewrite:
+    """The pieces of one checkpointed loop."""
+
+    def __init__(self, loop, reverse, namer, carried=frozenset()):
+        self.loop, self.reverse = loop, reverse
+        self.taped = clone(loop.body)
+        loop.body = _without_pushes(loop.body)
+        self.plain = loop.body
+        for stmt in ir.walk_statements(self.plain):
+            stmt.unsaved = True  # plain iterations save nothing: no "save:" comments
+        self.state = _state(loop, carried)
+        # state arrays the loop changes in place (y[i] = v): views taken of them
+        # before the loop see that memory, which reruns from snapshots never restore
+        self.in_place = [v for v in self.state if any(
+            ir.is_update(s) and getattr(getattr(s, "op", None), "primitive", None)
+            is operator.setitem and ir.target_names(s)[0] == v
+            for s in ir.walk_statements(loop.body))]
+        self.originals = namer.fresh("originals") if self.in_place else None
+        self.snapshots = namer.fresh("snapshots")
+        self.schedule = namer.fresh("schedule") if isinstance(loop, gast.For) else None
+        self.action, self.a, self.b = namer.fresh("action"), namer.fresh("a"), namer.fresh("b")
+        self.step = namer.fresh("step") if isinstance(loop, gast.While) else None
+
+    def save(self, where):
+        saved = _call("snapshot_state", *[ir.name(v) for v in self.state])
+        return [ir.assign(gast.Subscript(value=ir.name(self.snapshots), slice=where,
+                                         ctx=gast.Store()), saved)]
+
+    def restore(self):
+        if not self.state:
+            return [gast.Pass()]
+        return [ir.assign(gast.Tuple(elts=[ir.name(v, store=True) for v in self.state],
+                                     ctx=gast.Store()),
+                          _call("snapshot_state", gast.Starred(value=gast.Subscript(
+                              value=ir.name(self.snapshots), slice=ir.name(self.a),
+                              ctx=gast.Load()), ctx=gast.Load())))]
+
+    def release(self):
+        """The snapshot of the state before iteration ``a``, no longer needed, becomes
+        the state: every iteration from ``a`` on has been reversed, so the state is
+        what it was before ``a`` -- after the last release, what it was before the
+        loop, which code before the loop may read again (an earlier checkpointed
+        loop reruns from it).  Values the tapes restore need this too; the others
+        (``h = sum(ps)`` when no adjoint reads the old ``h``) would keep the last
+        rerun's."""
+        taken = gast.Call(func=gast.Attribute(value=ir.name(self.snapshots), attr="pop",
+                                              ctx=gast.Load()),
+                          args=[ir.name(self.a)], keywords=[])
+        if not self.state:
+            return [gast.Expr(value=taken)]
+        out = [ir.assign(gast.Tuple(elts=[ir.name(v, store=True) for v in self.state],
+                                    ctx=gast.Store()), taken)]
+        if self.in_place:
+            # the last release: the values before the loop go back into the arrays the
+            # loop changed in place, which views taken before the loop still show
+            names = gast.Tuple(elts=[ir.name(v) for v in self.in_place], ctx=gast.Load())
+            back = ir.assign(gast.Tuple(elts=[ir.name(v, store=True) for v in self.in_place],
+                                        ctx=gast.Store()),
+                             _call("restored_into", ir.name(self.originals), names))
+            first = gast.Compare(left=ir.name(self.a), ops=[gast.Eq()],
+                                 comparators=[_const(0)])
+            out.append(gast.If(test=first, body=[back], orelse=[]))
+        return out
+
+    def keep_originals(self) -> list:
+        """``originals = (y,)`` before the loop: the arrays it changes in place."""
+        if not self.in_place:
+            return []
+        keep = ir.assign(self.originals, gast.Tuple(
+            elts=[ir.name(v) for v in self.in_place], ctx=gast.Load()))
+        keep.comment = ("the arrays this loop changes in place, which its adjoint "
+                        "restores (views taken before the loop read them)")
+        return [keep]
+
+    def runs(self, body, backwards=False, target=None):
+        """``body`` over iterations a..b-1 (last first when ``backwards``)."""
+        loop = self.loop
+        if isinstance(loop, gast.For):
+            segment = gast.Subscript(value=clone(loop.iter), slice=gast.Slice(
+                lower=ir.name(self.a), upper=ir.name(self.b), step=None), ctx=gast.Load())
+            iterable = _call("reversed", segment) if backwards else segment
+            target = clone(target if target is not None else loop.target)
+        else:
+            iterable = _call("range", gast.BinOp(left=ir.name(self.b), op=gast.Sub(),
+                                                 right=ir.name(self.a)))
+            target = ir.name(self.step, store=True)
+        return [gast.For(target=target, iter=iterable, body=body, orelse=[], type_comment=None)]
+
+    def header(self):
+        return gast.Tuple(elts=[ir.name(self.action, store=True), ir.name(self.a, store=True),
+                                ir.name(self.b, store=True)], ctx=gast.Store())
+
+    def for_forward(self, schedule_args) -> list:
+        args = [_call("len", clone(self.loop.iter)), *[_const(x) for x in schedule_args]]
+        make = ir.assign(self.schedule, _call("checkpoint_schedule", *args))
+        make.comment = f"the {schedule_args[0]} checkpointing schedule of this loop"
+        start = ir.assign(self.snapshots, gast.Dict(keys=[], values=[]))
+        start.comment = "the loop's state before some iterations: " + (", ".join(self.state)
+                                                                        or "none")
+        first = gast.For(
+            target=self.header(),
+            iter=gast.Subscript(value=ir.name(self.schedule), slice=_const(0), ctx=gast.Load()),
+            body=[_dispatch(self.action, self.a, self.b, [
+                ("save", self.save(ir.name(self.a))),
+                ("advance", self.runs(self.plain))])],
+            orelse=[], type_comment=None)
+        first.comment_before = ["checkpointed loop: plain iterations, a few saved states"]
+        return [make, start, *self.keep_originals(), first]
+
+    def while_forward(self, budget) -> list:
+        counter = self.loop.counter
+        start = ir.assign(self.snapshots, _call("OnlineSnapshots", _const(budget)))
+        start.comment = (f"at most {budget} saved states of this loop: "
+                         + (", ".join(self.state) or "none"))
+        keep = gast.If(test=gast.Call(func=gast.Attribute(
+            value=ir.name(self.snapshots), attr="wants", ctx=gast.Load()),
+            args=[ir.name(counter)], keywords=[]), body=self.save(ir.name(counter)), orelse=[])
+        self.loop.body = [keep] + self.plain
+        self.loop.comment_before = ["checkpointed loop: plain iterations, a few saved states"]
+        return [start, *self.keep_originals(), self.loop]
+
+    def adjoint(self):
+        if self.schedule:
+            actions = gast.Subscript(value=ir.name(self.schedule), slice=_const(1),
+                                     ctx=gast.Load())
+        else:
+            actions = _call("online_schedule", ir.name(self.snapshots), ir.name(self.loop.counter))
+        node = gast.For(target=self.header(), iter=actions, body=[_dispatch(
+            self.action, self.a, self.b, [
+                ("restore", self.restore()), ("save", self.save(ir.name(self.a))),
+                ("free", self.release()),
+                ("advance", self.runs(clone(self.plain))),
+                ("record", self.runs(self.taped)),
+                ("unrecord", self.runs(self.reverse.body, backwards=True,
+                                       target=self.reverse.target))])],
+            orelse=[], type_comment=None)
+        node.comment_before = list(getattr(self.reverse, "comment_before", [])) + [
+            "rerun iterations from saved states, then reverse them, as the schedule says"]
+        return node

@@ -1,0 +1,224 @@
+"""Rematerialisation: recompute in the adjoint sweep instead of saving.
+
+Every forward value the adjoint sweep reads is either saved (kept alive,
+returned as a residual, or pushed on a tape inside loops) or recomputed.  This
+pass applies the policy's decision: for each value to recompute it copies the
+value's defining statement into the adjoint sweep, just before the first
+statement there that reads it, marked ``# recompute:``.  Dead-code elimination
+then drops the saves nobody reads any more.
+
+A value can be recomputed where its defining statement sits in the block the
+adjoint statement mirrors and none of that statement's operands is assigned
+between the definition and the read (the adjoint sweep sees, at each point,
+the values of the mirrored forward point); its operands are saved or
+recomputed in turn.  Only pure operations are recomputed: primitives with a
+rule, operators, displays, attribute reads -- never a call with unknown effects.
+
+Sound when the copy computes, bit for bit, what the definition computed:
+
+* the value is assigned once (textually: in a loop, once per iteration) and
+  the read mirrors a forward statement at or after the definition in the same
+  block, so the adjoint sweep is at that iteration's point (statements after
+  the read in a loop body have been undone by their restores, which the copy's
+  reads keep alive);
+* no operand is assigned -- rebound, a loop target, updated in place
+  (``x[i] = v``, ``xs.append(v)``) -- between the definition and the read,
+  nested blocks included: a rebinding there would be undone only after the
+  copy runs;
+* no operand that may share memory with another name (a view ``v = y[1:]``,
+  a plain copy ``z = y``: :func:`.aliasing.shared_names`) has any update
+  between: ``y[1] = 0.0`` changes what ``v`` reads, and ``y``'s restore runs
+  only after the copy;
+* the operation is pure (no state, no effect, no randomness).
+
+The recomputed value overwrites the variable in the adjoint sweep; a value the
+adjoint sweep also restores from a tape gets the same value either way, and
+the output, when restored, is returned from a copy taken before the adjoint
+sweep.  Tested by tests/test_soundness.py (``view_updated_after``,
+``copy_updated_after``, ``reshaped_updated_after``, ``output_assigned_in_loop``,
+``recompute_across_swap``).
+
+    >>> import numpy as np
+    >>> from ..pipeline import Options, generate
+    >>> from .. import _doctest_helpers as h
+    >>> src = generate(h.chain, Options(policy="recompute")).source
+    >>> print(src[src.index("# Adjoint"):].strip())
+    # Adjoint sweep
+        d_t3 = grad_seed(t3)
+        d_t2 = unreduce(d_t3, x)  # t2 has the shape of x
+        t1 = np.sin(x)  # recompute: t1
+        t2 = np.exp(t1)  # recompute: t2
+        d_x = d_t2 * t2 * np.cos(x)
+        return grad_like(d_x, x)
+"""
+
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass
+
+import gast
+import numpy as np
+
+from .. import ir
+from ..analysis.aliasing import shared_names
+from ..frontend.linker import CalleePair
+from ..rules import registry
+from ..ir.syntax import clone
+
+SAVE, RECOMPUTE = "save", "recompute"
+
+#: Operations whose outputs the "save_products" policy keeps: costly to redo.
+PRODUCTS = {operator.matmul, np.matmul, np.dot, np.einsum, np.tensordot, np.inner, np.outer,
+            np.linalg.solve, np.linalg.inv, np.linalg.det, np.linalg.slogdet,
+            np.ndarray.dot}
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A value the adjoint sweep reads, as a policy callable sees it."""
+
+    name: str             # the variable in generated code
+    primitive: str        # how the operation that computes it is named (np.tanh, @, ...)
+    line: int | None      # its line in the user's file
+
+
+def decider(policy):
+    """``decide(candidate, op) -> SAVE | RECOMPUTE`` for a policy.
+
+    A call of a function marked with :func:`srcgrad.checkpoint` is recomputed
+    under every policy: its residuals are never saved.
+    """
+    def decide(candidate, op):
+        if isinstance(op.primitive, CalleePair):
+            marked = getattr(op.primitive.fn, "__srcgrad_checkpoint__", False)
+            return RECOMPUTE if marked else SAVE
+        if callable(policy):
+            choice = policy(candidate)
+            if choice not in (SAVE, RECOMPUTE):
+                raise ValueError(f"a policy callable must return 'save' or 'recompute', "
+                                 f"not {choice!r}")
+            return choice
+        if policy == "recompute":
+            return RECOMPUTE
+        if policy == "save_products":
+            return SAVE if op.primitive in PRODUCTS else RECOMPUTE
+        return SAVE
+    return decide
+
+
+def _pure(op) -> bool:
+    prim = op.primitive
+    if isinstance(prim, CalleePair) or prim is ir.OPAQUE or isinstance(prim, ir.Builder):
+        return prim is not ir.APPEND
+    try:
+        return registry.lookup(prim) is not None or registry.is_nondifferentiable(prim)
+    except TypeError:
+        return False
+
+
+def rematerialize(program: ir.Program, backward: list, decide) -> list:
+    """``backward`` with recompute statements for the values ``decide`` picks."""
+    counts, definitions = ir.definitions(program.body)
+    blocks = {}
+
+    def index_blocks(stmts):
+        for i, stmt in enumerate(stmts):
+            blocks[id(stmt)] = (stmts, i)
+            for inner in (getattr(stmt, "body", None), getattr(stmt, "orelse", None)):
+                if isinstance(inner, list) and isinstance(stmt, (gast.If, gast.For, gast.While)):
+                    index_blocks(inner)
+    index_blocks(program.body)
+    state = _State(program, definitions, counts, blocks, decide, shared_names(program))
+    return state.block(backward, program.body)
+
+
+class _State:
+    def __init__(self, program, definitions, counts, blocks, decide, shared=frozenset()):
+        self.program = program
+        self.shared = shared      # names that may share memory with another name
+        self.definitions = definitions
+        self.counts = counts
+        self.blocks = blocks
+        self.decide = decide
+
+    def block(self, backward: list, forward_block: list) -> list:
+        out = list(backward)
+        for stmt in out:
+            mirror = getattr(stmt, "mirror_of", None)
+            if isinstance(stmt, gast.If) and isinstance(mirror, gast.If):
+                stmt.body = self.block(stmt.body, mirror.body)
+                stmt.orelse = self.block(stmt.orelse, mirror.orelse)
+            elif isinstance(stmt, gast.For) and isinstance(mirror, (gast.For, gast.While)):
+                stmt.body = self.block(stmt.body, mirror.body)
+        done: set[str] = set()
+        changed = True
+        while changed:
+            changed = False
+            for position, stmt in enumerate(out):
+                for var in _reads(stmt):
+                    if var in done:
+                        continue
+                    recompute = self.recompute(var, stmt, forward_block)
+                    if recompute is not None:
+                        done.add(var)
+                        out.insert(position, recompute)
+                        changed = True
+                        break
+                if changed:
+                    break
+                done.update(_defines(stmt))
+        return out
+
+    def recompute(self, var, reader, forward_block):
+        """The statement recomputing ``var`` before ``reader``, or None to save it."""
+        definition = self.definitions.get(var)
+        if definition is None or self.counts.get(var) != 1 or ir.is_update(definition) \
+                or not isinstance(definition, gast.Assign):
+            return None
+        op = getattr(definition, "op", None)
+        if op is None or not _pure(op):
+            return None
+        where = self.blocks.get(id(definition))
+        source = getattr(reader, "source_stmt", None)
+        if where is None or where[0] is not forward_block or source is None:
+            return None
+        at = self.blocks.get(id(source))
+        if at is None or at[0] is not forward_block or at[1] < where[1]:
+            return None
+        operands = set(ir.names_in(definition.value))
+        between = forward_block[where[1] + 1:at[1] + 1]
+        for stmt in ir.walk_statements(between):
+            if operands & set(ir.assigned_by(stmt)):
+                return None
+            # an update changes the memory every alias (view, plain copy) reads too
+            if ir.is_update(stmt) and operands & self.shared:
+                return None
+        candidate = Candidate(var, getattr(op, "label", "?"), getattr(definition, "lineno", None))
+        if self.decide(candidate, op) != RECOMPUTE:
+            return None
+        again = ir.assign(clone(definition.targets[0]), clone(definition.value))
+        gast.copy_location(again, definition)
+        again.op = op
+        again.comment = f"recompute: {', '.join(ir.target_names(definition))}"
+        again.source_stmt = source
+        return again
+
+
+def _reads(stmt) -> list[str]:
+    if isinstance(stmt, gast.Assign):
+        return ir.names_in(stmt.value) + (ir.names_in(stmt.targets[0])
+                                          if ir.is_update(stmt) else [])
+    if isinstance(stmt, gast.For):
+        return ir.names_in(stmt.iter) + [n for s in ir.walk_statements(stmt.body)
+                                         for n in _reads(s)]
+    if isinstance(stmt, gast.If):
+        return ir.names_in(stmt.test) + [n for s in ir.walk_statements(stmt.body + stmt.orelse)
+                                         for n in _reads(s)]
+    return ir.names_in(stmt)
+
+
+def _defines(stmt) -> set[str]:
+    if isinstance(stmt, gast.Assign) and not ir.is_update(stmt):
+        return set(ir.target_names(stmt))
+    return set()

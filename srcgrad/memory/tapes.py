@@ -1,0 +1,120 @@
+"""Tapes: the forward sweep saves what an overwrite would destroy.
+
+The reverse pass follows every overwrite inside a branch or loop with a restore
+(``h = h_tape.pop()``); dead-code elimination keeps only the restores whose
+value the adjoint sweep reads.  This pass puts the matching push right before
+each surviving overwrite in the forward sweep (``h_tape.append(h)``), creates
+the tapes, and gives a variable that may still be unbound at its first push a
+``None`` to push.  Tapes are plain lists named after the variable they hold, so
+a reader can follow each value from its push to its pop.
+
+    >>> import gast
+    >>> from ..ir.emit import block_lines
+    >>> loop = gast.parse("for i in t1:\\n    h = np.tanh(h)").body[0]
+    >>> restore = gast.parse("h = h_tape.pop()").body[0]
+    >>> restore.restores = loop.body[0]
+    >>> body, tapes = insert_pushes([loop], [restore], {"h": "h_tape"}, defined={"h"})
+    >>> print("\\n".join(block_lines(tapes + body, 0)))
+    h_tape = []
+    for i in t1:
+        h_tape.append(h)  # save: h before it is overwritten
+        h = np.tanh(h)
+"""
+
+from __future__ import annotations
+
+import gast
+
+from .. import ir
+
+
+def _surviving(backward) -> dict[int, list]:
+    """Forward statement id -> ``(variable, saved expression)`` for each kept restore."""
+    sites: dict[int, list] = {}
+    for stmt in ir.walk_statements(backward):
+        forward = getattr(stmt, "restores", None)
+        if forward is not None and getattr(stmt, "saves", True) is not None:
+            for var in ir.target_names(stmt):
+                saved = getattr(stmt, "saves", None) or ir.name(var)
+                sites.setdefault(id(forward), []).append((var, saved))
+    return sites
+
+
+def _push(tape: str, var: str, saved):
+    call = gast.Call(func=gast.Attribute(value=ir.name(tape), attr="append", ctx=gast.Load()),
+                     args=[saved], keywords=[])
+    stmt = gast.Expr(value=call)
+    whole = isinstance(saved, gast.Name)
+    stmt.comment = (f"save: {var} before it is overwritten" if whole
+                    else f"save: the elements of {var} about to be overwritten")
+    return stmt
+
+
+def insert_pushes(forward, backward, tapes: dict[str, str], defined=()):
+    """``(forward statements with pushes, tape-creating statements)``.
+
+    ``defined`` names the variables bound before the forward sweep starts (the
+    parameters); a pushed variable not bound before its top-level statement
+    gets ``var = None`` there.
+
+    Sound when every pop in the adjoint sweep meets its own push: the push sits
+    right before its overwrite, in the same block (a branch's push runs exactly
+    when its overwrite does; a loop's once per iteration), and the adjoint
+    sweep runs the mirrored restores in reverse order along the same path.  A
+    push appends only (it reads the variable, never changes it) and is kept by
+    dead-code elimination even where its overwrite is dead.  ``None`` is bound
+    only where the variable is unbound on every path (before the top-level
+    statement), or -- when an earlier branch or loop may have bound it -- at the
+    start of the function, so it never clobbers a value.  It does change one
+    thing: where the function would raise UnboundLocalError reading such a
+    variable (a loop that ran zero times), the generated code reads ``None``
+    (usually a TypeError instead).  Tested by tests/test_soundness.py
+    (``push_in_branch``, ``bound_on_some_iterations``, ``bound_in_earlier_branch``,
+    ``nested_loops``, ``list_grown_in_loop``).
+    """
+    sites = _surviving(backward)
+    used: dict[str, str] = {}
+
+    def rewrite(stmts, pushed: set) -> list:
+        out = []
+        for stmt in stmts:
+            for var, saved in sites.get(id(stmt), []):
+                used[var] = tapes[var]
+                if isinstance(saved, gast.Name):
+                    pushed.add(var)
+                out.append(_push(tapes[var], var, saved))
+            if isinstance(stmt, (gast.If, gast.For, gast.While)):
+                stmt.body = rewrite(stmt.body, pushed)
+                stmt.orelse = rewrite(stmt.orelse, pushed)
+            out.append(stmt)
+        return out
+
+    bound = set(defined)   # bound on every path
+    seen = set(defined)    # bound on some path: a None there would clobber a value
+    body, first = [], []
+    for stmt in forward:
+        pushed: set[str] = set()
+        rewritten = rewrite([stmt], pushed)
+        unbound = sorted(pushed - bound)
+        here = [v for v in unbound if v not in seen]
+        if here:
+            body.append(_none(here, "bound before the loop so that the first save has a value"))
+        if len(here) < len(unbound):   # set in some branch before: bind it at the start
+            first.append(_none([v for v in unbound if v in seen],
+                               "bound at the start so that the first save has a value"))
+        bound.update(unbound)
+        body.extend(rewritten)
+        bound |= set(ir.target_names(stmt))
+        seen |= {n for s in ir.walk_statements([stmt]) for n in ir.assigned_by(s)}
+    body = first + body
+    creations = [ir.assign(tape, gast.List(elts=[], ctx=gast.Load()))
+                 for tape in sorted(used.values())]
+    return body, creations
+
+
+def _none(names, comment):
+    init = gast.Assign(targets=[ir.name(v, store=True) for v in names],
+                       value=gast.Constant(value=None, kind=None), type_comment=None)
+    init.comment = comment
+    init.placeholder = True  # no value of the program's: a checkpoint need not carry it
+    return init

@@ -1,0 +1,227 @@
+"""Normalisation of calls: rules, user functions, methods, partials, local functions.
+
+Part of :mod:`.normalize` (a mixin of its normaliser).  A call is resolved at
+compile time to the object it calls: a primitive with an adjoint rule, a user
+function (differentiated through its own source, see :mod:`.calls`), a method
+of an object whose class is known, a ``functools.partial``, or a function
+defined inside the differentiated one, which is inlined at each call.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import inspect
+import operator
+import types
+
+import gast
+import numpy as np
+
+from .. import ir, runtime
+from .jumps import structure
+from ..errors import SrcGradError
+from ..frontend.parse import MISSING, root_name, static_value
+from ..ad.inline import constant as inline_constant
+from ..frontend.linker import is_user_function
+from ..rules import registry
+from ..ir.syntax import Renamer, assigned_names, clone, keywords_of
+
+#: Builtins that run or inspect code srcgrad cannot see.
+DYNAMIC = (exec, eval, compile, globals, locals, vars, __import__)
+
+
+class Calls:
+    """Calls and local functions (mixed into the normaliser)."""
+
+    def callee(self, call):
+        """The object a call's function refers to, when it is static."""
+        func = self.unalias(call.func)
+        if root_name(func) in self.locals:
+            return MISSING
+        return static_value(func, self.parsed.resolver, self.locals)
+
+    def call(self, node):
+        for kw in node.keywords:
+            if kw.arg is None:
+                raise self.error("'**' arguments are not supported yet", kw.value)
+        func = self.unalias(node.func)
+        if isinstance(func, gast.Name) and func.id in self.local_functions:
+            result = self.inline_local(self.local_functions[func.id], node)
+            return result, ir.Op(operator.pos, [result], {}, node, func.id)
+        if isinstance(func, gast.Lambda):
+            result = self.inline_local(func, node)
+            return result, ir.Op(operator.pos, [result], {}, node, "lambda")
+        method = self.typed_method(func)
+        if method is not None:  # self.helper(x) -> helper(self, x), resolved by type
+            receiver = self.literal(func.value)
+            args = [receiver, *[self.literal(a) for a in node.args]]
+            kwargs = {kw.arg: self.literal(kw.value) for kw in node.keywords}
+            name = self.namer.fresh(method.__name__)
+            self.free[name] = method
+            expr = gast.Call(func=ir.name(name), args=args, keywords=keywords_of(kwargs))
+            op = ir.Op(method, args, kwargs, node, f".{func.attr}()")
+            op.receiver_type = self.receiver_type
+            return expr, op
+        if isinstance(func, gast.Attribute) and not self.is_static(func):
+            receiver = self.atom(func.value)
+            args = [self.literal(a) for a in node.args]
+            kwargs = {kw.arg: self.literal(kw.value) for kw in node.keywords}
+            prim = getattr(np.ndarray, func.attr, None) or ir.UnknownMember(func.attr, True)
+            expr = gast.Call(func=gast.Attribute(value=receiver, attr=func.attr, ctx=gast.Load()),
+                             args=args, keywords=keywords_of(kwargs))
+            return expr, ir.Op(prim, [receiver, *args], kwargs, node, f".{func.attr}()")
+        prim = self.callee(node)
+        if prim in DYNAMIC:
+            raise self.error(f"'{prim.__name__}' is not supported: srcgrad differentiates the "
+                             f"code it can read", node)
+        if prim is MISSING:
+            name = ast.unparse(gast.gast_to_ast(func))
+            if isinstance(func, (gast.Name, gast.Attribute)) and root_name(func) not in self.locals:
+                raise self.error(f"name '{name}' is not defined", func, SrcGradError)
+            raise self.error(f"calling '{name}' is not supported: call a function by name",
+                             func)
+        if isinstance(prim, types.MethodType) and is_user_function(prim.__func__):
+            # MODEL.run(x) -> run(MODEL, x), resolved by MODEL's class
+            receiver = self.bound_value(prim.__self__, node)
+            name = self.namer.fresh(prim.__func__.__name__)
+            self.free[name] = prim.__func__
+            args = [receiver, *[self.literal(a) for a in node.args]]
+            kwargs = {kw.arg: self.literal(kw.value) for kw in node.keywords}
+            expr = gast.Call(func=ir.name(name), args=args, keywords=keywords_of(kwargs))
+            op = ir.Op(prim.__func__, args, kwargs, node, f".{prim.__func__.__name__}()")
+            op.receiver_type = type(prim.__self__)
+            return expr, op
+        if isinstance(prim, functools.partial):  # partial(f, a, k=v)(x) -> f(a, x, k=v)
+            bound = [self.bound_value(v, node) for v in prim.args]
+            keywords = [gast.keyword(arg=k, value=self.bound_value(v, node))
+                        for k, v in prim.keywords.items() if k not in
+                        {kw.arg for kw in node.keywords}]
+            name = self.namer.fresh(getattr(prim.func, "__name__", "function"))
+            self.free[name] = prim.func
+            target = gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None)
+            target.helper = prim.func
+            return self.call(gast.copy_location(gast.Call(
+                func=target, args=bound + list(node.args),
+                keywords=keywords + list(node.keywords)), node))
+        helper = getattr(prim, "__name__", None)
+        if helper in runtime.__all__ and getattr(runtime, helper) is prim:
+            func = ir.name(helper)  # srcgrad.stop_gradient -> stop_gradient: no srcgrad import
+        else:
+            self.collect_free(func)
+        args = [self.literal(a) for a in node.args]
+        kwargs = {kw.arg: self.literal(kw.value) for kw in node.keywords}
+        if is_user_function(prim) and prim.__code__.co_flags & inspect.CO_VARARGS:
+            args = self.pack_varargs(prim, args, node)
+        expr = gast.Call(func=func, args=args, keywords=keywords_of(kwargs))
+        return expr, ir.Op(prim, args, kwargs, node, registry.display_name(prim))
+
+    def emit_call(self, call, prim, target):
+        self.collect_free(call.func)
+        args = [self.literal(a) for a in call.args]
+        kwargs = {kw.arg: self.literal(kw.value) for kw in call.keywords}
+        stmt = ir.assign(target, gast.Call(func=call.func, args=args, keywords=keywords_of(kwargs)))
+        stmt.op = ir.Op(prim, args, kwargs, call, registry.display_name(prim))
+        gast.copy_location(stmt, call)
+        self.out.append(stmt)
+
+    def pack_varargs(self, fn, args, node):
+        """``f(a, b, c)`` for ``def f(x, *rest)``: ``rest`` arrives as one tuple."""
+        fixed = fn.__code__.co_argcount
+        extra = args[fixed:]
+        packed = self.atom_of(gast.Tuple(elts=extra, ctx=gast.Load()),
+                              ir.Op(ir.BUILD_TUPLE, extra, {}, node, ir.BUILD_TUPLE.label))
+        return args[:fixed] + [packed]
+
+    def unalias(self, func):
+        """``model.run`` where ``model = MODEL`` (assigned once) -> ``MODEL.run``."""
+        chain, node = [], func
+        while isinstance(node, gast.Attribute):
+            chain.append(node.attr)
+            node = node.value
+        if not chain or not isinstance(node, gast.Name) or node.id not in self.env \
+                or self.env[node.id] not in self.constants:
+            return func
+        rebuilt = clone(self.constants[self.env[node.id]])
+        for attr in reversed(chain):
+            rebuilt = gast.Attribute(value=rebuilt, attr=attr, ctx=gast.Load())
+        return gast.copy_location(rebuilt, func)
+
+    def bound_value(self, value, node):
+        """A literal for ``value``, or a name bound to it in the generated module."""
+        literal = inline_constant(value)
+        if literal is not None:
+            return literal
+        name = self.namer.fresh("bound")
+        self.free[name] = value
+        ref = gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None)
+        ref.helper = value
+        return gast.copy_location(ref, node)
+
+    def typed_method(self, func):
+        """The function behind ``self.m`` when ``self``'s class is known."""
+        if self.receiver_type is None or not isinstance(func, gast.Attribute) \
+                or not isinstance(func.value, gast.Name) or not self.params \
+                or func.value.id != self.params[0] or self.env.get(self.params[0]) != \
+                self.params[0]:
+            return None
+        method = getattr(self.receiver_type, func.attr, None)
+        return method if is_user_function(method) else None
+
+    # -- local functions ----------------------------------------------------------
+    def local_function(self, name, node):
+        """Remember a nested ``def`` or a lambda: each call is inlined."""
+        args = node.args
+        if args.vararg or args.kwarg or args.kwonlyargs or getattr(node, "decorator_list", []):
+            raise self.error("nested functions with *args, **kwargs, keyword-only parameters "
+                             "or decorators are not supported", node)
+        self.local_functions[name] = node
+        self.locals.discard(name)
+
+    def inline_local(self, fdef, call):
+        """The body of a nested function at its call site, with fresh local names.
+
+        Names the body does not assign refer to the enclosing function's
+        variables as they are at the call, as a closure would see them.
+        """
+        if any(f is fdef for f in self.inlining):
+            raise self.error("recursive local functions are not supported: define the "
+                             "function at module level", call)
+        params = [a.id for a in fdef.args.args]
+        body = fdef.body if isinstance(fdef.body, list) else [
+            gast.copy_location(gast.Return(value=fdef.body), fdef.body)]
+        inner = set(params) | assigned_names(gast.Module(body=body, type_ignores=[]))
+        renames = {n: self.namer.fresh(n) for n in sorted(inner)}
+        self.locals.update(renames.values())
+        defaults = dict(zip(params[len(params) - len(fdef.args.defaults):], fdef.args.defaults))
+        given = dict(zip(params, call.args))
+        for kw in call.keywords:
+            if kw.arg not in params or kw.arg in given:
+                raise self.error(f"unexpected argument '{kw.arg}' for the local function", kw)
+            given[kw.arg] = kw.value
+        for param in params:
+            value = given.get(param, defaults.get(param))
+            if value is None:
+                raise self.error(f"missing argument '{param}' for the local function", call)
+            self.assign([gast.Name(id=renames[param], ctx=gast.Store(), annotation=None,
+                                   type_comment=None)], value, call)
+        wrapper = gast.FunctionDef(name="inlined", args=fdef.args,
+                                   body=[Renamer(renames).visit(clone(s)) for s in body],
+                                   decorator_list=[], returns=None, type_comment=None)
+        result = self.namer.fresh("result")
+        structure(wrapper, result=result, flag=self.namer.fresh("returned"))
+        self.count_assignments(wrapper.body)
+        self.assignments.update(renames[p] for p in params)
+        self.locals.update({result})
+        stmts = wrapper.body
+        output = stmts.pop() if stmts and isinstance(stmts[-1], gast.Return) else None
+        self.inlining.append(fdef)
+        try:
+            for stmt in stmts:
+                self.statement(stmt)
+            if output is None or output.value is None:
+                return gast.Constant(value=None, kind=None)
+            return self.atom(output.value)
+        finally:
+            self.inlining.pop()
+

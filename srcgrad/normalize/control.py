@@ -1,0 +1,298 @@
+"""Normalisation of compound statements: branches, loops, comprehensions.
+
+Part of :mod:`.normalize` (a mixin of its normaliser), kept apart because it is
+the control-flow half: every loop becomes ``for i in <range>`` (so the adjoint
+sweep can run it backwards), ``while`` loops and loops that may ``break`` count
+their iterations, a branch's condition is kept in a name the adjoint sweep can
+read back, and comprehensions become loops that ``append``.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import gast
+
+from .. import ir
+from .jumps import contains
+from ..frontend.parse import MISSING
+from ..runtime import keys_of
+from ..ir.syntax import (Renamer, assigned_names, builtin_call, clone, helper_ref, is_dict_view, load, load_name, located, walk)
+
+
+class ControlFlow:
+    """Compound statements (mixed into the normaliser)."""
+
+    # -- comprehensions ---------------------------------------------------------
+    def comprehension(self, node):
+        """``[f(x) for x in xs if c]`` -> a list built by a loop with ``append``; the
+        comprehension's variables get fresh names (they have their own scope)."""
+        result = self.namer.temp()
+        self.locals.add(result)
+        start = ir.assign(result, gast.List(elts=[], ctx=gast.Load()))
+        start.op = ir.Op(ir.BUILD_LIST, [], {}, node, ir.BUILD_LIST.label)
+        self.out.append(gast.copy_location(start, node))
+        self.env[result] = result
+        loop = self.comprehension_loop(node, lambda elt: gast.Expr(value=gast.Call(
+            func=gast.Attribute(value=load_name(result), attr="append", ctx=gast.Load()),
+            args=[elt], keywords=[])))
+        self.statement(loop)
+        name = ir.name(result)
+        return name, ir.Op(operator.pos, [name], {}, node, "comprehension")
+
+    def comprehension_loop(self, node, body_of):
+        """The nested ``for``/``if`` statements a comprehension stands for."""
+        renames = {}
+        for gen in node.generators:
+            if gen.is_async:
+                raise self.error("async comprehensions are not supported", gen)
+            for target in gast.walk(gen.target):
+                if isinstance(target, gast.Name):
+                    renames[target.id] = self.namer.fresh(target.id)
+                    self.locals.add(renames[target.id])
+        rename = Renamer(renames)
+        stmt = body_of(rename.visit(clone(node.elt)))
+        for gen in reversed(node.generators):
+            for cond in reversed(gen.ifs):
+                stmt = gast.If(test=rename.visit(clone(cond)), body=[stmt], orelse=[])
+            stmt = gast.For(target=rename.visit(clone(gen.target)),
+                            iter=rename.visit(clone(gen.iter)) if gen is not
+                            node.generators[0] else gen.iter,
+                            body=[stmt], orelse=[], type_comment=None)
+            gast.copy_location(stmt, gen.target)
+        return located(stmt, node)
+
+    def sum_of_generator(self, node, target: str):
+        """``sum(f(x) for x in xs)`` -> an accumulating loop (no list is built)."""
+        self.locals.add(target)
+        start = ir.assign(self.define(target), gast.Constant(value=0, kind=None))
+        start.op = ir.Op(ir.OPAQUE, [], {}, node, "sum")
+        self.out.append(gast.copy_location(start, node))
+        loop = self.comprehension_loop(node.args[0], lambda elt: gast.AugAssign(
+            target=gast.Name(id=target, ctx=gast.Store(), annotation=None, type_comment=None),
+            op=gast.Add(), value=elt))
+        self.statement(loop)
+
+    # -- compound statements ----------------------------------------------------
+    def nested(self, stmts) -> list:
+        """Normalise a branch or loop body into its own statement list."""
+        saved, self.out = self.out, []
+        self.depth += 1
+        try:
+            for stmt in stmts:
+                self.statement(stmt)
+            return self.out
+        finally:
+            self.out = saved
+            self.depth -= 1
+
+    def pin(self, stmts) -> None:
+        """Give every variable assigned in ``stmts`` its name now, so that a read
+        before the assignment (from the previous iteration) finds it."""
+        for user_name in sorted(assigned_names(gast.Module(body=list(stmts), type_ignores=[]))):
+            if user_name not in self.env:
+                self.define(user_name)
+
+    def condition(self, test, body_stmts):
+        """The branch condition as a name the adjoint sweep can read back."""
+        node = self.opaque(test)
+        assigned = {self.env.get(n, n) for n in
+                    assigned_names(gast.Module(body=list(body_stmts), type_ignores=[]))}
+        if isinstance(node, gast.Name) and node.id not in assigned:
+            return node
+        tmp = self.namer.temp()
+        stmt = ir.assign(tmp, node)
+        stmt.op = ir.Op(ir.OPAQUE, [], {}, test, "condition")
+        self.out.append(gast.copy_location(stmt, test))
+        return gast.copy_location(ir.name(tmp), test)
+
+    def if_statement(self, stmt):
+        test = self.condition(stmt.test, stmt.body + stmt.orelse)
+        node = gast.If(test=test, body=self.nested(stmt.body), orelse=self.nested(stmt.orelse))
+        self.out.append(gast.copy_location(node, stmt))
+
+    def conditional_into(self, node, target: str):
+        """``target = a if c else b`` as an ``if`` statement (only one side runs)."""
+        name = gast.copy_location(gast.Name(id=target, ctx=gast.Store(), annotation=None,
+                                            type_comment=None), node)
+        branch = gast.If(test=node.test,
+                         body=[gast.copy_location(ir.assign(name, node.body), node.body)],
+                         orelse=[gast.copy_location(ir.assign(clone(name), node.orelse),
+                                                    node.orelse)])
+        self.locals.add(target)
+        self.define(target)
+        self.if_statement(gast.copy_location(branch, node))
+
+    def for_statement(self, stmt):
+        if stmt.orelse:
+            raise self.error("'for ... else' is not supported", stmt.orelse[0])
+        target, prefix, range_atom = self.loop_index(stmt)
+        body = prefix + stmt.body
+        self.pin(body)
+        counter = self.counter_start(stmt.body)
+        index = self.define(target.id)
+        self.locals.add(target.id)
+        inner = self.nested(body)
+        if counter:
+            inner.insert(0, self.counter_step(counter, stmt))
+        loop = gast.For(target=ir.name(index, store=True), iter=range_atom, body=inner,
+                        orelse=[], type_comment=None)
+        loop.counter = counter
+        self.out.append(gast.copy_location(loop, stmt))
+
+    def loop_index(self, stmt):
+        """``for x in xs`` -> ``for k in range(len(xs)): x = xs[k]`` (and zip, enumerate):
+        every loop runs over a range, which the adjoint sweep can run backwards."""
+        target, it = stmt.target, stmt.iter
+        callee = self.callee(it) if isinstance(it, gast.Call) else MISSING
+        if callee is range and isinstance(target, gast.Name) and not it.keywords:
+            return target, [], self.opaque_value(it, "range")
+        index, start = None, None
+        if callee is enumerate and isinstance(target, gast.Tuple) and len(target.elts) == 2 \
+                and not it.keywords and 1 <= len(it.args) <= 2:
+            seqs, items = it.args[:1], target.elts[1:]
+            index, start = target.elts[0], (it.args[1] if len(it.args) == 2 else None)
+            if self.is_zip(seqs[0]):  # for i, (a, b) in enumerate(zip(xs, ys))
+                seqs, items = self.zipped(seqs[0], items[0])
+        elif self.is_zip(it):
+            seqs, items = self.zipped(it, target)
+        elif is_dict_view(it):  # for k, v in d.items(), for k in d.keys(), for v in d.values()
+            return self.dict_loop(stmt, it)
+        else:
+            seqs, items = [it], [target]
+        names = [self.sequence(seq, stmt.body) for seq in seqs]
+        if isinstance(index, gast.Name) and start is None:
+            k, prefix = index, []
+        else:
+            k = gast.copy_location(gast.Name(id=self.namer.fresh("k"), ctx=gast.Store(),
+                                             annotation=None, type_comment=None), target)
+            prefix = []
+            if index is not None:
+                offset = gast.BinOp(left=load(k), op=gast.Add(), right=start)
+                prefix.append(gast.copy_location(ir.assign(clone(index), offset), target))
+        values = [gast.copy_location(gast.Subscript(value=seq, slice=load(k), ctx=gast.Load()),
+                                     seq) for seq in names]
+        if len(items) < len(values):  # for pair in zip(xs, ys): pair = (xs[k], ys[k])
+            values = [gast.copy_location(gast.Tuple(elts=values, ctx=gast.Load()), items[0])]
+        for item, value in zip(items, values):
+            prefix.append(gast.copy_location(ir.assign(clone(item), value), item))
+        lengths = [builtin_call("len", seq) for seq in names]
+        count = lengths[0] if len(lengths) == 1 else builtin_call("min", *lengths)
+        return k, prefix, self.opaque_value(gast.copy_location(builtin_call("range", count), it),
+                                            "range")
+
+    def is_zip(self, node) -> bool:
+        return isinstance(node, gast.Call) and not node.keywords and node.args \
+            and not any(isinstance(a, gast.Starred) for a in node.args) \
+            and self.callee(node) is zip
+
+    @staticmethod
+    def zipped(call, target):
+        """The sequences ``zip(...)`` runs over in step, and the targets of their
+        elements: ``a, b`` for ``(a, b)``, or one target for the tuple of all."""
+        if isinstance(target, gast.Tuple) and len(target.elts) == len(call.args):
+            return list(call.args), list(target.elts)
+        return list(call.args), [target]
+
+    def dict_loop(self, stmt, it):
+        """``for k, v in d.items()`` -> over ``keys_of(d)``, reading ``d[k]``."""
+        kind, mapping = it.func.attr, it.func.value
+        keys = gast.Call(func=helper_ref("keys_of"), args=[mapping], keywords=[])
+        key = stmt.target.elts[0] if kind == "items" else stmt.target if kind == "keys" \
+            else gast.Name(id=self.namer.fresh("key"), ctx=gast.Store(), annotation=None,
+                           type_comment=None)
+        self.locals.add(key.id)  # (for .values(): a loop variable of srcgrad's own)
+        prefix = []
+        if kind in ("items", "values"):
+            value = stmt.target.elts[1] if kind == "items" else stmt.target
+            prefix.append(gast.copy_location(ir.assign(clone(value), gast.Subscript(
+                value=clone(mapping), slice=load(key), ctx=gast.Load())), value))
+        loop = gast.For(target=key, iter=gast.copy_location(keys, it), body=prefix,
+                        orelse=[], type_comment=None)
+        gast.copy_location(loop, stmt)
+        index, inner_prefix, range_atom = self.loop_index(loop)
+        return index, inner_prefix + prefix, range_atom
+
+    def sequence(self, seq, body):
+        """The sequence a loop indexes, held in a name the body does not reassign.
+
+        A parameter, global or attribute may be a dict or another iterable that
+        cannot be indexed by position: ``sequence(xs)`` lists it (a list, tuple
+        or array comes back as it is)."""
+        if isinstance(seq, gast.Name):
+            grows = next((n for n in walk(gast.Module(body=body, type_ignores=[]))
+                          if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute)
+                          and n.func.attr in ("append", "extend", "insert")
+                          and isinstance(n.func.value, gast.Name)
+                          and n.func.value.id == seq.id), None)
+            if grows is not None:
+                # Python's loop would go on over the new items; srcgrad's runs over the
+                # items the list had when the loop started: refused, not miscompiled
+                raise self.error(f"the loop runs over '{seq.id}' while its body adds to it "
+                                 f"('{seq.id}.{grows.func.attr}'): loop over a copy "
+                                 f"(for ... in list({seq.id})) or over a range", grows)
+            unknown = seq.id in self.params or seq.id not in self.locals \
+                or seq.id in self.dict_names  # a dict: a loop runs over its keys
+        else:
+            unknown = isinstance(seq, (gast.Attribute, gast.Call, gast.Subscript))
+        if isinstance(seq, gast.Call) and (self.callee(seq) is keys_of):
+            unknown = False
+        if unknown and not isinstance(seq, gast.Call):
+            seq = gast.copy_location(gast.Call(func=helper_ref("sequence"), args=[seq],
+                                               keywords=[]), seq)
+        elif isinstance(seq, gast.Name) and seq.id not in assigned_names(
+                gast.Module(body=body, type_ignores=[])):
+            return seq
+        tmp = self.namer.temp()
+        self.locals.add(tmp)
+        self.expr_into(seq, gast.copy_location(gast.Name(id=tmp, ctx=gast.Store(),
+                                                         annotation=None, type_comment=None),
+                                               seq))
+        return gast.copy_location(gast.Name(id=tmp, ctx=gast.Load(), annotation=None,
+                                            type_comment=None), seq)
+
+    def opaque_value(self, node, label):
+        """A temporary holding ``node`` evaluated whole (inactive: ranges, lengths)."""
+        tmp = self.namer.temp()
+        stmt = ir.assign(tmp, self.opaque(node))
+        stmt.op = ir.Op(ir.OPAQUE, [], {}, node, label)
+        self.out.append(gast.copy_location(stmt, node))
+        return gast.copy_location(ir.name(tmp), node)
+
+    def counter_start(self, body):
+        """A counter of iterations for loops the adjoint cannot count otherwise."""
+        if not contains(body, gast.Break, into_loops=False):
+            return None
+        counter = self.namer.fresh("iterations")
+        stmt = ir.assign(counter, gast.Constant(value=0, kind=None))
+        stmt.op = ir.Op(ir.OPAQUE, [], {}, None, "iteration counter")
+        self.out.append(stmt)
+        self.env[counter] = counter
+        self.locals.add(counter)
+        return counter
+
+    def counter_step(self, counter, node):
+        stmt = ir.assign(counter, gast.BinOp(left=ir.name(counter), op=gast.Add(),
+                                             right=gast.Constant(value=1, kind=None)))
+        stmt.op = ir.Op(ir.OPAQUE, [], {}, node, "iteration counter")
+        return gast.copy_location(stmt, node)
+
+    def while_statement(self, stmt):
+        if stmt.orelse:
+            raise self.error("'while ... else' is not supported", stmt.orelse[0])
+        self.pin(stmt.body)
+        counter = self.namer.fresh("iterations")
+        start = ir.assign(counter, gast.Constant(value=0, kind=None))
+        start.op = ir.Op(ir.OPAQUE, [], {}, stmt, "iteration counter")
+        self.out.append(gast.copy_location(start, stmt))
+        self.env[counter] = counter
+        self.locals.add(counter)
+        self.depth += 1
+        test = self.opaque(stmt.test)
+        self.depth -= 1
+        inner = self.nested(stmt.body)
+        inner.insert(0, self.counter_step(counter, stmt))
+        loop = gast.While(test=test, body=inner, orelse=[])
+        loop.counter = counter
+        self.out.append(gast.copy_location(loop, stmt))
+

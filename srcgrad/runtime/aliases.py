@@ -1,0 +1,194 @@
+"""Run-time checks of in-place updates that generated code makes (see aliasing.py).
+
+Where the compiler cannot tell whether two names share memory, the generated
+code asks just before the update: is this view still exactly the window it was
+taken as (then it is taken again after the update), is this name the very same
+array (then it is bound to the updated one), does this list or dict hold the
+array (then the updated array is stored back at that key) -- and otherwise,
+does the other name see the update at all?  If it does, the update raises
+``AliasedUpdateError`` at the user's line: it never goes unseen.
+
+    >>> import numpy as np
+    >>> z = np.zeros((3, 4))
+    >>> hist = [np.ones(4), z[2]]
+    >>> held_at(hist, hist[1], z, None, "never raised")   # hist[1] is a view of z
+    1
+    >>> same_window(z[2], window(z, 2)), window(z, 7) is None, window_by(z, "reshape", 5)
+    (True, True, None)
+    >>> held_at([z, z[0]], z, z, None, "z[0] sees z += v")
+    Traceback (most recent call last):
+    ...
+    srcgrad.errors.AliasedUpdateError: z[0] sees z += v
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import error_at
+
+__all__ = [
+    "held_at",
+    "is_basic_index",
+    "same_object",
+    "same_or_untouched",
+    "same_window",
+    "taken_again",
+    "untouched",
+    "untouched_except",
+    "window",
+    "window_by",
+]
+
+
+def same_object(a, b) -> bool:
+    """Whether ``a`` and ``b`` are one mutable object (an array, list or dict),
+    which an update through either name changes for both."""
+    return a is b and isinstance(a, (np.ndarray, list, dict))
+
+
+def same_window(view, again) -> bool:
+    """Whether the array ``view`` is exactly the window ``again`` -- the same view
+    taken afresh from its base: same memory, start, shape and strides.  Not a
+    copy (``y[0]`` of a 1-D array, a ``reshape`` that had to copy), and not a view
+    of a base that has since been rebound to another window on the same memory."""
+    if not (isinstance(view, np.ndarray) and isinstance(again, np.ndarray)):
+        return False
+    return (view.shape == again.shape and view.strides == again.strides
+            and view.dtype == again.dtype
+            and view.__array_interface__["data"][0] == again.__array_interface__["data"][0])
+
+
+def untouched(other, base, index, message, where=None):
+    """Check, before ``base[index] = v`` (``index`` None: ``base += v``), that
+    ``other`` (a name read after the update that may share ``base``'s memory: a
+    view, a list holding it) does not see the update, and raise if it does.
+
+    An array sees it if their elements overlap (``base[0] = v`` leaves
+    ``base[1:]`` as it was); a list, tuple or dict if one of its items does.
+    ``base += v`` on a number, NumPy scalar or tuple rebinds ``base``: nothing
+    sees it (on a list it extends the list in place).
+    Setting an item of a list or dict changes that container, which only another
+    name for it (or a container holding it) sees."""
+    if not isinstance(base, np.ndarray):
+        if index is None and not isinstance(base, (list, dict)):
+            return  # x += v on a number, a NumPy scalar, a tuple: a new object
+        region = base
+    else:
+        if index is None:
+            index = Ellipsis
+        if is_basic_index(index):
+            parts = index if isinstance(index, tuple) else (index,)
+            # with an Ellipsis, indexing gives a view even where it selects one element
+            region = base[index] if any(p is Ellipsis for p in parts) \
+                else base[(*parts, ...)]
+        else:
+            region = base  # fancy indexing: a copy, which shares nothing; test the whole
+    if _sees(other, base, region):
+        error = error_at("AliasedUpdateError", message, where)
+        error.verified = True  # seen sharing memory as the code ran: a real alias
+        raise error
+
+
+def taken_again(view, window, base, index, message, where=None) -> bool:
+    """Before ``base[index] = v`` (``index`` None: ``base += v``): whether ``view``
+    is still exactly ``window`` (the view taken afresh), so that the generated
+    code takes it again after the update; if it is not, it must not see the
+    update either (see :func:`untouched`)."""
+    if same_window(view, window):
+        return True
+    untouched(view, base, index, message, where)
+    return False
+
+
+def same_or_untouched(other, base, index, message, where=None) -> bool:
+    """Before an update of ``base``: whether ``other`` is the very same mutable
+    object (bound to the updated one after it); if not, it must not see the
+    update either (see :func:`untouched`)."""
+    if same_object(other, base):
+        return True
+    untouched(other, base, index, message, where)
+    return False
+
+
+def window(base, index):
+    """``base[index]``, or None where that index does not fit ``base``: the window
+    a view would be if it were taken from ``base`` (see :func:`taken_again`)."""
+    try:
+        return base[index]
+    except (IndexError, TypeError, ValueError):
+        return None
+
+
+def window_by(base, how, *args, **kwargs):
+    """``base.how(*args)`` (``how`` a method or attribute name: ``'reshape'``,
+    ``'T'``) or ``how(base, *args)``, or None where that view does not fit
+    ``base``: the view another view would be if taken from ``base`` (see
+    :func:`taken_again`)."""
+    try:
+        if isinstance(how, str):
+            view = getattr(base, how)
+            return view(*args, **kwargs) if callable(view) else view
+        return how(base, *args, **kwargs)
+    except (AttributeError, IndexError, TypeError, ValueError):
+        return None
+
+
+def held_at(container, item, base, index, message, where=None):
+    """Before ``base[index] = v`` (``index`` None: ``base += v``) changes the array
+    ``base``: the key at which the list or dict ``container`` holds ``item`` --
+    ``base`` itself, or a view of it the generated code takes again after the
+    update -- where the generated code stores the updated array (or the view
+    taken again) after the update, as NumPy's container would show it; None if
+    it does not hold it.  No other item of the container may see the update
+    either way: an update it cannot follow raises (see :func:`untouched`)."""
+    if isinstance(item, np.ndarray) and isinstance(container, (list, dict)):
+        pairs = list(container.items() if isinstance(container, dict) else enumerate(container))
+        keys = [k for k, v in pairs if v is item]
+        if len(keys) == 1:
+            untouched([v for k, v in pairs if k != keys[0]], base, index, message, where)
+            return keys[0]
+    untouched(container, base, index, message, where)
+    return None
+
+
+def untouched_except(container, key, item, message, where=None):
+    """Check, before ``container[key] op= v`` changes the array ``item`` that
+    ``container[key]`` holds in place, that no other item of ``container`` sees
+    it (``xs = [y, y[1:]]; xs[0] += v`` changes ``xs[1]`` too)."""
+    if not isinstance(item, np.ndarray):
+        return
+    others = [v for k, v in (container.items() if isinstance(container, dict)
+                             else enumerate(container)) if k != key]
+    if _sees(others, item, item):
+        error = error_at("AliasedUpdateError", message, where)
+        error.verified = True
+        raise error
+
+
+def _sees(other, base, region) -> bool:
+    """Whether ``other`` is, or holds, ``base`` or memory of ``region``."""
+    if other is base:
+        return True
+    if isinstance(other, np.ndarray):
+        if not isinstance(region, np.ndarray):
+            return False
+        try:
+            return bool(np.shares_memory(other, region, max_work=10_000))
+        except RuntimeError:  # numpy.exceptions.TooHardError: assume the worst
+            return True
+    if other is None or isinstance(other, (np.generic, int, float, complex, str, bool)):
+        return False  # immutable: a NumPy scalar read from base is a copy
+    if isinstance(other, (list, tuple)):
+        return any(_sees(item, base, region) for item in other)
+    if isinstance(other, dict):
+        return any(_sees(item, base, region) for item in other.values())
+    return True  # an object: it may hold anything
+
+
+def is_basic_index(index):
+    """True for an index made of ints, slices, ``None`` and ``...`` only: it
+    selects each element at most once, so its adjoint may assign."""
+    parts = index if isinstance(index, tuple) else (index,)
+    return all(p is None or p is Ellipsis or isinstance(p, (int, np.integer, slice))
+               and not isinstance(p, (bool, np.bool_)) for p in parts)
