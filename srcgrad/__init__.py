@@ -10,7 +10,17 @@ __version__ = "0.1.0"
 from .api.transforms import checkpoint, export, grad, show, value_and_grad, vjp  # noqa: E402
 from .api.checks import gradcheck  # noqa: E402
 from .api.higher import hessian, hvp, jacobian, jvp  # noqa: E402
-from .errors import (AliasedUpdateError, GradcheckError, MissingRuleError, NonDifferentiableError, RuleError, SourceNotFoundError, SrcGradError, TranslationError, UnsupportedSyntaxError)  # noqa: E402
+from .errors import (  # noqa: E402
+    AliasedUpdateError,
+    GradcheckError,
+    MissingRuleError,
+    NonDifferentiableError,
+    RuleError,
+    SourceNotFoundError,
+    SrcGradError,
+    TranslationError,
+    UnsupportedSyntaxError,
+)
 from .api.report import saved  # noqa: E402
 from .rules.custom import custom_vjp, register_jvp, register_vjp  # noqa: E402
 from .runtime import on_grad, stop_gradient  # noqa: E402

@@ -11,21 +11,20 @@ from __future__ import annotations
 
 import gast
 
-from . import __version__
-from . import ir
-from .analysis.aliasing import shared_names
-from .analysis.activity import SCALAR, activity, has_effect, shape_classes
-from .optimize.broadcast import retarget_shape_reads
+from . import __version__, ir
 from .ad.calls import split_calls
-from .memory.checkpointing import checkpoint_loops, loop_policy
-from .ir.emit import function_source
+from .ad.reverse import reverse
+from .analysis.activity import SCALAR, activity, has_effect, shape_classes
+from .analysis.aliasing import shared_names
 from .errors import NonDifferentiableError
-from .optimize.fold import fold_temporaries
-from .optimize.dce import eliminate_dead, fold_zero_starts, live_before, propagate_copies
+from .ir.emit import function_source
+from .memory.checkpointing import checkpoint_loops, loop_policy
 from .memory.release import release_unread
 from .memory.remat import decider, rematerialize
-from .ad.reverse import reverse
 from .memory.tapes import insert_pushes
+from .optimize.broadcast import retarget_shape_reads
+from .optimize.dce import eliminate_dead, fold_zero_starts, live_before, propagate_copies
+from .optimize.fold import fold_temporaries
 
 
 class Assembler:

@@ -25,12 +25,12 @@ from pathlib import Path
 
 import numpy as np
 
-from .api import transforms as api
-from .cache import store as cache
 from . import pipeline as compiler
+from .api import transforms as api
 from .api.checks import gradcheck
-from .pipeline import Options
+from .cache import store as cache
 from .errors import SrcGradError
+from .pipeline import Options
 
 
 class UsageError(Exception):

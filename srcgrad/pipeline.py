@@ -10,21 +10,20 @@ from the user's globals).
 from __future__ import annotations
 
 import gc
-
 from dataclasses import dataclass, field, replace
 
-from .frontend import fence
 from . import ir
+from .ad.forward import tangent_function
+from .ad.reverse import check_wrt
 from .analysis.aliasing import check_aliases, copy_updated_attributes
 from .assemble import Assembler
 from .errors import SrcGradError
-from .ad.forward import tangent_function
-from .frontend.parse import parse_function
+from .frontend import fence
 from .frontend.linker import Linker, TangentFunction
+from .frontend.parse import parse_function
 from .normalize.normalizer import normalize
-from .optimize.simplify import simplify
-from .ad.reverse import check_wrt
 from .normalize.sequences import type_sequence_operators
+from .optimize.simplify import simplify
 
 MODES = ("grad", "value_and_grad", "vjp", "jvp", "tangent")
 POLICIES = ("save", "recompute", "save_products", "sqrt", "revolve")

@@ -28,10 +28,10 @@ import gast
 
 from .. import ir
 from ..analysis.activity import Activity
-from ..rules.custom import custom_vjp
 from ..errors import UnsupportedSyntaxError
-from .inline import constant
 from ..frontend.linker import CalleePair, Linker, is_user_function
+from ..rules.custom import custom_vjp
+from .inline import constant
 
 
 def split_calls(program: ir.Program, act: Activity, linker: Linker) -> None:

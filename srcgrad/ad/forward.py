@@ -47,20 +47,28 @@ from dataclasses import dataclass
 
 import gast
 
-from .. import __version__
-from .. import ir
-from ..analysis.activity import (describe, activity, differentiable, has_effect, operand_names, shape_classes)
-from .calls import bind_arguments
-from ..ir.emit import function_source
-from ..ir.emit import show_statements  # noqa: F401 - used by the docstring examples
-from ..rules.custom import custom_vjp
+from .. import __version__, ir
+from ..analysis.activity import (
+    activity,
+    describe,
+    differentiable,
+    has_effect,
+    operand_names,
+    shape_classes,
+)
 from ..errors import MissingRuleError
-from .inline import inline_tangent
 from ..frontend.linker import is_user_function
+from ..ir.emit import (
+    function_source,
+    show_statements,  # noqa: F401 - used by the docstring examples
+)
+from ..ir.syntax import clone
 from ..optimize.dce import eliminate_dead
 from ..rules import registry
-from ..ir.syntax import clone
+from ..rules.custom import custom_vjp
 from ..tangents import operators as _registers_every_tangent_rule  # noqa: F401
+from .calls import bind_arguments
+from .inline import inline_tangent
 
 
 @dataclass

@@ -32,13 +32,21 @@ from functools import lru_cache
 import gast
 
 from .. import ir, runtime
+from ..analysis.activity import SCALAR
 from ..errors import SrcGradError
 from ..ir.naming import Namer
-from ..rules.registry import Rule
-from ..analysis.activity import SCALAR
-from ..optimize.broadcast import DropExpand, DropUnbroadcast
 from ..ir.syntax import SliceToCall as _SliceToCall
-from ..ir.syntax import (assigned_names, call_to_slice, clone, clone_substituted, constant, source_of, walk)
+from ..ir.syntax import (
+    assigned_names,
+    call_to_slice,
+    clone,
+    clone_substituted,
+    constant,
+    source_of,
+    walk,
+)
+from ..optimize.broadcast import DropExpand, DropUnbroadcast
+from ..rules.registry import Rule
 
 #: Pure functions a static test may call.
 _STATIC_NAMES = {name: getattr(builtins, name) for name in (

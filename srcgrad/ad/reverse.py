@@ -41,12 +41,12 @@ from dataclasses import dataclass, field
 import gast
 
 from .. import ir
-from ..ir.emit import show_statements  # noqa: F401 - used by the docstring examples
 from ..analysis.activity import Activity, describe, differentiable, operand_names, shape_classes
 from ..errors import MissingRuleError, NonDifferentiableError, UnsupportedSyntaxError
-from .inline import _SliceToCall, inline
 from ..frontend.linker import CalleePair
+from ..ir.emit import show_statements  # noqa: F401 - used by the docstring examples
 from ..rules import registry
+from .inline import _SliceToCall, inline
 
 ZERO = 0.0
 

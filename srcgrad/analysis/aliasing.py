@@ -57,13 +57,21 @@ from dataclasses import dataclass, field
 import gast
 
 from .. import ir
+from ..ad.inline import show
+from ..errors import AliasedUpdateError
+from ..frontend.linker import is_user_function
+from ..ir.syntax import SliceToCall, clone, helper_ref
 from . import refresh
 from .activity import scalar_names
-from ..errors import AliasedUpdateError
-from ..ad.inline import show
-from ..frontend.linker import is_user_function
-from .sharing import (affected_groups, container_names, copies_elements, held_names, is_view, may_return_an_argument, operand_names)
-from ..ir.syntax import SliceToCall, clone, helper_ref
+from .sharing import (
+    affected_groups,
+    container_names,
+    copies_elements,
+    held_names,
+    is_view,
+    may_return_an_argument,
+    operand_names,
+)
 
 
 @dataclass

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .transforms import grad
 from ..errors import GradcheckError
+from .transforms import grad
 
 _MAX_ELEMENTS = 400
 

@@ -16,10 +16,18 @@ import inspect
 import numpy as np
 
 from .. import pipeline as compiler
-from .transforms import (Transformed, _compile, _is_object, _normalize_wrt, _transform, differentiable_value, vjp)
-from ..pipeline import Options
 from ..errors import NonDifferentiableError, SrcGradError
+from ..pipeline import Options
 from ..runtime.structures import is_differentiable_leaf
+from .transforms import (
+    Transformed,
+    _compile,
+    _is_object,
+    _normalize_wrt,
+    _transform,
+    differentiable_value,
+    vjp,
+)
 
 
 def _function(fn, mode):

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .transforms import _compile, differentiable_value
 from ..pipeline import Options
+from .transforms import _compile, differentiable_value
 
 
 @dataclass(frozen=True)

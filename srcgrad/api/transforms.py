@@ -23,15 +23,15 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..cache import store as cache
 from .. import pipeline as compiler
-from ..pipeline import Options
+from ..cache import store as cache
 from ..errors import NonDifferentiableError, SrcGradError
-from ..standalone.module import Unit
-from ..standalone.module import write as write_module
 from ..frontend.parse import Resolver
+from ..pipeline import Options
 from ..rules import registry
 from ..runtime.structures import has_differentiable_leaves
+from ..standalone.module import Unit
+from ..standalone.module import write as write_module
 from .validation import enabled as checking
 from .validation import private_copies, verify
 

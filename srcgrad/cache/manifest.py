@@ -33,9 +33,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import __version__
-from . import provenance
 from ..pipeline import Generated
 from ..rules import registry
+from . import provenance
 
 #: The manifest layout; a different one is a miss.
 FORMAT = 3

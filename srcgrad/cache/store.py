@@ -50,8 +50,8 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import manifest, provenance
 from ..pipeline import Generated
+from . import manifest, provenance
 
 SUBDIRS = ("index", "code", "bytecode")
 _TAG = ("Signature: 8a477f597d28d172789f06886806bc55\n"

@@ -22,8 +22,7 @@ from dataclasses import dataclass
 import gast
 import numpy as np
 
-from .. import __version__
-from .. import ir, runtime
+from .. import __version__, ir, runtime
 from ..errors import SrcGradError
 from ..rules import registry
 

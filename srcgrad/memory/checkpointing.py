@@ -23,8 +23,8 @@ import operator
 import gast
 
 from .. import ir
-from ..optimize.dce import eliminate_dead
 from ..ir.syntax import clone
+from ..optimize.dce import eliminate_dead
 
 
 def loop_policy(policy):

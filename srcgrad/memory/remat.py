@@ -63,8 +63,8 @@ import numpy as np
 from .. import ir
 from ..analysis.aliasing import shared_names
 from ..frontend.linker import CalleePair
-from ..rules import registry
 from ..ir.syntax import clone
+from ..rules import registry
 
 SAVE, RECOMPUTE = "save", "recompute"
 

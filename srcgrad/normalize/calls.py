@@ -19,13 +19,13 @@ import gast
 import numpy as np
 
 from .. import ir, runtime
-from .jumps import structure
-from ..errors import SrcGradError
-from ..frontend.parse import MISSING, root_name, static_value
 from ..ad.inline import constant as inline_constant
+from ..errors import SrcGradError
 from ..frontend.linker import is_user_function
-from ..rules import registry
+from ..frontend.parse import MISSING, root_name, static_value
 from ..ir.syntax import Renamer, assigned_names, clone, keywords_of
+from ..rules import registry
+from .jumps import structure
 
 #: Builtins that run or inspect code srcgrad cannot see.
 DYNAMIC = (exec, eval, compile, globals, locals, vars, __import__)

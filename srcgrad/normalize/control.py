@@ -14,10 +14,21 @@ import operator
 import gast
 
 from .. import ir
-from .jumps import contains
 from ..frontend.parse import MISSING
+from ..ir.syntax import (
+    Renamer,
+    assigned_names,
+    builtin_call,
+    clone,
+    helper_ref,
+    is_dict_view,
+    load,
+    load_name,
+    located,
+    walk,
+)
 from ..runtime import keys_of
-from ..ir.syntax import (Renamer, assigned_names, builtin_call, clone, helper_ref, is_dict_view, load, load_name, located, walk)
+from .jumps import contains
 
 
 class ControlFlow:

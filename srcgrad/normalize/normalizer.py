@@ -35,16 +35,16 @@ import gast
 import numpy as np
 
 from .. import ir
-from .jumps import structure
-from ..ir.emit import block_lines, unparse
 from ..errors import SrcGradError, UnsupportedSyntaxError
-from ..frontend.parse import MISSING, ParsedFunction, root_name
 from ..frontend.linker import is_user_function
+from ..frontend.parse import MISSING, ParsedFunction, root_name
+from ..ir.emit import block_lines, unparse
 from ..ir.naming import Namer
+from ..ir.syntax import assigned_names, clone, helper_ref, is_append, is_docstring, source_of, walk
+from ..rules import registry
 from .calls import DYNAMIC, Calls
 from .control import ControlFlow
-from ..rules import registry
-from ..ir.syntax import assigned_names, clone, helper_ref, is_append, is_docstring, source_of, walk
+from .jumps import structure
 
 BINOPS = {
     gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,

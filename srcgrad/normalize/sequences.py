@@ -51,6 +51,7 @@ import gast
 
 from .. import ir
 from ..errors import UnsupportedSyntaxError
+
 #: Primitives whose result is a sequence.
 _MAKERS = (ir.BUILD_TUPLE, ir.BUILD_LIST, ir.CONCAT, ir.REPEAT, tuple, list, sorted)
 

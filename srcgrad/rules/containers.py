@@ -10,7 +10,19 @@ pass itself.
 import numpy as np
 
 from ..ir import BUILD_DICT, BUILD_LIST, BUILD_TUPLE, CONCAT, GETATTR, REPEAT
-from ..runtime import (AttributeCotangent, ListCotangent, cotangent_at, cotangent_part, elements_cotangent, keys_of, sequence, snapshot, unbroadcast, unrepeat_sequence, unsort)
+from ..runtime import (
+    AttributeCotangent,
+    ListCotangent,
+    cotangent_at,
+    cotangent_part,
+    elements_cotangent,
+    keys_of,
+    sequence,
+    snapshot,
+    unbroadcast,
+    unrepeat_sequence,
+    unsort,
+)
 from .registry import adjoint, nondifferentiable
 
 

@@ -8,7 +8,16 @@ back summed to the tangent's shape; reading an object's tangent attribute is
 an attribute read; the zero tangent of a constant carries nothing.
 """
 
-from ..runtime import (AttributeCotangent, expand, fresh_tangent, signum, tangent_attr, tangent_like, unbroadcast, zero_tangent)
+from ..runtime import (
+    AttributeCotangent,
+    expand,
+    fresh_tangent,
+    signum,
+    tangent_attr,
+    tangent_like,
+    unbroadcast,
+    zero_tangent,
+)
 from .registry import adjoint, nondifferentiable
 
 

@@ -13,7 +13,19 @@ as tuples with one entry per output.
 
 import numpy as np
 
-from ..runtime import (cotangent_at, einsum_grads, inv_grad, matmul_grad_a, matmul_grad_b, outer_grads, solve_grads, tensordot_grad_a, tensordot_grad_b, trace_grad, unbroadcast)
+from ..runtime import (
+    cotangent_at,
+    einsum_grads,
+    inv_grad,
+    matmul_grad_a,
+    matmul_grad_b,
+    outer_grads,
+    solve_grads,
+    tensordot_grad_a,
+    tensordot_grad_b,
+    trace_grad,
+    unbroadcast,
+)
 from .registry import adjoint
 
 

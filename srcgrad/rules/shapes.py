@@ -9,7 +9,16 @@ are integers and carry no derivative.
 
 import numpy as np
 
-from ..runtime import (move_cotangent, reshape_each, reshape_like, unbroadcast, unconcatenate, unrepeat, unstack, untile)
+from ..runtime import (
+    move_cotangent,
+    reshape_each,
+    reshape_like,
+    unbroadcast,
+    unconcatenate,
+    unrepeat,
+    unstack,
+    untile,
+)
 from .registry import adjoint, nondifferentiable
 
 

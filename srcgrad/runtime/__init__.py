@@ -10,13 +10,45 @@ from __future__ import annotations
 
 import numpy as np
 
-from .schedules import OnlineSnapshots, checkpoint_schedule, online_schedule
-from .forward import (expand, fresh_tangent, sequence_tangent, tangent_attr, tangent_like, zero_tangent)
-from .aliases import (held_at, is_basic_index, same_object, same_or_untouched, same_window, taken_again, untouched, untouched_except, window, window_by)
+from .aliases import (
+    held_at,
+    is_basic_index,
+    same_object,
+    same_or_untouched,
+    same_window,
+    taken_again,
+    untouched,
+    untouched_except,
+    window,
+    window_by,
+)
 from .errors import error_at
-from .state import item_or_missing, restore_item, restored_into, snapshot, snapshot_state
+from .forward import (
+    expand,
+    fresh_tangent,
+    sequence_tangent,
+    tangent_attr,
+    tangent_like,
+    zero_tangent,
+)
 from .gradients import grad_like, zeros_grad
-from .structures import (AttributeCotangent, DictCotangent, ListCotangent, TupleCotangent, attribute_cotangent, cotangent_at, cotangent_like, cotangent_part, elements_cotangent, is_zero, sorted_order, unrepeat_sequence, unsort)
+from .schedules import OnlineSnapshots, checkpoint_schedule, online_schedule
+from .state import item_or_missing, restore_item, restored_into, snapshot, snapshot_state
+from .structures import (
+    AttributeCotangent,
+    DictCotangent,
+    ListCotangent,
+    TupleCotangent,
+    attribute_cotangent,
+    cotangent_at,
+    cotangent_like,
+    cotangent_part,
+    elements_cotangent,
+    is_zero,
+    sorted_order,
+    unrepeat_sequence,
+    unsort,
+)
 
 __all__ = [
     "ListCotangent",

@@ -37,8 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import __version__
-from .. import runtime
+from .. import __version__, runtime
 from ..errors import SrcGradError
 from .portable import NotExportable, apply_edits, helpers, literal, unused_unpacked
 

@@ -37,8 +37,13 @@ import types
 import numpy as np
 
 from .. import runtime
-from ..runtime import (aliases as runtime_aliases, errors as runtime_errors, forward as runtime_forward, gradients as runtime_gradients, state as runtime_state, structures)
 from ..errors import SrcGradError
+from ..runtime import aliases as runtime_aliases
+from ..runtime import errors as runtime_errors
+from ..runtime import forward as runtime_forward
+from ..runtime import gradients as runtime_gradients
+from ..runtime import state as runtime_state
+from ..runtime import structures
 
 #: Arrays up to this many elements are written into the module as literals.
 MAX_ARRAY_LITERAL = 10_000

@@ -11,7 +11,15 @@ in-place update handled by forward mode itself.
 
 from ..ir import BUILD_DICT, BUILD_LIST, BUILD_TUPLE, CONCAT, GETATTR, REPEAT
 from ..rules.registry import tangent
-from ..runtime import (expand, sequence, snapshot, sequence_tangent, sorted_order, tangent_attr, zero_tangent)
+from ..runtime import (
+    expand,
+    sequence,
+    sequence_tangent,
+    snapshot,
+    sorted_order,
+    tangent_attr,
+    zero_tangent,
+)
 
 
 @tangent(BUILD_TUPLE, "elts", name="tuple display")
