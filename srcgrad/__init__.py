@@ -5,12 +5,11 @@ Python (``grad(f).source``).  See README.md for a tour and API.md for the
 contract.
 """
 
-__version__ = "0.1.0"
-
-from .api.transforms import checkpoint, export, grad, show, value_and_grad, vjp  # noqa: E402
-from .api.checks import gradcheck  # noqa: E402
-from .api.higher import hessian, hvp, jacobian, jvp  # noqa: E402
-from .errors import (  # noqa: E402
+from .api.checks import gradcheck
+from .api.higher import hessian, hvp, jacobian, jvp
+from .api.report import saved
+from .api.transforms import checkpoint, export, grad, show, value_and_grad, vjp
+from .errors import (
     AliasedUpdateError,
     GradcheckError,
     MissingRuleError,
@@ -21,9 +20,9 @@ from .errors import (  # noqa: E402
     TranslationError,
     UnsupportedSyntaxError,
 )
-from .api.report import saved  # noqa: E402
-from .rules.custom import custom_vjp, register_jvp, register_vjp  # noqa: E402
-from .runtime import on_grad, stop_gradient  # noqa: E402
+from .rules.custom import custom_vjp, register_jvp, register_vjp
+from .runtime import on_grad, stop_gradient
+from .version import __version__
 
 __all__ = [
     "AliasedUpdateError", "GradcheckError", "MissingRuleError", "NonDifferentiableError", "RuleError",

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import gast
 
-from . import __version__, ir
+from . import ir
 from .ad.calls import split_calls
 from .ad.reverse import reverse
 from .analysis.activity import SCALAR, activity, has_effect, shape_classes
@@ -25,6 +25,7 @@ from .memory.tapes import insert_pushes
 from .optimize.broadcast import retarget_shape_reads
 from .optimize.dce import eliminate_dead, fold_zero_starts, live_before, propagate_copies
 from .optimize.fold import fold_temporaries
+from .version import __version__
 
 
 class Assembler:

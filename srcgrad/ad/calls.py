@@ -30,8 +30,8 @@ from .. import ir
 from ..analysis.activity import Activity
 from ..errors import UnsupportedSyntaxError
 from ..frontend.linker import CalleePair, Linker, is_user_function
+from ..ir.syntax import constant
 from ..rules.custom import custom_vjp
-from .inline import constant
 
 
 def split_calls(program: ir.Program, act: Activity, linker: Linker) -> None:

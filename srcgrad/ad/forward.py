@@ -47,7 +47,7 @@ from dataclasses import dataclass
 
 import gast
 
-from .. import __version__, ir
+from .. import ir
 from ..analysis.activity import (
     activity,
     describe,
@@ -67,6 +67,7 @@ from ..optimize.dce import eliminate_dead
 from ..rules import registry
 from ..rules.custom import custom_vjp
 from ..tangents import operators as _registers_every_tangent_rule  # noqa: F401
+from ..version import __version__
 from .calls import bind_arguments
 from .inline import inline_tangent
 

@@ -45,8 +45,9 @@ from ..analysis.activity import Activity, describe, differentiable, operand_name
 from ..errors import MissingRuleError, NonDifferentiableError, UnsupportedSyntaxError
 from ..frontend.linker import CalleePair
 from ..ir.emit import show_statements  # noqa: F401 - used by the docstring examples
+from ..ir.syntax import SliceToCall
 from ..rules import registry
-from .inline import _SliceToCall, inline
+from .inline import inline
 
 ZERO = 0.0
 
@@ -283,7 +284,7 @@ class _Reverser:
         out = []
         if self.act.is_active(x.id) and x.id in ctx.assigned:
             d_x = ir.name(self.adjoint_name(x.id))
-            index_value = _SliceToCall().visit(copy.deepcopy(index))
+            index_value = SliceToCall().visit(copy.deepcopy(index))
             rest = ir.assign(d_x.id, _call("without_item", d_x, ir.name(x.id),
                                            copy.deepcopy(index_value)))
             rest.origin = "element assignment"

@@ -57,10 +57,9 @@ from dataclasses import dataclass, field
 import gast
 
 from .. import ir
-from ..ad.inline import show
 from ..errors import AliasedUpdateError
 from ..frontend.linker import is_user_function
-from ..ir.syntax import SliceToCall, clone, helper_ref
+from ..ir.syntax import SliceToCall, clone, helper_ref, source_of
 from . import refresh
 from .activity import scalar_names
 from .sharing import (
@@ -289,7 +288,7 @@ def _message(stmt, x, other, source, user) -> str:
     node = getattr(getattr(source, "op", None), "node", None)
     if source is not None and source.op.primitive is not operator.pos \
             and isinstance(node, gast.expr) and not isinstance(node, (gast.Tuple, gast.List)):
-        hint = f"{shown_other} = {show(node)}.copy()"  # the view, as the user wrote it
+        hint = f"{shown_other} = {source_of(node)}.copy()"  # the view, as the user wrote it
     else:
         hint = f"{shown_x} = {shown_x}.copy()"
     if ir.is_update(stmt):
@@ -318,7 +317,7 @@ def _user_names(program, statements):
         if name in renamed:
             return renamed[name]
         if name in temps:
-            return show(temps[name])
+            return source_of(temps[name])
         return name
     return user
 

@@ -29,6 +29,8 @@ import numpy as np
 
 from .. import ir, runtime
 from ..frontend.linker import is_user_function
+from ..frontend.parse import parse_function
+from ..normalize.normalizer import normalize
 from ..rules import registry
 
 __all__ = ["VIEWS", "affected_groups", "container_names", "copies_elements", "held_names",
@@ -151,9 +153,6 @@ def _result_shares(fn, code) -> bool:
     """A flow-insensitive look at ``fn``'s source: names joined by views, copies,
     displays and calls; True if a returned name is joined to a parameter or to
     another returned name (``return v, v``), or if the source cannot be read."""
-    from ..frontend.parse import parse_function  # noqa: PLC0415 - normalize imports this module's users
-    from ..normalize.normalizer import normalize  # noqa: PLC0415
-
     try:
         program = normalize(parse_function(fn))
     except Exception:  # noqa: BLE001 - unreadable: assume the worst

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..pipeline import Options
-from .transforms import _compile, differentiable_value
+from .arguments import differentiable_value
+from .compiled import compile_function
 
 
 @dataclass(frozen=True)
@@ -80,7 +81,7 @@ def saved(fn, *args, wrt=None, policy="save", optimize=True) -> SavedReport:
     positions = tuple(i for i, a in enumerate(args) if differentiable_value(a)) \
         if wrt is None else ((wrt,) if isinstance(wrt, int) else tuple(wrt))
     options = Options(mode="vjp", wrt=positions, single=False, policy=policy, optimize=optimize)
-    compiled = _compile(fn, options)
+    compiled = compile_function(fn, options)
     _, residuals = compiled.functions[0](*args)
     names = compiled.generated.residuals
     return SavedReport(policy, [_describe(n, v) for n, v in zip(names, residuals)])

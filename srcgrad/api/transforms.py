@@ -16,128 +16,18 @@ from __future__ import annotations
 import functools
 import inspect
 import sys
-import threading
-import types
-import weakref
 from dataclasses import replace
 
-import numpy as np
-
 from .. import pipeline as compiler
-from ..cache import store as cache
-from ..errors import NonDifferentiableError, SrcGradError
-from ..frontend.parse import Resolver
+from ..errors import SrcGradError
 from ..pipeline import Options
-from ..rules import registry
-from ..runtime.structures import has_differentiable_leaves
 from ..standalone.module import Unit
 from ..standalone.module import write as write_module
+from .arguments import check_args, differentiable_value, is_user_object, normalize_wrt
+from .compiled import Compiled, compile_function, compiled_with_source
+from .second_order import grad_of_gradient
 from .validation import enabled as checking
 from .validation import private_copies, verify
-
-_MEMORY: "weakref.WeakKeyDictionary[object, dict]" = weakref.WeakKeyDictionary()
-_LOCK = threading.RLock()
-
-
-class Compiled:
-    """One generated module: its entry points, source, and what it depends on."""
-
-    def __init__(self, fn, generated: compiler.Generated, functions, filename, options):
-        self.generated = generated
-        self.source = generated.source
-        self.functions = functions
-        self.filename = filename
-        self.code = fn.__code__
-        self.fn = fn
-        self.options = options
-        self.deps = _dependencies(fn, generated.free)
-        self.rules = registry.generation()
-
-    def stale(self) -> bool:
-        if self.fn.__code__ is not self.code or registry.GENERATION[0] != self.rules:
-            return True
-        for container, key, obj in self.deps:
-            if isinstance(container, dict):
-                if container.get(key, _GONE) is not obj:
-                    return True
-            else:
-                try:
-                    if container.cell_contents is not obj:
-                        return True
-                except ValueError:
-                    return True
-        return False
-
-
-_GONE = object()
-
-
-def _dependencies(fn, free):
-    resolver = Resolver.for_function(fn)
-    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
-    deps = []
-    for name, obj in sorted(free.items()):
-        where = resolver.where(name)
-        if where == "closure":
-            deps.append((cells[name], name, obj))
-        elif where == "global":
-            deps.append((fn.__globals__, name, obj))
-    return deps
-
-
-def _compile(fn, options: Options) -> Compiled:
-    with _LOCK:
-        per_fn = _MEMORY.setdefault(fn, {})
-        hit = per_fn.get(options)
-        if hit is not None and not hit.stale():
-            return hit
-        # The disk cache first: a valid entry there costs file reads, no pipeline run.
-        loaded = cache.lookup(fn, options)
-        if loaded is None:
-            loaded = cache.store(fn, options, compiler.generate(fn, options))
-        generated = loaded.generated
-        functions = tuple(loaded.namespace[name] for name in generated.entries)
-        for f in functions:
-            if fn.__defaults__ and f.__code__.co_argcount == len(generated.program.params):
-                f.__defaults__ = fn.__defaults__
-        compiled = Compiled(fn, generated, functions, loaded.filename, options)
-        per_fn[options] = compiled
-        return compiled
-
-
-def _normalize_wrt(wrt):
-    if isinstance(wrt, (int, np.integer)) and not isinstance(wrt, bool):
-        return (int(wrt),), True
-    if isinstance(wrt, (tuple, list)) and wrt and all(
-            isinstance(w, (int, np.integer)) and not isinstance(w, bool) for w in wrt):
-        return tuple(int(w) for w in wrt), False
-    raise SrcGradError(f"wrt must be an argument position or a non-empty tuple of them, "
-                       f"got {wrt!r}")
-
-
-def differentiable_value(value) -> bool:
-    """Whether srcgrad can differentiate with respect to ``value``: a float, a float
-    array, or a list, tuple, dict or object holding some."""
-    if type(value) is float or (type(value) is np.ndarray and value.dtype.kind in "fc"):
-        return True  # the common cases, first: this runs on every call
-    return has_differentiable_leaves(value)
-
-
-def _check_args(fn, options, args):
-    for index in options.wrt:
-        if index < len(args) and not differentiable_value(args[index]):
-            _reject(fn, index, args[index])
-
-
-def _reject(fn, index, value):
-    params = fn.__code__.co_varnames[:fn.__code__.co_argcount]
-    kind = type(value).__name__
-    if isinstance(value, np.ndarray):
-        kind = f"array of dtype {value.dtype}"
-    raise NonDifferentiableError(
-        f"cannot differentiate {fn.__name__} with respect to argument "
-        f"'{params[index]}' (position {index}): it is {kind}, not a float or a "
-        f"float array")
 
 
 class Transformed:
@@ -163,7 +53,7 @@ class Transformed:
     def _get(self) -> Compiled:
         compiled = self._compiled
         if compiled is None or compiled.stale():
-            compiled = self._compiled = _compile(self._fn, self._options)
+            compiled = self._compiled = compile_function(self._fn, self._options)
         return compiled
 
     def __call__(self, *args, **kwargs):
@@ -173,11 +63,11 @@ class Transformed:
         if self._options.mode in ("grad", "value_and_grad") and checking(self._check):
             return self._checked(args, kwargs)
         if self._bound is None and args and self._options.receiver is None \
-                and _is_object(args[0]):
+                and is_user_object(args[0]):
             # grad(Model.loss)(model, x): resolve model's methods by its class
             options = replace(self._options, receiver=type(args[0]))
-            _check_args(self._fn, options, args)
-            return _compile(self._fn, options).functions[0](*args, **kwargs)
+            check_args(self._fn, options, args)
+            return compile_function(self._fn, options).functions[0](*args, **kwargs)
         # Code is specialised for the arguments that are Python floats (their
         # arithmetic needs no broadcasting bookkeeping); one check per call.
         kinds = tuple(map(type, args))
@@ -185,26 +75,26 @@ class Transformed:
         if compiled is None or kinds != self._kinds or compiled.stale():
             compiled = self._called = self._specialised(self._options, kinds)
             self._kinds = kinds
-        _check_args(self._fn, self._options, args)
+        check_args(self._fn, self._options, args)
         return compiled.functions[0](*args, **kwargs)
 
     def _specialised(self, options, kinds) -> Compiled:
         floats = tuple(i for i, k in enumerate(kinds) if k is float)
         if not floats and options == self._options:
             return self._get()
-        return _compile(self._fn, replace(options, floats=floats))
+        return compile_function(self._fn, replace(options, floats=floats))
 
     def _checked(self, args, kwargs):
         """A call with translation validation: the value and gradient code, its
         value compared bit for bit with the function's own (srcgrad.validation)."""
         options = self._options
-        if self._bound is None and args and options.receiver is None and _is_object(args[0]):
+        if self._bound is None and args and options.receiver is None and is_user_object(args[0]):
             options = replace(options, receiver=type(args[0]))
         mode = options.mode
         if mode == "grad":
             options = replace(options, mode="value_and_grad")
         compiled = self._specialised(options, tuple(map(type, args)))
-        _check_args(self._fn, options, args)
+        check_args(self._fn, options, args)
         reference = private_copies(args)
         value, grads = compiled.functions[0](*args, **kwargs)
         verify(self._fn, reference, value, "value_and_grad" if mode != "grad" else "gradient")
@@ -217,6 +107,21 @@ class Transformed:
         the broadcasting bookkeeping scalars never need)."""
         return self._get().source
 
+    @property
+    def options(self) -> Options:
+        """What it was made with: mode, ``wrt`` positions, policy, receiver."""
+        return self._options
+
+    @property
+    def function(self):
+        """The differentiated function (a method's plain function)."""
+        return self._fn
+
+    @property
+    def bound(self):
+        """The instance of a bound method, passed as the first argument; or None."""
+        return self._bound
+
     def __repr__(self):
         return f"<srcgrad {self._options.mode} of {self._fn.__qualname__}>"
 
@@ -228,22 +133,16 @@ class Transformed:
                            check=self._check)
 
 
-def _is_object(value) -> bool:
-    """An instance of a user class (not an array, number, container or module)."""
-    return hasattr(value, "__dict__") and not isinstance(
-        value, (np.ndarray, np.generic, list, tuple, dict, type, types.ModuleType)) \
-        and not callable(value)
-
-
-def _transform(mode, fn, wrt, policy, optimize, check=None):
-    wrt_tuple, single = _normalize_wrt(wrt)
+def transform(mode, fn, wrt, policy, optimize, check=None):
+    """``fn`` transformed by ``mode`` (a :class:`Transformed`), or a decorator
+    that transforms the function it is given when ``fn`` is None."""
+    wrt_tuple, single = normalize_wrt(wrt)
     options = Options(mode=mode, wrt=wrt_tuple, single=single, policy=policy, optimize=optimize)
     compiler.validate_options(options)
 
     def make(f):
         if isinstance(f, Transformed) and mode == "grad":
             # grad(grad(f)): reverse mode over f's generated tangent code
-            from .higher import grad_of_gradient  # noqa: PLC0415 - higher builds on this module
             return grad_of_gradient(f, wrt)
         if inspect.ismethod(f) and hasattr(f.__func__, "__code__"):
             shifted = tuple(w + 1 if w >= 0 else w for w in options.wrt)
@@ -269,12 +168,12 @@ def grad(fn=None, wrt=0, *, policy="save", optimize=True, check=None):
     ``check`` is None) validates every call: the generated code's value must
     equal ``fn``'s own bit for bit, or :class:`TranslationError` is raised.
     """
-    return _transform("grad", fn, wrt, policy, optimize, check)
+    return transform("grad", fn, wrt, policy, optimize, check)
 
 
 def value_and_grad(fn=None, wrt=0, *, policy="save", optimize=True, check=None):
     """Like :func:`grad`, but the result returns ``(value, gradient)``."""
-    return _transform("value_and_grad", fn, wrt, policy, optimize, check)
+    return transform("value_and_grad", fn, wrt, policy, optimize, check)
 
 
 def vjp(fn, *primals, wrt=None, policy="save", optimize=True, check=None):
@@ -291,11 +190,11 @@ def vjp(fn, *primals, wrt=None, policy="save", optimize=True, check=None):
         positions = tuple(i for i, a in enumerate(primals) if differentiable_value(a))
         expand = len(primals)
     else:
-        positions, _ = _normalize_wrt(wrt)
+        positions, _ = normalize_wrt(wrt)
         expand = None
     options = Options(mode="vjp", wrt=positions, single=False, policy=policy, optimize=optimize)
-    compiled = _compile(fn, options)
-    _check_args(fn, options, primals)
+    compiled = compile_function(fn, options)
+    check_args(fn, options, primals)
     forward, backward = compiled.functions
     reference = private_copies(primals) if checking(check) else None
     value, residuals = forward(*primals)
@@ -340,26 +239,17 @@ def export(path, *functions) -> list[str]:
         if isinstance(g, Transformed):
             compiled, mode = g._get(), g._options.mode
         else:
-            fn, source = getattr(g, "__wrapped__", None), getattr(g, "source", None)
-            found = [c for c in (_MEMORY.get(fn, {}) if _weakrefable(fn) else {}).values()
-                     if c.source == source] if source else []
-            if not found:
+            compiled = compiled_with_source(getattr(g, "__wrapped__", None),
+                                            getattr(g, "source", None))
+            if compiled is None:
                 raise SrcGradError(f"srcgrad.export takes functions made by grad, "
                                    f"value_and_grad, jvp(fn, wrt=...) or vjp's pullback; "
                                    f"got {g!r}")
-            compiled, mode = found[0], "vjp"
+            mode = "vjp"
         gen = compiled.generated
         units.append(Unit(gen.source, tuple(gen.entries), dict(gen.bindings), compiled.fn, mode,
                           list(gen.wrt_names)))
     return write_module(path, units)
-
-
-def _weakrefable(obj) -> bool:
-    try:
-        weakref.ref(obj)
-    except TypeError:
-        return False
-    return True
 
 
 def _consumed_by_backward(residuals) -> bool:

@@ -32,9 +32,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import __version__
 from ..pipeline import Generated
 from ..rules import registry
+from ..version import __version__
 from . import provenance
 
 #: The manifest layout; a different one is a miss.

@@ -37,13 +37,12 @@ import hashlib
 import inspect
 import linecache
 import marshal
-import sys
 import types
 from collections import deque
 
 import numpy as np
 
-from ..frontend.linker import _LIBRARIES, is_user_function
+from ..frontend.linker import is_library_module, is_user_function
 
 _MISSING = object()
 _EMPTY = object()  # a closure cell not bound yet
@@ -58,10 +57,7 @@ def _library(obj) -> bool:
     standard library, the way :func:`.linker.is_user_function` decides for functions."""
     name = obj.__name__ if isinstance(obj, types.ModuleType) else \
         getattr(obj if isinstance(obj, type) else type(obj), "__module__", "") or ""
-    if name == "srcgrad._doctest_helpers":
-        return False
-    top = name.partition(".")[0]
-    return top in _LIBRARIES or top in sys.stdlib_module_names or top == "builtins"
+    return is_library_module(name) or name.partition(".")[0] == "builtins"
 
 
 def _user_namespace(obj) -> bool:

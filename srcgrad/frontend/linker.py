@@ -22,9 +22,10 @@ from dataclasses import dataclass
 import gast
 import numpy as np
 
-from .. import __version__, ir, runtime
+from .. import ir, runtime
 from ..errors import SrcGradError
 from ..rules import registry
+from ..version import __version__
 
 
 @dataclass(frozen=True)
@@ -56,15 +57,25 @@ class TangentFunction:
 _LIBRARIES = {"numpy", "scipy", "srcgrad", "jax", "torch", "pandas"}
 
 
+def is_library_module(module: str) -> bool:
+    """Whether the module named ``module`` is library code (NumPy, SciPy,
+    srcgrad itself, the standard library): what it defines is called as it is,
+    never differentiated through its source.  The docstring examples' helper
+    module stands for a user's module."""
+    if module == "srcgrad._doctest_helpers":
+        return False
+    top = module.partition(".")[0]
+    return top in _LIBRARIES or top in getattr(sys, "stdlib_module_names", ())
+
+
 def is_user_function(obj) -> bool:
     """A Python function srcgrad should differentiate through its source."""
     if not isinstance(obj, types.FunctionType):
         return False
     module = getattr(obj, "__module__", None) or ""
-    if module == "srcgrad._doctest_helpers" or module.startswith("srcgrad.generated."):
-        return True  # the docstring examples' "user" code; generated code differentiated again
-    top = module.partition(".")[0]
-    return top not in _LIBRARIES and top not in getattr(sys, "stdlib_module_names", ())
+    if module.startswith("srcgrad.generated."):
+        return True  # generated code, differentiated again
+    return not is_library_module(module)
 
 
 class Linker:

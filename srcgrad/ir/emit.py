@@ -22,7 +22,7 @@ import ast
 
 import gast
 
-from .syntax import _SignedConstants, source_of
+from .syntax import SignedConstants, source_of
 
 INDENT = "    "
 
@@ -58,7 +58,7 @@ def _shared_kinds() -> dict:
 
 _TWINS = _shared_kinds()
 _CONTEXTS = {gast.Load: ast.Load, gast.Store: ast.Store, gast.Del: ast.Del}
-_SIGNED = _SignedConstants()
+_SIGNED = SignedConstants()
 
 
 def _to_ast(node):

@@ -193,10 +193,10 @@ def source_of(node) -> str:
     """Python source of a gast node.  A negative literal is written as a negation,
     so that it keeps its meaning where precedence matters: ``(-1.5) ** 2``."""
     tree = ast.fix_missing_locations(gast.gast_to_ast(node))
-    return ast.unparse(_SignedConstants().visit(tree))
+    return ast.unparse(SignedConstants().visit(tree))
 
 
-class _SignedConstants(ast.NodeTransformer):
+class SignedConstants(ast.NodeTransformer):
     """Negative literals as negations, on the standard-library tree (converted
     afresh from the gast one, so nothing needs copying first)."""
 

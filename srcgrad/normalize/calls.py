@@ -19,11 +19,10 @@ import gast
 import numpy as np
 
 from .. import ir, runtime
-from ..ad.inline import constant as inline_constant
 from ..errors import SrcGradError
 from ..frontend.linker import is_user_function
 from ..frontend.parse import MISSING, root_name, static_value
-from ..ir.syntax import Renamer, assigned_names, clone, keywords_of
+from ..ir.syntax import Renamer, assigned_names, clone, constant, keywords_of
 from ..rules import registry
 from .jumps import structure
 
@@ -149,7 +148,7 @@ class Calls:
 
     def bound_value(self, value, node):
         """A literal for ``value``, or a name bound to it in the generated module."""
-        literal = inline_constant(value)
+        literal = constant(value)
         if literal is not None:
             return literal
         name = self.namer.fresh("bound")

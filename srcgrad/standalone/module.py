@@ -37,8 +37,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import __version__, runtime
+from .. import runtime
 from ..errors import SrcGradError
+from ..version import __version__
 from .portable import NotExportable, apply_edits, helpers, literal, unused_unpacked
 
 

@@ -1,0 +1,67 @@
+"""What the transformations accept: ``wrt`` positions, differentiable values.
+
+Every transformation (first or second order, reverse or forward) reads its
+``wrt`` and checks its arguments the same way, so these few functions sit
+below all of them.
+
+    >>> normalize_wrt(1), normalize_wrt((0, 2))
+    (((1,), True), ((0, 2), False))
+    >>> import numpy as np
+    >>> differentiable_value(np.ones(3)), differentiable_value(np.arange(3))
+    (True, False)
+"""
+
+from __future__ import annotations
+
+import types
+
+import numpy as np
+
+from ..errors import NonDifferentiableError, SrcGradError
+from ..runtime.structures import has_differentiable_leaves
+
+
+def normalize_wrt(wrt) -> tuple[tuple[int, ...], bool]:
+    """``(positions, single)``: the argument positions ``wrt`` names, and whether
+    it named one position (an int) rather than a tuple of them."""
+    if isinstance(wrt, (int, np.integer)) and not isinstance(wrt, bool):
+        return (int(wrt),), True
+    if isinstance(wrt, (tuple, list)) and wrt and all(
+            isinstance(w, (int, np.integer)) and not isinstance(w, bool) for w in wrt):
+        return tuple(int(w) for w in wrt), False
+    raise SrcGradError(f"wrt must be an argument position or a non-empty tuple of them, "
+                       f"got {wrt!r}")
+
+
+def differentiable_value(value) -> bool:
+    """Whether srcgrad can differentiate with respect to ``value``: a float, a float
+    array, or a list, tuple, dict or object holding some."""
+    if type(value) is float or (type(value) is np.ndarray and value.dtype.kind in "fc"):
+        return True  # the common cases, first: this runs on every call
+    return has_differentiable_leaves(value)
+
+
+def check_args(fn, options, args) -> None:
+    """Raise :class:`NonDifferentiableError` for the first ``wrt`` argument of a
+    call of ``fn`` that holds nothing to differentiate."""
+    for index in options.wrt:
+        if index < len(args) and not differentiable_value(args[index]):
+            _reject(fn, index, args[index])
+
+
+def _reject(fn, index, value):
+    params = fn.__code__.co_varnames[:fn.__code__.co_argcount]
+    kind = type(value).__name__
+    if isinstance(value, np.ndarray):
+        kind = f"array of dtype {value.dtype}"
+    raise NonDifferentiableError(
+        f"cannot differentiate {fn.__name__} with respect to argument "
+        f"'{params[index]}' (position {index}): it is {kind}, not a float or a "
+        f"float array")
+
+
+def is_user_object(value) -> bool:
+    """An instance of a user class (not an array, number, container or module)."""
+    return hasattr(value, "__dict__") and not isinstance(
+        value, (np.ndarray, np.generic, list, tuple, dict, type, types.ModuleType)) \
+        and not callable(value)

@@ -1,0 +1,108 @@
+"""Generated code in memory: one compiled module per function and options.
+
+Every transformation ends in :func:`compile_function`.  It looks in memory
+first, then in the disk cache (:mod:`..cache.store`), and only then runs the
+pipeline.  What it returns knows what it was generated from: the function's
+code object, the rule registry's generation and each global or closure value
+the code bound, by identity, so :meth:`Compiled.stale` notices a rebound
+global and the next call regenerates instead of giving a stale gradient.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+
+from .. import pipeline
+from ..cache import store as cache
+from ..frontend.parse import Resolver
+from ..pipeline import Options
+from ..rules import registry
+
+_MEMORY: "weakref.WeakKeyDictionary[object, dict]" = weakref.WeakKeyDictionary()
+_LOCK = threading.RLock()
+
+
+class Compiled:
+    """One generated module: its entry points, source, and what it depends on."""
+
+    def __init__(self, fn, generated: pipeline.Generated, functions, filename, options):
+        self.generated = generated
+        self.source = generated.source
+        self.functions = functions
+        self.filename = filename
+        self.code = fn.__code__
+        self.fn = fn
+        self.options = options
+        self.deps = _dependencies(fn, generated.free)
+        self.rules = registry.generation()
+
+    def stale(self) -> bool:
+        if self.fn.__code__ is not self.code or registry.GENERATION[0] != self.rules:
+            return True
+        for container, key, obj in self.deps:
+            if isinstance(container, dict):
+                if container.get(key, _GONE) is not obj:
+                    return True
+            else:
+                try:
+                    if container.cell_contents is not obj:
+                        return True
+                except ValueError:
+                    return True
+        return False
+
+
+_GONE = object()
+
+
+def _dependencies(fn, free):
+    resolver = Resolver.for_function(fn)
+    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+    deps = []
+    for name, obj in sorted(free.items()):
+        where = resolver.where(name)
+        if where == "closure":
+            deps.append((cells[name], name, obj))
+        elif where == "global":
+            deps.append((fn.__globals__, name, obj))
+    return deps
+
+
+def compile_function(fn, options: Options) -> Compiled:
+    """The generated module of ``fn`` for ``options``, from memory, the disk
+    cache or a run of the pipeline, in that order."""
+    with _LOCK:
+        per_fn = _MEMORY.setdefault(fn, {})
+        hit = per_fn.get(options)
+        if hit is not None and not hit.stale():
+            return hit
+        # The disk cache first: a valid entry there costs file reads, no pipeline run.
+        loaded = cache.lookup(fn, options)
+        if loaded is None:
+            loaded = cache.store(fn, options, pipeline.generate(fn, options))
+        generated = loaded.generated
+        functions = tuple(loaded.namespace[name] for name in generated.entries)
+        for f in functions:
+            if fn.__defaults__ and f.__code__.co_argcount == len(generated.program.params):
+                f.__defaults__ = fn.__defaults__
+        compiled = Compiled(fn, generated, functions, loaded.filename, options)
+        per_fn[options] = compiled
+        return compiled
+
+
+def compiled_with_source(fn, source) -> Compiled | None:
+    """A module already compiled in memory for ``fn`` whose source is ``source``
+    (how :func:`.transforms.export` finds what a pullback runs), or None."""
+    if not source or not _weakrefable(fn):
+        return None
+    found = [c for c in _MEMORY.get(fn, {}).values() if c.source == source]
+    return found[0] if found else None
+
+
+def _weakrefable(obj) -> bool:
+    try:
+        weakref.ref(obj)
+    except TypeError:
+        return False
+    return True
