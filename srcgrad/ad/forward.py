@@ -62,7 +62,7 @@ from ..ir.emit import (
     function_source,
     show_statements,  # noqa: F401 - used by the docstring examples
 )
-from ..ir.syntax import clone
+from ..ir.syntax import call_to, clone
 from ..optimize.dce import eliminate_dead
 from ..rules import registry
 from ..rules.custom import custom_vjp
@@ -120,7 +120,7 @@ class Forward:
         entry = []
         for p in program.params:
             if p in self.varied and p not in self.wrt:
-                entry.append(self.define(p, _call("zero_tangent", ir.name(p)), "independent"))
+                entry.append(self.define(p, call_to("zero_tangent", ir.name(p)), "independent"))
             elif p in self.updated:
                 entry.append(self.define(p, ir.name(self.tangent_name(p)), "argument"))
         body = entry + self.block(program.body)
@@ -131,8 +131,8 @@ class Forward:
             return gast.Tuple(elts=[self.output_tangent(e) for e in output.elts],
                               ctx=gast.Load())
         if isinstance(output, gast.Name) and output.id in self.varied:
-            return _call("tangent_like", ir.name(self.tangent_name(output.id)), output)
-        return _call("zero_tangent", output)
+            return call_to("tangent_like", ir.name(self.tangent_name(output.id)), output)
+        return call_to("zero_tangent", output)
 
     def block(self, stmts) -> list:
         out = []
@@ -158,7 +158,7 @@ class Forward:
     def define(self, var: str, value, origin) -> gast.Assign:
         """``d_var = value``; a private copy when ``var`` is updated in place."""
         if var in self.updated:
-            value = _call("fresh_tangent", value, ir.name(var))
+            value = call_to("fresh_tangent", value, ir.name(var))
         stmt = ir.assign(self.tangent_name(var), value)
         stmt.origin = origin
         return stmt
@@ -176,7 +176,7 @@ class Forward:
                 and registry.lookup_tangent(op.primitive) is None:
             return self.call(stmt, op, op.primitive.fn)  # forward mode through its source
         if not moving:  # an independent definition of a dependent variable
-            return [stmt] + [self.define(t, _call("zero_tangent", ir.name(t)), "independent")
+            return [stmt] + [self.define(t, call_to("zero_tangent", ir.name(t)), "independent")
                              for t in targets]
         rule = registry.lookup_tangent(op.primitive)
         if rule is None:
@@ -193,7 +193,7 @@ class Forward:
             out.append(s)
         terms = [term for _, term in done.contributions]
         if not terms:
-            return out + [self.define(t, _call("zero_tangent", ir.name(t)), op.label)
+            return out + [self.define(t, call_to("zero_tangent", ir.name(t)), op.label)
                           for t in targets]
         if isinstance(target, gast.Tuple):
             out.extend(self.unpack(target, terms, op.label))
@@ -323,11 +323,7 @@ def _updated(body) -> set[str]:
 def _zero_of(operand):
     if isinstance(operand, gast.Constant):
         return gast.Constant(value=0.0, kind=None)
-    return _call("zero_tangent", operand)
-
-
-def _call(helper: str, *args):
-    return gast.Call(func=ir.name(helper), args=list(args), keywords=[])
+    return call_to("zero_tangent", operand)
 
 
 def _missing_tangent(program, op) -> MissingRuleError:

@@ -45,7 +45,7 @@ from ..analysis.activity import Activity, describe, differentiable, operand_name
 from ..errors import MissingRuleError, NonDifferentiableError, UnsupportedSyntaxError
 from ..frontend.linker import CalleePair
 from ..ir.emit import show_statements  # noqa: F401 - used by the docstring examples
-from ..ir.syntax import SliceToCall
+from ..ir.syntax import SliceToCall, call_to
 from ..rules import registry
 from .inline import inline
 
@@ -188,9 +188,9 @@ class _Reverser:
         if self.act.is_active(xs.id) and xs.id in ctx.assigned:
             d_xs = self.adjoint_name(xs.id)
             if isinstance(item, gast.Name) and self.act.is_active(item.id):
-                last = _call("cotangent_at", ir.name(d_xs), gast.Constant(value=-1, kind=None))
+                last = call_to("cotangent_at", ir.name(d_xs), gast.Constant(value=-1, kind=None))
                 out.extend(self.contribute(ctx, item.id, last, ".append()"))
-            rest = ir.assign(d_xs, _call("drop_last", ir.name(d_xs)))
+            rest = ir.assign(d_xs, call_to("drop_last", ir.name(d_xs)))
             rest.origin = ".append()"
             out.append(rest)
         undo = gast.Expr(value=gast.Call(func=gast.Attribute(value=ir.name(xs.id), attr="pop",
@@ -247,7 +247,7 @@ class _Reverser:
             reached = any(not isinstance(e, gast.Constant) for e in parts)
             # an output nothing differentiates gets zeros of its own shape: the
             # callee's rules (a matrix product, say) need a cotangent of that shape
-            parts = [_call("zeros_grad", ir.name(n)) if isinstance(e, gast.Constant) else e
+            parts = [call_to("zeros_grad", ir.name(n)) if isinstance(e, gast.Constant) else e
                      for n, e in zip(ir.stored_names(output), parts)]
             d_out = gast.Tuple(elts=parts, ctx=gast.Load())
         else:
@@ -268,7 +268,7 @@ class _Reverser:
                 grads.append(self.namer.fresh("g") if var else "_")
                 if var:
                     pending.append((var, grads[-1]))
-        call = _call(pair.backward, ir.name(stmt.residuals), d_out)
+        call = call_to(pair.backward, ir.name(stmt.residuals), d_out)
         unpack = ir.assign(gast.Tuple(elts=[ir.name(g, store=True) for g in grads],
                                       ctx=gast.Store()), call)
         unpack.origin = str(pair)
@@ -285,36 +285,36 @@ class _Reverser:
         if self.act.is_active(x.id) and x.id in ctx.assigned:
             d_x = ir.name(self.adjoint_name(x.id))
             index_value = SliceToCall().visit(copy.deepcopy(index))
-            rest = ir.assign(d_x.id, _call("without_item", d_x, ir.name(x.id),
-                                           copy.deepcopy(index_value)))
+            rest = ir.assign(d_x.id, call_to("without_item", d_x, ir.name(x.id),
+                                             copy.deepcopy(index_value)))
             rest.origin = "element assignment"
             if isinstance(value, gast.Name) and self.act.is_active(value.id):
-                part = _call("item_cotangent", d_x, ir.name(x.id), index_value)
+                part = call_to("item_cotangent", d_x, ir.name(x.id), index_value)
                 if value.id == x.id:  # x[::-1] = x: the old x gets both parts, after the rest
                     g = self.namer.fresh("g")
                     out += [ir.assign(g, part), rest]
                     rest, part = None, ir.name(g)
-                out.extend(self.contribute(ctx, value.id, _call("unbroadcast", part, value),
+                out.extend(self.contribute(ctx, value.id, call_to("unbroadcast", part, value),
                                            "element assignment"))
             if rest is not None:
                 out.append(rest)
         tape = self.tape_for(x.id)
         if isinstance(index, gast.Constant) and isinstance(index.value, str):
             # d['a'] = v on a dict: the key may be new (params = {}; params['W'] = ...)
-            restore = gast.Expr(value=_call("restore_item", ir.name(x.id),
-                                            copy.deepcopy(index), _pop(tape)))
+            restore = gast.Expr(value=call_to("restore_item", ir.name(x.id),
+                                              copy.deepcopy(index), _pop(tape)))
             restore.updates = x.id
             restore.restores = stmt
-            restore.saves = _call("item_or_missing", ir.name(x.id), copy.deepcopy(index))
+            restore.saves = call_to("item_or_missing", ir.name(x.id), copy.deepcopy(index))
             restore.comment = f"restore: {x.id}[{index.value!r}] as it was"
             out.append(restore)
             return out
         restore = ir.assign(gast.Subscript(value=ir.name(x.id), slice=copy.deepcopy(index),
                                            ctx=gast.Store()), _pop(tape))
         restore.restores = stmt
-        restore.saves = _call("snapshot", gast.Subscript(value=ir.name(x.id),
-                                                         slice=copy.deepcopy(index),
-                                                         ctx=gast.Load()))
+        restore.saves = call_to("snapshot", gast.Subscript(value=ir.name(x.id),
+                                                           slice=copy.deepcopy(index),
+                                                           ctx=gast.Load()))
         restore.comment = f"restore: the elements of {x.id} it overwrote"
         out.append(restore)
         return out
@@ -434,10 +434,6 @@ class _Reverser:
 def _pop(tape: str):
     return gast.Call(func=gast.Attribute(value=ir.name(tape), attr="pop", ctx=gast.Load()),
                      args=[], keywords=[])
-
-
-def _call(helper: str, *args):
-    return gast.Call(func=ir.name(helper), args=list(args), keywords=[])
 
 
 def _mentions(stmt):

@@ -50,9 +50,10 @@ def helper_ref(id_):
     return node
 
 
-def builtin_call(name, *args):
-    return gast.Call(func=gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None),
-                     args=list(args), keywords=[])
+def call_to(name, *args):
+    """``name(*args)``: a call of the builtin or runtime helper called ``name``,
+    with positional arguments only (the passes' one way to build such a call)."""
+    return gast.Call(func=load_name(name), args=list(args), keywords=[])
 
 
 def load(name_node):

@@ -18,7 +18,7 @@ from ..frontend.parse import MISSING
 from ..ir.syntax import (
     Renamer,
     assigned_names,
-    builtin_call,
+    call_to,
     clone,
     helper_ref,
     is_dict_view,
@@ -187,9 +187,9 @@ class ControlFlow:
             values = [gast.copy_location(gast.Tuple(elts=values, ctx=gast.Load()), items[0])]
         for item, value in zip(items, values):
             prefix.append(gast.copy_location(ir.assign(clone(item), value), item))
-        lengths = [builtin_call("len", seq) for seq in names]
-        count = lengths[0] if len(lengths) == 1 else builtin_call("min", *lengths)
-        return k, prefix, self.opaque_value(gast.copy_location(builtin_call("range", count), it),
+        lengths = [call_to("len", seq) for seq in names]
+        count = lengths[0] if len(lengths) == 1 else call_to("min", *lengths)
+        return k, prefix, self.opaque_value(gast.copy_location(call_to("range", count), it),
                                             "range")
 
     def is_zip(self, node) -> bool:
