@@ -13,7 +13,7 @@ import gc
 from dataclasses import dataclass, field, replace
 
 from . import ir
-from .ad.forward import tangent_function
+from .ad.forward import tangent_source
 from .ad.reverse import check_wrt
 from .analysis.aliasing import check_aliases, copy_updated_attributes
 from .assemble import Assembler
@@ -114,8 +114,8 @@ def _generate(fn, options: Options) -> Generated:
     residuals = ()
     if options.mode in ("jvp", "tangent"):  # "tangent": the tangent alone, no value
         name = linker.global_name(f"{options.mode}_{program.name}")
-        functions = [tangent_function(program, wrt_names, linker, name,
-                                      value=options.mode == "jvp")]
+        functions = [tangent_source(program, wrt_names, linker, name,
+                                    value=options.mode == "jvp")]
         entries = (name,)
     else:
         main = Assembler(program, options, wrt_names, linker)
@@ -126,7 +126,7 @@ def _generate(fn, options: Options) -> Generated:
 
     def build(callee, requested, wrt):
         if isinstance(requested, TangentFunction):
-            return [tangent_function(callee, wrt, linker, requested.name)], (requested.name,)
+            return [tangent_source(callee, wrt, linker, requested.name)], (requested.name,)
         names = (requested.forward, requested.backward)
         return Assembler(callee, split, wrt, linker).split(names)
 

@@ -66,7 +66,6 @@ from ..ir.syntax import call_to, clone
 from ..optimize.dce import eliminate_dead
 from ..rules import registry
 from ..rules.custom import custom_vjp
-from ..tangents import operators as _registers_every_tangent_rule  # noqa: F401
 from ..version import __version__
 from .calls import bind_arguments
 from .inline import inline_tangent
@@ -336,10 +335,11 @@ def _missing_tangent(program, op) -> MissingRuleError:
         col=getattr(op.node, "col_offset", None))
 
 
-def tangent_function(program: ir.Program, wrt: list[str], linker, name: str,
-                     value: bool = True) -> str:
-    """The source of ``name(*params, *tangents)``, returning ``(value, tangent)``
-    (or the tangent alone, without ``value``)."""
+def tangent_source(program: ir.Program, wrt: list[str], linker, name: str,
+                   value: bool = True) -> str:
+    """The source of the generated tangent function ``name(*params, *tangents)``,
+    returning ``(value, tangent)`` (or the tangent alone, without ``value``).
+    :func:`srcgrad.api.higher.tangent_function` is what users call to get it."""
     made = Forward(program, wrt, linker).run()
     result = gast.Tuple(elts=[program.output, made.tangent_output], ctx=gast.Load()) \
         if value else made.tangent_output

@@ -2,11 +2,12 @@
 
 A rule is a small Python function (see :mod:`.rules.registry`).  To use it at
 a call site the inliner takes the rule's body, renames its parameters to the
-call's operands and its locals to fresh names, folds every ``if`` whose test is
-now a constant (``axis is None``, ``isinstance(b, int) and b == 2``) and
-simplifies the result (``x ** 1`` -> ``x``, trailing default arguments of
-runtime helpers dropped).  What is left is the code a person would have written
-at that spot.
+call's operands and its locals to fresh names, and partially evaluates the
+result (:mod:`..optimize.peephole`): every ``if`` whose test is now a constant
+(``axis is None``, ``isinstance(b, int) and b == 2``) is replaced by its
+branch, ``x ** 1`` becomes ``x``, trailing default arguments of runtime
+helpers are dropped.  What is left is the code a person would have written at
+that spot.
 
     >>> import gast, operator
     >>> from ..ir.naming import Namer
@@ -14,18 +15,16 @@ at that spot.
     >>> from .. import ir
     >>> rule = lookup(operator.pow)
     >>> op = ir.Op(operator.pow, [ir.name("h"), gast.Constant(value=2, kind=None)], {}, None, "**")
+    >>> from ..ir.syntax import source_of
     >>> done = inline(rule, op, ir.name("t4"), ir.name("d_t4"), Namer())
-    >>> [(var, show(expr)) for var, expr in done.contributions]
+    >>> [(var, source_of(expr)) for var, expr in done.contributions]
     [('h', 'd_t4 * (2 * h)')]
 """
 
 from __future__ import annotations
 
-import ast
-import builtins
 import inspect
 import textwrap
-import warnings
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -35,26 +34,10 @@ from .. import ir, runtime
 from ..analysis.activity import SCALAR
 from ..errors import SrcGradError
 from ..ir.naming import Namer
-from ..ir.syntax import SliceToCall as _SliceToCall
-from ..ir.syntax import (
-    assigned_names,
-    call_to_slice,
-    clone,
-    clone_substituted,
-    constant,
-    source_of,
-    walk,
-)
+from ..ir.syntax import SliceToCall, assigned_names, clone, clone_substituted, constant, walk
 from ..optimize.broadcast import DropExpand, DropUnbroadcast
+from ..optimize.peephole import STATIC_NAMES, partially_evaluate
 from ..rules.registry import Rule
-
-#: Pure functions a static test may call.
-_STATIC_NAMES = {name: getattr(builtins, name) for name in (
-    "isinstance", "int", "float", "bool", "tuple", "list", "len", "type", "complex", "str",
-    "abs", "min", "max", "range", "all", "any")}
-_STATIC_NAMES.update({"None": None, "True": True, "False": False,
-                      "is_basic_index": getattr(runtime, "is_basic_index", None)})
-
 
 @dataclass
 class Inlined:
@@ -66,11 +49,6 @@ class Inlined:
 
     statements: list = field(default_factory=list)
     contributions: list = field(default_factory=list)
-
-
-def show(node) -> str:
-    """Source of a gast node (see syntax.source_of)."""
-    return source_of(node)
 
 
 def _tree_of(rule) -> gast.FunctionDef:
@@ -128,7 +106,7 @@ def _expand(rule, op, bound, mapping, namer, drop):
         return _expand_rule(rule, op, bound, mapping, namer, (helper, pass_(op, shape_class)))
     fresh = {f"\x01{i}": namer.fresh(base) for i, base in enumerate(bases)}
     for pname in rule.wrt:
-        mapping[pname] = _SliceToCall().visit(clone(bound[pname]))
+        mapping[pname] = SliceToCall().visit(clone(bound[pname]))
     return (Inlined(statements=_instantiate(statements, pattern.real, fresh)),
             _instantiate(slots, pattern.real, fresh))
 
@@ -151,18 +129,18 @@ def _memo(rule, pattern, helper, pass_):
 def _expand_rule(rule, op, bound, mapping, namer, drop):
     """The rule's body at this call site: parameters bound (``mapping`` gets the
     operands), locals renamed, the ``drop`` pass run if the rule calls its helper,
-    static tests folded.  Returns the statements so far and one expression per
-    differentiable parameter."""
+    the result partially evaluated.  Returns the statements so far and one
+    expression per differentiable parameter."""
     func = _tree_of(rule)
     for pname, value in bound.items():
-        mapping[pname] = _SliceToCall().visit(clone(value))
+        mapping[pname] = SliceToCall().visit(clone(value))
     local_names = assigned_names(func) - set(mapping)
     renames = {n: namer.fresh(n) for n in sorted(local_names)}
     body = [clone_substituted(s, mapping, renames) for s in func.body]
     helper, transformer = drop
     if _calls(func, helper):
         body = [transformer.visit(s) for s in body]
-    body = fold(body)
+    body = partially_evaluate(body)
     result = Inlined()
     value, prelude = _lower_returns(body, len(rule.wrt), namer)
     result.statements.extend(prelude)
@@ -172,9 +150,9 @@ def _expand_rule(rule, op, bound, mapping, namer, drop):
 #: (id(rule), primitive, helper, pattern key) -> (rule, expansion); cleared when full.
 _MEMO: dict = {}
 _MEMO_LIMIT = 4096
-#: Names the folding or the drop passes treat by name: an operand so named is
+#: Names partial evaluation or the drop passes treat by name: an operand so named is
 #: not replaced by a placeholder (such a call site is expanded afresh).
-_SPECIAL = frozenset(_STATIC_NAMES) | frozenset(runtime.__all__) | {"slice"}
+_SPECIAL = frozenset(STATIC_NAMES) | frozenset(runtime.__all__) | {"slice"}
 _LITERALS = {bool, int, float, complex, str, bytes, type(None), type(...)}
 
 
@@ -358,177 +336,6 @@ def _bind(rule: Rule, op: ir.Op, filename) -> dict:
 def _calls(func, helper) -> bool:
     """Whether a rule's tree mentions ``helper`` (else a pass for it is skipped)."""
     return any(isinstance(n, gast.Name) and n.id == helper for n in walk(func))
-
-
-# -- partial evaluation ----------------------------------------------------------
-
-def static_eval(node):
-    """``(True, value)`` when ``node`` evaluates to a constant, else ``(False, None)``."""
-    for sub in walk(node):
-        if isinstance(sub, (gast.Attribute, gast.Lambda, gast.NamedExpr)) \
-                or (isinstance(sub, gast.Name) and sub.id not in _STATIC_NAMES):
-            return False, None
-    try:
-        tree = ast.Expression(body=gast.gast_to_ast(node))
-        ast.fix_missing_locations(tree)
-        with warnings.catch_warnings():  # `1 is None` is a fine static test here
-            warnings.simplefilter("ignore", SyntaxWarning)
-            code = compile(tree, "<srcgrad static test>", "eval")
-        return True, eval(code, {"__builtins__": {}}, dict(_STATIC_NAMES))  # noqa: S307
-    except Exception:  # noqa: BLE001 - a test that cannot be decided statically
-        return False, None
-
-
-def fold(stmts) -> list:
-    """Fold static ``if`` tests and simplify expressions in ``stmts``."""
-    out = []
-    for stmt in stmts:
-        stmt = _Simplify().visit(stmt)
-        if isinstance(stmt, gast.If):
-            known, value = static_eval(stmt.test)
-            if known:
-                out.extend(fold(stmt.body if value else stmt.orelse))
-                if any(isinstance(s, gast.Return) for s in out):
-                    break
-                continue
-            stmt.body = fold(stmt.body)
-            stmt.orelse = fold(stmt.orelse)
-        out.append(stmt)
-        if isinstance(stmt, gast.Return):
-            break
-    return out
-
-
-def _is_const(node, value) -> bool:
-    return isinstance(node, gast.Constant) and type(node.value) in (int, float) \
-        and node.value == value
-
-
-class _Simplify(gast.NodeTransformer):
-    """Local algebra on inlined expressions: constants, identities, tuple indexing."""
-
-    def visit_BinOp(self, node):
-        self.generic_visit(node)
-        left, right = node.left, node.right
-        if isinstance(left, gast.Constant) and isinstance(right, gast.Constant):
-            known, value = static_eval(node)
-            if known and constant(value) is not None:
-                return constant(value)
-        if isinstance(node.op, gast.Pow) and _is_const(right, 1):
-            return left
-        if isinstance(node.op, (gast.Add, gast.Sub)) and _is_const(right, 0) \
-                and not isinstance(left, gast.Constant):
-            return left
-        if isinstance(node.op, gast.Mult):
-            if _is_const(right, 1) and not isinstance(left, gast.Constant):
-                return left
-            if _is_const(left, 1) and not isinstance(right, gast.Constant):
-                return right
-        return node
-
-    def visit_UnaryOp(self, node):
-        self.generic_visit(node)
-        if isinstance(node.op, gast.USub) and isinstance(node.operand, gast.UnaryOp) \
-                and isinstance(node.operand.op, gast.USub):
-            return node.operand.operand
-        if isinstance(node.op, gast.USub) and isinstance(node.operand, gast.Constant) \
-                and type(node.operand.value) in (int, float):
-            return gast.Constant(value=-node.operand.value, kind=None)
-        return node
-
-    def visit_Subscript(self, node):
-        self.generic_visit(node)
-        node.slice = call_to_slice(node.slice)
-        if isinstance(node.value, gast.Tuple) and isinstance(node.slice, gast.Constant) \
-                and isinstance(node.slice.value, int):
-            elts = node.value.elts
-            if -len(elts) <= node.slice.value < len(elts):
-                return elts[node.slice.value]
-        return node
-
-    def visit_IfExp(self, node):
-        self.generic_visit(node)
-        known, value = static_eval(node.test)
-        if known:
-            return node.body if value else node.orelse
-        return node
-
-    def visit_BoolOp(self, node):
-        self.generic_visit(node)
-        known, value = static_eval(node)
-        return constant(value) if known and constant(value) is not None else node
-
-    def visit_Compare(self, node):
-        self.generic_visit(node)
-        known, value = static_eval(node)
-        return constant(value) if known and constant(value) is not None else node
-
-    def visit_ListComp(self, node):
-        """``[f(i) for i in range(2)]`` -> ``[f(0), f(1)]`` when the range is static."""
-        self.generic_visit(node)
-        items = self._static_items(node)
-        if items is None:
-            return node
-        elts = [self._at(node.elt, node, item) for item in items]
-        return gast.List(elts=elts, ctx=gast.Load())
-
-    def visit_DictComp(self, node):
-        """``{k[i]: v[i] for i in range(2)}`` -> ``{k[0]: v[0], k[1]: v[1]}``, likewise."""
-        self.generic_visit(node)
-        items = self._static_items(node)
-        if items is None:
-            return node
-        return gast.Dict(keys=[self._at(node.key, node, item) for item in items],
-                         values=[self._at(node.value, node, item) for item in items])
-
-    def _static_items(self, node):
-        """The items a one-generator comprehension runs over, if known statically."""
-        if len(node.generators) != 1 or node.generators[0].ifs:
-            return None
-        gen = node.generators[0]
-        if not isinstance(gen.target, gast.Name):
-            return None
-        if isinstance(gen.iter, (gast.Tuple, gast.List)):
-            return list(gen.iter.elts)
-        known, value = static_eval(gen.iter)
-        if not known or not isinstance(value, range):
-            return None
-        return [gast.Constant(value=v, kind=None) for v in value]
-
-    def _at(self, expr, node, item):
-        target = node.generators[0].target.id
-        return self.visit(clone_substituted(expr, {target: item}, {}))
-
-    def visit_Call(self, node):
-        self.generic_visit(node)
-        if isinstance(node.func, gast.Name) and node.func.id == "len" and len(node.args) == 1 \
-                and isinstance(node.args[0], (gast.Tuple, gast.List)):
-            return gast.Constant(value=len(node.args[0].elts), kind=None)
-        if isinstance(node.func, gast.Name) and node.func.id == "range" and all(
-                isinstance(a, gast.Constant) for a in node.args):
-            return node
-        if isinstance(node.func, gast.Name) and node.func.id in runtime.__all__:
-            _drop_default_arguments(node, getattr(runtime, node.func.id))
-        return node
-
-
-def _drop_default_arguments(call, helper) -> None:
-    """Remove trailing positional and keyword arguments equal to the defaults."""
-    try:
-        params = list(inspect.signature(helper).parameters.values())
-    except (TypeError, ValueError):  # a class such as ListCotangent
-        return
-
-    def is_default(param, arg):
-        return param.default is not inspect.Parameter.empty and isinstance(arg, gast.Constant) \
-            and type(arg.value) is type(param.default) and arg.value == param.default
-
-    while call.args and len(call.args) <= len(params) \
-            and is_default(params[len(call.args) - 1], call.args[-1]):
-        call.args.pop()
-    by_name = {p.name: p for p in params}
-    call.keywords = [kw for kw in call.keywords
-                     if not (kw.arg in by_name and is_default(by_name[kw.arg], kw.value))]
 
 
 # -- returns and results --------------------------------------------------------
