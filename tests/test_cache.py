@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 import srcgrad
-from srcgrad.api import transforms as api
+from srcgrad.api import compiled
 from srcgrad.cache import store as cache, manifest, provenance
 from srcgrad import pipeline as compiler
 from srcgrad.pipeline import Options
@@ -146,7 +146,7 @@ def _cubes(x):
 
 
 def _compiled_entry(cache_dir):
-    api._MEMORY.pop(_cubes, None)
+    compiled._MEMORY.pop(_cubes, None)
     srcgrad.grad(_cubes)(np.ones(2))
     (index,) = (cache_dir / "index").glob("*.json")
     return index, json.loads(index.read_text())
@@ -183,7 +183,7 @@ def test_a_damaged_entry_is_detected_and_regenerated(fresh_cache, damage):
         assert _hit()  # the source is intact: it is compiled again, still no pipeline run
     else:
         assert not _hit()
-    api._MEMORY.pop(_cubes, None)
+    compiled._MEMORY.pop(_cubes, None)
     np.testing.assert_allclose(srcgrad.grad(_cubes)(np.ones(2)), [3.0, 3.0])
     assert _hit()
 
