@@ -23,7 +23,7 @@ import operator
 import gast
 
 from .. import ir
-from ..ir.syntax import clone
+from ..ir.syntax import call_to, clone
 from ..optimize.dce import eliminate_dead
 
 
@@ -34,10 +34,6 @@ def loop_policy(policy):
     if isinstance(policy, tuple) and len(policy) == 2 and policy[0] == "revolve":
         return ("revolve", int(policy[1]))
     return None
-
-
-def _call(name, *args):
-    return gast.Call(func=ir.name(name), args=list(args), keywords=[])
 
 
 def _const(value):
@@ -159,7 +155,7 @@ class _Rewrite:
         self.step = namer.fresh("step") if isinstance(loop, gast.While) else None
 
     def save(self, where):
-        saved = _call("snapshot_state", *[ir.name(v) for v in self.state])
+        saved = call_to("snapshot_state", *[ir.name(v) for v in self.state])
         return [ir.assign(gast.Subscript(value=ir.name(self.snapshots), slice=where,
                                          ctx=gast.Store()), saved)]
 
@@ -168,7 +164,7 @@ class _Rewrite:
             return [gast.Pass()]
         return [ir.assign(gast.Tuple(elts=[ir.name(v, store=True) for v in self.state],
                                      ctx=gast.Store()),
-                          _call("snapshot_state", gast.Starred(value=gast.Subscript(
+                          call_to("snapshot_state", gast.Starred(value=gast.Subscript(
                               value=ir.name(self.snapshots), slice=ir.name(self.a),
                               ctx=gast.Load()), ctx=gast.Load())))]
 
@@ -193,7 +189,7 @@ class _Rewrite:
             names = gast.Tuple(elts=[ir.name(v) for v in self.in_place], ctx=gast.Load())
             back = ir.assign(gast.Tuple(elts=[ir.name(v, store=True) for v in self.in_place],
                                         ctx=gast.Store()),
-                             _call("restored_into", ir.name(self.originals), names))
+                             call_to("restored_into", ir.name(self.originals), names))
             first = gast.Compare(left=ir.name(self.a), ops=[gast.Eq()],
                                  comparators=[_const(0)])
             out.append(gast.If(test=first, body=[back], orelse=[]))
@@ -215,11 +211,11 @@ class _Rewrite:
         if isinstance(loop, gast.For):
             segment = gast.Subscript(value=clone(loop.iter), slice=gast.Slice(
                 lower=ir.name(self.a), upper=ir.name(self.b), step=None), ctx=gast.Load())
-            iterable = _call("reversed", segment) if backwards else segment
+            iterable = call_to("reversed", segment) if backwards else segment
             target = clone(target if target is not None else loop.target)
         else:
-            iterable = _call("range", gast.BinOp(left=ir.name(self.b), op=gast.Sub(),
-                                                 right=ir.name(self.a)))
+            iterable = call_to("range", gast.BinOp(left=ir.name(self.b), op=gast.Sub(),
+                                                   right=ir.name(self.a)))
             target = ir.name(self.step, store=True)
         return [gast.For(target=target, iter=iterable, body=body, orelse=[], type_comment=None)]
 
@@ -228,8 +224,8 @@ class _Rewrite:
                                 ir.name(self.b, store=True)], ctx=gast.Store())
 
     def for_forward(self, schedule_args) -> list:
-        args = [_call("len", clone(self.loop.iter)), *[_const(x) for x in schedule_args]]
-        make = ir.assign(self.schedule, _call("checkpoint_schedule", *args))
+        args = [call_to("len", clone(self.loop.iter)), *[_const(x) for x in schedule_args]]
+        make = ir.assign(self.schedule, call_to("checkpoint_schedule", *args))
         make.comment = f"the {schedule_args[0]} checkpointing schedule of this loop"
         start = ir.assign(self.snapshots, gast.Dict(keys=[], values=[]))
         start.comment = "the loop's state before some iterations: " + (", ".join(self.state)
@@ -246,7 +242,7 @@ class _Rewrite:
 
     def while_forward(self, budget) -> list:
         counter = self.loop.counter
-        start = ir.assign(self.snapshots, _call("OnlineSnapshots", _const(budget)))
+        start = ir.assign(self.snapshots, call_to("OnlineSnapshots", _const(budget)))
         start.comment = (f"at most {budget} saved states of this loop: "
                          + (", ".join(self.state) or "none"))
         keep = gast.If(test=gast.Call(func=gast.Attribute(
@@ -261,7 +257,8 @@ class _Rewrite:
             actions = gast.Subscript(value=ir.name(self.schedule), slice=_const(1),
                                      ctx=gast.Load())
         else:
-            actions = _call("online_schedule", ir.name(self.snapshots), ir.name(self.loop.counter))
+            actions = call_to("online_schedule", ir.name(self.snapshots),
+                              ir.name(self.loop.counter))
         node = gast.For(target=self.header(), iter=actions, body=[_dispatch(
             self.action, self.a, self.b, [
                 ("restore", self.restore()), ("save", self.save(ir.name(self.a))),
