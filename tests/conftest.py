@@ -1,11 +1,24 @@
-"""Shared pytest setup: make the ``srcgrad`` package importable from a checkout."""
+"""Shared pytest setup: make the ``srcgrad`` package importable from a checkout,
+and the shared test modules importable by their plain names.
+
+The tests use pytest's default ("prepend") import mode: each test file is
+imported under its basename (so basenames are unique across tests/), with its own
+folder put on ``sys.path``.  The modules every folder shares live in tests/data
+(``import corpus``, ``from numeric import assert_close``); tests/ itself holds
+``spec.py`` and the spec tests that other tests import (``import spec``,
+``from test_rules_spec import ...``).  Both folders go on ``sys.path`` here, so
+that any one file or folder of tests runs on its own.  See tests/README.md.
+"""
 
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+TESTS = Path(__file__).resolve().parent
+ROOT = TESTS.parent
+DATA = TESTS / "data"
+for _path in (TESTS, DATA, ROOT):     # ends up ROOT, DATA, TESTS, ...
+    if str(_path) not in sys.path:
+        sys.path.insert(0, str(_path))
 
 
 # --- the user's cache is left alone ---------------------------------------------------
@@ -54,3 +67,20 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.get_closest_marker("fuzz") is not None:
             item.add_marker(skip)
+
+
+# --- Hypothesis examples that do not depend on where a test file lives ---------------
+#
+# With ``derandomize=True`` Hypothesis draws a parametrized test's examples from a
+# seed that hashes the test's pytest node id, folder included: moving a file to
+# another folder changes the programs its tests draw.  A test module that sets
+# ``HYPOTHESIS_KEY`` (a format string over ``{name}``, the test's name with its
+# parameters) is keyed by that instead, wherever the file lives.  Runs after the
+# Hypothesis plugin has set its key, just before the test is called.
+
+@_pytest.hookimpl(tryfirst=True)
+def pytest_runtest_call(item):
+    key = getattr(getattr(item, "module", None), "HYPOTHESIS_KEY", None)
+    inner = getattr(getattr(getattr(item, "obj", None), "hypothesis", None), "inner_test", None)
+    if key and hasattr(inner, "_hypothesis_internal_add_digest"):
+        inner._hypothesis_internal_add_digest = key.format(name=item.name).encode()

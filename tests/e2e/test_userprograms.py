@@ -1,6 +1,6 @@
-"""srcgrad on programs written the way users write them (tests/userprograms.py).
+"""srcgrad on programs written the way users write them (tests/data/userprograms.py).
 
-A second fuzzer, independent of tests/programs.py: seeded ``random.Random``
+A second fuzzer, independent of tests/data/programs.py: seeded ``random.Random``
 programs built from constructs (swaps and rotations in loops, ``x, x_prev =
 g(x), x``, tuple and list concatenation, loops over possibly empty slices of a
 list, dicts of mixed types as loop state, appends followed by rebinding, early
@@ -25,7 +25,7 @@ to the issue's target, 1%.
 ``fuzz``-marked twin (``make fuzz``) runs ``SRCGRAD_FUZZ_EXAMPLES`` (default
 10000) other seeds.  The summary table (construct frequencies, outcomes per
 construct, failure classes) is printed and written to ``summary.txt`` in the
-test's tmp dir; ``python tests/userprograms.py --count N`` gives the same
+test's tmp dir; ``python tests/data/userprograms.py --count N`` gives the same
 without pytest.
 """
 
@@ -80,7 +80,7 @@ def _run(seeds, tmp_path, monkeypatch, max_shared=MAX_SHARED):
             examples.append(f"=== seed {o.program.seed}: {o.kind} | {o.key}\n"
                             f"{o.program.source}\n--- {o.detail}")
         pytest.fail("; ".join(problems) + f"\n\n{table}\n\n" + "\n\n".join(examples[:40]) +
-                    "\n\n(rebuild one with `python tests/userprograms.py --show SEED`)",
+                    "\n\n(rebuild one with `python tests/data/userprograms.py --show SEED`)",
                     pytrace=False)
 
 

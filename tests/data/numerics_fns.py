@@ -1,4 +1,4 @@
-"""Functions at the edges of their primitives' domains (tests/test_numerics.py)."""
+"""Functions at the edges of their primitives' domains (tests/e2e/test_numerics.py)."""
 
 import numpy as np
 

@@ -1,4 +1,4 @@
-"""Functions for tests/test_fold.py (srcgrad reads their source from this file)."""
+"""Functions for tests/optimize/test_fold.py (srcgrad reads their source from this file)."""
 
 import numpy as np
 

@@ -1,4 +1,4 @@
-"""Functions for tests/test_higher.py, in a module of their own (srcgrad reads their
+"""Functions for tests/api/test_higher.py, in a module of their own (srcgrad reads their
 source, and the tests need module-level globals for hooks and rules)."""
 
 import math

@@ -3,10 +3,11 @@
 Generated code is the product; these files make every change to it visible in
 review.  After an intended change, regenerate them with
 
-    SRCGRAD_UPDATE_GOLDEN=1 python -m pytest tests/test_golden.py
+    SRCGRAD_UPDATE_GOLDEN=1 python -m pytest tests/e2e/test_golden.py
 
-and read the diff.  The path of this checkout is replaced by ``<tests>`` so
-the files do not depend on where the repository lives.
+and read the diff.  The files are in tests/data/golden.  The corpus's folder
+(tests/data in this checkout) is replaced by ``<tests>`` so the files do not
+depend on where the repository lives.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from srcgrad.pipeline import Options
 
 import corpus
 
-GOLDEN = Path(__file__).parent / "golden"
+GOLDEN = Path(corpus.__file__).resolve().parent / "golden"   # tests/data/golden
 
 CASES = [
     ("mlp_loss_grad", "mlp_loss", Options(mode="grad", wrt=(0, 1), single=False)),
@@ -42,7 +43,8 @@ CASES = [
 
 
 def _normalised(source: str) -> str:
-    """Without this checkout's path and the corpus's line numbers."""
+    """Without the corpus's folder (tests/data here; ``<tests>`` in the files, which
+    predate tests/data) and the corpus's line numbers."""
     source = source.replace(str(Path(corpus.__file__).parent), "<tests>")
     return re.sub(r"corpus\.py([,)]?) line \d+", r"corpus.py\1 line <n>", source)
 

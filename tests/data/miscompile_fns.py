@@ -1,5 +1,5 @@
 """Programs srcgrad once compiled wrong or refused (issue 13), one per class of
-bug, as users write them; tests/test_miscompiles.py checks each one."""
+bug, as users write them; tests/e2e/test_miscompiles.py checks each one."""
 
 import numpy as np
 

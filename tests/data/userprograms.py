@@ -1,6 +1,6 @@
 """Random NumPy programs written the way people write them, and the checks run on them.
 
-Why a second fuzzer: ``tests/programs.py`` builds programs from a typed
+Why a second fuzzer: ``tests/data/programs.py`` builds programs from a typed
 expression grammar, one statement at a time.  Users do not write code like
 that: they swap variables inside loops (``a, b = b, a``), keep ``x, x_prev =
 g(x), x``, glue tuples together before ``np.hstack``, iterate over slices of a
@@ -49,9 +49,9 @@ bound to ``autograd.numpy``); srcgrad raises nothing but located
 
 Command line (no pytest needed)::
 
-    python tests/userprograms.py --count 2000 --seed 0      # summary table
-    python tests/userprograms.py --show 17                  # print program 17
-    python tests/userprograms.py --count 500 --failures 3   # + 3 failing programs per class
+    python tests/data/userprograms.py --count 2000 --seed 0      # summary table
+    python tests/data/userprograms.py --show 17                  # print program 17
+    python tests/data/userprograms.py --count 500 --failures 3   # + 3 failing programs per class
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ from srcgrad.cache import store as cache, manifest, provenance
 from srcgrad import pipeline as compiler
 from srcgrad.pipeline import Options
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 MODEL = """
 import functools

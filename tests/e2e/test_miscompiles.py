@@ -2,7 +2,7 @@
 sequence ``+``, empty slices, container state, ``+=`` on immutable values,
 complex intermediates).
 
-Each program (tests/miscompile_fns.py) is checked the way every generated
+Each program (tests/data/miscompile_fns.py) is checked the way every generated
 function should be: its value bit-identical to the function's own under every
 policy, its gradient against finite differences and against autograd (an
 independent AD), and forward mode against the same finite differences.

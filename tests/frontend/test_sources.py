@@ -16,7 +16,7 @@ import pytest
 import srcgrad
 from srcgrad.frontend.parse import SourceNotFoundError
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 CELL = """import numpy as np
 

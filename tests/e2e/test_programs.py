@@ -1,4 +1,4 @@
-"""Property tests: srcgrad on random programs (tests/programs.py).
+"""Property tests: srcgrad on random programs (tests/data/programs.py).
 
 Each generated program is written to a real file and imported, so srcgrad reads
 its source the way it reads a user's.  For every program and random inputs:
@@ -13,7 +13,7 @@ its source the way it reads a user's.  For every program and random inputs:
 Translation validation, in 1 and 2: the value the generated code computes --
 ``value_and_grad``'s and ``vjp``'s (of ``f_vec``) with "save" and with the
 other policy, ``jvp``'s of ``f_vec`` -- is the function's own value bit for bit (same type,
-shape, dtype and bits; tests/numeric.py ``bit_identical``): srcgrad keeps the
+shape, dtype and bits; tests/data/numeric.py ``bit_identical``): srcgrad keeps the
 forward statements as written, so no tolerance is allowed.
 
 3. the generated source is deterministic: a second copy of the module, in
@@ -27,7 +27,7 @@ a coordinate whose one-sided differences disagree (a kink or a jump of
 ``abs``/``maximum``/``where``/``clip``/``max``, or a tie, within eps) is skipped.
 
 ``test_focused_constructs`` runs the same checks on programs that each hold a
-construct srcgrad once got wrong (tests/programs.py CONSTRUCTS): regression
+construct srcgrad once got wrong (tests/data/programs.py CONSTRUCTS): regression
 tests for fixed bugs, xfails naming the open ones.
 
 Every failure message carries the program's source and how to rebuild the
@@ -67,6 +67,14 @@ from programs import (
 
 import srcgrad
 from numeric import bit_identical, perturbed
+
+#: tests/data: programs.py, numeric.py, and fuzz_failures/ (below)
+DATA = Path(__file__).resolve().parents[1] / "data"
+
+#: What Hypothesis keys the parametrized tests' examples by (tests/conftest.py):
+#: this file's node id before tests/ had folders, so that the move kept the
+#: programs test_focused_constructs draws.
+HYPOTHESIS_KEY = "tests/test_programs.py::{name}"
 
 EXAMPLES = int(os.environ.get("SRCGRAD_FUZZ_EXAMPLES", "200"))
 FUZZ_EXAMPLES = int(os.environ.get("SRCGRAD_FUZZ_EXAMPLES", "10000"))
@@ -170,7 +178,7 @@ class ModifiedInput(ProgramFailure):
 
 
 class GeneratorBug(ProgramFailure):
-    """The generated program itself is broken (a bug in tests/programs.py)."""
+    """The generated program itself is broken (a bug in tests/data/programs.py)."""
 
 
 class Refused(Exception):
@@ -225,7 +233,8 @@ class Case:
         raise kind(
             f"{message}\n\n"
             f"--- program ({self.directory / self.stem}.py) ---\n{self.source}\n"
-            f"--- inputs: tests/programs.py make_inputs({self.seed}, {self.scalar_kind!r}) ---\n"
+            f"--- inputs: tests/data/programs.py make_inputs({self.seed}, "
+            f"{self.scalar_kind!r}) ---\n"
             f"{args}\n")
 
     def call(self, what, fn, *args):
@@ -524,7 +533,7 @@ def test_random_programs_fuzz(program, seed, scalar_kind, wrt, workdir):
 #: Where `make fuzz` keeps the programs it found failing, one file per kind of
 #: failure.  Hypothesis shrinks a failure by re-running smaller programs, so the
 #: file left last holds the smallest; test_saved_failures replays each file.
-FAILURES = Path(__file__).parent / "fuzz_failures"
+FAILURES = DATA / "fuzz_failures"
 
 
 def save_failure(program, seed, scalar_kind, wrt, failure) -> Path:
@@ -533,8 +542,8 @@ def save_failure(program, seed, scalar_kind, wrt, failure) -> Path:
     first = str(failure).splitlines()[0] if str(failure) else type(failure).__name__
     path.write_text(
         f'"""A program `make fuzz` found failing ({type(failure).__name__}): {first[:200]}\n\n'
-        f'Replayed by tests/test_programs.py::test_saved_failures; once fixed, keep it as\n'
-        f'a regression test (or move it into tests/corpus.py)."""\n\n'
+        f'Replayed by tests/e2e/test_programs.py::test_saved_failures; once fixed, keep it\n'
+        f'as a regression test (or move it into tests/data/corpus.py)."""\n\n'
         f"from programs import Program  # noqa: F401 - used by PROGRAM below\n\n"
         f"PROGRAM = {program!r}\nSEED = {seed!r}\nSCALAR_KIND = {scalar_kind!r}\n"
         f"WRT = {wrt!r}\n", encoding="utf-8")
@@ -563,7 +572,7 @@ def test_a_saved_failure_replays_its_program(tmp_path, monkeypatch, workdir):
 
 # --- focused tests: every program holds a construct srcgrad once got wrong ---------------
 #
-# See CONSTRUCTS in tests/programs.py.  Those still in GATED are kept out of the
+# See CONSTRUCTS in tests/data/programs.py.  Those still in GATED are kept out of the
 # main grammar and their test is an xfail naming the bug; shrinking is off there
 # to keep the default run short (`--runxfail` shows a failing program).
 
@@ -678,7 +687,7 @@ def test_generated_source_does_not_depend_on_the_hash_seed(tmp_path):
     strings: two processes with different PYTHONHASHSEED give identical text."""
     script = textwrap.dedent(f"""
         import sys
-        sys.path.insert(0, {str(Path(__file__).parent)!r})
+        sys.path.insert(0, {str(DATA)!r})
         import hashlib, srcgrad
         from programs import RandomChooser, generate, load_program, make_inputs
         for seed in range(12):
@@ -688,7 +697,7 @@ def test_generated_source_does_not_depend_on_the_hash_seed(tmp_path):
             text += srcgrad.vjp(module.f_vec, *make_inputs(seed))[1].source
             print(seed, hashlib.sha256(text.encode()).hexdigest())
         """)
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     outputs = []
     for hash_seed in ("1", "2"):
         env = dict(os.environ, PYTHONHASHSEED=hash_seed, SRCGRAD_CACHE="0",

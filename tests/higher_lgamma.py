@@ -1,7 +1,0 @@
-"""A function calling math.lgamma, a C function with no source (tests/test_higher.py)."""
-
-import math
-
-
-def f(x):
-    return x * math.lgamma(x)
