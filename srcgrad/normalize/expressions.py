@@ -1,0 +1,315 @@
+"""Normalisation of expressions: one operation per statement, on atoms.
+
+Part of :mod:`.normalizer` (a mixin of its normaliser).  An expression is taken
+apart innermost first: each operation gets a temporary (``t1 = x @ W``) whose
+statement carries the primitive it applies (``stmt.op``, an :class:`..ir.Op`),
+its operands reduced to atoms -- names, constants, attribute chains of free
+names (``np.pi``) -- so no later pass re-resolves what an operator or a call
+means.  Each definition of a variable gets its own name in straight-line code
+(:meth:`Expressions.define`); comparisons and boolean operators stay whole,
+opaque and never differentiated.
+
+    >>> from ..frontend.parse import parse_function
+    >>> from .normalizer import normalize, unparse_body
+    >>> import numpy as np
+    >>> def f(x, W):
+    ...     y = -(x @ W) * np.pi
+    ...     wide = y.ndim > 1 and y.shape[1] > 2
+    ...     return y.T[0]
+    >>> print(unparse_body(normalize(parse_function(f))))
+    t1 = x @ W
+    t2 = -t1
+    y = t2 * np.pi
+    wide = y.ndim > 1 and y.shape[1] > 2
+    t3 = y.T
+    t4 = t3[0]
+    return t4
+"""
+
+from __future__ import annotations
+
+import operator
+
+import gast
+import numpy as np
+
+from .. import ir
+from ..errors import SrcGradError
+from ..frontend.parse import MISSING, root_name
+from ..ir.syntax import clone, walk
+from ..rules import registry
+from .calls import DYNAMIC
+
+BINOPS = {
+    gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
+    gast.Div: operator.truediv, gast.FloorDiv: operator.floordiv, gast.Mod: operator.mod,
+    gast.Pow: operator.pow, gast.MatMult: operator.matmul, gast.BitAnd: operator.and_,
+    gast.BitOr: operator.or_, gast.BitXor: operator.xor, gast.LShift: operator.lshift,
+    gast.RShift: operator.rshift,
+}
+UNARYOPS = {gast.USub: operator.neg, gast.UAdd: operator.pos, gast.Invert: operator.invert,
+            gast.Not: operator.not_}
+OP_LABELS = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.truediv: "/",
+             operator.floordiv: "//", operator.mod: "%", operator.pow: "**",
+             operator.matmul: "@", operator.neg: "unary -", operator.pos: "unary +"}
+
+#: Primitives returning a tuple; ``f(x)[k]`` and ``a, b = f(x)`` unpack them.
+MULTI_OUTPUT = {}
+
+
+def register_multi_output(primitive, count: int) -> None:
+    """Declare that ``primitive`` returns a tuple of ``count`` values."""
+    MULTI_OUTPUT[primitive] = count
+
+
+for _prim, _count in ((np.linalg.slogdet, 2), (np.linalg.eigh, 2), (np.linalg.qr, 2),
+                      (np.linalg.svd, 3), (np.divmod, 2), (np.frexp, 2), (np.modf, 2)):
+    register_multi_output(_prim, _count)
+
+
+class Expressions:
+    """Expressions, atoms and names (mixed into the normaliser)."""
+
+    def define(self, user_name: str) -> str:
+        """The name for a new definition of ``user_name``.
+
+        In straight-line code every definition gets a fresh name (``h``, ``h_1``);
+        inside ``if``/``for``/``while`` a variable keeps the name it has, since the
+        same statement may run many times (the reverse pass saves what an
+        overwrite destroys).
+        """
+        if self.depth and user_name in self.env:
+            return self.env[user_name]
+        # a local named like a helper the generated code calls (unbroadcast, np) is
+        # renamed, or it would shadow the helper
+        reserved = user_name in registry.RULE_GLOBALS or user_name in registry.called_functions()
+        ssa = user_name if user_name not in self.env.values() and user_name not in self.env \
+            and not reserved else self.namer.fresh(user_name)
+        self.namer.reserve(ssa)
+        self.namer.user_names[ssa] = user_name
+        self.env[user_name] = ssa
+        return ssa
+
+    def expr_into(self, value, target: gast.Name):
+        """Normalise ``value`` so that its last operation assigns ``target``."""
+        if self.is_sum_of_generator(value):
+            tmp = self.namer.temp()
+            self.sum_of_generator(value, tmp)
+            self.emit_copy(target, gast.copy_location(ir.name(self.env[tmp]), value), value)
+            return
+        if isinstance(value, gast.IfExp):
+            tmp = self.namer.temp()
+            self.conditional_into(value, tmp)
+            self.emit_copy(target, gast.copy_location(ir.name(tmp), value), value)
+            return
+        built = self.operation(value)
+        if built is None:  # an atom: a plain copy
+            atom = self.atom(value)
+            self.emit_copy(target, atom, value)
+            return
+        expr, op = built
+        name = self.define(target.id)
+        if name in ir.names_in(expr):  # `h = h * 2` in a loop: keep the operand intact
+            tmp = self.namer.temp()
+            stmt = ir.assign(tmp, expr)
+            stmt.op = op
+            self.out.append(gast.copy_location(stmt, value))
+            self.emit_copy(target, gast.copy_location(ir.name(tmp), value), value)
+            return
+        stmt = ir.assign(name, expr)
+        stmt.op = op
+        gast.copy_location(stmt, value)
+        self.out.append(stmt)
+
+    def emit_copy(self, target, atom, node):
+        name = self.define(target.id)
+        literal = isinstance(atom, gast.Constant) or (
+            isinstance(atom, (gast.Name, gast.Attribute)) and root_name(atom) in self.free
+            and root_name(atom) not in self.locals and root_name(atom) not in self.env.values())
+        if literal and self.assignments.get(target.id, 0) == 1 and target.id not in self.params:
+            # `power = 2`, `model = MODEL`: later reads see the literal or the global
+            self.constants[name] = atom
+        if isinstance(atom, gast.Name) and atom.id == name:
+            return  # `x = x`
+        stmt = ir.assign(name, atom)
+        stmt.op = ir.Op(operator.pos, [atom], {}, node, "assignment")
+        gast.copy_location(stmt, node)
+        self.out.append(stmt)
+
+    def atom_of(self, expr, op):
+        """A temporary holding ``expr`` computed by ``op``."""
+        tmp = self.namer.temp()
+        stmt = ir.assign(tmp, expr)
+        stmt.op = op
+        self.out.append(gast.copy_location(stmt, op.node))
+        return gast.copy_location(ir.name(tmp), op.node)
+
+    def atom(self, node):
+        """A name or constant holding ``node``'s value (emitting statements for it)."""
+        if isinstance(node, gast.Constant):
+            return node
+        if isinstance(node, gast.Name):
+            if node.id in self.local_functions:
+                raise self.error(f"the local function '{node.id}' can only be called here "
+                                 f"(srcgrad inlines it at each call)", node)
+            if node.id in self.locals:
+                if node.id not in self.env:
+                    raise self.error(f"local variable '{node.id}' is used before it is "
+                                     f"assigned", node, SrcGradError)
+                if self.env[node.id] in self.constants:
+                    return clone(self.constants[self.env[node.id]])
+                return gast.copy_location(ir.name(self.env[node.id]), node)
+            self.collect_free(node)
+            return node
+        if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)) \
+                and isinstance(node.operand, gast.Constant) \
+                and isinstance(node.operand.value, (int, float, complex)) \
+                and not isinstance(node.operand.value, bool):
+            sign = -1 if isinstance(node.op, gast.USub) else 1
+            return gast.Constant(value=sign * node.operand.value, kind=None)
+        if self.is_static(node):
+            self.collect_free(node)
+            return node
+        if isinstance(node, gast.IfExp):
+            tmp = self.namer.temp()
+            self.conditional_into(node, tmp)
+            return gast.copy_location(ir.name(self.env[tmp]), node)
+        if self.is_sum_of_generator(node):
+            tmp = self.namer.temp()
+            self.sum_of_generator(node, tmp)
+            return gast.copy_location(ir.name(self.env[tmp]), node)
+        built = self.operation(node)
+        expr, op = built
+        tmp = self.namer.temp()
+        stmt = ir.assign(tmp, expr)
+        stmt.op = op
+        gast.copy_location(stmt, node)
+        self.out.append(stmt)
+        return gast.copy_location(ir.name(tmp), node)
+
+    def is_static(self, node) -> bool:
+        """An attribute chain of free names (``np.pi``, ``math.e``)."""
+        return isinstance(node, gast.Attribute) and root_name(node) is not None \
+            and root_name(node) not in self.locals
+
+    def is_sum_of_generator(self, node) -> bool:
+        return isinstance(node, gast.Call) and len(node.args) == 1 and not node.keywords \
+            and isinstance(node.args[0], gast.GeneratorExp) and self.callee(node) is sum
+
+    def operation(self, node):
+        """``(expression, Op)`` for one operation applied to atoms, or None for an atom."""
+        if isinstance(node, (gast.Constant, gast.Name)) or self.is_static(node):
+            return None
+        if isinstance(node, gast.UnaryOp) and isinstance(node.operand, gast.Constant) \
+                and isinstance(node.op, (gast.USub, gast.UAdd)):
+            return None
+        if isinstance(node, gast.BinOp):
+            left, right = self.atom(node.left), self.atom(node.right)
+            prim = BINOPS[type(node.op)]
+            return gast.BinOp(left=left, op=node.op, right=right), \
+                ir.Op(prim, [left, right], {}, node, OP_LABELS.get(prim, prim.__name__))
+        if isinstance(node, gast.UnaryOp):
+            if isinstance(node.op, gast.Not):
+                return self.opaque(node), ir.Op(ir.OPAQUE, [], {}, node, "not")
+            operand = self.atom(node.operand)
+            prim = UNARYOPS[type(node.op)]
+            return gast.UnaryOp(op=node.op, operand=operand), \
+                ir.Op(prim, [operand], {}, node, OP_LABELS.get(prim, prim.__name__))
+        if isinstance(node, (gast.Compare, gast.BoolOp)):
+            label = "comparison" if isinstance(node, gast.Compare) else "boolean operator"
+            return self.opaque(node), ir.Op(ir.OPAQUE, [], {}, node, label)
+        if isinstance(node, gast.Call):
+            return self.call(node)
+        if isinstance(node, gast.Attribute):
+            value = self.atom(node.value)
+            prim = getattr(np.ndarray, node.attr, None)
+            expr = gast.Attribute(value=value, attr=node.attr, ctx=gast.Load())
+            if prim is None:  # an attribute of an object: self.W
+                return expr, ir.Op(ir.GETATTR, [value, gast.Constant(value=node.attr, kind=None)],
+                                   {}, node, f".{node.attr}")
+            return expr, ir.Op(prim, [value], {}, node, f".{node.attr}")
+        if isinstance(node, gast.Subscript):
+            return self.subscript(node)
+        if isinstance(node, (gast.Tuple, gast.List)):
+            elts = [self.atom(e) for e in node.elts]
+            prim = ir.BUILD_TUPLE if isinstance(node, gast.Tuple) else ir.BUILD_LIST
+            return type(node)(elts=elts, ctx=gast.Load()), ir.Op(prim, elts, {}, node, prim.label)
+        if isinstance(node, gast.Dict):
+            if not all(isinstance(k, gast.Constant) for k in node.keys):
+                raise self.error("dict displays need constant keys", node)
+            values = [self.atom(v) for v in node.values]
+            keys = gast.Tuple(elts=list(node.keys), ctx=gast.Load())
+            return gast.Dict(keys=list(node.keys), values=values), \
+                ir.Op(ir.BUILD_DICT, [keys, *values], {}, node, ir.BUILD_DICT.label)
+        if isinstance(node, (gast.ListComp, gast.GeneratorExp)):
+            return self.comprehension(node)
+        raise self.error(f"'{type(node).__name__}' expressions are not supported", node)
+
+    def subscript(self, node):
+        value = node.value
+        if isinstance(value, gast.Call) and isinstance(node.slice, gast.Constant) \
+                and isinstance(node.slice.value, int):
+            prim = self.callee(value)
+            if prim in MULTI_OUTPUT:  # slogdet(a)[1]: unpack, use element 1
+                names = [self.namer.temp() for _ in range(MULTI_OUTPUT[prim])]
+                target = gast.Tuple(elts=[ir.name(n, store=True) for n in names],
+                                    ctx=gast.Store())
+                self.emit_call(value, prim, target)
+                element = ir.name(names[node.slice.value])
+                return element, ir.Op(operator.pos, [element], {}, node, "element")
+        base = self.atom(value)
+        index = self.index(node.slice)
+        return gast.Subscript(value=base, slice=index, ctx=gast.Load()), \
+            ir.Op(operator.getitem, [base, index], {}, node, "indexing")
+
+    def index(self, node):
+        if isinstance(node, gast.Slice):
+            parts = {k: (None if getattr(node, k) is None else self.atom(getattr(node, k)))
+                     for k in ("lower", "upper", "step")}
+            return gast.Slice(**parts)
+        if isinstance(node, gast.Tuple):
+            return gast.Tuple(elts=[self.index(e) for e in node.elts], ctx=gast.Load())
+        if isinstance(node, gast.List):
+            return self.literal(node)
+        return self.atom(node)
+
+    def literal(self, node):
+        """An argument: atoms, and list/tuple displays of atoms kept as displays."""
+        if isinstance(node, (gast.List, gast.Tuple)):
+            return type(node)(elts=[self.literal(e) for e in node.elts], ctx=gast.Load())
+        return self.atom(node)
+
+    def opaque(self, node):
+        """A copy of ``node`` with local names renamed to their SSA names; evaluated
+        as is."""
+        node = clone(node)
+        for sub in walk(node):
+            if isinstance(sub, gast.Call) and self.callee(sub) in DYNAMIC:
+                raise self.error(f"'{self.callee(sub).__name__}' is not supported: srcgrad "
+                                 f"differentiates the code it can read", sub)
+            if isinstance(sub, gast.Name) and isinstance(sub.ctx, gast.Load):
+                if getattr(sub, "helper", None) is not None:
+                    continue
+                if sub.id in self.locals:
+                    if sub.id not in self.env:
+                        raise self.error(f"local variable '{sub.id}' is used before it is "
+                                         f"assigned", sub, SrcGradError)
+                    sub.id = self.env[sub.id]
+                else:
+                    self.collect_free(sub)
+        return node
+
+    def collect_free(self, node):
+        if getattr(node, "helper", None) is not None:
+            return
+        root = root_name(node)
+        if root is None or root in self.locals:
+            for sub in walk(node):
+                if isinstance(sub, gast.Name) and sub.id not in self.locals \
+                        and isinstance(sub.ctx, gast.Load):
+                    self.collect_free(sub)
+            return
+        value = self.parsed.resolver.lookup(root)
+        if value is MISSING:
+            raise self.error(f"name '{root}' is not defined", node, SrcGradError)
+        self.free[root] = value

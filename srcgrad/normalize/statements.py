@@ -1,0 +1,280 @@
+"""Normalisation of statements: assignment in every form, appends, dispatch.
+
+Part of :mod:`.normalizer` (a mixin of its normaliser, like :mod:`.control`
+and :mod:`.calls`).  Plain, tuple, chained, element (``x[i] = v``) and
+augmented assignment all end here as assignments of one operation's result to
+one name; ``xs.append(v)`` and ``x[i] = v`` become updates the alias check and
+the adjoint sweep recognise (``ir.is_update``); ``if``, ``for`` and ``while``
+go to :class:`.control.ControlFlow`.  An argument the function updates in
+place is copied first, so the caller's value never changes.
+
+    >>> from ..frontend.parse import parse_function
+    >>> from .normalizer import normalize, unparse_body
+    >>> def swap(a, b):
+    ...     a, b = b, a * 2.0
+    ...     a += b
+    ...     return a
+    >>> print(unparse_body(normalize(parse_function(swap))))
+    t1 = a * 2.0
+    a_1 = b
+    b_1 = t1
+    a_2 = a_1 + b_1
+    return a_2
+"""
+
+from __future__ import annotations
+
+import operator
+
+import gast
+
+from .. import ir
+from ..errors import SrcGradError
+from ..frontend.linker import is_user_function
+from ..ir.syntax import clone, helper_ref, is_append, source_of, walk
+from ..rules import registry
+from .expressions import BINOPS, MULTI_OUTPUT, OP_LABELS
+
+
+class Statements:
+    """Statements and assignments (mixed into the normaliser)."""
+
+    def statement(self, stmt):
+        if isinstance(stmt, gast.Assign):
+            self.assign(stmt.targets, stmt.value, stmt)
+        elif isinstance(stmt, gast.AnnAssign):
+            if stmt.value is not None:
+                self.assign([stmt.target], stmt.value, stmt)
+        elif isinstance(stmt, gast.AugAssign):
+            target = stmt.target
+            if isinstance(target, gast.Subscript):  # x[i] += v
+                index = self.index(target.slice)
+                base = self.updated_array(target)
+                current = gast.copy_location(
+                    gast.Subscript(value=ir.name(base), slice=clone(index),
+                                   ctx=gast.Load()), target)
+                old_item = self.atom_of(current, ir.Op(operator.getitem, [ir.name(base), index],
+                                                       {}, target, "indexing"))
+                right = self.atom(stmt.value)
+                new_item = self.atom_of(
+                    gast.BinOp(left=old_item, op=stmt.op, right=right),
+                    ir.Op(BINOPS[type(stmt.op)], [old_item, right], {}, stmt,
+                          OP_LABELS.get(BINOPS[type(stmt.op)], "operator")))
+                # d[k] += v on a list or dict changes the array d[k] holds in place
+                # (then stores it back): the alias check must know
+                self.out[-1].item_update = (base, old_item.id, clone(index))
+                self.out[-1].user_target = source_of(target)
+                self.out[-1].augmented_symbol = OP_LABELS.get(BINOPS[type(stmt.op)], "+")
+                self.setitem(target, new_item, index, stmt)
+                return
+            if not isinstance(target, gast.Name):
+                raise self.error("augmented assignment to an attribute is not supported yet",
+                                 target)
+            load = gast.Name(id=target.id, ctx=gast.Load(), annotation=None, type_comment=None)
+            gast.copy_location(load, target)
+            binop = gast.BinOp(left=load, op=stmt.op, right=stmt.value)
+            gast.copy_location(binop, stmt)
+            old = self.env.get(target.id)
+            self.assign([target], binop, stmt)
+            # NumPy updates an array in place here: the alias check must know
+            self.out[-1].augmented = old
+            self.out[-1].augmented_symbol = OP_LABELS.get(BINOPS[type(stmt.op)], "+")
+            self.out[-1].user_target = target.id
+        elif isinstance(stmt, gast.Expr) and is_append(stmt.value):
+            call = stmt.value
+            base = self.updated_array(gast.Subscript(value=call.func.value, slice=None,
+                                                     ctx=gast.Load()))
+            item = self.atom(call.args[0])
+            node = gast.Expr(value=gast.Call(func=gast.Attribute(
+                value=ir.name(base), attr="append", ctx=gast.Load()), args=[item], keywords=[]))
+            node.op = ir.Op(ir.APPEND, [ir.name(base), item], {}, stmt, ".append()")
+            self.out.append(gast.copy_location(node, stmt))
+        elif isinstance(stmt, (gast.Expr, gast.Assert)):
+            node = self.opaque(stmt)
+            node.op = ir.Op(ir.OPAQUE, [], {}, stmt, "statement")
+            self.out.append(node)
+        elif isinstance(stmt, gast.Pass):
+            pass
+        elif isinstance(stmt, gast.FunctionDef):
+            self.local_function(stmt.name, stmt)
+        elif isinstance(stmt, gast.If):
+            self.if_statement(stmt)
+        elif isinstance(stmt, gast.For):
+            self.for_statement(stmt)
+        elif isinstance(stmt, gast.While):
+            self.while_statement(stmt)
+        elif isinstance(stmt, (gast.Break, gast.Continue)):
+            self.out.append(gast.copy_location(type(stmt)(), stmt))
+        else:  # pragma: no cover - the fence rejects everything else
+            raise self.error(f"'{type(stmt).__name__}' statements are not supported", stmt)
+
+    def assign(self, targets, value, stmt):
+        first, rest = targets[0], targets[1:]
+        if rest and not isinstance(first, gast.Name):  # a[0] = b = v: bind v's atom to each
+            atom = self.atom(value)
+            for target in targets:
+                self.bind(target, atom, stmt)
+            return
+        if isinstance(value, gast.Lambda) and len(targets) == 1 and isinstance(first, gast.Name):
+            self.local_function(first.id, value)
+            return
+        if isinstance(first, gast.Name):
+            self.expr_into(value, first)
+        elif isinstance(first, (gast.Tuple, gast.List)):
+            self.unpack(first, value)
+        elif isinstance(first, gast.Subscript):
+            self.setitem(first, self.atom(value), self.index(first.slice), stmt)
+        else:
+            raise self.error("assignment to an element or attribute (in-place update) "
+                             "is not supported yet", first)
+        for extra in rest:  # a = b = value, a = d['h'] = value: each gets a's value
+            self.bind(extra, gast.copy_location(ir.name(self.env[first.id]), first), stmt)
+
+    def updated_array(self, target) -> str:
+        """The current name of the array ``x`` in ``x[i] = ...``."""
+        base = target.value
+        if not isinstance(base, gast.Name) or base.id not in self.locals:
+            raise self.error("only elements of a local variable can be assigned "
+                             "(x[i] = v); assign to a copy of a global or an attribute",
+                             base)
+        if base.id not in self.env:
+            raise self.error(f"local variable '{base.id}' is used before it is assigned",
+                             base, SrcGradError)
+        return self.env[base.id]
+
+    def setitem(self, target, value, index, stmt):
+        """``x[index] = value``: an in-place update of ``x`` (see ir.is_update)."""
+        base = self.updated_array(target)
+        node = ir.assign(gast.Subscript(value=ir.name(base), slice=index, ctx=gast.Store()),
+                         value)
+        node.op = ir.Op(operator.setitem, [ir.name(base), index, value], {}, stmt,
+                        "element assignment")
+        self.out.append(gast.copy_location(node, stmt))
+
+    def copy_updated_arguments(self):
+        """Arguments updated in place are copied first: the caller's arrays never change."""
+        updated = set()
+        for node in walk(self.func):
+            if isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Store) \
+                    and isinstance(node.value, gast.Name):
+                updated.add(node.value.id)
+            if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Subscript) \
+                    and isinstance(node.target.value, gast.Name):
+                updated.add(node.target.value.id)
+            if is_append(node):
+                updated.add(node.func.value.id)
+        for param in self.params:
+            if param in updated:
+                # snapshot() copies an array, list or dict and leaves a number alone
+                # (the name may be rebound to an array before it is updated)
+                call = gast.Call(func=helper_ref("snapshot"), args=[ir.name(param)],
+                                 keywords=[])
+                gast.copy_location(call, self.func)
+                self.expr_into(call, gast.Name(id=param, ctx=gast.Store(), annotation=None,
+                                               type_comment=None))
+                self.out[-1].comment = f"{param} is updated in place below: work on a copy"
+
+    def unpack(self, target, value):
+        """``a, b = value``: names bound one by one, nested targets recursively.
+
+        Python evaluates the whole right-hand side before binding any name, so a
+        source that a binding before it overwrites (``a, b = b, a`` inside a loop,
+        where both keep their names) is copied to a temporary first."""
+        if isinstance(value, (gast.Tuple, gast.List)) \
+                and not any(isinstance(v, gast.Starred) for v in value.elts):
+            if len(value.elts) != len(target.elts):
+                raise self.error(f"cannot unpack {len(value.elts)} values into "
+                                 f"{len(target.elts)} names", value, SrcGradError)
+            atoms = self.parallel_sources(target.elts, [self.atom(v) for v in value.elts],
+                                          value)
+            for elt, atom in zip(target.elts, atoms):
+                self.bind(elt, atom, value)
+            return
+        if isinstance(value, gast.Call) and all(isinstance(e, gast.Name) for e in target.elts):
+            prim = self.callee(value)
+            if prim in MULTI_OUTPUT and MULTI_OUTPUT[prim] != len(target.elts):
+                raise self.error(f"{registry.display_name(prim)} returns "
+                                 f"{MULTI_OUTPUT[prim]} values, not {len(target.elts)}",
+                                 value, SrcGradError)
+            if is_user_function(prim) or prim in MULTI_OUTPUT:
+                # a, b = f(a, b): f's pair returns the tuple.  The arguments are
+                # evaluated before the targets are bound (a straight-line target gets
+                # a fresh name, which the arguments must not read)
+                expr, op = self.call(value)
+                if self.current_names(target) & set(ir.names_in(expr)):
+                    # a, b = f(a, b) in a loop: into temporaries first, as for `h = h * 2`
+                    # (the adjoint of an operation must not write its own operand)
+                    temps = [self.namer.temp() for _ in target.elts]
+                    self.emit_tuple(temps, expr, op, value)
+                    for elt, tmp in zip(target.elts, temps):
+                        self.emit_copy(elt, gast.copy_location(ir.name(tmp), value), value)
+                    return
+                self.emit_tuple([self.define(elt.id) for elt in target.elts], expr, op, value)
+                return
+        self.unpack_atom(target, self.atom(value), value)
+
+    def emit_tuple(self, names, expr, op, node):
+        """``names[0], names[1], ... = expr`` computed by ``op``."""
+        stmt = ir.assign(gast.Tuple(elts=[ir.name(n, store=True) for n in names],
+                                    ctx=gast.Store()), expr)
+        stmt.op = op
+        self.out.append(gast.copy_location(stmt, node))
+
+    def unpack_atom(self, target, whole, node):
+        """``a, b = t`` for an atom ``t``: element by element (``a = t[0]``, ...)."""
+        for elt in target.elts:
+            if not isinstance(elt, (gast.Name, gast.Tuple, gast.List, gast.Subscript)):
+                raise self.error("only names, elements and tuples of them can be unpacked "
+                                 "into", elt)
+        whole = self.parallel_sources(target.elts, [whole], node, after=-1)[0]
+        for i, elt in enumerate(target.elts):
+            index = gast.Constant(value=i, kind=None)
+            item = gast.Subscript(value=whole, slice=index, ctx=gast.Load())
+            op = ir.Op(operator.getitem, [whole, index], {}, node, "unpacking")
+            if isinstance(elt, gast.Name):
+                stmt = ir.assign(self.define(elt.id), item)
+                stmt.op = op
+                self.out.append(gast.copy_location(stmt, elt))
+            else:
+                self.bind(elt, self.atom_of(item, op), node)
+
+    def bind(self, target, atom, node):
+        """``target = atom`` for a name, an element ``x[i]`` or a (nested) tuple of
+        them."""
+        if isinstance(target, gast.Name):
+            self.emit_copy(target, atom, node)
+        elif isinstance(target, (gast.Tuple, gast.List)):
+            self.unpack_atom(target, atom, node)
+        elif isinstance(target, gast.Subscript):  # u[0], u[1] = u[1], u[0]
+            self.setitem(target, atom, self.index(target.slice), node)
+        else:
+            raise self.error("only names, elements and tuples of them can be unpacked into",
+                             target)
+
+    def parallel_sources(self, targets, atoms, node, after=0):
+        """``atoms`` with each one that an earlier binding of ``targets`` overwrites
+        replaced by a temporary copy made before any binding.
+
+        Atom ``j`` is read after the bindings of ``targets[:j + 1 + after]`` (an
+        element-by-element unpacking reads its one atom after every binding:
+        ``after=-1`` with one atom means all of them).  Only a binding that keeps
+        its name overwrites -- inside a loop or branch; a straight-line definition
+        gets a fresh name and leaves the old value readable."""
+        stored = [self.current_names(t) for t in targets]
+        result = []
+        for j, atom in enumerate(atoms):
+            before = stored if after < 0 else stored[:j + after]
+            if isinstance(atom, gast.Name) and any(atom.id in names for names in before):
+                tmp = self.namer.temp()
+                stmt = ir.assign(tmp, atom)
+                stmt.op = ir.Op(operator.pos, [atom], {}, node, "assignment")
+                self.out.append(gast.copy_location(stmt, node))
+                atom = gast.copy_location(ir.name(tmp), atom)
+            result.append(atom)
+        return result
+
+    def current_names(self, target) -> set[str]:
+        """The names that binding ``target`` here overwrites in place."""
+        if not self.depth:
+            return set()
+        return {self.env[n] for n in ir.stored_names(target) if n in self.env}
