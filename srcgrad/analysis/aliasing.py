@@ -22,6 +22,11 @@ run time where it depends on values the compiler cannot see:
 - appending to a list or setting an item of a list or dict changes that
   container, never the arrays it holds.
 
+Which names share memory is :mod:`.sharing`'s to say, whether a read may run
+after an update without a fresh binding in between is :mod:`.paths`'s, and
+taking a view again is :mod:`.refresh`'s; this module decides, update by
+update, what to follow, guard or refuse.
+
     >>> import numpy as np
     >>> def f(x):
     ...     y = x * 1.0
@@ -60,7 +65,7 @@ from .. import ir
 from ..errors import AliasedUpdateError
 from ..frontend.linker import is_user_function
 from ..ir.syntax import SliceToCall, clone, helper_ref, source_of
-from . import refresh
+from . import paths, refresh
 from .activity import scalar_names
 from .sharing import (
     affected_groups,
@@ -102,7 +107,7 @@ def check_aliases(program: ir.Program) -> None:
     # r = y[1:]; r[0] = v: y changes too -- written back (y[1:] = r) right after, so
     # that the dataflow sees it; the write-back is an update of y checked below
     written = refresh.write_back(statements, views, steady, blocks, program.namer,
-                                 lambda v, u: _dominates(v, u, blocks), containers)
+                                 lambda v, u: paths.dominates(v, u, blocks), containers)
     if written:
         (statements, views, elements, holders, parts, joins, loops, blocks, order,
          steady) = _structure(program, containers)
@@ -128,7 +133,7 @@ def check_aliases(program: ir.Program) -> None:
             refresh.insert(stmt_, plan.views, plan.roots, x_, new, block, program.namer, check)
             unbound_refreshed.extend(n for n in plan.names + [c for c, _ in plan.holders]
                                      if n not in unbound_refreshed
-                                     and _maybe_unbound(n, stmt_, program, blocks))
+                                     and paths.maybe_unbound(n, stmt_, program, blocks))
             refreshes[id(stmt)] = None
             (statements, views, elements, holders, parts, joins, loops, blocks, order,
              steady) = _structure(program, containers)
@@ -201,11 +206,11 @@ def check_aliases(program: ir.Program) -> None:
                 continue  # a container holding d itself: sees d[k]'s array through d
             if id(stmt) in written and refresh.chain(
                     other, x, made, lambda v, u=stmt: steady(v, u, base=False),
-                    lambda v, u=stmt: _dominates(v, u, blocks), elements) is None:
+                    lambda v, u=stmt: paths.dominates(v, u, blocks), elements) is None:
                 continue  # the base and what shares it: the write-back's own check
             source = made.get(other)
-            stale = next((later for later in statements if other in _reads(later)
-                          and _stale(later, stmt, other, order, loops, blocks)), None)
+            stale = next((later for later in statements if other in paths.reads(later)
+                          and paths.stale(later, stmt, other, order, loops, blocks)), None)
             if stale is None:
                 continue
             message = _message(stmt, x, other, source, user)
@@ -216,7 +221,7 @@ def check_aliases(program: ir.Program) -> None:
             if source is not None and follow:
                 again = refresh.chain(other, x, made,
                                       lambda v, u=stmt: steady(v, u, base=False),
-                                      lambda v, u=stmt: _dominates(v, u, blocks),
+                                      lambda v, u=stmt: paths.dominates(v, u, blocks),
                                       elements, rebase=True)
             # another name for x's array (z = x), or an item of a list that may be it
             same = again is None and follow and (refresh.identical(other, x, copies) or (
@@ -249,7 +254,7 @@ def check_aliases(program: ir.Program) -> None:
                         for v in names:
                             chained = None if v == x else refresh.chain(
                                 v, x, made, lambda w, u=stmt: steady(w, u, base=False),
-                                lambda w, u=stmt: _dominates(w, u, blocks), elements)
+                                lambda w, u=stmt: paths.dominates(w, u, blocks), elements)
                             if chained is not None:
                                 plan.views.extend(w for w in chained[0] if w not in plan.views)
                                 items.append(v)
@@ -268,7 +273,7 @@ def check_aliases(program: ir.Program) -> None:
             raise AliasedUpdateError(message, filename=program.filename,
                                      lineno=getattr(stmt, "lineno", None),
                                      col=getattr(stmt, "col_offset", None))
-    blocks, unbound = _blocks(program.body), list(unbound_refreshed)
+    blocks, unbound = paths.blocks_of(program.body), list(unbound_refreshed)
     for stmt, other, message in guards:
         _guard(stmt, other, message, blocks, program, unbound)
     if unbound:
@@ -343,17 +348,17 @@ def _structure(program, containers):
              and isinstance(s.targets[0], gast.Tuple) and getattr(s, "op", None) is not None
              and is_user_function(s.op.primitive) and may_return_an_argument(s.op.primitive)]
     order = {id(s): i for i, s in enumerate(statements)}
-    loops = _enclosing_loops(program.body)
+    loops = paths.enclosing_loops(program.body)
 
     def steady(view, update, base=True) -> bool:
         """Whether, when ``update`` runs, the view's name and its operands (its base
         too, unless ``base`` is False) still hold what they held when the view
-        statement ran (see :func:`_undisturbed`)."""
+        statement ran (see :func:`.paths.undisturbed`)."""
         names = {*ir.target_names(view), *operand_names(view.op)[0 if base else 1:]}
-        return _undisturbed(names, view, update, statements, order, loops)
+        return paths.undisturbed(names, view, update, statements, order, loops)
 
     return (statements, views, elements, holders, parts, joins, loops,
-            _blocks(program.body), order, steady)
+            paths.blocks_of(program.body), order, steady)
 
 
 def _check_arguments(stmt, messages, filename, name) -> list:
@@ -368,41 +373,6 @@ def _check_arguments(stmt, messages, filename, name) -> list:
         index = gast.Constant(value=None, kind=None)
     text = messages.get(name) or next(iter(messages.values()))
     return [index, gast.Constant(value=text, kind=None), where]
-
-
-def _undisturbed(names, first, stmt, statements, order, loops) -> bool:
-    """Whether no statement can bind one of ``names`` on a path from ``first`` to
-    ``stmt`` (which ``first`` dominates): none lies between them in program order,
-    and none in a loop around ``stmt`` that is not around ``first`` (the loop's back
-    edge brings it round before ``stmt`` runs again).  A binding in a branch the
-    path cannot take -- code that an early return copied into both branches of an
-    ``if`` -- lies before ``first`` or after ``stmt`` and does not count, which a
-    count of bindings got wrong.  ``x[i] = v`` and ``xs.append(v)`` bind nothing,
-    nor does a view taken again after an update of its base (see refresh.py)."""
-    low, high = order[id(first)], order[id(stmt)]
-    around = loops.get(id(stmt), set()) - loops.get(id(first), set())
-    for other in statements:
-        at = order[id(other)]
-        if other is first or at <= low or ir.is_update(other) \
-                or getattr(other, "refresh_of", None) is not None:
-            continue
-        if (at < high or around & loops.get(id(other), set())) \
-                and names & set(ir.assigned_by(other)):
-            return False
-    return True
-
-
-def _dominates(first, stmt, blocks) -> bool:
-    """Whether ``first`` runs on every path to ``stmt``: it is earlier in ``stmt``'s
-    block, or in a block around it, before the statement holding it."""
-    node = stmt
-    while True:
-        block, index, parent = blocks[id(node)]
-        if any(s is first for s in block[:index]):
-            return True
-        if parent is None:
-            return False
-        node = parent
 
 
 def _is_setitem(stmt) -> bool:
@@ -443,21 +413,8 @@ def _guard(stmt, other, message, blocks, program, unbound) -> None:
     guard = gast.copy_location(gast.Expr(value=call), stmt)
     guard.op = ir.Op(ir.OPAQUE, [], {}, stmt, "statement")
     block.insert(block.index(stmt), guard)
-    if other not in unbound and _maybe_unbound(other, stmt, program, blocks):
+    if other not in unbound and paths.maybe_unbound(other, stmt, program, blocks):
         unbound.append(other)
-
-
-def _maybe_unbound(name, stmt, program, blocks) -> bool:
-    """Whether ``name`` may have no value when ``stmt`` runs: it is not a parameter
-    nor assigned by a plain top-level statement before the one holding ``stmt``."""
-    node = stmt
-    while blocks[id(node)][2] is not None:
-        node = blocks[id(node)][2]
-    before = set(program.params)
-    for top in program.body[:program.body.index(node)]:
-        if not isinstance(top, (gast.If, gast.For, gast.While)):
-            before.update(ir.target_names(top))
-    return name not in before
 
 
 def copy_updated_attributes(program: ir.Program) -> None:
@@ -508,7 +465,7 @@ def _broken(view, update, statements, order, loops, blocks) -> bool:
     for other in in_loop:
         lost = names & set(ir.assigned_by(other))
         if order[id(other)] < order[id(update)] and lost and other is not view \
-                and _dominates(other, update, blocks) \
+                and paths.dominates(other, update, blocks) \
                 and not any(_passes_on(s, n) for s in in_loop for n in lost):
             return True
     return False
@@ -525,82 +482,3 @@ def _passes_on(stmt, name) -> bool:
         return True
     return isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Tuple) \
         and name in operand_names(stmt.op)
-
-
-def _reads(stmt) -> list[str]:
-    """Names a statement itself reads (for a compound statement: its header)."""
-    if isinstance(stmt, gast.Assign):
-        return ir.names_in(stmt.value) + (ir.names_in(stmt.targets[0].slice)
-                                          if ir.is_update(stmt) else [])
-    if isinstance(stmt, gast.For):
-        return ir.names_in(stmt.iter)
-    if isinstance(stmt, (gast.If, gast.While)):
-        return ir.names_in(stmt.test)
-    return ir.names_in(stmt)
-
-
-def _stale(read, update, name, order, loops, blocks) -> bool:
-    """Whether the statement ``read`` may see ``name`` (an alias of the updated
-    array) as it was before ``update`` changed the memory: it runs after the
-    update (later in the program, or in a later iteration of a loop around both)
-    and ``name`` is not certainly rebound in between."""
-    if order[id(read)] <= order[id(update)] \
-            and not loops.get(id(read), set()) & loops.get(id(update), set()):
-        return False  # runs before the update, and no loop brings it round again
-    return not _rebound(name, read, update, order, loops, blocks)
-
-
-def _rebound(name, read, update, order, loops, blocks) -> bool:
-    """Whether every path from ``update`` to ``read`` assigns ``name`` afresh: a
-    plain assignment that runs before ``read`` whenever ``read`` runs (earlier in
-    its block or in an enclosing one) and after ``update`` (later in the program
-    when ``read`` is; when ``read`` comes round again in a loop around both, any
-    such assignment in that loop's body, or the loop's own target)."""
-    changed = order[id(update)]
-    after = order[id(read)] > changed
-    node = read
-    while True:
-        block, index, parent = blocks[id(node)]
-        for stmt in block[:index]:
-            if _rebinds(stmt, name) and (not after or order[id(stmt)] > changed):
-                return True
-        if parent is None:
-            return False
-        if isinstance(parent, (gast.For, gast.While)) and block is parent.body \
-                and id(parent) in loops.get(id(update), set()):
-            # the loop that brings ``read`` round after ``update``: each iteration
-            # starts by assigning a for loop's target
-            return not after and isinstance(parent, gast.For) \
-                and name in ir.stored_names(parent.target)
-        node = parent
-
-
-def _rebinds(stmt, name) -> bool:
-    """``name = ...``: a new binding (not ``x[i] = v``, nor ``x += v`` which, for an
-    array, changes the array ``x`` already refers to)."""
-    return isinstance(stmt, gast.Assign) and not ir.is_update(stmt) \
-        and getattr(stmt, "augmented", None) is None and name in ir.target_names(stmt)
-
-
-def _blocks(body, parent=None, out=None) -> dict[int, tuple]:
-    """For each statement: the block (statement list) holding it, its index there,
-    and the compound statement that block belongs to (None at the top)."""
-    out = {} if out is None else out
-    for i, stmt in enumerate(body):
-        out[id(stmt)] = (body, i, parent)
-        if isinstance(stmt, (gast.If, gast.For, gast.While)):
-            _blocks(stmt.body, stmt, out)
-            _blocks(stmt.orelse, stmt, out)
-    return out
-
-
-def _enclosing_loops(body, loops=frozenset(), out=None) -> dict[int, set[int]]:
-    out = {} if out is None else out
-    for stmt in body:
-        out[id(stmt)] = set(loops)
-        if isinstance(stmt, (gast.For, gast.While)):
-            _enclosing_loops(stmt.body, loops | {id(stmt)}, out)
-        elif isinstance(stmt, gast.If):
-            _enclosing_loops(stmt.body, loops, out)
-            _enclosing_loops(stmt.orelse, loops, out)
-    return out

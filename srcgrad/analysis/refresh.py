@@ -21,7 +21,7 @@ view's history is needed for the value, only that the view statement runs on
 every path to the update (it is earlier in the update's block or in a block
 around it: the name is bound) and that no binding of the view's name or its
 other operands (indices, shapes) lies on a path between them (see
-``aliasing._undisturbed``: a path-sensitive test, so code that an early return
+:func:`.paths.undisturbed`: a path-sensitive test, so code that an early return
 copied into both branches counts once), so taking the view again takes the
 same window.  Where the test fails -- the "view" was a copy (``y[0]`` of a 1-D
 array is a number, ``reshape`` may copy) -- nothing changes, as nothing changes
