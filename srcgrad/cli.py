@@ -1,6 +1,7 @@
 """The ``srcgrad`` command line (also ``python -m srcgrad``).
 
     srcgrad show FILE.py:FUNC [--wrt 0,1] [--policy save] [--mode reverse|forward|...]
+                              [--after PASS]
     srcgrad check FILE.py:FUNC [--wrt 0,1] [--shapes 3x4,4,s] [--seed 0]
     srcgrad export FILE.py:FUNC[,FUNC...] -o OUT.py [--wrt 0,1] [--mode grad|value_and_grad]
     srcgrad cache info|clear
@@ -8,7 +9,9 @@
 ``show`` prints the generated code (highlighted on a terminal when Pygments is
 installed): ``--mode reverse`` (the default, same as ``grad``) the gradient,
 ``--mode forward`` (same as ``jvp``) the tangent code, or ``value_and_grad``,
-``vjp``; ``check`` runs :func:`srcgrad.gradcheck` on random inputs;
+``vjp``; with ``--after PASS`` (a pass of :data:`srcgrad.pipeline.PASSES`,
+such as ``reverse`` or ``tapes``) the code as it stands after that pass, to
+see what each pass does; ``check`` runs :func:`srcgrad.gradcheck` on random inputs;
 ``export`` writes a standalone module (:func:`srcgrad.export`); ``cache``
 reports on or empties the on-disk code cache.  Exit status: 0 on success, 1
 when a check fails or srcgrad rejects the function, 2 for bad usage
@@ -111,6 +114,9 @@ def cmd_show(args) -> int:
     wrt = _wrt(args.wrt, fn)
     mode = _SHOW_MODES.get(args.mode, args.mode)
     options = Options(mode=mode, wrt=wrt, single=len(wrt) == 1, policy=args.policy)
+    if args.after:
+        api.show(_Shown(compiler.generate(fn, options, dump_after=args.after)))
+        return 0
     generated = compiler.generate(fn, options)
     api.show(_Shown(generated.source))
     return 0
@@ -176,6 +182,9 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("--policy", default="save")
     show.add_argument("--mode", default="reverse",
                       choices=(*_SHOW_MODES, *(m for m in compiler.MODES if m != "tangent")))
+    show.add_argument("--after", metavar="PASS",
+                      help="print the code as it stands after this compiler pass instead; "
+                           "the passes, in order: " + ", ".join(compiler.PASSES))
     show.set_defaults(run=cmd_show)
     check = sub.add_parser("check", help="compare the gradient with finite differences")
     check.add_argument("target", help="FILE.py:FUNC")

@@ -1,10 +1,51 @@
-"""The compiler driver: runs the passes and assembles the generated module.
+"""The compiler: every pass, in order, in one function (:func:`passes`).
 
-``generate(fn, options)`` goes frontend -> fence -> normalize -> analyze ->
-reverse -> optimize -> emit for ``fn`` and, through the :class:`~.linker.Linker`,
-for every user function its differentiated code calls, and returns one module
-with all of them, together with what it needs at run time (the names it binds
-from the user's globals).
+A function goes through the passes as a :class:`Compilation`, which holds
+what the passes have made so far: the parsed definition, then the program in
+A-normal form, then the two sweeps, then the functions put together, their
+source, and the module.  Each pass is a method of it, named as the pass list
+names it; the method calls the module that does the work (its docstring says
+which), so the list below reads as the whole compiler:
+
+* frontend, normalisation and checks, ending with the program and what its
+  free names mean (:func:`prepare`, which also prepares every user function
+  the differentiated code calls);
+* forward mode: one pass;
+* reverse mode: activity, the adjoint sweep, then its cleaning, the saves and
+  the forward sweep, then the assembly into functions;
+* the link: the module with every function called, each compiled by the same
+  list from ``tangent`` or ``activity`` to ``emit``.
+
+``generate(fn, options, dump_after=NAME)`` stops after the pass ``NAME`` and
+returns the code as it stands (``srcgrad show --after NAME`` prints it).
+Before: the program once normalised; after: every pass.
+
+    >>> from . import _doctest_helpers as h
+    >>> print(generate(h.chain, Options(), dump_after="normalize"), end="")
+    def chain(x):
+        t1 = np.sin(x)
+        t2 = np.exp(t1)
+        t3 = np.sum(t2)
+        return t3
+    >>> source = generate(h.chain, Options()).source
+    >>> print(source[source.index("    # Forward"):], end="")
+        # Forward sweep
+        # save: argument x (read by the adjoint sweep)
+        t2 = np.exp(np.sin(x))  # save: t2 (read by the adjoint of np.exp)
+        t3 = np.sum(t2)
+    <BLANKLINE>
+        # Adjoint sweep
+        d_t3 = grad_seed(t3)
+        d_t2 = unreduce(d_t3, x)  # t2 has the shape of x
+        d_x = d_t2 * t2 * np.cos(x)
+        return grad_like(d_x, x)
+    >>> generate(h.chain, Options(), dump_after="optimise")
+    Traceback (most recent call last):
+    srcgrad.errors.SrcGradError: unknown pass 'optimise'; the passes, in order: parse, fence, ...
+
+Generating the same function twice gives byte-identical source, so the passes
+must be deterministic: names come from counters (:mod:`.ir.naming`), never
+from ids or the order of a set.
 """
 
 from __future__ import annotations
@@ -12,21 +53,38 @@ from __future__ import annotations
 import gc
 from dataclasses import dataclass, field, replace
 
+import gast
+
 from . import ir
+from .ad.calls import split_calls as split_user_calls
 from .ad.forward import tangent_source
 from .ad.reverse import check_wrt
-from .analysis.aliasing import check_aliases, copy_updated_attributes
+from .ad.reverse import reverse as reverse_sweep
+from .analysis.activity import SCALAR, has_effect, shape_classes
+from .analysis.activity import activity as find_activity
+from .analysis.aliasing import check_aliases, copy_updated_attributes, shared_names
 from .assemble import Assembler
 from .errors import SrcGradError
-from .frontend import fence
+from .frontend.fence import check as check_supported
 from .frontend.linker import Linker, TangentFunction
 from .frontend.parse import parse_function
-from .normalize.normalizer import normalize
+from .ir.emit import block_lines, function_source
+from .ir.syntax import source_of
+from .memory.checkpointing import checkpoint_loops, loop_policy
+from .memory.release import release_unread
+from .memory.remat import annotate_saves, decider, rematerialize
+from .memory.tapes import insert_pushes
+from .normalize.normalizer import normalize as a_normal_form
 from .normalize.sequences import type_sequence_operators
-from .optimize.simplify import simplify
+from .optimize.broadcast import retarget_shape_reads
+from .optimize.dce import eliminate_dead, fold_zero_starts, propagate_copies
+from .optimize.fold import fold_temporaries as fold_single_use
+from .optimize.simplify import simplify as simplify_operations
 
 MODES = ("grad", "value_and_grad", "vjp", "jvp", "tangent")
 POLICIES = ("save", "recompute", "save_products", "sqrt", "revolve")
+FORWARD_MODES = ("jvp", "tangent")       # forward mode; the others are reverse mode
+JOINT_MODES = ("grad", "value_and_grad")  # one function; "vjp" (and callees) a pair
 
 
 @dataclass(frozen=True)
@@ -55,6 +113,318 @@ class Generated:
     residuals: tuple[str, ...] = ()           # split mode: what the forward function saves
 
 
+#: Every pass name, in pipeline order, with what the pass does (its first doc line).
+PASSES: dict[str, str] = {}
+
+
+def compiler_pass(method):
+    """Register a method of :class:`Compilation` as a pass (in definition order,
+    which is the order of :func:`passes`)."""
+    PASSES[method.__name__] = method.__doc__.split("\n")[0]
+    return method
+
+
+def passes(c: Compilation, run) -> None:
+    """The compiler, every pass in order: ``run(pass_)`` applies one to ``c``."""
+    o = c.options
+    run(c.parse)                      # frontend/parse.py
+    run(c.fence)                      # frontend/fence.py
+    run(c.normalize)                  # normalize/normalizer.py
+    run(c.sequences)                  # normalize/sequences.py
+    run(c.simplify)                   # optimize/simplify.py
+    run(c.aliases)                    # analysis/aliasing.py
+    run(c.attribute_copies)           # analysis/aliasing.py
+    run(c.wrt)                        # ad/reverse.py
+    run(c.adopt)                      # frontend/linker.py
+    if o.mode in FORWARD_MODES:
+        run(c.tangent)                # ad/forward.py
+    else:
+        run(c.activity)               # analysis/activity.py
+        run(c.split_calls)            # ad/calls.py
+        run(c.seed)                   # assemble.py
+        run(c.reverse)                # ad/reverse.py
+        if o.optimize:
+            run(c.broadcast)          # optimize/broadcast.py
+        run(c.remat)                  # memory/remat.py
+        if o.optimize:
+            run(c.copies)             # optimize/dce.py
+        run(c.dce)                    # optimize/dce.py
+        run(c.tapes)                  # memory/tapes.py
+        if loop_policy(o.policy):
+            run(c.checkpointing)      # memory/checkpointing.py
+        run(c.forward_dce)            # optimize/dce.py
+        run(c.assemble)               # assemble.py
+        run(c.annotate)               # memory/remat.py
+        if o.optimize:
+            run(c.fold_temporaries)   # optimize/fold.py
+        if o.optimize and o.mode in JOINT_MODES:
+            run(c.release)            # memory/release.py
+        run(c.emit)                   # ir/emit.py
+    run(c.link)                       # frontend/linker.py
+
+
+class Compilation:
+    """One function on its way through the passes, and the passes themselves.
+
+    The entry function starts from ``fn``; a user function it calls starts
+    from its ``program``, prepared when the linker was asked for it, with the
+    ``wrt`` parameter names and the function ``names`` the linker chose."""
+
+    def __init__(self, options: Options, linker, *, fn=None, program=None, wrt=None,
+                 names=None, callee=False, receiver=None, floats=()):
+        self.options, self.linker, self.fn = options, linker, fn
+        self.callee, self.receiver, self.floats = callee, receiver, floats
+        self.program, self.wrt_names, self.names = program, wrt, names
+        self.notes: list[str] = []   # what the last pass found, shown above its dump
+        self.parsed = self.act = self.classes = self.assembler = self.sweep = None
+        self.seeds, self.bound = [], {}
+        self.backward = self.result = self.forward = None
+        self.tape_setup: list = []   # the statements creating the tapes
+        self.extra: list[str] = []
+        self.reads: set[str] = set()
+        self.functions = self.sources = self.module = None
+        self.entries: tuple[str, ...] = ()
+
+    # -- frontend/, normalize/, analysis/: the function as a program ------------
+    @compiler_pass
+    def parse(self):
+        """Find the source, parse it, resolve the free names (frontend/parse.py)."""
+        self.parsed = parse_function(self.fn)
+
+    @compiler_pass
+    def fence(self):
+        """Reject unsupported syntax, with its location (frontend/fence.py)."""
+        check_supported(self.parsed.node, self.parsed.filename, callee=self.callee)
+        self.notes = ["every construct is supported"]
+
+    @compiler_pass
+    def normalize(self):
+        """Desugar into A-normal form, one operation per statement (normalize/normalizer.py)."""
+        self.program = a_normal_form(self.parsed, self.receiver)
+        params = self.program.params
+        self.program.float_params = {params[i] for i in self.floats if i < len(params)}
+
+    @compiler_pass
+    def sequences(self):
+        """Give + and * on tuples and lists the sequence rules (normalize/sequences.py)."""
+        type_sequence_operators(self.program)
+
+    @compiler_pass
+    def simplify(self):
+        """Differentiate operations in a cheaper form (x * x as x ** 2) (optimize/simplify.py)."""
+        simplify_operations(self.program)
+
+    @compiler_pass
+    def aliases(self):
+        """Refuse or guard updates seen through an alias (analysis/aliasing.py)."""
+        check_aliases(self.program)
+
+    @compiler_pass
+    def attribute_copies(self):
+        """Copy an attribute the function updates in place (analysis/aliasing.py)."""
+        copy_updated_attributes(self.program)
+
+    @compiler_pass
+    def wrt(self):
+        """Name the parameters to differentiate (ad/reverse.py)."""
+        self.wrt_names = check_wrt(self.program, self.options.wrt)
+        self.notes = [f"with respect to {', '.join(self.wrt_names)}"]
+
+    @compiler_pass
+    def adopt(self):
+        """Join the free names to the module's, renaming clashes (frontend/linker.py)."""
+        self.linker.adopt(self.program)
+
+    # -- forward mode -------------------------------------------------------------
+    @compiler_pass
+    def tangent(self):
+        """Forward mode: a tangent statement after each statement, emitted (ad/forward.py)."""
+        mode = self.options.mode
+        name = self.names[0] if self.names else \
+            self.linker.global_name(f"{mode}_{self.program.name}")
+        self.sources = [tangent_source(self.program, self.wrt_names, self.linker, name,
+                                       value=mode == "jvp")]
+        self.entries = (name,)
+
+    # -- reverse mode: the adjoint sweep --------------------------------------------
+    @compiler_pass
+    def activity(self):
+        """Find the values that depend on wrt and reach the output (analysis/activity.py)."""
+        self.act = find_activity(self.program, self.wrt_names)
+        self.classes = shape_classes(self.program)
+        self.notes = [f"active: {', '.join(sorted(self.act.active)) or 'nothing'}"]
+
+    @compiler_pass
+    def split_calls(self):
+        """Call user functions through their forward/backward pairs (ad/calls.py)."""
+        split_user_calls(self.program, self.act, self.linker)
+
+    @compiler_pass
+    def seed(self):
+        """Start the adjoint sweep from the output's cotangent (assemble.py)."""
+        self.assembler = Assembler(self.program, self.options, self.wrt_names, self.linker, self.names)
+        self.backward, self.seeds, self.bound = self.assembler.seed(self.act)
+        if self.bound:
+            self.notes = [f"cotangent of {v}: {d}" for v, d in sorted(self.bound.items())]
+
+    @compiler_pass
+    def reverse(self):
+        """Inline the adjoint rules, last statement first (ad/reverse.py)."""
+        self.sweep = reverse_sweep(self.program, self.wrt_names, self.act, seed=self.seeds,
+                                   bound=self.bound)
+        self.result = self.assembler.returned(self.sweep)
+        self.backward = self.backward + self.sweep.statements
+
+    @compiler_pass
+    def broadcast(self):
+        """Read shapes from arguments instead of saved values (optimize/broadcast.py)."""
+        self.backward = retarget_shape_reads(self.backward, self.program, self.classes)
+
+    @compiler_pass
+    def remat(self):
+        """Recompute, in the adjoint sweep, what the policy says not to save (memory/remat.py)."""
+        self.backward = rematerialize(self.program, self.backward, decider(self.options.policy))
+
+    @compiler_pass
+    def copies(self):
+        """Propagate copies and start sums from their first term (optimize/dce.py)."""
+        self.backward = fold_zero_starts(propagate_copies(self.backward))
+
+    @compiler_pass
+    def dce(self):
+        """Remove what nothing reads from the adjoint sweep (optimize/dce.py)."""
+        shared = shared_names(self.program)
+
+        def keep(stmt):  # restoring an array that a view reads through
+            return ir.is_update(stmt) and bool(set(ir.target_names(stmt)) & shared)
+        self.backward = eliminate_dead(self.backward, set(ir.names_in(self.result)), keep)
+
+    # -- the saves and the forward sweep ------------------------------------------------
+    @compiler_pass
+    def tapes(self):
+        """Push, before each overwrite, what the adjoint sweep restores (memory/tapes.py)."""
+        self.forward, self.tape_setup = insert_pushes(self.program.body, self.backward,
+                                                 self.sweep.tapes, defined=self.program.params)
+
+    @compiler_pass
+    def checkpointing(self):
+        """Rerun loops from a few saved states instead of taping (memory/checkpointing.py)."""
+        self.extra = checkpoint_loops(self.forward, self.backward, self.options.policy,
+                                      self.program.namer, defined=self.program.params)
+
+    @compiler_pass
+    def forward_dce(self):
+        """Remove from the forward sweep what neither sweep reads (optimize/dce.py)."""
+        self.reads = self.assembler.reads(self.backward, self.sweep, self.result, self.extra)
+        live = set(ir.names_in(self.program.output)) | self.reads
+        self.forward = self.tape_setup + eliminate_dead(self.forward, live, has_effect)
+        self.tape_setup = []
+
+    # -- the functions ---------------------------------------------------------------------
+    @compiler_pass
+    def assemble(self):
+        """Put the sweeps together as one function or a forward/backward pair (assemble.py)."""
+        self.forward, self.functions = self.assembler.put_together(
+            self.forward, self.backward, self.result, self.reads, self.sweep, self.extra)
+        self.entries = tuple(f.name for f in self.functions)
+
+    @compiler_pass
+    def annotate(self):
+        """Comment each saved value with the adjoints that read it (memory/remat.py)."""
+        annotate_saves(self.forward, self.backward, self.reads, self.program.params)
+
+    @compiler_pass
+    def fold_temporaries(self):
+        """Put single-use temporaries back into the statement that reads them (optimize/fold.py)."""
+        # not the output and its seed: grad_seed(t9) reads better than grad_seed(t8 + b)
+        output = set(ir.names_in(self.program.output))
+        seeds = {self.sweep.adjoints.get(name) for name in output}
+        namer = self.program.namer
+        for f in self.functions:
+            f.body = fold_single_use(f.body, namer.temps - output, namer.temp_cotangents - seeds)
+
+    @compiler_pass
+    def release(self):
+        """Delete, where the adjoint sweep starts, what it never reads (memory/release.py)."""
+        f = self.functions[0]
+        kept = {id(stmt) for stmt in f.forward}
+        start = next(i for i, stmt in enumerate(f.body) if id(stmt) not in kept)
+        scalars = {n for n, c in self.classes.items() if c == SCALAR}
+        f.body = release_unread(f.body, start, self.program.params, scalars)
+
+    @compiler_pass
+    def emit(self):
+        """Write the functions as Python source, comments included (ir/emit.py)."""
+        self.sources = [function_source(f.name, f.params, f.defaults, f.body, f.doc)
+                        for f in self.functions]
+
+    # -- one module ----------------------------------------------------------------------------
+    @compiler_pass
+    def link(self):
+        """Compile every user function called and write the module (frontend/linker.py)."""
+        linker = self.linker
+        linker.add(self.sources)
+        split = replace(self.options, mode="vjp", single=False, receiver=None)
+
+        def build(program, requested, wrt):
+            if isinstance(requested, TangentFunction):
+                callee = Compilation(replace(split, mode="jvp"), linker, program=program,
+                                     wrt=wrt, names=(requested.name,))
+            else:
+                callee = Compilation(split, linker, program=program, wrt=wrt,
+                                     names=(requested.forward, requested.backward))
+            run_passes(callee, first="tangent", last="emit")
+            return callee.sources, callee.entries
+
+        linker.finish(build)
+        self.module = linker.module(self.program)
+
+    # -- what dump_after shows -------------------------------------------------------------------
+    def render(self) -> str:
+        """The code as the passes have left it, after the notes of the last one."""
+        return "".join(f"# {note}\n" for note in self.notes) + self._code()
+
+    def _code(self) -> str:
+        if self.module is not None:
+            return self.module[0]
+        if self.sources is not None:
+            return "\n\n".join(self.sources)
+        if self.functions is not None:
+            return "\n\n".join(function_source(f.name, f.params, f.defaults, f.body, f.doc)
+                               for f in self.functions)
+        if self.program is None:
+            return source_of(self.parsed.node) + "\n"
+        p = self.program
+        if self.backward is None:
+            body = block_lines([*p.body, gast.Return(value=p.output)], 1)
+        else:  # the sweeps as one listing, until they are put together as functions
+            forward = self.tape_setup + (self.forward if self.forward is not None else p.body)
+            body = block_lines(forward, 1) + ["", "    # adjoint sweep"] + \
+                block_lines(self.backward, 1)
+            if self.result is not None:
+                body += block_lines([gast.Return(value=self.result)], 1)
+        return "\n".join([f"def {p.name}({', '.join(p.params)}):", *body]) + "\n"
+
+
+def run_passes(c: Compilation, first: str | None = None, last: str | None = None) -> list[str]:
+    """Run the passes of :func:`passes` from ``first`` to ``last`` (names; all by
+    default) on ``c``; return the names of those that ran."""
+    order = list(PASSES)
+    low = order.index(first) if first else 0
+    high = order.index(last) if last else len(order) - 1
+    ran = []
+
+    def run(pass_):
+        name = pass_.__name__
+        if low <= order.index(name) <= high:
+            c.notes = []
+            pass_()
+            ran.append(name)
+
+    passes(c, run)
+    return ran
+
+
 def validate_options(options: Options) -> None:
     if options.mode not in MODES:
         raise SrcGradError(f"unknown mode {options.mode!r}; expected one of {MODES}")
@@ -70,6 +440,10 @@ def validate_options(options: Options) -> None:
             f"'sqrt', ('revolve', snapshots) or a callable deciding per value")
 
 
+#: The last pass of :func:`prepare`: a called function stops there until the link.
+PREPARED = "attribute_copies"
+
+
 def prepare(fn, receiver=None, callee=False, floats=()) -> ir.Program:
     """Frontend, fence, normalisation and checks: ``fn`` as a program.
 
@@ -77,62 +451,51 @@ def prepare(fn, receiver=None, callee=False, floats=()) -> ir.Program:
     ``callee`` marks a function called from differentiated code; ``floats`` are
     the positions of parameters known to be Python floats (code specialised for
     them: ``s += 1.0`` on a float rebinds, it updates nothing in place)."""
-    parsed = parse_function(fn)
-    fence.check(parsed.node, parsed.filename, callee=callee)
-    program = normalize(parsed, receiver)
-    program.float_params = {program.params[i] for i in floats if i < len(program.params)}
-    type_sequence_operators(program)
-    simplify(program)
-    check_aliases(program)
-    copy_updated_attributes(program)
-    return program
+    c = Compilation(Options(), None, fn=fn, callee=callee, receiver=receiver, floats=floats)
+    run_passes(c, last=PREPARED)
+    return c.program
 
 
-def generate(fn, options: Options) -> Generated:
-    """Differentiate ``fn`` (and the functions it calls) into one module.
+def generate(fn, options: Options, dump_after: str | None = None):
+    """Differentiate ``fn`` (and the functions it calls) into one module: a
+    :class:`Generated`.  With ``dump_after``, a pass name (:data:`PASSES`), stop
+    after that pass and return the code as it stands then (a string).
 
     The cyclic garbage collector is paused meanwhile: compiling makes some
     hundred thousand small tree nodes, none of them in reference cycles, and
     the collections they would trigger (each walking every object the process
     holds) took a third of the time of a 100-line function's compilation."""
+    if dump_after is not None and dump_after not in PASSES:
+        raise SrcGradError(f"unknown pass {dump_after!r}; the passes, in order: "
+                           f"{', '.join(PASSES)}")
     paused = gc.isenabled()
     gc.disable()
     try:
-        return _generate(fn, options)
+        return _generate(fn, options, dump_after)
     finally:
         if paused:
             gc.enable()
 
 
-def _generate(fn, options: Options) -> Generated:
+def _generate(fn, options: Options, dump_after):
     validate_options(options)
     # code specialised for Python-float arguments: scalars, whatever else they meet
-    program = prepare(fn, options.receiver, floats=options.floats)
-    wrt_names = check_wrt(program, options.wrt)
-    linker = Linker(options, prepare)
-    linker.adopt(program)
-    residuals = ()
-    if options.mode in ("jvp", "tangent"):  # "tangent": the tangent alone, no value
-        name = linker.global_name(f"{options.mode}_{program.name}")
-        functions = [tangent_source(program, wrt_names, linker, name,
-                                    value=options.mode == "jvp")]
-        entries = (name,)
-    else:
-        main = Assembler(program, options, wrt_names, linker)
-        functions, entries = main.run()
-        residuals = tuple(getattr(main, "residual_names", ()))
-    linker.add(functions)
-    split = replace(options, mode="vjp", single=False, receiver=None)
-
-    def build(callee, requested, wrt):
-        if isinstance(requested, TangentFunction):
-            return [tangent_source(callee, wrt, linker, requested.name)], (requested.name,)
-        names = (requested.forward, requested.backward)
-        return Assembler(callee, split, wrt, linker).split(names)
-
-    linker.finish(build)
-    source, bindings = linker.module(program)
-    return Generated(source, entries, bindings, program, wrt_names, linker.free, residuals)
+    c = Compilation(options, Linker(options, prepare), fn=fn, receiver=options.receiver,
+                    floats=options.floats)
+    ran = run_passes(c, last=dump_after)
+    if dump_after is not None:
+        if dump_after not in ran:
+            every = run_passes(Compilation(options, Linker(options, prepare), fn=fn,
+                                           receiver=options.receiver, floats=options.floats))
+            raise SrcGradError(
+                f"pass {dump_after!r} does not run in mode {options.mode!r} with policy "
+                f"{options.policy!r} and optimize={options.optimize}; the passes that "
+                f"run: {', '.join(every)}")
+        return c.render()
+    residuals = tuple(c.assembler.residual_names) if c.assembler else ()
+    source, bindings = c.module
+    return Generated(source, c.entries, bindings, c.program, c.wrt_names, c.linker.free, residuals)
 
 
-__all__ = ["Generated", "MODES", "Options", "POLICIES", "generate", "prepare"]
+__all__ = ["MODES", "PASSES", "POLICIES", "Compilation", "Generated", "Options", "generate",
+           "passes", "prepare", "run_passes"]

@@ -261,10 +261,21 @@ def _consumed_by_backward(residuals) -> bool:
     return False
 
 
-def show(g, file=None) -> None:
+def show(g, file=None, *, after=None) -> None:
     """Print ``g.source``, highlighted when Pygments is installed and the output
-    is a terminal."""
-    source = g.source
+    is a terminal.
+
+    ``after`` names a compiler pass (``srcgrad.pipeline.PASSES``): then print
+    the code of ``g``'s function as it stands after that pass, to see what the
+    pass does; ``g`` is then a function made by ``grad``, ``value_and_grad``
+    or ``jvp``.  An unknown name raises :class:`SrcGradError` listing them."""
+    if after is not None:
+        if not isinstance(g, Transformed):
+            raise SrcGradError(f"srcgrad.show(..., after=...) takes a function made by grad, "
+                               f"value_and_grad or jvp; got {g!r}")
+        source = compiler.generate(g._fn, g._options, dump_after=after)
+    else:
+        source = g.source
     out = file or sys.stdout
     if getattr(out, "isatty", lambda: False)():
         try:

@@ -41,7 +41,8 @@ def _const(value):
 
 
 def _is_push(stmt) -> bool:
-    return isinstance(stmt, gast.Expr) and str(getattr(stmt, "comment", "")).startswith("save:")
+    """A tape push, as :func:`.tapes.insert_pushes` marks it (``stmt.push``)."""
+    return getattr(stmt, "push", None) is not None
 
 
 def _without_pushes(stmts) -> list:

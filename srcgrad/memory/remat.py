@@ -222,3 +222,45 @@ def _defines(stmt) -> set[str]:
     if isinstance(stmt, gast.Assign) and not ir.is_update(stmt):
         return set(ir.target_names(stmt))
     return set()
+
+
+def annotate_saves(forward, backward, reads, params) -> None:
+    """Comment, in place, every forward statement whose value the adjoint sweep
+    reads from the forward sweep (``reads``) with the adjoints that read it, and
+    note above the first statement the arguments it reads (``params`` are the
+    function's parameters).  The save decisions become as visible as the
+    ``# recompute:`` lines this module writes into the adjoint sweep.
+
+        >>> import gast
+        >>> from ..ir.emit import show_statements
+        >>> forward = gast.parse("h = np.tanh(x)\\nn = len(x)").body
+        >>> backward = gast.parse("d_x = d_h * (1 - h ** 2) * x").body
+        >>> backward[0].origin = "np.tanh"
+        >>> annotate_saves(forward, backward, {"h", "x"}, ["x"])
+        >>> print(show_statements(forward))
+        # save: argument x (read by the adjoint sweep)
+        h = np.tanh(x)  # save: h (read by the adjoint of np.tanh)
+        n = len(x)
+
+    A statement that already has a comment (a tape push, a recompute), an
+    update in place, or a statement of a checkpointed loop's plain rerun
+    (``stmt.unsaved``) keeps what it has: it saves nothing of its own."""
+    readers: dict[str, list[str]] = {}
+    for stmt in ir.walk_statements(backward):
+        origin = getattr(stmt, "origin", None)
+        for name in ir.names_in(stmt):
+            if name in reads and origin and origin not in readers.setdefault(name, []):
+                readers.setdefault(name, []).append(origin)
+    for stmt in ir.walk_statements(forward):
+        if getattr(stmt, "comment", None) or ir.is_update(stmt) \
+                or getattr(stmt, "unsaved", False):
+            continue
+        saved = [n for n in ir.target_names(stmt) if n in readers]
+        if saved:
+            stmt.comment = "save: " + "; ".join(
+                f"{n} (read by the adjoint of {', '.join(readers[n])})" for n in saved)
+    args = [p for p in params if p in readers]
+    if args and forward:
+        note = (f"save: argument{'s' if len(args) > 1 else ''} {', '.join(args)} "
+                f"(read by the adjoint sweep)")
+        forward[0].comment_before = [*getattr(forward[0], "comment_before", []), note]

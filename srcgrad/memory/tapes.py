@@ -6,7 +6,9 @@ value the adjoint sweep reads.  This pass puts the matching push right before
 each surviving overwrite in the forward sweep (``h_tape.append(h)``), creates
 the tapes, and gives a variable that may still be unbound at its first push a
 ``None`` to push.  Tapes are plain lists named after the variable they hold, so
-a reader can follow each value from its push to its pop.
+a reader can follow each value from its push to its pop.  Each push carries
+``stmt.push`` (the tape's name), which :mod:`.checkpointing` reads to find
+the pushes of a loop it reruns without taping.
 
     >>> import gast
     >>> from ..ir.emit import block_lines
@@ -44,6 +46,7 @@ def _push(tape: str, var: str, saved):
     call = gast.Call(func=gast.Attribute(value=ir.name(tape), attr="append", ctx=gast.Load()),
                      args=[saved], keywords=[])
     stmt = gast.Expr(value=call)
+    stmt.push = tape  # the marker checkpointing looks for: a push, onto this tape
     whole = isinstance(saved, gast.Name)
     stmt.comment = (f"save: {var} before it is overwritten" if whole
                     else f"save: the elements of {var} about to be overwritten")
