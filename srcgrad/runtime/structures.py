@@ -31,6 +31,16 @@ def is_zero(g) -> bool:
     return isinstance(g, (int, float)) and not isinstance(g, bool) and g == 0
 
 
+def no_cotangent(g) -> bool:
+    """Whether ``g`` is a scalar zero standing for a whole array of zeros: the 0.0
+    of no cotangent (:func:`is_zero`), perhaps moved on the way by an adjoint
+    (``np.transpose(0.0)`` is a 0-d array, ``0.0 * s`` a NumPy float).  The
+    adjoints of shape operations check it before reshaping a cotangent."""
+    if isinstance(g, np.ndarray):
+        return g.ndim == 0 and not g
+    return isinstance(g, (int, float, np.number)) and not isinstance(g, bool) and g == 0
+
+
 def add(a, b):
     """Structured sum of two cotangents."""
     if is_zero(a):
@@ -155,6 +165,48 @@ def unsort(g, items, key=None, reverse=False):
 def attribute_cotangent(g, name):
     """The cotangent of attribute ``name`` (``0.0`` if none arrived)."""
     return 0.0 if is_zero(g) else g.get(name, 0.0)
+
+
+def drop_last(g):
+    """The cotangent of a list before ``append``: ``g`` without its last element."""
+    return g if is_zero(g) else ListCotangent(g[:-1])
+
+
+def item_cotangent(g, x, index):
+    """The part of ``x``'s cotangent ``g`` that belongs to ``x[index]``."""
+    if isinstance(x, (list, dict)):
+        if isinstance(index, slice):
+            return 0.0 if is_zero(g) else ListCotangent(list(g)[index])
+        return cotangent_at(g, index)
+    return np.broadcast_to(g, np.shape(x))[index]
+
+
+def without_item(g, x, index):
+    """``x``'s cotangent ``g`` with ``x[index]`` zeroed: after ``x[index] = v``,
+    the old elements there no longer reach the output."""
+    if isinstance(x, (list, dict)):
+        if is_zero(g):
+            return g
+        if isinstance(g, dict):
+            return DictCotangent((k, v) for k, v in g.items() if k != index)
+        parts = list(g)
+        for k in (range(len(parts))[index] if isinstance(index, slice) else [index]):
+            parts[k] = 0.0
+        return ListCotangent(parts)
+    g = np.array(np.broadcast_to(g, np.shape(x)))
+    g[index] = 0
+    return g
+
+
+def keys_of(mapping):
+    """The keys of a dict, as a list (what ``for k in d`` runs over)."""
+    return list(mapping)
+
+
+def sequence(items):
+    """What ``for x in items`` runs over, indexable by position: a list, tuple or
+    array as it is; any other iterable (a dict: its keys) as a list."""
+    return items if isinstance(items, (list, tuple, np.ndarray)) else list(items)
 
 
 def is_differentiable_leaf(value) -> bool:

@@ -1,14 +1,14 @@
 """Making generated code portable: literals for bound values, copies of runtime helpers.
 
 Two things stand between a generated module and a file that runs without
-srcgrad, and :mod:`.export` uses this module for both:
+srcgrad, and :mod:`.module` uses this module for both:
 
 * the objects the code binds must be written as source: :func:`literal` turns
   numbers, strings, containers of them and small NumPy arrays into literals,
   and NumPy or standard-library objects into their names (``np.linalg.norm``),
   and raises :class:`NotExportable` for anything else;
-* the runtime helpers the code calls (:mod:`srcgrad.runtime`,
-  :mod:`srcgrad.structures`) must be copied in: :func:`helpers` collects their
+* the runtime helpers the code calls (:mod:`srcgrad.runtime` and the modules
+  it re-exports) must be copied in: :func:`helpers` collects their
   source and, following the names it reads (``symtable``), the source of
   everything they use; where a helper imports a srcgrad exception, a small
   stand-in class replaces the import.
@@ -39,16 +39,23 @@ import numpy as np
 from .. import runtime
 from ..errors import SrcGradError
 from ..runtime import aliases as runtime_aliases
+from ..runtime import elementwise as runtime_elementwise
 from ..runtime import errors as runtime_errors
 from ..runtime import forward as runtime_forward
 from ..runtime import gradients as runtime_gradients
+from ..runtime import linalg as runtime_linalg
+from ..runtime import reductions as runtime_reductions
+from ..runtime import shapes as runtime_shapes
 from ..runtime import state as runtime_state
 from ..runtime import structures
 
 #: Arrays up to this many elements are written into the module as literals.
 MAX_ARRAY_LITERAL = 10_000
+#: Where helpers live, in the order their copies are written (a module after
+#: those it imports from; the package itself, a facade, last).
 _HOMES = (runtime_errors, runtime_state, structures, runtime_forward, runtime_gradients,
-          runtime_aliases, runtime)  # where helpers live, in order
+          runtime_aliases, runtime_elementwise, runtime_reductions, runtime_linalg,
+          runtime_shapes, runtime)
 _NOQA = re.compile(r"[ \t]*# noqa\b[^\n]*")
 
 

@@ -1,0 +1,96 @@
+"""Cotangents of elementwise operations, and the two gradient markers.
+
+A runtime helper module (see :mod:`srcgrad.runtime`, which re-exports it):
+small, NumPy alone, copied into exported modules.  An elementwise operation's
+cotangent has the output's shape; :func:`unbroadcast` sums it down to an
+operand that broadcasting stretched.  :func:`grad_seed` is the cotangent the
+adjoint sweep of ``grad`` starts from, :func:`signum` the derivative of
+``abs``.  :func:`stop_gradient` and :func:`on_grad` are what a user writes in
+a differentiated function: identities, whose rules act on the cotangent.
+
+    >>> import numpy as np
+    >>> unbroadcast(np.ones((2, 3)), np.zeros((1, 3)))
+    array([[2., 2., 2.]])
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import error_at
+
+
+def unbroadcast(g, x):
+    """Sum ``g`` down to the shape of ``x``, undoing NumPy broadcasting.
+
+    Used by the adjoints of broadcasting operations: if ``x`` was stretched to
+    the output's shape, its cotangent is the sum over the stretched axes.
+    """
+    if type(g) is float:  # a Python float cotangent: nothing was broadcast
+        return g
+    if type(g) is np.ndarray and type(x) is np.ndarray and g.shape == x.shape:
+        return g  # the common case, first: no np.shape calls
+    if isinstance(x, (tuple, list)):
+        raise error_at(
+            "UnsupportedSyntaxError",
+            "srcgrad differentiated '+' as arithmetic, but an operand is a "
+            f"{type(x).__name__}: a sequence whose type srcgrad could not see when it "
+            "compiled (an argument or an element of a container); build it with "
+            "tuple(...) or list(...) inside the function")
+    shape = np.shape(x)
+    if np.shape(g) == shape:
+        return g
+    g = np.asarray(g)
+    if g.ndim < len(shape) and not np.any(g):  # zeros smaller than x: no cotangent
+        return 0.0
+    lead = g.ndim - len(shape)
+    if lead:
+        g = g.sum(axis=tuple(range(lead)))
+    stretched = tuple(i for i, n in enumerate(shape) if n == 1 and g.shape[i] != 1)
+    if stretched:
+        g = g.sum(axis=stretched, keepdims=True)
+    if g.shape != shape and not np.any(g):  # zeros smaller than x: no cotangent
+        return 0.0
+    return g
+
+
+def grad_seed(value):
+    """The cotangent 1 that starts ``grad``'s adjoint sweep.
+
+    Raises if ``value`` is not a scalar: ``grad`` differentiates scalar
+    functions; ``vjp`` and ``jacobian`` handle the others.
+    """
+    if type(value) is float:
+        return 1.0
+    if np.ndim(value) != 0:
+        raise error_at(
+            "NonDifferentiableError",
+            f"grad needs a function with a scalar output, but it returned a value of "
+            f"shape {np.shape(value)}; use srcgrad.vjp or srcgrad.jacobian for "
+            f"non-scalar outputs")
+    if isinstance(value, np.generic):
+        return value.dtype.type(1)
+    return 1.0
+
+
+def signum(x):
+    """The derivative of ``abs`` at ``x``: ``np.sign(x)`` (a Python float for a
+    Python number), and for complex ``x`` its conjugate ``conj(x) / |x|`` (the
+    cotangent convention of autograd: a holomorphic rule needs no conjugate,
+    ``abs`` does)."""
+    if isinstance(x, (int, float)):
+        return float(x > 0) - float(x < 0)
+    if np.iscomplexobj(x):
+        return np.conj(np.sign(x))
+    return np.sign(x)
+
+
+def stop_gradient(x):
+    """Return ``x``; no gradient flows through the call."""
+    return x
+
+
+def on_grad(x, hook):
+    """Return ``x``; in the adjoint sweep, ``x``'s cotangent is replaced by
+    ``hook(cotangent)`` (inspect it, clip it, scale it) before it flows on."""
+    return x

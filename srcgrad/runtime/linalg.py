@@ -1,0 +1,167 @@
+"""Adjoints of linear algebra: products (``@``, ``tensordot``, ``einsum``,
+``outer``), ``inv`` and ``solve``.
+
+A runtime helper module (see :mod:`srcgrad.runtime`, which re-exports it):
+small, NumPy alone, copied into exported modules.  Each helper takes the
+cotangent of the result and the operands and returns an operand's cotangent,
+with NumPy's promotions of 1-D operands and broadcasting of batch axes undone.
+
+    >>> import numpy as np
+    >>> a, b = np.arange(6.0).reshape(2, 3), np.ones((3, 2))
+    >>> matmul_grad_a(np.ones((2, 2)), a, b)
+    array([[2., 2., 2.],
+           [2., 2., 2.]])
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .elementwise import unbroadcast
+from .errors import error_at
+from .structures import no_cotangent
+
+
+def _matmul_as_2d(g, a, b):
+    """Promote 1-D matmul operands (and the cotangent) to matrices."""
+    a, b, g = np.asarray(a), np.asarray(b), np.asarray(g)
+    if b.ndim == 1:
+        b, g = b[:, None], g[..., None]
+    if a.ndim == 1:
+        a, g = a[None, :], g[..., None, :]
+    return a, b, g
+
+
+def matmul_grad_a(g, a, b):
+    """Cotangent of ``a`` in ``a @ b`` (1-D, 2-D or batched, broadcast operands)."""
+    if type(g) is np.ndarray and type(a) is np.ndarray and type(b) is np.ndarray \
+            and g.ndim == 2 and a.ndim == 2 and b.ndim == 2:
+        return g @ b.T  # two matrices, the common case: nothing to promote or sum
+    if np.ndim(a) == 1 and np.ndim(b) == 1:
+        return g * b
+    if no_cotangent(g):  # no cotangent reached the product
+        return 0.0
+    a2, b2, g2 = _matmul_as_2d(g, a, b)
+    ga = g2 @ np.swapaxes(b2, -1, -2)
+    return unbroadcast(ga[..., 0, :] if np.ndim(a) == 1 else ga, a)
+
+
+def matmul_grad_b(g, a, b):
+    """Cotangent of ``b`` in ``a @ b`` (1-D, 2-D or batched, broadcast operands)."""
+    if type(g) is np.ndarray and type(a) is np.ndarray and type(b) is np.ndarray \
+            and g.ndim == 2 and a.ndim == 2 and b.ndim == 2:
+        return a.T @ g
+    if np.ndim(a) == 1 and np.ndim(b) == 1:
+        return g * a
+    if no_cotangent(g):
+        return 0.0
+    a2, b2, g2 = _matmul_as_2d(g, a, b)
+    gb = np.swapaxes(a2, -1, -2) @ g2
+    return unbroadcast(gb[..., 0] if np.ndim(b) == 1 else gb, b)
+
+
+def _tensordot_axes(a, b, axes):
+    """``np.tensordot``'s ``axes`` as two lists of non-negative axes."""
+    if isinstance(axes, (int, np.integer)):
+        return list(range(np.ndim(a) - axes, np.ndim(a))), list(range(axes))
+    ax_a, ax_b = axes
+    ax_a = [ax_a] if isinstance(ax_a, (int, np.integer)) else list(ax_a)
+    ax_b = [ax_b] if isinstance(ax_b, (int, np.integer)) else list(ax_b)
+    return [k % np.ndim(a) for k in ax_a], [k % np.ndim(b) for k in ax_b]
+
+
+def tensordot_grad_a(g, a, b, axes=2):
+    """Cotangent of ``a`` in ``np.tensordot(a, b, axes)``."""
+    if no_cotangent(g):
+        return 0.0
+    ax_a, ax_b = _tensordot_axes(a, b, axes)
+    free_a = [k for k in range(np.ndim(a)) if k not in ax_a]
+    free_b = [k for k in range(np.ndim(b)) if k not in ax_b]
+    ga = np.tensordot(g, b, axes=(list(range(len(free_a), np.ndim(g))), free_b))
+    order = free_a + [ax_a[ax_b.index(k)] for k in sorted(ax_b)]
+    return np.transpose(ga, [int(k) for k in np.argsort(order)])
+
+
+def tensordot_grad_b(g, a, b, axes=2):
+    """Cotangent of ``b`` in ``np.tensordot(a, b, axes)``."""
+    if no_cotangent(g):
+        return 0.0
+    ax_a, ax_b = _tensordot_axes(a, b, axes)
+    free_a = [k for k in range(np.ndim(a)) if k not in ax_a]
+    free_b = [k for k in range(np.ndim(b)) if k not in ax_b]
+    gb = np.tensordot(a, g, axes=(free_a, list(range(len(free_a)))))
+    order = [ax_b[ax_a.index(k)] for k in sorted(ax_a)] + free_b
+    return np.transpose(gb, [int(k) for k in np.argsort(order)])
+
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _einsum_parse(subscripts, arrays):
+    """Explicit per-operand and output subscripts, with ``...`` spelt out."""
+    subscripts = subscripts.replace(" ", "")
+    lhs, arrow, rhs = subscripts.partition("->")
+    ins = lhs.split(",")
+    spare = [c for c in _LETTERS if c not in subscripts]
+    extra = [np.ndim(a) - len(s.replace("...", "")) for s, a in zip(ins, arrays)]
+    ell = "".join(spare[:max([n for s, n in zip(ins, extra) if "..." in s] + [0])])
+    ins = [s.replace("...", ell[len(ell) - n:] if n else "") for s, n in zip(ins, extra)]
+    if arrow:
+        return ins, rhs.replace("...", ell)
+    once = sorted(c for c in set("".join(ins)) if c not in ell and "".join(ins).count(c) == 1)
+    return ins, ell + "".join(once)
+
+
+def einsum_grads(g, operands):
+    """Cotangents of ``np.einsum(subscripts, *arrays)``: ``[None, d_array1, ...]``.
+
+    Each operand's cotangent is the einsum of the cotangent with the other
+    operands, contracted back to that operand's subscripts.  The first entry
+    stands for the subscripts string, which has no cotangent.
+    """
+    subscripts, arrays = operands[0], list(operands[1:])
+    if not isinstance(subscripts, str):
+        raise error_at("MissingRuleError", "einsum's sublist form einsum(x, [0, 1], ...) has no "
+                     "adjoint; write the subscripts as a string")
+    if no_cotangent(g):
+        return [None] + [0.0] * len(arrays)
+    ins, outs = _einsum_parse(subscripts, arrays)
+    grads = [None]
+    for i, a in enumerate(arrays):
+        sub = ins[i]
+        if len(set(sub)) != len(sub):
+            raise error_at("MissingRuleError", f"einsum {subscripts!r}: an index repeated "
+                         f"within one operand ({sub!r}, a diagonal) has no adjoint")
+        others = ins[:i] + ins[i + 1:] + [outs]
+        kept = "".join(c for c in sub if c in "".join(others))
+        gi = np.einsum(",".join(others) + "->" + kept, *(arrays[:i] + arrays[i + 1:]), g)
+        gi = np.expand_dims(gi, tuple(k for k, c in enumerate(sub) if c not in kept))
+        grads.append(np.broadcast_to(unbroadcast(gi, a), np.shape(a)))
+    return grads
+
+
+def outer_grads(g, a, b):
+    """Cotangents of ``a`` and ``b`` in ``np.outer(a, b)`` (both flattened there)."""
+    if no_cotangent(g):
+        return 0.0, 0.0
+    return np.reshape(g @ np.ravel(b), np.shape(a)), np.reshape(np.ravel(a) @ g, np.shape(b))
+
+
+def inv_grad(g, out):
+    """Cotangent of ``a`` in ``out = np.linalg.inv(a)``: ``-out.T @ g @ out.T``."""
+    if no_cotangent(g):
+        return 0.0
+    out_t = np.swapaxes(out, -1, -2)
+    return -(out_t @ g @ out_t)
+
+
+def solve_grads(g, out, a, b):
+    """Cotangents of ``a`` and ``b`` in ``out = np.linalg.solve(a, b)``, where ``b``
+    is a vector (shape (M,)) or a stack of matrices (..., M, K)."""
+    if no_cotangent(g):
+        return 0.0, 0.0
+    if np.ndim(b) == 1:
+        gb = np.linalg.solve(np.swapaxes(a, -1, -2), g[..., None])
+        return -(gb * out[..., None, :]), unbroadcast(gb[..., 0], b)
+    gb = np.linalg.solve(np.swapaxes(a, -1, -2), g)
+    return unbroadcast(-(gb @ np.swapaxes(out, -1, -2)), a), unbroadcast(gb, b)

@@ -1,0 +1,133 @@
+"""Adjoints of reductions: sums and means, products, extrema, norms, traces,
+cumulative sums.
+
+A runtime helper module (see :mod:`srcgrad.runtime`, which re-exports it):
+small, NumPy alone, copied into exported modules.  A reduction's cotangent has
+the reduced shape; :func:`unreduce` puts the reduced axes back and broadcasts
+it to the input's shape, which is the whole adjoint of ``np.sum`` and the core
+of the others.
+
+    >>> import numpy as np
+    >>> unreduce(np.array([1.0, 2.0]), np.zeros((2, 3)), axis=1)
+    array([[1., 1., 1.],
+           [2., 2., 2.]])
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import error_at
+from .structures import no_cotangent
+
+
+def unreduce(g, x, axis=None, keepdims=False):
+    """Broadcast the cotangent of a reduction of ``x`` back to ``x``'s shape.
+
+    ``axis`` and ``keepdims`` are those of the reduction; the reduced axes are
+    re-inserted (when ``keepdims`` was false) and ``g`` is broadcast along them.
+    The result is a read-only view (generated code never writes into it), or,
+    for small arrays, where a view costs more to make than the copy, a fresh
+    array.  A Python float cotangent of a floating array takes the array's
+    dtype: the seed 1.0 of a float32 function's gradient stays float32.
+    """
+    shape = np.shape(x)
+    if type(g) is float and type(x) is np.ndarray and x.dtype.kind == "f":
+        g = x.dtype.type(g)
+    if axis is not None and not keepdims:
+        if no_cotangent(g):
+            return 0.0
+        g = _keep_reduced_axes(g, len(shape), axis)
+    if type(x) is np.ndarray and x.size <= _SMALL:
+        out = np.empty(shape, np.result_type(g))
+        out[...] = g
+        return out
+    return np.broadcast_to(g, shape)
+
+
+# Up to this many elements, materialising a broadcast is cheaper than making the view.
+_SMALL = 4096
+
+
+def _keep_reduced_axes(v, ndim, axis):
+    """``v``, the result of a reduction over ``axis`` without ``keepdims``, with the
+    reduced axes put back as length-1 axes (so that it broadcasts against the input)."""
+    axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
+    return np.expand_dims(v, tuple(sorted(a % ndim for a in axes)))
+
+
+def prod_except(a, axis=None):
+    """For each element of ``a``, the product of the other elements that
+    ``np.prod(a, axis)`` multiplies it with (exact when some are zero)."""
+    a = np.asarray(a)
+    if axis is None:
+        axes = list(range(a.ndim))
+    else:
+        axes = [k % a.ndim for k in ((axis,) if np.ndim(axis) == 0 else axis)]
+    order = [k for k in range(a.ndim) if k not in axes] + axes
+    moved = np.transpose(a, order)
+    flat = moved.reshape(moved.shape[:a.ndim - len(axes)] + (-1,))
+    ones = np.ones_like(flat[..., :1])
+    left = np.cumprod(np.concatenate([ones, flat[..., :-1]], -1), -1)
+    right = np.cumprod(np.concatenate([ones, np.flip(flat, -1)[..., :-1]], -1), -1)
+    others = (left * np.flip(right, -1)).reshape(moved.shape)
+    return np.transpose(others, [int(k) for k in np.argsort(order)])
+
+
+def extremum_grad(g, out, a, axis=None, keepdims=False):
+    """Cotangent of ``a`` in ``np.max(a, axis)`` / ``np.min``: ``g`` goes to the
+    elements equal to the extremum, split equally among ties."""
+    if no_cotangent(g):
+        return 0.0
+    a = np.asarray(a)
+    if axis is not None and not keepdims:
+        out, g = _keep_reduced_axes(out, a.ndim, axis), _keep_reduced_axes(g, a.ndim, axis)
+    hit = a == out
+    if np.count_nonzero(hit) != np.size(out):  # ties (or NaNs): share g among the hits
+        g = g / np.sum(hit, axis=axis, keepdims=True).astype(np.result_type(g))
+    return g * hit
+
+
+def norm_grad(g, out, x, ord=None, axis=None, keepdims=False):
+    """Cotangent of ``x`` in ``np.linalg.norm(x, ord, axis, keepdims)`` for vector
+    norms and the Frobenius norm; 0 (a subgradient) where the norm is 0."""
+    x = np.asarray(x)
+    vector = (x.ndim == 1) if axis is None else np.ndim(axis) == 0 or len(axis) == 1
+    gg, scale = unreduce(g, x, axis, keepdims), unreduce(out, x, axis, keepdims)
+    if ord is None or ord == "fro" or (ord == 2 and vector):
+        return gg * x / np.where(scale == 0, 1, scale)
+    if not vector:
+        raise error_at("MissingRuleError", f"np.linalg.norm: the matrix norm ord={ord!r} has "
+                     f"no adjoint; only the Frobenius norm does")
+    if ord == 0:
+        return np.zeros_like(x)
+    if ord == 1:
+        return gg * np.sign(x)
+    if ord in (np.inf, -np.inf):
+        hit = np.abs(x) == scale
+        return gg * np.sign(x) * hit / np.sum(hit, axis=axis, keepdims=True).astype(x.dtype)
+    ratio = np.abs(x) / np.where(scale == 0, 1, scale)
+    return gg * np.sign(x) * ratio ** (ord - 1)
+
+
+def trace_grad(g, a, offset=0, axis1=0, axis2=1):
+    """Cotangent of ``a`` in ``np.trace(a, offset, axis1, axis2)``."""
+    if no_cotangent(g):
+        return 0.0
+    shape, nd = np.shape(a), np.ndim(a)
+    ax1, ax2 = axis1 % nd, axis2 % nd
+    eye = np.eye(shape[ax1], shape[ax2], k=offset, dtype=np.result_type(g))
+    if ax1 > ax2:
+        eye = eye.T
+    eye = eye.reshape([shape[k] if k in (ax1, ax2) else 1 for k in range(nd)])
+    return np.expand_dims(g, (min(ax1, ax2), max(ax1, ax2))) * eye
+
+
+def reverse_cumsum(g, a, axis=None):
+    """Cotangent of ``a`` in ``np.cumsum(a, axis)``: the cumulative sum of ``g``
+    from the end (over the flattened array when ``axis`` is None)."""
+    if no_cotangent(g):
+        return 0.0
+    if axis is None:
+        return np.reshape(np.flip(np.cumsum(np.flip(np.ravel(g)))), np.shape(a))
+    return np.flip(np.cumsum(np.flip(g, axis), axis), axis)
