@@ -4,10 +4,10 @@
     python docs/gen_supported.py --check  # exit 1 if it is out of date
 
 The registry (:mod:`srcgrad.rules`) is the truth: every primitive with an
-adjoint rule, grouped by the module its rule lives in, with the arguments the
-rule differentiates and whether it has a tangent (forward-mode) rule
-(:mod:`srcgrad.tangents`), then any primitive with a tangent rule only, then
-every primitive registered as non-differentiable.  Users' rules
+adjoint rule, grouped by the module its rules live in, with the arguments the
+rule differentiates and whether it has a tangent (forward-mode) rule beside it,
+then any primitive with a tangent rule only, then every primitive registered
+as non-differentiable.  Users' rules
 (``srcgrad.register_vjp`` and friends) are not srcgrad's and are left out; run
 the script in a fresh process (tests/test_docs.py does), since a user's rule
 for a primitive srcgrad also covers replaces srcgrad's in the registry.
@@ -23,8 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import srcgrad.tangents  # noqa: F401 - registers the tangent rules
-from srcgrad.rules import registry
+from srcgrad.rules import registry  # noqa: E402 - importing srcgrad.rules registers every rule
 
 OUT = Path(__file__).resolve().parent / "supported.md"
 
@@ -68,7 +67,7 @@ def _forward(rule, tangent) -> str:
     if tangent.wrt != rule.wrt:
         cell += f", through {', '.join(tangent.wrt)}"
     if _family(tangent) != _family(rule):
-        cell += f" (`srcgrad/tangents/{_family(tangent)}.py`)"
+        cell += f" (`srcgrad/rules/{_family(tangent)}.py`)"
     return cell
 
 
@@ -87,8 +86,8 @@ def render() -> str:
         "(the module named in each heading).  *Differentiated* lists the arguments",
         "derivatives flow through; the others (axes, shapes, indices, dtypes) are treated",
         "as constants.  *Forward mode* says whether the operation also has a tangent rule,",
-        "in the module of the same name in `srcgrad/tangents/`, for `jvp` and the",
-        "second derivatives.  Operations with no rule and not listed as",
+        "beside its adjoint rule in the same module, for `jvp` and the second",
+        "derivatives.  Operations with no rule and not listed as",
         "non-differentiable raise `MissingRuleError` when a differentiated value flows",
         "into them; `srcgrad.register_vjp` and `srcgrad.register_jvp` add rules of your",
         "own ([custom rules](custom-rules.md)).",
@@ -118,7 +117,7 @@ def render() -> str:
                   "These operations have a tangent rule but no adjoint rule: `jvp` handles",
                   "them, `grad` raises `MissingRuleError`.", "",
                   "| operation | differentiated | tangent rules |", "|---|---|---|"]
-        lines += [f"| `{t.name}` | {', '.join(t.wrt)} | `srcgrad/tangents/{_family(t)}.py` |"
+        lines += [f"| `{t.name}` | {', '.join(t.wrt)} | `srcgrad/rules/{_family(t)}.py` |"
                   for t in only]
         lines.append("")
     names = sorted(set(registry.all_nondifferentiable().values()))

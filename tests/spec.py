@@ -14,6 +14,9 @@ arrays, masks, shapes) are constants; the others are differentiable.
 evaluate ``call``, call the rule directly and compare with finite differences,
 while ``expr`` is what the compiler tests compile end to end.  ``NONDIFF``
 lists expressions of the primitives registered as non-differentiable.
+:func:`resolve` reads an entry's expression back into the primitive it
+applies and the argument values, and :func:`apply` calls it, for the tests
+that call rules directly.
 
 Inputs are drawn in float64 and cast to the dtype under test (floating inputs
 only; integer and boolean constants stay as they are).  Entries of the
@@ -22,6 +25,7 @@ only; integer and boolean constants stay as they are).  Entries of the
 
 from __future__ import annotations
 
+import ast
 import math
 import operator
 import zlib
@@ -132,6 +136,72 @@ def pyfloat(low, high):
 def fixed(value):
     return Input(lambda rng: value, diff=False)
 
+
+# --- reading an entry's expression ----------------------------------------------------
+
+_BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+           ast.Div: operator.truediv, ast.Pow: operator.pow, ast.MatMult: operator.matmul,
+           ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.BitAnd: operator.and_,
+           ast.BitOr: operator.or_, ast.BitXor: operator.xor, ast.LShift: operator.lshift,
+           ast.RShift: operator.rshift}
+_UNARY_OPS = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Not: operator.not_,
+              ast.Invert: operator.invert}
+_COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt,
+            ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge,
+            ast.Is: operator.is_, ast.IsNot: operator.is_not}
+
+
+class _Index:
+    def __getitem__(self, index):
+        return index
+
+
+def _eval(node, env):
+    return eval(compile(ast.Expression(node), "<spec>", "eval"),  # noqa: S307
+                {"np": np, "math": math, "srcgrad": srcgrad, "_Index": _Index(),
+                 "keys_of": keys_of, "sequence": sequence, "snapshot": snapshot}, env)
+
+
+def resolve(source, env):
+    """The primitive a call expression applies, with its argument values and
+    the AST nodes they come from: ``(primitive, args, kwargs, arg_nodes, kw_nodes)``."""
+    node = ast.parse(source, mode="eval").body
+    if isinstance(node, ast.BinOp):
+        prim, nodes, kw = _BINOPS[type(node.op)], [node.left, node.right], {}
+    elif isinstance(node, ast.UnaryOp):
+        prim, nodes, kw = _UNARY_OPS[type(node.op)], [node.operand], {}
+    elif isinstance(node, ast.Compare):
+        op = node.ops[0]
+        if isinstance(op, ast.In):
+            prim, nodes, kw = operator.contains, [node.comparators[0], node.left], {}
+        else:
+            prim, nodes, kw = _COMPARE[type(op)], [node.left, node.comparators[0]], {}
+    elif isinstance(node, ast.Subscript):
+        index = ast.fix_missing_locations(ast.copy_location(ast.Subscript(
+            ast.Name("_Index", ast.Load()), node.slice, ast.Load()), node))
+        prim, nodes, kw = operator.getitem, [node.value, index], {}
+    elif isinstance(node, ast.Attribute):
+        prim, nodes, kw = getattr(type(_eval(node.value, env)), node.attr), [node.value], {}
+    else:
+        assert isinstance(node, ast.Call), source
+        kw = {k.arg: k.value for k in node.keywords}
+        func = node.func
+        if isinstance(func, ast.Attribute) and isinstance(_eval(func.value, env), np.ndarray):
+            prim, nodes = getattr(np.ndarray, func.attr), [func.value, *node.args]
+        else:
+            prim, nodes = _eval(func, env), list(node.args)
+    args = [_eval(n, env) for n in nodes]
+    return prim, args, {k: _eval(v, env) for k, v in kw.items()}, nodes, kw
+
+
+def apply(prim, args, kwargs):
+    """Call a primitive; an attribute descriptor (``np.ndarray.T``) is read."""
+    if not callable(prim):
+        return prim.__get__(args[0])
+    return prim(*args, **kwargs)
+
+
+# --- the table -------------------------------------------------------------------------
 
 SPECS: list[Spec] = []
 NONDIFF: list[Spec] = []

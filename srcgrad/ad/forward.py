@@ -66,7 +66,6 @@ from ..ir.syntax import call_to, clone
 from ..optimize.dce import eliminate_dead
 from ..rules import registry
 from ..rules.custom import custom_vjp
-from ..tangents import operators as _registers_every_tangent_rule  # noqa: F401
 from ..version import __version__
 from .calls import bind_arguments
 from .inline import inline_tangent

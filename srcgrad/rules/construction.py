@@ -1,19 +1,23 @@
-"""Adjoint rules of array construction: ``np.array``, ``np.full``, copies.
+"""Rules of array construction: ``np.array``, ``np.full``, copies, both modes.
 
-``np.array([x, y, z])`` packs values into one array, so its adjoint unpacks
-the cotangent: one cotangent per element of the (flat) list, ``d_out[i]``.
-``np.full``'s fill value is broadcast everywhere, so its cotangent is the sum
-of ``d_out``.  Constructors that depend only on shapes (``np.zeros``,
-``np.arange``, ``np.zeros_like``...) are constants.
+Building an array from values is linear in the values, so one ``@linear``
+declaration gives both rules: the tangent is built the same way from the
+values' tangents (``np.array([d_x, d_y])``, zeros for elements that do not
+move, with the primal's ``dtype``), and the adjoint unpacks the cotangent:
+one cotangent per element of the (flat) list, ``d_out[i]``.  ``np.full``'s fill
+value is broadcast everywhere, so its cotangent is the sum of ``d_out``.
+Constructors that depend only on shapes (``np.zeros``, ``np.arange``,
+``np.zeros_like``...) are constants.
 """
 
 import numpy as np
 
 from ..runtime import grad_like, unbroadcast, unpack_cotangent
-from .registry import adjoint, nondifferentiable
+from .derive import linear
+from .registry import adjoint, nondifferentiable, tangent
 
 
-@adjoint(np.array, "object", name="np.array")
+@linear(np.array, "object", name="np.array", keywords=("dtype",))
 def array(out, d_out, object, dtype=None):  # noqa: A002 - mirrors numpy
     """A list or tuple gets a list of cotangents, one per element; an array
     gets its cotangent cast back to its own dtype."""
@@ -22,7 +26,7 @@ def array(out, d_out, object, dtype=None):  # noqa: A002 - mirrors numpy
     return np.asarray(d_out, dtype=np.result_type(object))
 
 
-@adjoint(np.asarray, "a", name="np.asarray")
+@linear(np.asarray, "a", name="np.asarray", keywords=("dtype",))
 def asarray(out, d_out, a, dtype=None):
     """A list or tuple gets a list of cotangents, one per element; an array
     gets its cotangent cast back to its own dtype."""
@@ -31,19 +35,20 @@ def asarray(out, d_out, a, dtype=None):
     return np.asarray(d_out, dtype=np.result_type(a))
 
 
-@adjoint(np.full, "fill_value", name="np.full")
+@linear(np.full, "fill_value", name="np.full", keywords=("dtype",))
 def full(out, d_out, shape, fill_value, dtype=None):
     return unbroadcast(d_out, fill_value)
 
 
-@adjoint(np.full_like, "fill_value", name="np.full_like")
+@linear(np.full_like, "fill_value", name="np.full_like", keywords=("dtype",))
 def full_like(out, d_out, a, fill_value, dtype=None):
     """Only the fill value is differentiable; ``a`` gives just a shape."""
     return unbroadcast(d_out, fill_value)
 
 
-@adjoint(np.copy, "a", name="np.copy")
+@linear(np.copy, "a", name="np.copy", unused=("order",))
 def copy(out, d_out, a, order="K"):
+    """A fresh array, like the value; its memory order does not matter."""
     return d_out
 
 
@@ -53,13 +58,15 @@ nondifferentiable(np.zeros, np.ones, np.empty, np.zeros_like, np.ones_like, np.e
 
 def _scalar_cast(kind):
     """``np.float64(x)``: a NumPy scalar (or array) of ``x``'s value; the cotangent
-    comes back in ``x``'s own type."""
+    comes back in ``x``'s own type, the tangent in the output's."""
 
     @adjoint(kind, "x", name=f"np.{kind.__name__}")
     def cast(out, d_out, x):
         return grad_like(d_out, x)
 
-    return cast
+    @tangent(kind, "x", name=f"np.{kind.__name__}")
+    def cast_tangent(out, x, d_x):
+        return np.asarray(d_x, dtype=np.result_type(out))[()]
 
 
 for _kind in (np.float64,):

@@ -1,10 +1,16 @@
-"""Adjoint rules of containers and objects: displays, attributes, ``sum``.
+"""Rules of containers and objects: displays, attributes, ``sum``, both modes.
 
 A container's cotangent is a container of its elements' cotangents (see
-:mod:`srcgrad.structures`), so building ``(a, b)`` hands each element its part
-of the tuple's cotangent, and reading ``self.W`` gives the object a cotangent
-holding ``W``'s.  ``list.append`` is an in-place update handled by the reverse
-pass itself.
+:mod:`srcgrad.runtime.structures`), so building ``(a, b)`` hands each element
+its part of the tuple's cotangent, and reading ``self.W`` gives the object a
+cotangent holding ``W``'s.  A container's tangent is a container of the same
+kind holding its elements' tangents (zeros for elements that do not move):
+``(a, b)`` has tangent ``(d_a, d_b)``, a list display a fresh list, which the
+tangent code may append to beside the value, a dict display a dict with the
+same keys; an object's tangent is an object of the same kind or a dict by
+attribute name, so reading ``self.W`` reads ``tangent_attr(d_self, self,
+"W")``.  ``list.append`` is an in-place update handled by the passes
+themselves.
 """
 
 import numpy as np
@@ -16,14 +22,20 @@ from ..runtime import (
     cotangent_at,
     cotangent_part,
     elements_cotangent,
+    expand,
     keys_of,
     sequence,
+    sequence_tangent,
     snapshot,
+    sorted_order,
+    tangent_attr,
     unbroadcast,
     unrepeat_sequence,
     unsort,
+    zero_tangent,
 )
-from .registry import adjoint, nondifferentiable
+from .derive import linear
+from .registry import adjoint, nondifferentiable, tangent
 
 
 @adjoint(BUILD_TUPLE, "elts", name="tuple display")
@@ -31,9 +43,19 @@ def build_tuple(out, d_out, *elts):
     return [cotangent_at(d_out, i) for i in range(len(elts))]
 
 
+@tangent(BUILD_TUPLE, "elts", name="tuple display")
+def build_tuple_tangent(out, *elts, d_elts):
+    return d_elts
+
+
 @adjoint(BUILD_LIST, "elts", name="list display")
 def build_list(out, d_out, *elts):
     return [cotangent_at(d_out, i) for i in range(len(elts))]
+
+
+@tangent(BUILD_LIST, "elts", name="list display")
+def build_list_tangent(out, *elts, d_elts):
+    return [t for t in d_elts]
 
 
 @adjoint(CONCAT, "a", "b", name="sequence +")
@@ -43,9 +65,21 @@ def concat_(out, d_out, a, b):
     return cotangent_part(d_out, 0, len(a)), cotangent_part(d_out, len(a))
 
 
+@tangent(CONCAT, "parts", name="sequence +")
+def concat_tangent(out, *parts, d_parts):
+    """One term, the concatenation (the tangent terms of two operands would be
+    added, and ``+`` of two tangent tuples concatenates them)."""
+    return sequence_tangent(d_parts[0], parts[0]) + sequence_tangent(d_parts[1], parts[1])
+
+
 @adjoint(REPEAT, "a", name="sequence *")
 def repeat_(out, d_out, a, n):
     return unrepeat_sequence(d_out, len(a))
+
+
+@tangent(REPEAT, "a", name="sequence *")
+def repeat_tangent(out, a, n, d_a):
+    return sequence_tangent(d_a, a) * n
 
 
 @adjoint(list, "iterable", name="list")
@@ -54,9 +88,23 @@ def list_(out, d_out, iterable=()):
     return elements_cotangent(d_out, iterable)
 
 
+@tangent(list, "iterable", name="list")
+def list_tangent(out, iterable=(), *, d_iterable):
+    if isinstance(iterable, dict):
+        return zero_tangent(out)
+    return list(sequence_tangent(d_iterable, iterable))
+
+
 @adjoint(tuple, "iterable", name="tuple")
 def tuple_(out, d_out, iterable=()):
     return elements_cotangent(d_out, iterable)
+
+
+@tangent(tuple, "iterable", name="tuple")
+def tuple_tangent(out, iterable=(), *, d_iterable):
+    if isinstance(iterable, dict):
+        return zero_tangent(out)
+    return tuple(sequence_tangent(d_iterable, iterable))
 
 
 @adjoint(sorted, "iterable", name="sorted")
@@ -66,14 +114,33 @@ def sorted_(out, d_out, iterable, *, key=None, reverse=False):
     return unsort(d_out, iterable, key, reverse)
 
 
+@tangent(sorted, "iterable", name="sorted")
+def sorted_tangent(out, iterable, *, key=None, reverse=False, d_iterable):
+    """The tangents in the order of the values (zeros for a dict's keys)."""
+    if isinstance(iterable, dict):
+        return zero_tangent(out)
+    return [sequence_tangent(d_iterable, iterable)[i]
+            for i in sorted_order(iterable, key, reverse)]
+
+
 @adjoint(BUILD_DICT, "values", name="dict display")
 def build_dict(out, d_out, keys, *values):
     return [cotangent_at(d_out, key) for key in keys]
 
 
+@tangent(BUILD_DICT, "values", name="dict display")
+def build_dict_tangent(out, keys, *values, d_values):
+    return {keys[i]: d_values[i] for i in range(len(keys))}
+
+
 @adjoint(GETATTR, "obj", name="attribute")
 def getattr_(out, d_out, obj, name):
     return AttributeCotangent({name: d_out})
+
+
+@tangent(GETATTR, "obj", name="attribute")
+def getattr_tangent(out, obj, name, d_obj):
+    return tangent_attr(d_obj, obj, name)
 
 
 @adjoint(sequence, "items", name="sequence")
@@ -84,12 +151,19 @@ def sequence_(out, d_out, items):
     return d_out if isinstance(items, (list, tuple, np.ndarray)) else 0.0
 
 
+@tangent(sequence, "items", name="sequence")
+def sequence_tangent_(out, items, d_items):
+    """With its tangent, or none for a dict's keys (what a loop over a dict
+    runs over)."""
+    return d_items if out is items else zero_tangent(out)
+
+
 nondifferentiable(keys_of, name="keys_of")
 
 
-@adjoint(snapshot, "value", name="snapshot")
+@linear(snapshot, "value", name="snapshot")
 def snapshot_(out, d_out, value):
-    """A copy: the cotangent passes through."""
+    """A copy: the cotangent passes through, the tangent is copied too."""
     return d_out
 
 
@@ -97,3 +171,13 @@ def snapshot_(out, d_out, value):
 def sum_(out, d_out, iterable, start=0):
     """``start`` is added like any element (``sum(xs, x0)``)."""
     return ListCotangent([unbroadcast(d_out, x) for x in iterable]), unbroadcast(d_out, start)
+
+
+@tangent(sum, "iterable", "start", name="sum")
+def sum_tangent(out, iterable, start=0, *, d_iterable, d_start):
+    """The tangents broadcast against each other as the elements do; only a
+    ``start`` other than the default 0 may widen the output further, and may
+    move itself (``sum(xs, x0)``)."""
+    if isinstance(start, int) and start == 0:
+        return sum(d_iterable), d_start
+    return expand(sum(d_iterable), out), expand(d_start, out)

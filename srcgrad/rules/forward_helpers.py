@@ -1,11 +1,15 @@
-"""Adjoint rules of the helpers that generated tangent code calls.
+"""Rules of the runtime helpers that generated tangent code calls, both modes.
 
-Second derivatives differentiate generated forward-mode code once more
-(reverse over forward, see :mod:`srcgrad.higher`), so the helpers it uses need
-rules like any primitive: broadcasting a term (``expand``) and copying or
-reshaping a tangent (``fresh_tangent``, ``tangent_like``) pass the cotangent
-back summed to the tangent's shape; reading an object's tangent attribute is
-an attribute read; the zero tangent of a constant carries nothing.
+Higher derivatives differentiate generated forward-mode code again: reverse
+over forward for second derivatives (see :mod:`srcgrad.api.higher`), forward
+over forward along directions.  So the helpers that code calls need rules like
+any primitive.  Broadcasting a term (``expand``), copying or reshaping a
+tangent (``fresh_tangent``, ``tangent_like``) and reading an object's tangent
+attribute (``tangent_attr``) are linear in the tangent they take, so one
+``@linear`` declaration each gives both rules: the tangent applies the helper
+to the tangent's tangent, the adjoint passes the cotangent back summed to the
+tangent's shape (or as an attribute's cotangent).  The zero tangent of a
+constant carries nothing.
 """
 
 from ..runtime import (
@@ -18,25 +22,26 @@ from ..runtime import (
     unbroadcast,
     zero_tangent,
 )
-from .registry import adjoint, nondifferentiable
+from .derive import linear
+from .registry import nondifferentiable
 
 
-@adjoint(expand, "t", name="expand")
+@linear(expand, "t", name="expand")
 def expand_(out, d_out, t, like):
     return unbroadcast(d_out, t)
 
 
-@adjoint(fresh_tangent, "t", name="fresh_tangent")
+@linear(fresh_tangent, "t", name="fresh_tangent")
 def fresh_tangent_(out, d_out, t, x):
     return unbroadcast(d_out, t)
 
 
-@adjoint(tangent_like, "t", name="tangent_like")
+@linear(tangent_like, "t", name="tangent_like")
 def tangent_like_(out, d_out, t, x):
     return unbroadcast(d_out, t)
 
 
-@adjoint(tangent_attr, "t", name="tangent_attr")
+@linear(tangent_attr, "t", name="tangent_attr")
 def tangent_attr_(out, d_out, t, obj, name):
     return AttributeCotangent({name: d_out})
 

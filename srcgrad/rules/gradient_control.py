@@ -1,14 +1,15 @@
-"""Primitives that control where and how gradients flow.
+"""Primitives that control where and how gradients flow, both modes.
 
 ``srcgrad.stop_gradient(x)`` returns ``x`` unchanged in the forward sweep and
 blocks its cotangent: its output is never active.  ``srcgrad.on_grad(x, hook)``
 returns ``x`` too, and in the adjoint sweep passes ``x``'s cotangent through
 ``hook`` -- the user's own code, called by name, the way PyTorch's
-``register_hook`` and Tangent's ``insert_grad_of`` run code on a gradient.
+``register_hook`` and Tangent's ``insert_grad_of`` run code on a gradient.  A
+hook acts on cotangents only: in forward mode the tangent passes through.
 """
 
 from ..runtime import on_grad, stop_gradient
-from .registry import adjoint, nondifferentiable
+from .registry import adjoint, nondifferentiable, tangent
 
 nondifferentiable(stop_gradient, name="stop_gradient")
 
@@ -16,3 +17,8 @@ nondifferentiable(stop_gradient, name="stop_gradient")
 @adjoint(on_grad, "x", name="on_grad")
 def on_grad_(out, d_out, x, hook):
     return hook(d_out)
+
+
+@tangent(on_grad, "x", name="on_grad")
+def on_grad_tangent(out, x, hook, d_x):
+    return d_x

@@ -1,9 +1,10 @@
-"""Adjoint rules of Python's ``math`` module and of scalar builtins
-(``abs``, ``float``, ``pow``, ``max``/``min`` of two values).
+"""Rules of Python's ``math`` module and of scalar builtins (``abs``,
+``float``, ``pow``, ``max``/``min`` of two values), both modes.
 
 ``math`` functions take and return Python floats, so their rules use ``math``
-(not ``np``) and return Python floats too: ``d_out * math.cos(x)``.  The
-builtins also work on arrays, so their rules are written to serve both.
+(not ``np``) and return Python floats too: ``d_out * math.cos(x)``; a unary
+one is one line, its derivative (:func:`.derive.pointwise`).  The builtins
+also work on arrays, so their rules are written to serve both.
 ``max``/``min`` of two values give a tie to the first argument, as Python
 returns the first of equal values.
 """
@@ -12,18 +13,31 @@ import math
 
 import numpy as np
 
-from ..runtime import grad_like, signum, unbroadcast
-from .registry import adjoint, nondifferentiable
+from ..runtime import expand, grad_like, signum, unbroadcast
+from .derive import pointwise
+from .registry import adjoint, nondifferentiable, tangent
 
-
-@adjoint(math.exp)
-def exp(out, d_out, x):
-    return d_out * out
-
-
-@adjoint(math.expm1)
-def expm1(out, d_out, x):
-    return d_out * (out + 1)
+pointwise(math.exp, lambda x, out: out)
+pointwise(math.expm1, lambda x, out: out + 1)
+pointwise(math.log1p, lambda x: 1 / (1 + x))
+pointwise(math.log2, lambda x: 1 / (x * math.log(2)))
+pointwise(math.log10, lambda x: 1 / (x * math.log(10)))
+pointwise(math.sqrt, lambda x, out: 1 / (2 * out))
+pointwise(math.sin, lambda x: math.cos(x))
+pointwise(math.cos, lambda x: -math.sin(x))
+pointwise(math.tan, lambda x, out: 1 + out * out)
+pointwise(math.asin, lambda x: 1 / math.sqrt(1 - x * x))
+pointwise(math.acos, lambda x: -1 / math.sqrt(1 - x * x))
+pointwise(math.atan, lambda x: 1 / (1 + x * x))
+pointwise(math.sinh, lambda x: math.cosh(x))
+pointwise(math.cosh, lambda x: math.sinh(x))
+pointwise(math.tanh, lambda x, out: 1 - out * out)
+pointwise(math.asinh, lambda x: 1 / math.sqrt(x * x + 1))
+pointwise(math.acosh, lambda x: 1 / math.sqrt(x * x - 1))
+pointwise(math.atanh, lambda x: 1 / (1 - x * x))
+pointwise(math.fabs, lambda x: float(x > 0) - float(x < 0))  # subgradient 0 at x = 0
+pointwise(math.erf, lambda x: (2 / math.sqrt(math.pi)) * math.exp(-x * x))
+pointwise(math.erfc, lambda x: -(2 / math.sqrt(math.pi)) * math.exp(-x * x))
 
 
 @adjoint(math.log, "x", name="math.log")
@@ -34,65 +48,32 @@ def log(out, d_out, x, base=None):
     return d_out / (x * math.log(base))
 
 
-@adjoint(math.log1p)
-def log1p(out, d_out, x):
-    return d_out / (1 + x)
-
-
-@adjoint(math.log2)
-def log2(out, d_out, x):
-    return d_out / (x * math.log(2))
-
-
-@adjoint(math.log10)
-def log10(out, d_out, x):
-    return d_out / (x * math.log(10))
-
-
-@adjoint(math.sqrt)
-def sqrt(out, d_out, x):
-    return d_out / (2 * out)
+@tangent(math.log, "x", name="math.log")
+def log_tangent(out, x, base=None, d_x=None):
+    if base is None:
+        return d_x / x
+    return d_x / (x * math.log(base))
 
 
 @adjoint(math.pow)
 def pow_(out, d_out, x, y):
-    """The exponent's cotangent is 0 where x <= 0."""
+    """The exponent's derivative is 0 where x <= 0."""
     return d_out * y * x ** (y - 1), d_out * out * (math.log(x) if x > 0 else 0.0)
 
 
-@adjoint(math.sin)
-def sin(out, d_out, x):
-    return d_out * math.cos(x)
-
-
-@adjoint(math.cos)
-def cos(out, d_out, x):
-    return -d_out * math.sin(x)
-
-
-@adjoint(math.tan)
-def tan(out, d_out, x):
-    return d_out * (1 + out * out)
-
-
-@adjoint(math.asin)
-def asin(out, d_out, x):
-    return d_out / math.sqrt(1 - x * x)
-
-
-@adjoint(math.acos)
-def acos(out, d_out, x):
-    return -d_out / math.sqrt(1 - x * x)
-
-
-@adjoint(math.atan)
-def atan(out, d_out, x):
-    return d_out / (1 + x * x)
+@tangent(math.pow)
+def pow_tangent(out, x, y, d_x, d_y):
+    return d_x * y * x ** (y - 1), d_y * out * (math.log(x) if x > 0 else 0.0)
 
 
 @adjoint(math.atan2)
 def atan2(out, d_out, y, x):
     return d_out * x / (x * x + y * y), -d_out * y / (x * x + y * y)
+
+
+@tangent(math.atan2)
+def atan2_tangent(out, y, x, d_y, d_x):
+    return d_y * x / (x * x + y * y), -d_x * y / (x * x + y * y)
 
 
 @adjoint(math.hypot, name="math.hypot")
@@ -101,50 +82,9 @@ def hypot(out, d_out, x, y):
     return d_out * x / out, d_out * y / out
 
 
-@adjoint(math.sinh)
-def sinh(out, d_out, x):
-    return d_out * math.cosh(x)
-
-
-@adjoint(math.cosh)
-def cosh(out, d_out, x):
-    return d_out * math.sinh(x)
-
-
-@adjoint(math.tanh)
-def tanh(out, d_out, x):
-    return d_out * (1 - out * out)
-
-
-@adjoint(math.asinh)
-def asinh(out, d_out, x):
-    return d_out / math.sqrt(x * x + 1)
-
-
-@adjoint(math.acosh)
-def acosh(out, d_out, x):
-    return d_out / math.sqrt(x * x - 1)
-
-
-@adjoint(math.atanh)
-def atanh(out, d_out, x):
-    return d_out / (1 - x * x)
-
-
-@adjoint(math.fabs)
-def fabs(out, d_out, x):
-    """Subgradient 0 at x = 0."""
-    return d_out * (float(x > 0) - float(x < 0))
-
-
-@adjoint(math.erf)
-def erf(out, d_out, x):
-    return d_out * (2 / math.sqrt(math.pi)) * math.exp(-x * x)
-
-
-@adjoint(math.erfc)
-def erfc(out, d_out, x):
-    return -d_out * (2 / math.sqrt(math.pi)) * math.exp(-x * x)
+@tangent(math.hypot, name="math.hypot")
+def hypot_tangent(out, x, y, d_x, d_y):
+    return d_x * x / out, d_y * y / out
 
 
 nondifferentiable(math.floor, math.ceil, math.trunc, math.isnan, math.isinf, math.isfinite)
@@ -158,17 +98,34 @@ def abs_(out, d_out, x):
     return d_out * signum(x)
 
 
+@tangent(abs, name="abs")
+def abs_tangent(out, x, d_x):
+    return d_x * np.sign(x)
+
+
 @adjoint(float, name="float")
 def float_(out, d_out, x):
-    """The cotangent comes back in ``x``'s own type (a 0-d array stays one)."""
+    """The cotangent comes back in ``x``'s own type (a 0-d array stays one); the
+    tangent is a Python float, as the output is."""
     return grad_like(d_out, x)
+
+
+@tangent(float, name="float")
+def float_tangent(out, x, d_x):
+    return float(d_x)
 
 
 @adjoint(pow, "base", "exp", name="pow")
 def pow_builtin(out, d_out, base, exp, mod=None):
-    """As ``**``; the exponent's cotangent uses log(base) where base > 0, else 0."""
+    """As ``**``; the exponent's derivative uses log(base) where base > 0, else 0."""
     return (unbroadcast(d_out * (exp * base ** (exp - 1)), base),
             unbroadcast(d_out * out * np.log(np.where(base > 0, base, 1)), exp))
+
+
+@tangent(pow, "base", "exp", name="pow")
+def pow_builtin_tangent(out, base, exp, mod=None, d_base=None, d_exp=None):
+    return (expand(d_base * (exp * base ** (exp - 1)), out),
+            expand(d_exp * out * np.log(np.where(base > 0, base, 1)), out))
 
 
 @adjoint(max, name="max")
@@ -177,10 +134,20 @@ def max_(out, d_out, a, b):
     return d_out * (a >= b), d_out * (a < b)
 
 
+@tangent(max, name="max")
+def max_tangent(out, a, b, d_a, d_b):
+    return d_a * (a >= b), d_b * (a < b)
+
+
 @adjoint(min, name="min")
 def min_(out, d_out, a, b):
     """Two values; a tie goes to the first, the one Python returns."""
     return d_out * (a <= b), d_out * (a > b)
+
+
+@tangent(min, name="min")
+def min_tangent(out, a, b, d_a, d_b):
+    return d_a * (a <= b), d_b * (a > b)
 
 
 nondifferentiable(round, name="round")

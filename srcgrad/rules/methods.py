@@ -1,20 +1,32 @@
-"""Adjoint rules of ``ndarray`` methods and attributes that have no NumPy
-function twin registered elsewhere (``x.T``, ``x.reshape(3, 4)``, ``x.astype``).
+"""Rules of ``ndarray`` methods and attributes (``x.T``, ``x.reshape(3, 4)``,
+``x.astype``), both modes.
 
-The reverse pass looks a method call ``x.f(...)`` up under the unbound method
-``np.ndarray.f`` (an attribute ``x.T`` under its descriptor) and passes the
-receiver as the first argument, named ``a`` in every rule.  Methods that share
-a function's semantics (``x.sum``, ``x.max``, ``x.dot``, ``x.trace``...) are
-registered beside that function, with the same rule.
+The reverse and forward passes look a method call ``x.f(...)`` up under the
+unbound method ``np.ndarray.f`` (an attribute ``x.T`` under its descriptor)
+and pass the receiver as the first argument, named ``a`` in every rule.  A
+method that computes what a NumPy function computes takes the function's rules
+(:func:`.derive.alias`): here ``x.squeeze()``, ``x.swapaxes``,
+``x.copy()``, ``x.clip``; beside their functions the reductions (``x.sum``,
+``x.max``...), ``x.dot`` and ``x.trace``.  The others are linear, so each
+tangent applies the same operation to ``d_a``, spelt with the NumPy function
+(which also takes a scalar tangent); ``if`` tests on the call's form are
+folded away at inlining.
 """
 
 import numpy as np
 
-from ..runtime import move_cotangent, reshape_like, unbroadcast
-from .registry import adjoint, nondifferentiable
+from ..runtime import move_cotangent, reshape_like
+from . import construction, shapes, ufuncs  # noqa: F401 - the twins are registered first
+from .derive import alias, linear
+from .registry import adjoint, nondifferentiable, tangent
+
+alias(np.ndarray.squeeze, np.squeeze, name="np.ndarray.squeeze")
+alias(np.ndarray.swapaxes, np.swapaxes, name="np.ndarray.swapaxes")
+alias(np.ndarray.copy, np.copy, name="np.ndarray.copy")
+alias(np.ndarray.clip, np.clip, "a", "min", "max", name="np.ndarray.clip")
 
 
-@adjoint(np.ndarray.T, name="np.ndarray.T")
+@linear(np.ndarray.T, name="np.ndarray.T", call="np.transpose")
 def T(out, d_out, a):  # noqa: N802 - mirrors the attribute
     return np.transpose(d_out)
 
@@ -22,6 +34,11 @@ def T(out, d_out, a):  # noqa: N802 - mirrors the attribute
 @adjoint(np.ndarray.mT, name="np.ndarray.mT")
 def mT(out, d_out, a):  # noqa: N802 - mirrors the attribute
     return move_cotangent(d_out, np.swapaxes, -1, -2)
+
+
+@tangent(np.ndarray.mT, name="np.ndarray.mT")
+def mT_tangent(out, a, d_a):  # noqa: N802 - mirrors the attribute
+    return np.swapaxes(d_a, -1, -2)
 
 
 @adjoint(np.ndarray.reshape, "a", name="np.ndarray.reshape")
@@ -32,23 +49,25 @@ def reshape(out, d_out, a, *shape, order="C"):
     return reshape_like(d_out, a, order)
 
 
-@adjoint(np.ndarray.ravel, name="np.ndarray.ravel")
+@tangent(np.ndarray.reshape, "a", name="np.ndarray.reshape")
+def reshape_tangent(out, a, *shape, order="C", d_a):
+    if len(shape) == 1 and order == "C":
+        return np.reshape(d_a, shape[0])
+    if len(shape) == 1:
+        return np.reshape(d_a, shape[0], order=order)
+    if order == "C":
+        return np.reshape(d_a, shape)
+    return np.reshape(d_a, shape, order=order)
+
+
+@linear(np.ndarray.ravel, "a", name="np.ndarray.ravel", call="np.ravel", keywords=("order",))
 def ravel(out, d_out, a, order="C"):
     if order == "C":  # the default: folded away at inlining
         return reshape_like(d_out, a)
     return reshape_like(d_out, a, order)
 
 
-@adjoint(np.ndarray.flatten, name="np.ndarray.flatten")
-def flatten(out, d_out, a, order="C"):
-    if order == "C":  # the default: folded away at inlining
-        return reshape_like(d_out, a)
-    return reshape_like(d_out, a, order)
-
-
-@adjoint(np.ndarray.squeeze, name="np.ndarray.squeeze")
-def squeeze(out, d_out, a, axis=None):
-    return reshape_like(d_out, a)
+alias(np.ndarray.flatten, np.ndarray.ravel, name="np.ndarray.flatten")
 
 
 @adjoint(np.ndarray.transpose, "a", name="np.ndarray.transpose")
@@ -60,26 +79,20 @@ def transpose(out, d_out, a, *axes):
     return move_cotangent(d_out, np.transpose, np.argsort(np.mod(perm, np.ndim(a))))
 
 
-@adjoint(np.ndarray.swapaxes, "a", name="np.ndarray.swapaxes")
-def swapaxes(out, d_out, a, axis1, axis2):
-    return move_cotangent(d_out, np.swapaxes, axis1, axis2)
+@tangent(np.ndarray.transpose, "a", name="np.ndarray.transpose")
+def transpose_tangent(out, a, *axes, d_a):
+    if len(axes) == 0:
+        return np.transpose(d_a)
+    if len(axes) == 1:
+        return np.transpose(d_a, axes[0])
+    return np.transpose(d_a, axes)
 
 
-@adjoint(np.ndarray.copy, name="np.ndarray.copy")
-def copy(out, d_out, a, order="C"):
-    return d_out
-
-
-@adjoint(np.ndarray.astype, "a", name="np.ndarray.astype")
+@linear(np.ndarray.astype, "a", name="np.ndarray.astype", call="np.asarray",
+        keywords=("dtype",))
 def astype(out, d_out, a, dtype):
-    """The cotangent is cast back to ``a``'s dtype."""
+    """The cotangent is cast back to ``a``'s dtype, the tangent stored in the output's."""
     return np.asarray(d_out, dtype=a.dtype)
-
-
-@adjoint(np.ndarray.clip, "a", name="np.ndarray.clip")
-def clip(out, d_out, a, min=None, max=None):  # noqa: A002 - mirrors numpy
-    """The cotangent passes where min <= a <= max (where the output is a)."""
-    return unbroadcast(d_out * (out == a), a)
 
 
 for _attr in ("shape", "ndim", "size", "dtype", "nonzero", "itemsize", "nbytes"):

@@ -1,12 +1,23 @@
-"""The adjoint rule registry.
+"""The rule registry: each primitive's adjoint rule and tangent rule.
 
-A rule is an ordinary Python function beside its primitive's family.  It takes
-the primal output, the output's cotangent and the primitive's own arguments, and
-returns the cotangents of the differentiable arguments::
+A rule is an ordinary Python function beside its primitive's family, the
+adjoint and the tangent side by side.  The adjoint rule takes the primal
+output, the output's cotangent and the primitive's own arguments, and returns
+the cotangents of the differentiable arguments; the tangent rule
+(:class:`TangentRule`) takes the output, the arguments and their tangents, and
+returns each argument's term of the output's tangent::
 
     @adjoint(np.multiply, "x", "y")
     def multiply(out, d_out, x, y):
         return unbroadcast(d_out * y, x), unbroadcast(d_out * x, y)
+
+    @tangent(np.multiply, "x", "y")
+    def multiply_tangent(out, x, y, d_x, d_y):
+        return expand(d_x * y, out), expand(x * d_y, out)
+
+Most primitives declare both at once instead (:mod:`.derive`): a unary ufunc
+by its derivative (``pointwise``), a linear primitive by its transpose
+(``linear``), an operator or method by its NumPy twin (``alias``).
 
 Rules are runnable on their own (the spec-table tests call them directly) and
 the reverse pass inlines their bodies into generated code, renaming the

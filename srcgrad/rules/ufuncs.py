@@ -1,22 +1,29 @@
-"""Adjoint rules of NumPy's elementwise ufuncs (``np.exp``, ``np.maximum``, ...).
+"""Rules of NumPy's elementwise ufuncs (``np.exp``, ``np.maximum``, ...) and of
+``np.where``/``np.clip``, both modes side by side.
 
-Ufuncs broadcast their operands, so the binary rules sum each cotangent back to
-its operand's shape with :func:`~srcgrad.runtime.unbroadcast`; the unary rules
-keep the output's shape and need no such step.  Where the primal output makes
-the derivative cheaper (``exp``, ``tanh``, ``sqrt``) the rule reads ``out``.
-The parameter names of a ufunc rule are free (ufuncs take their operands
-positionally); only their number must match ``ufunc.nin``.
+A unary ufunc is one line, its derivative (:func:`.derive.pointwise`); where
+the primal output makes it cheaper (``exp``, ``tanh``, ``sqrt``) it reads
+``out``.  Binary ufuncs broadcast their operands, so an adjoint sums each
+cotangent back to its operand's shape with :func:`~srcgrad.runtime.unbroadcast`,
+and a tangent term that involves only the moving operand (``d_x`` of
+``np.add``) is wrapped in ``expand(term, out)``; a term that also reads the
+other operand or ``out`` has the output's shape on its own.  Factors are
+multiplied into the tangent (``d_x * (x > y)``, not ``(x > y) + ...``) so a
+float32 tangent stays float32.  The parameter names of a ufunc rule are free
+(ufuncs take their operands positionally); only their number must match
+``ufunc.nin``.
 
 Ties of ``np.maximum``/``np.minimum`` (and ``fmax``/``fmin``) split the
-cotangent 0.5/0.5 between the two operands, so the rule is symmetric.
+derivative 0.5/0.5 between the two operands, so the rules are symmetric.
 """
 
 import math
 
 import numpy as np
 
-from ..runtime import signum, unbroadcast
-from .registry import adjoint, nondifferentiable
+from ..runtime import expand, signum, unbroadcast
+from .derive import pointwise
+from .registry import adjoint, nondifferentiable, tangent
 
 # --- arithmetic ----------------------------------------------------------------------
 
@@ -25,9 +32,19 @@ def add(out, d_out, x, y):
     return unbroadcast(d_out, x), unbroadcast(d_out, y)
 
 
+@tangent(np.add)
+def add_tangent(out, x, y, d_x, d_y):
+    return expand(d_x, out), expand(d_y, out)
+
+
 @adjoint(np.subtract)
 def subtract(out, d_out, x, y):
     return unbroadcast(d_out, x), unbroadcast(-d_out, y)
+
+
+@tangent(np.subtract)
+def subtract_tangent(out, x, y, d_x, d_y):
+    return expand(d_x, out), expand(-d_y, out)
 
 
 @adjoint(np.multiply)
@@ -35,19 +52,19 @@ def multiply(out, d_out, x, y):
     return unbroadcast(d_out * y, x), unbroadcast(d_out * x, y)
 
 
+@tangent(np.multiply)
+def multiply_tangent(out, x, y, d_x, d_y):
+    return expand(d_x * y, out), expand(x * d_y, out)
+
+
 @adjoint(np.divide)
 def divide(out, d_out, x, y):
     return unbroadcast(d_out / y, x), unbroadcast(-d_out * out / y, y)
 
 
-@adjoint(np.negative)
-def negative(out, d_out, x):
-    return -d_out
-
-
-@adjoint(np.positive)
-def positive(out, d_out, x):
-    return d_out
+@tangent(np.divide)
+def divide_tangent(out, x, y, d_x, d_y):
+    return expand(d_x / y, out), -d_y * out / y
 
 
 @adjoint(np.power)
@@ -60,24 +77,23 @@ def power(out, d_out, x, y):
             unbroadcast(d_out * out * np.log(np.where(x > 0, x, 1)), y))
 
 
-@adjoint(np.square)
-def square(out, d_out, x):
-    return d_out * (2 * x)
+@tangent(np.power)
+def power_tangent(out, x, y, d_x, d_y):
+    """The exponent's term uses log(x) where x > 0 and 0 elsewhere, as the adjoint."""
+    if isinstance(y, int) and y == 2:  # folded away when the exponent is a literal 2
+        return (expand(d_x * (2 * x), out),
+                expand(d_y * out * np.log(np.where(x > 0, x, 1)), out))
+    return (expand(d_x * (y * x ** (y - 1)), out),
+            expand(d_y * out * np.log(np.where(x > 0, x, 1)), out))
 
 
-@adjoint(np.reciprocal)
-def reciprocal(out, d_out, x):
-    return -d_out * out ** 2
-
-
-@adjoint(np.sqrt)
-def sqrt(out, d_out, x):
-    return d_out / (2 * out)
-
-
-@adjoint(np.cbrt)
-def cbrt(out, d_out, x):
-    return d_out / (3 * out ** 2)
+pointwise(np.negative, lambda x: -1)
+pointwise(np.positive, lambda x: 1)
+pointwise(np.square, lambda x: 2 * x)
+pointwise(np.reciprocal, lambda x, out: -out ** 2)
+pointwise(np.sqrt, lambda x, out: 1 / (2 * out))
+pointwise(np.cbrt, lambda x, out: 1 / (3 * out ** 2))
+pointwise(np.fabs, lambda x: np.sign(x))  # subgradient 0 at x = 0
 
 
 @adjoint(np.absolute)
@@ -86,10 +102,10 @@ def absolute(out, d_out, x):
     return d_out * signum(x)
 
 
-@adjoint(np.fabs)
-def fabs(out, d_out, x):
-    """Subgradient 0 at x = 0."""
-    return d_out * np.sign(x)
+@tangent(np.absolute)
+def absolute_tangent(out, x, d_x):
+    """Subgradient 0 at x = 0; ``Re(conj(x) d_x) / |x|`` for complex ``x``."""
+    return np.real(d_x * signum(x))
 
 
 @adjoint(np.maximum)
@@ -99,11 +115,25 @@ def maximum(out, d_out, x, y):
             unbroadcast(d_out * (x < y) + 0.5 * d_out * (x == y), y))
 
 
+@tangent(np.maximum)
+def maximum_tangent(out, x, y, d_x, d_y):
+    """Ties take half of each tangent."""
+    return (d_x * (x > y) + 0.5 * d_x * (x == y),
+            d_y * (x < y) + 0.5 * d_y * (x == y))
+
+
 @adjoint(np.minimum)
 def minimum(out, d_out, x, y):
     """Ties split the cotangent 0.5/0.5."""
     return (unbroadcast(d_out * (x < y) + 0.5 * d_out * (x == y), x),
             unbroadcast(d_out * (x > y) + 0.5 * d_out * (x == y), y))
+
+
+@tangent(np.minimum)
+def minimum_tangent(out, x, y, d_x, d_y):
+    """Ties take half of each tangent."""
+    return (d_x * (x < y) + 0.5 * d_x * (x == y),
+            d_y * (x > y) + 0.5 * d_y * (x == y))
 
 
 @adjoint(np.fmax)
@@ -113,6 +143,13 @@ def fmax(out, d_out, x, y):
             unbroadcast(d_out * ((x < y) | np.isnan(x)) + 0.5 * d_out * (x == y), y))
 
 
+@tangent(np.fmax)
+def fmax_tangent(out, x, y, d_x, d_y):
+    """Like maximum, but where one operand is NaN the other one's tangent passes."""
+    return (d_x * ((x > y) | np.isnan(y)) + 0.5 * d_x * (x == y),
+            d_y * ((x < y) | np.isnan(x)) + 0.5 * d_y * (x == y))
+
+
 @adjoint(np.fmin)
 def fmin(out, d_out, x, y):
     """Like minimum, but a NaN operand gives the cotangent to the other one."""
@@ -120,41 +157,22 @@ def fmin(out, d_out, x, y):
             unbroadcast(d_out * ((x > y) | np.isnan(x)) + 0.5 * d_out * (x == y), y))
 
 
+@tangent(np.fmin)
+def fmin_tangent(out, x, y, d_x, d_y):
+    """Like minimum, but where one operand is NaN the other one's tangent passes."""
+    return (d_x * ((x < y) | np.isnan(y)) + 0.5 * d_x * (x == y),
+            d_y * ((x > y) | np.isnan(x)) + 0.5 * d_y * (x == y))
+
+
 # --- exponentials and logarithms -----------------------------------------------------
 
-@adjoint(np.exp)
-def exp(out, d_out, x):
-    return d_out * out
-
-
-@adjoint(np.exp2)
-def exp2(out, d_out, x):
-    return d_out * out * math.log(2)
-
-
-@adjoint(np.expm1)
-def expm1(out, d_out, x):
-    return d_out * (out + 1)
-
-
-@adjoint(np.log)
-def log(out, d_out, x):
-    return d_out / x
-
-
-@adjoint(np.log2)
-def log2(out, d_out, x):
-    return d_out / (x * math.log(2))
-
-
-@adjoint(np.log10)
-def log10(out, d_out, x):
-    return d_out / (x * math.log(10))
-
-
-@adjoint(np.log1p)
-def log1p(out, d_out, x):
-    return d_out / (1 + x)
+pointwise(np.exp, lambda x, out: out)
+pointwise(np.exp2, lambda x, out: out * math.log(2))
+pointwise(np.expm1, lambda x, out: out + 1)
+pointwise(np.log, lambda x: 1 / x)
+pointwise(np.log2, lambda x: 1 / (x * math.log(2)))
+pointwise(np.log10, lambda x: 1 / (x * math.log(10)))
+pointwise(np.log1p, lambda x: 1 / (1 + x))
 
 
 @adjoint(np.logaddexp)
@@ -162,41 +180,37 @@ def logaddexp(out, d_out, x, y):
     return unbroadcast(d_out * np.exp(x - out), x), unbroadcast(d_out * np.exp(y - out), y)
 
 
+@tangent(np.logaddexp)
+def logaddexp_tangent(out, x, y, d_x, d_y):
+    return d_x * np.exp(x - out), d_y * np.exp(y - out)
+
+
 @adjoint(np.logaddexp2)
 def logaddexp2(out, d_out, x, y):
     return unbroadcast(d_out * np.exp2(x - out), x), unbroadcast(d_out * np.exp2(y - out), y)
 
 
+@tangent(np.logaddexp2)
+def logaddexp2_tangent(out, x, y, d_x, d_y):
+    return d_x * np.exp2(x - out), d_y * np.exp2(y - out)
+
+
 # --- trigonometric and hyperbolic ----------------------------------------------------
 
-@adjoint(np.sin)
-def sin(out, d_out, x):
-    return d_out * np.cos(x)
-
-
-@adjoint(np.cos)
-def cos(out, d_out, x):
-    return -d_out * np.sin(x)
-
-
-@adjoint(np.tan)
-def tan(out, d_out, x):
-    return d_out * (1 + out ** 2)
-
-
-@adjoint(np.arcsin)
-def arcsin(out, d_out, x):
-    return d_out / np.sqrt(1 - x ** 2)
-
-
-@adjoint(np.arccos)
-def arccos(out, d_out, x):
-    return -d_out / np.sqrt(1 - x ** 2)
-
-
-@adjoint(np.arctan)
-def arctan(out, d_out, x):
-    return d_out / (1 + x ** 2)
+pointwise(np.sin, lambda x: np.cos(x))
+pointwise(np.cos, lambda x: -np.sin(x))
+pointwise(np.tan, lambda x, out: 1 + out ** 2)
+pointwise(np.arcsin, lambda x: 1 / np.sqrt(1 - x ** 2))
+pointwise(np.arccos, lambda x: -1 / np.sqrt(1 - x ** 2))
+pointwise(np.arctan, lambda x: 1 / (1 + x ** 2))
+pointwise(np.sinh, lambda x: np.cosh(x))
+pointwise(np.cosh, lambda x: np.sinh(x))
+pointwise(np.tanh, lambda x, out: 1 - out ** 2)
+pointwise(np.arcsinh, lambda x: 1 / np.sqrt(x ** 2 + 1))
+pointwise(np.arccosh, lambda x: 1 / np.sqrt(x ** 2 - 1))
+pointwise(np.arctanh, lambda x: 1 / (1 - x ** 2))
+pointwise(np.deg2rad, lambda x: math.pi / 180)
+pointwise(np.rad2deg, lambda x: 180 / math.pi)
 
 
 @adjoint(np.arctan2)
@@ -205,49 +219,19 @@ def arctan2(out, d_out, y, x):
             unbroadcast(-d_out * y / (x ** 2 + y ** 2), x))
 
 
+@tangent(np.arctan2)
+def arctan2_tangent(out, y, x, d_y, d_x):
+    return d_y * x / (x ** 2 + y ** 2), -d_x * y / (x ** 2 + y ** 2)
+
+
 @adjoint(np.hypot)
 def hypot(out, d_out, x, y):
     return unbroadcast(d_out * x / out, x), unbroadcast(d_out * y / out, y)
 
 
-@adjoint(np.sinh)
-def sinh(out, d_out, x):
-    return d_out * np.cosh(x)
-
-
-@adjoint(np.cosh)
-def cosh(out, d_out, x):
-    return d_out * np.sinh(x)
-
-
-@adjoint(np.tanh)
-def tanh(out, d_out, x):
-    return d_out * (1 - out ** 2)
-
-
-@adjoint(np.arcsinh)
-def arcsinh(out, d_out, x):
-    return d_out / np.sqrt(x ** 2 + 1)
-
-
-@adjoint(np.arccosh)
-def arccosh(out, d_out, x):
-    return d_out / np.sqrt(x ** 2 - 1)
-
-
-@adjoint(np.arctanh)
-def arctanh(out, d_out, x):
-    return d_out / (1 - x ** 2)
-
-
-@adjoint(np.deg2rad)
-def deg2rad(out, d_out, x):
-    return d_out * (math.pi / 180)
-
-
-@adjoint(np.rad2deg)
-def rad2deg(out, d_out, x):
-    return d_out * (180 / math.pi)
+@tangent(np.hypot)
+def hypot_tangent(out, x, y, d_x, d_y):
+    return d_x * x / out, d_y * y / out
 
 
 # --- piecewise constant or not real-valued -------------------------------------------
@@ -258,22 +242,6 @@ nondifferentiable(
     np.not_equal, np.logical_and, np.logical_or, np.logical_not, np.logical_xor,
     np.floor_divide, np.heaviside, np.bitwise_and,
     np.bitwise_or, np.bitwise_xor, np.invert, np.left_shift, np.right_shift)
-
-
-# --- elementwise functions that are not ufuncs ---------------------------------------
-
-@adjoint(np.where, "x", "y", name="np.where")
-def where(out, d_out, condition, x=None, y=None):
-    return (unbroadcast(np.where(condition, d_out, 0), x),
-            unbroadcast(np.where(condition, 0, d_out), y))
-
-
-@adjoint(np.clip, "a", name="np.clip")
-def clip(out, d_out, a, a_min=None, a_max=None):
-    """The cotangent passes where a_min <= a <= a_max (where the output is a)."""
-    return unbroadcast(d_out * (out == a), a)
-
-
 nondifferentiable(np.round, np.around)
 nondifferentiable(np.isclose, np.allclose, np.array_equal, np.nonzero, np.flatnonzero)
 
@@ -284,7 +252,43 @@ def remainder(out, d_out, x1, x2):
     return unbroadcast(d_out, x1), unbroadcast(-d_out * np.floor(x1 / x2), x2)
 
 
+@tangent(np.remainder, "x1", "x2")
+def remainder_tangent(out, x1, x2, d_x1, d_x2):
+    return expand(d_x1, out), -d_x2 * np.floor(x1 / x2)
+
+
 @adjoint(np.fmod, "x1", "x2")
 def fmod(out, d_out, x1, x2):
     """x1 - x2 * trunc(x1 / x2): the remainder with the sign of x1."""
     return unbroadcast(d_out, x1), unbroadcast(-d_out * np.trunc(x1 / x2), x2)
+
+
+@tangent(np.fmod, "x1", "x2")
+def fmod_tangent(out, x1, x2, d_x1, d_x2):
+    return expand(d_x1, out), -d_x2 * np.trunc(x1 / x2)
+
+
+# --- elementwise functions that are not ufuncs ---------------------------------------
+
+@adjoint(np.where, "x", "y", name="np.where")
+def where(out, d_out, condition, x=None, y=None):
+    return (unbroadcast(np.where(condition, d_out, 0), x),
+            unbroadcast(np.where(condition, 0, d_out), y))
+
+
+@tangent(np.where, "x", "y", name="np.where")
+def where_tangent(out, condition, x=None, y=None, d_x=None, d_y=None):
+    return (expand(np.where(condition, d_x, 0), out),
+            expand(np.where(condition, 0, d_y), out))
+
+
+@adjoint(np.clip, "a", name="np.clip")
+def clip(out, d_out, a, a_min=None, a_max=None):
+    """The cotangent passes where a_min <= a <= a_max (where the output is a)."""
+    return unbroadcast(d_out * (out == a), a)
+
+
+@tangent(np.clip, "a", name="np.clip")
+def clip_tangent(out, a, a_min=None, a_max=None, d_a=None):
+    """The tangent passes where a_min <= a <= a_max (the output is a there)."""
+    return d_a * (out == a)

@@ -1,6 +1,6 @@
 """Every spec-table entry compiled end to end through srcgrad.
 
-``test_rules_spec.py`` calls each rule directly; this file writes each entry's
+``test_spec.py`` calls each rule directly; this file writes each entry's
 ``expr`` into a real module as ``def f(<args>): return <expr>``, differentiates
 it with ``srcgrad.vjp`` (so the rule is inlined, renamed and folded by the
 compiler) and checks the dot-product identity against finite differences, the
