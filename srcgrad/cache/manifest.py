@@ -12,9 +12,9 @@ The manifest (:func:`describe`) holds what only the compiler found out: the
 user functions the code reaches with their source hashes, fingerprints of the
 values they read (:mod:`.provenance`), a path to every object the code binds,
 the names the staleness check watches, and the fields of the compiler's
-:class:`~.compiler.Generated` result that callers read.  :func:`restore` and
+:class:`~..pipeline.Generated` result that callers read.  :func:`restore` and
 :func:`rebuild` turn it back into those objects in a new process, without
-running the compiler.  :mod:`.cache` adds the file names and hashes and does
+running the compiler.  :mod:`.store` adds the file names and hashes and does
 the reading and writing.
 """
 

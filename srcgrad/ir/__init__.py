@@ -7,6 +7,12 @@ operands, and where it came from in the user's file) hangs on its statement as
 ``stmt.op``.  Keeping the statements as gast means every pass can print them
 with ``ast.unparse``; keeping the meaning in ``Op`` means no pass re-derives
 what a call refers to.
+
+The package is the representation every stage shares: :mod:`.syntax` (small
+builders and walkers of gast trees), :mod:`.naming` (deterministic fresh
+names) and :mod:`.emit` (statements back to source, with their comments).
+It may import ``errors`` and :mod:`..runtime` only (a helper reference knows
+the runtime function it names).
 """
 
 from __future__ import annotations

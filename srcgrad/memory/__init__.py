@@ -1,1 +1,11 @@
-"""TODO stage docstring."""
+"""Memory: what the adjoint sweep keeps of the forward sweep, and how.
+
+- :mod:`.remat`: save or recompute each value, per policy;
+- :mod:`.tapes`: pushes before the overwrites whose restores survive;
+- :mod:`.checkpointing`: loops under the ``sqrt``, ``revolve`` and online
+  policies -- snapshots and a schedule instead of a tape per iteration;
+- :mod:`.release`: ``del`` of the forward values the adjoint never reads.
+
+Every decision is a visible statement with a comment in the generated code.
+May import every earlier stage, up to :mod:`..ad`.
+"""
