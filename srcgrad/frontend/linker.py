@@ -8,6 +8,30 @@ pair).  The linker hands out the pairs (one per function and set of
 differentiated arguments), keeps module-level names unique, and merges the
 names each function binds from its globals -- renaming one where two functions
 mean different objects by the same name.
+
+Before, ``caller`` calls the user function ``scale``; after, the module of
+``grad(caller)`` holds ``scale``'s pair beside ``grad_caller``, which calls it:
+
+    >>> import inspect
+    >>> from .._doctest_helpers import caller
+    >>> print(inspect.getsource(caller), end="")
+    def caller(x):
+        return np.sum(scale(x, k=3.0))
+    >>> from ..api.transforms import grad
+    >>> for line in grad(caller).source.splitlines():
+    ...     if line.startswith("def ") or "= scale_" in line:
+    ...         print(line.strip())
+    def grad_caller(x):
+    t1, scale_res = scale_forward(x, 3.0)  # save: ...
+    d_x, = scale_backward(scale_res, d_t1)
+    def scale_forward(v, k=2.0):
+    def scale_backward(residuals, d_t1):
+
+Module-level names never clash with a helper, a binding or each other:
+
+    >>> linker = Linker(options=None, prepare=None)
+    >>> linker.global_name("np"), linker.global_name("grad_f"), linker.global_name("grad_f")
+    ('np_1', 'grad_f', 'grad_f_1')
 """
 
 from __future__ import annotations

@@ -5,6 +5,35 @@ compile time to the object it calls: a primitive with an adjoint rule, a user
 function (differentiated through its own source, see :mod:`.calls`), a method
 of an object whose class is known, a ``functools.partial``, or a function
 defined inside the differentiated one, which is inlined at each call.
+
+Before, a function calling a user function (``scale``), a local function, a
+``functools.partial`` and a srcgrad marker; after, the user function is a
+call the linker will pair with its own generated code, the local function's
+body is inlined, the partial is its function with the bound arguments, and
+the marker is named without ``srcgrad.``:
+
+    >>> from .._doctest_helpers import scale
+    >>> from ..frontend.parse import parse_function
+    >>> from .normalizer import normalize, unparse_body
+    >>> norm2 = functools.partial(np.linalg.norm, ord=2)
+    >>> def f(x, w):
+    ...     def act(v):
+    ...         return np.tanh(v) * w
+    ...     h = act(scale(x, k=3.0))
+    ...     return norm2(h) + runtime.stop_gradient(np.sum(h))
+    >>> program = normalize(parse_function(f))
+    >>> print(unparse_body(program))
+    v_1 = scale(x, k=3.0)
+    t1 = np.tanh(v_1)
+    t2 = t1 * w
+    h = t2
+    t3 = norm(h, ord=2)
+    t4 = np.sum(h)
+    t5 = stop_gradient(t4)
+    t6 = t3 + t5
+    return t6
+    >>> program.body[0].op.primitive is scale, program.body[4].op.primitive is np.linalg.norm
+    (True, True)
 """
 
 from __future__ import annotations

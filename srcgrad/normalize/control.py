@@ -5,6 +5,55 @@ the control-flow half: every loop becomes ``for i in <range>`` (so the adjoint
 sweep can run it backwards), ``while`` loops and loops that may ``break`` count
 their iterations, a branch's condition is kept in a name the adjoint sweep can
 read back, and comprehensions become loops that ``append``.
+
+Before, a loop with a branch and a comprehension; after, the loop runs over a
+named ``range``, the branch tests a named condition, and the comprehension is
+a loop over ``sequence(x)`` (``x`` may be any iterable) that appends:
+
+    >>> from ..frontend.parse import parse_function
+    >>> from .normalizer import normalize, unparse_body
+    >>> def f(x, n):
+    ...     total = 0.0
+    ...     for i in range(n):
+    ...         if x[i] > 0:
+    ...             total = total + x[i]
+    ...     squares = [v * v for v in x]
+    ...     return total + squares[0]
+    >>> print(unparse_body(normalize(parse_function(f))))
+    total = 0.0
+    t1 = range(n)
+    for i in t1:
+        t2 = x[i] > 0
+        if t2:
+            t3 = x[i]
+            t4 = total + t3
+            total = t4
+    t5 = []
+    t6 = sequence(x)
+    t7 = range(len(t6))
+    for k in t7:
+        v_1 = t6[k]
+        t8 = v_1 * v_1
+        t5.append(t8)
+    squares = t5
+    t9 = squares[0]
+    t10 = total + t9
+    return t10
+
+A ``while`` loop counts its iterations, so that the adjoint sweep knows how
+many to reverse:
+
+    >>> def g(x):
+    ...     while x > 1.0:
+    ...         x = x / 2.0
+    ...     return x
+    >>> print(unparse_body(normalize(parse_function(g))))
+    iterations = 0
+    while x > 1.0:
+        iterations = iterations + 1
+        t1 = x / 2.0
+        x = t1
+    return x
 """
 
 from __future__ import annotations
