@@ -32,7 +32,7 @@ STAGES = [
     ["errors", "version", "_doctest_helpers"],
     ["runtime/"],
     ["ir/"],
-    ["rules/", "tangents/"],
+    ["rules/"],
     ["frontend/"],
     ["normalize/"],
     ["analysis/"],
