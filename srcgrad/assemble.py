@@ -56,6 +56,7 @@ import gast
 
 from . import ir
 from .errors import NonDifferentiableError
+from .ir.emit import function_source
 from .ir.syntax import call_to
 from .optimize.dce import live_before
 from .version import __version__
@@ -71,6 +72,9 @@ class Function:
     body: list
     doc: str
     forward: list = field(default_factory=list)   # the statements of body that are the forward sweep
+
+    def source(self) -> str:
+        return function_source(self.name, self.params, self.defaults, self.body, self.doc)
 
 
 class Assembler:

@@ -1,20 +1,15 @@
 """The compiler: every pass, in order, in one function (:func:`passes`).
 
 A function goes through the passes as a :class:`Compilation`, which holds
-what the passes have made so far: the parsed definition, then the program in
-A-normal form, then the two sweeps, then the functions put together, their
-source, and the module.  Each pass is a method of it, named as the pass list
-names it; the method calls the module that does the work (its docstring says
-which), so the list below reads as the whole compiler:
-
-* frontend, normalisation and checks, ending with the program and what its
-  free names mean (:func:`prepare`, which also prepares every user function
-  the differentiated code calls);
-* forward mode: one pass;
-* reverse mode: activity, the adjoint sweep, then its cleaning, the saves and
-  the forward sweep, then the assembly into functions;
-* the link: the module with every function called, each compiled by the same
-  list from ``tangent`` or ``activity`` to ``emit``.
+what they have made so far: the parsed definition, the program in A-normal
+form, the two sweeps, the functions put together, their source, the module.
+Each pass is a method of it, named as the list names it, that calls the
+module doing the work (its docstring says which).  The list runs the
+frontend and checks (the part :func:`prepare` runs, for the entry function
+and for every user function it calls), then forward mode's one pass or
+reverse mode's sweeps, saves and assembly, then the link, which compiles
+each function called with the same list, from ``tangent`` or ``activity`` to
+``emit``.
 
 ``generate(fn, options, dump_after=NAME)`` stops after the pass ``NAME`` and
 returns the code as it stands (``srcgrad show --after NAME`` prints it).
@@ -42,10 +37,6 @@ Before: the program once normalised; after: every pass.
     >>> generate(h.chain, Options(), dump_after="optimise")
     Traceback (most recent call last):
     srcgrad.errors.SrcGradError: unknown pass 'optimise'; the passes, in order: parse, fence, ...
-
-Generating the same function twice gives byte-identical source, so the passes
-must be deterministic: names come from counters (:mod:`.ir.naming`), never
-from ids or the order of a set.
 """
 
 from __future__ import annotations
@@ -68,7 +59,7 @@ from .errors import SrcGradError
 from .frontend.fence import check as check_supported
 from .frontend.linker import Linker, TangentFunction
 from .frontend.parse import parse_function
-from .ir.emit import block_lines, function_source
+from .ir.emit import block_lines
 from .ir.syntax import source_of
 from .memory.checkpointing import checkpoint_loops, loop_policy
 from .memory.release import release_unread
@@ -355,8 +346,7 @@ class Compilation:
     @compiler_pass
     def emit(self):
         """Write the functions as Python source, comments included (ir/emit.py)."""
-        self.sources = [function_source(f.name, f.params, f.defaults, f.body, f.doc)
-                        for f in self.functions]
+        self.sources = [f.source() for f in self.functions]
 
     # -- one module ----------------------------------------------------------------------------
     @compiler_pass
@@ -390,8 +380,7 @@ class Compilation:
         if self.sources is not None:
             return "\n\n".join(self.sources)
         if self.functions is not None:
-            return "\n\n".join(function_source(f.name, f.params, f.defaults, f.body, f.doc)
-                               for f in self.functions)
+            return "\n\n".join(f.source() for f in self.functions)
         if self.program is None:
             return source_of(self.parsed.node) + "\n"
         p = self.program
@@ -479,14 +468,11 @@ def generate(fn, options: Options, dump_after: str | None = None):
 
 def _generate(fn, options: Options, dump_after):
     validate_options(options)
-    # code specialised for Python-float arguments: scalars, whatever else they meet
-    c = Compilation(options, Linker(options, prepare), fn=fn, receiver=options.receiver,
-                    floats=options.floats)
+    c = _entry(fn, options)
     ran = run_passes(c, last=dump_after)
     if dump_after is not None:
         if dump_after not in ran:
-            every = run_passes(Compilation(options, Linker(options, prepare), fn=fn,
-                                           receiver=options.receiver, floats=options.floats))
+            every = run_passes(_entry(fn, options))
             raise SrcGradError(
                 f"pass {dump_after!r} does not run in mode {options.mode!r} with policy "
                 f"{options.policy!r} and optimize={options.optimize}; the passes that "
@@ -495,6 +481,12 @@ def _generate(fn, options: Options, dump_after):
     residuals = tuple(c.assembler.residual_names) if c.assembler else ()
     source, bindings = c.module
     return Generated(source, c.entries, bindings, c.program, c.wrt_names, c.linker.free, residuals)
+
+
+def _entry(fn, options: Options) -> Compilation:
+    # code specialised for Python-float arguments: scalars, whatever else they meet
+    return Compilation(options, Linker(options, prepare), fn=fn, receiver=options.receiver,
+                       floats=options.floats)
 
 
 __all__ = ["MODES", "PASSES", "POLICIES", "Compilation", "Generated", "Options", "generate",

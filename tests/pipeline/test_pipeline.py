@@ -5,6 +5,7 @@ line; looking changes nothing."""
 from __future__ import annotations
 
 import ast
+import inspect
 import io
 import os
 import subprocess
@@ -204,3 +205,11 @@ def test_checkpointing_finds_pushes_by_their_marker_not_their_comment():
     run_passes(c, first="checkpointing")
     plain = c.module[0].split("'advance':")[1].split("elif")[0]
     assert "_tape.append" not in plain and "'a note'" in plain
+
+
+def test_how_it_works_shows_the_pass_list_and_walks_every_pass():
+    """docs/how-it-works.md quotes ``passes`` as it is and has a paragraph per pass."""
+    text = (ROOT / "docs" / "how-it-works.md").read_text()
+    assert inspect.getsource(pipeline.passes).rstrip() in text
+    for name in PASSES:
+        assert f"**`{name}`**" in text, name
