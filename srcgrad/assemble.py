@@ -71,7 +71,7 @@ class Function:
     defaults: list                 # gast expressions: the trailing parameters' defaults
     body: list
     doc: str
-    forward: list = field(default_factory=list)   # the statements of body that are the forward sweep
+    forward: list = field(default_factory=list)   # the forward sweep's statements in body
 
     def source(self) -> str:
         return function_source(self.name, self.params, self.defaults, self.body, self.doc)

@@ -176,7 +176,7 @@ class Compilation:
         self.functions = self.sources = self.module = None
         self.entries: tuple[str, ...] = ()
 
-    # -- frontend/, normalize/, analysis/: the function as a program ------------
+    # -- frontend/, normalize/, analysis/: the function as a program -------------------------
     @compiler_pass
     def parse(self):
         """Find the source, parse it, resolve the free names (frontend/parse.py)."""
@@ -226,7 +226,7 @@ class Compilation:
         """Join the free names to the module's, renaming clashes (frontend/linker.py)."""
         self.linker.adopt(self.program)
 
-    # -- forward mode -------------------------------------------------------------
+    # -- forward mode ------------------------------------------------------------------------
     @compiler_pass
     def tangent(self):
         """Forward mode: a tangent statement after each statement, emitted (ad/forward.py)."""
@@ -237,7 +237,7 @@ class Compilation:
                                        value=mode == "jvp")]
         self.entries = (name,)
 
-    # -- reverse mode: the adjoint sweep --------------------------------------------
+    # -- reverse mode: the adjoint sweep -----------------------------------------------------
     @compiler_pass
     def activity(self):
         """Find the values that depend on wrt and reach the output (analysis/activity.py)."""
@@ -253,7 +253,8 @@ class Compilation:
     @compiler_pass
     def seed(self):
         """Start the adjoint sweep from the output's cotangent (assemble.py)."""
-        self.assembler = Assembler(self.program, self.options, self.wrt_names, self.linker, self.names)
+        self.assembler = Assembler(self.program, self.options, self.wrt_names, self.linker,
+                                   self.names)
         self.backward, self.seeds, self.bound = self.assembler.seed(self.act)
         if self.bound:
             self.notes = [f"cotangent of {v}: {d}" for v, d in sorted(self.bound.items())]
@@ -290,12 +291,12 @@ class Compilation:
             return ir.is_update(stmt) and bool(set(ir.target_names(stmt)) & shared)
         self.backward = eliminate_dead(self.backward, set(ir.names_in(self.result)), keep)
 
-    # -- the saves and the forward sweep ------------------------------------------------
+    # -- the saves and the forward sweep -----------------------------------------------------
     @compiler_pass
     def tapes(self):
         """Push, before each overwrite, what the adjoint sweep restores (memory/tapes.py)."""
-        self.forward, self.tape_setup = insert_pushes(self.program.body, self.backward,
-                                                 self.sweep.tapes, defined=self.program.params)
+        self.forward, self.tape_setup = insert_pushes(
+            self.program.body, self.backward, self.sweep.tapes, defined=self.program.params)
 
     @compiler_pass
     def checkpointing(self):
@@ -311,7 +312,7 @@ class Compilation:
         self.forward = self.tape_setup + eliminate_dead(self.forward, live, has_effect)
         self.tape_setup = []
 
-    # -- the functions ---------------------------------------------------------------------
+    # -- the functions -----------------------------------------------------------------------
     @compiler_pass
     def assemble(self):
         """Put the sweeps together as one function or a forward/backward pair (assemble.py)."""
@@ -348,7 +349,7 @@ class Compilation:
         """Write the functions as Python source, comments included (ir/emit.py)."""
         self.sources = [f.source() for f in self.functions]
 
-    # -- one module ----------------------------------------------------------------------------
+    # -- one module --------------------------------------------------------------------------
     @compiler_pass
     def link(self):
         """Compile every user function called and write the module (frontend/linker.py)."""
@@ -369,7 +370,7 @@ class Compilation:
         linker.finish(build)
         self.module = linker.module(self.program)
 
-    # -- what dump_after shows -------------------------------------------------------------------
+    # -- what dump_after shows ---------------------------------------------------------------
     def render(self) -> str:
         """The code as the passes have left it, after the notes of the last one."""
         return "".join(f"# {note}\n" for note in self.notes) + self._code()
