@@ -5,8 +5,7 @@ The tests use pytest's default ("prepend") import mode: each test file is
 imported under its basename (so basenames are unique across tests/), with its own
 folder put on ``sys.path``.  The modules every folder shares live in tests/data
 (``import corpus``, ``from numeric import assert_close``); tests/ itself holds
-``spec.py`` and the spec tests that other tests import (``import spec``,
-``from test_rules_spec import ...``).  Both folders go on ``sys.path`` here, so
+the spec table (``import spec``).  Both folders go on ``sys.path`` here, so
 that any one file or folder of tests runs on its own.  See tests/README.md.
 """
 

@@ -139,16 +139,15 @@ def test_every_adjoint_rule_accepts_the_zero_of_no_cotangent():
     import warnings
 
     import spec
-    from test_rules_spec import apply, resolve
 
     from srcgrad.rules import registry
 
     failures = []
     for entry in spec.SPECS:
         env = entry.make("float64")
-        prim, args, kwargs, _, _ = resolve(entry.source, env)
+        prim, args, kwargs, _, _ = spec.resolve(entry.source, env)
         rule = registry.lookup(prim)
-        out = apply(prim, args, kwargs)
+        out = spec.apply(prim, args, kwargs)
         for zero in _zero_kinds(out):
             try:
                 with warnings.catch_warnings():
