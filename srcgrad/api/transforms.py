@@ -3,7 +3,8 @@
 Each returns a thin callable around generated code.  Generation is lazy (on the
 first call or the first read of ``.source``), so a decorator at import time
 costs nothing and a module may define the globals a function reads after the
-function itself.  Compiled code is cached in memory per function and options.
+function itself.  Compiled code is cached in memory per function and options
+(:mod:`.compiled`).
 
 Generated code binds the user's global and closure values when it is
 compiled; each call checks, by identity, that those names still refer to the
