@@ -68,7 +68,7 @@ from .memory.tapes import insert_pushes
 from .normalize.normalizer import normalize as a_normal_form
 from .normalize.sequences import type_sequence_operators
 from .optimize.broadcast import retarget_shape_reads
-from .optimize.dce import eliminate_dead, fold_zero_starts, propagate_copies
+from .optimize.dce import eliminate_dead, drop_zero_starts, propagate_copies
 from .optimize.fold import fold_temporaries as fold_single_use
 from .optimize.simplify import simplify as simplify_operations
 
@@ -280,7 +280,7 @@ class Compilation:
     @compiler_pass
     def copies(self):
         """Propagate copies and start sums from their first term (optimize/dce.py)."""
-        self.backward = fold_zero_starts(propagate_copies(self.backward))
+        self.backward = drop_zero_starts(propagate_copies(self.backward))
 
     @compiler_pass
     def dce(self):

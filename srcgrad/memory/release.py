@@ -36,7 +36,7 @@ on every path, so ``del`` cannot raise.  ``del`` unbinds a name only: an
 array an alias or a tape still holds stays alive, and is not changed.  (An
 element assignment ``G[i] = v`` counts as assigning ``G``; a global's is
 refused by the normaliser, so ``G`` is always a local.)  Tested by
-tests/test_soundness.py (``read_by_adjoint_loop``).
+tests/memory/test_memory_soundness.py (``read_by_adjoint_loop``).
 """
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ Sound when the copy computes, bit for bit, what the definition computed:
 The recomputed value overwrites the variable in the adjoint sweep; a value the
 adjoint sweep also restores from a tape gets the same value either way, and
 the output, when restored, is returned from a copy taken before the adjoint
-sweep.  Tested by tests/test_soundness.py (``view_updated_after``,
+sweep.  Tested by tests/memory/test_memory_soundness.py (``view_updated_after``,
 ``copy_updated_after``, ``reshaped_updated_after``, ``output_assigned_in_loop``,
 ``recompute_across_swap``).
 

@@ -71,7 +71,7 @@ def insert_pushes(forward, backward, tapes: dict[str, str], defined=()):
     start of the function, so it never clobbers a value.  It does change one
     thing: where the function would raise UnboundLocalError reading such a
     variable (a loop that ran zero times), the generated code reads ``None``
-    (usually a TypeError instead).  Tested by tests/test_soundness.py
+    (usually a TypeError instead).  Tested by tests/memory/test_memory_soundness.py
     (``push_in_branch``, ``bound_on_some_iterations``, ``bound_in_earlier_branch``,
     ``nested_loops``, ``list_grown_in_loop``).
     """

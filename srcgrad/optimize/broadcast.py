@@ -116,7 +116,7 @@ def retarget_shape_reads(statements, program, classes) -> list:
     and ``x`` is an argument no statement assigns -- not at top level, in a
     branch, a loop or as a loop target -- nor updates in place, so at every
     point of the adjoint sweep it is the caller's array.  Tested by
-    tests/test_soundness.py (``param_rebound_in_loop``,
+    tests/optimize/test_optimize_soundness.py (``param_rebound_in_loop``,
     ``param_rebound_in_branch``, ``param_steady``).
 
         >>> import gast

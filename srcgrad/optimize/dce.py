@@ -26,7 +26,7 @@ value bit for bit):
   while loop's test; a for loop's target stays live when live after the loop
   (zero iterations leave the earlier value).  Branches: the union of both.
 
-Tested by tests/test_soundness.py (``read_on_next_iteration``,
+Tested by tests/optimize/test_optimize_soundness.py (``read_on_next_iteration``,
 ``while_test_reads_body_value``, ``update_in_loop``, ``loop_with_break``).
 
     >>> import gast
@@ -196,7 +196,7 @@ def propagate_copies(stmts) -> list:
       so a copy from the end of a loop body never reaches the next iteration;
     * no nested scope rebinds the names (comprehensions are loops by now).
 
-    Tested by tests/test_soundness.py (``swap_in_loop``,
+    Tested by tests/optimize/test_optimize_soundness.py (``swap_in_loop``,
     ``copy_source_rebound_in_loop``, ``copy_before_loop_that_rebinds_it``).
 
         >>> import gast
@@ -256,7 +256,7 @@ class _Rename(gast.NodeTransformer):
         return node
 
 
-def fold_zero_starts(stmts) -> list:
+def drop_zero_starts(stmts) -> list:
     """``d = 0.0`` followed, in the same block, by ``d = d + x`` -> ``d = x``.
 
     The reverse pass zeroes a cotangent wherever a loop or branch may leave it
@@ -273,15 +273,15 @@ def fold_zero_starts(stmts) -> list:
 
         >>> import gast
         >>> tree = gast.parse("d_h = 0.0\\nh = h_tape.pop()\\nd_h = d_h + g * W")
-        >>> print(show_statements(fold_zero_starts(tree.body)))
+        >>> print(show_statements(drop_zero_starts(tree.body)))
         h = h_tape.pop()
         d_h = g * W
     """
     out = list(stmts)
     for stmt in out:
         if isinstance(stmt, (gast.If, gast.For, gast.While)):
-            stmt.body = fold_zero_starts(stmt.body)
-            stmt.orelse = fold_zero_starts(stmt.orelse)
+            stmt.body = drop_zero_starts(stmt.body)
+            stmt.orelse = drop_zero_starts(stmt.orelse)
     i = 0
     while i < len(out):
         stmt = out[i]

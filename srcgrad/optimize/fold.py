@@ -41,7 +41,7 @@ Sound when the folded expression sees the values its own statement saw:
 
 ``_Tidy`` is exact (negation commutes with IEEE products and quotients;
 scaling by a power of two cancels) barring overflow or underflow of ``2 * m``,
-and only ever touches cotangents.  Tested by tests/test_soundness.py
+and only ever touches cotangents.  Tested by tests/optimize/test_optimize_soundness.py
 (``fold_across_rebinding``, ``while_test_temporary``, ``parallel_swap_then_use``).
 
     >>> body = gast.parse("t = a * c\\na = b\\nb = t").body

@@ -117,6 +117,8 @@ def display_name(primitive) -> str:
                 return prefix + qual
     if module == "math":
         return f"math.{qual}"
+    if module.startswith("srcgrad.runtime.") and getattr(runtime, qual, None) is primitive:
+        module = "srcgrad.runtime"  # its public home, not the submodule defining it
     return f"{module}.{qual}" if module else qual
 
 

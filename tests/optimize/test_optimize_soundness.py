@@ -135,7 +135,7 @@ def test_value_read_only_on_the_next_iteration_is_kept():
     assert "old = cur" in src
 
 
-# -- optimize.fold_zero_starts: d = 0.0; d = d + x -> d = x, straight-line only --------
+# -- optimize.drop_zero_starts: d = 0.0; d = d + x -> d = x, straight-line only --------
 
 def accumulate_in_loop(x, n):
     s = 0.0
