@@ -6,7 +6,7 @@ form, the two sweeps, the functions put together, their source, the module.
 Each pass is a method of it, named as the list names it, that calls the
 module doing the work (its docstring says which).  The list runs the
 frontend and checks (the part :func:`prepare` runs, for the entry function
-and for every user function it calls), then forward mode's one pass or
+and for every user function it calls), then forward mode's tangent sweep or
 reverse mode's sweeps, saves and assembly, then the link, which compiles
 each function called with the same list, from ``tangent`` or ``activity`` to
 ``emit``.
@@ -48,13 +48,13 @@ import gast
 
 from . import ir
 from .ad.calls import split_calls as split_user_calls
-from .ad.forward import tangent_source
+from .ad.forward import tangent_doc, tangent_sweep
 from .ad.reverse import check_wrt
 from .ad.reverse import reverse as reverse_sweep
 from .analysis.activity import SCALAR, has_effect, shape_classes
 from .analysis.activity import activity as find_activity
 from .analysis.aliasing import check_aliases, copy_updated_attributes, shared_names
-from .assemble import Assembler
+from .assemble import Assembler, Function
 from .errors import SrcGradError
 from .frontend.fence import check as check_supported
 from .frontend.linker import Linker, TangentFunction
@@ -68,27 +68,10 @@ from .memory.tapes import insert_pushes
 from .normalize.normalizer import normalize as a_normal_form
 from .normalize.sequences import type_sequence_operators
 from .optimize.broadcast import retarget_shape_reads
-from .optimize.dce import eliminate_dead, drop_zero_starts, propagate_copies
+from .optimize.dce import drop_zero_starts, eliminate_dead, propagate_copies
 from .optimize.fold import fold_temporaries as fold_single_use
 from .optimize.simplify import simplify as simplify_operations
-
-MODES = ("grad", "value_and_grad", "vjp", "jvp", "tangent")
-POLICIES = ("save", "recompute", "save_products", "sqrt", "revolve")
-FORWARD_MODES = ("jvp", "tangent")       # forward mode; the others are reverse mode
-JOINT_MODES = ("grad", "value_and_grad")  # one function; "vjp" (and callees) a pair
-
-
-@dataclass(frozen=True)
-class Options:
-    """Everything besides the function that determines the generated code."""
-
-    mode: str = "grad"
-    wrt: tuple = (0,)
-    single: bool = True          # wrt was an int: return one gradient, not a tuple
-    policy: str = "save"
-    optimize: bool = True
-    receiver: type | None = None  # the class of the first argument, for methods
-    floats: tuple = ()           # positions of arguments known to be Python floats
+from .options import FORWARD_MODES, JOINT_MODES, MODES, POLICIES, Options, validate_options
 
 
 @dataclass
@@ -129,6 +112,8 @@ def passes(c: Compilation, run) -> None:
     run(c.adopt)                      # frontend/linker.py
     if o.mode in FORWARD_MODES:
         run(c.tangent)                # ad/forward.py
+        run(c.tangent_dce)            # optimize/dce.py
+        run(c.tangent_assemble)       # assemble.py
     else:
         run(c.activity)               # analysis/activity.py
         run(c.split_calls)            # ad/calls.py
@@ -150,7 +135,7 @@ def passes(c: Compilation, run) -> None:
             run(c.fold_temporaries)   # optimize/fold.py
         if o.optimize and o.mode in JOINT_MODES:
             run(c.release)            # memory/release.py
-        run(c.emit)                   # ir/emit.py
+    run(c.emit)                       # ir/emit.py
     run(c.link)                       # frontend/linker.py
 
 
@@ -167,7 +152,7 @@ class Compilation:
         self.callee, self.receiver, self.floats = callee, receiver, floats
         self.program, self.wrt_names, self.names = program, wrt, names
         self.notes: list[str] = []   # what the last pass found, shown above its dump
-        self.parsed = self.act = self.classes = self.assembler = self.sweep = None
+        self.parsed = self.act = self.classes = self.assembler = self.sweep = self.made = None
         self.seeds, self.bound = [], {}
         self.backward = self.result = self.forward = None
         self.tape_setup: list = []   # the statements creating the tapes
@@ -229,12 +214,25 @@ class Compilation:
     # -- forward mode ------------------------------------------------------------------------
     @compiler_pass
     def tangent(self):
-        """Forward mode: a tangent statement after each statement, emitted (ad/forward.py)."""
-        mode = self.options.mode
-        name = self.names[0] if self.names else \
-            self.linker.global_name(f"{mode}_{self.program.name}")
-        self.sources = [tangent_source(self.program, self.wrt_names, self.linker, name,
-                                       value=mode == "jvp")]
+        """Forward mode: a tangent statement after each statement (ad/forward.py)."""
+        self.made, self.result = tangent_sweep(self.program, self.wrt_names, self.linker,
+                                               value=self.options.mode == "jvp")
+        self.forward = self.made.body
+
+    @compiler_pass
+    def tangent_dce(self):
+        """Remove what the value and its tangent do not read (optimize/dce.py)."""
+        self.forward = eliminate_dead(self.forward, set(ir.names_in(self.result)),
+                                      keep=has_effect)
+
+    @compiler_pass
+    def tangent_assemble(self):
+        """Put the tangent function together: parameters, docstring, return (assemble.py)."""
+        p, mode = self.program, self.options.mode
+        name = self.names[0] if self.names else self.linker.global_name(f"{mode}_{p.name}")
+        doc = tangent_doc(p, self.wrt_names, self.made.tangent_params, value=mode == "jvp")
+        self.functions = [Function(name, [*p.params, *self.made.tangent_params], [],
+                                   self.forward + [gast.Return(value=self.result)], doc)]
         self.entries = (name,)
 
     # -- reverse mode: the adjoint sweep -----------------------------------------------------
@@ -385,8 +383,10 @@ class Compilation:
         if self.program is None:
             return source_of(self.parsed.node) + "\n"
         p = self.program
-        if self.backward is None:
-            body = block_lines([*p.body, gast.Return(value=p.output)], 1)
+        if self.backward is None:  # the program, or forward mode's tangent sweep
+            stmts, result = (p.body, p.output) if self.forward is None else \
+                (self.forward, self.result)
+            body = block_lines([*stmts, gast.Return(value=result)], 1)
         else:  # the sweeps as one listing, until they are put together as functions
             forward = self.tape_setup + (self.forward if self.forward is not None else p.body)
             body = block_lines(forward, 1) + ["", "    # adjoint sweep"] + \
@@ -413,21 +413,6 @@ def run_passes(c: Compilation, first: str | None = None, last: str | None = None
 
     passes(c, run)
     return ran
-
-
-def validate_options(options: Options) -> None:
-    if options.mode not in MODES:
-        raise SrcGradError(f"unknown mode {options.mode!r}; expected one of {MODES}")
-    policy = options.policy
-    if callable(policy):
-        return
-    if isinstance(policy, tuple) and len(policy) == 2 and policy[0] == "revolve" \
-            and isinstance(policy[1], int) and policy[1] >= 1:
-        return
-    if policy not in POLICIES or policy == "revolve":
-        raise SrcGradError(
-            f"unknown policy {policy!r}: use one of 'save', 'recompute', 'save_products', "
-            f"'sqrt', ('revolve', snapshots) or a callable deciding per value")
 
 
 #: The last pass of :func:`prepare`: a called function stops there until the link.

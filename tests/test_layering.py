@@ -29,7 +29,7 @@ ROOT = Path(srcgrad.__file__).resolve().parent
 # Lowest first.  An entry is a module ("errors") or a package ("runtime/",
 # meaning the package and everything below it).
 STAGES = [
-    ["errors", "version", "_doctest_helpers"],
+    ["errors", "version", "options", "_doctest_helpers"],
     ["runtime/"],
     ["ir/"],
     ["rules/"],

@@ -39,7 +39,8 @@ def unrolled(W, h0):
 ARGS = (np.eye(3) * 0.5, np.arange(3.0))
 
 #: Options under which each pass runs (the default, grad, runs most of them).
-WHERE = {"tangent": Options(mode="jvp"), "checkpointing": Options(policy="sqrt")}
+WHERE = {"tangent": Options(mode="jvp"), "tangent_dce": Options(mode="jvp"),
+         "tangent_assemble": Options(mode="jvp"), "checkpointing": Options(policy="sqrt")}
 OPTION_SETS = [Options(), Options(mode="value_and_grad"), Options(mode="vjp", single=False),
                Options(mode="jvp"), Options(mode="tangent"), Options(policy="sqrt"),
                Options(policy=("revolve", 2)), Options(policy="recompute"),
@@ -120,7 +121,9 @@ def test_the_dumps_show_what_each_pass_did():
     assert "(read by the adjoint of" not in dump("assemble")
     assert "(read by the adjoint of" in dump("annotate")
     assert "def layer_forward" not in dump("emit") and "def layer_forward" in dump("link")
-    assert dump("tangent", Options(mode="jvp")).startswith("def jvp_unrolled(")
+    jvp = Options(mode="jvp")
+    assert "d_W" in dump("tangent", jvp) and "def jvp_unrolled(" not in dump("tangent", jvp)
+    assert dump("tangent_assemble", jvp).startswith("def jvp_unrolled(")
 
 
 def test_an_unknown_pass_is_an_error_listing_the_passes():
@@ -180,7 +183,7 @@ def test_cli_show_after(tmp_path):
     assert "h_tape.append(h)" in tapes.stdout and "# adjoint sweep" in tapes.stdout
     last = cli("show", "model.py:loss", "--after", list(PASSES)[-1], cwd=tmp_path)
     assert last.stdout == cli("show", "model.py:loss", cwd=tmp_path).stdout
-    forward = cli("show", "model.py:loss", "--mode", "forward", "--after", "tangent",
+    forward = cli("show", "model.py:loss", "--mode", "forward", "--after", "tangent_assemble",
                   cwd=tmp_path)
     assert forward.returncode == 0 and "def jvp_loss(" in forward.stdout
     bad = cli("show", "model.py:loss", "--after", "optimise", cwd=tmp_path)

@@ -1,0 +1,53 @@
+"""What, besides the function, decides the generated code: :class:`Options`.
+
+A module of its own, below every stage, because the cache keys on these
+options, the api builds them, and the pipeline (:mod:`srcgrad.pipeline`)
+reads them to choose its passes.
+
+    >>> validate_options(Options(policy=("revolve", 4)))
+    >>> validate_options(Options(policy="fast"))
+    Traceback (most recent call last):
+    srcgrad.errors.SrcGradError: unknown policy 'fast': use one of 'save', 'recompute', ...
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .errors import SrcGradError
+
+MODES = ("grad", "value_and_grad", "vjp", "jvp", "tangent")
+POLICIES = ("save", "recompute", "save_products", "sqrt", "revolve")
+FORWARD_MODES = ("jvp", "tangent")       # forward mode; the others are reverse mode
+JOINT_MODES = ("grad", "value_and_grad")  # one function; "vjp" (and callees) a pair
+
+
+@dataclass(frozen=True)
+class Options:
+    """Everything besides the function that determines the generated code."""
+
+    mode: str = "grad"
+    wrt: tuple = (0,)
+    single: bool = True          # wrt was an int: return one gradient, not a tuple
+    policy: str = "save"
+    optimize: bool = True
+    receiver: type | None = None  # the class of the first argument, for methods
+    floats: tuple = ()           # positions of arguments known to be Python floats
+
+
+def validate_options(options: Options) -> None:
+    if options.mode not in MODES:
+        raise SrcGradError(f"unknown mode {options.mode!r}; expected one of {MODES}")
+    policy = options.policy
+    if callable(policy):
+        return
+    if isinstance(policy, tuple) and len(policy) == 2 and policy[0] == "revolve" \
+            and isinstance(policy[1], int) and policy[1] >= 1:
+        return
+    if policy not in POLICIES or policy == "revolve":
+        raise SrcGradError(
+            f"unknown policy {policy!r}: use one of 'save', 'recompute', 'save_products', "
+            f"'sqrt', ('revolve', snapshots) or a callable deciding per value")
+
+
+__all__ = ["FORWARD_MODES", "JOINT_MODES", "MODES", "POLICIES", "Options", "validate_options"]
