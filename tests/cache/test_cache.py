@@ -226,6 +226,13 @@ def test_the_key_covers_options_and_versions(monkeypatch):
     assert manifest.key(lambda x: x, Options()) is not None  # a lambda in a file has source
 
 
+def test_the_rule_set_version_hashes_every_source_file_of_srcgrad():
+    package = Path(srcgrad.__file__).resolve().parent
+    every = sorted(str(p) for p in package.rglob("*.py") if "__pycache__" not in p.parts)
+    assert [str(Path(f).resolve()) for f in manifest.ruleset_files()] == every
+    assert str(package / "rules" / "ufuncs.py") in every and str(package / "pipeline.py") in every
+
+
 def test_an_object_that_cannot_be_found_again_is_not_described():
     found = provenance.survey(_cubes)
     assert found.locate("np", np) == ["global", ["entry"], "np"]
