@@ -1,4 +1,4 @@
-"""Imports point one way, down the pipeline (issue 14, DESIGN.md).
+"""Imports point one way, down the pipeline (issue 14; the stages are drawn in ../shared/DESIGN.md).
 
 Every module under ``srcgrad/`` is parsed with :mod:`ast`; every import
 statement counts, at module level or inside a function (a function-local

@@ -4,7 +4,7 @@ Forward mode needs no tapes and no reversal: each statement that computes a
 value depending on the differentiated arguments is followed by the statement
 that computes that value's tangent (``d_y`` beside ``y``), from the operands'
 tangents, by inlining the primitive's tangent rule (see
-:class:`.rules.registry.TangentRule`).  Branches and loops keep their shape --
+:class:`..rules.registry.TangentRule`).  Branches and loops keep their shape --
 the tangent statements sit inside them, next to their primals -- so the
 generated code reads like the original with one extra line per operation.
 

@@ -1,6 +1,6 @@
 """Inlining adjoint rules into generated code.
 
-A rule is a small Python function (see :mod:`.rules.registry`).  To use it at
+A rule is a small Python function (see :mod:`..rules.registry`).  To use it at
 a call site the inliner takes the rule's body, renames its parameters to the
 call's operands and its locals to fresh names, and partially evaluates the
 result (:mod:`..optimize.peephole`): every ``if`` whose test is now a constant
@@ -82,7 +82,7 @@ def inline(rule: Rule, op: ir.Op, out, d_out, namer: Namer, *, wanted=lambda nam
 
     ``wanted(name)`` says whether a variable needs a cotangent; contributions to
     other operands are not generated.  ``shape_class(name)`` (see
-    :func:`.analyze.shape_classes`) lets ``unbroadcast`` go where shapes match.
+    :func:`..analysis.activity.shape_classes`) lets ``unbroadcast`` go where shapes match.
     """
     bound = _bind(rule, op, filename)
     mapping = {"out": out, "d_out": d_out}
@@ -276,7 +276,7 @@ def _instantiate(node, real, fresh):
 
 def inline_tangent(rule, op: ir.Op, out, tangent, namer: Namer, *, shape_class=None,
                    filename: str | None = None) -> Inlined:
-    """Inline the tangent rule ``rule`` (see :class:`.rules.registry.TangentRule`)
+    """Inline the tangent rule ``rule`` (see :class:`..rules.registry.TangentRule`)
     for ``op`` whose output is ``out``.
 
     ``tangent(operand)`` gives the tangent expression of an operand (a name or

@@ -13,7 +13,7 @@ own (restored) condition variable, a loop runs backwards over its range, and a
 statement that overwrites a variable inside a branch or loop is followed, in the
 adjoint sweep, by a restore of the old value (``h = h_tape.pop()``).  Which
 restores survive dead-code elimination decides which values the forward sweep
-pushes onto tapes (:mod:`.tapes`).  Inside compound statements, cotangents of
+pushes onto tapes (:mod:`..memory.tapes`).  Inside compound statements, cotangents of
 variables that live across iterations or branches are accumulated from an
 explicit ``0.0`` and reset after their definition's adjoint, because a loop
 cannot know statically which contribution comes first.

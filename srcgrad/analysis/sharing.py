@@ -83,7 +83,7 @@ def copies_elements(stmt) -> bool:
 
 def container_names(program, statements) -> set[str]:
     """Names that hold a list, tuple or dict on every path: the sequences
-    :func:`.sequences.sequence_names` found (displays, ``list()``, concatenations,
+    :func:`..normalize.sequences.sequence_names` found (displays, ``list()``, concatenations,
     slices of sequences), dict displays, and what a loop over one of them runs
     over (``sequence(xs[1:])``)."""
     names = set(getattr(program, "sequences", ()))

@@ -1,6 +1,6 @@
 """Where a generated module's dependencies come from, found again in another process.
 
-The disk cache (:mod:`.cache`) loads a generated module in a new process
+The disk cache (:mod:`.store`) loads a generated module in a new process
 without running the compiler, and must never load one that the user's code no
 longer matches.  This module gives it both halves.
 
@@ -54,7 +54,7 @@ class Mismatch(Exception):
 
 def _library(obj) -> bool:
     """Whether ``obj`` (a module, class or instance) belongs to a library or the
-    standard library, the way :func:`.linker.is_user_function` decides for functions."""
+    standard library, the way :func:`..frontend.linker.is_user_function` decides for functions."""
     name = obj.__name__ if isinstance(obj, types.ModuleType) else \
         getattr(obj if isinstance(obj, type) else type(obj), "__module__", "") or ""
     return is_library_module(name) or name.partition(".")[0] == "builtins"

@@ -154,7 +154,7 @@ class Linker:
         return self.pairs[key]
 
     def request_custom(self, custom, n_args: int) -> CalleePair:
-        """The pair of a :class:`~srcgrad.custom.custom_vjp` function: the user's own
+        """The pair of a :class:`~srcgrad.rules.custom.custom_vjp` function: the user's own
         forward and backward functions, bound by name (nothing is generated)."""
         key = (custom, n_args, "custom")
         if key not in self.pairs:

@@ -4,7 +4,7 @@ Under these policies a top-level ``for`` loop (its trip count is known when it
 starts) does not tape every iteration.  Its forward sweep runs the plain body
 and keeps snapshots of the loop's state (the variables an iteration reads
 before it assigns them); its adjoint sweep follows the schedule of
-:mod:`.schedules`, rerunning iterations from a snapshot -- plainly, or while
+:mod:`..runtime.schedules`, rerunning iterations from a snapshot -- plainly, or while
 taping -- and reversing the taped ones.  All of it is ordinary code in
 ``g.source``: a loop over the schedule's actions with one branch per action.
 
@@ -23,7 +23,7 @@ import operator
 import gast
 
 from .. import ir
-from ..ir.syntax import call_to, clone
+from ..ir.syntax import call_to, clone, constant
 from ..optimize.dce import eliminate_dead
 
 
@@ -34,10 +34,6 @@ def loop_policy(policy):
     if isinstance(policy, tuple) and len(policy) == 2 and policy[0] == "revolve":
         return ("revolve", int(policy[1]))
     return None
-
-
-def _const(value):
-    return gast.Constant(value=value, kind=None)
 
 
 def _is_push(stmt) -> bool:
@@ -78,7 +74,7 @@ def _dispatch(action_var, a, b, branches) -> gast.If:
     node = None
     for action, stmts in reversed(branches):
         test = gast.Compare(left=ir.name(action_var), ops=[gast.Eq()],
-                            comparators=[_const(action)])
+                            comparators=[constant(action)])
         node = gast.If(test=test, body=stmts, orelse=[node] if node is not None else [])
     return node
 
@@ -94,7 +90,7 @@ def checkpoint_loops(forward: list, backward: list, policy, namer, defined=()) -
     save it.
 
     A ``for`` loop follows the policy's schedule; a ``while`` loop, whose length
-    is unknown until it ends, keeps :class:`~.schedules.OnlineSnapshots` (the
+    is unknown until it ends, keeps :class:`~..runtime.schedules.OnlineSnapshots` (the
     revolve budget, or 16 under "sqrt") and reverses between them binomially.
     """
     schedule_args = loop_policy(policy)
@@ -126,7 +122,7 @@ def checkpoint_loops(forward: list, backward: list, policy, namer, defined=()) -
         backward[mirror] = rewrite.adjoint()
     if unbound:
         none = gast.Assign(targets=[ir.name(v, store=True) for v in unbound],
-                           value=_const(None), type_comment=None)
+                           value=constant(None), type_comment=None)
         none.comment = "bound at the start: a loop's first snapshot saves it"
         forward.insert(0, none)
     return new_names
@@ -192,7 +188,7 @@ class _Rewrite:
                                         ctx=gast.Store()),
                              call_to("restored_into", ir.name(self.originals), names))
             first = gast.Compare(left=ir.name(self.a), ops=[gast.Eq()],
-                                 comparators=[_const(0)])
+                                 comparators=[constant(0)])
             out.append(gast.If(test=first, body=[back], orelse=[]))
         return out
 
@@ -225,7 +221,7 @@ class _Rewrite:
                                 ir.name(self.b, store=True)], ctx=gast.Store())
 
     def for_forward(self, schedule_args) -> list:
-        args = [call_to("len", clone(self.loop.iter)), *[_const(x) for x in schedule_args]]
+        args = [call_to("len", clone(self.loop.iter)), *[constant(x) for x in schedule_args]]
         make = ir.assign(self.schedule, call_to("checkpoint_schedule", *args))
         make.comment = f"the {schedule_args[0]} checkpointing schedule of this loop"
         start = ir.assign(self.snapshots, gast.Dict(keys=[], values=[]))
@@ -233,7 +229,7 @@ class _Rewrite:
                                                                         or "none")
         first = gast.For(
             target=self.header(),
-            iter=gast.Subscript(value=ir.name(self.schedule), slice=_const(0), ctx=gast.Load()),
+            iter=gast.Subscript(value=ir.name(self.schedule), slice=constant(0), ctx=gast.Load()),
             body=[_dispatch(self.action, self.a, self.b, [
                 ("save", self.save(ir.name(self.a))),
                 ("advance", self.runs(self.plain))])],
@@ -243,7 +239,7 @@ class _Rewrite:
 
     def while_forward(self, budget) -> list:
         counter = self.loop.counter
-        start = ir.assign(self.snapshots, call_to("OnlineSnapshots", _const(budget)))
+        start = ir.assign(self.snapshots, call_to("OnlineSnapshots", constant(budget)))
         start.comment = (f"at most {budget} saved states of this loop: "
                          + (", ".join(self.state) or "none"))
         keep = gast.If(test=gast.Call(func=gast.Attribute(
@@ -255,7 +251,7 @@ class _Rewrite:
 
     def adjoint(self):
         if self.schedule:
-            actions = gast.Subscript(value=ir.name(self.schedule), slice=_const(1),
+            actions = gast.Subscript(value=ir.name(self.schedule), slice=constant(1),
                                      ctx=gast.Load())
         else:
             actions = call_to("online_schedule", ir.name(self.snapshots),

@@ -26,7 +26,7 @@ Sound when the copy computes, bit for bit, what the definition computed:
   nested blocks included: a rebinding there would be undone only after the
   copy runs;
 * no operand that may share memory with another name (a view ``v = y[1:]``,
-  a plain copy ``z = y``: :func:`.aliasing.shared_names`) has any update
+  a plain copy ``z = y``: :func:`..analysis.aliasing.shared_names`) has any update
   between: ``y[1] = 0.0`` changes what ``v`` reads, and ``y``'s restore runs
   only after the copy;
 * the operation is pure (no state, no effect, no randomness).

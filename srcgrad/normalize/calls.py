@@ -1,6 +1,6 @@
 """Normalisation of calls: rules, user functions, methods, partials, local functions.
 
-Part of :mod:`.normalize` (a mixin of its normaliser).  A call is resolved at
+Part of :mod:`.normalizer` (a mixin of its normaliser).  A call is resolved at
 compile time to the object it calls: a primitive with an adjoint rule, a user
 function (differentiated through its own source, see :mod:`.calls`), a method
 of an object whose class is known, a ``functools.partial``, or a function

@@ -1,6 +1,6 @@
 """Normalisation of compound statements: branches, loops, comprehensions.
 
-Part of :mod:`.normalize` (a mixin of its normaliser), kept apart because it is
+Part of :mod:`.normalizer` (a mixin of its normaliser), kept apart because it is
 the control-flow half: every loop becomes ``for i in <range>`` (so the adjoint
 sweep can run it backwards), ``while`` loops and loops that may ``break`` count
 their iterations, a branch's condition is kept in a name the adjoint sweep can

@@ -45,6 +45,8 @@ import copy
 
 import gast
 
+from ..ir.syntax import load_name
+
 _JUMPS = (gast.Return, gast.Break, gast.Continue)
 _LOOPS = (gast.For, gast.While)
 
@@ -99,7 +101,7 @@ def structure(func, *, result: str, flag: str) -> None:
     if state.flag_used:
         body.insert(0, _assign(flag, gast.Constant(value=False, kind=None)))
     if state.returns:
-        body.append(gast.Return(value=_name(result)))
+        body.append(gast.Return(value=load_name(result)))
     func.body = body
 
 
@@ -140,17 +142,13 @@ class _State:
                 out.append(stmt)
                 if returns_inside:
                     exit_ = [gast.Break()] if in_loop else [gast.Pass()]
-                    guard = gast.If(test=_name(self.flag), body=exit_,
+                    guard = gast.If(test=load_name(self.flag), body=exit_,
                                     orelse=self.block(rest, in_loop))
                     out.append(gast.copy_location(guard, stmt))
                     return out
                 continue
             out.append(stmt)
         return out
-
-
-def _name(id_):
-    return gast.Name(id=id_, ctx=gast.Load(), annotation=None, type_comment=None)
 
 
 def _assign(target, value):

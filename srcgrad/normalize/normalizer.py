@@ -2,7 +2,7 @@
 
 After this pass every statement applies one operation to names and constants,
 every variable is assigned once (a redefinition gets a fresh name, ``h_1``), and
-each operation knows the primitive it applies (``stmt.op``, see :mod:`.ir`), so
+each operation knows the primitive it applies (``stmt.op``, see :mod:`..ir`), so
 the adjoint rules can be looked up without re-resolving anything.  Augmented
 assignment becomes plain assignment, ``a, b = x, y`` becomes two assignments,
 and comparisons and boolean operators are kept whole as opaque, inactive

@@ -4,7 +4,7 @@ Adjoint rules of broadcasting operations sum a cotangent back to each
 operand's shape (``unbroadcast(g, x)``) and tangent rules widen an operand's
 term to the output's shape (``expand(t, out)``).  Both are identities when
 the operation cannot have broadcast: every operand is a scalar or shares one
-shape class (see :func:`.analyze.shape_classes`).  The inliner runs these
+shape class (see :func:`..analysis.activity.shape_classes`).  The inliner runs these
 passes over each inlined rule body.
 
     >>> import gast, operator
@@ -105,7 +105,7 @@ def retarget_shape_reads(statements, program, classes) -> list:
     reassigns: the adjoint sweep then reads the argument, always at hand, and
     ``y`` need not be kept for it.
 
-    ``classes`` is :func:`.analyze.shape_classes` of ``program``.  A program that
+    ``classes`` is :func:`..analysis.activity.shape_classes` of ``program``.  A program that
     updates anything in place (an ``append`` can grow a list argument) is left
     as it is.
 

@@ -12,13 +12,13 @@ Sound when (what the generated forward sweep relies on to compute the user's
 value bit for bit):
 
 * every statement that acts beyond the names it assigns is kept by ``keep``
-  (:func:`.analyze.has_effect`: unknown calls, tape pushes); a known primitive
+  (:func:`..analysis.activity.has_effect`: unknown calls, tape pushes); a known primitive
   is taken to be pure.  It is also taken not to raise: a dead ``t = xs[10]``
   that raises IndexError in the function is dropped, and the generated code
   returns a value where the function raised;
 * an in-place update ``x[i] = v`` / ``xs.append(v)`` changes only what ``x``
   names: no alias of ``x`` (a view, a plain copy) is read after it.
-  :func:`.aliasing.check_aliases` refuses programs where one is, and the
+  :func:`..analysis.aliasing.check_aliases` refuses programs where one is, and the
   adjoint sweep's restores into shared arrays are kept by ``keep``;
 * loops: a name assigned in a loop body keeps its name across iterations, so
   what is live at the end of an iteration is what is live after the loop,

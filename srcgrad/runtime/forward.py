@@ -1,6 +1,6 @@
 """Runtime helpers of generated forward-mode (tangent) code.
 
-Kept apart from :mod:`.runtime` (which re-exports them, so generated code and
+Kept apart from :mod:`srcgrad.runtime` (which re-exports them, so generated code and
 ``srcgrad.export`` find every helper by the same names): a tangent is shaped
 like its value, so these helpers widen a term to its output's shape
 (``expand``), make the zeros of a value that does not move (``zero_tangent``),

@@ -1,6 +1,6 @@
 """The gradients generated code returns: each shaped and typed like its argument.
 
-A runtime helper module (see :mod:`.runtime`, which re-exports it): small,
+A runtime helper module (see :mod:`srcgrad.runtime`, which re-exports it): small,
 NumPy alone, copied into exported modules.  ``grad_like`` is the last thing a
 gradient function calls; it turns cotangents, which may be broadcast views,
 Python floats or arrays shared between arguments, into gradients the caller

@@ -1,4 +1,4 @@
-"""Folding single-use temporaries (srcgrad/fold.py): the optimised code computes
+"""Folding single-use temporaries (srcgrad/optimize/fold.py): the optimised code computes
 the same floating-point numbers as the unoptimised code, and keeps the order of
 calls."""
 
