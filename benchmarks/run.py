@@ -19,6 +19,11 @@ one run on 4-element arrays) for generated straight-line functions of 10, 100
 and 1000 lines, with a fresh on-disk cache directory.  The wrapper overhead is
 a cached ``grad`` call of a trivial function minus a direct call of the
 generated function it wraps (``g._get().functions[0]``).
+
+Import time is measured in fresh interpreters (the median of a few): ``import
+srcgrad`` (the error classes only; everything else is imported on first use),
+NumPy and gast alone for comparison, and ``import srcgrad`` followed by the
+first read of ``srcgrad.grad``, which imports the compiler.
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ try:
 except ImportError:  # pragma: no cover - Windows
     resource = None
 import statistics  # noqa: E402
+import subprocess  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
@@ -60,6 +66,7 @@ others.configure_threads()
 
 COMPILE_TARGET_MS = 100.0      # issue 7: first grad of a 100-line function
 OVERHEAD_TARGET_US = 2.0       # issue 7: what a cached call adds
+IMPORT_TARGET_MS = 100.0       # issue 17: import srcgrad
 
 
 # --- timing ---------------------------------------------------------------------------
@@ -260,6 +267,32 @@ def wrapper_overhead(number, repeats=9):
     return rows
 
 
+IMPORTS = {  # label -> the statement timed
+    "import srcgrad": "import srcgrad",
+    "import numpy": "import numpy",
+    "import gast": "import gast",
+    "first srcgrad.grad": "import srcgrad; srcgrad.grad",
+}
+
+
+def import_times(repeat=5):
+    """Median milliseconds of each statement of ``IMPORTS``, each run in a fresh
+    interpreter, on this benchmark's clock (``--clock``)."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [str(HERE.parent), os.environ.get("PYTHONPATH", "")]))
+    now = f"time.{clock.__name__}()"
+    found = {}
+    for label, statement in IMPORTS.items():
+        code = f"import time\nstart = {now}\n{statement}\nprint({now} - start)"
+        times = []
+        for _ in range(repeat):
+            done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                  env=env, check=True)
+            times.append(float(done.stdout))
+        found[label] = statistics.median(times) * 1e3
+    return found
+
+
 # --- reporting ----------------------------------------------------------------------------
 
 
@@ -293,7 +326,7 @@ def _fmt_ms(ms):
     return f"{ms:.3f}" if ms < 1 else f"{ms:.2f}" if ms < 100 else f"{ms:.1f}"
 
 
-def tables(rows, compile_rows, overhead_rows, tools):
+def tables(rows, compile_rows, overhead_rows, tools, import_rows=None):
     """The report as Markdown tables (also printed: they read fine as text)."""
     out = []
     head = ["workload", "srcgrad ms", "hand ms", "ratio", "target", "met"]
@@ -330,6 +363,16 @@ def tables(rows, compile_rows, overhead_rows, tools):
             met = "yes" if o["overhead_us"] < OVERHEAD_TARGET_US else "no"
             out.append(f"| {o['arg']} | {o['wrapped_us']:.2f} | {o['direct_us']:.2f} | "
                        f"{o['overhead_us']:.2f} | < {OVERHEAD_TARGET_US:.0f} us | {met} |")
+        out.append("")
+    if import_rows:
+        out.append("| import, in a fresh interpreter | ms | target | met |")
+        out.append("|---|---:|---:|---|")
+        for label, ms in import_rows.items():
+            target, met = "", ""
+            if label == "import srcgrad":
+                target = f"< {IMPORT_TARGET_MS:.0f} ms"
+                met = "yes" if ms < IMPORT_TARGET_MS else "no"
+            out.append(f"| `{IMPORTS[label]}` | {_fmt_ms(ms)} | {target} | {met} |")
         out.append("")
     return "\n".join(out)
 
@@ -371,7 +414,7 @@ def main(argv=None):
     parser.add_argument("--only", help="comma-separated workload names (skips results.md)")
     parser.add_argument("--show-source", action="store_true", help="print the generated code")
     parser.add_argument("--no-compile", action="store_true",
-                        help="skip the compile-time and overhead benchmarks")
+                        help="skip the compile-time, overhead and import-time benchmarks")
     parser.add_argument("--clock", choices=sorted(CLOCKS), default="cpu",
                         help="process CPU time (default; robust to other load) or wall time")
     parser.add_argument("--results", default=str(HERE / "results.md"),
@@ -402,14 +445,16 @@ def main(argv=None):
     for w in chosen:
         print(f"running {w.name} ...", flush=True)
         rows.append(run_workload(w, scale, tools, opts.show_source))
-    compile_rows, overhead_rows = [], []
+    compile_rows, overhead_rows, import_rows = [], [], {}
     if not opts.no_compile:
+        print("running import-time benchmark ...", flush=True)
+        import_rows = import_times(3 if opts.quick else 7)
         print("running compile-time benchmark ...", flush=True)
         compile_rows = compile_times([(10, 9), (100, 5), (1000, 1 if opts.quick else 3)])
         print("running wrapper-overhead benchmark ...", flush=True)
         overhead_rows = wrapper_overhead(2_000 if opts.quick else 20_000)
 
-    text = tables(rows, compile_rows, overhead_rows, tools)
+    text = tables(rows, compile_rows, overhead_rows, tools, import_rows)
     print()
     print(text)
     for r in rows:

@@ -1,8 +1,8 @@
-"""What the transformations accept: ``wrt`` positions, differentiable values.
+"""What the transformations accept: functions, ``wrt`` positions, differentiable values.
 
 Every transformation (first or second order, reverse or forward) reads its
-``wrt`` and checks its arguments the same way, so these few functions sit
-below all of them.
+function and its ``wrt`` and checks its arguments the same way, so these few
+functions sit below all of them.
 
     >>> normalize_wrt(1), normalize_wrt((0, 2))
     (((1,), True), ((0, 2), False))
@@ -13,12 +13,55 @@ below all of them.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import types
 
 import numpy as np
 
 from ..errors import NonDifferentiableError, SrcGradError
 from ..runtime.structures import has_differentiable_leaves
+
+
+# The modules whose classes are the functions srcgrad makes (Transformed, Derivative).
+_MADE_BY_SRCGRAD = {"srcgrad.api.transforms", "srcgrad.api.second_order", "srcgrad.api.higher"}
+
+
+def function_of(fn, transform: str):
+    """``fn`` as the transformation named ``transform`` reads it: a function or
+    a bound method as it is; a callable object (an instance of a class that
+    defines ``__call__`` in Python) as its bound ``__call__``, so that
+    ``grad(model)`` is ``grad(model.__call__)``.  Anything else raises
+    :class:`SrcGradError` saying what to differentiate instead.
+
+        >>> class Scale:
+        ...     def __call__(self, x):
+        ...         return 2.0 * x
+        >>> function_of(Scale(), "grad").__name__
+        '__call__'
+    """
+    if inspect.isfunction(fn) or (inspect.ismethod(fn) and inspect.isfunction(fn.__func__)):
+        return fn
+    kind = type(fn)
+    what = (f"srcgrad.{transform} differentiates functions written with 'def', bound "
+            f"methods and callable objects (whose class defines __call__); got {fn!r}")
+    if kind.__module__ in _MADE_BY_SRCGRAD:
+        raise SrcGradError(f"{what}, made by srcgrad: the derivatives of generated functions "
+                           f"it takes are grad(grad(f)) for a float argument, and hvp, "
+                           f"hessian and jacobian(grad(f))")
+    if isinstance(fn, functools.partial):
+        name = getattr(fn.func, "__name__", "the function")
+        raise SrcGradError(f"{what}: differentiate {name} itself, srcgrad.{transform}({name}, "
+                           f"wrt=...), and pass the fixed arguments when you call the result "
+                           f"(or call the partial inside a def and differentiate that)")
+    if isinstance(fn, type):
+        raise SrcGradError(f"{what}, a class: differentiate an instance, "
+                           f"srcgrad.{transform}({fn.__name__}(...)), or a method, "
+                           f"srcgrad.{transform}({fn.__name__}.method)")
+    if inspect.isfunction(inspect.getattr_static(kind, "__call__", None)):
+        return fn.__call__
+    raise SrcGradError(f"{what}, which has no Python source: differentiate a def that "
+                       f"calls it")
 
 
 def normalize_wrt(wrt) -> tuple[tuple[int, ...], bool]:

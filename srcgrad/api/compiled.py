@@ -6,12 +6,20 @@ pipeline.  What it returns knows what it was generated from: the function's
 code object, the rule registry's generation and each global or closure value
 the code bound, by identity, so :meth:`Compiled.stale` notices a rebound
 global and the next call regenerates instead of giving a stale gradient.
+
+:attr:`Compiled.watched` says the same as :meth:`Compiled.stale` in a form a
+call can check without running a line of Python: C callables that return
+those objects (see :class:`.transforms.Transformed`, whose calls compare them
+by identity, so that a debugger stepping into a gradient lands in the
+generated code).
 """
 
 from __future__ import annotations
 
+import operator
 import threading
 import weakref
+from functools import partial
 
 from .. import pipeline
 from ..cache import store as cache
@@ -36,6 +44,7 @@ class Compiled:
         self.options = options
         self.deps = _dependencies(fn, generated.free)
         self.rules = registry.generation()
+        self.watched = _watched(fn, self.deps)
 
     def stale(self) -> bool:
         if self.fn.__code__ is not self.code or registry.GENERATION[0] != self.rules:
@@ -67,6 +76,24 @@ def _dependencies(fn, free):
         elif where == "global":
             deps.append((fn.__globals__, name, obj))
     return deps
+
+
+def _watched(fn, deps) -> dict:
+    """What :meth:`Compiled.stale` reads, as zero-argument C callables (a
+    ``partial`` of ``getattr``, ``dict.get`` or ``operator.getitem``) that return
+    the function's code object, the rules' generation and each global or closure
+    value the code bound; keyed by ``(id(holder), name)``, so the callables of
+    several compiled modules of one function merge without repeats.  (A closure
+    cell emptied by ``del`` makes its callable raise ValueError; the function
+    itself would raise NameError there.)"""
+    watched = {(id(fn), "__code__"): partial(getattr, fn, "__code__"),
+               (id(registry.GENERATION), 0): partial(operator.getitem, registry.GENERATION, 0)}
+    for container, key, _ in deps:
+        if isinstance(container, dict):
+            watched[id(container), key] = partial(container.get, key, _GONE)
+        else:
+            watched[id(container), "cell_contents"] = partial(getattr, container, "cell_contents")
+    return watched
 
 
 def compile_function(fn, options: Options) -> Compiled:

@@ -17,18 +17,16 @@ import numpy as np
 from .. import pipeline as compiler
 from ..errors import NonDifferentiableError, SrcGradError
 from ..pipeline import Options
-from .arguments import differentiable_value, is_user_object, normalize_wrt
+from .arguments import differentiable_value, function_of, is_user_object, normalize_wrt
 from .compiled import compile_function
 from .second_order import Derivative, SecondOrder, all_arguments, as_tangent
 from .transforms import Transformed, transform, vjp
 
 
 def _function(fn, mode):
-    if inspect.ismethod(fn) and hasattr(fn.__func__, "__code__"):
+    fn = function_of(fn, mode)  # a callable object: its bound __call__
+    if inspect.ismethod(fn):
         return fn.__func__, fn.__self__
-    if not hasattr(fn, "__code__"):
-        raise SrcGradError(f"srcgrad.{mode} differentiates Python functions written with "
-                           f"'def'; got {fn!r}")
     return fn, None
 
 

@@ -16,19 +16,54 @@ from __future__ import annotations
 
 import functools
 import inspect
+import operator
 import sys
+import threading
 from dataclasses import replace
+from itertools import repeat
+
+import numpy as np
 
 from .. import pipeline as compiler
 from ..errors import SrcGradError
 from ..pipeline import Options
 from ..standalone.module import Unit
 from ..standalone.module import write as write_module
-from .arguments import check_args, differentiable_value, is_user_object, normalize_wrt
+from .arguments import (
+    check_args,
+    differentiable_value,
+    function_of,
+    is_user_object,
+    normalize_wrt,
+)
 from .compiled import Compiled, compile_function, compiled_with_source
 from .second_order import grad_of_gradient
 from .validation import enabled as checking
 from .validation import private_copies, verify
+
+# What a call's key holds per argument, besides its type: an array's dtype
+# (whether it can be differentiated), or for anything else its class again.
+_SHOWN = {np.ndarray: "dtype"}
+_CLASS = repeat("__class__")
+_CALL = operator.methodcaller("__call__")
+_READY_MAX = 64  # kinds of calls remembered per function
+_NUMBERS = (float, complex, np.floating, np.complexfloating)
+_REMEMBERING = threading.Lock()  # one _remember at a time: _ready and _keep change together
+
+
+def _kinds(args) -> tuple:
+    """The part of a call's key that ``args`` decide (``Transformed.__call__``
+    computes the same inline)."""
+    return (*map(type, args), *map(getattr, args, map(_SHOWN.get, map(type, args), _CLASS)))
+
+
+def _plain(args, wrt) -> bool:
+    """Whether the arguments to differentiate are numbers or NumPy arrays, whose
+    type and dtype decide whether they can be differentiated (the contents of
+    a list or an object may change from one call to the next)."""
+    n = len(args)
+    return all(-n <= i < n and (type(args[i]) is np.ndarray or isinstance(args[i], _NUMBERS))
+               for i in wrt)
 
 
 class Transformed:
@@ -38,6 +73,17 @@ class Transformed:
     generated function's first argument and ``wrt`` counts the method's own
     arguments, as in the call ``model.loss(x, y)``; calls of the instance's
     other methods inside are resolved by its class.
+
+    A call is one short frame: pdb's ``s`` on ``g(x)`` stops in ``__call__``,
+    and two more land in the generated code.  ``__call__`` looks the call up in
+    ``_ready`` -- generated functions keyed by the identity of everything the
+    code was generated from (``Compiled.watched``) and the types of the
+    arguments (and the dtypes of the arrays) -- with C functions only, so no
+    srcgrad line runs in between; every other call (the first one, a new kind
+    of argument, a rebound global, ``check=True``, an argument to differentiate
+    that is not a float or an array) goes through :meth:`_call`, which
+    compiles, checks the arguments and fills ``_ready``.  Both frames carry
+    ``__tracebackhide__`` (pytest leaves them out of tracebacks).
     """
 
     def __init__(self, fn, options: Options, bound=None, check=None):
@@ -46,10 +92,63 @@ class Transformed:
         self._fn = getattr(fn, "__func__", fn)
         self._bound = bound
         self._options = options
-        self._check = check       # None: SRCGRAD_CHECK decides, at each call
+        self._check = checking(check)  # SRCGRAD_CHECK is read when the function is made
         self._compiled = None
-        self._called = None       # what the last call ran: specialised for its Python floats
-        self._kinds = None        # the argument types of the last call
+        self._watch = {}      # Compiled.watched of every module in _ready, merged
+        self._deps = ()       # their callables: a key starts with what they return
+        self._ready = {}      # key -> generated function, for calls that need no checks
+        self._keep = []       # the modules in _ready: the objects whose ids are in keys live on
+
+    def __call__(self, *args, __tracebackhide__=True, **kw):
+        # Two lines, C functions only (a Python function called here is one more
+        # frame to step through); the first is _kinds(args), inlined.
+        kind = (*map(type, args), *map(getattr, args, map(_SHOWN.get, map(type, args), _CLASS)))
+        return self._ready.get((*map(id, map(_CALL, self._deps)), *kind), self._call)(*args, **kw)
+
+    def _call(self, *args, **kwargs):
+        """A call the lookup in ``__call__`` did not find: compile (or fetch) the
+        code for these arguments, check them, remember the code when the next
+        call of the same kind may skip the checks, and run it."""
+        __tracebackhide__ = True
+        full = args if self._bound is None else (self._bound, *args)
+        options = self._options
+        receiver = self._bound is None and full and options.receiver is None \
+            and is_user_object(full[0])
+        if receiver:
+            # grad(Model.loss)(model, x): resolve model's methods by its class
+            options = replace(options, receiver=type(full[0]))
+        if self._check and options.mode in ("grad", "value_and_grad"):
+            return self._checked(full, kwargs, options)
+        if receiver:
+            compiled = compile_function(self._fn, options)
+        else:
+            # Code is specialised for the arguments that are Python floats (their
+            # arithmetic needs no broadcasting bookkeeping).
+            compiled = self._specialised(options, tuple(map(type, full)))
+        check_args(self._fn, options, full)
+        target = compiled.functions[0]
+        if self._bound is not None:
+            target = functools.partial(target, self._bound)
+        if _plain(full, options.wrt):
+            self._remember(args, compiled, target)
+        return target(*args, **kwargs)
+
+    def _remember(self, args, compiled: Compiled, target) -> None:
+        """Let calls with arguments of ``args``'s kinds run ``target`` directly
+        while nothing ``compiled`` was generated from changes."""
+        with _REMEMBERING:
+            if not compiled.watched.keys() <= self._watch.keys():
+                # A key starts with one id per callable in _deps, which only ever
+                # grows at its end: a key made with fewer callables never matches
+                # one made with more (a call reading the old _ready with the new
+                # _deps, or the other way round, misses and comes here).
+                self._ready, self._keep = {}, []
+                self._watch = {**self._watch, **compiled.watched}
+                self._deps = tuple(self._watch.values())
+            elif len(self._ready) >= _READY_MAX:
+                self._ready, self._keep = {}, []
+            self._keep.append(compiled)
+            self._ready[(*map(id, map(_CALL, self._deps)), *_kinds(args))] = target
 
     def _get(self) -> Compiled:
         compiled = self._compiled
@@ -57,40 +156,16 @@ class Transformed:
             compiled = self._compiled = compile_function(self._fn, self._options)
         return compiled
 
-    def __call__(self, *args, **kwargs):
-        __tracebackhide__ = True
-        if self._bound is not None:
-            args = (self._bound, *args)
-        if self._options.mode in ("grad", "value_and_grad") and checking(self._check):
-            return self._checked(args, kwargs)
-        if self._bound is None and args and self._options.receiver is None \
-                and is_user_object(args[0]):
-            # grad(Model.loss)(model, x): resolve model's methods by its class
-            options = replace(self._options, receiver=type(args[0]))
-            check_args(self._fn, options, args)
-            return compile_function(self._fn, options).functions[0](*args, **kwargs)
-        # Code is specialised for the arguments that are Python floats (their
-        # arithmetic needs no broadcasting bookkeeping); one check per call.
-        kinds = tuple(map(type, args))
-        compiled = self._called
-        if compiled is None or kinds != self._kinds or compiled.stale():
-            compiled = self._called = self._specialised(self._options, kinds)
-            self._kinds = kinds
-        check_args(self._fn, self._options, args)
-        return compiled.functions[0](*args, **kwargs)
-
     def _specialised(self, options, kinds) -> Compiled:
         floats = tuple(i for i, k in enumerate(kinds) if k is float)
         if not floats and options == self._options:
             return self._get()
         return compile_function(self._fn, replace(options, floats=floats))
 
-    def _checked(self, args, kwargs):
+    def _checked(self, args, kwargs, options):
         """A call with translation validation: the value and gradient code, its
         value compared bit for bit with the function's own (srcgrad.validation)."""
-        options = self._options
-        if self._bound is None and args and options.receiver is None and is_user_object(args[0]):
-            options = replace(options, receiver=type(args[0]))
+        __tracebackhide__ = True
         mode = options.mode
         if mode == "grad":
             options = replace(options, mode="value_and_grad")
@@ -145,13 +220,11 @@ def transform(mode, fn, wrt, policy, optimize, check=None):
         if isinstance(f, Transformed) and mode == "grad":
             # grad(grad(f)): reverse mode over f's generated tangent code
             return grad_of_gradient(f, wrt)
-        if inspect.ismethod(f) and hasattr(f.__func__, "__code__"):
+        f = function_of(f, mode)  # grad(model) is grad(model.__call__)
+        if inspect.ismethod(f):
             shifted = tuple(w + 1 if w >= 0 else w for w in options.wrt)
             return Transformed(f, replace(options, wrt=shifted, receiver=type(f.__self__)),
                                bound=f.__self__, check=check)
-        if not hasattr(f, "__code__"):
-            raise SrcGradError(f"srcgrad.{mode} differentiates Python functions written with "
-                               f"'def'; got {f!r}")
         return Transformed(f, options, check=check)
 
     return make if fn is None else make(fn)
@@ -187,18 +260,24 @@ def vjp(fn, *primals, wrt=None, policy="save", optimize=True, check=None):
     split mode: a forward function returns its residuals explicitly and the
     backward function takes them; ``pullback.source`` shows both.
     """
+    fn = function_of(fn, "vjp")
     if wrt is None:
         positions = tuple(i for i, a in enumerate(primals) if differentiable_value(a))
         expand = len(primals)
     else:
         positions, _ = normalize_wrt(wrt)
         expand = None
-    options = Options(mode="vjp", wrt=positions, single=False, policy=policy, optimize=optimize)
-    compiled = compile_function(fn, options)
-    check_args(fn, options, primals)
+    func, args, receiver = fn, primals, None
+    if inspect.ismethod(fn):  # the instance is the generated function's first argument
+        func, args, receiver = fn.__func__, (fn.__self__, *primals), type(fn.__self__)
+    shifted = tuple(p + 1 if receiver is not None and p >= 0 else p for p in positions)
+    options = Options(mode="vjp", wrt=shifted, single=False, policy=policy, optimize=optimize,
+                      receiver=receiver)
+    compiled = compile_function(func, options)
+    check_args(func, options, args)
     forward, backward = compiled.functions
     reference = private_copies(primals) if checking(check) else None
-    value, residuals = forward(*primals)
+    value, residuals = forward(*args)
     if reference is not None:
         verify(fn, reference, value, "vjp")
 
@@ -210,7 +289,7 @@ def vjp(fn, *primals, wrt=None, policy="save", optimize=True, check=None):
         # elements: the residuals serve one call.  A later call reruns the forward
         # function for a fresh set (copying them would cut views from their bases).
         if consumed and not state["fresh"]:
-            state["residuals"] = forward(*primals)[1]
+            state["residuals"] = forward(*args)[1]
         state["fresh"] = False
         grads = backward(state["residuals"], cotangent)
         if expand is None:
@@ -240,7 +319,8 @@ def export(path, *functions) -> list[str]:
         if isinstance(g, Transformed):
             compiled, mode = g._get(), g._options.mode
         else:
-            compiled = compiled_with_source(getattr(g, "__wrapped__", None),
+            wrapped = getattr(g, "__wrapped__", None)
+            compiled = compiled_with_source(getattr(wrapped, "__func__", wrapped),
                                             getattr(g, "source", None))
             if compiled is None:
                 raise SrcGradError(f"srcgrad.export takes functions made by grad, "

@@ -64,7 +64,14 @@ def parse_function(fn) -> ParsedFunction:
     target = inspect.unwrap(fn, stop=lambda f: hasattr(f, "__srcgrad_primal__"))
     target = getattr(target, "__srcgrad_primal__", target)
     if not inspect.isfunction(target):
-        raise SrcGradError(f"srcgrad differentiates Python functions; got {fn!r}")
+        hint = ""
+        method = target.__func__ if inspect.ismethod(target) else inspect.getattr_static(
+            type(target), "__call__", None)
+        if inspect.isfunction(method):  # a bound method, a callable object
+            hint = (f": pass the plain function {method.__qualname__} and the instance as its "
+                    f"first argument (srcgrad.grad and the other transformations take bound "
+                    f"methods and callable objects themselves)")
+        raise SrcGradError(f"srcgrad differentiates Python functions; got {fn!r}{hint}")
     filename = target.__code__.co_filename
     try:
         lines, first = inspect.getsourcelines(target)
