@@ -9,7 +9,8 @@ into one Python file that someone without srcgrad can import and ship:
   and standard-library objects they name (both by :mod:`.portable`).  Anything
   else (a user function called without differentiation, an arbitrary object)
   makes the export fail with an error naming it, since the module could not
-  import it;
+  import it.  Errors are the module's own: its ``GradientError`` (see
+  :mod:`.exported_errors`), raised alike with or without srcgrad installed;
 * two generated modules may use the same module-level name for different
   things (two functions both named ``loss``, two globals ``W``): the later one
   is renamed (``grad_loss_2``) in that module's code, scope-aware and keeping
@@ -40,7 +41,14 @@ import numpy as np
 from .. import runtime
 from ..errors import SrcGradError
 from ..version import __version__
-from .portable import NotExportable, apply_edits, helpers, literal, unused_unpacked
+from .portable import (
+    ALWAYS,
+    NotExportable,
+    apply_edits,
+    helpers,
+    literal,
+    unused_unpacked,
+)
 
 
 @dataclass
@@ -248,8 +256,11 @@ def render(units: list[Unit], now: datetime.datetime | None = None) -> tuple[str
         *(f"    {u.describe()}" for u in units),
         "",
         "It imports only NumPy and the standard library: the srcgrad runtime",
-        "helpers it calls are copied in below.  Regenerate it with srcgrad.export",
-        '(or the `srcgrad export` command) rather than editing it.',
+        "helpers it calls are copied in below.  Where srcgrad raises one of its",
+        "errors, it raises its own GradientError (a ValueError; `kind` names",
+        "srcgrad's class), whether or not srcgrad is installed.  Regenerate it",
+        "with srcgrad.export (or the `srcgrad export` command) rather than",
+        "editing it.",
         '"""',
         "",
         "from __future__ import annotations",
@@ -260,7 +271,7 @@ def render(units: list[Unit], now: datetime.datetime | None = None) -> tuple[str
         line = f"import {m}" if m.partition(".")[0] == alias else f"import {m} as {alias}"
         imports[m.partition(".")[0] == "numpy"].append(line)
     blocks = "\n\n".join("\n".join(b) for b in (imports[False], imports[True]) if b)
-    names = ", ".join(f'"{e}"' for e in sorted(module.entries))
+    names = ", ".join(f'"{e}"' for e in sorted([*module.entries, *ALWAYS]))
     parts = ["\n".join(header) + "\n" + blocks + "\n\n" + f"__all__ = [{names}]\n",
              "# --- srcgrad runtime helpers " + "-" * 58 + "\n"]
     parts.extend(definitions)

@@ -11,7 +11,10 @@ srcgrad, and :mod:`.module` uses this module for both:
   it re-exports) must be copied in: :func:`helpers` collects their
   source and, following the names it reads (``symtable``), the source of
   everything they use; where a helper imports a srcgrad exception, a small
-  stand-in class replaces the import.
+  stand-in class replaces the import.  The one helper that raises srcgrad's
+  error classes, ``error_at``, is copied from :mod:`.exported_errors` instead,
+  with the module's own error class ``GradientError``, which every exported
+  module defines: it raises the same error whether or not srcgrad is installed.
 
 Copied code drops srcgrad's ``# noqa`` comments (an exported module is linted
 with its users' settings) and marks never-read unpacked variables with a
@@ -48,14 +51,20 @@ from ..runtime import reductions as runtime_reductions
 from ..runtime import shapes as runtime_shapes
 from ..runtime import state as runtime_state
 from ..runtime import structures
+from . import exported_errors
 
 #: Arrays up to this many elements are written into the module as literals.
 MAX_ARRAY_LITERAL = 10_000
 #: Where helpers live, in the order their copies are written (a module after
 #: those it imports from; the package itself, a facade, last).
-_HOMES = (runtime_errors, runtime_state, structures, runtime_forward, runtime_gradients,
+_HOMES = (exported_errors, runtime_state, structures, runtime_forward, runtime_gradients,
           runtime_aliases, runtime_elementwise, runtime_reductions, runtime_linalg,
           runtime_shapes, runtime)
+#: Helpers whose copy in an exported module is another definition: srcgrad's
+#: ``error_at`` raises srcgrad's classes, the export's raises its own class.
+_EXPORTED_AS = {runtime_errors.error_at: exported_errors.error_at}
+#: What every exported module defines, used or not: its error class.
+ALWAYS = ("GradientError",)
 _NOQA = re.compile(r"[ \t]*# noqa\b[^\n]*")
 
 
@@ -189,9 +198,11 @@ def helpers(names) -> tuple[list[str], dict[str, str], list[str]]:
     """Copies of the runtime helpers ``names`` and everything they use.
 
     Returns the definitions (in source order), the modules they import (name
-    -> module) and the names they define at module level.
+    -> module) and the names they define at module level, which include
+    :data:`ALWAYS` (the module's error class) whatever ``names`` are.
     """
     pending = [(name, runtime) for name in sorted(names)]
+    pending.extend((name, exported_errors) for name in ALWAYS)
     found: dict[str, tuple] = {}
     imports: dict[str, str] = {}
     standins: dict[str, str] = {}
@@ -203,8 +214,13 @@ def helpers(names) -> tuple[list[str], dict[str, str], list[str]]:
         if obj is None or getattr(builtins, name, None) is obj:
             continue
         if isinstance(obj, types.ModuleType):
+            if obj.__name__.partition(".")[0] == "srcgrad":
+                raise SrcGradError(f"the runtime helpers use {obj.__name__}, which an "
+                                   f"exported module cannot import")
             imports[name] = obj.__name__
             continue
+        if isinstance(obj, types.FunctionType):
+            obj = _EXPORTED_AS.get(obj, obj)
         if isinstance(obj, (types.FunctionType, type)):
             owner = sys.modules[obj.__module__]
             if owner not in _HOMES:

@@ -9,6 +9,7 @@ they must also compile and pass ruff's default rules.
 from __future__ import annotations
 
 import importlib.util
+import json
 import math
 import pickle
 import py_compile
@@ -242,3 +243,85 @@ def test_helpers_are_copied_with_what_they_use():
             "unbroadcast"} <= set(defined)
     assert imports["np"] == "numpy"
     assert "# noqa" not in text and "from ." not in text
+
+
+# -- the exported module's own error class, with or without srcgrad -------------------
+
+RAISING = """
+import numpy as np
+
+
+def refused(x):
+    v = x * 1.0
+    total = 0.0
+    r = v[1:]
+    for i in range(3):
+        if i == 0:
+            r = v[1:]
+        total = total + np.sum(r * r)
+        v[1] = 2.0  # <- refused at run time: r shares v's memory
+    return total
+
+
+def doubled(x):
+    return x * 2.0
+"""
+
+# Runs in the subprocesses: call each entry, describe what it raises, as JSON.
+RAISES = """
+import importlib.util, json, sys
+sys.path[:0] = sys.argv[1:]
+import numpy as np
+import exported
+found = []
+for name in ("grad_refused", "grad_doubled"):
+    try:
+        getattr(exported, name)(np.ones(3))
+    except Exception as error:
+        found.append([type(error).__module__, type(error).__qualname__, error.kind,
+                      isinstance(error, ValueError), str(error), error.filename,
+                      error.lineno, error.col, type(error) is exported.GradientError])
+print(json.dumps({"srcgrad": importlib.util.find_spec("srcgrad") is not None,
+                  "raised": found}))
+"""
+
+
+def test_the_exported_module_raises_its_own_error_with_or_without_srcgrad(tmp_path):
+    (tmp_path / "raising.py").write_text(RAISING)
+    raising = load_file(tmp_path / "raising.py", "export_raising")
+    out = tmp_path / "exported.py"
+    assert srcgrad.export(out, srcgrad.grad(raising.refused), srcgrad.grad(raising.doubled)) \
+        == ["grad_refused", "grad_doubled"]
+    lint(out)
+    text = out.read_text()
+    assert "srcgrad.errors" not in text and "import srcgrad" not in text
+    assert "from srcgrad" not in text and "class GradientError(ValueError):" in text
+    assert '__all__ = ["GradientError", "grad_doubled", "grad_refused"]' in text
+    root = str(Path(srcgrad.__file__).resolve().parents[1])
+    site = str(Path(np.__file__).resolve().parents[1])  # numpy alone: no .pth files read
+    runs = {}
+    for label, command in [
+            ("with srcgrad", [sys.executable, "-c", RAISES, str(tmp_path), root]),
+            ("without srcgrad", [sys.executable, "-I", "-S", "-c", RAISES, str(tmp_path),
+                                 site])]:
+        result = subprocess.run(command, capture_output=True, text=True, timeout=120,
+                                check=False)
+        assert result.returncode == 0, result.stderr
+        runs[label] = json.loads(result.stdout)
+    assert runs["with srcgrad"]["srcgrad"] and not runs["without srcgrad"]["srcgrad"]
+    assert runs["with srcgrad"]["raised"] == runs["without srcgrad"]["raised"]
+    refused, doubled = runs["without srcgrad"]["raised"]
+    # srcgrad's own errors for the same calls: same message, same location
+    with pytest.raises(srcgrad.AliasedUpdateError) as aliased:
+        srcgrad.grad(raising.refused)(np.ones(3))
+    with pytest.raises(srcgrad.NonDifferentiableError) as scalar:
+        srcgrad.grad(raising.doubled)(np.ones(3))
+    line = RAISING.splitlines().index("        v[1] = 2.0  # <- refused at run time: r shares "
+                                      "v's memory") + 1
+    assert refused == ["exported", "GradientError", "AliasedUpdateError", True,
+                       str(aliased.value), str(tmp_path / "raising.py"), line, 8, True]
+    assert str(aliased.value).endswith(f'line {line}, column 9\n'
+                                       f'    v[1] = 2.0  # <- refused at run time: r shares '
+                                       f"v's memory\n    ^")
+    assert doubled == ["exported", "GradientError", "NonDifferentiableError", True,
+                       str(scalar.value), None, None, None, True]
