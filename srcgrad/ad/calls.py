@@ -60,6 +60,7 @@ def split_calls(program: ir.Program, act: Activity, linker: Linker) -> None:
         stmt.op = ir.Op(pair, list(args), {}, op.node, op.label)
         stmt.call_output = target
         stmt.residuals = residuals
+    linker.adopt(program)  # the defaults bind_arguments bound (f(x) for def f(x, w=W0))
 
 
 def bind_arguments(program: ir.Program, op: ir.Op) -> list:
@@ -90,7 +91,7 @@ def bind_arguments(program: ir.Program, op: ir.Op) -> list:
             continue
         literal = constant(param.default)
         if literal is None:
-            bound_name = program.namer.fresh(f"{fn.__name__}_{name}_default")
+            bound_name = program.namer.fresh(f"{fn.__name__.strip('<>')}_{name}_default")
             program.free[bound_name] = param.default
             literal = ir.name(bound_name)
         args.append(literal)

@@ -250,6 +250,7 @@ class Forward:
     def call(self, stmt, op, fn) -> list:
         """``y, d_y = f_jvp(a, b, d_a)`` for ``y = f(a, b)``."""
         args = bind_arguments(self.program, op)
+        self.linker.adopt(self.program)  # the defaults bind_arguments bound
         positions = tuple(i for i, a in enumerate(args)
                           if isinstance(a, gast.Name) and a.id in self.varied)
         made = self.linker.request_tangent(fn, positions, getattr(op, "receiver_type", None))

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..frontend.parse import lambda_identity
 from ..pipeline import Generated
 from ..rules import registry
 from ..version import __version__
@@ -110,6 +111,8 @@ def key(target, options) -> str | None:
     payload = [FORMAT, __version__, np.__version__, sys.implementation.cache_tag, rules,
                target.__module__, target.__qualname__, code.co_filename, code.co_firstlineno,
                source, opts, users]
+    if code.co_name == "<lambda>":  # the lambdas of one line share all of the above
+        payload.append(lambda_identity(code))
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode("utf-8")).hexdigest()[:32]
 
 

@@ -27,7 +27,7 @@ SUPPORTED = frozenset({
     # structure
     "FunctionDef", "arguments", "Name", "Load", "Store", "Param", "keyword",
     # statements
-    "Assign", "AugAssign", "AnnAssign", "Return", "Expr", "Pass", "Assert",
+    "Assign", "AugAssign", "AnnAssign", "Return", "Expr", "Pass", "Assert", "Raise",
     # expressions
     "Constant", "BinOp", "UnaryOp", "BoolOp", "Compare", "Call", "Attribute",
     "Subscript", "Slice", "Tuple", "List", "IfExp", "Dict",
@@ -48,7 +48,8 @@ REJECTED = {
     "SetComp": "set comprehensions are not supported",
     "DictComp": f"dict comprehensions {_NOT_YET}",
     "Set": "set displays are not supported",
-    "Starred": f"starred expressions {_NOT_YET}",
+    "Starred": f"starred expressions {_NOT_YET} here (only in calls, tuple and list "
+               f"displays, and assignment targets)",
     "ClassDef": "class definitions inside a differentiated function are not supported",
     "Try": "'try' statements are not supported: differentiate the code inside the 'try' instead",
     "TryStar": "'try' statements are not supported: differentiate the code inside the 'try' instead",
@@ -56,7 +57,6 @@ REJECTED = {
     "excepthandler": "'except' clauses are not supported",
     "With": "'with' statements are not supported",
     "withitem": "'with' statements are not supported",
-    "Raise": "'raise' statements are not supported",
     "Yield": "generators ('yield') cannot be differentiated",
     "YieldFrom": "generators ('yield from') cannot be differentiated",
     "Await": "'await' is not supported: coroutines cannot be differentiated",
@@ -117,14 +117,39 @@ def check(func: gast.FunctionDef, filename: str, *, callee: bool = False) -> Non
     ``callee`` is true for a function called from differentiated code, which
     may take ``*args`` (the caller packs them into one tuple).
     """
+    allowed = _allowed_in_context(func)
     for node in walk(func):
         kind = type(node).__name__
-        if kind in SUPPORTED:
+        if kind in SUPPORTED or id(node) in allowed:
             continue
         message = REJECTED.get(kind, f"'{kind}' nodes are not supported")
         raise UnsupportedSyntaxError(message, filename=filename,
                                      lineno=_line_of(node, func), col=_col_of(node, func))
     _check_arguments(func, filename, callee)
+
+
+def _allowed_in_context(func) -> set[int]:
+    """Nodes accepted only where they stand: ``*x`` in a call's arguments, a
+    tuple or list display or an assignment target (not in an index, ``x[*i]``);
+    f-strings in what a ``raise`` or an ``assert`` reports (run as written,
+    never differentiated)."""
+    nodes = walk(func)
+    indices = {id(n.slice) for n in nodes if isinstance(n, gast.Subscript)}
+    allowed = set()
+    for node in nodes:
+        if isinstance(node, gast.Call):
+            items = node.args
+        elif isinstance(node, (gast.Tuple, gast.List)) and id(node) not in indices:
+            items = node.elts
+        elif isinstance(node, (gast.Raise, gast.Assert)):
+            parts = (node.exc, node.cause) if isinstance(node, gast.Raise) else (node.msg,)
+            allowed.update(id(n) for part in parts if part is not None for n in walk(part)
+                           if isinstance(n, (gast.JoinedStr, gast.FormattedValue)))
+            continue
+        else:
+            continue
+        allowed.update(id(e) for e in items if isinstance(e, gast.Starred))
+    return allowed
 
 
 def _check_arguments(func, filename, callee):

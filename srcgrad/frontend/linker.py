@@ -60,9 +60,10 @@ class CalleePair:
     wrt: tuple[int, ...]
     forward: str
     backward: str
+    name: str = ""       # the function's name in generated code (a lambda's included)
 
     def __str__(self):
-        return getattr(self.fn, "__name__", "function")
+        return self.name or getattr(self.fn, "__name__", "function")
 
 
 @dataclass(frozen=True)
@@ -72,9 +73,10 @@ class TangentFunction:
     fn: object
     wrt: tuple[int, ...]
     name: str
+    label: str = ""      # the function's name in generated code (a lambda's included)
 
     def __str__(self):
-        return getattr(self.fn, "__name__", "function")
+        return self.label or getattr(self.fn, "__name__", "function")
 
 
 #: Packages whose Python functions are library code, never differentiated by source.
@@ -148,7 +150,7 @@ class Linker:
             program = self.prepare(fn, receiver, callee=True)
             self.adopt(program)
             pair = CalleePair(fn, positions, self.global_name(f"{program.name}_forward"),
-                              self.global_name(f"{program.name}_backward"))
+                              self.global_name(f"{program.name}_backward"), program.name)
             self.pairs[key] = pair
             self.pending.append((program, pair, [program.params[p] for p in positions]))
         return self.pairs[key]
@@ -179,7 +181,8 @@ class Linker:
         if key not in self.pairs:
             program = self.prepare(fn, receiver, callee=True)
             self.adopt(program)
-            made = TangentFunction(fn, positions, self.global_name(f"{program.name}_jvp"))
+            made = TangentFunction(fn, positions, self.global_name(f"{program.name}_jvp"),
+                                   program.name)
             self.pairs[key] = made
             self.pending.append((program, made, [program.params[p] for p in positions]))
         return self.pairs[key]

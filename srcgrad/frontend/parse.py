@@ -24,7 +24,9 @@ Three jobs, each a function here:
 
 from __future__ import annotations
 
+import ast
 import builtins
+import dis
 import inspect
 import linecache
 import textwrap
@@ -34,6 +36,7 @@ import gast
 
 from ..errors import SourceNotFoundError, SrcGradError, UnsupportedSyntaxError
 from ..ir.syntax import walk
+from .reachable import drop_unreachable
 
 _MISSING = object()
 
@@ -73,6 +76,8 @@ def parse_function(fn) -> ParsedFunction:
                     f"methods and callable objects themselves)")
         raise SrcGradError(f"srcgrad differentiates Python functions; got {fn!r}{hint}")
     filename = target.__code__.co_filename
+    if target.__code__.co_name == "<lambda>":
+        return _parse_lambda(target, filename)
     try:
         lines, first = inspect.getsourcelines(target)
     except (OSError, TypeError):
@@ -95,8 +100,150 @@ def parse_function(fn) -> ParsedFunction:
     node.decorator_list = []
     _relocate(node, first - 1, indent)
     resolver = Resolver.for_function(target)
+    drop_unreachable(node, resolver)
     all_lines = linecache.getlines(filename) or lines
     return ParsedFunction(target, node, filename, resolver, all_lines)
+
+
+def _parse_lambda(target, filename) -> ParsedFunction:
+    """A lambda as a ``def`` of its own: ``objective = lambda p: -f(p)`` reads as
+    ``def objective(p): return -f(p)`` located where the lambda stands.
+
+    Its source is on its line (``co_firstlineno``), read through linecache like
+    a function's (a file, a notebook cell, an exec'd string registered there),
+    parsed whole so that a lambda inside a longer statement is found too.
+    Several lambdas beginning on that line are told apart by the columns of
+    their bodies (:func:`lambda_spans`, from ``co_positions``), or failing that
+    (Python 3.10, ``-X no_debug_ranges``) by compiling each and comparing its
+    code with the lambda's; a line whose lambdas cannot be told apart gives a
+    :class:`SourceNotFoundError` naming it.
+    """
+    code = target.__code__
+    first = code.co_firstlineno
+    linecache.checkcache(filename)
+    lines = linecache.getlines(filename, target.__globals__)
+    if not lines:
+        raise SourceNotFoundError(
+            f"cannot find the source code of the lambda defined at {filename}:{first}; "
+            f"srcgrad reads a function's source, so define it in a file, a notebook cell "
+            f"or a module")
+    try:
+        tree = ast.parse("".join(lines), filename)
+    except (SyntaxError, ValueError):
+        tree = None
+    parents = {}
+    candidates = []
+    for node in ast.walk(tree) if tree is not None else ():
+        for child in ast.iter_child_nodes(node):
+            parents[child] = node
+        if isinstance(node, ast.Lambda) and node.lineno == first:
+            candidates.append(node)
+    chosen = _choose_lambda(candidates, code, filename)
+    if chosen is None:
+        what = (f"{len(candidates)} lambdas begin on line {first} of {filename} and srcgrad "
+                f"cannot tell which one this is" if candidates else
+                f"no lambda begins on line {first} of {filename} (was the file changed?)")
+        raise SourceNotFoundError(
+            f"cannot find the source code of the lambda: {what}; put it on a line of its "
+            f"own, or define it with 'def'", filename=filename, lineno=first)
+    node = gast.ast_to_gast(chosen)
+    body = gast.copy_location(gast.Return(value=node.body), node.body)
+    func = gast.FunctionDef(name=_lambda_name(chosen, parents), args=node.args, body=[body],
+                            decorator_list=[], returns=None, type_comment=None,
+                            type_params=[])
+    gast.copy_location(func, node)
+    func.end_lineno, func.end_col_offset = node.end_lineno, node.end_col_offset
+    resolver = Resolver.for_function(target)
+    drop_unreachable(func, resolver)
+    return ParsedFunction(target, func, filename, resolver, lines)
+
+
+def lambda_spans(code) -> list[tuple[int, int, int, int]] | None:
+    """Where the instructions of ``code`` come from: ``(line, end line, column,
+    end column)`` of each (Python 3.11's ``co_positions``), or None where the
+    interpreter keeps no columns."""
+    positions = getattr(code, "co_positions", None)
+    if positions is None:
+        return None
+    spans = [p for p in positions() if None not in p and (p[0], p[2]) < (p[1], p[3])]
+    return spans or None
+
+
+def lambda_identity(code) -> str:
+    """Which of the lambdas on a line ``code`` is, as text (for cache keys: the
+    lambdas of one line share their name, line and source text)."""
+    spans = lambda_spans(code)
+    return repr(spans if spans is not None else _instructions(code))
+
+
+def _choose_lambda(candidates, code, filename):
+    """The lambda among ``candidates`` (ast nodes on one line) that compiled to
+    ``code``, or None when that cannot be told."""
+    if len(candidates) <= 1:
+        return candidates[0] if candidates else None
+    spans = lambda_spans(code)
+    if spans is not None:
+        def holds(node):
+            body = node.body
+            return all((body.lineno, body.col_offset) <= (line, col)
+                       and (end, end_col) <= (body.end_lineno, body.end_col_offset)
+                       for line, end, col, end_col in spans)
+        holding = [n for n in candidates if holds(n)]
+        # a lambda inside another's body: the innermost holds exactly its own code
+        holding.sort(key=lambda n: (n.body.end_lineno - n.body.lineno,
+                                    n.body.end_col_offset - n.body.col_offset))
+        if holding:
+            return holding[0]
+    # several matches compile to the same instructions: any of them is the lambda
+    same = [n for n in candidates if _same_code(n, code, filename)]
+    return same[0] if same else None
+
+
+def _same_code(node, code, filename) -> bool:
+    """Whether compiling the lambda ``node`` gives ``code``'s instructions: compiled
+    inside a function whose parameters are ``code``'s free variables, so that
+    the names it reads have the scopes they have in ``code``."""
+    outer = ast.FunctionDef(
+        name="outer", args=ast.arguments(
+            posonlyargs=[], args=[ast.arg(arg=n) for n in code.co_freevars], vararg=None,
+            kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
+        body=[ast.Return(value=node)], decorator_list=[], returns=None, type_params=[])
+    module = ast.fix_missing_locations(ast.Module(body=[outer], type_ignores=[]))
+    try:
+        made = compile(module, filename, "exec")
+    except (SyntaxError, ValueError):  # pragma: no cover - it parsed
+        return False
+    function = next(c for c in made.co_consts if isinstance(c, type(code)))
+    inner = [c for c in function.co_consts if isinstance(c, type(code))]
+    return bool(inner) and _instructions(inner[0]) == _instructions(code)
+
+
+_SCOPE_LOADS = {"LOAD_GLOBAL", "LOAD_DEREF", "LOAD_NAME", "LOAD_CLASSDEREF"}
+_ATTRIBUTE_LOADS = {"LOAD_ATTR", "LOAD_METHOD"}
+_BOOKKEEPING = {"RESUME", "COPY_FREE_VARS", "MAKE_CELL", "CACHE", "PUSH_NULL", "NOP"}
+_JUMPS = set(dis.hasjrel) | set(dis.hasjabs)
+
+
+def _instructions(code) -> list:
+    """``code``'s instructions as ``(operation, argument)``, without those that
+    depend on the scope it was compiled in (cells, the offsets of jumps)."""
+    return [("LOAD" if i.opname in _SCOPE_LOADS else
+             "LOAD_ATTR" if i.opname in _ATTRIBUTE_LOADS else i.opname,
+             None if isinstance(i.argval, type(code)) or i.opcode in _JUMPS
+             or (isinstance(i.argval, str) and "<lambda>" in i.argval)  # a qualified name
+             else i.argval)
+            for i in dis.get_instructions(code) if i.opname not in _BOOKKEEPING]
+
+
+def _lambda_name(node, parents) -> str:
+    """``objective`` for ``objective = lambda ...``; otherwise ``lambda``."""
+    parent = parents.get(node)
+    if isinstance(parent, ast.Assign) and len(parent.targets) == 1 \
+            and isinstance(parent.targets[0], ast.Name):
+        return parent.targets[0].id
+    if isinstance(parent, ast.AnnAssign) and isinstance(parent.target, ast.Name):
+        return parent.target.id
+    return "lambda"
 
 
 def _indent_width(text: str) -> int:
@@ -190,5 +337,6 @@ def root_name(node) -> str | None:
 
 MISSING = _MISSING
 
-__all__ = ["MISSING", "ParsedFunction", "Resolver", "SourceNotFoundError", "located_error",
-           "parse_function", "root_name", "static_value", "UnsupportedSyntaxError"]
+__all__ = ["MISSING", "ParsedFunction", "Resolver", "SourceNotFoundError", "lambda_identity",
+           "lambda_spans", "located_error", "parse_function", "root_name", "static_value",
+           "UnsupportedSyntaxError"]

@@ -51,9 +51,10 @@ from .. import ir, runtime
 from ..errors import SrcGradError
 from ..frontend.linker import is_user_function
 from ..frontend.parse import MISSING, root_name, static_value
-from ..ir.syntax import Renamer, assigned_names, clone, constant, keywords_of
+from ..ir.syntax import Renamer, assigned_names, clone, constant, keywords_of, walk
 from ..rules import registry
 from .jumps import structure
+from .sugar import NON_DIFFERENTIABLE_BUILTINS, builtin_ref
 
 #: Builtins that run or inspect code srcgrad cannot see.
 DYNAMIC = (exec, eval, compile, globals, locals, vars, __import__)
@@ -73,6 +74,13 @@ class Calls:
         for kw in node.keywords:
             if kw.arg is None:
                 raise self.error("'**' arguments are not supported yet", kw.value)
+        if isinstance(node.func, gast.Name) and node.func.id in self.called_defaults:
+            # nonlinearity(h) for a parameter nonlinearity=np.tanh: np.tanh(h)
+            default = clone(self.called_defaults[node.func.id])
+            node = gast.copy_location(gast.Call(func=gast.copy_location(default, node.func),
+                                                args=node.args, keywords=node.keywords), node)
+        if any(isinstance(a, gast.Starred) for a in node.args):  # *x of unknown length
+            self.starred_call(node, self.starred_callee(node))
         func = self.unalias(node.func)
         if isinstance(func, gast.Name) and func.id in self.local_functions:
             result = self.inline_local(self.local_functions[func.id], node)
@@ -132,6 +140,12 @@ class Calls:
             return self.call(gast.copy_location(gast.Call(
                 func=target, args=bound + list(node.args),
                 keywords=keywords + list(node.keywords)), node))
+        if any(prim is b for b in NON_DIFFERENTIABLE_BUILTINS):  # any(...): like a comparison
+            self.collect_free(func)
+            args = [self.literal(a) for a in node.args]
+            kwargs = {kw.arg: self.literal(kw.value) for kw in node.keywords}
+            expr = gast.Call(func=func, args=args, keywords=keywords_of(kwargs))
+            return expr, ir.Op(ir.OPAQUE, [], {}, node, registry.display_name(prim))
         helper = getattr(prim, "__name__", None)
         if helper in runtime.__all__ and getattr(runtime, helper) is prim:
             func = ir.name(helper)  # srcgrad.stop_gradient -> stop_gradient: no srcgrad import
@@ -157,6 +171,11 @@ class Calls:
         """``f(a, b, c)`` for ``def f(x, *rest)``: ``rest`` arrives as one tuple."""
         fixed = fn.__code__.co_argcount
         extra = args[fixed:]
+        if len(extra) == 1 and isinstance(extra[0], gast.Starred):  # f(a, *t): t is the rest
+            items = extra[0].value
+            packed = self.atom_of(gast.Call(func=builtin_ref("tuple"), args=[items], keywords=[]),
+                                  ir.Op(tuple, [items], {}, node, "tuple"))
+            return args[:fixed] + [packed]
         packed = self.atom_of(gast.Tuple(elts=extra, ctx=gast.Load()),
                               ir.Op(ir.BUILD_TUPLE, extra, {}, node, ir.BUILD_TUPLE.label))
         return args[:fixed] + [packed]
@@ -203,6 +222,14 @@ class Calls:
         if args.vararg or args.kwarg or args.kwonlyargs or getattr(node, "decorator_list", []):
             raise self.error("nested functions with *args, **kwargs, keyword-only parameters "
                              "or decorators are not supported", node)
+        if self.depth and sum(1 for n in walk(self.func) if (
+                isinstance(n, gast.FunctionDef) and n.name == name and n is not self.func) or (
+                isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Store))) > 1:
+            # act = lambda ... in both branches of an if: which one a call inlines
+            # depends on the path, and srcgrad inlines at compile time
+            raise self.error(f"the local function '{name}' is defined more than once, here "
+                             f"inside a branch or loop: define it once (a condition inside it "
+                             f"can choose), or give each definition its own name", node)
         self.local_functions[name] = node
         self.locals.discard(name)
 

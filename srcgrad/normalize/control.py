@@ -220,6 +220,9 @@ class ControlFlow:
             return self.dict_loop(stmt, it)
         else:
             seqs, items = [it], [target]
+        counters = []
+        if len(seqs) == len(items):  # for a, (b, c) in zip(xs, zip(ys, zs)): three in step
+            seqs, items, counters = self.in_step(seqs, items)
         names = [self.sequence(seq, stmt.body) for seq in seqs]
         if isinstance(index, gast.Name) and start is None:
             k, prefix = index, []
@@ -228,8 +231,11 @@ class ControlFlow:
                                              annotation=None, type_comment=None), target)
             prefix = []
             if index is not None:
-                offset = gast.BinOp(left=load(k), op=gast.Add(), right=start)
-                prefix.append(gast.copy_location(ir.assign(clone(index), offset), target))
+                counters.insert(0, (index, start))
+        for counter, first in counters:
+            offset = load(k) if first is None else \
+                gast.BinOp(left=load(k), op=gast.Add(), right=first)
+            prefix.append(gast.copy_location(ir.assign(clone(counter), offset), counter))
         values = [gast.copy_location(gast.Subscript(value=seq, slice=load(k), ctx=gast.Load()),
                                      seq) for seq in names]
         if len(items) < len(values):  # for pair in zip(xs, ys): pair = (xs[k], ys[k])
@@ -245,6 +251,35 @@ class ControlFlow:
         return isinstance(node, gast.Call) and not node.keywords and node.args \
             and not any(isinstance(a, gast.Starred) for a in node.args) \
             and self.callee(node) is zip
+
+    def in_step(self, seqs, items):
+        """The sequences a loop runs over in step, with ``zip`` and ``enumerate``
+        nested in a ``zip`` taken apart where the target unpacks them: ``(xs, a),
+        (zip(ys, zs), (b, c))`` -> ``(xs, a), (ys, b), (zs, c)``; an ``enumerate``'s
+        counter is the loop's position (plus its start), returned as ``(target,
+        start)``."""
+        out_seqs, out_items, counters = [], [], []
+        for seq, item in zip(seqs, items):
+            parts = None
+            if isinstance(item, gast.Tuple) and self.is_zip(seq) \
+                    and len(item.elts) == len(seq.args):
+                parts = list(seq.args), list(item.elts)
+            elif isinstance(item, gast.Tuple) and len(item.elts) == 2 \
+                    and isinstance(seq, gast.Call) and not seq.keywords \
+                    and 1 <= len(seq.args) <= 2 \
+                    and not any(isinstance(a, gast.Starred) for a in seq.args) \
+                    and self.callee(seq) is enumerate:
+                counters.append((item.elts[0], seq.args[1] if len(seq.args) == 2 else None))
+                parts = seq.args[:1], item.elts[1:]
+            if parts is None:
+                out_seqs.append(seq)
+                out_items.append(item)
+                continue
+            inner_seqs, inner_items, inner_counters = self.in_step(*parts)
+            out_seqs += inner_seqs
+            out_items += inner_items
+            counters += inner_counters
+        return out_seqs, out_items, counters
 
     @staticmethod
     def zipped(call, target):
@@ -295,7 +330,8 @@ class ControlFlow:
                 or seq.id in self.dict_names  # a dict: a loop runs over its keys
         else:
             unknown = isinstance(seq, (gast.Attribute, gast.Call, gast.Subscript))
-        if isinstance(seq, gast.Call) and (self.callee(seq) is keys_of):
+        if isinstance(seq, gast.Call) and (self.callee(seq) is keys_of) \
+                or getattr(seq, "indexable", False):  # keys_of(d), reversed(xs) as xs[::-1]
             unknown = False
         if unknown and not isinstance(seq, gast.Call):
             seq = gast.copy_location(gast.Call(func=helper_ref("sequence"), args=[seq],

@@ -67,6 +67,35 @@ for _prim, _count in ((np.linalg.slogdet, 2), (np.linalg.eigh, 2), (np.linalg.qr
     register_multi_output(_prim, _count)
 
 
+_SCOPES = (gast.ListComp, gast.GeneratorExp, gast.SetComp, gast.DictComp, gast.Lambda)
+
+
+def bound_inside(node) -> set[int]:
+    """The names in ``node`` that a comprehension or lambda inside it binds
+    (``v`` in ``any(v > 0 for v in xs)``): ids of their Name nodes, which keep
+    their names in an expression evaluated as it is."""
+    inner = set()
+    for scope in walk(node):
+        if not isinstance(scope, _SCOPES):
+            continue
+        if isinstance(scope, gast.Lambda):
+            args = scope.args
+            bound = {a.id for a in [*args.posonlyargs, *args.args, *args.kwonlyargs,
+                                    args.vararg, args.kwarg] if isinstance(a, gast.Name)}
+            parts = [scope.body]
+        else:
+            bound = {n.id for g in scope.generators for n in walk(g.target)
+                     if isinstance(n, gast.Name)}
+            parts = [scope.elt if not isinstance(scope, gast.DictComp) else scope.key,
+                     *([scope.value] if isinstance(scope, gast.DictComp) else []),
+                     *[g.target for g in scope.generators], *[i for g in scope.generators
+                                                             for i in g.ifs],
+                     *[g.iter for g in scope.generators[1:]]]
+        inner.update(id(n) for part in parts for n in walk(part)
+                     if isinstance(n, gast.Name) and n.id in bound)
+    return inner
+
+
 class Expressions:
     """Expressions, atoms and names (mixed into the normaliser)."""
 
@@ -178,6 +207,8 @@ class Expressions:
             tmp = self.namer.temp()
             self.sum_of_generator(node, tmp)
             return gast.copy_location(ir.name(self.env[tmp]), node)
+        if getattr(node, "uncopied", False):  # a list the desugaring built: used as it is
+            return gast.copy_location(self.comprehension(node)[0], node)
         built = self.operation(node)
         expr, op = built
         tmp = self.namer.temp()
@@ -277,18 +308,21 @@ class Expressions:
         """An argument: atoms, and list/tuple displays of atoms kept as displays."""
         if isinstance(node, (gast.List, gast.Tuple)):
             return type(node)(elts=[self.literal(e) for e in node.elts], ctx=gast.Load())
+        if isinstance(node, gast.Starred):  # f(*x.shape): passed on as it is
+            return gast.Starred(value=self.atom(node.value), ctx=gast.Load())
         return self.atom(node)
 
     def opaque(self, node):
         """A copy of ``node`` with local names renamed to their SSA names; evaluated
         as is."""
         node = clone(node)
+        inner = bound_inside(node)
         for sub in walk(node):
             if isinstance(sub, gast.Call) and self.callee(sub) in DYNAMIC:
                 raise self.error(f"'{self.callee(sub).__name__}' is not supported: srcgrad "
                                  f"differentiates the code it can read", sub)
             if isinstance(sub, gast.Name) and isinstance(sub.ctx, gast.Load):
-                if getattr(sub, "helper", None) is not None:
+                if getattr(sub, "helper", None) is not None or id(sub) in inner:
                     continue
                 if sub.id in self.locals:
                     if sub.id not in self.env:

@@ -43,7 +43,7 @@ import gast
 
 from .. import ir
 from ..errors import UnsupportedSyntaxError
-from ..frontend.parse import ParsedFunction
+from ..frontend.parse import MISSING, ParsedFunction, static_value
 from ..ir.emit import block_lines, unparse
 from ..ir.naming import Namer
 from ..ir.syntax import assigned_names, is_docstring, walk
@@ -53,6 +53,7 @@ from .control import ControlFlow
 from .expressions import Expressions
 from .jumps import structure
 from .statements import Statements
+from .sugar import Sugar
 
 
 def normalize(parsed: ParsedFunction, receiver_type=None) -> ir.Program:
@@ -71,7 +72,7 @@ def unparse_body(program: ir.Program) -> str:
     return "\n".join(lines)
 
 
-class _Normalizer(Statements, Expressions, ControlFlow, Calls):
+class _Normalizer(Statements, Expressions, ControlFlow, Calls, Sugar):
     def __init__(self, parsed: ParsedFunction, receiver_type=None):
         self.parsed = parsed
         self.func = parsed.node
@@ -89,6 +90,7 @@ class _Normalizer(Statements, Expressions, ControlFlow, Calls):
         self.out: list = []
         self.depth = 0                              # nesting in if/for/while
         self.local_functions: dict[str, object] = {}  # nested defs and lambdas, inlined
+        self.called_defaults: dict[str, object] = {}  # nonlinearity=np.tanh, called
         self.inlining: list = []
         self.receiver_type = receiver_type          # type of the first parameter (methods)
         self.constants: dict[str, object] = {}      # names assigned once, from a literal
@@ -102,11 +104,14 @@ class _Normalizer(Statements, Expressions, ControlFlow, Calls):
     def run(self) -> ir.Program:
         output = None
         self.output_node = self.func
+        self.desugar()
+        self.locals |= assigned_names(self.func)
         result, flag = self.namer.fresh("result"), self.namer.fresh("returned")
         structure(self.func, result=result, flag=flag)
         self.count_assignments(self.func.body)
         self.locals |= {result, flag}
         self.copy_updated_arguments()
+        self.function_defaults()
         body = self.func.body
         for i, stmt in enumerate(body):
             if isinstance(stmt, gast.Return):
@@ -118,14 +123,38 @@ class _Normalizer(Statements, Expressions, ControlFlow, Calls):
             self.statement(stmt)
         if output is None:
             output = gast.Constant(value=None, kind=None)
-        for default in self.func.args.defaults:
-            self.collect_free(default)
+        self.defaults_as_values()
         program = ir.Program(self.func.name, self.params, self.out, output,
                              self.parsed.filename, self.func, self.free, self.namer,
                              self.output_node)
         vararg = self.func.args.vararg
         program.vararg_params = (vararg.id,) if vararg is not None else ()
         return program
+
+    def defaults_as_values(self) -> None:
+        """The parameters' defaults in the generated signature: as written where
+        the function's globals and closure give them their value; the value
+        itself where they read a variable of the enclosing scope
+        (``lambda v, k=k: ...`` in a loop), which the generated module cannot."""
+        defaults = self.func.args.defaults
+        values = getattr(self.parsed.fn, "__defaults__", None) or ()
+        if len(values) != len(defaults):
+            values = [MISSING] * len(defaults)
+        for i, (default, value) in enumerate(zip(defaults, values)):
+            if value is not MISSING and not self.reads_value(default, value):
+                defaults[i] = gast.copy_location(self.bound_value(value, default), default)
+                continue
+            self.collect_free(default)
+
+    def reads_value(self, node, value) -> bool:
+        """Whether ``node`` evaluates to ``value`` in the function's own scope."""
+        if isinstance(node, gast.Constant):
+            return True
+        names = [n.id for n in walk(node) if isinstance(n, gast.Name)]
+        if all(n not in self.locals and self.parsed.resolver.has(n) for n in names):
+            found = static_value(node, self.parsed.resolver)
+            return found is value or found is MISSING
+        return False
 
     def returned(self, stmt):
         value = stmt.value

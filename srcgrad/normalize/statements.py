@@ -89,7 +89,7 @@ class Statements:
                 value=ir.name(base), attr="append", ctx=gast.Load()), args=[item], keywords=[]))
             node.op = ir.Op(ir.APPEND, [ir.name(base), item], {}, stmt, ".append()")
             self.out.append(gast.copy_location(node, stmt))
-        elif isinstance(stmt, (gast.Expr, gast.Assert)):
+        elif isinstance(stmt, (gast.Expr, gast.Assert, gast.Raise)):
             node = self.opaque(stmt)
             node.op = ir.Op(ir.OPAQUE, [], {}, stmt, "statement")
             self.out.append(node)
@@ -180,6 +180,9 @@ class Statements:
         Python evaluates the whole right-hand side before binding any name, so a
         source that a binding before it overwrites (``a, b = b, a`` inside a loop,
         where both keep their names) is copied to a temporary first."""
+        if any(isinstance(e, gast.Starred) for e in target.elts):  # first, *rest = ...
+            self.unpack_starred(target, value, value)
+            return
         if isinstance(value, (gast.Tuple, gast.List)) \
                 and not any(isinstance(v, gast.Starred) for v in value.elts):
             if len(value.elts) != len(target.elts):
@@ -222,6 +225,9 @@ class Statements:
 
     def unpack_atom(self, target, whole, node):
         """``a, b = t`` for an atom ``t``: element by element (``a = t[0]``, ...)."""
+        if any(isinstance(e, gast.Starred) for e in target.elts):
+            self.unpack_starred_atom(target, whole, node)
+            return
         for elt in target.elts:
             if not isinstance(elt, (gast.Name, gast.Tuple, gast.List, gast.Subscript)):
                 raise self.error("only names, elements and tuples of them can be unpacked "

@@ -714,3 +714,177 @@ def max_subtracted_where_the_shift_matters(z, w):
     s = z - m
     lse = np.log(np.sum(np.exp(s), axis=1, keepdims=True))
     return np.sum((s - lse) * w) + np.sum(s * w)
+
+
+# -- lambdas, starred expressions, unpacking, builtins on containers (issue 15) ----
+
+def _log_lik(params, x):
+    return -np.sum((x - params) ** 2) - 0.1 * np.sum(np.tanh(params) ** 2)
+
+
+_square = lambda v: v * v
+
+
+lambda_objective = lambda params, x: -_log_lik(params, x) + np.sum(_square(params))
+CORPUS.append(Case("lambda_objective", lambda_objective, _args(_normal(4), _normal(4))))
+
+lambda_first_on_a_line, lambda_second_on_a_line = (
+    lambda a, b: np.sum(np.sin(a) * b)), (lambda a, b: np.sum(a * np.cos(b) ** 2))
+CORPUS.append(Case("lambda_first_on_a_line", lambda_first_on_a_line,
+                   _args(_normal(3), _normal(3))))
+CORPUS.append(Case("lambda_second_on_a_line", lambda_second_on_a_line,
+                   _args(_normal(3), _normal(3))))
+
+
+@case(_args(_normal(3, 3), _normal(4, 3)))
+def lambdas_in_loops_and_branches(W, xs):
+    step = lambda h, x, k=0.5: np.tanh(W @ h * k + x)
+    h = np.zeros(3)
+    for i in range(xs.shape[0]):
+        if i % 2 == 0:
+            h = step(h, xs[i])
+        else:
+            h = step(h, xs[i], k=0.25) + _square(h) * 0.1
+    scaled = [(lambda v: v * (j + 1.0))(h) for j in range(2)]
+    return np.sum(h ** 2) + np.sum(scaled[1])
+
+
+def _dynamics(y, t, a, b):
+    return -a * y + b * np.sin(t)
+
+
+def _total_of(*terms):
+    return _weighted_sum(1.0, *terms)
+
+
+@case(_args(_normal(3), _normal(3, 3)))
+def starred_calls(y0, W):
+    args = (0.5, np.tanh(W[0]))
+    y = y0
+    for i in range(3):
+        t = 0.1 * i
+        y = y + 0.1 * _dynamics(y, t, *args)
+        if i > 0:
+            y = y * _weighted_sum(0.5, *(y, W[i]))
+    noise = np.random.RandomState(0).randn(*y0.shape) * 0.01
+    parts = [*args, y]
+    grid = np.zeros((*W.shape, 2)) + 1.0
+    return np.sum(y * noise) + np.sum(parts[1] * parts[2]) + np.sum(grid[..., 0] * W) \
+        + _total_of(y, W[1] * y)
+
+
+@case(_args(_normal(4, 3), _normal(3)))
+def starred_targets(rows, v):
+    first, *middle, last = rows
+    total = np.sum(first * last)
+    for m in middle:
+        total = total + np.sum(np.tanh(m) * v)
+    head, *tail = [v, v * 2.0, np.sin(v)]
+    a, *b = (v[0], v[1], v[2])
+    for i, (p, *qs) in enumerate([(v, v * v), (v * 3.0, v, rows[0])]):
+        total = total + np.sum(p * qs[-1]) * (i + 1)
+    return total + np.sum(head * tail[1]) + a * b[1] + len(tail)
+
+
+@case(_args(_normal(3), _normal(3), _normal(3)))
+def nested_unpacking(x, y, z):
+    (p, q), r = (x, y * 2.0), z
+    [a, (b, c)] = [p * q, (r, x)]
+    total = np.sum(a * b + c)
+    for (u, (v, w)) in [(x, (y, z)), (y, (z, x))]:
+        total = total + np.sum(u * v * w)
+    for i, (s, (t, o)) in enumerate(zip(x, zip(y, z))):
+        total = total + s * t * o * i
+    for (i, s), t in zip(enumerate(x, 1), y):
+        total = total + s * t * i
+    return total
+
+
+@case(_args(_normal(3, 2), _normal(3, 2)))
+def zip_of_starred_pairs(x, y):
+    pairs = [(x[i], y[i] * 2.0) for i in range(3)]
+    firsts, seconds = zip(*pairs)
+    total = np.sum(np.stack(firsts) * np.stack(seconds))
+    for a, b in zip(*pairs[1:]):
+        total = total + np.sum(np.sin(a) * b)
+    return total
+
+
+@case(_args(_normal(3), _normal(3), _normal(3)))
+def builtins_on_containers(w, b, x):
+    params = {"w": w, "b": b, "a": x * 0.5}
+    total = 0.0
+    for name in sorted(params):
+        total = total + np.sum(params[name] ** 2) * len(name)
+    hs = list(map(lambda v: np.tanh(v) * 2.0, [w, b]))
+    total = total + np.sum(hs[0] * hs[1]) + sum(map(_square, [w[0], b[1]]))
+    total = total + sum(map(np.multiply, w, x))
+    for u, v, s in zip(w, b, x):
+        total = total + u * v * s
+    triples = list(zip(w, b, x))
+    pairs = list(enumerate(x))
+    acc = 0.0
+    for i in reversed(range(3)):
+        acc = acc * 0.5 + x[i]
+    for v in reversed([w, b]):
+        acc = acc * 0.9 + np.sum(v) * 0.3
+    if any(x > 10.0) or not all(np.isfinite(w)):
+        total = total * 0.0
+    ok = all([np.all(np.isfinite(v)) for v in (w, b)])
+    scale = 1.0 if ok else 0.0
+    return (total + acc + triples[1][0] * triples[2][2] + pairs[2][1] * pairs[2][0]) * scale
+
+
+DEBUG = False
+
+
+@case(_args(_normal(2, 3), _normal(3)))
+def validation_and_unreachable_code(x, v):
+    if x.ndim != 2:
+        raise ValueError(f"expected a matrix, got shape {x.shape}")
+    if x.shape[1] != v.shape[0]:
+        raise ValueError("shapes do not match")
+    if DEBUG:
+        with open("debug.log", "a") as log:
+            log.write(str(x))
+    if False:
+        try:
+            x = x * 2.0
+        finally:
+            pass
+    total = 0.0
+    for row in x:
+        if not np.all(np.isfinite(row)):
+            raise FloatingPointError("not finite")
+        total = total + np.sum(np.tanh(row) * v)
+    return total
+
+
+def _softplus(z):
+    return np.log1p(np.exp(z))
+
+
+def _net(params, x, nonlinearity=np.tanh, last=_softplus):
+    h = x
+    for W, b in params:
+        h = nonlinearity(W @ h + b)
+    return last(h)
+
+
+@case(_args(_normal(3, 3), _normal(3), _normal(2, 3), _normal(3)))
+def function_valued_defaults(W1, b1, W2, x, act=np.sin):
+    """A parameter whose default is a function, called in the body: the code is
+    specialised on the default (a guard refuses another function passed there)."""
+    params = [(W1, b1), (W2, b1[:2])]
+    return np.sum(_net(params, x)) + np.sum(act(x * W1[0])) + np.sum(_net(params[:1], x))
+
+
+@case(_args(_normal(3), _normal(2, 3)))
+def dict_views_as_values(w, m):
+    params = {"w": w, "m": m, "b": w * 0.5}
+    total = 0.0
+    for name, value in sorted(params.items()):
+        total = total * 0.5 + np.sum(np.tanh(value) * w) * len(name)
+    names, values = zip(*sorted(params.items()))
+    last = list(params.values())[-1]
+    return total + np.sum(values[1] * last) + len(list(params.keys())) * np.sum(values[0])

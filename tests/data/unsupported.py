@@ -39,8 +39,16 @@ def uses_del(x):
     return np.sum(x)
 
 
-def uses_raise(x):
-    raise ValueError("no")  # <- error
+def local_function_defined_in_two_branches(x):
+    if np.sum(x) > 0:
+        act = lambda v: v * 2.0  # noqa: E731  # <- error
+    else:
+        act = lambda v: v * 3.0  # noqa: E731
+    return np.sum(act(x))
+
+
+def starred_argument_of_unknown_length(x):
+    return np.sum(np.maximum(*x))  # <- error
 
 
 def recursive_local_function(x):

@@ -1,0 +1,501 @@
+"""Builtins on containers and starred expressions, rewritten into known forms.
+
+Part of :mod:`.normalizer` (a mixin of its normaliser).  Before a statement
+is normalised, :meth:`Sugar.desugar` rewrites, in the function's tree, what
+the rest of the normaliser has no form for into what it has:
+
+- ``map(f, xs, ys)`` -> ``(f(a, b) for a, b in zip(xs, ys))``, so ``f`` (a user
+  function, a lambda, a NumPy function) is called, and differentiated, as if
+  written out;
+- ``zip(...)`` and ``enumerate(...)`` used as values, not looped over
+  (``list(zip(a, b, c))``) -> the list of tuples a comprehension builds;
+  ``zip(*rows)``, the transposition, -> ``[tuple([r[j] for r in rows]) for j
+  in range(...)]``;
+- ``reversed(xs)`` -> ``xs[::-1]`` (``sequence(xs)[::-1]`` when ``xs`` may be a
+  dict);
+- ``d.keys()``, ``d.values()``, ``d.items()`` used as values, not looped over
+  (``sorted(d.items())``) -> ``keys_of(d)`` and lists a comprehension builds
+  from it;
+- ``*t`` in a call or a tuple or list display, where ``t`` is a display, a
+  name only ever bound to displays of one length, or a global tuple -> its
+  elements (``f(y, *args)`` -> ``f(y, args[0], args[1])``); a display with a
+  ``*x`` of unknown length -> a concatenation, ``(*x.shape, 2)`` ->
+  ``tuple(x.shape) + (2,)``.
+
+Conditions and what ``raise`` and ``assert`` evaluate are left alone: they
+are run as written, never differentiated.  A ``*x`` whose length is not
+known stays in a call of a function without a rule (``rs.randn(*x.shape)``:
+nothing is differentiated through it) and is refused, located, in a call
+that needs one argument per parameter (a rule, a user function without
+``*args``).  The other methods: ``first, *rest = items``
+(:meth:`Sugar.unpack_starred`), a parameter whose default is a function
+(:meth:`Sugar.function_defaults`); ``any``, ``all`` and the like
+(:data:`NON_DIFFERENTIABLE_BUILTINS`) are calls kept whole, like comparisons.
+
+    >>> import numpy as np
+    >>> from ..frontend.parse import parse_function
+    >>> from .normalizer import normalize, unparse_body
+    >>> def f(xs, ws):
+    ...     scale = (2.0, 0.5)
+    ...     hs = list(map(np.tanh, reversed(xs)))
+    ...     first, *rest = hs
+    ...     return np.sum(first * ws[0]) + mix(*scale) * len(rest)
+    >>> def mix(a, b):
+    ...     return a * b
+    >>> print(unparse_body(normalize(parse_function(f))))
+    scale = (2.0, 0.5)
+    t1 = []
+    t3 = sequence(xs)
+    t2 = t3[::-1]
+    t4 = range(len(t2))
+    for k in t4:
+        item_1 = t2[k]
+        t5 = np.tanh(item_1)
+        t1.append(t5)
+    hs = list(t1)
+    t6 = hs[1:]
+    first = hs[0]
+    rest = list(t6)
+    t7 = ws[0]
+    t8 = first * t7
+    t9 = np.sum(t8)
+    t10 = scale[0]
+    t11 = scale[1]
+    t12 = mix(t10, t11)
+    t13 = len(rest)
+    t14 = t12 * t13
+    t15 = t9 + t14
+    return t15
+"""
+
+from __future__ import annotations
+
+import builtins
+import functools
+import operator
+import types
+
+import gast
+import numpy as np
+
+from .. import ir
+from ..errors import SrcGradError
+from ..frontend.linker import is_user_function
+from ..frontend.parse import MISSING
+from ..ir.syntax import clone, helper_ref, is_dict_view, load_name, source_of, walk
+from ..rules import registry
+
+#: Methods that change the length of a list.
+_RESIZING = frozenset({"append", "extend", "insert", "pop", "remove", "clear"})
+
+#: Builtins whose value carries no derivative: computed as written (like a comparison).
+NON_DIFFERENTIABLE_BUILTINS = (any, all, isinstance, issubclass, callable, hasattr, bool)
+
+
+class Sugar:
+    """Builtins on containers and starred expressions (mixed into the normaliser)."""
+
+    def desugar(self) -> None:
+        """Rewrite the function's tree in place (see the module docstring)."""
+        _Desugarer(self, fixed_lengths(self.func)).visit(self.func)
+
+    def function_defaults(self) -> None:
+        """Parameters whose default is a function and which the body calls
+        (``def nn(p, nonlinearity=np.tanh)``): the code is specialised on the
+        default, each call of the parameter is a call of it, and a guard at the
+        top refuses, when the code runs, another function passed there."""
+        self.called_defaults = {}
+        args = self.func.args
+        values = getattr(self.parsed.fn, "__defaults__", None) or ()
+        if len(values) != len(args.defaults):
+            return
+        called = {n.func.id for n in walk(self.func) if isinstance(n, gast.Call)
+                  and isinstance(n.func, gast.Name)}
+        named = args.args[len(args.args) - len(values):]
+        for param, node, value in zip(named, args.defaults, values):
+            name = param.id
+            if name not in called or self.assignments[name] or not callable(value) \
+                    or isinstance(value, type):
+                continue
+            if self.reads_value(node, value) and not isinstance(node, gast.Constant):
+                expr = node
+            else:
+                expr = load_name(self.namer.fresh(f"{name}_default"))
+                expr.helper = value
+                self.free[expr.id] = value
+            self.called_defaults[name] = expr
+            shown = source_of(node)
+            test = gast.Compare(left=load_name(name), ops=[gast.IsNot()],
+                                comparators=[clone(expr)])
+            message = (f"{self.func.name} was differentiated for {name}={shown}, its "
+                       f"default: pass no other function there (srcgrad generated the code "
+                       f"for that one)")
+            guard = gast.If(test=test, body=[gast.Raise(exc=gast.Call(
+                func=builtin_ref("TypeError"), args=[gast.Constant(value=message, kind=None)],
+                keywords=[]), cause=None)], orelse=[])
+            for sub in walk(guard):
+                if hasattr(sub, "lineno"):
+                    gast.copy_location(sub, param)
+            self.statement(guard)
+
+    def starred_call(self, node, prim) -> None:
+        """Refuse a call that keeps a ``*x`` of unknown length where srcgrad must
+        match arguments to parameters (a rule, a user function, a method)."""
+        starred = next(a for a in node.args if isinstance(a, gast.Starred))
+        if prim is MISSING or registry.lookup(prim) is not None \
+                or isinstance(prim, (functools.partial, types.MethodType)) \
+                or (is_user_function(prim) and not _takes_rest(prim, node, starred)):
+            raise self.error(
+                f"srcgrad cannot tell how many arguments '*{source_of(starred.value)}' "
+                f"passes here: build the tuple in the function (args = (a, b)) or pass its "
+                f"elements one by one", starred)
+
+    def starred_callee(self, node):
+        """What a call with a ``*x`` argument calls, as :meth:`starred_call` needs it."""
+        func = self.unalias(node.func)
+        if isinstance(func, gast.Lambda) or self.typed_method(func) is not None or (
+                isinstance(func, gast.Name) and func.id in self.local_functions):
+            return MISSING
+        if isinstance(func, gast.Attribute) and not self.is_static(func):
+            return getattr(np.ndarray, func.attr, None) or ir.UnknownMember(func.attr, True)
+        return self.callee(node)
+
+    def unpack_starred(self, target, value, node) -> None:
+        """``first, *rest = items``: ``rest`` is a list of the items in between."""
+        elts = target.elts
+        star = _star_position(self, elts)
+        after = len(elts) - star - 1
+        names = elts[:star] + [elts[star].value] + elts[star + 1:]
+        if isinstance(value, (gast.Tuple, gast.List)) \
+                and not any(isinstance(v, gast.Starred) for v in value.elts):
+            if len(value.elts) < len(elts) - 1:
+                raise self.error(f"cannot unpack {len(value.elts)} values into "
+                                 f"{len(elts) - 1} or more names", value, SrcGradError)
+            atoms = [self.atom(v) for v in value.elts]
+            middle = atoms[star:len(atoms) - after]
+            rest = self.atom_of(gast.List(elts=middle, ctx=gast.Load()),
+                                ir.Op(ir.BUILD_LIST, middle, {}, node, ir.BUILD_LIST.label))
+            atoms = atoms[:star] + [rest] + atoms[len(atoms) - after:]
+            for elt, atom in zip(names, self.parallel_sources(names, atoms, node)):
+                self.bind(elt, atom, node)
+            return
+        self.unpack_starred_atom(target, self.atom(value), node)
+
+    def unpack_starred_atom(self, target, whole, node) -> None:
+        """``first, *rest, last = t`` for an atom ``t``: ``first = t[0]``, ``rest =
+        list(t[1:-1])``, ``last = t[-1]``."""
+        elts = target.elts
+        star = _star_position(self, elts)
+        after = len(elts) - star - 1
+        names = elts[:star] + [elts[star].value] + elts[star + 1:]
+        whole = self.parallel_sources(names, [whole], node, after=-1)[0]
+        upper = gast.Constant(value=-after, kind=None) if after else None
+        window = gast.Slice(lower=gast.Constant(value=star, kind=None), upper=upper, step=None)
+        part = self.atom_of(gast.Subscript(value=clone(whole), slice=window, ctx=gast.Load()),
+                            ir.Op(operator.getitem, [whole, window], {}, node, "unpacking"))
+        values = [_element(whole, i, node) for i in range(star)]
+        values.append((gast.Call(func=builtin_ref("list"), args=[part], keywords=[]),
+                       ir.Op(list, [part], {}, node, "list")))
+        values.extend(_element(whole, j - after, node) for j in range(after))
+        for elt, (expr, op) in zip(names, values):
+            if isinstance(elt, gast.Name):
+                stmt = ir.assign(self.define(elt.id), expr)
+                stmt.op = op
+                self.out.append(gast.copy_location(stmt, elt))
+            else:
+                self.bind(elt, self.atom_of(expr, op), node)
+
+
+def _element(whole, i, node):
+    index = gast.Constant(value=i, kind=None)
+    return (gast.Subscript(value=clone(whole), slice=index, ctx=gast.Load()),
+            ir.Op(operator.getitem, [whole, index], {}, node, "unpacking"))
+
+
+def _star_position(normalizer, elts) -> int:
+    stars = [i for i, e in enumerate(elts) if isinstance(e, gast.Starred)]
+    if len(stars) > 1:
+        raise normalizer.error("multiple starred names in one assignment", elts[stars[1]],
+                               SrcGradError)
+    return stars[0]
+
+
+def _item(whole, i):
+    return gast.Subscript(value=clone(whole), slice=gast.Constant(value=i, kind=None),
+                          ctx=gast.Load())
+
+
+def builtin_ref(name):
+    """A reference to the builtin ``name`` (no variable of the user's can take its
+    place in what the passes read)."""
+    node = load_name(name)
+    node.helper = getattr(builtins, name)
+    return node
+
+
+def _takes_rest(fn, node, starred) -> bool:
+    """``f(a, *t)`` for ``def f(x, *rest)``: ``t`` is ``rest``, whatever its length."""
+    code = fn.__code__
+    return bool(code.co_flags & 0x04) and node.args[-1] is starred \
+        and len(node.args) - 1 == code.co_argcount and not node.keywords
+
+
+def fixed_lengths(func) -> dict[str, int]:
+    """Names only ever bound (``name = ...``) to tuple or list displays of one
+    length, never resized: ``*name`` stands for that many elements."""
+    lengths: dict[str, int | None] = {}
+    direct = set()
+    for node in walk(func):
+        if isinstance(node, gast.Assign):
+            for target in node.targets:
+                if isinstance(target, gast.Name):
+                    direct.add(id(target))
+                    value = node.value
+                    n = len(value.elts) if isinstance(value, (gast.Tuple, gast.List)) and not any(
+                        isinstance(e, gast.Starred) for e in value.elts) else None
+                    if lengths.get(target.id, n) != n:
+                        n = None
+                    lengths[target.id] = n
+    for node in walk(func):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Param)) \
+                and id(node) not in direct:
+            lengths[node.id] = None
+        elif isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
+                and node.func.attr in _RESIZING and isinstance(node.func.value, gast.Name):
+            lengths[node.func.value.id] = None
+        elif isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Store) \
+                and isinstance(node.value, gast.Name):
+            lengths[node.value.id] = None
+        elif isinstance(node, gast.arguments):
+            for arg in [*node.args, *node.posonlyargs, *node.kwonlyargs,
+                        node.vararg, node.kwarg]:
+                if isinstance(arg, gast.Name):
+                    lengths[arg.id] = None
+    return {name: n for name, n in lengths.items() if n is not None}
+
+
+class _Desugarer(gast.NodeTransformer):
+    def __init__(self, normalizer, lengths):
+        self.n = normalizer
+        self.lengths = lengths
+        self.iterated: set[int] = set()   # zip/enumerate calls a loop runs over
+
+    # -- what is run as written: left alone ------------------------------------------
+    def visit_If(self, node):
+        node.body = self.visit_block(node.body)
+        node.orelse = self.visit_block(node.orelse)
+        return node
+
+    visit_While = visit_If
+
+    def visit_Raise(self, node):
+        return node
+
+    visit_Assert = visit_Compare = visit_BoolOp = visit_Raise
+
+    def visit_UnaryOp(self, node):
+        return node if isinstance(node.op, gast.Not) else self.generic_visit(node)
+
+    def visit_IfExp(self, node):
+        node.body, node.orelse = self.visit(node.body), self.visit(node.orelse)
+        return node
+
+    def visit_block(self, stmts):
+        out = []
+        for stmt in stmts:
+            new = self.visit(stmt)
+            out.extend(new if isinstance(new, list) else [new])
+        return out
+
+    # -- loops: zip and enumerate there are looped over, not built --------------------
+    def visit_For(self, node):
+        self.mark_iterated(node.iter)
+        return self.generic_visit(node)
+
+    def visit_comprehension(self, node):
+        self.mark_iterated(node.iter)
+        return self.generic_visit(node)
+
+    def mark_iterated(self, node):
+        if is_dict_view(node):  # for k, v in d.items(): the loop reads d[k]
+            self.iterated.add(id(node))
+        if isinstance(node, gast.Call) and self.callee(node) in (zip, enumerate):
+            self.iterated.add(id(node))
+            for arg in node.args:
+                self.mark_iterated(arg)
+
+    def callee(self, node):
+        if not isinstance(node.func, (gast.Name, gast.Attribute)):
+            return MISSING
+        return self.n.callee(node)
+
+    # -- the rewrites -----------------------------------------------------------------
+    def visit_Call(self, node):
+        node = self.generic_visit(node)
+        if is_dict_view(node) and id(node) not in self.iterated \
+                and isinstance(node.func.value, (gast.Name, gast.Attribute)):
+            return self.dict_view(node)
+        prim = self.callee(node)
+        if any(isinstance(a, gast.Starred) for a in node.args):
+            args = self.expand(node.args)
+            if args is not None:
+                node.args = args
+            elif prim is zip and len(node.args) == 1 and not node.keywords:
+                return gast.copy_location(self.transposed(node.args[0].value), node)
+            else:
+                return node
+        if node.keywords or any(isinstance(a, gast.Starred) for a in node.args):
+            return node
+        if prim is map and len(node.args) >= 2:
+            return self.mapped(node)
+        if prim is reversed and len(node.args) == 1:
+            return self.reversed_(node)
+        if prim in (zip, enumerate) and node.args and id(node) not in self.iterated \
+                and (prim is zip or len(node.args) <= 2):
+            return self.listed(node, prim)
+        return node
+
+    def visit_Tuple(self, node):
+        node = self.generic_visit(node)
+        if not isinstance(node.ctx, gast.Load) or \
+                not any(isinstance(e, gast.Starred) for e in node.elts):
+            return node
+        elts = self.expand(node.elts)
+        if elts is not None:
+            node.elts = elts
+            return node
+        return self.concatenated(node)
+
+    visit_List = visit_Tuple
+
+    def expand(self, items):
+        """``items`` with each ``*t`` of known length replaced by ``t``'s elements;
+        None when the length of one is not known."""
+        out = []
+        for item in items:
+            if not isinstance(item, gast.Starred):
+                out.append(item)
+                continue
+            value = item.value
+            if isinstance(value, (gast.Tuple, gast.List)) \
+                    and not any(isinstance(e, gast.Starred) for e in value.elts):
+                out.extend(value.elts)
+            elif isinstance(value, gast.Name) and value.id in self.lengths:
+                out.extend(gast.copy_location(_item(value, i), value)
+                           for i in range(self.lengths[value.id]))
+            elif isinstance(value, gast.Name) and value.id not in self.n.locals \
+                    and isinstance(self.n.parsed.resolver.lookup(value.id), tuple):
+                # a global tuple: the code is regenerated when the name is rebound
+                count = len(self.n.parsed.resolver.lookup(value.id))
+                out.extend(gast.copy_location(_item(value, i), value) for i in range(count))
+            else:
+                return None
+        return out
+
+    def concatenated(self, node):
+        """``(*x, a, *y)`` -> ``tuple(x) + (a,) + tuple(y)``."""
+        kind = "tuple" if isinstance(node, gast.Tuple) else "list"
+        parts, run = [], []
+        for elt in node.elts:
+            if isinstance(elt, gast.Starred):
+                if run:
+                    parts.append(type(node)(elts=run, ctx=gast.Load()))
+                    run = []
+                parts.append(gast.copy_location(gast.Call(func=builtin_ref(kind), args=[elt.value],
+                                                          keywords=[]), elt))
+            else:
+                run.append(elt)
+        if run:
+            parts.append(type(node)(elts=run, ctx=gast.Load()))
+        whole = parts[0]
+        for part in parts[1:]:
+            whole = gast.copy_location(gast.BinOp(left=whole, op=gast.Add(), right=part), node)
+        return gast.copy_location(whole, node)
+
+    def fresh(self, base):
+        return self.n.namer.fresh(base)
+
+    def comprehension(self, elt, targets, iterable, where, kind=gast.ListComp):
+        target = targets[0] if len(targets) == 1 else gast.Tuple(elts=targets, ctx=gast.Store())
+        generator = gast.comprehension(target=target, iter=iterable, ifs=[], is_async=0)
+        node = kind(elt=elt, generators=[generator])
+        node.uncopied = True  # a new list, read once: used as it is, not through a copy
+        for sub in walk(node):
+            if hasattr(sub, "lineno") and getattr(sub, "lineno", None) is None:
+                gast.copy_location(sub, where)
+        return node
+
+    def names(self, base, count):
+        made = [self.fresh(base) for _ in range(count)]
+        return ([gast.Name(id=m, ctx=gast.Store(), annotation=None, type_comment=None)
+                 for m in made], [load_name(m) for m in made])
+
+    def mapped(self, node):
+        """``map(f, xs, ys)`` -> ``(f(a, b) for a, b in zip(xs, ys))``."""
+        function, iterables = node.args[0], node.args[1:]
+        stores, loads = self.names("item", len(iterables))
+        call = gast.copy_location(gast.Call(func=function, args=loads, keywords=[]), node)
+        if len(iterables) == 1:
+            iterable = iterables[0]
+        else:
+            iterable = gast.copy_location(gast.Call(func=builtin_ref("zip"), args=iterables,
+                                                    keywords=[]), node)
+            self.iterated.add(id(iterable))
+        return self.comprehension(call, stores, iterable, node, gast.GeneratorExp)
+
+    def listed(self, node, prim):
+        """``zip(a, b)`` -> ``[(x, y) for x, y in zip(a, b)]``, and so for enumerate."""
+        count = len(node.args) if prim is zip else 2
+        stores, loads = self.names("item", count)
+        elt = gast.copy_location(gast.Tuple(elts=loads, ctx=gast.Load()), node)
+        self.iterated.add(id(node))
+        return self.comprehension(elt, stores, node, node)
+
+    def transposed(self, rows):
+        """``zip(*rows)`` -> ``[tuple([r[j] for r in rows]) for j in range(n)]``, with
+        ``n = min(map(len, rows), default=0)``."""
+        (row_store,), (row,) = self.names("row", 1)
+        (index_store,), (index,) = self.names("j", 1)
+        column = self.comprehension(gast.Subscript(value=row, slice=index, ctx=gast.Load()),
+                                    [row_store], clone(rows), rows)
+        elt = gast.Call(func=builtin_ref("tuple"), args=[column], keywords=[])
+        shortest = gast.Call(func=builtin_ref("min"), args=[gast.Call(
+            func=builtin_ref("map"), args=[builtin_ref("len"), clone(rows)], keywords=[])],
+            keywords=[gast.keyword(arg="default", value=gast.Constant(value=0, kind=None))])
+        count = gast.Call(func=builtin_ref("range"), args=[shortest], keywords=[])
+        return self.comprehension(elt, [index_store], count, rows)
+
+    def dict_view(self, node):
+        """``d.keys()`` -> ``keys_of(d)``; ``d.values()`` -> ``[d[k] for k in
+        keys_of(d)]``; ``d.items()`` -> ``[(k, d[k]) for k in keys_of(d)]``."""
+        kind, mapping = node.func.attr, node.func.value
+        keys = gast.copy_location(gast.Call(func=helper_ref("keys_of"), args=[clone(mapping)],
+                                            keywords=[]), node)
+        if kind == "keys":
+            return keys
+        (key_store,), (key,) = self.names("key", 1)
+        value = gast.Subscript(value=clone(mapping), slice=key, ctx=gast.Load())
+        elt = value if kind == "values" else gast.Tuple(elts=[clone(key), value],
+                                                         ctx=gast.Load())
+        return self.comprehension(elt, [key_store], keys, node)
+
+    def reversed_(self, node):
+        """``reversed(xs)`` -> ``xs[::-1]``: the same items, in an indexable form."""
+        items = node.args[0]
+        n = self.n
+        indexable = isinstance(items, (gast.Tuple, gast.List)) or (
+            isinstance(items, gast.Name) and items.id in n.locals
+            and items.id not in n.params and items.id not in n.dict_names) or (
+            isinstance(items, gast.Call)
+            and any(self.callee(items) is f for f in (range, list, tuple, sorted)))
+        if not indexable:  # a dict's keys, an iterator: listed first
+            items = gast.copy_location(gast.Call(func=helper_ref("sequence"), args=[items],
+                                                 keywords=[]), items)
+        step = gast.Constant(value=-1, kind=None)
+        flipped = gast.Subscript(value=items, slice=gast.Slice(lower=None, upper=None, step=step),
+                                 ctx=gast.Load())
+        flipped.indexable = True  # a loop runs over it as it is
+        return gast.copy_location(flipped, node)
+
+
+__all__ = ["NON_DIFFERENTIABLE_BUILTINS", "Sugar", "builtin_ref", "fixed_lengths"]
