@@ -19,7 +19,7 @@ prints what it measured (:func:`srcgrad.api.checks.measure`): the worst
 absolute and relative errors and where they are, the shapes it used and where
 each came from, and the seed.  An argument's shape comes from ``--shapes``,
 else from its default, else from its annotation (``float``,
-``Annotated[np.ndarray, (3, 4)]``), else it is guessed (:data:`GUESSED_SHAPE`)
+``Annotated[np.ndarray, (3, 4)]``), else it is guessed (:data:`srcgrad.cli_inputs.GUESSED_SHAPE`)
 and the report says so; where the function fails on the inputs (shapes it
 cannot take) or returns a non-scalar, a :class:`SrcGradError` names its file
 and line and what to pass.
@@ -37,24 +37,27 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import inspect
-import os
 import sys
-import typing
-from dataclasses import dataclass
 from pathlib import Path
-
-import numpy as np
 
 from . import pipeline as compiler
 from .api import transforms as api
-from .api.checks import Element, Measurement, measure
+from .api.checks import measure
 from .cache import store as cache
+from .cli_inputs import (
+    FIXED,
+    GUESSED_INT,
+    GUESSED_SHAPE,
+    UsageError,
+    choose_inputs,
+    function_name,
+    parameters,
+    random_values,
+    report,
+    run_on,
+)
 from .errors import GradcheckError, SrcGradError
 from .pipeline import Options
-
-
-class UsageError(Exception):
-    """A command-line argument that names nothing usable."""
 
 
 def load_function(target: str):
@@ -99,15 +102,6 @@ def _member(module, path, name):
     return getattr(obj, "__wrapped__", obj)
 
 
-def _parameters(fn) -> list[inspect.Parameter]:
-    """``fn``'s positional parameters: what ``--wrt`` and ``--shapes`` count."""
-    try:
-        parameters = inspect.signature(fn).parameters.values()
-    except (TypeError, ValueError):
-        return []
-    return [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-
-
 def _takes_more(fn) -> bool:
     """Whether ``fn`` takes positional arguments beyond its named ones (``*args``),
     or its signature is unknown."""
@@ -118,18 +112,14 @@ def _takes_more(fn) -> bool:
     return any(p.kind is p.VAR_POSITIONAL for p in parameters)
 
 
-def _name(fn) -> str:
-    return getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
-
-
 def _wrt(text: str | None, fn, shown: str | None = None) -> tuple[int, ...]:
     """``--wrt 0,1`` or ``--wrt W,b`` -> argument positions of ``fn`` (default: 0);
     ``shown`` is the option's text as the user wrote it, for messages."""
     if text is None:
         return (0,)
     shown = text if shown is None else shown
-    names = [p.name for p in _parameters(fn)]
-    known = f"{_name(fn)}'s arguments are {', '.join(names) or '(none)'}"
+    names = [p.name for p in parameters(fn)]
+    known = f"{function_name(fn)}'s arguments are {', '.join(names) or '(none)'}"
     positions = []
     for part in (part.strip() for part in text.split(",")):
         if part.isdigit():
@@ -173,234 +163,6 @@ def _export_wrt(items: list[str] | None, names: list[str], functions) -> list[tu
             for name, fn in zip(names, functions)]
 
 
-def _shapes(text: str) -> list:
-    """``--shapes 3x4,4,s`` -> ``[(3, 4), (4,), None]`` (None: a float)."""
-    shapes = []
-    for part in text.split(","):
-        part = part.strip()
-        if part in ("s", "scalar", ""):
-            shapes.append(None)
-        else:
-            try:
-                shapes.append(tuple(int(d) for d in part.split("x")))
-            except ValueError:
-                raise UsageError(f"--shapes takes shapes such as 3x4,4,s; got {part!r}") from None
-    return shapes
-
-
-def _count(shapes) -> str:
-    return f"{len(shapes)} shape{'s' if len(shapes) != 1 else ''}"
-
-
-def _shape_text(shape) -> str:
-    return "a float" if shape is None else "x".join(map(str, shape)) if shape else "a 0-d array"
-
-
-def _example_shapes(count: int) -> str:
-    """A ``--shapes`` value with one shape per argument, to show the syntax."""
-    return ",".join((["3x4", "4"] + ["s"] * count)[:max(count, 1)])
-
-
-#: The shape ``srcgrad check`` gives an argument nothing tells it the shape of.
-GUESSED_SHAPE = (3,)
-#: The value of an ``int`` argument without a default (held fixed, not differentiated).
-GUESSED_INT = 3
-
-
-#: The shape of an argument passed as it is (an int, a default that is not a float).
-_FIXED = object()
-
-
-@dataclass
-class _Input:
-    """One argument ``srcgrad check`` passes: its value, and how it was chosen."""
-
-    name: str
-    shape: object          # a tuple, None for a float, or _FIXED for a value held fixed
-    source: str            # "from --shapes", "from its default", ...
-    guessed: bool = False
-    fixed: object = None   # the value held fixed (an int, a default)
-
-
-def _describe(inputs: list[_Input]) -> str:
-    """``W: 3x4, b: 4 (from --shapes); n = 3 (its default, held fixed)``."""
-    parts, group = [], []
-    for item in [*inputs, None]:
-        if group and (item is None or item.shape is _FIXED or item.source != group[0].source):
-            parts.append(", ".join(f"{i.name}: {_shape_text(i.shape)}" for i in group)
-                         + f" ({group[0].source})")
-            group = []
-        if item is not None and item.shape is _FIXED:
-            parts.append(f"{item.name} = {item.fixed!r} ({item.source}, held fixed)")
-        elif item is not None:
-            group.append(item)
-    return "; ".join(parts)
-
-
-def _shown(filename: str) -> str:
-    """``filename`` relative to the current directory where it is below it."""
-    try:
-        relative = Path(filename).resolve().relative_to(Path.cwd().resolve())
-    except (ValueError, OSError):
-        return os.path.normpath(filename)
-    return str(relative)
-
-
-def _annotation_kind(annotation):
-    """``("float", None)``, ``("array", shape or None)`` or ``("int", None)`` for
-    an annotation srcgrad check understands, else None."""
-    if typing.get_origin(annotation) is typing.Annotated:
-        base, *extras = typing.get_args(annotation)
-        for extra in extras:
-            if isinstance(extra, str):
-                try:
-                    extra = _shapes(extra)[0] if "," not in extra else None
-                except UsageError:
-                    extra = None
-            if isinstance(extra, tuple) and all(isinstance(d, int) for d in extra):
-                return ("array", extra) if extra else ("float", None)
-        annotation = base
-    text = annotation if isinstance(annotation, str) else None  # not evaluated
-    if annotation is float or text == "float" or (isinstance(annotation, type)
-                                                  and issubclass(annotation, np.floating)):
-        return ("float", None)
-    if annotation is int or text == "int":
-        return ("int", None)
-    if annotation is np.ndarray or typing.get_origin(annotation) is np.ndarray or \
-            text in ("np.ndarray", "numpy.ndarray", "NDArray", "npt.NDArray"):
-        return ("array", None)
-    return None
-
-
-def _annotations(fn) -> dict:
-    """``fn``'s parameter annotations, evaluated where they are strings
-    (``from __future__ import annotations``) and evaluate."""
-    try:
-        parameters = inspect.signature(fn, eval_str=True).parameters
-    except Exception:  # noqa: BLE001 - an annotation that does not evaluate: read the text
-        try:
-            parameters = inspect.signature(fn).parameters
-        except (TypeError, ValueError):
-            return {}
-    return {name: p.annotation for name, p in parameters.items()
-            if p.annotation is not inspect.Parameter.empty}
-
-
-def _inputs(fn, shapes_text: str | None) -> list[_Input]:
-    """How ``srcgrad check`` chooses each argument: ``--shapes``, else the
-    default's shape, else the annotation's, else a guess (:data:`GUESSED_SHAPE`)."""
-    params = _parameters(fn)
-    annotations = _annotations(fn)
-    shapes = _shapes(shapes_text) if shapes_text is not None else []
-    names = ", ".join(p.name for p in params)
-    if len(shapes) > len(params):
-        raise UsageError(f"--shapes gives {_count(shapes)} for {_name(fn)}'s "
-                         f"{len(params)} arguments ({names})")
-    inputs = []
-    for i, param in enumerate(params):
-        if i < len(shapes):
-            inputs.append(_Input(param.name, shapes[i], "from --shapes"))
-            continue
-        inferred = _inferred(param, annotations.get(param.name))
-        if shapes and inferred.guessed:
-            raise UsageError(f"--shapes gives {_count(shapes)} for {_name(fn)}'s "
-                             f"{len(params)} arguments ({names}); give one per argument "
-                             f"(the last ones may be left out where a default or an "
-                             f"annotation gives their shape)")
-        inputs.append(inferred)
-    return inputs
-
-
-def _inferred(param: inspect.Parameter, annotation) -> _Input:
-    default = param.default
-    if default is not inspect.Parameter.empty:
-        if isinstance(default, (float, np.floating)):
-            return _Input(param.name, None, "from its default")
-        if isinstance(default, np.ndarray) and default.dtype.kind == "f":
-            return _Input(param.name, default.shape, "from its default")
-        return _Input(param.name, _FIXED, "its default", fixed=default)
-    kind = _annotation_kind(annotation) if annotation is not None else None
-    if kind == ("float", None):
-        return _Input(param.name, None, "from its annotation")
-    if kind == ("int", None):
-        return _Input(param.name, _FIXED, "guessed for an int without a default",
-                      fixed=GUESSED_INT)
-    if kind is not None and kind[1] is not None:
-        return _Input(param.name, kind[1], "from its annotation")
-    if kind is not None:
-        return _Input(param.name, GUESSED_SHAPE, "guessed: an array of unknown shape",
-                      guessed=True)
-    return _Input(param.name, GUESSED_SHAPE, "guessed", guessed=True)
-
-
-def _values(inputs: list[_Input], seed: int) -> list:
-    """Random arguments: floats and arrays uniform in [0.5, 1.5); fixed values as they are."""
-    rng = np.random.default_rng(seed)
-    values = []
-    for item in inputs:
-        if item.shape is _FIXED:
-            values.append(item.fixed)
-        elif item.shape is None:
-            values.append(float(rng.uniform(0.5, 1.5)))
-        else:
-            values.append(rng.uniform(0.5, 1.5, item.shape))
-    return values
-
-
-def _location(fn) -> tuple[str | None, int | None]:
-    code = getattr(fn, "__code__", None)
-    return (code.co_filename, code.co_firstlineno) if code else (None, None)
-
-
-def _where_it_failed(exc: BaseException, filename: str | None):
-    """``(file, line, column)`` of the innermost frame of ``exc``'s traceback in
-    ``filename`` (the user's file), or None."""
-    found, tb = None, exc.__traceback__
-    while tb is not None:
-        if tb.tb_frame.f_code.co_filename == filename:
-            found = tb
-        tb = tb.tb_next
-    if found is None:
-        return None
-    positions = list(found.tb_frame.f_code.co_positions())
-    index = found.tb_lasti // 2
-    line, _, col, _ = positions[index] if 0 <= index < len(positions) else (None,) * 4
-    return filename, line or found.tb_lineno, col
-
-
-def _run_on(fn, inputs: list[_Input], values: list) -> None:
-    """Call ``fn`` on the inputs ``srcgrad check`` made; a failure or a
-    non-scalar result becomes a :class:`SrcGradError` at the user's line."""
-    filename, first = _location(fn)
-    signature = f"{_name(fn)}({', '.join(i.name for i in inputs)})"
-    defined = f" ({_shown(filename)}, line {first})" if filename else ""
-    chosen = f"  inputs: {_describe(inputs)}"
-    guessed = [i.name for i in inputs if i.guessed]
-    guess = (f"srcgrad check guessed {', '.join(guessed)}: no --shapes, default or "
-             f"annotation gives {'its' if len(guessed) == 1 else 'their'} shape.  "
-             if guessed else "")
-    how = (f"{guess}Pass the shapes {_name(fn)} takes with --shapes, one per argument, "
-           f"e.g. --shapes {_example_shapes(len(inputs))} (3x4: a 3-by-4 array, 4: a vector "
-           f"of 4, s: a float), or give its arguments defaults or annotations such as "
-           f"Annotated[np.ndarray, (3, 4)].")
-    try:
-        out = fn(*values)
-    except Exception as exc:  # noqa: BLE001 - the user's function failed on our inputs
-        where = _where_it_failed(exc, filename) or (filename, first, None)
-        raise SrcGradError(
-            f"{signature}{defined} fails on the inputs srcgrad check made for it:\n{chosen}\n"
-            f"  {type(exc).__name__}: {exc}\n{how}",
-            filename=where[0], lineno=where[1], col=where[2]) from None
-    if isinstance(out, (int, float, np.number)) or (isinstance(out, np.ndarray)
-                                                    and out.ndim == 0):
-        return
-    kind = (f"an array of shape {out.shape}" if isinstance(out, np.ndarray)
-            else f"a {type(out).__name__}")
-    raise SrcGradError(f"{signature}{defined} returns {kind} on the inputs srcgrad check "
-                       f"made for it, and gradcheck needs a scalar output:\n{chosen}\n{how}",
-                       filename=filename, lineno=first)
-
-
 def cmd_show(args) -> int:
     fn = load_function(args.target)
     wrt = _wrt(args.wrt, fn)
@@ -425,69 +187,25 @@ class _Shown:
 
 def cmd_check(args) -> int:
     fn = load_function(args.target)
-    inputs = _inputs(fn, args.shapes)
+    inputs = choose_inputs(fn, args.shapes)
     if args.wrt:
         wrt = _wrt(args.wrt, fn)
         if any(i >= len(inputs) for i in wrt):
             raise UsageError(f"--wrt {args.wrt}: srcgrad check makes values for the named "
-                             f"arguments of {_name(fn)} only")
+                             f"arguments of {function_name(fn)} only")
     else:
-        wrt = tuple(i for i, item in enumerate(inputs) if item.shape is not _FIXED)
+        wrt = tuple(i for i, item in enumerate(inputs) if item.shape is not FIXED)
         if not wrt:
-            raise UsageError(f"{_name(fn)} has no float argument to differentiate; "
+            raise UsageError(f"{function_name(fn)} has no float argument to differentiate; "
                              f"choose some with --wrt")
-    values = _values(inputs, args.seed)
-    _run_on(fn, inputs, values)
+    values = random_values(inputs, args.seed)
+    run_on(fn, inputs, values)
     found = measure(fn, *values, wrt=wrt, seed=args.seed)
-    for line in _report(fn, inputs, wrt, found, args.seed):
+    for line in report(fn, inputs, wrt, found, args.seed):
         print(line)
     if not found.passed:
         raise GradcheckError(found.failure)
     return 0
-
-
-def _report(fn, inputs: list[_Input], wrt, found: Measurement, seed: int) -> list[str]:
-    """What ``srcgrad check`` prints: what it compared, on which inputs, and the
-    worst errors it measured and where."""
-    filename, first = _location(fn)
-    names = [item.name for item in inputs]
-    status = "passed" if found.passed else "FAILED"
-    where = f" ({_shown(filename)}, line {first})" if filename else ""
-    lines = [(f"gradcheck {status}: {_name(fn)}({', '.join(names)}) with respect to "
-              f"{', '.join(names[i] for i in wrt)}{where}"),
-             f"  inputs:   {_describe(inputs)}",
-             f"            random, uniform in [0.5, 1.5), --seed {seed}"]
-    guessed = [item.name for item in inputs if item.guessed]
-    if guessed:
-        lines.append(f"  guessed:  {', '.join(guessed)} (no --shapes, default or annotation "
-                     f"gives {'its' if len(guessed) == 1 else 'their'} shape); choose with "
-                     f"--shapes {_example_shapes(len(inputs))}, one per argument")
-    checked = sum(found.checked.values())
-    total = sum(found.sizes.values())
-    sampled = f" of {total} (a random sample)" if checked != total else ""
-    lines.append(f"  checked:  {checked}{sampled} elements against central differences "
-                 f"(eps {found.eps:g}),")
-    lines.append(f"            and a dot-product test per argument (agreeing to "
-                 f"{found.dot_rel:.2e}, relative)")
-
-    def at(element: Element) -> str:
-        index = ", ".join(map(str, element.index))
-        name = names[element.argument] + (f"[{index}]" if element.index else "")
-        return (f"at {name} (analytic {element.analytic:.10g}, "
-                f"numeric {element.numeric:.10g})")
-
-    if found.worst_abs is not None:
-        lines.append(f"  worst absolute error: {found.worst_abs.abs_error:.2e} "
-                     f"{at(found.worst_abs)}")
-    if found.worst_rel is not None:
-        lines.append(f"  worst relative error: {found.worst_rel.rel_error:.2e} "
-                     f"{at(found.worst_rel)}")
-    else:
-        lines.append(f"  worst relative error: none measured (every derivative is within "
-                     f"atol {found.atol:g} of zero)")
-    lines.append(f"  tolerance: |analytic - numeric| <= {found.atol:g} + {found.rtol:g} "
-                 f"* |numeric| per element")
-    return lines
 
 
 def cmd_export(args) -> int:

@@ -43,7 +43,7 @@ STAGES = [
     ["cache/"],
     ["standalone/"],
     ["api/"],
-    ["cli", "__main__", "__init__"],
+    ["cli_inputs", "cli", "__main__", "__init__"],
 ]
 
 # The one import runtime/ makes outside itself: error classes with source
