@@ -518,3 +518,115 @@ N("stop_gradient", srcgrad.stop_gradient, "srcgrad.stop_gradient(x)", x=_X)
 N("keys_of", keys_of, "keys_of(d)", d=fixed({"a": 1.0}))
 N("zero_tangent", srcgrad.runtime.zero_tangent, "srcgrad.runtime.zero_tangent(x)", x=_X)
 N("signum", srcgrad.runtime.signum, "srcgrad.runtime.signum(x)", x=_X)
+
+# --- the rest of the NumPy functions autograd differentiates (issue 15) -------------------
+for e, shape in (("np.radians(x)", (3, 4)), ("np.degrees(x)", (3, 4)), ("np.sinc(x)", (3, 4)),
+                 ("np.real(x)", (3, 4)), ("np.imag(x)", (3, 4)), ("np.conj(x)", (3, 4)),
+                 ("np.conjugate(x)", (2,)), ("np.real_if_close(x)", (3, 4)),
+                 ("np.nan_to_num(x)", (3, 4)), ("np.nan_to_num(x, nan=1.0, posinf=2.0)", (5,))):
+    prim = eval(e.split("(")[0], {"np": np})  # noqa: S307 - trusted table
+    S(f"{e}-{shape}", prim, e, x=normal(*shape))
+S("np.sinc-at-zero", np.sinc, "np.sinc(x)", x=with_zeros((5,), 2))
+S("np.angle", np.angle, "np.angle(x)", x=away(3, 4))
+S("np.angle-deg", np.angle, "np.angle(x, deg=True)", x=away(5))
+S("np.nan_to_num-nonfinite", np.nan_to_num, "np.nan_to_num(x, posinf=9.0, neginf=-9.0)",
+  x=Input(lambda rng: np.array([1.5, np.nan, -0.5, np.inf, -np.inf, 0.25])))
+for e, shape in (("x.real", (3, 4)), ("x.imag", (3, 4)), ("x.conj()", (3, 4)),
+                 ("x.conjugate()", (2, 3)), ("x.diagonal()", (3, 4)),
+                 ("x.diagonal(1, 1, 2)", (2, 3, 4))):
+    S(f"ndarray-{e}-{shape}", getattr(np.ndarray, e[2:].split("(")[0]), e, x=normal(*shape))
+# a float32 result rounds: tiny inputs keep the rounding below the differences' step, and
+# one element keeps it from cancelling in the dot-product identity
+S("np.float32-cast", np.float32, "np.float32(x)", dtypes=F64, x=uniform(-1e-5, 1e-5, 1))
+S("np.float32-cast-float", np.float32, "np.float32(x)", dtypes=F64, x=pyfloat(-1e-5, 1e-5))
+for e, shape in (("np.atleast_3d(x)", ()), ("np.atleast_3d(x)", (3,)),
+                 ("np.atleast_3d(x)", (2, 3)), ("np.fliplr(x)", (2, 3)),
+                 ("np.flipud(x)", (3,)), ("np.flipud(x)", (2, 3)), ("np.rot90(x)", (2, 3)),
+                 ("np.rot90(x, 2)", (2, 3)), ("np.rot90(x, -1, axes=(1, 2))", (2, 3, 4)),
+                 ("np.roll(x, 1)", (5,)), ("np.roll(x, 3)", (2, 3)),
+                 ("np.roll(x, -2, axis=0)", (4, 3)), ("np.roll(x, (1, 2), axis=(0, 1))", (3, 4)),
+                 ("np.rollaxis(x, 2)", (2, 3, 4)), ("np.rollaxis(x, 0, 3)", (2, 3, 4)),
+                 ("np.rollaxis(x, -1, 1)", (2, 3, 4)),
+                 ("np.diag(x)", (4,)), ("np.diag(x, 1)", (3,)), ("np.diag(x, k=-2)", (2,)),
+                 ("np.diag(x)", (3, 3)), ("np.diag(x, 1)", (3, 4)), ("np.diag(x, -1)", (4, 2)),
+                 ("np.diagonal(x)", (3, 3)), ("np.diagonal(x, -1)", (4, 3)),
+                 ("np.diagonal(x, 0, 2, 0)", (3, 2, 4)),
+                 ("np.diagonal(x, axis1=1, axis2=2)", (2, 3, 3)),
+                 ("np.tril(x)", (3, 4)), ("np.tril(x, 1)", (4, 3)), ("np.tril(x, k=-1)", (2, 3, 3)),
+                 ("np.tril(x)", (3,)), ("np.triu(x)", (3, 3)), ("np.triu(x, -1)", (3, 4)),
+                 ("np.triu(x, 2)", (4,)),
+                 ("np.take_along_axis(x, np.array([[0, 2, 2], [1, 0, 1]]), 1)", (2, 4)),
+                 ("np.take_along_axis(x, np.array([[1], [0], [0]]), axis=0)", (3, 2)),
+                 ("np.take_along_axis(x, np.array([3, 3, 0]), None)", (2, 2)),
+                 ("np.pad(x, 1)", (2, 3)), ("np.pad(x, ((1, 2), (0, 1)))", (2, 3)),
+                 ("np.pad(x, (2, 1), constant_values=3.0)", (4,)),
+                 ("np.pad(x, 2, 'constant', constant_values=(1.0, -1.0))", (3,)),
+                 ("np.pad(x, 2, mode='edge')", (2, 3)), ("np.pad(x, (1, 3), 'wrap')", (2, 3)),
+                 ("np.pad(x, 2, 'reflect')", (4, 3)),
+                 ("np.pad(x, ((3, 0), (1, 2)), 'symmetric')", (2, 3)),
+                 ("np.diff(x)", (5,)), ("np.diff(x, 2)", (6,)), ("np.diff(x, axis=0)", (3, 4)),
+                 ("np.diff(x, n=2, axis=1)", (2, 5)), ("np.diff(x, prepend=0.5)", (2, 4)),
+                 ("np.diff(x, append=np.array([[1.0], [2.0]]), axis=-1)", (2, 3)),
+                 ("np.diff(x, 2, 0, prepend=np.zeros((1, 3)), append=1.0)", (3, 3)),
+                 ("np.gradient(x)", (6,)), ("np.gradient(x, 0.5)", (4,)),
+                 ("np.gradient(x, edge_order=2)", (7,)),
+                 ("np.gradient(x, np.array([0.0, 0.5, 1.5, 1.75, 3.0]))", (5,)),
+                 ("np.gradient(x, np.array([0.0, 0.5, 1.5, 1.75, 3.0]), edge_order=2)", (5,)),
+                 ("np.gradient(x, axis=1)", (3, 6)),
+                 ("np.gradient(x, 2.0, axis=0, edge_order=2)", (5, 2)),
+                 ("np.sort(x)", (6,)), ("np.sort(x, axis=0)", (4, 3)),
+                 ("np.sort(x, axis=None)", (2, 3)),
+                 ("np.partition(x, 2)", (6,)), ("np.partition(x, (0, 3), axis=0)", (5, 2)),
+                 ("np.partition(x, 4, axis=None)", (3, 3))):
+    prim = eval(e.split("(")[0], {"np": np})  # noqa: S307 - trusted table
+    S(f"{e}-{shape}", prim, e, x=distinct(*shape) if "sort" in e or "partition" in e
+      else normal(*shape))
+for e, shape in (("np.gradient(x)", (3, 4)), ("np.gradient(x, 0.5, 2.0)", (4, 3)),
+                 ("np.gradient(x, axis=(0, 2))", (3, 2, 4)),
+                 ("np.gradient(x, 1.0, np.array([0.0, 1.0, 3.0, 3.5]), edge_order=2)", (3, 4))):
+    S(f"{e}-{shape}", np.gradient, f"tuple({e})", call=e, x=normal(*shape))
+for e, shape in (("np.split(x, 2)", (4, 3)), ("np.split(x, [1, 3], axis=1)", (2, 5)),
+                 ("np.array_split(x, 3)", (7,)), ("np.array_split(x, [2], axis=-1)", (2, 3)),
+                 ("np.hsplit(x, 2)", (4,)), ("np.hsplit(x, [1])", (2, 3)),
+                 ("np.vsplit(x, 2)", (4, 2)), ("np.dsplit(x, [1, 2])", (2, 2, 4))):
+    prim = eval(e.split("(")[0], {"np": np})  # noqa: S307 - trusted table
+    S(f"{e}-{shape}", prim, f"tuple({e})", call=e, x=normal(*shape))
+for e, sx, sy in (("np.column_stack([x, y])", (3,), (3, 2)),
+                  ("np.column_stack((x, y))", (3,), (3,)),
+                  ("np.dstack([x, y])", (2, 3), (2, 3, 2)), ("np.dstack((x, y))", (3,), (3,)),
+                  ("np.row_stack([x, y])", (3,), (2, 3)),
+                  ("np.append(x, y)", (2, 3), (4,)), ("np.append(x, y, axis=0)", (2, 3), (1, 3)),
+                  ("np.append(x, y, 1)", (2, 3), (2, 2)),
+                  ("np.kron(x, y)", (2, 3), (2, 2)), ("np.kron(x, y)", (3,), (2,)),
+                  ("np.kron(x, y)", (2,), (3, 2)), ("np.kron(x, y)", (), (3,)),
+                  ("np.kron(x, y)", (2, 1, 2), (2, 3)),
+                  ("np.cross(x, y)", (3,), (3,)), ("np.cross(x, y)", (4, 3), (3,)),
+                  ("np.cross(x, y, axis=0)", (3, 4), (3, 4)),
+                  ("np.cross(x, y, axisa=0, axisc=0)", (3, 2), (2, 3))):
+    prim = eval(e.split("(")[0], {"np": np})  # noqa: S307 - trusted table
+    S(f"{e}-{sx}-{sy}", prim, e, x=normal(*sx), y=normal(*sy))
+S("np.append-constant", np.append, "np.append(x, 1.0)", x=normal(3))
+_CONDS = fixed([np.array([[True, False, False], [False, True, False]]),
+                np.array([True, True, False])])
+S("np.select", np.select, "np.select(c, [x, y])", c=_CONDS, x=normal(2, 3), y=normal(2, 3))
+S("np.select-default", np.select, "np.select(c, [x, y], z)", c=_CONDS, x=normal(2, 3), y=normal(3),
+  z=normal(2, 1))
+S("np.select-default-only", np.select, "np.select(c, [np.ones((2, 3)), np.zeros(3)], z)",
+  dtypes=F64, c=_CONDS, z=normal(2, 3))
+for sub, shape in (("ii->i", (3, 3)), ("ii", (4, 4)), ("iij->j", (3, 3, 2)),
+                   ("jii->ij", (2, 3, 3)), ("...ii->...i", (2, 3, 3)), ("iii->", (2, 2, 2)),
+                   ("ijij->ij", (2, 3, 2, 3))):
+    S(f"np.einsum('{sub}')", np.einsum, f"np.einsum('{sub}', x)", x=normal(*shape))
+S("np.einsum('ii,i->')", np.einsum, "np.einsum('ii,i->', x, y)", x=normal(3, 3), y=normal(3))
+S("np.einsum('ij,jj->i')", np.einsum, "np.einsum('ij,jj->i', x, y)", x=normal(2, 3),
+  y=normal(3, 3))
+for kind in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "bool"):
+    N(f"np.{kind}-cast", getattr(np, kind), f"np.{kind}(x)", x=_X)
+for fn in ("iscomplexobj", "isrealobj", "iscomplex", "isreal"):
+    N(f"np.{fn}", getattr(np, fn), f"np.{fn}(x)", x=_X)
+N("np.argpartition", np.argpartition, "np.argpartition(x, 1)", x=_X)
+N("ndarray.argpartition", np.ndarray.argpartition, "x.argpartition(1)", x=_X)
+S("match_complex", srcgrad.runtime.match_complex, "srcgrad.runtime.match_complex(t, y)",
+  t=normal(2, 3), y=fixed(np.zeros((2, 3))))
+N("permutation_of", srcgrad.runtime.permutation_of, "srcgrad.runtime.permutation_of(x, y)",
+  x=_X, y=_Y)

@@ -43,6 +43,10 @@ VIEWS = {
     np.expand_dims, np.swapaxes, np.moveaxis, np.asarray, np.broadcast_to, np.atleast_1d,
     np.atleast_2d, np.ndarray.T, np.ndarray.reshape, np.ndarray.ravel, np.ndarray.transpose,
     np.ndarray.squeeze, np.ndarray.swapaxes, np.ndarray.view,
+    np.flip, np.fliplr, np.flipud, np.rot90, np.rollaxis, np.atleast_3d, np.diagonal, np.diag,
+    np.ndarray.diagonal, np.real, np.imag, np.ndarray.real, np.ndarray.imag, np.real_if_close,
+    np.float64, np.float32,  # a cast to the array's own dtype returns the array
+    np.split, np.array_split, np.hsplit, np.vsplit, np.dsplit,  # lists of views
     runtime.sequence,  # what a for loop runs over: the list, tuple or array itself
 }
 

@@ -7,7 +7,9 @@ move, with the primal's ``dtype``), and the adjoint unpacks the cotangent:
 one cotangent per element of the (flat) list, ``d_out[i]``.  ``np.full``'s fill
 value is broadcast everywhere, so its cotangent is the sum of ``d_out``.
 Constructors that depend only on shapes (``np.zeros``, ``np.arange``,
-``np.zeros_like``...) are constants.
+``np.zeros_like``...) are constants, and so are casts to integer and boolean
+types (``np.int64(x)``); a cast to a float type (``np.float32(x)``) passes the
+derivative through, cast.
 """
 
 import numpy as np
@@ -69,5 +71,10 @@ def _scalar_cast(kind):
         return np.asarray(d_x, dtype=np.result_type(out))[()]
 
 
-for _kind in (np.float64,):
+for _kind in (np.float64, np.float32):
     _scalar_cast(_kind)
+
+# Casts to integers and booleans: piecewise constant.
+for _kind in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
+              np.bool_):
+    nondifferentiable(_kind, name=f"np.{_kind.__name__}")

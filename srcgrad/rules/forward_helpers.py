@@ -4,8 +4,9 @@ Higher derivatives differentiate generated forward-mode code again: reverse
 over forward for second derivatives (see :mod:`srcgrad.api.higher`), forward
 over forward along directions.  So the helpers that code calls need rules like
 any primitive.  Broadcasting a term (``expand``), copying or reshaping a
-tangent (``fresh_tangent``, ``tangent_like``) and reading an object's tangent
-attribute (``tangent_attr``) are linear in the tangent they take, so one
+tangent (``fresh_tangent``, ``tangent_like``), taking its real part for a real
+value (``match_complex``) and reading an object's tangent attribute
+(``tangent_attr``) are linear in the tangent they take, so one
 ``@linear`` declaration each gives both rules: the tangent applies the helper
 to the tangent's tangent, the adjoint passes the cotangent back summed to the
 tangent's shape (or as an attribute's cotangent).  The zero tangent of a
@@ -16,6 +17,7 @@ from ..runtime import (
     AttributeCotangent,
     expand,
     fresh_tangent,
+    match_complex,
     signum,
     tangent_attr,
     tangent_like,
@@ -39,6 +41,12 @@ def fresh_tangent_(out, d_out, t, x):
 @linear(tangent_like, "t", name="tangent_like")
 def tangent_like_(out, d_out, t, x):
     return unbroadcast(d_out, t)
+
+
+@linear(match_complex, "g", name="match_complex")
+def match_complex_(out, d_out, g, x):
+    """``g`` itself or its real part (the tangent of ``np.real_if_close``)."""
+    return match_complex(d_out, g)
 
 
 @linear(tangent_attr, "t", name="tangent_attr")

@@ -1,4 +1,5 @@
-"""Rules of indexing, ``a[index]`` (``operator.getitem``), both modes.
+"""Rules of indexing, ``a[index]`` (``operator.getitem``), and of the functions
+that pick elements, both modes.
 
 Reading elements is linear in ``a`` whatever the index, so one ``@linear``
 declaration gives both rules.  The tangent is the same elements of ``a``'s
@@ -10,14 +11,78 @@ assignment does; an advanced index (integer arrays, which may repeat an
 element, or boolean masks) accumulates with ``np.add.at``.  Indexing a tuple or
 list (``slogdet(x)[1]``) gives a tuple or list of cotangents with zeros for
 the other elements.
+
+The other ways of picking elements are linear too: ``np.take_along_axis``
+(scattered back like an advanced index), diagonals (``np.diag``,
+``np.diagonal``), triangles (``np.tril``, ``np.triu``) and ``np.select``, which
+is linear in its choices and default and gives each element's cotangent to
+the one it took.
 """
 
 import operator
 
-from ..runtime import getitem_grad
+import numpy as np
+
+from ..runtime import (
+    diag_grad,
+    diagonal_grad,
+    getitem_grad,
+    move_cotangent,
+    select_grads,
+    take_along_axis_grad,
+    unbroadcast,
+)
 from .derive import linear
+from .registry import adjoint, tangent
 
 
 @linear(operator.getitem, "a", name="[]")
 def getitem(out, d_out, a, index):
     return getitem_grad(d_out, a, index)
+
+
+@linear(np.take_along_axis, "arr")
+def take_along_axis(out, d_out, arr, indices, axis=-1):
+    """Repeated indices add up."""
+    return take_along_axis_grad(d_out, arr, indices, axis)
+
+
+@linear(np.diag, "v")
+def diag(out, d_out, v, k=0):
+    """A 1-D ``v`` builds a matrix (its cotangent is the matrix's diagonal); a 2-D
+    ``v`` gives its diagonal (its cotangent has the diagonal's on that diagonal)."""
+    return diag_grad(d_out, v, k)
+
+
+@linear(np.diagonal, "a")
+def diagonal(out, d_out, a, offset=0, axis1=0, axis2=1):
+    return diagonal_grad(d_out, a, offset, axis1, axis2)
+
+
+@linear(np.tril, "m")
+def tril(out, d_out, m, k=0):
+    """The cotangent's lower triangle; a 1-D ``m`` (repeated as every row) sums
+    the rows."""
+    return unbroadcast(move_cotangent(d_out, np.tril, k), m)
+
+
+@linear(np.triu, "m")
+def triu(out, d_out, m, k=0):
+    """The cotangent's upper triangle; a 1-D ``m`` (repeated as every row) sums
+    the rows."""
+    return unbroadcast(move_cotangent(d_out, np.triu, k), m)
+
+
+@adjoint(np.select, "choicelist", "default", name="np.select")
+def select(out, d_out, condlist, choicelist, default=0):
+    """Each element's cotangent goes to the first choice whose condition holds
+    there, or to ``default``; one cotangent per choice."""
+    return select_grads(d_out, condlist, choicelist, default)
+
+
+@tangent(np.select, "choicelist", "default", name="np.select")
+def select_tangent(out, condlist, choicelist, default=0, *, d_choicelist, d_default):
+    """The choices' term selects among their tangents, with 0 as the default;
+    the default's term is its tangent where no condition holds."""
+    return (np.select(condlist, d_choicelist, 0),
+            np.select(condlist, [np.zeros_like(out) for c in condlist], d_default))

@@ -6,17 +6,18 @@ unbound method ``np.ndarray.f`` (an attribute ``x.T`` under its descriptor)
 and pass the receiver as the first argument, named ``a`` in every rule.  A
 method that computes what a NumPy function computes takes the function's rules
 (:func:`.derive.alias`): here ``x.squeeze()``, ``x.swapaxes``,
-``x.copy()``, ``x.clip``; beside their functions the reductions (``x.sum``,
-``x.max``...), ``x.dot`` and ``x.trace``.  The others are linear, so each
-tangent applies the same operation to ``d_a``, spelt with the NumPy function
-(which also takes a scalar tangent); ``if`` tests on the call's form are
-folded away at inlining.
+``x.copy()``, ``x.clip``, ``x.diagonal()``, ``x.conj()``; beside their
+functions the reductions (``x.sum``, ``x.max``...), ``x.dot`` and
+``x.trace``.  The others are linear, so each tangent applies the same
+operation to ``d_a``, spelt with the NumPy function (which also takes a
+scalar tangent; ``x.real`` and ``x.imag`` are ``np.real`` and ``np.imag``);
+``if`` tests on the call's form are folded away at inlining.
 """
 
 import numpy as np
 
-from ..runtime import move_cotangent, reshape_like
-from . import construction, shapes, ufuncs  # noqa: F401 - the twins are registered first
+from ..runtime import match_complex, move_cotangent, reshape_like
+from . import construction, indexing, shapes, ufuncs  # noqa: F401 - the twins are registered first
 from .derive import alias, linear
 from .registry import adjoint, nondifferentiable, tangent
 
@@ -24,11 +25,26 @@ alias(np.ndarray.squeeze, np.squeeze, name="np.ndarray.squeeze")
 alias(np.ndarray.swapaxes, np.swapaxes, name="np.ndarray.swapaxes")
 alias(np.ndarray.copy, np.copy, name="np.ndarray.copy")
 alias(np.ndarray.clip, np.clip, "a", "min", "max", name="np.ndarray.clip")
+alias(np.ndarray.diagonal, np.diagonal, name="np.ndarray.diagonal")
+alias(np.ndarray.conj, np.conjugate, "a", name="np.ndarray.conj")
+alias(np.ndarray.conjugate, np.conjugate, "a", name="np.ndarray.conjugate")
 
 
 @linear(np.ndarray.T, name="np.ndarray.T", call="np.transpose")
 def T(out, d_out, a):  # noqa: N802 - mirrors the attribute
     return np.transpose(d_out)
+
+
+@linear(np.ndarray.real, name="np.ndarray.real", call="np.real")
+def real(out, d_out, a):
+    """As ``np.real``: a real array's cotangent is real."""
+    return match_complex(d_out, a)
+
+
+@linear(np.ndarray.imag, name="np.ndarray.imag", call="np.imag")
+def imag(out, d_out, a):
+    """As ``np.imag``."""
+    return match_complex(-1j * d_out, a)
 
 
 @adjoint(np.ndarray.mT, name="np.ndarray.mT")

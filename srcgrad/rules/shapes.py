@@ -14,15 +14,20 @@ import numpy as np
 
 from ..runtime import (
     move_cotangent,
+    pad_grad,
     reshape_each,
     reshape_like,
+    unappend,
     unbroadcast,
     unconcatenate,
     unrepeat,
+    unroll,
+    unrollaxis,
+    unsplit,
     unstack,
     untile,
 )
-from .derive import linear
+from .derive import alias, linear
 from .registry import adjoint, nondifferentiable, tangent
 
 
@@ -76,6 +81,21 @@ def atleast_2d_tangent(out, *arys, d_arys):
     return [np.atleast_2d(t) for t in d_arys]
 
 
+@adjoint(np.atleast_3d, "arys")
+def atleast_3d(out, d_out, *arys):
+    """One array gives one output; several give a tuple (and ``d_out`` a tuple)."""
+    if len(arys) == 1:
+        return [reshape_like(d_out, arys[0])]
+    return reshape_each(d_out, arys)
+
+
+@tangent(np.atleast_3d, "arys")
+def atleast_3d_tangent(out, *arys, d_arys):
+    if len(arys) == 1:
+        return np.atleast_3d(d_arys[0])
+    return [np.atleast_3d(t) for t in d_arys]
+
+
 @linear(np.transpose, "a")
 def transpose(out, d_out, a, axes=None):
     if axes is None:
@@ -96,6 +116,32 @@ def moveaxis(out, d_out, a, source, destination):
 @linear(np.flip, "m")
 def flip(out, d_out, m, axis=None):
     return move_cotangent(d_out, np.flip, axis)
+
+
+@linear(np.fliplr, "m")
+def fliplr(out, d_out, m):
+    return move_cotangent(d_out, np.fliplr)
+
+
+@linear(np.flipud, "m")
+def flipud(out, d_out, m):
+    return move_cotangent(d_out, np.flipud)
+
+
+@linear(np.rot90, "m")
+def rot90(out, d_out, m, k=1, axes=(0, 1)):
+    return move_cotangent(d_out, np.rot90, -k, axes)
+
+
+@linear(np.roll, "a")
+def roll(out, d_out, a, shift, axis=None):
+    """Rolled back by ``-shift`` (a tuple of shifts: each negated)."""
+    return unroll(d_out, shift, axis)
+
+
+@linear(np.rollaxis, "a")
+def rollaxis(out, d_out, a, axis, start=0):
+    return unrollaxis(d_out, a, axis, start)
 
 
 @linear(np.broadcast_to, "array")
@@ -135,6 +181,90 @@ def hstack(out, d_out, tup):
 def vstack(out, d_out, tup):
     """One cotangent per joined array (each 1-D array is one row)."""
     return unconcatenate(d_out, tup, 0)
+
+
+if getattr(np, "row_stack", None) is not None and np.row_stack is not np.vstack:
+    alias(np.row_stack, np.vstack, name="np.row_stack")  # deprecated in NumPy 2
+
+
+@linear(np.column_stack, "tup")
+def column_stack(out, d_out, tup):
+    """One cotangent per joined array (each 1-D array is one column)."""
+    return unconcatenate(d_out, tup, 1)
+
+
+@linear(np.dstack, "tup")
+def dstack(out, d_out, tup):
+    """One cotangent per joined array (joined along the third axis, after
+    ``np.atleast_3d``)."""
+    return unconcatenate(d_out, tup, 2)
+
+
+@adjoint(np.append, "arr", "values")
+def append(out, d_out, arr, values, axis=None):
+    """``axis=None`` joins the flattened arrays."""
+    return unappend(d_out, arr, values, axis)
+
+
+@tangent(np.append, "arr", "values")
+def append_tangent(out, arr, values, axis=None, *, d_arr, d_values):
+    """Each term joins one tangent with zeros in place of the other array."""
+    if axis is None:
+        return (np.append(d_arr, np.zeros_like(values, dtype=out.dtype)),
+                np.append(np.zeros_like(arr, dtype=out.dtype), d_values))
+    return (np.append(d_arr, np.zeros_like(values, dtype=out.dtype), axis),
+            np.append(np.zeros_like(arr, dtype=out.dtype), d_values, axis))
+
+
+@linear(np.split, "ary")
+def split(out, d_out, ary, indices_or_sections, axis=0):
+    """The pieces' cotangents joined back (zeros for pieces none reached)."""
+    return unsplit(d_out, out, axis)
+
+
+@linear(np.array_split, "ary")
+def array_split(out, d_out, ary, indices_or_sections, axis=0):
+    return unsplit(d_out, out, axis)
+
+
+@linear(np.hsplit, "ary")
+def hsplit(out, d_out, ary, indices_or_sections):
+    """Along the second axis (the first of a 1-D array)."""
+    return unsplit(d_out, out, min(np.ndim(ary) - 1, 1))
+
+
+@linear(np.vsplit, "ary")
+def vsplit(out, d_out, ary, indices_or_sections):
+    return unsplit(d_out, out, 0)
+
+
+@linear(np.dsplit, "ary")
+def dsplit(out, d_out, ary, indices_or_sections):
+    return unsplit(d_out, out, 2)
+
+
+@adjoint(np.pad, "array", name="np.pad")
+def pad(out, d_out, array, pad_width, mode="constant", *, constant_values=0,
+        reflect_type="even"):
+    """The constant mode (the border's values are constants) and the modes that
+    copy elements into the border: edge, wrap, reflect and symmetric (whose
+    elements collect their copies' cotangents).  Others raise MissingRuleError."""
+    return pad_grad(d_out, array, pad_width, mode, reflect_type)
+
+
+@tangent(np.pad, "array", name="np.pad")
+def pad_tangent(out, array, pad_width, mode="constant", *, constant_values=0,
+                reflect_type="even", d_array):
+    """The border of the tangent: zeros (constant mode) or copies of the
+    tangent's elements (``2 * edge - copy`` for the odd reflection)."""
+    if mode == "constant":
+        return np.pad(d_array, pad_width)
+    if mode not in ("edge", "wrap", "reflect", "symmetric"):
+        assert False, "np.pad: only the constant, edge, wrap, reflect and symmetric modes " \
+            "have a tangent"
+    if reflect_type == "even":
+        return np.pad(d_array, pad_width, mode)
+    return np.pad(d_array, pad_width, mode, reflect_type=reflect_type)
 
 
 nondifferentiable(np.shape, np.ndim, np.size)

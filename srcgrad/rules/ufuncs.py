@@ -1,5 +1,7 @@
 """Rules of NumPy's elementwise ufuncs (``np.exp``, ``np.maximum``, ...) and of
-``np.where``/``np.clip``, both modes side by side.
+the elementwise functions that are not ufuncs (``np.where``, ``np.clip``,
+``np.sinc``, ``np.nan_to_num``, the complex parts ``np.real``, ``np.imag`` and
+``np.angle``), both modes side by side.
 
 A unary ufunc is one line, its derivative (:func:`.derive.pointwise`); where
 the primal output makes it cheaper (``exp``, ``tanh``, ``sqrt``) it reads
@@ -21,8 +23,8 @@ import math
 
 import numpy as np
 
-from ..runtime import expand, signum, unbroadcast
-from .derive import pointwise
+from ..runtime import expand, match_complex, signum, unbroadcast
+from .derive import linear, pointwise
 from .registry import adjoint, nondifferentiable, tangent
 
 # --- arithmetic ----------------------------------------------------------------------
@@ -211,6 +213,8 @@ pointwise(np.arccosh, lambda x: 1 / np.sqrt(x ** 2 - 1))
 pointwise(np.arctanh, lambda x: 1 / (1 - x ** 2))
 pointwise(np.deg2rad, lambda x: math.pi / 180)
 pointwise(np.rad2deg, lambda x: 180 / math.pi)
+pointwise(np.radians, lambda x: math.pi / 180)
+pointwise(np.degrees, lambda x: 180 / math.pi)
 
 
 @adjoint(np.arctan2)
@@ -292,3 +296,75 @@ def clip(out, d_out, a, a_min=None, a_max=None):
 def clip_tangent(out, a, a_min=None, a_max=None, d_a=None):
     """The tangent passes where a_min <= a <= a_max (the output is a there)."""
     return d_a * (out == a)
+
+
+@adjoint(np.nan_to_num, "x", name="np.nan_to_num")
+def nan_to_num(out, d_out, x, copy=True, nan=0.0, posinf=None, neginf=None):
+    """The cotangent passes where ``x`` is finite; NaN and the infinities were
+    replaced by constants."""
+    return d_out * np.isfinite(x)
+
+
+@tangent(np.nan_to_num, "x", name="np.nan_to_num")
+def nan_to_num_tangent(out, x, copy=True, nan=0.0, posinf=None, neginf=None, *, d_x):
+    return d_x * np.isfinite(x)
+
+
+# sinc(x) = sin(pi x) / (pi x): the derivative (cos(pi x) - sinc(x)) / x, 0 at x = 0
+pointwise(np.sinc, lambda x, out: np.where(x == 0, 0, (np.cos(np.pi * x) - out)
+                                           / np.where(x == 0, 1, x)))
+
+
+# --- complex parts -------------------------------------------------------------------
+#
+# A cotangent of a complex value follows autograd's convention (see signum): a
+# holomorphic rule multiplies by the derivative, no conjugate.  The real and
+# imaginary parts and the conjugate are linear over the reals; their tangents
+# apply them to the tangent.  A real argument's cotangent is the real part of
+# what reaches it (match_complex), so on real arrays np.real and np.conj are
+# the identity, np.imag and np.angle constant.
+
+@linear(np.real, "val", name="np.real")
+def real(out, d_out, val):
+    return match_complex(d_out, val)
+
+
+@linear(np.imag, "val", name="np.imag")
+def imag(out, d_out, val):
+    return match_complex(-1j * d_out, val)
+
+
+@linear(np.conjugate, "x", name="np.conjugate")
+def conjugate(out, d_out, x):
+    """``np.conj`` is the same ufunc."""
+    return np.conjugate(d_out)
+
+
+@adjoint(np.angle, "z", name="np.angle")
+def angle(out, d_out, z, deg=False):
+    """``d angle = Im(conj(z) dz) / |z|^2``; 0 at z = 0."""
+    if deg:
+        return match_complex(d_out * (180 / math.pi) * np.conj(z * 1j)
+                             / np.where(z == 0, 1, np.abs(z) ** 2), z)
+    return match_complex(d_out * np.conj(z * 1j) / np.where(z == 0, 1, np.abs(z) ** 2), z)
+
+
+@tangent(np.angle, "z", name="np.angle")
+def angle_tangent(out, z, deg=False, *, d_z):
+    if deg:
+        return np.imag(d_z * np.conj(z)) * (180 / math.pi) / np.where(z == 0, 1, np.abs(z) ** 2)
+    return np.imag(d_z * np.conj(z)) / np.where(z == 0, 1, np.abs(z) ** 2)
+
+
+@adjoint(np.real_if_close, "a", name="np.real_if_close")
+def real_if_close(out, d_out, a, tol=100):
+    """``np.real(a)`` where the imaginary parts are negligible, else ``a``."""
+    return match_complex(d_out, a)
+
+
+@tangent(np.real_if_close, "a", name="np.real_if_close")
+def real_if_close_tangent(out, a, tol=100, *, d_a):
+    return match_complex(d_a, out)
+
+
+nondifferentiable(np.iscomplexobj, np.isrealobj, np.iscomplex, np.isreal)

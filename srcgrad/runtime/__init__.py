@@ -40,7 +40,7 @@ from .aliases import (
     window,
     window_by,
 )
-from .elementwise import grad_seed, on_grad, signum, stop_gradient, unbroadcast
+from .elementwise import grad_seed, match_complex, on_grad, signum, stop_gradient, unbroadcast
 from .forward import (
     expand,
     fresh_tangent,
@@ -51,8 +51,10 @@ from .forward import (
 )
 from .gradients import grad_like, zeros_grad
 from .linalg import (
+    cross_grads,
     einsum_grads,
     inv_grad,
+    kron_grads,
     matmul_grad_a,
     matmul_grad_b,
     outer_grads,
@@ -63,13 +65,25 @@ from .linalg import (
 from .reductions import extremum_grad, norm_grad, prod_except, reverse_cumsum, trace_grad, unreduce
 from .schedules import OnlineSnapshots, checkpoint_schedule, online_schedule
 from .shapes import (
+    diag_grad,
+    diagonal_grad,
+    diff_grad,
     getitem_grad,
+    gradient_grad,
     move_cotangent,
+    pad_grad,
+    permutation_of,
     reshape_each,
     reshape_like,
+    select_grads,
+    take_along_axis_grad,
+    unappend,
     unconcatenate,
     unpack_cotangent,
     unrepeat,
+    unroll,
+    unrollaxis,
+    unsplit,
     unstack,
     untile,
 )
@@ -164,4 +178,19 @@ __all__ = [
     "fresh_tangent",
     "tangent_like",
     "tangent_attr",
+    "match_complex",
+    "kron_grads",
+    "cross_grads",
+    "unsplit",
+    "unroll",
+    "unappend",
+    "diag_grad",
+    "diagonal_grad",
+    "unrollaxis",
+    "pad_grad",
+    "take_along_axis_grad",
+    "permutation_of",
+    "select_grads",
+    "diff_grad",
+    "gradient_grad",
 ]

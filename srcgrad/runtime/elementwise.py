@@ -5,7 +5,8 @@ small, NumPy alone, copied into exported modules.  An elementwise operation's
 cotangent has the output's shape; :func:`unbroadcast` sums it down to an
 operand that broadcasting stretched.  :func:`grad_seed` is the cotangent the
 adjoint sweep of ``grad`` starts from, :func:`signum` the derivative of
-``abs``.  :func:`stop_gradient` and :func:`on_grad` are what a user writes in
+``abs``, :func:`match_complex` a cotangent in the kind (real or complex) of
+its value.  :func:`stop_gradient` and :func:`on_grad` are what a user writes in
 a differentiated function: identities, whose rules act on the cotangent.
 
     >>> import numpy as np
@@ -83,6 +84,18 @@ def signum(x):
     if np.iscomplexobj(x):
         return np.conj(np.sign(x))
     return np.sign(x)
+
+
+def match_complex(g, x):
+    """The cotangent ``g`` of a complex ``x`` seen through a real-valued view
+    (``np.real``, ``np.imag``, ``np.angle``), in ``x``'s kind: complex where ``x``
+    is complex, its real part where ``x`` is real (the imaginary part is the
+    derivative along ``i * x``, which a real ``x`` cannot move)."""
+    if type(g) is float:
+        return g
+    if np.iscomplexobj(x):
+        return g if np.iscomplexobj(g) else np.asarray(g, dtype=np.result_type(x))[()]
+    return np.real(g) if np.iscomplexobj(g) else g
 
 
 def stop_gradient(x):

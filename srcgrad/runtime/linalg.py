@@ -1,5 +1,5 @@
 """Adjoints of linear algebra: products (``@``, ``tensordot``, ``einsum``,
-``outer``), ``inv`` and ``solve``.
+``outer``, ``kron``, ``cross``), ``inv`` and ``solve``.
 
 A runtime helper module (see :mod:`srcgrad.runtime`, which re-exports it):
 small, NumPy alone, copied into exported modules.  Each helper takes the
@@ -116,8 +116,9 @@ def einsum_grads(g, operands):
     """Cotangents of ``np.einsum(subscripts, *arrays)``: ``[None, d_array1, ...]``.
 
     Each operand's cotangent is the einsum of the cotangent with the other
-    operands, contracted back to that operand's subscripts.  The first entry
-    stands for the subscripts string, which has no cotangent.
+    operands, contracted back to that operand's subscripts (an index repeated
+    in one operand, a diagonal, puts it back on that diagonal).  The first
+    entry stands for the subscripts string, which has no cotangent.
     """
     subscripts, arrays = operands[0], list(operands[1:])
     if not isinstance(subscripts, str):
@@ -129,15 +130,40 @@ def einsum_grads(g, operands):
     grads = [None]
     for i, a in enumerate(arrays):
         sub = ins[i]
-        if len(set(sub)) != len(sub):
-            raise error_at("MissingRuleError", f"einsum {subscripts!r}: an index repeated "
-                         f"within one operand ({sub!r}, a diagonal) has no adjoint")
+        if len(set(sub)) != len(sub):  # a diagonal: 'ii->i', 'ii', 'iij->j'
+            grads.append(_einsum_diagonal_grad(g, ins, outs, arrays, i))
+            continue
         others = ins[:i] + ins[i + 1:] + [outs]
         kept = "".join(c for c in sub if c in "".join(others))
         gi = np.einsum(",".join(others) + "->" + kept, *(arrays[:i] + arrays[i + 1:]), g)
         gi = np.expand_dims(gi, tuple(k for k, c in enumerate(sub) if c not in kept))
         grads.append(np.broadcast_to(unbroadcast(gi, a), np.shape(a)))
     return grads
+
+
+def _einsum_diagonal_grad(g, ins, outs, arrays, i):
+    """The cotangent of operand ``i``, whose subscripts repeat an index (it reads
+    a diagonal): the cotangent of that diagonal, with each index once, written
+    back on the diagonal of zeros (a product with identity matrices)."""
+    a, sub = arrays[i], ins[i]
+    once = "".join(dict.fromkeys(sub))
+    sizes = dict(zip(sub, np.shape(a)))
+    others = ins[:i] + ins[i + 1:] + [outs]
+    kept = "".join(c for c in once if c in "".join(others))
+    gi = np.einsum(",".join(others) + "->" + kept, *(arrays[:i] + arrays[i + 1:]), g)
+    gi = np.expand_dims(gi, tuple(k for k, c in enumerate(once) if c not in kept))
+    stretched = tuple(k for k, c in enumerate(once) if sizes[c] == 1 and gi.shape[k] != 1)
+    gi = np.broadcast_to(np.sum(gi, axis=stretched, keepdims=True), [sizes[c] for c in once])
+    spare = iter(c for c in _LETTERS if c not in sub + "".join(others))
+    full, eyes = "", []
+    for k, c in enumerate(sub):
+        if c in sub[:k]:  # a repeat: a new index, tied to the first by an identity
+            new = next(spare)
+            eyes.append(c + new)
+            c = new
+        full += c
+    return np.einsum(",".join([once, *eyes]) + "->" + full, gi,
+                     *[np.eye(sizes[e[0]], dtype=gi.dtype) for e in eyes])
 
 
 def outer_grads(g, a, b):
@@ -165,3 +191,41 @@ def solve_grads(g, out, a, b):
         return -(gb * out[..., None, :]), unbroadcast(gb[..., 0], b)
     gb = np.linalg.solve(np.swapaxes(a, -1, -2), g)
     return unbroadcast(-(gb @ np.swapaxes(out, -1, -2)), a), unbroadcast(gb, b)
+
+
+def kron_grads(g, a, b):
+    """Cotangents of ``a`` and ``b`` in ``np.kron(a, b)``: seen with each axis split
+    in two, the result is the outer product ``a[i, j] * b[k, l]`` at
+    ``(i, k, j, l)``, so each cotangent contracts ``g`` with the other operand."""
+    if no_cotangent(g):
+        return 0.0, 0.0
+    nd = max(np.ndim(a), np.ndim(b), 1)
+    shape_a = (1,) * (nd - np.ndim(a)) + np.shape(a)
+    shape_b = (1,) * (nd - np.ndim(b)) + np.shape(b)
+    g = np.reshape(g, [n for pair in zip(shape_a, shape_b) for n in pair])
+    axes_a, axes_b = list(range(0, 2 * nd, 2)), list(range(1, 2 * nd, 2))
+    ga = np.einsum(g, list(range(2 * nd)), np.reshape(b, shape_b), axes_b, axes_a)
+    gb = np.einsum(g, list(range(2 * nd)), np.reshape(a, shape_a), axes_a, axes_b)
+    return np.reshape(ga, np.shape(a)), np.reshape(gb, np.shape(b))
+
+
+def cross_grads(g, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    """Cotangents of ``a`` and ``b`` in ``np.cross(a, b, ...)``: with ``c = a x b``,
+    ``<g, a x b> = <b x g, a> = <g x a, b>``.  Vectors of two components are
+    padded to three (their cross product is the third component alone)."""
+    if no_cotangent(g):
+        return 0.0, 0.0
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    a2, b2 = np.moveaxis(np.asarray(a), axisa, -1), np.moveaxis(np.asarray(b), axisb, -1)
+    na, nb = a2.shape[-1], b2.shape[-1]
+    g = np.asarray(g)
+    if na == 2 and nb == 2:
+        g3 = np.stack([np.zeros_like(g), np.zeros_like(g), g], -1)
+    else:
+        g3 = np.moveaxis(g, axisc, -1)
+    a3 = np.concatenate([a2, np.zeros(a2.shape[:-1] + (3 - na,), a2.dtype)], -1)
+    b3 = np.concatenate([b2, np.zeros(b2.shape[:-1] + (3 - nb,), b2.dtype)], -1)
+    ga = unbroadcast(np.cross(b3, g3)[..., :na], a2)
+    gb = unbroadcast(np.cross(g3, a3)[..., :nb], b2)
+    return np.moveaxis(ga, -1, axisa), np.moveaxis(gb, -1, axisb)

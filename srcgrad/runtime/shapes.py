@@ -1,5 +1,7 @@
 """Adjoints of operations that move, repeat or pick elements: reshapes and
-transposes, ``tile``, ``repeat``, ``concatenate``, ``stack``, indexing.
+transposes, ``tile``, ``repeat``, ``concatenate``, ``stack``, splits, padding,
+diagonals, sorting, ``np.select``, indexing; and of the finite differences
+``np.diff`` and ``np.gradient``, which combine neighbouring elements.
 
 A runtime helper module (see :mod:`srcgrad.runtime`, which re-exports it):
 small, NumPy alone, copied into exported modules.  Inside loops and after
@@ -21,6 +23,8 @@ from __future__ import annotations
 import numpy as np
 
 from .aliases import is_basic_index
+from .elementwise import unbroadcast
+from .errors import error_at
 from .structures import ListCotangent, cotangent_like, no_cotangent
 
 
@@ -125,3 +129,199 @@ def unpack_cotangent(g, items):
     if no_cotangent(g):
         return ListCotangent([0.0] * len(items))
     return ListCotangent(g)
+
+
+def _in_dtype(g, x):
+    """``g`` in the floating dtype of the array ``x``, where a constant of another
+    dtype (``np.append(x, 1.0)`` on float32) promoted the output."""
+    if isinstance(x, np.ndarray) and x.dtype.kind in "fc" and np.result_type(g) != x.dtype:
+        return np.asarray(g, dtype=x.dtype)
+    return g
+
+
+def unappend(g, arr, values, axis=None):
+    """Cotangents of ``arr`` and ``values`` in ``np.append(arr, values, axis)``
+    (``axis=None`` joined the flattened arrays)."""
+    if no_cotangent(g):
+        return 0.0, 0.0
+    ga, gv = unconcatenate(g, [arr, values], axis)
+    return _in_dtype(ga, arr), _in_dtype(gv, values)
+
+
+def unsplit(g, out, axis=0):
+    """Cotangent of ``ary`` in ``np.split(ary, ..., axis)`` (and ``array_split``,
+    ``hsplit``, ``vsplit``, ``dsplit``), whose pieces are ``out``: the pieces'
+    cotangents joined back, zeros for those no cotangent reached."""
+    if no_cotangent(g):
+        return 0.0
+    return np.concatenate([np.zeros_like(o) if no_cotangent(p) else np.broadcast_to(p, np.shape(o))
+                           for p, o in zip(g, out)], axis)
+
+
+def diagonal_grad(g, a, offset=0, axis1=0, axis2=1):
+    """Cotangent of ``a`` in ``np.diagonal(a, offset, axis1, axis2)``: ``g`` written
+    on that diagonal of zeros shaped like ``a``."""
+    if no_cotangent(g):
+        return 0.0
+    g = np.asarray(g)
+    grad = np.zeros(np.shape(a), dtype=g.dtype)
+    moved = np.moveaxis(grad, (axis1, axis2), (-2, -1))  # a view: writes land in grad
+    i = np.arange(g.shape[-1])
+    moved[..., i + max(-offset, 0), i + max(offset, 0)] = g
+    return grad
+
+
+def diag_grad(g, v, k=0):
+    """Cotangent of ``v`` in ``np.diag(v, k)``: the diagonal ``k`` of ``g`` where
+    ``v`` is 1-D (it built a matrix), ``g`` on that diagonal where ``v`` is 2-D."""
+    if no_cotangent(g):
+        return 0.0
+    if np.ndim(v) == 1:
+        return np.diagonal(g, k)
+    return diagonal_grad(g, v, k)
+
+
+def unrollaxis(g, a, axis, start=0):
+    """Cotangent of ``a`` in ``np.rollaxis(a, axis, start)``: the inverse
+    permutation of the axes, applied to ``g``."""
+    if no_cotangent(g):
+        return 0.0
+    n = np.ndim(a)
+    axis, start = axis % n, start + n if start < 0 else start
+    order = [k for k in range(n) if k != axis]
+    order.insert(start - 1 if axis < start else start, axis)
+    return np.transpose(g, np.argsort(order))
+
+
+def unroll(g, shift, axis=None):
+    """Cotangent of ``a`` in ``np.roll(a, shift, axis)``: ``g`` rolled back (each of
+    several shifts negated)."""
+    if no_cotangent(g):
+        return 0.0
+    return np.roll(g, np.negative(shift), axis)
+
+
+def pad_grad(g, array, pad_width, mode="constant", reflect_type="even"):
+    """Cotangent of ``array`` in ``np.pad(array, pad_width, mode)``: the middle of
+    ``g`` for the constant mode; for the modes that copy elements of ``array``
+    into the border (edge, wrap, and reflect and symmetric with the even
+    reflection) each element also collects the cotangents of its copies."""
+    if no_cotangent(g):
+        return 0.0
+    shape = np.shape(array)
+    if mode == "constant":
+        widths = np.broadcast_to(np.asarray(pad_width), (len(shape), 2))
+        return g[tuple(slice(int(w), int(w) + n) for w, n in zip(widths[:, 0], shape))]
+    if mode not in ("edge", "wrap", "reflect", "symmetric") or reflect_type != "even":
+        raise error_at("MissingRuleError", f"np.pad: the mode {mode!r} (reflect_type="
+                       f"{reflect_type!r}) has no adjoint; the constant, edge and wrap modes "
+                       f"and reflect and symmetric with reflect_type='even' do")
+    size = int(np.prod(shape))
+    source = np.pad(np.arange(size).reshape(shape), pad_width, mode).ravel()
+    g = np.ravel(g)
+    if np.iscomplexobj(g):
+        grad = np.zeros(size, dtype=g.dtype)
+        np.add.at(grad, source, g)
+    else:
+        grad = np.bincount(source, weights=g, minlength=size).astype(g.dtype)
+    return grad.reshape(shape)
+
+
+def take_along_axis_grad(g, arr, indices, axis=-1):
+    """Cotangent of ``arr`` in ``np.take_along_axis(arr, indices, axis)``: ``g``
+    scattered back to the places it was taken from, repeated places adding up."""
+    if no_cotangent(g):
+        return 0.0
+    g = np.asarray(g)
+    grad = np.zeros(np.shape(arr), dtype=g.dtype)
+    if axis is None:
+        np.add.at(grad.reshape(-1), indices, g)
+        return grad
+    axis %= grad.ndim
+    index = tuple(indices if k == axis else np.arange(n).reshape(
+        [n if j == k else 1 for j in range(grad.ndim)]) for k, n in enumerate(grad.shape))
+    np.add.at(grad, index, g)
+    return grad
+
+
+def permutation_of(out, a, axis=-1):
+    """The positions along ``axis`` of the elements of ``a`` that ``out``, a
+    rearrangement of ``a`` along that axis (``np.partition``), holds: ``p`` with
+    ``np.take_along_axis(a, p, axis) == out`` (tied elements in some order).
+    ``axis=None`` is the flattened ``a``."""
+    if axis is None:
+        a, out, axis = np.ravel(a), np.ravel(out), 0
+    from_a = np.argsort(a, axis=axis, kind="stable")
+    from_out = np.argsort(out, axis=axis, kind="stable")
+    return np.take_along_axis(from_a, np.argsort(from_out, axis=axis), axis=axis)
+
+
+def select_grads(g, condlist, choicelist, default=0):
+    """Cotangents of ``choicelist`` (a list, one per choice) and ``default`` in
+    ``np.select(condlist, choicelist, default)``: each element's cotangent goes to
+    the first choice whose condition holds there, or to ``default``."""
+    if no_cotangent(g):
+        return ListCotangent([0.0] * len(choicelist)), 0.0
+    taken = np.zeros(np.shape(g), dtype=bool)
+    grads = []
+    for cond, choice in zip(condlist, choicelist):
+        pick = np.logical_and(cond, np.logical_not(taken))
+        grads.append(unbroadcast(np.where(pick, g, 0), choice))
+        taken = taken | pick
+    return ListCotangent(grads), unbroadcast(np.where(taken, 0, g), default)
+
+
+def diff_grad(g, a, n=1, axis=-1, prepend=None, append=None):
+    """Cotangent of ``a`` in ``np.diff(a, n, axis, prepend=..., append=...)``: each
+    difference's transpose is minus the difference of ``g`` padded with a zero
+    at both ends; what belongs to ``prepend`` and ``append`` is cut off."""
+    if no_cotangent(g):
+        return 0.0
+    g = np.asarray(g)
+    axis %= g.ndim
+    widths = [(1, 1) if k == axis else (0, 0) for k in range(g.ndim)]
+    for _ in range(n):
+        g = -np.diff(np.pad(g, widths), axis=axis)
+    start = 0
+    if prepend is not None:
+        start = 1 if np.ndim(prepend) == 0 else np.shape(prepend)[axis]
+    stop = start + np.shape(a)[axis]
+    return _in_dtype(g[tuple(slice(start, stop) if k == axis else slice(None)
+                             for k in range(g.ndim))], a)
+
+
+def gradient_grad(g, f, spacing=(), axis=None, edge_order=1):
+    """Cotangent of ``f`` in ``np.gradient(f, *spacing, axis=axis, edge_order=...)``.
+
+    Along each axis ``np.gradient`` applies a banded linear map: each result
+    reads the elements at most two places away.  Its transpose is read off
+    five probes (every fifth element set), one per residue of the position
+    mod 5, which cannot overlap within a band; it holds for any spacing.
+    """
+    if no_cotangent(g):
+        return 0.0
+    nd = np.ndim(f)
+    if axis is None:
+        axes = list(range(nd))
+    else:
+        axes = [k % nd for k in ((axis,) if np.ndim(axis) == 0 else axis)]
+    parts = [g] if len(axes) == 1 else list(g)
+    if len(spacing) == 0:
+        spacing = [1.0] * len(axes)
+    elif len(spacing) == 1 and np.ndim(spacing[0]) == 0:
+        spacing = list(spacing) * len(axes)
+    dtype = np.result_type(*[p for p in parts if not no_cotangent(p)] or [np.asarray(f)])
+    grad = np.zeros(np.shape(f), dtype=dtype)
+    for k, h, part in zip(axes, spacing, parts):
+        if no_cotangent(part):
+            continue
+        n = np.shape(f)[k]
+        part = np.moveaxis(np.broadcast_to(part, np.shape(f)), k, -1)
+        total = np.zeros(part.shape, dtype=dtype)
+        for r in range(min(5, n)):
+            probe = (np.arange(n) % 5 == r).astype(np.float64)
+            band = np.pad(part * np.gradient(probe, h, edge_order=edge_order),
+                          [(0, 0)] * (part.ndim - 1) + [(2, 2)])
+            total += probe * sum(band[..., d:d + n] for d in range(5))
+        grad += np.moveaxis(total, -1, k)
+    return grad

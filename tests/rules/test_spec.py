@@ -228,8 +228,8 @@ def test_tangent_rule(entry, dtype):
     np.testing.assert_allclose(_flat(total), numeric, rtol=tol,
                                atol=tol * (1 + np.abs(numeric).max(initial=0)),
                                err_msg=f"J v of {entry.source}")
-    for o, t in zip(out if isinstance(out, tuple) else (out,),
-                    total if isinstance(out, tuple) else (total,)):
+    several = isinstance(out, (tuple, list))  # np.split's list of arrays too
+    for o, t in zip(out if several else (out,), total if several else (total,)):
         assert np.shape(t) == np.shape(o), f"tangent shape {np.shape(t)} != {np.shape(o)}"
         if isinstance(o, np.ndarray) and o.dtype.kind == "f":
             assert np.result_type(t) == o.dtype, f"tangent {np.result_type(t)} != {o.dtype}"
@@ -499,8 +499,6 @@ def test_getitem_of_a_tuple_gives_a_tuple():
 
 def test_unsupported_variants_raise_clearly():
     x = np.ones((3, 3))
-    with pytest.raises(srcgrad.MissingRuleError, match="repeated"):
-        _rule(np.einsum)(np.einsum("ii->i", x), np.ones(3), "ii->i", x)
     with pytest.raises(srcgrad.MissingRuleError, match="sublist"):
         _rule(np.einsum)(np.einsum(x, [0, 1]), np.ones((3, 3)), x, [0, 1])
     with pytest.raises(srcgrad.MissingRuleError, match="ord=2"):
