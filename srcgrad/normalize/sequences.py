@@ -51,6 +51,7 @@ import gast
 
 from .. import ir
 from ..errors import UnsupportedSyntaxError
+from ..ir.syntax import helper_ref
 
 #: Primitives whose result is a sequence.
 _MAKERS = (ir.BUILD_TUPLE, ir.BUILD_LIST, ir.CONCAT, ir.REPEAT, tuple, list, sorted)
@@ -63,6 +64,8 @@ def type_sequence_operators(program: ir.Program) -> None:
                and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)
                and not ir.is_update(s)]
     seqs = sequence_names(program, assigns)
+    ints = _int_names(assigns)
+    guards = []
     for stmt in assigns:
         op = stmt.op
         if op.primitive in (operator.add, operator.mul) and any(_operands_sequences(op, seqs)):
@@ -73,7 +76,59 @@ def type_sequence_operators(program: ir.Program) -> None:
                 op.args = op.args[::-1]  # 3 * [x]: the rule takes the sequence first
             op.primitive = ir.CONCAT if op.primitive is operator.add else ir.REPEAT
             op.label = op.primitive.label
+            guards += [(stmt, guard) for guard in _guards(program, stmt, seqs, ints)]
+    for block in _blocks(program.body):
+        for stmt, guard in guards:
+            if any(s is stmt for s in block):
+                block.insert(next(i for i, s in enumerate(block) if s is stmt), guard)
     program.sequences = seqs
+
+
+def _int_names(assigns) -> set[str]:
+    """Names whose every definition is ``len(...)``: certainly ints."""
+    defs: dict[str, list] = {}
+    for stmt in assigns:
+        defs.setdefault(stmt.targets[0].id, []).append(stmt.op.primitive is len)
+    return {name for name, lens in defs.items() if all(lens)}
+
+
+def _guards(program, stmt, seqs, ints) -> list:
+    """Run-time checks of the operands whose type the pass could not see: the
+    other operand of ``seq + x`` must be a sequence, the count of ``seq * n``
+    an int (an array there is NumPy arithmetic, not concatenation or repetition)."""
+    op = stmt.op
+    repeat = op.primitive is ir.REPEAT
+    known = ints if repeat else seqs
+    unknown = [a for a in (op.args[1:] if repeat else op.args)
+               if isinstance(a, gast.Name) and a.id not in known]
+    guards = []
+    for operand in unknown:
+        what = "an int" if repeat else "a tuple or list"
+        message = (f"'{'*' if repeat else '+'}' of a tuple or list and "
+                   f"'{operand.id}', which srcgrad could not tell is {what}: here it is "
+                   f"not (an array makes NumPy arithmetic of the sequence); convert the "
+                   f"sequence with np.asarray, or make '{operand.id}' {what}")
+        node = op.node
+        where = gast.Tuple(elts=[gast.Constant(value=v, kind=None) for v in (
+            program.filename, getattr(node, "lineno", None), getattr(node, "col_offset", None))],
+            ctx=gast.Load())
+        call = gast.Call(func=helper_ref("sequence_operand"),
+                         args=[ir.name(operand.id), gast.Constant(value=repeat, kind=None),
+                               gast.Constant(value=message, kind=None), where], keywords=[])
+        guard = gast.copy_location(gast.Expr(value=call), node)
+        guard.op = ir.Op(ir.OPAQUE, [], {}, stmt, "statement")
+        guards.append(guard)
+    return guards
+
+
+def _blocks(body):
+    """``body`` and every statement list nested in it."""
+    yield body
+    for stmt in body:
+        for field in ("body", "orelse", "finalbody"):
+            inner = getattr(stmt, field, None)
+            if isinstance(inner, list) and inner and isinstance(inner[0], gast.stmt):
+                yield from _blocks(inner)
 
 
 def sequence_names(program: ir.Program, assigns) -> set[str]:

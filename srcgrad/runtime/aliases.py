@@ -192,3 +192,24 @@ def is_basic_index(index):
     parts = index if isinstance(index, tuple) else (index,)
     return all(p is None or p is Ellipsis or isinstance(p, (int, np.integer, slice))
                and not isinstance(p, (bool, np.bool_)) for p in parts)
+
+
+def sequence_operand(value, count: bool, message: str, where=None) -> None:
+    """Check an operand of ``+`` or ``*`` whose other operand is a tuple or
+    list, where the compiler could not see its type: for ``seq + value`` it
+    must be a tuple or list too (concatenation), for ``seq * value`` an int
+    (repetition) -- an array there makes NumPy's elementwise arithmetic of the
+    sequence as an array, which the sequence rules would differentiate wrongly.
+
+        >>> sequence_operand(3, True, "never raised")
+        >>> sequence_operand(np.ones(2), True, "'*' of a list and an array")
+        Traceback (most recent call last):
+        srcgrad.errors.UnsupportedSyntaxError: '*' of a list and an array
+    """
+    if count:
+        if isinstance(value, (int, np.integer)):
+            return
+    elif isinstance(value, (list, tuple)):
+        return
+    raise error_at("UnsupportedSyntaxError", message, where)
+
