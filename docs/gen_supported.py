@@ -32,6 +32,8 @@ FAMILIES = {
     "ufuncs": "NumPy elementwise functions (ufuncs)",
     "reductions": "Reductions",
     "linalg": "Linear algebra",
+    "fft": "Fourier transforms (np.fft)",
+    "sequences": "Convolution, interpolation and search",
     "shapes": "Shape operations",
     "indexing": "Indexing",
     "sorting": "Sorting",
@@ -43,12 +45,42 @@ FAMILIES = {
     "math_module": "The math module",
     "gradient_control": "Gradient control",
     "forward_helpers": "Helpers of generated tangent code",
+    "scipy_special": "SciPy: scipy.special",
+    "scipy_stats": "SciPy: scipy.stats",
+    "scipy_signal": "SciPy: scipy.signal",
 }
+
+#: Families of an optional library: registered when the user's code imports it
+#: (the script imports it, where installed, to list them).  Without SciPy,
+#: ``--check`` leaves their sections out of the comparison.
+OPTIONAL = {"scipy_special", "scipy_stats", "scipy_signal"}
+OPTIONAL_NOTE = ["SciPy is optional: these rules are registered once your code has imported",
+                 "that part of SciPy (srcgrad never imports it itself)."]
 
 #: What a family heading adds, where its rules need a word of explanation.
 NOTES = {
     "forward_helpers": ["Generated forward-mode code calls these runtime helpers; their rules",
                         "let reverse mode differentiate that code again (second derivatives)."],
+    "linalg": ["Factorisations work on stacks of matrices.  `cholesky` and `eigh` read one",
+               "triangle of their argument (the lower one by default), so its gradient lies",
+               "in that triangle; for a symmetric matrix built from parameters, the",
+               "parameters' gradients are autograd's and JAX's (which return the symmetrised",
+               "matrix).  Eigenvectors (and singular vectors) of repeated eigenvalues",
+               "(singular values) are not unique: their terms are dropped there, which is",
+               "right when the loss does not depend on the choice of basis (functions of the",
+               "eigenvalues, of projectors) and meaningless otherwise.  `svd` of a non-square",
+               "matrix needs `full_matrices=False` for its singular vectors; `qr` is the",
+               "reduced factorisation; `pinv` and `lstsq` assume the rank does not change near",
+               "the point."],
+    "reductions": ["The `nan` reductions give the NaN elements no cotangent.  A NaN produced",
+                   "from a differentiated value still poisons the rules before it",
+                   "(`0 * NaN` in the adjoint of `(x - y) ** 2`), as in autograd and JAX."],
+    "fft": ["Complex values follow autograd's and JAX's convention: the cotangent of",
+            "`z = x + iy` is `dL/dx - i dL/dy`, so a complex-linear rule needs no conjugate",
+            "(the adjoint of `fft` is `fft`), and the gradient of a real loss with respect",
+            "to a complex input is that conjugate-Wirtinger form (descend with",
+            "`z - lr * conj(g)`).  `irfft` is only real-linear: its rule conjugates."],
+    **{family: OPTIONAL_NOTE for family in OPTIONAL},
 }
 
 
@@ -75,6 +107,7 @@ def _forward(rule, tangent) -> str:
 
 
 def render() -> str:
+    registry.load_lazy(force=True)  # SciPy's families, where SciPy is installed
     rules = _builtin(registry.all_rules())
     tangents = _builtin(registry.all_tangents())
     groups = defaultdict(list)
@@ -97,10 +130,15 @@ def render() -> str:
         "",
     ]
     order = [f for f in FAMILIES if f in groups] + sorted(set(groups) - set(FAMILIES))
-    total = forward = 0
+    total = forward = optional = optional_forward = 0
     for family in order:
         family_rules = sorted(groups[family], key=lambda r: r.name)
-        total += len(family_rules)
+        if family in OPTIONAL:
+            optional += len(family_rules)
+            optional_forward += sum(r.primitive in tangents for r in family_rules)
+        else:
+            total += len(family_rules)
+            forward += sum(r.primitive in tangents for r in family_rules)
         lines += [f"## {FAMILIES.get(family, family)}", "",
                   f"Rules: `srcgrad/rules/{family}.py`.", ""]
         if family in NOTES:
@@ -110,7 +148,6 @@ def render() -> str:
         for rule in family_rules:
             others = [p for p in rule.params if p not in rule.wrt]
             tangent = tangents.get(rule.primitive)
-            forward += tangent is not None
             lines.append(f"| `{rule.name}` | {', '.join(rule.wrt)} | {', '.join(others)} "
                          f"| {_forward(rule, tangent)} |")
         lines.append("")
@@ -132,14 +169,33 @@ def render() -> str:
               f"*{total} operations with adjoint rules, {forward} of them with tangent rules"
               + (f", {len(only)} with tangent rules only" if only else "")
               + f"; {len(names)} non-differentiable.*", ""]
+    if optional:
+        lines += [f"*With SciPy: {optional} more, {optional_forward} of them with tangent rules.*",
+                  ""]
     return "\n".join(line.replace("|  |", "| |") for line in lines)
+
+
+def without_optional(text: str) -> str:
+    """``text`` without the sections and the count of the optional families (what
+    this script writes where SciPy is not installed)."""
+    headings = {f"## {FAMILIES[family]}" for family in OPTIONAL}
+    kept, skipping = [], False
+    for line in text.split("\n"):
+        if line.startswith("## "):
+            skipping = line in headings
+        if not skipping and not line.startswith("*With SciPy:"):
+            kept.append(line)
+    return "\n".join(kept).replace("\n\n\n", "\n\n").rstrip("\n") + "\n"
 
 
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     text = render()
     if "--check" in argv:
-        if not OUT.exists() or OUT.read_text(encoding="utf-8") != text:
+        committed = OUT.read_text(encoding="utf-8") if OUT.exists() else None
+        if committed is not None and not any(f"## {FAMILIES[f]}" in text for f in OPTIONAL):
+            committed = without_optional(committed)  # SciPy is not installed here
+        if committed != text:
             print(f"{OUT} is out of date: run python docs/gen_supported.py", file=sys.stderr)
             return 1
         return 0

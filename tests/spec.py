@@ -38,6 +38,14 @@ import srcgrad
 import srcgrad.runtime
 from srcgrad.runtime import keys_of, sequence, snapshot
 
+try:  # SciPy is optional: its entries are in the table when it is installed
+    import scipy.signal
+    import scipy.special
+    import scipy.stats
+except ImportError:  # pragma: no cover - the test extra installs SciPy
+    scipy = None
+SCIPY = scipy is not None
+
 FLOATS = ("float64", "float32")
 
 
@@ -158,7 +166,7 @@ class _Index:
 
 def _eval(node, env):
     return eval(compile(ast.Expression(node), "<spec>", "eval"),  # noqa: S307
-                {"np": np, "math": math, "srcgrad": srcgrad, "_Index": _Index(),
+                {"np": np, "math": math, "srcgrad": srcgrad, "_Index": _Index(), "scipy": scipy,
                  "keys_of": keys_of, "sequence": sequence, "snapshot": snapshot}, env)
 
 
@@ -305,6 +313,44 @@ for meth, exprs in METHOD_CALLS.items():
           x=distinct(2, 3, 4) if meth in ("max", "min") else normal(2, 3, 4))
 S("np.cumsum", np.cumsum, "np.cumsum(x)", x=normal(3, 4))
 S("np.cumsum-axis", np.cumsum, "np.cumsum(x, axis=0)", x=normal(3, 4))
+
+
+def with_nans(shape, *positions):
+    """Normal values with NaN at ``positions`` (for the nan-reductions)."""
+    def draw(rng):
+        x = rng.standard_normal(shape)
+        for p in positions:
+            x[p] = np.nan
+        return x
+    return Input(draw)
+
+
+for e, gen, what in (("np.cumprod(x)", normal(5), ""), ("np.cumprod(x)", normal(2, 3), ""),
+                     ("np.cumprod(x, axis=1)", normal(2, 4), ""),
+                     ("np.cumprod(x, 0)", normal(3, 2, 2), ""),
+                     ("np.cumprod(x)", with_zeros((5,), 2), "-one-zero"),
+                     ("np.cumprod(x)", with_zeros((6,), 1, 4), "-two-zeros"),
+                     ("np.cumprod(x, axis=-1)", with_zeros((2, 4), (0, 1), (1, 0), (1, 2)),
+                      "-zeros"),
+                     ("x.cumprod()", normal(2, 3), ""), ("x.cumprod(axis=0)", normal(3, 2), "")):
+    prim = np.ndarray.cumprod if e.startswith("x.") else np.cumprod
+    S(f"{e}-{gen.draw(np.random.default_rng(0)).shape}{what}", prim, e, x=gen)
+NAN1 = with_nans((3, 4), (0, 1), (2, 3))
+for fn in ("nansum", "nanmean", "nanprod", "nanvar", "nanstd", "nanmax", "nanmin"):
+    gen = Input(lambda rng: np.where(np.isnan(NAN1.draw(rng)), np.nan, distinct(3, 4).draw(rng))) \
+        if fn in ("nanmax", "nanmin") else NAN1
+    for v in ("", "axis=0", "axis=1, keepdims=True", "keepdims=True"):
+        args = f"x, {v}" if v else "x"
+        S(f"np.{fn}({v})", getattr(np, fn), f"np.{fn}({args})", x=gen)
+    S(f"np.{fn}-no-nan", getattr(np, fn), f"np.{fn}(x, axis=(0, 2))",
+      x=distinct(2, 3, 2) if fn in ("nanmax", "nanmin") else normal(2, 3, 2))
+for fn in ("nanvar", "nanstd"):
+    S(f"np.{fn}-ddof", getattr(np, fn), f"np.{fn}(x, axis=1, ddof=1)", x=NAN1)
+S("np.nanprod-zero", np.nanprod, "np.nanprod(x, axis=1)",
+  x=Input(lambda rng: np.where(np.eye(3, 4) > 0, np.nan, np.where(np.eye(3, 4, 1) > 0, 0.0,
+                                                                   rng.standard_normal((3, 4))))))
+S("np.nancumsum", np.nancumsum, "np.nancumsum(x)", x=NAN1)
+S("np.nancumsum-axis", np.nancumsum, "np.nancumsum(x, axis=1)", x=NAN1)
 for e, gen in (("np.linalg.norm(x)", normal(5)), ("np.linalg.norm(x)", normal(3, 4)),
                ("np.linalg.norm(x, axis=1)", normal(3, 4)),
                ("np.linalg.norm(x, axis=-1, keepdims=True)", normal(2, 3, 4)),
@@ -312,7 +358,15 @@ for e, gen in (("np.linalg.norm(x)", normal(5)), ("np.linalg.norm(x)", normal(3,
                ("np.linalg.norm(x, 'fro')", normal(3, 4)), ("np.linalg.norm(x, 2)", normal(4)),
                ("np.linalg.norm(x, 1)", away(5)), ("np.linalg.norm(x, np.inf)", distinct(5)),
                ("np.linalg.norm(x, -np.inf)", distinct(5)), ("np.linalg.norm(x, 3)", away(5)),
-               ("np.linalg.norm(x, ord=1, axis=0)", away(3, 4))):
+               ("np.linalg.norm(x, ord=1, axis=0)", away(3, 4)),
+               ("np.linalg.norm(x, 'nuc')", normal(3, 4)), ("np.linalg.norm(x, 2)", normal(3, 4)),
+               ("np.linalg.norm(x, -2)", normal(4, 3)), ("np.linalg.norm(x, 1)", away(3, 4)),
+               ("np.linalg.norm(x, -1)", away(4, 3)), ("np.linalg.norm(x, np.inf)", away(3, 4)),
+               ("np.linalg.norm(x, -np.inf)", away(3, 3)),
+               ("np.linalg.norm(x, 2, axis=(1, 2))", normal(2, 3, 4)),
+               ("np.linalg.norm(x, 'nuc', (0, 2), keepdims=True)", normal(3, 2, 4)),
+               ("np.linalg.norm(x, 1, axis=(2, 0))", away(3, 2, 4)),
+               ("np.linalg.norm(x, ord=np.inf, axis=(-2, -1), keepdims=True)", away(2, 3, 3))):
     S(f"{e}-{gen.draw(np.random.default_rng(0)).shape}", np.linalg.norm, e, x=gen)
 
 # --- linear algebra ------------------------------------------------------------------
@@ -368,6 +422,201 @@ S("np.linalg.slogdet", np.linalg.slogdet, "np.linalg.slogdet(x)[1]",
   call="np.linalg.slogdet(x)", x=wellcond(3))
 S("np.linalg.slogdet-batched", np.linalg.slogdet, "np.linalg.slogdet(x)[1]",
   call="np.linalg.slogdet(x)", x=wellcond(3, 2))
+
+
+# --- matrix factorisations -----------------------------------------------------------
+def spd(n, *batch):
+    """Symmetric positive definite matrices with eigenvalues about 1, 2, ..., n
+    (well apart: eigenvectors are unique)."""
+    def draw(rng):
+        q = np.linalg.qr(rng.standard_normal(batch + (n, n)))[0]
+        w = np.arange(1.0, n + 1) + rng.uniform(0, 0.3, batch + (n,))
+        return (q * w[..., None, :]) @ np.swapaxes(q, -1, -2)
+    return Input(draw)
+
+
+for e, gen in (("np.linalg.cholesky(x)", spd(3)), ("np.linalg.cholesky(x)", spd(4, 2)),
+               ("np.linalg.cholesky(x, upper=True)", spd(3)),
+               ("np.linalg.eigh(x)", spd(3)), ("np.linalg.eigh(x)", spd(3, 2)),
+               ("np.linalg.eigh(x, 'U')", spd(4)), ("np.linalg.eigh(x, UPLO='U')", spd(3, 2)),
+               ("np.linalg.eigvalsh(x)", spd(4)), ("np.linalg.eigvalsh(x, 'U')", spd(3, 2)),
+               ("np.linalg.svd(x)", normal(3, 3)), ("np.linalg.svd(x)", normal(2, 3, 3)),
+               ("np.linalg.svd(x, full_matrices=False)", normal(4, 3)),
+               ("np.linalg.svd(x, full_matrices=False)", normal(3, 5)),
+               ("np.linalg.svd(x, full_matrices=False)", normal(2, 4, 3)),
+               ("np.linalg.svd(x, compute_uv=False)", normal(4, 3)),
+               ("np.linalg.svd(x, False, False)", normal(2, 3, 4)),
+               ("np.linalg.qr(x)", normal(3, 3)), ("np.linalg.qr(x)", normal(5, 3)),
+               ("np.linalg.qr(x)", normal(3, 5)), ("np.linalg.qr(x, mode='reduced')", normal(2, 4, 3)),
+               ("np.linalg.pinv(x)", wellcond(3)), ("np.linalg.pinv(x)", normal(4, 3)),
+               ("np.linalg.pinv(x)", normal(3, 5)), ("np.linalg.pinv(x)", normal(2, 3, 4)),
+               ("np.linalg.matrix_power(x, 0)", wellcond(3)),
+               ("np.linalg.matrix_power(x, 1)", wellcond(3)),
+               ("np.linalg.matrix_power(x, 3)", wellcond(3)),
+               ("np.linalg.matrix_power(x, 2)", wellcond(3, 2)),
+               ("np.linalg.matrix_power(x, -2)", wellcond(3))):
+    prim = eval(e.split("(")[0], {"np": np})  # noqa: S307 - trusted table
+    S(f"{e}-{gen.draw(np.random.default_rng(0)).shape}", prim, e, x=gen)
+S("np.linalg.eigh-values", np.linalg.eigh, "np.linalg.eigh(x)[0]", call="np.linalg.eigh(x)",
+  x=spd(4))
+S("np.linalg.eigh-vectors", np.linalg.eigh, "np.linalg.eigh(x)[1]", call="np.linalg.eigh(x)",
+  x=spd(3))
+S("np.linalg.svd-s", np.linalg.svd, "np.linalg.svd(x, full_matrices=False)[1]",
+  call="np.linalg.svd(x, full_matrices=False)", x=normal(5, 3))
+S("np.linalg.qr-r", np.linalg.qr, "np.linalg.qr(x)[1]", call="np.linalg.qr(x)", x=normal(4, 3))
+if hasattr(np.linalg, "svdvals"):  # NumPy 2
+    S("np.linalg.svdvals", np.linalg.svdvals, "np.linalg.svdvals(x)", x=normal(4, 3))
+    S("np.linalg.svdvals-batched", np.linalg.svdvals, "np.linalg.svdvals(x)", x=normal(2, 3, 4))
+for sa, sb in (((5, 3), (5,)), ((5, 3), (5, 2)), ((3, 5), (3,)), ((4, 4), (4, 2))):
+    S(f"np.linalg.lstsq-{sa}-{sb}", np.linalg.lstsq, "np.linalg.lstsq(x, y, rcond=None)[:2]",
+      call="np.linalg.lstsq(x, y, rcond=None)", x=normal(*sa), y=normal(*sb))
+S("np.linalg.lstsq-s", np.linalg.lstsq, "np.linalg.lstsq(x, y, rcond=None)[3]",
+  call="np.linalg.lstsq(x, y, rcond=None)", x=normal(5, 3), y=normal(5))
+S("np.linalg.lstsq-x", np.linalg.lstsq, "np.linalg.lstsq(x, y, rcond=None)[0]",
+  call="np.linalg.lstsq(x, y, rcond=None)", x=normal(6, 3), y=normal(6))
+S("np.linalg.lstsq-x-a", np.linalg.lstsq, "np.linalg.lstsq(x, b, rcond=None)[0]",
+  call="np.linalg.lstsq(x, b, rcond=None)", x=normal(6, 3), b=fixed(np.arange(6.0)))
+
+# --- Fourier transforms, convolution, interpolation ----------------------------------
+# Real inputs here (complex outputs are compared through their real parts);
+# tests/rules/test_fft_rules.py checks complex inputs in both directions.
+for e, shape in (("np.fft.fft(x)", (6,)), ("np.fft.fft(x, axis=0)", (4, 3)),
+                 ("np.fft.fft(x, 8)", (5,)), ("np.fft.fft(x, n=3, norm='ortho')", (2, 5)),
+                 ("np.fft.ifft(x)", (5,)), ("np.fft.ifft(x, 7, axis=0, norm='forward')", (4, 2)),
+                 ("np.fft.rfft(x)", (6,)), ("np.fft.rfft(x)", (7,)), ("np.fft.rfft(x, 10)", (6,)),
+                 ("np.fft.rfft(x, axis=0, norm='ortho')", (5, 3)),
+                 ("np.fft.irfft(x)", (4,)), ("np.fft.irfft(x, 7)", (4,)),
+                 ("np.fft.irfft(x, n=4, axis=0, norm='ortho')", (5, 2)),
+                 ("np.fft.fft2(x)", (3, 4)), ("np.fft.fft2(x, s=(4, 2))", (2, 3, 3)),
+                 ("np.fft.ifft2(x, norm='ortho')", (2, 3, 4)),
+                 ("np.fft.fftn(x)", (2, 3, 2)), ("np.fft.ifftn(x, axes=(0, 2))", (3, 2, 4)),
+                 ("np.fft.rfft2(x)", (4, 4)), ("np.fft.rfft2(x, s=(3, 5))", (2, 4, 4)),
+                 ("np.fft.irfft2(x)", (3, 3)), ("np.fft.irfftn(x, s=(4, 5), axes=(0, 1))", (3, 3)),
+                 ("np.fft.rfftn(x, axes=(0, 1), norm='forward')", (4, 3, 2)),
+                 ("np.fft.fftshift(x)", (5,)), ("np.fft.fftshift(x, axes=1)", (2, 4)),
+                 ("np.fft.ifftshift(x)", (3, 4))):
+    prim = eval(e.split("(")[0], {"np": np})  # noqa: S307 - trusted table
+    S(f"{e}-{shape}", prim, e, x=normal(*shape))
+S("np.fft.rfft-abs", np.fft.rfft, "np.abs(np.fft.rfft(x)) ** 2", call="np.fft.rfft(x)",
+  x=normal(8))
+S("np.fft.fft-abs", np.fft.fft, "np.abs(np.fft.fft(x, axis=0))", call="np.fft.fft(x, axis=0)",
+  x=normal(5, 2))
+for mode in ("full", "same", "valid"):
+    for sa, sb in (((5,), (3,)), ((3,), (5,)), ((4,), (4,)), ((6,), (2,))):
+        S(f"np.convolve-{mode}-{sa}-{sb}", np.convolve, f"np.convolve(x, y, '{mode}')",
+          x=normal(*sa), y=normal(*sb))
+S("np.convolve", np.convolve, "np.convolve(x, y)", x=normal(4), y=normal(3))
+S("np.convolve-mode", np.convolve, "np.convolve(x, y, mode='same')", x=normal(2), y=normal(4))
+KNOTS = np.array([-1.0, -0.25, 0.3, 1.0, 1.8])
+S("np.interp", np.interp, "np.interp(x, xp, fp)", x=Input(lambda rng: rng.choice(
+    [-1.5, -0.6, 0.0, 0.7, 1.2, 2.4], 6) + rng.uniform(-0.05, 0.05, 6)), xp=fixed(KNOTS),
+  fp=normal(5))
+S("np.interp-scalar", np.interp, "np.interp(x, xp, fp)", dtypes=("float64",),
+  x=pyfloat(0.35, 0.95), xp=fixed(KNOTS), fp=normal(5))
+S("np.interp-left-right", np.interp, "np.interp(x, xp, fp, left=0.0, right=2.0)",
+  x=Input(lambda rng: np.array([[-1.5, 0.1], [0.5, 2.2]]) + rng.uniform(-0.05, 0.05, (2, 2))),
+  xp=fixed(KNOTS), fp=normal(5))
+S("np.interp-fp-only", np.interp, "np.interp(xs, xp, fp)", xs=fixed(np.linspace(-2, 2, 7)),
+  xp=fixed(KNOTS), fp=normal(5))
+
+# --- SciPy (when installed) ----------------------------------------------------------
+def registered(primitive):
+    """The registry's own key for ``primitive``: a bound method such as
+    ``scipy.stats.norm.logpdf`` is a new (equal) object at each access."""
+    from srcgrad.rules import registry  # noqa: PLC0415
+    return next((p for p in registry.all_rules() if p is primitive or p == primitive), primitive)
+
+
+if SCIPY:
+    SP = scipy.special
+    for name, gen in (("expit", normal), ("log_expit", normal), ("erf", normal),
+                      ("erfc", normal), ("ndtr", normal), ("log_ndtr", normal),
+                      ("logit", lambda *s: uniform(0.1, 0.9, *s)),
+                      ("erfinv", lambda *s: uniform(-0.9, 0.9, *s)),
+                      ("erfcinv", lambda *s: uniform(0.1, 1.9, *s)),
+                      ("ndtri", lambda *s: uniform(0.1, 0.9, *s)), ("gammaln", positive),
+                      ("gamma", positive), ("digamma", positive), ("entr", positive)):
+        if hasattr(SP, name):  # log_expit: SciPy 1.8
+            S(f"scipy.special.{name}", getattr(SP, name), f"scipy.special.{name}(x)",
+              x=gen(3, 4))
+    S("scipy.special.gammaln-neg", SP.gammaln, "scipy.special.gammaln(x)",
+      x=uniform(-2.8, -2.2, 4))
+    S("scipy.special.expit-0d", SP.expit, "scipy.special.expit(x)", x=normal())
+    ST, F64_ONLY = scipy.stats, ("float64",)  # these compute in float64, whatever the input
+    S("scipy.special.polygamma", SP.polygamma, "scipy.special.polygamma(1, x)",
+      dtypes=F64_ONLY, x=positive(4))
+    S("scipy.special.polygamma-0", SP.polygamma, "scipy.special.polygamma(0, x)",
+      dtypes=F64_ONLY, x=positive(3))
+    S("scipy.special.polygamma-orders", SP.polygamma, "scipy.special.polygamma(n, x)",
+      dtypes=F64_ONLY, n=fixed(np.array([0, 1, 2])), x=positive(2, 3))
+    S("psi", srcgrad.runtime.psi, "srcgrad.runtime.psi(2, x)", x=positive(4))
+    S("psi-0", srcgrad.runtime.psi, "srcgrad.runtime.psi(0, x)", x=positive(2, 2))
+    for name, gy in (("xlogy", positive), ("xlog1py", lambda *s: uniform(-0.5, 2.0, *s))):
+        S(f"scipy.special.{name}", getattr(SP, name), f"scipy.special.{name}(x, y)",
+          x=normal(3, 4), y=gy(3, 4))
+        S(f"scipy.special.{name}-bcast", getattr(SP, name), f"scipy.special.{name}(x, y)",
+          x=normal(2, 3), y=gy(3))
+    S("scipy.special.xlogy-zero", SP.xlogy, "scipy.special.xlogy(x, y)",
+      x=Input(lambda rng: np.array([0.0, 1.5, 0.0, -0.5])), y=positive(4))
+    S("scipy.special.betaln", SP.betaln, "scipy.special.betaln(x, y)", x=positive(3, 4),
+      y=positive(3, 4))
+    S("scipy.special.betaln-bcast", SP.betaln, "scipy.special.betaln(x, y)", x=positive(2, 3),
+      y=positive(1))
+    for v in ("", "axis=0", "axis=1, keepdims=True", "axis=(0, 2)", "keepdims=True", "-1"):
+        args = f"x, {v}" if v else "x"
+        S(f"scipy.special.logsumexp({v})", SP.logsumexp, f"scipy.special.logsumexp({args})",
+          x=normal(2, 3, 4))
+    S("scipy.special.logsumexp-b", SP.logsumexp, "scipy.special.logsumexp(x, axis=1, b=w)",
+      x=normal(3, 4), w=positive(3, 4))
+    S("scipy.special.logsumexp-b-bcast", SP.logsumexp, "scipy.special.logsumexp(x, 0, w)",
+      x=normal(3, 4), w=positive(4))
+    S("scipy.special.logsumexp-b-all", SP.logsumexp, "scipy.special.logsumexp(x, b=w)",
+      x=normal(5), w=positive(5))
+    for name in ("softmax", "log_softmax"):
+        for v in ("", ", axis=0", ", axis=-1", ", 1"):
+            S(f"scipy.special.{name}{v}", getattr(SP, name), f"scipy.special.{name}(x{v})",
+              x=normal(3, 4))
+    NORM = registered(ST.norm.logpdf)
+    S("scipy.stats.norm.logpdf", NORM, "scipy.stats.norm.logpdf(x)", dtypes=F64_ONLY,
+      x=normal(3, 4))
+    S("scipy.stats.norm.logpdf-loc-scale", NORM, "scipy.stats.norm.logpdf(x, m, s)",
+      dtypes=F64_ONLY, x=normal(3, 4), m=normal(4), s=positive(3, 1))
+    S("scipy.stats.norm.logpdf-keywords", NORM, "scipy.stats.norm.logpdf(x, loc=m, scale=s)",
+      dtypes=F64_ONLY, x=normal(5), m=normal(), s=positive())
+    S("scipy.stats.norm.logpdf-float", NORM, "scipy.stats.norm.logpdf(x, 0.5, s)",
+      dtypes=F64_ONLY, x=pyfloat(-1, 1), s=pyfloat(0.5, 2))
+    T = registered(ST.t.logpdf)
+    S("scipy.stats.t.logpdf", T, "scipy.stats.t.logpdf(x, df)", dtypes=F64_ONLY,
+      x=normal(3, 4), df=uniform(1.5, 6.0, 3, 4))
+    S("scipy.stats.t.logpdf-all", T, "scipy.stats.t.logpdf(x, df, m, s)", dtypes=F64_ONLY,
+      x=normal(2, 3), df=uniform(1.5, 6.0), m=normal(3), s=positive(2, 1))
+    S("scipy.stats.t.logpdf-keywords", T, "scipy.stats.t.logpdf(x, df=4.0, loc=m, scale=s)",
+      dtypes=F64_ONLY, x=normal(4), m=normal(), s=positive())
+    MVN = registered(ST.multivariate_normal.logpdf)
+    S("scipy.stats.multivariate_normal.logpdf", MVN,
+      "scipy.stats.multivariate_normal.logpdf(x, m, c)", dtypes=F64_ONLY, x=normal(4, 3),
+      m=normal(3), c=spd(3))
+    S("scipy.stats.multivariate_normal.logpdf-one", MVN,
+      "scipy.stats.multivariate_normal.logpdf(x, mean=m, cov=c)", dtypes=F64_ONLY,
+      x=normal(2), m=normal(2), c=spd(2))
+    S("scipy.stats.multivariate_normal.logpdf-batch", MVN,
+      "scipy.stats.multivariate_normal.logpdf(x, m, c)", dtypes=F64_ONLY, x=normal(2, 3, 2),
+      m=normal(2), c=positive(2))
+    S("scipy.stats.multivariate_normal.logpdf-scalar-cov", MVN,
+      "scipy.stats.multivariate_normal.logpdf(x, m, c)", dtypes=F64_ONLY, x=normal(3, 2),
+      m=normal(2), c=positive())
+    CONV = registered(scipy.signal.convolve)
+    for mode in ("full", "same", "valid"):
+        for sa, sb in (((5,), (3,)), ((3, 4), (2, 2)), ((2, 3), (3, 4))):
+            if mode == "valid" and sa == (2, 3):
+                continue  # neither input fits in the other
+            S(f"scipy.signal.convolve-{mode}-{sa}-{sb}", CONV,
+              f"scipy.signal.convolve(x, y, '{mode}')", x=normal(*sa), y=normal(*sb))
+    S("scipy.signal.convolve-method", CONV, "scipy.signal.convolve(x, y, method='fft')",
+      x=normal(6), y=normal(3))
+    S("signal_convolve", srcgrad.runtime.signal_convolve,
+      "srcgrad.runtime.signal_convolve(x, y, 'same')", x=normal(3, 3), y=normal(2, 3))
+
 
 # --- shapes --------------------------------------------------------------------------
 for e, shape in (("np.reshape(x, (3, 4))", (2, 6)), ("np.reshape(x, -1)", (2, 3)),
@@ -495,6 +744,10 @@ for uf in (np.sign, np.floor, np.ceil, np.rint, np.trunc, np.isnan, np.isfinite,
            np.argmax, np.argmin, np.argsort, np.count_nonzero, np.any, np.all, np.shape,
            np.ndim, np.size, np.zeros_like, np.ones_like, np.empty_like):
     N(f"np.{uf.__name__}", uf, f"np.{uf.__name__}(x)", x=_X)
+for uf in (np.nanargmax, np.nanargmin):
+    N(f"np.{uf.__name__}", uf, f"np.{uf.__name__}(x)", x=_X)
+N("np.searchsorted", np.searchsorted, "np.searchsorted(k, x)", k=fixed(np.arange(-2.0, 3.0)),
+  x=_X)
 for uf in (np.greater, np.greater_equal, np.less, np.less_equal, np.equal, np.not_equal,
            np.logical_and, np.logical_or, np.logical_xor, np.floor_divide,
            np.heaviside, np.isclose, np.allclose, np.array_equal):

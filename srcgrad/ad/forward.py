@@ -192,10 +192,7 @@ class Forward:
         if isinstance(target, gast.Tuple):
             out.extend(self.unpack(target, terms, op.label))
             return out
-        total = terms[0]
-        for term in terms[1:]:
-            total = gast.BinOp(left=total, op=gast.Add(), right=term)
-        out.append(self.define(targets[0], total, op.label))
+        out.append(self.define(targets[0], _sum_terms(terms), op.label))
         return out
 
     def unpack(self, target, terms, origin) -> list:
@@ -313,6 +310,19 @@ def _updated(body) -> set[str]:
     """Variables updated in place somewhere (``x[i] = v``, ``xs.append(v)``)."""
     return {n for stmt in ir.walk_statements(body) if ir.is_update(stmt)
             for n in ir.target_names(stmt)}
+
+
+def _sum_terms(terms):
+    """The sum of the terms of the operands that move; the terms of a primitive
+    with several outputs (tuple displays, ``np.linalg.lstsq``) add part by part."""
+    if len(terms) > 1 and all(isinstance(t, gast.Tuple) and len(t.elts) == len(terms[0].elts)
+                              for t in terms):
+        return gast.Tuple(elts=[_sum_terms(list(parts)) for parts in
+                                zip(*(t.elts for t in terms))], ctx=gast.Load())
+    total = terms[0]
+    for term in terms[1:]:
+        total = gast.BinOp(left=total, op=gast.Add(), right=term)
+    return total
 
 
 def _zero_of(operand):

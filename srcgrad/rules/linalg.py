@@ -11,20 +11,38 @@ stacks of matrices: ``d inv(A) = -inv(A) dA inv(A)`` and its transpose
 ``-inv(A)^T g inv(A)^T``, ``d det(A) = det(A) tr(A^-1 dA)`` and
 ``g det(A) inv(A)^T``.
 
-Multi-output primitives (``np.linalg.slogdet``) receive ``out`` and ``d_out``
-as tuples with one entry per output, and their tangent is a tuple too.
+Multi-output primitives (``np.linalg.slogdet``, ``eigh``, ``svd``, ``qr``,
+``lstsq``) receive ``out`` and ``d_out`` as tuples with one entry per output,
+and their tangent is a tuple too.
+
+The factorisations (``cholesky``, ``eigh``, ``eigvalsh``, ``svd``, ``qr``) and
+what is built on them (``pinv``, ``lstsq``, ``matrix_power``) have their
+adjoints in :mod:`srcgrad.runtime.decompositions`, with the caveats there:
+``cholesky`` and ``eigh`` read one triangle, so their cotangent lies in it;
+the vectors of repeated eigenvalues or singular values are not unique, and
+their terms are dropped; ``pinv`` and ``lstsq`` assume a constant rank.
+Their tangents are written here with NumPy operations only, so that
+generated tangent code can be differentiated again.
 """
 
 import numpy as np
 
 from ..runtime import (
+    cholesky_grad,
     cotangent_at,
+    eigh_grad,
+    eigvalsh_grad,
     einsum_grads,
     inv_grad,
+    lstsq_grads,
     matmul_grad_a,
     matmul_grad_b,
+    matrix_power_grad,
     outer_grads,
+    pinv_grad,
+    qr_grad,
     solve_grads,
+    svd_grad,
     tensordot_grad_a,
     tensordot_grad_b,
     trace_grad,
@@ -153,3 +171,252 @@ def slogdet(out, d_out, a):
 @tangent(np.linalg.slogdet, name="np.linalg.slogdet")
 def slogdet_tangent(out, a, d_a):
     return zero_tangent(out[0]), np.trace(np.linalg.solve(a, d_a), axis1=-2, axis2=-1)
+
+
+# -- factorisations -----------------------------------------------------------------
+#
+# cholesky and eigh read one triangle of their argument (the lower one unless
+# ``upper=True`` or ``UPLO="U"``), so their tangents use the symmetric matrix
+# that triangle stands for, and their cotangents lie in that triangle (see
+# srcgrad.runtime.linalg).  The tangents are written with NumPy operations
+# only, so that generated tangent code can be differentiated again; the
+# triangles are products with constant masks (``np.tri``).
+
+
+@adjoint(np.linalg.cholesky, "a", name="np.linalg.cholesky")
+def cholesky(out, d_out, a, *, upper=False):
+    return cholesky_grad(d_out, out, upper)
+
+
+@tangent(np.linalg.cholesky, "a", name="np.linalg.cholesky")
+def cholesky_tangent(out, a, *, upper=False, d_a):
+    """``dL = L phi(L^-1 dA L^-T)``, ``phi`` the lower triangle with its diagonal
+    halved, ``dA`` the symmetric matrix of the triangle read."""
+    if upper:
+        low = np.swapaxes(out, -1, -2)
+        d = np.swapaxes(d_a, -1, -2)
+    else:
+        low = out
+        d = d_a
+    n = np.shape(out)[-1]
+    strict = np.tri(n, k=-1, dtype=out.dtype)
+    eye = np.eye(n, dtype=out.dtype)
+    d_sym = d * (strict + eye) + np.swapaxes(d * strict, -1, -2)
+    half = np.linalg.solve(low, d_sym)
+    inner = np.swapaxes(np.linalg.solve(low, np.swapaxes(half, -1, -2)), -1, -2)
+    d_low = low @ (inner * (strict + 0.5 * eye))
+    if upper:
+        return np.swapaxes(d_low, -1, -2)
+    return d_low
+
+
+@adjoint(np.linalg.eigh, "a", name="np.linalg.eigh")
+def eigh(out, d_out, a, UPLO="L"):  # noqa: N803 - numpy's name
+    """Multi-output: ``out`` is ``(eigenvalues, eigenvectors)``.  Eigenvectors
+    of a repeated eigenvalue are not unique; their part of the cotangent is
+    dropped there (right when the loss does not depend on the choice)."""
+    return eigh_grad(d_out, out, UPLO)
+
+
+@tangent(np.linalg.eigh, "a", name="np.linalg.eigh")
+def eigh_tangent(out, a, UPLO="L", *, d_a):  # noqa: N803
+    """``dw = diag(v^T dA v)``, ``dv = v (F * (v^T dA v))`` with
+    ``F_ij = 1 / (w_j - w_i)`` (0 for equal eigenvalues)."""
+    w = out[0]
+    v = out[1]
+    if UPLO == "U":
+        d = np.swapaxes(d_a, -1, -2)
+    else:
+        d = d_a
+    n = np.shape(w)[-1]
+    strict = np.tri(n, k=-1, dtype=w.dtype)
+    eye = np.eye(n, dtype=w.dtype)
+    d_sym = d * (strict + eye) + np.swapaxes(d * strict, -1, -2)
+    p = np.swapaxes(v, -1, -2) @ d_sym @ v
+    diff = w[..., None, :] - w[..., :, None]
+    gaps = np.where(diff == 0, 0, 1 / np.where(diff == 0, 1, diff))
+    return np.sum(p * eye, axis=-1), v @ (gaps * p)
+
+
+@adjoint(np.linalg.eigvalsh, "a", name="np.linalg.eigvalsh")
+def eigvalsh(out, d_out, a, UPLO="L"):  # noqa: N803
+    return eigvalsh_grad(d_out, a, UPLO)
+
+
+@tangent(np.linalg.eigvalsh, "a", name="np.linalg.eigvalsh")
+def eigvalsh_tangent(out, a, UPLO="L", *, d_a):  # noqa: N803
+    """``diag(v^T dA v)``, with the eigenvectors ``v`` of ``a``."""
+    if UPLO == "U":
+        d = np.swapaxes(d_a, -1, -2)
+    else:
+        d = d_a
+    v = np.linalg.eigh(a, UPLO)[1]
+    n = np.shape(out)[-1]
+    strict = np.tri(n, k=-1, dtype=out.dtype)
+    d_sym = d * (strict + np.eye(n, dtype=out.dtype)) + np.swapaxes(d * strict, -1, -2)
+    return np.sum(v * (d_sym @ v), axis=-2)
+
+
+@adjoint(np.linalg.svd, "a", name="np.linalg.svd")
+def svd(out, d_out, a, full_matrices=True, compute_uv=True):
+    """Multi-output ``(u, s, vh)`` unless ``compute_uv`` is false.  A
+    non-square ``a`` needs ``full_matrices=False`` for its singular vectors
+    (the extra ones are not unique); singular vectors of repeated singular
+    values are not unique either (see eigh)."""
+    return svd_grad(d_out, out, a, full_matrices, compute_uv)
+
+
+@tangent(np.linalg.svd, "a", name="np.linalg.svd")
+def svd_tangent(out, a, full_matrices=True, compute_uv=True, *, d_a):
+    """``dP = u^T dA v``; ``ds = diag(dP)``, ``du = u (F * (dP S + S dP^T))``,
+    ``dv = v (F * (S dP + dP^T S))`` with ``F_ij = 1 / (s_j^2 - s_i^2)``, plus
+    the parts outside the span of ``u`` or ``v`` for a non-square ``a``."""
+    if not compute_uv:
+        factors = np.linalg.svd(a, full_matrices=False)
+        return np.sum(factors[0] * (d_a @ np.swapaxes(factors[2], -1, -2)), axis=-2)
+    u = out[0]
+    s = out[1]
+    vh = out[2]
+    m = np.shape(a)[-2]
+    n = np.shape(a)[-1]
+    k = np.shape(s)[-1]
+    assert not full_matrices or m == n, (
+        "np.linalg.svd: the singular vectors of a non-square matrix with "
+        "full_matrices=True are not unique; pass full_matrices=False")
+    v = np.swapaxes(vh, -1, -2)
+    ut = np.swapaxes(u, -1, -2)
+    d_av = d_a @ v
+    p = ut @ d_av
+    s2 = s * s
+    diff = s2[..., None, :] - s2[..., :, None]
+    gaps = np.where(diff == 0, 0, 1 / np.where(diff == 0, 1, diff))
+    ps = p * s[..., None, :]
+    sp = s[..., :, None] * p
+    d_u = u @ (gaps * (ps + np.swapaxes(ps, -1, -2)))
+    d_v = v @ (gaps * (sp + np.swapaxes(sp, -1, -2)))
+    safe = np.where(s == 0, 1, s)
+    if m > k:
+        d_u = d_u + (d_av - u @ p) / safe[..., None, :]
+    if n > k:
+        d_atu = np.swapaxes(d_a, -1, -2) @ u
+        d_v = d_v + (d_atu - v @ (vh @ d_atu)) / safe[..., None, :]
+    return d_u, np.sum(p * np.eye(k, dtype=s.dtype), axis=-1), np.swapaxes(d_v, -1, -2)
+
+
+if hasattr(np.linalg, "svdvals"):  # NumPy 2
+    @adjoint(np.linalg.svdvals, name="np.linalg.svdvals")
+    def svdvals(out, d_out, x):
+        return svd_grad(d_out, out, x, False, False)
+
+    @tangent(np.linalg.svdvals, name="np.linalg.svdvals")
+    def svdvals_tangent(out, x, d_x):
+        """``diag(u^T dX v)``."""
+        factors = np.linalg.svd(x, full_matrices=False)
+        return np.sum(factors[0] * (d_x @ np.swapaxes(factors[2], -1, -2)), axis=-2)
+
+
+@adjoint(np.linalg.qr, "a", name="np.linalg.qr")
+def qr(out, d_out, a, mode="reduced"):
+    """The reduced factorisation ``(q, r)``, of a tall, square or wide ``a``."""
+    return qr_grad(d_out, out, a, mode)
+
+
+@tangent(np.linalg.qr, "a", name="np.linalg.qr")
+def qr_tangent(out, a, mode="reduced", *, d_a):
+    """With ``C = q^T dA r^-1``, ``Omega`` its strictly lower part minus that
+    part's transpose: ``dr = (C - Omega) r``, ``dq = q Omega + (I - q q^T) dA r^-1``.
+    A wide ``a = [x | y]`` factors as ``q [r1 | q^T y]``."""
+    assert mode == "reduced", "np.linalg.qr: only mode='reduced' has a derivative"
+    q = out[0]
+    r = out[1]
+    m = np.shape(a)[-2]
+    n = np.shape(a)[-1]
+    if m < n:
+        d_x = d_a[..., :, :m]
+        r1 = r[..., :, :m]
+    else:
+        d_x = d_a
+        r1 = r
+    qt = np.swapaxes(q, -1, -2)
+    r1t = np.swapaxes(r1, -1, -2)
+    c = np.swapaxes(np.linalg.solve(r1t, np.swapaxes(qt @ d_x, -1, -2)), -1, -2)
+    lower = c * np.tri(np.shape(r1)[-1], k=-1, dtype=r.dtype)
+    omega = lower - np.swapaxes(lower, -1, -2)
+    d_r = (c - omega) @ r1
+    d_q = q @ omega + np.swapaxes(
+        np.linalg.solve(r1t, np.swapaxes(d_x - q @ (qt @ d_x), -1, -2)), -1, -2)
+    if m < n:
+        d_r = np.concatenate([d_r, np.swapaxes(d_q, -1, -2) @ a[..., :, m:]
+                              + qt @ d_a[..., :, m:]], axis=-1)
+    return d_q, d_r
+
+
+@adjoint(np.linalg.pinv, "a", name="np.linalg.pinv")
+def pinv(out, d_out, a, rcond=None):
+    """Assumes the rank is constant near ``a`` (full rank, or a gap below
+    ``rcond`` that the change does not cross)."""
+    return pinv_grad(d_out, out, a)
+
+
+@tangent(np.linalg.pinv, "a", name="np.linalg.pinv")
+def pinv_tangent(out, a, rcond=None, *, d_a):
+    """``-p dA p + p p^T dA^T (I - a p) + (I - p a) dA^T p^T p``."""
+    pt = np.swapaxes(out, -1, -2)
+    d_at = np.swapaxes(d_a, -1, -2)
+    return (-(out @ d_a @ out) + (out @ pt) @ (d_at - d_at @ (a @ out))
+            + (d_at - (out @ a) @ d_at) @ (pt @ out))
+
+
+@adjoint(np.linalg.lstsq, "a", "b", name="np.linalg.lstsq")
+def lstsq(out, d_out, a, b, rcond=None):
+    """Multi-output ``(x, residuals, rank, s)``: ``x = pinv(a) b`` (of constant
+    rank near ``a``), the residuals where NumPy returns them, the singular
+    values of ``a``; the rank has no derivative."""
+    return lstsq_grads(d_out, out, a, b, rcond)
+
+
+@tangent(np.linalg.lstsq, "a", "b", name="np.linalg.lstsq")
+def lstsq_tangent(out, a, b, rcond=None, *, d_a, d_b):
+    """``dx = d(pinv(a)) b + pinv(a) db``; ``d|r|^2 = 2 r^T (db - dA x)`` (the
+    term ``a dx`` is orthogonal to ``r``); ``ds = diag(u^T dA v)``."""
+    x = out[0]
+    res = out[1]
+    p = np.linalg.pinv(a)
+    pt = np.swapaxes(p, -1, -2)
+    d_at = np.swapaxes(d_a, -1, -2)
+    d_p = -(p @ d_a @ p) + (p @ pt) @ (d_at - d_at @ (a @ p)) + (d_at - (p @ a) @ d_at) @ (pt @ p)
+    factors = np.linalg.svd(a, full_matrices=False)
+    d_s = np.sum(factors[0] * (d_a @ np.swapaxes(factors[2], -1, -2)), axis=-2)
+    if np.size(res) == 0:
+        d_res_a = np.zeros_like(res)
+        d_res_b = np.zeros_like(res)
+    else:
+        r = b - a @ x
+        d_res_a = np.reshape(-2 * np.sum(r * (d_a @ x), axis=0), np.shape(res))
+        d_res_b = np.reshape(2 * np.sum(r * d_b, axis=0), np.shape(res))
+    return ((d_p @ b, d_res_a, zero_tangent(out[2]), d_s),
+            (p @ d_b, d_res_b, zero_tangent(out[2]), zero_tangent(out[3])))
+
+
+@adjoint(np.linalg.matrix_power, "a", name="np.linalg.matrix_power")
+def matrix_power(out, d_out, a, n):
+    return matrix_power_grad(d_out, a, n)
+
+
+@tangent(np.linalg.matrix_power, "a", name="np.linalg.matrix_power")
+def matrix_power_tangent(out, a, n, d_a):
+    """The sum over ``k < |n|`` of ``b^k db b^(|n|-1-k)``, ``b`` being ``a`` or,
+    for ``n < 0``, ``inv(a)``."""
+    if n == 0:
+        return np.zeros_like(out)
+    if n < 0:
+        base = np.linalg.inv(a)
+        d_base = -(base @ d_a @ base)
+    else:
+        base = a
+        d_base = d_a
+    total = d_base @ np.linalg.matrix_power(base, abs(n) - 1)
+    for k in range(1, abs(n)):
+        total = total + (np.linalg.matrix_power(base, k) @ d_base
+                         @ np.linalg.matrix_power(base, abs(n) - 1 - k))
+    return total

@@ -1,4 +1,5 @@
-"""Rules of reductions: sums, means, products, extrema, moments, norms, both modes.
+"""Rules of reductions: sums, means, products, extrema, moments, norms, cumulative
+sums and products, and their NaN-skipping ``nan`` variants, both modes.
 
 A reduction over ``axis`` (None, an int or a tuple) maps an array to a smaller
 one.  Its adjoint broadcasts the cotangent back over the reduced axes
@@ -17,14 +18,23 @@ Tangent rules use only NumPy primitives, not the runtime helpers of the
 adjoints (``prod_except``, ``extremum_grad``, ``norm_grad``), so generated
 tangent code can be differentiated again.  Conventions, the same in both
 modes: ``np.max``/``np.min`` split the derivative equally among tied extrema;
-``np.prod`` uses the product of the other elements, so it is exact when some
-elements are zero; ``np.std`` and ``np.linalg.norm`` give the subgradient 0
-where their value is 0.
+``np.prod`` and ``np.cumprod`` use the product of the other elements, so they
+are exact when some elements are zero; ``np.std`` and ``np.linalg.norm`` give
+the subgradient 0 where their value is 0.  The ``nan`` reductions
+(``np.nansum``, ``np.nanmean``, ...) are their plain twins over the elements
+that are not NaN: those get no cotangent and their tangents are ignored.
 """
 
 import numpy as np
 
-from ..runtime import extremum_grad, norm_grad, prod_except, reverse_cumsum, unreduce
+from ..runtime import (
+    cumprod_grad,
+    extremum_grad,
+    norm_grad,
+    prod_except,
+    reverse_cumsum,
+    unreduce,
+)
 from .derive import alias, linear
 from .registry import adjoint, nondifferentiable, tangent
 
@@ -66,6 +76,7 @@ def prod_tangent(out, a, axis=None, *, keepdims=False, d_a):
 
 @adjoint(np.max, "a")
 @adjoint(np.amax, "a")
+@adjoint(np.nanmax, "a")
 def max_(out, d_out, a, axis=None, *, keepdims=False):
     """Tied maxima share the cotangent equally."""
     return extremum_grad(d_out, out, a, axis, keepdims)
@@ -73,6 +84,7 @@ def max_(out, d_out, a, axis=None, *, keepdims=False):
 
 @adjoint(np.min, "a")
 @adjoint(np.amin, "a")
+@adjoint(np.nanmin, "a")
 def min_(out, d_out, a, axis=None, *, keepdims=False):
     """Tied minima share the cotangent equally."""
     return extremum_grad(d_out, out, a, axis, keepdims)
@@ -82,6 +94,8 @@ def min_(out, d_out, a, axis=None, *, keepdims=False):
 @tangent(np.amax, "a")
 @tangent(np.min, "a")
 @tangent(np.amin, "a")
+@tangent(np.nanmax, "a")
+@tangent(np.nanmin, "a")
 def extremum_tangent(out, a, axis=None, *, keepdims=False, d_a):
     """The mean of the tangents of the tied maxima (or minima): the elements equal
     to the result."""
@@ -129,8 +143,9 @@ def std_tangent(out, a, axis=None, *, ddof=0, keepdims=False, d_a):
 
 @adjoint(np.linalg.norm, "x", name="np.linalg.norm")
 def norm(out, d_out, x, ord=None, axis=None, keepdims=False):  # noqa: A002 - mirrors numpy
-    """Vector p-norms (ord None, 2, 1, inf, -inf, p) and the Frobenius norm;
-    subgradient 0 at x = 0.  Other matrix norms raise MissingRuleError when the adjoint runs."""
+    """Vector p-norms (ord None, 2, 1, inf, -inf, p) and matrix norms (``'fro'``,
+    ``'nuc'``, 2, -2, 1, -1, inf, -inf); subgradient 0 at x = 0, tied extreme
+    rows or columns (and singular values) share the cotangent."""
     if ord is None or ord == "fro":
         return unreduce(d_out / np.where(out == 0, 1, out), x, axis, keepdims) * x
     return norm_grad(d_out, out, x, ord, axis, keepdims)
@@ -138,16 +153,53 @@ def norm(out, d_out, x, ord=None, axis=None, keepdims=False):  # noqa: A002 - mi
 
 @tangent(np.linalg.norm, "x", name="np.linalg.norm")
 def norm_tangent(out, x, ord=None, axis=None, keepdims=False, d_x=None):  # noqa: A002
-    """As the adjoint, and the inf-norms' ties share the tangent equally.  Other
-    matrix norms fail the assertion.  ``np.multiply`` rather than ``*``: ``x``
-    may be a list (``np.linalg.norm([dx, dy])``)."""
+    """As the adjoint, and the inf-norms' ties share the tangent equally.
+    ``np.multiply`` rather than ``*``: ``x`` may be a list
+    (``np.linalg.norm([dx, dy])``).  The matrix norms 2, -2 and ``'nuc'`` go
+    through the singular vectors (``diag(u^T dX v)``), 1, -1, inf and -inf
+    through the extreme column or row sums of ``|x|``."""
     if ord is None or ord == "fro":
         return (np.sum(np.multiply(x, d_x), axis=axis, keepdims=keepdims)
                 / np.where(out == 0, 1, out))
     if axis is None:
-        assert np.ndim(x) == 1, "np.linalg.norm: only the Frobenius matrix norm has a tangent"
-    elif not isinstance(axis, int) and len(axis) != 1:
-        assert False, "np.linalg.norm: only the Frobenius matrix norm has a tangent"
+        matrix = np.ndim(x) == 2
+    elif isinstance(axis, int):
+        matrix = False
+    else:
+        matrix = len(axis) == 2
+    if matrix:
+        if axis is None:
+            xm = np.asarray(x)
+            dm = d_x
+        else:
+            xm = np.moveaxis(x, axis, (-2, -1))
+            dm = np.moveaxis(d_x, axis, (-2, -1))
+        if ord in (2, -2, "nuc"):
+            factors = np.linalg.svd(xm, full_matrices=False)
+            ds = np.sum(factors[0] * (dm @ np.swapaxes(factors[2], -1, -2)), axis=-2)
+            if ord == "nuc":
+                t = np.sum(ds, axis=-1)
+            elif ord == 2:
+                t = ds[..., 0]
+            else:
+                t = ds[..., -1]
+        else:
+            if ord in (1, -1):
+                over = -2
+            else:
+                over = -1
+            sums = np.sum(np.abs(xm), axis=over)
+            terms = np.sum(np.sign(xm) * dm, axis=over)
+            if ord in (1, float("inf")):
+                hit = sums == np.max(sums, axis=-1, keepdims=True)
+            else:
+                hit = sums == np.min(sums, axis=-1, keepdims=True)
+            t = np.sum(terms * hit, axis=-1) / np.sum(hit, axis=-1, dtype=out.dtype)
+        if keepdims:
+            if axis is None:
+                return np.expand_dims(t, (0, 1))
+            return np.expand_dims(t, axis)
+        return t
     if ord == 0:  # the count of nonzero elements
         return np.zeros_like(out)
     if ord == 1:
@@ -172,11 +224,136 @@ def cumsum(out, d_out, a, axis=None):
     return reverse_cumsum(d_out, a, axis)
 
 
-for _name in ("sum", "mean", "prod", "max", "min", "var", "std", "cumsum"):
+@adjoint(np.cumprod, "a")
+def cumprod(out, d_out, a, axis=None):
+    """Exact where some elements are zero (see cumprod_grad)."""
+    return cumprod_grad(d_out, out, a, axis)
+
+
+@tangent(np.cumprod, "a")
+def cumprod_tangent(out, a, axis=None, *, d_a):
+    """``out * cumsum(d_a / a)`` before the first zero; after it, with ``kept``
+    the cumulative product of the nonzero elements: ``kept`` times the tangent
+    of the one zero after one zero, 0 after more.  The terms that are 0 in
+    value are written so that they move when generated code is differentiated
+    again (``at_zero``, the values of the zero elements), as in ``np.prod``."""
+    if axis is None:
+        flat = np.ravel(a)
+        d_flat = np.ravel(d_a)
+        along = 0
+    else:
+        flat = a
+        d_flat = d_a
+        along = axis
+    zero = np.equal(flat, 0)
+    nonzero = np.where(zero, 1, flat)
+    zeros = np.cumsum(zero, axis=along)
+    kept = np.cumprod(nonzero, axis=along)
+    ratios = np.cumsum(np.where(zero, 0, d_flat) / nonzero, axis=along)
+    d_zero = np.cumsum(np.where(zero, d_flat, 0), axis=along)
+    at_zero = np.cumsum(np.where(zero, flat, 0), axis=along)
+    both = np.cumsum(np.where(zero, d_flat * flat, 0), axis=along)
+    return kept * ((zeros == 0) * ratios + (zeros == 1) * (d_zero + at_zero * ratios)
+                   + (zeros == 2) * (d_zero * at_zero - both))
+
+
+# -- the NaN-ignoring reductions: NaN elements are left out, and get no cotangent --
+
+@adjoint(np.nansum, "a")
+def nansum(out, d_out, a, axis=None, *, keepdims=False):
+    return np.where(np.isnan(a), 0, unreduce(d_out, a, axis, keepdims))
+
+
+@tangent(np.nansum, "a")
+def nansum_tangent(out, a, axis=None, *, keepdims=False, d_a):
+    return np.sum(np.where(np.isnan(a), 0, d_a), axis=axis, keepdims=keepdims)
+
+
+@adjoint(np.nanmean, "a")
+def nanmean(out, d_out, a, axis=None, *, keepdims=False):
+    count = np.sum(np.logical_not(np.isnan(a)), axis=axis, keepdims=True, dtype=out.dtype)
+    return np.where(np.isnan(a), 0, unreduce(d_out, a, axis, keepdims) / count)
+
+
+@tangent(np.nanmean, "a")
+def nanmean_tangent(out, a, axis=None, *, keepdims=False, d_a):
+    return (np.sum(np.where(np.isnan(a), 0, d_a), axis=axis, keepdims=keepdims)
+            / np.sum(np.logical_not(np.isnan(a)), axis=axis, keepdims=keepdims, dtype=out.dtype))
+
+
+@adjoint(np.nanprod, "a")
+def nanprod(out, d_out, a, axis=None, *, keepdims=False):
+    """``np.prod``'s rule with NaN elements taken as 1."""
+    nan = np.isnan(a)
+    return np.where(nan, 0, unreduce(d_out, a, axis, keepdims)
+                    * prod_except(np.where(nan, 1, a), axis))
+
+
+@tangent(np.nanprod, "a")
+def nanprod_tangent(out, a, axis=None, *, keepdims=False, d_a):
+    """``np.prod``'s tangent with NaN elements taken as 1 that do not move."""
+    nan = np.isnan(a)
+    clean = np.where(nan, 1, a)
+    zero = np.equal(clean, 0)
+    nonzero = np.where(zero, 1, clean)
+    at_zeros = np.where(zero, clean, 0)
+    zeros_left = np.sum(zero, axis=axis, keepdims=True) - zero
+    zero_left = np.sum(at_zeros, axis=axis, keepdims=True) - at_zeros
+    others = (np.prod(nonzero, axis=axis, keepdims=True) / nonzero
+              * ((zeros_left == 0) + zero_left * (zeros_left == 1)))
+    return np.sum(np.where(nan, 0, d_a) * others, axis=axis, keepdims=keepdims)
+
+
+@adjoint(np.nanvar, "a")
+def nanvar(out, d_out, a, axis=None, *, ddof=0, keepdims=False):
+    valid = np.logical_not(np.isnan(a))
+    centred = np.where(valid, a - np.nanmean(a, axis=axis, keepdims=True), 0)
+    count = np.sum(valid, axis=axis, keepdims=True, dtype=out.dtype) - ddof
+    return unreduce(d_out, a, axis, keepdims) * centred * (2 / count)
+
+
+@tangent(np.nanvar, "a")
+def nanvar_tangent(out, a, axis=None, *, ddof=0, keepdims=False, d_a):
+    valid = np.logical_not(np.isnan(a))
+    centred = np.where(valid, a - np.nanmean(a, axis=axis, keepdims=True), 0)
+    count = np.sum(valid, axis=axis, keepdims=keepdims, dtype=out.dtype) - ddof
+    return np.sum(centred * np.where(valid, d_a, 0), axis=axis, keepdims=keepdims) * (2 / count)
+
+
+@adjoint(np.nanstd, "a")
+def nanstd(out, d_out, a, axis=None, *, ddof=0, keepdims=False):
+    """Subgradient 0 where the standard deviation is 0."""
+    valid = np.logical_not(np.isnan(a))
+    centred = np.where(valid, a - np.nanmean(a, axis=axis, keepdims=True), 0)
+    count = np.sum(valid, axis=axis, keepdims=True, dtype=out.dtype) - ddof
+    return unreduce(d_out / np.where(out == 0, 1, out), a, axis, keepdims) * centred / count
+
+
+@tangent(np.nanstd, "a")
+def nanstd_tangent(out, a, axis=None, *, ddof=0, keepdims=False, d_a):
+    valid = np.logical_not(np.isnan(a))
+    centred = np.where(valid, a - np.nanmean(a, axis=axis, keepdims=True), 0)
+    count = np.sum(valid, axis=axis, keepdims=keepdims, dtype=out.dtype) - ddof
+    return (np.sum(centred * np.where(valid, d_a, 0), axis=axis, keepdims=keepdims)
+            / (count * np.where(out == 0, 1, out)))
+
+
+@adjoint(np.nancumsum, "a")
+def nancumsum(out, d_out, a, axis=None):
+    return np.where(np.isnan(a), 0, reverse_cumsum(d_out, a, axis))
+
+
+@tangent(np.nancumsum, "a")
+def nancumsum_tangent(out, a, axis=None, *, d_a):
+    return np.cumsum(np.where(np.isnan(a), 0, d_a), axis=axis)
+
+
+for _name in ("sum", "mean", "prod", "max", "min", "var", "std", "cumsum", "cumprod"):
     alias(getattr(np.ndarray, _name), getattr(np, _name), name=f"np.ndarray.{_name}")
 
 
 nondifferentiable(np.argmax, np.argmin, np.argsort, np.count_nonzero, np.any, np.all)
+nondifferentiable(np.nanargmax, np.nanargmin)
 nondifferentiable(np.ndarray.argmax, name="np.ndarray.argmax")
 nondifferentiable(np.ndarray.argmin, name="np.ndarray.argmin")
 nondifferentiable(np.ndarray.argsort, name="np.ndarray.argsort")

@@ -54,6 +54,7 @@ from __future__ import annotations
 import builtins
 import inspect
 import math
+import sys
 from dataclasses import dataclass
 from typing import Callable
 
@@ -110,6 +111,10 @@ def display_name(primitive) -> str:
     module = getattr(primitive, "__module__", None) or ""
     qual = getattr(primitive, "__qualname__", None) or getattr(primitive, "__name__", repr(primitive))
     if isinstance(primitive, np.ufunc):
+        special = sys.modules.get("scipy.special")  # SciPy's ufuncs, never imported here
+        if getattr(np, primitive.__name__, None) is not primitive and special is not None \
+                and getattr(special, primitive.__name__, None) is primitive:
+            return f"scipy.special.{primitive.__name__}"
         return f"np.{primitive.__name__}"
     if module.startswith("numpy"):
         for prefix, mod in (("np.linalg.", np.linalg), ("np.fft.", np.fft), ("np.", np)):
@@ -119,6 +124,9 @@ def display_name(primitive) -> str:
         return f"math.{qual}"
     if module.startswith("srcgrad.runtime.") and getattr(runtime, qual, None) is primitive:
         module = "srcgrad.runtime"  # its public home, not the submodule defining it
+    public = module.split("._")[0]  # scipy.special._basic.comb -> scipy.special.comb
+    if public != module and getattr(sys.modules.get(public), qual, None) is primitive:
+        module = public
     return f"{module}.{qual}" if module else qual
 
 
@@ -164,7 +172,10 @@ def _check_rule(primitive, fn, wrt, name, inlined=True,
                        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
             rnames = [p.name for p in primal_sig.parameters.values()
                       if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-            if len(rnames) > len(pparams) or any(
+            # A primitive taking ``*args`` (``scipy.stats.norm.logpdf(x, *args)``)
+            # binds the rule's further parameters there.
+            varargs = any(p.kind is p.VAR_POSITIONAL for p in psig.parameters.values())
+            if (len(rnames) > len(pparams) and not varargs) or any(
                     p.kind is not p.POSITIONAL_ONLY and p.name != r
                     for r, p in zip(rnames, pparams)):
                 raise RuleError(f"rule for {name}: parameters {tuple(rnames)} do not match "
@@ -237,25 +248,65 @@ def nondifferentiable(*primitives, name: str | None = None) -> None:
 def lookup(primitive) -> Rule | None:
     """The rule registered for ``primitive``, or None."""
     try:
-        return _RULES.get(primitive)
+        found = _RULES.get(primitive)
     except TypeError:
         return None
+    if found is None and _LAZY and load_lazy():
+        return lookup(primitive)
+    return found
 
 
 def is_nondifferentiable(primitive) -> bool:
     try:
-        return primitive in _NONDIFF
+        found = primitive in _NONDIFF
     except TypeError:
         return False
+    if not found and _LAZY and load_lazy():
+        return is_nondifferentiable(primitive)
+    return found
 
 
 def all_rules() -> dict[object, Rule]:
     """A copy of the registry (for docs and tests)."""
+    load_lazy()
     return dict(_RULES)
 
 
 def all_nondifferentiable() -> dict[object, str]:
+    load_lazy()
     return dict(_NONDIFF)
+
+
+# -- families registered when their library is first used ---------------------------
+#
+# The rules of an optional library (SciPy) live in family modules that import
+# it.  srcgrad never imports the library itself: such a family is registered
+# when a rule is looked up that is not there yet, once the library has been
+# imported (by the user's code, whose calls are being resolved).  A lookup
+# that misses costs one ``sys.modules`` check per pending family.
+
+_LAZY: dict[str, Callable[[], None]] = {}
+
+
+def register_lazily(module: str, load: Callable[[], None]) -> None:
+    """Call ``load()`` (which registers rules) the first time a lookup misses
+    while the module named ``module`` is imported."""
+    _LAZY[module] = load
+
+
+def load_lazy(force: bool = False) -> bool:
+    """Register the pending families whose library is imported (or, with
+    ``force``, importable); whether any was."""
+    loaded = False
+    for module, load in list(_LAZY.items()):
+        if sys.modules.get(module) is not None or force:
+            del _LAZY[module]
+            try:
+                load()
+            except ImportError:  # not installed (force), or a broken installation
+                continue
+            loaded = True
+    return loaded
 
 
 # -- tangent (forward-mode) rules ---------------------------------------------------
@@ -336,13 +387,17 @@ def _register_tangent(primitive, fn, wrt, name, called=None) -> TangentRule:
 def lookup_tangent(primitive) -> TangentRule | None:
     """The tangent rule registered for ``primitive``, or None."""
     try:
-        return _TANGENTS.get(primitive)
+        found = _TANGENTS.get(primitive)
     except TypeError:
         return None
+    if found is None and _LAZY and load_lazy():
+        return lookup_tangent(primitive)
+    return found
 
 
 def all_tangents() -> dict[object, TangentRule]:
     """A copy of the tangent registry (for docs and tests)."""
+    load_lazy()
     return dict(_TANGENTS)
 
 
@@ -412,10 +467,11 @@ def user_rules() -> list:
 def restore_point():
     """A function that puts every registry back as it is now (for tests that
     register rules of their own)."""
-    saved = (dict(_RULES), dict(_NONDIFF), dict(_TANGENTS), dict(_CALLED), list(_USER))
+    saved = (dict(_RULES), dict(_NONDIFF), dict(_TANGENTS), dict(_CALLED), list(_USER),
+             dict(_LAZY))
 
     def restore():
-        for table, copy in zip((_RULES, _NONDIFF, _TANGENTS, _CALLED, _USER), saved):
+        for table, copy in zip((_RULES, _NONDIFF, _TANGENTS, _CALLED, _USER, _LAZY), saved):
             table.clear()
             table.update(copy) if isinstance(table, dict) else table.extend(copy)
         touch()

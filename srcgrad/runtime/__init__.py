@@ -41,6 +41,16 @@ from .aliases import (
     window,
     window_by,
 )
+from .decompositions import (
+    cholesky_grad,
+    eigh_grad,
+    eigvalsh_grad,
+    lstsq_grads,
+    matrix_power_grad,
+    pinv_grad,
+    qr_grad,
+    svd_grad,
+)
 from .elementwise import grad_seed, match_complex, on_grad, signum, stop_gradient, unbroadcast
 from .forward import (
     expand,
@@ -63,7 +73,15 @@ from .linalg import (
     tensordot_grad_a,
     tensordot_grad_b,
 )
-from .reductions import extremum_grad, norm_grad, prod_except, reverse_cumsum, trace_grad, unreduce
+from .reductions import (
+    cumprod_grad,
+    extremum_grad,
+    norm_grad,
+    prod_except,
+    reverse_cumsum,
+    trace_grad,
+    unreduce,
+)
 from .schedules import OnlineSnapshots, checkpoint_schedule, online_schedule
 from .shapes import (
     diag_grad,
@@ -87,6 +105,24 @@ from .shapes import (
     unsplit,
     unstack,
     untile,
+)
+from .signals import (
+    convolve_grads,
+    fft_grad,
+    fftn_grad,
+    fftshift_grad,
+    interp_grads,
+    irfft_grad,
+    irfftn_grad,
+    rfft_grad,
+    rfftn_grad,
+)
+from .special import (
+    logsumexp_grads,
+    mvn_logpdf_grads,
+    psi,
+    signal_convolve,
+    signal_convolve_grads,
 )
 from .state import item_or_missing, restore_item, restored_into, snapshot, snapshot_state
 from .structures import (
@@ -171,10 +207,33 @@ __all__ = [
     "move_cotangent",
     "unstack",
     "reverse_cumsum",
+    "cumprod_grad",
+    "fft_grad",
+    "fftn_grad",
+    "fftshift_grad",
+    "rfft_grad",
+    "irfft_grad",
+    "rfftn_grad",
+    "irfftn_grad",
+    "convolve_grads",
+    "interp_grads",
+    "psi",
+    "logsumexp_grads",
+    "mvn_logpdf_grads",
+    "signal_convolve",
+    "signal_convolve_grads",
     "outer_grads",
     "unpack_cotangent",
     "inv_grad",
     "solve_grads",
+    "cholesky_grad",
+    "eigh_grad",
+    "eigvalsh_grad",
+    "svd_grad",
+    "qr_grad",
+    "pinv_grad",
+    "lstsq_grads",
+    "matrix_power_grad",
     "expand",
     "zero_tangent",
     "fresh_tangent",

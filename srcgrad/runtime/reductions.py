@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import error_at
+from .decompositions import matrix_norm_grad
 from .structures import no_cotangent
 
 
@@ -89,16 +89,16 @@ def extremum_grad(g, out, a, axis=None, keepdims=False):
 
 
 def norm_grad(g, out, x, ord=None, axis=None, keepdims=False):
-    """Cotangent of ``x`` in ``np.linalg.norm(x, ord, axis, keepdims)`` for vector
-    norms and the Frobenius norm; 0 (a subgradient) where the norm is 0."""
+    """Cotangent of ``x`` in ``np.linalg.norm(x, ord, axis, keepdims)``: vector
+    norms and the Frobenius norm, 0 (a subgradient) where the norm is 0; the
+    other matrix norms through :func:`.decompositions.matrix_norm_grad`."""
     x = np.asarray(x)
     vector = (x.ndim == 1) if axis is None else np.ndim(axis) == 0 or len(axis) == 1
     gg, scale = unreduce(g, x, axis, keepdims), unreduce(out, x, axis, keepdims)
     if ord is None or ord == "fro" or (ord == 2 and vector):
         return gg * x / np.where(scale == 0, 1, scale)
     if not vector:
-        raise error_at("MissingRuleError", f"np.linalg.norm: the matrix norm ord={ord!r} has "
-                     f"no adjoint; only the Frobenius norm does")
+        return matrix_norm_grad(g, out, x, ord, axis, keepdims)
     if ord == 0:
         return np.zeros_like(x)
     if ord == 1:
@@ -131,3 +131,27 @@ def reverse_cumsum(g, a, axis=None):
     if axis is None:
         return np.reshape(np.flip(np.cumsum(np.flip(np.ravel(g)))), np.shape(a))
     return np.flip(np.cumsum(np.flip(g, axis), axis), axis)
+
+
+def cumprod_grad(g, out, a, axis=None):
+    """Cotangent of ``a`` in ``out = np.cumprod(a, axis)``: element ``i`` gets
+    the sum over ``k >= i`` of ``g[k]`` times the product of ``a[:k + 1]`` without
+    ``a[i]``.  Without zeros that is the reversed cumulative sum of ``g * out``
+    over ``a``; with zeros, ``out[i - 1] * R[i]`` where ``R[i] = g[i] + a[i + 1]
+    R[i + 1]``, exact."""
+    if no_cotangent(g):
+        return 0.0
+    a = np.asarray(a)
+    shape = a.shape
+    if axis is None:
+        a, out, g, axis = np.ravel(a), np.ravel(out), np.ravel(g), 0
+    g = np.broadcast_to(g, np.shape(out))
+    if np.all(a != 0):
+        return np.reshape(reverse_cumsum(g * out, out, axis) / a, shape)
+    am, gm, om = np.moveaxis(a, axis, 0), np.moveaxis(g, axis, 0), np.moveaxis(out, axis, 0)
+    r = np.zeros(gm.shape, np.result_type(gm, am))
+    r[-1] = gm[-1]
+    for i in range(len(am) - 2, -1, -1):
+        r[i] = gm[i] + am[i + 1] * r[i + 1]
+    before = np.concatenate([np.ones_like(om[:1]), om[:-1]])
+    return np.reshape(np.moveaxis(before * r, 0, axis), shape)

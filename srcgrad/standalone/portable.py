@@ -42,6 +42,7 @@ import numpy as np
 from .. import runtime
 from ..errors import SrcGradError
 from ..runtime import aliases as runtime_aliases
+from ..runtime import decompositions as runtime_decompositions
 from ..runtime import elementwise as runtime_elementwise
 from ..runtime import errors as runtime_errors
 from ..runtime import forward as runtime_forward
@@ -49,6 +50,8 @@ from ..runtime import gradients as runtime_gradients
 from ..runtime import linalg as runtime_linalg
 from ..runtime import reductions as runtime_reductions
 from ..runtime import shapes as runtime_shapes
+from ..runtime import signals as runtime_signals
+from ..runtime import special as runtime_special
 from ..runtime import state as runtime_state
 from ..runtime import structures
 from . import exported_errors
@@ -58,8 +61,8 @@ MAX_ARRAY_LITERAL = 10_000
 #: Where helpers live, in the order their copies are written (a module after
 #: those it imports from; the package itself, a facade, last).
 _HOMES = (exported_errors, runtime_state, structures, runtime_forward, runtime_gradients,
-          runtime_aliases, runtime_elementwise, runtime_reductions, runtime_linalg,
-          runtime_shapes, runtime)
+          runtime_aliases, runtime_elementwise, runtime_linalg, runtime_decompositions,
+          runtime_reductions, runtime_signals, runtime_special, runtime_shapes, runtime)
 #: Helpers whose copy in an exported module is another definition: srcgrad's
 #: ``error_at`` raises srcgrad's classes, the export's raises its own class.
 _EXPORTED_AS = {runtime_errors.error_at: exported_errors.error_at}

@@ -93,7 +93,7 @@ def uses_for_else(x):
 
 
 def calls_unknown_function(x):
-    return np.sum(np.fft.fft(x).real)  # <- error
+    return np.sum(np.fft.hfft(x))  # <- error
 
 
 def undefined_name(x):
@@ -101,7 +101,7 @@ def undefined_name(x):
 
 
 def unknown_method(x):
-    return np.sum(x.cumprod())  # <- error
+    return np.sum(x.compress(x > 0))  # <- error
 
 
 def rule_cannot_bind(x):

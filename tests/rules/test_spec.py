@@ -109,7 +109,8 @@ def call_rule(entry, dtype):
     """Run the entry's adjoint rule; return (inputs, u, {input name: cotangent})."""
     env = entry.make(dtype)
     prim, args, kwargs, nodes, kw_nodes = resolve(entry.source, env)
-    assert prim is entry.primitive, f"{entry.source} calls {prim!r}"
+    # == for a bound method (scipy.stats.norm.logpdf), made anew at each access
+    assert prim == entry.primitive, f"{entry.source} calls {prim!r}"
     rule = registry.lookup(prim)
     assert rule is not None, f"no rule for {entry.source}"
     out = apply(prim, args, kwargs)
@@ -287,7 +288,8 @@ def test_forward_mode_keeps_float32(index):
 def test_nondifferentiable(entry):
     env = entry.make()
     prim, args, kwargs, _, _ = resolve(entry.source, env)
-    assert prim is entry.primitive, f"{entry.source} calls {prim!r}"
+    # == for a bound method (scipy.stats.norm.logpdf), made anew at each access
+    assert prim == entry.primitive, f"{entry.source} calls {prim!r}"
     assert registry.is_nondifferentiable(prim) and registry.lookup(prim) is None
     assert registry.lookup_tangent(prim) is None
     apply(prim, args, kwargs)
@@ -501,5 +503,6 @@ def test_unsupported_variants_raise_clearly():
     x = np.ones((3, 3))
     with pytest.raises(srcgrad.MissingRuleError, match="sublist"):
         _rule(np.einsum)(np.einsum(x, [0, 1]), np.ones((3, 3)), x, [0, 1])
-    with pytest.raises(srcgrad.MissingRuleError, match="ord=2"):
-        _rule(np.linalg.norm)(np.linalg.norm(x, 2), 1.0, x, 2)
+    wide = np.ones((2, 3))
+    with pytest.raises(srcgrad.MissingRuleError, match="full_matrices=False"):
+        _rule(np.linalg.svd)(np.linalg.svd(wide), (0.0, np.ones(2), 0.0), wide)

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from numeric import inner, jvp_fd, random_like
-from spec import NONDIFF, SPECS
+from spec import NONDIFF, SCIPY, SPECS
 
 import srcgrad
 
@@ -26,6 +26,8 @@ import srcgrad
 def _module(entries, stem):
     lines = ["import math", "import operator", "", "import numpy as np", "", "import srcgrad",
              "from srcgrad.runtime import keys_of, sequence, snapshot", ""]
+    if SCIPY:  # the entries of SciPy's functions
+        lines += ["import scipy.signal", "import scipy.special", "import scipy.stats", ""]
     for i, entry in enumerate(entries):
         lines += ["", f"def f{i}({', '.join(entry.args)}):", f"    return {entry.expr}", ""]
     path = Path(tempfile.mkdtemp(prefix="srcgrad-spec-")) / f"{stem}.py"

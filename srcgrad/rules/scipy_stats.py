@@ -1,0 +1,101 @@
+"""Rules of ``scipy.stats`` log densities, both modes.
+
+Registered lazily, like :mod:`.scipy_special`, once the user's code has
+imported ``scipy.stats``.  The primitives are the methods of SciPy's
+distribution objects as the code calls them: ``norm.logpdf(x, loc, scale)``,
+``t.logpdf(x, df, loc, scale)``, ``multivariate_normal.logpdf(x, mean, cov)``
+(not frozen distributions such as ``norm(mu, sigma).logpdf(x)``, which are
+objects made at run time).  Every parameter is differentiable.  SciPy
+computes these densities in float64, whatever the inputs' dtype.
+
+``multivariate_normal`` reads the lower triangle of a matrix ``cov`` (as
+``np.linalg.eigh`` does), so ``cov``'s cotangent lies in that triangle; a
+scalar ``cov`` (a multiple of the identity) or a vector (a diagonal) gets its
+own shape.
+"""
+
+import numpy as np
+from scipy import stats
+
+from ..runtime import mvn_logpdf_grads, psi, unbroadcast
+from .registry import adjoint, tangent
+
+_NORM = stats.norm.logpdf
+_T = stats.t.logpdf
+_MVN = stats.multivariate_normal.logpdf
+
+
+@adjoint(_NORM, "x", "loc", "scale", name="scipy.stats.norm.logpdf")
+def norm_logpdf(out, d_out, x, loc=0, scale=1):
+    """With ``z = (x - loc) / scale``: ``-z / scale``, ``z / scale`` and
+    ``(z^2 - 1) / scale``."""
+    z = (x - loc) / scale
+    return (unbroadcast(-d_out * z / scale, x), unbroadcast(d_out * z / scale, loc),
+            unbroadcast(d_out * (z * z - 1) / scale, scale))
+
+
+@tangent(_NORM, "x", "loc", "scale", name="scipy.stats.norm.logpdf")
+def norm_logpdf_tangent(out, x, loc=0, scale=1, *, d_x, d_loc, d_scale):
+    z = (x - loc) / scale
+    return -d_x * z / scale, d_loc * z / scale, d_scale * (z * z - 1) / scale
+
+
+@adjoint(_T, "x", "df", "loc", "scale", name="scipy.stats.t.logpdf")
+def t_logpdf(out, d_out, x, df, loc=0, scale=1):
+    """With ``z = (x - loc) / scale`` and ``q = df + z^2``: ``x`` gets
+    ``-(df + 1) z / (scale q)``, ``scale`` ``((df + 1) z^2 / q - 1) / scale``, and
+    ``df`` ``(psi((df + 1) / 2) - psi(df / 2) - 1 / df - log1p(z^2 / df)
+    + (df + 1) z^2 / (df q)) / 2``."""
+    z = (x - loc) / scale
+    q = df + z * z
+    g_x = -d_out * (df + 1) * z / (scale * q)
+    g_df = d_out * 0.5 * (psi(0, (df + 1) / 2) - psi(0, df / 2) - 1 / df
+                          - np.log1p(z * z / df) + (df + 1) * z * z / (df * q))
+    g_scale = d_out * ((df + 1) * z * z / q - 1) / scale
+    return (unbroadcast(g_x, x), unbroadcast(g_df, df), unbroadcast(-g_x, loc),
+            unbroadcast(g_scale, scale))
+
+
+@tangent(_T, "x", "df", "loc", "scale", name="scipy.stats.t.logpdf")
+def t_logpdf_tangent(out, x, df, loc=0, scale=1, *, d_x, d_df, d_loc, d_scale):
+    z = (x - loc) / scale
+    q = df + z * z
+    slope = -(df + 1) * z / (scale * q)
+    return (d_x * slope,
+            d_df * 0.5 * (psi(0, (df + 1) / 2) - psi(0, df / 2) - 1 / df
+                          - np.log1p(z * z / df) + (df + 1) * z * z / (df * q)),
+            -d_loc * slope, d_scale * ((df + 1) * z * z / q - 1) / scale)
+
+
+@adjoint(_MVN, "x", "mean", "cov", name="scipy.stats.multivariate_normal.logpdf")
+def multivariate_normal_logpdf(out, d_out, x, mean=None, cov=1, allow_singular=False):
+    """Samples ``x`` of shape ``(..., d)`` with ``d >= 2`` (a 1-D ``x`` of a
+    one-dimensional normal is read by SciPy as several samples)."""
+    return mvn_logpdf_grads(d_out, out, x, mean, cov)
+
+
+@tangent(_MVN, "x", "mean", "cov", name="scipy.stats.multivariate_normal.logpdf")
+def multivariate_normal_logpdf_tangent(out, x, mean=None, cov=1, allow_singular=False, *,
+                                       d_x, d_mean, d_cov):
+    """``-s . dx + s . dmean + (s^T dC s - tr(inv(C) dC)) / 2`` with
+    ``s = inv(C) (x - mean)``; ``dC`` is the change of the covariance matrix
+    SciPy reads (the lower triangle's symmetric matrix)."""
+    d = np.shape(x)[-1]
+    eye = np.eye(d)
+    if np.ndim(cov) < 2:
+        sigma = eye * cov
+        d_sigma = eye * d_cov
+    else:
+        strict = np.tri(d, k=-1)
+        sigma = cov * (strict + eye) + np.swapaxes(cov * strict, -1, -2)
+        d_sigma = d_cov * (strict + eye) + np.swapaxes(d_cov * strict, -1, -2)
+    precision = np.linalg.inv(sigma)
+    if mean is None:
+        s = x @ precision
+    else:
+        s = (x - mean) @ precision
+    shape = np.shape(out)
+    return (np.reshape(-np.sum(d_x * s, axis=-1), shape),
+            np.reshape(np.sum(d_mean * s, axis=-1), shape),
+            np.reshape(0.5 * (np.sum(s * (s @ d_sigma), axis=-1)
+                              - np.sum(precision * d_sigma)), shape))

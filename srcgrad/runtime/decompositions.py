@@ -1,0 +1,276 @@
+"""Adjoints of the matrix factorisations and the functions built on them:
+``cholesky``, ``eigh``/``eigvalsh``, ``svd``, ``qr``, ``pinv``, ``lstsq``,
+``matrix_power``.
+
+A runtime helper module (see :mod:`srcgrad.runtime`, which re-exports it):
+small, NumPy alone, copied into exported modules.  Each helper takes the
+cotangent of the result (a tuple, one part per output, for a factorisation
+with several), the result and the operands, and returns the operands'
+cotangents; every one works on stacks of matrices where NumPy does.
+
+``np.linalg.cholesky`` and ``np.linalg.eigh`` read one triangle of their
+argument (the lower one by default), so their cotangent lies in that
+triangle: with S the symmetric cotangent of the symmetric matrix the
+triangle stands for, an off-diagonal element of the triangle gets
+``S_ij + S_ji``, a diagonal one ``S_ii``, the other triangle 0.  For a
+symmetric matrix built from parameters this gives the parameters the
+gradients autograd and JAX give (they return the symmetric S itself).
+
+    >>> import numpy as np
+    >>> a = np.array([[4.0, 0.0], [2.0, 5.0]])
+    >>> cholesky_grad(np.eye(2), np.linalg.cholesky(a))
+    array([[ 0.3125,  0.    ],
+           [-0.25  ,  0.25  ]])
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import error_at
+from .linalg import inv_grad
+from .structures import cotangent_at, no_cotangent
+
+
+def _mT(x):
+    return np.swapaxes(x, -1, -2)
+
+
+def _fold(s, lower=True):
+    """The cotangent of a matrix of which only one triangle is read, from the
+    symmetric cotangent ``s`` of the matrix that triangle stands for."""
+    n = s.shape[-1]
+    strict = np.tri(n, k=-1, dtype=bool)
+    if not lower:
+        strict = strict.T
+    return np.where(strict, s + _mT(s), np.where(np.eye(n, dtype=bool), s, 0))
+
+
+def cholesky_grad(g, out, upper=False):
+    """Cotangent of ``a`` in ``out = np.linalg.cholesky(a, upper=upper)``.
+
+    With ``L`` the lower factor and ``phi`` the lower triangle with its diagonal
+    halved, the symmetric cotangent is ``L^-T phi(L^T g) L^-1``, symmetrised
+    (Murray 2016, "Differentiation of the Cholesky decomposition").
+    """
+    if no_cotangent(g):
+        return 0.0
+    low = _mT(out) if upper else out
+    g = _mT(g) if upper else g
+    n = low.shape[-1]
+    phi = np.tri(n, k=-1, dtype=low.dtype) + 0.5 * np.eye(n, dtype=low.dtype)
+    p = (_mT(low) @ g) * phi
+    s = _mT(np.linalg.solve(_mT(low), _mT(np.linalg.solve(_mT(low), p))))
+    return _fold(0.5 * (s + _mT(s)), lower=not upper)
+
+
+def _gaps(w):
+    """``1 / (w_j - w_i)`` off the diagonal, 0 on it and where two values are
+    equal (a degenerate pair: see eigh_grad)."""
+    diff = w[..., None, :] - w[..., :, None]
+    return np.where(diff == 0, 0, 1 / np.where(diff == 0, 1, diff)).astype(diff.dtype)
+
+
+def eigh_grad(g, out, UPLO="L"):  # noqa: N803 - numpy's name
+    """Cotangent of ``a`` in ``w, v = np.linalg.eigh(a, UPLO)``:
+    ``v (diag(g_w) + F * (v^T g_v)) v^T`` with ``F_ij = 1 / (w_j - w_i)``,
+    symmetrised and folded onto the triangle ``UPLO`` names.
+
+    Eigenvectors of a repeated eigenvalue are not unique: ``F`` is set to 0
+    for equal eigenvalues, which is right when the loss does not depend on
+    the choice of basis within the degenerate eigenspace (functions of the
+    eigenvalues, of projectors), and meaningless otherwise.
+    """
+    if no_cotangent(g):
+        return 0.0
+    w, v = out
+    g_w, g_v = cotangent_at(g, 0), cotangent_at(g, 1)
+    inner = 0
+    if not no_cotangent(g_w):
+        inner = inner + np.eye(w.shape[-1], dtype=w.dtype) * g_w[..., None, :]
+    if not no_cotangent(g_v):
+        inner = inner + _gaps(w) * (_mT(v) @ g_v)
+    if no_cotangent(inner):
+        return 0.0
+    s = v @ inner @ _mT(v)
+    return _fold(0.5 * (s + _mT(s)), lower=UPLO.upper() == "L")
+
+
+def eigvalsh_grad(g, a, UPLO="L"):  # noqa: N803
+    """Cotangent of ``a`` in ``np.linalg.eigvalsh(a, UPLO)``: ``v diag(g) v^T``,
+    folded onto the triangle read."""
+    if no_cotangent(g):
+        return 0.0
+    _, v = np.linalg.eigh(a, UPLO)
+    s = (v * g[..., None, :]) @ _mT(v)
+    return _fold(s, lower=UPLO.upper() == "L")
+
+
+def svd_grad(g, out, a, full_matrices=True, compute_uv=True):
+    """Cotangent of ``a`` in ``np.linalg.svd(a, full_matrices, compute_uv)``.
+
+    ``out`` is ``(u, s, vh)`` (or ``s`` alone when ``compute_uv`` is false);
+    with ``F_ij = 1 / (s_j^2 - s_i^2)`` (0 on the diagonal and for equal
+    singular values), ``P = diag(g_s) + (J + J^T) S + S (K + K^T)`` where
+    ``J = F * (u^T g_u)`` and ``K = F * (v^T g_v)``, the cotangent is
+    ``u P v^T`` plus, for a non-square ``a``, the parts of ``g_u`` and ``g_v``
+    outside the span of ``u`` and ``v``: ``(I - u u^T) g_u S^-1 v^T`` and
+    ``u S^-1 g_v^T (I - v v^T)``.  Singular vectors of a repeated (or zero)
+    singular value are not unique, as for eigh.
+    """
+    if no_cotangent(g):
+        return 0.0
+    m, n = np.shape(a)[-2:]
+    if not compute_uv:
+        u, _, vh = np.linalg.svd(a, full_matrices=False)
+        return (u * g[..., None, :]) @ vh
+    if full_matrices and m != n:
+        raise error_at("MissingRuleError", "np.linalg.svd: the singular vectors of a "
+                       "non-square matrix with full_matrices=True are not unique, so they "
+                       "have no derivative; pass full_matrices=False")
+    u, s, vh = out
+    g_u, g_s, g_vh = cotangent_at(g, 0), cotangent_at(g, 1), cotangent_at(g, 2)
+    v = _mT(vh)
+    k = s.shape[-1]
+    p = 0
+    if not no_cotangent(g_s):
+        p = p + np.eye(k, dtype=s.dtype) * g_s[..., None, :]
+    f = _gaps(s * s)
+    safe = np.where(s == 0, 1, s)
+    extra = 0
+    if not no_cotangent(g_u):
+        j = f * (_mT(u) @ g_u)
+        p = p + (j + _mT(j)) * s[..., None, :]
+        if m > k:
+            extra = extra + ((g_u - u @ (_mT(u) @ g_u)) / safe[..., None, :]) @ vh
+    if not no_cotangent(g_vh):
+        g_v = _mT(g_vh)
+        kk = f * (_mT(v) @ g_v)
+        p = p + s[..., :, None] * (kk + _mT(kk))
+        if n > k:
+            extra = extra + (u / safe[..., None, :]) @ (_mT(g_v) - (_mT(g_v) @ v) @ vh)
+    return u @ p @ vh + extra
+
+
+def qr_grad(g, out, a, mode="reduced"):
+    """Cotangent of ``a`` in ``q, r = np.linalg.qr(a)`` (the reduced
+    factorisation).  For ``m >= n``: ``(g_q + q copyltu(M)) r^-T`` with
+    ``M = r g_r^T - g_q^T q`` and ``copyltu`` the lower triangle mirrored onto
+    the upper one (Walter and Lehmann 2018; Liao et al. 2019).  A wide ``a =
+    [x | y]`` factors as ``q [r1 | q^T y]``: ``y`` gets ``q g_r2`` and ``x`` the
+    square rule with ``g_q + y g_r2^T``.
+    """
+    if mode != "reduced":
+        raise error_at("MissingRuleError", f"np.linalg.qr: mode={mode!r} has no adjoint; "
+                       f"only mode='reduced' has")
+    if no_cotangent(g):
+        return 0.0
+    q, r = out
+    g_q, g_r = cotangent_at(g, 0), cotangent_at(g, 1)
+    g_q = np.zeros_like(q) if no_cotangent(g_q) else g_q
+    g_r = np.zeros_like(r) if no_cotangent(g_r) else g_r
+    m, n = np.shape(a)[-2:]
+    if m < n:
+        y = a[..., :, m:]
+        g_q = g_q + y @ _mT(g_r[..., :, m:])
+        g_x = _qr_square_grad(g_q, g_r[..., :, :m], q, r[..., :, :m])
+        return np.concatenate([g_x, q @ g_r[..., :, m:]], axis=-1)
+    return _qr_square_grad(g_q, g_r, q, r)
+
+
+def _qr_square_grad(g_q, g_r, q, r):
+    k = r.shape[-1]
+    m = r @ _mT(g_r) - _mT(g_q) @ q
+    low = np.tri(k, dtype=r.dtype)
+    copyltu = m * low + _mT(m * np.tri(k, k=-1, dtype=r.dtype))
+    b = g_q + q @ copyltu
+    return _mT(np.linalg.solve(r, _mT(b)))
+
+
+def pinv_grad(g, out, a):
+    """Cotangent of ``a`` in ``p = np.linalg.pinv(a)`` (of constant rank near
+    ``a``): ``-p^T g p^T + (I - a p) g^T p p^T + p^T p g^T (I - p a)``."""
+    if no_cotangent(g):
+        return 0.0
+    p, pt, gt = out, _mT(out), _mT(g)
+    ap = a @ p
+    pa = p @ a
+    return (-(pt @ g @ pt) + (gt - ap @ gt) @ (p @ pt)
+            + (pt @ p) @ (gt - gt @ pa))
+
+
+def lstsq_grads(g, out, a, b, rcond=None):
+    """Cotangents of ``a`` and ``b`` in ``x, residuals, rank, s =
+    np.linalg.lstsq(a, b, rcond)``: ``x = pinv(a) b`` (``a`` of constant rank
+    near the point), the residuals ``|b - a x|^2`` (where NumPy returns them)
+    and the singular values of ``a``."""
+    if no_cotangent(g):
+        return 0.0, 0.0
+    x, residuals = out[0], out[1]
+    g_x, g_res, g_s = cotangent_at(g, 0), cotangent_at(g, 1), cotangent_at(g, 3)
+    vector = np.ndim(b) == 1
+    x2 = x[:, None] if vector else x
+    b2 = np.asarray(b)[:, None] if vector else np.asarray(b)
+    g_a, g_b = 0, 0
+    if not no_cotangent(g_x):
+        g_x2 = g_x[:, None] if vector else g_x
+        p = np.linalg.pinv(a)
+        g_a = g_a + pinv_grad(g_x2 @ _mT(b2), p, a)
+        g_b = g_b + _mT(p) @ g_x2
+    if not no_cotangent(g_res) and np.size(residuals):
+        r = b2 - a @ x2
+        g_a = g_a - 2 * (r * g_res) @ _mT(x2)
+        g_b = g_b + 2 * r * g_res
+    if not no_cotangent(g_s):
+        u, _, vh = np.linalg.svd(a, full_matrices=False)
+        g_a = g_a + (u * g_s) @ vh
+    g_a = np.zeros_like(np.asarray(a, dtype=np.result_type(x))) if no_cotangent(g_a) else g_a
+    g_b = np.zeros_like(b2, dtype=np.result_type(x)) if no_cotangent(g_b) else g_b
+    return g_a, (g_b[:, 0] if vector else g_b)
+
+
+def matrix_power_grad(g, a, n):
+    """Cotangent of ``a`` in ``np.linalg.matrix_power(a, n)``: the sum over
+    ``k < n`` of ``(a^T)^k g (a^T)^(n-1-k)``; for ``n < 0``, through ``inv(a)``."""
+    if no_cotangent(g) or n == 0:
+        return np.zeros_like(a) if n == 0 else 0.0
+    base = np.linalg.inv(a) if n < 0 else a
+    bt = _mT(base)
+    powers = [np.broadcast_to(np.eye(a.shape[-1], dtype=base.dtype), base.shape)]
+    for _ in range(abs(n) - 1):
+        powers.append(powers[-1] @ bt)
+    total = sum(powers[k] @ g @ powers[abs(n) - 1 - k] for k in range(abs(n)))
+    return inv_grad(total, base) if n < 0 else total
+
+
+def matrix_norm_grad(g, out, x, ord, axis=None, keepdims=False):  # noqa: A002 - numpy's name
+    """Cotangent of ``x`` in the matrix norm ``np.linalg.norm(x, ord, axis)``
+    (``axis`` None for a 2-D ``x``, else the two axes of the matrices) for
+    ``ord`` 2, -2 and ``'nuc'`` (through the singular vectors: ``u_1 v_1^T``,
+    ``u_k v_k^T``, ``u v^T``), 1 and -1 (the extreme column sums of ``|x|``) and
+    inf and -inf (the extreme row sums); tied extreme sums share ``g``."""
+    if no_cotangent(g):
+        return 0.0
+    x = np.asarray(x)
+    rows, cols = (0, 1) if axis is None else (axis[0] % x.ndim, axis[1] % x.ndim)
+    xm = np.moveaxis(x, (rows, cols), (-2, -1))
+    if keepdims:
+        g = np.squeeze(g, (rows, cols))
+        out = np.squeeze(out, (rows, cols))
+    g = np.asarray(g)[..., None, None]
+    if ord in (2, -2, "nuc"):
+        u, _, vh = np.linalg.svd(xm, full_matrices=False)
+        if ord == "nuc":
+            gm = g * (u @ vh)
+        else:
+            i = 0 if ord == 2 else -1
+            gm = g * (u[..., :, i, None] * vh[..., i, None, :])
+    elif ord in (1, -1, np.inf, -np.inf):
+        over = -2 if ord in (1, -1) else -1
+        sums = np.sum(np.abs(xm), axis=over, keepdims=True)
+        hit = sums == np.expand_dims(out, (-2, -1))
+        gm = g * np.sign(xm) * hit / np.sum(hit, axis=(-2, -1), keepdims=True).astype(xm.dtype)
+    else:
+        raise error_at("MissingRuleError", f"np.linalg.norm: the matrix norm ord={ord!r} has "
+                       f"no adjoint")
+    return np.moveaxis(gm, (-2, -1), (rows, cols))

@@ -1,0 +1,120 @@
+"""Helpers of the rules of SciPy's functions (``scipy.special``, ``scipy.stats``,
+``scipy.signal``).
+
+A runtime helper module (see :mod:`srcgrad.runtime`, which re-exports it):
+small and copied into exported modules.  SciPy is optional: srcgrad never
+imports it, and the helpers that need it (:func:`psi`, :func:`signal_convolve`
+and :func:`signal_convolve_grads`) import it when they are called, which only
+code differentiating a call to SciPy does.  The others need NumPy alone.
+
+    >>> import numpy as np
+    >>> a = np.log(np.array([1.0, 3.0]))
+    >>> logsumexp_grads(1.0, np.log(4.0), a)
+    (array([0.25, 0.75]), 0.0)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .elementwise import unbroadcast
+from .structures import no_cotangent
+
+
+def psi(n, x):
+    """The polygamma function of order ``n`` at ``x``: ``scipy.special.polygamma``
+    (``digamma`` for ``n = 0``), in ``x``'s floating dtype.  The derivatives of
+    ``gammaln``, ``digamma``, ``polygamma``, ``betaln`` and of the Student t
+    density."""
+    from scipy import special  # noqa: PLC0415 - SciPy is optional: imported when used
+
+    value = special.digamma(x) if np.ndim(n) == 0 and n == 0 else special.polygamma(n, x)
+    dtype = np.result_type(x)
+    if dtype.kind == "f" and isinstance(value, np.ndarray) and value.dtype != dtype:
+        return value.astype(dtype)
+    return value
+
+
+def logsumexp_grads(g, out, a, axis=None, b=None, keepdims=False):
+    """Cotangents of ``a`` and ``b`` in ``scipy.special.logsumexp(a, axis, b,
+    keepdims)``: the softmax weights ``b * exp(a - out)`` and ``exp(a - out)``."""
+    if no_cotangent(g):
+        return 0.0, 0.0
+    a = np.asarray(a)
+    shape = np.broadcast_shapes(a.shape, np.shape(b)) if b is not None else a.shape
+    if axis is not None and not keepdims:
+        axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
+        kept = tuple(sorted(k % len(shape) for k in axes))
+        out, g = np.expand_dims(out, kept), np.expand_dims(g, kept)
+    weights = np.exp(a - out)
+    if b is None:
+        return g * weights, 0.0
+    return unbroadcast(g * b * weights, a), unbroadcast(g * weights, b)
+
+
+def _symmetric(cov, d):
+    """The covariance matrix ``scipy.stats.multivariate_normal`` reads from
+    ``cov``: a multiple of the identity, a diagonal, or the lower triangle."""
+    cov = np.asarray(cov)
+    if cov.ndim < 2:
+        return np.eye(d, dtype=np.result_type(cov, 1.0)) * cov
+    return np.tril(cov) + np.tril(cov, -1).T
+
+
+def mvn_logpdf_grads(g, out, x, mean=None, cov=1):
+    """Cotangents of ``x``, ``mean`` and ``cov`` in
+    ``scipy.stats.multivariate_normal.logpdf(x, mean, cov)``, for samples ``x``
+    of shape ``(..., d)``: with ``s = inv(cov) (x - mean)``, ``-s``, the sum of
+    ``s`` and ``(s s^T - inv(cov)) / 2`` summed over the samples, the last as
+    ``cov`` was given (its trace for a scalar, its diagonal for a vector, its
+    lower triangle, which is what SciPy reads, for a matrix)."""
+    if no_cotangent(g):
+        return 0.0, 0.0, 0.0
+    x = np.asarray(x)
+    d = x.shape[-1]
+    g = np.reshape(g, x.shape[:-1])
+    precision = np.linalg.inv(_symmetric(cov, d))
+    s = (x - (0.0 if mean is None else mean)) @ precision
+    g_x = -g[..., None] * s
+    g_mean = 0.0 if mean is None else np.reshape(-np.sum(g_x.reshape(-1, d), axis=0),
+                                                 np.shape(mean))
+    flat_s, flat_g = s.reshape(-1, d), np.ravel(g)
+    full = 0.5 * ((flat_s * flat_g[:, None]).T @ flat_s - np.sum(flat_g) * precision)
+    cov = np.asarray(cov)
+    if cov.ndim == 0:
+        g_cov = np.trace(full)
+    elif cov.ndim == 1:
+        g_cov = np.diagonal(full).copy()
+    else:
+        g_cov = np.tril(full + full.T) - np.diag(np.diagonal(full))
+    return g_x, g_mean, g_cov
+
+
+def signal_convolve(in1, in2, mode="full", method="auto"):
+    """``scipy.signal.convolve(in1, in2, mode, method)``: what generated tangent
+    code calls (a rule body names NumPy and these helpers only)."""
+    from scipy import signal  # noqa: PLC0415 - SciPy is optional: imported when used
+
+    return signal.convolve(in1, in2, mode, method)
+
+
+def signal_convolve_grads(g, in1, in2, mode="full"):
+    """Cotangents of ``in1`` and ``in2`` in ``scipy.signal.convolve(in1, in2,
+    mode)``: ``g`` placed in the full output (``'same'`` is centred on ``in1``,
+    ``'valid'`` is where the smaller input fits), then convolved with the
+    other input reversed along every axis."""
+    if no_cotangent(g):
+        return 0.0, 0.0
+    in1, in2 = np.asarray(in1), np.asarray(in2)
+    full_shape = [n + m - 1 for n, m in zip(in1.shape, in2.shape)]
+    if mode == "full":
+        starts = [0] * in1.ndim
+    elif mode == "same":
+        starts = [(f - n) // 2 for f, n in zip(full_shape, in1.shape)]
+    else:
+        starts = [min(n, m) - 1 for n, m in zip(in1.shape, in2.shape)]
+    full = np.zeros(full_shape, np.result_type(g, in1, in2))
+    full[tuple(slice(s, s + k) for s, k in zip(starts, np.shape(g)))] = g
+    flip = tuple(slice(None, None, -1) for _ in range(in1.ndim))
+    return (signal_convolve(full, in2[flip], "valid"),
+            signal_convolve(full, in1[flip], "valid"))
