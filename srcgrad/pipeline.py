@@ -54,6 +54,7 @@ from .ad.reverse import reverse as reverse_sweep
 from .analysis.activity import SCALAR, has_effect, shape_classes
 from .analysis.activity import activity as find_activity
 from .analysis.aliasing import check_aliases, copy_updated_attributes, shared_names
+from .analysis.inplace import keep_in_place_types
 from .assemble import Assembler, Function
 from .errors import SrcGradError
 from .frontend.fence import check as check_supported
@@ -106,6 +107,7 @@ def passes(c: Compilation, run) -> None:
     run(c.normalize)                  # normalize/normalizer.py
     run(c.sequences)                  # normalize/sequences.py
     run(c.simplify)                   # optimize/simplify.py
+    run(c.in_place)                   # analysis/inplace.py
     run(c.aliases)                    # analysis/aliasing.py
     run(c.attribute_copies)           # analysis/aliasing.py
     run(c.wrt)                        # ad/reverse.py
@@ -189,6 +191,11 @@ class Compilation:
     def simplify(self):
         """Differentiate operations in a cheaper form (x * x as x ** 2) (optimize/simplify.py)."""
         simplify_operations(self.program)
+
+    @compiler_pass
+    def in_place(self):
+        """Keep an array's type and dtype where x += v updates it (analysis/inplace.py)."""
+        keep_in_place_types(self.program)
 
     @compiler_pass
     def aliases(self):

@@ -35,22 +35,6 @@ _CACHE = _tempfile.mkdtemp(prefix="srcgrad-test-cache-")
 _atexit.register(_shutil.rmtree, _CACHE, ignore_errors=True)
 _os.environ["SRCGRAD_CACHE_DIR"] = _CACHE
 
-# And a home of their own: a test that drops SRCGRAD_CACHE_DIR (or anything else
-# that writes under ~) writes here, and the session fails if anything was
-# written (pytest_sessionfinish below), instead of filling the user's cache.
-_HOME = _tempfile.mkdtemp(prefix="srcgrad-test-home-")
-_atexit.register(_shutil.rmtree, _HOME, ignore_errors=True)
-_os.environ["HOME"] = _HOME
-_os.environ.pop("XDG_CACHE_HOME", None)
-
-
-def pytest_sessionfinish(session, exitstatus):
-    written = [_os.path.join(d, f) for d, _, files in _os.walk(_HOME) for f in files]
-    if written:
-        print(f"\nsrcgrad tests wrote under the user's home (a stand-in, {_HOME}): "
-              f"{written[:5]}")
-        session.exitstatus = 1
-
 
 # --- fuzz tests: skipped unless asked for -------------------------------------------
 #
@@ -83,19 +67,3 @@ def pytest_collection_modifyitems(config, items):
         if item.get_closest_marker("fuzz") is not None:
             item.add_marker(skip)
 
-
-# --- Hypothesis examples that do not depend on where a test file lives ---------------
-#
-# With ``derandomize=True`` Hypothesis draws a parametrized test's examples from a
-# seed that hashes the test's pytest node id, folder included: moving a file to
-# another folder changes the programs its tests draw.  A test module that sets
-# ``HYPOTHESIS_KEY`` (a format string over ``{name}``, the test's name with its
-# parameters) is keyed by that instead, wherever the file lives.  Runs after the
-# Hypothesis plugin has set its key, just before the test is called.
-
-@_pytest.hookimpl(tryfirst=True)
-def pytest_runtest_call(item):
-    key = getattr(getattr(item, "module", None), "HYPOTHESIS_KEY", None)
-    inner = getattr(getattr(getattr(item, "obj", None), "hypothesis", None), "inner_test", None)
-    if key and hasattr(inner, "_hypothesis_internal_add_digest"):
-        inner._hypothesis_internal_add_digest = key.format(name=item.name).encode()

@@ -714,6 +714,15 @@ S("sorted-builtin", sorted, "sorted([x, y, z])", dtypes=F64, x=pyfloat(0, 1), y=
   z=pyfloat(-2, -1))
 S("sequence", sequence, "sequence(x)", x=normal(3, 2))
 S("snapshot", snapshot, "snapshot(x)", x=normal(3, 2))
+# x += v on an array: x + v in x's type and dtype (a 0-d array stays one; float32 stays)
+S("in_place", srcgrad.runtime.in_place, "srcgrad.runtime.in_place(t, y)", t=normal(2, 3),
+  y=fixed(np.zeros((2, 3))))
+S("in_place-0d", srcgrad.runtime.in_place, "srcgrad.runtime.in_place(t, y)", t=normal(),
+  y=fixed(np.zeros(())))
+S("in_place-float32", srcgrad.runtime.in_place, "srcgrad.runtime.in_place(t, y)", dtypes=F64,
+  t=normal(3), y=fixed(np.zeros(3, np.float32)))
+S("in_place-number", srcgrad.runtime.in_place, "srcgrad.runtime.in_place(t, y)", dtypes=F64,
+  t=pyfloat(-1, 1), y=fixed(0.5))
 # the helpers generated tangent code calls (differentiated again for Hessians)
 S("expand", srcgrad.runtime.expand, "srcgrad.runtime.expand(t, y)", t=normal(3),
   y=fixed(np.zeros((2, 3))))

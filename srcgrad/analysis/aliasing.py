@@ -61,7 +61,7 @@ from dataclasses import dataclass, field
 
 import gast
 
-from .. import ir
+from .. import ir, runtime
 from ..errors import AliasedUpdateError
 from ..frontend.linker import is_user_function
 from ..ir.syntax import SliceToCall, clone, helper_ref, source_of
@@ -441,10 +441,15 @@ def shared_names(program: ir.Program) -> set[str]:
 
     The adjoint sweep must restore the elements an update overwrote in such an
     array even where it reads only the other name: ``t1 = v[:, ::2]`` is read by
-    an adjoint after ``v[:, ::2] = ...`` and sees ``v``'s elements."""
+    an adjoint after ``v[:, ::2] = ...`` and sees ``v``'s elements.  So must it
+    where ``y_1 = in_place(t4, y)`` (``y /= z``) returned ``t4`` itself, which the
+    adjoint of ``/`` reads after ``y_1[0] = v``."""
     names = set()
     for stmt in ir.walk_statements(program.body):
-        if isinstance(stmt, gast.Assign) and not ir.is_update(stmt) and is_view(stmt):
+        op = getattr(stmt, "op", None)
+        if isinstance(stmt, gast.Assign) and not ir.is_update(stmt) and (is_view(stmt) or (
+                op is not None and op.primitive is runtime.in_place
+                and isinstance(op.args[0], gast.Name))):
             names.update(ir.target_names(stmt))
             names.add(stmt.op.args[0].id)
     return names

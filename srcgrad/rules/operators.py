@@ -9,16 +9,18 @@ tangent is spelt differently it is given after the alias: ``a @ b`` keeps the
 operator (``d_a @ b``), and ``/`` and ``%`` wrap the divisor's term in
 ``expand`` where the tangents of ``np.divide`` and ``np.remainder`` leave it
 out (the term has the output's shape either way).  Comparisons, ``not`` and the bitwise operators produce values
-with no derivative.
+with no derivative.  ``x += v`` on an array is ``in_place(x + v, x)``
+(:func:`~srcgrad.runtime.in_place`): the value of ``x + v`` in ``x``'s type and
+dtype, linear in that value.
 """
 
 import operator
 
 import numpy as np
 
-from ..runtime import expand
+from ..runtime import expand, in_place
 from . import linalg, ufuncs  # noqa: F401 - the twins are registered first
-from .derive import alias
+from .derive import alias, linear
 from .registry import nondifferentiable, tangent
 
 alias(operator.add, np.add, "a", "b", name="+")
@@ -45,6 +47,13 @@ def matmul_tangent(out, a, b, d_a, d_b):
 @tangent(operator.mod, name="%")
 def mod_tangent(out, a, b, d_a, d_b):
     return expand(d_a, out), expand(-d_b * np.floor(a / b), out)
+
+
+@linear(in_place, "value", name="in_place")
+def in_place_(out, d_out, value, x):
+    """``x op= v``: ``value`` (``x op v``) as ``x``'s type and dtype; ``x`` gives
+    only those.  The cotangent passes to ``value``; the tangent is cast the same."""
+    return d_out
 
 
 nondifferentiable(operator.floordiv, name="//")

@@ -8,8 +8,9 @@ body to read exactly the names in ``__all__``, ``np`` and ``math``).  They
 live in modules by what they are for; this package re-exports every one, so
 generated code names one place:
 
-- :mod:`.elementwise`: ``unbroadcast``, ``grad_seed``, ``signum``, and the
-  markers ``stop_gradient`` and ``on_grad``;
+- :mod:`.elementwise`: ``unbroadcast``, ``grad_seed``, ``signum``, the
+  markers ``stop_gradient`` and ``on_grad``, and ``in_place`` (the value
+  ``x += v`` leaves in an array);
 - :mod:`.reductions`, :mod:`.linalg`, :mod:`.shapes`: the helpers of the
   adjoint rules of reductions, linear algebra, and shape and indexing
   operations;
@@ -51,7 +52,15 @@ from .decompositions import (
     qr_grad,
     svd_grad,
 )
-from .elementwise import grad_seed, match_complex, on_grad, signum, stop_gradient, unbroadcast
+from .elementwise import (
+    grad_seed,
+    in_place,
+    match_complex,
+    on_grad,
+    signum,
+    stop_gradient,
+    unbroadcast,
+)
 from .forward import (
     expand,
     fresh_tangent,
@@ -174,6 +183,7 @@ __all__ = [
     "OnlineSnapshots",
     "online_schedule",
     "unbroadcast",
+    "in_place",
     "unreduce",
     "grad_seed",
     "grad_like",

@@ -1,4 +1,5 @@
-"""Cotangents of elementwise operations, and the two gradient markers.
+"""Cotangents of elementwise operations, the two gradient markers, and the
+value of an elementwise update in place.
 
 A runtime helper module (see :mod:`srcgrad.runtime`, which re-exports it):
 small, NumPy alone, copied into exported modules.  An elementwise operation's
@@ -8,6 +9,7 @@ adjoint sweep of ``grad`` starts from, :func:`signum` the derivative of
 ``abs``, :func:`match_complex` a cotangent in the kind (real or complex) of
 its value.  :func:`stop_gradient` and :func:`on_grad` are what a user writes in
 a differentiated function: identities, whose rules act on the cotangent.
+:func:`in_place` is what ``x += v`` leaves in ``x`` when ``x`` is an array.
 
     >>> import numpy as np
     >>> unbroadcast(np.ones((2, 3)), np.zeros((1, 3)))
@@ -96,6 +98,37 @@ def match_complex(g, x):
     if np.iscomplexobj(x):
         return g if np.iscomplexobj(g) else np.asarray(g, dtype=np.result_type(x))[()]
     return np.real(g) if np.iscomplexobj(g) else g
+
+
+def in_place(value, x):
+    """What ``x op= v`` leaves in ``x``, from ``value``, which is ``x op v``.
+
+    NumPy updates an array ``x`` in place, so the result is an array of
+    ``x``'s dtype and shape: a 0-d array stays an array where ``x + v`` is a
+    NumPy scalar, and a float32 array stays float32 where ``x + v`` is float64
+    (NumPy computes the float64 result, then rounds it into ``x``, as here).
+    What NumPy refuses raises here too: a value of another shape, or one of a
+    kind ``x`` cannot take (``x += 0.5`` on an integer array).  A number or a
+    NumPy scalar is immutable: ``x op= v`` rebinds it to ``value``.
+
+        >>> v = np.array(0.25)
+        >>> v + v, in_place(v + v, v)
+        (np.float64(0.5), array(0.5))
+        >>> in_place(np.ones(2, np.float32) + np.ones(2), np.ones(2, np.float32)).dtype
+        dtype('float32')
+        >>> in_place(0.5 + 1.0, 0.5)
+        1.5
+    """
+    if not isinstance(x, np.ndarray):
+        return value
+    if type(value) is type(x) and value.dtype == x.dtype and value.shape == x.shape:
+        return value  # the common case: x op v is what the update leaves
+    if np.shape(value) != x.shape:
+        raise ValueError(f"non-broadcastable output operand with shape {x.shape} doesn't "
+                         f"match the broadcast shape {np.shape(value)}")
+    out = np.empty_like(x)
+    np.copyto(out, value, casting="same_kind")
+    return out
 
 
 def stop_gradient(x):

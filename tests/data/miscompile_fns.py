@@ -652,3 +652,78 @@ def dict_built_by_item_assignment(x):
         d["b"] = np.sin(d["a"]) + k
         d["a"] = d["a"] * d["b"]
     return np.sum(d["a"] * d["b"])
+
+
+# --- x += v keeps what NumPy's update in place keeps: a 0-d array, a float32 array -----
+#
+# ``x += v`` writes into the array ``x``; ``x + v`` of 0-d arrays is a NumPy scalar,
+# and of a float32 and a float64 array a float64 one.  Each was compiled to
+# ``x_1 = x + v``: the value's type or dtype was not the function's.
+
+def zero_d_array_plus_itself(x):
+    """Found by the fuzzer (test_focused_constructs[arg_index_update])."""
+    v = np.where(x > 0.5, x, x)
+    v += v
+    return v
+
+
+def zero_d_array_every_operator(x):
+    v = np.where(x > 0.0, x, 2.0 * x)
+    v *= x
+    v -= 0.5
+    v /= 1.5
+    v **= 2
+    v += np.sin(v)
+    return v
+
+
+def zero_d_array_updated_in_a_loop(x):
+    h = np.array(x)
+    for _ in range(3):
+        h += 0.3 * np.tanh(h)
+        h *= 0.9
+    return h
+
+
+def zero_d_array_in_a_branch(x, y):
+    h = np.where(x > 0.0, x, 2.0 * x)
+    if x > 0.0:
+        h *= y
+    else:
+        h -= y
+    return h
+
+
+def zero_d_array_shared_by_two_names(x):
+    """``u`` is ``t``: both see the update, and both stay 0-d arrays.  (``u`` is
+    copied: returned as it is, the update is not followed -- another bug, of aliases
+    read only by the return.)"""
+    t = np.where(x > 0.0, x, x)
+    u = t
+    t += x
+    return np.array(u)
+
+
+def zero_d_array_a_dict_holds(x):
+    d = {"h": np.where(x > 0.0, x, x)}
+    d["h"] += x
+    d["h"] *= 2.0
+    return d["h"]
+
+
+def zero_d_array_elements(x):
+    """``y[...] *= x``, ``y[()] += 1.0``: element updates keep ``y`` an array.  (A copy
+    is returned: the adjoint sweep restores ``y``'s elements in place, and a value
+    that is ``y`` itself would change with them -- another bug, of element updates.)"""
+    y = np.where(x > 0.0, x, 2.0 * x)
+    y[...] *= x
+    y[()] += 1.0
+    return np.array(y)
+
+
+def float32_array_plus_float64(x):
+    """``y += x`` on a float32 ``y``: NumPy rounds the float64 sum into ``y``."""
+    y = np.zeros(x.shape, dtype=np.float32)
+    y += x
+    y *= x
+    return np.sum(y)

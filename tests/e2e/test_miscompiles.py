@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import corpus
 import miscompile_fns as m
 import srcgrad
 from numeric import assert_bit_identical, assert_close, numeric_grad
@@ -82,6 +83,14 @@ CASES = [
     (m.view_before_a_checkpointed_loop_that_updates_its_base, (3,)),
     (m.view_before_a_checkpointed_while_loop_that_updates_its_base, (3,)),
     (m.dict_built_by_item_assignment, (3,)),
+    # x += v on a 0-d array: the value stays a 0-d array
+    (m.zero_d_array_plus_itself, ((),)),
+    (m.zero_d_array_every_operator, ((),)),
+    (m.zero_d_array_updated_in_a_loop, ((),)),
+    (m.zero_d_array_in_a_branch, ((), ())),
+    (m.zero_d_array_shared_by_two_names, ((),)),
+    (m.zero_d_array_a_dict_holds, ((),)),
+    (m.zero_d_array_elements, ((),)),
 ]
 #: Programs autograd cannot run (it has no element assignment).
 NO_AUTOGRAD = {m.sorted_dict_update, m.disjoint_view_update, m.overlapping_view_update,
@@ -96,7 +105,9 @@ NO_AUTOGRAD = {m.sorted_dict_update, m.disjoint_view_update, m.overlapping_view_
                m.views_of_a_dict_item_updated_in_place, m.other_container_sees_an_item_update,
                m.list_item_assigned_then_updated,
                m.view_before_a_checkpointed_loop_that_updates_its_base,
-               m.view_before_a_checkpointed_while_loop_that_updates_its_base}
+               m.view_before_a_checkpointed_while_loop_that_updates_its_base,
+               m.zero_d_array_in_a_branch, m.zero_d_array_shared_by_two_names,
+               m.zero_d_array_elements}
 
 
 def _autograd_twin(fn):
@@ -202,6 +213,41 @@ def test_float_update_rebinds_a_float_and_updates_a_shared_0d_array():
         expected = numeric_grad(lambda x_, s_: m.float_update(x_, fresh(s_)), (x, s), 1)
         assert_close(g, expected, rtol=1e-5, atol=1e-6)
     assert_close(srcgrad.grad(m.float_update, wrt=1)(x, np.array(0.5)), 2 * np.sum(x) * 1.5)
+
+
+def test_an_update_keeps_a_0d_array_an_array():
+    """The reproducer: ``v += v`` on a 0-d array gave ``np.float64`` (``v + v``)."""
+    x = np.array(0.3)
+    value, pullback = srcgrad.vjp(m.zero_d_array_plus_itself, x)
+    assert type(value) is np.ndarray and value.shape == () and value == 0.6
+    assert pullback(np.array(1.0)) == (2.0,)
+    assert "v_1 = in_place(v + v, v)" in pullback.source
+
+
+def test_an_update_keeps_a_float32_array_float32():
+    """``y += x`` on a float32 ``y`` and a float64 ``x``: NumPy rounds each result into
+    ``y``, and the sum is a float32 -- under every policy, in both modes.  The
+    gradient is that of the float32 function: ``y = x`` rounded, ``y * x`` rounded,
+    so ``d/dx sum(y) = 2 x`` up to float32 rounding."""
+    x = RNG.standard_normal(4)
+    expected = m.float32_array_plus_float64(x)
+    assert type(expected) is np.float32
+    for policy in POLICIES:
+        value, g = srcgrad.value_and_grad(m.float32_array_plus_float64, policy=policy,
+                                          check=True)(x)
+        assert_bit_identical(value, expected, f"policy {policy!r}")
+        assert_close(g, 2 * x, rtol=1e-6, atol=1e-6, what=f"policy {policy!r}")
+    value, tangent = srcgrad.jvp(m.float32_array_plus_float64, (x,), (np.ones(4),))
+    assert_bit_identical(value, expected, "jvp")
+    assert_close(tangent, np.sum(2 * x), rtol=1e-6, atol=1e-6)
+
+
+def test_an_update_of_an_ordinary_array_reads_as_before():
+    """Where ``x + v`` is what the update leaves (a floating array never 0-d, ``v`` no
+    wider than it), the generated code is the plain operation: no ``in_place``."""
+    for name in ("augmented_assignment_on_arrays", "reassignment", "rows_filled_in_a_loop",
+                 "column_updates"):
+        assert "in_place" not in srcgrad.grad(corpus.by_name(name).fn).source, name
 
 
 def test_sequence_plus_with_an_untyped_tuple_argument_fails_loudly():

@@ -71,11 +71,6 @@ from numeric import bit_identical, perturbed
 #: tests/data: programs.py, numeric.py, and fuzz_failures/ (below)
 DATA = Path(__file__).resolve().parents[1] / "data"
 
-#: What Hypothesis keys the parametrized tests' examples by (tests/conftest.py):
-#: this file's node id before tests/ had folders, so that the move kept the
-#: programs test_focused_constructs draws.
-HYPOTHESIS_KEY = "tests/test_programs.py::{name}"
-
 EXAMPLES = int(os.environ.get("SRCGRAD_FUZZ_EXAMPLES", "200"))
 FUZZ_EXAMPLES = int(os.environ.get("SRCGRAD_FUZZ_EXAMPLES", "10000"))
 FOCUS_EXAMPLES = 15
