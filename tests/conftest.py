@@ -35,6 +35,22 @@ _CACHE = _tempfile.mkdtemp(prefix="srcgrad-test-cache-")
 _atexit.register(_shutil.rmtree, _CACHE, ignore_errors=True)
 _os.environ["SRCGRAD_CACHE_DIR"] = _CACHE
 
+# And a home of their own: a test that drops SRCGRAD_CACHE_DIR (or anything else
+# that writes under ~) writes here, and the session fails if anything was
+# written (pytest_sessionfinish below), instead of filling the user's cache.
+_HOME = _tempfile.mkdtemp(prefix="srcgrad-test-home-")
+_atexit.register(_shutil.rmtree, _HOME, ignore_errors=True)
+_os.environ["HOME"] = _HOME
+_os.environ.pop("XDG_CACHE_HOME", None)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    written = [_os.path.join(d, f) for d, _, files in _os.walk(_HOME) for f in files]
+    if written:
+        print(f"\nsrcgrad tests wrote under the user's home (a stand-in, {_HOME}): "
+              f"{written[:5]}")
+        session.exitstatus = 1
+
 
 # --- fuzz tests: skipped unless asked for -------------------------------------------
 #
