@@ -45,7 +45,8 @@ _os.environ.pop("XDG_CACHE_HOME", None)
 
 
 def pytest_sessionfinish(session, exitstatus):
-    written = [_os.path.join(d, f) for d, _, files in _os.walk(_HOME) for f in files]
+    written = [_os.path.join(d, f) for d, _, files in _os.walk(_HOME) for f in files
+               if f != ".python_history"]  # the interpreter's own, from the pdb tests
     if written:
         print(f"\nsrcgrad tests wrote under the user's home (a stand-in, {_HOME}): "
               f"{written[:5]}")
