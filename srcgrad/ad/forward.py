@@ -50,12 +50,10 @@ import gast
 from .. import ir
 from ..analysis.activity import (
     activity,
-    describe,
     differentiable,
     operand_names,
     shape_classes,
 )
-from ..errors import MissingRuleError
 from ..frontend.linker import is_user_function
 from ..ir.emit import show_statements  # noqa: F401 - used by the docstring examples
 from ..ir.syntax import call_to, clone
@@ -63,7 +61,7 @@ from ..rules import registry
 from ..rules.custom import custom_vjp
 from ..version import __version__
 from .calls import bind_arguments
-from .inline import inline_tangent
+from .inline import inline_tangent, missing_rule
 
 
 @dataclass
@@ -174,7 +172,7 @@ class Forward:
                              for t in targets]
         rule = registry.lookup_tangent(op.primitive)
         if rule is None:
-            raise _missing_tangent(self.program, op)
+            raise missing_rule(self.program, op, forward=True)
         target = stmt.targets[0]
         out_expr = gast.Tuple(elts=[ir.name(t) for t in targets], ctx=gast.Load()) \
             if isinstance(target, gast.Tuple) else ir.name(targets[0])
@@ -329,16 +327,6 @@ def _zero_of(operand):
     if isinstance(operand, gast.Constant):
         return gast.Constant(value=0.0, kind=None)
     return call_to("zero_tangent", operand)
-
-
-def _missing_tangent(program, op) -> MissingRuleError:
-    what = describe(op)
-    return MissingRuleError(
-        f"no tangent (forward-mode) rule for {what}, and a value being differentiated "
-        f"flows into it (register one with srcgrad.register_jvp, or wrap the value in "
-        f"srcgrad.stop_gradient if no derivative should flow there)",
-        filename=program.filename, lineno=getattr(op.node, "lineno", None),
-        col=getattr(op.node, "col_offset", None))
 
 
 def tangent_sweep(program: ir.Program, wrt: list[str], linker, value: bool = True):

@@ -31,8 +31,8 @@ from functools import lru_cache
 import gast
 
 from .. import ir, runtime
-from ..analysis.activity import SCALAR
-from ..errors import SrcGradError
+from ..analysis.activity import SCALAR, describe
+from ..errors import MissingRuleError, SrcGradError
 from ..ir.naming import Namer
 from ..ir.syntax import SliceToCall, assigned_names, clone, clone_substituted, constant, walk
 from ..optimize.broadcast import DropExpand, DropUnbroadcast
@@ -409,3 +409,18 @@ def _contribute(operand, expr, namer, result: Inlined, wanted) -> None:
         parts = [ir.name(x) for x in names]
     for elt, part in zip(operand.elts, parts):
         _contribute(elt, part, namer, result, wanted)
+
+
+def missing_rule(program, op: ir.Op, forward: bool = False) -> MissingRuleError:
+    """The error for an operation a differentiated value flows into and which
+    has no rule to inline (an adjoint, or with ``forward`` a tangent), at the
+    user's line, saying how to give it one or to cut the flow."""
+    kind, register, what = (("tangent (forward-mode)", "register_jvp", "derivative")
+                            if forward else ("adjoint", "register_vjp", "gradient"))
+    return MissingRuleError(
+        f"no {kind} rule for {describe(op)}, and a value being differentiated flows into it "
+        f"(register one with srcgrad.{register}, or wrap the value in "
+        f"srcgrad.stop_gradient if no {what} should flow there)",
+        filename=program.filename, lineno=getattr(op.node, "lineno", None),
+        col=getattr(op.node, "col_offset", None))
+

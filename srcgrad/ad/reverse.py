@@ -41,13 +41,13 @@ from dataclasses import dataclass, field
 import gast
 
 from .. import ir
-from ..analysis.activity import Activity, describe, differentiable, operand_names, shape_classes
-from ..errors import MissingRuleError, NonDifferentiableError, UnsupportedSyntaxError
+from ..analysis.activity import Activity, differentiable, operand_names, shape_classes
+from ..errors import NonDifferentiableError, UnsupportedSyntaxError
 from ..frontend.linker import CalleePair
 from ..ir.emit import show_statements  # noqa: F401 - used by the docstring examples
 from ..ir.syntax import SliceToCall, call_to
 from ..rules import registry
-from .inline import inline
+from .inline import inline, missing_rule
 
 ZERO = 0.0
 
@@ -75,7 +75,7 @@ def reverse(program: ir.Program, wrt: list[str], act: Activity, seed=(), bound=N
                 and any(n in act.varied for n in operand_names(op)) \
                 and not ir.is_update(stmt) and not isinstance(op.primitive, CalleePair) \
                 and registry.lookup(op.primitive) is None:
-            raise _missing_rule(program, op)
+            raise missing_rule(program, op)
     for stmt in ir.walk_statements(program.body):
         if isinstance(stmt, gast.Expr) and getattr(stmt, "op", None) is not None \
                 and stmt.op.primitive is ir.OPAQUE and not _harmless(stmt.value):
@@ -459,16 +459,6 @@ def _occurrences(program) -> dict[str, list]:
     for n in ir.names_in(program.output):
         where.setdefault(n, []).append((-1, "use"))
     return where
-
-
-def _missing_rule(program, op) -> MissingRuleError:
-    what = describe(op)
-    return MissingRuleError(
-        f"no adjoint rule for {what}, and a value being differentiated flows into it "
-        f"(register one with srcgrad.register_vjp, or wrap the value in "
-        f"srcgrad.stop_gradient if no gradient should flow there)",
-        filename=program.filename, lineno=getattr(op.node, "lineno", None),
-        col=getattr(op.node, "col_offset", None))
 
 
 def check_wrt(program: ir.Program, wrt: tuple[int, ...]) -> list[str]:
