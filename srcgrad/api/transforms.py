@@ -264,6 +264,12 @@ def vjp(fn, *primals, wrt=None, policy="save", optimize=True, check=None):
     if wrt is None:
         positions = tuple(i for i, a in enumerate(primals) if differentiable_value(a))
         expand = len(primals)
+        if not positions:
+            raise SrcGradError(
+                f"vjp({getattr(fn, '__name__', 'fn')}, *primals) differentiates at the point "
+                f"it is given: pass the arguments after the function (vjp(f, x, y)); "
+                + ("none was given" if not primals else
+                   "none of them is a float or an array of floats"))
     else:
         positions, _ = normalize_wrt(wrt)
         expand = None

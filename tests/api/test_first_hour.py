@@ -451,3 +451,16 @@ def test_no_srcgrad_error_class_is_defined_elsewhere():
                     and obj.__module__ == info.name and info.name != "srcgrad.errors":
                 found.append(f"{info.name}.{name}")
     assert not found
+
+
+def _doubled(x):
+    return x * 2.0
+
+
+@pytest.mark.parametrize("primals, says", [((), "none was given"),
+                                           ((3,), "none of them is a float")])
+def test_vjp_without_a_differentiable_point_says_what_to_pass(primals, says):
+    # was a raw IndexError from inside the compiler
+    with pytest.raises(srcgrad.SrcGradError) as info:
+        srcgrad.vjp(_doubled, *primals)
+    assert "vjp(f, x, y)" in str(info.value) and says in str(info.value)
