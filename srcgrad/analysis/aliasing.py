@@ -96,10 +96,26 @@ class _Refresh:
 
 
 def check_aliases(program: ir.Program) -> None:
-    """Raise ``UnsupportedSyntaxError`` where an update would go unseen by an alias."""
+    """Raise ``UnsupportedSyntaxError`` where an update would go unseen by an alias.
+
+    The returned expression is read after every statement: it is checked as a
+    last statement of the body (``return u`` after ``t += x`` with ``u = t``
+    reads the updated array), and takes the names the checks bind again."""
     statements = list(ir.walk_statements(program.body))
     if not any(ir.is_update(s) or getattr(s, "augmented", None) for s in statements):
         return
+    returned = gast.Expr(value=program.output)
+    returned.op = ir.Op(ir.OPAQUE, [], {}, returned, "return")
+    program.body.append(returned)
+    try:
+        _check_aliases(program)
+    finally:
+        program.body.remove(returned)
+        program.output = returned.value
+
+
+def _check_aliases(program: ir.Program) -> None:
+    statements = list(ir.walk_statements(program.body))
     containers = container_names(program, statements)
     scalars = scalar_names(program)
     (statements, views, elements, holders, parts, joins, loops, blocks, order,
