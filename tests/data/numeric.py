@@ -132,3 +132,16 @@ def assert_bit_identical(actual, expected, what=""):
         raise AssertionError(f"{what}: the generated code's value is not the function's own, "
                              f"bit for bit\n  generated: {_describe(actual)}\n"
                              f"  function:  {_describe(expected)}")
+
+#: The policies the soundness tests run every program under.
+POLICIES = ("save", "recompute", "save_products", "sqrt", ("revolve", 2))
+
+
+def check_policies(fn, args, wrt=0, policies=POLICIES):
+    """Under each policy: value bit-identical to ``fn``'s (check=True) and gradient
+    close to central finite differences."""
+    import srcgrad  # noqa: PLC0415 - this module is also used without srcgrad loaded
+    for policy in policies:
+        _, grad = srcgrad.value_and_grad(fn, wrt=wrt, policy=policy, check=True)(*args)
+        assert_close(grad, numeric_grad(pure(fn), list(args), wrt), rtol=1e-5, atol=1e-6,
+                     what=f"{fn.__name__}, policy {policy!r}")

@@ -17,20 +17,13 @@ import pytest
 
 import srcgrad
 
-from numeric import assert_close, numeric_grad, pure
-
-POLICIES = ("save", "recompute", "save_products", "sqrt", ("revolve", 2))
+from numeric import POLICIES, check_policies
 
 X = np.linspace(0.1, 1.0, 4)
 Y = np.linspace(-0.5, 0.7, 4)
 
 
-def _check(fn, args, wrt=0, policies=POLICIES):
-    """Value bit-identical (check=True) and gradient close to finite differences."""
-    for policy in policies:
-        value, grad = srcgrad.value_and_grad(fn, wrt=wrt, policy=policy, check=True)(*args)
-        assert_close(grad, numeric_grad(pure(fn), list(args), wrt), rtol=1e-5, atol=1e-6,
-                     what=f"{fn.__name__}, policy {policy!r}")
+_check = check_policies
 
 
 def _source(fn, policy="save", wrt=0):
