@@ -151,12 +151,31 @@ class Calls:
             func = ir.name(helper)  # srcgrad.stop_gradient -> stop_gradient: no srcgrad import
         else:
             self.collect_free(func)
+        if prim is runtime.on_grad:
+            node = self.watched_site(node)
         args = [self.literal(a) for a in node.args]
         kwargs = {kw.arg: self.literal(kw.value) for kw in node.keywords}
         if is_user_function(prim) and prim.__code__.co_flags & inspect.CO_VARARGS:
             args = self.pack_varargs(prim, args, node)
         expr = gast.Call(func=func, args=args, keywords=keywords_of(kwargs))
         return expr, ir.Op(prim, args, kwargs, node, registry.display_name(prim))
+
+    def watched_site(self, node):
+        """``on_grad(h, hook)`` -> ``on_grad(h, hook, where=('f.py', 12, 8, 'h'))``
+        for a hook that takes a second argument: it learns which value of the
+        source it watches (file, line, column, expression), so one hook can log
+        many sites.  A one-argument hook is called as written."""
+        if len(node.args) != 2 or node.keywords:
+            return node
+        hook = static_value(node.args[1], self.parsed.resolver, self.locals)
+        if hook is MISSING or not runtime.takes_site(hook):
+            return node  # hook(cotangent), as written
+        expr = ast.unparse(gast.gast_to_ast(node.args[0]))
+        where = constant((self.parsed.filename, getattr(node, "lineno", 0),
+                          getattr(node, "col_offset", 0), expr))
+        return gast.copy_location(gast.Call(
+            func=node.func, args=list(node.args),
+            keywords=[*node.keywords, gast.keyword(arg="where", value=where)]), node)
 
     def emit_call(self, call, prim, target):
         self.collect_free(call.func)

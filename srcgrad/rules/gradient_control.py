@@ -8,17 +8,19 @@ returns ``x`` too, and in the adjoint sweep passes ``x``'s cotangent through
 hook acts on cotangents only: in forward mode the tangent passes through.
 """
 
-from ..runtime import on_grad, stop_gradient
+from ..runtime import GradSite, on_grad, stop_gradient
 from .registry import adjoint, nondifferentiable, tangent
 
 nondifferentiable(stop_gradient, name="stop_gradient")
 
 
 @adjoint(on_grad, "x", name="on_grad")
-def on_grad_(out, d_out, x, hook):
-    return hook(d_out)
+def on_grad_(out, d_out, x, hook, where=None):
+    if where is None:
+        return hook(d_out)
+    return hook(d_out, GradSite(where))
 
 
 @tangent(on_grad, "x", name="on_grad")
-def on_grad_tangent(out, x, hook, d_x):
+def on_grad_tangent(out, x, hook, where=None, d_x=None):
     return d_x

@@ -53,12 +53,14 @@ from .decompositions import (
     svd_grad,
 )
 from .elementwise import (
+    GradSite,
     grad_seed,
     in_place,
     match_complex,
     on_grad,
     signum,
     stop_gradient,
+    takes_site,
     unbroadcast,
 )
 from .forward import (
@@ -133,7 +135,9 @@ from .special import (
     signal_convolve,
     signal_convolve_grads,
 )
-from .state import item_or_missing, restore_item, restored_into, snapshot, snapshot_state
+from .state import (
+    item_or_missing, kept_apart, restore_item, restored_into, snapshot, snapshot_state,
+)
 from .structures import (
     AttributeCotangent,
     DictCotangent,
@@ -190,8 +194,11 @@ __all__ = [
     "zeros_grad",
     "stop_gradient",
     "on_grad",
+    "takes_site",
+    "GradSite",
     "snapshot",
     "snapshot_state",
+    "kept_apart",
     "restored_into",
     "item_or_missing",
     "restore_item",

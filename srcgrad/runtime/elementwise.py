@@ -18,6 +18,8 @@ a differentiated function: identities, whose rules act on the cotangent.
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 
 from .errors import error_at
@@ -136,7 +138,42 @@ def stop_gradient(x):
     return x
 
 
-def on_grad(x, hook):
+def on_grad(x, hook, where=None):
     """Return ``x``; in the adjoint sweep, ``x``'s cotangent is replaced by
-    ``hook(cotangent)`` (inspect it, clip it, scale it) before it flows on."""
+    ``hook(cotangent)`` (inspect it, clip it, scale it) before it flows on.
+
+    A hook with a second parameter gets ``hook(cotangent, site)``: the
+    :class:`GradSite` (file, line, column, expression) of the ``on_grad`` call
+    in the source, which srcgrad fills in as ``where`` -- one hook can then log
+    per-layer or per-step gradient norms and tell them apart."""
     return x
+
+
+class GradSite(tuple):
+    """Where an ``on_grad`` call is in the user's source: ``file``, ``line``,
+    ``col`` and the watched ``expr``; prints as ``file:line:col: expr``.
+    Built from the tuple the generated code carries:
+    ``GradSite(('f.py', 12, 8, 'np.tanh(z)'))``."""
+
+    __slots__ = ()
+
+    file = property(lambda self: self[0])
+    line = property(lambda self: self[1])
+    col = property(lambda self: self[2])
+    expr = property(lambda self: self[3])
+
+    def __str__(self):
+        return f"{self.file}:{self.line}:{self.col}: {self.expr}"
+
+    def __repr__(self):
+        return f"GradSite({tuple(self)!r})"
+
+
+def takes_site(hook) -> bool:
+    """Whether ``hook`` takes a second positional argument (the :class:`GradSite`)."""
+    try:
+        params = inspect.signature(hook).parameters.values()
+    except (TypeError, ValueError):  # a builtin without a signature: one argument
+        return False
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return len(positional) >= 2 or any(p.kind is p.VAR_POSITIONAL for p in params)

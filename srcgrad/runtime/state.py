@@ -26,6 +26,20 @@ def snapshot(value):
     return value.copy() if isinstance(value, (np.ndarray, list, dict)) else value
 
 
+def kept_apart(value):
+    """``value`` with every array in it copied, containers rebuilt: what a
+    generated function returns when its adjoint sweep later restores arrays in
+    place (``x[i] = v`` undone), so that the value the caller holds is the
+    one the function computed, whatever the sweep does afterwards."""
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    if type(value) in (list, tuple):
+        return type(value)(kept_apart(v) for v in value)
+    if type(value) is dict:
+        return {k: kept_apart(v) for k, v in value.items()}
+    return value
+
+
 #: How deep snapshot_state follows containers inside containers (a loop's state
 #: is a few names; deeper structures are copied as snapshot() would).
 _NESTING = 8
