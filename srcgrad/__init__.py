@@ -24,14 +24,17 @@ from .errors import (
     RuleError,
     SourceNotFoundError,
     SrcGradError,
+    SrcGradWarning,
     TranslationError,
     UnsupportedSyntaxError,
+    ZeroGradientWarning,
 )
 from .version import __version__
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (8 ms)
 if TYPE_CHECKING:  # the lazy names, for readers, editors and type checkers
     from .api.checks import gradcheck
+    from .api.explain import explain
     from .api.higher import hessian, hvp, jacobian, jvp
     from .api.report import saved
     from .api.transforms import checkpoint, export, grad, show, value_and_grad, vjp
@@ -40,7 +43,7 @@ if TYPE_CHECKING:  # the lazy names, for readers, editors and type checkers
 
 # Each lazy public name and the module (relative to this package) defining it.
 _LAZY = {
-    "gradcheck": "api.checks",
+    "gradcheck": "api.checks", "explain": "api.explain",
     "hessian": "api.higher", "hvp": "api.higher", "jacobian": "api.higher", "jvp": "api.higher",
     "saved": "api.report",
     "checkpoint": "api.transforms", "export": "api.transforms", "grad": "api.transforms",
@@ -52,7 +55,8 @@ _LAZY = {
 __all__ = [
     "AliasedUpdateError", "GradcheckError", "MissingRuleError", "NonDifferentiableError",
     "RuleError", "SourceNotFoundError", "SrcGradError", "TranslationError",
-    "UnsupportedSyntaxError", "__version__", "checkpoint", "custom_vjp", "export", "grad",
+    "SrcGradWarning", "UnsupportedSyntaxError", "ZeroGradientWarning", "__version__",
+    "checkpoint", "custom_vjp", "explain", "export", "grad",
     "gradcheck", "hessian", "hvp", "jacobian", "jvp", "on_grad", "register_jvp", "register_vjp",
     "saved", "show", "stop_gradient", "value_and_grad", "vjp",
 ]

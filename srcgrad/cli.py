@@ -5,6 +5,7 @@
     srcgrad check FILE.py:FUNC [--wrt 0,1] [--shapes 3x4,4,s] [--seed 0]
     srcgrad export FILE.py:FUNC[,FUNC...] -o OUT.py [--wrt 0,1 | --wrt F:0,1 G:0]
                    [--mode grad|value_and_grad]
+    srcgrad explain FILE.py:FUNC [--wrt 0,1] [--policy save]
     srcgrad cache info|clear
 
 ``show`` prints the generated code (highlighted on a terminal when Pygments is
@@ -24,6 +25,11 @@ and the report says so; where the function fails on the inputs (shapes it
 cannot take) or returns a non-scalar, a :class:`SrcGradError` names its file
 and line and what to pass.
 
+``explain`` prints :func:`srcgrad.explain`'s report: for each argument of
+``--wrt`` (default: every argument), whether its gradient flows or is always
+zero and the line and expression that cut it, then what the forward sweep
+saves.
+
 ``export`` writes a standalone module (:func:`srcgrad.export`); ``--wrt``
 gives the arguments of every function (``0,1``), or of each
 (``loss:0,1,2,3 step:0``).  ``--wrt`` takes positions or names.  ``cache``
@@ -42,6 +48,7 @@ from pathlib import Path
 
 from . import pipeline as compiler
 from .api import transforms as api
+from .api.explain import explain
 from .api.checks import measure
 from .cache import store as cache
 from .cli_inputs import (
@@ -176,6 +183,16 @@ def cmd_show(args) -> int:
     return 0
 
 
+def cmd_explain(args) -> int:
+    fn = load_function(args.target)
+    if args.wrt:
+        wrt = _wrt(args.wrt, fn)
+    else:
+        wrt = tuple(range(len(parameters(fn)))) or (0,)
+    print(explain(fn, wrt=wrt, policy=args.policy))
+    return 0
+
+
 #: What ``show --mode`` accepts besides the compiler's own mode names.
 _SHOW_MODES = {"reverse": "grad", "forward": "jvp"}
 
@@ -290,6 +307,17 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--policy", default="save")
     export.add_argument("--mode", default="grad", choices=("grad", "value_and_grad"))
     export.set_defaults(run=cmd_export)
+    explained = sub.add_parser(
+        "explain", help="say where the gradient flows, where it is cut, and what is saved",
+        description="For each argument, say whether its gradient can be nonzero or is "
+        "always zero, and where (file, line, expression) the flow is cut: a comparison, an "
+        "int cast, np.round and other piecewise-constant functions, stop_gradient, a use "
+        "that never reaches the returned value.  Then list what the forward sweep saves.")
+    explained.add_argument("target", help="FILE.py:FUNC")
+    explained.add_argument("--wrt", help="argument positions or names, e.g. 0,1 or W,b "
+                                         "(default: every argument)")
+    explained.add_argument("--policy", default="save")
+    explained.set_defaults(run=cmd_explain)
     cached = sub.add_parser("cache", help="the on-disk cache of generated code")
     cached.add_argument("action", choices=("info", "clear"))
     cached.set_defaults(run=cmd_cache)

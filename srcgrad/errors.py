@@ -91,3 +91,14 @@ class SourceNotFoundError(SrcGradError):
 
 class RuleError(SrcGradError):
     """A rule failed validation when it was registered."""
+
+
+class SrcGradWarning(UserWarning):
+    """Base class of the warnings srcgrad issues."""
+
+
+class ZeroGradientWarning(SrcGradWarning):
+    """``grad`` or ``value_and_grad`` was asked for an argument whose gradient is
+    always zero (no differentiable path leads from it to the returned value);
+    issued once per function and argument.  ``srcgrad.explain`` says where the
+    flow is cut."""

@@ -86,6 +86,7 @@ class Generated:
     wrt_names: list[str]
     free: dict[str, object] = field(default_factory=dict)   # what the code depends on
     residuals: tuple[str, ...] = ()           # split mode: what the forward function saves
+    zero_gradients: tuple[str, ...] = ()      # wrt parameters no derivative reaches
 
 
 #: Every pass name, in pipeline order, with what the pass does (its first doc line).
@@ -473,7 +474,9 @@ def _generate(fn, options: Options, dump_after):
         return c.render()
     residuals = tuple(c.assembler.residual_names) if c.assembler else ()
     source, bindings = c.module
-    return Generated(source, c.entries, bindings, c.program, c.wrt_names, c.linker.free, residuals)
+    zero = tuple(w for w in c.wrt_names if c.act is not None and w not in c.act.useful)
+    return Generated(source, c.entries, bindings, c.program, c.wrt_names, c.linker.free, residuals,
+                     zero)
 
 
 def _entry(fn, options: Options) -> Compilation:

@@ -51,6 +51,25 @@ def differentiable(op: ir.Op) -> bool:
     return prim is not ir.OPAQUE and not registry.is_nondifferentiable(prim)
 
 
+def integer_cast(op: ir.Op, free: dict) -> bool:
+    """Whether ``op`` is ``x.astype(T)`` with ``T`` an integer or bool dtype (``int``,
+    ``"int32"``, ``np.uint8``, ``bool``): piecewise constant, like ``int(x)``, so no
+    derivative flows through it."""
+    if op.primitive is not np.ndarray.astype:
+        return False
+    node = op.kwargs.get("dtype", op.args[1] if len(op.args) > 1 else None)
+    if isinstance(node, gast.Constant):
+        dtype = node.value
+    elif isinstance(node, gast.Name) and node.id in free:
+        dtype = free[node.id]
+    else:
+        return False
+    try:
+        return np.dtype(dtype).kind in "biu"
+    except TypeError:
+        return False
+
+
 def has_effect(stmt) -> bool:
     """Whether a forward statement may act beyond the value it assigns (a call of
     an unknown function, ``print``): dead-code elimination keeps it."""
@@ -97,7 +116,8 @@ def activity(program: ir.Program, wrt: list[str]) -> Activity:
     neutral = getattr(program, "neutral", set())
     simple = [s for s in ir.walk_statements(program.body)
               if getattr(s, "op", None) is not None and differentiable(s.op)
-              and not (neutral and set(ir.target_names(s)) & neutral)]
+              and not (neutral and set(ir.target_names(s)) & neutral)
+              and not integer_cast(s.op, program.free)]
     varied = set(wrt)
     changed = True
     while changed:

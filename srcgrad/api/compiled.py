@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import operator
 import threading
+import warnings
 import weakref
 from functools import partial
 
 from .. import pipeline
 from ..cache import store as cache
+from ..errors import ZeroGradientWarning
 from ..frontend.parse import Resolver
 from ..pipeline import Options
 from ..rules import registry
@@ -115,7 +117,29 @@ def compile_function(fn, options: Options) -> Compiled:
                 f.__defaults__ = fn.__defaults__
         compiled = Compiled(fn, generated, functions, loaded.filename, options)
         per_fn[options] = compiled
+        if options.mode in ("grad", "value_and_grad"):
+            warn_zero_gradients(fn, getattr(generated, "zero_gradients", ()))
         return compiled
+
+
+_WARNED: "weakref.WeakKeyDictionary[object, set]" = weakref.WeakKeyDictionary()
+
+
+def warn_zero_gradients(fn, names) -> None:
+    """Warn (:class:`ZeroGradientWarning`, at ``fn``'s definition) once per
+    function and argument that the gradient asked for is always zero."""
+    warned = _WARNED.setdefault(fn, set())
+    for name in names:
+        if name in warned:
+            continue
+        warned.add(name)
+        code = fn.__code__
+        warnings.warn_explicit(
+            f"srcgrad: the gradient of {fn.__qualname__} with respect to {name} is always "
+            f"zero: no differentiable path leads from {name} to the returned value "
+            f"(srcgrad.explain({fn.__name__}, wrt=...) shows where the flow is cut)",
+            ZeroGradientWarning, code.co_filename, code.co_firstlineno,
+            module=getattr(fn, "__module__", None) or "srcgrad")
 
 
 def compiled_with_source(fn, source) -> Compiled | None:

@@ -430,11 +430,13 @@ def test_every_error_class_is_exported_from_srcgrad():
     import srcgrad.errors as errors
     classes = {name: obj for name, obj in vars(errors).items()
                if isinstance(obj, type) and issubclass(obj, Exception)}
-    assert "SourceNotFoundError" in classes
+    assert "SourceNotFoundError" in classes and "ZeroGradientWarning" in classes
     for name, cls in classes.items():
         assert name in srcgrad.__all__, f"srcgrad.errors.{name} is not in srcgrad.__all__"
         assert getattr(srcgrad, name) is cls
-        assert issubclass(cls, srcgrad.SrcGradError)
+        # the warnings (issue 18) derive from SrcGradWarning, a UserWarning
+        base = srcgrad.SrcGradWarning if issubclass(cls, Warning) else srcgrad.SrcGradError
+        assert issubclass(cls, base)
 
 
 def test_no_srcgrad_error_class_is_defined_elsewhere():
