@@ -21,6 +21,7 @@ from .errors import (
     GradcheckError,
     MissingRuleError,
     NonDifferentiableError,
+    NonFiniteGradientError,
     RuleError,
     SourceNotFoundError,
     SrcGradError,
@@ -54,7 +55,8 @@ _LAZY = {
 
 __all__ = [
     "AliasedUpdateError", "GradcheckError", "MissingRuleError", "NonDifferentiableError",
-    "RuleError", "SourceNotFoundError", "SrcGradError", "TranslationError",
+    "NonFiniteGradientError", "RuleError", "SourceNotFoundError", "SrcGradError",
+    "TranslationError",
     "SrcGradWarning", "UnsupportedSyntaxError", "ZeroGradientWarning", "__version__",
     "checkpoint", "custom_vjp", "explain", "export", "grad",
     "gradcheck", "hessian", "hvp", "jacobian", "jvp", "on_grad", "register_jvp", "register_vjp",

@@ -75,6 +75,12 @@ class TranslationError(SrcGradError):
     instead of a silently wrong gradient."""
 
 
+class NonFiniteGradientError(SrcGradError):
+    """Anomaly mode (``check_finite=True`` / ``SRCGRAD_ANOMALY=1``) found a NaN or
+    an Inf in the adjoint sweep: located at the user's expression whose adjoint
+    made it first, with the forward values that adjoint read."""
+
+
 class MissingRuleError(SrcGradError):
     """An active value flows into a function that has no adjoint rule."""
 

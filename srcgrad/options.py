@@ -33,6 +33,7 @@ class Options:
     optimize: bool = True
     receiver: type | None = None  # the class of the first argument, for methods
     floats: tuple = ()           # positions of arguments known to be Python floats
+    check_finite: bool = False   # anomaly mode: check each cotangent for NaN/Inf (ad/anomaly.py)
 
 
 def validate_options(options: Options) -> None:

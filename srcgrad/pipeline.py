@@ -47,6 +47,7 @@ from dataclasses import dataclass, field, replace
 import gast
 
 from . import ir
+from .ad.anomaly import check_cotangents
 from .ad.calls import split_calls as split_user_calls
 from .ad.forward import tangent_doc, tangent_sweep
 from .ad.reverse import check_wrt
@@ -138,6 +139,8 @@ def passes(c: Compilation, run) -> None:
             run(c.fold_temporaries)   # optimize/fold.py
         if o.optimize and o.mode in JOINT_MODES:
             run(c.release)            # memory/release.py
+        if o.check_finite:
+            run(c.anomaly)            # ad/anomaly.py
     run(c.emit)                       # ir/emit.py
     run(c.link)                       # frontend/linker.py
 
@@ -349,6 +352,12 @@ class Compilation:
         start = next(i for i, stmt in enumerate(f.body) if id(stmt) not in kept)
         scalars = {n for n, c in self.classes.items() if c == SCALAR}
         f.body = release_unread(f.body, start, self.program.params, scalars)
+
+    @compiler_pass
+    def anomaly(self):
+        """Anomaly mode: check each cotangent for NaN and Inf where it is made (ad/anomaly.py)."""
+        for f in self.functions:
+            f.body = check_cotangents(f.body, self.program, skip=map(id, f.forward))
 
     @compiler_pass
     def emit(self):

@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import inspect
 import operator
+import os
 import sys
 import threading
 from dataclasses import replace
@@ -209,11 +210,19 @@ class Transformed:
                            check=self._check)
 
 
-def transform(mode, fn, wrt, policy, optimize, check=None):
+def anomaly(check_finite) -> bool:
+    """``check_finite`` as given, or (None) whether ``SRCGRAD_ANOMALY`` is set to 1."""
+    if check_finite is not None:
+        return bool(check_finite)
+    return os.environ.get("SRCGRAD_ANOMALY", "") not in ("", "0")
+
+
+def transform(mode, fn, wrt, policy, optimize, check=None, check_finite=None):
     """``fn`` transformed by ``mode`` (a :class:`Transformed`), or a decorator
     that transforms the function it is given when ``fn`` is None."""
     wrt_tuple, single = normalize_wrt(wrt)
-    options = Options(mode=mode, wrt=wrt_tuple, single=single, policy=policy, optimize=optimize)
+    options = Options(mode=mode, wrt=wrt_tuple, single=single, policy=policy, optimize=optimize,
+                      check_finite=anomaly(check_finite))
     compiler.validate_options(options)
 
     def make(f):
@@ -230,7 +239,7 @@ def transform(mode, fn, wrt, policy, optimize, check=None):
     return make if fn is None else make(fn)
 
 
-def grad(fn=None, wrt=0, *, policy="save", optimize=True, check=None):
+def grad(fn=None, wrt=0, *, policy="save", optimize=True, check=None, check_finite=None):
     """The gradient of the scalar function ``fn`` with respect to argument(s) ``wrt``.
 
     Use it as ``grad(f)``, ``grad(f, wrt=(0, 1))``, ``@grad`` or
@@ -241,16 +250,23 @@ def grad(fn=None, wrt=0, *, policy="save", optimize=True, check=None):
     ``check=True`` (or the environment variable ``SRCGRAD_CHECK=1`` when
     ``check`` is None) validates every call: the generated code's value must
     equal ``fn``'s own bit for bit, or :class:`TranslationError` is raised.
+
+    ``check_finite=True`` (or ``SRCGRAD_ANOMALY=1`` when ``check_finite`` is
+    None) is anomaly mode: the generated code checks each cotangent where it
+    is made, and the first NaN or Inf raises :class:`NonFiniteGradientError`
+    naming the file, line and expression whose adjoint made it, with the
+    forward values that adjoint read.  Off, the code has no checks at all.
     """
-    return transform("grad", fn, wrt, policy, optimize, check)
+    return transform("grad", fn, wrt, policy, optimize, check, check_finite)
 
 
-def value_and_grad(fn=None, wrt=0, *, policy="save", optimize=True, check=None):
+def value_and_grad(fn=None, wrt=0, *, policy="save", optimize=True, check=None,
+                   check_finite=None):
     """Like :func:`grad`, but the result returns ``(value, gradient)``."""
-    return transform("value_and_grad", fn, wrt, policy, optimize, check)
+    return transform("value_and_grad", fn, wrt, policy, optimize, check, check_finite)
 
 
-def vjp(fn, *primals, wrt=None, policy="save", optimize=True, check=None):
+def vjp(fn, *primals, wrt=None, policy="save", optimize=True, check=None, check_finite=None):
     """Evaluate ``fn(*primals)`` and return ``(value, pullback)``.
 
     ``pullback(cotangent)`` returns a tuple of cotangents, one per ``wrt``
@@ -259,6 +275,7 @@ def vjp(fn, *primals, wrt=None, policy="save", optimize=True, check=None):
     of them (then the cotangent is a tuple too).  The generated code runs in
     split mode: a forward function returns its residuals explicitly and the
     backward function takes them; ``pullback.source`` shows both.
+    ``check_finite`` (anomaly mode) is as for :func:`grad`.
     """
     fn = function_of(fn, "vjp")
     if wrt is None:
@@ -278,7 +295,7 @@ def vjp(fn, *primals, wrt=None, policy="save", optimize=True, check=None):
         func, args, receiver = fn.__func__, (fn.__self__, *primals), type(fn.__self__)
     shifted = tuple(p + 1 if receiver is not None and p >= 0 else p for p in positions)
     options = Options(mode="vjp", wrt=shifted, single=False, policy=policy, optimize=optimize,
-                      receiver=receiver)
+                      receiver=receiver, check_finite=anomaly(check_finite))
     compiled = compile_function(func, options)
     check_args(func, options, args)
     forward, backward = compiled.functions

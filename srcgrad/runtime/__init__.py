@@ -19,6 +19,7 @@ generated code names one place:
 - :mod:`.forward`: tangents, for forward mode;
 - :mod:`.state`: snapshots that tapes and checkpoints keep;
 - :mod:`.aliases`: run-time checks of updates seen through an alias;
+- :mod:`.anomaly`: ``check_finite``, anomaly mode's check of a cotangent;
 - :mod:`.schedules`: checkpointing schedules (``revolve``, online);
 - :mod:`.errors`: ``error_at``, srcgrad's error classes (ValueError where
   srcgrad is not installed).
@@ -42,6 +43,7 @@ from .aliases import (
     window,
     window_by,
 )
+from .anomaly import check_finite
 from .decompositions import (
     cholesky_grad,
     eigh_grad,
@@ -271,4 +273,5 @@ __all__ = [
     "select_grads",
     "diff_grad",
     "gradient_grad",
+    "check_finite",
 ]

@@ -42,6 +42,7 @@ import numpy as np
 from .. import runtime
 from ..errors import SrcGradError
 from ..runtime import aliases as runtime_aliases
+from ..runtime import anomaly as runtime_anomaly
 from ..runtime import decompositions as runtime_decompositions
 from ..runtime import elementwise as runtime_elementwise
 from ..runtime import errors as runtime_errors
@@ -61,7 +62,8 @@ MAX_ARRAY_LITERAL = 10_000
 #: Where helpers live, in the order their copies are written (a module after
 #: those it imports from; the package itself, a facade, last).
 _HOMES = (exported_errors, runtime_state, structures, runtime_forward, runtime_gradients,
-          runtime_aliases, runtime_elementwise, runtime_linalg, runtime_decompositions,
+          runtime_aliases, runtime_anomaly, runtime_elementwise, runtime_linalg,
+          runtime_decompositions,
           runtime_reductions, runtime_signals, runtime_special, runtime_shapes, runtime)
 #: Helpers whose copy in an exported module is another definition: srcgrad's
 #: ``error_at`` raises srcgrad's classes, the export's raises its own class.

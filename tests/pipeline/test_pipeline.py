@@ -40,11 +40,12 @@ ARGS = (np.eye(3) * 0.5, np.arange(3.0))
 
 #: Options under which each pass runs (the default, grad, runs most of them).
 WHERE = {"tangent": Options(mode="jvp"), "tangent_dce": Options(mode="jvp"),
-         "tangent_assemble": Options(mode="jvp"), "checkpointing": Options(policy="sqrt")}
+         "tangent_assemble": Options(mode="jvp"), "checkpointing": Options(policy="sqrt"),
+         "anomaly": Options(check_finite=True)}
 OPTION_SETS = [Options(), Options(mode="value_and_grad"), Options(mode="vjp", single=False),
                Options(mode="jvp"), Options(mode="tangent"), Options(policy="sqrt"),
                Options(policy=("revolve", 2)), Options(policy="recompute"),
-               Options(optimize=False)]
+               Options(optimize=False), Options(check_finite=True)]
 
 
 def ran(options) -> list[str]:
@@ -88,6 +89,7 @@ def test_optional_passes_follow_the_options():
     assert "checkpointing" in ran(Options(policy=("revolve", 2)))
     forward = ran(Options(mode="jvp"))
     assert "tangent" in forward and "reverse" not in forward
+    assert "anomaly" not in ran(Options()) and "anomaly" in ran(Options(check_finite=True))
 
 
 @pytest.mark.parametrize("options", [Options(), Options(mode="vjp", single=False),
