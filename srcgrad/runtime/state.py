@@ -75,6 +75,7 @@ def snapshot_state(*values):
 
     for v in values:
         tally(v)
+    del tally  # it refers to itself: a cycle that would keep count until the gc ran
     copies: dict = {}
     memo: dict = {}
 
@@ -111,7 +112,12 @@ def snapshot_state(*values):
             return memo[id(v)]
         return v.copy() if hasattr(v, "copy") and not isinstance(v, (int, float)) else v
 
-    return tuple(copy(v) for v in values)
+    out = tuple(copy(v) for v in values)
+    # copy and container refer to each other: a cycle that would keep memo (the
+    # copies, freed snapshots among them) alive until the gc ran -- memory that
+    # grew with a checkpointed loop's length
+    del copy, container
+    return out
 
 
 def item_or_missing(mapping, key):
