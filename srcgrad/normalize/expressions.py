@@ -33,9 +33,9 @@ import operator
 import gast
 import numpy as np
 
-from .. import ir
+from .. import ir, runtime
 from ..errors import SrcGradError
-from ..frontend.parse import MISSING, root_name
+from ..frontend.parse import MISSING, root_name, static_value
 from ..ir.syntax import clone, walk
 from ..rules import registry
 from .calls import DYNAMIC
@@ -329,6 +329,11 @@ class Expressions:
                         raise self.error(f"local variable '{sub.id}' is used before it is "
                                          f"assigned", sub, SrcGradError)
                     sub.id = self.env[sub.id]
+                elif sub.id in runtime.__all__ and static_value(
+                        sub, self.parsed.resolver, self.locals) is getattr(runtime, sub.id):
+                    # a check srcgrad wrote (unpacked(t, 2, ...)), read again from
+                    # generated code: still srcgrad's own, which changes nothing
+                    sub.helper = getattr(runtime, sub.id)
                 else:
                     self.collect_free(sub)
         return node

@@ -31,7 +31,7 @@ import gast
 from .. import ir
 from ..errors import SrcGradError
 from ..frontend.linker import is_user_function
-from ..ir.syntax import clone, helper_ref, is_append, source_of, walk
+from ..ir.syntax import clone, constant, helper_ref, is_append, source_of, walk
 from ..rules import registry
 from .expressions import BINOPS, MULTI_OUTPUT, OP_LABELS
 
@@ -233,6 +233,7 @@ class Statements:
                 raise self.error("only names, elements and tuples of them can be unpacked "
                                  "into", elt)
         whole = self.parallel_sources(target.elts, [whole], node, after=-1)[0]
+        self.check_unpacked(whole, len(target.elts), False, node)
         for i, elt in enumerate(target.elts):
             index = gast.Constant(value=i, kind=None)
             item = gast.Subscript(value=whole, slice=index, ctx=gast.Load())
@@ -243,6 +244,20 @@ class Statements:
                 self.out.append(gast.copy_location(stmt, elt))
             else:
                 self.bind(elt, self.atom_of(item, op), node)
+
+    def check_unpacked(self, whole, count, starred, node):
+        """``unpacked(t, 2, False, where)`` before ``a = t[0]; b = t[1]``: a
+        sequence of another length raises, as Python's unpacking does."""
+        if not isinstance(whole, gast.Name):
+            return
+        where = constant((self.parsed.filename, getattr(node, "lineno", None),
+                          getattr(node, "col_offset", None)))
+        call = gast.Call(func=helper_ref("unpacked"), args=[
+            ir.name(whole.id), gast.Constant(value=count, kind=None),
+            gast.Constant(value=starred, kind=None), where], keywords=[])
+        guard = gast.copy_location(gast.Expr(value=call), node)
+        guard.op = ir.Op(ir.OPAQUE, [], {}, node, "statement")
+        self.out.append(guard)
 
     def bind(self, target, atom, node):
         """``target = atom`` for a name, an element ``x[i]`` or a (nested) tuple of

@@ -189,6 +189,7 @@ class Sugar:
         after = len(elts) - star - 1
         names = elts[:star] + [elts[star].value] + elts[star + 1:]
         whole = self.parallel_sources(names, [whole], node, after=-1)[0]
+        self.check_unpacked(whole, len(elts) - 1, True, node)
         upper = gast.Constant(value=-after, kind=None) if after else None
         window = gast.Slice(lower=gast.Constant(value=star, kind=None), upper=upper, step=None)
         part = self.atom_of(gast.Subscript(value=clone(whole), slice=window, ctx=gast.Load()),

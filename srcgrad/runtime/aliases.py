@@ -213,3 +213,29 @@ def sequence_operand(value, count: bool, message: str, where=None) -> None:
         return
     raise error_at("UnsupportedSyntaxError", message, where)
 
+
+def unpacked(value, count: int, starred: bool = False, where=None) -> None:
+    """Check ``a, b = value`` (``starred``: ``a, *rest = value``) before it is
+    unpacked item by item (``a = value[0]``, ...): Python raises when the
+    counts differ, and so must the generated code -- indexing alone would
+    silently take the first items of a longer sequence.  The error is
+    Python's own ``ValueError``, with the place in the source.
+
+        >>> unpacked((1, 2), 2)
+        >>> unpacked([1, 2, 3], 2, where=("f.py", 3, 4))
+        Traceback (most recent call last):
+        ValueError: too many values to unpack (expected 2) (f.py, line 3, column 4)
+    """
+    n = len(value)
+    if n == count or (starred and n >= count):
+        return
+    if starred:
+        message = f"not enough values to unpack (expected at least {count}, got {n})"
+    elif n > count:
+        message = f"too many values to unpack (expected {count})"
+    else:
+        message = f"not enough values to unpack (expected {count}, got {n})"
+    if where is not None:
+        message += f" ({where[0]}, line {where[1]}, column {where[2]})"
+    raise ValueError(message)
+
