@@ -99,3 +99,11 @@ def test_examples_run(script):
     out = run(*script)
     assert "gradcheck against finite differences: passed" in out or "agree to 1e-12" in out \
         or "matches the Hessian: True" in out
+
+
+def test_the_debugging_chapter_runs_as_written():
+    """docs/debugging.md's examples (anomaly mode, explain, on_grad sites) are a doctest."""
+    import doctest
+    result = doctest.testfile(str(ROOT / "docs" / "debugging.md"), module_relative=False,
+                              optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert result.failed == 0 and result.attempted > 10
