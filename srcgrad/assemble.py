@@ -227,9 +227,10 @@ class Assembler:
             forward = [init] + forward
         _title(forward, backward if saved else [])
         res_tuple = _tuple([ir.name(n) for n in saved])
-        if mutated_in_place(backward):
-            # the backward function puts overwritten elements back, in arrays
-            # the value returned may be, hold or view: the caller keeps a copy
+        if self.names is None and mutated_in_place(backward):
+            # the pullback puts overwritten elements back, in arrays the value
+            # returned may be, hold or view: the user keeps a copy (a callee's
+            # caller is done with the value before it runs the callee's backward)
             output = call_to("kept_apart", output)
         fwd_body = forward + [gast.Return(value=_tuple([output, res_tuple]))]
         unpack = ir.assign(gast.Tuple(elts=[ir.name(n, store=True) for n in saved],

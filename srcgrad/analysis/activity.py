@@ -51,23 +51,44 @@ def differentiable(op: ir.Op) -> bool:
     return prim is not ir.OPAQUE and not registry.is_nondifferentiable(prim)
 
 
+#: Conversions that take a ``dtype=`` (``astype`` also takes it first).
+_CONVERSIONS = (np.asarray, np.array, np.asanyarray, np.ascontiguousarray)
+
+
 def integer_cast(op: ir.Op, free: dict) -> bool:
-    """Whether ``op`` is ``x.astype(T)`` with ``T`` an integer or bool dtype (``int``,
-    ``"int32"``, ``np.uint8``, ``bool``): piecewise constant, like ``int(x)``, so no
+    """Whether ``op`` converts to an integer or bool dtype -- ``x.astype(T)``,
+    ``np.asarray(x, dtype=T)`` with ``T`` ``int``, ``"int32"``, ``np.uint8``,
+    ``bool`` or a global naming one: piecewise constant, like ``int(x)``, so no
     derivative flows through it."""
-    if op.primitive is not np.ndarray.astype:
-        return False
-    node = op.kwargs.get("dtype", op.args[1] if len(op.args) > 1 else None)
-    if isinstance(node, gast.Constant):
-        dtype = node.value
-    elif isinstance(node, gast.Name) and node.id in free:
-        dtype = free[node.id]
+    if op.primitive is np.ndarray.astype:
+        node = op.kwargs.get("dtype", op.args[1] if len(op.args) > 1 else None)
+    elif any(op.primitive is c for c in _CONVERSIONS):
+        node = op.kwargs.get("dtype", op.args[1] if len(op.args) > 1 else None)
     else:
+        return False
+    dtype = _static(node, free)
+    if dtype is _UNKNOWN or dtype is None:
         return False
     try:
         return np.dtype(dtype).kind in "biu"
     except TypeError:
         return False
+
+
+_UNKNOWN = object()
+
+
+def _static(node, free):
+    """The value of a literal, a free name or an attribute chain on one
+    (``np.int64``), or ``_UNKNOWN``."""
+    if isinstance(node, gast.Constant):
+        return node.value
+    if isinstance(node, gast.Name):
+        return free.get(node.id, _UNKNOWN)
+    if isinstance(node, gast.Attribute):
+        base = _static(node.value, free)
+        return _UNKNOWN if base is _UNKNOWN else getattr(base, node.attr, _UNKNOWN)
+    return _UNKNOWN
 
 
 def has_effect(stmt) -> bool:

@@ -165,17 +165,19 @@ class Calls:
         for a hook that takes a second argument: it learns which value of the
         source it watches (file, line, column, expression), so one hook can log
         many sites.  A one-argument hook is called as written."""
-        if len(node.args) != 2 or node.keywords:
+        given = {kw.arg: kw.value for kw in node.keywords}
+        args = list(node.args) + [given.pop(name) for name in ("x", "hook")[len(node.args):]
+                                  if name in given]
+        if len(args) != 2 or given:
             return node
-        hook = static_value(node.args[1], self.parsed.resolver, self.locals)
+        hook = static_value(args[1], self.parsed.resolver, self.locals)
         if hook is MISSING or not runtime.takes_site(hook):
             return node  # hook(cotangent), as written
-        expr = ast.unparse(gast.gast_to_ast(node.args[0]))
+        expr = ast.unparse(gast.gast_to_ast(args[0]))
         where = constant((self.parsed.filename, getattr(node, "lineno", 0),
                           getattr(node, "col_offset", 0), expr))
         return gast.copy_location(gast.Call(
-            func=node.func, args=list(node.args),
-            keywords=[*node.keywords, gast.keyword(arg="where", value=where)]), node)
+            func=node.func, args=args, keywords=[gast.keyword(arg="where", value=where)]), node)
 
     def emit_call(self, call, prim, target):
         self.collect_free(call.func)

@@ -28,7 +28,7 @@ from .errors import error_at
 __all__ = ["check_finite"]
 
 
-def check_finite(cotangent, filename, lineno, col, expression, **forward) -> None:
+def check_finite(cotangent, filename, lineno, col, expression, /, **forward) -> None:
     """Raise ``NonFiniteGradientError`` at ``filename:lineno:col`` (0-based
     column) when ``cotangent`` holds a NaN or an Inf; ``forward`` are the
     forward values the adjoint of ``expression`` read, described in the message."""

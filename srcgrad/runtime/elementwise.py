@@ -170,10 +170,13 @@ class GradSite(tuple):
 
 
 def takes_site(hook) -> bool:
-    """Whether ``hook`` takes a second positional argument (the :class:`GradSite`)."""
+    """Whether ``hook`` requires a second positional argument (the
+    :class:`GradSite`).  One with a default (``lambda g, s=s: ...``,
+    ``np.clip``-like ``def clip(g, limit=0.1)``) or only ``*args`` is called
+    with the cotangent alone, as it always was."""
     try:
-        params = inspect.signature(hook).parameters.values()
+        params = list(inspect.signature(hook).parameters.values())
     except (TypeError, ValueError):  # a builtin without a signature: one argument
         return False
     positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    return len(positional) >= 2 or any(p.kind is p.VAR_POSITIONAL for p in params)
+    return len(positional) >= 2 and positional[1].default is inspect.Parameter.empty

@@ -183,3 +183,24 @@ def test_the_command_line(tmp_path):
                           capture_output=True, text=True, env=env, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
     assert "w:" not in done.stdout and "scale: gradient always zero" in done.stdout
+
+
+def cast_by_numpy_name(x, y):
+    k = x.astype(np.int64)
+    return np.sum(k * x * y)
+
+
+def converted(x, y):
+    k = np.asarray(x, dtype=np.uint8)
+    return np.sum(k * x * y)
+
+
+@pytest.mark.parametrize("fn", [cast_by_numpy_name, converted])
+def test_integer_casts_spelled_with_numpys_names_cut_the_flow(fn):
+    """``x.astype(np.int64)``, ``np.asarray(x, dtype=np.uint8)``: the cast
+    part has no derivative (it passed the cotangent straight through)."""
+    x, y = np.array([0.3, 1.7, 2.2]), np.array([1.0, 2.0, 3.0])
+    want = np.floor(x) * y
+    np.testing.assert_allclose(srcgrad.grad(fn)(x, y), want)
+    np.testing.assert_allclose(srcgrad.jvp(fn, (x, y), (np.ones(3), np.zeros(3)))[1],
+                               np.sum(want))

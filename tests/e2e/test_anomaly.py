@@ -167,3 +167,15 @@ def test_every_policy_checks_and_keeps_the_gradient(options):
                           srcgrad.grad(looped, **options)(x, 5))
     error = raised(srcgrad.grad(looped, check_finite=True, **options), np.array([0.0, 1.0]), 5)
     assert error.lineno == line_of(looped, "np.sqrt(x)")
+
+
+def _named_like_the_checks_parameters(x, col):
+    lineno = np.cos(x)
+    return np.sum(np.sin(x) * col * lineno)
+
+
+def test_forward_values_may_be_named_like_the_checks_parameters():
+    x = np.array([0.3, 0.7])
+    got = srcgrad.grad(_named_like_the_checks_parameters, check_finite=True)(x, np.ones(2))
+    want = srcgrad.grad(_named_like_the_checks_parameters)(x, np.ones(2))
+    np.testing.assert_array_equal(got, want)

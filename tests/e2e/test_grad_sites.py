@@ -77,3 +77,33 @@ def test_the_site_is_visible_in_the_generated_code():
     assert f"_watch(d_b, GradSite(({__file__!r}, " in source
     assert "'np.tanh(W1 @ x)')))" in source
     assert "_double(d_" in srcgrad.grad(scaled).source  # a one-argument hook: as written
+
+
+def _scale_with_default(g, factor=2.0):
+    return g * factor
+
+
+def _site_required(g, site):
+    assert isinstance(site, GradSite)
+    return 2 * g
+
+
+def hook_with_a_default(x):
+    return np.sum(srcgrad.on_grad(np.sin(x), _scale_with_default))
+
+
+def hook_by_keyword(x):
+    return np.sum(srcgrad.on_grad(np.sin(x), hook=_site_required))
+
+
+def numpy_function_as_hook(x):
+    return np.sum(srcgrad.on_grad(np.sin(x), np.copy))
+
+
+def test_only_a_required_second_parameter_receives_the_site():
+    """A hook whose second parameter has a default (``lambda g, s=s:``, a
+    ``clip(g, limit=0.1)``, NumPy's functions) is called with the cotangent alone."""
+    x = np.array([0.3, -1.2])
+    np.testing.assert_allclose(srcgrad.grad(hook_with_a_default)(x), 2 * np.cos(x))
+    np.testing.assert_allclose(srcgrad.grad(numpy_function_as_hook)(x), np.cos(x))
+    np.testing.assert_allclose(srcgrad.grad(hook_by_keyword)(x), 2 * np.cos(x))
