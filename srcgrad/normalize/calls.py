@@ -50,8 +50,8 @@ import numpy as np
 from .. import ir, runtime
 from ..errors import SrcGradError
 from ..frontend.linker import is_user_function
-from ..frontend.parse import MISSING, root_name, static_value
-from ..ir.syntax import Renamer, assigned_names, clone, constant, keywords_of, walk
+from ..frontend.parse import MISSING, parse_function, root_name, static_value
+from ..ir.syntax import Renamer, assigned_names, clone, constant, is_append, keywords_of, walk
 from ..rules import registry
 from .jumps import structure
 from .sugar import NON_DIFFERENTIABLE_BUILTINS, builtin_ref
@@ -155,6 +155,8 @@ class Calls:
             node = self.watched_site(node)
         args = [self.literal(a) for a in node.args]
         kwargs = {kw.arg: self.literal(kw.value) for kw in node.keywords}
+        if is_user_function(prim):
+            self.check_caller_sees_no_update(prim, node)
         if is_user_function(prim) and prim.__code__.co_flags & inspect.CO_VARARGS:
             args = self.pack_varargs(prim, args, node)
         expr = gast.Call(func=func, args=args, keywords=keywords_of(kwargs))
@@ -178,6 +180,37 @@ class Calls:
                           getattr(node, "col_offset", 0), expr))
         return gast.copy_location(gast.Call(
             func=node.func, args=args, keywords=[gast.keyword(arg="where", value=where)]), node)
+
+    def check_caller_sees_no_update(self, fn, call):
+        """Refuse ``helper(t, x)`` where ``helper`` writes into ``t`` in place
+        (``t[0] = v``, ``t.append(v)``) and this function reads ``t`` (or a name
+        for the same array) again: Python shows the caller the change, while the
+        generated code of a called function works on a copy of what it updates
+        -- the caller would read the old values, a silently wrong result.  A
+        buffer passed only to be filled (``fill(buf, x)`` and ``buf`` not read
+        again) is fine, and so is a callee that copies first (``t = t.copy()``)."""
+        updated = updated_parameters(fn)
+        if not updated:
+            return
+        try:
+            bound = inspect.signature(fn).bind_partial(*call.args, **{
+                kw.arg: kw.value for kw in call.keywords if kw.arg is not None})
+        except TypeError:
+            return  # the call's own error comes later, located
+        for param, arg in bound.arguments.items():
+            if param not in updated or not isinstance(arg, gast.Name) \
+                    or arg.id not in self.locals:
+                continue
+            # any other read: the array itself, or a name made from it (u = t[1:])
+            reads = [n for n in walk(self.func) if isinstance(n, gast.Name)
+                     and isinstance(n.ctx, gast.Load) and n.id == arg.id and n is not arg]
+            if reads:
+                raise self.error(
+                    f"{fn.__name__}() updates its argument '{param}' in place, and this "
+                    f"function also reads '{arg.id}' (line {getattr(reads[0], 'lineno', '?')}): "
+                    f"srcgrad's code for {fn.__name__} works on a copy of what it updates, so "
+                    f"that change would be lost; pass a copy ({fn.__name__}("
+                    f"{arg.id}.copy(), ...)) and return the updated array", arg)
 
     def emit_call(self, call, prim, target):
         self.collect_free(call.func)
@@ -300,4 +333,28 @@ class Calls:
             return self.atom(output.value)
         finally:
             self.inlining.pop()
+
+
+@functools.lru_cache(maxsize=256)
+def updated_parameters(fn) -> frozenset:
+    """The parameters of the user function ``fn`` that it updates in place
+    (``p[i] = v``, ``p[i] += v``, ``p.append(v)``) and never rebinds (a callee
+    that starts with ``p = p.copy()`` leaves its caller's array alone)."""
+    try:
+        parsed = parse_function(fn)
+    except SrcGradError:
+        return frozenset()
+    func = parsed.node
+    params = {a.id for a in func.args.args + func.args.kwonlyargs if isinstance(a, gast.Name)}
+    updated, rebound = set(), set()
+    for node in walk(func):
+        if isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Store) \
+                and isinstance(node.value, gast.Name):
+            updated.add(node.value.id)
+        elif is_append(node):
+            updated.add(node.func.value.id)
+        elif isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+            rebound.add(node.id)
+    return frozenset((updated - rebound) & params)
+
 

@@ -53,6 +53,7 @@ that needs one argument per parameter (a rule, a user function without
         t5 = np.tanh(item_1)
         t1.append(t5)
     hs = list(t1)
+    unpacked(hs, 1, True, ('<doctest srcgrad.normalize.sugar[3]>', 4, 19))
     t6 = hs[1:]
     first = hs[0]
     rest = list(t6)
