@@ -6,7 +6,7 @@ the rest of the normaliser has no form for into what it has:
 
 - ``map(f, xs, ys)`` -> ``(f(a, b) for a, b in zip(xs, ys))``, so ``f`` (a user
   function, a lambda, a NumPy function) is called, and differentiated, as if
-  written out;
+  written out; ``filter(f, xs)`` -> ``(a for a in xs if f(a))``;
 - ``zip(...)`` and ``enumerate(...)`` used as values, not looped over
   (``list(zip(a, b, c))``) -> the list of tuples a comprehension builds;
   ``zip(*rows)``, the transposition, -> ``[tuple([r[j] for r in rows]) for j
@@ -350,6 +350,8 @@ class _Desugarer(gast.NodeTransformer):
             return node
         if prim is map and len(node.args) >= 2:
             return self.mapped(node)
+        if prim is filter and len(node.args) == 2:
+            return self.filtered(node)
         if prim is reversed and len(node.args) == 1:
             return self.reversed_(node)
         if prim in (zip, enumerate) and node.args and id(node) not in self.iterated \
@@ -444,6 +446,21 @@ class _Desugarer(gast.NodeTransformer):
                                                     keywords=[]), node)
             self.iterated.add(id(iterable))
         return self.comprehension(call, stores, iterable, node, gast.GeneratorExp)
+
+    def filtered(self, node):
+        """``filter(f, xs)`` -> ``(a for a in xs if f(a))`` (``filter(None, xs)``:
+        ``if a``): the test is run, never differentiated; the items kept are."""
+        function, iterable = node.args
+        stores, loads = self.names("item", 1)
+        test = loads[0] if isinstance(function, gast.Constant) and function.value is None \
+            else gast.copy_location(gast.Call(func=function, args=[load_name(loads[0].id)],
+                                              keywords=[]), node)
+        made = self.comprehension(loads[0], stores, iterable, node, gast.GeneratorExp)
+        made.generators[0].ifs = [test]
+        for sub in walk(test):
+            if hasattr(sub, "lineno") and getattr(sub, "lineno", None) is None:
+                gast.copy_location(sub, node)
+        return made
 
     def listed(self, node, prim):
         """``zip(a, b)`` -> ``[(x, y) for x, y in zip(a, b)]``, and so for enumerate."""
