@@ -19,13 +19,15 @@ from ..runtime import (
     fresh_tangent,
     match_complex,
     signum,
+    signum_grad,
+    signum_tangent,
     tangent_attr,
     tangent_like,
     unbroadcast,
     zero_tangent,
 )
 from .derive import linear
-from .registry import nondifferentiable
+from .registry import adjoint, nondifferentiable, tangent
 
 
 @linear(expand, "t", name="expand")
@@ -55,4 +57,11 @@ def tangent_attr_(out, d_out, t, obj, name):
 
 
 nondifferentiable(zero_tangent, name="zero_tangent")
-nondifferentiable(signum, name="signum")
+@adjoint(signum, "x", name="signum")
+def signum_(out, d_out, x):
+    return signum_grad(d_out, x)
+
+
+@tangent(signum, "x", name="signum")
+def signum_tangent_(out, x, d_x):
+    return signum_tangent(x, d_x)

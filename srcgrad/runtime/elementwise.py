@@ -90,6 +90,35 @@ def signum(x):
     return np.sign(x)
 
 
+def signum_tangent(x, d_x):
+    """The tangent of :func:`signum` at ``x`` along ``d_x``: zero for real ``x``
+    (``np.sign`` is piecewise constant); for complex ``x = |x| e^(i a)``,
+    ``signum(x) = e^(-i a)`` turns with the phase: ``-i signum(x) da``, where
+    ``da = Im(conj(x) d_x) / |x|^2``.  Second derivatives through ``np.abs``
+    of a complex value need it (forward over reverse)."""
+    if not np.iscomplexobj(x):
+        return 0.0 * np.real(d_x)
+    s = signum(x)
+    return -1j * s * np.imag(np.conj(x) * d_x) / _nonzero_square(x)
+
+
+def signum_grad(d_out, x):
+    """The cotangent of ``x`` for ``d_out``, the cotangent of ``signum(x)``, in
+    autograd's convention (a complex cotangent ``d/dRe - i d/dIm``): zero for
+    real ``x``; for complex ``x`` the phase derivative
+    ``Re(-i signum(x) d_out)`` times ``-i conj(x) / |x|^2``."""
+    if not np.iscomplexobj(x):
+        return 0.0 * np.real(d_out)
+    s = signum(x)
+    return np.real(-1j * s * d_out) * (-1j) * np.conj(x) / _nonzero_square(x)
+
+
+def _nonzero_square(x):
+    """``|x|^2``, with 1 where ``x`` is 0 (there ``signum`` is 0 and so is its change)."""
+    square = np.abs(x) ** 2
+    return np.where(square > 0, square, 1.0)
+
+
 def match_complex(g, x):
     """The cotangent ``g`` of a complex ``x`` seen through a real-valued view
     (``np.real``, ``np.imag``, ``np.angle``), in ``x``'s kind: complex where ``x``

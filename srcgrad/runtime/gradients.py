@@ -30,7 +30,8 @@ def _grad_like(g, x, made):
     """``grad_like`` with ``made``, the ids of the arrays it has returned so far:
     a cotangent may reach several leaves (``d_x = d_y = d_t``), each needs its own."""
     if isinstance(x, float):
-        return float(g)
+        # a real argument's gradient is the real part of its cotangent
+        return float(np.real(g))
     if isinstance(x, np.ndarray) or np.isscalar(x):
         return _own(_array_gradient(g, x), made)
     if type(x) is tuple and type(g) is tuple and len(g) == len(x):  # several arguments
