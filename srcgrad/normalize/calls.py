@@ -56,6 +56,10 @@ from ..rules import registry
 from .jumps import structure
 from .sugar import NON_DIFFERENTIABLE_BUILTINS, builtin_ref
 
+#: Primitives that take a function only to order items or to act on a
+#: cotangent: a lambda passed to them is a value, never differentiated through.
+TAKES_FUNCTIONS = (sorted, runtime.on_grad)
+
 #: Builtins that run or inspect code srcgrad cannot see.
 DYNAMIC = (exec, eval, compile, globals, locals, vars, __import__)
 
@@ -153,6 +157,8 @@ class Calls:
             self.collect_free(func)
         if prim is runtime.on_grad:
             node = self.watched_site(node)
+        if any(prim is p for p in TAKES_FUNCTIONS):
+            node = self.lambdas_as_values(node)
         args = [self.literal(a) for a in node.args]
         kwargs = {kw.arg: self.literal(kw.value) for kw in node.keywords}
         if is_user_function(prim):
@@ -180,6 +186,30 @@ class Calls:
                           getattr(node, "col_offset", 0), expr))
         return gast.copy_location(gast.Call(
             func=node.func, args=args, keywords=[gast.keyword(arg="where", value=where)]), node)
+
+    def lambdas_as_values(self, call):
+        """``sorted(xs, key=lambda v: -v)``, ``on_grad(h, lambda g: 0.5 * g)``: a
+        lambda a primitive only calls to order items or to act on a cotangent
+        (:data:`TAKES_FUNCTIONS`) becomes a value, ``t3 = lambda v: -v``, its free
+        locals renamed like any expression's; nothing is differentiated through it.
+        A local ``key = lambda v: -v`` passed by name is the same value."""
+        def hoisted(value):
+            if isinstance(value, gast.Name) and isinstance(
+                    self.local_functions.get(value.id), gast.Lambda):
+                value = gast.copy_location(clone(self.local_functions[value.id]), value)
+            if not isinstance(value, gast.Lambda):
+                return value
+            tmp = self.namer.temp()
+            self.locals.add(tmp)
+            self.env[tmp] = tmp  # read back as a local, like a conditional's temporary
+            stmt = ir.assign(tmp, self.opaque(value))
+            stmt.op = ir.Op(ir.OPAQUE, [], {}, value, "lambda")
+            self.out.append(gast.copy_location(stmt, value))
+            return gast.copy_location(ir.name(tmp), value)
+        return gast.copy_location(gast.Call(
+            func=call.func, args=[hoisted(a) for a in call.args],
+            keywords=[gast.keyword(arg=kw.arg, value=hoisted(kw.value))
+                      for kw in call.keywords]), call)
 
     def check_caller_sees_no_update(self, fn, call):
         """Refuse ``helper(t, x)`` where ``helper`` writes into ``t`` in place
