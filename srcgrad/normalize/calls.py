@@ -94,6 +94,7 @@ class Calls:
             return result, ir.Op(operator.pos, [result], {}, node, "lambda")
         method = self.typed_method(func)
         if method is not None:  # self.helper(x) -> helper(self, x), resolved by type
+            self.check_caller_sees_no_update(method, node, method=True)
             receiver = self.literal(func.value)
             args = [receiver, *[self.literal(a) for a in node.args]]
             kwargs = {kw.arg: self.literal(kw.value) for kw in node.keywords}
@@ -123,6 +124,7 @@ class Calls:
                              func)
         if isinstance(prim, types.MethodType) and is_user_function(prim.__func__):
             # MODEL.run(x) -> run(MODEL, x), resolved by MODEL's class
+            self.check_caller_sees_no_update(prim.__func__, node, method=True)
             receiver = self.bound_value(prim.__self__, node)
             name = self.namer.fresh(prim.__func__.__name__)
             self.free[name] = prim.__func__
@@ -211,7 +213,7 @@ class Calls:
             keywords=[gast.keyword(arg=kw.arg, value=hoisted(kw.value))
                       for kw in call.keywords]), call)
 
-    def check_caller_sees_no_update(self, fn, call):
+    def check_caller_sees_no_update(self, fn, call, method=False):
         """Refuse ``helper(t, x)`` where ``helper`` writes into ``t`` in place
         (``t[0] = v``, ``t.append(v)``) and this function reads ``t`` (or a name
         for the same array) again: Python shows the caller the change, while the
@@ -223,7 +225,8 @@ class Calls:
         if not updated:
             return
         try:
-            bound = inspect.signature(fn).bind_partial(*call.args, **{
+            receiver = [gast.Constant(value=None, kind=None)] if method else []
+            bound = inspect.signature(fn).bind_partial(*receiver, *call.args, **{
                 kw.arg: kw.value for kw in call.keywords if kw.arg is not None})
         except TypeError:
             return  # the call's own error comes later, located

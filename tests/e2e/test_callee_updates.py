@@ -85,3 +85,38 @@ def test_forms_that_do_not_see_the_update_differentiate(fn):
     value, grad = srcgrad.value_and_grad(fn, check=True)(x.copy())
     assert value == fn(x.copy())
     np.testing.assert_allclose(grad, numeric_grad(pure(fn), (x,), 0), rtol=1e-6, atol=1e-8)
+
+
+class Model:
+    def helper(self, t, x):
+        t[0] = np.sin(x[1])
+        return np.sum(t)
+
+    def loss(self, x):
+        t = x * 2.0
+        s = self.helper(t, x)
+        return s + np.sum(t * x)
+
+    def loss_with_copy(self, x):
+        t = x * 2.0
+        s = self.helper(t.copy(), x)
+        return s + np.sum(t * x)
+
+
+MODEL = Model()
+
+
+def through_a_global_model(x):
+    t = x * 2.0
+    s = MODEL.helper(t, x)
+    return s + np.sum(t * x)
+
+
+def test_methods_are_checked_too():
+    x = np.array([0.3, 0.7, 1.1])
+    for fn in (MODEL.loss, through_a_global_model):
+        with pytest.raises(UnsupportedSyntaxError, match="updates its argument 't'"):
+            srcgrad.grad(fn)(x.copy())
+    value, grad = srcgrad.value_and_grad(MODEL.loss_with_copy, check=True)(x.copy())
+    assert value == MODEL.loss_with_copy(x.copy())
+    np.testing.assert_allclose(grad, numeric_grad(MODEL.loss_with_copy, (x,), 0), rtol=1e-6)
