@@ -56,8 +56,7 @@ def check_cotangents(body: list, program: ir.Program, skip=()) -> list:
     of statements of the forward sweep."""
     forward = set(program.params)
     for stmt in ir.walk_statements(program.body):
-        forward.update(ir.stored_names(stmt.target) if isinstance(stmt, gast.For)
-                       else ir.target_names(stmt))
+        forward.update(ir.assigned_by(stmt))
     return _checked(body, program.filename, forward, set(skip))
 
 

@@ -51,8 +51,8 @@ def differentiable(op: ir.Op) -> bool:
     return prim is not ir.OPAQUE and not registry.is_nondifferentiable(prim)
 
 
-#: Conversions that take a ``dtype=`` (``astype`` also takes it first).
-_CONVERSIONS = (np.asarray, np.array, np.asanyarray, np.ascontiguousarray)
+#: Conversions whose second argument (or ``dtype=``) is the dtype they make.
+_CONVERSIONS = (np.ndarray.astype, np.asarray, np.array, np.asanyarray, np.ascontiguousarray)
 
 
 def integer_cast(op: ir.Op, free: dict) -> bool:
@@ -60,14 +60,10 @@ def integer_cast(op: ir.Op, free: dict) -> bool:
     ``np.asarray(x, dtype=T)`` with ``T`` ``int``, ``"int32"``, ``np.uint8``,
     ``bool`` or a global naming one: piecewise constant, like ``int(x)``, so no
     derivative flows through it."""
-    if op.primitive is np.ndarray.astype:
-        node = op.kwargs.get("dtype", op.args[1] if len(op.args) > 1 else None)
-    elif any(op.primitive is c for c in _CONVERSIONS):
-        node = op.kwargs.get("dtype", op.args[1] if len(op.args) > 1 else None)
-    else:
+    if not any(op.primitive is c for c in _CONVERSIONS):
         return False
-    dtype = _static(node, free)
-    if dtype is _UNKNOWN or dtype is None:
+    dtype = _static(op.kwargs.get("dtype", op.args[1] if len(op.args) > 1 else None), free)
+    if dtype is _UNKNOWN or dtype is None:  # None: the input's own dtype
         return False
     try:
         return np.dtype(dtype).kind in "biu"

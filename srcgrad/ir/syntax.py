@@ -21,6 +21,18 @@ def is_append(call) -> bool:
         and len(call.args) == 1 and not call.keywords
 
 
+def updated_in_place(tree) -> set[str]:
+    """Names ``tree`` updates in place: ``x[i] = v``, ``x[i] += v``, ``x.append(v)``."""
+    updated = set()
+    for node in walk(tree):
+        if isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Store) \
+                and isinstance(node.value, gast.Name):
+            updated.add(node.value.id)
+        elif is_append(node):
+            updated.add(node.func.value.id)
+    return updated
+
+
 class Renamer(gast.NodeTransformer):
     def __init__(self, renames):
         self.renames = renames

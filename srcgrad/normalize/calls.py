@@ -51,7 +51,9 @@ from .. import ir, runtime
 from ..errors import SrcGradError
 from ..frontend.linker import is_user_function
 from ..frontend.parse import MISSING, parse_function, root_name, static_value
-from ..ir.syntax import Renamer, assigned_names, clone, constant, is_append, keywords_of, walk
+from ..ir.syntax import (
+    Renamer, assigned_names, clone, constant, keywords_of, updated_in_place, walk,
+)
 from ..rules import registry
 from .jumps import structure
 from .sugar import NON_DIFFERENTIABLE_BUILTINS, builtin_ref
@@ -379,15 +381,8 @@ def updated_parameters(fn) -> frozenset:
         return frozenset()
     func = parsed.node
     params = {a.id for a in func.args.args + func.args.kwonlyargs if isinstance(a, gast.Name)}
-    updated, rebound = set(), set()
-    for node in walk(func):
-        if isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Store) \
-                and isinstance(node.value, gast.Name):
-            updated.add(node.value.id)
-        elif is_append(node):
-            updated.add(node.func.value.id)
-        elif isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
-            rebound.add(node.id)
-    return frozenset((updated - rebound) & params)
+    rebound = {n.id for n in walk(func) if isinstance(n, gast.Name)
+               and isinstance(n.ctx, gast.Store)}
+    return frozenset((updated_in_place(func) - rebound) & params)
 
 

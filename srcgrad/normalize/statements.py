@@ -31,7 +31,9 @@ import gast
 from .. import ir
 from ..errors import SrcGradError
 from ..frontend.linker import is_user_function
-from ..ir.syntax import clone, constant, helper_ref, is_append, source_of, walk
+from ..ir.syntax import (
+    clone, constant, helper_ref, is_append, source_of, updated_in_place,
+)
 from ..rules import registry
 from .expressions import BINOPS, MULTI_OUTPUT, OP_LABELS
 
@@ -153,16 +155,7 @@ class Statements:
 
     def copy_updated_arguments(self):
         """Arguments updated in place are copied first: the caller's arrays never change."""
-        updated = set()
-        for node in walk(self.func):
-            if isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Store) \
-                    and isinstance(node.value, gast.Name):
-                updated.add(node.value.id)
-            if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Subscript) \
-                    and isinstance(node.target.value, gast.Name):
-                updated.add(node.target.value.id)
-            if is_append(node):
-                updated.add(node.func.value.id)
+        updated = updated_in_place(self.func)
         for param in self.params:
             if param in updated:
                 # snapshot() copies an array, list or dict and leaves a number alone

@@ -53,70 +53,70 @@ def snapshot_state(*values):
     rerun from the copies sees the aliasing the original run saw (``same_window``,
     ``held_at``).  A list's other items are not copied: a list the loop appends
     to costs one list, not its arrays, per snapshot."""
-    def root(v):
-        while isinstance(v.base, np.ndarray):
-            v = v.base
-        return v
-
-    def items(v):
-        if isinstance(v, (list, tuple)):
-            return v
-        return v.values() if isinstance(v, dict) else ()
-
     count: dict = {}
-    top = {id(root(v)) for v in values if isinstance(v, np.ndarray)}
-
-    def tally(v, depth=0):
-        if isinstance(v, np.ndarray):
-            count[id(root(v))] = count.get(id(root(v)), 0) + 1
-        elif depth < _NESTING:
-            for item in items(v):
-                tally(item, depth + 1)
-
     for v in values:
-        tally(v)
-    del tally  # it refers to itself: a cycle that would keep count until the gc ran
-    copies: dict = {}
-    memo: dict = {}
+        _tally(v, count, 0)
+    # module-level helpers, not closures: nested functions that call each other
+    # form a reference cycle that keeps the copies alive until the gc runs
+    state = {"count": count, "top": {id(_root(v)) for v in values if isinstance(v, np.ndarray)},
+             "copies": {}, "memo": {}}
+    return tuple(_copied(v, state, False, 0) for v in values)
 
-    def array(v, held):
-        r = root(v)
-        if held and id(r) not in top:
-            return v  # an item only a list holds: shared with the original list
-        if id(v) in memo:
-            return memo[id(v)]
-        out = None
-        if count[id(r)] > 1:
-            rc = copies.setdefault(id(r), r.copy(order="K"))
-            if v is r:
-                out = rc
-            elif rc.strides == r.strides:
-                offset = v.__array_interface__["data"][0] - r.__array_interface__["data"][0]
-                out = np.ndarray(v.shape, v.dtype, buffer=rc, offset=offset, strides=v.strides)
-        memo[id(v)] = out = v.copy() if out is None else out
-        return out
 
-    def container(v, depth):
-        if type(v) is dict:
-            return {k: copy(x, True, depth + 1) for k, x in v.items()}
-        if type(v) in (list, tuple):
-            return type(v)(copy(x, True, depth + 1) for x in v)
-        return v if isinstance(v, tuple) else v.copy()  # a named tuple; a list subclass
+def _root(v):
+    """The array whose memory the view ``v`` shares (``v`` itself if it owns it)."""
+    while isinstance(v.base, np.ndarray):
+        v = v.base
+    return v
 
-    def copy(v, held=False, depth=0):
-        if isinstance(v, np.ndarray):
-            return array(v, held)
-        if isinstance(v, (list, tuple, dict)) and depth < _NESTING:
-            if id(v) not in memo:
-                memo[id(v)] = container(v, depth)
-            return memo[id(v)]
-        return v.copy() if hasattr(v, "copy") and not isinstance(v, (int, float)) else v
 
-    out = tuple(copy(v) for v in values)
-    # copy and container refer to each other: a cycle that would keep memo (the
-    # copies, freed snapshots among them) alive until the gc ran -- memory that
-    # grew with a checkpointed loop's length
-    del copy, container
+def _items(v):
+    if isinstance(v, (list, tuple)):
+        return v
+    return v.values() if isinstance(v, dict) else ()
+
+
+def _tally(v, count, depth):
+    """Count, in ``count``, the names and container items that reach each array's memory."""
+    if isinstance(v, np.ndarray):
+        count[id(_root(v))] = count.get(id(_root(v)), 0) + 1
+    elif depth < _NESTING:
+        for item in _items(v):
+            _tally(item, count, depth + 1)
+
+
+def _copied(v, state, held, depth):
+    """``v`` copied for :func:`snapshot_state` (``held``: an item of a container)."""
+    if isinstance(v, np.ndarray):
+        return _copied_array(v, state, held)
+    memo = state["memo"]
+    if isinstance(v, (list, tuple, dict)) and depth < _NESTING:
+        if id(v) not in memo:
+            if type(v) is dict:
+                memo[id(v)] = {k: _copied(x, state, True, depth + 1) for k, x in v.items()}
+            elif type(v) in (list, tuple):
+                memo[id(v)] = type(v)(_copied(x, state, True, depth + 1) for x in v)
+            else:  # a named tuple is kept; a list subclass copied
+                memo[id(v)] = v if isinstance(v, tuple) else v.copy()
+        return memo[id(v)]
+    return v.copy() if hasattr(v, "copy") and not isinstance(v, (int, float)) else v
+
+
+def _copied_array(v, state, held):
+    r, memo = _root(v), state["memo"]
+    if held and id(r) not in state["top"]:
+        return v  # an item only a list holds: shared with the original list
+    if id(v) in memo:
+        return memo[id(v)]
+    out = None
+    if state["count"][id(r)] > 1:
+        rc = state["copies"].setdefault(id(r), r.copy(order="K"))
+        if v is r:
+            out = rc
+        elif rc.strides == r.strides:
+            offset = v.__array_interface__["data"][0] - r.__array_interface__["data"][0]
+            out = np.ndarray(v.shape, v.dtype, buffer=rc, offset=offset, strides=v.strides)
+    memo[id(v)] = out = v.copy() if out is None else out
     return out
 
 
