@@ -193,7 +193,7 @@ class _Facts:
         self.never_0d = self._greatest(self._never_0d)
         self.inexact = self._greatest(self._inexact)
         self.arrayish = self._greatest(self._arrayish)
-        self.dom = self._dominated()
+        self._dom = None  # _dominated(), computed when an update first asks (dom)
 
     # -- definitions ---------------------------------------------------------------------
     def augmented(self, stmt):
@@ -236,7 +236,7 @@ class _Facts:
         changed = True
         while changed:
             changed = False
-            for name in sorted(true):
+            for name in [n for n in self.defs if n in true]:
                 if not all(self._holds(d, holds, true) for d in self.defs[name]):
                     true.discard(name)
                     changed = True
@@ -305,10 +305,21 @@ class _Facts:
             return True
         return _member(prim, _ARITHMETIC) and any(arrayish_atom(a) for a in op.args)
 
+    @property
+    def dom(self) -> dict[str, set]:
+        """:meth:`_dominated`, computed once, and only for a function with an update
+        to decide about (most have none, and the sets are quadratic in its length)."""
+        if self._dom is None:
+            self._dom = self._dominated()
+        return self._dom
+
     def _dominated(self) -> dict[str, set]:
         """For each name, the names (each holding one value) whose dtype is at most
         the dtype of every value it takes: its operands under promotion, theirs.
-        From all of them for every name down to the greatest fixed point."""
+        From all of them for every name down to the greatest fixed point; names are
+        visited in the order of their definitions, so that straight-line code settles
+        in one sweep and a loop in as many as its back edges need (the fixed point is
+        the same in any order: each step only shrinks a set)."""
 
         def below(node, dom):
             if not isinstance(node, gast.Name):
@@ -319,7 +330,7 @@ class _Facts:
         changed = True
         while changed:
             changed = False
-            for name in sorted(self.defs):
+            for name in self.defs:
                 new = set(self.stable)
                 for stmt in self.defs[name]:
                     new &= self._dominated_by(stmt, dom, below)
