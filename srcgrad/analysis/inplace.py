@@ -193,7 +193,7 @@ class _Facts:
         self.never_0d = self._greatest(self._never_0d)
         self.inexact = self._greatest(self._inexact)
         self.arrayish = self._greatest(self._arrayish)
-        self._dom = None  # _dominated(), computed when an update first asks (dom)
+        self._dom = None  # _dominated(), computed when an update first asks (dominates)
 
     # -- definitions ---------------------------------------------------------------------
     def augmented(self, stmt):
@@ -305,54 +305,61 @@ class _Facts:
             return True
         return _member(prim, _ARITHMETIC) and any(arrayish_atom(a) for a in op.args)
 
-    @property
-    def dom(self) -> dict[str, set]:
-        """:meth:`_dominated`, computed once, and only for a function with an update
-        to decide about (most have none, and the sets are quadratic in its length)."""
+    def dominates(self, name, x) -> bool:
+        """Whether ``name`` holds one value whose dtype is at most that of every value
+        ``x`` takes (:meth:`_dominated`, computed once, and only for a function with
+        an update to decide about: most have none)."""
         if self._dom is None:
             self._dom = self._dominated()
-        return self._dom
+        bits, dom = self._dom
+        return bool(bits.get(name, 0) & dom.get(x, 0))
 
-    def _dominated(self) -> dict[str, set]:
+    def _dominated(self):
         """For each name, the names (each holding one value) whose dtype is at most
         the dtype of every value it takes: its operands under promotion, theirs.
         From all of them for every name down to the greatest fixed point; names are
         visited in the order of their definitions, so that straight-line code settles
         in one sweep and a loop in as many as its back edges need (the fixed point is
-        the same in any order: each step only shrinks a set)."""
+        the same in any order: each step only shrinks a set).  A set is an integer
+        with one bit per name holding one value: the sets are as long as the
+        function, and so is the table of them."""
+        bits = {name: 1 << k for k, name in enumerate(sorted(self.stable))}
+        everything = (1 << len(bits)) - 1
 
         def below(node, dom):
             if not isinstance(node, gast.Name):
-                return set()
-            return dom.get(node.id, set()) | ({node.id} if node.id in self.stable else set())
+                return 0
+            return dom.get(node.id, 0) | bits.get(node.id, 0)
 
-        dom = {name: set(self.stable) for name in self.defs}
+        dom = dict.fromkeys(self.defs, everything)
         changed = True
         while changed:
             changed = False
             for name in self.defs:
-                new = set(self.stable)
+                new = everything
                 for stmt in self.defs[name]:
                     new &= self._dominated_by(stmt, dom, below)
                 if new != dom[name]:
                     dom[name] = new
                     changed = True
-        return dom
+        return bits, dom
 
-    def _dominated_by(self, stmt, dom, below) -> set:
+    def _dominated_by(self, stmt, dom, below) -> int:
         if stmt is None or stmt == "float" or getattr(stmt, "op", None) is None:
-            return set()
+            return 0
         op, x = self._operation(stmt)
         prim = op.primitive
         if prim is operator.pos and isinstance(stmt.value, gast.Name):
             found = below(op.args[0], dom)
         elif op.kwargs or not (_member(prim, PROMOTING) or _member(prim, DOMINATING) or (
                 floating(prim) and len(op.args) == 1)):
-            found = set()
+            found = 0
         else:
-            found = set().union(*(below(a, dom) for a in op.args))
+            found = 0
+            for a in op.args:
+                found |= below(a, dom)
         if x is not None:  # in_place(value, x): x's dtype where x is an array
-            found = found & below(ir.name(x), dom)
+            found &= below(ir.name(x), dom)
         return found
 
     # -- one update ----------------------------------------------------------------------
@@ -431,7 +438,7 @@ class _Facts:
         name = node.id
         if name == x and self._unchanged(x, block, i, k):
             return True
-        if name in self.dom.get(x, ()):
+        if self.dominates(name, x):
             return True
         if name in self.floats and name in self.stable:
             return assume  # a Python float argument: NumPy's weak scalar
