@@ -11,6 +11,7 @@ from the same pieces.
 from __future__ import annotations
 
 import inspect
+import itertools
 
 import numpy as np
 
@@ -19,7 +20,7 @@ from ..errors import NonDifferentiableError, SrcGradError
 from ..pipeline import Options
 from .arguments import differentiable_value, function_of, is_user_object, normalize_wrt
 from .compiled import compile_function
-from .second_order import Derivative, SecondOrder, all_arguments, as_tangent
+from .second_order import Derivative, HigherOrder, SecondOrder, all_arguments, as_tangent
 from .transforms import Transformed, transform, vjp
 
 
@@ -125,7 +126,35 @@ def hessian(fn, wrt=0):
         return np.stack(columns, axis=-1).reshape(np.shape(x) + np.shape(x)) \
             if n else np.zeros(np.shape(x) * 2)
 
-    return Derivative(hess, lambda: product.source, fn, "hessian")
+    func, bound_self = _function(fn, "hessian")
+    return Derivative(hess, lambda: product.source, fn, "hessian",
+                      dense=(func, bound_self, position, 2))
+
+
+def _dense_derivative(dense, wrapped, kind) -> Derivative:
+    """The dense derivative tensor one order above ``dense`` (a Derivative's
+    ``(function, bound, position, order)``): ``T(*args)`` has ``x.shape`` once
+    per order, ``T[a, b, ..., c] = d^n f / dx_a dx_b ... dx_c``.  One reverse
+    sweep over ``order`` levels of tangent code per combination of basis
+    directions: ``size(x) ** order`` sweeps, for small arguments."""
+    func, bound_self, position, order = dense
+    order += 1
+    shift = 1 if bound_self is not None else 0
+    chain = HigherOrder(func, (position + shift,) * (order - 1), (position + shift,), True,
+                        bound_self)
+
+    def tensor(*args):
+        x = args[position]
+        n = _flat_size(x)
+        shape = np.shape(x) * order
+        if not n:
+            return np.zeros(shape)
+        columns = [np.ravel(chain(*args, *(_basis(x, k) for k in combination)))
+                   for combination in itertools.product(range(n), repeat=order - 1)]
+        return np.stack(columns, axis=-1).reshape(shape)
+
+    return Derivative(tensor, lambda: chain.source, wrapped, kind,
+                      dense=(func, bound_self, position, order))
 
 
 def jacobian(fn, wrt=0):
@@ -138,8 +167,12 @@ def jacobian(fn, wrt=0):
         raise SrcGradError("jacobian takes one argument position (an int) as wrt")
     i = position[0]
     if isinstance(fn, Derivative):
-        raise SrcGradError(f"jacobian of {fn.__name__} would be a third derivative: srcgrad "
-                           f"composes second derivatives only (see docs/limitations.md)")
+        if fn.dense is None or fn.dense[2] != i:
+            raise SrcGradError(
+                f"jacobian of {fn.__name__} would be a third derivative, which srcgrad makes "
+                f"as jacobian(hessian(f, wrt=k)) with the same argument position k (and "
+                f"jacobian of that, ...), or as grad(grad(grad(f))) for float arguments")
+        return _dense_derivative(fn.dense, fn, "jacobian")
     if isinstance(fn, Transformed) and fn.options.mode == "grad" and fn.options.single:
         if fn.options.wrt[0] != i or fn.bound is not None:
             raise SrcGradError("jacobian(grad(f)) is supported with the same argument "
@@ -179,4 +212,4 @@ def _jacobian_source(fn, i) -> str:
     return vjp_source + "\n\n" + tangent_function(fn, i).source
 
 
-__all__ = ["Derivative", "SecondOrder", "hessian", "hvp", "jacobian", "jvp", "tangent_function"]
+__all__ = ["Derivative", "HigherOrder", "SecondOrder", "hessian", "hvp", "jacobian", "jvp", "tangent_function"]

@@ -52,7 +52,57 @@ def _tangent_code(fn, position, receiver=None):
     return compile_function(fn, options)
 
 
-class SecondOrder:
+class HigherOrder:
+    """A derivative of any order: reverse mode over levels of generated tangent code.
+
+    ``inners`` are the argument positions of the forward-mode levels, innermost
+    first: level ``k`` is the tangent function of level ``k - 1`` (level 0 is
+    ``fn``) along a direction for argument ``inners[k]``, which it takes as a new
+    last argument.  Generated tangent code is plain differentiable source, so
+    each level is made like the first, and reverse mode over the last level
+    with respect to ``outer`` (a tuple of positions; one gradient when
+    ``single``) gives the gradient of ``D^m f(x)[v_1, ..., v_m]``.  Called with
+    ``fn``'s arguments followed by one direction per inner level.  Positions
+    count ``self`` for a bound method.
+
+    One level with ``v = 1.0`` for a float argument is ``grad(grad(f))``; two
+    levels are ``grad(grad(grad(f)))``; one level along ``v`` is ``hvp``.
+    """
+
+    def __init__(self, fn, inners: tuple, outer: tuple, single: bool = True, bound=None):
+        self.fn, self.inners, self.outer, self.single, self.bound = \
+            fn, tuple(inners), tuple(outer), single, bound
+
+    def _compiled(self, args) -> list:
+        """The generated module of each tangent level, then the gradient's module."""
+        receiver = type(args[0]) if args and (self.bound is not None or is_user_object(args[0])) \
+            else None
+        modules, code = [], self.fn
+        for level, position in enumerate(self.inners):
+            modules.append(_tangent_code(code, position, receiver if level == 0 else None))
+            code = modules[-1].functions[0]
+        modules.append(compile_function(code, Options(mode="grad", wrt=self.outer,
+                                                      single=self.single)))
+        return modules
+
+    def __call__(self, *args):
+        count = len(self.inners)
+        args, directions = args[:len(args) - count], args[len(args) - count:]
+        args = all_arguments(self.fn, self.bound, args)
+        moving = [as_tangent(v, args[p]) for v, p in zip(directions, self.inners)]
+        return self._compiled(args)[-1].functions[0](*args, *moving)
+
+    def source_for(self, *args) -> str:
+        """Every generated module, as a call with ``args`` would use them."""
+        modules = self._compiled(all_arguments(self.fn, self.bound, args))
+        return "\n\n".join(module.source for module in modules)
+
+    @property
+    def source(self) -> str:
+        return self.source_for(*_placeholders(self.fn, self.bound))
+
+
+class SecondOrder(HigherOrder):
     """A derivative of a derivative: reverse mode over generated tangent code.
 
     ``inner`` is the argument the first derivative is taken with respect to,
@@ -64,31 +114,8 @@ class SecondOrder:
     """
 
     def __init__(self, fn, inner: int, outer: int, bound=None):
-        self.fn, self.inner, self.outer, self.bound = fn, inner, outer, bound
-
-    def _compiled(self, args):
-        """The tangent module and the gradient module of its function, for ``args``."""
-        receiver = type(args[0]) if args and (self.bound is not None or is_user_object(args[0])) \
-            else None
-        tangent = _tangent_code(self.fn, self.inner, receiver)
-        code = tangent.functions[0]
-        return tangent, compile_function(code, Options(mode="grad", wrt=(self.outer,),
-                                                       single=True))
-
-    def __call__(self, *args):
-        *args, v = args
-        args = all_arguments(self.fn, self.bound, args)
-        _, gradient = self._compiled(args)
-        return gradient.functions[0](*args, as_tangent(v, args[self.inner]))
-
-    def source_for(self, *args) -> str:
-        """Both generated modules, as a call with ``args`` would use them."""
-        tangent, gradient = self._compiled(all_arguments(self.fn, self.bound, args))
-        return tangent.source + "\n\n" + gradient.source
-
-    @property
-    def source(self) -> str:
-        return self.source_for(*_placeholders(self.fn, self.bound))
+        super().__init__(fn, (inner,), (outer,), True, bound)
+        self.inner, self.outer_position = inner, outer
 
 
 def _placeholders(fn, bound):
@@ -98,14 +125,21 @@ def _placeholders(fn, bound):
 
 
 class Derivative:
-    """A callable made of generated functions, with their ``.source``."""
+    """A callable made of generated functions, with their ``.source``.
 
-    def __init__(self, call, source, wrapped, kind):
+    ``chain`` is the :class:`HigherOrder` a ``grad(grad(...))`` is made of (its
+    directions all ``1.0``), so that one more ``grad`` adds a level to it;
+    ``dense`` is ``(function, bound, position, order)`` for a dense derivative
+    tensor (``hessian``: order 2), so that ``jacobian`` of it is the next one.
+    """
+
+    def __init__(self, call, source, wrapped, kind, *, chain=None, dense=None):
         self._call = call
         self._source = source
         self.__wrapped__ = wrapped
         self.__name__ = f"{kind}_{getattr(wrapped, '__name__', 'f')}"
         self.__doc__ = getattr(call, "__doc__", None)
+        self.chain, self.dense = chain, dense
 
     def __call__(self, *args):
         return self._call(*args)
@@ -118,27 +152,51 @@ class Derivative:
         return f"<srcgrad {self.__name__}>"
 
 
+def _scalar_argument(x) -> bool:
+    return isinstance(x, float) or (isinstance(x, np.ndarray) and x.ndim == 0
+                                    and x.dtype.kind in "fc")
+
+
 def grad_of_gradient(inner, wrt) -> Derivative:
     """``grad(grad(f, i), j)`` for ``inner = grad(f, i)`` (a
-    :class:`.transforms.Transformed`): defined when argument ``i`` is a scalar,
-    so that ``grad(f, i)`` is a scalar function; the direction is then ``1.0``."""
-    options = inner.options
-    if options.mode != "grad" or not options.single:
-        raise SrcGradError("grad of a transformed function needs grad(f) with one argument "
-                           "position; use srcgrad.hessian or srcgrad.jacobian otherwise")
+    :class:`.transforms.Transformed`), and one order more for each further
+    ``grad`` around a :class:`Derivative` made here: ``grad(grad(grad(f)))``.
+
+    Defined when every inner argument is a float (or a 0-d float array), so
+    that each inner derivative is a scalar function; its direction is then
+    ``1.0``.  The outermost ``wrt`` may name any argument, or a tuple of them
+    (a tuple of gradients, which no further ``grad`` takes)."""
+    if isinstance(inner, Derivative):
+        if inner.chain is None:
+            raise SrcGradError(
+                f"grad of {inner.__name__}: srcgrad differentiates again grad(f) and "
+                f"grad(grad(...)) with one argument position; {inner.__name__} does not "
+                f"return a scalar (use srcgrad.jacobian of srcgrad.hessian for a dense "
+                f"third derivative)")
+        base = inner.chain
+        fn, bound, inners = base.fn, base.bound, base.inners + base.outer
+    else:
+        options = inner.options
+        if options.mode != "grad" or not options.single:
+            raise SrcGradError("grad of a transformed function needs grad(f) with one "
+                               "argument position; use srcgrad.hessian or srcgrad.jacobian "
+                               "otherwise")
+        fn, bound, inners = inner.function, inner.bound, options.wrt[:1]
     outer, single = normalize_wrt(wrt)
-    if not single:
-        raise SrcGradError("grad(grad(f)) takes one argument position (an int) as wrt")
-    shift = 1 if inner.bound is not None else 0
-    second = SecondOrder(inner.function, options.wrt[0], outer[0] + shift, inner.bound)
+    shift = 1 if bound is not None else 0
+    chain = HigherOrder(fn, inners, tuple(w + shift for w in outer), single, bound)
+    order = len(inners) + 1
+    what = "grad(" * order + "f" + ")" * order
 
     def call(*args):
-        position = second.inner - shift
-        x = args[position] if position < len(args) else None
-        if not (isinstance(x, float) or (isinstance(x, np.ndarray) and x.ndim == 0)):
-            raise NonDifferentiableError(
-                "grad(grad(f)) needs grad(f) to return a scalar, so the argument of the "
-                "inner grad must be a float; use srcgrad.hessian or srcgrad.hvp for arrays")
-        return second(*args, 1.0)
+        for position in inners:
+            position -= shift
+            x = args[position] if position < len(args) else None
+            if not _scalar_argument(x):
+                raise NonDifferentiableError(
+                    f"{what} needs each inner derivative to return a scalar, so the "
+                    f"arguments of the inner grads must be floats (argument {position} is "
+                    f"{type(x).__name__}); use srcgrad.hessian or srcgrad.hvp for arrays")
+        return chain(*args, *([1.0] * len(inners)))
 
-    return Derivative(call, lambda: second.source, inner, "grad")
+    return Derivative(call, lambda: chain.source, inner, "grad", chain=chain if single else None)

@@ -38,7 +38,7 @@ from .arguments import (
     normalize_wrt,
 )
 from .compiled import Compiled, compile_function, compiled_with_source
-from .second_order import grad_of_gradient
+from .second_order import Derivative, grad_of_gradient
 from .validation import enabled as checking
 from .validation import private_copies, verify
 
@@ -226,8 +226,9 @@ def transform(mode, fn, wrt, policy, optimize, check=None, check_finite=None):
     compiler.validate_options(options)
 
     def make(f):
-        if isinstance(f, Transformed) and mode == "grad":
-            # grad(grad(f)): reverse mode over f's generated tangent code
+        if mode == "grad" and (isinstance(f, Transformed)
+                               or (isinstance(f, Derivative) and f.chain is not None)):
+            # grad(grad(f)), grad(grad(grad(f))): reverse mode over f's generated tangent code
             return grad_of_gradient(f, wrt)
         f = function_of(f, mode)  # grad(model) is grad(model.__call__)
         if inspect.ismethod(f):

@@ -1,0 +1,236 @@
+"""Derivatives of any order (issue 15): ``grad(grad(grad(f)))``,
+``jacobian(hessian(f))``, ``hvp`` through loops and branches, ``grad(grad(f))``
+with a tuple ``wrt``.
+
+Each order is checked against an analytic derivative or against central
+differences of srcgrad's own derivative one order lower, and against autograd
+on the same code where autograd runs it.  Higher orders differentiate
+generated tangent code again (:class:`srcgrad.api.second_order.HigherOrder`),
+so these tests are also the tests that generated code is differentiable
+source.
+"""
+
+import math
+
+import numpy as np
+import pytest
+
+import srcgrad
+from numeric import assert_close
+from srcgrad import NonDifferentiableError, SrcGradError
+
+autograd = pytest.importorskip("autograd")
+anp = pytest.importorskip("autograd.numpy")
+
+RNG = np.random.default_rng(15)
+
+
+# ---------------------------------------------------------------- functions
+# Written against a module-level ``np``; ``_as_autograd`` runs the same code
+# with autograd.numpy in its place.
+
+def polynomial(x):
+    return 3.0 * x ** 5 - 2.0 * x ** 3 + x
+
+
+def chain(x):
+    return np.sin(np.exp(0.5 * x)) * np.exp(-x * x) + np.tanh(x) ** 2
+
+
+def looped(x):
+    """A loop with a branch on the data."""
+    s = 0.0
+    for i in range(4):
+        if s < 1.0:
+            s = s + np.sin(x * (i + 1))
+        else:
+            s = s * x - np.cos(s)
+    return s * x
+
+
+def two(x, y):
+    return x ** 3 * y ** 2 + np.sin(x * y)
+
+
+def weighted(x, W):
+    """A float x and an array W: the outermost gradient is an array."""
+    return np.sum(np.tanh(W * x) ** 2) * x + np.sum(W ** 3) * x ** 2
+
+
+def tensor_fn(x):
+    return np.sum(x ** 3) * x[0] + np.sum(np.sin(x)) * np.sum(x ** 2)
+
+
+def loop_branch_vector(x, n):
+    """A vector function with a loop and a branch on the data, for hvp."""
+    h = x
+    total = 0.0
+    for i in range(n):
+        if np.sum(h) > 0.0:
+            h = np.tanh(h * 1.3) + 0.1 * x
+        else:
+            h = h * h - 0.5 * x
+        total = total + np.sum(h * x)
+    return total + np.sum(np.exp(0.2 * x) * h)
+
+
+def _as_autograd(fn):
+    """``fn`` with its global ``np`` bound to autograd.numpy."""
+    namespace = dict(fn.__globals__, np=anp)
+    return type(fn)(fn.__code__, namespace, fn.__name__, fn.__defaults__, fn.__closure__)
+
+
+def _fd(fn, x, eps=1e-5):
+    """Central difference of a scalar function of a float."""
+    return (fn(x + eps) - fn(x - eps)) / (2 * eps)
+
+
+def _fd_array(fn, x, eps=1e-6):
+    """Central differences of an array-valued ``fn`` along each element of ``x``:
+    shape ``fn(x).shape + x.shape``."""
+    columns = []
+    for k in range(x.size):
+        e = np.zeros(x.size)
+        e[k] = eps
+        e = e.reshape(x.shape)
+        columns.append(np.ravel((np.asarray(fn(x + e)) - np.asarray(fn(x - e))) / (2 * eps)))
+    return np.stack(columns, axis=-1).reshape(np.shape(fn(x)) + x.shape)
+
+
+# ------------------------------------------------------- grad(grad(grad(f)))
+
+@pytest.mark.parametrize("x", [0.7, -1.3, 0.0])
+def test_third_and_fourth_derivative_of_a_polynomial(x):
+    d3 = srcgrad.grad(srcgrad.grad(srcgrad.grad(polynomial)))
+    d4 = srcgrad.grad(d3)
+    assert_close(d3(x), 180.0 * x ** 2 - 12.0, rtol=1e-12, atol=1e-12)
+    assert_close(d4(x), 360.0 * x, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("fn", [chain, looped], ids=["sin_exp_chain", "loop_with_branch"])
+@pytest.mark.parametrize("x", [0.7, -0.4])
+def test_third_derivative_against_lower_order_and_autograd(fn, x):
+    d2 = srcgrad.grad(srcgrad.grad(fn))
+    d3 = srcgrad.grad(d2)
+    value = d3(x)
+    assert isinstance(value, float)
+    assert_close(value, _fd(d2, x), rtol=1e-6, atol=1e-7)
+    ag = _as_autograd(fn)
+    assert_close(value, autograd.grad(autograd.grad(autograd.grad(ag)))(x), rtol=1e-10,
+                 atol=1e-10)
+
+
+def test_fourth_derivative_through_a_loop():
+    d3 = srcgrad.grad(srcgrad.grad(srcgrad.grad(looped)))
+    d4 = srcgrad.grad(d3)
+    ag = _as_autograd(looped)
+    expected = autograd.grad(autograd.grad(autograd.grad(autograd.grad(ag))))(0.3)
+    assert_close(d4(0.3), expected, rtol=1e-9, atol=1e-9)
+    assert_close(d4(0.3), _fd(d3, 0.3), rtol=1e-5, atol=1e-6)
+
+
+def test_third_derivative_with_an_array_outermost():
+    """Inner gradients along a float, the outermost one along an array."""
+    x, W = 0.6, RNG.standard_normal((2, 3))
+    d2 = srcgrad.grad(srcgrad.grad(weighted, 0), 0)
+    d3 = srcgrad.grad(d2, 1)
+    got = d3(x, W)
+    assert got.shape == W.shape
+    assert_close(got, _fd_array(lambda w: d2(x, w), W), rtol=1e-6, atol=1e-7)
+    ag = _as_autograd(weighted)
+    expected = autograd.grad(autograd.grad(autograd.grad(ag, 0), 0), 1)(x, W)
+    assert_close(got, expected, rtol=1e-10, atol=1e-10)
+
+
+def test_mixed_third_derivatives():
+    x, y = 0.4, 1.3
+    dxy = srcgrad.grad(srcgrad.grad(two, 1), 0)  # d2f/dx dy
+    # d3f/dx2 dy = 12xy - 2y sin(xy) - x y^2 cos(xy)
+    expected = 12 * x * y - 2 * y * math.sin(x * y) - x * y * y * math.cos(x * y)
+    assert_close(srcgrad.grad(dxy, 0)(x, y), expected, rtol=1e-12, atol=1e-12)
+    assert_close(srcgrad.grad(dxy, 1)(x, y), _fd(lambda v: dxy(x, v), y), rtol=1e-7)
+
+
+def test_third_derivative_source_shows_every_level():
+    source = srcgrad.grad(srcgrad.grad(srcgrad.grad(polynomial))).source
+    assert "def tangent_polynomial(" in source
+    assert "def tangent_tangent_polynomial(" in source
+    assert "def grad_tangent_tangent_polynomial(" in source
+
+
+def test_third_derivative_of_an_array_argument_is_refused_clearly():
+    d3 = srcgrad.grad(srcgrad.grad(srcgrad.grad(tensor_fn)))
+    with pytest.raises(NonDifferentiableError, match="floats"):
+        d3(np.ones(3))
+
+
+def test_grad_of_a_non_scalar_derivative_is_refused_clearly():
+    with pytest.raises(SrcGradError, match="made by srcgrad"):
+        srcgrad.grad(srcgrad.hvp(chain))
+    with pytest.raises(SrcGradError, match="made by srcgrad"):
+        srcgrad.grad(srcgrad.grad(srcgrad.grad(two), wrt=(0, 1)))
+
+
+# ------------------------------------------------------- grad(grad(f)), tuples
+
+def test_second_derivative_with_a_tuple_wrt():
+    x, y = 0.4, 1.3
+    dxx, dxy = srcgrad.grad(srcgrad.grad(two), wrt=(0, 1))(x, y)
+    assert_close(dxx, 6 * x * y * y - y * y * math.sin(x * y), rtol=1e-12, atol=1e-12)
+    assert_close(dxy, 6 * x * x * y + math.cos(x * y) - x * y * math.sin(x * y),
+                 rtol=1e-12, atol=1e-12)
+
+
+def test_third_derivative_with_a_tuple_wrt():
+    x, W = -0.8, RNG.standard_normal(4)
+    d2 = srcgrad.grad(srcgrad.grad(weighted))
+    dx, dW = srcgrad.grad(d2, wrt=(0, 1))(x, W)
+    assert_close(dx, _fd(lambda v: d2(v, W), x), rtol=1e-6, atol=1e-7)
+    assert_close(dW, _fd_array(lambda w: d2(x, w), W), rtol=1e-6, atol=1e-7)
+
+
+# ------------------------------------------------------- jacobian(hessian(f))
+
+def test_jacobian_of_hessian():
+    x = np.array([0.3, -0.7, 1.1])
+    hessian = srcgrad.hessian(tensor_fn)
+    third = srcgrad.jacobian(hessian)(x)
+    assert third.shape == (3, 3, 3)
+    assert_close(third, _fd_array(hessian, x), rtol=1e-6, atol=1e-7)
+    # a third derivative is symmetric in its three indices
+    assert_close(third, third.transpose(1, 0, 2), rtol=1e-12, atol=1e-12)
+    assert_close(third, third.transpose(2, 1, 0), rtol=1e-12, atol=1e-12)
+    ag = _as_autograd(tensor_fn)
+    assert_close(third, autograd.jacobian(autograd.hessian(ag))(x), rtol=1e-10, atol=1e-10)
+
+
+def test_jacobian_of_jacobian_of_hessian():
+    x = np.array([0.5, -0.2])
+    third = srcgrad.jacobian(srcgrad.hessian(tensor_fn))
+    fourth = srcgrad.jacobian(third)(x)
+    assert fourth.shape == (2, 2, 2, 2)
+    assert_close(fourth, _fd_array(third, x), rtol=1e-6, atol=1e-7)
+    # jacobian(grad(f)) is the hessian, so jacobian of it goes on the same way
+    again = srcgrad.jacobian(srcgrad.jacobian(srcgrad.grad(tensor_fn)))(x)
+    assert_close(again, third(x), rtol=1e-12, atol=1e-12)
+
+
+def test_jacobian_of_hessian_with_another_position_is_refused_clearly():
+    with pytest.raises(SrcGradError, match="third derivative"):
+        srcgrad.jacobian(srcgrad.hessian(two, 0), 1)
+
+
+# ------------------------------------------------------- hvp with loops
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_hvp_of_a_function_with_a_loop_and_a_branch(seed):
+    rng = np.random.default_rng(seed)
+    x, v = rng.standard_normal(5), rng.standard_normal(5)
+    got = srcgrad.hvp(loop_branch_vector)(x, 4, v)
+    gradient = srcgrad.grad(loop_branch_vector)
+    eps = 1e-6
+    fd = (gradient(x + eps * v, 4) - gradient(x - eps * v, 4)) / (2 * eps)
+    assert_close(got, fd, rtol=1e-6, atol=1e-7)
+    ag = _as_autograd(loop_branch_vector)
+    expected = autograd.hessian(ag)(x, 4) @ v
+    assert_close(got, expected, rtol=1e-10, atol=1e-10)
