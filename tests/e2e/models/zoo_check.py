@@ -1,0 +1,127 @@
+"""The checks every model of the zoo goes through (tests/e2e/models/test_zoo.py).
+
+The models are written against a module-level ``np`` (and SciPy names), as
+NumPy and autograd users write them.  :func:`check_model` runs one through
+``srcgrad.value_and_grad`` and checks that
+
+- the value is the model's own, bit for bit, and the caller's arrays are
+  left as they were;
+- the gradient matches central differences, element by element of the
+  parameters, however they are structured (lists of ``(W, b)`` tuples, dicts,
+  nested lists);
+- the gradient matches autograd running the same code: :func:`autograd_copy`
+  loads the model's file again as a new module and rebinds its ``np`` (and
+  SciPy names) to autograd's modules, so nothing in the model is adapted.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib.util
+import sys
+
+import numpy as np
+from numeric import assert_bit_identical, assert_close
+
+import srcgrad
+
+
+# ------------------------------------------------------------- parameter trees
+
+def leaves(tree) -> list:
+    """The float leaves of a parameter tree, in a fixed order."""
+    if isinstance(tree, dict):
+        return [leaf for key in tree for leaf in leaves(tree[key])]
+    if isinstance(tree, (list, tuple)):
+        return [leaf for item in tree for leaf in leaves(item)]
+    return [tree]
+
+
+def flat(tree) -> np.ndarray:
+    return np.concatenate([np.ravel(np.asarray(leaf, dtype=np.float64)) for leaf in leaves(tree)])
+
+
+def with_flat(tree, vector):
+    """A copy of ``tree`` whose leaves are read from ``vector`` in :func:`leaves` order."""
+    position = [0]
+
+    def rebuild(node):
+        if isinstance(node, dict):
+            return {key: rebuild(value) for key, value in node.items()}
+        if isinstance(node, (list, tuple)):
+            return type(node)(rebuild(item) for item in node)
+        size = np.size(node)
+        chunk = vector[position[0]:position[0] + size]
+        position[0] += size
+        if isinstance(node, np.ndarray):
+            return chunk.reshape(node.shape).astype(node.dtype)
+        return float(chunk[0])
+
+    return rebuild(tree)
+
+
+def differences(fn, args, index, eps=1e-6) -> np.ndarray:
+    """Central differences of scalar ``fn`` along each leaf element of ``args[index]``."""
+    base = flat(args[index])
+    out = np.zeros(base.size)
+    for k in range(base.size):
+        step = np.zeros(base.size)
+        step[k] = eps
+        plus = list(copy.deepcopy(args))
+        minus = list(copy.deepcopy(args))
+        plus[index] = with_flat(args[index], base + step)
+        minus[index] = with_flat(args[index], base - step)
+        out[k] = (float(fn(*plus)) - float(fn(*minus))) / (2 * eps)
+    return out
+
+
+# ------------------------------------------------------------- autograd
+
+def autograd_copy(module):
+    """``module`` loaded again from its file, with ``np`` and SciPy's names bound to
+    autograd's: the same model code, differentiated by autograd."""
+    import autograd.numpy as anp
+    import autograd.scipy.special as aspecial
+
+    name = f"autograd_{module.__name__}"
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, module.__file__)
+    twin = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(twin)
+    for key, value in list(vars(twin).items()):
+        if value is np:
+            setattr(twin, key, anp)
+        elif getattr(value, "__name__", None) == "scipy.special":
+            setattr(twin, key, aspecial)
+        elif getattr(value, "__module__", "") and str(value.__module__).startswith(
+                "scipy.special") and hasattr(aspecial, getattr(value, "__name__", "")):
+            setattr(twin, key, getattr(aspecial, value.__name__))
+    sys.modules[name] = twin
+    return twin
+
+
+# ------------------------------------------------------------- the check
+
+def check_model(fn, args, wrt, *, twin=None, rtol=1e-5, atol=1e-7, eps=1e-6):
+    """Value bit-identical, gradients against differences and (``twin``, the same
+    function in :func:`autograd_copy`) autograd.  Returns srcgrad's gradients."""
+    __tracebackhide__ = True
+    wrt = tuple(wrt)
+    reference = copy.deepcopy(args)
+    value, grads = srcgrad.value_and_grad(fn, wrt=wrt)(*args)
+    for before, now in zip(leaves(reference), leaves(args)):
+        assert_bit_identical(now, before, "an argument after the call")
+    assert_bit_identical(value, fn(*copy.deepcopy(reference)), fn.__name__)
+    for i, g in zip(wrt, grads):
+        assert_close(flat(g), differences(fn, reference, i, eps), rtol=rtol, atol=atol,
+                     what=f"{fn.__name__}: gradient of argument {i} vs differences")
+    if twin is not None:
+        import autograd
+
+        expected = autograd.grad(twin, wrt)(*copy.deepcopy(reference)) if len(wrt) > 1 \
+            else (autograd.grad(twin, wrt[0])(*copy.deepcopy(reference)),)
+        for i, g, e in zip(wrt, grads, expected):
+            assert_close(flat(g), flat(e), rtol=1e-9, atol=1e-10,
+                         what=f"{fn.__name__}: gradient of argument {i} vs autograd")
+    return grads
