@@ -18,7 +18,7 @@ import types
 
 import numpy as np
 
-TOOLS = ("autograd", "jax", "torch")
+TOOLS = ("jax", "autograd", "torch")
 
 
 def configure_threads() -> None:

@@ -1,18 +1,26 @@
-"""srcgrad benchmark suite (issue 7): generated gradients against hand-written NumPy.
+"""srcgrad benchmark suite (issues 7 and 16): generated gradients against careful NumPy.
 
     python benchmarks/run.py                 # everything; writes benchmarks/results.md
     python benchmarks/run.py --quick         # fewer repetitions (a smoke test)
-    python benchmarks/run.py --only mlp,rnn  # some workloads (no results.md)
+    python benchmarks/run.py --only mlp,rnn  # some workloads or scaling loops (no results.md)
     python benchmarks/run.py --show-source   # also print the generated code
 
-For each workload in ``workloads.py`` the srcgrad gradient is first checked
-against the hand-written one (``np.allclose``), then both are timed on one
-thread: a warm-up, then repetitions interleaved srcgrad, hand, hand, srcgrad,
-... (and autograd / jax / torch, when importable, in the same rotation), each
-repetition timing ``inner`` calls.  The table gives the median time per call
-and the ratio srcgrad / hand-written (the median over repetitions of the ratio
-of the two back-to-back timings, which cancels slow drifts in machine load),
-next to issue 7's target.
+For each workload in ``workloads.py`` the careful hand-written gradient (and the
+naive one, where there is one) is first checked against srcgrad's
+(``np.allclose``; the arguments must come back unchanged), then all are timed on
+one thread: a warm-up, then repetitions interleaved srcgrad, careful, naive,
+function, jax.jit, autograd, torch (those importable), the order reversed every
+other repetition, each repetition timing ``inner`` calls.  The table gives the
+median time per call and the ratios to the careful hand gradient (the median
+over repetitions of the ratio of back-to-back timings, which cancels slow
+drifts in machine load), next to the issue's target; ``grad/f`` is srcgrad's
+gradient time over the function's own.  jax is timed after its compile (the
+first call), which is reported on its own.
+
+The scaling section times loops that index the array being differentiated at
+several sizes: gradient time / function time must stay under 5 and flat in n
+(issue 16, item 5).  The memory row is the peak (tracemalloc) of a revolve-8
+RNN gradient at T=64 and T=1024 (issue 16, item 7).
 
 Compile time is the first call of ``srcgrad.grad(f)`` (generation, compilation,
 one run on 4-element arrays) for generated straight-line functions of 10, 100
@@ -64,9 +72,13 @@ import workloads  # noqa: E402
 
 others.configure_threads()
 
-COMPILE_TARGET_MS = 100.0      # issue 7: first grad of a 100-line function
+COMPILE_TARGETS_MS = {100: 50.0, 1000: 500.0}  # issue 16 item 8: first grad, by lines
 OVERHEAD_TARGET_US = 2.0       # issue 7: what a cached call adds
 IMPORT_TARGET_MS = 100.0       # issue 17: import srcgrad
+SCALING_TARGET = 5.0           # issue 16 item 5: gradient / function time, at every n
+FLAT_TARGET = 1.5              # ... and the largest n's ratio over the smallest n's
+MEMORY_TARGET = 1.5            # issue 16 item 7: revolve-8 peak at T=1024 over T=64
+TORCH_NOTE = "not installed (the package index offers only the CUDA build)"
 
 
 # --- timing ---------------------------------------------------------------------------
@@ -82,7 +94,8 @@ clock = CLOCKS["cpu"]
 
 
 def _time_calls(call, inner):
-    """Seconds per call of ``call`` over ``inner`` calls."""
+    """Seconds per call of ``call`` over ``inner`` calls (an int, or a dict by name
+    resolved by the caller)."""
     start = clock()
     for _ in range(inner):
         call()
@@ -98,10 +111,12 @@ def interleaved(contestants, repeats, inner, warmup=2, faults=None):
 
     ``faults``, a dict, receives each contestant's minor page faults per call
     (fresh memory being mapped: a sign of large temporaries kept alive).
+    ``inner`` is calls per repetition, the same for all or a dict by name.
     """
-    for call in contestants.values():
+    inners = inner if isinstance(inner, dict) else {name: inner for name in contestants}
+    for name, call in contestants.items():
         for _ in range(warmup):
-            _time_calls(call, inner)
+            _time_calls(call, inners[name])
     samples = {name: [] for name in contestants}
     counts = {name: 0 for name in contestants}
     gc.collect()
@@ -115,14 +130,14 @@ def interleaved(contestants, repeats, inner, warmup=2, faults=None):
                 order.reverse()
             for name, call in order:
                 before = _minor_faults()
-                samples[name].append(_time_calls(call, inner))
+                samples[name].append(_time_calls(call, inners[name]))
                 counts[name] += _minor_faults() - before
             gc.collect()
     finally:
         if enabled:
             gc.enable()
     if faults is not None:
-        faults.update({name: n / (repeats * inner) for name, n in counts.items()})
+        faults.update({name: n / (repeats * inners[name]) for name, n in counts.items()})
     return samples
 
 
@@ -147,12 +162,26 @@ def available_tools():
     return found
 
 
+def _unchanged(args, copies):
+    return all(np.array_equal(a, c) if isinstance(a, np.ndarray) else a == c
+               for a, c in zip(args, copies))
+
+
+def _copies(args):
+    return [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+
+
 def run_workload(w, scale, tools, show_source):
     rng = np.random.default_rng(0)
     args = w.make_args(rng)
+    copies = _copies(args)
     want = w.hand(*args)
     row = {"name": w.name, "description": w.description, "target": w.target,
-           "ok": False, "status": "WRONG GRADIENT", "others": {}}
+           "issue": w.issue, "ok": False, "status": "WRONG GRADIENT", "others": {}}
+    if not _unchanged(args, copies):
+        print(f"  {w.name}: the careful hand gradient changed its arguments; not timed")
+        row["status"] = "HAND CHANGED ITS ARGUMENTS"
+        return row
     g = srcgrad.grad(w.fn, wrt=w.wrt)
     try:
         start = time.perf_counter()
@@ -162,15 +191,22 @@ def run_workload(w, scale, tools, show_source):
         print(f"  {w.name}: srcgrad failed: {type(exc).__name__}: {exc}")
         row["status"] = f"ERROR ({type(exc).__name__})"
         return row
-    row["ok"] = _close(got, want, w.rtol, w.atol)
+    row["ok"] = _close(got, want, w.rtol, w.atol) and _unchanged(args, copies)
     if show_source:
         print(f"\n# ---- generated code for {w.name} ----")
         print(g.source)
     if not row["ok"]:
-        print(f"  {w.name}: srcgrad's gradient differs from the hand-written one; not timed")
+        print(f"  {w.name}: srcgrad's gradient differs from the careful hand-written one; "
+              "not timed")
         return row
 
-    contestants = {"srcgrad": lambda: g(*args), "hand": lambda: w.hand(*args)}
+    contestants = {"srcgrad": lambda: g(*args), "hand": lambda: w.hand(*args),
+                   "function": lambda: w.fn(*args)}
+    if w.naive is not None:
+        if _close(w.naive(*args), want, w.rtol, w.atol):
+            contestants["naive"] = lambda: w.naive(*args)
+        else:
+            print(f"  {w.name}: the naive hand gradient differs from the careful one; not timed")
     for tool in tools:
         try:
             call, to_numpy = others.make(tool, w, args)
@@ -187,23 +223,114 @@ def run_workload(w, scale, tools, show_source):
     repeats = max(3, int(w.repeats * scale)) | 1  # odd: the median is a sample
     faults = {}
     samples = interleaved(contestants, repeats, w.inner, faults=faults)
+    if not _unchanged(args, copies):
+        raise AssertionError(f"{w.name}: a contestant changed the arguments")
     row["faults"] = faults
     hand = samples["hand"]
 
-    def paired_ratio(name):
+    def paired_ratio(name, base=hand):
         # each repetition timed the contestants back to back: the median of the
         # per-repetition ratios cancels slow drifts in machine load
-        return statistics.median(s / h for s, h in zip(samples[name], hand))
+        return statistics.median(s / h for s, h in zip(samples[name], base))
 
     row["srcgrad_ms"] = statistics.median(samples["srcgrad"]) * 1e3
     row["hand_ms"] = statistics.median(hand) * 1e3
+    row["function_ms"] = statistics.median(samples["function"]) * 1e3
     row["ratio"] = paired_ratio("srcgrad")
+    row["grad_over_f"] = paired_ratio("srcgrad", samples["function"])
+    if "naive" in samples:
+        row["naive_ms"] = statistics.median(samples["naive"]) * 1e3
+        row["naive_ratio"] = paired_ratio("naive")
     row["repeats"] = f"{repeats}x{w.inner}"
     for tool in tools:
         if tool in samples:
             row["others"][tool]["ms"] = statistics.median(samples[tool]) * 1e3
             row["others"][tool]["ratio"] = paired_ratio(tool)
     return row
+
+
+# --- gradient time / function time over sizes -------------------------------------------
+
+
+def _scaling_reference(name, X, w):
+    """The gradient of a scaling loop, vectorised by hand (the correctness check)."""
+    if name == "conv_loop":
+        k, n = w.shape[0], X.shape[0]
+        windows = np.lib.stride_tricks.sliding_window_view(X, k)[:n - k]
+        c = 1.0 - np.tanh(windows @ w) ** 2
+        dx = np.zeros(n)
+        for j in range(k):
+            dx[j:j + n - k] += c * w[j]
+        return dx, windows.T @ c
+    c = 1.0 - np.tanh(X @ w) ** 2
+    return np.outer(c, w), X.T @ c
+
+
+def run_scaling(s, scale):
+    """Gradient time / function time of one scaling loop at each of its sizes."""
+    rows = []
+    g = srcgrad.grad(s.fn, wrt=s.wrt)
+    rng = np.random.default_rng(0)
+    for n in s.sizes:
+        args = s.make_args(rng, n)
+        row = {"name": s.name, "n": n, "target": s.target, "ok": False}
+        rows.append(row)
+        start = clock()
+        try:
+            got = g(*args)
+        except Exception as exc:  # noqa: BLE001 - report it and go on
+            print(f"  {s.name} n={n}: srcgrad failed: {type(exc).__name__}: {exc}")
+            row["status"] = f"ERROR ({type(exc).__name__})"
+            continue
+        first = clock() - start
+        if not _close(got, _scaling_reference(s.name, *args), 1e-9, 1e-12):
+            print(f"  {s.name} n={n}: srcgrad's gradient is wrong; not timed")
+            row["status"] = "WRONG GRADIENT"
+            continue
+        row["ok"] = True
+        start = clock()
+        s.fn(*args)
+        f_first = clock() - start
+        # about 20 ms a sample; the slowest gradients (seconds) fewer times
+        inner = {"srcgrad": max(1, int(0.02 / max(first, 1e-6))),
+                 "function": max(1, int(0.02 / max(f_first, 1e-6)))}
+        repeats = 1 if first * scale > 5 else 3 if first > 0.5 or scale < 1 else 5
+        contestants = {"srcgrad": lambda a=args: g(*a), "function": lambda a=args: s.fn(*a)}
+        samples = interleaved(contestants, repeats, inner, warmup=0 if first > 0.5 else 1)
+        row["grad_ms"] = statistics.median(samples["srcgrad"]) * 1e3
+        row["function_ms"] = statistics.median(samples["function"]) * 1e3
+        row["ratio"] = statistics.median(a / b for a, b in zip(samples["srcgrad"],
+                                                                samples["function"]))
+    return rows
+
+
+# --- peak memory of a checkpointed loop -----------------------------------------------
+
+
+def revolve_memory(steps=(64, 1024)):
+    """Peak bytes (tracemalloc) of a revolve-8 gradient of a 64-wide RNN at each T,
+    measured as tests/memory/test_lazy_schedules.py does: after one untraced call."""
+    import tracemalloc  # noqa: PLC0415 - only here
+
+    g = srcgrad.grad(workloads.revolve_rnn, policy=("revolve", 8))
+    rng = np.random.default_rng(0)
+    W = rng.standard_normal((64, 64)) * 0.1
+    peaks = {}
+    for T in sorted(steps, reverse=True):
+        xs = rng.standard_normal((T, 64))
+        # compiled, and the interpreter's free lists filled: no gc.collect() here, a
+        # full collection empties the free lists (of tuples, floats, lists) and the
+        # traced call would then count their refill, ~90 KiB at T=1024 (bounded: the
+        # same at T=4096), as if it were the gradient's memory
+        g(W, xs)
+        tracemalloc.start()
+        try:
+            base = tracemalloc.get_traced_memory()[0]
+            g(W, xs)
+            peaks[T] = tracemalloc.get_traced_memory()[1] - base
+        finally:
+            tracemalloc.stop()
+    return {T: peaks[T] for T in sorted(peaks)}
 
 
 # --- compile time and wrapper overhead ---------------------------------------------------
@@ -326,32 +453,80 @@ def _fmt_ms(ms):
     return f"{ms:.3f}" if ms < 1 else f"{ms:.2f}" if ms < 100 else f"{ms:.1f}"
 
 
-def tables(rows, compile_rows, overhead_rows, tools, import_rows=None):
+def _met(ok):
+    return "yes" if ok else "no"
+
+
+def tables(rows, compile_rows, overhead_rows, tools, import_rows=None, scaling_rows=None,
+           memory=None):
     """The report as Markdown tables (also printed: they read fine as text)."""
     out = []
-    head = ["workload", "srcgrad ms", "hand ms", "ratio", "target", "met"]
-    head += [f"{t} ratio" for t in tools]
-    out.append("| " + " | ".join(head) + " |")
-    out.append("|" + "|".join(["---"] + ["---:"] * 4 + ["---"] + ["---:"] * len(tools)) + "|")
+    if rows:
+        head = ["workload", "srcgrad ms", "careful ms", "ratio", "target", "met",
+                "grad/f", "naive/careful"]
+        for t in tools:
+            head += ["jax.jit ratio", "jax compile ms"] if t == "jax" else [f"{t} ratio"]
+        if "torch" not in tools:
+            head.append("torch")
+        out.append("| " + " | ".join(head) + " |")
+        out.append("|" + "|".join(["---"] + ["---:"] * 4 + ["---"]
+                                  + ["---:"] * (len(head) - 6)) + "|")
     for r in rows:
+        target = f"<= {r['target']}" + (f" (issue {r['issue']})" if r["issue"] != 16 else "")
         if "ratio" not in r:
-            cells = [r["name"], "-", "-", r["status"], f"<= {r['target']}", "no"]
-            cells += ["-" for _ in tools]
+            cells = [r["name"], "-", "-", r["status"], target, "no", "-", "-"]
+            cells += ["-"] * (len(head) - len(cells))
         else:
-            met = "yes" if r["ratio"] <= r["target"] else "no"
             cells = [r["name"], _fmt_ms(r["srcgrad_ms"]), _fmt_ms(r["hand_ms"]),
-                     f"{r['ratio']:.2f}", f"<= {r['target']}", met]
+                     f"{r['ratio']:.2f}", target, _met(r["ratio"] <= r["target"]),
+                     f"{r['grad_over_f']:.2f}",
+                     f"{r['naive_ratio']:.2f}" if "naive_ratio" in r else "-"]
             for t in tools:
                 o = r["others"].get(t, {})
                 cells.append(f"{o['ratio']:.2f}" if "ratio" in o else o.get("error", "-"))
+                if t == "jax":
+                    cells.append(f"{o['first_ms']:.0f}" if "first_ms" in o else "-")
+            if "torch" not in tools:
+                cells.append("not installed")
         out.append("| " + " | ".join(cells) + " |")
-    out.append("")
+    if rows:
+        out.append("")
+    if scaling_rows:
+        out.append("| loop (gradient / function time) | n | grad ms | function ms | grad/f "
+                   "| target | met |")
+        out.append("|---|---:|---:|---:|---:|---:|---|")
+        for name in dict.fromkeys(r["name"] for r in scaling_rows):
+            mine = [r for r in scaling_rows if r["name"] == name]
+            for r in mine:
+                if "ratio" not in r:
+                    out.append(f"| {name} | {r['n']} | - | - | {r['status']} "
+                               f"| <= {r['target']:g} | no |")
+                    continue
+                out.append(f"| {name} | {r['n']} | {_fmt_ms(r['grad_ms'])} | "
+                           f"{_fmt_ms(r['function_ms'])} | {r['ratio']:.2f} | "
+                           f"<= {r['target']:g} | {_met(r['ratio'] <= r['target'])} |")
+            timed = [r for r in mine if "ratio" in r]
+            if len(timed) >= 2:
+                growth = timed[-1]["ratio"] / timed[0]["ratio"]
+                out.append(f"| {name}: flat? | {timed[0]['n']}->{timed[-1]['n']} | | | "
+                           f"x{growth:.2f} | <= x{FLAT_TARGET:g} | {_met(growth <= FLAT_TARGET)} |")
+        out.append("")
+    if memory:
+        (t0, p0), (t1, p1) = min(memory.items()), max(memory.items())
+        out.append(f"| revolve-8 RNN gradient, peak memory | T={t0} KiB | T={t1} KiB | growth "
+                   "| target | met |")
+        out.append("|---|---:|---:|---:|---:|---|")
+        growth = p1 / p0
+        out.append(f"| 64-wide tanh RNN, tracemalloc | {p0 / 1024:.0f} | {p1 / 1024:.0f} | "
+                   f"x{growth:.2f} | <= x{MEMORY_TARGET:g} | {_met(growth <= MEMORY_TARGET)} |")
+        out.append("")
     if compile_rows:
         out.append("| compile (first grad call) | ms | generated lines | target | met |")
         out.append("|---|---:|---:|---:|---|")
         for c in compile_rows:
-            target = f"< {COMPILE_TARGET_MS:.0f} ms" if c["lines"] == 100 else ""
-            met = ("yes" if c["ms"] < COMPILE_TARGET_MS else "no") if c["lines"] == 100 else ""
+            limit = COMPILE_TARGETS_MS.get(c["lines"])
+            target = f"< {limit:.0f} ms" if limit else ""
+            met = _met(c["ms"] < limit) if limit else ""
             out.append(f"| {c['lines']}-line function | {_fmt_ms(c['ms'])} | "
                        f"{c['generated_lines']} | {target} | {met} |")
         out.append("")
@@ -377,7 +552,7 @@ def tables(rows, compile_rows, overhead_rows, tools, import_rows=None):
     return "\n".join(out)
 
 
-def write_results(path, text, rows, info, tools, elapsed, clock_name):
+def write_results(path, text, rows, info, tools, elapsed, clock_name, scaling_rows=()):
     lines = [
         "# srcgrad benchmark results",
         "",
@@ -391,11 +566,16 @@ def write_results(path, text, rows, info, tools, elapsed, clock_name):
     lines += [
         "",
         f"Median {'CPU' if clock_name == 'cpu' else 'wall-clock'} time per gradient call, "
-        "one thread; ratio = srcgrad / hand-written NumPy "
-        "(median over interleaved repetitions of the ratio of back-to-back timings). "
-        "Targets are those of issue 7.",
+        "one thread (BLAS and XLA); ratio = srcgrad / the careful hand-written NumPy "
+        "gradient (median over interleaved repetitions of the ratio of back-to-back "
+        "timings); the other tools' ratios are to the same careful gradient. "
+        "`grad/f` = srcgrad's gradient time / the function's own time; "
+        "`naive/careful` = the textbook hand gradient the suite used before issue 16. "
+        "jax.jit is timed after compiling (its first call, the compile column). "
+        "Targets are those of issue 16 unless the issue is named.",
         "Other tools compared: " + (", ".join(tools) if tools else
-                                    "none (autograd, jax and torch are not installed)") + ".",
+                                    "none (autograd, jax and torch are not installed)")
+        + ("" if "torch" in tools else f"; torch {TORCH_NOTE}") + ".",
         "",
         text,
         "Workloads:",
@@ -404,21 +584,31 @@ def write_results(path, text, rows, info, tools, elapsed, clock_name):
     for r in rows:
         extra = f"; {r['repeats']} timed calls" if "repeats" in r else ""
         lines.append(f"- `{r['name']}`: {r['description']}{extra}.")
+    for s in workloads.SCALING:
+        if any(r["name"] == s.name for r in scaling_rows):
+            lines.append(f"- `{s.name}` (scaling): {s.description}; gradient with respect "
+                         "to both arguments.")
     lines.append("")
     Path(path).write_text("\n".join(lines), encoding="utf-8")
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="fewer repetitions")
-    parser.add_argument("--only", help="comma-separated workload names (skips results.md)")
+    parser.add_argument("--quick", action="store_true",
+                        help="fewer repetitions (a smoke test; writes no results.md)")
+    parser.add_argument("--only", help="comma-separated workload or scaling-loop names "
+                        "(skips the other sections and results.md)")
     parser.add_argument("--show-source", action="store_true", help="print the generated code")
     parser.add_argument("--no-compile", action="store_true",
                         help="skip the compile-time, overhead and import-time benchmarks")
+    parser.add_argument("--no-scaling", action="store_true",
+                        help="skip the gradient/function scaling and memory sections")
     parser.add_argument("--clock", choices=sorted(CLOCKS), default="cpu",
                         help="process CPU time (default; robust to other load) or wall time")
     parser.add_argument("--results", default=str(HERE / "results.md"),
                         help="where to write the Markdown results ('' for nowhere)")
+    parser.add_argument("--load-note", default="",
+                        help="said after the load average in results.md (e.g. what else ran)")
     opts = parser.parse_args(argv)
 
     global clock
@@ -426,27 +616,40 @@ def main(argv=None):
     started = time.perf_counter()
     scale = 0.25 if opts.quick else 1.0
     chosen = workloads.WORKLOADS
+    scaling = [] if opts.no_scaling else workloads.SCALING
     if opts.only:
         names = set(opts.only.split(","))
-        unknown = names - {w.name for w in chosen}
+        unknown = names - {w.name for w in chosen} - {s.name for s in workloads.SCALING}
         if unknown:
             parser.error(f"unknown workloads: {', '.join(sorted(unknown))}")
         chosen = [w for w in chosen if w.name in names]
+        scaling = [s for s in workloads.SCALING if s.name in names]
     tools = available_tools()
     info = machine()
+    if opts.load_note:
+        info["load"] += f"; {opts.load_note}"
     for k, v in info.items():
         print(f"{k:9s}{v}")
     print(f"clock    {opts.clock} (see --clock)")
     print("other tools: " + (", ".join(tools) if tools else "none importable "
-                             "(autograd, jax, torch are optional)"))
+                             "(autograd, jax, torch are optional)")
+          + ("" if "torch" in tools else f"; torch {TORCH_NOTE}"))
     print()
 
     rows = []
     for w in chosen:
         print(f"running {w.name} ...", flush=True)
         rows.append(run_workload(w, scale, tools, opts.show_source))
+    scaling_rows = []
+    for s in scaling:
+        print(f"running scaling loop {s.name} ...", flush=True)
+        scaling_rows += run_scaling(s, scale)
+    memory = {}
+    if not opts.no_scaling and not opts.only:
+        print("running revolve memory benchmark ...", flush=True)
+        memory = revolve_memory()
     compile_rows, overhead_rows, import_rows = [], [], {}
-    if not opts.no_compile:
+    if not opts.no_compile and not opts.only:
         print("running import-time benchmark ...", flush=True)
         import_rows = import_times(3 if opts.quick else 7)
         print("running compile-time benchmark ...", flush=True)
@@ -454,22 +657,26 @@ def main(argv=None):
         print("running wrapper-overhead benchmark ...", flush=True)
         overhead_rows = wrapper_overhead(2_000 if opts.quick else 20_000)
 
-    text = tables(rows, compile_rows, overhead_rows, tools, import_rows)
+    text = tables(rows, compile_rows, overhead_rows, tools, import_rows, scaling_rows, memory)
     print()
     print(text)
     for r in rows:
         if r.get("faults"):
             print(f"{r['name']}: minor page faults per call: " + ", ".join(
                 f"{k} {v:.0f}" for k, v in r["faults"].items()))
+        if "naive_ms" in r:
+            print(f"{r['name']}: careful hand {_fmt_ms(r['hand_ms'])} ms, naive hand "
+                  f"{_fmt_ms(r['naive_ms'])} ms, function {_fmt_ms(r['function_ms'])} ms")
         for tool, o in r["others"].items():
-            if "first_ms" in o:
-                print(f"{r['name']}: first {tool} call (jax: compile) {o['first_ms']:.0f} ms")
+            if "ms" in o:
+                print(f"{r['name']}: {tool} {_fmt_ms(o['ms'])} ms per call after a first "
+                      f"call (jax: the compile) of {o['first_ms']:.0f} ms")
     elapsed = time.perf_counter() - started
     print(f"total {elapsed:.0f} s")
     if opts.results and not opts.only and not opts.quick:
-        write_results(opts.results, text, rows, info, tools, elapsed, opts.clock)
+        write_results(opts.results, text, rows, info, tools, elapsed, opts.clock, scaling_rows)
         print(f"wrote {opts.results}")
-    return 0 if all(r["ok"] for r in rows) else 1
+    return 0 if all(r["ok"] for r in rows + scaling_rows) else 1
 
 
 if __name__ == "__main__":
