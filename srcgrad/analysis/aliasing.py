@@ -286,9 +286,9 @@ def _check_aliases(program: ir.Program) -> None:
                 # is an array, not a number) is decided when the code runs
                 guards.append((stmt, other, message))
                 continue
-            raise AliasedUpdateError(message, filename=program.filename,
-                                     lineno=getattr(stmt, "lineno", None),
-                                     col=getattr(stmt, "col_offset", None))
+            lineno, col = _location(stmt)
+            raise AliasedUpdateError(message, filename=program.filename, lineno=lineno,
+                                     col=col)
     blocks, unbound = paths.blocks_of(program.body), list(unbound_refreshed)
     for stmt, other, message in guards:
         _guard(stmt, other, message, blocks, program, unbound)
@@ -298,6 +298,16 @@ def _check_aliases(program: ir.Program) -> None:
         none.op = ir.Op(ir.OPAQUE, [], {}, program.node, "statement")
         none.comment = "bound at the start: a check of an update reads it"
         program.body.insert(0, gast.copy_location(none, program.body[0]))
+
+
+def _location(stmt) -> tuple:
+    """``(line, column)`` of an update for its error: its own, or, for a statement
+    the normaliser made (the append of a list comprehension), the user's
+    expression it came from."""
+    for node in (stmt, getattr(getattr(stmt, "op", None), "node", None)):
+        if getattr(node, "lineno", None) is not None:
+            return node.lineno, getattr(node, "col_offset", None)
+    return None, None
 
 
 def _message(stmt, x, other, source, user) -> str:
@@ -408,7 +418,7 @@ def _guard(stmt, other, message, blocks, program, unbound) -> None:
     the function (``unbound`` collects such names)."""
     block, _, _ = blocks[id(stmt)]
     where = gast.Tuple(elts=[gast.Constant(value=v, kind=None) for v in (
-        program.filename, getattr(stmt, "lineno", None), getattr(stmt, "col_offset", None))],
+        program.filename, *_location(stmt))],
         ctx=gast.Load())
     text = gast.Constant(value=message, kind=None)
     item = getattr(stmt, "item_update", None)
@@ -477,7 +487,9 @@ def _broken(view, update, statements, order, loops, blocks) -> bool:
     one in the innermost loop around both, on every path to ``update`` (a
     reassignment before that loop, or in a branch, does not count) -- and that
     side passes its memory to no other name in the loop first (``y, w = w, y``
-    hands the view ``y`` to ``w`` before ``y`` is reassigned)."""
+    hands the view ``y`` to ``w`` before ``y`` is reassigned) -- the view itself
+    aside: ``hist = t`` after ``t = []; t.append(v)`` in a loop body (a list
+    comprehension) shares last iteration's list, which ``t = []`` left behind."""
     if not (isinstance(view, gast.Assign) and is_view(view)):
         return False  # a join or a holder relates several names: assume it holds
     names = {ir.target_names(view)[0], view.op.args[0].id}
@@ -487,7 +499,8 @@ def _broken(view, update, statements, order, loops, blocks) -> bool:
         lost = names & set(ir.assigned_by(other))
         if order[id(other)] < order[id(update)] and lost and other is not view \
                 and paths.dominates(other, update, blocks) \
-                and not any(_passes_on(s, n) for s in in_loop for n in lost):
+                and not any(_passes_on(s, n) for s in in_loop if s is not view
+                            for n in lost):
             return True
     return False
 

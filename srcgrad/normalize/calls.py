@@ -311,11 +311,14 @@ class Calls:
         if args.vararg or args.kwarg or args.kwonlyargs or getattr(node, "decorator_list", []):
             raise self.error("nested functions with *args, **kwargs, keyword-only parameters "
                              "or decorators are not supported", node)
-        if self.depth and sum(1 for n in walk(self.func) if (
+        if self.depth and len({(getattr(n, "lineno", None), getattr(n, "col_offset", None))
+                               for n in walk(self.func) if (
                 isinstance(n, gast.FunctionDef) and n.name == name and n is not self.func) or (
-                isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Store))) > 1:
+                isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Store))}) > 1:
             # act = lambda ... in both branches of an if: which one a call inlines
-            # depends on the path, and srcgrad inlines at compile time
+            # depends on the path, and srcgrad inlines at compile time (counted by
+            # place: the code after an early return is copied into a branch, and
+            # a definition there with it)
             raise self.error(f"the local function '{name}' is defined more than once, here "
                              f"inside a branch or loop: define it once (a condition inside it "
                              f"can choose), or give each definition its own name", node)

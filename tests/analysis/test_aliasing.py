@@ -170,3 +170,37 @@ def test_an_updated_attribute_is_copied_and_the_callers_object_left_alone():
     _, t = srcgrad.jvp(update_of_an_attribute_not_read_again, (p, x), (None, np.ones(3)))
     assert np.array_equal(p.W, np.ones(3))
     assert t == pytest.approx(float(np.sum(gx)), rel=1e-10)
+
+
+# -- a list made afresh in every iteration is not the one an earlier iteration kept ----
+
+def comprehension_in_a_loop_read_after_it(x, y):
+    ps = [x, y]
+    for k in range(3):
+        hist = [np.tanh(v) * x for v in ps]   # t = []; t.append(...); hist = t
+    for h in hist:
+        y = y + h
+    return np.sum(y)
+
+
+def list_rebuilt_by_appends_in_a_loop(x, y):
+    kept = []
+    for k in range(3):
+        acc = []
+        for v in (x, y * k):
+            acc.append(np.sin(v))
+        kept = acc
+    return np.sum(kept[0] * kept[1])
+
+
+@pytest.mark.parametrize("fn", [comprehension_in_a_loop_read_after_it,
+                                list_rebuilt_by_appends_in_a_loop])
+def test_a_list_rebuilt_each_iteration_shares_nothing_with_the_last(fn):
+    """Was refused ('... is updated in place while hist shares its memory', with no
+    line): the copy ``hist = t`` made last iteration was taken to share the new
+    list that ``t = []`` binds before the appends."""
+    x, y = RNG.normal(size=3), RNG.normal(size=3)
+    value, grads = srcgrad.value_and_grad(fn, wrt=(0, 1))(x, y)
+    assert value == fn(x, y)
+    for i, g in enumerate(grads):
+        assert_close(g, numeric_grad(fn, (x, y), i))

@@ -94,6 +94,7 @@ CONSTRUCTS = (
     "for-range", "nested-loop", "if-data", "if-else", "while", "early-return",
     "early-return-in-loop", "helper-call", "helper-tuple", "helper-in-loop", "helper-calls-helper",
     "ufunc", "reduction", "matmul", "where", "index", "scalar-0d",
+    "lambda", "lambda-map", "comprehension", "filter", "sorted-key", "reversed",
 )
 
 
@@ -421,7 +422,7 @@ class Generator:
     def statement(self, sc) -> list:
         r = self.r
         kinds = ["assign", "assign", "update", "aug", "swap", "parallel", "chained", "unpack",
-                 "concat", "list", "append", "view", "scalar"]
+                 "concat", "list", "append", "view", "scalar", "lambda", "map"]
         if self.helpers:
             kinds += ["call", "call"]
         if sc.depth < MAX_DEPTH:
@@ -864,10 +865,91 @@ class Generator:
         # another loop, grows it exponentially (nested loops over ps[:-1], each
         # appending to ps): only an outermost loop over a slice may append
         iterating = sc.iterating | ({ps} if not sl or sc.loops else set())
+        source = f"{ps}{sl}"
+        if not sl and self.chance(0.4):
+            source = self._iterable(sc, ps)
         body, inner, entry = self.loop_body(sc, {w: Var(kind, pv.shape, pv.bufs)}, self.r.randint(1, 3),
                                      iterating=frozenset(iterating))
         self.after_loop(sc, inner, entry, runs_once=False, drop={w})
-        return lines + [f"for {w} in {ps}{sl}:"] + ["    " + l for l in body]
+        return lines + [f"for {w} in {source}:"] + ["    " + l for l in body]
+
+    def _iterable(self, sc, ps):
+        """The elements of list ``ps`` through a builtin taking a function:
+        ``filter(lambda v: ..., ps)`` (a data-dependent count, maybe none),
+        ``sorted(ps, key=lambda v: ...)``, or ``reversed(ps)``."""
+        v = self.fresh("v")
+        how = self.r.choice(("filter", "sorted", "reversed"))
+        self.tags.add({"filter": "filter", "sorted": "sorted-key", "reversed": "reversed"}[how])
+        if how == "reversed":
+            return f"reversed({ps})"
+        self.tags.add("lambda")
+        scalars = self.values(sc, ())
+        if how == "filter":
+            bound = self.pick(scalars) if scalars and self.chance(0.4) else \
+                repr(self.r.choice((0.0, 0.1, -0.2)))
+            return f"filter(lambda {v}: np.sum({v}) {self.r.choice(('>', '<'))} {bound}, {ps})"
+        order = ", reverse=True" if self.chance(0.3) else ""
+        return f"sorted({ps}, key=lambda {v}: np.sum({v}){order})"
+
+    def _lambda(self, sc, shape):
+        """``(text, v, vbuf, body)``: a lambda of one parameter of ``shape`` whose body
+        may read the parameter and, by closure, any name in scope."""
+        v = self.fresh("v")
+        vbuf = self.newbuf()
+        kind = "scalar" if shape == () else "arr"
+        inner = sc.child(env={**sc.env, v: Var(kind, shape, frozenset({vbuf}))})
+        out = self.pick((shape, shape, self.pick(SHAPES)))
+        body = self.rhs(inner, out, 2)
+        if v not in body.text and self.chance(0.8):
+            # mostly a function of its parameter: v scales the body
+            body = self.fit(Ex(f"{_p(body)} * np.tanh({v})" if out == shape or shape == ()
+                               else f"{_p(body)} * np.tanh(np.sum({v}))", body.bound,
+                               atom=False))
+        self.tags.add("lambda")
+        return f"lambda {v}: {body.text}", vbuf, out, body
+
+    @staticmethod
+    def _applied(body, vbuf, arg_bufs):
+        """The buffers a lambda's result shares: those of its body, the parameter's
+        replaced by the argument's (None: a fresh value)."""
+        if body.bufs is None:
+            return None
+        out = body.bufs - {vbuf}
+        return out | arg_bufs if vbuf in body.bufs else out
+
+    def st_lambda(self, sc):
+        """``fn = lambda v: ...`` bound to a name, then called once or twice."""
+        shape = self.pick(SHAPES)
+        text, vbuf, out, body = self._lambda(sc, shape)
+        fn = self.fresh("fn")
+        lines = [f"{fn} = {text}"]
+        for _ in range(self.r.choice((1, 1, 2))):
+            arg = self.rhs(sc, shape, 1)
+            bufs = self._applied(body, vbuf, arg.bufs if arg.bufs is not None
+                                 else frozenset({self.newbuf()}))
+            name = self.target(sc, out)
+            self.bind(sc, name, self.value_var(Ex(name, CAP, bufs=bufs), out))
+            lines.append(f"{name} = {fn}({arg.text})")
+        return lines
+
+    def st_map(self, sc):
+        """A new list from a list: ``list(map(lambda v: ..., ps))`` or ``[... for v in ps]``."""
+        lists = self.vars_of(sc, "list")
+        if not lists:
+            return self.st_list(sc)
+        ps = self.pick(lists)
+        pv = sc.env[ps]
+        text, vbuf, out, body = self._lambda(sc, pv.shape)
+        bufs = self._applied(body, vbuf, pv.bufs)
+        name = self.name_for("list", out)
+        self.bind(sc, name, Var("list", out, bufs if bufs is not None
+                                else frozenset({self.newbuf()}), length=pv.length))
+        if self.chance(0.5):
+            self.tags.add("lambda-map")
+            return [f"{name} = list(map({text}, {ps}))"]
+        self.tags.add("comprehension")
+        v, expr = text[len("lambda "):].split(": ", 1)
+        return [f"{name} = [{expr} for {v} in {ps}]"]
 
     def st_zip(self, sc):
         """``for i, (a, b) in enumerate(zip(ps, qs))``."""

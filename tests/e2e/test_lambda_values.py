@@ -61,3 +61,26 @@ def test_a_lambda_hook_in_a_loop_is_the_named_hook():
     W, xs = rs.randn(3, 3), rs.randn(6, 3)
     np.testing.assert_array_equal(srcgrad.grad(clipped_rnn_lambda)(W, xs),
                                   srcgrad.grad(clipped_rnn_named)(W, xs))
+
+
+def lambda_in_a_branch_after_an_early_return(x, s):
+    if np.sum(x) > 10.0:
+        if s > 5.0:
+            return np.sum(x)
+    if np.sum(x) < 0.0:
+        t = s * 0.5
+    else:
+        fn = lambda v: np.sin(0.1 * s) * v  # noqa: E731 - the form under test
+        t = fn(np.sum(x))
+    return t * np.sum(x * x)
+
+
+def test_a_lambda_defined_once_in_a_branch_after_an_early_return():
+    """Was refused as 'defined more than once': the code after the early return is
+    copied into the branch that does not return, and the definition with it."""
+    from numeric import assert_close, numeric_grad
+    x, s = np.array([0.3, 0.4, -0.2]), 0.7
+    value, g = srcgrad.value_and_grad(lambda_in_a_branch_after_an_early_return, wrt=(0, 1))(x, s)
+    assert value == lambda_in_a_branch_after_an_early_return(x, s)
+    for i in range(2):
+        assert_close(g[i], numeric_grad(lambda_in_a_branch_after_an_early_return, (x, s), i))
