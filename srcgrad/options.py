@@ -8,6 +8,9 @@ reads them to choose its passes.
     >>> validate_options(Options(policy="fast"))
     Traceback (most recent call last):
     srcgrad.errors.SrcGradError: unknown policy 'fast': use one of 'save', 'recompute', ...
+    >>> validate_options(Options(backend="jax"))
+    Traceback (most recent call last):
+    srcgrad.errors.SrcGradError: unknown backend 'jax': use one of 'numpy', 'numba'
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ MODES = ("grad", "value_and_grad", "vjp", "jvp", "tangent")
 POLICIES = ("save", "recompute", "save_products", "sqrt", "revolve")
 FORWARD_MODES = ("jvp", "tangent")       # forward mode; the others are reverse mode
 JOINT_MODES = ("grad", "value_and_grad")  # one function; "vjp" (and callees) a pair
+BACKENDS = ("numpy", "numba")            # what runs the generated code (srcgrad/backends)
 
 
 @dataclass(frozen=True)
@@ -34,11 +38,15 @@ class Options:
     receiver: type | None = None  # the class of the first argument, for methods
     floats: tuple = ()           # positions of arguments known to be Python floats
     check_finite: bool = False   # anomaly mode: check each cotangent for NaN/Inf (ad/anomaly.py)
+    backend: str = "numpy"       # "numba": the module compiled with numba.njit (srcgrad/backends)
 
 
 def validate_options(options: Options) -> None:
     if options.mode not in MODES:
         raise SrcGradError(f"unknown mode {options.mode!r}; expected one of {MODES}")
+    if options.backend not in BACKENDS:
+        raise SrcGradError(f"unknown backend {options.backend!r}: use one of "
+                           f"{', '.join(map(repr, BACKENDS))}")
     policy = options.policy
     if callable(policy):
         return
@@ -51,4 +59,4 @@ def validate_options(options: Options) -> None:
             f"'sqrt', ('revolve', snapshots) or a callable deciding per value")
 
 
-__all__ = ["FORWARD_MODES", "JOINT_MODES", "MODES", "POLICIES", "Options", "validate_options"]
+__all__ = ["BACKENDS", "FORWARD_MODES", "JOINT_MODES", "MODES", "POLICIES", "Options", "validate_options"]

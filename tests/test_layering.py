@@ -40,6 +40,7 @@ STAGES = [
     ["ad/"],
     ["memory/"],
     ["assemble", "pipeline"],
+    ["backends/"],  # engines that run the generated module (numba), below the cache that stores it
     ["cache/"],
     ["standalone/"],
     ["api/"],

@@ -25,6 +25,7 @@ from itertools import repeat
 
 import numpy as np
 
+from .. import backends
 from .. import pipeline as compiler
 from ..errors import SrcGradError
 from ..pipeline import Options
@@ -99,6 +100,7 @@ class Transformed:
         self._deps = ()       # their callables: a key starts with what they return
         self._ready = {}      # key -> generated function, for calls that need no checks
         self._keep = []       # the modules in _ready: the objects whose ids are in keys live on
+        self._shown = None    # the last call's code, where it differs from _get()'s
 
     def __call__(self, *args, __tracebackhide__=True, **kw):
         # Two lines, C functions only (a Python function called here is one more
@@ -127,6 +129,8 @@ class Transformed:
             # arithmetic needs no broadcasting bookkeeping).
             compiled = self._specialised(options, tuple(map(type, full)))
         check_args(self._fn, options, full)
+        if options.backend != "numpy":
+            compiled = self._settled(compiled, options, full)
         target = compiled.functions[0]
         if self._bound is not None:
             target = functools.partial(target, self._bound)
@@ -163,6 +167,19 @@ class Transformed:
             return self._get()
         return compile_function(self._fn, replace(options, floats=floats))
 
+    def _settled(self, compiled, options, args) -> Compiled:
+        """The module to run ``args`` with on a backend: ``compiled``, compiled for
+        their types now, before any of it runs (numba); or where it cannot be, the
+        NumPy module, its source noted with the reason (and kept: later calls of
+        the same kind run it without asking numba again).  ``.source`` shows it."""
+        reason = backends.settle(compiled.functions, args)
+        if reason is not None:
+            numpy = compile_function(self._fn, replace(compiled.options, backend="numpy"))
+            compiled.functions = numpy.functions
+            compiled.source = backends.noted(numpy.source, f"not compiled: {reason}")
+        self._shown = compiled
+        return compiled
+
     def _checked(self, args, kwargs, options):
         """A call with translation validation: the value and gradient code, its
         value compared bit for bit with the function's own (srcgrad.validation)."""
@@ -172,6 +189,8 @@ class Transformed:
             options = replace(options, mode="value_and_grad")
         compiled = self._specialised(options, tuple(map(type, args)))
         check_args(self._fn, options, args)
+        if options.backend != "numpy":
+            compiled = self._settled(compiled, options, args)
         reference = private_copies(args)
         value, grads = compiled.functions[0](*args, **kwargs)
         verify(self._fn, reference, value, "value_and_grad" if mode != "grad" else "gradient")
@@ -181,7 +200,11 @@ class Transformed:
     def source(self) -> str:
         """The generated Python source (for arguments of any type: a call whose
         arguments include Python floats runs a copy specialised for them, without
-        the broadcasting bookkeeping scalars never need)."""
+        the broadcasting bookkeeping scalars never need).  With a backend, once
+        called: the code the last new kind of call ran."""
+        shown = self._shown
+        if shown is not None and not shown.stale():
+            return shown.source
         return self._get().source
 
     @property
@@ -217,13 +240,14 @@ def anomaly(check_finite) -> bool:
     return os.environ.get("SRCGRAD_ANOMALY", "") not in ("", "0")
 
 
-def transform(mode, fn, wrt, policy, optimize, check=None, check_finite=None):
+def transform(mode, fn, wrt, policy, optimize, check=None, check_finite=None, backend="numpy"):
     """``fn`` transformed by ``mode`` (a :class:`Transformed`), or a decorator
     that transforms the function it is given when ``fn`` is None."""
     wrt_tuple, single = normalize_wrt(wrt)
     options = Options(mode=mode, wrt=wrt_tuple, single=single, policy=policy, optimize=optimize,
-                      check_finite=anomaly(check_finite))
+                      check_finite=anomaly(check_finite), backend=backend)
     compiler.validate_options(options)
+    backends.require(backend)  # a missing engine is reported now, not at the first call
 
     def make(f):
         if mode == "grad" and (isinstance(f, Transformed)
@@ -240,7 +264,8 @@ def transform(mode, fn, wrt, policy, optimize, check=None, check_finite=None):
     return make if fn is None else make(fn)
 
 
-def grad(fn=None, wrt=0, *, policy="save", optimize=True, check=None, check_finite=None):
+def grad(fn=None, wrt=0, *, policy="save", optimize=True, check=None, check_finite=None,
+         backend="numpy"):
     """The gradient of the scalar function ``fn`` with respect to argument(s) ``wrt``.
 
     Use it as ``grad(f)``, ``grad(f, wrt=(0, 1))``, ``@grad`` or
@@ -257,14 +282,19 @@ def grad(fn=None, wrt=0, *, policy="save", optimize=True, check=None, check_fini
     is made, and the first NaN or Inf raises :class:`NonFiniteGradientError`
     naming the file, line and expression whose adjoint made it, with the
     forward values that adjoint read.  Off, the code has no checks at all.
+
+    ``backend="numba"`` compiles the generated code with ``numba.njit`` where
+    numba can (functions of Python floats and ints: scalar loops, ODE steppers,
+    recurrences) and runs the NumPy code elsewhere, ``.source`` saying why
+    (docs/backends.md).  numba is an optional dependency, imported only then.
     """
-    return transform("grad", fn, wrt, policy, optimize, check, check_finite)
+    return transform("grad", fn, wrt, policy, optimize, check, check_finite, backend)
 
 
 def value_and_grad(fn=None, wrt=0, *, policy="save", optimize=True, check=None,
-                   check_finite=None):
+                   check_finite=None, backend="numpy"):
     """Like :func:`grad`, but the result returns ``(value, gradient)``."""
-    return transform("value_and_grad", fn, wrt, policy, optimize, check, check_finite)
+    return transform("value_and_grad", fn, wrt, policy, optimize, check, check_finite, backend)
 
 
 def vjp(fn, *primals, wrt=None, policy="save", optimize=True, check=None, check_finite=None):
@@ -340,8 +370,10 @@ def export(path, *functions) -> list[str]:
     """
     units = []
     for g in functions:
-        if isinstance(g, Transformed):
+        if isinstance(g, Transformed):  # the NumPy code, whatever the backend
             compiled, mode = g._get(), g._options.mode
+            if g._options.backend != "numpy":
+                compiled = compile_function(g._fn, replace(g._options, backend="numpy"))
         else:
             wrapped = getattr(g, "__wrapped__", None)
             compiled = compiled_with_source(getattr(wrapped, "__func__", wrapped),

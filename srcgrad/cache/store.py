@@ -50,6 +50,7 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import backends
 from ..pipeline import Generated
 from . import manifest, provenance
 
@@ -233,7 +234,8 @@ def _from_manifest(directory, data, key, target, options) -> Loaded | None:
     _remember(source, filename)
     exec(code, namespace)  # noqa: S102 - the compiler's output, checked above
     generated = manifest.rebuild(data, source, bindings, free, target)
-    if not all(isinstance(namespace.get(e), types.FunctionType) for e in generated.entries):
+    if not all(isinstance(getattr(namespace.get(e), "py_func", namespace.get(e)), types.FunctionType)
+               for e in generated.entries):  # a function, or numba's dispatcher of one
         return None
     return Loaded(generated, namespace, filename, from_disk=True)
 
@@ -245,7 +247,9 @@ def _bytecode_name(path: Path) -> str:
 
 def store(fn, options, generated: Generated) -> Loaded:
     """Execute freshly generated code, through a file, and save it for later
-    processes when everything it binds can be found again."""
+    processes when everything it binds can be found again.  A backend's code
+    (:mod:`..backends`) is the one written: the NumPy code, decorated for numba."""
+    generated = backends.adapt(generated, options, disk=cache_dir() is not None)
     namespace = dict(generated.bindings)
     namespace["__name__"] = f"srcgrad.generated.{generated.program.name}"
     namespace, filename, code = _execute(generated.source, generated.entries[0], namespace)

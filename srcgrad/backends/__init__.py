@@ -1,0 +1,69 @@
+"""Backends: what runs a generated module besides the Python interpreter.
+
+The pipeline writes NumPy code; a backend takes that module and hands it to
+an engine.  ``backend="numpy"`` (the default) runs it as it is.
+``backend="numba"`` (an optional dependency, imported only when asked for)
+compiles each generated function with ``numba.njit(cache=True)``:
+
+- :mod:`.numba_source` rewrites the module's source -- ``import numba`` and a
+  decorator on each function, nothing else -- or, where it can tell from the
+  source alone that numba cannot compile the code (a runtime helper numba
+  cannot type, a Python function or an object bound from the globals), leaves
+  the NumPy code with a ``# backend numba: not compiled: <reason>`` line;
+- :mod:`.numba_rules` teaches numba srcgrad's runtime helpers for Python
+  floats and ints, and compiles a module for the arguments of its first call
+  (:func:`settle`), so that a function numba cannot compile falls back to
+  the NumPy code before any of it runs.
+
+Sits between the pipeline and the cache: the cache writes the rewritten
+source to a real file (numba's disk cache needs one) and stores it like any
+other; the api settles a module at its first call.
+"""
+
+from __future__ import annotations
+
+from ..errors import SrcGradError
+from ..options import BACKENDS
+from .numba_source import NOTE, decorate, noted
+
+
+class BackendUnavailableError(SrcGradError):
+    """A backend whose engine is not installed (``pip install numba``)."""
+
+
+def require(backend: str) -> None:
+    """Import ``backend``'s engine now, when the transformation is made: a
+    missing package is reported here, not at the first call."""
+    if backend == "numpy":
+        return
+    try:
+        from . import numba_rules  # noqa: F401, PLC0415 - optional: imports numba, teaches it the helpers
+    except ImportError as exc:
+        if (exc.name or "numba").split(".")[0] != "numba":
+            raise
+        raise BackendUnavailableError(
+            f"backend={backend!r} needs the numba package, which is not installed "
+            f"(pip install numba); backend='numpy' runs the same code without it") from exc
+
+
+def adapt(generated, options, disk: bool):
+    """``generated`` (a :class:`~..pipeline.Generated`) rewritten for
+    ``options.backend``; ``disk`` says whether it will live in a real file
+    (numba caches compiled code next to it only then)."""
+    if options.backend == "numba":
+        return decorate(generated, cache=disk)
+    return generated
+
+
+def settle(functions, args) -> str | None:
+    """Compile the module's ``functions`` for ``args`` (the first call's
+    arguments) before they run.  None when they are compiled, or are plain
+    Python functions already; otherwise why numba cannot compile them (the
+    caller then runs the NumPy code)."""
+    if not any(hasattr(f, "py_func") for f in functions):
+        return None
+    from .numba_rules import compile_for  # noqa: PLC0415 - optional dependency
+    return compile_for(functions[0], args)
+
+
+__all__ = ["BACKENDS", "NOTE", "BackendUnavailableError", "adapt", "noted", "require", "settle"]

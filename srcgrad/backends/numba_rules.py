@@ -1,0 +1,180 @@
+"""What numba must know to compile srcgrad's generated code on Python floats.
+
+Importing this module imports numba (the backend is optional: only
+``backend="numba"`` imports it) and teaches numba, through
+``numba.extending.overload``, the few runtime helpers that scalar code calls,
+so the generated source stays the NumPy backend's, decorated:
+
+- ``grad_seed(value)`` is ``1.0``; ``unbroadcast(g, x)`` of two numbers is
+  ``g`` (nothing is broadcast between scalars); ``grad_like(g, x)`` of a float
+  (or a tuple of floats) is ``g`` as floats; ``zeros_grad(x)`` is ``0.0``;
+  ``signum(x)`` is ``float(x > 0) - float(x < 0)`` -- each what the NumPy
+  helper returns for Python floats, bit for bit;
+- ``reversed(range(...))``, the adjoint sweep's loop over a ``for`` loop's
+  iterations, is the range counted down; ``float(flag)`` of a bool is 1.0 or
+  0.0, as in Python.
+
+For anything else (arrays, containers, objects) the overloads do not apply,
+numba's typing fails, and :func:`compile_for` says why; the caller then runs
+the NumPy code.  The typing happens when the first call's arguments are
+known and before any generated code runs, never in the middle of a sweep.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import sys
+import types as pytypes
+
+import numba
+from numba import types
+from numba.core.errors import NumbaError
+from numba.extending import overload
+
+from ..runtime import grad_like, grad_seed, signum, unbroadcast, zeros_grad
+
+_NUMBER = (types.Integer, types.Boolean)
+
+
+def _real(t) -> bool:
+    """A Python float as numba types it (float64), an int or a bool; or one of
+    them that may be None (a temporary bound to None before a loop that saves it)."""
+    if isinstance(t, types.Optional):
+        t = t.type
+    return t == types.float64 or isinstance(t, _NUMBER)
+
+
+def _floats(t) -> bool:
+    """A tuple of Python floats (float64), as several gradients are."""
+    return isinstance(t, types.BaseTuple) and all(e == types.float64 for e in t.types)
+
+
+def power(base, exponent):
+    """``base ** exponent``, as Python computes it.  The numba backend writes
+    ``a ** b`` as ``power(a, b)``: numba's own ``**`` multiplies out integer
+    exponents and takes ``** 0.5`` as a square root, which round differently
+    from the C library's ``pow`` that Python calls; compiled, ``power`` of
+    floats calls ``pow`` (``math.pow``), bit for bit Python's value."""
+    return base ** exponent
+
+
+@overload(power)
+def _power(base, exponent):
+    if isinstance(base, types.Integer) and isinstance(exponent, types.Integer):
+        return lambda base, exponent: base ** exponent
+    if _real(base) and _real(exponent):
+        return lambda base, exponent: math.pow(float(base), float(exponent))
+    return None
+
+
+@overload(grad_seed)
+def _grad_seed(value):
+    if _real(value):
+        return lambda value: 1.0
+    return None
+
+
+@overload(unbroadcast)
+def _unbroadcast(g, x):
+    if _real(g) and _real(x):
+        return lambda g, x: g
+    return None
+
+
+@overload(grad_like)
+def _grad_like(g, x):
+    if x == types.float64 and _real(g):
+        return lambda g, x: float(g)
+    if _floats(x) and _floats(g) and len(g) == len(x):
+        return lambda g, x: g
+    return None
+
+
+@overload(zeros_grad)
+def _zeros_grad(x):
+    if x == types.float64:
+        return lambda x: 0.0
+    return None
+
+
+@overload(signum)
+def _signum(x):
+    if _real(x):
+        return lambda x: (1.0 if x > 0 else 0.0) - (1.0 if x < 0 else 0.0)
+    return None
+
+
+@overload(float)
+def _float(x):
+    if isinstance(x, types.Boolean):  # float(x > 0): a derivative of a comparison's sides
+        return lambda x: 1.0 if x else 0.0
+    return None
+
+
+@overload(reversed)
+def _reversed(r):
+    if isinstance(r, types.RangeType):
+        def counted_down(r):
+            n = len(r)
+            return range(r.start + (n - 1) * r.step, r.start - r.step, -r.step)
+        return counted_down
+    return None
+
+
+def compile_for(dispatcher, args) -> str | None:
+    """Compile ``dispatcher`` (a generated function, and with it every
+    generated function it calls) for ``args``; None on success, else why not."""
+    code = dispatcher.py_func.__code__
+    names = code.co_varnames[:code.co_argcount]
+    for name, value in zip(names, args):
+        if type(value) not in (float, int, bool):
+            return (f"argument {name} is a {type(value).__name__}: the numba backend compiles "
+                    f"functions of Python floats and ints")
+    try:
+        signature = tuple(numba.typeof(value) for value in args)
+    except (ValueError, OverflowError) as exc:
+        return f"an argument has no numba type ({exc})"
+    _importable(dispatcher.py_func.__globals__, code.co_filename)
+    try:
+        dispatcher.compile(signature)
+    except NumbaError as exc:
+        return _summary(exc)
+    return None
+
+
+def _importable(namespace: dict, filename: str) -> None:
+    """Make the generated module importable under a name of its own, as numba's
+    disk cache needs: code loaded from it imports the module it was compiled in.
+    The name is the file's (``srcgrad.generated.grad_f_<hash of the source>``),
+    the same in every process, and the module holds the namespace's values."""
+    name = "srcgrad.generated." + os.path.splitext(os.path.basename(filename))[0]
+    if name not in sys.modules:
+        module = pytypes.ModuleType(name)
+        module.__dict__.update((k, v) for k, v in namespace.items() if k != "__name__")
+        module.__file__ = filename
+        sys.modules[name] = module
+    for value in list(namespace.values()):
+        if isinstance(value, numba.core.registry.CPUDispatcher):
+            value.py_func.__module__ = name
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+_ADDRESS = re.compile(r" at 0x[0-9a-f]+")
+
+
+def _summary(exc: Exception) -> str:
+    """The line of numba's message that says what it could not compile: the
+    call it found no implementation for, or its first line that says something."""
+    lines = [line.strip() for line in _ADDRESS.sub("", _ANSI.sub("", str(exc))).splitlines()]
+    calls = [line[4:] for line in lines if line.startswith(">>> ")]
+    if calls:
+        text = f"numba cannot type {calls[0]}"
+    else:
+        useful = [line for line in lines if line and not line.startswith(("Failed in", "During:"))]
+        text = useful[0] if useful else type(exc).__name__
+    return text if len(text) <= 160 else text[:157] + "..."
+
+
+__all__ = ["compile_for", "power"]
