@@ -23,6 +23,7 @@ import inspect
 import numpy as np
 
 from .errors import error_at
+from .namespaces import as_array, foreign
 
 
 def unbroadcast(g, x):
@@ -45,16 +46,20 @@ def unbroadcast(g, x):
     shape = np.shape(x)
     if np.shape(g) == shape:
         return g
-    g = np.asarray(g)
-    if g.ndim < len(shape) and not np.any(g):  # zeros smaller than x: no cotangent
-        return 0.0
+    if type(g) is not np.ndarray:
+        g = as_array(g)  # a Dask or CuPy array stays one
+    if g.ndim < len(shape):  # zeros smaller than x: no cotangent
+        if foreign(g):  # a lazy array is not asked for its values: broadcast it
+            return np.broadcast_to(g, shape)
+        if not np.any(g):
+            return 0.0
     lead = g.ndim - len(shape)
     if lead:
         g = g.sum(axis=tuple(range(lead)))
     stretched = tuple(i for i, n in enumerate(shape) if n == 1 and g.shape[i] != 1)
     if stretched:
         g = g.sum(axis=stretched, keepdims=True)
-    if g.shape != shape and not np.any(g):  # zeros smaller than x: no cotangent
+    if g.shape != shape and not foreign(g) and not np.any(g):  # zeros smaller than x
         return 0.0
     return g
 
@@ -127,7 +132,10 @@ def match_complex(g, x):
     if type(g) is float:
         return g
     if np.iscomplexobj(x):
-        return g if np.iscomplexobj(g) else np.asarray(g, dtype=np.result_type(x))[()]
+        if np.iscomplexobj(g):
+            return g
+        return g.astype(np.result_type(x)) if foreign(g) else \
+            np.asarray(g, dtype=np.result_type(x))[()]
     return np.real(g) if np.iscomplexobj(g) else g
 
 
@@ -151,7 +159,9 @@ def in_place(value, x):
         1.5
     """
     if not isinstance(x, np.ndarray):
-        return value
+        if foreign(x) and hasattr(type(x), "__iadd__") and value.dtype != x.dtype:
+            return value.astype(x.dtype)  # a CuPy array is updated in place, as NumPy's
+        return value  # a Dask array has no in-place update: x op= v rebinds x
     if type(value) is type(x) and value.dtype == x.dtype and value.shape == x.shape:
         return value  # the common case: x op v is what the update leaves
     if np.shape(value) != x.shape:

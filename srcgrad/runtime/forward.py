@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .namespaces import foreign, fresh_like
 from .structures import AttributeCotangent, gradient_like, is_zero
 
 
@@ -36,6 +37,8 @@ def zero_tangent(x):
         return 0j if isinstance(x, complex) else 0.0
     if isinstance(x, np.ndarray):
         return np.zeros(x.shape, x.dtype if x.dtype.kind in "fc" else np.float64)
+    if foreign(x):  # a Dask or CuPy array: zeros of its library
+        return np.zeros_like(x, dtype=x.dtype if np.dtype(x.dtype).kind in "fc" else np.float64)
     if isinstance(x, dict):
         return type(x)((k, zero_tangent(v)) for k, v in x.items())
     if isinstance(x, (list, tuple)):
@@ -64,6 +67,8 @@ def fresh_tangent(t, x):
     if isinstance(x, dict):
         return dict(t) if isinstance(t, dict) else zero_tangent(x)
     dtype = np.result_type(x) if np.issubdtype(np.result_type(x), np.inexact) else np.float64
+    if foreign(t) or foreign(x):
+        return fresh_like(t, x, dtype)
     return np.array(np.broadcast_to(t, np.shape(x)), dtype=dtype)
 
 
@@ -75,9 +80,11 @@ def tangent_like(t, x):
             return float(g)
         dtype = np.result_type(v) if np.issubdtype(np.result_type(v), np.inexact) \
             else np.float64
+        if foreign(g) or foreign(v):
+            return fresh_like(g, v, dtype)
         out = np.array(np.broadcast_to(g, np.shape(v)), dtype=dtype)
         return out if np.ndim(v) else out[()]
-    if isinstance(x, (float, np.ndarray, np.generic)):
+    if isinstance(x, (float, np.ndarray, np.generic)) or foreign(x):
         return leaf(t, x)
     return gradient_like(_as_cotangent(t), x, leaf)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .namespaces import foreign, fresh_like
 from .structures import gradient_like
 
 
@@ -36,11 +37,13 @@ def _grad_like(g, x, made):
         return _own(_array_gradient(g, x), made)
     if type(x) is tuple and type(g) is tuple and len(g) == len(x):  # several arguments
         return tuple(_grad_like(gi, xi, made) for gi, xi in zip(g, x))
+    if foreign(x):  # a Dask or CuPy array
+        return _own(_array_gradient(g, x), made)
     return gradient_like(g, x, lambda g, x: _own(_array_gradient(g, x), made))
 
 
 def _own(gradient, made):
-    if isinstance(gradient, np.ndarray):
+    if isinstance(gradient, np.ndarray) or (type(gradient) is not float and foreign(gradient)):
         if id(gradient) in made:
             gradient = gradient.copy()
         made.add(id(gradient))
@@ -52,6 +55,8 @@ def _array_gradient(g, x):
         return float(np.real(g)) if isinstance(g, (complex, np.complexfloating)) else float(g)
     if type(x) is np.ndarray:  # the common case, without result_type's overhead
         dtype = x.dtype if x.dtype.kind in "fc" else np.dtype(np.float64)
+    elif foreign(x):  # a Dask or CuPy array knows its dtype without being asked its values
+        dtype = np.dtype(x.dtype) if np.dtype(x.dtype).kind in "fc" else np.dtype(np.float64)
     else:
         dtype = np.result_type(x) if np.issubdtype(np.result_type(x), np.inexact) \
             else np.float64
@@ -62,8 +67,19 @@ def _array_gradient(g, x):
         # a real argument of a complex computation: the gradient is the real part
         # (the imaginary part is the derivative along i * x, which x cannot move)
         g = np.real(g)
+    if (type(g) is not np.ndarray or type(x) is not np.ndarray) and (foreign(g) or foreign(x)):
+        return _foreign_gradient(g, x, dtype)
     out = np.array(np.broadcast_to(g, np.shape(x)), dtype=dtype)
     return out if np.ndim(x) else out[()]
+
+
+def _foreign_gradient(g, x, dtype):
+    """The gradient of ``x`` where ``g`` or ``x`` is a Dask or CuPy array: an array
+    of that library, never converted to NumPy -- a Dask gradient stays lazy (the
+    caller computes it, with ``dask.compute`` for several at once), a CuPy one
+    stays on the GPU.  It is a fresh array (``astype`` copies) of ``x``'s shape
+    and floating dtype, 0-d for a scalar argument."""
+    return fresh_like(g, x, dtype)
 
 
 def zeros_grad(x):

@@ -19,12 +19,13 @@ import numpy as np
 
 from .elementwise import unbroadcast
 from .errors import error_at
+from .namespaces import as_array
 from .structures import no_cotangent
 
 
 def _matmul_as_2d(g, a, b):
     """Promote 1-D matmul operands (and the cotangent) to matrices."""
-    a, b, g = np.asarray(a), np.asarray(b), np.asarray(g)
+    a, b, g = as_array(a), as_array(b), as_array(g)
     if b.ndim == 1:
         b, g = b[:, None], g[..., None]
     if a.ndim == 1:
@@ -217,15 +218,15 @@ def cross_grads(g, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
         return 0.0, 0.0
     if axis is not None:
         axisa = axisb = axisc = axis
-    a2, b2 = np.moveaxis(np.asarray(a), axisa, -1), np.moveaxis(np.asarray(b), axisb, -1)
+    a2, b2 = np.moveaxis(as_array(a), axisa, -1), np.moveaxis(as_array(b), axisb, -1)
     na, nb = a2.shape[-1], b2.shape[-1]
-    g = np.asarray(g)
+    g = as_array(g)
     if na == 2 and nb == 2:
         g3 = np.stack([np.zeros_like(g), np.zeros_like(g), g], -1)
     else:
         g3 = np.moveaxis(g, axisc, -1)
-    a3 = np.concatenate([a2, np.zeros(a2.shape[:-1] + (3 - na,), a2.dtype)], -1)
-    b3 = np.concatenate([b2, np.zeros(b2.shape[:-1] + (3 - nb,), b2.dtype)], -1)
+    a3 = np.concatenate([a2, np.zeros(a2.shape[:-1] + (3 - na,), a2.dtype, like=a2)], -1)
+    b3 = np.concatenate([b2, np.zeros(b2.shape[:-1] + (3 - nb,), b2.dtype, like=b2)], -1)
     ga = unbroadcast(np.cross(b3, g3)[..., :na], a2)
     gb = unbroadcast(np.cross(g3, a3)[..., :nb], b2)
     return np.moveaxis(ga, -1, axisa), np.moveaxis(gb, -1, axisb)

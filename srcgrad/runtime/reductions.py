@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from .decompositions import matrix_norm_grad
+from .namespaces import as_array, foreign, namespace_of
 from .structures import no_cotangent
 
 
@@ -34,6 +35,9 @@ def unreduce(g, x, axis=None, keepdims=False):
     shape = np.shape(x)
     if type(g) is float and type(x) is np.ndarray and x.dtype.kind == "f":
         g = x.dtype.type(g)
+    elif foreign(x) and not foreign(g):  # made an array of x's library (CuPy mixes no NumPy)
+        float_x = type(g) is float and np.dtype(x.dtype).kind == "f"
+        g = namespace_of(x).asarray(g, dtype=x.dtype if float_x else None)
     if axis is not None and not keepdims:
         if no_cotangent(g):
             return 0.0
@@ -59,7 +63,7 @@ def _keep_reduced_axes(v, ndim, axis):
 def prod_except(a, axis=None):
     """For each element of ``a``, the product of the other elements that
     ``np.prod(a, axis)`` multiplies it with (exact when some are zero)."""
-    a = np.asarray(a)
+    a = as_array(a)
     if axis is None:
         axes = list(range(a.ndim))
     else:
@@ -79,11 +83,13 @@ def extremum_grad(g, out, a, axis=None, keepdims=False):
     elements equal to the extremum, split equally among ties."""
     if no_cotangent(g):
         return 0.0
-    a = np.asarray(a)
+    a = as_array(a)
     if axis is not None and not keepdims:
         out, g = _keep_reduced_axes(out, a.ndim, axis), _keep_reduced_axes(g, a.ndim, axis)
     hit = a == out
-    if np.count_nonzero(hit) != np.size(out):  # ties (or NaNs): share g among the hits
+    # ties (or NaNs): share g among the hits; a lazy array is not asked whether
+    # there are any (that would compute it): it always shares, which is exact too
+    if foreign(a) or np.count_nonzero(hit) != np.size(out):
         g = g / np.sum(hit, axis=axis, keepdims=True).astype(np.result_type(g))
     return g * hit
 
@@ -92,7 +98,7 @@ def norm_grad(g, out, x, ord=None, axis=None, keepdims=False):
     """Cotangent of ``x`` in ``np.linalg.norm(x, ord, axis, keepdims)``: vector
     norms and the Frobenius norm, 0 (a subgradient) where the norm is 0; the
     other matrix norms through :func:`.decompositions.matrix_norm_grad`."""
-    x = np.asarray(x)
+    x = as_array(x)
     vector = (x.ndim == 1) if axis is None else np.ndim(axis) == 0 or len(axis) == 1
     gg, scale = unreduce(g, x, axis, keepdims), unreduce(out, x, axis, keepdims)
     if ord is None or ord == "fro" or (ord == 2 and vector):
@@ -141,7 +147,7 @@ def cumprod_grad(g, out, a, axis=None):
     R[i + 1]``, exact."""
     if no_cotangent(g):
         return 0.0
-    a = np.asarray(a)
+    a = as_array(a)
     shape = a.shape
     if axis is None:
         a, out, g, axis = np.ravel(a), np.ravel(out), np.ravel(g), 0

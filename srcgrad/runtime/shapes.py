@@ -25,6 +25,7 @@ import numpy as np
 from .aliases import is_basic_index
 from .elementwise import unbroadcast
 from .errors import error_at
+from .namespaces import as_array, foreign
 from .structures import ListCotangent, cotangent_like, no_cotangent
 
 
@@ -135,7 +136,7 @@ def _in_dtype(g, x):
     """``g`` in the floating dtype of the array ``x``, where a constant of another
     dtype (``np.append(x, 1.0)`` on float32) promoted the output."""
     if isinstance(x, np.ndarray) and x.dtype.kind in "fc" and np.result_type(g) != x.dtype:
-        return np.asarray(g, dtype=x.dtype)
+        return g.astype(x.dtype) if foreign(g) else np.asarray(g, dtype=x.dtype)
     return g
 
 
@@ -163,7 +164,7 @@ def diagonal_grad(g, a, offset=0, axis1=0, axis2=1):
     on that diagonal of zeros shaped like ``a``."""
     if no_cotangent(g):
         return 0.0
-    g = np.asarray(g)
+    g = as_array(g)
     grad = np.zeros(np.shape(a), dtype=g.dtype)
     moved = np.moveaxis(grad, (axis1, axis2), (-2, -1))  # a view: writes land in grad
     i = np.arange(g.shape[-1])
@@ -232,7 +233,7 @@ def take_along_axis_grad(g, arr, indices, axis=-1):
     scattered back to the places it was taken from, repeated places adding up."""
     if no_cotangent(g):
         return 0.0
-    g = np.asarray(g)
+    g = as_array(g)
     grad = np.zeros(np.shape(arr), dtype=g.dtype)
     if axis is None:
         np.add.at(grad.reshape(-1), indices, g)
@@ -277,7 +278,7 @@ def diff_grad(g, a, n=1, axis=-1, prepend=None, append=None):
     at both ends; what belongs to ``prepend`` and ``append`` is cut off."""
     if no_cotangent(g):
         return 0.0
-    g = np.asarray(g)
+    g = as_array(g)
     axis %= g.ndim
     widths = [(1, 1) if k == axis else (0, 0) for k in range(g.ndim)]
     for _ in range(n):

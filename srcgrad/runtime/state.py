@@ -17,13 +17,19 @@ from __future__ import annotations
 
 import numpy as np
 
+from .namespaces import foreign
+
 __all__ = ["item_or_missing", "restore_item", "restored_into", "snapshot", "snapshot_state"]
 
 
 def snapshot(value):
     """A copy of ``value`` that later in-place updates cannot change (what the
     forward sweep saves before ``x[i] = v`` overwrites ``x[i]``)."""
-    return value.copy() if isinstance(value, (np.ndarray, list, dict)) else value
+    if isinstance(value, (np.ndarray, list, dict)):
+        return value.copy()
+    if type(value) is not float and foreign(value):
+        return value.copy()  # a CuPy array is updated in place, a Dask one by x[i] = v too
+    return value
 
 
 def kept_apart(value):
@@ -31,7 +37,7 @@ def kept_apart(value):
     generated function returns when its adjoint sweep later restores arrays in
     place (``x[i] = v`` undone), so that the value the caller holds is the
     one the function computed, whatever the sweep does afterwards."""
-    if isinstance(value, np.ndarray):
+    if isinstance(value, np.ndarray) or foreign(value):
         return value.copy()
     if type(value) in (list, tuple):
         return type(value)(kept_apart(v) for v in value)

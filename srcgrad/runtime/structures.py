@@ -25,6 +25,8 @@ import dataclasses
 
 import numpy as np
 
+from .namespaces import foreign, fresh_like
+
 
 def is_zero(g) -> bool:
     """``0.0`` (or any number zero) means: no cotangent has arrived."""
@@ -133,9 +135,9 @@ def elements_cotangent(g, x):
     is (in ``x``'s kind), an array's rows stacked back into an array."""
     if is_zero(g):
         return 0.0
-    if isinstance(x, np.ndarray):
-        rows = [np.zeros(x.shape[1:]) if is_zero(r) else r for r in g]
-        return np.stack(rows) if rows else np.zeros(x.shape)
+    if isinstance(x, np.ndarray) or foreign(x):
+        rows = [np.zeros(x.shape[1:], like=x) if is_zero(r) else r for r in g]
+        return np.stack(rows) if rows else np.zeros(x.shape, like=x)
     if isinstance(x, dict):
         return 0.0  # list(d): the keys
     return TupleCotangent(g) if isinstance(x, tuple) else ListCotangent(g)
@@ -193,7 +195,7 @@ def without_item(g, x, index):
         for k in (range(len(parts))[index] if isinstance(index, slice) else [index]):
             parts[k] = 0.0
         return ListCotangent(parts)
-    g = np.array(np.broadcast_to(g, np.shape(x)))
+    g = fresh_like(g, x) if foreign(g) or foreign(x) else np.array(np.broadcast_to(g, np.shape(x)))
     g[index] = 0
     return g
 
@@ -206,7 +208,9 @@ def keys_of(mapping):
 def sequence(items):
     """What ``for x in items`` runs over, indexable by position: a list, tuple or
     array as it is; any other iterable (a dict: its keys) as a list."""
-    return items if isinstance(items, (list, tuple, np.ndarray)) else list(items)
+    if isinstance(items, (list, tuple, np.ndarray)) or foreign(items):
+        return items
+    return list(items)
 
 
 def is_differentiable_leaf(value) -> bool:
@@ -214,7 +218,9 @@ def is_differentiable_leaf(value) -> bool:
         return False
     if isinstance(value, (float, complex, np.floating, np.complexfloating)):
         return True
-    return isinstance(value, np.ndarray) and value.dtype.kind in "fc"
+    if isinstance(value, np.ndarray):
+        return value.dtype.kind in "fc"
+    return foreign(value) and np.dtype(value.dtype).kind in "fc"  # a Dask or CuPy array
 
 
 def gradient_like(g, x, leaf):

@@ -49,6 +49,7 @@ from ..runtime import errors as runtime_errors
 from ..runtime import forward as runtime_forward
 from ..runtime import gradients as runtime_gradients
 from ..runtime import linalg as runtime_linalg
+from ..runtime import namespaces as runtime_namespaces
 from ..runtime import reductions as runtime_reductions
 from ..runtime import shapes as runtime_shapes
 from ..runtime import signals as runtime_signals
@@ -61,7 +62,8 @@ from . import exported_errors
 MAX_ARRAY_LITERAL = 10_000
 #: Where helpers live, in the order their copies are written (a module after
 #: those it imports from; the package itself, a facade, last).
-_HOMES = (exported_errors, runtime_state, structures, runtime_forward, runtime_gradients,
+_HOMES = (exported_errors, runtime_namespaces, runtime_state, structures, runtime_forward,
+          runtime_gradients,
           runtime_aliases, runtime_anomaly, runtime_elementwise, runtime_linalg,
           runtime_decompositions,
           runtime_reductions, runtime_signals, runtime_special, runtime_shapes, runtime)
