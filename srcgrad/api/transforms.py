@@ -130,7 +130,7 @@ class Transformed:
             compiled = self._specialised(options, tuple(map(type, full)))
         check_args(self._fn, options, full)
         if options.backend != "numpy":
-            compiled = self._settled(compiled, options, full)
+            compiled = self._settled(compiled, full, kwargs)
         target = compiled.functions[0]
         if self._bound is not None:
             target = functools.partial(target, self._bound)
@@ -167,16 +167,14 @@ class Transformed:
             return self._get()
         return compile_function(self._fn, replace(options, floats=floats))
 
-    def _settled(self, compiled, options, args) -> Compiled:
-        """The module to run ``args`` with on a backend: ``compiled``, compiled for
-        their types now, before any of it runs (numba); or where it cannot be, the
-        NumPy module, its source noted with the reason (and kept: later calls of
-        the same kind run it without asking numba again).  ``.source`` shows it."""
-        reason = backends.settle(compiled.functions, args)
-        if reason is not None:
-            numpy = compile_function(self._fn, replace(compiled.options, backend="numpy"))
-            compiled.functions = numpy.functions
-            compiled.source = backends.noted(numpy.source, f"not compiled: {reason}")
+    def _settled(self, compiled, args, kwargs) -> Compiled:
+        """``compiled``, with what runs it on a backend decided for the call
+        ``(args, kwargs)`` before any of it runs (:func:`..backends.settle`):
+        numba's compiled code, or the NumPy code with the reason in ``.source``.
+        Later calls of the same kind keep the decision.  ``.source`` shows it."""
+        def numpy():  # the same code on NumPy: the fallback, compiled when first needed
+            return compile_function(self._fn, replace(compiled.options, backend="numpy"))
+        backends.settle(compiled, args, kwargs, numpy)
         self._shown = compiled
         return compiled
 
@@ -190,7 +188,7 @@ class Transformed:
         compiled = self._specialised(options, tuple(map(type, args)))
         check_args(self._fn, options, args)
         if options.backend != "numpy":
-            compiled = self._settled(compiled, options, args)
+            compiled = self._settled(compiled, args, kwargs)
         reference = private_copies(args)
         value, grads = compiled.functions[0](*args, **kwargs)
         verify(self._fn, reference, value, "value_and_grad" if mode != "grad" else "gradient")

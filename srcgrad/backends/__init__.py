@@ -55,15 +55,28 @@ def adapt(generated, options, disk: bool):
     return generated
 
 
-def settle(functions, args) -> str | None:
-    """Compile the module's ``functions`` for ``args`` (the first call's
-    arguments) before they run.  None when they are compiled, or are plain
-    Python functions already; otherwise why numba cannot compile them (the
-    caller then runs the NumPy code)."""
-    if not any(hasattr(f, "py_func") for f in functions):
-        return None
-    from .numba_rules import compile_for  # noqa: PLC0415 - optional dependency
-    return compile_for(functions[0], args)
+def settle(compiled, args, kwargs, numpy) -> None:
+    """Decide, at the first call, what runs ``compiled`` (the api's module: its
+    ``functions`` and ``source``) for ``args`` and ``kwargs``.
+
+    numba's modules are compiled for the arguments' types now, before any of
+    their code runs.  Where numba cannot compile them, ``compiled`` takes the
+    functions of ``numpy()`` (the NumPy module of the same code) and its
+    source, noted with the reason.  Where it can, each entry point is guarded
+    (:func:`.numba_rules.guarded`): a result that is not finite is computed
+    again by the NumPy code, which raises where Python raises (numba's
+    ``math.log(-1.0)`` is NaN, Python's a ValueError).  Plain Python
+    functions are left as they are."""
+    if not any(hasattr(f, "py_func") for f in compiled.functions):
+        return
+    from .numba_rules import compile_for, guarded  # noqa: PLC0415 - optional dependency
+    reason = compile_for(compiled.functions[0], args, kwargs)
+    if reason is not None:
+        fallback = numpy()
+        compiled.functions = fallback.functions
+        compiled.source = noted(fallback.source, f"not compiled: {reason}")
+        return
+    compiled.functions = tuple(guarded(f, i, numpy) for i, f in enumerate(compiled.functions))
 
 
 __all__ = ["BACKENDS", "NOTE", "BackendUnavailableError", "adapt", "noted", "require", "settle"]

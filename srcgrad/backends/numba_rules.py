@@ -22,6 +22,7 @@ known and before any generated code runs, never in the middle of a sweep.
 
 from __future__ import annotations
 
+import inspect
 import math
 import os
 import re
@@ -123,25 +124,64 @@ def _reversed(r):
     return None
 
 
-def compile_for(dispatcher, args) -> str | None:
+def compile_for(dispatcher, args, kwargs=None) -> str | None:
     """Compile ``dispatcher`` (a generated function, and with it every
-    generated function it calls) for ``args``; None on success, else why not."""
-    code = dispatcher.py_func.__code__
-    names = code.co_varnames[:code.co_argcount]
-    for name, value in zip(names, args):
+    generated function it calls) for the call ``dispatcher(*args, **kwargs)``;
+    None on success (or when the call does not fit the signature: then the
+    call itself raises Python's TypeError), else why not."""
+    func = dispatcher.py_func
+    try:
+        bound = inspect.signature(func).bind(*args, **(kwargs or {}))
+    except TypeError:
+        return None
+    bound.apply_defaults()
+    for name, value in bound.arguments.items():
         if type(value) not in (float, int, bool):
             return (f"argument {name} is a {type(value).__name__}: the numba backend compiles "
                     f"functions of Python floats and ints")
     try:
-        signature = tuple(numba.typeof(value) for value in args)
+        signature = tuple(numba.typeof(value) for value in bound.args)
     except (ValueError, OverflowError) as exc:
         return f"an argument has no numba type ({exc})"
-    _importable(dispatcher.py_func.__globals__, code.co_filename)
+    _importable(func.__globals__, func.__code__.co_filename)
     try:
         dispatcher.compile(signature)
     except NumbaError as exc:
         return _summary(exc)
     return None
+
+
+def guarded(dispatcher, index, numpy):
+    """``dispatcher`` as an entry point: a call numba cannot compile (arguments
+    of a new type), that raises, or whose result is not finite runs the NumPy
+    module's ``index``-th function instead (``numpy()`` makes the module), so
+    the call raises what Python raises, or returns the same NaN or Inf.
+    (numba's ``math.log(0.0)`` is -Inf where Python raises ValueError; the
+    compiled code may then raise a later ZeroDivisionError instead.)  The
+    generated code of floats has no effects but its result, and numba compiles
+    before it runs anything: the second run is the first one that counts."""
+    def run(*args, **kwargs):
+        __tracebackhide__ = True
+        try:
+            result = dispatcher(*args, **kwargs)
+        except Exception:  # noqa: BLE001 - Python's own run decides what is raised
+            return numpy().functions[index](*args, **kwargs)
+        if not _finite(result):
+            return numpy().functions[index](*args, **kwargs)
+        return result
+    run.dispatcher = dispatcher
+    run.__name__ = run.__qualname__ = dispatcher.py_func.__name__
+    return run
+
+
+def _finite(result) -> bool:
+    """No NaN or Inf in ``result`` (a number, or tuples of them)."""
+    if type(result) is tuple:
+        return all(map(_finite, result))
+    try:
+        return result - result == 0
+    except TypeError:
+        return True
 
 
 def _importable(namespace: dict, filename: str) -> None:
@@ -177,4 +217,4 @@ def _summary(exc: Exception) -> str:
     return text if len(text) <= 160 else text[:157] + "..."
 
 
-__all__ = ["compile_for", "power"]
+__all__ = ["compile_for", "guarded", "power"]

@@ -104,7 +104,7 @@ def test_source_is_numpy_source_plus_decorator():
     assert plain == numpy_source._shown.source.splitlines() if numpy_source._shown else True
     assert g.source.count("@numba.njit(cache=True)") == 1
     # the compiled function is what runs
-    assert isinstance(g._shown.functions[0], numba.core.registry.CPUDispatcher)
+    assert isinstance(g._shown.functions[0].dispatcher, numba.core.registry.CPUDispatcher)
 
 
 def test_single_gradient_and_check_mode():
@@ -168,6 +168,25 @@ def test_functions_numba_rounds_differently_run_on_numpy():
     assert g(2.6010959714322834, 0.2254192472209985) == srcgrad.value_and_grad(
         hypotenuse, wrt=(0, 1))(2.6010959714322834, 0.2254192472209985)
     assert "# backend numba: not compiled: it calls math.hypot" in g.source
+
+
+def log_of(x):
+    return math.log(x) * x
+
+
+def test_python_errors_are_raised_where_numba_gives_nan():
+    g = srcgrad.grad(log_of, backend="numba")
+    assert g(2.0) == srcgrad.grad(log_of)(2.0)
+    assert "@numba.njit" in g.source
+    for x in (-1.0, 0.0):  # numba's math.log gives NaN and -Inf; Python's raises
+        with pytest.raises(ValueError, match="math domain error"):
+            g(x)
+    with pytest.raises(ZeroDivisionError):  # numba raises this one itself
+        srcgrad.grad(divided, backend="numba")(1.0, 0.0)
+
+
+def divided(x, d):
+    return x / d
 
 
 def python_only(x):
@@ -237,7 +256,7 @@ _PROCESS = textwrap.dedent("""
     start = time.perf_counter()
     grads = g(0.3, 0.7)
     elapsed = time.perf_counter() - start
-    hits = sum(g._shown.functions[0].stats.cache_hits.values())
+    hits = sum(g._shown.functions[0].dispatcher.stats.cache_hits.values())
     print(json.dumps({{"grads": grads, "hits": hits, "seconds": elapsed}}))
 """)
 
