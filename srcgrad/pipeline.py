@@ -69,6 +69,7 @@ from .memory.remat import annotate_saves, decider, rematerialize
 from .memory.tapes import insert_pushes
 from .normalize.normalizer import normalize as a_normal_form
 from .normalize.sequences import type_sequence_operators
+from .optimize.accumulate import accumulate_in_place
 from .optimize.broadcast import retarget_shape_reads
 from .optimize.dce import drop_zero_starts, eliminate_dead, propagate_copies
 from .optimize.fold import fold_temporaries as fold_single_use
@@ -129,6 +130,8 @@ def passes(c: Compilation, run) -> None:
         if o.optimize:
             run(c.copies)             # optimize/dce.py
         run(c.dce)                    # optimize/dce.py
+        if o.optimize:
+            run(c.accumulate)         # optimize/accumulate.py
         run(c.tapes)                  # memory/tapes.py
         if loop_policy(o.policy):
             run(c.checkpointing)      # memory/checkpointing.py
@@ -299,6 +302,11 @@ class Compilation:
         def keep(stmt):  # restoring an array that a view reads through
             return ir.is_update(stmt) and bool(set(ir.target_names(stmt)) & shared)
         self.backward = eliminate_dead(self.backward, set(ir.names_in(self.result)), keep)
+
+    @compiler_pass
+    def accumulate(self):
+        """Add indexing adjoints into one cotangent buffer, in place (optimize/accumulate.py)."""
+        self.backward = accumulate_in_place(self.backward)
 
     # -- the saves and the forward sweep -----------------------------------------------------
     @compiler_pass

@@ -30,6 +30,7 @@ generated code names one place:
 
 from __future__ import annotations
 
+from .accumulate import cotangent_buffer, scatter_add
 from .aliases import (
     held_at,
     is_basic_index,
@@ -227,6 +228,7 @@ __all__ = [
     "unconcatenate",
     "is_basic_index",
     "getitem_grad",
+    "cotangent_buffer", "scatter_add",
     "reshape_each",
     "reshape_like",
     "move_cotangent",

@@ -41,6 +41,7 @@ import numpy as np
 
 from .. import runtime
 from ..errors import SrcGradError
+from ..runtime import accumulate as runtime_accumulate
 from ..runtime import aliases as runtime_aliases
 from ..runtime import anomaly as runtime_anomaly
 from ..runtime import decompositions as runtime_decompositions
@@ -66,7 +67,8 @@ _HOMES = (exported_errors, runtime_namespaces, runtime_state, structures, runtim
           runtime_gradients,
           runtime_aliases, runtime_anomaly, runtime_elementwise, runtime_linalg,
           runtime_decompositions,
-          runtime_reductions, runtime_signals, runtime_special, runtime_shapes, runtime)
+          runtime_reductions, runtime_signals, runtime_special, runtime_shapes, runtime_accumulate,
+          runtime)
 #: Helpers whose copy in an exported module is another definition: srcgrad's
 #: ``error_at`` raises srcgrad's classes, the export's raises its own class.
 _EXPORTED_AS = {runtime_errors.error_at: exported_errors.error_at}
