@@ -39,6 +39,7 @@ class Options:
     floats: tuple = ()           # positions of arguments known to be Python floats
     check_finite: bool = False   # anomaly mode: check each cotangent for NaN/Inf (ad/anomaly.py)
     backend: str = "numpy"       # "numba": the module compiled with numba.njit (srcgrad/backends)
+    callees: tuple = ()          # functions passed as arguments: api.arguments.Callee entries
 
 
 def validate_options(options: Options) -> None:

@@ -185,7 +185,7 @@ class Compilation:
     @compiler_pass
     def normalize(self):
         """Desugar into A-normal form, one operation per statement (normalize/normalizer.py)."""
-        self.program = a_normal_form(self.parsed, self.receiver)
+        self.program = a_normal_form(self.parsed, self.receiver, self.options.callees)
         params = self.program.params
         self.program.float_params = {params[i] for i in self.floats if i < len(params)}
 
@@ -444,14 +444,15 @@ def run_passes(c: Compilation, first: str | None = None, last: str | None = None
 PREPARED = "attribute_copies"
 
 
-def prepare(fn, receiver=None, callee=False, floats=()) -> ir.Program:
+def prepare(fn, receiver=None, callee=False, floats=(), callees=()) -> ir.Program:
     """Frontend, fence, normalisation and checks: ``fn`` as a program.
 
     ``receiver`` is the class of the first parameter of a method (``self``);
     ``callee`` marks a function called from differentiated code; ``floats`` are
     the positions of parameters known to be Python floats (code specialised for
     them: ``s += 1.0`` on a float rebinds, it updates nothing in place)."""
-    c = Compilation(Options(), None, fn=fn, callee=callee, receiver=receiver, floats=floats)
+    c = Compilation(Options(callees=callees), None, fn=fn, callee=callee, receiver=receiver,
+                    floats=floats)  # callees: functions the call passes it (linker.Callee)
     run_passes(c, last=PREPARED)
     return c.program
 

@@ -51,7 +51,8 @@ def split_calls(program: ir.Program, act: Activity, linker: Linker) -> None:
         else:
             positions = tuple(i for i, a in enumerate(args)
                               if isinstance(a, gast.Name) and act.is_active(a.id))
-            pair = linker.request(op.primitive, positions, getattr(op, "receiver_type", None))
+            pair = linker.request(op.primitive, positions, getattr(op, "receiver_type", None),
+                                  getattr(op, "callees", ()))
         residuals = program.namer.fresh(f"{pair}_res")
         target = stmt.targets[0]
         stmt.targets = [gast.Tuple(elts=[target, ir.name(residuals, store=True)],

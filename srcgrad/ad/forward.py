@@ -248,7 +248,8 @@ class Forward:
         self.linker.adopt(self.program)  # the defaults bind_arguments bound
         positions = tuple(i for i, a in enumerate(args)
                           if isinstance(a, gast.Name) and a.id in self.varied)
-        made = self.linker.request_tangent(fn, positions, getattr(op, "receiver_type", None))
+        made = self.linker.request_tangent(fn, positions, getattr(op, "receiver_type", None),
+                                           getattr(op, "callees", ()))
         target = stmt.targets[0]
         tangents = [self.tangent(args[i]) for i in positions]
         value = gast.Call(func=ir.name(made.name), args=[*args, *tangents], keywords=[])

@@ -20,8 +20,8 @@ import types
 import numpy as np
 
 from ..errors import NonDifferentiableError, SrcGradError
+from ..frontend.linker import Callee, shown_callable
 from ..runtime.structures import has_differentiable_leaves
-
 
 # The modules whose classes are the functions srcgrad makes (Transformed, Derivative).
 _MADE_BY_SRCGRAD = {"srcgrad.api.transforms", "srcgrad.api.second_order", "srcgrad.api.higher"}
@@ -108,3 +108,24 @@ def is_user_object(value) -> bool:
     return hasattr(value, "__dict__") and not isinstance(
         value, (np.ndarray, np.generic, list, tuple, dict, type, types.ModuleType)) \
         and not callable(value)
+
+
+def callee_arguments(fn, wrt, args, first=0) -> tuple:
+    """The :class:`Callee` of each argument of a call of ``fn`` that is a
+    function, a callable object or a partial (not a class): what the code is
+    specialised on.  A position in ``wrt`` among them raises
+    :class:`NonDifferentiableError` (a function has no gradient).  Those before
+    ``first`` are not looked at (a method's instance, callable or not)."""
+    found = []
+    params = fn.__code__.co_varnames[:fn.__code__.co_argcount]
+    for i, value in enumerate(args):
+        if i < first or i >= len(params) or not callable(value) or isinstance(value, (type, np.ndarray)):
+            continue
+        if i in wrt or i - len(args) in wrt:
+            raise NonDifferentiableError(
+                f"cannot differentiate {fn.__name__} with respect to argument '{params[i]}' "
+                f"(position {i}): it is a function ({shown_callable(value)}); srcgrad "
+                f"specialises the code on the function passed there and differentiates with "
+                f"respect to the numbers the function receives (wrt names another argument)")
+        found.append(Callee(i, params[i], value))
+    return tuple(found)

@@ -32,6 +32,7 @@ from ..pipeline import Options
 from ..standalone.module import Unit
 from ..standalone.module import write as write_module
 from .arguments import (
+    callee_arguments,
     check_args,
     differentiable_value,
     function_of,
@@ -115,6 +116,10 @@ class Transformed:
         __tracebackhide__ = True
         full = args if self._bound is None else (self._bound, *args)
         options = self._options
+        callees = callee_arguments(self._fn, options.wrt, full,
+                                   int(self._bound is not None or options.receiver is not None))
+        if callees:  # functions passed as arguments: code specialised on each (by identity)
+            options = replace(options, callees=callees)
         receiver = self._bound is None and full and options.receiver is None \
             and is_user_object(full[0])
         if receiver:
@@ -134,7 +139,9 @@ class Transformed:
         target = compiled.functions[0]
         if self._bound is not None:
             target = functools.partial(target, self._bound)
-        if _plain(full, options.wrt):
+        if callees:
+            self._shown = compiled  # never in _ready: its key has no identities
+        elif _plain(full, options.wrt):
             self._remember(args, compiled, target)
         return target(*args, **kwargs)
 
@@ -199,7 +206,10 @@ class Transformed:
         """The generated Python source (for arguments of any type: a call whose
         arguments include Python floats runs a copy specialised for them, without
         the broadcasting bookkeeping scalars never need).  With a backend, once
-        called: the code the last new kind of call ran."""
+        called: the code the last new kind of call ran.  A function that calls a
+        function it receives as an argument has code specialised for each one
+        passed (its header says which): the last call's; before any call,
+        reading it raises SrcGradError saying it needs one."""
         shown = self._shown
         if shown is not None and not shown.stale():
             return shown.source
@@ -324,7 +334,8 @@ def vjp(fn, *primals, wrt=None, policy="save", optimize=True, check=None, check_
         func, args, receiver = fn.__func__, (fn.__self__, *primals), type(fn.__self__)
     shifted = tuple(p + 1 if receiver is not None and p >= 0 else p for p in positions)
     options = Options(mode="vjp", wrt=shifted, single=False, policy=policy, optimize=optimize,
-                      receiver=receiver, check_finite=anomaly(check_finite))
+                      receiver=receiver, check_finite=anomaly(check_finite),
+                      callees=callee_arguments(func, shifted, args, int(receiver is not None)))
     compiled = compile_function(func, options)
     check_args(func, options, args)
     forward, backward = compiled.functions
@@ -369,9 +380,10 @@ def export(path, *functions) -> list[str]:
     units = []
     for g in functions:
         if isinstance(g, Transformed):  # the NumPy code, whatever the backend
-            compiled, mode = g._get(), g._options.mode
+            shown, mode = g._shown, g._options.mode  # specialised on functions passed: the last
+            compiled = shown if shown is not None and shown.options.callees else g._get()
             if g._options.backend != "numpy":
-                compiled = compile_function(g._fn, replace(g._options, backend="numpy"))
+                compiled = compile_function(g._fn, replace(compiled.options, backend="numpy"))
         else:
             wrapped = getattr(g, "__wrapped__", None)
             compiled = compiled_with_source(getattr(wrapped, "__func__", wrapped),

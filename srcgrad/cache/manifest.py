@@ -83,6 +83,9 @@ def _stable(value):
         return value
     if isinstance(value, (tuple, list)):
         return [_stable(v) for v in value]
+    describe = getattr(type(value), "stable_description", None)  # Options.callees entries
+    if describe is not None and describe(value) is not None:
+        return describe(value)
     if isinstance(value, (type, types.FunctionType)) and "<locals>" not in value.__qualname__:
         extra = provenance.source_hash(value) if isinstance(value, types.FunctionType) else None
         return [type(value).__name__, value.__module__, value.__qualname__, extra]

@@ -38,6 +38,8 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
+import inspect
 import math
 import sys
 import types
@@ -104,6 +106,93 @@ def is_user_function(obj) -> bool:
     return not is_library_module(module)
 
 
+class Callee:
+    """A function an argument passes (``grad(apply, wrt=1)(np.tanh, x)``): the
+    generated code is specialised on it, as for static arguments in a JIT.
+
+    An entry of :attr:`Options.callees`, so the memory cache keys on it: equal
+    by position and identity (two lambdas with the same source are two
+    functions, each with its closure).  :meth:`stable_description` is what
+    the disk cache keys on: a library function's module and name, the same
+    object in every process; None for a user function, a lambda, a partial or
+    a callable object, whose code is cached in memory only (the disk cache
+    trusts an entry by surveying what the differentiated function reaches
+    by name, which a function passed as a value is not).
+
+        >>> import numpy as np
+        >>> Callee(0, "act", np.tanh), Callee(0, "act", np.tanh).stable_description()
+        (act=np.tanh, ['callee', 0, 'numpy', 'tanh'])
+    """
+
+    __slots__ = ("name", "obj", "position")
+
+    def __init__(self, position: int, name: str, obj):
+        self.position, self.name, self.obj = position, name, obj
+
+    def __eq__(self, other):
+        return isinstance(other, Callee) and self.position == other.position \
+            and self.obj is other.obj
+
+    def __hash__(self):
+        return hash((self.position, id(self.obj)))
+
+    def __repr__(self):
+        return f"{self.name}={shown_callable(self.obj)}"
+
+    def stable_description(self):
+        """JSON naming the callee the same way in every process, or None."""
+        found = library_path(self.obj)
+        return None if found is None else ["callee", self.position, *found]
+
+
+def library_path(obj):
+    """``[module, name]`` for a library function (NumPy, SciPy, math, builtins)
+    that its module holds under that name; None for anything else."""
+    name = getattr(obj, "__name__", None)
+    if isinstance(obj, (types.FunctionType, type, functools.partial)) and \
+            not _library_module(getattr(obj, "__module__", None) or ""):
+        return None
+    for module in (getattr(obj, "__module__", None), "numpy", "scipy.special", "math",
+                   "builtins"):
+        loaded = sys.modules.get(module or "")
+        if isinstance(name, str) and loaded is not None and getattr(loaded, name, None) is obj \
+                and _library_module(module):
+            return [module, name]
+    return None
+
+
+def _library_module(module: str) -> bool:
+    return module == "builtins" or is_library_module(module)
+
+
+def shown_callable(obj) -> str:
+    """How a callee reads in ``g.source`` and in messages: ``np.tanh``,
+    ``my_helper``, ``<lambda> (file.py, line 3)``, ``partial(h, k=2)``."""
+    found = library_path(obj)
+    if found is not None:
+        module, name = found
+        if module == "builtins":
+            return name
+        return f"{'np' + module[5:] if module.split('.')[0] == 'numpy' else module}.{name}"
+    if isinstance(obj, functools.partial):
+        parts = [shown_callable(obj.func), *map(_short, obj.args),
+                 *(f"{k}={_short(v)}" for k, v in obj.keywords.items())]
+        return f"partial({', '.join(parts)})"
+    if inspect.ismethod(obj):
+        return f"{type(obj.__self__).__qualname__}.{obj.__func__.__name__} of an instance"
+    if isinstance(obj, types.FunctionType):
+        if obj.__name__ == "<lambda>":
+            code = obj.__code__
+            return f"<lambda> ({code.co_filename.rsplit('/', 1)[-1]}, line {code.co_firstlineno})"
+        return obj.__qualname__
+    return f"a {type(obj).__qualname__} instance"
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 20 else type(value).__name__
+
+
 class Linker:
     def __init__(self, options, prepare):
         self.options = options
@@ -142,12 +231,13 @@ class Linker:
             if name not in self.reserved:
                 self.free[name] = obj
 
-    def request(self, fn, positions: tuple[int, ...], receiver=None) -> CalleePair:
+    def request(self, fn, positions: tuple[int, ...], receiver=None, callees=()) -> CalleePair:
         """The pair differentiating ``fn`` with respect to argument ``positions``
-        (``receiver``: the class of ``fn``'s first argument, for a method)."""
-        key = (fn, positions, receiver)
+        (``receiver``: the class of ``fn``'s first argument, for a method;
+        ``callees``: the functions the call passes it, :class:`Callee`)."""
+        key = (fn, positions, receiver, callees)
         if key not in self.pairs:
-            program = self.prepare(fn, receiver, callee=True)
+            program = self.prepare(fn, receiver, callee=True, callees=callees)
             self.adopt(program)
             pair = CalleePair(fn, positions, self.global_name(f"{program.name}_forward"),
                               self.global_name(f"{program.name}_backward"), program.name)
@@ -174,12 +264,13 @@ class Linker:
             self.pairs[key] = CalleePair(custom, tuple(range(n_args)), *names)
         return self.pairs[key]
 
-    def request_tangent(self, fn, positions: tuple[int, ...], receiver=None) -> TangentFunction:
+    def request_tangent(self, fn, positions: tuple[int, ...], receiver=None,
+                        callees=()) -> TangentFunction:
         """The tangent function of ``fn`` for tangents of argument ``positions``:
         ``f_jvp(*args, *tangents)`` returns ``(value, tangent)``."""
-        key = (fn, positions, receiver, "jvp")
+        key = (fn, positions, receiver, callees, "jvp")
         if key not in self.pairs:
-            program = self.prepare(fn, receiver, callee=True)
+            program = self.prepare(fn, receiver, callee=True, callees=callees)
             self.adopt(program)
             made = TangentFunction(fn, positions, self.global_name(f"{program.name}_jvp"),
                                    program.name)
@@ -216,6 +307,10 @@ class Linker:
         header = [f"# Generated by srcgrad {__version__} from {program.name} in "
                   f"{program.filename}, line {program.node.lineno}.",
                   "# srcgrad regenerates this file from the source; edits here are not read back."]
+        specialised = getattr(program, "specialised", ())
+        if specialised:  # functions passed as arguments (normalize/sugar.py function_arguments)
+            header.append(f"# Specialised for {', '.join(specialised)}, the function"
+                          f"{'s' if len(specialised) > 1 else ''} passed when it was compiled.")
         if "math" in used:
             imports.insert(0, "import math")
         if "np" in used:

@@ -49,7 +49,7 @@ import numpy as np
 
 from .. import ir, runtime
 from ..errors import SrcGradError
-from ..frontend.linker import is_user_function
+from ..frontend.linker import Callee, is_user_function
 from ..frontend.parse import MISSING, parse_function, root_name, static_value
 from ..ir.syntax import (
     Renamer, assigned_names, clone, constant, keywords_of, updated_in_place, walk,
@@ -80,9 +80,9 @@ class Calls:
         for kw in node.keywords:
             if kw.arg is None:
                 raise self.error("'**' arguments are not supported yet", kw.value)
-        if isinstance(node.func, gast.Name) and node.func.id in self.called_defaults:
-            # nonlinearity(h) for a parameter nonlinearity=np.tanh: np.tanh(h)
-            default = clone(self.called_defaults[node.func.id])
+        if isinstance(node.func, gast.Name) and node.func.id in self.called_parameters:
+            # nonlinearity(h) for a parameter nonlinearity=np.tanh, or passed np.tanh: np.tanh(h)
+            default = clone(self.called_parameters[node.func.id])
             node = gast.copy_location(gast.Call(func=gast.copy_location(default, node.func),
                                                 args=node.args, keywords=node.keywords), node)
         if any(isinstance(a, gast.Starred) for a in node.args):  # *x of unknown length
@@ -120,6 +120,8 @@ class Calls:
                              f"code it can read", node)
         if prim is MISSING:
             name = ast.unparse(gast.gast_to_ast(func))
+            if isinstance(func, gast.Name) and func.id in self.params:
+                raise self.error(self.called_parameter(func.id), func)
             if isinstance(func, (gast.Name, gast.Attribute)) and root_name(func) not in self.locals:
                 raise self.error(f"name '{name}' is not defined", func, SrcGradError)
             raise self.error(f"calling '{name}' is not supported: call a function by name",
@@ -170,7 +172,55 @@ class Calls:
         if is_user_function(prim) and prim.__code__.co_flags & inspect.CO_VARARGS:
             args = self.pack_varargs(prim, args, node)
         expr = gast.Call(func=func, args=args, keywords=keywords_of(kwargs))
-        return expr, ir.Op(prim, args, kwargs, node, registry.display_name(prim))
+        op = ir.Op(prim, args, kwargs, node, registry.display_name(prim))
+        if is_user_function(prim):
+            op.callees = self.passed_functions(prim, node)
+        return expr, op
+
+    def passed_functions(self, fn, node) -> tuple:
+        """The functions a call of the user function ``fn`` passes it -- a NumPy
+        or user function by name, a parameter holding one (``solve(f, x0)``) --
+        as :class:`~..frontend.linker.Callee` entries: ``fn``'s code is
+        specialised on them (:meth:`.sugar.Sugar.function_arguments`)."""
+        code = fn.__code__
+        params = code.co_varnames[:code.co_argcount]
+        given = []
+        for i, arg in enumerate(node.args):
+            if isinstance(arg, gast.Starred):
+                break  # the positions after it are not known
+            given.append((i, arg))
+        given += [(params.index(kw.arg), kw.value) for kw in node.keywords if kw.arg in params]
+        found = []
+        for i, arg in sorted(given, key=lambda item: item[0]):
+            value = self.function_value(arg)
+            if i < len(params) and value is not MISSING:
+                found.append(Callee(i, params[i], value))
+        return tuple(found)
+
+    def function_value(self, arg):
+        """The function ``arg`` (an argument's expression) evaluates to, when it is
+        known at compile time; MISSING for anything else."""
+        if isinstance(arg, gast.Name) and arg.id in self.passed and self.env.get(arg.id) == arg.id:
+            return self.passed[arg.id]
+        if not isinstance(arg, (gast.Name, gast.Attribute)) or (
+                root_name(arg) in self.locals and getattr(arg, "helper", None) is None):
+            return MISSING
+        value = static_value(arg, self.parsed.resolver, self.locals)
+        if value is MISSING or not callable(value) \
+                or isinstance(value, (type, np.ndarray, types.ModuleType)):
+            return MISSING
+        return value
+
+    def called_parameter(self, name) -> str:
+        """Why the call of parameter ``name`` has no function to differentiate."""
+        if self.assignments[name]:
+            return (f"calling '{name}', a parameter the function assigns, is not supported: "
+                    f"srcgrad specialises the code on the function passed as '{name}', so "
+                    f"assign the function called later to a new name")
+        return (f"'{name}' is a parameter: srcgrad specialises the generated code on the "
+                f"function passed there, when the gradient is called (g(...), then g.source "
+                f"shows that call's code), or give it a default "
+                f"(def {self.func.name}(..., {name}=np.tanh))")
 
     def watched_site(self, node):
         """``on_grad(h, hook)`` -> ``on_grad(h, hook, where=('f.py', 12, 8, 'h'))``

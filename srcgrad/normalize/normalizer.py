@@ -56,13 +56,17 @@ from .statements import Statements
 from .sugar import Sugar
 
 
-def normalize(parsed: ParsedFunction, receiver_type=None) -> ir.Program:
+def normalize(parsed: ParsedFunction, receiver_type=None, callees=()) -> ir.Program:
     """Turn a fenced function into an :class:`ir.Program` in A-normal form.
 
     ``receiver_type`` is the class of the first parameter when the function is
     a method (``self``): calls of its methods then resolve statically.
+    ``callees`` are the functions the call passes as arguments
+    (:class:`~srcgrad.api.arguments.Callee`, with ``position``, ``name`` and
+    ``obj``): calls of those parameters are calls of them
+    (:meth:`.sugar.Sugar.function_arguments`).
     """
-    return _Normalizer(parsed, receiver_type).run()
+    return _Normalizer(parsed, receiver_type, callees).run()
 
 
 def unparse_body(program: ir.Program) -> str:
@@ -73,8 +77,9 @@ def unparse_body(program: ir.Program) -> str:
 
 
 class _Normalizer(Statements, Expressions, ControlFlow, Calls, Sugar):
-    def __init__(self, parsed: ParsedFunction, receiver_type=None):
+    def __init__(self, parsed: ParsedFunction, receiver_type=None, callees=()):
         self.parsed = parsed
+        self.callees = callees
         self.func = parsed.node
         self.params = [a.id for a in self.func.args.args]
         if self.func.args.vararg is not None:  # a callee's *args: one tuple parameter
@@ -90,7 +95,8 @@ class _Normalizer(Statements, Expressions, ControlFlow, Calls, Sugar):
         self.out: list = []
         self.depth = 0                              # nesting in if/for/while
         self.local_functions: dict[str, object] = {}  # nested defs and lambdas, inlined
-        self.called_defaults: dict[str, object] = {}  # nonlinearity=np.tanh, called
+        self.called_parameters: dict[str, object] = {}  # nonlinearity=np.tanh, called
+        self.passed: dict[str, object] = {}         # parameter -> the function it holds
         self.inlining: list = []
         self.receiver_type = receiver_type          # type of the first parameter (methods)
         self.constants: dict[str, object] = {}      # names assigned once, from a literal
@@ -112,6 +118,7 @@ class _Normalizer(Statements, Expressions, ControlFlow, Calls, Sugar):
         self.locals |= {result, flag}
         self.copy_updated_arguments()
         self.function_defaults()
+        self.function_arguments()
         body = self.func.body
         for i, stmt in enumerate(body):
             if isinstance(stmt, gast.Return):
@@ -129,6 +136,7 @@ class _Normalizer(Statements, Expressions, ControlFlow, Calls, Sugar):
                              self.output_node)
         vararg = self.func.args.vararg
         program.vararg_params = (vararg.id,) if vararg is not None else ()
+        program.specialised = self.specialised
         return program
 
     def defaults_as_values(self) -> None:

@@ -73,6 +73,7 @@ from __future__ import annotations
 
 import builtins
 import functools
+import inspect
 import operator
 import types
 
@@ -105,7 +106,7 @@ class Sugar:
         (``def nn(p, nonlinearity=np.tanh)``): the code is specialised on the
         default, each call of the parameter is a call of it, and a guard at the
         top refuses, when the code runs, another function passed there."""
-        self.called_defaults = {}
+        self.called_parameters = {}
         args = self.func.args
         values = getattr(self.parsed.fn, "__defaults__", None) or ()
         if len(values) != len(args.defaults):
@@ -113,10 +114,11 @@ class Sugar:
         called = {n.func.id for n in walk(self.func) if isinstance(n, gast.Call)
                   and isinstance(n.func, gast.Name)}
         named = args.args[len(args.args) - len(values):]
+        passed = {c.name for c in self.callees}
         for param, node, value in zip(named, args.defaults, values):
             name = param.id
-            if name not in called or self.assignments[name] or not callable(value) \
-                    or isinstance(value, type):
+            if name not in called or name in passed or self.assignments[name] \
+                    or not callable(value) or isinstance(value, type):
                 continue
             if self.reads_value(node, value) and not isinstance(node, gast.Constant):
                 expr = node
@@ -124,20 +126,86 @@ class Sugar:
                 expr = load_name(self.namer.fresh(f"{name}_default"))
                 expr.helper = value
                 self.free[expr.id] = value
-            self.called_defaults[name] = expr
-            shown = source_of(node)
-            test = gast.Compare(left=load_name(name), ops=[gast.IsNot()],
-                                comparators=[clone(expr)])
-            message = (f"{self.func.name} was differentiated for {name}={shown}, its "
-                       f"default: pass no other function there (srcgrad generated the code "
-                       f"for that one)")
-            guard = gast.If(test=test, body=[gast.Raise(exc=gast.Call(
-                func=builtin_ref("TypeError"), args=[gast.Constant(value=message, kind=None)],
-                keywords=[]), cause=None)], orelse=[])
-            for sub in walk(guard):
-                if hasattr(sub, "lineno"):
-                    gast.copy_location(sub, param)
-            self.statement(guard)
+            self.called_parameters[name] = expr
+            self.passed[name] = value
+            self.guard(param, expr, f"{self.func.name} was differentiated for "
+                                    f"{name}={source_of(node)}, its default: pass no other "
+                                    f"function there (srcgrad generated the code for that one)")
+
+    def function_arguments(self) -> None:
+        """Parameters the call passed a function to (``grad(apply, wrt=1)(np.tanh,
+        x)``; the ``callees`` of :func:`.normalizer.normalize`): as for a default,
+        each call of the parameter is a call of that function -- a NumPy
+        function by the name the module knows it by (``np.tanh``), any other a
+        name bound to it (a user function's body is differentiated like any
+        called helper's; a callable object is called through its ``__call__``)
+        -- and a guard at the top refuses another function when the code runs.
+        srcgrad's gradient objects choose the code by the function's identity,
+        so the guard only ever stops code run directly or exported.
+        ``self.specialised`` lists them (``act=np.tanh``) for the module's header."""
+        self.specialised = []
+        params = self.func.args.args
+        called = {n.func.id for n in walk(self.func) if isinstance(n, gast.Call)
+                  and isinstance(n.func, gast.Name)}
+        for callee in self.callees:
+            name = callee.name
+            if callee.position >= len(params) or params[callee.position].id != name \
+                    or self.assignments[name]:
+                continue
+            value = self.passed[name] = callee.obj
+            if name not in called:  # passed on, or a value: no call to resolve
+                continue
+            expr = self.static_reference(value)
+            if expr is None:
+                base = getattr(value, "__name__", None)
+                if not isinstance(base, str) or not base.isidentifier() or \
+                        self.parsed.resolver.lookup(base) not in (value, MISSING):
+                    base = f"{name}_fn"
+                expr = load_name(self.namer.fresh(base))
+                expr.helper = value
+                self.free[expr.id] = value
+            call = expr
+            if not isinstance(value, (types.FunctionType, types.BuiltinFunctionType,
+                                      types.MethodType, functools.partial, np.ufunc)) \
+                    and isinstance(inspect.getattr_static(type(value), "__call__", None),
+                                   types.FunctionType):
+                call = gast.Attribute(value=clone(expr), attr="__call__", ctx=gast.Load())
+            self.called_parameters[name] = call
+            self.specialised.append(repr(callee))
+            self.guard(params[callee.position], expr, (
+                f"{self.func.name} was differentiated for {callee!r}, the function passed "
+                f"when it was compiled: this code runs with that function only (a gradient "
+                f"made by srcgrad generates and caches code for each function passed)"))
+
+    def static_reference(self, value):
+        """``np.tanh`` for ``value`` np.tanh when the function's globals hold ``np``
+        (or ``tanh`` itself): how the code names a library function; or None."""
+        name = getattr(value, "__name__", None)
+        if not isinstance(name, str) or not name.isidentifier() \
+                or is_user_function(value) or isinstance(value, functools.partial):
+            return None
+        resolver = self.parsed.resolver
+        if name not in self.locals and resolver.lookup(name) is value:
+            return load_name(name)
+        for alias in sorted(resolver.globals):
+            module = resolver.globals[alias]
+            if isinstance(module, types.ModuleType) and alias not in self.locals \
+                    and resolver.lookup(alias) is module and getattr(module, name, None) is value:
+                return gast.Attribute(value=load_name(alias), attr=name, ctx=gast.Load())
+        return None
+
+    def guard(self, param, expr, message) -> None:
+        """``if name is not expr: raise TypeError(message)`` at the top, located at
+        ``param``: the code is specialised on the function ``expr`` names."""
+        test = gast.Compare(left=load_name(param.id), ops=[gast.IsNot()],
+                            comparators=[clone(expr)])
+        guard = gast.If(test=test, body=[gast.Raise(exc=gast.Call(
+            func=builtin_ref("TypeError"), args=[gast.Constant(value=message, kind=None)],
+            keywords=[]), cause=None)], orelse=[])
+        for sub in walk(guard):
+            if hasattr(sub, "lineno"):
+                gast.copy_location(sub, param)
+        self.statement(guard)
 
     def starred_call(self, node, prim) -> None:
         """Refuse a call that keeps a ``*x`` of unknown length where srcgrad must
@@ -206,6 +274,14 @@ class Sugar:
                 self.out.append(gast.copy_location(stmt, elt))
             else:
                 self.bind(elt, self.atom_of(expr, op), node)
+
+
+def _located(tree, where):
+    """``tree`` with every node that has no location given ``where``'s."""
+    for sub in walk(tree):
+        if getattr(sub, "lineno", None) is None and "lineno" in sub._attributes:
+            gast.copy_location(sub, where)
+    return tree
 
 
 def _element(whole, i, node):
@@ -281,6 +357,31 @@ class _Desugarer(gast.NodeTransformer):
         self.n = normalizer
         self.lengths = lengths
         self.iterated: set[int] = set()   # zip/enumerate calls a loop runs over
+        self.prelude: list = []           # statements a rewrite puts before the current one
+        self.deferred = 0                 # inside a lambda, comprehension or if-expression
+
+    def visit(self, node):
+        """A statement gets the statements its rewrites made put before it
+        (``functools.reduce``'s loop, :meth:`reduced`)."""
+        if not isinstance(node, gast.stmt):
+            return super().visit(node)
+        outer, self.prelude = self.prelude, []
+        new = super().visit(node)
+        made, self.prelude = self.prelude, outer
+        if not made:
+            return new
+        return [*made, *(new if isinstance(new, list) else [new])]
+
+    def visit_Lambda(self, node):
+        """What is evaluated later, or maybe not at all, is rewritten without
+        statements put before the statement (a reduce there stays a call)."""
+        self.deferred += 1
+        try:
+            return self.generic_visit(node)
+        finally:
+            self.deferred -= 1
+
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = visit_Lambda
 
     # -- what is run as written: left alone ------------------------------------------
     def visit_If(self, node):
@@ -299,7 +400,11 @@ class _Desugarer(gast.NodeTransformer):
         return node if isinstance(node.op, gast.Not) else self.generic_visit(node)
 
     def visit_IfExp(self, node):
-        node.body, node.orelse = self.visit(node.body), self.visit(node.orelse)
+        self.deferred += 1
+        try:
+            node.body, node.orelse = self.visit(node.body), self.visit(node.orelse)
+        finally:
+            self.deferred -= 1
         return node
 
     def visit_block(self, stmts):
@@ -346,8 +451,13 @@ class _Desugarer(gast.NodeTransformer):
                 return gast.copy_location(self.transposed(node.args[0].value), node)
             else:
                 return node
+        if prim in (max, min) and len(node.args) == 1 and [k.arg for k in node.keywords] == ["key"]:
+            return self.selected(node, prim)
         if node.keywords or any(isinstance(a, gast.Starred) for a in node.args):
             return node
+        if prim is functools.reduce and len(node.args) in (2, 3) and not self.deferred \
+                and isinstance(node.args[0], (gast.Name, gast.Attribute, gast.Lambda)):
+            return self.reduced(node)
         if prim is map and len(node.args) >= 2:
             return self.mapped(node)
         if prim is filter and len(node.args) == 2:
@@ -461,6 +571,47 @@ class _Desugarer(gast.NodeTransformer):
             if hasattr(sub, "lineno") and getattr(sub, "lineno", None) is None:
                 gast.copy_location(sub, node)
         return made
+
+    def selected(self, node, prim):
+        """``max(xs, key=k)`` -> ``sorted(xs, key=k, reverse=True)[0]``, ``min(xs,
+        key=k)`` -> ``sorted(xs, key=k)[0]``: sorting is stable, so the first item
+        of the largest (smallest) key, the one Python returns.  The item's value
+        flows; the key only orders (``sorted``'s rule)."""
+        keywords = list(node.keywords)
+        if prim is max:
+            keywords.append(gast.keyword(arg="reverse", value=gast.Constant(value=True, kind=None)))
+        ordered = gast.Call(func=builtin_ref("sorted"), args=node.args, keywords=keywords)
+        first = gast.Subscript(value=ordered, slice=gast.Constant(value=0, kind=None),
+                               ctx=gast.Load())
+        return _located(first, node)
+
+    def reduced(self, node):
+        """``functools.reduce(f, xs, init)`` -> the loop ``acc = init; for item in
+        xs: acc = f(acc, item)``, put before the statement, and ``acc`` in its
+        place (without ``init``: ``items = list(xs); acc = items[0]`` and the loop
+        over ``items[1:]``).  ``f`` is called as written -- a lambda inlined, a
+        user function differentiated, an ``operator`` function by its rule."""
+        function, iterable = node.args[0], node.args[1]
+        (acc_store,), (acc,) = self.names("acc", 1)
+        (item_store,), (item,) = self.names("item", 1)
+        made = []
+        if len(node.args) == 3:
+            made.append(gast.Assign(targets=[acc_store], value=node.args[2], type_comment=None))
+        else:
+            (items_store,), (items,) = self.names("items", 1)
+            made.append(gast.Assign(targets=[items_store], value=gast.Call(
+                func=builtin_ref("list"), args=[iterable], keywords=[]), type_comment=None))
+            made.append(gast.Assign(targets=[clone(acc_store)], value=gast.Subscript(
+                value=clone(items), slice=gast.Constant(value=0, kind=None), ctx=gast.Load()),
+                type_comment=None))
+            iterable = gast.Subscript(value=clone(items), slice=gast.Slice(
+                lower=gast.Constant(value=1, kind=None), upper=None, step=None), ctx=gast.Load())
+        step = gast.Assign(targets=[clone(acc_store)], value=gast.Call(
+            func=function, args=[clone(acc), item], keywords=[]), type_comment=None)
+        made.append(gast.For(target=item_store, iter=iterable, body=[step], orelse=[],
+                             type_comment=None))
+        self.prelude.extend(_located(stmt, node) for stmt in made)
+        return _located(clone(acc), node)
 
     def listed(self, node, prim):
         """``zip(a, b)`` -> ``[(x, y) for x, y in zip(a, b)]``, and so for enumerate."""

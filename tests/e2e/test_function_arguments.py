@@ -1,0 +1,269 @@
+"""Functions passed as arguments (issue 15, API.md): ``grad(apply, wrt=1)(np.tanh, x)``.
+
+The generated code is specialised on the function passed -- a NumPy function,
+a user ``def`` (its body differentiated like any called helper's), a lambda, a
+``functools.partial``, a callable object, a bound method -- and cached on its
+identity; a guard at the top refuses another function when the code runs
+directly or exported.  Each case: the value bit for bit the function's own,
+the gradient against finite differences and against autograd running the same
+code (its ``np`` rebound to ``autograd.numpy``).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import types
+
+import numpy as np
+import pytest
+from numeric import assert_close, bit_identical, numeric_grad
+
+import srcgrad
+from srcgrad import pipeline as compiler
+
+try:
+    import autograd
+    import autograd.numpy as anp
+except ImportError:  # pragma: no cover - autograd is a test dependency
+    autograd = anp = None
+
+RNG = np.random.default_rng(15)
+X = RNG.uniform(0.1, 1.0, 5)
+
+
+# -- the functions differentiated ---------------------------------------------------
+
+def apply(f, x):
+    return np.sum(f(x))
+
+
+def my_helper(v):
+    return v * np.sin(v) + 1.0
+
+
+def power(v, k=1):
+    return v ** k
+
+
+def relu(z):
+    return np.maximum(z, 0.0)
+
+
+class Scaled:
+    def __init__(self, c):
+        self.c = c
+
+    def __call__(self, v):
+        return self.c * np.exp(-v ** 2)
+
+    def forward(self, v):
+        return np.cos(v) * self.c
+
+
+def nn(W, b, x, act):
+    h = act(x @ W + b)
+    return np.mean(h ** 2)
+
+
+def contract(a, x):
+    return 0.5 * np.cos(x) * a
+
+
+def fixed_point(f, a, x0):
+    x = x0
+    for _ in range(40):
+        x = f(a, x)
+    return np.sum(x)
+
+
+def solve(f, a, x0):
+    x = x0
+    for _ in range(40):
+        x = f(a, x)
+    return x
+
+
+def fixed_point_through_a_helper(f, a, x0):
+    return np.sum(solve(f, a, x0) ** 2)
+
+
+def dynamics(y, p):
+    return -p * y + np.sin(y)
+
+
+def euler(f, y, p, steps):
+    for _ in range(steps):
+        y = y + 0.1 * f(y, p)
+    return y
+
+
+def ode_loss(p, y0):
+    return np.sum(euler(dynamics, y0, p, 8) ** 2)
+
+
+def mapped(f, xs):
+    return sum(map(f, xs))
+
+
+SQUARE = lambda v: v ** 2 + np.tanh(v)
+SCALED = Scaled(1.5)
+
+CALLEES = {
+    "np.tanh": np.tanh,
+    "np.exp": np.exp,
+    "def": my_helper,
+    "lambda": SQUARE,
+    "partial": functools.partial(power, k=3),
+    "callable object": SCALED,
+    "bound method": SCALED.forward,
+}
+
+
+# -- autograd running the same code ----------------------------------------------------
+
+def _rebound(fn):
+    """``fn`` with ``np`` in its globals rebound to autograd.numpy."""
+    return types.FunctionType(fn.__code__, {**fn.__globals__, "np": anp}, fn.__name__,
+                              fn.__defaults__, fn.__closure__)
+
+
+def _for_autograd(f):
+    if isinstance(f, np.ufunc):
+        return getattr(anp, f.__name__)
+    if isinstance(f, functools.partial):
+        return functools.partial(_for_autograd(f.func), *f.args, **f.keywords)
+    if isinstance(f, types.FunctionType):
+        return _rebound(f)
+    if isinstance(f, types.MethodType):
+        return types.MethodType(_rebound(f.__func__), f.__self__)
+    return lambda v: f.c * anp.exp(-v ** 2)  # Scaled.__call__, rebound
+
+
+def _check(fn, args, wrt, autograd_args=None):
+    """Value bit-identical, gradient vs finite differences and autograd."""
+    value, grads = srcgrad.value_and_grad(fn, wrt=wrt)(*args)
+    assert bit_identical(value, fn(*args))
+    for i, g in zip(wrt, grads):
+        assert_close(g, numeric_grad(fn, args, i), rtol=1e-6, atol=1e-8)
+        if autograd is not None and autograd_args is not None:
+            assert_close(g, autograd.grad(_rebound(fn), i)(*autograd_args), rtol=1e-10)
+    return grads
+
+
+# -- every kind of function -----------------------------------------------------------
+
+@pytest.mark.parametrize("kind", CALLEES)
+def test_a_function_passed_is_called_and_differentiated_as_itself(kind):
+    f = CALLEES[kind]
+    _check(apply, (f, X), (1,), (_for_autograd(f), X))
+
+
+@pytest.mark.parametrize("act", [np.tanh, relu, lambda z: z / (1.0 + np.abs(z))],
+                         ids=["np.tanh", "def", "lambda"])
+def test_a_nonlinearity_passed_to_a_network(act):
+    W, b, x = RNG.standard_normal((3, 4)), RNG.standard_normal(4), RNG.standard_normal((6, 3))
+    _check(nn, (W, b, x, act), (0, 1), (W, b, x, _for_autograd(act)))
+
+
+@pytest.mark.parametrize("f", [contract, lambda a, x: 0.4 * np.sin(x) * a],
+                         ids=["def", "lambda"])
+def test_a_fixed_point_solver_calls_the_function_it_receives_in_a_loop(f):
+    a, x0 = np.array([0.3, 0.7, 1.1]), np.zeros(3)
+    _check(fixed_point, (f, a, x0), (1,), (_for_autograd(f), a, x0))
+    _check(fixed_point_through_a_helper, (f, a, x0), (1,), None)
+
+
+def test_a_function_passed_on_by_name_to_a_helper():
+    """``euler(dynamics, ...)`` inside the differentiated function: the helper's
+    code is specialised on ``dynamics`` (the ODE-integrator shape)."""
+    p, y0 = np.array([0.5, 1.5]), np.array([1.0, -0.3])
+    _check(ode_loss, (p, y0), (0, 1), (p, y0))
+
+
+def test_map_over_a_function_argument():
+    xs = [0.3, -0.8, 1.2]
+    value, grads = srcgrad.value_and_grad(mapped, wrt=1)(np.sin, xs)
+    assert bit_identical(value, mapped(np.sin, xs))
+    assert_close(grads, np.cos(xs), rtol=1e-14)
+    assert_close(srcgrad.grad(mapped, wrt=1)(my_helper, xs),
+                 [np.sin(v) + v * np.cos(v) for v in xs], rtol=1e-14)
+
+
+def test_value_and_grad_vjp_and_check_take_function_arguments():
+    value, pullback = srcgrad.vjp(apply, np.tanh, X)
+    assert bit_identical(value, apply(np.tanh, X))
+    assert pullback(1.0)[0] is None
+    assert_close(pullback(1.0)[1], 1 - np.tanh(X) ** 2)
+    checked = srcgrad.grad(apply, wrt=1, check=True)
+    assert_close(checked(my_helper, X), numeric_grad(apply, (my_helper, X), 1), rtol=1e-6)
+
+
+# -- specialisation, cache and guard --------------------------------------------------
+
+def test_the_code_is_specialised_and_says_for_what(monkeypatch):
+    g = srcgrad.grad(apply, wrt=1)
+    with pytest.raises(srcgrad.UnsupportedSyntaxError, match="'f' is a parameter: srcgrad "
+                                                             "specialises"):
+        _ = g.source
+    g(np.tanh, X)
+    assert "# Specialised for f=np.tanh, the function passed when it was compiled." in g.source
+    assert "if f is not np.tanh:" in g.source and "np.tanh(x)" in g.source
+    g(my_helper, X)
+    assert "# Specialised for f=my_helper" in g.source and "my_helper_forward(x)" in g.source
+    g(SQUARE, X)
+    assert "# Specialised for f=<lambda> (test_function_arguments.py, line" in g.source
+
+
+def test_a_second_gradient_of_the_same_function_reuses_the_code(monkeypatch):
+    calls = []
+    generate = compiler.generate
+    monkeypatch.setattr(compiler, "generate", lambda *a, **k: calls.append(a) or generate(*a, **k))
+
+    def cubed(v):
+        return v ** 3
+
+    first = srcgrad.grad(apply, wrt=1)(cubed, X)
+    again = srcgrad.grad(apply, wrt=1)(cubed, X)
+    assert len(calls) == 1 and bit_identical(first, again)
+    other = srcgrad.grad(apply, wrt=1)
+
+    def squared(v):
+        return v ** 2
+
+    assert_close(other(squared, X), 2 * X)
+    assert len(calls) == 2
+    assert_close(other(cubed, X), 3 * X ** 2)  # the first code again, from memory
+    assert len(calls) == 2
+
+
+def test_a_library_function_is_cached_on_disk_by_its_module_and_name():
+    from srcgrad.api.arguments import callee_arguments
+    from srcgrad.cache import manifest
+
+    options = compiler.Options(wrt=(1,), callees=callee_arguments(apply, (1,), (np.tanh, X)))
+    assert options.callees[0].stable_description() == ["callee", 0, "numpy", "tanh"]
+    assert manifest.key(apply, options) is not None
+    other = compiler.Options(wrt=(1,), callees=callee_arguments(apply, (1,), (np.sin, X)))
+    assert manifest.key(apply, other) != manifest.key(apply, options)
+
+
+def test_the_guard_refuses_another_function_in_the_exported_code(tmp_path):
+    g = srcgrad.grad(apply, wrt=1)
+    g(np.tanh, X)
+    path = tmp_path / "exported.py"
+    srcgrad.export(str(path), g)
+    spec = importlib.util.spec_from_file_location("exported_apply", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert_close(module.grad_apply(np.tanh, X), 1 - np.tanh(X) ** 2)
+    with pytest.raises(TypeError, match="apply was differentiated for f=np.tanh"):
+        module.grad_apply(np.sin, X)
+
+
+def test_the_function_argument_has_no_gradient():
+    with pytest.raises(srcgrad.NonDifferentiableError,
+                       match="argument 'f' .position 0.: it is a function .np.tanh."):
+        srcgrad.grad(apply, wrt=0)(np.tanh, X)
+    with pytest.raises(srcgrad.NonDifferentiableError, match="it is a function"):
+        srcgrad.grad(apply, wrt=(0, 1))(my_helper, X)
