@@ -1,4 +1,4 @@
-"""Benchmark workloads (issue 7), each written once as plain NumPy source.
+"""Benchmark workloads (issues 7 and 16), each written once as plain NumPy source.
 
 Every workload has
 
@@ -516,13 +516,13 @@ WORKLOADS = [
              repeats=41, inner=20, naive=scalar_naive,
              description="200 iterations of math.sin/math.cos on two Python floats"),
     Workload("elementwise", elementwise_loss, elementwise_hand, elementwise_args, wrt=(0,),
-             target=1.0, repeats=15, inner=1, naive=elementwise_naive,
+             target=1.0, repeats=11, inner=1, naive=elementwise_naive,
              description="30-op elementwise chain on 1e6 float64"),
     Workload("tanh_chain", tanh_chain_loss, tanh_chain_hand, tanh_chain_args, wrt=(0, 1, 2),
              target=1.05, repeats=7, inner=1, rtol=1e-7, atol=1e-7, naive=tanh_chain_naive,
              description="sum(tanh(A @ B) @ C), A, B, C 1024x1024 float64"),
     Workload("matrix_chain", chain_loss, chain_hand, chain_args, wrt=(0, 1, 2), target=2.05,
-             repeats=5, inner=1, rtol=1e-7, atol=1e-7, naive=chain_naive, issue=7,
+             repeats=3, inner=1, rtol=1e-7, atol=1e-7, naive=chain_naive, issue=7,
              description="3 layers tanh(h @ W), 1024x1024 float64"),
 ]
 
