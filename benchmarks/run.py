@@ -433,6 +433,20 @@ def import_times(repeat=5):
 # --- reporting ----------------------------------------------------------------------------
 
 
+def _commit():
+    """' (commit abc1234)' of the checkout measured, '+ changes' if srcgrad/ has
+    uncommitted ones (other work in the same tree), or '' outside a git checkout."""
+    try:
+        def git(*args):
+            return subprocess.run(["git", *args], cwd=HERE.parent, capture_output=True,
+                                  text=True, timeout=10, check=True).stdout.strip()
+        head = git("rev-parse", "--short", "HEAD")
+        dirty = git("status", "--porcelain", "--", "srcgrad")
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return f" (commit {head}{' + uncommitted changes in srcgrad/' if dirty else ''})"
+
+
 def machine():
     cpu = platform.processor() or "unknown CPU"
     try:
@@ -453,7 +467,7 @@ def machine():
         "platform": platform.platform(),
         "python": f"{platform.python_implementation()} {platform.python_version()}",
         "numpy": f"{np.__version__} ({blas})",
-        "srcgrad": srcgrad.__version__,
+        "srcgrad": f"{srcgrad.__version__}{_commit()}",
         "load": "load average {:.2f} {:.2f} {:.2f} when the run started".format(
             *os.getloadavg()),
     }
