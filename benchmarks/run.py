@@ -447,6 +447,16 @@ def _commit():
     return f" (commit {head}{' + uncommitted changes in srcgrad/' if dirty else ''})"
 
 
+def _busy():
+    """A warning when other work already kept half the CPUs busy at the start."""
+    load = os.getloadavg()[0]
+    if load > 0.5 * (os.cpu_count() or 1):
+        return (f" (busy: other work was running on this {os.cpu_count()}-CPU machine; "
+                "CPU-time ratios hold up better than the milliseconds, but the numbers "
+                "are indicative -- rerun on a quiet machine)")
+    return ""
+
+
 def machine():
     cpu = platform.processor() or "unknown CPU"
     try:
@@ -469,7 +479,7 @@ def machine():
         "numpy": f"{np.__version__} ({blas})",
         "srcgrad": f"{srcgrad.__version__}{_commit()}",
         "load": "load average {:.2f} {:.2f} {:.2f} when the run started".format(
-            *os.getloadavg()),
+            *os.getloadavg()) + _busy(),
     }
 
 
