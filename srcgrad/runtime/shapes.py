@@ -25,7 +25,7 @@ import numpy as np
 from .aliases import is_basic_index
 from .elementwise import unbroadcast
 from .errors import error_at
-from .namespaces import as_array, foreign
+from .namespaces import as_array, foreign, namespace_of
 from .structures import ListCotangent, cotangent_like, no_cotangent
 
 
@@ -71,7 +71,12 @@ def unconcatenate(g, arrays, axis=0):
         sizes = [np.size(a) for a in arrays]
     else:
         sizes = [np.shape(a)[axis] if np.ndim(a) == np.ndim(g) else 1 for a in arrays]
-    pieces = np.split(g, np.cumsum(sizes)[:-1], axis=axis)
+    if foreign(g):  # Dask has no split: slices, each lazy
+        ends = np.cumsum(sizes)
+        pieces = [g[(slice(None),) * (axis % g.ndim) + (slice(int(e) - n, int(e)),)]
+                  for e, n in zip(ends, sizes)]
+    else:
+        pieces = np.split(g, np.cumsum(sizes)[:-1], axis=axis)
     return ListCotangent([np.reshape(p, np.shape(a)) for p, a in zip(pieces, arrays)])
 
 
@@ -81,11 +86,42 @@ def getitem_grad(g, a, index):
     list ``a`` it is a tuple or list with zeros for the other elements."""
     if isinstance(a, (tuple, list, dict)):
         return cotangent_like(a, index, g)
-    grad = np.zeros_like(a)
+    if type(g) is np.ndarray or not foreign(g):
+        grad = np.zeros_like(a)
+    else:  # a Dask or CuPy cotangent of a NumPy array: scattered in its own library
+        grad = namespace_of(g).zeros_like(a)
     if is_basic_index(index):
         grad[index] = g
+    elif foreign(grad):
+        try:
+            np.add.at(grad, index, g)  # CuPy has it
+        except TypeError:  # Dask has not (it is not lazy)
+            return _scatter_rows(grad, index, g)
     else:
         np.add.at(grad, index, g)
+    return grad
+
+
+def _scatter_rows(grad, index, g):
+    """``np.add.at(grad, index, g)`` for an array whose library has no ``add.at``
+    (a Dask array), where ``index`` is a NumPy array or list of integers that
+    picks rows (``x[idx]``, an embedding lookup): the rows of ``g`` for a repeated
+    index summed first (a product with a small NumPy 0/1 matrix, lazy), then
+    written once each.  Other indices raise :class:`MissingRuleError`."""
+    idx = np.asarray(index) if isinstance(index, (list, np.ndarray)) else None
+    if idx is None or idx.dtype.kind not in "iu" or idx.ndim != 1:
+        raise error_at("MissingRuleError",
+                       f"the adjoint of indexing a {type(grad).__module__.split('.')[0]} array "
+                       f"with a {type(index).__name__} (a mask, or several integer arrays) "
+                       f"needs np.add.at, which that library does not have; index with "
+                       f"slices, or with one 1-D NumPy array of integers (x[idx])")
+    idx = np.where(idx < 0, idx + grad.shape[0], idx)
+    rows, owner = np.unique(idx, return_inverse=True)
+    g = np.broadcast_to(g, idx.shape + grad.shape[1:])
+    if len(rows) < len(idx):  # a repeated row: the sum of its cotangents
+        merge = (owner.ravel() == np.arange(len(rows))[:, None]).astype(g.dtype)
+        g = np.tensordot(namespace_of(grad).asarray(merge), g, axes=(1, 0))
+    grad[rows] = g
     return grad
 
 
@@ -103,6 +139,8 @@ def reshape_like(g, a, order="C"):
     zero of no cotangent stays 0.0."""
     if no_cotangent(g):
         return 0.0
+    if order == "C":  # NumPy's default, passed on only when asked for: Dask takes no order
+        return np.reshape(g, np.shape(a))
     return np.reshape(g, np.shape(a), order=order)
 
 

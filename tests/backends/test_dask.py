@@ -135,6 +135,26 @@ def test_gradient_with_respect_to_a_dask_parameter():
     np.testing.assert_allclose(dw.compute(), dloss(w.compute(), x), rtol=1e-6)
 
 
+def pieces(x, w):
+    """Indexing with repeated rows, a concatenation and a reshape."""
+    z = x @ w
+    rows = z[np.array([0, 3, 3, -1])]
+    both = np.concatenate([z, 2 * z], axis=-1)
+    return np.sum(rows ** 2) + np.sum(np.reshape(both, (-1,)) ** 3)
+
+
+def test_indexing_concatenation_and_reshape_stay_lazy():
+    rng = np.random.default_rng(2)
+    xn, wn = rng.standard_normal((40, 4)), rng.standard_normal((4, 3))
+    x = da.from_array(xn, chunks=(10, 4))
+    g = srcgrad.grad(pieces, wrt=(0, 1))
+    dx, dw = lazily(g, x, wn)
+    assert isinstance(dx, da.Array) and isinstance(dw, da.Array)
+    want = g(xn, wn)
+    for got, w in zip(dask.compute(dx, dw, scheduler="sync"), want):
+        np.testing.assert_allclose(got, w, rtol=1e-12, atol=1e-12)
+
+
 def test_runtime_helpers_keep_dask_arrays():
     x = da.ones((6, 4), chunks=3)
     g = da.arange(24.0, chunks=6).reshape(6, 4)
