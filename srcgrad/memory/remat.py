@@ -104,6 +104,7 @@ def decider(policy):
         if policy == "save_products":
             return SAVE if op.primitive in PRODUCTS else RECOMPUTE
         return SAVE
+    decide.policy = policy
     return decide
 
 
@@ -195,7 +196,8 @@ class _State:
             if ir.is_update(stmt) and operands & self.shared:
                 return None
         candidate = Candidate(var, getattr(op, "label", "?"), getattr(definition, "lineno", None))
-        if self.decide(candidate, op) != RECOMPUTE:
+        if not (self.free(op) and forward_block is not self.program.body) \
+                and self.decide(candidate, op) != RECOMPUTE:
             return None
         again = ir.assign(clone(definition.targets[0]), clone(definition.value))
         gast.copy_location(again, definition)
@@ -203,6 +205,17 @@ class _State:
         again.comment = f"recompute: {', '.join(ir.target_names(definition))}"
         again.source_stmt = source
         return again
+
+
+    def free(self, op) -> bool:
+        """Whether ``op`` indexes or slices an argument (``xs[t]``): inside a loop or
+        branch it is recomputed under every named policy instead of taped, since
+        it costs what a tape's push and pop cost (a view) or the gather the
+        function did anyway.  At the top level a save is a reference, no tape:
+        kept.  A policy callable still decides."""
+        return op.primitive is operator.getitem and isinstance(op.args[0], gast.Name) \
+            and op.args[0].id in self.program.params \
+            and not callable(getattr(self.decide, "policy", None))
 
 
 def _reads(stmt) -> list[str]:

@@ -51,10 +51,12 @@ def scatter_add(acc, g, a, index):
     with ``g`` first cast to ``a``'s dtype as ``getitem_grad`` casts it, so each
     element is the same sum, bit for bit.  Repeated integer indices add up in
     their order of appearance (``np.add.at``) before they reach ``acc``, as
-    they do in ``getitem_grad``'s zeros.  Anything else takes the plain sum."""
+    they do in ``getitem_grad``'s zeros.  Anything else (a list, a cotangent of another
+    array library, such as Dask) takes the plain sum."""
     if type(acc) is not np.ndarray or type(a) is not np.ndarray or acc.shape != a.shape \
+            or not (type(g) is np.ndarray or isinstance(g, (int, float, complex, np.generic))) \
             or np.result_type(acc.dtype, a.dtype) != acc.dtype:
-        return acc + getitem_grad(g, a, index)
+        return acc + getitem_grad(g, a, index)  # (a Dask or CuPy g stays in its library)
     if is_basic_index(index):
         view = acc[index]  # a view of acc, or one element
         if type(view) is np.ndarray and type(g) is np.ndarray and g.ndim <= view.ndim \

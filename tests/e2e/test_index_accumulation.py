@@ -240,3 +240,25 @@ def test_repeated_indices_add_up_in_order():
     grads = srcgrad.grad(f, wrt=(0, 1))(X, W)
     plain = srcgrad.grad(f, wrt=(0, 1), optimize=False)(X, W)
     assert_bit_identical(grads, plain)
+
+
+# -- issue 16, item 3: a slice of an argument is recomputed in the adjoint, not taped --------
+
+@pytest.mark.parametrize("policy", ["save", "save_products"])
+def test_a_row_of_an_argument_is_recomputed_not_taped(policy):
+    source = srcgrad.grad(rows, wrt=(0, 1), policy=policy).source
+    adjoint = source.split("# Adjoint sweep")[1]
+    assert "= X[i]  # recompute:" in adjoint
+    assert source.count("_tape = []") == 2, source  # s and np.tanh's output; X[i] is not
+
+
+def test_a_policy_callable_still_decides_for_a_row():
+    source = srcgrad.grad(rows, wrt=(0, 1), policy=lambda c: "save").source
+    assert "# recompute:" not in source
+
+
+def test_a_row_of_an_argument_at_the_top_level_is_saved():
+    def f(X, w):
+        return np.tanh(X[0] @ w) + np.sum(X[1:] ** 2)
+    source = srcgrad.grad(f, wrt=(0, 1)).source
+    assert "# recompute:" not in source

@@ -196,3 +196,13 @@ def test_zero_d_array():
 def test_an_index_out_of_range_raises_as_before():
     with pytest.raises(IndexError):
         scatter_add(cotangent_buffer(A), np.ones((2, 4)), A, [0, 6])
+
+
+def test_a_cotangent_of_another_array_library_keeps_the_plain_sum():
+    class Lazy(np.ndarray):  # stands for a Dask or CuPy array: not type np.ndarray
+        pass
+    g = np.ones(4).view(Lazy)
+    acc = cotangent_buffer(A)
+    got = scatter_add(acc, g, A, 1)
+    assert got is not acc and not acc.any()
+    assert_bit_identical(np.asarray(got), np.asarray(0.0 + getitem_grad(np.ones(4), A, 1)))
