@@ -20,7 +20,13 @@ from ..errors import NonDifferentiableError, SrcGradError
 from ..pipeline import Options
 from .arguments import differentiable_value, function_of, is_user_object, normalize_wrt
 from .compiled import compile_function
-from .second_order import Derivative, HigherOrder, SecondOrder, all_arguments, as_tangent
+from .second_order import (
+    Derivative,
+    HigherOrder,
+    SecondOrder,
+    all_arguments,
+    as_tangent,
+)
 from .transforms import Transformed, transform, vjp
 
 

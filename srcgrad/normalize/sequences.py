@@ -52,9 +52,12 @@ import gast
 from .. import ir
 from ..errors import UnsupportedSyntaxError
 from ..ir.syntax import helper_ref
+from ..runtime import sequence_tangent
 
-#: Primitives whose result is a sequence.
-_MAKERS = (ir.BUILD_TUPLE, ir.BUILD_LIST, ir.CONCAT, ir.REPEAT, tuple, list, sorted)
+#: Primitives whose result is a sequence (``sequence_tangent``: a sequence's
+#: tangent in generated tangent code, which higher orders differentiate again).
+_MAKERS = (ir.BUILD_TUPLE, ir.BUILD_LIST, ir.CONCAT, ir.REPEAT, tuple, list, sorted,
+           sequence_tangent)
 
 
 def type_sequence_operators(program: ir.Program) -> None:

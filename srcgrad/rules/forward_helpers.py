@@ -4,7 +4,8 @@ Higher derivatives differentiate generated forward-mode code again: reverse
 over forward for second derivatives (see :mod:`srcgrad.api.higher`), forward
 over forward along directions.  So the helpers that code calls need rules like
 any primitive.  Broadcasting a term (``expand``), copying or reshaping a
-tangent (``fresh_tangent``, ``tangent_like``), taking its real part for a real
+tangent (``fresh_tangent``, ``tangent_like``), making a sequence's tangent a
+sequence (``sequence_tangent``), taking its real part for a real
 value (``match_complex``) and reading an object's tangent attribute
 (``tangent_attr``) are linear in the tangent they take, so one
 ``@linear`` declaration each gives both rules: the tangent applies the helper
@@ -15,9 +16,11 @@ constant carries nothing.
 
 from ..runtime import (
     AttributeCotangent,
+    elements_cotangent,
     expand,
     fresh_tangent,
     match_complex,
+    sequence_tangent,
     signum,
     signum_grad,
     signum_tangent,
@@ -37,12 +40,26 @@ def expand_(out, d_out, t, like):
 
 @linear(fresh_tangent, "t", name="fresh_tangent")
 def fresh_tangent_(out, d_out, t, x):
-    return unbroadcast(d_out, t)
+    """A list's or dict's tangent is copied as it is, its cotangent passed back
+    as it is; an array's is summed to the tangent's shape."""
+    return d_out if isinstance(t, (list, tuple, dict)) else unbroadcast(d_out, t)
 
 
 @linear(tangent_like, "t", name="tangent_like")
 def tangent_like_(out, d_out, t, x):
-    return unbroadcast(d_out, t)
+    """The tangent of a list, tuple or dict output (a helper returning the list
+    of an RNN's outputs) keeps its structure: its cotangent passes back as it
+    is, element by element."""
+    return d_out if isinstance(t, (list, tuple, dict)) else unbroadcast(d_out, t)
+
+
+@linear(sequence_tangent, "t", name="sequence_tangent")
+def sequence_tangent_(out, d_out, t, x):
+    """The tangent of a tuple or list as a sequence of ``x``'s kind (what ``+``
+    and ``*`` of sequences act on): the cotangent goes back in ``t``'s kind (an
+    array's rows stacked), and none to the scalar zero of a tangent that does
+    not move."""
+    return 0.0 if isinstance(t, (int, float)) else elements_cotangent(d_out, t)
 
 
 @linear(match_complex, "g", name="match_complex")

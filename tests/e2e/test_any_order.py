@@ -14,9 +14,9 @@ import math
 
 import numpy as np
 import pytest
+from numeric import assert_close
 
 import srcgrad
-from numeric import assert_close
 from srcgrad import NonDifferentiableError, SrcGradError
 
 autograd = pytest.importorskip("autograd")
@@ -72,6 +72,37 @@ def loop_branch_vector(x, n):
             h = h * h - 0.5 * x
         total = total + np.sum(h * x)
     return total + np.sum(np.exp(0.2 * x) * h)
+
+
+def stack_args(w, *args):
+    """``*args + (column,)``: a concatenation of tuples in the tangent code too."""
+    parts = np.hstack(args + (np.ones(2) * w,))
+    return parts
+
+
+def rows(x, n):
+    """A helper returning a list (the outputs of an RNN): its tangent is a list."""
+    out = []
+    for i in range(n):
+        x = np.tanh(x * (i + 1.0))
+        out.append(x)
+    return out
+
+
+def by_name(x):
+    """A helper returning a dict."""
+    return {"a": np.sin(x), "b": x * x}
+
+
+def structured(x, w):
+    outs = rows(x, 3)
+    parts = by_name(x)
+    total = 0.0
+    for o in outs:
+        total = total + np.sum(o * parts["a"]) + np.sum(parts["b"] * o)
+    items = tuple(np.tanh(x)) + (w,)  # an array's rows as a tuple, concatenated
+    total = total + items[0] * items[1] * items[2] ** 2
+    return total + np.sum(stack_args(w, x, x * 2.0) ** 2) * w
 
 
 def _as_autograd(fn):
@@ -234,3 +265,23 @@ def test_hvp_of_a_function_with_a_loop_and_a_branch(seed):
     ag = _as_autograd(loop_branch_vector)
     expected = autograd.hessian(ag)(x, 4) @ v
     assert_close(got, expected, rtol=1e-10, atol=1e-10)
+
+
+# ------------------------------------------------------- structured tangents
+
+def test_second_and_third_order_through_helpers_returning_lists_dicts_and_star_args():
+    """Generated tangent code hands back a helper's list or dict output with
+    ``tangent_like`` and concatenates ``*args`` tangents with
+    ``sequence_tangent(...) + ...``: reverse mode over that code needs their
+    rules for structures (the LSTM of the model zoo uses all three)."""
+    x, v, w = RNG.standard_normal(2), RNG.standard_normal(2), 0.7
+    got = srcgrad.hvp(structured)(x, w, v)
+    gradient = srcgrad.grad(structured)
+    eps = 1e-6
+    expected = (gradient(x + eps * v, w) - gradient(x - eps * v, w)) / (2 * eps)
+    assert_close(got, expected, rtol=1e-6, atol=1e-7)
+    d2 = srcgrad.grad(srcgrad.grad(structured, 1), 1)
+    d3 = srcgrad.grad(d2, (0, 1))
+    dx, dw = d3(x, w)
+    assert_close(dw, _fd(lambda u: d2(x, u), w), rtol=1e-6, atol=1e-7)
+    assert_close(dx, _fd_array(lambda u: d2(u, w), x), rtol=1e-6, atol=1e-7)

@@ -242,3 +242,67 @@ def test_fluid_step_with_roll():
     target = rs.rand(n, n)
     check_model(zoo_dynamics.fluid_loss, (vx, vy, smoke, target), (0, 1, 2),
                 twin=twin(zoo_dynamics, "fluid_loss"), rtol=1e-4, atol=1e-6)
+
+
+# ---------------------------------------------------------------- forward mode, hvp
+# The models that go through srcgrad, once more in forward mode (jvp) and
+# with second derivatives (hvp: reverse mode over their generated tangent code).
+
+def _vae_args():
+    rs = rng(5)
+    enc = [(0.3 * rs.randn(6, 5), 0.1 * rs.randn(5)), (0.3 * rs.randn(5, 4), 0.1 * rs.randn(4))]
+    dec = [(0.3 * rs.randn(2, 5), 0.1 * rs.randn(5)), (0.3 * rs.randn(5, 6), 0.1 * rs.randn(6))]
+    return enc, dec, (rs.rand(4, 6) > 0.5).astype(float), rs.randn(4, 2)
+
+
+def _rnn_args(which):
+    rs = rng(6)
+    size, hidden = 4, 3
+    if which == "lstm":
+        def gate():
+            return 0.3 * rs.randn(size + hidden + 1, hidden)
+        params = {"init hiddens": 0.1 * rs.randn(1, hidden),
+                  "init cells": 0.1 * rs.randn(1, hidden),
+                  "change": gate(), "forget": gate(), "ingate": gate(), "outgate": gate(),
+                  "predict": 0.3 * rs.randn(hidden + 1, size)}
+    else:
+        params = {name: 0.3 * rs.randn(*shape) for name, shape in [
+            ("Wz", (size + hidden, hidden)), ("bz", (hidden,)), ("Wr", (size + hidden, hidden)),
+            ("br", (hidden,)), ("Wh", (size + hidden, hidden)), ("bh", (hidden,)),
+            ("Wo", (hidden, size)), ("bo", (size,))]}
+    return (params, *_sequences(rs))
+
+
+def _fluid_args():
+    rs = rng(12)
+    return 0.5 * rs.randn(5, 5), 0.5 * rs.randn(5, 5), rs.rand(5, 5), rs.rand(5, 5)
+
+
+SECOND_ORDER = [
+    pytest.param(zoo_mlp, "loss_no_flatten", _mlp_data, 0, id="mlp"),
+    pytest.param(zoo_gp, "neg_log_marginal", _gp_data, 0, id="gp"),
+    pytest.param(zoo_gmm, "gmm_log_likelihood", _gmm_data, 0, id="gmm_scipy"),
+    pytest.param(zoo_gmm, "gmm_log_likelihood_by_hand", _gmm_data, 0, id="gmm_by_hand"),
+    pytest.param(zoo_vae, "neg_elbo", _vae_args, 1, id="vae"),
+    pytest.param(zoo_rnn, "lstm_log_likelihood", lambda: _rnn_args("lstm"), 0, id="lstm"),
+    pytest.param(zoo_rnn, "gru_loss", lambda: _rnn_args("gru"), 0, id="gru"),
+    pytest.param(zoo_dynamics, "equilibrium_loss",
+                 lambda: (0.4 * rng(11).randn(3, 3), np.zeros(3), rng(12).randn(3)), 0,
+                 id="fixed_point"),
+    pytest.param(zoo_dynamics, "oscillator_energy", lambda: (1.7, np.array([1.0, 0.0])), 1,
+                 id="ode_oscillator"),
+    pytest.param(zoo_dynamics, "fluid_loss", _fluid_args, 2, id="fluid"),
+]
+
+
+@pytest.mark.parametrize("module, name, make, index", SECOND_ORDER)
+def test_forward_mode(module, name, make, index):
+    from zoo_check import check_forward
+    check_forward(getattr(module, name), make(), index)
+
+
+@pytest.mark.parametrize("module, name, make, index", SECOND_ORDER)
+def test_hessian_vector_product(module, name, make, index):
+    from zoo_check import check_hvp
+    check_hvp(getattr(module, name), make(), index, twin=twin(module, name), rtol=1e-4,
+              atol=1e-6)

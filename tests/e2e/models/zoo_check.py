@@ -25,7 +25,6 @@ from numeric import assert_bit_identical, assert_close
 
 import srcgrad
 
-
 # ------------------------------------------------------------- parameter trees
 
 def leaves(tree) -> list:
@@ -125,3 +124,62 @@ def check_model(fn, args, wrt, *, twin=None, rtol=1e-5, atol=1e-7, eps=1e-6):
             assert_close(flat(g), flat(e), rtol=1e-9, atol=1e-10,
                          what=f"{fn.__name__}: gradient of argument {i} vs autograd")
     return grads
+
+
+def random_like(tree, seed=0):
+    """A direction shaped like the parameter tree ``tree``."""
+    base = flat(tree)
+    return with_flat(tree, np.random.RandomState(seed).randn(base.size))
+
+
+def check_forward(fn, args, index, *, rtol=1e-5, atol=1e-7, eps=1e-6):
+    """``jvp`` along a random direction for argument ``index``: the value bit for bit
+    and the tangent against a central difference along the direction."""
+    __tracebackhide__ = True
+    direction = random_like(args[index])
+    tangents = [None] * len(args)
+    tangents[index] = direction
+    value, tangent = srcgrad.jvp(fn, copy.deepcopy(args), tangents)
+    assert_bit_identical(value, fn(*copy.deepcopy(args)), fn.__name__)
+    base, step = flat(args[index]), flat(direction)
+    plus, minus = list(copy.deepcopy(args)), list(copy.deepcopy(args))
+    plus[index] = with_flat(args[index], base + eps * step)
+    minus[index] = with_flat(args[index], base - eps * step)
+    expected = (float(fn(*plus)) - float(fn(*minus))) / (2 * eps)
+    assert_close(tangent, expected, rtol=rtol, atol=atol,
+                 what=f"{fn.__name__}: tangent of argument {index} vs differences")
+
+
+def check_hvp(fn, args, index, *, twin=None, rtol=1e-5, atol=1e-7, eps=1e-6):
+    """``hvp`` along a random direction against central differences of srcgrad's
+    gradient (and autograd's Hessian-vector product of the same code)."""
+    __tracebackhide__ = True
+    direction = random_like(args[index], seed=1)
+    got = srcgrad.hvp(fn, index)(*copy.deepcopy(args), direction)
+    gradient = srcgrad.grad(fn, index)
+    base, step = flat(args[index]), flat(direction)
+    plus, minus = list(copy.deepcopy(args)), list(copy.deepcopy(args))
+    plus[index] = with_flat(args[index], base + eps * step)
+    minus[index] = with_flat(args[index], base - eps * step)
+    expected = (flat(gradient(*plus)) - flat(gradient(*minus))) / (2 * eps)
+    assert_close(flat(got), expected, rtol=rtol, atol=atol,
+                 what=f"{fn.__name__}: hvp of argument {index} vs differences of the gradient")
+    if twin is not None:
+        import autograd
+        import autograd.numpy as anp
+        from autograd.misc.flatten import flatten as autograd_flatten
+
+        start, unflatten = autograd_flatten(args[index])  # autograd's order of the leaves
+        along, _ = autograd_flatten(direction)
+
+        def at(vector):
+            moved = list(copy.deepcopy(args))
+            moved[index] = unflatten(vector)
+            return twin(*moved)
+
+        def directional(vector):
+            return anp.dot(autograd.grad(at)(vector), along)
+
+        expected = unflatten(autograd.grad(directional)(start))
+        assert_close(flat(got), flat(expected), rtol=1e-8, atol=1e-9,
+                     what=f"{fn.__name__}: hvp of argument {index} vs autograd")

@@ -1,3 +1,4 @@
+# ruff: noqa: RUF059  -- written as users write it (unused unpacked names)
 """A small convolutional net made of layer objects, each a class with a
 ``forward`` method: a 2-D convolution by slicing the padded input and
 ``np.einsum``, ReLU, 2x2 average pooling by reshaping, flatten, and a dense

@@ -1,3 +1,4 @@
+# ruff: noqa: RUF059  -- written as users write it (unused unpacked names)
 """A Gaussian mixture's log-likelihood with a dict of parameters: mixture
 weights through a log-softmax, full covariances from lower-triangular
 factors, the log-density by hand, and the mixture by logsumexp -- SciPy's

@@ -1,3 +1,4 @@
+# ruff: noqa: B008, RUF007  -- written as users write it
 """A multilayer perceptron written the way autograd users write one: the
 parameters are a list of ``(W, b)`` tuples, the log-softmax uses a hand-written
 logsumexp, and the prior flattens the parameters with a helper that returns
