@@ -1,31 +1,43 @@
 """Generated gradients on CuPy arrays (issue 19): the same code, on the GPU.
 
-Skipped where CuPy is not installed or no GPU is present; where one is, the
-gradient of an MLP whose weights and data are CuPy arrays is a tuple of CuPy
-arrays (never copied to the host behind the caller's back: CuPy refuses the
-implicit conversion, so a helper that tried would raise), fresh, of the
+Each test runs twice: on CuPy, skipped where CuPy is not installed or no GPU
+is present, and on :mod:`strict_arrays`, a stand-in that follows CuPy's rules
+(no NumPy operands, no conversion to NumPy) on any machine.  The gradient of
+an MLP whose weights and data are such arrays is a tuple of arrays of the
+same library (never copied to the host behind the caller's back: the
+conversion raises, so a helper that tried would fail), fresh, of the
 parameters' dtypes, and equal to NumPy's to 1e-12 in float64.
 """
 
 from __future__ import annotations
 
+import importlib.util
+
 import numpy as np
 import pytest
+import strict_arrays
 
 import srcgrad
 from srcgrad import runtime
 
-cp = pytest.importorskip("cupy")
 
-
-def _has_gpu() -> bool:
+def _has_gpu(cupy) -> bool:
     try:
-        return cp.cuda.runtime.getDeviceCount() > 0
-    except Exception:  # no driver, no device: CUDARuntimeError and kin
+        return cupy.cuda.runtime.getDeviceCount() > 0
+    except (RuntimeError, ImportError, OSError):  # no driver, no device (CUDARuntimeError)
         return False
 
 
-pytestmark = pytest.mark.skipif(not _has_gpu(), reason="CuPy is installed but no GPU is present")
+@pytest.fixture(params=["cupy", "strict"])
+def cp(request):
+    """The array module: CuPy where it and a GPU are, else skipped; or the stand-in."""
+    if request.param == "strict":
+        return strict_arrays
+    cupy = pytest.importorskip("cupy")
+    if not _has_gpu(cupy):
+        pytest.skip("CuPy is installed but no GPU is present")
+    return cupy
+
 
 D, HIDDEN, K = 20, 16, 5
 
@@ -48,7 +60,7 @@ def host_arguments(rows=20_000, dtype=np.float64, seed=0):
     return tuple(a.astype(dtype) for a in args)
 
 
-def test_mlp_gradient_stays_on_the_device_and_matches_numpy():
+def test_mlp_gradient_stays_on_the_device_and_matches_numpy(cp):
     host = host_arguments()
     device = tuple(cp.asarray(a) for a in host)
     g = srcgrad.grad(mlp_loss, wrt=(0, 1, 2, 3))
@@ -61,7 +73,7 @@ def test_mlp_gradient_stays_on_the_device_and_matches_numpy():
         assert np.max(np.abs(d - w)) <= 1e-12 * np.max(np.abs(w))
 
 
-def test_value_and_grad_in_float32():
+def test_value_and_grad_in_float32(cp):
     host = host_arguments(dtype=np.float32)
     device = tuple(cp.asarray(a) for a in host)
     value, grads = srcgrad.value_and_grad(mlp_loss, wrt=(0, 4))(*device)
@@ -72,7 +84,7 @@ def test_value_and_grad_in_float32():
         np.testing.assert_allclose(cp.asnumpy(d), w, rtol=1e-4, atol=1e-6)
 
 
-def test_gradients_are_fresh_arrays():
+def test_gradients_are_fresh_arrays(cp):
     """One cotangent reaching two arguments gives two arrays, neither the caller's."""
     def loss(a, b):
         return np.sum(a + b)
@@ -82,7 +94,7 @@ def test_gradients_are_fresh_arrays():
     assert float(gb[0]) == 1.0 and float(a[0]) == 1.0
 
 
-def test_runtime_helpers_keep_cupy_arrays():
+def test_runtime_helpers_keep_cupy_arrays(cp):
     x = cp.ones((6, 4))
     g = cp.arange(24.0).reshape(6, 4)
     gn = np.arange(24.0).reshape(6, 4)
@@ -104,14 +116,15 @@ def test_runtime_helpers_keep_cupy_arrays():
         np.testing.assert_array_equal(cp.asnumpy(value), want)
 
 
-def test_an_exported_module_runs_on_cupy_arrays(tmp_path):
+def test_an_exported_module_runs_on_cupy_arrays(cp, tmp_path):
     g = srcgrad.grad(mlp_loss, wrt=(0, 1, 2, 3))
     path = tmp_path / "mlp_grad.py"
     srcgrad.export(path, g)
-    namespace: dict = {}
-    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    spec = importlib.util.spec_from_file_location("mlp_grad", path)
+    exported = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(exported)
     host = host_arguments(rows=2_000)
-    got = namespace["grad_mlp_loss"](*(cp.asarray(a) for a in host))
+    got = exported.grad_mlp_loss(*(cp.asarray(a) for a in host))
     for d, w in zip(got, g(*host)):
         assert isinstance(d, cp.ndarray)
         np.testing.assert_allclose(cp.asnumpy(d), w, rtol=1e-12, atol=1e-15)

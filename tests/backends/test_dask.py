@@ -11,6 +11,7 @@ module (which carries copies of them) does too.
 
 from __future__ import annotations
 
+import importlib.util
 import tracemalloc
 
 import numpy as np
@@ -187,11 +188,12 @@ def test_an_exported_module_runs_on_dask_arrays(tmp_path):
     g = srcgrad.grad(mlp_loss, wrt=(0, 1, 2, 3))
     path = tmp_path / "mlp_grad.py"
     srcgrad.export(path, g)
-    namespace: dict = {}
-    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    spec = importlib.util.spec_from_file_location("mlp_grad", path)
+    exported = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(exported)
     X, y = data(40_000, 10_000)
     params = weights()
-    lazy = lazily(namespace["grad_mlp_loss"], *params, X, y)
+    lazy = lazily(exported.grad_mlp_loss, *params, X, y)
     assert all(isinstance(d, da.Array) for d in lazy)
     Xn, yn = dask.compute(X, y, scheduler="threads")
     assert_relative(dask.compute(*lazy, scheduler="threads"), g(*params, Xn, yn))
