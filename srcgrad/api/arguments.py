@@ -20,7 +20,7 @@ import types
 import numpy as np
 
 from ..errors import NonDifferentiableError, SrcGradError
-from ..frontend.linker import Callee, shown_callable
+from ..frontend.linker import Callee, ElementClasses, element_classes, shown_callable
 from ..runtime.structures import has_differentiable_leaves
 
 # The modules whose classes are the functions srcgrad makes (Transformed, Derivative).
@@ -115,11 +115,21 @@ def callee_arguments(fn, wrt, args, first=0) -> tuple:
     function, a callable object or a partial (not a class): what the code is
     specialised on.  A position in ``wrt`` among them raises
     :class:`NonDifferentiableError` (a function has no gradient).  Those before
-    ``first`` are not looked at (a method's instance, callable or not)."""
+    ``first`` are not looked at (a method's instance, callable or not).  A list
+    or tuple of user objects gives the classes of its elements
+    (:class:`ElementClasses`): a method called on one is called by its class;
+    so does a user object holding such lists (``self.layers``)."""
     found = []
     params = fn.__code__.co_varnames[:fn.__code__.co_argcount]
     for i, value in enumerate(args):
-        if i < first or i >= len(params) or not callable(value) or isinstance(value, (type, np.ndarray)):
+        if i >= len(params):
+            continue
+        classes = element_classes(value) or _attribute_element_classes(value)
+        if classes:  # for layer in layers: layer.forward(x), one branch per class
+            found.append(ElementClasses(i, params[i], classes))
+        if i < first:
+            continue
+        if not callable(value) or isinstance(value, (type, np.ndarray)):
             continue
         if i in wrt or i - len(args) in wrt:
             raise NonDifferentiableError(
@@ -128,4 +138,17 @@ def callee_arguments(fn, wrt, args, first=0) -> tuple:
                 f"specialises the code on the function passed there and differentiates with "
                 f"respect to the numbers the function receives (wrt names another argument)")
         found.append(Callee(i, params[i], value))
+    return tuple(found)
+
+
+def _attribute_element_classes(value) -> tuple:
+    """The classes of the user objects in the lists a user object holds as
+    attributes (``model.layers``), in order of first appearance."""
+    own = getattr(value, "__dict__", None)
+    if not isinstance(own, dict) or isinstance(value, (type, types.ModuleType)) \
+            or inspect.isroutine(value):
+        return ()
+    found = {}
+    for item in own.values():
+        found.update(dict.fromkeys(element_classes(item)))
     return tuple(found)

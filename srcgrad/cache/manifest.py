@@ -131,7 +131,7 @@ class ProgramInfo:
 def describe(target, options, generated: Generated, key: str) -> dict | None:
     """The manifest of ``generated``, or None when an object it binds could
     not be found again in another process (then the entry is always compiled)."""
-    found = provenance.survey(target, options.receiver)
+    found = provenance.survey(target, options.receiver, arguments(options))
     bindings = {}
     for name, obj in sorted(generated.bindings.items()):
         where = found.locate(name, obj)
@@ -152,16 +152,22 @@ def describe(target, options, generated: Generated, key: str) -> dict | None:
     }
 
 
-def restore(data: dict, target, receiver) -> tuple[dict, dict]:
+def restore(data: dict, target, receiver, passed=()) -> tuple[dict, dict]:
     """Check ``data`` against the running program and find its objects again:
     ``(bindings, free)``.  Raises :class:`.provenance.Mismatch` at the first
-    difference."""
-    provenance.check(data["deps"], data["reads"], target, receiver)
-    bindings = {name: provenance.resolve(path, target, receiver)
+    difference.  ``passed``: :func:`arguments` of the options."""
+    provenance.check(data["deps"], data["reads"], target, receiver, passed)
+    bindings = {name: provenance.resolve(path, target, receiver, passed)
                 for name, path in data["bindings"].items()}
-    free = {name: provenance.resolve([kind, ["entry"], name], target, receiver)
+    free = {name: provenance.resolve([kind, ["entry"], name], target, receiver, passed)
             for kind, name in data["free"]}
     return bindings, free
+
+
+def arguments(options) -> tuple:
+    """``(position, function)`` for each function the options' code is
+    specialised on (``Options.callees``): roots of the survey, like the entry."""
+    return tuple((c.position, c.obj) for c in options.callees if hasattr(c, "obj"))
 
 
 def rebuild(data: dict, source: str, bindings: dict, free: dict, target) -> Generated:
@@ -194,5 +200,5 @@ def _decode(value):
     return value
 
 
-__all__ = ["FORMAT", "NotCacheable", "ProgramInfo", "describe", "key", "rebuild", "restore",
+__all__ = ["FORMAT", "NotCacheable", "ProgramInfo", "arguments", "describe", "key", "rebuild", "restore",
            "ruleset_version", "target"]

@@ -12,6 +12,8 @@ it is loaded, so the new process binds its own objects::
 
     ["entry"]                                  the differentiated function
     ["receiver"]                               the class of ``self`` (methods)
+    ["argument", 0]                            the function passed as argument 0
+                                               (code specialised on it, Options.callees)
     ["global", P, "W"]                         global W of the function at P
     ["closure", P, "scale"]                    closure cell scale of the function at P
     ["attr", P, "run"]                         member run of the module, class,
@@ -99,8 +101,9 @@ def _attr(obj, name):
     return _MISSING
 
 
-def resolve(path, entry, receiver):
-    """Follow ``path`` from ``entry`` (and ``receiver``); raise Mismatch if it
+def resolve(path, entry, receiver, arguments=()):
+    """Follow ``path`` from ``entry`` (and ``receiver``, and the functions passed
+    as ``arguments``, ``(position, function)`` pairs); raise Mismatch if it
     leads nowhere."""
     kind = path[0]
     if kind == "entry":
@@ -109,7 +112,12 @@ def resolve(path, entry, receiver):
         if receiver is None:
             raise Mismatch("no receiver class")
         return receiver
-    parent, key = resolve(path[1], entry, receiver), path[2]
+    if kind == "argument":
+        passed = dict(arguments)
+        if path[1] not in passed:
+            raise Mismatch(f"no function passed as argument {path[1]}")
+        return passed[path[1]]
+    parent, key = resolve(path[1], entry, receiver, arguments), path[2]
     if kind == "global" and isinstance(parent, types.FunctionType):
         value = parent.__globals__.get(key, _MISSING)
     elif kind == "closure" and isinstance(parent, types.FunctionType):
@@ -243,7 +251,7 @@ class Survey:
     """The user functions reachable from an entry function, with their paths,
     the fingerprints of what they read, and a path to every object seen."""
 
-    def __init__(self, entry, receiver, interest: set[str]):
+    def __init__(self, entry, receiver, interest: set[str], arguments=()):
         self.functions: list[tuple[object, list]] = []
         self.reads: list[list] = []
         self.seen: dict[int, tuple[object, list]] = {}
@@ -253,6 +261,8 @@ class Survey:
         self.visit(entry, ["entry"])
         if receiver is not None:
             self.visit(receiver, ["receiver"])
+        for position, passed in arguments:
+            self.visit(passed, ["argument", position])
         while self._queue:
             self._scan(*self._queue.popleft())
 
@@ -324,26 +334,26 @@ def marks(fn) -> list:
             if name.startswith("__srcgrad")]
 
 
-def survey(entry, receiver=None) -> Survey:
+def survey(entry, receiver=None, arguments=()) -> Survey:
     """Survey what ``entry`` reaches.  Members of modules, classes and objects
     are followed for the names the reached functions read, so the survey runs
     again until that set of names stops growing."""
     interest: set[str] = set()
     while True:
-        result = Survey(entry, receiver, interest)
+        result = Survey(entry, receiver, interest, arguments)
         if result.names <= interest:
             return result
         interest = interest | result.names
 
 
-def check(dependencies, reads, entry, receiver) -> list:
+def check(dependencies, reads, entry, receiver, arguments=()) -> list:
     """Re-resolve and compare what a manifest recorded; return the functions.
 
     Raises :class:`Mismatch` at the first difference.
     """
     functions = []
     for path, module, qualname, filename, first, _, _ in dependencies:
-        fn = resolve(path, entry, receiver)
+        fn = resolve(path, entry, receiver, arguments)
         if not isinstance(fn, types.FunctionType) or fn.__module__ != module \
                 or fn.__qualname__ != qualname or fn.__code__.co_filename != filename \
                 or fn.__code__.co_firstlineno != first:

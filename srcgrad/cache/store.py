@@ -214,7 +214,8 @@ def _from_manifest(directory, data, key, target, options) -> Loaded | None:
     if data["format"] != manifest.FORMAT or data["key"] != key:
         return None
     try:
-        bindings, free = manifest.restore(data, target, options.receiver)
+        bindings, free = manifest.restore(data, target, options.receiver,
+                                          manifest.arguments(options))
     except provenance.Mismatch:
         return None
     path = directory / "code" / Path(data["file"]).name

@@ -52,6 +52,7 @@ from .. import ir, runtime
 from ..errors import SrcGradError
 from ..rules import registry
 from ..version import __version__
+from .parse import lambda_identity
 
 
 @dataclass(frozen=True)
@@ -140,10 +141,66 @@ class Callee:
         return f"{self.name}={shown_callable(self.obj)}"
 
     def stable_description(self):
-        """JSON naming the callee the same way in every process, or None."""
+        """JSON naming the callee the same way in every process, or None: a
+        library function's module and name; a ``def``'s or lambda's module,
+        qualified name, line and column (the disk cache's survey then starts
+        from it too, checking its source and what it reads, as for the entry)."""
         found = library_path(self.obj)
-        return None if found is None else ["callee", self.position, *found]
+        if found is not None:
+            return ["callee", self.position, *found]
+        if is_user_function(self.obj):
+            code = self.obj.__code__
+            return ["callee", self.position, "function", self.obj.__module__,
+                    self.obj.__qualname__, code.co_firstlineno, lambda_identity(code)]
+        return None
 
+
+
+class ElementClasses:
+    """The classes of the user objects in a list or tuple argument
+    (``for layer in layers: x = layer.forward(x)``): the code calls a method of
+    such an element by its class, one branch per class (an entry of
+    :attr:`Options.callees`; equal by value; kept in memory only, as the disk
+    cache does not survey the methods of classes reached through a list).
+
+        >>> class Dense: ...
+        >>> ElementClasses(0, "layers", (Dense,))
+        layers=[Dense]
+    """
+
+    __slots__ = ("classes", "name", "position")
+
+    def __init__(self, position: int, name: str, classes: tuple):
+        self.position, self.name, self.classes = position, name, classes
+
+    def __eq__(self, other):
+        return isinstance(other, ElementClasses) and (self.position, self.classes) == (
+            other.position, other.classes)
+
+    def __hash__(self):
+        return hash((self.position, self.classes))
+
+    def __repr__(self):
+        return f"{self.name}=[{', '.join(c.__qualname__ for c in self.classes)}]"
+
+    def stable_description(self):
+        return None
+
+
+def element_classes(value) -> tuple:
+    """The classes of the instances of user classes in the list or tuple
+    ``value``, in order of first appearance; () for anything else."""
+    if type(value) not in (list, tuple) or len(value) > 10_000:
+        return ()
+    found = {}
+    for item in value:
+        kind = type(item)
+        if kind not in found and hasattr(item, "__dict__") and not isinstance(
+                item, (type, types.ModuleType, types.FunctionType, types.MethodType,
+                       functools.partial, np.ndarray)) \
+                and not is_library_module(getattr(kind, "__module__", "") or ""):
+            found[kind] = None
+    return tuple(found)
 
 def library_path(obj):
     """``[module, name]`` for a library function (NumPy, SciPy, math, builtins)
@@ -309,8 +366,8 @@ class Linker:
                   "# srcgrad regenerates this file from the source; edits here are not read back."]
         specialised = getattr(program, "specialised", ())
         if specialised:  # functions passed as arguments (normalize/sugar.py function_arguments)
-            header.append(f"# Specialised for {', '.join(specialised)}, the function"
-                          f"{'s' if len(specialised) > 1 else ''} passed when it was compiled.")
+            header.append(f"# Specialised for {', '.join(specialised)}: what the call passed "
+                          f"when it was compiled.")
         if "math" in used:
             imports.insert(0, "import math")
         if "np" in used:

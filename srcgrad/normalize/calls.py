@@ -52,7 +52,7 @@ from ..errors import SrcGradError
 from ..frontend.linker import Callee, is_user_function
 from ..frontend.parse import MISSING, parse_function, root_name, static_value
 from ..ir.syntax import (
-    Renamer, assigned_names, clone, constant, keywords_of, updated_in_place, walk,
+    Renamer, assigned_names, clone, constant, keywords_of, load_name, updated_in_place, walk,
 )
 from ..rules import registry
 from .jumps import structure
@@ -107,6 +107,10 @@ class Calls:
             op.receiver_type = self.receiver_type
             return expr, op
         if isinstance(func, gast.Attribute) and not self.is_static(func):
+            classes = self.dispatchable(func)
+            if classes:  # layer.forward(x), layer from a list of objects: by its class
+                result = self.dispatched(node, func, classes)
+                return result, ir.Op(operator.pos, [result], {}, node, f".{func.attr}()")
             receiver = self.atom(func.value)
             args = [self.literal(a) for a in node.args]
             kwargs = {kw.arg: self.literal(kw.value) for kw in node.keywords}
@@ -175,6 +179,8 @@ class Calls:
         op = ir.Op(prim, args, kwargs, node, registry.display_name(prim))
         if is_user_function(prim):
             op.callees = self.passed_functions(prim, node)
+            if getattr(node, "receiver_type", None) is not None:  # Dense_class.forward(obj, x)
+                op.receiver_type = node.receiver_type
         return expr, op
 
     def passed_functions(self, fn, node) -> tuple:
@@ -210,6 +216,77 @@ class Calls:
                 or isinstance(value, (type, np.ndarray, types.ModuleType)):
             return MISSING
         return value
+
+    def dispatchable(self, func) -> list:
+        """The classes whose method ``func`` (``layer.forward``, on a local name)
+        calls: those of the objects in the lists the function reads or was
+        passed (:meth:`.sugar.Sugar.static_element_classes`, ``ElementClasses``)
+        that define it in Python; none for an array's method."""
+        if not isinstance(func.value, gast.Name) or getattr(np.ndarray, func.attr, None) \
+                is not None:
+            return []
+        return [c for c in self.dispatch_classes
+                if is_user_function(inspect.getattr_static(c, func.attr, None))]
+
+    def dispatched(self, node, func, classes):
+        """``obj.m(a)`` for ``obj`` of one of ``classes`` -> a guard, then one branch
+        per class calling its method, resolved like ``self.m`` in a method::
+
+            if type(obj) is not Dense_class and type(obj) is not ReLU_class:
+                raise TypeError(...)
+            if type(obj) is Dense_class:
+                result = Dense_class.m(obj, a)
+            else:
+                result = ReLU_class.m(obj, a)
+
+        Returns the result's atom."""
+        refs = []
+        for cls in classes:
+            ref = load_name(self.namer.fresh(f"{cls.__name__}_class"))
+            ref.helper = cls
+            self.free[ref.id] = cls
+            refs.append(ref)
+        obj = func.value
+
+        def kind_is(ref, op):
+            return gast.Compare(left=gast.Call(func=builtin_ref("type"), args=[clone(obj)],
+                                               keywords=[]), ops=[op()], comparators=[clone(ref)])
+
+        names = ", ".join(c.__qualname__ for c in classes)
+        message = (f"{self.func.name} was differentiated for "
+                   f"'{ast.unparse(gast.gast_to_ast(obj))}.{func.attr}(...)' on objects of the "
+                   f"classes {names}, those of the lists it read or was passed when it was "
+                   f"compiled (a gradient made by srcgrad makes code for the classes of each "
+                   f"list passed)")
+        tests = [kind_is(ref, gast.IsNot) for ref in refs]
+        guard = gast.If(test=tests[0] if len(tests) == 1 else gast.BoolOp(op=gast.And(),
+                                                                         values=tests),
+                        body=[gast.Raise(exc=gast.Call(
+                            func=builtin_ref("TypeError"),
+                            args=[gast.Constant(value=message, kind=None)], keywords=[]),
+                            cause=None)], orelse=[])
+        result = self.namer.fresh("result")
+        self.locals.add(result)
+        branch = None
+        for cls, ref in reversed(list(zip(classes, refs))):
+            method = gast.Attribute(value=clone(ref), attr=func.attr, ctx=gast.Load())
+            method.helper = getattr(cls, func.attr)  # bound above, as ref
+            call = gast.Call(func=method, args=[clone(obj), *node.args], keywords=node.keywords)
+            call.receiver_type = cls
+            assign = [gast.Assign(targets=[gast.Name(id=result, ctx=gast.Store(), annotation=None,
+                                                     type_comment=None)],
+                                  value=call, type_comment=None)]
+            branch = assign if branch is None else [gast.If(test=kind_is(ref, gast.Is),
+                                                            body=assign, orelse=branch)]
+        for stmt in [guard, *branch]:
+            for sub in walk(stmt):
+                if "lineno" in sub._attributes:
+                    gast.copy_location(sub, node)
+        self.count_assignments(branch)
+        self.statement(guard)
+        for stmt in branch:
+            self.statement(stmt)
+        return self.atom(load_name(result))
 
     def called_parameter(self, name) -> str:
         """Why the call of parameter ``name`` has no function to differentiate."""

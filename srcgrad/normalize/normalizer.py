@@ -97,6 +97,7 @@ class _Normalizer(Statements, Expressions, ControlFlow, Calls, Sugar):
         self.local_functions: dict[str, object] = {}  # nested defs and lambdas, inlined
         self.called_parameters: dict[str, object] = {}  # nonlinearity=np.tanh, called
         self.passed: dict[str, object] = {}         # parameter -> the function it holds
+        self.dispatch_classes: dict = {}            # classes of objects in lists (ordered set)
         self.inlining: list = []
         self.receiver_type = receiver_type          # type of the first parameter (methods)
         self.constants: dict[str, object] = {}      # names assigned once, from a literal

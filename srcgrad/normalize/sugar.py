@@ -82,7 +82,7 @@ import numpy as np
 
 from .. import ir
 from ..errors import SrcGradError
-from ..frontend.linker import is_user_function
+from ..frontend.linker import ElementClasses, element_classes, is_user_function
 from ..frontend.parse import MISSING
 from ..ir.syntax import clone, helper_ref, is_dict_view, load_name, source_of, walk
 from ..rules import registry
@@ -144,11 +144,16 @@ class Sugar:
         so the guard only ever stops code run directly or exported.
         ``self.specialised`` lists them (``act=np.tanh``) for the module's header."""
         self.specialised = []
+        self.dispatch_classes = self.static_element_classes()
         params = self.func.args.args
         called = {n.func.id for n in walk(self.func) if isinstance(n, gast.Call)
                   and isinstance(n.func, gast.Name)}
         for callee in self.callees:
             name = callee.name
+            if isinstance(callee, ElementClasses):
+                self.dispatch_classes.update(dict.fromkeys(callee.classes))
+                self.specialised.append(repr(callee))
+                continue
             if callee.position >= len(params) or params[callee.position].id != name \
                     or self.assignments[name]:
                 continue
@@ -176,6 +181,18 @@ class Sugar:
                 f"{self.func.name} was differentiated for {callee!r}, the function passed "
                 f"when it was compiled: this code runs with that function only (a gradient "
                 f"made by srcgrad generates and caches code for each function passed)"))
+
+    def static_element_classes(self) -> dict:
+        """The classes of the user objects in the lists and tuples the function
+        reads from its globals and closure (``for layer in LAYERS``), as a dict
+        used as an ordered set: a method called on an element is called by its
+        class (:meth:`.calls.Calls.dispatched`)."""
+        found = {}
+        resolver = self.parsed.resolver
+        for node in walk(self.func):
+            if isinstance(node, gast.Name) and node.id not in self.locals:
+                found.update(dict.fromkeys(element_classes(resolver.lookup(node.id))))
+        return found
 
     def static_reference(self, value):
         """``np.tanh`` for ``value`` np.tanh when the function's globals hold ``np``

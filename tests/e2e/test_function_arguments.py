@@ -199,6 +199,99 @@ def test_value_and_grad_vjp_and_check_take_function_arguments():
     assert_close(checked(my_helper, X), numeric_grad(apply, (my_helper, X), 1), rtol=1e-6)
 
 
+# -- methods of objects taken from a list ----------------------------------------------
+
+class Affine:
+    def __init__(self, W, b):
+        self.W, self.b = W, b
+
+    def forward(self, x):
+        return x @ self.W + self.b
+
+
+class Gain:
+    def __init__(self, g):
+        self.g = g
+
+    def forward(self, x):
+        return np.tanh(x * self.g)
+
+
+class Stack:
+    def __init__(self, layers):
+        self.layers = layers
+
+    def loss(self, x):
+        for layer in self.layers:
+            x = layer.forward(x)
+        return np.sum(x ** 2)
+
+
+def run_layers(layers, x):
+    for layer in layers:
+        x = layer.forward(x)
+    return np.sum(x ** 2)
+
+
+def _layers():
+    rs = np.random.default_rng(3)
+    return [Affine(rs.standard_normal((3, 4)), rs.standard_normal(4)), Gain(np.full(4, 0.7)),
+            Affine(rs.standard_normal((4, 2)), rs.standard_normal(2))]
+
+
+LAYERS = _layers()
+XS = np.random.default_rng(4).standard_normal((5, 3))
+
+
+def run_global_layers(x):
+    for layer in LAYERS:
+        x = layer.forward(x)
+    return np.sum(x ** 2)
+
+
+def _layers_loss(layer_index, attr):
+    def loss(value):
+        layers = _layers()
+        setattr(layers[layer_index], attr, value)
+        return run_layers(layers, XS)
+    return loss
+
+
+def test_a_method_of_objects_of_several_classes_from_a_list():
+    layers = _layers()
+    _check(run_layers, (layers, XS), (1,), None)
+    g = srcgrad.grad(run_layers, wrt=0)(layers, XS)
+    assert [type(v) for v in g] == [Affine, Gain, Affine]
+    for i, attr in ((0, "W"), (0, "b"), (1, "g"), (2, "W")):
+        want = numeric_grad(_layers_loss(i, attr), (getattr(layers[i], attr),), 0)
+        assert_close(getattr(g[i], attr), want, rtol=1e-6, atol=1e-9)
+    made = srcgrad.grad(run_layers, wrt=1)
+    made(layers, XS)
+    source = made.source
+    assert "# Specialised for layers=[Affine, Gain]" in source
+    assert "type(layer) is Affine_class" in source
+
+
+def test_a_global_list_of_layers_and_a_models_own_list():
+    want = srcgrad.grad(run_layers, wrt=1)(LAYERS, XS)
+    value, g = srcgrad.value_and_grad(run_global_layers)(XS)
+    assert bit_identical(value, run_global_layers(XS)) and bit_identical(g, want)
+    model = Stack(LAYERS)
+    assert bit_identical(srcgrad.grad(model.loss)(XS), want)
+    assert bit_identical(srcgrad.grad(Stack.loss, wrt=1)(model, XS), want)
+
+
+def test_a_list_with_another_class_gets_code_for_it():
+    g = srcgrad.grad(run_layers, wrt=1)
+    g(_layers(), XS)
+    direct = g._shown.functions[0]
+    only_gains = [Gain(np.full(3, 0.5)), Gain(np.full(3, 2.0))]
+    with pytest.raises(TypeError, match="on objects of the classes Affine, Gain"):
+        direct([*_layers(), Stack([])], XS)
+    assert_close(g(only_gains, XS), numeric_grad(run_layers, (only_gains, XS), 1), rtol=1e-6)
+    assert "# Specialised for layers=[Gain]" in g.source
+
+
 # -- specialisation, cache and guard --------------------------------------------------
 
 def test_the_code_is_specialised_and_says_for_what(monkeypatch):
@@ -207,7 +300,7 @@ def test_the_code_is_specialised_and_says_for_what(monkeypatch):
                                                              "specialises"):
         _ = g.source
     g(np.tanh, X)
-    assert "# Specialised for f=np.tanh, the function passed when it was compiled." in g.source
+    assert "# Specialised for f=np.tanh: what the call passed when it was compiled." in g.source
     assert "if f is not np.tanh:" in g.source and "np.tanh(x)" in g.source
     g(my_helper, X)
     assert "# Specialised for f=my_helper" in g.source and "my_helper_forward(x)" in g.source
@@ -246,6 +339,72 @@ def test_a_library_function_is_cached_on_disk_by_its_module_and_name():
     assert manifest.key(apply, options) is not None
     other = compiler.Options(wrt=(1,), callees=callee_arguments(apply, (1,), (np.sin, X)))
     assert manifest.key(apply, other) != manifest.key(apply, options)
+
+
+PASSING = """
+import numpy as np
+
+
+def apply(f, x):
+    return np.sum(f(x))
+
+
+def cube(v):
+    return v ** 3 * SCALE
+
+
+SCALE = {scale}
+SQUARE = lambda v: np.sin(v) * v  # noqa: E731
+"""
+
+RUNNER = """
+import json, sys
+import numpy as np
+import srcgrad
+from srcgrad import pipeline as compiler
+
+calls = []
+generate = compiler.generate
+compiler.generate = lambda *a, **k: calls.append(1) or generate(*a, **k)
+sys.path.insert(0, sys.argv[1])
+import passing
+g = srcgrad.grad(passing.apply, wrt=1)
+x = np.array([0.5, 1.5])
+grads = [g(f, x).tolist() for f in (np.tanh, passing.cube, passing.SQUARE)]
+print(json.dumps({"calls": len(calls), "grads": grads}))
+"""
+
+
+def _run_passing(directory, cache_dir):
+    import json  # noqa: PLC0415
+    import os  # noqa: PLC0415
+    import subprocess  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+    from pathlib import Path  # noqa: PLC0415
+
+    root = Path(srcgrad.__file__).resolve().parents[1]
+    env = dict(os.environ, PYTHONPATH=str(root), SRCGRAD_CACHE_DIR=str(cache_dir))
+    env.pop("SRCGRAD_CACHE", None)
+    result = subprocess.run([sys.executable, "-c", RUNNER, str(directory)], capture_output=True,
+                            text=True, env=env, timeout=120, check=False)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def test_a_second_process_loads_the_code_for_each_function_passed_from_disk(tmp_path):
+    (tmp_path / "passing.py").write_text(PASSING.format(scale=2.0))
+    first = _run_passing(tmp_path, tmp_path / "cache")
+    second = _run_passing(tmp_path, tmp_path / "cache")
+    assert first["calls"] == 3 and second["calls"] == 0
+    assert first["grads"] == second["grads"]
+    x = np.array([0.5, 1.5])
+    assert_close(second["grads"][1], 6.0 * x ** 2)
+    (tmp_path / "passing.py").write_text(PASSING.format(scale=3.0))  # what cube reads
+    for stale in (tmp_path / "__pycache__").glob("*"):
+        stale.unlink()
+    third = _run_passing(tmp_path, tmp_path / "cache")
+    assert third["calls"] == 1  # cube's code only
+    assert_close(third["grads"][1], 9.0 * x ** 2)
 
 
 def test_the_guard_refuses_another_function_in_the_exported_code(tmp_path):
