@@ -93,8 +93,10 @@ def test_the_walkthrough_prints_every_stage():
 
 @pytest.mark.parametrize("script", [["examples/rnn_clipping.py", "--steps", "30"],
                                     ["examples/export_standalone.py"],
-                                    ["examples/newton_logistic.py"]],
-                         ids=["rnn_clipping", "export_standalone", "newton_logistic"])
+                                    ["examples/newton_logistic.py"],
+                                    ["examples/dask_mlp.py", "--rows", "20000", "--chunk",
+                                     "5000", "--steps", "2"]],
+                         ids=["rnn_clipping", "export_standalone", "newton_logistic", "dask_mlp"])
 def test_examples_run(script):
     out = run(*script)
     assert "gradcheck against finite differences: passed" in out or "agree to 1e-12" in out \
