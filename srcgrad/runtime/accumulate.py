@@ -53,6 +53,22 @@ def scatter_add(acc, g, a, index):
     their order of appearance (``np.add.at``) before they reach ``acc``, as
     they do in ``getitem_grad``'s zeros.  Anything else (a list, a cotangent of another
     array library, such as Dask) takes the plain sum."""
+    # the common case first, in few checks: a row or a slice, dtypes that agree
+    if type(acc) is np.ndarray and type(g) is np.ndarray and type(a) is np.ndarray \
+            and type(index) in _ROW_OR_SLICE and acc.dtype == g.dtype == a.dtype \
+            and acc.shape == a.shape:
+        view = acc[index]
+        if type(view) is np.ndarray and g.ndim <= view.ndim:
+            view += g  # g already is what getitem_grad writes: no cast, no copy
+            return acc
+    return _scatter_add(acc, g, a, index)
+
+
+_ROW_OR_SLICE = (int, slice)
+
+
+def _scatter_add(acc, g, a, index):
+    """:func:`scatter_add` for every index, dtype and kind of array."""
     if type(acc) is not np.ndarray or type(a) is not np.ndarray or acc.shape != a.shape \
             or not (type(g) is np.ndarray or isinstance(g, (int, float, complex, np.generic))) \
             or np.result_type(acc.dtype, a.dtype) != acc.dtype:
