@@ -39,11 +39,16 @@ from ..runtime import grad_like, grad_seed, signum, unbroadcast, zeros_grad
 _NUMBER = (types.Integer, types.Boolean)
 
 
+def _unwrapped(t):
+    """``t``, or the type of a value that may be None (a temporary bound to None
+    before a loop that saves it): numba unwraps it where a number is needed."""
+    return t.type if isinstance(t, types.Optional) else t
+
+
 def _real(t) -> bool:
     """A Python float as numba types it (float64), an int or a bool; or one of
-    them that may be None (a temporary bound to None before a loop that saves it)."""
-    if isinstance(t, types.Optional):
-        t = t.type
+    them that may be None."""
+    t = _unwrapped(t)
     return t == types.float64 or isinstance(t, _NUMBER)
 
 
@@ -63,10 +68,13 @@ def power(base, exponent):
 
 @overload(power)
 def _power(base, exponent):
-    if isinstance(base, types.Integer) and isinstance(exponent, types.Integer):
+    if isinstance(_unwrapped(base), types.Integer) and \
+            isinstance(_unwrapped(exponent), types.Integer):
         return lambda base, exponent: base ** exponent
-    if _real(base) and _real(exponent):
-        return lambda base, exponent: math.pow(float(base), float(exponent))
+    if _real(base) and _real(exponent) and not isinstance(exponent, types.Optional):
+        # math.pow of an int exponent is numba's powi (multiplications): pass a float;
+        # numba's math.pow takes a base that may be None (it raises TypeError if it is)
+        return lambda base, exponent: math.pow(base, float(exponent))
     return None
 
 

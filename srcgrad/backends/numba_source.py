@@ -15,7 +15,8 @@ compile it, the module keeps its NumPy code and says why in a comment:
   ``math.hypot``), and the value must stay the function's own, bit for bit.
 
 ``a ** b`` is written ``power(a, b)`` (:func:`_powers`): numba's ``**`` rounds
-differently from Python's.
+differently from Python's; ``del`` statements, which numba does not compile,
+go (:func:`_drop_deletes`).
 
 Numbers bound from the globals are compiled in as constants (numba freezes
 globals), so the module lists their values in a comment (the one other line
@@ -83,6 +84,7 @@ def rewrite(source: str, bindings: dict, cache: bool = True) -> str:
         at = max((i + 1 for i, line in enumerate(lines)
                   if line.startswith("import ") and not line.startswith(" ")), default=0)
     powers = _powers(lines)
+    _drop_deletes(lines)
     lines[at:at] = ["import numba"] + ([_POWER_IMPORT] if powers else [])
     decorator = "@numba.njit(cache=True)" if cache else "@numba.njit"
     out = []
@@ -148,6 +150,30 @@ def _power_text(node, text: bytes) -> str:
 #: Functions numba compiles to other bits than Python computes (measured on
 #: 5000 points each; every other function of ``math`` srcgrad differentiates agrees).
 INEXACT = ("math.hypot",)
+
+
+def _drop_deletes(lines: list[str]) -> None:
+    """Remove the ``del`` statements of ``lines`` (in place), which numba does
+    not compile: the NumPy code frees big forward values where the adjoint
+    sweep starts (memory/release.py); numba frees its floats itself.  A
+    ``del`` alone in its block becomes ``pass``.
+
+    >>> lines = ["if a:", "    del t1", "    del t2", "else:", "    t3 = 1.0", "    del t3, t4"]
+    >>> _drop_deletes(lines); lines
+    ['if a:', '    pass', 'else:', '    t3 = 1.0']
+    """
+    tree = ast.parse("\n".join(lines))
+    found = []
+    for node in ast.walk(tree):
+        for block in (getattr(node, "body", None), getattr(node, "orelse", None),
+                      getattr(node, "finalbody", None)):
+            if isinstance(block, list):
+                deletes = [stmt for stmt in block if isinstance(stmt, ast.Delete)]
+                alone = len(deletes) == len(block)  # the block keeps one statement: pass
+                found += [(stmt, alone and i == 0) for i, stmt in enumerate(deletes)]
+    for stmt, keep in sorted(found, key=lambda item: item[0].lineno, reverse=True):
+        first, last = stmt.lineno - 1, stmt.end_lineno
+        lines[first:last] = [" " * stmt.col_offset + "pass"] if keep else []
 
 
 def refusal(source: str, bindings: dict) -> str | None:

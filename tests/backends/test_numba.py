@@ -272,3 +272,79 @@ def test_second_process_hits_numba_disk_cache(tmp_path):
     assert runs[0]["grads"] == runs[1]["grads"] == list(
         srcgrad.grad(scalar_loop, wrt=(0, 1))(0.3, 0.7))
     assert list((tmp_path / "cache" / "code" / "__pycache__").glob("*.nbi"))
+
+
+# --- random programs of floats: the numba backend against the NumPy backend ---------------
+
+_UNARY = ("math.sin({})", "math.cos({})", "math.tanh({})", "math.exp(-({}) ** 2)",
+          "math.sqrt(1.0 + ({}) ** 2)", "math.log(1.0 + ({}) ** 2)", "math.atan({})",
+          "abs({})", "({}) ** 3", "({}) ** 2", "math.erf({})", "math.pow(1.5, {})")
+_BINARY = ("{} + {}", "{} - {}", "{} * {}", "{} / (1.0 + ({}) ** 2)", "max({}, {})",
+           "min({}, {})", "0.5 * {} + 0.25 * {}")
+
+
+def _random_program(rng, name):
+    names = ["a", "b"]
+
+    def expr(depth=0):
+        if depth > 1 or rng.random() < 0.3:
+            return rng.choice(names) if rng.random() < 0.85 else repr(rng.choice((0.5, 2.0, -1.5)))
+        if rng.random() < 0.5:
+            return rng.choice(_UNARY).format(expr(depth + 1))
+        return rng.choice(_BINARY).format(expr(depth + 1), expr(depth + 1))
+
+    def assign(indent):
+        target = rng.choice(names + ["c"] * 2)
+        if target not in names:
+            names.append(target)
+            return [f"{indent}{target} = math.tanh({expr()})"]
+        return [f"{indent}{target} = math.tanh({expr()})"]
+
+    lines = [f"def {name}(a, b, n):", "    c = 0.5 * a"]
+    if "c" not in names:
+        names.append("c")
+    for _ in range(rng.randint(2, 5)):
+        kind = rng.random()
+        if kind < 0.35:
+            lines.append("    for i in range(n):")
+            lines += assign("        ") + assign("        ")
+        elif kind < 0.55:
+            lines.append(f"    if {rng.choice(names)} > {rng.choice(names)}:")
+            lines += assign("        ")
+            lines.append("    else:")
+            lines += assign("        ")
+        elif kind < 0.65:
+            lines.append("    k = 0")
+            lines.append("    while k < n:")
+            lines += assign("        ")
+            lines.append("        k += 1")
+        else:
+            lines += assign("    ")
+    lines.append(f"    return {expr()} + a * b + c")
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.filterwarnings("ignore::srcgrad.ZeroGradientWarning")
+def test_random_float_programs_match_numpy(tmp_path, count=16, seed=19):
+    import importlib.util
+    import random
+
+    rng = random.Random(seed)
+    source = "import math\n\n\n" + "\n\n".join(_random_program(rng, f"p{i}") for i in range(count))
+    path = tmp_path / "numba_random_programs.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location("numba_random_programs", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    compiled = 0
+    for i in range(count):
+        fn = getattr(module, f"p{i}")
+        jit = srcgrad.value_and_grad(fn, wrt=(0, 1), backend="numba")
+        ref = srcgrad.value_and_grad(fn, wrt=(0, 1))
+        for a, b, n in ((0.3, -0.7, 3), (1.1, 0.4, 0), (-0.9, 0.8, 5)):
+            value, grads = jit(a, b, n)
+            ref_value, ref_grads = ref(a, b, n)
+            assert value == ref_value == fn(a, b, n), (fn.__name__, a, b, n)
+            assert _close(grads, ref_grads), (fn.__name__, a, b, n, grads, ref_grads)
+        compiled += "@numba.njit(cache=True)" in jit.source
+    assert compiled == count, compiled
