@@ -21,6 +21,7 @@ generated code names one place:
 - :mod:`.aliases`: run-time checks of updates seen through an alias;
 - :mod:`.anomaly`: ``check_finite``, anomaly mode's check of a cotangent;
 - :mod:`.schedules`: checkpointing schedules (``revolve``, online);
+- :mod:`.namespaces`: Dask and CuPy arguments kept in their own library (``foreign``, ``as_array``);
 - :mod:`.errors`: ``error_at``, srcgrad's error classes (ValueError where
   srcgrad is not installed).
 
