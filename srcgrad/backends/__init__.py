@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from ..errors import SrcGradError
 from ..options import BACKENDS
-from .numba_source import NOTE, decorate, noted
+from .numba_source import NOTE, decorate, in_memory, noted
 
 
 class BackendUnavailableError(SrcGradError):
@@ -79,4 +79,5 @@ def settle(compiled, args, kwargs, numpy) -> None:
     compiled.functions = tuple(guarded(f, i, numpy) for i, f in enumerate(compiled.functions))
 
 
-__all__ = ["BACKENDS", "NOTE", "BackendUnavailableError", "adapt", "noted", "require", "settle"]
+__all__ = ["BACKENDS", "NOTE", "BackendUnavailableError", "adapt", "in_memory", "noted", "require",
+           "settle"]

@@ -195,6 +195,13 @@ def refusal(source: str, bindings: dict) -> str | None:
     return None
 
 
+def in_memory(source: str) -> str:
+    """``source`` for a module that could not be written to a file after all (an
+    unwritable cache directory): numba's disk cache needs the file, so its
+    decorators lose ``cache=True``."""
+    return source.replace("\n@numba.njit(cache=True)\n", "\n@numba.njit\n")
+
+
 def noted(source: str, note: str) -> str:
     """``source`` with the comment line ``# backend numba: <note>`` after its header."""
     lines = source.splitlines(keepends=True)
@@ -202,4 +209,4 @@ def noted(source: str, note: str) -> str:
     return "".join(lines[:at]) + f"{NOTE}{note}\n" + "".join(lines[at:])
 
 
-__all__ = ["HELPERS", "INEXACT", "NOTE", "decorate", "noted", "refusal", "rewrite"]
+__all__ = ["HELPERS", "INEXACT", "NOTE", "decorate", "in_memory", "noted", "refusal", "rewrite"]

@@ -36,6 +36,7 @@ recently used entries beyond ``SRCGRAD_CACHE_MAX_ENTRIES`` (default 2000) go.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import linecache
@@ -159,6 +160,8 @@ def _execute(source: str, stem: str, namespace: dict):
         with _lock:
             if _write(path, source):
                 filename = str(path)
+    if filename.startswith("<"):  # no file after all: numba cannot cache next to one
+        source = backends.in_memory(source)
     _remember(source, filename)
     code = compile(source, filename, "exec")
     exec(code, namespace)  # noqa: S102 - this is the compiler's output
@@ -254,6 +257,8 @@ def store(fn, options, generated: Generated) -> Loaded:
     namespace = dict(generated.bindings)
     namespace["__name__"] = f"srcgrad.generated.{generated.program.name}"
     namespace, filename, code = _execute(generated.source, generated.entries[0], namespace)
+    if filename.startswith("<"):
+        generated = dataclasses.replace(generated, source=backends.in_memory(generated.source))
     directory = cache_dir()
     if directory is not None and not filename.startswith("<"):
         if directory not in _pruned:  # once per process: keep the cache bounded

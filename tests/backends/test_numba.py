@@ -247,6 +247,15 @@ def test_memory_only_cache_compiles_without_numba_cache(monkeypatch):
     assert "@numba.njit\ndef" in g.source
 
 
+def test_unwritable_cache_directory_compiles_in_memory(tmp_path, monkeypatch):
+    (tmp_path / "file").write_text("")
+    monkeypatch.setenv("SRCGRAD_CACHE_DIR", str(tmp_path / "file" / "cache"))
+    monkeypatch.setattr("srcgrad.cache.store._warned", True)  # its one warning, tested elsewhere
+    g = srcgrad.grad(step, backend="numba")
+    assert g(0.5, 1.5) == srcgrad.grad(step)(0.5, 1.5)
+    assert "@numba.njit\ndef" in g.source and "cache=True" not in g.source
+
+
 _PROCESS = textwrap.dedent("""
     import json, sys, time
     sys.path.insert(0, {tests!r})
