@@ -39,6 +39,7 @@ import srcgrad.runtime
 from srcgrad.runtime import keys_of, sequence, snapshot
 
 try:  # SciPy is optional: its entries are in the table when it is installed
+    import scipy.linalg
     import scipy.signal
     import scipy.special
     import scipy.stats
@@ -616,6 +617,14 @@ if SCIPY:
       x=normal(6), y=normal(3))
     S("signal_convolve", srcgrad.runtime.signal_convolve,
       "srcgrad.runtime.signal_convolve(x, y, 'same')", x=normal(3, 3), y=normal(2, 3))
+    TRSV = registered(scipy.linalg.solve_triangular)
+    for args, sy in (("lower=True", (3,)), ("", (3, 2)), ("trans=1, lower=True", (3,)),
+                     ("trans='T'", (3, 2)), ("lower=True, unit_diagonal=True", (3, 2))):
+        S(f"scipy.linalg.solve_triangular-{args}-{sy}", TRSV,
+          f"scipy.linalg.solve_triangular(x, y, {args})", x=wellcond(3), y=normal(*sy))
+    CHOL = registered(scipy.linalg.cholesky)
+    S("scipy.linalg.cholesky", CHOL, "scipy.linalg.cholesky(x)", x=spd(3))
+    S("scipy.linalg.cholesky-lower", CHOL, "scipy.linalg.cholesky(x, lower=True)", x=spd(3))
 
 
 # --- shapes --------------------------------------------------------------------------

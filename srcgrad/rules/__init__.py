@@ -5,8 +5,8 @@ tangent rule (forward mode) together, written by hand or derived from one
 declaration (:mod:`.derive`: ``pointwise``, ``linear``, ``alias``).  Importing
 this package registers every rule; :mod:`.registry` holds them.
 
-SciPy's rules (:mod:`.scipy_special`, :mod:`.scipy_stats`, :mod:`.scipy_signal`)
-are the exception: SciPy is optional, and srcgrad never imports it.  Their
+SciPy's rules (:mod:`.scipy_special`, :mod:`.scipy_stats`, :mod:`.scipy_signal`,
+:mod:`.scipy_linalg`) are the exception: SciPy is optional, and srcgrad never imports it.  Their
 modules import it, so they are registered lazily, the first time a lookup
 misses once the user's code has imported that part of SciPy.
 """
@@ -34,7 +34,7 @@ def _family(name):
 
 
 for _library, _name in (("scipy.special", "scipy_special"), ("scipy.stats", "scipy_stats"),
-                        ("scipy.signal", "scipy_signal")):
+                        ("scipy.signal", "scipy_signal"), ("scipy.linalg", "scipy_linalg")):
     register_lazily(_library, _family(_name))
 
 __all__ = ["Rule", "TangentRule", "adjoint", "alias", "all_rules", "all_tangents",

@@ -85,6 +85,16 @@ def test_gp_marginal_likelihood():
     check_model(zoo_gp.neg_log_marginal, _gp_data(), (0,), twin=twin(zoo_gp, "neg_log_marginal"))
 
 
+def test_gp_with_scipy_solve_triangular():
+    check_model(zoo_gp.neg_log_marginal_triangular, _gp_data(), (0,),
+                twin=twin(zoo_gp, "neg_log_marginal_triangular"))
+
+
+def test_gp_with_scipy_cholesky():
+    # no autograd twin: autograd has no gradient for scipy.linalg.cholesky
+    check_model(zoo_gp.neg_log_marginal_scipy, _gp_data(), (0,))
+
+
 def test_gp_predictive_mean():
     params, x, y = _gp_data()
     args = (params, x, y, rng(3).randn(4, 2))
@@ -294,6 +304,8 @@ def _fluid_args():
 SECOND_ORDER = [
     pytest.param(zoo_mlp, "loss_no_flatten", _mlp_data, 0, id="mlp"),
     pytest.param(zoo_gp, "neg_log_marginal", _gp_data, 0, id="gp"),
+    pytest.param(zoo_gp, "neg_log_marginal_triangular", _gp_data, 0, id="gp_triangular"),
+    pytest.param(zoo_gp, "neg_log_marginal_scipy", _gp_data, 0, id="gp_scipy_cholesky"),
     pytest.param(zoo_gmm, "gmm_log_likelihood", _gmm_data, 0, id="gmm_scipy"),
     pytest.param(zoo_gmm, "gmm_log_likelihood_by_hand", _gmm_data, 0, id="gmm_by_hand"),
     pytest.param(zoo_vae, "neg_elbo", _vae_args, 1, id="vae"),
@@ -312,7 +324,8 @@ SECOND_ORDER = [
 ]
 
 #: autograd's arrays take x.transpose(axes) but not x.transpose(0, 2, 1, 3)
-NO_AUTOGRAD = {"lm_loss"}
+#: and has no gradient for scipy.linalg.cholesky
+NO_AUTOGRAD = {"lm_loss", "neg_log_marginal_scipy"}
 
 
 @pytest.mark.parametrize("module, name, make, index", SECOND_ORDER)

@@ -80,6 +80,7 @@ def autograd_copy(module):
     """``module`` loaded again from its file, with ``np`` and SciPy's names bound to
     autograd's: the same model code, differentiated by autograd."""
     import autograd.numpy as anp
+    import autograd.scipy.linalg as alinalg
     import autograd.scipy.special as aspecial
 
     name = f"autograd_{module.__name__}"
@@ -96,6 +97,9 @@ def autograd_copy(module):
         elif getattr(value, "__module__", "") and str(value.__module__).startswith(
                 "scipy.special") and hasattr(aspecial, getattr(value, "__name__", "")):
             setattr(twin, key, getattr(aspecial, value.__name__))
+        elif getattr(value, "__module__", "") and str(value.__module__).startswith(
+                "scipy.linalg") and hasattr(alinalg, getattr(value, "__name__", "")):
+            setattr(twin, key, getattr(alinalg, value.__name__))
     sys.modules[name] = twin
     return twin
 

@@ -1,8 +1,11 @@
 """Gaussian-process regression: the negative log marginal likelihood of the
 hyperparameters, through a Cholesky factor and two triangular solves (with
-``np.linalg.solve``), written as a GP tutorial writes it."""
+``np.linalg.solve``, or SciPy's ``solve_triangular`` and ``cholesky``),
+written as GP tutorials write it."""
 
 import numpy as np
+import scipy.linalg
+from scipy.linalg import solve_triangular
 
 
 def rbf_kernel(params, x, xp):
@@ -36,3 +39,22 @@ def predictive_mean(params, x, y, x_test):
     K = rbf_kernel(kernel_params, x, x) + noise_var * np.eye(len(y))
     K_star = rbf_kernel(kernel_params, x_test, x)
     return np.sum(mean + K_star @ np.linalg.solve(K, y - mean))
+
+
+def neg_log_marginal_triangular(params, x, y):
+    """The same likelihood with SciPy's triangular solve: ``|L^-1 r|^2``."""
+    mean, noise_var, kernel_params = unpack(params)
+    K = rbf_kernel(kernel_params, x, x) + noise_var * np.eye(len(y))
+    L = np.linalg.cholesky(K)
+    v = solve_triangular(L, y - mean, lower=True)
+    return 0.5 * np.dot(v, v) + np.sum(np.log(np.diag(L))) + 0.5 * len(y) * np.log(2 * np.pi)
+
+
+def neg_log_marginal_scipy(params, x, y):
+    """SciPy's upper Cholesky factor and two triangular solves."""
+    mean, noise_var, kernel_params = unpack(params)
+    K = rbf_kernel(kernel_params, x, x) + noise_var * np.eye(len(y))
+    U = scipy.linalg.cholesky(K)
+    r = y - mean
+    alpha = solve_triangular(U, solve_triangular(U, r, trans="T"))
+    return 0.5 * r @ alpha + np.sum(np.log(np.diag(U))) + 0.5 * len(y) * np.log(2 * np.pi)
