@@ -285,3 +285,35 @@ def test_second_and_third_order_through_helpers_returning_lists_dicts_and_star_a
     dx, dw = d3(x, w)
     assert_close(dw, _fd(lambda u: d2(x, u), w), rtol=1e-6, atol=1e-7)
     assert_close(dx, _fd_array(lambda u: d2(u, w), x), rtol=1e-6, atol=1e-7)
+
+
+# ------------------------------------------------------- what grad takes
+
+class Spring:
+    def __init__(self, k):
+        self.k = k
+
+    def energy(self, x):
+        return self.k * x ** 4 + np.sin(x)
+
+    def __call__(self, x):
+        return self.k * x ** 4 + np.sin(x)
+
+    def cubic(self, x):
+        return np.sum(self.k * x ** 3)
+
+
+@pytest.mark.parametrize("kind", ["method", "callable", "lambda"])
+def test_third_derivative_of_a_method_a_callable_object_and_a_lambda(kind):
+    spring = Spring(2.0)
+    fn = {"method": spring.energy, "callable": spring,
+          "lambda": lambda x: 2.0 * x ** 4 + np.sin(x)}[kind]
+    d3 = srcgrad.grad(srcgrad.grad(srcgrad.grad(fn)))
+    assert_close(d3(0.3), 48 * 0.3 - math.cos(0.3), rtol=1e-12, atol=1e-12)
+
+
+def test_jacobian_of_hessian_of_a_method():
+    third = srcgrad.jacobian(srcgrad.hessian(Spring(2.0).cubic))(np.array([0.5, -0.2]))
+    expected = np.zeros((2, 2, 2))
+    expected[0, 0, 0] = expected[1, 1, 1] = 12.0
+    assert_close(third, expected, rtol=1e-12, atol=1e-12)
