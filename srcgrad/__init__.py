@@ -18,6 +18,7 @@ import importlib
 
 from .errors import (
     AliasedUpdateError,
+    BackendUnavailableError,
     GradcheckError,
     MissingRuleError,
     NonDifferentiableError,
@@ -54,8 +55,8 @@ _LAZY = {
 }
 
 __all__ = [
-    "AliasedUpdateError", "GradcheckError", "MissingRuleError", "NonDifferentiableError",
-    "NonFiniteGradientError", "RuleError", "SourceNotFoundError", "SrcGradError",
+    "AliasedUpdateError", "BackendUnavailableError", "GradcheckError", "MissingRuleError",
+    "NonDifferentiableError", "NonFiniteGradientError", "RuleError", "SourceNotFoundError", "SrcGradError",
     "TranslationError",
     "SrcGradWarning", "UnsupportedSyntaxError", "ZeroGradientWarning", "__version__",
     "checkpoint", "custom_vjp", "explain", "export", "grad",

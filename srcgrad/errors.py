@@ -99,6 +99,11 @@ class RuleError(SrcGradError):
     """A rule failed validation when it was registered."""
 
 
+class BackendUnavailableError(SrcGradError):
+    """A backend whose engine is not installed: ``backend="numba"`` without
+    numba (``pip install numba``)."""
+
+
 class SrcGradWarning(UserWarning):
     """Base class of the warnings srcgrad issues."""
 

@@ -22,13 +22,9 @@ other; the api settles a module at its first call.
 
 from __future__ import annotations
 
-from ..errors import SrcGradError
+from ..errors import BackendUnavailableError
 from ..options import BACKENDS
 from .numba_source import NOTE, decorate, in_memory, noted
-
-
-class BackendUnavailableError(SrcGradError):
-    """A backend whose engine is not installed (``pip install numba``)."""
 
 
 def require(backend: str) -> None:

@@ -234,7 +234,7 @@ def test_missing_numba_names_the_package(monkeypatch):
     monkeypatch.setitem(sys.modules, "numba", None)
     monkeypatch.delitem(sys.modules, "srcgrad.backends.numba_rules")
     monkeypatch.delattr(backends, "numba_rules")
-    with pytest.raises(backends.BackendUnavailableError, match=r"pip install numba") as info:
+    with pytest.raises(srcgrad.BackendUnavailableError, match=r"pip install numba") as info:
         srcgrad.grad(scalar_loop, backend="numba")
     assert isinstance(info.value, srcgrad.SrcGradError)
     assert srcgrad.grad(scalar_loop)(0.3, 0.7)  # the NumPy backend needs nothing
