@@ -14,6 +14,11 @@ the values of the mirrored forward point); its operands are saved or
 recomputed in turn.  Only pure operations are recomputed: primitives with a
 rule, operators, displays, attribute reads -- never a call with unknown effects.
 
+A row or slice of an argument read in a loop or branch (``x = xs[t]``, and
+``for x in xs``) is recomputed under every named policy: that costs what a
+tape's push and pop cost, and the tape goes (issue 16); an argument updated
+in place anywhere keeps its tape.
+
 Sound when the copy computes, bit for bit, what the definition computed:
 
 * the value is assigned once (textually: in a loop, once per iteration) and
@@ -65,6 +70,7 @@ from ..analysis.aliasing import shared_names
 from ..frontend.linker import CalleePair
 from ..ir.syntax import clone
 from ..rules import registry
+from ..runtime import sequence
 
 SAVE, RECOMPUTE = "save", "recompute"
 
@@ -213,9 +219,19 @@ class _State:
         it costs what a tape's push and pop cost (a view) or the gather the
         function did anyway.  At the top level a save is a reference, no tape:
         kept.  A policy callable still decides."""
-        return op.primitive is operator.getitem and isinstance(op.args[0], gast.Name) \
-            and op.args[0].id in self.program.params \
-            and not callable(getattr(self.decide, "policy", None))
+        if op.primitive is not operator.getitem or not isinstance(op.args[0], gast.Name) \
+                or callable(getattr(self.decide, "policy", None)):
+            return False
+        array, params = op.args[0].id, self.program.params
+        if array not in params:  # for x in xs: t1 = sequence(xs) (xs itself, or a list)
+            made = getattr(self.definitions.get(array), "op", None)
+            if made is None or made.primitive is not sequence or self.counts.get(array) != 1 \
+                    or not isinstance(made.args[0], gast.Name) or made.args[0].id not in params:
+                return False
+            array = made.args[0].id
+        # an argument never updated in place (the sequence of one may be it, unseen)
+        return not any(ir.is_update(stmt) and array in ir.target_names(stmt)
+                       for stmt in ir.walk_statements(self.program.body))
 
 
 def _reads(stmt) -> list[str]:

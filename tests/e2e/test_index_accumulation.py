@@ -262,3 +262,27 @@ def test_a_row_of_an_argument_at_the_top_level_is_saved():
         return np.tanh(X[0] @ w) + np.sum(X[1:] ** 2)
     source = srcgrad.grad(f, wrt=(0, 1)).source
     assert "# recompute:" not in source
+
+
+def test_each_row_of_a_for_loop_is_recomputed_not_taped():
+    source = srcgrad.grad(each_row, wrt=(0, 1)).source
+    assert "x = t1[k]  # recompute: x" in source and "x_tape" not in source
+
+
+def updated_argument(X, w):
+    X[0] = X[0] * 2.0
+    s = 0.0
+    for x in X:
+        s = s + np.sum(np.sin(x * w))
+    return s
+
+
+def test_an_argument_updated_in_place_keeps_its_rows_taped():
+    source = srcgrad.grad(updated_argument, wrt=(0, 1)).source
+    assert "# recompute:" not in source
+    for policy in POLICIES:
+        grads = srcgrad.grad(updated_argument, wrt=(0, 1), policy=policy)(X, W)
+        plain = srcgrad.grad(updated_argument, wrt=(0, 1), policy=policy, optimize=False)(X, W)
+        assert_bit_identical(grads, plain, f"policy {policy!r}")
+        assert_close(grads[0], numeric_grad(pure(updated_argument), [X, W], 0), rtol=1e-5,
+                     atol=1e-6)
