@@ -625,6 +625,15 @@ if SCIPY:
     CHOL = registered(scipy.linalg.cholesky)
     S("scipy.linalg.cholesky", CHOL, "scipy.linalg.cholesky(x)", x=spd(3))
     S("scipy.linalg.cholesky-lower", CHOL, "scipy.linalg.cholesky(x, lower=True)", x=spd(3))
+    CHOF = registered(scipy.linalg.cho_factor)
+    S("scipy.linalg.cho_factor", CHOF, "scipy.linalg.cho_factor(x)[0]",
+      call="scipy.linalg.cho_factor(x)", x=spd(3))
+    S("scipy.linalg.cho_factor-lower", CHOF, "scipy.linalg.cho_factor(x, lower=True)[0]",
+      call="scipy.linalg.cho_factor(x, lower=True)", x=spd(3))
+    CHOS = registered(scipy.linalg.cho_solve)
+    for low, sy in (("False", (3,)), ("True", (3, 2))):
+        S(f"scipy.linalg.cho_solve-{low}-{sy}", CHOS, f"scipy.linalg.cho_solve((x, {low}), y)",
+          x=wellcond(3), y=normal(*sy))
 
 
 # --- shapes --------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""Rules of ``scipy.linalg``, both modes: ``solve_triangular`` and ``cholesky``.
+"""Rules of ``scipy.linalg``, both modes: ``solve_triangular``, ``cholesky``,
+``cho_factor`` and ``cho_solve``.
 
 Registered lazily, like :mod:`.scipy_special`, once the user's code has
 imported ``scipy.linalg`` (Gaussian-process code writes
@@ -11,14 +12,20 @@ triangle (ones on the diagonal when ``unit_diagonal``) and ``op(T)`` it or its
 transpose (``trans``), ``x = op(T)^-1 b`` gives ``d_b = op(T)^-T g`` and
 ``d_op(T) = -d_b x^T``.  ``cholesky(a, lower)`` is ``np.linalg.cholesky(a,
 upper=not lower)``: the same triangle read, the same rules
-(:func:`srcgrad.runtime.cholesky_grad`).  Both are written with NumPy
-operations, so that generated tangent code can be differentiated again.
+(:func:`srcgrad.runtime.cholesky_grad`).  ``cho_factor(a, lower)`` returns
+``(c, lower)`` with the factor in one triangle of ``c`` and ``a``'s own
+entries in the other (SciPy leaves them there), so ``c`` is the factor's
+triangle plus the identity on the rest; ``cho_solve((c, lower), b)`` reads
+only the factor's triangle of ``c``: with ``A = F F^T`` (``F`` lower, or
+``U^T U``), ``d_b = A^-1 g`` and ``d_F = -(d_b x^T + x d_b^T) F`` in the
+triangle.  All are written with NumPy operations, so that generated tangent
+code can be differentiated again.
 """
 
 import numpy as np
 from scipy import linalg
 
-from ..runtime import cholesky_grad
+from ..runtime import TupleCotangent, cholesky_grad, cotangent_at, zero_tangent
 from .registry import adjoint, tangent
 
 
@@ -81,3 +88,67 @@ def cholesky_tangent(out, a, lower=False, overwrite_a=False, check_finite=True, 
     if lower:
         return d_low
     return np.swapaxes(d_low, -1, -2)
+
+
+@adjoint(linalg.cho_factor, "a", name="scipy.linalg.cho_factor")
+def cho_factor(out, d_out, a, lower=False, overwrite_a=False, check_finite=True):
+    """Multi-output: ``out`` is ``(c, lower)``; only ``c`` has a cotangent."""
+    c = out[0]
+    n = np.shape(a)[-1]
+    keep = np.tri(n, dtype=c.dtype) if lower else np.tri(n, dtype=c.dtype).T
+    g = np.broadcast_to(cotangent_at(d_out, 0), np.shape(a))
+    return cholesky_grad(g * keep, c * keep, not lower) + g * (1 - keep)
+
+
+@tangent(linalg.cho_factor, "a", name="scipy.linalg.cho_factor")
+def cho_factor_tangent(out, a, lower=False, overwrite_a=False, check_finite=True, *, d_a):
+    c = out[0]
+    n = np.shape(a)[-1]
+    strict = np.tri(n, k=-1, dtype=c.dtype)
+    eye = np.eye(n, dtype=c.dtype)
+    keep = strict + eye if lower else (strict + eye).T
+    if lower:
+        low = c * keep
+        d = d_a
+    else:
+        low = (c * keep).T
+        d = d_a.T
+    d_sym = d * (strict + eye) + np.swapaxes(d * strict, -1, -2)
+    half = np.linalg.solve(low, d_sym)
+    inner = np.swapaxes(np.linalg.solve(low, np.swapaxes(half, -1, -2)), -1, -2)
+    d_low = low @ (inner * (strict + 0.5 * eye))
+    d_factor = d_low if lower else d_low.T
+    return d_factor + d_a * (1 - keep), zero_tangent(out[1])
+
+
+@adjoint(linalg.cho_solve, "c_and_lower", "b", name="scipy.linalg.cho_solve")
+def cho_solve(out, d_out, c_and_lower, b, overwrite_b=False, check_finite=True):
+    c = c_and_lower[0]
+    lower = c_and_lower[1]
+    n = np.shape(c)[-1]
+    keep = np.tri(n, dtype=out.dtype) if lower else np.tri(n, dtype=out.dtype).T
+    factor = c * keep
+    full = factor @ factor.T if lower else factor.T @ factor
+    d_b = np.linalg.solve(full, d_out)
+    x = out[:, None] if np.ndim(out) == 1 else out
+    g = d_b[:, None] if np.ndim(out) == 1 else d_b
+    d_full = -(g @ x.T + x @ g.T)
+    d_c = (d_full @ factor if lower else factor @ d_full) * keep
+    return TupleCotangent([d_c, 0.0]), d_b
+
+
+@tangent(linalg.cho_solve, "c_and_lower", "b", name="scipy.linalg.cho_solve")
+def cho_solve_tangent(out, c_and_lower, b, overwrite_b=False, check_finite=True, *,
+                      d_c_and_lower, d_b):
+    c = c_and_lower[0]
+    lower = c_and_lower[1]
+    n = np.shape(c)[-1]
+    keep = np.tri(n, dtype=out.dtype) if lower else np.tri(n, dtype=out.dtype).T
+    factor = c * keep
+    full = factor @ factor.T if lower else factor.T @ factor
+    d_factor = d_c_and_lower[0] * keep
+    d_full = d_factor @ factor.T + factor @ d_factor.T if lower \
+        else d_factor.T @ factor + factor.T @ d_factor
+    x = out[:, None] if np.ndim(out) == 1 else out
+    return (-np.reshape(np.linalg.solve(full, d_full @ x), np.shape(out)),
+            np.linalg.solve(full, d_b))

@@ -95,6 +95,11 @@ def test_gp_with_scipy_cholesky():
     check_model(zoo_gp.neg_log_marginal_scipy, _gp_data(), (0,))
 
 
+def test_gp_with_scipy_cho_factor_and_cho_solve():
+    # no autograd twin: autograd has no gradient for cho_factor
+    check_model(zoo_gp.neg_log_marginal_cho, _gp_data(), (0,))
+
+
 def test_gp_predictive_mean():
     params, x, y = _gp_data()
     args = (params, x, y, rng(3).randn(4, 2))
@@ -306,6 +311,7 @@ SECOND_ORDER = [
     pytest.param(zoo_gp, "neg_log_marginal", _gp_data, 0, id="gp"),
     pytest.param(zoo_gp, "neg_log_marginal_triangular", _gp_data, 0, id="gp_triangular"),
     pytest.param(zoo_gp, "neg_log_marginal_scipy", _gp_data, 0, id="gp_scipy_cholesky"),
+    pytest.param(zoo_gp, "neg_log_marginal_cho", _gp_data, 0, id="gp_cho_solve"),
     pytest.param(zoo_gmm, "gmm_log_likelihood", _gmm_data, 0, id="gmm_scipy"),
     pytest.param(zoo_gmm, "gmm_log_likelihood_by_hand", _gmm_data, 0, id="gmm_by_hand"),
     pytest.param(zoo_vae, "neg_elbo", _vae_args, 1, id="vae"),
@@ -324,8 +330,8 @@ SECOND_ORDER = [
 ]
 
 #: autograd's arrays take x.transpose(axes) but not x.transpose(0, 2, 1, 3)
-#: and has no gradient for scipy.linalg.cholesky
-NO_AUTOGRAD = {"lm_loss", "neg_log_marginal_scipy"}
+#: and has no gradient for scipy.linalg.cholesky or cho_factor
+NO_AUTOGRAD = {"lm_loss", "neg_log_marginal_scipy", "neg_log_marginal_cho"}
 
 
 @pytest.mark.parametrize("module, name, make, index", SECOND_ORDER)
