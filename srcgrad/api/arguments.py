@@ -104,10 +104,11 @@ def _reject(fn, index, value):
 
 
 def is_user_object(value) -> bool:
-    """An instance of a user class (not an array, number, container or module)."""
+    """An instance of a user class (not an array, number, container or module;
+    a Dask or CuPy array, which takes part in NumPy's dispatch, is an array)."""
     return hasattr(value, "__dict__") and not isinstance(
         value, (np.ndarray, np.generic, list, tuple, dict, type, types.ModuleType)) \
-        and not callable(value)
+        and not callable(value) and not hasattr(type(value), "__array_function__")
 
 
 def callee_arguments(fn, wrt, args, first=0) -> tuple:

@@ -13,8 +13,6 @@ attribute name, so reading ``self.W`` reads ``tangent_attr(d_self, self,
 themselves.
 """
 
-import numpy as np
-
 from ..ir import BUILD_DICT, BUILD_LIST, BUILD_TUPLE, CONCAT, GETATTR, REPEAT
 from ..runtime import (
     AttributeCotangent,
@@ -23,6 +21,7 @@ from ..runtime import (
     cotangent_part,
     elements_cotangent,
     expand,
+    iterated_as_is,
     keys_of,
     sequence,
     sequence_tangent,
@@ -147,8 +146,9 @@ def getattr_tangent(out, obj, name, d_obj):
 def sequence_(out, d_out, items):
     """A list, tuple or array passes through; a dict's keys carry no cotangent.
     Decided by the type of ``items``, not by ``out is items``: a policy that
-    recomputes both makes two objects of one value."""
-    return d_out if isinstance(items, (list, tuple, np.ndarray)) else 0.0
+    recomputes both makes two objects of one value; a Dask or CuPy array passes
+    through too."""
+    return d_out if iterated_as_is(items) else 0.0
 
 
 @tangent(sequence, "items", name="sequence")

@@ -79,6 +79,7 @@ from .forward import (
     zero_tangent,
 )
 from .gradients import grad_like, zeros_grad
+from .inplace import into_first, into_second
 from .linalg import (
     cross_grads,
     einsum_grads,
@@ -156,6 +157,7 @@ from .structures import (
     drop_last,
     elements_cotangent,
     item_cotangent,
+    iterated_as_is,
     keys_of,
     sequence,
     sorted_order,
@@ -189,7 +191,7 @@ __all__ = [
     "window",
     "window_by",
     "same_object",
-    "keys_of",
+    "keys_of", "iterated_as_is",
     "sequence",
     "checkpoint_schedule",
     "OnlineSnapshots",
@@ -199,6 +201,7 @@ __all__ = [
     "unreduce",
     "grad_seed",
     "grad_like",
+    "into_first", "into_second",
     "zeros_grad",
     "stop_gradient",
     "on_grad",

@@ -208,9 +208,14 @@ def keys_of(mapping):
 def sequence(items):
     """What ``for x in items`` runs over, indexable by position: a list, tuple or
     array as it is; any other iterable (a dict: its keys) as a list."""
-    if isinstance(items, (list, tuple, np.ndarray)) or foreign(items):
-        return items
-    return list(items)
+    return items if iterated_as_is(items) else list(items)
+
+
+def iterated_as_is(items) -> bool:
+    """Whether :func:`sequence` runs over ``items`` itself -- a list, a tuple, a
+    NumPy array or a Dask or CuPy one -- so that the cotangent of what the loop
+    reads is ``items``'s own (a dict's keys carry none)."""
+    return isinstance(items, (list, tuple, np.ndarray)) or foreign(items)
 
 
 def is_differentiable_leaf(value) -> bool:

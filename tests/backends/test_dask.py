@@ -156,6 +156,42 @@ def test_indexing_concatenation_and_reshape_stay_lazy():
         np.testing.assert_allclose(got, w, rtol=1e-12, atol=1e-12)
 
 
+def rnn(W, xs, h0):
+    """A loop over the rows of an array: ``for x in xs``."""
+    h = h0
+    for x in xs:
+        h = np.tanh(W @ h + x)
+    return np.sum(h ** 2)
+
+
+def test_a_loop_over_the_rows_of_a_dask_array():
+    """The rows' cotangents reach ``xs`` (the loop's sequence passed them on for
+    NumPy arrays only: a Dask ``xs`` got a zero gradient)."""
+    rng = np.random.default_rng(3)
+    W, xs, h0 = rng.standard_normal((3, 3)) / 2, rng.standard_normal((5, 3)), np.zeros(3)
+    g = srcgrad.grad(rnn, wrt=(0, 1))
+    dW, dxs = lazily(g, W, da.from_array(xs, chunks=2), h0)
+    want = g(W, xs, h0)
+    for got, w in zip(dask.compute(dW, dxs, scheduler="sync"), want):
+        np.testing.assert_allclose(got, w, rtol=1e-12, atol=1e-14)
+
+
+def with_methods(x, w):
+    """ndarray methods on a Dask array (the first argument: not a user object
+    whose class's methods srcgrad would differentiate)."""
+    z = x.dot(w)
+    return (z.T ** 2).sum() + z.max(axis=1).sum()
+
+
+def test_array_methods_of_a_dask_argument():
+    rng = np.random.default_rng(4)
+    xn, wn = rng.standard_normal((12, 4)), rng.standard_normal((4, 3))
+    g = srcgrad.grad(with_methods, wrt=(0, 1))
+    dx, dw = lazily(g, da.from_array(xn, chunks=(4, 4)), wn)
+    for got, w in zip(dask.compute(dx, dw, scheduler="sync"), g(xn, wn)):
+        np.testing.assert_allclose(got, w, rtol=1e-12, atol=1e-14)
+
+
 def test_runtime_helpers_keep_dask_arrays():
     x = da.ones((6, 4), chunks=3)
     g = da.arange(24.0, chunks=6).reshape(6, 4)
