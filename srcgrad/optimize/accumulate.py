@@ -204,6 +204,9 @@ def _rewrite(var, stmts, start, sites, array) -> None:
         made.__dict__.update({k: v for k, v in first.__dict__.items()
                               if k in ("origin", "source_stmt")})
         stmts.insert(start, made)
+        site = _site(first, var)
+        if site is not None and site[1].id == array:  # d = getitem_grad(g, a, i) itself
+            sites = [first, *sites]
         first = made
     first.value = call_to("cotangent_buffer", ir.name(array))
     first.origin = getattr(sites[0], "origin", None)  # what reads the array: indexing

@@ -86,6 +86,13 @@ def test_a_first_contribution_is_added_to_the_buffer():
     assert "scatter_add" in out
 
 
+def test_a_first_indexing_contribution_goes_into_the_buffer_too():
+    out = _run("d_X = getitem_grad(d_u, X, 0)\nfor i in reversed(r):\n"
+               "    d_X = d_X + getitem_grad(d_t, X, i)\n")
+    assert out.startswith("d_X = cotangent_buffer(X)\nd_X = scatter_add(d_X, d_u, X, 0)"), out
+    assert out.count("scatter_add") == 2
+
+
 def test_an_unpacked_result_keeps_the_sums():
     out = _run("d_X, d_w = f_backward(res, d_y)\nfor i in reversed(r):\n"
                "    d_X = d_X + getitem_grad(d_t, X, i)\n")
