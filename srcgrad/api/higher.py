@@ -18,7 +18,9 @@ import numpy as np
 from .. import pipeline as compiler
 from ..errors import NonDifferentiableError, SrcGradError
 from ..pipeline import Options
-from .arguments import differentiable_value, function_of, is_user_object, normalize_wrt
+from .arguments import (
+    callee_arguments, differentiable_value, function_of, is_user_object, normalize_wrt,
+)
 from .compiled import compile_function
 from .second_order import (
     Derivative,
@@ -78,7 +80,8 @@ def jvp(fn, primals=None, tangents=None, *, wrt=None, optimize=True):
     receiver = type(args[0]) if args and (bound_self is not None or is_user_object(args[0])) \
         else None
     options = Options(mode="jvp", wrt=wrt_positions, single=False, optimize=optimize,
-                      receiver=receiver)
+                      receiver=receiver,  # and the functions passed, as grad's calls have
+                      callees=callee_arguments(func, wrt_positions, args, int(receiver is not None)))
     compiler.validate_options(options)
     compiled = compile_function(func, options)
     moving = [as_tangent(tangents[p], primals[p]) for p in positions]

@@ -17,7 +17,7 @@ import numpy as np
 from ..errors import NonDifferentiableError, SrcGradError
 from ..pipeline import Options
 from ..runtime.structures import is_differentiable_leaf
-from .arguments import is_user_object, normalize_wrt
+from .arguments import callee_arguments, is_user_object, normalize_wrt
 from .compiled import compile_function
 
 
@@ -44,11 +44,12 @@ def as_tangent(t, primal):
     return t
 
 
-def _tangent_code(fn, position, receiver=None):
+def _tangent_code(fn, position, receiver=None, callees=()):
     """The compiled module of ``fn``'s tangent function for a tangent of argument
     ``position``: ``tangent_f(*args, d_arg)`` returns the tangent alone (a scalar
     for a scalar ``fn``), ready to be differentiated in reverse mode."""
-    options = Options(mode="tangent", wrt=(position,), single=False, receiver=receiver)
+    options = Options(mode="tangent", wrt=(position,), single=False, receiver=receiver,
+                      callees=callees)  # functions passed as arguments (arguments.Callee)
     return compile_function(fn, options)
 
 
@@ -79,7 +80,10 @@ class HigherOrder:
             else None
         modules, code = [], self.fn
         for level, position in enumerate(self.inners):
-            modules.append(_tangent_code(code, position, receiver if level == 0 else None))
+            modules.append(_tangent_code(code, position, receiver if level == 0 else None,
+                                         () if level else callee_arguments(
+                                             self.fn, (position, *self.outer), args,
+                                             int(receiver is not None))))
             code = modules[-1].functions[0]
         modules.append(compile_function(code, Options(mode="grad", wrt=self.outer,
                                                       single=self.single)))

@@ -28,6 +28,7 @@ import numpy as np
 from .. import backends
 from .. import pipeline as compiler
 from ..errors import SrcGradError
+from ..frontend.linker import SPECIALISED
 from ..pipeline import Options
 from ..standalone.module import Unit
 from ..standalone.module import write as write_module
@@ -139,7 +140,7 @@ class Transformed:
         target = compiled.functions[0]
         if self._bound is not None:
             target = functools.partial(target, self._bound)
-        if callees:
+        if callees and SPECIALISED in compiled.source:
             self._shown = compiled  # never in _ready: its key has no identities
         elif _plain(full, options.wrt):
             self._remember(args, compiled, target)

@@ -82,6 +82,11 @@ class TangentFunction:
         return self.label or getattr(self.fn, "__name__", "function")
 
 
+#: How the header of code specialised on what a call passed begins (functions
+#: passed as arguments, the classes of a list's objects): the code of a call
+#: whose source lacks it does not depend on them (api/transforms.py).
+SPECIALISED = "# Specialised for "
+
 #: Packages whose Python functions are library code, never differentiated by source.
 _LIBRARIES = {"numpy", "scipy", "srcgrad", "jax", "torch", "pandas"}
 
@@ -366,7 +371,7 @@ class Linker:
                   "# srcgrad regenerates this file from the source; edits here are not read back."]
         specialised = getattr(program, "specialised", ())
         if specialised:  # functions passed as arguments (normalize/sugar.py function_arguments)
-            header.append(f"# Specialised for {', '.join(specialised)}: what the call passed "
+            header.append(f"{SPECIALISED}{', '.join(specialised)}: what the call passed "
                           f"when it was compiled.")
         if "math" in used:
             imports.insert(0, "import math")

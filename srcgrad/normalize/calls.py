@@ -207,6 +207,8 @@ class Calls:
         """The function ``arg`` (an argument's expression) evaluates to, when it is
         known at compile time; MISSING for anything else."""
         if isinstance(arg, gast.Name) and arg.id in self.passed and self.env.get(arg.id) == arg.id:
+            if arg.id in self.passed_on:  # the helper's code is specialised on it
+                self.specialised.append(self.passed_on.pop(arg.id))
             return self.passed[arg.id]
         if not isinstance(arg, (gast.Name, gast.Attribute)) or (
                 root_name(arg) in self.locals and getattr(arg, "helper", None) is None):
@@ -265,6 +267,8 @@ class Calls:
                             func=builtin_ref("TypeError"),
                             args=[gast.Constant(value=message, kind=None)], keywords=[]),
                             cause=None)], orelse=[])
+        self.specialised.extend(self.element_lists)
+        self.element_lists = []
         result = self.namer.fresh("result")
         self.locals.add(result)
         branch = None

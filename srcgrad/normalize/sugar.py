@@ -143,22 +143,23 @@ class Sugar:
         srcgrad's gradient objects choose the code by the function's identity,
         so the guard only ever stops code run directly or exported.
         ``self.specialised`` lists them (``act=np.tanh``) for the module's header."""
-        self.specialised = []
+        self.specialised, self.element_lists, self.passed_on = [], [], {}
         self.dispatch_classes = self.static_element_classes()
         params = self.func.args.args
         called = {n.func.id for n in walk(self.func) if isinstance(n, gast.Call)
                   and isinstance(n.func, gast.Name)}
         for callee in self.callees:
             name = callee.name
-            if isinstance(callee, ElementClasses):
+            if isinstance(callee, ElementClasses):  # in the header once a call uses them
                 self.dispatch_classes.update(dict.fromkeys(callee.classes))
-                self.specialised.append(repr(callee))
+                self.element_lists.append(repr(callee))
                 continue
             if callee.position >= len(params) or params[callee.position].id != name \
                     or self.assignments[name]:
                 continue
             value = self.passed[name] = callee.obj
-            if name not in called:  # passed on, or a value: no call to resolve
+            if name not in called:  # passed on (in the header once it is), or a value
+                self.passed_on[name] = repr(callee)
                 continue
             expr = self.static_reference(value)
             if expr is None:

@@ -181,6 +181,23 @@ def test_a_function_passed_on_by_name_to_a_helper():
     _check(ode_loss, (p, y0), (0, 1), (p, y0))
 
 
+def with_callback(x, callback):
+    return np.sum(x ** 2)
+
+
+def test_one_gradient_called_with_several_functions_runs_the_code_of_each():
+    a, x0 = np.array([0.3, 0.7, 1.1]), np.zeros(3)
+    g = srcgrad.grad(fixed_point_through_a_helper, wrt=1)
+    other = lambda a, x: 0.4 * np.sin(x) * a  # noqa: E731
+    for f in (contract, other, contract, other):  # the helper's code is specialised too
+        assert_close(g(f, a, x0), numeric_grad(fixed_point_through_a_helper, (f, a, x0), 1),
+                     rtol=1e-6, atol=1e-9)
+    h = srcgrad.grad(with_callback)  # a function it never calls: one code for all
+    for f in (print, len, my_helper):
+        assert_close(h(X, f), 2 * X)
+    assert "Specialised" not in h.source
+
+
 def test_map_over_a_function_argument():
     xs = [0.3, -0.8, 1.2]
     value, grads = srcgrad.value_and_grad(mapped, wrt=1)(np.sin, xs)
@@ -197,6 +214,28 @@ def test_value_and_grad_vjp_and_check_take_function_arguments():
     assert_close(pullback(1.0)[1], 1 - np.tanh(X) ** 2)
     checked = srcgrad.grad(apply, wrt=1, check=True)
     assert_close(checked(my_helper, X), numeric_grad(apply, (my_helper, X), 1), rtol=1e-6)
+
+
+@pytest.mark.parametrize("f", [np.tanh, my_helper, SQUARE], ids=["np.tanh", "def", "lambda"])
+def test_forward_mode_takes_function_arguments(f):
+    direction = np.linspace(-1.0, 1.0, X.size)
+    value, tangent = srcgrad.jvp(apply, (f, X), (None, direction))
+    assert bit_identical(value, apply(f, X))
+    assert_close(tangent, np.dot(srcgrad.grad(apply, wrt=1)(f, X), direction), rtol=1e-12)
+    a, x0 = np.array([0.3, 0.7, 1.1]), np.zeros(3)
+    _, tangent = srcgrad.jvp(fixed_point_through_a_helper, (contract, a, x0), (None, a, None))
+    want = np.dot(srcgrad.grad(fixed_point_through_a_helper, wrt=1)(contract, a, x0), a)
+    assert_close(tangent, want, rtol=1e-10)
+
+
+@pytest.mark.parametrize("f", [np.tanh, my_helper, SQUARE], ids=["np.tanh", "def", "lambda"])
+def test_second_derivatives_take_function_arguments(f):
+    v = np.linspace(-1.0, 1.0, X.size)
+    g = srcgrad.grad(apply, wrt=1)
+    eps = 1e-6
+    want = (g(f, X + eps * v) - g(f, X - eps * v)) / (2 * eps)
+    assert_close(srcgrad.hvp(apply, wrt=1)(f, X, v), want, rtol=1e-6, atol=1e-8)
+    assert_close(srcgrad.hessian(apply, wrt=1)(f, X) @ v, want, rtol=1e-6, atol=1e-8)
 
 
 # -- methods of objects taken from a list ----------------------------------------------
