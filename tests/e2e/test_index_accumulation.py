@@ -113,8 +113,17 @@ def recurrent(X, w):
     return np.sum(h)
 
 
+def while_rows(X, w):
+    s = 0.0
+    i = 0
+    while i < X.shape[0]:
+        s = s + np.tanh(X[i] @ w)
+        i = i + 1
+    return s
+
+
 BUFFERED = [rows, each_row, conv, repeated, masked, nested, branches, also_whole, local_array,
-            recurrent]
+            recurrent, while_rows]
 
 
 def _args(fn):
