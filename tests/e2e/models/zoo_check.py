@@ -27,13 +27,19 @@ import srcgrad
 
 # ------------------------------------------------------------- parameter trees
 
+def _is_leaf(value) -> bool:
+    """An array or a number (not a bool): what a parameter tree holds besides
+    containers.  None (a layer without parameters) and objects (layers) are not."""
+    return isinstance(value, (np.ndarray, float, int, np.number)) and not isinstance(value, bool)
+
+
 def leaves(tree) -> list:
-    """The float leaves of a parameter tree, in a fixed order."""
+    """The array and number leaves of a parameter tree, in a fixed order."""
     if isinstance(tree, dict):
         return [leaf for key in tree for leaf in leaves(tree[key])]
     if isinstance(tree, (list, tuple)):
         return [leaf for item in tree for leaf in leaves(item)]
-    return [tree]
+    return [tree] if _is_leaf(tree) else []
 
 
 def flat(tree) -> np.ndarray:
@@ -49,6 +55,8 @@ def with_flat(tree, vector):
             return {key: rebuild(value) for key, value in node.items()}
         if isinstance(node, (list, tuple)):
             return type(node)(rebuild(item) for item in node)
+        if not _is_leaf(node):
+            return node
         size = np.size(node)
         chunk = vector[position[0]:position[0] + size]
         position[0] += size
