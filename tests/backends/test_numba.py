@@ -224,6 +224,15 @@ def powers(x, y):
             + math.erfc(x) + math.expm1(-y) + math.log1p(y) + math.sinh(x) * math.cosh(y))
 
 
+def test_export_writes_the_numpy_code(tmp_path):
+    g = srcgrad.grad(euler, backend="numba")
+    g(1.5, 0.8, 20)
+    path = tmp_path / "exported_euler.py"
+    srcgrad.export(str(path), g)
+    text = path.read_text()
+    assert "import numba" not in text and "@numba" not in text and "def grad_euler(" in text
+
+
 def test_unknown_backend_lists_the_choices():
     with pytest.raises(srcgrad.SrcGradError, match="unknown backend 'jax': use one of 'numpy', 'numba'"):
         srcgrad.grad(scalar_loop, backend="jax")
