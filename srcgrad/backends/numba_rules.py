@@ -14,10 +14,13 @@ so the generated source stays the NumPy backend's, decorated:
   iterations, is the range counted down; ``float(flag)`` of a bool is 1.0 or
   0.0, as in Python.
 
-For anything else (arrays, containers, objects) the overloads do not apply,
-numba's typing fails, and :func:`compile_for` says why; the caller then runs
-the NumPy code.  The typing happens when the first call's arguments are
-known and before any generated code runs, never in the middle of a sweep.
+The numba backend's source writes ``a ** b`` as :func:`power` (Python's
+``pow``, where numba's ``**`` rounds differently).  For anything else (arrays,
+containers, objects) the overloads do not apply, numba's typing fails, and
+:func:`compile_for` says why; the caller then runs the NumPy code.  The
+typing happens when the first call's arguments are known and before any
+generated code runs, never in the middle of a sweep.  :func:`guarded` makes a
+compiled call raise what Python raises.
 """
 
 from __future__ import annotations
@@ -161,17 +164,25 @@ def compile_for(dispatcher, args, kwargs=None) -> str | None:
 
 def guarded(dispatcher, index, numpy):
     """``dispatcher`` as an entry point: a call numba cannot compile (arguments
-    of a new type), that raises, or whose result is not finite runs the NumPy
+    of a new type: this call and every later one), that raises, or whose
+    result is not finite runs the NumPy
     module's ``index``-th function instead (``numpy()`` makes the module), so
     the call raises what Python raises, or returns the same NaN or Inf.
     (numba's ``math.log(0.0)`` is -Inf where Python raises ValueError; the
     compiled code may then raise a later ZeroDivisionError instead.)  The
     generated code of floats has no effects but its result, and numba compiles
     before it runs anything: the second run is the first one that counts."""
+    settled = []  # the NumPy function, once numba failed to compile a call's types
+
     def run(*args, **kwargs):
         __tracebackhide__ = True
+        if settled:
+            return settled[0](*args, **kwargs)
         try:
             result = dispatcher(*args, **kwargs)
+        except NumbaError:  # typing failed (before anything ran): not again for each call
+            settled.append(numpy().functions[index])
+            return settled[0](*args, **kwargs)
         except Exception:  # noqa: BLE001 - Python's own run decides what is raised
             return numpy().functions[index](*args, **kwargs)
         if not _finite(result):
