@@ -798,6 +798,8 @@ N("int", int, "int(x)", x=pyfloat(-2, 2))
 N("len", len, "len(x)", x=_X)
 N("stop_gradient", srcgrad.stop_gradient, "srcgrad.stop_gradient(x)", x=_X)
 N("keys_of", keys_of, "keys_of(d)", d=fixed({"a": 1.0}))
+N("sorted_order", srcgrad.runtime.sorted_order, "srcgrad.runtime.sorted_order(x)",
+  x=normal(4))
 N("zero_tangent", srcgrad.runtime.zero_tangent, "srcgrad.runtime.zero_tangent(x)", x=_X)
 S("signum", srcgrad.runtime.signum, "srcgrad.runtime.signum(x)", x=away(3, 4))  # complex: test_numpy_breadth
 

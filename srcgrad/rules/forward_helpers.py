@@ -24,6 +24,7 @@ from ..runtime import (
     signum,
     signum_grad,
     signum_tangent,
+    sorted_order,
     tangent_attr,
     tangent_like,
     unbroadcast,
@@ -74,6 +75,9 @@ def tangent_attr_(out, d_out, t, obj, name):
 
 
 nondifferentiable(zero_tangent, name="zero_tangent")
+# the permutation ``sorted`` applies (the tangent of ``sorted(xs)`` is the
+# tangents in that order): integer positions
+nondifferentiable(sorted_order, name="sorted_order")
 @adjoint(signum, "x", name="signum")
 def signum_(out, d_out, x):
     return signum_grad(d_out, x)

@@ -317,3 +317,18 @@ def test_jacobian_of_hessian_of_a_method():
     expected = np.zeros((2, 2, 2))
     expected[0, 0, 0] = expected[1, 1, 1] = 12.0
     assert_close(third, expected, rtol=1e-12, atol=1e-12)
+
+
+def ranked(x):
+    """sorted() of differentiable values: its tangent code permutes the tangents
+    with sorted_order, which reverse mode over it must take as a constant."""
+    xs = sorted([x[0], x[1] * 2.0, x[2] ** 2])
+    return xs[0] * xs[1] + xs[2] ** 3
+
+
+def test_hvp_through_sorted():
+    x, v = np.array([0.3, -0.4, 1.1]), np.array([0.2, 0.5, -0.3])
+    gradient = srcgrad.grad(ranked)
+    eps = 1e-6
+    expected = (gradient(x + eps * v) - gradient(x - eps * v)) / (2 * eps)
+    assert_close(srcgrad.hvp(ranked)(x, v), expected, rtol=1e-6, atol=1e-7)
