@@ -33,8 +33,14 @@ def unreduce(g, x, axis=None, keepdims=False):
     dtype: the seed 1.0 of a float32 function's gradient stays float32.
     """
     shape = np.shape(x)
-    if type(g) is float and type(x) is np.ndarray and x.dtype.kind == "f":
-        g = x.dtype.type(g)
+    small = False  # materialised below: a small NumPy x with a NumPy (or number) g
+    if type(x) is np.ndarray:
+        if type(g) is float:
+            if x.dtype.kind == "f":
+                g = x.dtype.type(g)
+            small = x.size <= _SMALL
+        else:  # a Dask cotangent of a NumPy array stays lazy
+            small = x.size <= _SMALL and (type(g) is np.ndarray or not foreign(g))
     elif foreign(x) and not foreign(g):  # made an array of x's library (CuPy mixes no NumPy)
         float_x = type(g) is float and np.dtype(x.dtype).kind == "f"
         g = namespace_of(x).asarray(g, dtype=x.dtype if float_x else None)
@@ -42,7 +48,7 @@ def unreduce(g, x, axis=None, keepdims=False):
         if no_cotangent(g):
             return 0.0
         g = _keep_reduced_axes(g, len(shape), axis)
-    if type(x) is np.ndarray and x.size <= _SMALL:
+    if small:
         out = np.empty(shape, np.result_type(g))
         out[...] = g
         return out

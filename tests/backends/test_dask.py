@@ -192,6 +192,21 @@ def test_array_methods_of_a_dask_argument():
         np.testing.assert_allclose(got, w, rtol=1e-12, atol=1e-14)
 
 
+def decayed(x, w):
+    """A NumPy weight's small reduction scaled by a Dask value."""
+    return np.sum(w ** 2) * np.sum(np.tanh(x)) + np.sum(np.sum(w, axis=0) * np.mean(w))
+
+
+def test_a_numpy_reduction_scaled_by_a_dask_value_stays_lazy():
+    rng = np.random.default_rng(5)
+    xn, wn = rng.standard_normal((12, 4)), rng.standard_normal((4, 3))
+    g = srcgrad.grad(decayed, wrt=(0, 1))
+    dx, dw = lazily(g, da.from_array(xn, chunks=(4, 4)), wn)
+    assert isinstance(dw, da.Array)
+    for got, w in zip(dask.compute(dx, dw, scheduler="sync"), g(xn, wn)):
+        np.testing.assert_allclose(got, w, rtol=1e-12, atol=1e-14)
+
+
 def test_runtime_helpers_keep_dask_arrays():
     x = da.ones((6, 4), chunks=3)
     g = da.arange(24.0, chunks=6).reshape(6, 4)
