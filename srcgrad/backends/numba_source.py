@@ -79,11 +79,14 @@ def rewrite(source: str, bindings: dict, cache: bool = True) -> str:
     if reason is not None:
         return noted(source, f"not compiled: {reason}")
     lines = source.splitlines()
+    try:
+        powers = _powers(lines)
+    except ValueError as exc:
+        return noted(source, f"not compiled: {exc}")
     at = next((i for i, line in enumerate(lines) if line.startswith(_RUNTIME)), None)
     if at is None:  # no helpers imported: after the last import of the header
         at = max((i + 1 for i, line in enumerate(lines)
                   if line.startswith("import ") and not line.startswith(" ")), default=0)
-    powers = _powers(lines)
     _drop_deletes(lines)
     lines[at:at] = ["import numba"] + ([_POWER_IMPORT] if powers else [])
     decorator = "@numba.njit(cache=True)" if cache else "@numba.njit"
@@ -104,7 +107,8 @@ _POWER_IMPORT = "from srcgrad.backends.numba_rules import power"
 
 def _powers(lines: list[str]) -> bool:
     """Write each ``a ** b`` of ``lines`` as ``power(a, b)``, in place; whether
-    there was one.  numba multiplies out ``x ** 3`` and takes ``x ** 0.5`` as
+    there was one.  Raises ValueError, saying why, for a power it cannot
+    rewrite (one spanning lines, ``**=``): then numba does not compile the module.  numba multiplies out ``x ** 3`` and takes ``x ** 0.5`` as
     a square root, which round differently from the C library's ``pow`` that
     Python calls; ``power`` (:mod:`.numba_rules`) calls ``pow``, so the value
     stays bit for bit the function's own.
@@ -114,10 +118,18 @@ def _powers(lines: list[str]) -> bool:
     (True, 'd_x = -d_t * power(x + 1.0, -2) * power(3, power(y, 0.5))  # a ** b')
     """
     tree = ast.parse("\n".join(lines))
+    if any(isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Pow)
+           for node in ast.walk(tree)):
+        raise ValueError("it updates a value with **=, which numba rounds differently")
     outermost: dict[int, list] = {}
     for node in _outermost_powers(tree):
-        if node.lineno == node.end_lineno:
-            outermost.setdefault(node.lineno - 1, []).append(node)
+        if not outermost and any(isinstance(n, ast.Name) and n.id == "power"
+                                 for n in ast.walk(tree)):
+            raise ValueError("it has a name power, which its a ** b, written power(a, b), "
+                             "would call")
+        if node.lineno != node.end_lineno:
+            raise ValueError(f"a power spans lines {node.lineno}-{node.end_lineno}")
+        outermost.setdefault(node.lineno - 1, []).append(node)
     for index, nodes in outermost.items():
         text = lines[index].encode("utf-8")  # ast's columns count bytes
         for node in sorted(nodes, key=lambda n: n.col_offset, reverse=True):
