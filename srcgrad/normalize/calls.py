@@ -49,10 +49,12 @@ import numpy as np
 
 from .. import ir, runtime
 from ..errors import SrcGradError
+from ..frontend.fence import check as check_supported
 from ..frontend.linker import Callee, is_user_function
 from ..frontend.parse import MISSING, parse_function, root_name, static_value
 from ..ir.syntax import (
-    Renamer, assigned_names, clone, constant, keywords_of, load_name, updated_in_place, walk,
+    Renamer, assigned_names, clone, constant, is_docstring, keywords_of, load_name,
+    updated_in_place, walk,
 )
 from ..rules import registry
 from .jumps import structure
@@ -130,6 +132,11 @@ class Calls:
                 raise self.error(f"name '{name}' is not defined", func, SrcGradError)
             raise self.error(f"calling '{name}' is not supported: call a function by name",
                              func)
+        if is_user_function(prim) and any(self.is_local_function(a) for a in [
+                *node.args, *(kw.value for kw in node.keywords)]):
+            # fixed_point(lambda z: g(p, z), x0): the helper inlined, the lambda with it
+            result = self.inline_helper(prim, node)
+            return result, ir.Op(operator.pos, [result], {}, node, prim.__name__)
         if isinstance(prim, types.MethodType) and is_user_function(prim.__func__):
             # MODEL.run(x) -> run(MODEL, x), resolved by MODEL's class
             self.check_caller_sees_no_update(prim.__func__, node, method=True)
@@ -456,6 +463,37 @@ class Calls:
         self.local_functions[name] = node
         self.locals.discard(name)
 
+    def is_local_function(self, node) -> bool:
+        """A lambda written here, or the name of a local function or lambda."""
+        return isinstance(node, gast.Lambda) or (
+            isinstance(node, gast.Name) and node.id in self.local_functions)
+
+    def inline_helper(self, fn, call):
+        """A call of the user function ``fn`` that passes it a local function or a
+        lambda (which close over this function's variables, and which srcgrad
+        inlines where they are called): ``fn``'s body inlined here, as a local
+        function's is, its parameter bound to the lambda.  ``fn`` must read the
+        same globals (a function of this module) and take plain parameters."""
+        code = fn.__code__
+        if fn.__globals__ is not self.parsed.fn.__globals__ or fn.__closure__ \
+                or code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS) \
+                or code.co_kwonlyargcount:
+            raise self.error(
+                f"'{fn.__name__}' is passed a function defined in {self.func.name} (srcgrad "
+                f"inlines such a call, which it can for a function of the same module with "
+                f"plain parameters only): define the function passed at module level, or "
+                f"{fn.__name__} in this module", call)
+        helpers = self.__dict__.setdefault("inlined_helpers", {})
+        if fn not in helpers:
+            parsed = parse_function(fn)
+            check_supported(parsed.node, parsed.filename, callee=True)
+            node = parsed.node
+            body = node.body[1:] if len(node.body) > 1 and is_docstring(node.body[0]) \
+                else node.body
+            helpers[fn] = gast.FunctionDef(name=node.name, args=node.args, body=body,
+                                           decorator_list=[], returns=None, type_comment=None)
+        return self.inline_local(helpers[fn], call)
+
     def inline_local(self, fdef, call):
         """The body of a nested function at its call site, with fresh local names.
 
@@ -481,6 +519,11 @@ class Calls:
             value = given.get(param, defaults.get(param))
             if value is None:
                 raise self.error(f"missing argument '{param}' for the local function", call)
+            if self.is_local_function(value):  # a lambda passed to an inlined helper
+                self.local_functions[renames[param]] = value if isinstance(
+                    value, gast.Lambda) else self.local_functions[value.id]
+                self.locals.discard(renames[param])
+                continue
             self.assign([gast.Name(id=renames[param], ctx=gast.Store(), annotation=None,
                                    type_comment=None)], value, call)
         wrapper = gast.FunctionDef(name="inlined", args=fdef.args,

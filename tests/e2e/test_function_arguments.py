@@ -188,7 +188,7 @@ def with_callback(x, callback):
 def test_one_gradient_called_with_several_functions_runs_the_code_of_each():
     a, x0 = np.array([0.3, 0.7, 1.1]), np.zeros(3)
     g = srcgrad.grad(fixed_point_through_a_helper, wrt=1)
-    other = lambda a, x: 0.4 * np.sin(x) * a  # noqa: E731
+    other = lambda a, x: 0.4 * np.sin(x) * a
     for f in (contract, other, contract, other):  # the helper's code is specialised too
         assert_close(g(f, a, x0), numeric_grad(fixed_point_through_a_helper, (f, a, x0), 1),
                      rtol=1e-6, atol=1e-9)
@@ -393,7 +393,7 @@ def cube(v):
 
 
 SCALE = {scale}
-SQUARE = lambda v: np.sin(v) * v  # noqa: E731
+SQUARE = lambda v: np.sin(v) * v
 """
 
 RUNNER = """
@@ -415,11 +415,11 @@ print(json.dumps({"calls": len(calls), "grads": grads}))
 
 
 def _run_passing(directory, cache_dir):
-    import json  # noqa: PLC0415
-    import os  # noqa: PLC0415
-    import subprocess  # noqa: PLC0415
-    import sys  # noqa: PLC0415
-    from pathlib import Path  # noqa: PLC0415
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
 
     root = Path(srcgrad.__file__).resolve().parents[1]
     env = dict(os.environ, PYTHONPATH=str(root), SRCGRAD_CACHE_DIR=str(cache_dir))
@@ -465,3 +465,34 @@ def test_the_function_argument_has_no_gradient():
         srcgrad.grad(apply, wrt=0)(np.tanh, X)
     with pytest.raises(srcgrad.NonDifferentiableError, match="it is a function"):
         srcgrad.grad(apply, wrt=(0, 1))(my_helper, X)
+
+
+# -- a lambda or local function passed to a helper: the helper inlined -----------------
+
+def _iterate(f, x0, steps=30):
+    """A fixed-point iteration, with a docstring."""
+    x = x0
+    for _ in range(steps):
+        x = f(x)
+    return x
+
+
+def fixed_point_of_a_closure(a, x0):
+    return np.sum(_iterate(lambda z: 0.5 * np.cos(z) * a, x0))
+
+
+def local_def_passed(a, x):
+    def scaled(v):
+        return np.tanh(v) * a
+
+    return np.sum(apply_twice(scaled, x)) + np.sum(_iterate(scaled, x, steps=3))
+
+
+def apply_twice(f, x):
+    return f(f(x))
+
+
+@pytest.mark.parametrize("fn", [fixed_point_of_a_closure, local_def_passed])
+def test_a_closure_passed_to_a_helper_is_inlined_with_it(fn):
+    a, x0 = np.array([0.3, 0.7, 1.1]), np.array([0.2, -0.1, 0.4])
+    _check(fn, (a, x0), (0, 1), (a, x0))
