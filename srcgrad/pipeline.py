@@ -32,7 +32,7 @@ Before: the program once normalised; after: every pass.
         # Adjoint sweep
         d_t3 = grad_seed(t3)
         d_t2 = unreduce(d_t3, x)  # t2 has the shape of x
-        d_x = d_t2 * t2 * np.cos(x)
+        d_x = into_first(np.multiply, d_t2 * t2, np.cos(x))  # into the new array of d_t2 * t2
         return grad_like(d_x, x)
     >>> generate(h.chain, Options(), dump_after="optimise")
     Traceback (most recent call last):
@@ -73,6 +73,7 @@ from .optimize.accumulate import accumulate_in_place
 from .optimize.broadcast import retarget_shape_reads
 from .optimize.dce import drop_zero_starts, eliminate_dead, propagate_copies
 from .optimize.fold import fold_temporaries as fold_single_use
+from .optimize.inplace_adjoint import update_in_place
 from .optimize.simplify import simplify as simplify_operations
 from .options import FORWARD_MODES, JOINT_MODES, MODES, POLICIES, Options, validate_options
 
@@ -140,6 +141,8 @@ def passes(c: Compilation, run) -> None:
         run(c.annotate)               # memory/remat.py
         if o.optimize:
             run(c.fold_temporaries)   # optimize/fold.py
+        if o.optimize and o.backend == "numpy":
+            run(c.inplace_adjoint)    # optimize/inplace_adjoint.py
         if o.optimize and o.mode in JOINT_MODES:
             run(c.release)            # memory/release.py
         if o.check_finite:
@@ -351,6 +354,14 @@ class Compilation:
         namer = self.program.namer
         for f in self.functions:
             f.body = fold_single_use(f.body, namer.temps - output, namer.temp_cotangents - seeds)
+
+    @compiler_pass
+    def inplace_adjoint(self):
+        """Write adjoint arithmetic into arrays the sweep owns (optimize/inplace_adjoint.py)."""
+        adjoints, classes = self.sweep.adjoints, self.classes or {}
+        scalars = {d for v, d in adjoints.items() if classes.get(v) == SCALAR}
+        for f in self.functions:
+            update_in_place(f.body, set(adjoints.values()), {id(s) for s in f.forward}, scalars)
 
     @compiler_pass
     def release(self):

@@ -79,6 +79,7 @@ from .forward import (
     zero_tangent,
 )
 from .gradients import grad_like, zeros_grad
+from .inplace import into_first, into_second
 from .linalg import (
     cross_grads,
     einsum_grads,
@@ -200,6 +201,7 @@ __all__ = [
     "unreduce",
     "grad_seed",
     "grad_like",
+    "into_first", "into_second",
     "zeros_grad",
     "stop_gradient",
     "on_grad",

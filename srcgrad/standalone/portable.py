@@ -49,6 +49,7 @@ from ..runtime import elementwise as runtime_elementwise
 from ..runtime import errors as runtime_errors
 from ..runtime import forward as runtime_forward
 from ..runtime import gradients as runtime_gradients
+from ..runtime import inplace as runtime_inplace
 from ..runtime import linalg as runtime_linalg
 from ..runtime import namespaces as runtime_namespaces
 from ..runtime import reductions as runtime_reductions
@@ -68,7 +69,7 @@ _HOMES = (exported_errors, runtime_namespaces, runtime_state, structures, runtim
           runtime_aliases, runtime_anomaly, runtime_elementwise, runtime_linalg,
           runtime_decompositions,
           runtime_reductions, runtime_signals, runtime_special, runtime_shapes, runtime_accumulate,
-          runtime)
+          runtime_inplace, runtime)
 #: Helpers whose copy in an exported module is another definition: srcgrad's
 #: ``error_at`` raises srcgrad's classes, the export's raises its own class.
 _EXPORTED_AS = {runtime_errors.error_at: exported_errors.error_at}

@@ -1,0 +1,92 @@
+"""Arithmetic written into a buffer the adjoint sweep owns, where that gives
+the very same array.
+
+:mod:`srcgrad.optimize.inplace_adjoint` rewrites ``d_a = d_a + e`` as
+``d_a = into_first(np.add, d_a, e)`` where ``d_a`` is a fresh array nobody
+else holds, and ``d_aa * np.cos(y)`` as ``into_second(np.multiply, d_aa,
+np.cos(y))``: the result goes into ``np.cos(y)``'s own fresh array.  A large
+array then costs no new allocation (no page faults on first touch), and the
+operands keep their order, so every element is the same operation on the
+same numbers.
+
+Which statements may do it is the pass's business (it proves the buffer is
+fresh and unshared); whether the result is bit for bit the plain one is
+checked here, at run time, because it depends on types, shapes and dtypes:
+the buffer must be a C-contiguous ``np.ndarray`` of floats or complex
+numbers, the other operand a Python number, a NumPy scalar or a C-contiguous
+``np.ndarray`` of the buffer's shape, and their result dtype the buffer's
+(``float32 + float64`` is float64: the float32 buffer cannot hold it).
+Anything else -- a list, a Python float buffer, a broadcast, a Dask or CuPy
+array, a subclass -- gets the plain operator.  The layout condition keeps
+the result's memory order that of the plain result (a sum's rounding
+follows the memory order).
+
+A runtime helper module (see :mod:`srcgrad.runtime`, which re-exports it):
+small, NumPy alone, copied into exported modules.
+
+    >>> import numpy as np
+    >>> a = np.array([1.0, 2.0])
+    >>> b = into_first(np.add, a, np.array([0.5, 0.5]))
+    >>> b, b is a
+    (array([1.5, 2.5]), True)
+    >>> c = into_first(np.add, np.ones((3, 1)), np.ones((3, 4)))   # broadcast: a new array
+    >>> c.shape
+    (3, 4)
+    >>> d = into_first(np.add, np.ones(2, np.float32), np.ones(2))   # float64 result
+    >>> d.dtype
+    dtype('float64')
+    >>> into_second(np.subtract, 1.0, np.array([0.25, 4.0]))
+    array([ 0.75, -3.  ])
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def _fits(buffer, other) -> bool:
+    """Whether ``ufunc(buffer, other)`` (either order) written into ``buffer``
+    is the array the plain operation makes: same type, shape, dtype, layout."""
+    if type(buffer) is not np.ndarray or not buffer.flags.c_contiguous \
+            or buffer.dtype.kind not in "fc":
+        return False
+    kind = type(other)
+    if kind is np.ndarray:
+        if other.shape != buffer.shape or not other.flags.c_contiguous:
+            return False
+        return other.dtype is buffer.dtype or np.result_type(buffer, other) == buffer.dtype
+    if kind is float or kind is int:  # weak Python numbers take a float buffer's dtype
+        return True
+    if kind is complex:
+        return buffer.dtype.kind == "c"
+    if isinstance(other, np.generic):
+        return np.result_type(buffer, other) == buffer.dtype
+    return False
+
+
+def into_first(ufunc, a, b):
+    """``a op b`` (``op`` the operator of ``ufunc``), written into ``a``'s array
+    where that array is the result's type, shape, dtype and layout; the plain
+    ``a op b`` otherwise.  ``a`` must be an array nothing else reads later."""
+    if _fits(a, b):
+        return ufunc(a, b, out=a)
+    return _plain(ufunc, a, b)
+
+
+def into_second(ufunc, a, b):
+    """``a op b``, written into ``b``'s array where it fits (see
+    :func:`into_first`); ``b`` must be an array nothing else reads later."""
+    if _fits(b, a):
+        return ufunc(a, b, out=b)
+    return _plain(ufunc, a, b)
+
+
+def _plain(ufunc, a, b):
+    """The operator ``ufunc`` stands for, as the code without the pass has it."""
+    if ufunc is np.add:
+        return a + b
+    if ufunc is np.subtract:
+        return a - b
+    if ufunc is np.multiply:
+        return a * b
+    return a / b
