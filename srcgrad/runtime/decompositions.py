@@ -29,6 +29,7 @@ import numpy as np
 
 from .errors import error_at
 from .linalg import inv_grad
+from .namespaces import as_array
 from .structures import cotangent_at, no_cotangent
 
 
@@ -210,7 +211,7 @@ def lstsq_grads(g, out, a, b, rcond=None):
     g_x, g_res, g_s = cotangent_at(g, 0), cotangent_at(g, 1), cotangent_at(g, 3)
     vector = np.ndim(b) == 1
     x2 = x[:, None] if vector else x
-    b2 = np.asarray(b)[:, None] if vector else np.asarray(b)
+    b2 = as_array(b)[:, None] if vector else as_array(b)
     g_a, g_b = 0, 0
     if not no_cotangent(g_x):
         g_x2 = g_x[:, None] if vector else g_x
@@ -251,13 +252,13 @@ def matrix_norm_grad(g, out, x, ord, axis=None, keepdims=False):  # noqa: A002 -
     inf and -inf (the extreme row sums); tied extreme sums share ``g``."""
     if no_cotangent(g):
         return 0.0
-    x = np.asarray(x)
+    x = as_array(x)
     rows, cols = (0, 1) if axis is None else (axis[0] % x.ndim, axis[1] % x.ndim)
     xm = np.moveaxis(x, (rows, cols), (-2, -1))
     if keepdims:
         g = np.squeeze(g, (rows, cols))
         out = np.squeeze(out, (rows, cols))
-    g = np.asarray(g)[..., None, None]
+    g = as_array(g)[..., None, None]
     if ord in (2, -2, "nuc"):
         u, _, vh = np.linalg.svd(xm, full_matrices=False)
         if ord == "nuc":

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .namespaces import as_array
 from .structures import no_cotangent
 
 
@@ -60,7 +61,7 @@ def fft_grad(g, a, n=None, axis=-1, norm=None, inverse=False):
     if no_cotangent(g):
         return 0.0
     transform = np.fft.ifft if inverse else np.fft.fft
-    a = np.asarray(a)
+    a = as_array(a)
     return _like(_fit(transform(g, axis=axis, norm=norm), a.shape[axis], axis), a)
 
 
@@ -69,7 +70,7 @@ def fftn_grad(g, a, s=None, axes=None, norm=None, inverse=False, default=None):
     ``inverse``; ``default`` the axes of ``fft2`` when ``axes`` is None)."""
     if no_cotangent(g):
         return 0.0
-    a = np.asarray(a)
+    a = as_array(a)
     axes = _axes(a, s, axes, default)
     transform = np.fft.ifftn if inverse else np.fft.fftn
     out = transform(g, axes=axes, norm=norm)
@@ -132,7 +133,7 @@ def rfftn_grad(g, a, s=None, axes=None, norm=None, default=None):
     axes of ``rfft2``)."""
     if no_cotangent(g):
         return 0.0
-    a = np.asarray(a)
+    a = as_array(a)
     axes = _axes(a, s, axes, default)
     last = axes[-1]
     inner = np.fft.fftn(g, axes=axes[:-1], norm=norm) if len(axes) > 1 else g
@@ -148,7 +149,7 @@ def irfftn_grad(g, a, s=None, axes=None, norm=None, default=None):
     ``ifft`` over all but the last axis, then ``irfft`` over the last."""
     if no_cotangent(g):
         return 0.0
-    a = np.asarray(a)
+    a = as_array(a)
     axes = _axes(a, s, axes, default)
     last = axes[-1]
     length = 2 * (a.shape[last] - 1) if s is None else s[-1]
@@ -196,7 +197,7 @@ def interp_grads(g, x, xp, fp, left=None, right=None):
     ``right`` replace them)."""
     if no_cotangent(g):
         return 0.0, 0.0
-    x, xp, fp = np.asarray(x), np.asarray(xp), np.asarray(fp)
+    x, xp, fp = as_array(x), as_array(xp), as_array(fp)
     g = np.broadcast_to(g, x.shape)
     i = np.clip(np.searchsorted(xp, x, side="right") - 1, 0, len(xp) - 2)
     width = xp[i + 1] - xp[i]

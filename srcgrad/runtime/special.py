@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from .elementwise import unbroadcast
+from .namespaces import as_array
 from .structures import no_cotangent
 
 
@@ -40,7 +41,7 @@ def logsumexp_grads(g, out, a, axis=None, b=None, keepdims=False):
     keepdims)``: the softmax weights ``b * exp(a - out)`` and ``exp(a - out)``."""
     if no_cotangent(g):
         return 0.0, 0.0
-    a = np.asarray(a)
+    a = as_array(a)
     shape = np.broadcast_shapes(a.shape, np.shape(b)) if b is not None else a.shape
     if axis is not None and not keepdims:
         axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
@@ -55,7 +56,7 @@ def logsumexp_grads(g, out, a, axis=None, b=None, keepdims=False):
 def _symmetric(cov, d):
     """The covariance matrix ``scipy.stats.multivariate_normal`` reads from
     ``cov``: a multiple of the identity, a diagonal, or the lower triangle."""
-    cov = np.asarray(cov)
+    cov = as_array(cov)
     if cov.ndim < 2:
         return np.eye(d, dtype=np.result_type(cov, 1.0)) * cov
     return np.tril(cov) + np.tril(cov, -1).T
@@ -70,7 +71,7 @@ def mvn_logpdf_grads(g, out, x, mean=None, cov=1):
     lower triangle, which is what SciPy reads, for a matrix)."""
     if no_cotangent(g):
         return 0.0, 0.0, 0.0
-    x = np.asarray(x)
+    x = as_array(x)
     d = x.shape[-1]
     g = np.reshape(g, x.shape[:-1])
     precision = np.linalg.inv(_symmetric(cov, d))
@@ -80,7 +81,7 @@ def mvn_logpdf_grads(g, out, x, mean=None, cov=1):
                                                  np.shape(mean))
     flat_s, flat_g = s.reshape(-1, d), np.ravel(g)
     full = 0.5 * ((flat_s * flat_g[:, None]).T @ flat_s - np.sum(flat_g) * precision)
-    cov = np.asarray(cov)
+    cov = as_array(cov)
     if cov.ndim == 0:
         g_cov = np.trace(full)
     elif cov.ndim == 1:
@@ -105,7 +106,7 @@ def signal_convolve_grads(g, in1, in2, mode="full"):
     other input reversed along every axis."""
     if no_cotangent(g):
         return 0.0, 0.0
-    in1, in2 = np.asarray(in1), np.asarray(in2)
+    in1, in2 = as_array(in1), as_array(in2)
     full_shape = [n + m - 1 for n, m in zip(in1.shape, in2.shape)]
     if mode == "full":
         starts = [0] * in1.ndim
