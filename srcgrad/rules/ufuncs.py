@@ -100,8 +100,10 @@ pointwise(np.fabs, lambda x: np.sign(x))  # subgradient 0 at x = 0
 
 @adjoint(np.absolute)
 def absolute(out, d_out, x):
-    """Subgradient 0 at x = 0; ``conj(x) / |x|`` for complex ``x``."""
-    return d_out * signum(x)
+    """Subgradient 0 at x = 0; ``conj(x) / |x|`` for complex ``x``.  The output
+    is real, so only the real part of a cotangent that reached it through
+    complex arithmetic is its own."""
+    return match_complex(d_out, out) * signum(x)
 
 
 @tangent(np.absolute)
@@ -322,16 +324,19 @@ pointwise(np.sinc, lambda x, out: np.where(x == 0, 0, (np.cos(np.pi * x) - out)
 # imaginary parts and the conjugate are linear over the reals; their tangents
 # apply them to the tangent.  A real argument's cotangent is the real part of
 # what reaches it (match_complex), so on real arrays np.real and np.conj are
-# the identity, np.imag and np.angle constant.
+# the identity, np.imag and np.angle constant.  Their outputs (and np.abs's)
+# are real: a cotangent that reached one through complex arithmetic (r * w for
+# a complex w) counts by its real part only (dL = Re(g dr)), so the rules take
+# match_complex(d_out, out) first.
 
 @linear(np.real, "val", name="np.real")
 def real(out, d_out, val):
-    return match_complex(d_out, val)
+    return match_complex(match_complex(d_out, out), val)
 
 
 @linear(np.imag, "val", name="np.imag")
 def imag(out, d_out, val):
-    return match_complex(-1j * d_out, val)
+    return match_complex(-1j * match_complex(d_out, out), val)
 
 
 @linear(np.conjugate, "x", name="np.conjugate")
@@ -344,9 +349,10 @@ def conjugate(out, d_out, x):
 def angle(out, d_out, z, deg=False):
     """``d angle = Im(conj(z) dz) / |z|^2``; 0 at z = 0."""
     if deg:
-        return match_complex(d_out * (180 / math.pi) * np.conj(z * 1j)
+        return match_complex(match_complex(d_out, out) * (180 / math.pi) * np.conj(z * 1j)
                              / np.where(z == 0, 1, np.abs(z) ** 2), z)
-    return match_complex(d_out * np.conj(z * 1j) / np.where(z == 0, 1, np.abs(z) ** 2), z)
+    return match_complex(match_complex(d_out, out) * np.conj(z * 1j)
+                         / np.where(z == 0, 1, np.abs(z) ** 2), z)
 
 
 @tangent(np.angle, "z", name="np.angle")
