@@ -14,6 +14,8 @@ tangent's shape (or as an attribute's cotangent).  The zero tangent of a
 constant carries nothing.
 """
 
+import numpy as np
+
 from ..runtime import (
     AttributeCotangent,
     elements_cotangent,
@@ -23,7 +25,6 @@ from ..runtime import (
     sequence_tangent,
     signum,
     signum_grad,
-    signum_tangent,
     sorted_order,
     tangent_attr,
     tangent_like,
@@ -85,4 +86,11 @@ def signum_(out, d_out, x):
 
 @tangent(signum, "x", name="signum")
 def signum_tangent_(out, x, d_x):
-    return signum_tangent(x, d_x)
+    """:func:`srcgrad.runtime.signum_tangent` written out in NumPy operations,
+    so that a third derivative through ``np.abs`` of a complex value
+    differentiates it once more: the phase turns, ``-1j signum(x) da`` with
+    ``da = Im(conj(x) d_x) / |x|^2`` (0 where ``x`` is 0); 0 for a real ``x``."""
+    if np.iscomplexobj(x):
+        square = np.real(x * np.conj(x))
+        return -1j * out * np.imag(np.conj(x) * d_x) / np.where(square > 0, square, 1.0)
+    return 0.0 * np.real(d_x)

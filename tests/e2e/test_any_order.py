@@ -332,3 +332,20 @@ def test_hvp_through_sorted():
     eps = 1e-6
     expected = (gradient(x + eps * v) - gradient(x - eps * v)) / (2 * eps)
     assert_close(srcgrad.hvp(ranked)(x, v), expected, rtol=1e-6, atol=1e-7)
+
+
+def complex_modulus(x):
+    """np.abs of a complex intermediate of a real function: third order
+    differentiates signum's tangent, the phase turn, once more."""
+    z = x * (1.0 + 2.0j) + 0.5j
+    return np.abs(z) ** 2 * x + np.abs(z)
+
+
+@pytest.mark.parametrize("x", [0.7, -0.4])
+def test_third_derivative_through_abs_of_a_complex_value(x):
+    d2 = srcgrad.grad(srcgrad.grad(complex_modulus))
+    d3 = srcgrad.grad(d2)
+    ag = _as_autograd(complex_modulus)
+    assert_close(d3(x), autograd.grad(autograd.grad(autograd.grad(ag)))(x), rtol=1e-10,
+                 atol=1e-10)
+    assert_close(d3(x), _fd(d2, x), rtol=1e-6, atol=1e-7)
