@@ -25,7 +25,8 @@ from .structures import no_cotangent
 
 def _matmul_as_2d(g, a, b):
     """Promote 1-D matmul operands (and the cotangent) to matrices."""
-    a, b, g = as_array(a), as_array(b), as_array(g)
+    if not (type(a) is type(b) is type(g) is np.ndarray):  # a number, list or Dask array
+        a, b, g = as_array(a), as_array(b), as_array(g)
     if b.ndim == 1:
         b, g = b[:, None], g[..., None]
     if a.ndim == 1:
