@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import operator
 import threading
+import types
 import warnings
 import weakref
 from functools import partial
@@ -44,7 +45,7 @@ class Compiled:
         self.code = fn.__code__
         self.fn = fn
         self.options = options
-        self.deps = _dependencies(fn, generated.free)
+        self.deps = _dependencies(fn, generated.free) + _callee_dependencies(options)
         self.rules = registry.generation()
         self.watched = _watched(fn, self.deps)
 
@@ -78,6 +79,41 @@ def _dependencies(fn, free):
         elif where == "global":
             deps.append((fn.__globals__, name, obj))
     return deps
+
+
+def _callee_dependencies(options) -> list:
+    """What the functions passed as arguments (``options.callees``) read from
+    their closures and globals, as :func:`_dependencies` gives for ``fn``: the
+    code differentiates their bodies with those values bound, so a rebound
+    ``a`` in ``lambda v: v * a`` must regenerate it (every name the function
+    reads is watched, the ones the code did not bind too: at worst a needless
+    recompilation)."""
+    deps = []
+    for callee in options.callees:
+        fn = getattr(callee, "obj", None)
+        fn = getattr(fn, "__func__", fn)  # a bound method's function
+        if isinstance(fn, partial):
+            fn = fn.func
+        if not isinstance(fn, types.FunctionType):
+            continue
+        for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
+            try:
+                deps.append((cell, name, cell.cell_contents))
+            except ValueError:  # not bound yet: the function would raise NameError
+                pass
+        for name in sorted(_read_names(fn.__code__)):
+            if name in fn.__globals__:
+                deps.append((fn.__globals__, name, fn.__globals__[name]))
+    return deps
+
+
+def _read_names(code) -> set:
+    """The global and attribute names ``code`` and the code nested in it read."""
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names |= _read_names(const)
+    return names
 
 
 def _watched(fn, deps) -> dict:

@@ -369,6 +369,29 @@ def test_a_second_gradient_of_the_same_function_reuses_the_code(monkeypatch):
     assert len(calls) == 2
 
 
+RATE = 2.0
+
+
+def rated(v):
+    return v * RATE
+
+
+def test_a_rebound_value_the_function_passed_reads_regenerates_the_code():
+    global RATE
+    a = 2.0
+    f = lambda v: v * a  # noqa: E731 - the closure is the point
+    g = srcgrad.grad(apply, wrt=1)
+    assert_close(g(f, X), np.full(X.size, 2.0))
+    a = 5.0
+    assert_close(g(f, X), np.full(X.size, 5.0))
+    assert_close(g(rated, X), np.full(X.size, 2.0))
+    RATE = 3.0
+    try:
+        assert_close(g(rated, X), np.full(X.size, 3.0))
+    finally:
+        RATE = 2.0
+
+
 def test_a_library_function_is_cached_on_disk_by_its_module_and_name():
     from srcgrad.api.arguments import callee_arguments
     from srcgrad.cache import manifest
