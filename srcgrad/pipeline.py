@@ -31,7 +31,7 @@ Before: the program once normalised; after: every pass.
     <BLANKLINE>
         # Adjoint sweep
         d_t3 = grad_seed(t3)
-        d_t2 = unreduce(d_t3, x)  # t2 has the shape of x
+        d_t2 = unreduced(d_t3, x)  # t2 has the shape of x
         d_x = into_first(np.multiply, d_t2 * t2, np.cos(x))  # into the new array of d_t2 * t2
         return grad_like(d_x, x)
     >>> generate(h.chain, Options(), dump_after="optimise")
@@ -73,7 +73,7 @@ from .optimize.accumulate import accumulate_in_place
 from .optimize.broadcast import retarget_shape_reads
 from .optimize.dce import drop_zero_starts, eliminate_dead, propagate_copies
 from .optimize.fold import fold_temporaries as fold_single_use
-from .optimize.inplace_adjoint import update_in_place
+from .optimize.inplace_adjoint import steady_classes, update_in_place
 from .optimize.simplify import simplify as simplify_operations
 from .options import FORWARD_MODES, JOINT_MODES, MODES, POLICIES, Options, validate_options
 
@@ -360,8 +360,10 @@ class Compilation:
         """Write adjoint arithmetic into arrays the sweep owns (optimize/inplace_adjoint.py)."""
         adjoints, classes = self.sweep.adjoints, self.classes or {}
         scalars = {d for v, d in adjoints.items() if classes.get(v) == SCALAR}
+        steady = steady_classes(self.program, classes)
         for f in self.functions:
-            update_in_place(f.body, set(adjoints.values()), {id(s) for s in f.forward}, scalars)
+            update_in_place(f.body, set(adjoints.values()), {id(s) for s in f.forward}, scalars,
+                            steady)
 
     @compiler_pass
     def release(self):

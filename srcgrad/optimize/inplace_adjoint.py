@@ -77,6 +77,8 @@ from __future__ import annotations
 import gast
 import numpy as np
 
+from .. import ir
+from ..analysis.activity import SCALAR
 from ..ir.syntax import call_to, load_name, source_of, walk
 
 #: The operators written into an array, and the ufunc each one is.
@@ -86,17 +88,157 @@ _FRESH_OPS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.MatMult, g
               gast.Mod)
 _SYMBOLS = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/"}
 _HELPERS = ("into_first", "into_second")
+_COMPOUND = (gast.If, gast.For, gast.While, gast.With, gast.Try, gast.FunctionDef)
 
 
-def update_in_place(stmts, cotangents, skip=frozenset(), scalars=frozenset()) -> list:
+def update_in_place(stmts, cotangents, skip=frozenset(), scalars=frozenset(),
+                    classes=None) -> list:
     """The adjoint sweep ``stmts`` with arithmetic written into owned arrays
     (see the module docstring); ``cotangents`` are the names whose sums may
     be updated in place, ``skip`` the ids of statements to leave alone (the
     forward sweep's), ``scalars`` cotangents known to be scalars (of values
     whose shape class is a scalar), whose statements are left alone too, as
-    are those calling ``math``.  ``stmts`` is changed in place and returned."""
-    _block(stmts, set(cotangents), set(skip), set(), set(scalars))
+    are those calling ``math``.  ``classes``: the shape classes of the names
+    whose shape never changes (see :func:`keep_scalar`), None for none.
+    ``stmts`` is changed in place and returned."""
+    skip = set(skip)
+    if classes:
+        keep_scalar(stmts, skip, classes)
+    _block(stmts, set(cotangents), skip, set(), set(scalars))
     return stmts
+
+
+def steady_classes(program, classes) -> dict:
+    """``classes`` (:func:`..analysis.activity.shape_classes` of ``program``)
+    restricted to the names that hold one value all along: arguments never
+    assigned and names assigned once, by a top-level statement, whose class
+    is a scalar or such a name; empty where the program updates anything in
+    place (an ``append`` may grow a list)."""
+    body = program.body
+    if any(ir.is_update(stmt) for stmt in ir.walk_statements(body)):
+        return {}
+    counts, _ = ir.definitions(body)
+    once = {n for stmt in body if not isinstance(stmt, _COMPOUND)
+            for n in ir.assigned_by(stmt) if counts.get(n) == 1}
+    steady = {p for p in program.params if not counts.get(p)} | once
+    return {n: c for n, c in classes.items()
+            if n in steady and (c == SCALAR or c in steady)}
+
+
+def keep_scalar(stmts, skip, classes) -> None:
+    """``d = unreduce(g, x)`` -> ``d = unreduced(g, x)``, ``g`` kept a scalar,
+    where every reader of ``d`` is an elementwise ``+ - * /`` whose other
+    operand has ``x``'s shape: the broadcast array of ``x``'s size is never
+    made, and each reader's result has the shape, dtype and numbers it had.
+
+    Sound when: ``d`` is assigned once, at the top level, and read only there,
+    after, each time as an operand of ``+ - * /`` whose other operand is an
+    expression of ``x``'s shape class (``classes``: the program's
+    :func:`..analysis.activity.shape_classes`, restricted by the caller to
+    the arguments never assigned and the names assigned once, at the top
+    level, whose class is one of those, in a program that updates nothing in
+    place; a name the adjoint sweep assigns is dropped here: each name then
+    holds one array, of its class's shape, all along the sweep; the other
+    operand reads no candidate, which may itself become a scalar) -- a
+    scalar broadcasts against it to the
+    very shape ``x``'s array had; and a NumPy scalar promotes as an array of
+    its dtype (NumPy 2, NEP 50: the helper keeps ``unreduce`` otherwise).
+
+        >>> import gast
+        >>> from ..ir.emit import show_statements
+        >>> sweep = gast.parse("d_c = unreduce(d_t, x)\\nd_a = d_c * m\\n"
+        ...                    "d_b = d_c + np.sin(x) * 2.0\\nreturn d_a, d_b").body
+        >>> keep_scalar(sweep, set(), {"x": "x", "m": "x"})
+        >>> print(show_statements(sweep))
+        d_c = unreduced(d_t, x)  # a scalar: its readers broadcast it
+        d_a = d_c * m
+        d_b = d_c + np.sin(x) * 2.0
+        return d_a, d_b
+    """
+    stored = {n.id for stmt in stmts if id(stmt) not in skip for n in walk(stmt)
+              if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+    steady = {n: c for n, c in classes.items() if n not in stored}
+    counts: dict[str, int] = {}
+    for stmt in stmts:
+        for n in walk(stmt):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del)):
+                counts[n.id] = counts.get(n.id, 0) + 1
+    env: dict[str, str | None] = {}   # the class of each cotangent made so far at top level
+    candidates: dict[str, tuple] = {}  # d -> (its statement, x's class, its readers so far)
+    for stmt in stmts:
+        mentioned = [n for n in walk(stmt) if isinstance(n, gast.Name)]
+        if id(stmt) in skip or not isinstance(stmt, (gast.Assign, gast.Return)) \
+                or isinstance(stmt, gast.Assign) \
+                and not (len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)):
+            for n in mentioned:
+                candidates.pop(n.id, None)
+                env.pop(n.id, None)
+            continue
+        value = stmt.value
+        unknown = {**env, **dict.fromkeys(candidates)}  # a candidate may become a scalar
+        for d in [d for d in candidates if any(n.id == d for n in mentioned)]:
+            if not _read_elementwise(value, d, candidates[d][1], unknown, steady):
+                del candidates[d]
+        if isinstance(stmt, gast.Return):
+            continue
+        target = stmt.targets[0].id
+        env[target] = _class_of(value, env, steady)
+        if _is_unreduce(value) and counts.get(target) == 1 and value.args[1].id in steady \
+                and steady[value.args[1].id] is not None:
+            candidates[target] = (stmt, steady[value.args[1].id])
+    for d, (stmt, _) in candidates.items():
+        stmt.value.func = load_name("unreduced")
+        if not getattr(stmt, "comment", None):
+            stmt.comment = "a scalar: its readers broadcast it"
+
+
+def _is_unreduce(node) -> bool:
+    return isinstance(node, gast.Call) and isinstance(node.func, gast.Name) \
+        and node.func.id == "unreduce" and len(node.args) == 2 and not node.keywords \
+        and isinstance(node.args[1], gast.Name)
+
+
+def _read_elementwise(node, d, cls, env, steady) -> bool:
+    """Whether every read of ``d`` in ``node`` is an operand of ``+ - * /``
+    whose other operand has the shape class ``cls``."""
+    if isinstance(node, gast.Name):
+        return node.id != d
+    if isinstance(node, gast.BinOp) and type(node.op) in _UFUNCS:
+        for mine, other in ((node.left, node.right), (node.right, node.left)):
+            if isinstance(mine, gast.Name) and mine.id == d:
+                return cls != SCALAR and _class_of(other, env, steady) == cls \
+                    and not any(isinstance(n, gast.Name) and n.id == d for n in walk(other))
+    return all(_read_elementwise(child, d, cls, env, steady)
+               for child in gast.iter_child_nodes(node))
+
+
+def _class_of(node, env, steady):
+    """The shape class of ``node``'s value, None where unknown."""
+    if isinstance(node, gast.Constant):
+        ok = isinstance(node.value, (int, float)) and not isinstance(node.value, bool)
+        return SCALAR if ok else None
+    if isinstance(node, gast.Name):
+        return env[node.id] if node.id in env else steady.get(node.id)
+    if isinstance(node, gast.BinOp) and isinstance(node.op, (*_UFUNCS, gast.Pow)):
+        return _joined(_class_of(node.left, env, steady), _class_of(node.right, env, steady))
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
+        return _class_of(node.operand, env, steady)
+    if _ufunc_call(node) and len(node.args) in (1, 2) \
+            and getattr(np, node.func.attr).signature is None:
+        classes = [_class_of(a, env, steady) for a in node.args]
+        return classes[0] if len(classes) == 1 else _joined(*classes)
+    if _is_unreduce(node):
+        return steady.get(node.args[1].id)
+    return None
+
+
+def _joined(a, b):
+    """The class of an elementwise operation's result on operands of classes ``a``, ``b``."""
+    if a is None or b is None:
+        return None
+    if a == b or b == SCALAR:
+        return a
+    return b if a == SCALAR else None
 
 
 def _mentioned(stmts) -> set[str]:

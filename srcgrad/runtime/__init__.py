@@ -79,7 +79,7 @@ from .forward import (
     zero_tangent,
 )
 from .gradients import grad_like, zeros_grad
-from .inplace import into_first, into_second
+from .inplace import into_first, into_second, unreduced
 from .linalg import (
     cross_grads,
     einsum_grads,
@@ -201,7 +201,7 @@ __all__ = [
     "unreduce",
     "grad_seed",
     "grad_like",
-    "into_first", "into_second",
+    "into_first", "into_second", "unreduced",
     "zeros_grad",
     "stop_gradient",
     "on_grad",

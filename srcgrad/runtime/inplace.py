@@ -43,6 +43,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from .reductions import unreduce
+
+#: NumPy 2 promotes a NumPy scalar exactly as an array of its dtype (NEP 50);
+#: before, a scalar's value could decide the result's dtype.
+_SCALARS_PROMOTE_AS_ARRAYS = int(np.__version__.split(".")[0]) >= 2
+
 
 def _fits(buffer, other) -> bool:
     """Whether ``ufunc(buffer, other)`` (either order) written into ``buffer``
@@ -90,3 +96,22 @@ def _plain(ufunc, a, b):
     if ufunc is np.multiply:
         return a * b
     return a / b
+
+
+def unreduced(g, x):
+    """``unreduce(g, x)`` for the cotangent ``g`` of a full reduction of ``x``,
+    kept a NumPy scalar where every reader broadcasts it against an array of
+    ``x``'s shape: the same numbers in the same dtype (a Python float ``g``
+    takes a float ``x``'s dtype, as ``unreduce`` gives it), without an array
+    of ``x``'s size.  Anything but a NumPy array ``x`` and a scalar ``g`` gets
+    ``unreduce`` itself.
+
+        >>> unreduced(1.0, np.ones(3, np.float32)), unreduced(np.float64(2.0), np.ones(3))
+        (np.float32(1.0), np.float64(2.0))
+    """
+    if _SCALARS_PROMOTE_AS_ARRAYS and type(x) is np.ndarray:
+        if type(g) is float:
+            return x.dtype.type(g) if x.dtype.kind == "f" else np.float64(g)
+        if isinstance(g, np.generic) or (type(g) is np.ndarray and g.ndim == 0):
+            return g[()]
+    return unreduce(g, x)

@@ -302,9 +302,25 @@ def test_branches(monkeypatch):
         _compare(monkeypatch, lambda: srcgrad.grad(branchy), [x])
 
 
-def test_value_and_grad_and_vjp(monkeypatch):
+def test_value_and_grad_vjp_and_anomaly_mode(monkeypatch):
     x = np.linspace(-1.0, 1.0, 30)
     _compare(monkeypatch, lambda: srcgrad.value_and_grad(chain), [x])
+    _compare(monkeypatch, lambda: srcgrad.grad(chain, check_finite=True), [x])
+
+    def pullback():
+        def call(x, v):
+            value, back = srcgrad.vjp(vector_chain, x)
+            return value, back(v)
+        call.source = srcgrad.vjp(vector_chain, x)[1].source
+        return call
+
+    _compare(monkeypatch, pullback, [x, np.linspace(0.5, 1.5, 30)])
+
+
+def vector_chain(x):
+    a = np.sin(x) * x
+    b = a * np.cos(x) + x
+    return b * b + a
 
 
 def test_second_order(monkeypatch):
@@ -343,3 +359,69 @@ def test_export_copies_the_helpers(tmp_path):
     x = np.linspace(-1.0, 1.0, 30)
     fn = next(v for k, v in namespace.items() if k.startswith("grad_chain"))
     assert_bit_identical(fn(x), g(x))
+
+
+# --- item 6: a broadcast scalar cotangent kept a scalar ----------------------------------
+
+def _scalar(source, classes):
+    from srcgrad.optimize.inplace_adjoint import keep_scalar
+    stmts = gast.parse(source).body
+    keep_scalar(stmts, set(), classes)
+    return show_statements(stmts)
+
+
+X_CLASSES = {"x": "x", "m": "x", "n": "x", "s": "<scalar>", "v": "v"}
+
+
+def test_a_scalar_cotangent_read_by_elementwise_rules_stays_a_scalar():
+    out = _scalar("d_c = unreduce(d_t, x)\nd_a = d_c * m\nd_b = np.sin(n) / d_c\n"
+                  "return d_a, d_b", X_CLASSES)
+    assert out.startswith("d_c = unreduced(d_t, x)")
+
+
+@pytest.mark.parametrize("reader", [
+    "d_a = d_c * d_c",                 # scalar * scalar: the shape would change
+    "d_a = d_c * s",                   # the other operand a scalar
+    "d_a = d_c * v",                   # another shape class: broadcasting
+    "d_a = d_c @ m",                   # not elementwise
+    "d_a = d_c * w",                   # a name of unknown shape
+    "d_a = f(d_c)",                    # a call may keep it, or read its shape
+    "d_a = d_c",                       # a copy
+    "d_a = d_c * m\nd_c = d_c + m",    # assigned twice
+    "d_a = d_c * m\nfor i in r:\n    d_b = d_c * m",   # read in a loop
+    "x = t.pop()\nd_a = d_c * m",     # x restored by the sweep: not steady
+])
+def test_a_scalar_cotangent_with_another_reader_is_made_as_before(reader):
+    out = _scalar("d_c = unreduce(d_t, x)\n" + reader + "\nreturn d_a", X_CLASSES)
+    assert out.startswith("d_c = unreduce(d_t, x)"), reader
+
+
+def test_two_scalar_cotangents_never_meet():
+    out = _scalar("d_c = unreduce(d_t, x)\nd_e = unreduce(d_u, x)\nd_a = d_c * d_e\n"
+                  "return d_a", X_CLASSES)
+    assert "unreduced" not in out
+
+
+def test_the_scalar_keeps_unreduce_dtype():
+    from srcgrad.runtime import unreduce, unreduced
+    for g, x in ((1.0, np.ones(5, np.float32)), (0.1, np.ones(5, np.float32)),
+                 (0.1, np.ones(5)), (0.1, np.arange(5)), (np.float64(0.1), np.ones(5, np.float32)),
+                 (np.float32(0.1), np.ones(5)), (np.array(0.3), np.ones(5)),
+                 (0.1, np.ones(5, np.complex64))):
+        for m in (np.linspace(0, 1, 5), np.linspace(0, 1, 5).astype(np.float32)):
+            assert_bit_identical(unreduced(g, x) * m, unreduce(g, x) * m)
+            assert_bit_identical(m - unreduced(g, x), m - unreduce(g, x))
+    assert_bit_identical(unreduced(1.0, [1.0, 2.0]), unreduce(1.0, [1.0, 2.0]))
+
+
+def reduced_float32(x):
+    a = np.sin(x)
+    b = np.cos(x) * x
+    return np.sum(a * b)
+
+
+def test_the_benchmark_chain_keeps_its_sum_cotangent_a_scalar(monkeypatch):
+    x32 = np.linspace(-1.0, 1.0, 50).astype(np.float32)
+    assert "unreduced" in srcgrad.grad(reduced_float32).source
+    _compare(monkeypatch, lambda: srcgrad.grad(reduced_float32), [x32])
+    _compare(monkeypatch, lambda: srcgrad.grad(reduced_float32), [np.linspace(-1.0, 1.0, 9000)])
