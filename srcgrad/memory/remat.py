@@ -59,6 +59,7 @@ sweep.  Tested by tests/memory/test_memory_soundness.py (``view_updated_after``,
 
 from __future__ import annotations
 
+import bisect
 import operator
 from dataclasses import dataclass
 
@@ -148,6 +149,7 @@ class _State:
         self.counts = counts
         self.blocks = blocks
         self.decide = decide
+        self._positions = {}      # id(forward block) -> positions(block)
 
     def block(self, backward: list, forward_block: list) -> list:
         out = list(backward)
@@ -158,23 +160,25 @@ class _State:
                 stmt.orelse = self.block(stmt.orelse, mirror.orelse)
             elif isinstance(stmt, gast.For) and isinstance(mirror, (gast.For, gast.While)):
                 stmt.body = self.block(stmt.body, mirror.body)
+        # Each statement's reads, in order; a recompute goes right before its
+        # reader and has its own reads looked at next (its operands may be
+        # recomputed too), then the reader's reads again.  (The statements
+        # before it stay as they were: what they read was decided already.)
         done: set[str] = set()
-        changed = True
-        while changed:
-            changed = False
-            for position, stmt in enumerate(out):
-                for var in _reads(stmt):
-                    if var in done:
-                        continue
-                    recompute = self.recompute(var, stmt, forward_block)
-                    if recompute is not None:
-                        done.add(var)
-                        out.insert(position, recompute)
-                        changed = True
-                        break
-                if changed:
+        position = 0
+        while position < len(out):
+            stmt = out[position]
+            for var in _reads(stmt):
+                if var in done:
+                    continue
+                recompute = self.recompute(var, stmt, forward_block)
+                if recompute is not None:
+                    done.add(var)
+                    out.insert(position, recompute)
                     break
+            else:
                 done.update(_defines(stmt))
+                position += 1
         return out
 
     def recompute(self, var, reader, forward_block):
@@ -194,13 +198,14 @@ class _State:
         if at is None or at[0] is not forward_block or at[1] < where[1]:
             return None
         operands = set(ir.names_in(definition.value))
-        between = forward_block[where[1] + 1:at[1] + 1]
-        for stmt in ir.walk_statements(between):
-            if operands & set(ir.assigned_by(stmt)):
-                return None
-            # an update changes the memory every alias (view, plain copy) reads too
-            if ir.is_update(stmt) and operands & self.shared:
-                return None
+        # an operand assigned between the definition and the reader's statement,
+        # or an update there (it changes the memory every alias -- view, plain
+        # copy -- reads too): the value cannot be computed again
+        assigned, updates = self.positions(forward_block)
+        if any(_any_within(assigned.get(n, ()), where[1], at[1]) for n in operands):
+            return None
+        if operands & self.shared and _any_within(updates, where[1], at[1]):
+            return None
         candidate = Candidate(var, getattr(op, "label", "?"), getattr(definition, "lineno", None))
         if not (self.free(op) and forward_block is not self.program.body) \
                 and self.decide(candidate, op) != RECOMPUTE:
@@ -212,6 +217,27 @@ class _State:
         again.source_stmt = source
         return again
 
+
+    def positions(self, block) -> tuple[dict, list]:
+        """For a forward ``block``: each name's assignment positions (the index in
+        ``block`` of the statement assigning it, or of the loop or branch holding
+        that statement), and the positions of updates (``x[i] = v``), both
+        sorted -- computed once per block, so that asking whether anything
+        between two statements assigns an operand costs a bisection, not a scan
+        (a long function asks once per value its adjoint reads)."""
+        found = self._positions.get(id(block))
+        if found is None:
+            assigned, updates = {}, []
+            for i, top in enumerate(block):
+                for stmt in ir.walk_statements([top]):
+                    for name in ir.assigned_by(stmt):
+                        places = assigned.setdefault(name, [])
+                        if not places or places[-1] != i:
+                            places.append(i)
+                    if ir.is_update(stmt) and (not updates or updates[-1] != i):
+                        updates.append(i)
+            found = self._positions[id(block)] = (assigned, updates)
+        return found
 
     def free(self, op) -> bool:
         """Whether ``op`` indexes or slices an argument (``xs[t]``): inside a loop or
@@ -232,6 +258,12 @@ class _State:
         # an argument never updated in place (the sequence of one may be it, unseen)
         return not any(ir.is_update(stmt) and array in ir.target_names(stmt)
                        for stmt in ir.walk_statements(self.program.body))
+
+
+def _any_within(places, low, high) -> bool:
+    """Whether the sorted ``places`` hold a position in ``(low, high]``."""
+    i = bisect.bisect_right(places, low)
+    return i < len(places) and places[i] <= high
 
 
 def _reads(stmt) -> list[str]:
