@@ -74,8 +74,16 @@ def into_first(ufunc, a, b):
     """``a op b`` (``op`` the operator of ``ufunc``), written into ``a``'s array
     where that array is the result's type, shape, dtype and layout; the plain
     ``a op b`` otherwise.  ``a`` must be an array nothing else reads later."""
-    if _fits(a, b):
-        return ufunc(a, b, out=a)
+    if _fits(a, b):  # a += b is np.add(a, b, out=a), without the keyword's cost
+        if ufunc is np.add:
+            a += b
+        elif ufunc is np.subtract:
+            a -= b
+        elif ufunc is np.multiply:
+            a *= b
+        else:
+            a /= b
+        return a
     return _plain(ufunc, a, b)
 
 
