@@ -95,6 +95,7 @@ CONSTRUCTS = (
     "early-return-in-loop", "helper-call", "helper-tuple", "helper-in-loop", "helper-calls-helper",
     "ufunc", "reduction", "matmul", "where", "index", "scalar-0d",
     "lambda", "lambda-map", "comprehension", "filter", "sorted-key", "reversed",
+    "function-argument", "reduce",
 )
 
 
@@ -185,6 +186,7 @@ class Generator:
         self.tags: set = set()
         self.helpers: list[Helper] = []
         self.scalar_kind = "0d" if self.r.random() < 0.3 else "float"
+        self.apply_helper = False       # a helper calling the function it is given
 
     # -- small utilities -------------------------------------------------------------
     def chance(self, p):
@@ -422,7 +424,7 @@ class Generator:
     def statement(self, sc) -> list:
         r = self.r
         kinds = ["assign", "assign", "update", "aug", "swap", "parallel", "chained", "unpack",
-                 "concat", "list", "append", "view", "scalar", "lambda", "map"]
+                 "concat", "list", "append", "view", "scalar", "lambda", "map", "reduce"]
         if self.helpers:
             kinds += ["call", "call"]
         if sc.depth < MAX_DEPTH:
@@ -929,8 +931,34 @@ class Generator:
                                  else frozenset({self.newbuf()}))
             name = self.target(sc, out)
             self.bind(sc, name, self.value_var(Ex(name, CAP, bufs=bufs), out))
-            lines.append(f"{name} = {fn}({arg.text})")
+            call = f"{fn}({arg.text})"
+            if self.chance(0.3):
+                # the function handed to a helper that calls it (specialised on it)
+                self.tags.add("function-argument")
+                self.apply_helper = True
+                call = f"apply_to({fn}, {arg.text})"
+            lines.append(f"{name} = {call}")
         return lines
+
+    def st_reduce(self, sc):
+        """``functools.reduce(lambda acc, v: ..., ps, init)``: a fold over a list."""
+        lists = self.vars_of(sc, "list")
+        if not lists:
+            return self.st_list(sc)
+        ps = self.pick(lists)
+        shape = sc.env[ps].shape
+        acc, v = self.fresh("acc"), self.fresh("v")
+        kind = "scalar" if shape == () else "arr"
+        inner = sc.child(env={**sc.env, v: Var(kind, shape, frozenset({self.newbuf()}))})
+        step = self.small(inner, shape)
+        self.tags.add("reduce")
+        self.tags.add("lambda")
+        init = self.rhs(sc, shape, 1)
+        name = self.target(sc, shape)
+        self.bind(sc, name, self.value_var(Ex(name, CAP), shape))
+        # |acc| stays within CAP: halved, plus a step of at most CAP / 2
+        return [f"{name} = functools.reduce(lambda {acc}, {v}: 0.5 * {acc} + {_p(step)} * "
+                f"np.tanh({v}), {ps}, {init.text})"]
 
     def st_map(self, sc):
         """A new list from a list: ``list(map(lambda v: ..., ps))`` or ``[... for v in ps]``."""
@@ -1058,7 +1086,7 @@ class Generator:
             ["    " + l for l in body] + [f"    return {', '.join(e.text for e in exprs)}"]
 
     def program(self) -> Program:
-        lines = ["import numpy as np", ""]
+        lines = ["import functools", "", "import numpy as np", ""]
         for i in range(self.r.choice((0, 1, 1, 2))):
             lines += ["", *self.helper(i + 1), ""]
         env = {n: Var("scalar" if s == () else "arr", s, frozenset({n}) if
@@ -1070,6 +1098,8 @@ class Generator:
         final = self.rhs(sc, ())
         if self.scalar_kind == "0d":
             self.tags.add("scalar-0d")
+        if self.apply_helper:
+            lines += ["", "def apply_to(fn, v):", "    return fn(v)", ""]
         lines += ["", "def f(x, y, s):"] + ["    " + l for l in body if l != "pass"] + \
             [f"    return {final.text}", ""]
         return Program(self.seed, "\n".join(lines), frozenset(self.tags), self.scalar_kind)
