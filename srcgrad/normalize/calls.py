@@ -39,6 +39,7 @@ the marker is named without ``srcgrad.``:
 from __future__ import annotations
 
 import ast
+import collections
 import functools
 import inspect
 import operator
@@ -128,10 +129,15 @@ class Calls:
             name = ast.unparse(gast.gast_to_ast(func))
             if isinstance(func, gast.Name) and func.id in self.params:
                 raise self.error(self.called_parameter(func.id), func)
+            made = self.closure_call(func)
+            if made is not None:  # flatten(p)[1](v)
+                raise self.error(self.closure_use(made[0]), func)
             if isinstance(func, (gast.Name, gast.Attribute)) and root_name(func) not in self.locals:
                 raise self.error(f"name '{name}' is not defined", func, SrcGradError)
             raise self.error(f"calling '{name}' is not supported: call a function by name",
                              func)
+        if returned_functions(prim):  # flatten(p) outside `flat, unflatten = flatten(p)`
+            raise self.error(self.closure_use(prim), node)
         if is_user_function(prim) and any(self.is_local_function(a) for a in [
                 *node.args, *(kw.value for kw in node.keywords)]):
             # fixed_point(lambda z: g(p, z), x0): the helper inlined, the lambda with it
@@ -494,11 +500,120 @@ class Calls:
                                            decorator_list=[], returns=None, type_comment=None)
         return self.inline_local(helpers[fn], call)
 
-    def inline_local(self, fdef, call):
+    def closure_use(self, fn) -> str:
+        """Why a call of ``fn``, which returns a local function, is refused here."""
+        named = [n for n in sorted(returned_functions(fn)) if n != "a lambda"]
+        shown, target = ", ".join(named) or "a lambda", (named or ["fn"])[0]
+        return (f"{fn.__name__}() returns a local function ({shown}): srcgrad inlines "
+                f"{fn.__name__} where its result is assigned to names ({target} = "
+                f"{fn.__name__}(...), flat, {target} = {fn.__name__}(...) or {target} = "
+                f"{fn.__name__}(...)[i]), then each call of {target} by that name; the "
+                f"function cannot be kept in a container, returned or passed on")
+
+    def closure_call(self, value):
+        """``(fn, call, index)`` when ``value`` is ``fn(...)`` or ``fn(...)[i]`` for a
+        user function ``fn`` that returns a local function (``flatten(params)``
+        returning ``flat, unflatten``); None for any other value."""
+        index = None
+        if isinstance(value, gast.Subscript) and isinstance(value.slice, gast.Constant) \
+                and type(value.slice.value) is int and isinstance(value.value, gast.Call):
+            index, value = value.slice.value, value.value
+        if not isinstance(value, gast.Call) or self.is_local_function(value.func):
+            return None
+        fn = self.callee(value)
+        if not returned_functions(fn):
+            return None
+        return fn, value, index
+
+    def bind_closures(self, targets, fn, call, index, stmt) -> None:
+        """``flat, unflatten = flatten(params)`` (or ``unflatten = flatten(p)[1]``):
+        ``flatten``'s body inlined here (:meth:`inline_returning`), the values it
+        returns bound to their targets, and each local function it returns made a
+        local function of this one under its target's name -- its calls inline
+        its body, whose free names are the inlined helper's renamed variables,
+        assigned nowhere else: a later call reads them as the helper left them,
+        as a Python closure would."""
+        if len(targets) != 1:
+            raise self.error(self.closure_use(fn), stmt)
+        target = targets[0]
+        result = self.inline_returning(fn, call)
+        if index is not None:
+            if not isinstance(result, list) or not -len(result) <= index < len(result):
+                raise self.error(f"{fn.__name__}() returns no item {index} here", call,
+                                 SrcGradError)
+            result = result[index]
+        if isinstance(target, (gast.Tuple, gast.List)) and isinstance(result, list) \
+                and not any(isinstance(e, gast.Starred) for e in target.elts):
+            if len(target.elts) != len(result):
+                raise self.error(f"cannot unpack {len(result)} values into "
+                                 f"{len(target.elts)} names", stmt, SrcGradError)
+            pairs = list(zip(target.elts, result))
+        else:
+            pairs = [(target, result)]
+        for elt, value in pairs:
+            function = isinstance(value, gast.Name) and value.id in self.local_functions
+            if function and isinstance(elt, gast.Name):
+                if elt.id != "_":  # `flat, _ = flatten(params)`: nothing to call later
+                    self.local_function(elt.id, self.local_functions[value.id])
+            elif function or isinstance(value, list) and any(
+                    isinstance(v, gast.Name) and v.id in self.local_functions for v in value):
+                raise self.error(self.closure_use(fn), elt)
+            elif isinstance(value, list):
+                self.bind(elt, self.atom_of(gast.Tuple(elts=value, ctx=gast.Load()), ir.Op(
+                    ir.BUILD_TUPLE, value, {}, call, ir.BUILD_TUPLE.label)), stmt)
+            else:
+                self.bind(elt, value, stmt)
+
+    def inline_returning(self, fn, call):
+        """``fn``'s body inlined at ``call`` (as :meth:`inline_helper` does), for a
+        helper that returns a local function: the returned value as a list of
+        atoms (a returned tuple) or one atom, where a returned local function is
+        a name in ``self.local_functions``.  Its nested functions get fresh names
+        at each call: two calls make two closures."""
+        code = fn.__code__
+        if fn.__globals__ is not self.parsed.fn.__globals__ or fn.__closure__ \
+                or code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS) \
+                or code.co_kwonlyargcount:
+            raise self.error(
+                f"{fn.__name__}() returns a local function, which srcgrad inlines with "
+                f"{fn.__name__}'s body: it can for a function of the same module with plain "
+                f"parameters only; define {fn.__name__} in this module", call)
+        if any(getattr(f, "returning", None) is fn for f in self.inlining):
+            raise self.error(f"{fn.__name__}() returns a local function and calls itself: "
+                             f"srcgrad cannot inline it", call)
+        parsed = parse_function(fn)
+        check_supported(parsed.node, parsed.filename, callee=True)
+        node = parsed.node
+        body = node.body[1:] if len(node.body) > 1 and is_docstring(node.body[0]) else node.body
+        fdef = gast.FunctionDef(name=node.name, args=node.args, body=body, decorator_list=[],
+                                returns=None, type_comment=None)
+        defined = collections.Counter(
+            n.name if isinstance(n, gast.FunctionDef) else n.id for n in walk(fdef)
+            if isinstance(n, gast.FunctionDef) and n is not fdef
+            or isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store))
+        for name in sorted(returned_functions(fn) - {"a lambda"}):
+            if defined[name] > 1:  # def f in both branches: which one returns is not static
+                raise self.error(f"{fn.__name__}() returns the local function '{name}', "
+                                 f"which it defines more than once: srcgrad inlines the one "
+                                 f"function returned; define it once (a condition inside "
+                                 f"it can choose)", call)
+        nested = sorted({n.name for n in walk(fdef) if isinstance(n, gast.FunctionDef)
+                         and n is not fdef})
+        renames = {n: self.namer.fresh(n) for n in nested}
+        fdef = Renamer(renames).visit(fdef)
+        for n in walk(fdef):
+            if isinstance(n, gast.FunctionDef) and n.name in renames and n is not fdef:
+                n.name = renames[n.name]
+        fdef.returning = fn
+        return self.inline_local(fdef, call, keep=True)
+
+    def inline_local(self, fdef, call, keep=False):
         """The body of a nested function at its call site, with fresh local names.
 
         Names the body does not assign refer to the enclosing function's
         variables as they are at the call, as a closure would see them.
+        ``keep``: a returned local function, alone or in a tuple, is kept as
+        its name (:meth:`inline_returning`), a tuple as a list of atoms.
         """
         if any(f is fdef for f in self.inlining):
             raise self.error("recursive local functions are not supported: define the "
@@ -542,9 +657,43 @@ class Calls:
                 self.statement(stmt)
             if output is None or output.value is None:
                 return gast.Constant(value=None, kind=None)
-            return self.atom(output.value)
+            value = output.value
+            if keep and isinstance(value, gast.Lambda):  # return lambda v: v * k
+                name = self.namer.fresh("lambda_fn")
+                self.local_functions[name] = value
+                value = gast.copy_location(load_name(name), value)
+            if keep and isinstance(value, gast.Name) and value.id in self.local_functions:
+                return gast.copy_location(clone(value), value)
+            if keep and isinstance(value, gast.Tuple) \
+                    and not any(isinstance(e, gast.Starred) for e in value.elts):
+                return [gast.copy_location(clone(e), e) if isinstance(e, gast.Name)
+                        and e.id in self.local_functions else self.atom(e) for e in value.elts]
+            return self.atom(value)
         finally:
             self.inlining.pop()
+
+
+@functools.lru_cache(maxsize=256)
+def returned_functions(fn) -> frozenset:
+    """The local functions (nested defs, lambdas) the user function ``fn``
+    returns, alone or in a tuple (``return flat, unflatten``): a call of ``fn``
+    is inlined where its result is assigned (:meth:`Calls.bind_closures`)."""
+    if not isinstance(fn, types.FunctionType) or not is_user_function(fn):
+        return frozenset()
+    try:
+        func = parse_function(fn).node
+    except SrcGradError:
+        return frozenset()
+    local = {n.name for n in walk(func) if isinstance(n, gast.FunctionDef) and n is not func}
+    local |= {t.id for n in walk(func) if isinstance(n, gast.Assign)
+              and isinstance(n.value, gast.Lambda) for t in n.targets if isinstance(t, gast.Name)}
+    found = set()
+    for node in walk(func):
+        if isinstance(node, gast.Return) and node.value is not None:
+            items = node.value.elts if isinstance(node.value, gast.Tuple) else [node.value]
+            found |= {e.id for e in items if isinstance(e, gast.Name) and e.id in local}
+            found |= {"a lambda" for e in items if isinstance(e, gast.Lambda)}
+    return frozenset(found)
 
 
 @functools.lru_cache(maxsize=256)

@@ -120,6 +120,10 @@ class Statements:
         if isinstance(value, gast.Lambda) and len(targets) == 1 and isinstance(first, gast.Name):
             self.local_function(first.id, value)
             return
+        closure = self.closure_call(value)
+        if closure is not None:  # flat, unflatten = flatten(params): inlined, see calls.py
+            self.bind_closures(targets, *closure, stmt)
+            return
         if isinstance(first, gast.Name):
             self.expr_into(value, first)
         elif isinstance(first, (gast.Tuple, gast.List)):

@@ -48,8 +48,6 @@ def _mlp_data():
     return params, inputs, targets, 0.01
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "a helper returning a local function (flatten returns flat, unflatten) is refused at its return statement, even when the caller discards it; the normalizer inlines local functions only where they are called by name"))
 def test_mlp_with_flatten_helper():
     args = _mlp_data()
     check_model(zoo_mlp.log_posterior, args, (0,), twin=twin(zoo_mlp, "log_posterior"))
@@ -60,10 +58,6 @@ def test_mlp_layer_by_layer_prior():
     check_model(zoo_mlp.loss_no_flatten, args, (0,), twin=twin(zoo_mlp, "loss_no_flatten"))
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "calling a function value returned by a helper (unflatten from flatten(template)) is "
-    "refused: the normalizer calls functions by name only, and closures returned by "
-    "helpers are not resolved"))
 def test_mlp_of_the_flat_vector():
     params, inputs, targets, l2 = _mlp_data()
     vector, _ = zoo_mlp.flatten(params)

@@ -1,0 +1,211 @@
+"""Helpers that return closures (issue 15): ``flat, unflatten = flatten(params)``,
+the shape of every parameter-flattening utility.  The helper is inlined where
+its result is assigned, and each local function it returns becomes a local
+function of the caller (inlined at each call, its free names the helper's
+variables as the helper left them).  A closure made outside and passed in is
+specialised on, like any function argument.  Values are the function's own,
+bit for bit; gradients match central differences and autograd."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from numeric import assert_bit_identical, assert_close, numeric_grad
+
+import srcgrad
+from srcgrad.errors import UnsupportedSyntaxError
+
+
+def flatten(params):
+    shapes = [p.shape for p in params]
+    flat = np.concatenate([p.ravel() for p in params])
+
+    def unflatten(v):
+        out, i = [], 0
+        for s in shapes:
+            n = int(np.prod(s))
+            out.append(v[i:i + n].reshape(s))
+            i += n
+        return out
+
+    return flat, unflatten
+
+
+def scaler(k):
+    return lambda v: v * k
+
+
+def running(x):
+    """The closure reads ``total`` as the loop after its definition leaves it."""
+    total = 0.0
+
+    def add(v):
+        return v + total
+
+    for i in range(3):
+        total = total + x[i]
+    return add
+
+
+def objective(v, template):
+    _, unflatten = flatten(template)
+    W, b = unflatten(v)
+    return np.sum(np.tanh(W @ b) ** 2)
+
+
+def objective_by_index(v, template):
+    unflatten = flatten(template)[1]
+    W, b = unflatten(v)
+    return np.sum(np.tanh(W @ b) ** 2)
+
+
+def prior(a):
+    flat, unflatten = flatten([a[:4].reshape(2, 2), a[4:]])
+    back = unflatten(flat * 2.0)
+    return np.sum(flat ** 2) + np.sum(back[0] * back[1][0])
+
+
+def two_closures(v, a):
+    fa, first = flatten([a[:2], a[2:]])
+    _, second = flatten([a[:1], a[1:]])
+    p, q = first(v)
+    r, s = second(v)
+    return np.sum(p) * np.sum(q ** 2) + np.sum(r ** 3) * np.sum(np.sin(s)) + np.sum(fa * v)
+
+
+def scaled_in_a_loop(x, k):
+    times_k = scaler(k)
+    total = 0.0
+    for i in range(3):
+        total = total + np.sum(times_k(x) ** (i + 1))
+    return total
+
+
+def closure_after_a_loop(x, y):
+    add = running(x)
+    return np.sum(add(y) ** 2)
+
+
+def objective_passed(v, template_sizes, unflatten):
+    W, b = unflatten(v)
+    return np.sum(np.tanh(W @ b) ** 2) + 0.0 * template_sizes
+
+
+def _check(fn, args, wrt=0):
+    value, grads = srcgrad.value_and_grad(fn, wrt)(*args)
+    assert_bit_identical(value, fn(*args))
+    expected = numeric_grad(fn, args, wrt)
+    assert_close(grads, expected, rtol=1e-5, atol=1e-7)
+    try:
+        import autograd
+        import autograd.numpy as anp
+    except ImportError:
+        return grads
+    # the same code, autograd's numpy: np is this module's
+    global np
+    saved, np = np, anp
+    try:
+        assert_close(grads, autograd.grad(fn, wrt)(*args), rtol=1e-9, atol=1e-12)
+    finally:
+        np = saved
+    return grads
+
+
+RS = np.random.RandomState(0)
+TEMPLATE = [RS.randn(3, 2), RS.randn(2)]
+VECTOR = RS.randn(8)
+
+
+@pytest.mark.parametrize("fn", [objective, objective_by_index])
+def test_unflatten_from_a_helper(fn):
+    _check(fn, (VECTOR, TEMPLATE))
+
+
+def test_flat_and_unflatten_of_the_parameters():
+    _check(prior, (RS.randn(8),))
+
+
+def test_two_calls_make_two_closures():
+    _check(two_closures, (RS.randn(4), RS.randn(4)))
+    _check(two_closures, (RS.randn(4), RS.randn(4)), wrt=1)
+
+
+def test_a_returned_lambda_closes_over_a_differentiated_value():
+    _check(scaled_in_a_loop, (RS.randn(3), 0.7), wrt=1)
+    _check(scaled_in_a_loop, (RS.randn(3), 0.7))
+
+
+def test_a_closure_reads_the_helpers_variables_as_it_returned():
+    _check(closure_after_a_loop, (RS.randn(3), RS.randn(2)))
+
+
+def test_a_closure_made_outside_and_passed_in():
+    """``grad(objective)(flat, ..., unflatten)``: specialised on the closure (its
+    cells, ``shapes``, are constants of the code)."""
+    _, unflatten = flatten(TEMPLATE)
+    args = (VECTOR, 1.0, unflatten)
+    value, grads = srcgrad.value_and_grad(objective_passed)(*args)
+    assert_bit_identical(value, objective_passed(*args))
+    assert_close(grads, numeric_grad(objective_passed, args, 0))
+    assert_close(grads, srcgrad.grad(objective)(VECTOR, TEMPLATE))
+
+
+# ----------------------------------------------------------------- refusals
+
+def returns_the_closure(v, template):
+    _, unflatten = flatten(template)
+    return unflatten
+
+
+def keeps_the_pair(v, template):
+    pair = flatten(template)
+    return np.sum(pair[0])
+
+
+def stores_the_closure(v, template):
+    _, unflatten = flatten(template)
+    fns = [unflatten]
+    return np.sum(v) * len(fns)
+
+
+def chooses_by_a_branch(v, a, b):
+    if np.sum(v) > 0:
+        _, unflatten = flatten(a)
+    else:
+        _, unflatten = flatten(b)
+    return np.sum(unflatten(v)[0])
+
+
+def either(c):
+    if c > 0:
+        def f(v):
+            return v * 2.0
+    else:
+        def f(v):
+            return v * 3.0
+    return f
+
+
+def uses_either(v, c):
+    f = either(c)
+    return np.sum(f(v))
+
+
+def calls_the_result_directly(v, template):
+    return np.sum(flatten(template)[1](v)[0])
+
+
+@pytest.mark.parametrize("fn, args, words", [
+    (returns_the_closure, (VECTOR, TEMPLATE), "can only be called"),
+    (keeps_the_pair, (VECTOR, TEMPLATE), "returns a local function (unflatten)"),
+    (stores_the_closure, (VECTOR, TEMPLATE), "can only be called"),
+    (chooses_by_a_branch, (VECTOR, TEMPLATE, TEMPLATE), "defined more than once"),
+    (uses_either, (VECTOR, 1.0), "defines more than once"),
+    (calls_the_result_directly, (VECTOR, TEMPLATE), "returns a local function (unflatten)"),
+])
+def test_what_is_refused_says_where(fn, args, words):
+    with pytest.raises(UnsupportedSyntaxError) as info:
+        srcgrad.grad(fn)(*args)
+    message = str(info.value)
+    assert words in message
+    assert "test_closures.py" in message and "line" in message
