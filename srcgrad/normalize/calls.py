@@ -673,13 +673,17 @@ class Calls:
             self.inlining.pop()
 
 
-@functools.lru_cache(maxsize=256)
 def returned_functions(fn) -> frozenset:
     """The local functions (nested defs, lambdas) the user function ``fn``
     returns, alone or in a tuple (``return flat, unflatten``): a call of ``fn``
     is inlined where its result is assigned (:meth:`Calls.bind_closures`)."""
     if not isinstance(fn, types.FunctionType) or not is_user_function(fn):
-        return frozenset()
+        return frozenset()  # (anything else, hashable or not, returns none)
+    return _returned_functions(fn)
+
+
+@functools.lru_cache(maxsize=256)
+def _returned_functions(fn) -> frozenset:
     try:
         func = parse_function(fn).node
     except SrcGradError:

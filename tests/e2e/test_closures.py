@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from numeric import assert_bit_identical, assert_close, numeric_grad
+from numeric import assert_bit_identical, assert_close, check_policies, jvp_fd, numeric_grad
 
 import srcgrad
 from srcgrad.errors import UnsupportedSyntaxError
@@ -86,6 +86,15 @@ def closure_after_a_loop(x, y):
     return np.sum(add(y) ** 2)
 
 
+def one_per_layer(v, layers):
+    total = 0.0
+    for layer in layers:
+        flat, unflatten = flatten(layer)
+        W, b = unflatten(v * np.sum(flat))
+        total = total + np.sum(np.tanh(W @ b))
+    return total
+
+
 def objective_passed(v, template_sizes, unflatten):
     W, b = unflatten(v)
     return np.sum(np.tanh(W @ b) ** 2) + 0.0 * template_sizes
@@ -137,6 +146,30 @@ def test_a_returned_lambda_closes_over_a_differentiated_value():
 
 def test_a_closure_reads_the_helpers_variables_as_it_returned():
     _check(closure_after_a_loop, (RS.randn(3), RS.randn(2)))
+
+
+def test_a_helper_called_in_a_loop_makes_a_closure_each_time():
+    layers = [TEMPLATE, [RS.randn(3, 2), RS.randn(2)]]
+    _check(one_per_layer, (VECTOR, layers))
+
+
+@pytest.mark.parametrize("fn, args", [
+    (objective, (VECTOR, TEMPLATE)), (one_per_layer, (VECTOR, [TEMPLATE, TEMPLATE])),
+    (closure_after_a_loop, (RS.randn(3), RS.randn(2)))])
+def test_every_policy_and_forward_mode(fn, args):
+    check_policies(fn, args)
+    direction = RS.randn(*np.shape(args[0]))
+    _, tangent = srcgrad.jvp(fn, args, (direction,) + (None,) * (len(args) - 1))
+    assert_close(tangent, jvp_fd(fn, args, (0,), (direction,)), rtol=1e-5, atol=1e-7)
+
+
+def test_second_order_through_a_closure():
+    direction = RS.randn(8)
+    hv = srcgrad.hvp(objective)(VECTOR, TEMPLATE, direction)
+    eps = 1e-5
+    g = srcgrad.grad(objective)
+    expected = (g(VECTOR + eps * direction, TEMPLATE) - g(VECTOR - eps * direction, TEMPLATE))
+    assert_close(hv, expected / (2 * eps), rtol=1e-5, atol=1e-7)
 
 
 def test_a_closure_made_outside_and_passed_in():
