@@ -10,7 +10,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from numeric import assert_bit_identical, assert_close, check_policies, jvp_fd, numeric_grad
+from numeric import (
+    assert_bit_identical,
+    assert_close,
+    check_policies,
+    jvp_fd,
+    numeric_grad,
+)
 
 import srcgrad
 from srcgrad.errors import UnsupportedSyntaxError
