@@ -80,9 +80,8 @@ class Calls:
         return static_value(func, self.parsed.resolver, self.locals)
 
     def call(self, node):
-        for kw in node.keywords:
-            if kw.arg is None:
-                raise self.error("'**' arguments are not supported yet", kw.value)
+        if any(kw.arg is None for kw in node.keywords):
+            node = self.expanded_keywords(node)
         if isinstance(node.func, gast.Name) and node.func.id in self.called_parameters:
             # nonlinearity(h) for a parameter nonlinearity=np.tanh, or passed np.tanh: np.tanh(h)
             default = clone(self.called_parameters[node.func.id])
@@ -195,6 +194,63 @@ class Calls:
             if getattr(node, "receiver_type", None) is not None:  # Dense_class.forward(obj, x)
                 op.receiver_type = node.receiver_type
         return expr, op
+
+    def expanded_keywords(self, node):
+        """``f(x, **{'axis': 0})`` -> ``f(x, axis=0)``, and ``f(x, **kw)`` for a
+        ``kw = {'axis': 0, 'w': w}`` assigned once at the top of the function
+        and only ever read by key (so its keys are those written) -> ``f(x,
+        axis=0, w=kw['w'])``: a constant value is written in (a rule may need
+        it, ``axis=0``), any other is read from the dict at the call."""
+        keywords = []
+        for kw in node.keywords:
+            if kw.arg is not None:
+                keywords.append(kw)
+                continue
+            value, read_from = kw.value, None
+            if isinstance(value, gast.Name):
+                value, read_from = self.keyword_dict(value), value
+            if not isinstance(value, gast.Dict) or not all(
+                    isinstance(k, gast.Constant) and isinstance(k.value, str)
+                    and k.value.isidentifier() for k in value.keys):
+                raise self.error(
+                    "'**' arguments are supported for a dict whose keys are known when the "
+                    "code is generated only: a dict written there ({'axis': 0}), or a name "
+                    "assigned one once at the top of the function and only read by key "
+                    "after; pass the keywords by name (axis=0)", kw.value)
+            for key, item in zip(value.keys, value.values):
+                if read_from is not None and not isinstance(constant_of(item), gast.Constant):
+                    item = gast.Subscript(value=clone(read_from), slice=clone(key),
+                                          ctx=gast.Load())
+                keywords.append(gast.copy_location(
+                    gast.keyword(arg=key.value, value=clone(item)), kw.value))
+        names = [kw.arg for kw in keywords]
+        for name in names:
+            if names.count(name) > 1:
+                raise self.error(f"keyword argument '{name}' is given more than once", node,
+                                 SrcGradError)
+        return gast.copy_location(gast.Call(func=node.func, args=node.args,
+                                            keywords=keywords), node)
+
+    def keyword_dict(self, name):
+        """The dict literal the local ``name`` holds at a ``**name``, when it is
+        assigned once, at the top of the function, and every other use of it is
+        a read of one key (nothing can add a key); None otherwise."""
+        if name.id not in self.locals or self.assignments.get(name.id, 0) != 1:
+            return None
+        found = [s.value for s in self.func.body if isinstance(s, gast.Assign)
+                 and isinstance(s.value, gast.Dict) and len(s.targets) == 1
+                 and isinstance(s.targets[0], gast.Name) and s.targets[0].id == name.id]
+        if len(found) != 1 or None in found[0].keys:
+            return None
+        allowed = {id(kw.value) for n in walk(self.func) if isinstance(n, gast.keyword)
+                   and n.arg is None for kw in [n]}
+        allowed |= {id(n.value) for n in walk(self.func) if isinstance(n, gast.Subscript)
+                    and isinstance(n.ctx, gast.Load) and isinstance(n.slice, gast.Constant)}
+        for n in walk(self.func):
+            if isinstance(n, gast.Name) and n.id == name.id and isinstance(n.ctx, gast.Load) \
+                    and id(n) not in allowed:
+                return None  # kw.update(...), g(kw), kw passed on: its keys may change
+        return found[0]
 
     def passed_functions(self, fn, node) -> tuple:
         """The functions a call of the user function ``fn`` passes it -- a NumPy
@@ -680,6 +736,19 @@ def returned_functions(fn) -> frozenset:
     if not isinstance(fn, types.FunctionType) or not is_user_function(fn):
         return frozenset()  # (anything else, hashable or not, returns none)
     return _returned_functions(fn)
+
+
+def constant_of(node):
+    """``node`` when it is a literal that cannot change (a number, a string, a
+    tuple of them, ``-1``); None otherwise."""
+    if isinstance(node, gast.Constant):
+        return node
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)) \
+            and isinstance(node.operand, gast.Constant):
+        return gast.Constant(value=0, kind=None)  # a number: stands for the literal
+    if isinstance(node, gast.Tuple) and all(constant_of(e) is not None for e in node.elts):
+        return gast.Constant(value=(), kind=None)
+    return None
 
 
 @functools.lru_cache(maxsize=256)

@@ -248,3 +248,71 @@ def test_what_is_refused_says_where(fn, args, words):
     message = str(info.value)
     assert words in message
     assert "test_closures.py" in message and "line" in message
+
+
+# ------------------------------------------- '**' of a dict known at compile time
+
+def mean_by_literal(x):
+    return np.sum(np.mean(x, **{"axis": 0}) ** 2)  # noqa: PIE804 - the form under test
+
+
+def sum_by_name(x, w):
+    kw = {"axis": 0, "keepdims": True}
+    return np.sum(np.sum(x * w, **kw) ** 2)
+
+
+def power_of(x, scale=1.0, power=1):
+    return (x * scale) ** power
+
+
+def helper_by_name(x, w):
+    kw = {"scale": w * 2.0, "power": 3}
+    return np.sum(power_of(x, **kw)) + np.sum(kw["scale"])
+
+
+X, W = RS.randn(3, 4), RS.randn(3, 4)
+
+
+@pytest.mark.parametrize("fn, args, wrt", [
+    (mean_by_literal, (X,), 0), (sum_by_name, (X, W), 0), (sum_by_name, (X, W), 1),
+    (helper_by_name, (X, W[0]), 0), (helper_by_name, (X, W[0]), 1)])
+def test_keywords_from_a_known_dict(fn, args, wrt):
+    _check(fn, args, wrt)
+
+
+def test_a_constant_keyword_is_written_in():
+    assert "np.sum(t1, axis=0, keepdims=True)" in srcgrad.grad(sum_by_name).source
+
+
+def updates_the_dict(x):
+    kw = {"axis": 0}
+    kw["keepdims"] = True
+    return np.sum(np.sum(x, **kw))
+
+
+def passes_the_dict_on(x):
+    kw = {"axis": 0}
+    print(kw)
+    return np.sum(np.sum(x, **kw))
+
+
+def keywords_parameter(x, kw):
+    return np.sum(np.sum(x, **kw))
+
+
+def given_twice(x):
+    return np.sum(np.sum(x, axis=0, **{"axis": 1}))  # noqa: PIE804, PLE1132 - under test
+
+
+@pytest.mark.parametrize("fn, args, words", [
+    (updates_the_dict, (X,), "'**' arguments are supported for a dict whose keys are known"),
+    (passes_the_dict_on, (X,), "'**' arguments are supported for a dict whose keys are known"),
+    (keywords_parameter, (X, {"axis": 0}), "'**' arguments are supported"),
+    (given_twice, (X,), "keyword argument 'axis' is given more than once"),
+])
+def test_other_double_star_arguments_are_refused(fn, args, words):
+    with pytest.raises(srcgrad.SrcGradError) as info:
+        srcgrad.grad(fn)(*args)
+    message = str(info.value)
+    assert words in message
+    assert "test_closures.py" in message and "line" in message
