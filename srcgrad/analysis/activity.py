@@ -52,11 +52,12 @@ def differentiable(op: ir.Op) -> bool:
 
 
 #: Conversions whose second argument (or ``dtype=``) is the dtype they make.
-_CONVERSIONS = (np.ndarray.astype, np.asarray, np.array, np.asanyarray, np.ascontiguousarray)
+_CONVERSIONS = (np.ndarray.astype, np.astype, np.asarray, np.array, np.asanyarray, np.ascontiguousarray)
 
 
 def integer_cast(op: ir.Op, free: dict) -> bool:
     """Whether ``op`` converts to an integer or bool dtype -- ``x.astype(T)``,
+    ``np.astype(x, T)``,
     ``np.asarray(x, dtype=T)`` with ``T`` ``int``, ``"int32"``, ``np.uint8``,
     ``bool`` or a global naming one: piecewise constant, like ``int(x)``, so no
     derivative flows through it."""

@@ -111,5 +111,11 @@ def astype(out, d_out, a, dtype):
     return np.asarray(d_out, dtype=a.dtype)
 
 
+@linear(np.astype, "x", name="np.astype")
+def astype_function(out, d_out, x, dtype):
+    """NumPy 2's function form of ``x.astype(dtype)``: the same rule."""
+    return np.asarray(d_out, dtype=x.dtype)
+
+
 for _attr in ("shape", "ndim", "size", "dtype", "nonzero", "itemsize", "nbytes"):
     nondifferentiable(getattr(np.ndarray, _attr), name=f"np.ndarray.{_attr}")
