@@ -554,7 +554,25 @@ class Calls:
                 else node.body
             helpers[fn] = gast.FunctionDef(name=node.name, args=node.args, body=body,
                                            decorator_list=[], returns=None, type_comment=None)
+        self.check_globals_seen(helpers[fn], fn, call)
         return self.inline_local(helpers[fn], call)
+
+    def check_globals_seen(self, fdef, fn, call) -> None:
+        """Refuse to inline ``fn`` (its body ``fdef``) where a global it reads has
+        the name of a local variable here: inlined, the body would read that
+        variable instead (``predict`` called by the helper, ``predict = ...``
+        in the caller)."""
+        params = {n.id for n in walk(fdef) if isinstance(n, gast.Name)  # nested ones too
+                  and isinstance(n.ctx, gast.Param)} | {a.id for a in fdef.args.args}
+        nested = {n.name for n in walk(fdef) if isinstance(n, gast.FunctionDef)}
+        own = params | nested | assigned_names(fdef)
+        for n in walk(fdef):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) \
+                    and n.id not in own and n.id in self.locals | set(self.local_functions):
+                raise self.error(
+                    f"{fn.__name__}() reads the global '{n.id}', and '{n.id}' is also a "
+                    f"variable of {self.func.name}: srcgrad inlines {fn.__name__} here, where "
+                    f"'{n.id}' would mean the variable; rename one of them", call)
 
     def closure_use(self, fn) -> str:
         """Why a call of ``fn``, which returns a local function, is refused here."""
@@ -660,6 +678,7 @@ class Calls:
         for n in walk(fdef):
             if isinstance(n, gast.FunctionDef) and n.name in renames and n is not fdef:
                 n.name = renames[n.name]
+        self.check_globals_seen(fdef, fn, call)
         fdef.returning = fn
         return self.inline_local(fdef, call, keep=True)
 

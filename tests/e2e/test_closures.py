@@ -316,3 +316,14 @@ def test_other_double_star_arguments_are_refused(fn, args, words):
     message = str(info.value)
     assert words in message
     assert "test_closures.py" in message and "line" in message
+
+
+def shadows_a_global_the_helper_reads(v, template):
+    np = 3.0  # noqa: F841 - flatten's np is the module, not this
+    _, unflatten = flatten(template)
+    return unflatten(v)[1][0]
+
+
+def test_a_helper_global_shadowed_here_is_refused():
+    with pytest.raises(UnsupportedSyntaxError, match="reads the global 'np'"):
+        srcgrad.grad(shadows_a_global_the_helper_reads)(VECTOR, TEMPLATE)
