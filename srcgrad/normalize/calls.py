@@ -555,6 +555,7 @@ class Calls:
             helpers[fn] = gast.FunctionDef(name=node.name, args=node.args, body=body,
                                            decorator_list=[], returns=None, type_comment=None)
         self.check_globals_seen(helpers[fn], fn, call)
+        self.collect_free(call.func)  # bound and watched: a redefined helper regenerates
         return self.inline_local(helpers[fn], call)
 
     def check_globals_seen(self, fdef, fn, call) -> None:
@@ -679,6 +680,7 @@ class Calls:
             if isinstance(n, gast.FunctionDef) and n.name in renames and n is not fdef:
                 n.name = renames[n.name]
         self.check_globals_seen(fdef, fn, call)
+        self.collect_free(call.func)  # bound and watched: a redefined helper regenerates
         fdef.returning = fn
         return self.inline_local(fdef, call, keep=True)
 

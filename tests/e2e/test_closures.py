@@ -327,3 +327,31 @@ def shadows_a_global_the_helper_reads(v, template):
 def test_a_helper_global_shadowed_here_is_refused():
     with pytest.raises(UnsupportedSyntaxError, match="reads the global 'np'"):
         srcgrad.grad(shadows_a_global_the_helper_reads)(VECTOR, TEMPLATE)
+
+
+def doubler():
+    return lambda v: v * 2.0
+
+
+def tripler():
+    return lambda v: v * 3.0
+
+
+maker = doubler
+
+
+def made_by_a_global(x):
+    fn = maker()
+    return np.sum(fn(x))
+
+
+def test_a_rebound_helper_regenerates_the_code():
+    """The inlined helper is watched like any global the code reads."""
+    global maker
+    g = srcgrad.grad(made_by_a_global)
+    np.testing.assert_array_equal(g(np.ones(2)), [2.0, 2.0])
+    maker = tripler
+    try:
+        np.testing.assert_array_equal(g(np.ones(2)), [3.0, 3.0])
+    finally:
+        maker = doubler
