@@ -628,6 +628,15 @@ class Calls:
         for elt, value in pairs:
             function = isinstance(value, gast.Name) and value.id in self.local_functions
             if function and isinstance(elt, gast.Name):
+                places = {(getattr(n, "lineno", None), getattr(n, "col_offset", None))
+                          for n in walk(self.func) if isinstance(n, gast.Name)
+                          and n.id == elt.id and isinstance(n.ctx, gast.Store)}
+                if self.depth and len(places) > 1:  # one in each branch: which one is called
+                    raise self.error(
+                        f"'{elt.id}' is assigned a local function returned by "
+                        f"{fn.__name__}() in more than one place, here inside a branch or "
+                        f"loop: srcgrad inlines the function a call will call, so assign it "
+                        f"once (a condition inside the function can choose)", elt)
                 if elt.id != "_":  # `flat, _ = flatten(params)`: nothing to call later
                     self.local_function(elt.id, self.local_functions[value.id])
             elif function or isinstance(value, list) and any(

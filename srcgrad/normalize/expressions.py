@@ -180,7 +180,9 @@ class Expressions:
         if isinstance(node, gast.Name):
             if node.id in self.local_functions:
                 raise self.error(f"the local function '{node.id}' can only be called here "
-                                 f"(srcgrad inlines it at each call)", node)
+                                 f"(srcgrad inlines it at each call): it cannot be returned, "
+                                 f"kept in a list, tuple or dict, or passed to a function "
+                                 f"other than a helper of this module", node)
             if node.id in self.locals:
                 if node.id not in self.env:
                     raise self.error(f"local variable '{node.id}' is used before it is "
