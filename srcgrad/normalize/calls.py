@@ -235,7 +235,8 @@ class Calls:
         """The dict literal the local ``name`` holds at a ``**name``, when it is
         assigned once, at the top of the function, and every other use of it is
         a read of one key (nothing can add a key); None otherwise."""
-        if name.id not in self.locals or self.assignments.get(name.id, 0) != 1:
+        if name.id not in self.locals or self.assignments.get(name.id, 0) != 1 \
+                or name.id not in self.env:  # (not assigned yet: Python raises NameError)
             return None
         found = [s.value for s in self.func.body if isinstance(s, gast.Assign)
                  and isinstance(s.value, gast.Dict) and len(s.targets) == 1
