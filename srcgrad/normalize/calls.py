@@ -4,7 +4,9 @@ Part of :mod:`.normalizer` (a mixin of its normaliser).  A call is resolved at
 compile time to the object it calls: a primitive with an adjoint rule, a user
 function (differentiated through its own source, see :mod:`.calls`), a method
 of an object whose class is known, a ``functools.partial``, or a function
-defined inside the differentiated one, which is inlined at each call.
+defined inside the differentiated one, which is inlined at each call -- as is
+one a helper returns (``flat, unflatten = flatten(params)``: the helper is
+inlined where its result is assigned, see :meth:`Calls.bind_closures`).
 
 Before, a function calling a user function (``scale``), a local function, a
 ``functools.partial`` and a srcgrad marker; after, the user function is a
@@ -243,8 +245,8 @@ class Calls:
                  and isinstance(s.targets[0], gast.Name) and s.targets[0].id == name.id]
         if len(found) != 1 or None in found[0].keys:
             return None
-        allowed = {id(kw.value) for n in walk(self.func) if isinstance(n, gast.keyword)
-                   and n.arg is None for kw in [n]}
+        allowed = {id(n.value) for n in walk(self.func) if isinstance(n, gast.keyword)
+                   and n.arg is None}
         allowed |= {id(n.value) for n in walk(self.func) if isinstance(n, gast.Subscript)
                     and isinstance(n.ctx, gast.Load) and isinstance(n.slice, gast.Constant)}
         for n in walk(self.func):
