@@ -356,3 +356,19 @@ def test_a_rebound_helper_regenerates_the_code():
         np.testing.assert_array_equal(g(np.ones(2)), [3.0, 3.0])
     finally:
         maker = doubler
+
+
+def apply_to(fn, v):
+    return fn(v)
+
+
+def passes_the_closure_to_a_helper(v, template):
+    _, unflatten = flatten(template)
+    W, b = apply_to(unflatten, v)
+    return np.sum(np.tanh(W @ b) ** 2)
+
+
+def test_a_closure_passed_to_a_helper_is_inlined_with_it():
+    _check(passes_the_closure_to_a_helper, (VECTOR, TEMPLATE))
+    assert_close(srcgrad.grad(passes_the_closure_to_a_helper)(VECTOR, TEMPLATE),
+                 srcgrad.grad(objective)(VECTOR, TEMPLATE))
