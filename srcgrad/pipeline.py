@@ -32,7 +32,7 @@ Before: the program once normalised; after: every pass.
         # Adjoint sweep
         d_t3 = grad_seed(t3)
         d_t2 = unreduced(d_t3, x)  # t2 has the shape of x
-        d_x = into_first(np.multiply, d_t2 * t2, np.cos(x))  # into the new array of d_t2 * t2
+        d_x = into_first(np.multiply, d_t2 * t2, np.cos(x))  # d_t2 * t2 * np.cos(x), written into the new array of d_t2 * t2
         return grad_like(d_x, x)
     >>> generate(h.chain, Options(), dump_after="optimise")
     Traceback (most recent call last):

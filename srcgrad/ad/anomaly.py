@@ -22,15 +22,15 @@ Before (the adjoint sweep of ``np.sum(np.exp(np.sin(x)))``) and after:
     >>> sweep(Options())
         # Adjoint sweep
         d_t3 = grad_seed(t3)
-        d_t2 = unreduce(d_t3, x)  # t2 has the shape of x
-        d_x = d_t2 * t2 * np.cos(x)
+        d_t2 = unreduced(d_t3, x)  # t2 has the shape of x
+        d_x = into_first(np.multiply, d_t2 * t2, np.cos(x))  # d_t2 * t2 * np.cos(x), written into the new array of d_t2 * t2
         return grad_like(d_x, x)
     >>> sweep(Options(check_finite=True))
         # Adjoint sweep
         d_t3 = grad_seed(t3)
-        d_t2 = unreduce(d_t3, x)  # t2 has the shape of x
+        d_t2 = unreduced(d_t3, x)  # t2 has the shape of x
         check_finite(d_t2, 'helpers.py', 16, 11, 'np.sum(np.exp(np.sin(x)))', x=x)
-        d_x = d_t2 * t2 * np.cos(x)
+        d_x = into_first(np.multiply, d_t2 * t2, np.cos(x))  # d_t2 * t2 * np.cos(x), written into the new array of d_t2 * t2
         check_finite(d_x, 'helpers.py', 16, 25, 'np.sin(x)', t2=t2, x=x)
         return grad_like(d_x, x)
 

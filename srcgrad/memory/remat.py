@@ -50,10 +50,10 @@ sweep.  Tested by tests/memory/test_memory_soundness.py (``view_updated_after``,
     >>> print(src[src.index("# Adjoint"):].strip())
     # Adjoint sweep
         d_t3 = grad_seed(t3)
-        d_t2 = unreduce(d_t3, x)  # t2 has the shape of x
+        d_t2 = unreduced(d_t3, x)  # t2 has the shape of x
         t1 = np.sin(x)  # recompute: t1
         t2 = np.exp(t1)  # recompute: t2
-        d_x = d_t2 * t2 * np.cos(x)
+        d_x = into_first(np.multiply, d_t2 * t2, np.cos(x))  # d_t2 * t2 * np.cos(x), written into the new array of d_t2 * t2
         return grad_like(d_x, x)
 """
 

@@ -65,7 +65,7 @@ tests/optimize/test_inplace_adjoint.py.
     ...     "return grad_like(d_m, m), d_s, d_y").body
     >>> print(show_statements(update_in_place(sweep, {"d_m", "d_y", "d_s"})))
     d_m = d_cc * aa
-    d_y = into_second(np.multiply, d_aa, np.cos(y))  # into the new array of np.cos(y)
+    d_y = into_second(np.multiply, d_aa, np.cos(y))  # d_aa * np.cos(y), written into the new array of np.cos(y)
     d_m = into_first(np.add, d_m, d_n / h)  # d_m += d_n / h, in place
     d_s = d_m
     d_m = d_m + d_k
@@ -282,11 +282,14 @@ def _block(stmts, cotangents, skip, after, scalars) -> None:
             # an owned cotangent this statement reads once and nothing reads later
             reads = [n.id for n in walk(value) if isinstance(n, gast.Name)]
             dead = {n for n in owned & cotangents if reads.count(n) == 1 and n not in later[at]}
+            plain = source_of(value)
             value = _reuse_fresh(value, dead)
             if _is_helper(value):
+                # the arithmetic as written, then where its result goes
                 buffer = _buffer(value)
-                comment = f"into {buffer.id}'s array" if isinstance(buffer, gast.Name) \
-                    else f"into the new array of {source_of(buffer)}"
+                where = f"{buffer.id}'s array" if isinstance(buffer, gast.Name) \
+                    else f"the new array of {source_of(buffer)}"
+                comment = f"{plain}, written into {where}"
         if comment and not getattr(stmt, "comment", None):
             stmt.comment = comment
         stmt.value = value

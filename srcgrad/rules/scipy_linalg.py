@@ -39,7 +39,8 @@ def solve_triangular(out, d_out, a, b, trans=0, lower=False, unit_diagonal=False
     keep = keep - eye if unit_diagonal else keep
     tri = a * keep + eye if unit_diagonal else a * keep
     op = tri.T if transposed else tri
-    d_b = np.linalg.solve(op.T, d_out)
+    # (a scalar 0.0, no cotangent, is broadcast to out's shape: solve takes arrays)
+    d_b = np.linalg.solve(op.T, np.broadcast_to(d_out, np.shape(out)))
     x = out[:, None] if np.ndim(out) == 1 else out
     g = d_b[:, None] if np.ndim(out) == 1 else d_b
     d_op = -(g @ x.T)
@@ -129,7 +130,7 @@ def cho_solve(out, d_out, c_and_lower, b, overwrite_b=False, check_finite=True):
     keep = np.tri(n, dtype=out.dtype) if lower else np.tri(n, dtype=out.dtype).T
     factor = c * keep
     full = factor @ factor.T if lower else factor.T @ factor
-    d_b = np.linalg.solve(full, d_out)
+    d_b = np.linalg.solve(full, np.broadcast_to(d_out, np.shape(out)))
     x = out[:, None] if np.ndim(out) == 1 else out
     g = d_b[:, None] if np.ndim(out) == 1 else d_b
     d_full = -(g @ x.T + x @ g.T)

@@ -34,13 +34,13 @@ def value_and_grad_elementwise_chain(x):
     d_t19 = grad_seed(t19)
     d_t18 = unreduced(d_t19, x)  # t18 has the shape of x
     d_c = d_t18 * t17
-    d_t16 = into_first(np.multiply, -(d_t18 * c), t17 ** 2)  # into the new array of -(d_t18 * c)
-    d_t14 = into_second(np.multiply, d_c, 2 * t14)  # into the new array of 2 * t14
+    d_t16 = into_first(np.multiply, -(d_t18 * c), t17 ** 2)  # -(d_t18 * c) * t17 ** 2, written into the new array of -(d_t18 * c)
+    d_t14 = into_second(np.multiply, d_c, 2 * t14)  # d_c * (2 * t14), written into the new array of 2 * t14
     d_b = -d_t14
     d_t11 = d_c * t12
     d_b = into_first(np.add, d_b, d_c * t11 * (1 - t12 ** 2))  # d_b += d_c * t11 * (1 - t12 ** 2), in place
-    d_a = into_second(np.add, d_t14, d_t11 / (1 + a ** 2))  # into the new array of d_t11 / (1 + a ** 2)
-    d_x = into_second(np.subtract, d_t16, d_b * (t10 + 1) * 0.1)  # into the new array of d_b * (t10 + 1) * 0.1
+    d_a = into_second(np.add, d_t14, d_t11 / (1 + a ** 2))  # d_t14 + d_t11 / (1 + a ** 2), written into the new array of d_t11 / (1 + a ** 2)
+    d_x = into_second(np.subtract, d_t16, d_b * (t10 + 1) * 0.1)  # d_t16 - d_b * (t10 + 1) * 0.1, written into the new array of d_b * (t10 + 1) * 0.1
     d_t6 = d_b / t7
     d_x = into_first(np.subtract, d_x, d_b * t8 / t7 / (2 * t7))  # d_x -= d_b * t8 / t7 / (2 * t7), in place
     d_x = into_first(np.add, d_x, d_t6 / (1 + x))  # d_x += d_t6 / (1 + x), in place

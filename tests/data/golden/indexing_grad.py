@@ -36,7 +36,7 @@ def grad_indexing(x):
     d_t4 = unbroadcast(d_t5 * b, t4)
     d_c = getitem_grad(d_t4, c, slice(None, 5))
     d_t2 = unreduced(d_t12, t2)  # a scalar: its readers broadcast it
-    d_a = into_second(np.multiply, d_t2, 2 * a)  # into the new array of 2 * a
+    d_a = into_second(np.multiply, d_t2, 2 * a)  # d_t2 * (2 * a), written into the new array of 2 * a
     d_x = getitem_grad(d_t13, x, (1, -2))
     d_x = d_x + getitem_grad(d_e, x, t1)
     d_x = into_first(np.add, d_x, getitem_grad(d_d, x, ([0, 2, 2], 1)))  # d_x += getitem_grad(d_d, x, ([0, 2, 2], 1)), in place

@@ -21,7 +21,7 @@ def grad_mlp_loss(W, b, x, y):
     d_t5 = grad_seed(t5)
     d_t4 = unreduced(d_t5 / np.size(t4), t4)  # a scalar: its readers broadcast it
     d_h = unbroadcast(d_t4 * (2 * t3), h)
-    d_t2 = into_second(np.multiply, d_h, 1 - h ** 2)  # into the new array of 1 - h ** 2
+    d_t2 = into_second(np.multiply, d_h, 1 - h ** 2)  # d_h * (1 - h ** 2), written into the new array of 1 - h ** 2
     d_t1 = unbroadcast(d_t2, t1)
     d_b = unbroadcast(d_t2, b)
     d_W = matmul_grad_b(d_t1, x, W)

@@ -32,7 +32,7 @@ def mlp_loss_backward(residuals, d_t5):
     # Adjoint sweep
     d_t4 = unreduce(d_t5 / np.size(t4), t4)
     d_h = unbroadcast(d_t4 * (2 * t3), h)
-    d_t2 = into_second(np.multiply, d_h, 1 - h ** 2)  # into the new array of 1 - h ** 2
+    d_t2 = into_second(np.multiply, d_h, 1 - h ** 2)  # d_h * (1 - h ** 2), written into the new array of 1 - h ** 2
     d_t1 = unbroadcast(d_t2, t1)
     d_b = unbroadcast(d_t2, b)
     d_W = matmul_grad_b(d_t1, x, W)

@@ -32,8 +32,8 @@ def grad_python_floats(a, b):
     # Adjoint sweep
     d_t17 = grad_seed(t17)
     d_t16 = unbroadcast(d_t17, t16)
-    d_a = into_first(np.true_divide, d_t16 * a, t16)  # into the new array of d_t16 * a
-    d_b = into_first(np.true_divide, d_t16 * b, t16)  # into the new array of d_t16 * b
+    d_a = into_first(np.true_divide, d_t16 * a, t16)  # d_t16 * a / t16, written into the new array of d_t16 * a
+    d_b = into_first(np.true_divide, d_t16 * b, t16)  # d_t16 * b / t16, written into the new array of d_t16 * b
     d_d = d_t17 * t14
     d_t14 = unbroadcast(d_t17 * d, t14)
     d_t13 = -d_t14 * math.sin(t13)

@@ -34,7 +34,7 @@ def grad_rnn_tanh(W, U, xs, h0):
     # Adjoint sweep
     d_t8 = grad_seed(t8)
     d_t7 = unreduce(d_t8, t7)
-    d_h = into_second(np.multiply, d_t7, 2 * h)  # into the new array of 2 * h
+    d_h = into_second(np.multiply, d_t7, 2 * h)  # d_t7 * (2 * h), written into the new array of 2 * h
     d_U = 0.0
     d_W = 0.0
     d_t1 = cotangent_buffer(t1)

@@ -28,6 +28,6 @@ def grad_softmax_cross_entropy(logits, onehot):
     d_z = unbroadcast(d_logp, z)
     d_t4 = unbroadcast(-d_logp, t4)
     d_t2 = unreduce(d_t4 / t3, t2, 1, True)
-    d_z = into_second(np.add, d_z, d_t2 * t2)  # into the new array of d_t2 * t2
+    d_z = into_second(np.add, d_z, d_t2 * t2)  # d_z + d_t2 * t2, written into the new array of d_t2 * t2
     d_logits = unbroadcast(d_z, logits)
     return grad_like(d_logits, logits)

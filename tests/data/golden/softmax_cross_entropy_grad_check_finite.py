@@ -34,7 +34,7 @@ def grad_softmax_cross_entropy(logits, onehot):
     check_finite(d_t4, '<tests>/corpus.py', 0, 11, 'z - np.log(np.sum(np.exp(z), axis=1, keepdims=True))', t4=t4)
     d_t2 = unreduce(d_t4 / t3, t2, 1, True)
     check_finite(d_t2, '<tests>/corpus.py', 0, 22, 'np.sum(np.exp(z), axis=1, keepdims=True)', t2=t2, t3=t3)
-    d_z = into_second(np.add, d_z, d_t2 * t2)  # into the new array of d_t2 * t2
+    d_z = into_second(np.add, d_z, d_t2 * t2)  # d_z + d_t2 * t2, written into the new array of d_t2 * t2
     check_finite(d_z, '<tests>/corpus.py', 0, 29, 'np.exp(z)', t2=t2)
     d_logits = unbroadcast(d_z, logits)
     check_finite(d_logits, '<tests>/corpus.py', 0, 8, 'logits - np.max(logits, axis=1, keepdims=True)', logits=logits)
