@@ -254,17 +254,22 @@ def _block(stmts, cotangents, skip, after, scalars) -> None:
     """Rewrite one block; ``after``: the names mentioned after it (in the
     enclosing blocks' later statements)."""
     owned: set[str] = set()
-    later = [after]  # later[i]: names mentioned after stmts[i], filled below
-    for stmt in reversed(stmts[1:]):
-        later.append(later[-1] | _mentioned([stmt]))
-    later.reverse()
+    last = {}  # name -> the index of the last statement of the block mentioning it
+    for i, stmt in enumerate(stmts):
+        for name in _mentioned([stmt]):
+            last[name] = i
+
+    def later(at):
+        """The names mentioned after ``stmts[at]`` (a set for a nested block)."""
+        return after | {n for n, i in last.items() if i > at}
+
     for at, stmt in enumerate(stmts):
         if id(stmt) in skip:
             owned.clear()
             continue
         if isinstance(stmt, gast.If):
-            _block(stmt.body, cotangents, skip, later[at], scalars)
-            _block(stmt.orelse, cotangents, skip, later[at], scalars)
+            _block(stmt.body, cotangents, skip, later(at), scalars)
+            _block(stmt.orelse, cotangents, skip, later(at), scalars)
         if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
                 and isinstance(stmt.targets[0], gast.Name)):
             # loops, branches, calls, del, return: what they mention, read or assigned
@@ -281,15 +286,16 @@ def _block(stmts, cotangents, skip, after, scalars) -> None:
         else:
             # an owned cotangent this statement reads once and nothing reads later
             reads = [n.id for n in walk(value) if isinstance(n, gast.Name)]
-            dead = {n for n in owned & cotangents if reads.count(n) == 1 and n not in later[at]}
-            plain = source_of(value)
+            dead = {n for n in owned & cotangents if reads.count(n) == 1
+                    and n not in after and last.get(n, -1) <= at}
+            original = value
             value = _reuse_fresh(value, dead)
             if _is_helper(value):
                 # the arithmetic as written, then where its result goes
                 buffer = _buffer(value)
                 where = f"{buffer.id}'s array" if isinstance(buffer, gast.Name) \
                     else f"the new array of {source_of(buffer)}"
-                comment = f"{plain}, written into {where}"
+                comment = f"{source_of(original)}, written into {where}"
         if comment and not getattr(stmt, "comment", None):
             stmt.comment = comment
         stmt.value = value
