@@ -343,6 +343,74 @@ def revolve_memory(steps=(64, 1024)):
     return {T: peaks[T] for T in sorted(peaks)}
 
 
+# --- backend="numba" (issue 19) -----------------------------------------------------
+
+NUMBA_TARGET = 0.1             # issue 19: the scalar loop's gradient / the careful hand one
+
+_NUMBA_PROCESS = """
+import sys, time
+sys.path[:0] = {paths!r}
+start = time.perf_counter()
+import srcgrad, workloads
+g = srcgrad.grad(workloads.scalar_loop, wrt=(0, 1), backend="numba")
+g(0.3, 0.7)
+print(time.perf_counter() - start)
+"""
+
+
+def numba_backend(scale):
+    """The scalar loop's gradient with ``backend="numba"`` against the careful hand
+    gradient, and the first call's time in a fresh process, twice with one cache
+    directory: the first compiles, the second should find numba's disk cache."""
+    try:
+        import numba  # noqa: F401, PLC0415 - optional
+    except ImportError:
+        return {"status": "numba not installed"}
+    g = srcgrad.grad(workloads.scalar_loop, wrt=(0, 1), backend="numba")
+    args = workloads.scalar_args(np.random.default_rng(3))
+    got, want = g(*args), workloads.scalar_hand(*args)
+    if not _close(got, want, 1e-12, 1e-14):
+        return {"status": "numba gradient differs from the hand gradient"}
+    samples = interleaved({"numba": lambda: g(*args),
+                           "careful": lambda: workloads.scalar_hand(*args)},
+                          max(5, int(41 * scale)), 20)
+    ratios = [a / b for a, b in zip(samples["numba"], samples["careful"])]
+    row = {"numba_ms": statistics.median(samples["numba"]) * 1e3,
+           "hand_ms": statistics.median(samples["careful"]) * 1e3,
+           "ratio": statistics.median(ratios),
+           "compiled": "@numba.njit" in g.source}
+    code = _NUMBA_PROCESS.format(paths=[str(HERE), str(HERE.parent)])
+    with tempfile.TemporaryDirectory() as cache:
+        env = {**os.environ, "SRCGRAD_CACHE_DIR": cache}
+        firsts = []
+        for _ in range(2):
+            done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                                  text=True, timeout=600)
+            if done.returncode:
+                return {**row, "status": "a fresh process failed: " + done.stderr[-200:]}
+            firsts.append(float(done.stdout.split()[-1]) * 1e3)
+    row["first_ms"], row["second_process_ms"] = firsts
+    return row
+
+
+def numba_table(row) -> str:
+    """The numba rows as Markdown."""
+    lines = ["| backend=\"numba\" | numba ms | careful ms | ratio | target | met | "
+             "first call, fresh process ms | same, second process ms |",
+             "|---|---:|---:|---:|---:|---|---:|---:|"]
+    if "ratio" not in row:
+        lines.append(f"| scalar_loop | - | - | {row['status']} | <= {NUMBA_TARGET} | no | - | - |")
+    else:
+        lines.append(f"| scalar_loop | {_fmt_ms(row['numba_ms'])} | {_fmt_ms(row['hand_ms'])} "
+                     f"| {row['ratio']:.2f} | <= {NUMBA_TARGET} | "
+                     f"{_met(row['ratio'], NUMBA_TARGET)} | "
+                     f"{row.get('first_ms', float('nan')):.0f} | "
+                     f"{row.get('second_process_ms', float('nan')):.0f} |")
+    lines.append("| elementwise | - | - | runs the NumPy code (array chains are not fused: "
+                 "docs/backends.md) | <= 0.5 | no | - | - |")
+    return "\n".join(lines) + "\n"
+
+
 # --- compile time and wrapper overhead ---------------------------------------------------
 
 
@@ -697,6 +765,9 @@ def main(argv=None):
         overhead_rows = wrapper_overhead(2_000 if opts.quick else 20_000)
 
     text = tables(rows, compile_rows, overhead_rows, tools, import_rows, scaling_rows, memory)
+    if not opts.only:
+        say("numba backend benchmark")
+        text += "\n" + numba_table(numba_backend(scale))
     print()
     print(text)
     for r in rows:
