@@ -26,14 +26,19 @@ compiled call raise what Python raises.
 from __future__ import annotations
 
 import inspect
+import json
 import math
+import operator
 import os
 import re
 import sys
 import types as pytypes
+from pathlib import Path
 
 import numba
 from numba import types
+from numba.core import ir as numba_ir
+from numba.core.dispatcher import Dispatcher
 from numba.core.errors import NumbaError
 from numba.extending import overload
 
@@ -159,7 +164,82 @@ def compile_for(dispatcher, args, kwargs=None) -> str | None:
         dispatcher.compile(signature)
     except NumbaError as exc:
         return _summary(exc)
+    return _checked(dispatcher, signature)
+
+
+#: Integer operations whose result grows past 2**63, where numba's int64 wraps
+#: and Python's int does not (or, for ``**`` of a negative exponent, is a float).
+_WRAPPING = {operator.mul, operator.pow, operator.lshift, operator.imul, operator.ipow,
+             operator.ilshift}
+_INT_LIMIT = 1 << 31        # an int argument beyond it may overflow in a sum or product
+
+
+def _checked(dispatcher, signature) -> str | None:
+    """:func:`_integer_hazard` of a compiled ``dispatcher``, remembered in a file
+    next to the generated module: a later process that loads the compiled code
+    from numba's disk cache has no typed IR to look at, and reads the verdict
+    instead ("" for none; no verdict at all: not compiled, to be safe)."""
+    filename = dispatcher.py_func.__code__.co_filename
+    marker, key = filename + ".numba-checks", str(signature)
+    try:
+        verdicts = json.loads(Path(marker).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        verdicts = {}
+    try:
+        reason = _integer_hazard(dispatcher)
+    except _NoTypes:
+        reason = verdicts.get(key, "numba loaded it from its cache without the types "
+                                   "srcgrad checks integers with")
+        return reason or None
+    verdicts[key] = reason or ""
+    try:
+        Path(marker).write_text(json.dumps(verdicts, sort_keys=True), encoding="utf-8")
+    except OSError:
+        pass  # an unwritable cache: the next process checks again or runs NumPy
+    return reason
+
+
+class _NoTypes(Exception):
+    """A compiled function numba loaded from its disk cache: no typed IR."""
+
+
+def _integer_hazard(dispatcher) -> str | None:
+    """Why the compiled code may give another value than Python's on integers, or
+    None: an integer product, power or shift (numba's int64 wraps where Python's
+    int grows; ``n ** -2`` is a float in Python), or an integer made by a call
+    (``int(x * 1e19)``).  Integer sums and a loop's counter are kept: they grow
+    by one per iteration.  Looks at every generated function compiled with it."""
+    module = dispatcher.py_func.__globals__
+    compiled = [dispatcher] + [v for v in module.values()
+                               if isinstance(v, Dispatcher) and v is not dispatcher]
+    for each in compiled:
+        for signature in each.signatures:
+            annotation = each.overloads[signature].type_annotation
+            if not hasattr(annotation, "blocks"):
+                raise _NoTypes
+            for block in annotation.blocks.values():
+                for stmt in block.body:
+                    if not (isinstance(stmt, numba_ir.Assign)
+                            and isinstance(stmt.value, numba_ir.Expr)
+                            and isinstance(annotation.typemap.get(stmt.target.name),
+                                           types.Integer)):
+                        continue
+                    expr = stmt.value
+                    if expr.op in ("binop", "inplace_binop") and \
+                            expr.list_vars() and _operator(expr) in _WRAPPING:
+                        return ("it multiplies, raises to a power or shifts integers, which "
+                                "numba's 64-bit integers wrap where Python's grow")
+                    if expr.op == "call":
+                        return ("it makes an integer with a call (int(), round(), len()...), "
+                                "which numba's 64-bit integers may wrap")
     return None
+
+
+def _operator(expr):
+    try:
+        return expr.fn
+    except (AttributeError, KeyError):  # numba keeps an Expr's fields in a dict
+        return None
 
 
 def guarded(dispatcher, index, numpy):
@@ -178,6 +258,9 @@ def guarded(dispatcher, index, numpy):
         __tracebackhide__ = True
         if settled:
             return settled[0](*args, **kwargs)
+        if any(type(a) is int and not -_INT_LIMIT < a < _INT_LIMIT
+               for a in (*args, *kwargs.values())):
+            return numpy().functions[index](*args, **kwargs)  # Python's unbounded int
         try:
             result = dispatcher(*args, **kwargs)
         except NumbaError:  # typing failed (before anything ran): not again for each call
