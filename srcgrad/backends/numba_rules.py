@@ -180,22 +180,26 @@ def _checked(dispatcher, signature) -> str | None:
     from numba's disk cache has no typed IR to look at, and reads the verdict
     instead ("" for none; no verdict at all: not compiled, to be safe)."""
     filename = dispatcher.py_func.__code__.co_filename
-    marker, key = filename + ".numba-checks", str(signature)
-    try:
-        verdicts = json.loads(Path(marker).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        verdicts = {}
+    on_disk = os.path.isfile(filename)  # not a module kept in memory only
+    marker, key = Path(filename + ".numba-checks"), str(signature)
+    verdicts = {}
+    if on_disk:
+        try:
+            verdicts = json.loads(marker.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            pass
     try:
         reason = _integer_hazard(dispatcher)
     except _NoTypes:
         reason = verdicts.get(key, "numba loaded it from its cache without the types "
                                    "srcgrad checks integers with")
         return reason or None
-    verdicts[key] = reason or ""
-    try:
-        Path(marker).write_text(json.dumps(verdicts, sort_keys=True), encoding="utf-8")
-    except OSError:
-        pass  # an unwritable cache: the next process checks again or runs NumPy
+    if on_disk:
+        verdicts[key] = reason or ""
+        try:
+            marker.write_text(json.dumps(verdicts, sort_keys=True), encoding="utf-8")
+        except OSError:
+            pass  # an unwritable cache: the next process checks again or runs NumPy
     return reason
 
 
