@@ -298,6 +298,10 @@ for fn in ("var", "std"):
     S(f"np.{fn}-ddof", getattr(np, fn), f"np.{fn}(x, axis=0, ddof=1)", x=normal(3, 4))
     S(f"np.{fn}-ddof-all", getattr(np, fn), f"np.{fn}(x, ddof=1)", x=normal(3, 4))
 S("np.prod-one-zero", np.prod, "np.prod(x)", x=with_zeros((5,), 2))
+# a 0-d array reduced over axis 0 or -1, as NumPy allows (raised ZeroDivisionError)
+for fn in (np.sum, np.prod, np.max):
+    for v in ("axis=0", "axis=-1"):
+        S(f"np.{fn.__name__}-0d-{v}", fn, f"np.{fn.__name__}(x, {v})", x=normal())
 S("np.prod-zeros-axis", np.prod, "np.prod(x, axis=1)", x=with_zeros((3, 4), (0, 1), (1, 0), (1, 3)))
 S("np.sum-0d", np.sum, "np.sum(x)", x=normal())
 METHOD_CALLS = {"sum": ("x.sum()", "x.sum(1)", "x.sum(axis=(0, 1), keepdims=True)"),

@@ -62,6 +62,8 @@ _SMALL = 4096
 def _keep_reduced_axes(v, ndim, axis):
     """``v``, the result of a reduction over ``axis`` without ``keepdims``, with the
     reduced axes put back as length-1 axes (so that it broadcasts against the input)."""
+    if ndim == 0:  # np.sum(0-d, axis=0): NumPy takes axis 0 or -1 of a 0-d array
+        return v
     axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
     return np.expand_dims(v, tuple(sorted(a % ndim for a in axes)))
 
@@ -70,7 +72,7 @@ def prod_except(a, axis=None):
     """For each element of ``a``, the product of the other elements that
     ``np.prod(a, axis)`` multiplies it with (exact when some are zero)."""
     a = as_array(a)
-    if axis is None:
+    if axis is None or a.ndim == 0:
         axes = list(range(a.ndim))
     else:
         axes = [k % a.ndim for k in ((axis,) if np.ndim(axis) == 0 else axis)]
