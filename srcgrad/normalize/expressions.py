@@ -350,6 +350,8 @@ class Expressions:
                         and isinstance(sub.ctx, gast.Load):
                     self.collect_free(sub)
             return
+        if root in self.free:
+            return  # a name the compiler bound (a function passed: act_fn.__call__)
         value = self.parsed.resolver.lookup(root)
         if value is MISSING:
             raise self.error(f"name '{root}' is not defined", node, SrcGradError)

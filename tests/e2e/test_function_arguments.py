@@ -519,3 +519,14 @@ def apply_twice(f, x):
 def test_a_closure_passed_to_a_helper_is_inlined_with_it(fn):
     a, x0 = np.array([0.3, 0.7, 1.1]), np.array([0.2, -0.1, 0.4])
     _check(fn, (a, x0), (0, 1), (a, x0))
+
+
+def test_an_object_without_source_passed_is_a_located_missing_rule():
+    """np.vectorize(...) or a gradient srcgrad made, passed as the function: a
+    MissingRuleError at the call naming its __call__ (it was "name 'f_fn' is not
+    defined", a name srcgrad had made up)."""
+    x = np.array([0.1, 0.5, 0.9])
+    for fn in (np.vectorize(lambda v: v * 2.0), srcgrad.grad(lambda v: np.sum(v ** 2))):
+        with pytest.raises(srcgrad.MissingRuleError, match="__call__") as info:
+            srcgrad.grad(apply, wrt=1)(fn, x)
+        assert info.value.lineno is not None
