@@ -135,8 +135,12 @@ class Calls:
                 raise self.error(self.closure_use(made[0]), func)
             if isinstance(func, (gast.Name, gast.Attribute)) and root_name(func) not in self.locals:
                 raise self.error(f"name '{name}' is not defined", func, SrcGradError)
-            raise self.error(f"calling '{name}' is not supported: call a function by name",
-                             func)
+            raise self.error(
+                f"calling '{name}' is not supported: it holds a function only known when the "
+                f"code runs (taken from a list or dict, or computed); srcgrad calls a function "
+                f"it can name when it compiles -- a global or local function, a parameter "
+                f"passed one, a method of an object -- so call that one (for a choice among "
+                f"a few, an if that calls each)", func)
         if returned_functions(prim):  # flatten(p) outside `flat, unflatten = flatten(p)`
             raise self.error(self.closure_use(prim), node)
         if is_user_function(prim) and any(self.is_local_function(a) for a in [
