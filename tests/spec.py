@@ -721,6 +721,9 @@ S("math.log-base", math.log, "math.log(x, 2)", dtypes=F64, x=pyfloat(0.5, 2))
 for fn in ("pow", "atan2", "hypot"):
     S(f"math.{fn}", getattr(math, fn), f"math.{fn}(x, y)", dtypes=F64, x=pyfloat(0.5, 2),
       y=pyfloat(-1, 1))
+S("math.fmod", math.fmod, "math.fmod(x, y)", dtypes=F64, x=pyfloat(1.1, 1.9), y=pyfloat(0.5, 0.55))
+S("math.copysign", math.copysign, "math.copysign(x, y)", dtypes=F64, x=pyfloat(0.5, 2),
+  y=pyfloat(-1, -0.2))
 S("abs-float", abs, "abs(x)", dtypes=F64, x=pyfloat(-2, -0.3))
 S("abs-array", abs, "abs(x)", x=away(2, 3))
 S("float-float", float, "float(x)", dtypes=F64, x=pyfloat(-1, 1))

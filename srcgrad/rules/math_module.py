@@ -87,6 +87,28 @@ def hypot_tangent(out, x, y, d_x, d_y):
     return d_x * x / out, d_y * y / out
 
 
+@adjoint(math.fmod, name="math.fmod")
+def fmod(out, d_out, x, y):
+    """x - trunc(x / y) * y: slope 1 in x, -trunc(x / y) in y (between jumps)."""
+    return d_out, -d_out * math.trunc(x / y)
+
+
+@tangent(math.fmod, name="math.fmod")
+def fmod_tangent(out, x, y, d_x, d_y):
+    return d_x, -d_y * math.trunc(x / y)
+
+
+@adjoint(math.copysign, name="math.copysign")
+def copysign(out, d_out, x, y):
+    """|x| with y's sign: slope sign(x) * sign(y) in x (0 at x = 0), none in y."""
+    return d_out * math.copysign(1.0, y) * (float(x > 0) - float(x < 0)), 0.0
+
+
+@tangent(math.copysign, name="math.copysign")
+def copysign_tangent(out, x, y, d_x, d_y):
+    return d_x * math.copysign(1.0, y) * (float(x > 0) - float(x < 0)), 0.0
+
+
 nondifferentiable(math.floor, math.ceil, math.trunc, math.isnan, math.isinf, math.isfinite)
 
 
