@@ -727,6 +727,8 @@ S("math.copysign", math.copysign, "math.copysign(x, y)", dtypes=F64, x=pyfloat(0
 S("abs-float", abs, "abs(x)", dtypes=F64, x=pyfloat(-2, -0.3))
 S("abs-array", abs, "abs(x)", x=away(2, 3))
 S("float-float", float, "float(x)", dtypes=F64, x=pyfloat(-1, 1))
+S("complex-builtin", complex, "np.abs(complex(x, y) * (0.5 - 1.5j) + 1j) ** 2",
+  call="complex(x, y)", dtypes=F64, x=normal(), y=normal())
 S("float-0d", float, "float(x)", x=normal())
 S("pow-builtin", pow, "pow(x, 3)", x=normal(3))
 S("pow-builtin-xy", pow, "pow(x, y)", dtypes=F64, x=pyfloat(0.5, 2), y=pyfloat(-1, 1))

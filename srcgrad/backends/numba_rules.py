@@ -8,7 +8,8 @@ so the generated source stays the NumPy backend's, decorated:
 - ``grad_seed(value)`` is ``1.0``; ``unbroadcast(g, x)`` of two numbers is
   ``g`` (nothing is broadcast between scalars); ``grad_like(g, x)`` of a float
   (or a tuple of floats) is ``g`` as floats; ``zeros_grad(x)`` is ``0.0``;
-  ``signum(x)`` is ``float(x > 0) - float(x < 0)`` -- each what the NumPy
+  ``signum(x)`` is ``float(x > 0) - float(x < 0)``; ``match_complex(g, x)`` of
+  two numbers is ``g`` -- each what the NumPy
   helper returns for Python floats, bit for bit;
 - ``reversed(range(...))``, the adjoint sweep's loop over a ``for`` loop's
   iterations, is the range counted down; ``float(flag)`` of a bool is 1.0 or
@@ -42,7 +43,7 @@ from numba.core.dispatcher import Dispatcher
 from numba.core.errors import NumbaError
 from numba.extending import overload
 
-from ..runtime import grad_like, grad_seed, signum, unbroadcast, zeros_grad
+from ..runtime import grad_like, grad_seed, match_complex, signum, unbroadcast, zeros_grad
 
 _NUMBER = (types.Integer, types.Boolean)
 
@@ -106,6 +107,13 @@ def _grad_like(g, x):
         return lambda g, x: float(g)
     if _floats(x) and _floats(g) and len(g) == len(x):
         return lambda g, x: g
+    return None
+
+
+@overload(match_complex)
+def _match_complex(g, x):
+    if _real(g) and _real(x):
+        return lambda g, x: g  # a real cotangent of a real value: itself
     return None
 
 

@@ -59,7 +59,8 @@ import ast
 from dataclasses import replace
 
 #: The runtime helpers :mod:`.numba_rules` teaches numba (for Python floats and ints).
-HELPERS = frozenset({"grad_like", "grad_seed", "signum", "unbroadcast", "zeros_grad"})
+HELPERS = frozenset({"grad_like", "grad_seed", "match_complex", "signum", "unbroadcast",
+                     "zeros_grad"})
 
 #: How the backend's comment lines start.
 NOTE = "# backend numba: "

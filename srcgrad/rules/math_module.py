@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from ..runtime import expand, grad_like, signum, unbroadcast
+from ..runtime import expand, grad_like, match_complex, signum, unbroadcast
 from .derive import pointwise
 from .registry import adjoint, nondifferentiable, tangent
 
@@ -116,13 +116,28 @@ nondifferentiable(math.floor, math.ceil, math.trunc, math.isnan, math.isinf, mat
 
 @adjoint(abs, name="abs")
 def abs_(out, d_out, x):
-    """Floats and arrays alike; subgradient 0 at x = 0."""
-    return d_out * signum(x)
+    """Floats and arrays alike; subgradient 0 at x = 0.  The output is real: of a
+    complex cotangent, only the real part is its own (as for np.abs)."""
+    return match_complex(d_out, out) * signum(x)
 
 
 @tangent(abs, name="abs")
 def abs_tangent(out, x, d_x):
-    return d_x * np.sign(x)
+    """``Re(conj(x) d_x) / |x|`` for complex ``x`` (it was ``d_x * x / |x|``: the
+    jvp through abs of a complex value was wrong); ``d_x * sign(x)`` for real."""
+    return np.real(d_x * signum(x))
+
+
+@adjoint(complex, "real", "imag", name="complex")
+def complex_(out, d_out, real=0, imag=0):
+    """``real + 1j * imag``: each part's cotangent is what its product with 1 or 1j
+    passes back (the convention of every complex rule: see signum)."""
+    return match_complex(d_out, real), match_complex(d_out * 1j, imag)
+
+
+@tangent(complex, "real", "imag", name="complex")
+def complex_tangent(out, real=0, imag=0, *, d_real, d_imag):
+    return d_real + 0j, d_imag * 1j
 
 
 @adjoint(float, name="float")

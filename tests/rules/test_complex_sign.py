@@ -67,3 +67,22 @@ def test_real_function_of_complex_intermediates(fn, x):
     assert abs(srcgrad.jvp(fn, (x,), (1.0,))[1] - first(x)) < 1e-12 * max(1.0, abs(first(x)))
     second = srcgrad.grad(first)
     assert abs(second(x) - _difference(first, x)) < 1e-5 * max(1.0, abs(second(x)))
+
+
+def built_with_complex(x, y):
+    z = complex(x * 2.0, y - x) * (0.5 - 1.5j)
+    return (z * z.conjugate()).real + np.real(z ** 2) + abs(complex(y))
+
+
+@pytest.mark.parametrize("point", [(1.3, 0.7), (-0.4, 2.0)])
+def test_the_complex_builtin_in_both_modes(point):
+    """complex(real, imag) had no rules (found by review): first order against
+    differences in each argument, forward mode against reverse mode."""
+    value, grads = srcgrad.value_and_grad(built_with_complex, wrt=(0, 1))(*point)
+    assert value == built_with_complex(*point)
+    x, y = point
+    numeric = (_difference(lambda t: built_with_complex(t, y), x),
+               _difference(lambda t: built_with_complex(x, t), y))
+    assert np.allclose(grads, numeric, rtol=1e-6, atol=1e-8)
+    _, tangent = srcgrad.jvp(built_with_complex, point, (1.0, 0.5))
+    assert np.isclose(tangent, grads[0] + 0.5 * grads[1], rtol=1e-12)
