@@ -199,9 +199,17 @@ def _checked(dispatcher, signature) -> str | None:
     try:
         reason = _integer_hazard(dispatcher)
     except _NoTypes:
-        reason = verdicts.get(key, "numba loaded it from its cache without the types "
-                                   "srcgrad checks integers with")
-        return reason or None
+        if key in verdicts:
+            return verdicts[key] or None
+        # numba's cache of a module no verdict was kept for: compile it again
+        for each in _dispatchers(dispatcher):
+            if each.signatures:
+                each.recompile()
+        try:
+            reason = _integer_hazard(dispatcher)
+        except _NoTypes:
+            return "numba loaded it from its cache without the types srcgrad checks " \
+                   "integers with"
     if on_disk:
         verdicts[key] = reason or ""
         try:
@@ -221,10 +229,7 @@ def _integer_hazard(dispatcher) -> str | None:
     int grows; ``n ** -2`` is a float in Python), or an integer made by a call
     (``int(x * 1e19)``).  Integer sums and a loop's counter are kept: they grow
     by one per iteration.  Looks at every generated function compiled with it."""
-    module = dispatcher.py_func.__globals__
-    compiled = [dispatcher] + [v for v in module.values()
-                               if isinstance(v, Dispatcher) and v is not dispatcher]
-    for each in compiled:
+    for each in _dispatchers(dispatcher):
         for signature in each.signatures:
             annotation = each.overloads[signature].type_annotation
             if not hasattr(annotation, "blocks"):
@@ -245,6 +250,13 @@ def _integer_hazard(dispatcher) -> str | None:
                         return ("it makes an integer with a call (int(), round(), len()...), "
                                 "which numba's 64-bit integers may wrap")
     return None
+
+
+def _dispatchers(dispatcher) -> list:
+    """``dispatcher`` and the other compiled functions of its module."""
+    module = dispatcher.py_func.__globals__
+    return [dispatcher] + [v for v in module.values()
+                           if isinstance(v, Dispatcher) and v is not dispatcher]
 
 
 def _operator(expr):
