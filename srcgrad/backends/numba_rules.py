@@ -179,6 +179,8 @@ def compile_for(dispatcher, args, kwargs=None) -> str | None:
 #: and Python's int does not (or, for ``**`` of a negative exponent, is a float).
 _WRAPPING = {operator.mul, operator.pow, operator.lshift, operator.imul, operator.ipow,
              operator.ilshift}
+_SUMS = {operator.add, operator.sub, operator.iadd, operator.isub}
+_CHECKS = 2                 # what _integer_hazard looks for: a verdict of another is not read
 _INT_LIMIT = 1 << 31        # an int argument beyond it may overflow in a sum or product
 
 
@@ -189,7 +191,7 @@ def _checked(dispatcher, signature) -> str | None:
     instead ("" for none; no verdict at all: not compiled, to be safe)."""
     filename = dispatcher.py_func.__code__.co_filename
     on_disk = os.path.isfile(filename)  # not a module kept in memory only
-    marker, key = Path(filename + ".numba-checks"), str(signature)
+    marker, key = Path(filename + ".numba-checks"), f"{_CHECKS}:{signature}"
     verdicts = {}
     if on_disk:
         try:
@@ -226,14 +228,20 @@ class _NoTypes(Exception):
 def _integer_hazard(dispatcher) -> str | None:
     """Why the compiled code may give another value than Python's on integers, or
     None: an integer product, power or shift (numba's int64 wraps where Python's
-    int grows; ``n ** -2`` is a float in Python), or an integer made by a call
-    (``int(x * 1e19)``).  Integer sums and a loop's counter are kept: they grow
-    by one per iteration.  Looks at every generated function compiled with it."""
+    int grows; ``n ** -2`` is a float in Python), a sum or difference of two
+    integer variables (``k = k + k``, Fibonacci's ``a + b`` double each time), or
+    an integer made by a call (``int(x * 1e19)``).  A counter (``k + 1``: a
+    constant added, so it grows with the iterations) and a loop's own index are
+    kept.  Looks at every generated function compiled with it."""
     for each in _dispatchers(dispatcher):
         for signature in each.signatures:
             annotation = each.overloads[signature].type_annotation
             if not hasattr(annotation, "blocks"):
                 raise _NoTypes
+            constants = {stmt.target.name for block in annotation.blocks.values()
+                         for stmt in block.body if isinstance(stmt, numba_ir.Assign)
+                         and isinstance(stmt.value, (numba_ir.Const, numba_ir.Global,
+                                                     numba_ir.FreeVar))}
             for block in annotation.blocks.values():
                 for stmt in block.body:
                     if not (isinstance(stmt, numba_ir.Assign)
@@ -246,6 +254,11 @@ def _integer_hazard(dispatcher) -> str | None:
                             expr.list_vars() and _operator(expr) in _WRAPPING:
                         return ("it multiplies, raises to a power or shifts integers, which "
                                 "numba's 64-bit integers wrap where Python's grow")
+                    if expr.op in ("binop", "inplace_binop") and _operator(expr) in _SUMS \
+                            and expr.lhs.name not in constants \
+                            and expr.rhs.name not in constants:
+                        return ("it adds or subtracts integer variables, whose sums "
+                                "numba's 64-bit integers may wrap where Python's grow")
                     if expr.op == "call":
                         return ("it makes an integer with a call (int(), round(), len()...), "
                                 "which numba's 64-bit integers may wrap")

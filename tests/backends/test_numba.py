@@ -332,10 +332,25 @@ def added(x, n):
     return x * (n + n)
 
 
+def doubled(x, n):
+    k = 1
+    for i in range(n):
+        k = k + k
+    return x * k
+
+
+def fibonacci(x):
+    a, b = 0, 1
+    for i in range(100):
+        a, b = b, a + b
+    return x * a
+
+
 @pytest.mark.parametrize("fn, args", [(times_ten, (1.5, 25)), (cubed, (1.0, 3_000_000)),
                                       (truncated, (3.0,)), (floored, (3.0,)),
                                       (negative_power, (1.5, 3)),
-                                      (negative_power, (1.5, -3)), (added, (2.0, 2 ** 62))],
+                                      (negative_power, (1.5, -3)), (added, (2.0, 2 ** 62)),
+                                      (doubled, (2.0, 70)), (fibonacci, (2.0,))],
                          ids=lambda v: getattr(v, "__name__", ""))
 def test_integer_arithmetic_gives_pythons_numbers(fn, args):
     """Silently wrong before (found by review): numba's 64-bit integers wrap where
