@@ -281,8 +281,8 @@ class Linker:
     def adopt(self, program: ir.Program) -> None:
         """Merge ``program``'s free names into the module, renaming clashes."""
         for name, obj in sorted(program.free.items()):
-            if getattr(builtins, name, None) is obj:
-                continue
+            if hasattr(builtins, name) and getattr(builtins, name) is obj:
+                continue  # (hasattr first: a closure variable holding None is bound)
             clash = (name in self.reserved and self.reserved[name] is not obj) \
                 or (name in self.free and self.free[name] is not obj) or name in self.taken
             if clash:

@@ -164,3 +164,24 @@ def test_a_lambda_in_a_doctest():
     for test in finder.find(example, "example", globs={}):
         runner.run(test)
     assert runner.failures == 0 and runner.tries == 6
+
+
+NO_AXIS = None
+
+
+def _summed_over(axis):
+    return lambda x: np.sum(x * x, axis=axis)
+
+
+def summed_over_global(x):
+    return np.sum(x * x, axis=NO_AXIS)
+
+
+def test_a_closure_or_global_holding_none_is_bound():
+    """A free name whose value is None was taken for a builtin and left unbound
+    (NameError inside the generated code; found by review)."""
+    x = np.array([0.7, 0.2])
+    for fn in (_summed_over(None), summed_over_global):
+        value, g = srcgrad.value_and_grad(fn)(x)
+        assert value == fn(x)
+        assert np.array_equal(g, 2 * x)
