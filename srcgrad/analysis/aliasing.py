@@ -183,6 +183,9 @@ def _check_aliases(program: ir.Program) -> None:
             if order[id(made_by)] > here and shared and _broken(made_by, stmt, statements,
                                                                 order, loops, blocks):
                 return False  # made last iteration, one side reassigned before the update
+            if order[id(made_by)] < here and _broken(made_by, stmt, statements, order,
+                                                     loops, blocks, since=True):
+                return False  # one side reassigned between the view and the update
             return order[id(made_by)] < here or bool(shared)
 
         copies = []  # every plain copy z = y in effect (made keeps one view per name)
@@ -481,7 +484,7 @@ def shared_names(program: ir.Program) -> set[str]:
     return names
 
 
-def _broken(view, update, statements, order, loops, blocks) -> bool:
+def _broken(view, update, statements, order, loops, blocks, since=False) -> bool:
     """Whether a view made in the previous iteration (after ``update`` in the loop
     body) certainly loses a side to a reassignment before ``update`` runs again:
     one in the innermost loop around both, on every path to ``update`` (a
@@ -489,13 +492,20 @@ def _broken(view, update, statements, order, loops, blocks) -> bool:
     side passes its memory to no other name in the loop first (``y, w = w, y``
     hands the view ``y`` to ``w`` before ``y`` is reassigned) -- the view itself
     aside: ``hist = t`` after ``t = []; t.append(v)`` in a loop body (a list
-    comprehension) shares last iteration's list, which ``t = []`` left behind."""
+    comprehension) shares last iteration's list, which ``t = []`` left behind.
+    ``since``: the view was made before ``update`` (``hist = t; t = [];
+    t.append(v)``), and only a reassignment after it counts."""
     if not (isinstance(view, gast.Assign) and is_view(view)):
         return False  # a join or a holder relates several names: assume it holds
     names = {ir.target_names(view)[0], view.op.args[0].id}
     loop = loops.get(id(update), set()) & loops.get(id(view), set())
     in_loop = [s for s in statements if loop <= loops.get(id(s), set())]
+    # (since: a reassignment before the view does not count; a statement handing
+    # a side's memory to another name does, wherever it is in the loop: `t3 = t`
+    # before `hist = t; t = u` keeps hist and t3 sharing the old list)
     for other in in_loop:
+        if since and order[id(other)] < order[id(view)]:
+            continue
         lost = names & set(ir.assigned_by(other))
         if order[id(other)] < order[id(update)] and lost and other is not view \
                 and paths.dominates(other, update, blocks) \

@@ -204,3 +204,39 @@ def test_a_list_rebuilt_each_iteration_shares_nothing_with_the_last(fn):
     assert value == fn(x, y)
     for i, g in enumerate(grads):
         assert_close(g, numeric_grad(fn, (x, y), i))
+
+
+def list_rebound_after_its_alias_is_taken(x):
+    s = 0.0
+    t = [x]
+    for i in range(3):
+        hist = t
+        t = []
+        t.append(x * i)
+        s = s + sum(hist)
+    return s
+
+
+def list_swapped_after_its_alias_is_taken(x):
+    s = 0.0
+    t = [x]
+    u = [x * x]
+    for i in range(3):
+        hist = t
+        t, u = u, t          # u now holds hist's list: u.append changes hist
+        u.append(x * i)
+        s = s + sum(hist)
+    return s
+
+
+def test_an_alias_broken_before_the_update_is_no_alias():
+    """Was refused: ``hist = t; t = []; t.append(v)`` -- t is a new list when it
+    is appended to.  The swap that hands the old list on to ``u`` stays refused
+    (accepting it, the first version of this fix gave 3.4 where differences give
+    6.4)."""
+    x = 0.7
+    value, g = srcgrad.value_and_grad(list_rebound_after_its_alias_is_taken)(x)
+    assert value == list_rebound_after_its_alias_is_taken(x)
+    assert_close(g, numeric_grad(list_rebound_after_its_alias_is_taken, (x,), 0))
+    with pytest.raises(srcgrad.AliasedUpdateError):
+        srcgrad.grad(list_swapped_after_its_alias_is_taken)(x)
