@@ -6,7 +6,7 @@ function (differentiated through its own source, see :mod:`.calls`), a method
 of an object whose class is known, a ``functools.partial``, or a function
 defined inside the differentiated one, which is inlined at each call -- as is
 one a helper returns (``flat, unflatten = flatten(params)``: the helper is
-inlined where its result is assigned, see :meth:`Calls.bind_closures`).
+inlined where its result is assigned; both in :mod:`.inlining`).
 
 Before, a function calling a user function (``scale``), a local function, a
 ``functools.partial`` and a srcgrad marker; after, the user function is a
@@ -41,7 +41,6 @@ the marker is named without ``srcgrad.``:
 from __future__ import annotations
 
 import ast
-import collections
 import functools
 import inspect
 import operator
@@ -52,15 +51,11 @@ import numpy as np
 
 from .. import ir, runtime
 from ..errors import SrcGradError
-from ..frontend.fence import check as check_supported
 from ..frontend.linker import Callee, is_user_function
 from ..frontend.parse import MISSING, parse_function, root_name, static_value
-from ..ir.syntax import (
-    Renamer, assigned_names, clone, constant, is_docstring, keywords_of, load_name,
-    updated_in_place, walk,
-)
+from ..ir.syntax import clone, constant, keywords_of, load_name, updated_in_place, walk
 from ..rules import registry
-from .jumps import structure
+from .inlining import returned_functions
 from .sugar import NON_DIFFERENTIABLE_BUILTINS, builtin_ref
 
 #: Primitives that take a function only to order items or to act on a
@@ -511,270 +506,6 @@ class Calls:
         method = getattr(self.receiver_type, func.attr, None)
         return method if is_user_function(method) else None
 
-    # -- local functions ----------------------------------------------------------
-    def local_function(self, name, node):
-        """Remember a nested ``def`` or a lambda: each call is inlined."""
-        args = node.args
-        if args.vararg or args.kwarg or args.kwonlyargs or getattr(node, "decorator_list", []):
-            raise self.error("nested functions with *args, **kwargs, keyword-only parameters "
-                             "or decorators are not supported", node)
-        if self.depth and len({(getattr(n, "lineno", None), getattr(n, "col_offset", None))
-                               for n in walk(self.func) if (
-                isinstance(n, gast.FunctionDef) and n.name == name and n is not self.func) or (
-                isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Store))}) > 1:
-            # act = lambda ... in both branches of an if: which one a call inlines
-            # depends on the path, and srcgrad inlines at compile time (counted by
-            # place: the code after an early return is copied into a branch, and
-            # a definition there with it)
-            raise self.error(f"the local function '{name}' is defined more than once, here "
-                             f"inside a branch or loop: define it once (a condition inside it "
-                             f"can choose), or give each definition its own name", node)
-        self.local_functions[name] = node
-        self.locals.discard(name)
-
-    def is_local_function(self, node) -> bool:
-        """A lambda written here, or the name of a local function or lambda."""
-        return isinstance(node, gast.Lambda) or (
-            isinstance(node, gast.Name) and node.id in self.local_functions)
-
-    def inline_helper(self, fn, call):
-        """A call of the user function ``fn`` that passes it a local function or a
-        lambda (which close over this function's variables, and which srcgrad
-        inlines where they are called): ``fn``'s body inlined here, as a local
-        function's is, its parameter bound to the lambda.  ``fn`` must read the
-        same globals (a function of this module) and take plain parameters."""
-        code = fn.__code__
-        if fn.__globals__ is not self.parsed.fn.__globals__ or fn.__closure__ \
-                or code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS) \
-                or code.co_kwonlyargcount:
-            raise self.error(
-                f"'{fn.__name__}' is passed a function defined in {self.func.name} (srcgrad "
-                f"inlines such a call, which it can for a function of the same module with "
-                f"plain parameters only): define the function passed at module level, or "
-                f"{fn.__name__} in this module", call)
-        helpers = self.__dict__.setdefault("inlined_helpers", {})
-        if fn not in helpers:
-            parsed = parse_function(fn)
-            check_supported(parsed.node, parsed.filename, callee=True)
-            node = parsed.node
-            body = node.body[1:] if len(node.body) > 1 and is_docstring(node.body[0]) \
-                else node.body
-            helpers[fn] = gast.FunctionDef(name=node.name, args=node.args, body=body,
-                                           decorator_list=[], returns=None, type_comment=None)
-        self.check_globals_seen(helpers[fn], fn, call)
-        self.collect_free(call.func)  # bound and watched: a redefined helper regenerates
-        return self.inline_local(helpers[fn], call)
-
-    def check_globals_seen(self, fdef, fn, call) -> None:
-        """Refuse to inline ``fn`` (its body ``fdef``) where a global it reads has
-        the name of a local variable here: inlined, the body would read that
-        variable instead (``predict`` called by the helper, ``predict = ...``
-        in the caller)."""
-        params = {n.id for n in walk(fdef) if isinstance(n, gast.Name)  # nested ones too
-                  and isinstance(n.ctx, gast.Param)} | {a.id for a in fdef.args.args}
-        nested = {n.name for n in walk(fdef) if isinstance(n, gast.FunctionDef)}
-        own = params | nested | assigned_names(fdef)
-        for n in walk(fdef):
-            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) \
-                    and n.id not in own and n.id in self.locals | set(self.local_functions):
-                raise self.error(
-                    f"{fn.__name__}() reads the global '{n.id}', and '{n.id}' is also a "
-                    f"variable of {self.func.name}: srcgrad inlines {fn.__name__} here, where "
-                    f"'{n.id}' would mean the variable; rename one of them", call)
-
-    def closure_use(self, fn) -> str:
-        """Why a call of ``fn``, which returns a local function, is refused here."""
-        named = [n for n in sorted(returned_functions(fn)) if n != "a lambda"]
-        shown, target = ", ".join(named) or "a lambda", (named or ["fn"])[0]
-        return (f"{fn.__name__}() returns a local function ({shown}): srcgrad inlines "
-                f"{fn.__name__} where its result is assigned to names ({target} = "
-                f"{fn.__name__}(...), flat, {target} = {fn.__name__}(...) or {target} = "
-                f"{fn.__name__}(...)[i]), then each call of {target} by that name; the "
-                f"function cannot be kept in a container, returned or passed on")
-
-    def closure_call(self, value):
-        """``(fn, call, index)`` when ``value`` is ``fn(...)`` or ``fn(...)[i]`` for a
-        user function ``fn`` that returns a local function (``flatten(params)``
-        returning ``flat, unflatten``); None for any other value."""
-        index = None
-        if isinstance(value, gast.Subscript) and isinstance(value.slice, gast.Constant) \
-                and type(value.slice.value) is int and isinstance(value.value, gast.Call):
-            index, value = value.slice.value, value.value
-        if not isinstance(value, gast.Call) or self.is_local_function(value.func):
-            return None
-        fn = self.callee(value)
-        if not returned_functions(fn):
-            return None
-        return fn, value, index
-
-    def bind_closures(self, targets, fn, call, index, stmt) -> None:
-        """``flat, unflatten = flatten(params)`` (or ``unflatten = flatten(p)[1]``):
-        ``flatten``'s body inlined here (:meth:`inline_returning`), the values it
-        returns bound to their targets, and each local function it returns made a
-        local function of this one under its target's name -- its calls inline
-        its body, whose free names are the inlined helper's renamed variables,
-        assigned nowhere else: a later call reads them as the helper left them,
-        as a Python closure would."""
-        if len(targets) != 1:
-            raise self.error(self.closure_use(fn), stmt)
-        target = targets[0]
-        result = self.inline_returning(fn, call)
-        if index is not None:
-            if not isinstance(result, list) or not -len(result) <= index < len(result):
-                raise self.error(f"{fn.__name__}() returns no item {index} here", call,
-                                 SrcGradError)
-            result = result[index]
-        if isinstance(target, (gast.Tuple, gast.List)) and isinstance(result, list) \
-                and not any(isinstance(e, gast.Starred) for e in target.elts):
-            if len(target.elts) != len(result):
-                raise self.error(f"cannot unpack {len(result)} values into "
-                                 f"{len(target.elts)} names", stmt, SrcGradError)
-            pairs = list(zip(target.elts, result))
-        else:
-            pairs = [(target, result)]
-        for elt, value in pairs:
-            function = isinstance(value, gast.Name) and value.id in self.local_functions
-            if function and isinstance(elt, gast.Name):
-                places = {(getattr(n, "lineno", None), getattr(n, "col_offset", None))
-                          for n in walk(self.func) if isinstance(n, gast.Name)
-                          and n.id == elt.id and isinstance(n.ctx, gast.Store)}
-                if self.depth and len(places) > 1:  # one in each branch: which one is called
-                    raise self.error(
-                        f"'{elt.id}' is assigned a local function returned by "
-                        f"{fn.__name__}() in more than one place, here inside a branch or "
-                        f"loop: srcgrad inlines the function a call will call, so assign it "
-                        f"once (a condition inside the function can choose)", elt)
-                if elt.id != "_":  # `flat, _ = flatten(params)`: nothing to call later
-                    self.local_function(elt.id, self.local_functions[value.id])
-            elif function or isinstance(value, list) and any(
-                    isinstance(v, gast.Name) and v.id in self.local_functions for v in value):
-                raise self.error(self.closure_use(fn), elt)
-            elif isinstance(value, list):
-                self.bind(elt, self.atom_of(gast.Tuple(elts=value, ctx=gast.Load()), ir.Op(
-                    ir.BUILD_TUPLE, value, {}, call, ir.BUILD_TUPLE.label)), stmt)
-            else:
-                self.bind(elt, value, stmt)
-
-    def inline_returning(self, fn, call):
-        """``fn``'s body inlined at ``call`` (as :meth:`inline_helper` does), for a
-        helper that returns a local function: the returned value as a list of
-        atoms (a returned tuple) or one atom, where a returned local function is
-        a name in ``self.local_functions``.  Its nested functions get fresh names
-        at each call: two calls make two closures."""
-        code = fn.__code__
-        if fn.__globals__ is not self.parsed.fn.__globals__ or fn.__closure__ \
-                or code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS) \
-                or code.co_kwonlyargcount:
-            raise self.error(
-                f"{fn.__name__}() returns a local function, which srcgrad inlines with "
-                f"{fn.__name__}'s body: it can for a function of the same module with plain "
-                f"parameters only; define {fn.__name__} in this module", call)
-        if any(getattr(f, "returning", None) is fn for f in self.inlining):
-            raise self.error(f"{fn.__name__}() returns a local function and calls itself: "
-                             f"srcgrad cannot inline it", call)
-        parsed = parse_function(fn)
-        check_supported(parsed.node, parsed.filename, callee=True)
-        node = parsed.node
-        body = node.body[1:] if len(node.body) > 1 and is_docstring(node.body[0]) else node.body
-        fdef = gast.FunctionDef(name=node.name, args=node.args, body=body, decorator_list=[],
-                                returns=None, type_comment=None)
-        defined = collections.Counter(
-            n.name if isinstance(n, gast.FunctionDef) else n.id for n in walk(fdef)
-            if isinstance(n, gast.FunctionDef) and n is not fdef
-            or isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store))
-        for name in sorted(returned_functions(fn) - {"a lambda"}):
-            if defined[name] > 1:  # def f in both branches: which one returns is not static
-                raise self.error(f"{fn.__name__}() returns the local function '{name}', "
-                                 f"which it defines more than once: srcgrad inlines the one "
-                                 f"function returned; define it once (a condition inside "
-                                 f"it can choose)", call)
-        nested = sorted({n.name for n in walk(fdef) if isinstance(n, gast.FunctionDef)
-                         and n is not fdef})
-        renames = {n: self.namer.fresh(n) for n in nested}
-        fdef = Renamer(renames).visit(fdef)
-        for n in walk(fdef):
-            if isinstance(n, gast.FunctionDef) and n.name in renames and n is not fdef:
-                n.name = renames[n.name]
-        self.check_globals_seen(fdef, fn, call)
-        self.collect_free(call.func)  # bound and watched: a redefined helper regenerates
-        fdef.returning = fn
-        return self.inline_local(fdef, call, keep=True)
-
-    def inline_local(self, fdef, call, keep=False):
-        """The body of a nested function at its call site, with fresh local names.
-
-        Names the body does not assign refer to the enclosing function's
-        variables as they are at the call, as a closure would see them.
-        ``keep``: a returned local function, alone or in a tuple, is kept as
-        its name (:meth:`inline_returning`), a tuple as a list of atoms.
-        """
-        if any(f is fdef for f in self.inlining):
-            raise self.error("recursive local functions are not supported: define the "
-                             "function at module level", call)
-        params = [a.id for a in fdef.args.args]
-        body = fdef.body if isinstance(fdef.body, list) else [
-            gast.copy_location(gast.Return(value=fdef.body), fdef.body)]
-        inner = set(params) | assigned_names(gast.Module(body=body, type_ignores=[]))
-        renames = {n: self.namer.fresh(n) for n in sorted(inner)}
-        self.locals.update(renames.values())
-        defaults = dict(zip(params[len(params) - len(fdef.args.defaults):], fdef.args.defaults))
-        given = dict(zip(params, call.args))
-        for kw in call.keywords:
-            if kw.arg not in params or kw.arg in given:
-                raise self.error(f"unexpected argument '{kw.arg}' for the local function", kw)
-            given[kw.arg] = kw.value
-        for param in params:
-            value = given.get(param, defaults.get(param))
-            if value is None:
-                raise self.error(f"missing argument '{param}' for the local function", call)
-            if self.is_local_function(value):  # a lambda passed to an inlined helper
-                self.local_functions[renames[param]] = value if isinstance(
-                    value, gast.Lambda) else self.local_functions[value.id]
-                self.locals.discard(renames[param])
-                continue
-            self.assign([gast.Name(id=renames[param], ctx=gast.Store(), annotation=None,
-                                   type_comment=None)], value, call)
-        wrapper = gast.FunctionDef(name="inlined", args=fdef.args,
-                                   body=[Renamer(renames).visit(clone(s)) for s in body],
-                                   decorator_list=[], returns=None, type_comment=None)
-        result = self.namer.fresh("result")
-        structure(wrapper, result=result, flag=self.namer.fresh("returned"))
-        self.count_assignments(wrapper.body)
-        self.assignments.update(renames[p] for p in params)
-        self.locals.update({result})
-        stmts = wrapper.body
-        output = stmts.pop() if stmts and isinstance(stmts[-1], gast.Return) else None
-        self.inlining.append(fdef)
-        try:
-            for stmt in stmts:
-                self.statement(stmt)
-            if output is None or output.value is None:
-                return gast.Constant(value=None, kind=None)
-            value = output.value
-            if keep and isinstance(value, gast.Lambda):  # return lambda v: v * k
-                name = self.namer.fresh("lambda_fn")
-                self.local_functions[name] = value
-                value = gast.copy_location(load_name(name), value)
-            if keep and isinstance(value, gast.Name) and value.id in self.local_functions:
-                return gast.copy_location(clone(value), value)
-            if keep and isinstance(value, gast.Tuple) \
-                    and not any(isinstance(e, gast.Starred) for e in value.elts):
-                return [gast.copy_location(clone(e), e) if isinstance(e, gast.Name)
-                        and e.id in self.local_functions else self.atom(e) for e in value.elts]
-            return self.atom(value)
-        finally:
-            self.inlining.pop()
-
-
-def returned_functions(fn) -> frozenset:
-    """The local functions (nested defs, lambdas) the user function ``fn``
-    returns, alone or in a tuple (``return flat, unflatten``): a call of ``fn``
-    is inlined where its result is assigned (:meth:`Calls.bind_closures`)."""
-    if not isinstance(fn, types.FunctionType) or not is_user_function(fn):
-        return frozenset()  # (anything else, hashable or not, returns none)
-    return _returned_functions(fn)
-
-
 def constant_of(node):
     """``node`` when it is a literal that cannot change (a number, a string, a
     tuple of them, ``-1``); None otherwise."""
@@ -786,24 +517,6 @@ def constant_of(node):
     if isinstance(node, gast.Tuple) and all(constant_of(e) is not None for e in node.elts):
         return gast.Constant(value=(), kind=None)
     return None
-
-
-@functools.lru_cache(maxsize=256)
-def _returned_functions(fn) -> frozenset:
-    try:
-        func = parse_function(fn).node
-    except SrcGradError:
-        return frozenset()
-    local = {n.name for n in walk(func) if isinstance(n, gast.FunctionDef) and n is not func}
-    local |= {t.id for n in walk(func) if isinstance(n, gast.Assign)
-              and isinstance(n.value, gast.Lambda) for t in n.targets if isinstance(t, gast.Name)}
-    found = set()
-    for node in walk(func):
-        if isinstance(node, gast.Return) and node.value is not None:
-            items = node.value.elts if isinstance(node.value, gast.Tuple) else [node.value]
-            found |= {e.id for e in items if isinstance(e, gast.Name) and e.id in local}
-            found |= {"a lambda" for e in items if isinstance(e, gast.Lambda)}
-    return frozenset(found)
 
 
 @functools.lru_cache(maxsize=256)

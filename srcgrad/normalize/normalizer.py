@@ -51,6 +51,7 @@ from ..rules import registry
 from .calls import Calls
 from .control import ControlFlow
 from .expressions import Expressions
+from .inlining import Inlining
 from .jumps import structure
 from .statements import Statements
 from .sugar import Sugar
@@ -76,7 +77,7 @@ def unparse_body(program: ir.Program) -> str:
     return "\n".join(lines)
 
 
-class _Normalizer(Statements, Expressions, ControlFlow, Calls, Sugar):
+class _Normalizer(Statements, Expressions, ControlFlow, Calls, Inlining, Sugar):
     def __init__(self, parsed: ParsedFunction, receiver_type=None, callees=()):
         self.parsed = parsed
         self.callees = callees
