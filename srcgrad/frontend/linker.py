@@ -370,7 +370,7 @@ class Linker:
                   f"{program.filename}, line {program.node.lineno}.",
                   "# srcgrad regenerates this file from the source; edits here are not read back."]
         specialised = getattr(program, "specialised", ())
-        if specialised:  # functions passed as arguments (normalize/sugar.py function_arguments)
+        if specialised:  # functions passed as arguments (normalize/specialise.py function_arguments)
             header.append(f"{SPECIALISED}{', '.join(specialised)}: what the call passed "
                           f"when it was compiled.")
         if "math" in used:

@@ -258,7 +258,7 @@ class Calls:
         """The functions a call of the user function ``fn`` passes it -- a NumPy
         or user function by name, a parameter holding one (``solve(f, x0)``) --
         as :class:`~..frontend.linker.Callee` entries: ``fn``'s code is
-        specialised on them (:meth:`.sugar.Sugar.function_arguments`)."""
+        specialised on them (:meth:`.specialise.Specialisation.function_arguments`)."""
         code = fn.__code__
         params = code.co_varnames[:code.co_argcount]
         given = []
@@ -293,7 +293,7 @@ class Calls:
     def dispatchable(self, func) -> list:
         """The classes whose method ``func`` (``layer.forward``, on a local name)
         calls: those of the objects in the lists the function reads or was
-        passed (:meth:`.sugar.Sugar.static_element_classes`, ``ElementClasses``)
+        passed (:meth:`.specialise.Specialisation.static_element_classes`, ``ElementClasses``)
         that define it in Python; none for an array's method."""
         if not isinstance(func.value, gast.Name) or getattr(np.ndarray, func.attr, None) \
                 is not None:

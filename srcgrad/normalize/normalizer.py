@@ -53,6 +53,7 @@ from .control import ControlFlow
 from .expressions import Expressions
 from .inlining import Inlining
 from .jumps import structure
+from .specialise import Specialisation
 from .statements import Statements
 from .sugar import Sugar
 
@@ -65,7 +66,7 @@ def normalize(parsed: ParsedFunction, receiver_type=None, callees=()) -> ir.Prog
     ``callees`` are the functions the call passes as arguments
     (:class:`~srcgrad.api.arguments.Callee`, with ``position``, ``name`` and
     ``obj``): calls of those parameters are calls of them
-    (:meth:`.sugar.Sugar.function_arguments`).
+    (:meth:`.specialise.Specialisation.function_arguments`).
     """
     return _Normalizer(parsed, receiver_type, callees).run()
 
@@ -77,7 +78,8 @@ def unparse_body(program: ir.Program) -> str:
     return "\n".join(lines)
 
 
-class _Normalizer(Statements, Expressions, ControlFlow, Calls, Inlining, Sugar):
+class _Normalizer(Statements, Expressions, ControlFlow, Calls, Inlining, Specialisation,
+                  Sugar):
     def __init__(self, parsed: ParsedFunction, receiver_type=None, callees=()):
         self.parsed = parsed
         self.callees = callees

@@ -29,7 +29,7 @@ nothing is differentiated through it) and is refused, located, in a call
 that needs one argument per parameter (a rule, a user function without
 ``*args``).  The other methods: ``first, *rest = items``
 (:meth:`Sugar.unpack_starred`), a parameter whose default is a function
-(:meth:`Sugar.function_defaults`); ``any``, ``all`` and the like
+(:meth:`.specialise.Specialisation.function_defaults`); ``any``, ``all`` and the like
 (:data:`NON_DIFFERENTIABLE_BUILTINS`) are calls kept whole, like comparisons.
 
     >>> import numpy as np
@@ -73,7 +73,6 @@ from __future__ import annotations
 
 import builtins
 import functools
-import inspect
 import operator
 import types
 
@@ -82,7 +81,7 @@ import numpy as np
 
 from .. import ir
 from ..errors import SrcGradError
-from ..frontend.linker import ElementClasses, element_classes, is_user_function
+from ..frontend.linker import is_user_function
 from ..frontend.parse import MISSING
 from ..ir.syntax import clone, helper_ref, is_dict_view, load_name, source_of, walk
 from ..rules import registry
@@ -100,130 +99,6 @@ class Sugar:
     def desugar(self) -> None:
         """Rewrite the function's tree in place (see the module docstring)."""
         _Desugarer(self, fixed_lengths(self.func)).visit(self.func)
-
-    def function_defaults(self) -> None:
-        """Parameters whose default is a function and which the body calls
-        (``def nn(p, nonlinearity=np.tanh)``): the code is specialised on the
-        default, each call of the parameter is a call of it, and a guard at the
-        top refuses, when the code runs, another function passed there."""
-        self.called_parameters = {}
-        args = self.func.args
-        values = getattr(self.parsed.fn, "__defaults__", None) or ()
-        if len(values) != len(args.defaults):
-            return
-        called = {n.func.id for n in walk(self.func) if isinstance(n, gast.Call)
-                  and isinstance(n.func, gast.Name)}
-        named = args.args[len(args.args) - len(values):]
-        passed = {c.name for c in self.callees}
-        for param, node, value in zip(named, args.defaults, values):
-            name = param.id
-            if name not in called or name in passed or self.assignments[name] \
-                    or not callable(value) or isinstance(value, type):
-                continue
-            if self.reads_value(node, value) and not isinstance(node, gast.Constant):
-                expr = node
-            else:
-                expr = load_name(self.namer.fresh(f"{name}_default"))
-                expr.helper = value
-                self.free[expr.id] = value
-            self.called_parameters[name] = expr
-            self.passed[name] = value
-            self.guard(param, expr, f"{self.func.name} was differentiated for "
-                                    f"{name}={source_of(node)}, its default: pass no other "
-                                    f"function there (srcgrad generated the code for that one)")
-
-    def function_arguments(self) -> None:
-        """Parameters the call passed a function to (``grad(apply, wrt=1)(np.tanh,
-        x)``; the ``callees`` of :func:`.normalizer.normalize`): as for a default,
-        each call of the parameter is a call of that function -- a NumPy
-        function by the name the module knows it by (``np.tanh``), any other a
-        name bound to it (a user function's body is differentiated like any
-        called helper's; a callable object is called through its ``__call__``)
-        -- and a guard at the top refuses another function when the code runs.
-        srcgrad's gradient objects choose the code by the function's identity,
-        so the guard only ever stops code run directly or exported.
-        ``self.specialised`` lists them (``act=np.tanh``) for the module's header."""
-        self.specialised, self.element_lists, self.passed_on = [], [], {}
-        self.dispatch_classes = self.static_element_classes()
-        params = self.func.args.args
-        called = {n.func.id for n in walk(self.func) if isinstance(n, gast.Call)
-                  and isinstance(n.func, gast.Name)}
-        for callee in self.callees:
-            name = callee.name
-            if isinstance(callee, ElementClasses):  # in the header once a call uses them
-                self.dispatch_classes.update(dict.fromkeys(callee.classes))
-                self.element_lists.append(repr(callee))
-                continue
-            if callee.position >= len(params) or params[callee.position].id != name \
-                    or self.assignments[name]:
-                continue
-            value = self.passed[name] = callee.obj
-            if name not in called:  # passed on (in the header once it is), or a value
-                self.passed_on[name] = repr(callee)
-                continue
-            expr = self.static_reference(value)
-            if expr is None:
-                base = getattr(value, "__name__", None)
-                if not isinstance(base, str) or not base.isidentifier() or \
-                        self.parsed.resolver.lookup(base) not in (value, MISSING):
-                    base = f"{name}_fn"
-                expr = load_name(self.namer.fresh(base))
-                expr.helper = value
-                self.free[expr.id] = value
-            call = expr
-            if not isinstance(value, (types.FunctionType, types.BuiltinFunctionType,
-                                      types.MethodType, functools.partial, np.ufunc)) \
-                    and isinstance(inspect.getattr_static(type(value), "__call__", None),
-                                   types.FunctionType):
-                call = gast.Attribute(value=clone(expr), attr="__call__", ctx=gast.Load())
-            self.called_parameters[name] = call
-            self.specialised.append(repr(callee))
-            self.guard(params[callee.position], expr, (
-                f"{self.func.name} was differentiated for {callee!r}, the function passed "
-                f"when it was compiled: this code runs with that function only (a gradient "
-                f"made by srcgrad generates and caches code for each function passed)"))
-
-    def static_element_classes(self) -> dict:
-        """The classes of the user objects in the lists and tuples the function
-        reads from its globals and closure (``for layer in LAYERS``), as a dict
-        used as an ordered set: a method called on an element is called by its
-        class (:meth:`.calls.Calls.dispatched`)."""
-        found = {}
-        resolver = self.parsed.resolver
-        for node in walk(self.func):
-            if isinstance(node, gast.Name) and node.id not in self.locals:
-                found.update(dict.fromkeys(element_classes(resolver.lookup(node.id))))
-        return found
-
-    def static_reference(self, value):
-        """``np.tanh`` for ``value`` np.tanh when the function's globals hold ``np``
-        (or ``tanh`` itself): how the code names a library function; or None."""
-        name = getattr(value, "__name__", None)
-        if not isinstance(name, str) or not name.isidentifier() \
-                or is_user_function(value) or isinstance(value, functools.partial):
-            return None
-        resolver = self.parsed.resolver
-        if name not in self.locals and resolver.lookup(name) is value:
-            return load_name(name)
-        for alias in sorted(resolver.globals):
-            module = resolver.globals[alias]
-            if isinstance(module, types.ModuleType) and alias not in self.locals \
-                    and resolver.lookup(alias) is module and getattr(module, name, None) is value:
-                return gast.Attribute(value=load_name(alias), attr=name, ctx=gast.Load())
-        return None
-
-    def guard(self, param, expr, message) -> None:
-        """``if name is not expr: raise TypeError(message)`` at the top, located at
-        ``param``: the code is specialised on the function ``expr`` names."""
-        test = gast.Compare(left=load_name(param.id), ops=[gast.IsNot()],
-                            comparators=[clone(expr)])
-        guard = gast.If(test=test, body=[gast.Raise(exc=gast.Call(
-            func=builtin_ref("TypeError"), args=[gast.Constant(value=message, kind=None)],
-            keywords=[]), cause=None)], orelse=[])
-        for sub in walk(guard):
-            if hasattr(sub, "lineno"):
-                gast.copy_location(sub, param)
-        self.statement(guard)
 
     def starred_call(self, node, prim) -> None:
         """Refuse a call that keeps a ``*x`` of unknown length where srcgrad must

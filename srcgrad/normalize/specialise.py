@@ -1,0 +1,170 @@
+"""Specialisation on the functions a call passes: defaults and arguments.
+
+Part of :mod:`.normalizer` (a mixin of its normaliser).  srcgrad differentiates
+code it can read, so a parameter that holds a function -- a default
+(``def nn(p, act=np.tanh)``) or what the call passes (``grad(apply)(np.sin,
+x)``, the ``callees`` of :func:`.normalizer.normalize`) -- is resolved when the
+code is generated: each call of the parameter becomes a call of that function,
+and a guard at the top refuses another one when the code runs directly or
+exported (srcgrad's gradient objects pick the code by the function's identity).
+The classes of user objects in lists the function reads are gathered here too,
+for methods called on their elements.
+
+Before, a parameter whose default is a function; after, the calls of it are
+calls of the default, behind a guard:
+
+    >>> import numpy as np
+    >>> from ..frontend.parse import parse_function
+    >>> from .normalizer import normalize, unparse_body
+    >>> def f(x, act=np.tanh):
+    ...     return np.sum(act(x))
+    >>> print(unparse_body(normalize(parse_function(f))))
+    t1 = act is not np.tanh
+    if t1:
+        raise TypeError('f was differentiated for act=np.tanh, its default: pass no other function there (srcgrad generated the code for that one)')
+    t2 = np.tanh(x)
+    t3 = np.sum(t2)
+    return t3
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import types
+
+import gast
+import numpy as np
+
+from ..frontend.linker import ElementClasses, element_classes, is_user_function
+from ..frontend.parse import MISSING
+from ..ir.syntax import clone, load_name, source_of, walk
+from .sugar import builtin_ref
+
+
+class Specialisation:
+    """Parameters holding functions, resolved at generation (mixed into the normaliser)."""
+
+    def function_defaults(self) -> None:
+        """Parameters whose default is a function and which the body calls
+        (``def nn(p, nonlinearity=np.tanh)``): the code is specialised on the
+        default, each call of the parameter is a call of it, and a guard at the
+        top refuses, when the code runs, another function passed there."""
+        self.called_parameters = {}
+        args = self.func.args
+        values = getattr(self.parsed.fn, "__defaults__", None) or ()
+        if len(values) != len(args.defaults):
+            return
+        called = {n.func.id for n in walk(self.func) if isinstance(n, gast.Call)
+                  and isinstance(n.func, gast.Name)}
+        named = args.args[len(args.args) - len(values):]
+        passed = {c.name for c in self.callees}
+        for param, node, value in zip(named, args.defaults, values):
+            name = param.id
+            if name not in called or name in passed or self.assignments[name] \
+                    or not callable(value) or isinstance(value, type):
+                continue
+            if self.reads_value(node, value) and not isinstance(node, gast.Constant):
+                expr = node
+            else:
+                expr = load_name(self.namer.fresh(f"{name}_default"))
+                expr.helper = value
+                self.free[expr.id] = value
+            self.called_parameters[name] = expr
+            self.passed[name] = value
+            self.guard(param, expr, f"{self.func.name} was differentiated for "
+                                    f"{name}={source_of(node)}, its default: pass no other "
+                                    f"function there (srcgrad generated the code for that one)")
+
+    def function_arguments(self) -> None:
+        """Parameters the call passed a function to (``grad(apply, wrt=1)(np.tanh,
+        x)``; the ``callees`` of :func:`.normalizer.normalize`): as for a default,
+        each call of the parameter is a call of that function -- a NumPy
+        function by the name the module knows it by (``np.tanh``), any other a
+        name bound to it (a user function's body is differentiated like any
+        called helper's; a callable object is called through its ``__call__``)
+        -- and a guard at the top refuses another function when the code runs.
+        srcgrad's gradient objects choose the code by the function's identity,
+        so the guard only ever stops code run directly or exported.
+        ``self.specialised`` lists them (``act=np.tanh``) for the module's header."""
+        self.specialised, self.element_lists, self.passed_on = [], [], {}
+        self.dispatch_classes = self.static_element_classes()
+        params = self.func.args.args
+        called = {n.func.id for n in walk(self.func) if isinstance(n, gast.Call)
+                  and isinstance(n.func, gast.Name)}
+        for callee in self.callees:
+            name = callee.name
+            if isinstance(callee, ElementClasses):  # in the header once a call uses them
+                self.dispatch_classes.update(dict.fromkeys(callee.classes))
+                self.element_lists.append(repr(callee))
+                continue
+            if callee.position >= len(params) or params[callee.position].id != name \
+                    or self.assignments[name]:
+                continue
+            value = self.passed[name] = callee.obj
+            if name not in called:  # passed on (in the header once it is), or a value
+                self.passed_on[name] = repr(callee)
+                continue
+            expr = self.static_reference(value)
+            if expr is None:
+                base = getattr(value, "__name__", None)
+                if not isinstance(base, str) or not base.isidentifier() or \
+                        self.parsed.resolver.lookup(base) not in (value, MISSING):
+                    base = f"{name}_fn"
+                expr = load_name(self.namer.fresh(base))
+                expr.helper = value
+                self.free[expr.id] = value
+            call = expr
+            if not isinstance(value, (types.FunctionType, types.BuiltinFunctionType,
+                                      types.MethodType, functools.partial, np.ufunc)) \
+                    and isinstance(inspect.getattr_static(type(value), "__call__", None),
+                                   types.FunctionType):
+                call = gast.Attribute(value=clone(expr), attr="__call__", ctx=gast.Load())
+            self.called_parameters[name] = call
+            self.specialised.append(repr(callee))
+            self.guard(params[callee.position], expr, (
+                f"{self.func.name} was differentiated for {callee!r}, the function passed "
+                f"when it was compiled: this code runs with that function only (a gradient "
+                f"made by srcgrad generates and caches code for each function passed)"))
+
+    def static_element_classes(self) -> dict:
+        """The classes of the user objects in the lists and tuples the function
+        reads from its globals and closure (``for layer in LAYERS``), as a dict
+        used as an ordered set: a method called on an element is called by its
+        class (:meth:`.calls.Calls.dispatched`)."""
+        found = {}
+        resolver = self.parsed.resolver
+        for node in walk(self.func):
+            if isinstance(node, gast.Name) and node.id not in self.locals:
+                found.update(dict.fromkeys(element_classes(resolver.lookup(node.id))))
+        return found
+
+    def static_reference(self, value):
+        """``np.tanh`` for ``value`` np.tanh when the function's globals hold ``np``
+        (or ``tanh`` itself): how the code names a library function; or None."""
+        name = getattr(value, "__name__", None)
+        if not isinstance(name, str) or not name.isidentifier() \
+                or is_user_function(value) or isinstance(value, functools.partial):
+            return None
+        resolver = self.parsed.resolver
+        if name not in self.locals and resolver.lookup(name) is value:
+            return load_name(name)
+        for alias in sorted(resolver.globals):
+            module = resolver.globals[alias]
+            if isinstance(module, types.ModuleType) and alias not in self.locals \
+                    and resolver.lookup(alias) is module and getattr(module, name, None) is value:
+                return gast.Attribute(value=load_name(alias), attr=name, ctx=gast.Load())
+        return None
+
+    def guard(self, param, expr, message) -> None:
+        """``if name is not expr: raise TypeError(message)`` at the top, located at
+        ``param``: the code is specialised on the function ``expr`` names."""
+        test = gast.Compare(left=load_name(param.id), ops=[gast.IsNot()],
+                            comparators=[clone(expr)])
+        guard = gast.If(test=test, body=[gast.Raise(exc=gast.Call(
+            func=builtin_ref("TypeError"), args=[gast.Constant(value=message, kind=None)],
+            keywords=[]), cause=None)], orelse=[])
+        for sub in walk(guard):
+            if hasattr(sub, "lineno"):
+                gast.copy_location(sub, param)
+        self.statement(guard)
