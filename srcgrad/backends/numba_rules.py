@@ -295,8 +295,10 @@ def guarded(dispatcher, index, numpy):
         __tracebackhide__ = True
         if settled:
             return settled[0](*args, **kwargs)
-        if any(type(a) is int and not -_INT_LIMIT < a < _INT_LIMIT
-               for a in (*args, *kwargs.values())):
+        values = (*args, *kwargs.values())
+        # (the common call, floats only, pays one C-level membership test)
+        if int in map(type, values) and any(
+                type(a) is int and not -_INT_LIMIT < a < _INT_LIMIT for a in values):
             return numpy().functions[index](*args, **kwargs)  # Python's unbounded int
         try:
             result = dispatcher(*args, **kwargs)
