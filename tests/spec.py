@@ -466,6 +466,25 @@ S("np.linalg.eigh-values", np.linalg.eigh, "np.linalg.eigh(x)[0]", call="np.lina
   x=spd(4))
 S("np.linalg.eigh-vectors", np.linalg.eigh, "np.linalg.eigh(x)[1]", call="np.linalg.eigh(x)",
   x=spd(3))
+def real_spectrum(n, *batch):
+    """Non-symmetric matrices ``Q diag(1..n) Q^-1`` with a well-conditioned ``Q``:
+    real eigenvalues well apart, so ``np.linalg.eig`` returns real eigenvectors
+    that move smoothly (each fixed up to its sign, which a small step keeps)."""
+    def draw(rng):
+        q = np.eye(n) + 0.3 * rng.standard_normal(batch + (n, n))
+        w = np.arange(1.0, n + 1) + rng.uniform(0, 0.3, batch + (n,))
+        return np.linalg.solve(np.swapaxes(q, -1, -2), np.swapaxes(q * w[..., None, :], -1, -2)).swapaxes(-1, -2)
+    return Input(draw)
+
+
+S("np.linalg.eig-values", np.linalg.eig, "np.linalg.eig(x)[0]", call="np.linalg.eig(x)",
+  x=real_spectrum(4))
+S("np.linalg.eig-vectors", np.linalg.eig, "np.linalg.eig(x)[1]", call="np.linalg.eig(x)",
+  x=real_spectrum(3))
+S("np.linalg.eig-batched", np.linalg.eig, "np.linalg.eig(x)[1]", call="np.linalg.eig(x)",
+  x=real_spectrum(3, 2))
+S("np.linalg.eigvals", np.linalg.eigvals, "np.linalg.eigvals(x)", x=real_spectrum(4))
+S("np.linalg.eigvals-batched", np.linalg.eigvals, "np.linalg.eigvals(x)", x=real_spectrum(3, 2))
 S("np.linalg.svd-s", np.linalg.svd, "np.linalg.svd(x, full_matrices=False)[1]",
   call="np.linalg.svd(x, full_matrices=False)", x=normal(5, 3))
 S("np.linalg.qr-r", np.linalg.qr, "np.linalg.qr(x)[1]", call="np.linalg.qr(x)", x=normal(4, 3))

@@ -11,7 +11,7 @@ stacks of matrices: ``d inv(A) = -inv(A) dA inv(A)`` and its transpose
 ``-inv(A)^T g inv(A)^T``, ``d det(A) = det(A) tr(A^-1 dA)`` and
 ``g det(A) inv(A)^T``.
 
-Multi-output primitives (``np.linalg.slogdet``, ``eigh``, ``svd``, ``qr``,
+Multi-output primitives (``np.linalg.slogdet``, ``eig``, ``eigh``, ``svd``, ``qr``,
 ``lstsq``) receive ``out`` and ``d_out`` as tuples with one entry per output,
 and their tangent is a tuple too.
 
@@ -30,7 +30,9 @@ import numpy as np
 from ..runtime import (
     cholesky_grad,
     cotangent_at,
+    eig_grad,
     eigh_grad,
+    eigvals_grad,
     eigvalsh_grad,
     einsum_grads,
     inv_grad,
@@ -236,6 +238,43 @@ def eigh_tangent(out, a, UPLO="L", *, d_a):  # noqa: N803
     diff = w[..., None, :] - w[..., :, None]
     gaps = np.where(diff == 0, 0, 1 / np.where(diff == 0, 1, diff))
     return np.sum(p * eye, axis=-1), v @ (gaps * p)
+
+
+@adjoint(np.linalg.eig, "a", name="np.linalg.eig")
+def eig(out, d_out, a):
+    """Multi-output ``(eigenvalues, eigenvectors)`` of a general matrix.  Each
+    eigenvector is fixed only up to a factor of modulus one: the cotangent is
+    that of a loss that does not depend on the choice (see eig_grad)."""
+    return eig_grad(d_out, out, a)
+
+
+@tangent(np.linalg.eig, "a", name="np.linalg.eig")
+def eig_tangent(out, a, *, d_a):
+    """``M = v^-1 dA v``; ``dw = diag(M)``, ``dv = v (F * M)`` with ``F_ij = 1 /
+    (w_j - w_i)``, less each column's part along itself that would change its
+    length (NumPy's eigenvectors have length one)."""
+    w = out[0]
+    v = out[1]
+    m = np.linalg.solve(v, d_a @ v)
+    n = np.shape(w)[-1]
+    eye = np.eye(n, dtype=w.dtype)
+    diff = w[..., None, :] - w[..., :, None]
+    gaps = np.where(diff == 0, 0, 1 / np.where(diff == 0, 1, diff))
+    d_v = v @ (gaps * m)
+    length = np.real(np.sum(np.conj(v) * d_v, axis=-2))
+    return np.sum(m * eye, axis=-1), d_v - v * length[..., None, :]
+
+
+@adjoint(np.linalg.eigvals, "a", name="np.linalg.eigvals")
+def eigvals(out, d_out, a):
+    return eigvals_grad(d_out, a)
+
+
+@tangent(np.linalg.eigvals, "a", name="np.linalg.eigvals")
+def eigvals_tangent(out, a, *, d_a):
+    """``diag(v^-1 dA v)``, with the eigenvectors ``v`` of ``a``."""
+    v = np.linalg.eig(a)[1]
+    return np.sum(np.linalg.solve(v, d_a @ v) * np.eye(np.shape(out)[-1], dtype=out.dtype), axis=-1)
 
 
 @adjoint(np.linalg.eigvalsh, "a", name="np.linalg.eigvalsh")

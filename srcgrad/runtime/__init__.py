@@ -14,6 +14,8 @@ generated code names one place:
 - :mod:`.reductions`, :mod:`.linalg`, :mod:`.shapes`: the helpers of the
   adjoint rules of reductions, linear algebra, and shape and indexing
   operations;
+- :mod:`.summed_products`: adjoints of a matrix product summed whole
+  (``np.sum(a @ b)``), without the product;
 - :mod:`.structures`: cotangents of lists, tuples, dicts and objects;
 - :mod:`.gradients`: the gradients handed back (``grad_like``);
 - :mod:`.forward`: tangents, for forward mode;
@@ -49,7 +51,9 @@ from .aliases import (
 from .anomaly import check_finite
 from .decompositions import (
     cholesky_grad,
+    eig_grad,
     eigh_grad,
+    eigvals_grad,
     eigvalsh_grad,
     lstsq_grads,
     matrix_power_grad,
@@ -165,6 +169,7 @@ from .structures import (
     unsort,
     without_item,
 )
+from .summed_products import summed_matmul_grad_a, summed_matmul_grad_b
 
 __all__ = [
     "ListCotangent",
@@ -220,6 +225,7 @@ __all__ = [
     "signum_tangent",
     "matmul_grad_a",
     "matmul_grad_b",
+    "summed_matmul_grad_a", "summed_matmul_grad_b",
     "tensordot_grad_a",
     "tensordot_grad_b",
     "einsum_grads",
@@ -258,7 +264,9 @@ __all__ = [
     "inv_grad",
     "solve_grads",
     "cholesky_grad",
+    "eig_grad",
     "eigh_grad",
+    "eigvals_grad",
     "eigvalsh_grad",
     "svd_grad",
     "qr_grad",

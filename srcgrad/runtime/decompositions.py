@@ -1,5 +1,5 @@
 """Adjoints of the matrix factorisations and the functions built on them:
-``cholesky``, ``eigh``/``eigvalsh``, ``svd``, ``qr``, ``pinv``, ``lstsq``,
+``cholesky``, ``eigh``/``eigvalsh``, ``eig``/``eigvals``, ``svd``, ``qr``, ``pinv``, ``lstsq``,
 ``matrix_power``.
 
 A runtime helper module (see :mod:`srcgrad.runtime`, which re-exports it):
@@ -95,6 +95,48 @@ def eigh_grad(g, out, UPLO="L"):  # noqa: N803 - numpy's name
         return 0.0
     s = v @ inner @ _mT(v)
     return _fold(0.5 * (s + _mT(s)), lower=UPLO.upper() == "L")
+
+
+def eig_grad(g, out, a):
+    """Cotangent of ``a`` in ``w, v = np.linalg.eig(a)`` (a general matrix).
+
+    With ``M = v^-1 dA v`` the tangents are ``dw = diag(M)`` and ``dv = v (F *
+    M) - v diag(c)``, ``F_ij = 1 / (w_j - w_i)`` (0 on the diagonal), where
+    ``c_k = Re(v_k^H (v (F * M))_k)`` keeps each eigenvector of unit length,
+    as NumPy returns them.  Transposed (holomorphic convention, as for every
+    complex rule here): ``v^-T (diag(g_w) + F * (v^T g_v')) v^T`` with ``g_v' =
+    g_v - conj(v) diag(Re(diag(v^T g_v)))``; its real part for a real ``a``.
+
+    Each eigenvector is fixed only up to a factor of modulus one (a sign for a
+    real one): the result is the gradient of a loss that does not depend on
+    that choice, as a loss of the eigenvalues, of ``|v|``, or of projectors
+    does.  Equal eigenvalues get ``F = 0`` (see eigh_grad).
+    """
+    if no_cotangent(g):
+        return 0.0
+    w, v = out
+    g_w, g_v = cotangent_at(g, 0), cotangent_at(g, 1)
+    inner = 0
+    if not no_cotangent(g_w):
+        inner = inner + np.eye(w.shape[-1], dtype=w.dtype) * g_w[..., None, :]
+    if not no_cotangent(g_v):
+        vt_g = _mT(v) @ g_v
+        length = np.real(np.diagonal(vt_g, axis1=-2, axis2=-1))
+        inner = inner + _gaps(w) * (vt_g - (_mT(v) @ np.conj(v)) * length[..., None, :])
+    if no_cotangent(inner):
+        return 0.0
+    d_a = np.linalg.solve(_mT(v), inner @ _mT(v))
+    return d_a if np.iscomplexobj(a) else np.real(d_a)
+
+
+def eigvals_grad(g, a):
+    """Cotangent of ``a`` in ``np.linalg.eigvals(a)``: ``v^-T diag(g) v^T``,
+    with the eigenvectors ``v`` of ``a`` (its real part for a real ``a``)."""
+    if no_cotangent(g):
+        return 0.0
+    _, v = np.linalg.eig(a)
+    d_a = np.linalg.solve(_mT(v), g[..., :, None] * _mT(v))
+    return d_a if np.iscomplexobj(a) else np.real(d_a)
 
 
 def eigvalsh_grad(g, a, UPLO="L"):  # noqa: N803

@@ -88,6 +88,8 @@ def getitem_grad(g, a, index):
         return cotangent_like(a, index, g)
     if type(g) is np.ndarray or not foreign(g):
         grad = np.zeros_like(a)
+        if np.iscomplexobj(g) and not np.iscomplexobj(grad):
+            g = np.real(g)  # a real array's cotangent is the real part (and NumPy warns otherwise)
     else:  # a Dask or CuPy cotangent of a NumPy array: scattered in its own library
         grad = namespace_of(g).zeros_like(a)
     if is_basic_index(index):
