@@ -722,9 +722,12 @@ for e, shape in (("x.T", (3, 4)), ("x.T", (2, 3, 4)), ("x.mT", (2, 3, 4)),
                  ("x.flatten()", (2, 3)), ("x.squeeze()", (1, 3, 1)), ("x.squeeze(0)", (1, 3)),
                  ("x.transpose()", (2, 3, 4)), ("x.transpose(1, 0, 2)", (2, 3, 4)),
                  ("x.transpose((2, 0, 1))", (2, 3, 4)), ("x.swapaxes(0, 1)", (2, 3)),
-                 ("x.copy()", (2, 3)), ("x.astype(np.float64)", (2, 3))):
+                 ("x.copy()", (2, 3)), ("x.astype(np.float64)", (2, 3)),
+                 ("x.astype(np.float64, copy=False)", (2, 3)),
+                 ("x.astype(np.float64, order='C', casting='same_kind')", (2, 3))):
     S(f"ndarray-{e}-{shape}", getattr(np.ndarray, e[2:].split("(")[0]), e, x=normal(*shape))
 S("np.astype-float64", np.astype, "np.astype(x, np.float64)", x=normal(2, 3))
+S("np.astype-copy", np.astype, "np.astype(x, np.float64, copy=False)", x=normal(2, 3))
 
 # --- math module and builtins (Python floats) ----------------------------------------
 MATH = {"exp": (-1, 1), "expm1": (-1, 1), "log": (0.5, 2), "log1p": (0.5, 2), "log2": (0.5, 2),

@@ -105,14 +105,17 @@ def transpose_tangent(out, a, *axes, d_a):
 
 
 @linear(np.ndarray.astype, "a", name="np.ndarray.astype", call="np.asarray",
-        keywords=("dtype",))
-def astype(out, d_out, a, dtype):
-    """The cotangent is cast back to ``a``'s dtype, the tangent stored in the output's."""
+        keywords=("dtype",), unused=("order", "casting", "subok", "copy"))
+def astype(out, d_out, a, dtype, order="K", casting="unsafe", subok=True, copy=True):
+    """The cotangent is cast back to ``a``'s dtype, the tangent stored in the
+    output's.  ``order``, ``casting``, ``subok`` and ``copy`` decide the layout,
+    which casts are allowed and whether the input may be returned: not the
+    numbers, so not the rules (generated code never writes into either)."""
     return np.asarray(d_out, dtype=a.dtype)
 
 
-@linear(np.astype, "x", name="np.astype")
-def astype_function(out, d_out, x, dtype):
+@linear(np.astype, "x", name="np.astype", unused=("copy", "device"))
+def astype_function(out, d_out, x, dtype, *, copy=True, device=None):
     """NumPy 2's function form of ``x.astype(dtype)``: the same rule."""
     return np.asarray(d_out, dtype=x.dtype)
 
