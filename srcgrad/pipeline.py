@@ -295,7 +295,7 @@ class Compilation:
     @compiler_pass
     def copies(self):
         """Propagate copies and start sums from their first term (optimize/dce.py)."""
-        self.backward = drop_zero_starts(propagate_copies(self.backward))
+        self.backward = propagate_copies(drop_zero_starts(self.backward))
 
     @compiler_pass
     def dce(self):

@@ -194,7 +194,9 @@ def propagate_copies(stmts) -> list:
       through the back-edge -- and is dropped after it otherwise;
     * a copy made inside a block never leaves it: each body starts with none,
       so a copy from the end of a loop body never reaches the next iteration;
-    * no nested scope rebinds the names (comprehensions are loops by now).
+    * no nested scope rebinds the names (comprehensions are loops by now);
+    * a move ``a = b`` while ``b`` still copies ``a`` rebinds ``a`` to the
+      object it holds: it is dropped, and the copy goes on.
 
     Tested by tests/optimize/test_optimize_soundness.py (``swap_in_loop``,
     ``copy_source_rebound_in_loop``, ``copy_before_loop_that_rebinds_it``).
@@ -205,6 +207,18 @@ def propagate_copies(stmts) -> list:
         d_a = d_t
         d_b = d_t * 2
         d_a = d_t + 1
+
+    A move back to where a copy came from is dropped: ``d_b = d_t7`` after
+    ``d_t7 = d_b`` (the adjoint of ``b = t7`` around the restore of ``b``), with
+    neither rebound in between, leaves ``d_b`` holding what it holds, and
+    ``d_t7`` is then dead:
+
+        >>> tree = gast.parse("d_t7 = d_b\\nb = b_tape.pop()\\nd_b = d_t7\\n"
+        ...                   "d_a = d_a - d_t7 * math.sin(a)")
+        >>> print(show_statements(propagate_copies(tree.body)))
+        d_t7 = d_b
+        b = b_tape.pop()
+        d_a = d_a - d_b * math.sin(a)
 
     A loop that rebinds the source keeps the reads of the copy, before the loop
     (the next iteration would see the new ``d_t``) and after it:
@@ -219,7 +233,9 @@ def propagate_copies(stmts) -> list:
         d_c = d_a + 1
     """
     copies: dict[str, str] = {}
+    kept = []
     for stmt in stmts:
+        kept.append(stmt)
         if isinstance(stmt, (gast.If, gast.For, gast.While)):
             defined = set()
             for node in walk(stmt):
@@ -232,6 +248,11 @@ def propagate_copies(stmts) -> list:
             stmt.body = propagate_copies(stmt.body)
             stmt.orelse = propagate_copies(stmt.orelse)
             continue
+        simple = isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
+            and isinstance(stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.Name)
+        if simple and copies.get(stmt.value.id) == stmt.targets[0].id:
+            kept.pop()  # a = b where b copies a: a move undoing one, a already holds b
+            continue
         _Rename(copies).visit(stmt.value if isinstance(stmt, gast.Assign) else stmt)
         if ir.is_update(stmt) and isinstance(stmt, gast.Assign):
             _Rename(copies).visit(stmt.targets[0].slice)
@@ -239,10 +260,9 @@ def propagate_copies(stmts) -> list:
         for name in list(copies):
             if name in defined or copies[name] in defined:
                 del copies[name]
-        if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
-                and isinstance(stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.Name) \
-                and stmt.targets[0].id != stmt.value.id:
+        if simple and stmt.targets[0].id != stmt.value.id:
             copies[stmt.targets[0].id] = stmt.value.id
+    stmts[:] = kept
     return stmts
 
 

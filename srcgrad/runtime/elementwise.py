@@ -25,6 +25,9 @@ import numpy as np
 from .errors import error_at
 from .namespaces import as_array, foreign
 
+#: Python numbers: shape () as NumPy scalars are
+_NUMBERS = (float, int, complex, bool)
+
 
 def unbroadcast(g, x):
     """Sum ``g`` down to the shape of ``x``, undoing NumPy broadcasting.
@@ -36,6 +39,8 @@ def unbroadcast(g, x):
         return g
     if type(g) is np.ndarray and type(x) is np.ndarray and g.shape == x.shape:
         return g  # the common case, first: no np.shape calls
+    if isinstance(g, np.generic) and (type(x) in _NUMBERS or isinstance(x, np.generic)):
+        return g  # two scalars (a loop's running sum): no np.shape calls, 1-2 us each
     if isinstance(x, (tuple, list)):
         raise error_at(
             "UnsupportedSyntaxError",

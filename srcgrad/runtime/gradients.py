@@ -31,12 +31,14 @@ def _grad_like(g, x, made):
     """``grad_like`` with ``made``, the ids of the arrays it has returned so far:
     a cotangent may reach several leaves (``d_x = d_y = d_t``), each needs its own."""
     if isinstance(x, float):
+        if type(g) is float:  # a float's cotangent in float code: nothing to convert
+            return g
         # a real argument's gradient is the real part of its cotangent
         return float(np.real(g))
+    if type(x) is tuple and type(g) is tuple and len(g) == len(x):  # several arguments
+        return tuple([_grad_like(gi, xi, made) for gi, xi in zip(g, x)])
     if isinstance(x, np.ndarray) or np.isscalar(x):
         return _own(_array_gradient(g, x), made)
-    if type(x) is tuple and type(g) is tuple and len(g) == len(x):  # several arguments
-        return tuple(_grad_like(gi, xi, made) for gi, xi in zip(g, x))
     if foreign(x):  # a Dask or CuPy array
         return _own(_array_gradient(g, x), made)
     return gradient_like(g, x, lambda g, x: _own(_array_gradient(g, x), made))

@@ -39,7 +39,10 @@ def matmul_grad_a(g, a, b):
     if type(g) is np.ndarray and type(a) is np.ndarray and type(b) is np.ndarray \
             and g.ndim == 2 and a.ndim == 2 and b.ndim == 2:
         return g @ b.T  # two matrices, the common case: nothing to promote or sum
-    if np.ndim(a) == 1 and np.ndim(b) == 1:
+    if type(a) is np.ndarray and type(b) is np.ndarray:
+        if a.ndim == 1 and b.ndim == 1:  # two vectors (a dot product), without np.ndim calls
+            return g * b
+    elif np.ndim(a) == 1 and np.ndim(b) == 1:
         return g * b
     if no_cotangent(g):  # no cotangent reached the product
         return 0.0
@@ -53,7 +56,10 @@ def matmul_grad_b(g, a, b):
     if type(g) is np.ndarray and type(a) is np.ndarray and type(b) is np.ndarray \
             and g.ndim == 2 and a.ndim == 2 and b.ndim == 2:
         return a.T @ g
-    if np.ndim(a) == 1 and np.ndim(b) == 1:
+    if type(a) is np.ndarray and type(b) is np.ndarray:
+        if a.ndim == 1 and b.ndim == 1:  # two vectors (a dot product), without np.ndim calls
+            return g * a
+    elif np.ndim(a) == 1 and np.ndim(b) == 1:
         return g * a
     if no_cotangent(g):
         return 0.0
