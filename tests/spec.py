@@ -734,12 +734,14 @@ MATH = {"exp": (-1, 1), "expm1": (-1, 1), "log": (0.5, 2), "log1p": (0.5, 2), "l
         "log10": (0.5, 2), "sqrt": (0.5, 2), "sin": (-2, 2), "cos": (-2, 2), "tan": (-1, 1),
         "asin": (-0.9, 0.9), "acos": (-0.9, 0.9), "atan": (-2, 2), "sinh": (-1, 1),
         "cosh": (-1, 1), "tanh": (-1, 1), "asinh": (-1, 1), "acosh": (1.2, 3),
-        "atanh": (-0.9, 0.9), "fabs": (0.3, 2), "erf": (-1, 1), "erfc": (-1, 1)}
+        "atanh": (-0.9, 0.9), "fabs": (0.3, 2), "erf": (-1, 1), "erfc": (-1, 1),
+        "lgamma": (0.2, 6), "gamma": (0.3, 4)}
 F64 = ("float64",)
 for fn, (lo, hi) in MATH.items():
     S(f"math.{fn}", getattr(math, fn), f"math.{fn}(x)", dtypes=F64, x=pyfloat(lo, hi))
 S("math.fabs-neg", math.fabs, "math.fabs(x)", dtypes=F64, x=pyfloat(-2, -0.3))
 S("math.log-base", math.log, "math.log(x, 2)", dtypes=F64, x=pyfloat(0.5, 2))
+S("math.lgamma-neg", math.lgamma, "math.lgamma(x)", dtypes=F64, x=pyfloat(-2.9, -2.1))
 for fn in ("pow", "atan2", "hypot"):
     S(f"math.{fn}", getattr(math, fn), f"math.{fn}(x, y)", dtypes=F64, x=pyfloat(0.5, 2),
       y=pyfloat(-1, 1))

@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from ..runtime import expand, grad_like, match_complex, signum, unbroadcast
+from ..runtime import expand, grad_like, match_complex, psi, signum, unbroadcast
 from .derive import pointwise
 from .registry import adjoint, nondifferentiable, tangent
 
@@ -38,6 +38,20 @@ pointwise(math.atanh, lambda x: 1 / (1 - x * x))
 pointwise(math.fabs, lambda x: float(x > 0) - float(x < 0))  # subgradient 0 at x = 0
 pointwise(math.erf, lambda x: (2 / math.sqrt(math.pi)) * math.exp(-x * x))
 pointwise(math.erfc, lambda x: -(2 / math.sqrt(math.pi)) * math.exp(-x * x))
+pointwise(math.lgamma, lambda x: psi(0, x))  # psi: runtime/special.py, no SciPy for floats
+pointwise(math.gamma, lambda x, out: out * psi(0, x))
+
+
+@adjoint(psi, "x", name="psi")
+def psi_(out, d_out, n, x):
+    """The helper behind the derivatives of ``math.lgamma``, ``math.gamma`` and
+    of SciPy's gamma functions: ``d psi(n, x) / dx = psi(n + 1, x)``."""
+    return unbroadcast(d_out * psi(n + 1, x), x)
+
+
+@tangent(psi, "x", name="psi")
+def psi_tangent(out, n, x, d_x):
+    return expand(d_x * psi(n + 1, x), out)
 
 
 @adjoint(math.log, "x", name="math.log")

@@ -6,7 +6,8 @@ it lazily, when a lookup misses after the user's code has imported
 and the helpers of :mod:`srcgrad.runtime` only; the derivatives that are
 special functions themselves (digamma, polygamma) go through
 :func:`srcgrad.runtime.psi`, which calls SciPy, and which has rules of its own
-here so that second derivatives work.
+(in :mod:`.math_module`, which ``math.lgamma`` needs without SciPy) so that
+second derivatives work.
 
 Conventions: ``polygamma``'s order ``n``, ``logsumexp``'s ``axis`` and the
 ``axis`` of ``softmax``/``log_softmax`` are constants; ``xlogy(x, y)`` is 0 at
@@ -45,17 +46,6 @@ pointwise(special.gammaln, lambda x: psi(0, x), name="scipy.special.gammaln")
 pointwise(special.gamma, lambda x, out: out * psi(0, x), name="scipy.special.gamma")
 pointwise(special.digamma, lambda x: psi(1, x), name="scipy.special.digamma")
 pointwise(special.entr, lambda x: -(np.log(x) + 1), name="scipy.special.entr")
-
-
-@adjoint(psi, "x", name="psi")
-def psi_(out, d_out, n, x):
-    """The helper behind the derivatives above: ``d psi(n, x) / dx = psi(n + 1, x)``."""
-    return unbroadcast(d_out * psi(n + 1, x), x)
-
-
-@tangent(psi, "x", name="psi")
-def psi_tangent(out, n, x, d_x):
-    return expand(d_x * psi(n + 1, x), out)
 
 
 @adjoint(special.polygamma, "x", name="scipy.special.polygamma")

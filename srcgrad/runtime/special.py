@@ -15,6 +15,8 @@ code differentiating a call to SciPy does.  The others need NumPy alone.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .elementwise import unbroadcast
@@ -26,7 +28,10 @@ def psi(n, x):
     """The polygamma function of order ``n`` at ``x``: ``scipy.special.polygamma``
     (``digamma`` for ``n = 0``), in ``x``'s floating dtype.  The derivatives of
     ``gammaln``, ``digamma``, ``polygamma``, ``betaln`` and of the Student t
-    density."""
+    density; and, on a Python float, of ``math.lgamma`` and ``math.gamma``
+    (computed here, without SciPy)."""
+    if type(x) is float or type(x) is int:  # math.lgamma / math.gamma: no SciPy needed
+        return _polygamma_of_float(n, float(x))
     from scipy import special  # noqa: PLC0415 - SciPy is optional: imported when used
 
     value = special.digamma(x) if np.ndim(n) == 0 and n == 0 else special.polygamma(n, x)
@@ -34,6 +39,39 @@ def psi(n, x):
     if dtype.kind == "f" and isinstance(value, np.ndarray) and value.dtype != dtype:
         return value.astype(dtype)
     return value
+
+
+#: Bernoulli numbers B_2, B_4, ..., B_18 of the asymptotic series below.
+_BERNOULLI = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510,
+              43867 / 798)
+
+
+def _polygamma_of_float(n, x):
+    """``psi(n, x)`` for a Python float ``x``, with ``math`` alone: the
+    recurrence ``psi_n(x) = psi_n(x + 1) - (-1)^n n! / x^(n+1)`` carries ``x``
+    past ``12 + 2n``, where the asymptotic series (Abramowitz and Stegun 6.3.18,
+    6.4.11) to ``B_18`` is exact to rounding; the digamma of ``x < 1/2`` by
+    reflection, ``psi(x) = psi(1 - x) - pi / tan(pi x)``.  NaN at the poles."""
+    n = int(n)
+    if x <= 0 and x == math.floor(x):
+        return math.nan
+    if n == 0 and x < 0.5:
+        return _polygamma_of_float(0, 1 - x) - math.pi / math.tan(math.pi * x)
+    sign = 1.0 if n % 2 else -1.0  # (-1)^(n+1)
+    factorial = math.factorial(n)
+    shift = 0.0
+    while x < 12 + 2 * n:
+        shift += sign * factorial / x ** (n + 1)
+        x += 1.0
+    if n == 0:
+        total = math.log(x) - 0.5 / x
+        for k, b in enumerate(_BERNOULLI, 1):
+            total -= b / (2 * k * x ** (2 * k))
+        return total + shift
+    total = math.factorial(n - 1) / x ** n + factorial / (2 * x ** (n + 1))
+    for k, b in enumerate(_BERNOULLI, 1):
+        total += b * math.factorial(2 * k + n - 1) / (math.factorial(2 * k) * x ** (2 * k + n))
+    return sign * total + shift
 
 
 def logsumexp_grads(g, out, a, axis=None, b=None, keepdims=False):
