@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import inspect
 import itertools
+from dataclasses import replace
 
 import numpy as np
 
+from .. import backends
 from .. import pipeline as compiler
 from ..errors import NonDifferentiableError, SrcGradError
 from ..pipeline import Options
@@ -39,14 +41,14 @@ def _function(fn, mode):
     return fn, None
 
 
-def tangent_function(fn, wrt=0, *, optimize=True) -> Transformed:
+def tangent_function(fn, wrt=0, *, optimize=True, backend="numpy") -> Transformed:
     """The generated forward-mode function of ``fn``: it takes ``fn``'s
     positional arguments followed by one tangent per ``wrt`` argument and
     returns ``(value, tangent)``.  ``.source`` shows the tangent code."""
-    return transform("jvp", fn, wrt, "save", optimize)
+    return transform("jvp", fn, wrt, "save", optimize, backend=backend)
 
 
-def jvp(fn, primals=None, tangents=None, *, wrt=None, optimize=True):
+def jvp(fn, primals=None, tangents=None, *, wrt=None, optimize=True, backend="numpy"):
     """Forward mode: ``(fn(*primals), J @ tangents)``.
 
     ``tangents`` has one entry per primal: a float or array shaped like it (or a
@@ -56,10 +58,12 @@ def jvp(fn, primals=None, tangents=None, *, wrt=None, optimize=True):
     ``srcgrad.jvp(fn, wrt=...).source``.
 
     Called as ``jvp(fn, wrt=0)`` (no primals), returns that generated function
-    itself: ``g(*args, *tangents) -> (value, tangent)``.
+    itself: ``g(*args, *tangents) -> (value, tangent)``.  ``backend`` is as for
+    :func:`.transforms.grad`.
     """
     if primals is None:
-        return tangent_function(fn, 0 if wrt is None else wrt, optimize=optimize)
+        return tangent_function(fn, 0 if wrt is None else wrt, optimize=optimize,
+                                backend=backend)
     primals, tangents = tuple(primals), tuple(tangents if tangents is not None else ())
     if len(tangents) != len(primals):
         raise SrcGradError(f"jvp needs one tangent per primal (None for a constant one): "
@@ -80,27 +84,35 @@ def jvp(fn, primals=None, tangents=None, *, wrt=None, optimize=True):
     receiver = type(args[0]) if args and (bound_self is not None or is_user_object(args[0])) \
         else None
     options = Options(mode="jvp", wrt=wrt_positions, single=False, optimize=optimize,
-                      receiver=receiver,  # and the functions passed, as grad's calls have
-                      callees=callee_arguments(func, wrt_positions, args, int(receiver is not None)))
+                      receiver=receiver, backend=backend,  # and the functions passed, as
+                      callees=callee_arguments(func, wrt_positions, args,  # grad's calls have
+                                               int(receiver is not None)))
     compiler.validate_options(options)
+    backends.require(backend)
     compiled = compile_function(func, options)
     moving = [as_tangent(tangents[p], primals[p]) for p in positions]
+    if backend != "numpy":  # compiled for these arguments, or the NumPy code, noted
+        backends.settle(compiled, (*args, *moving), {},
+                        lambda: compile_function(func, replace(options, backend="numpy")))
     return compiled.functions[0](*args, *moving)
 
 
-def hvp(fn, wrt=0):
+def hvp(fn, wrt=0, *, backend="numpy"):
     """The Hessian-vector product of the scalar function ``fn``: returns
     ``h(*args, v)`` computing ``(d^2 fn / d arg^2) @ v`` for argument ``wrt``.
 
     Runs reverse mode over generated forward-mode code: the cost of about one
-    gradient, with no Hessian formed.
+    gradient, with no Hessian formed.  ``backend`` runs that reverse-mode code,
+    as for :func:`.transforms.grad`.
     """
     position, single = normalize_wrt(wrt)
     if not single:
         raise SrcGradError("hvp takes one argument position (an int) as wrt")
+    compiler.validate_options(Options(backend=backend))
+    backends.require(backend)
     func, bound_self = _function(fn, "hvp")
     shift = 1 if bound_self is not None else 0
-    second = SecondOrder(func, position[0] + shift, position[0] + shift, bound_self)
+    second = SecondOrder(func, position[0] + shift, position[0] + shift, bound_self, backend)
     return Derivative(second, lambda: second.source, fn, "hvp")
 
 
@@ -121,11 +133,11 @@ def _basis(x, k):
     return e.reshape(x.shape)
 
 
-def hessian(fn, wrt=0):
+def hessian(fn, wrt=0, *, backend="numpy"):
     """The dense Hessian of the scalar function ``fn`` with respect to argument
     ``wrt``: ``H(*args)`` has shape ``x.shape + x.shape``; one Hessian-vector
-    product per element of ``x``."""
-    product = hvp(fn, wrt)
+    product per element of ``x`` (run by ``backend``, as for :func:`hvp`)."""
+    product = hvp(fn, wrt, backend=backend)
     position = normalize_wrt(wrt)[0][0]
 
     def hess(*args):
@@ -166,14 +178,18 @@ def _dense_derivative(dense, wrapped, kind) -> Derivative:
                       dense=(func, bound_self, position, order))
 
 
-def jacobian(fn, wrt=0):
+def jacobian(fn, wrt=0, *, backend="numpy"):
     """The dense Jacobian of ``fn`` with respect to argument ``wrt``: ``J(*args)``
     has shape ``out.shape + x.shape``.  It takes one reverse-mode pullback per
     output element or one forward-mode tangent per input element, whichever is
-    fewer.  ``jacobian(grad(f))`` is the Hessian (reverse over forward)."""
+    fewer.  ``jacobian(grad(f))`` is the Hessian (reverse over forward).
+    ``backend`` runs the pullbacks and tangents, as for :func:`.transforms.grad`
+    (the dense third derivatives, ``jacobian(hessian(f))``, run on NumPy)."""
     position, single = normalize_wrt(wrt)
     if not single:
         raise SrcGradError("jacobian takes one argument position (an int) as wrt")
+    compiler.validate_options(Options(backend=backend))
+    backends.require(backend)
     i = position[0]
     if isinstance(fn, Derivative):
         if fn.dense is None or fn.dense[2] != i:
@@ -186,12 +202,12 @@ def jacobian(fn, wrt=0):
         if fn.options.wrt[0] != i or fn.bound is not None:
             raise SrcGradError("jacobian(grad(f)) is supported with the same argument "
                                "position for both, on plain functions")
-        return hessian(fn.__wrapped__, i)
+        return hessian(fn.__wrapped__, i, backend=backend)
 
     def jac(*args):
         x = args[i]
         n = _flat_size(x)
-        value, pullback = vjp(fn, *args, wrt=i)
+        value, pullback = vjp(fn, *args, wrt=i, backend=backend)
         if isinstance(value, tuple):
             raise SrcGradError("jacobian takes functions returning one array or float")
         m = int(np.size(value))
@@ -207,7 +223,7 @@ def jacobian(fn, wrt=0):
             cols = []
             for k in range(n):
                 tangents[i] = _basis(x, k)
-                cols.append(np.ravel(jvp(fn, args, tangents)[1]))
+                cols.append(np.ravel(jvp(fn, args, tangents, backend=backend)[1]))
             flat = np.stack(cols, axis=-1)
         return flat.reshape(np.shape(value) + np.shape(x))
 

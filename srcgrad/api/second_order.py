@@ -11,9 +11,11 @@ about one gradient and with no tape of tapes.  ``hvp`` and ``hessian``
 from __future__ import annotations
 
 import inspect
+from dataclasses import replace
 
 import numpy as np
 
+from .. import backends
 from ..errors import NonDifferentiableError, SrcGradError
 from ..pipeline import Options
 from ..runtime.structures import is_differentiable_leaf
@@ -68,11 +70,17 @@ class HigherOrder:
 
     One level with ``v = 1.0`` for a float argument is ``grad(grad(f))``; two
     levels are ``grad(grad(grad(f)))``; one level along ``v`` is ``hvp``.
+
+    ``backend`` runs the last module, the one called (the tangent levels are
+    only differentiated): ``"numba"`` compiles it for the first call's
+    arguments where numba can (:func:`..backends.settle`).
     """
 
-    def __init__(self, fn, inners: tuple, outer: tuple, single: bool = True, bound=None):
+    def __init__(self, fn, inners: tuple, outer: tuple, single: bool = True, bound=None,
+                 backend: str = "numpy"):
         self.fn, self.inners, self.outer, self.single, self.bound = \
             fn, tuple(inners), tuple(outer), single, bound
+        self.backend = backend
 
     def _compiled(self, args) -> list:
         """The generated module of each tangent level, then the gradient's module."""
@@ -85,8 +93,8 @@ class HigherOrder:
                                              self.fn, (position, *self.outer), args,
                                              int(receiver is not None))))
             code = modules[-1].functions[0]
-        modules.append(compile_function(code, Options(mode="grad", wrt=self.outer,
-                                                      single=self.single)))
+        options = Options(mode="grad", wrt=self.outer, single=self.single, backend=self.backend)
+        modules.append(compile_function(code, options))
         return modules
 
     def __call__(self, *args):
@@ -94,7 +102,12 @@ class HigherOrder:
         args, directions = args[:len(args) - count], args[len(args) - count:]
         args = all_arguments(self.fn, self.bound, args)
         moving = [as_tangent(v, args[p]) for v, p in zip(directions, self.inners)]
-        return self._compiled(args)[-1].functions[0](*args, *moving)
+        modules = self._compiled(args)
+        if self.backend != "numpy":  # once per module: later calls keep the decision
+            code, options = modules[-2].functions[0], modules[-1].options
+            backends.settle(modules[-1], (*args, *moving), {}, lambda: compile_function(
+                code, replace(options, backend="numpy")))
+        return modules[-1].functions[0](*args, *moving)
 
     def source_for(self, *args) -> str:
         """Every generated module, as a call with ``args`` would use them."""
@@ -117,8 +130,8 @@ class SecondOrder(HigherOrder):
     ``.source`` shows both generated functions.
     """
 
-    def __init__(self, fn, inner: int, outer: int, bound=None):
-        super().__init__(fn, (inner,), (outer,), True, bound)
+    def __init__(self, fn, inner: int, outer: int, bound=None, backend: str = "numpy"):
+        super().__init__(fn, (inner,), (outer,), True, bound, backend)
         self.inner, self.outer_position = inner, outer
 
 

@@ -306,7 +306,8 @@ def value_and_grad(fn=None, wrt=0, *, policy="save", optimize=True, check=None,
     return transform("value_and_grad", fn, wrt, policy, optimize, check, check_finite, backend)
 
 
-def vjp(fn, *primals, wrt=None, policy="save", optimize=True, check=None, check_finite=None):
+def vjp(fn, *primals, wrt=None, policy="save", optimize=True, check=None, check_finite=None,
+        backend="numpy"):
     """Evaluate ``fn(*primals)`` and return ``(value, pullback)``.
 
     ``pullback(cotangent)`` returns a tuple of cotangents, one per ``wrt``
@@ -315,7 +316,7 @@ def vjp(fn, *primals, wrt=None, policy="save", optimize=True, check=None, check_
     of them (then the cotangent is a tuple too).  The generated code runs in
     split mode: a forward function returns its residuals explicitly and the
     backward function takes them; ``pullback.source`` shows both.
-    ``check_finite`` (anomaly mode) is as for :func:`grad`.
+    ``check_finite`` (anomaly mode) and ``backend`` are as for :func:`grad`.
     """
     fn = function_of(fn, "vjp")
     if wrt is None:
@@ -335,11 +336,16 @@ def vjp(fn, *primals, wrt=None, policy="save", optimize=True, check=None, check_
         func, args, receiver = fn.__func__, (fn.__self__, *primals), type(fn.__self__)
     shifted = tuple(p + 1 if receiver is not None and p >= 0 else p for p in positions)
     options = Options(mode="vjp", wrt=shifted, single=False, policy=policy, optimize=optimize,
-                      receiver=receiver, check_finite=anomaly(check_finite),
+                      receiver=receiver, check_finite=anomaly(check_finite), backend=backend,
                       callees=callee_arguments(func, shifted, args, int(receiver is not None)))
+    compiler.validate_options(options)
+    backends.require(backend)
     compiled = compile_function(func, options)
     check_args(func, options, args)
     forward, backward = compiled.functions
+    if backend != "numpy":  # compiled for these primals, or the NumPy code (backends.split)
+        forward, backward = backends.split(
+            compiled, args, lambda: compile_function(func, replace(options, backend="numpy")))
     reference = private_copies(primals) if checking(check) else None
     value, residuals = forward(*args)
     if reference is not None:

@@ -75,5 +75,19 @@ def settle(compiled, args, kwargs, numpy) -> None:
     compiled.functions = tuple(guarded(f, i, numpy) for i, f in enumerate(compiled.functions))
 
 
+def split(compiled, args, numpy):
+    """``vjp``'s forward and backward functions of ``compiled`` (a module in
+    split mode) for the primals ``args``, settled as :func:`settle` does; the
+    compiled backward function runs the forward sweep again in the same
+    compiled call (:func:`.numba_rules.pullback` says why), and falls back to
+    the NumPy code with fresh residuals from ``args``."""
+    settle(compiled, args, {}, numpy)
+    forward, backward = compiled.functions
+    if not hasattr(backward, "dispatcher"):  # the NumPy code
+        return forward, backward
+    from .numba_rules import pullback  # noqa: PLC0415 - optional dependency
+    return forward, pullback(forward.dispatcher, backward.dispatcher, args, numpy)
+
+
 __all__ = ["BACKENDS", "NOTE", "BackendUnavailableError", "adapt", "in_memory", "noted", "require",
-           "settle"]
+           "settle", "split"]

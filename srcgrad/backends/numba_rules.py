@@ -8,9 +8,12 @@ so the generated source stays the NumPy backend's, decorated:
 - ``grad_seed(value)`` is ``1.0``; ``unbroadcast(g, x)`` of two numbers is
   ``g`` (nothing is broadcast between scalars); ``grad_like(g, x)`` of a float
   (or a tuple of floats) is ``g`` as floats; ``zeros_grad(x)`` is ``0.0``;
-  ``signum(x)`` is ``float(x > 0) - float(x < 0)``; ``match_complex(g, x)`` of
-  two numbers is ``g`` -- each what the NumPy
-  helper returns for Python floats, bit for bit;
+  ``signum(x)`` is ``float(x > 0) - float(x < 0)``, ``signum_grad(d, x)`` of a
+  real ``x`` is ``0.0 * d``; ``match_complex(g, x)`` of
+  two numbers is ``g``; forward mode's ``expand(t, like)`` of two numbers is
+  ``t``, ``tangent_like(t, x)`` of a float is ``float(t)``, ``zero_tangent(x)``
+  of a number is ``0.0``; ``in_place(value, x)`` (``x op= v``) of numbers is
+  ``value`` -- each what the NumPy helper returns for Python floats, bit for bit;
 - ``reversed(range(...))``, the adjoint sweep's loop over a ``for`` loop's
   iterations, is the range counted down; ``float(flag)`` of a bool is 1.0 or
   0.0, as in Python.
@@ -43,7 +46,19 @@ from numba.core.dispatcher import Dispatcher
 from numba.core.errors import NumbaError
 from numba.extending import overload
 
-from ..runtime import grad_like, grad_seed, match_complex, signum, unbroadcast, zeros_grad
+from ..runtime import (
+    expand,
+    grad_like,
+    grad_seed,
+    in_place,
+    match_complex,
+    signum,
+    signum_grad,
+    tangent_like,
+    unbroadcast,
+    zero_tangent,
+    zeros_grad,
+)
 
 _NUMBER = (types.Integer, types.Boolean)
 
@@ -131,6 +146,41 @@ def _signum(x):
     return None
 
 
+@overload(signum_grad)
+def _signum_grad(d_out, x):
+    if _real(d_out) and _real(x):
+        return lambda d_out, x: 0.0 * d_out  # a real sign's cotangent: zero (signed, as NumPy's)
+    return None
+
+
+@overload(expand)
+def _expand(t, like):
+    if _real(t) and _real(like):
+        return lambda t, like: t  # a number's tangent term: nothing to broadcast
+    return None
+
+
+@overload(tangent_like)
+def _tangent_like(t, x):
+    if x == types.float64 and _real(t):
+        return lambda t, x: float(t)
+    return None
+
+
+@overload(in_place)
+def _in_place(value, x):
+    if _real(value) and _real(x):
+        return lambda value, x: value  # x op= v on a number rebinds x to x op v
+    return None
+
+
+@overload(zero_tangent)
+def _zero_tangent(x):
+    if _real(x):
+        return lambda x: 0.0
+    return None
+
+
 @overload(float)
 def _float(x):
     if isinstance(x, types.Boolean):  # float(x > 0): a derivative of a comparison's sides
@@ -170,7 +220,7 @@ def compile_for(dispatcher, args, kwargs=None) -> str | None:
     _importable(func.__globals__, func.__code__.co_filename)
     try:
         dispatcher.compile(signature)
-    except NumbaError as exc:
+    except Exception as exc:  # noqa: BLE001 - numba's typing, or a crash inside numba
         return _summary(exc)
     return _checked(dispatcher, signature)
 
@@ -180,7 +230,7 @@ def compile_for(dispatcher, args, kwargs=None) -> str | None:
 _WRAPPING = {operator.mul, operator.pow, operator.lshift, operator.imul, operator.ipow,
              operator.ilshift}
 _SUMS = {operator.add, operator.sub, operator.iadd, operator.isub}
-_CHECKS = 2                 # what _integer_hazard looks for: a verdict of another is not read
+_CHECKS = 3                 # what _integer_hazard looks for: a verdict of another is not read
 _INT_LIMIT = 1 << 31        # an int argument beyond it may overflow in a sum or product
 
 
@@ -232,13 +282,15 @@ def _integer_hazard(dispatcher) -> str | None:
     integer variables (``k = k + k``, Fibonacci's ``a + b`` double each time), or
     an integer made by a call (``int(x * 1e19)``).  A counter (``k + 1``: a
     constant added, so it grows with the iterations) and a loop's own index are
-    kept.  Looks at every generated function compiled with it."""
+    kept, and so is ``len(...)``.  Looks at every generated function compiled
+    with it."""
     for each in _dispatchers(dispatcher):
         for signature in each.signatures:
             annotation = each.overloads[signature].type_annotation
             if not hasattr(annotation, "blocks"):
                 raise _NoTypes
-            constants = {stmt.target.name for block in annotation.blocks.values()
+            constants = {stmt.target.name: getattr(stmt.value, "value", None)
+                         for block in annotation.blocks.values()
                          for stmt in block.body if isinstance(stmt, numba_ir.Assign)
                          and isinstance(stmt.value, (numba_ir.Const, numba_ir.Global,
                                                      numba_ir.FreeVar))}
@@ -259,7 +311,8 @@ def _integer_hazard(dispatcher) -> str | None:
                             and expr.rhs.name not in constants:
                         return ("it adds or subtracts integer variables, whose sums "
                                 "numba's 64-bit integers may wrap where Python's grow")
-                    if expr.op == "call":
+                    if expr.op == "call" and constants.get(expr.func.name, None) is not len:
+                        # (the length of a range or a tape, as hvp's code takes, is bounded)
                         return ("it makes an integer with a call (int(), round(), len()...), "
                                 "which numba's 64-bit integers may wrap")
     return None
@@ -307,7 +360,7 @@ def guarded(dispatcher, index, numpy):
             return settled[0](*args, **kwargs)
         except Exception:  # noqa: BLE001 - Python's own run decides what is raised
             return numpy().functions[index](*args, **kwargs)
-        if not _finite(result):
+        if not finite(result):
             return numpy().functions[index](*args, **kwargs)
         return result
     run.dispatcher = dispatcher
@@ -315,10 +368,69 @@ def guarded(dispatcher, index, numpy):
     return run
 
 
-def _finite(result) -> bool:
+def pullback(forward, backward, args, numpy):
+    """``vjp``'s backward function for the primals ``args``, given the compiled
+    ``forward`` and ``backward`` (dispatchers of one module in split mode).
+
+    The residuals do not cross into Python and back: numba boxes a tape that
+    starts with None (``t_tape.append(t)`` before ``t`` has a value) as a
+    Python list, and types a list from its first element when it unboxes it,
+    so a list ``[None, 0.5, ...]`` would come back as a list of None -- wrong
+    values, or a crash.  Each call runs one compiled function instead, the
+    forward sweep then the backward one, with the residuals kept in numba's
+    own types; the residuals it is handed are not read.  It is compiled (and
+    its integers checked, as :func:`compile_for` does) at the first call,
+    before any of it runs; where numba cannot compile it for the cotangent,
+    or a call raises or gives a NaN or Inf, the NumPy module's forward and
+    backward functions (``numpy()``) run instead, which raise what Python
+    raises, or give the same value."""
+    run = _joined(forward, backward)
+    settled = []  # why the compiled pullback cannot run: "" once it can
+
+    def call(residuals, cotangent):
+        __tracebackhide__ = True
+        if not settled:
+            settled.append(_compile_joined(run, backward, cotangent, args))
+        if settled[0] == "":
+            try:
+                result = run(cotangent, args)
+            except Exception:  # noqa: BLE001 - Python's own run decides what is raised
+                result = None
+            if result is not None and finite(result):
+                return result
+        code = numpy().functions
+        return code[1](code[0](*args)[1], cotangent)
+    call.dispatcher = backward
+    call.reason = settled
+    call.__name__ = call.__qualname__ = backward.py_func.__name__
+    return call
+
+
+def _joined(forward, backward):
+    """``run(cotangent, args)``: ``backward(forward(*args)[1], cotangent)``, compiled."""
+    @numba.njit
+    def run(cotangent, args):
+        return backward(forward(*args)[1], cotangent)
+    return run
+
+
+def _compile_joined(run, backward, cotangent, args) -> str:
+    """Compile ``run`` for ``(cotangent, args)``: "" on success, else why not."""
+    try:
+        signature = (numba.typeof(cotangent), numba.typeof(tuple(args)))
+    except (ValueError, OverflowError) as exc:
+        return f"a cotangent or an argument has no numba type ({exc})"
+    try:
+        run.compile(signature)
+    except Exception as exc:  # noqa: BLE001 - numba's typing, or a crash inside numba
+        return _summary(exc)
+    return _checked(backward, tuple(backward.signatures[-1])) or ""
+
+
+def finite(result) -> bool:
     """No NaN or Inf in ``result`` (a number, or tuples of them)."""
     if type(result) is tuple:
-        return all(map(_finite, result))
+        return all(map(finite, result))
     try:
         return result - result == 0
     except TypeError:
@@ -355,7 +467,9 @@ def _summary(exc: Exception) -> str:
     else:
         useful = [line for line in lines if line and not line.startswith(("Failed in", "During:"))]
         text = useful[0] if useful else type(exc).__name__
+        if not isinstance(exc, NumbaError):  # numba failed on code it should have typed
+            text = f"numba failed ({type(exc).__name__}: {text})"
     return text if len(text) <= 160 else text[:157] + "..."
 
 
-__all__ = ["compile_for", "guarded", "power"]
+__all__ = ["compile_for", "finite", "guarded", "power", "pullback"]

@@ -59,8 +59,8 @@ import ast
 from dataclasses import replace
 
 #: The runtime helpers :mod:`.numba_rules` teaches numba (for Python floats and ints).
-HELPERS = frozenset({"grad_like", "grad_seed", "match_complex", "signum", "unbroadcast",
-                     "zeros_grad"})
+HELPERS = frozenset({"expand", "grad_like", "grad_seed", "in_place", "match_complex", "signum",
+                     "signum_grad", "tangent_like", "unbroadcast", "zero_tangent", "zeros_grad"})
 
 #: How the backend's comment lines start.
 NOTE = "# backend numba: "
