@@ -75,6 +75,7 @@ from .optimize.dce import drop_zero_starts, eliminate_dead, propagate_copies
 from .optimize.fold import fold_temporaries as fold_single_use
 from .optimize.inplace_adjoint import steady_classes, update_in_place
 from .optimize.simplify import simplify as simplify_operations
+from .optimize.summed_products import sum_products
 from .options import FORWARD_MODES, JOINT_MODES, MODES, POLICIES, Options, validate_options
 
 
@@ -127,6 +128,7 @@ def passes(c: Compilation, run) -> None:
         run(c.reverse)                # ad/reverse.py
         if o.optimize:
             run(c.broadcast)          # optimize/broadcast.py
+            run(c.summed_products)    # optimize/summed_products.py
         run(c.remat)                  # memory/remat.py
         if o.optimize:
             run(c.copies)             # optimize/dce.py
@@ -286,6 +288,11 @@ class Compilation:
     def broadcast(self):
         """Read shapes from arguments instead of saved values (optimize/broadcast.py)."""
         self.backward = retarget_shape_reads(self.backward, self.program, self.classes)
+
+    @compiler_pass
+    def summed_products(self):
+        """Sum the operands of a product summed whole, not multiply (optimize/summed_products.py)."""
+        self.backward = sum_products(self.backward, self.program)
 
     @compiler_pass
     def remat(self):

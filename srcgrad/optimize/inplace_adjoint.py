@@ -183,7 +183,7 @@ def keep_scalar(stmts, skip, classes) -> None:
             continue
         target = stmt.targets[0].id
         env[target] = _class_of(value, env, steady)
-        if _is_unreduce(value) and counts.get(target) == 1 and value.args[1].id in steady \
+        if is_unreduce(value) and counts.get(target) == 1 and value.args[1].id in steady \
                 and steady[value.args[1].id] is not None:
             candidates[target] = (stmt, steady[value.args[1].id])
     for d, (stmt, _) in candidates.items():
@@ -192,7 +192,9 @@ def keep_scalar(stmts, skip, classes) -> None:
             stmt.comment = "a scalar: its readers broadcast it"
 
 
-def _is_unreduce(node) -> bool:
+def is_unreduce(node) -> bool:
+    """``unreduce(g, x)``, ``x`` a name: the cotangent ``g`` of a full reduction of
+    ``x`` (no axis), one scalar broadcast to ``x``'s shape."""
     return isinstance(node, gast.Call) and isinstance(node.func, gast.Name) \
         and node.func.id == "unreduce" and len(node.args) == 2 and not node.keywords \
         and isinstance(node.args[1], gast.Name)
@@ -227,7 +229,7 @@ def _class_of(node, env, steady):
             and getattr(np, node.func.attr).signature is None:
         classes = [_class_of(a, env, steady) for a in node.args]
         return classes[0] if len(classes) == 1 else _joined(*classes)
-    if _is_unreduce(node):
+    if is_unreduce(node):
         return steady.get(node.args[1].id)
     return None
 

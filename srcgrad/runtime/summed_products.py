@@ -1,0 +1,114 @@
+"""Adjoints of a matrix product that is summed whole: ``np.sum(a @ b)``,
+``np.mean(a @ b)``.
+
+A runtime helper module (see :mod:`srcgrad.runtime`): small, NumPy alone,
+copied into exported modules.  The cotangent of a full sum is one scalar
+``g`` on every element of the product (``g / size`` for a mean), and
+``matmul_grad_a`` would multiply that matrix of one value by ``b.T``: a full
+matrix product whose rows are all the same, ``g`` times the sums of ``b``'s
+rows.  These helpers compute those sums instead -- work in the size of the
+operands, no matrix product -- and never need the product's value, so the
+forward sweep does not keep it for the adjoint sweep's sake.
+
+Each helper computes what ``matmul_grad_a(unreduce(g, a @ b), a, b)``
+computes (``_b`` likewise), with the same shape and dtype; the numbers
+differ only by the order of a sum: ``g * (b[0, 0] + b[0, 1] + ...)`` where
+the product adds ``g * b[0, 0] + g * b[0, 1] + ...`` in its own blocking,
+so within a few ``n * eps`` of the sum of the terms' magnitudes (exact where
+no sum is involved: a 1-D ``b``'s cotangent of ``a``).  The sums take the
+result's dtype: float32 operands give float32, and a float32 operand beside
+a float64 one is summed in float64, as the product would be.
+
+The shortcut is taken for NumPy arrays of float32, float64, complex64 or
+complex128 where ``a`` and ``b`` are each a vector or a matrix (not both
+vectors, whose product is a number) and ``g`` is a number; anything else --
+stacks of matrices, integers, Dask or CuPy arrays, a cotangent that is an
+array -- gets the product made again and the general rule, as before.
+
+    >>> import numpy as np
+    >>> a, b = np.arange(6.0).reshape(2, 3), np.arange(12.0).reshape(3, 4)
+    >>> summed_matmul_grad_a(1.0, a, b)      # b's row sums, on every row
+    array([[ 6., 22., 38.],
+           [ 6., 22., 38.]])
+    >>> summed_matmul_grad_b(0.5, a, b)[:, 0]   # half a's column sums, in every column
+    array([1.5, 2.5, 3.5])
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .linalg import matmul_grad_a, matmul_grad_b
+from .namespaces import foreign
+from .reductions import unreduce
+
+#: The dtypes whose sums stand in for BLAS's products (in native byte order).
+_SUMMED = ("float32", "float64", "complex64", "complex128")
+
+
+def summed_matmul_grad_a(g, a, b):
+    """``matmul_grad_a(unreduce(g, a @ b), a, b)``: the cotangent of ``a`` in
+    ``a @ b`` when every element of the product has the cotangent ``g``.
+    Each row of it is ``g`` times ``b``'s row sums (``ones @ b.T``)."""
+    dtype = _summed_dtype(g, a, b, b)
+    if dtype is None:  # not two NumPy vectors or matrices of floats: the product's rule
+        return matmul_grad_a(unreduce(g, _product(a, b)), a, b)
+    scale = dtype.type(g)
+    if b.ndim == 1:
+        row = np.multiply(b, scale, dtype=dtype)  # a @ b weighs a's columns by b: g * b
+    else:
+        row = b.sum(axis=1, dtype=dtype) * scale  # (g * ones) @ b.T: g times b's row sums
+    if a.ndim == 1:
+        return row
+    out = np.empty(a.shape, dtype)
+    out[...] = row  # the same on every row of a
+    return out
+
+
+def summed_matmul_grad_b(g, a, b):
+    """``matmul_grad_b(unreduce(g, a @ b), a, b)``: the cotangent of ``b`` in
+    ``a @ b`` when every element of the product has the cotangent ``g``.
+    Each column of it is ``g`` times ``a``'s column sums (``a.T @ ones``)."""
+    dtype = _summed_dtype(g, a, b, a)
+    if dtype is None:  # not two NumPy vectors or matrices of floats: the product's rule
+        return matmul_grad_b(unreduce(g, _product(a, b)), a, b)
+    scale = dtype.type(g)
+    if a.ndim == 1:
+        column = np.multiply(a, scale, dtype=dtype)  # a @ b weighs b's rows by a: g * a
+    else:
+        column = a.sum(axis=0, dtype=dtype) * scale  # a.T @ (g * ones): g times a's column sums
+    if b.ndim == 1:
+        return column
+    out = np.empty(b.shape, dtype)
+    out[...] = column[:, None]  # the same in every column of b
+    return out
+
+
+def _summed_dtype(g, a, b, other):
+    """The dtype of the cotangent the general rule gives, where the sums may
+    stand in for its product (see the module docstring), else None.  That
+    rule multiplies ``unreduce(g, a @ b)`` by ``other`` (``b`` for ``a``'s
+    cotangent, ``a`` for ``b``'s); ``unreduce`` gives a Python float ``g``
+    the product's dtype where that is a float dtype, float64's otherwise."""
+    if not (type(a) is np.ndarray and type(b) is np.ndarray) \
+            or a.dtype.name not in _SUMMED or b.dtype.name not in _SUMMED \
+            or not (a.dtype.isnative and b.dtype.isnative) \
+            or not (1 <= a.ndim <= 2 and 1 <= b.ndim <= 2) or a.ndim == b.ndim == 1 \
+            or a.shape[-1] != b.shape[0]:
+        return None
+    if type(g) is float:
+        product = np.result_type(a.dtype, b.dtype)
+        seed = product if product.kind == "f" else np.dtype(np.float64)
+    elif isinstance(g, (np.floating, np.complexfloating)) \
+            or (type(g) is np.ndarray and g.ndim == 0 and g.dtype.kind in "fc"):
+        seed = g.dtype
+    else:
+        return None
+    dtype = np.result_type(seed, other.dtype)
+    return dtype if dtype.name in _SUMMED and dtype.isnative else None
+
+
+def _product(a, b):
+    """``a @ b`` again, for the general rule's ``unreduce``, which reads its shape
+    and dtype (and its library: a Dask product is a graph, never computed)."""
+    return a @ b if foreign(a) or foreign(b) else np.matmul(a, b)
