@@ -21,6 +21,19 @@ the pushes of a loop it reruns without taping.
     for i in t1:
         h_tape.append(h)  # save: h before it is overwritten
         h = np.tanh(h)
+
+A push goes above the temporaries computing the new value, where the variable
+still names the same object, so that folding joins them into one statement
+(``h = np.tanh(h @ W)``, as a person writes it, one move fewer a step):
+
+    >>> loop = gast.parse("for i in t1:\\n    t2 = h @ W\\n    h = np.tanh(t2)").body[0]
+    >>> restore.restores = loop.body[1]
+    >>> body, tapes = insert_pushes([loop], [restore], {"h": "h_tape"}, defined={"h"})
+    >>> print("\\n".join(block_lines(body, 0)))
+    for i in t1:
+        h_tape.append(h)  # save: h before it is overwritten
+        t2 = h @ W
+        h = np.tanh(t2)
 """
 
 from __future__ import annotations
@@ -68,7 +81,10 @@ def insert_pushes(forward, backward, tapes: dict[str, str], defined=()):
     dead-code elimination even where its overwrite is dead.  ``None`` is bound
     only where the variable is unbound on every path (before the top-level
     statement), or -- when an earlier branch or loop may have bound it -- at the
-    start of the function, so it never clobbers a value.  It does change one
+    start of the function, so it never clobbers a value.  A push of a whole
+    variable may sit above its overwrite, by assignments to names that are
+    neither it nor pushed (:func:`_earliest`): the variable names one object
+    all the way, so the same reference is appended, on the same path.  It does change one
     thing: where the function would raise UnboundLocalError reading such a
     variable (a loop that ran zero times), the generated code reads ``None``
     (usually a TypeError instead).  Tested by tests/memory/test_memory_soundness.py
@@ -76,6 +92,7 @@ def insert_pushes(forward, backward, tapes: dict[str, str], defined=()):
     ``nested_loops``, ``list_grown_in_loop``).
     """
     sites = _surviving(backward)
+    taped = {var for pushes in sites.values() for var, _ in pushes}
     used: dict[str, str] = {}
 
     def rewrite(stmts, pushed: set) -> list:
@@ -85,7 +102,9 @@ def insert_pushes(forward, backward, tapes: dict[str, str], defined=()):
                 used[var] = tapes[var]
                 if isinstance(saved, gast.Name):
                     pushed.add(var)
-                out.append(_push(tapes[var], var, saved))
+                    out.insert(_earliest(out, var, taped), _push(tapes[var], var, saved))
+                else:
+                    out.append(_push(tapes[var], var, saved))
             if isinstance(stmt, (gast.If, gast.For, gast.While)):
                 stmt.body = rewrite(stmt.body, pushed)
                 stmt.orelse = rewrite(stmt.orelse, pushed)
@@ -113,6 +132,26 @@ def insert_pushes(forward, backward, tapes: dict[str, str], defined=()):
     creations = [ir.assign(tape, gast.List(elts=[], ctx=gast.Load()))
                  for tape in sorted(used.values())]
     return body, creations
+
+
+def _earliest(out, var, taped) -> int:
+    """Where in the block so far (``out``) the push of the whole variable ``var``
+    may go: above the temporaries computing its new value (``t4 = a + t3``
+    before ``a = t4``), so that folding makes one ``a = a + t3`` of them.  The
+    push moves up past assignments to plain names that are neither ``var`` nor
+    taped (a taped name's overwrite keeps its own push next to it): ``var``
+    names the same object there as right before the overwrite, so the push
+    appends the same reference.  (A push of elements copies values: it stays.)"""
+    at = len(out)
+    while at and _moves_past(out[at - 1], var, taped):
+        at -= 1
+    return at
+
+
+def _moves_past(stmt, var, taped) -> bool:
+    return isinstance(stmt, gast.Assign) and not hasattr(stmt, "push") \
+        and all(isinstance(t, gast.Name) and t.id != var and t.id not in taped
+                for t in stmt.targets)
 
 
 def _none(names, comment):

@@ -114,6 +114,25 @@ def windows(x, w):
     return s
 
 
+def view_before_overwrite(a, b):
+    # the push of a moves above v = a[1:] * 2.0 and t = np.sin(a): a is one object there
+    for i in range(4):
+        v = a[1:] * 2.0
+        t = np.sin(a)
+        a = t * b + 0.5
+        b = b + np.sum(v)
+    return np.sum(a * b)
+
+
+def list_grown_between(a, b):
+    hs = [a]
+    for i in range(3):
+        t = np.tanh(a * b)
+        hs.append(t)        # not an assignment: the push of a stays below it
+        a = t + hs[0]
+    return np.sum(a) + np.sum(hs[-1])
+
+
 A = np.linspace(0.1, 0.9, 4)
 B = np.linspace(-0.3, 0.6, 4)
 X = np.linspace(-1.0, 1.0, 15).reshape(5, 3)
@@ -131,6 +150,8 @@ PROGRAMS = [
     (rows, (X, W)),
     (iterated_rows, (X, W)),
     (windows, (SIGNAL, W)),
+    (view_before_overwrite, (A, B)),
+    (list_grown_between, (A, B)),
 ]
 
 
@@ -158,6 +179,14 @@ def test_the_adjoint_loop_moves_no_cotangent_back_and_forth():
     assert "d_t" not in loop, loop
     assert "d_a = d_a - d_b * 0.1 * math.sin(a)" in loop
     assert "d_b = d_b + d_a * 0.1 * math.cos(b)" in loop
+
+
+def test_a_push_sits_above_the_temporaries_of_its_overwrite():
+    src = _float_source(coupled_floats)
+    forward = src[src.index("for i in t1:"):src.index("# Adjoint sweep")]
+    assert [line.split("  #")[0].strip() for line in forward.splitlines()[1:5]] == [
+        "a_tape.append(a)", "a = a + 0.1 * math.sin(b)",
+        "b_tape.append(b)", "b = b + 0.1 * math.cos(a)"]
 
 
 def test_a_swap_keeps_its_moves():
