@@ -74,6 +74,7 @@ from .optimize.broadcast import retarget_shape_reads
 from .optimize.dce import drop_zero_starts, eliminate_dead, propagate_copies
 from .optimize.fold import fold_temporaries as fold_single_use
 from .optimize.inplace_adjoint import steady_classes, update_in_place
+from .optimize.loop_products import products_after_loops
 from .optimize.simplify import simplify as simplify_operations
 from .optimize.summed_products import sum_products
 from .options import FORWARD_MODES, JOINT_MODES, MODES, POLICIES, Options, validate_options
@@ -132,6 +133,8 @@ def passes(c: Compilation, run) -> None:
         run(c.remat)                  # memory/remat.py
         if o.optimize:
             run(c.copies)             # optimize/dce.py
+        if o.optimize and o.backend == "numpy" and not loop_policy(o.policy):
+            run(c.loop_products)      # optimize/loop_products.py
         run(c.dce)                    # optimize/dce.py
         if o.optimize:
             run(c.accumulate)         # optimize/accumulate.py
@@ -303,6 +306,15 @@ class Compilation:
     def copies(self):
         """Propagate copies and start sums from their first term (optimize/dce.py)."""
         self.backward = propagate_copies(drop_zero_starts(self.backward))
+
+    @compiler_pass
+    def loop_products(self):
+        """Add a weight's per-step products after its loop, as one product (optimize/loop_products.py)."""
+        p = self.program
+        stored = {n for stmt in ir.walk_statements(p.body) for n in ir.assigned_by(stmt)}
+        stored |= {n for stmt in ir.walk_statements(self.backward) for n in ir.assigned_by(stmt)}
+        rows = [n for n in p.params if n not in stored]
+        self.backward = products_after_loops(self.backward, rows, p.namer)
 
     @compiler_pass
     def dce(self):

@@ -14,6 +14,7 @@ generated code names one place:
 - :mod:`.reductions`, :mod:`.linalg`, :mod:`.shapes`: the helpers of the
   adjoint rules of reductions, linear algebra, and shape and indexing
   operations;
+- :mod:`.steps`: matrix products over the steps of a loop, formed once;
 - :mod:`.summed_products`: adjoints of a matrix product summed whole
   (``np.sum(a @ b)``), without the product;
 - :mod:`.structures`: cotangents of lists, tuples, dicts and objects;
@@ -150,6 +151,7 @@ from .special import (
 from .state import (
     item_or_missing, kept_apart, restore_item, restored_into, snapshot, snapshot_state,
 )
+from .steps import ProductsByStep, matmul_grad_a_steps, matmul_grad_b_steps, products_by_step
 from .structures import (
     AttributeCotangent,
     DictCotangent,
@@ -294,4 +296,5 @@ __all__ = [
     "diff_grad",
     "gradient_grad",
     "check_finite",
+    "matmul_grad_b_steps", "matmul_grad_a_steps", "products_by_step", "ProductsByStep",
 ]

@@ -57,6 +57,7 @@ from ..runtime import shapes as runtime_shapes
 from ..runtime import signals as runtime_signals
 from ..runtime import special as runtime_special
 from ..runtime import state as runtime_state
+from ..runtime import steps as runtime_steps
 from ..runtime import structures
 from ..runtime import summed_products as runtime_summed_products
 from . import exported_errors
@@ -70,7 +71,7 @@ _HOMES = (exported_errors, runtime_namespaces, runtime_state, structures, runtim
           runtime_aliases, runtime_anomaly, runtime_elementwise, runtime_linalg,
           runtime_decompositions,
           runtime_reductions, runtime_summed_products, runtime_signals, runtime_special,
-          runtime_shapes, runtime_accumulate, runtime_inplace, runtime)
+          runtime_shapes, runtime_accumulate, runtime_steps, runtime_inplace, runtime)
 #: Helpers whose copy in an exported module is another definition: srcgrad's
 #: ``error_at`` raises srcgrad's classes, the export's raises its own class.
 _EXPORTED_AS = {runtime_errors.error_at: exported_errors.error_at}

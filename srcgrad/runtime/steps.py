@@ -1,0 +1,195 @@
+"""Matrix products over the steps of a loop, formed once for all the steps.
+
+A recurrent loop ``for t in ...: h = np.tanh(xs[t] @ W + h @ U)`` makes, in
+its adjoint, one small product per step for each weight (``d_W = d_W +
+matmul_grad_b(d_t, xs[t], W)``), and its forward sweep one small product per
+step for the input projection (``xs[t] @ W``).  A few large products do the
+same work at a fraction of the cost of many small ones:
+
+* :func:`matmul_grad_b_steps` and :func:`matmul_grad_a_steps` take the
+  cotangents and operands the adjoint loop collected, step by step, and form
+  the weight's cotangent with one product after the loop (the steps stacked,
+  ``A.T @ G``); :mod:`srcgrad.optimize.loop_products` writes the calls.  The
+  sum is the same up to rounding (the product's own order of summation, not
+  the step-by-step order), so these take the stacked path only where the
+  formula is exactly the sum of the per-step cotangents: NumPy arrays, every
+  step of one shape and dtype, 1-D or 2-D per step, a 2-D weight; anywhere
+  else they sum ``matmul_grad_b`` step by step, as the loop did, bit for bit.
+* :func:`products_by_step` forms ``xs[t] @ W`` for every step of the loop
+  before it, as one ``xs @ W``, where that is the same GEMM per step: NumPy's
+  ``matmul`` loops over the stacked (outer) axes and chooses, for each matrix
+  of the stack, BLAS's gemm / gemv / its own loop from the core dimensions
+  and strides alone (``numpy/_core/src/umath/matmul.c.src``, ``@TYPE@_matmul``:
+  the decisions are made once, before the loop over ``dOuter``), and a slice
+  ``xs[t]`` has exactly the core dimensions and strides that the stacked call
+  gives each step -- so each step's numbers are bit for bit those of
+  ``xs[t] @ W``.  A 2-D ``xs`` is not stacked (``xs[t]`` is a vector: a gemv
+  per step, where ``xs @ W`` is one gemm, which may round differently), nor
+  anything but NumPy arrays of one BLAS dtype: there an object computes each
+  step's product when it is indexed, as the loop did.
+
+A runtime helper module (see :mod:`srcgrad.runtime`, which re-exports it):
+small, NumPy alone, copied into exported modules.
+
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> xs, W = rng.normal(size=(4, 2, 3)), rng.normal(size=(3, 5))
+    >>> gs = [rng.normal(size=(2, 5)) for _ in range(4)]
+    >>> d_W = matmul_grad_b_steps(0.0, [(g, t) for t, g in enumerate(gs)], W, rows=xs)
+    >>> bool(np.allclose(d_W, sum(xs[t].T @ gs[t] for t in range(4))))
+    True
+    >>> ys = products_by_step(xs, W, range(4))
+    >>> all(np.array_equal(ys[t], xs[t] @ W) for t in range(4))
+    True
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .linalg import matmul_grad_a, matmul_grad_b
+
+#: The dtypes NumPy's matmul hands to BLAS, where a stacked product is known
+#: to call the same routine on each step as the step's own product does.
+_BLAS_TYPES = (np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.complex64),
+               np.dtype(np.complex128))
+
+
+def matmul_grad_b_steps(start, steps, b, rows=None):
+    """``start`` plus the cotangent of ``b`` in ``a @ b`` over the steps of a
+    loop: ``steps`` holds each step's ``(g, a)``, or ``(g, i)`` with ``a`` the
+    row ``rows[i]`` of an array the loop indexed.  That is ``start +
+    matmul_grad_b(g, a, b)`` for each step in turn, formed as one product of
+    the stacked steps where it is that sum (see the module docstring)."""
+    if steps:
+        total = _stacked_b(steps, b, rows)
+        if total is not None:
+            return start + total
+    for g, a in steps:
+        start = start + matmul_grad_b(g, a if rows is None else rows[a], b)
+    return start
+
+
+def matmul_grad_a_steps(start, steps, a, rows=None):
+    """``start`` plus the cotangent of ``a`` in ``a @ b`` over the steps of a
+    loop: ``steps`` holds each step's ``(g, b)``, or ``(g, i)`` with ``b`` the
+    row ``rows[i]``; as :func:`matmul_grad_b_steps`, for the left operand."""
+    if steps:
+        total = _stacked_a(steps, a, rows)
+        if total is not None:
+            return start + total
+    for g, b in steps:
+        start = start + matmul_grad_a(g, a, b if rows is None else rows[b])
+    return start
+
+
+def _rows(arrays, axis=0):
+    """The arrays side by side as one matrix -- 2-D ones joined along ``axis``
+    (rows after rows, or columns after columns), 1-D ones as the rows of a
+    matrix -- or None unless they are NumPy arrays of one shape and one float
+    or complex dtype."""
+    if set(map(type, arrays)) != {np.ndarray} or len({a.shape for a in arrays}) != 1 \
+            or len({a.dtype for a in arrays}) != 1:
+        return None
+    first = arrays[0]
+    if first.dtype not in _BLAS_TYPES or first.ndim not in (1, 2):
+        return None
+    joined = np.concatenate(arrays, axis=axis if first.ndim == 2 else 0)
+    return joined if first.ndim == 2 else joined.reshape(len(arrays), -1)
+
+
+def _operands(operands, rows, axis):
+    """The steps' other operands as :func:`_rows` joins them, in the order of
+    their cotangents: read from ``rows`` (an array the loop indexed) where it
+    is given, as ``rows[:n]`` itself where the steps read its first ``n`` rows
+    in order."""
+    if rows is None:
+        return _rows(operands, axis)
+    if type(rows) is not np.ndarray or set(map(type, operands)) != {int}:
+        return None
+    n = len(operands)
+    if n <= len(rows) and operands[0] == 0 and list(operands) == list(range(n)) \
+            and rows.ndim in (2, 3) and rows.dtype in _BLAS_TYPES:
+        block = rows[:n]
+        if block.ndim == 2:
+            return block
+        if axis == 0:
+            return block.reshape(-1, block.shape[-1])
+        return block.transpose(1, 0, 2).reshape(block.shape[1], -1)
+    return _rows([rows[i] for i in operands], axis)
+
+
+def _split(steps, rows):
+    """Cotangents and operands of the steps, first step first where they
+    index ``rows`` backwards (an adjoint loop collects its steps last step
+    first: reversed, they read ``rows[:n]`` as it is)."""
+    gs, operands = zip(*steps)
+    if rows is not None and len(operands) > 1 and type(operands[0]) is int \
+            and type(operands[1]) is int and operands[0] > operands[1]:
+        gs, operands = gs[::-1], operands[::-1]
+    return gs, operands
+
+
+def _ndim(operands, rows):
+    """The dimensions of one step's operand (``operands`` joined by :func:`_operands`)."""
+    return rows.ndim - 1 if rows is not None else operands[0].ndim
+
+
+def _stacked_b(steps, b, rows):
+    """The sum over the steps of ``a.T @ g``: ``A.T @ G``, the steps' rows
+    one after another."""
+    if type(b) is not np.ndarray or b.ndim != 2:
+        return None
+    gs, operands = _split(steps, rows)
+    G = _rows(gs)
+    A = None if G is None else _operands(operands, rows, 0)
+    if A is None or _ndim(operands, rows) != gs[0].ndim or A.shape != (G.shape[0], b.shape[0]) or G.shape[1] != b.shape[1]:
+        return None
+    return A.T @ G
+
+
+def _stacked_a(steps, a, rows):
+    """The sum over the steps of ``g @ b.T``: ``G @ B.T``, the steps' columns
+    one after another (1-D steps: ``G.T @ B``, a sum of outer products)."""
+    if type(a) is not np.ndarray or a.ndim != 2:
+        return None
+    gs, operands = _split(steps, rows)
+    G = _rows(gs, axis=1)
+    B = None if G is None else _operands(operands, rows, 1)
+    if B is None or _ndim(operands, rows) != gs[0].ndim:
+        return None
+    if gs[0].ndim == 1:  # rows of G and B: one per step
+        if G.shape != (B.shape[0], a.shape[0]) or B.shape[1] != a.shape[1]:
+            return None
+        return G.T @ B
+    if G.shape != (a.shape[0], B.shape[1]) or B.shape[0] != a.shape[1]:
+        return None
+    return G @ B.T
+
+
+def products_by_step(x, w, iterations, stepped=0):
+    """What ``x[t] @ w`` (``stepped=0``) or ``w @ x[t]`` (``stepped=1``) is for
+    each ``t`` of ``iterations``, indexed by ``t``: the stacked product
+    (one ``x @ w``) where each of its matrices is bit for bit the step's own
+    product (see the module docstring), else an object that computes the
+    step's product when indexed."""
+    if type(x) is np.ndarray and type(w) is np.ndarray and w.ndim == 2 and x.ndim >= 3 \
+            and x.dtype == w.dtype and x.dtype in _BLAS_TYPES and type(iterations) is range \
+            and iterations.step in (1, -1) and len(iterations):
+        low, high = min(iterations), max(iterations)
+        if 0 <= low and high < len(x) and high + 1 <= 2 * len(iterations):
+            rows = x[:high + 1]
+            return rows @ w if stepped == 0 else w @ rows
+    return ProductsByStep(x, w, stepped)
+
+
+class ProductsByStep:
+    """``x[t] @ w`` (or ``w @ x[t]``) computed when indexed by ``t``."""
+
+    __slots__ = ("stepped", "w", "x")
+
+    def __init__(self, x, w, stepped=0):
+        self.x, self.w, self.stepped = x, w, stepped
+
+    def __getitem__(self, t):
+        return self.x[t] @ self.w if self.stepped == 0 else self.w @ self.x[t]
