@@ -25,8 +25,10 @@ import numpy as np
 from .errors import error_at
 from .namespaces import as_array, foreign
 
-#: Python numbers: shape () as NumPy scalars are
-_NUMBERS = (float, int, complex, bool)
+#: Python numbers and NumPy's numeric scalar types: shape (), every one
+_SCALARS = frozenset({float, int, complex, bool, np.bool_, np.float64, np.float32, np.float16,
+                      np.longdouble, np.complex128, np.complex64, np.clongdouble, np.int64,
+                      np.int32, np.int16, np.int8, np.uint64, np.uint32, np.uint16, np.uint8})
 
 
 def unbroadcast(g, x):
@@ -35,11 +37,13 @@ def unbroadcast(g, x):
     Used by the adjoints of broadcasting operations: if ``x`` was stretched to
     the output's shape, its cotangent is the sum over the stretched axes.
     """
-    if type(g) is float:  # a Python float cotangent: nothing was broadcast
+    kind = type(g)
+    if kind is float:  # a Python float cotangent: nothing was broadcast
         return g
-    if type(g) is np.ndarray and type(x) is np.ndarray and g.shape == x.shape:
-        return g  # the common case, first: no np.shape calls
-    if isinstance(g, np.generic) and (type(x) in _NUMBERS or isinstance(x, np.generic)):
+    if kind is np.ndarray:
+        if type(x) is np.ndarray and g.shape == x.shape:
+            return g  # the common case, first: no np.shape calls
+    elif kind in _SCALARS and type(x) in _SCALARS:
         return g  # two scalars (a loop's running sum): no np.shape calls, 1-2 us each
     if isinstance(x, (tuple, list)):
         raise error_at(

@@ -207,8 +207,9 @@ SCALARS = [np.float64(0.25), np.float32(-1.5), np.complex128(1 - 2j), np.float64
 
 
 @pytest.mark.parametrize("g", SCALARS, ids=repr)
-@pytest.mark.parametrize("x", [0.5, 3, True, 1j, np.float64(2.0), np.int64(4), np.float32(1.0)],
-                         ids=repr)
+@pytest.mark.parametrize("x", [0.5, 3, True, 1j, np.float64(2.0), np.int64(4), np.float32(1.0),
+                               np.uint8(3), np.bool_(True), np.longdouble(1.0), np.intc(2),
+                               np.datetime64(1, "D")], ids=repr)
 def test_unbroadcast_of_two_scalars_is_the_cotangent_itself(g, x):
     assert unbroadcast(g, x) is g
 
