@@ -835,6 +835,7 @@ N("keys_of", keys_of, "keys_of(d)", d=fixed({"a": 1.0}))
 N("sorted_order", srcgrad.runtime.sorted_order, "srcgrad.runtime.sorted_order(x)",
   x=normal(4))
 N("zero_tangent", srcgrad.runtime.zero_tangent, "srcgrad.runtime.zero_tangent(x)", x=_X)
+N("size_of", srcgrad.runtime.size_of, "srcgrad.runtime.size_of(x)", x=_X)  # np.size, Dask lazy
 S("signum", srcgrad.runtime.signum, "srcgrad.runtime.signum(x)", x=away(3, 4))  # complex: test_numpy_breadth
 
 # --- the rest of the NumPy functions autograd differentiates (issue 15) -------------------

@@ -20,7 +20,9 @@ tangent code can be differentiated again.  Conventions, the same in both
 modes: ``np.max``/``np.min`` split the derivative equally among tied extrema;
 ``np.prod`` and ``np.cumprod`` use the product of the other elements, so they
 are exact when some elements are zero; ``np.std`` and ``np.linalg.norm`` give
-the subgradient 0 where their value is 0.  The ``nan`` reductions
+the subgradient 0 where their value is 0.  The means and moments divide by
+``size_of(a)`` (:func:`~srcgrad.runtime.size_of`), ``np.size`` that leaves a
+Dask array lazy (NumPy's converts it, computing all of it).  The ``nan`` reductions
 (``np.nansum``, ``np.nanmean``, ...) are their plain twins over the elements
 that are not NaN: those get no cotangent and their tangents are ignored.
 """
@@ -33,6 +35,7 @@ from ..runtime import (
     norm_grad,
     prod_except,
     reverse_cumsum,
+    size_of,
     unreduce,
 )
 from .derive import alias, linear
@@ -47,8 +50,8 @@ def sum_(out, d_out, a, axis=None, *, keepdims=False):
 @linear(np.mean, "a", keywords=("axis",))
 def mean(out, d_out, a, axis=None, *, keepdims=False):
     if axis is None:  # folded at inlining: the common full mean reads like a hand-written one
-        return unreduce(d_out / np.size(a), a, None, keepdims)
-    return unreduce(d_out, a, axis, keepdims) * (np.size(out) / np.size(a))
+        return unreduce(d_out / size_of(a), a, None, keepdims)
+    return unreduce(d_out, a, axis, keepdims) * (size_of(out) / size_of(a))
 
 
 @adjoint(np.prod, "a")
@@ -110,7 +113,7 @@ def extremum_tangent(out, a, axis=None, *, keepdims=False, d_a):
 @adjoint(np.var, "a")
 def var(out, d_out, a, axis=None, *, ddof=0, keepdims=False):
     centred = a - np.mean(a, axis=axis, keepdims=True)
-    count = np.size(a) / np.size(out) - ddof
+    count = size_of(a) / size_of(out) - ddof
     return unreduce(d_out, a, axis, keepdims) * centred * (2 / count)
 
 
@@ -119,7 +122,7 @@ def var_tangent(out, a, axis=None, *, ddof=0, keepdims=False, d_a):
     """``2 / count * sum((a - mean) * d_a)``: the centred tangent's mean term
     vanishes against the centred ``a``."""
     centred = a - np.mean(a, axis=axis, keepdims=True)
-    count = np.size(a) / np.size(out) - ddof
+    count = size_of(a) / size_of(out) - ddof
     return np.sum(centred * d_a, axis=axis, keepdims=keepdims) * (2 / count)
 
 
@@ -128,7 +131,7 @@ def std(out, d_out, a, axis=None, *, ddof=0, keepdims=False):
     """Subgradient 0 where the standard deviation is 0."""
     centred = a - np.mean(a, axis=axis, keepdims=True)
     scale = unreduce(d_out / np.where(out == 0, 1, out), a, axis, keepdims)
-    count = np.size(a) / np.size(out) - ddof
+    count = size_of(a) / size_of(out) - ddof
     return scale * centred / count
 
 
@@ -136,7 +139,7 @@ def std(out, d_out, a, axis=None, *, ddof=0, keepdims=False):
 def std_tangent(out, a, axis=None, *, ddof=0, keepdims=False, d_a):
     """The variance's tangent over ``2 * out``; 0 where the deviation is 0."""
     centred = a - np.mean(a, axis=axis, keepdims=True)
-    count = np.size(a) / np.size(out) - ddof
+    count = size_of(a) / size_of(out) - ddof
     return (np.sum(centred * d_a, axis=axis, keepdims=keepdims)
             / (count * np.where(out == 0, 1, out)))
 
@@ -354,6 +357,7 @@ for _name in ("sum", "mean", "prod", "max", "min", "var", "std", "cumsum", "cump
 
 nondifferentiable(np.argmax, np.argmin, np.argsort, np.count_nonzero, np.any, np.all)
 nondifferentiable(np.nanargmax, np.nanargmin)
+nondifferentiable(size_of)  # np.size that leaves a Dask array lazy: a count, in the rules above
 nondifferentiable(np.ndarray.argmax, name="np.ndarray.argmax")
 nondifferentiable(np.ndarray.argmin, name="np.ndarray.argmin")
 nondifferentiable(np.ndarray.argsort, name="np.ndarray.argsort")

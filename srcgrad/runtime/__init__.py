@@ -103,6 +103,7 @@ from .reductions import (
     norm_grad,
     prod_except,
     reverse_cumsum,
+    size_of,
     trace_grad,
     unreduce,
 )
@@ -206,6 +207,7 @@ __all__ = [
     "unbroadcast",
     "in_place",
     "unreduce",
+    "size_of",
     "grad_seed",
     "grad_like",
     "into_first", "into_second", "unreduced",

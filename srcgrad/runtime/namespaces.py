@@ -16,7 +16,10 @@ things do not dispatch that way, and the helpers use this module for them:
   :func:`namespace_of` finds the library's own module for the rest;
 * asking about values (``if np.any(g)``, ``np.count_nonzero``), which computes
   a Dask array: :func:`foreign` tells a helper to take the branch that is
-  right for every value instead.
+  right for every value instead;
+* shapes with NaN: a Dask array whose chunk sizes are unknown (``x[mask]``)
+  cannot be broadcast to its own shape by ``np.broadcast_to``;
+  :func:`broadcast_like` can.
 
 A NumPy array or number answers in the first test of each function, so the
 NumPy path pays one ``type(...) is`` check at most.
@@ -30,11 +33,12 @@ NumPy path pays one ``type(...) is`` check at most.
 
 from __future__ import annotations
 
+import math
 import sys
 
 import numpy as np
 
-__all__ = ["as_array", "foreign", "fresh_like", "namespace_of"]
+__all__ = ["as_array", "broadcast_like", "foreign", "fresh_like", "namespace_of", "unknown"]
 
 
 def foreign(x) -> bool:
@@ -61,8 +65,26 @@ def fresh_like(g, x, dtype=None):
     NumPy arrays, where that call would convert (``astype`` copies)."""
     if not foreign(g):
         g = namespace_of(x).asarray(g)
-    out = np.broadcast_to(g, np.shape(x))
+    out = broadcast_like(g, x)
     return out.astype(out.dtype if dtype is None else dtype)
+
+
+def broadcast_like(g, x):
+    """``np.broadcast_to(g, np.shape(x))``, also where ``x`` is a Dask array
+    whose chunk sizes are unknown (its shape holds NaN: after ``x[mask]``, or
+    from a data frame), which Dask's ``broadcast_to`` refuses (NaN is not
+    NaN, not even in its own shape): ``g`` times ones of ``x``'s chunks then
+    broadcasts chunk by chunk, and keeps every value (-0.0, NaN, Inf)."""
+    shape = np.shape(x)
+    if foreign(x) and unknown(shape):
+        g = as_array(g)
+        return g * np.ones_like(x, dtype=g.dtype)
+    return np.broadcast_to(g, shape)
+
+
+def unknown(shape) -> bool:
+    """Whether ``shape`` holds NaN: a Dask array's whose chunk sizes are unknown."""
+    return any(map(math.isnan, shape))
 
 
 def namespace_of(*values):

@@ -15,10 +15,12 @@ of the others.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .decompositions import matrix_norm_grad
-from .namespaces import as_array, foreign, namespace_of
+from .namespaces import as_array, broadcast_like, foreign, namespace_of, unknown
 from .structures import no_cotangent
 
 
@@ -52,11 +54,35 @@ def unreduce(g, x, axis=None, keepdims=False):
         out = np.empty(shape, np.result_type(g))
         out[...] = g
         return out
+    if foreign(x):  # a Dask shape may hold NaN (chunk sizes unknown)
+        return broadcast_like(g, x)
     return np.broadcast_to(g, shape)
 
 
 # Up to this many elements, materialising a broadcast is cheaper than making the view.
 _SMALL = 4096
+
+
+def size_of(x):
+    """``np.size(x)``, the number of elements of ``x``, without computing a Dask
+    array: NumPy's ``np.size`` converts an array of another library (Dask
+    computes the whole of it; NumPy then counts).  A Dask or CuPy array has its
+    ``.size``, an int; a Dask array whose chunk sizes are unknown (after
+    ``x[mask]``, or from a data frame) has NaN there, and its count is then a
+    lazy sum of ones, of NumPy's integer type.  The adjoints and tangents of
+    ``np.mean``, ``np.var`` and ``np.std`` divide by it.
+
+        >>> size_of(np.zeros((2, 3))), size_of([1.0, 2.0]), size_of(1.5)
+        (6, 2, 1)
+    """
+    if type(x) is np.ndarray:
+        return x.size
+    if not foreign(x):
+        return np.size(x)
+    size = x.size
+    if not math.isnan(size):
+        return size
+    return np.sum(np.ones_like(x, dtype=np.intp))
 
 
 def _keep_reduced_axes(v, ndim, axis):
@@ -65,7 +91,11 @@ def _keep_reduced_axes(v, ndim, axis):
     if ndim == 0:  # np.sum(0-d, axis=0): NumPy takes axis 0 or -1 of a 0-d array
         return v
     axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
-    return np.expand_dims(v, tuple(sorted(a % ndim for a in axes)))
+    axes = tuple(sorted(a % ndim for a in axes))
+    if foreign(v) and unknown(v.shape):  # Dask, chunk sizes unknown: its
+        # expand_dims reshapes, which needs them; indexing with None does not
+        return v[tuple(None if k in axes else slice(None) for k in range(ndim))]
+    return np.expand_dims(v, axes)
 
 
 def prod_except(a, axis=None):

@@ -248,3 +248,65 @@ def test_an_exported_module_runs_on_dask_arrays(tmp_path):
     assert all(isinstance(d, da.Array) for d in lazy)
     Xn, yn = dask.compute(X, y, scheduler="threads")
     assert_relative(dask.compute(*lazy, scheduler="threads"), g(*params, Xn, yn))
+
+
+def moments(x, w):
+    """Means, variances and deviations, whole and over each axis, with ddof and keepdims."""
+    z = np.tanh(x @ w)
+    return (np.mean(z ** 2) + np.var(z, ddof=1) + np.std(z) + np.sum(np.mean(x, axis=0) ** 2)
+            + np.sum(np.std(x, axis=1, keepdims=True)) + np.sum(np.var(x, axis=0))
+            + np.sum(np.mean(x * x, axis=(0, 1), keepdims=True)) + np.sum(np.mean(x, axis=1) ** 2))
+
+
+def _moments_data():
+    rng = np.random.default_rng(6)
+    xn, wn = rng.standard_normal((40, 3)), rng.standard_normal(3)
+    return da.from_array(xn, chunks=(10, 3)), wn
+
+
+@pytest.mark.filterwarnings("error::FutureWarning")  # Dask's "np.size is not implemented"
+def test_mean_var_and_std_stay_lazy():
+    """Their adjoints divided by np.size(x), which converts a Dask array to NumPy:
+    the whole array was computed (the forbidding scheduler raised).  size_of
+    reads the Dask array's own size."""
+    x, w = _moments_data()
+    g = srcgrad.grad(moments, wrt=(0, 1))
+    dx, dw = lazily(g, x, w)
+    assert isinstance(dx, da.Array) and dx.chunks == x.chunks and isinstance(dw, da.Array)
+    want = g(x.compute(scheduler="sync"), w)
+    for got, expected in zip(dask.compute(dx, dw, scheduler="sync"), want):
+        np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-14)
+    _, tangent = lazily(lambda: srcgrad.jvp(moments, (x, w), (np.ones_like(x), None)))
+    assert isinstance(tangent, da.Array)
+    _, want_tangent = srcgrad.jvp(moments, (x.compute(), w), (np.ones(x.shape), None))
+    np.testing.assert_allclose(tangent.compute(scheduler="sync"), want_tangent, rtol=1e-12)
+
+
+@pytest.mark.filterwarnings("error::FutureWarning")
+def test_unknown_chunk_sizes():
+    """A Dask array whose chunk sizes are unknown (rows chosen by a mask, as a
+    data frame's values are): its shape holds NaN, which Dask's broadcast_to
+    refuses even for its own shape, and its size is NaN; both stay lazy."""
+    x, w = _moments_data()
+    rows = x[x[:, 0] > -0.3]
+    assert np.isnan(rows.shape[0])
+    g = srcgrad.grad(moments, wrt=(0, 1))
+    dx, dw = lazily(g, rows, w)
+    assert isinstance(dx, da.Array) and isinstance(dw, da.Array)
+    got = dask.compute(dx, dw, scheduler="sync")
+    want = g(rows.compute(scheduler="sync"), w)
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14)
+
+
+def test_size_of_and_broadcast_like():
+    x = da.ones((6, 4), chunks=3)
+    rows = x[x[:, 0] > 0]
+    with dask.config.set(scheduler=_forbid):
+        sizes = [runtime.size_of(x), runtime.size_of(rows)]
+        spread = runtime.unreduce(np.sum(rows, axis=1), rows, 1)
+    assert sizes[0] == 24 and type(sizes[0]) is int
+    assert isinstance(sizes[1], da.Array) and sizes[1].compute(scheduler="sync") == 24
+    np.testing.assert_array_equal(spread.compute(scheduler="sync"), np.full((6, 4), 4.0))
+    numpy_x = np.zeros((2, 3))
+    assert runtime.size_of(numpy_x) == np.size(numpy_x) and runtime.size_of([1.0, 2.0]) == 2
