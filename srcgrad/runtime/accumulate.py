@@ -54,13 +54,16 @@ def scatter_add(acc, g, a, index):
     they do in ``getitem_grad``'s zeros.  Anything else (a list, a cotangent of another
     array library, such as Dask) takes the plain sum."""
     # the common case first, in few checks: a row or a slice, dtypes that agree
-    if type(acc) is np.ndarray and type(g) is np.ndarray and type(a) is np.ndarray \
-            and type(index) in _ROW_OR_SLICE and acc.dtype == g.dtype == a.dtype \
-            and acc.shape == a.shape:
-        view = acc[index]
-        if type(view) is np.ndarray and g.ndim <= view.ndim:
-            view += g  # g already is what getitem_grad writes: no cast, no copy
-            return acc
+    # (one dtype object, as arrays of one dtype mostly share it, before ==)
+    if type(index) in _ROW_OR_SLICE and type(acc) is np.ndarray and type(g) is np.ndarray \
+            and type(a) is np.ndarray:
+        dtype = acc.dtype
+        if (g.dtype is dtype and a.dtype is dtype or dtype == g.dtype == a.dtype) \
+                and acc.shape == a.shape:
+            view = acc[index]
+            if type(view) is np.ndarray and g.ndim <= view.ndim:
+                view += g  # g already is what getitem_grad writes: no cast, no copy
+                return acc
     return _scatter_add(acc, g, a, index)
 
 
