@@ -109,14 +109,26 @@ def _scatter_rows(grad, index, g):
     (a Dask array), where ``index`` is a NumPy array or list of integers that
     picks rows (``x[idx]``, an embedding lookup): the rows of ``g`` for a repeated
     index summed first (a product with a small NumPy 0/1 matrix, lazy), then
-    written once each.  Other indices raise :class:`MissingRuleError`."""
+    written once each.  A 1-D NumPy boolean mask (``x[keep]``, rows chosen) is
+    the rows ``np.flatnonzero(keep)``.  Other indices raise
+    :class:`MissingRuleError`."""
+    if type(index) is np.ndarray and index.dtype == bool and index.ndim == 1:
+        index = np.flatnonzero(index)
     idx = np.asarray(index) if isinstance(index, (list, np.ndarray)) else None
     if idx is None or idx.dtype.kind not in "iu" or idx.ndim != 1:
+        library = type(grad).__module__.split(".")[0]
+        if getattr(index, "dtype", None) == bool:  # Dask makes chunks of unknown sizes
+            kind = f"that is a {library} array" if foreign(index) else "of several axes"
+            what = (f"a boolean mask {kind} (where its selected elements go is not known "
+                    f"until it is computed; np.where(mask, x, 0) keeps the shape and "
+                    f"stays lazy)")
+        else:
+            what = f"a {type(index).__name__} (several integer arrays)"
         raise error_at("MissingRuleError",
-                       f"the adjoint of indexing a {type(grad).__module__.split('.')[0]} array "
-                       f"with a {type(index).__name__} (a mask, or several integer arrays) "
-                       f"needs np.add.at, which that library does not have; index with "
-                       f"slices, or with one 1-D NumPy array of integers (x[idx])")
+                       f"the adjoint of indexing a {library} array with {what} needs "
+                       f"np.add.at, which that library does not have; index with slices, "
+                       f"with one 1-D NumPy array of integers (x[idx]) or with a 1-D NumPy "
+                       f"boolean mask (x[keep])")
     idx = np.where(idx < 0, idx + grad.shape[0], idx)
     rows, owner = np.unique(idx, return_inverse=True)
     g = np.broadcast_to(g, idx.shape + grad.shape[1:])

@@ -310,3 +310,80 @@ def test_size_of_and_broadcast_like():
     np.testing.assert_array_equal(spread.compute(scheduler="sync"), np.full((6, 4), 4.0))
     numpy_x = np.zeros((2, 3))
     assert runtime.size_of(numpy_x) == np.size(numpy_x) and runtime.size_of([1.0, 2.0]) == 2
+
+
+def selected_rows(x, keep):
+    """Rows chosen by a NumPy boolean mask, as data is filtered."""
+    return np.sum(np.tanh(x[keep]) ** 2)
+
+
+def test_a_numpy_row_mask_stays_lazy():
+    """x[keep] with a 1-D NumPy mask: its adjoint scattered with np.add.at, which
+    Dask has not (MissingRuleError before); the mask's rows are the integer rows
+    np.flatnonzero(keep), which the row scatter places lazily."""
+    rng = np.random.default_rng(7)
+    xn = rng.standard_normal((12, 3))
+    keep = xn[:, 0] > 0
+    g = srcgrad.grad(selected_rows)
+    dx = lazily(g, da.from_array(xn, chunks=(4, 3)), keep)
+    assert isinstance(dx, da.Array)
+    np.testing.assert_array_equal(dx.compute(scheduler="sync"), g(xn, keep))
+
+
+def dask_mask(x):
+    return np.sum(x[x > 0] ** 2)
+
+
+def square_mask(x, keep):
+    return np.sum(x[keep] ** 2)
+
+
+def test_masks_whose_positions_dask_does_not_know_name_the_construct():
+    """A Dask mask, or a NumPy mask of several axes (Dask's result then has
+    chunks of unknown sizes): a MissingRuleError that says so and names the
+    lazy way (np.where), not a raw ValueError from Dask."""
+    x = da.from_array(np.linspace(-1.0, 1.0, 12).reshape(4, 3), chunks=2)
+    with pytest.raises(srcgrad.MissingRuleError, match=r"boolean mask that is a dask array.*np\.where"):
+        lazily(srcgrad.grad(dask_mask), x)
+    with pytest.raises(srcgrad.MissingRuleError, match=r"boolean mask of several axes"):
+        lazily(srcgrad.grad(square_mask), x, np.ones((4, 3), dtype=bool))
+    where = srcgrad.grad(lambda x: np.sum(np.where(x > 0, x, 0.0) ** 2))
+    np.testing.assert_array_equal(lazily(where, x).compute(scheduler="sync"),
+                                  where(x.compute()))
+
+
+def tied_extrema(x):
+    r = np.round(x)
+    return np.max(r * x) + np.sum(np.min(r, axis=0) * x[0])
+
+
+def test_tied_extrema_share_lazily():
+    xn = np.round(np.linspace(-2.0, 2.0, 24).reshape(6, 4), 1)
+    g = srcgrad.grad(tied_extrema)
+    dx = lazily(g, da.from_array(xn, chunks=3))
+    np.testing.assert_allclose(dx.compute(scheduler="sync"), g(xn), rtol=1e-15)
+
+
+def smallest_two(x):
+    return np.sum(np.sort(x, axis=0)[:2] ** 2)
+
+
+def test_sort_computes_as_the_function_does():
+    """Dask has no np.sort: the function itself computes its argument (Dask warns),
+    and so does the gradient; the values are NumPy's."""
+    xn = np.random.default_rng(8).standard_normal((6, 3))
+    g = srcgrad.grad(smallest_two)
+    with pytest.warns(FutureWarning, match="numpy.sort"):
+        dx = g(da.from_array(xn, chunks=2))
+    np.testing.assert_array_equal(np.asarray(dx), g(xn))
+
+
+def test_numba_backend_runs_the_numpy_code_on_dask_arrays():
+    pytest.importorskip("numba")
+    x, w = _moments_data()
+    g = srcgrad.grad(moments, wrt=(0, 1), backend="numba")
+    dx, dw = lazily(g, x, w)
+    assert isinstance(dx, da.Array) and "# backend numba: not compiled" in g.source
+    want = srcgrad.grad(moments, wrt=(0, 1))(x.compute(), w)
+    for got, expected in zip(dask.compute(dx, dw, scheduler="sync"), want):
+        np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-14)
