@@ -73,6 +73,7 @@ from .optimize.accumulate import accumulate_in_place
 from .optimize.broadcast import retarget_shape_reads
 from .optimize.dce import drop_zero_starts, eliminate_dead, propagate_copies
 from .optimize.fold import fold_temporaries as fold_single_use
+from .optimize.hoist_products import hoist_step_products
 from .optimize.inplace_adjoint import steady_classes, update_in_place
 from .optimize.loop_products import products_after_loops
 from .optimize.simplify import simplify as simplify_operations
@@ -141,6 +142,8 @@ def passes(c: Compilation, run) -> None:
         run(c.tapes)                  # memory/tapes.py
         if loop_policy(o.policy):
             run(c.checkpointing)      # memory/checkpointing.py
+        if o.optimize and o.backend == "numpy":
+            run(c.hoist_products)     # optimize/hoist_products.py
         run(c.forward_dce)            # optimize/dce.py
         run(c.assemble)               # assemble.py
         run(c.annotate)               # memory/remat.py
@@ -342,6 +345,11 @@ class Compilation:
         """Rerun loops from a few saved states instead of taping (memory/checkpointing.py)."""
         self.extra = checkpoint_loops(self.forward, self.backward, self.options.policy,
                                       self.program.namer, defined=self.program.params)
+
+    @compiler_pass
+    def hoist_products(self):
+        """Make a loop's products of argument rows and a fixed matrix before it (optimize/hoist_products.py)."""
+        self.forward = hoist_step_products(self.forward, self.program.params, self.program.namer)
 
     @compiler_pass
     def forward_dce(self):

@@ -1,5 +1,7 @@
-"""optimize/loop_products.py and runtime/steps.py: a loop-invariant weight's
-cotangent formed after the adjoint loop with one product of the stacked steps.
+"""optimize/loop_products.py, optimize/hoist_products.py and runtime/steps.py:
+a loop-invariant weight's cotangent formed after the adjoint loop with one
+product of the stacked steps, and a forward loop's products of argument rows
+and a loop-invariant matrix made before the loop, as one product.
 
 The stacked product reassociates the sum over the steps (BLAS's order, not
 the loop's), so its gradients are compared with the unoptimised code's
@@ -10,6 +12,10 @@ the largest element in float64 programs (measured: about ``5e-16``) and
 change between steps, anything but NumPy arrays) the sum is the loop's own,
 bit for bit.  Every program is also checked against finite differences, and
 its value, from value_and_grad, bit for bit against the function's own.
+
+The hoisted forward products are held to the bits: the stacked product is
+compared with each step's own product bit for bit, and the gradients of the
+pipeline without loop_products with optimize=False's, under every policy.
 """
 
 from __future__ import annotations
@@ -20,14 +26,18 @@ import pytest
 from numeric import POLICIES, assert_bit_identical, assert_close, numeric_grad, pure
 
 import srcgrad
+from srcgrad import pipeline
 from srcgrad.ir.emit import show_statements
 from srcgrad.ir.naming import Namer
 from srcgrad.optimize.loop_products import products_after_loops
+from srcgrad.options import Options
 from srcgrad.runtime import (
+    ProductsByStep,
     matmul_grad_a,
     matmul_grad_a_steps,
     matmul_grad_b,
     matmul_grad_b_steps,
+    products_by_step,
 )
 
 EPS64 = np.finfo(np.float64).eps
@@ -367,3 +377,76 @@ def test_the_benchmark_rnn_within_reassociation():
     fast = srcgrad.grad(rnn, wrt=(0, 1))(*args)
     plain = srcgrad.grad(rnn, wrt=(0, 1), optimize=False)(*args)
     _close(fast, plain, 1e-12, "benchmark rnn")
+
+
+# -- optimize/hoist_products.py: the forward loop's input products made before it ------------
+
+HOISTED = {"rnn", "rnn_vectors", "rnn_columns", "lstm", "rnn_shared"}
+
+
+def _without_loop_products(monkeypatch, fn, **options):
+    """``fn``'s gradient compiled with every optimisation but loop_products (whose
+    reassociated sums are checked above), so that the rest can be held to the bits."""
+    monkeypatch.setattr(pipeline, "products_after_loops", lambda stmts, rows, namer: stmts)
+    made = pipeline.generate(fn, Options(**options))
+    assert "_steps(" not in made.source
+    namespace = dict(made.bindings)
+    exec(compile(made.source, "<hoisted>", "exec"), namespace)  # noqa: S102 - compiler output
+    return namespace[made.entries[0]], made.source
+
+
+@pytest.mark.parametrize("fn, args, wrt", PROGRAMS, ids=[p[0].__name__ for p in PROGRAMS])
+def test_hoisted_products_keep_the_gradient_bit_for_bit(monkeypatch, fn, args, wrt):
+    for policy in POLICIES:
+        grad, source = _without_loop_products(monkeypatch, fn, wrt=wrt, policy=policy)
+        hoisted = "products_by_step(" in source
+        assert hoisted == (fn.__name__ in HOISTED and policy not in ("sqrt", ("revolve", 2)))
+        plain = srcgrad.grad(fn, wrt=wrt, policy=policy, optimize=False)(*args)
+        assert_bit_identical(grad(*args), plain, f"{fn.__name__}, policy {policy!r}")
+
+
+def _products_cases(rng):
+    w = rng.normal(size=(4, 5))
+    yield "stack", rng.normal(size=(6, 3, 4)), w, 0
+    yield "one row per step", rng.normal(size=(6, 1, 4)), w, 0
+    yield "one column", rng.normal(size=(6, 3, 4)), rng.normal(size=(4, 1)), 0
+    yield "one inner", rng.normal(size=(6, 3, 1)), rng.normal(size=(1, 5)), 0
+    yield "a transposed stack", rng.normal(size=(6, 4, 3)).transpose(0, 2, 1), w, 0
+    yield "a Fortran matrix", rng.normal(size=(6, 3, 4)), np.asfortranarray(w), 0
+    yield "strided steps", rng.normal(size=(12, 3, 8))[::2, :, ::2], w, 0
+    yield "four axes", rng.normal(size=(6, 2, 3, 4)), w, 0
+    yield "float32", rng.normal(size=(6, 3, 4)).astype(np.float32), w.astype(np.float32), 0
+    yield "complex", rng.normal(size=(6, 3, 4)) + 1j * rng.normal(size=(6, 3, 4)), \
+        w + 0.5j, 0
+    yield "on the right", rng.normal(size=(6, 4, 3)), rng.normal(size=(5, 4)), 1
+    yield "large", rng.normal(size=(4, 200, 64)), rng.normal(size=(64, 96)), 0
+
+
+def test_the_stacked_product_is_each_steps_product_bit_for_bit():
+    for what, xs, w, stepped in _products_cases(np.random.default_rng(5)):
+        for iterations in (range(len(xs)), range(len(xs) - 1, -1, -1), range(1, len(xs))):
+            ys = products_by_step(xs, w, iterations, stepped=stepped)
+            assert type(ys) is np.ndarray, what  # the stacked product
+            for t in iterations:
+                own = xs[t] @ w if stepped == 0 else w @ xs[t]
+                assert_bit_identical(ys[t], own, f"{what}, step {t}")
+
+
+def test_where_stacking_may_round_differently_each_step_is_its_own_product():
+    rng = np.random.default_rng(6)
+    w = rng.normal(size=(4, 5))
+    cases = [
+        ("vector steps (gemv each, one gemm stacked)", rng.normal(size=(6, 4)), w, range(6)),
+        ("mixed dtypes", rng.normal(size=(6, 3, 4)).astype(np.float32), w, range(6)),
+        ("a list of rows", list(rng.normal(size=(6, 3, 4))), w, range(6)),
+        ("integers", np.arange(72).reshape(6, 3, 4), np.arange(20).reshape(4, 5), range(6)),
+        ("not a range", rng.normal(size=(6, 3, 4)), w, [0, 2, 4]),
+        ("a range of a few steps far apart", rng.normal(size=(6, 3, 4)), w, range(5, 6)),
+        ("negative steps", rng.normal(size=(6, 3, 4)), w, range(-3, 0)),
+        ("no steps", rng.normal(size=(6, 3, 4)), w, range(0)),
+    ]
+    for what, xs, matrix, iterations in cases:
+        ys = products_by_step(xs, matrix, iterations)
+        assert isinstance(ys, ProductsByStep), what
+        for t in iterations:
+            assert_bit_identical(ys[t], xs[t] @ matrix, f"{what}, step {t}")
