@@ -77,7 +77,7 @@ from .optimize.hoist_products import hoist_step_products
 from .optimize.inplace_adjoint import steady_classes, update_in_place
 from .optimize.loop_products import products_after_loops
 from .optimize.simplify import simplify as simplify_operations
-from .optimize.summed_products import sum_products
+from .optimize.summed_products import seed_without_product, sum_products
 from .options import FORWARD_MODES, JOINT_MODES, MODES, POLICIES, Options, validate_options
 
 
@@ -299,6 +299,8 @@ class Compilation:
     def summed_products(self):
         """Sum the operands of a product summed whole, not multiply (optimize/summed_products.py)."""
         self.backward = sum_products(self.backward, self.program)
+        if self.options.mode == "grad":  # the value is read for the seed alone
+            self.backward = seed_without_product(self.backward, self.program)
 
     @compiler_pass
     def remat(self):
@@ -355,7 +357,10 @@ class Compilation:
     def forward_dce(self):
         """Remove from the forward sweep what neither sweep reads (optimize/dce.py)."""
         self.reads = self.assembler.reads(self.backward, self.sweep, self.result, self.extra)
-        live = set(ir.names_in(self.program.output)) | self.reads
+        # grad returns no value: its seed reads the output (all of it, unless
+        # summed_products gave the seed another source)
+        output = set() if self.options.mode == "grad" else set(ir.names_in(self.program.output))
+        live = output | self.reads
         self.forward = self.tape_setup + eliminate_dead(self.forward, live, has_effect)
         self.tape_setup = []
 

@@ -23,6 +23,10 @@ numbers differ from the product's only by the order of a sum (the runtime
 module says how far); the forward sweep is untouched, so the value
 ``value_and_grad`` returns stays bit for bit the function's.
 
+In ``grad`` mode, :func:`seed_without_product` goes one step further where
+the function returns the sum itself: the seed then needs neither the
+product nor its sum, and the forward sweep drops both.
+
 Sound when: ``d = unreduce(g, x)`` has two arguments (a full reduction:
 ``g`` is the cotangent of a scalar, the same on every element of ``x``,
 exactly the broadcast :func:`.inplace_adjoint.keep_scalar` recognises with
@@ -54,8 +58,8 @@ tests/optimize/test_summed_products.py.
     ...     "d_t1 = d_t2 * (1 - t2 ** 2)").body
     >>> print(show_statements(sum_products(sweep, program)))
     d_t4 = grad_seed(t4)
-    d_t2 = summed_matmul_grad_a(d_t4, t2, C)  # every row: d_t4 times C's row sums (no matrix product)
-    d_C = summed_matmul_grad_b(d_t4, t2, C)  # every column: d_t4 times t2's column sums (no matrix product)
+    d_t2 = summed_matmul_grad_a(d_t4, t2, C)  # d_t4 times C's row sums, on every row
+    d_C = summed_matmul_grad_b(d_t4, t2, C)  # d_t4 times t2's column sums, in every column
     d_t1 = d_t2 * (1 - t2 ** 2)
 """
 
@@ -67,12 +71,14 @@ import gast
 import numpy as np
 
 from .. import ir
-from ..ir.syntax import load_name, source_of, walk
+from ..ir.syntax import call_to, load_name, source_of, walk
 from .inplace_adjoint import is_unreduce
 
 #: The product rules rewritten, and the helpers that replace them.
 _SUMMED = {"matmul_grad_a": "summed_matmul_grad_a", "matmul_grad_b": "summed_matmul_grad_b"}
 _PRODUCTS = (operator.matmul, np.matmul)
+#: The reductions of a product whose seed needs no product, by their name in ``np``.
+_REDUCTIONS = {np.sum: "sum", np.mean: "mean"}
 
 
 def sum_products(stmts, program) -> list:
@@ -117,6 +123,89 @@ def sum_products(stmts, program) -> list:
     return stmts
 
 
+def seed_without_product(stmts, program) -> list:
+    """``grad``'s sweep ``stmts``, after :func:`sum_products`, seeded without
+    the product where the function returns ``np.sum(a @ b)`` (or ``np.mean``)
+    and the sweep reads neither that value nor the product but for the seed::
+
+        d_t4 = grad_seed(t4)  ->  d_t4 = summed_product_seed(np.sum, t2, C)
+
+    so that nothing reads ``t3 = t2 @ C; t4 = np.sum(t3)`` and the forward
+    sweep drops them: one matrix product fewer.  ``grad`` does not return
+    the value; it reads it for the seed's dtype, and to raise whatever the
+    function raises.  The helper (:mod:`srcgrad.runtime.summed_products`)
+    knows that dtype from ``a`` and ``b`` where those are NumPy vectors or
+    matrices of floats whose shapes fit (the product cannot raise), and
+    otherwise makes the product and its sum as the function does.
+
+    Sound when: the output ``out`` is assigned once, at the top level, by
+    ``np.sum(x)`` or ``np.mean(x)``, ``x`` once, at the top level, by ``a @
+    b`` (the operator: the helper repeats it where it makes the product);
+    ``a`` and ``b`` are names holding one value all along (arguments never
+    assigned, or names assigned once, at the top level, in a function that
+    updates nothing in place), so that at the start of the adjoint sweep
+    they hold the operands the product had; and the sweep reads ``out`` only
+    in the seed and ``x`` nowhere.  For ``grad`` only: ``value_and_grad``
+    returns the value, ``vjp`` is given the cotangent.
+
+        >>> import gast, operator
+        >>> from types import SimpleNamespace
+        >>> from .. import ir
+        >>> from ..ir.emit import show_statements
+        >>> body = gast.parse("t2 = np.tanh(A)\\nt3 = t2 @ C\\nt4 = np.sum(t3)").body
+        >>> for stmt, op in zip(body, [ir.Op(np.tanh, [ir.name("A")], {}, None, "np.tanh"),
+        ...                            ir.Op(operator.matmul, [ir.name("t2"), ir.name("C")],
+        ...                                  {}, None, "@"),
+        ...                            ir.Op(np.sum, [ir.name("t3")], {}, None, "np.sum")]):
+        ...     stmt.op = op
+        >>> program = SimpleNamespace(body=body, params=["A", "C"], output=ir.name("t4"))
+        >>> sweep = gast.parse("d_t4 = grad_seed(t4)\\n"
+        ...                    "d_C = summed_matmul_grad_b(d_t4, t2, C)").body
+        >>> print(show_statements(seed_without_product(sweep, program)))
+        d_t4 = summed_product_seed(np.sum, t2, C)  # grad_seed(t4) without t2 @ C
+        d_C = summed_matmul_grad_b(d_t4, t2, C)
+    """
+    output = program.output
+    if not isinstance(output, gast.Name) or any(
+            ir.is_update(stmt) for stmt in ir.walk_statements(program.body)):
+        return stmts
+    counts, last = ir.definitions(program.body)
+    top = {id(stmt) for stmt in program.body}
+
+    def once(name):  # the statement assigning name, once, at the top level; else None
+        stmt = last.get(name)
+        return stmt if counts.get(name) == 1 and id(stmt) in top else None
+
+    def steady(node):
+        return isinstance(node, gast.Name) and (
+            once(node.id) is not None or node.id in program.params and not counts.get(node.id))
+
+    total = once(output.id)
+    op = getattr(total, "op", None)
+    if op is None or op.primitive not in _REDUCTIONS or op.kwargs or len(op.args) != 1 \
+            or not isinstance(op.args[0], gast.Name):
+        return stmts
+    x = op.args[0].id
+    product = getattr(once(x), "op", None)
+    if product is None or product.primitive is not operator.matmul or product.kwargs \
+            or len(product.args) != 2 or not all(map(steady, product.args)):
+        return stmts
+    seeds = [stmt for stmt in stmts if isinstance(stmt, gast.Assign)
+             and isinstance(stmt.value, gast.Call) and isinstance(stmt.value.func, gast.Name)
+             and stmt.value.func.id == "grad_seed" and len(stmt.value.args) == 1
+             and isinstance(stmt.value.args[0], gast.Name) and stmt.value.args[0].id == output.id]
+    reads = [n.id for stmt in ir.walk_statements(stmts) for n in walk(stmt)
+             if isinstance(n, gast.Name) and n.id in (x, output.id)]
+    if len(seeds) != 1 or reads != [output.id]:
+        return stmts
+    a, b = product.args
+    reduction = gast.Attribute(value=load_name("np"), attr=_REDUCTIONS[op.primitive],
+                               ctx=gast.Load())
+    seeds[0].value = call_to("summed_product_seed", reduction, load_name(a.id), load_name(b.id))
+    seeds[0].comment = f"grad_seed({output.id}) without {a.id} @ {b.id}"
+    return stmts
+
+
 def _product_reads(stmt, d):
     """``[(call, stmt), ...]``, the calls ``matmul_grad_a(d, a, b)`` and
     ``matmul_grad_b(d, a, b)`` in ``stmt``, where those are its only mentions
@@ -158,5 +247,5 @@ def _comment(call, g) -> str:
     """What the helper computes, in words."""
     a, b = (source_of(arg) for arg in call.args[1:])
     if call.func.id == "summed_matmul_grad_a":
-        return f"every row: {g} times {b}'s row sums (no matrix product)"
-    return f"every column: {g} times {a}'s column sums (no matrix product)"
+        return f"{g} times {b}'s row sums, on every row"
+    return f"{g} times {a}'s column sums, in every column"

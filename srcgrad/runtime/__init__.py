@@ -172,7 +172,7 @@ from .structures import (
     unsort,
     without_item,
 )
-from .summed_products import summed_matmul_grad_a, summed_matmul_grad_b
+from .summed_products import summed_matmul_grad_a, summed_matmul_grad_b, summed_product_seed
 
 __all__ = [
     "ListCotangent",
@@ -229,7 +229,7 @@ __all__ = [
     "signum_tangent",
     "matmul_grad_a",
     "matmul_grad_b",
-    "summed_matmul_grad_a", "summed_matmul_grad_b",
+    "summed_matmul_grad_a", "summed_matmul_grad_b", "summed_product_seed",
     "tensordot_grad_a",
     "tensordot_grad_b",
     "einsum_grads",

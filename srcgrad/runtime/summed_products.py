@@ -36,8 +36,11 @@ array -- gets the product made again and the general rule, as before.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
+from .elementwise import grad_seed
 from .linalg import matmul_grad_a, matmul_grad_b
 from .namespaces import foreign
 from .reductions import unreduce
@@ -90,11 +93,7 @@ def _summed_dtype(g, a, b, other):
     rule multiplies ``unreduce(g, a @ b)`` by ``other`` (``b`` for ``a``'s
     cotangent, ``a`` for ``b``'s); ``unreduce`` gives a Python float ``g``
     the product's dtype where that is a float dtype, float64's otherwise."""
-    if not (type(a) is np.ndarray and type(b) is np.ndarray) \
-            or a.dtype.name not in _SUMMED or b.dtype.name not in _SUMMED \
-            or not (a.dtype.isnative and b.dtype.isnative) \
-            or not (1 <= a.ndim <= 2 and 1 <= b.ndim <= 2) or a.ndim == b.ndim == 1 \
-            or a.shape[-1] != b.shape[0]:
+    if not _vectors_or_matrices(a, b):
         return None
     if type(g) is float:
         product = np.result_type(a.dtype, b.dtype)
@@ -108,7 +107,50 @@ def _summed_dtype(g, a, b, other):
     return dtype if dtype.name in _SUMMED and dtype.isnative else None
 
 
+def _vectors_or_matrices(a, b) -> bool:
+    """Whether ``a @ b`` is a product of NumPy vectors or matrices (not two
+    vectors) of float32, float64, complex64 or complex128 whose shapes fit."""
+    return type(a) is np.ndarray and type(b) is np.ndarray \
+        and a.dtype.name in _SUMMED and b.dtype.name in _SUMMED \
+        and a.dtype.isnative and b.dtype.isnative \
+        and 1 <= a.ndim <= 2 and 1 <= b.ndim <= 2 and not a.ndim == b.ndim == 1 \
+        and a.shape[-1] == b.shape[0]
+
+
 def _product(a, b):
     """``a @ b`` again, for the general rule's ``unreduce``, which reads its shape
     and dtype (and its library: a Dask product is a graph, never computed)."""
     return a @ b if foreign(a) or foreign(b) else np.matmul(a, b)
+
+
+def summed_product_seed(reduction, a, b):
+    """``grad_seed(reduction(a @ b))`` for ``reduction`` ``np.sum`` or
+    ``np.mean``: the seed 1 of ``grad``'s adjoint sweep, of the dtype of the
+    product's sum or mean -- where ``grad`` reads the function's value only
+    for that dtype, and the sweep reads nothing else of the product.
+
+    Without the product where nothing about it is unknown but its numbers: two
+    non-empty NumPy vectors or matrices of floats whose shapes fit, so ``a @
+    b`` could not raise, and no floating-point error made an exception
+    (``np.errstate(over="raise")``, a warnings filter turning RuntimeWarning
+    into an error); its sum's dtype is the product's, ``np.result_type`` of
+    the two.  Anything else makes the product and its sum, as the function
+    does, and raises whatever they raise.  Left out: a RuntimeWarning an
+    overflowing product would print (as for any value srcgrad drops because
+    nothing reads it).
+
+        >>> summed_product_seed(np.sum, np.ones((2, 3), np.float32), np.ones(3, np.float32))
+        np.float32(1.0)
+    """
+    if _vectors_or_matrices(a, b) and a.size and b.size and _quiet():
+        return np.result_type(a.dtype, b.dtype).type(1)  # what np.sum(a @ b) has
+    return grad_seed(reduction(a @ b))
+
+
+def _quiet() -> bool:
+    """Whether a floating-point error in NumPy only warns (or is ignored), and
+    no warnings filter turns a RuntimeWarning into an exception."""
+    if not {"ignore", "warn"}.issuperset(np.geterr().values()):
+        return False
+    return not any(action == "error" and issubclass(RuntimeWarning, category)
+                   for action, _, category, _, _ in warnings.filters)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import operator
 import sys
+import warnings
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -26,10 +27,12 @@ from srcgrad import ir
 from srcgrad.ir.emit import show_statements
 from srcgrad.optimize.summed_products import sum_products
 from srcgrad.runtime import (
+    grad_seed,
     matmul_grad_a,
     matmul_grad_b,
     summed_matmul_grad_a,
     summed_matmul_grad_b,
+    summed_product_seed,
     unreduce,
 )
 
@@ -184,8 +187,8 @@ READERS = "d_a = matmul_grad_a(d_p, a, b)\nd_b = matmul_grad_b(d_p, a, b)\n"
 def test_the_readers_take_the_scalar_and_the_broadcast_goes():
     out = _run("d_s = grad_seed(s)\nd_p = unreduce(d_s, p)\n" + READERS + "return d_a, d_b")
     assert "unreduce" not in out and "d_p" not in out
-    assert "d_a = summed_matmul_grad_a(d_s, a, b)  # every row: d_s times b's row sums" in out
-    assert "d_b = summed_matmul_grad_b(d_s, a, b)  # every column: d_s times a's column" in out
+    assert "d_a = summed_matmul_grad_a(d_s, a, b)  # d_s times b's row sums, on every row" in out
+    assert "d_b = summed_matmul_grad_b(d_s, a, b)  # d_s times a's column sums, in every" in out
 
 
 def test_a_mean_keeps_its_scalar_where_the_broadcast_was():
@@ -286,6 +289,7 @@ def _wrt(fn):
 
 
 def _close_to_unoptimised(got, expected, n):
+    assert len(got) == len(expected)
     for x, y in zip(got, expected):
         assert x.dtype == y.dtype and x.shape == y.shape
         eps = np.finfo(y.dtype).eps
@@ -364,3 +368,76 @@ def test_an_exported_module_carries_the_helpers(tmp_path):
     args = PROGRAMS[0][1]
     for x, y in zip(namespace["grad_tanh_chain"](*args), g(*args)):
         assert_bit_identical(x, y)
+
+
+# --- grad seeded without the product ---------------------------------------------------
+
+def via_matmul_summed(A, C):
+    return np.sum(np.matmul(np.tanh(A), C))
+
+
+def operand_reassigned(A, C):
+    X = np.tanh(A)
+    P = X @ C
+    X = X * 2.0
+    return np.sum(P) + np.sum(X) * 0.0
+
+
+def test_grad_drops_the_product_value_and_grad_keeps_it():
+    grad = srcgrad.grad(tanh_chain, wrt=(0, 1, 2)).source
+    assert "d_t4 = summed_product_seed(np.sum, t2, C)" in grad
+    assert "t2 @ C" not in grad.split("# Adjoint sweep")[0]
+    both = srcgrad.value_and_grad(tanh_chain, wrt=(0, 1, 2)).source
+    assert "summed_product_seed" not in both and "np.sum(t2 @ C)" in both
+    # np.mean's rule reads the product for its size: the product stays, and the seed reads it
+    mean = srcgrad.grad(mean_chain, wrt=(0, 1)).source
+    assert "grad_seed(t3)" in mean and "summed_product_seed" not in mean
+
+
+@pytest.mark.parametrize("fn", [via_matmul_summed, operand_reassigned, product_read_twice,
+                                summed_over_an_axis])
+def test_otherwise_the_seed_reads_the_value(fn):
+    g = srcgrad.grad(fn, wrt=(0, 1))
+    assert "summed_product_seed" not in g.source and "grad_seed(" in g.source
+    args = _args((4, 5), (5, 3))
+    _close_to_unoptimised(g(*args), srcgrad.grad(fn, wrt=(0, 1), optimize=False)(*args), 5)
+
+
+def test_the_seed_has_the_dtype_of_the_products_sum():
+    rng = np.random.default_rng(4)
+    for da, db in ((np.float32, np.float32), (np.float32, np.float64), (np.float64, np.complex64),
+                   (np.complex64, np.complex64)):
+        for shapes in (((3, 4), (4, 2)), ((4,), (4, 2)), ((3, 4), (4,))):
+            a = rng.standard_normal(shapes[0]).astype(da)
+            b = rng.standard_normal(shapes[1]).astype(db)
+            for reduction in (np.sum, np.mean):
+                expected = grad_seed(reduction(a @ b))
+                assert_bit_identical(summed_product_seed(reduction, a, b), expected)
+
+
+def test_the_seed_raises_what_the_product_raises():
+    for a, b, error in (([[1.0]], [[2.0]], TypeError),
+                        (np.ones((3, 4)), np.ones((3, 4)), ValueError)):
+        with pytest.raises(error) as expected:
+            np.sum(a @ b)
+        with pytest.raises(error) as got:
+            summed_product_seed(np.sum, a, b)
+        assert str(got.value) == str(expected.value)
+    big = np.full((2, 2), 1e200)
+    with np.errstate(over="raise"), pytest.raises(FloatingPointError):
+        summed_product_seed(np.sum, big, big)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(RuntimeWarning):
+            summed_product_seed(np.sum, big, big)
+    with np.errstate(over="ignore"):
+        assert summed_product_seed(np.sum, big, big) == 1.0
+
+
+def test_grad_raises_the_functions_shape_error():
+    A, B, C = _args((4, 5), (5, 6), (7, 3))
+    with pytest.raises(ValueError) as expected:
+        tanh_chain(A, B, C)
+    with pytest.raises(ValueError) as got:
+        srcgrad.grad(tanh_chain, wrt=(0, 1, 2))(A, B, C)
+    assert str(got.value) == str(expected.value)
