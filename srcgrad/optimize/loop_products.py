@@ -42,7 +42,10 @@ read, and the sum after the loop is the one the loop would have left:
   iteration to assign ``a`` before the sum is that one, at the top level of
   the loop body, with neither ``a`` nor ``i`` stored between them;
 * every site of one cotangent appends to one list, in the order the loop
-  runs them, so the fallback adds the same terms in the same order.
+  runs them, so the fallback adds the same terms in the same order;
+* a sum that ``shares`` another's stacked cotangents uses them only where
+  its steps hold the very same arrays, in the same order (checked at run
+  time, element by element, with ``is``).
 
 Not run for the loop-checkpointing policies (``sqrt``, ``revolve``): they
 keep O(sqrt(T)) or O(snapshots) states, and collecting every step's
@@ -67,7 +70,7 @@ product after the inner loop).  Tested by tests/optimize/test_loop_products.py.
     >>> print(show_statements(sweep))
     d_U = 0.0
     d_W = 0.0
-    d_U_steps = []  # the terms of d_U's sum, added with one product after the loop
+    d_U_steps = StepTerms()  # the terms of d_U's sum, added with one product after the loop
     d_W_steps = []  # the terms of d_W's sum, added with one product after the loop
     for t in reversed(t1):
         d_t5 = d_h * (1 - h ** 2)
@@ -77,7 +80,10 @@ product after the inner loop).  Tested by tests/optimize/test_loop_products.py.
         t2 = xs[t]
         d_W_steps.append((d_t5, t))  # d_W += matmul_grad_b(d_t5, xs[t], W), after the loop
     d_U = matmul_grad_b_steps(d_U, d_U_steps, U)  # one product of the stacked steps
-    d_W = matmul_grad_b_steps(d_W, d_W_steps, W, rows=xs)  # one product of the stacked steps
+    d_W = matmul_grad_b_steps(d_W, d_W_steps, W, rows=xs, shares=d_U_steps)  # one product of the stacked steps
+
+(``StepTerms`` is a list that keeps its cotangents once stacked: ``d_W``'s
+sum, whose steps hold the same arrays, uses that stack, made once.)
 
 A sum that something else in the loop reads keeps its per-step products:
 
@@ -200,6 +206,7 @@ def _rewrite_loop(loop, earlier, rows, namer):
                                    if isinstance(loop, gast.For) else set())
     bound = _stores(earlier)
     before, after = [], []
+    first = None  # the first list of a matmul_grad_b sum: later ones share its stack
     for d in sorted(sites):
         found = sites[d]
         kinds = {(site[1], site[4]) for _, site in found}
@@ -229,6 +236,12 @@ def _rewrite_loop(loop, earlier, rows, namer):
         start = ir.assign(steps, gast.List(elts=[], ctx=gast.Load()))
         start.comment = f"the terms of {d}'s sum, added with one product after the loop"
         keywords = [gast.keyword(arg="rows", value=ir.name(arrays.pop()))] if by_index else []
+        if helper == "matmul_grad_b":  # cotangents stacked once for the loop's weights
+            if first is None:
+                first = start
+            else:
+                keywords.append(gast.keyword(arg="shares", value=ir.name(first.targets[0].id)))
+                first.value = gast.Call(func=ir.name("StepTerms"), args=[], keywords=[])
         sum_ = ir.assign(d, gast.Call(func=ir.name(_HELPERS[helper]),
                                       args=[ir.name(d), ir.name(steps), ir.name(weight)],
                                       keywords=keywords))

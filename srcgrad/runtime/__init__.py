@@ -152,7 +152,13 @@ from .special import (
 from .state import (
     item_or_missing, kept_apart, restore_item, restored_into, snapshot, snapshot_state,
 )
-from .steps import ProductsByStep, matmul_grad_a_steps, matmul_grad_b_steps, products_by_step
+from .steps import (
+    ProductsByStep,
+    StepTerms,
+    matmul_grad_a_steps,
+    matmul_grad_b_steps,
+    products_by_step,
+)
 from .structures import (
     AttributeCotangent,
     DictCotangent,
@@ -299,4 +305,5 @@ __all__ = [
     "gradient_grad",
     "check_finite",
     "matmul_grad_b_steps", "matmul_grad_a_steps", "products_by_step", "ProductsByStep",
+    "StepTerms",
 ]

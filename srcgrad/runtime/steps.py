@@ -55,14 +55,25 @@ _BLAS_TYPES = (np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.complex64
                np.dtype(np.complex128))
 
 
-def matmul_grad_b_steps(start, steps, b, rows=None):
+class StepTerms(list):
+    """The terms a loop collects for a sum after it (a list), which keeps its
+    cotangents once they are stacked (``joined``), for another sum of the same
+    loop that collected the same cotangents (``shares=``): a recurrent loop's
+    weights share the step's cotangent, stacked once."""
+
+    __slots__ = ("joined",)
+
+
+def matmul_grad_b_steps(start, steps, b, rows=None, shares=None):
     """``start`` plus the cotangent of ``b`` in ``a @ b`` over the steps of a
     loop: ``steps`` holds each step's ``(g, a)``, or ``(g, i)`` with ``a`` the
     row ``rows[i]`` of an array the loop indexed.  That is ``start +
     matmul_grad_b(g, a, b)`` for each step in turn, formed as one product of
-    the stacked steps where it is that sum (see the module docstring)."""
+    the stacked steps where it is that sum (see the module docstring).
+    ``shares``: the :class:`StepTerms` of another sum of the loop, whose
+    stacked cotangents are used where they are these steps' very arrays."""
     if steps:
-        total = _stacked_b(steps, b, rows)
+        total = _stacked_b(steps, b, rows, shares)
         if total is not None:
             return start + total
     for g, a in steps:
@@ -70,10 +81,11 @@ def matmul_grad_b_steps(start, steps, b, rows=None):
     return start
 
 
-def matmul_grad_a_steps(start, steps, a, rows=None):
+def matmul_grad_a_steps(start, steps, a, rows=None, shares=None):
     """``start`` plus the cotangent of ``a`` in ``a @ b`` over the steps of a
     loop: ``steps`` holds each step's ``(g, b)``, or ``(g, i)`` with ``b`` the
-    row ``rows[i]``; as :func:`matmul_grad_b_steps`, for the left operand."""
+    row ``rows[i]``; as :func:`matmul_grad_b_steps`, for the left operand
+    (whose stacked cotangents are joined along columns: not shared)."""
     if steps:
         total = _stacked_a(steps, a, rows)
         if total is not None:
@@ -119,15 +131,26 @@ def _operands(operands, rows, axis):
     return _rows([rows[i] for i in operands], axis)
 
 
-def _split(steps, rows):
-    """Cotangents and operands of the steps, first step first where they
-    index ``rows`` backwards (an adjoint loop collects its steps last step
-    first: reversed, they read ``rows[:n]`` as it is)."""
+def _split(steps):
+    """Cotangents and operands of the steps, first step first (an adjoint
+    loop collects its steps last step first: reversed, they read the rows of
+    an array the loop indexed as ``rows[:n]`` itself)."""
     gs, operands = zip(*steps)
-    if rows is not None and len(operands) > 1 and type(operands[0]) is int \
-            and type(operands[1]) is int and operands[0] > operands[1]:
-        gs, operands = gs[::-1], operands[::-1]
-    return gs, operands
+    return gs[::-1], operands[::-1]
+
+
+def _joined(gs, steps, shares):
+    """:func:`_rows` of the cotangents ``gs``: those ``shares`` stacked where
+    they are the same arrays, in the same order; kept on ``steps`` for a
+    later sum."""
+    kept = getattr(shares, "joined", None)
+    if kept is not None and len(kept[0]) == len(gs) and all(a is g for a, g in zip(kept[0], gs)):
+        G = kept[1]
+    else:
+        G = _rows(gs)
+    if G is not None and type(steps) is StepTerms:
+        steps.joined = (gs, G)
+    return G
 
 
 def _ndim(operands, rows):
@@ -135,13 +158,13 @@ def _ndim(operands, rows):
     return rows.ndim - 1 if rows is not None else operands[0].ndim
 
 
-def _stacked_b(steps, b, rows):
+def _stacked_b(steps, b, rows, shares):
     """The sum over the steps of ``a.T @ g``: ``A.T @ G``, the steps' rows
     one after another."""
     if type(b) is not np.ndarray or b.ndim != 2:
         return None
-    gs, operands = _split(steps, rows)
-    G = _rows(gs)
+    gs, operands = _split(steps)
+    G = _joined(gs, steps, shares)
     A = None if G is None else _operands(operands, rows, 0)
     if A is None or _ndim(operands, rows) != gs[0].ndim or A.shape != (G.shape[0], b.shape[0]) or G.shape[1] != b.shape[1]:
         return None
@@ -153,7 +176,7 @@ def _stacked_a(steps, a, rows):
     one after another (1-D steps: ``G.T @ B``, a sum of outer products)."""
     if type(a) is not np.ndarray or a.ndim != 2:
         return None
-    gs, operands = _split(steps, rows)
+    gs, operands = _split(steps)
     G = _rows(gs, axis=1)
     B = None if G is None else _operands(operands, rows, 1)
     if B is None or _ndim(operands, rows) != gs[0].ndim:

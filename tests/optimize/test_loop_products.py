@@ -33,6 +33,7 @@ from srcgrad.optimize.loop_products import products_after_loops
 from srcgrad.options import Options
 from srcgrad.runtime import (
     ProductsByStep,
+    StepTerms,
     matmul_grad_a,
     matmul_grad_a_steps,
     matmul_grad_b,
@@ -450,3 +451,30 @@ def test_where_stacking_may_round_differently_each_step_is_its_own_product():
         assert isinstance(ys, ProductsByStep), what
         for t in iterations:
             assert_bit_identical(ys[t], xs[t] @ matrix, f"{what}, step {t}")
+
+
+def test_the_weights_of_one_loop_share_the_stacked_cotangents():
+    out = _run("d_V = 0.0\n" + LOOP + "    t2 = xs[t]\n    d_V = d_V + matmul_grad_b(d_t5, t2, V)\n")
+    assert "d_V_steps = StepTerms()" in out and "d_W_steps = []" in out
+    assert "d_W = matmul_grad_b_steps(d_W, d_W_steps, W, shares=d_V_steps)" in out
+
+
+def test_shared_cotangents_are_used_only_where_they_are_the_same_arrays():
+    rng = np.random.default_rng(4)
+    xs, hs = rng.normal(size=(5, 3, 4)), rng.normal(size=(5, 3, 6))
+    w, u = rng.normal(size=(4, 6)), rng.normal(size=(6, 6))
+    gs = [rng.normal(size=(3, 6)) for _ in range(5)]
+    first = StepTerms((g, h) for g, h in zip(gs, hs))
+    d_u = matmul_grad_b_steps(0.0, first, u)
+    assert first.joined[0] == tuple(gs[::-1])
+    alone = matmul_grad_b_steps(0.0, [(g, t) for t, g in enumerate(gs)], w, rows=xs)
+    shared = matmul_grad_b_steps(0.0, [(g, t) for t, g in enumerate(gs)], w, rows=xs,
+                                 shares=first)
+    assert_bit_identical(shared, alone, "the same cotangents")
+    copies = [(g.copy() * 2, t) for t, g in enumerate(gs)]  # other arrays: not shared
+    assert_bit_identical(matmul_grad_b_steps(0.0, copies, w, rows=xs, shares=first),
+                         matmul_grad_b_steps(0.0, copies, w, rows=xs), "other arrays")
+    fewer = [(g, t) for t, g in enumerate(gs[:4])]
+    assert_bit_identical(matmul_grad_b_steps(0.0, fewer, w, rows=xs, shares=first),
+                         matmul_grad_b_steps(0.0, fewer, w, rows=xs), "fewer steps")
+    assert d_u.shape == (6, 6)
