@@ -25,10 +25,11 @@ import numpy as np
 from .errors import error_at
 from .namespaces import as_array, foreign
 
-#: Python numbers and NumPy's numeric scalar types: shape (), every one
-_SCALARS = frozenset({float, int, complex, bool, np.bool_, np.float64, np.float32, np.float16,
-                      np.longdouble, np.complex128, np.complex64, np.clongdouble, np.int64,
-                      np.int32, np.int16, np.int8, np.uint64, np.uint32, np.uint16, np.uint8})
+#: Python numbers and NumPy's numeric scalar types: shape (), every one (a dict
+#: used as a set: one hash lookup, and an exported module writes it as a literal)
+_SCALARS = dict.fromkeys((float, int, complex, bool, np.bool_, np.float64, np.float32, np.float16,
+                          np.longdouble, np.complex128, np.complex64, np.clongdouble, np.int64,
+                          np.int32, np.int16, np.int8, np.uint64, np.uint32, np.uint16, np.uint8))
 
 
 def unbroadcast(g, x):
