@@ -14,11 +14,14 @@ from __future__ import annotations
 
 import math
 
+import gast
 import numpy as np
 import pytest
 from numeric import assert_close, bit_identical, numeric_grad, pure
 
 import srcgrad
+from srcgrad.ir.emit import show_statements
+from srcgrad.optimize.dce import propagate_copies
 from srcgrad.runtime import (
     grad_like,
     matmul_grad_a,
@@ -244,3 +247,27 @@ def test_scatter_add_of_a_row_is_the_plain_sum():
     g = np.array([0.5, -1.0, 2.0])
     want = acc + np.where(np.arange(4)[:, None] == 2, g, 0.0)
     assert bit_identical(scatter_add(acc, g, X, 2), want)
+
+
+# -- propagate_copies: a move back to a copy's source --------------------------------
+
+def _propagate(source):
+    return show_statements(propagate_copies(gast.parse(source).body))
+
+
+def test_a_move_back_is_dropped():
+    out = _propagate("d_t = d_b\nb = b_tape.pop()\nd_b = d_t\nd_c = d_t * 2")
+    assert out == "d_t = d_b\nb = b_tape.pop()\nd_c = d_b * 2"
+
+
+@pytest.mark.parametrize("between", ["d_b = g", "d_b, e = g", "d_b[0] = 1.0",
+                                     "for i in r:\n    d_b = g"])
+def test_a_move_back_after_a_store_into_the_source_is_kept(between):
+    # (an element store keeps the copy too: conservative, the names share one array)
+    out = _propagate(f"d_t = d_b\n{between}\nd_b = d_t\nd_c = d_b * 2")
+    assert out.endswith("d_b = d_t\nd_c = d_t * 2"), out
+
+
+def test_a_move_back_after_the_copy_is_rebound_is_kept():
+    out = _propagate("d_t = d_b\nd_t = g\nd_b = d_t\nd_c = d_b * 2")
+    assert out == "d_t = d_b\nd_t = g\nd_b = g\nd_c = g * 2"
