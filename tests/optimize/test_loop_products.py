@@ -300,6 +300,33 @@ def rnn_in_place(W, U, xs, h0):  # an update in place in the loop: left alone
     return np.sum(h * h)
 
 
+def rnn_tied(W, U, xs, h0):  # one weight twice a step: two sites, one list
+    h = h0
+    for t in range(xs.shape[0]):
+        h = np.tanh(xs[t] @ W + h @ W)
+    return np.sum(h * h) + np.sum(U)
+
+
+def rnn_epochs(W, U, xs, h0):  # the recurrent loop inside another loop
+    h = h0
+    for _ in range(2):
+        for t in range(xs.shape[0]):
+            h = np.tanh(xs[t] @ W + h @ U)
+        h = h * 0.5
+    return np.sum(h * h)
+
+
+def cell(W, U, x, h):
+    return np.tanh(x @ W + h @ U)
+
+
+def rnn_cell(W, U, xs, h0):  # the step in a function of its own
+    h = h0
+    for t in range(xs.shape[0]):
+        h = cell(W, U, xs[t], h)
+    return np.sum(h * h)
+
+
 def _rnn_args(rng, dtype=np.float64, steps=7, batch=3, width=4, hidden=5):
     xs = rng.normal(size=(steps, batch, width) if batch else (steps, width))
     h0 = rng.normal(size=(batch, hidden) if batch else (hidden,)) * 0.5
@@ -327,11 +354,14 @@ def _programs():
     w, u, xs, h0 = _rnn_args(rng)
     yield rnn_shared, [w, u, xs, rng.normal(size=(3, 4))], (0, 1)
     yield rnn_in_place, _rnn_args(rng), (0, 1)
+    yield rnn_tied, _rnn_args(rng, width=5), (0, 1)
+    yield rnn_epochs, _rnn_args(rng), (0, 1)
+    yield rnn_cell, _rnn_args(rng), (0, 1)
 
 
 PROGRAMS = list(_programs())
 APPLIES = {"rnn", "rnn_vectors", "rnn_columns", "lstm", "rnn_break", "rnn_continue",
-           "rnn_branch", "rnn_while", "rnn_shared"}
+           "rnn_branch", "rnn_while", "rnn_shared", "rnn_tied", "rnn_epochs"}
 
 
 def _close(fast, plain, rtol, what):
@@ -382,7 +412,7 @@ def test_the_benchmark_rnn_within_reassociation():
 
 # -- optimize/hoist_products.py: the forward loop's input products made before it ------------
 
-HOISTED = {"rnn", "rnn_vectors", "rnn_columns", "lstm", "rnn_shared"}
+HOISTED = {"rnn", "rnn_vectors", "rnn_columns", "lstm", "rnn_shared", "rnn_tied"}
 
 
 def _without_loop_products(monkeypatch, fn, **options):
