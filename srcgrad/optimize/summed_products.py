@@ -40,7 +40,10 @@ every statement of the function that assigns ``x`` is a product ``@`` or
 ``a @ b``, which is all ``unreduce`` reads of it, and the helper derives
 them from ``a`` and ``b``.  ``g`` is passed on by name where nothing else
 assigns that name in the sweep (it holds one value all along); else ``d =
-g`` stays as a statement, evaluated where ``unreduce`` was.  Tested by
+g`` stays as a statement, evaluated where ``unreduce`` was -- ``np.mean``'s
+``d_t3 / size_of(t2)``, whose count of the product's elements
+``summed_product_size(a, b)`` takes from the operands' shapes, as the
+product's shape is ``a @ b``'s.  Tested by
 tests/optimize/test_summed_products.py.
 
     >>> import gast, operator
@@ -113,6 +116,7 @@ def sum_products(stmts, program) -> list:
         if isinstance(g, gast.Name) and _steady_before(stmts, at, g.id, counts):
             dropped.add(id(stmt))   # the readers take g itself
         else:
+            _count_from_operands(g, stmt.value.args[1].id, calls, counts)
             stmt.value, g = g, load_name(d)   # d = g, a scalar, where unreduce was
         for call, reader in calls:
             call.func = load_name(_SUMMED[call.func.id])
@@ -204,6 +208,25 @@ def seed_without_product(stmts, program) -> list:
     seeds[0].value = call_to("summed_product_seed", reduction, load_name(a.id), load_name(b.id))
     seeds[0].comment = f"grad_seed({output.id}) without {a.id} @ {b.id}"
     return stmts
+
+
+def _count_from_operands(g, x, calls, counts) -> None:
+    """In ``g``, ``size_of(x)`` (or ``np.size(x)``: ``np.mean``'s count) ->
+    ``summed_product_size(a, b)``, where every reader reads the one product
+    ``a @ b`` of two names that the sweep never assigns (no restore between
+    here and the readers: they hold the product's operands here too), so
+    the count comes from their shapes, not from the product."""
+    operands = {tuple(source_of(arg) for arg in call.args[1:]) for call, _ in calls}
+    args = calls[0][0].args[1:]
+    if len(operands) != 1 or not all(isinstance(arg, gast.Name) and not counts.get(arg.id)
+                                     for arg in args):
+        return
+    for node in walk(g):
+        if isinstance(node, gast.Call) and len(node.args) == 1 and not node.keywords \
+                and isinstance(node.args[0], gast.Name) and node.args[0].id == x \
+                and source_of(node.func) in ("size_of", "np.size"):
+            node.func = load_name("summed_product_size")
+            node.args = [load_name(arg.id) for arg in args]
 
 
 def _product_reads(stmt, d):

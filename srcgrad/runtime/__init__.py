@@ -178,7 +178,12 @@ from .structures import (
     unsort,
     without_item,
 )
-from .summed_products import summed_matmul_grad_a, summed_matmul_grad_b, summed_product_seed
+from .summed_products import (
+    summed_matmul_grad_a,
+    summed_matmul_grad_b,
+    summed_product_seed,
+    summed_product_size,
+)
 
 __all__ = [
     "ListCotangent",
@@ -235,7 +240,7 @@ __all__ = [
     "signum_tangent",
     "matmul_grad_a",
     "matmul_grad_b",
-    "summed_matmul_grad_a", "summed_matmul_grad_b", "summed_product_seed",
+    "summed_matmul_grad_a", "summed_matmul_grad_b", "summed_product_seed", "summed_product_size",
     "tensordot_grad_a",
     "tensordot_grad_b",
     "einsum_grads",

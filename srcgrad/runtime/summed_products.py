@@ -43,10 +43,11 @@ import numpy as np
 from .elementwise import grad_seed
 from .linalg import matmul_grad_a, matmul_grad_b
 from .namespaces import foreign
-from .reductions import unreduce
+from .reductions import size_of, unreduce
 
-#: The dtypes whose sums stand in for BLAS's products (in native byte order).
-_SUMMED = ("float32", "float64", "complex64", "complex128")
+#: The dtypes whose sums stand in for BLAS's products, by their character
+#: (float32, float64, complex64, complex128), in native byte order.
+_SUMMED = "fdFD"
 
 
 def summed_matmul_grad_a(g, a, b):
@@ -95,6 +96,8 @@ def _summed_dtype(g, a, b, other):
     the product's dtype where that is a float dtype, float64's otherwise."""
     if not _vectors_or_matrices(a, b):
         return None
+    if type(g) is float and a.dtype is b.dtype and a.dtype.kind == "f":
+        return a.dtype  # the common case: one float dtype throughout
     if type(g) is float:
         product = np.result_type(a.dtype, b.dtype)
         seed = product if product.kind == "f" else np.dtype(np.float64)
@@ -104,14 +107,14 @@ def _summed_dtype(g, a, b, other):
     else:
         return None
     dtype = np.result_type(seed, other.dtype)
-    return dtype if dtype.name in _SUMMED and dtype.isnative else None
+    return dtype if dtype.char in _SUMMED and dtype.isnative else None
 
 
 def _vectors_or_matrices(a, b) -> bool:
     """Whether ``a @ b`` is a product of NumPy vectors or matrices (not two
     vectors) of float32, float64, complex64 or complex128 whose shapes fit."""
     return type(a) is np.ndarray and type(b) is np.ndarray \
-        and a.dtype.name in _SUMMED and b.dtype.name in _SUMMED \
+        and a.dtype.char in _SUMMED and b.dtype.char in _SUMMED \
         and a.dtype.isnative and b.dtype.isnative \
         and 1 <= a.ndim <= 2 and 1 <= b.ndim <= 2 and not a.ndim == b.ndim == 1 \
         and a.shape[-1] == b.shape[0]
@@ -145,6 +148,22 @@ def summed_product_seed(reduction, a, b):
     if _vectors_or_matrices(a, b) and a.size and b.size and _quiet():
         return np.result_type(a.dtype, b.dtype).type(1)  # what np.sum(a @ b) has
     return grad_seed(reduction(a @ b))
+
+
+def summed_product_size(a, b):
+    """``size_of(a @ b)``, the count ``np.mean(a @ b)``'s rule divides by,
+    from the operands' shapes where ``a @ b`` is a product of NumPy vectors
+    or matrices of floats (see :func:`summed_matmul_grad_a`): rows of ``a``
+    times columns of ``b``.  Else the product is made again and counted.
+
+        >>> a, b = np.ones((2, 3)), np.ones((3, 5))
+        >>> summed_product_size(a, b), summed_product_size(a[0], b), summed_product_size(a, b[:, 0])
+        (10, 5, 2)
+    """
+    if _vectors_or_matrices(a, b):
+        # a vector contributes no axis to the product
+        return (a.shape[0] if a.ndim == 2 else 1) * (b.shape[1] if b.ndim == 2 else 1)
+    return size_of(_product(a, b))
 
 
 def _quiet() -> bool:

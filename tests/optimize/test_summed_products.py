@@ -33,6 +33,7 @@ from srcgrad.runtime import (
     summed_matmul_grad_a,
     summed_matmul_grad_b,
     summed_product_seed,
+    summed_product_size,
     unreduce,
 )
 
@@ -193,13 +194,28 @@ def test_the_readers_take_the_scalar_and_the_broadcast_goes():
 
 def test_a_mean_keeps_its_scalar_where_the_broadcast_was():
     out = _run("d_s = grad_seed(s)\nd_p = unreduce(d_s / np.size(p), p)\n" + READERS)
-    assert out.splitlines()[1] == "d_p = d_s / np.size(p)"
+    assert out.splitlines()[1] == "d_p = d_s / summed_product_size(a, b)"
     assert "summed_matmul_grad_a(d_p, a, b)" in out and "summed_matmul_grad_b(d_p, a, b)" in out
 
 
 def test_a_product_read_inside_a_sum_is_rewritten():
     out = _run("d_p = unreduce(d_s, p)\nd_a = d_a + matmul_grad_a(d_p, a, b)\n")
     assert "d_a = d_a + summed_matmul_grad_a(d_s, a, b)" in out
+
+
+def test_a_means_count_comes_from_the_operands_unless_the_sweep_assigns_them():
+    mean = "d_p = unreduce(d_s / size_of(p), p)\n"
+    out = _run(mean + READERS)
+    assert out.splitlines()[0] == "d_p = d_s / summed_product_size(a, b)"
+    out = _run(mean + READERS.replace("d_b = ", "a = a_tape.pop()\nd_b = "))
+    assert out.splitlines()[0] == "d_p = d_s / size_of(p)"
+
+
+def test_the_count_matches_the_products_size():
+    for a, b in (np.ones((2, 3)), np.ones((3, 4))), (np.ones(3), np.ones((3, 4))), \
+            (np.ones((2, 3)), np.ones(3)), (np.ones(3), np.ones(3)), \
+            (np.ones((5, 2, 3)), np.ones((3, 4))), (np.ones((2, 3), np.float16), np.ones((3, 4))):
+        assert summed_product_size(a, b) == np.size(a @ b)
 
 
 def test_a_seed_assigned_again_stays_a_statement():
@@ -389,9 +405,11 @@ def test_grad_drops_the_product_value_and_grad_keeps_it():
     assert "t2 @ C" not in grad.split("# Adjoint sweep")[0]
     both = srcgrad.value_and_grad(tanh_chain, wrt=(0, 1, 2)).source
     assert "summed_product_seed" not in both and "np.sum(t2 @ C)" in both
-    # np.mean's rule reads the product for its size: the product stays, and the seed reads it
+    # np.mean's rule divides by the product's size: counted from the operands' shapes
     mean = srcgrad.grad(mean_chain, wrt=(0, 1)).source
-    assert "grad_seed(t3)" in mean and "summed_product_seed" not in mean
+    assert "d_t3 = summed_product_seed(np.mean, t1, C)" in mean
+    assert "d_t2 = d_t3 / summed_product_size(t1, C)" in mean
+    assert "t1 @ C" not in mean.split("# Adjoint sweep")[0]
 
 
 @pytest.mark.parametrize("fn", [via_matmul_summed, operand_reassigned, product_read_twice,
