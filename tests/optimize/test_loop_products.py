@@ -508,3 +508,16 @@ def test_shared_cotangents_are_used_only_where_they_are_the_same_arrays():
     assert_bit_identical(matmul_grad_b_steps(0.0, fewer, w, rows=xs, shares=first),
                          matmul_grad_b_steps(0.0, fewer, w, rows=xs), "fewer steps")
     assert d_u.shape == (6, 6)
+
+
+def test_steps_of_any_memory_order_are_joined_as_their_rows():
+    rng = np.random.default_rng(8)
+    w = rng.normal(size=(4, 5))
+    gs = [np.asfortranarray(rng.normal(size=(3, 5))) for _ in range(6)]  # not C-contiguous
+    xs = [rng.normal(size=(3, 8))[:, ::2] for _ in range(6)]  # strided views
+    mixed = [rng.normal(size=(3, 5)) if t % 2 else np.asfortranarray(rng.normal(size=(3, 5)))
+             for t in range(6)]
+    for cotangents in (gs, mixed):
+        plain = _plain_b(0.0, cotangents, xs, w)
+        got = matmul_grad_b_steps(0.0, list(zip(cotangents, xs)), w)
+        assert np.all(np.abs(got - plain) <= _terms_bound(cotangents, xs))
