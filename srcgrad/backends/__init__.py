@@ -77,16 +77,18 @@ def settle(compiled, args, kwargs, numpy) -> None:
 
 def split(compiled, args, numpy):
     """``vjp``'s forward and backward functions of ``compiled`` (a module in
-    split mode) for the primals ``args``, settled as :func:`settle` does; the
-    compiled backward function runs the forward sweep again in the same
-    compiled call (:func:`.numba_rules.pullback` says why), and falls back to
-    the NumPy code with fresh residuals from ``args``."""
+    split mode) for the primals ``args``, settled as :func:`settle` does.
+    Compiled, the residuals stay inside numba: the forward function returns
+    the value with None for them, and the backward function runs the forward
+    sweep again in the same compiled call as the backward one
+    (:func:`.numba_rules.split` and :func:`.numba_rules.pullback` say why);
+    it falls back to the NumPy code with fresh residuals from ``args``."""
     settle(compiled, args, {}, numpy)
     forward, backward = compiled.functions
     if not hasattr(backward, "dispatcher"):  # the NumPy code
         return forward, backward
-    from .numba_rules import pullback  # noqa: PLC0415 - optional dependency
-    return forward, pullback(forward.dispatcher, backward.dispatcher, args, numpy)
+    from .numba_rules import split as compiled_split  # noqa: PLC0415 - optional dependency
+    return compiled_split(forward, backward.dispatcher, args, numpy)
 
 
 __all__ = ["BACKENDS", "NOTE", "BackendUnavailableError", "adapt", "in_memory", "noted", "require",

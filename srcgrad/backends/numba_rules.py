@@ -37,6 +37,7 @@ import os
 import re
 import sys
 import types as pytypes
+import weakref
 from pathlib import Path
 
 import numba
@@ -368,6 +369,58 @@ def guarded(dispatcher, index, numpy):
     return run
 
 
+def split(forward, backward, args, numpy):
+    """``vjp``'s forward and backward functions for the primals ``args``:
+    ``forward`` is the module's guarded forward function (:func:`guarded`),
+    ``backward`` its backward function's dispatcher.
+
+    The forward function returned gives the value alone, with None for the
+    residuals: one compiled call that keeps them inside numba (boxing tapes of
+    floats into Python lists costs more than the sweep), and the backward
+    function (:func:`pullback`) does not read them.  Where numba cannot
+    compile that call, or it raises or gives a NaN or Inf, ``forward`` runs
+    (the NumPy code where it must)."""
+    dispatcher = forward.dispatcher
+    value_of = _value_of(dispatcher)
+    try:
+        value_of.compile((numba.typeof(tuple(args)),))  # once per kind of arguments
+    except Exception:  # noqa: BLE001 - numba's typing, or a crash inside numba
+        value_of = None
+
+    def first(*call_args):
+        __tracebackhide__ = True
+        if value_of is not None:
+            try:
+                value = value_of(call_args)
+            except Exception:  # noqa: BLE001 - Python's own run decides what is raised
+                value = None
+            if value is not None and finite(value):
+                return value, None
+        return forward(*call_args)
+    first.dispatcher = dispatcher
+    first.__name__ = first.__qualname__ = dispatcher.py_func.__name__
+    return first, pullback(dispatcher, backward, args, numpy)
+
+
+def _value_of(forward):
+    """``value_of(args)``: ``forward(*args)[0]``, compiled (one per forward
+    function: each vjp call of the same kind of arguments reuses its code)."""
+    made = _MADE.get(forward)
+    if made is None:
+        @numba.njit
+        def value_of(args):
+            return forward(*args)[0]
+        made = _MADE[forward] = value_of
+    return made
+
+
+#: The functions compiled around the generated ones, kept while they live:
+#: ``_value_of``'s per forward function, ``_joined``'s per pair.
+_MADE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+#: Per ``_joined`` function, per signature: why it cannot run, or "".
+_VERDICTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
 def pullback(forward, backward, args, numpy):
     """``vjp``'s backward function for the primals ``args``, given the compiled
     ``forward`` and ``backward`` (dispatchers of one module in split mode).
@@ -407,24 +460,33 @@ def pullback(forward, backward, args, numpy):
 
 
 def _joined(forward, backward):
-    """``run(cotangent, args)``: ``backward(forward(*args)[1], cotangent)``, compiled."""
-    @numba.njit
-    def run(cotangent, args):
-        return backward(forward(*args)[1], cotangent)
-    return run
+    """``run(cotangent, args)``: ``backward(forward(*args)[1], cotangent)``,
+    compiled (one per backward function)."""
+    made = _MADE.get(backward)
+    if made is None:
+        @numba.njit
+        def run(cotangent, args):
+            return backward(forward(*args)[1], cotangent)
+        made = _MADE[backward] = run
+    return made
 
 
 def _compile_joined(run, backward, cotangent, args) -> str:
-    """Compile ``run`` for ``(cotangent, args)``: "" on success, else why not."""
+    """Compile ``run`` for ``(cotangent, args)``: "" on success, else why not
+    (remembered per kind of call)."""
     try:
         signature = (numba.typeof(cotangent), numba.typeof(tuple(args)))
     except (ValueError, OverflowError) as exc:
         return f"a cotangent or an argument has no numba type ({exc})"
-    try:
-        run.compile(signature)
-    except Exception as exc:  # noqa: BLE001 - numba's typing, or a crash inside numba
-        return _summary(exc)
-    return _checked(backward, tuple(backward.signatures[-1])) or ""
+    verdicts = _VERDICTS.setdefault(run, {})
+    if signature not in verdicts:
+        try:
+            run.compile(signature)
+        except Exception as exc:  # noqa: BLE001 - numba's typing, or a crash inside numba
+            verdicts[signature] = _summary(exc)
+        else:
+            verdicts[signature] = _checked(backward, tuple(backward.signatures[-1])) or ""
+    return verdicts[signature]
 
 
 def finite(result) -> bool:
@@ -472,4 +534,4 @@ def _summary(exc: Exception) -> str:
     return text if len(text) <= 160 else text[:157] + "..."
 
 
-__all__ = ["compile_for", "finite", "guarded", "power", "pullback"]
+__all__ = ["compile_for", "finite", "guarded", "power", "pullback", "split"]
