@@ -4,8 +4,10 @@ Every transformation ends in :func:`compile_function`.  It looks in memory
 first, then in the disk cache (:mod:`..cache.store`), and only then runs the
 pipeline.  What it returns knows what it was generated from: the function's
 code object, the rule registry's generation and each global or closure value
-the code bound, by identity, so :meth:`Compiled.stale` notices a rebound
-global and the next call regenerates instead of giving a stale gradient.
+the code bound, by identity, and the defaults of the function and of the
+callees it inlines, so :meth:`Compiled.stale` notices a rebound global or new
+``__defaults__`` and the next call regenerates instead of giving a stale
+gradient.
 
 :attr:`Compiled.watched` says the same as :meth:`Compiled.stale` in a form a
 call can check without running a line of Python: C callables that return
@@ -45,7 +47,8 @@ class Compiled:
         self.code = fn.__code__
         self.fn = fn
         self.options = options
-        self.deps = _dependencies(fn, generated.free) + _callee_dependencies(options)
+        deps = _dependencies(fn, generated.free) + _callee_dependencies(options)
+        self.deps = deps + _default_dependencies(fn, deps)
         self.rules = registry.generation()
         self.watched = _watched(fn, self.deps)
 
@@ -55,6 +58,9 @@ class Compiled:
         for container, key, obj in self.deps:
             if isinstance(container, dict):
                 if container.get(key, _GONE) is not obj:
+                    return True
+            elif isinstance(container, types.FunctionType):  # its defaults
+                if getattr(container, key) is not obj:
                     return True
             else:
                 try:
@@ -79,6 +85,21 @@ def _dependencies(fn, free):
         elif where == "global":
             deps.append((fn.__globals__, name, obj))
     return deps
+
+
+def _default_dependencies(fn, deps) -> list:
+    """The defaults of ``fn`` and of the functions its code binds (the callees
+    it inlines), as ``(function, "__defaults__", tuple)``: the code runs with
+    those defaults (the generated signature's, a callee's bound where it is
+    inlined), so assigning ``f.__defaults__`` or ``f.__kwdefaults__`` anew must
+    regenerate it, as rebinding a global does."""
+    functions = [fn] + [obj for _, _, obj in deps if isinstance(obj, types.FunctionType)]
+    seen, out = set(), []
+    for f in functions:
+        if id(f) not in seen:
+            seen.add(id(f))
+            out += [(f, "__defaults__", f.__defaults__), (f, "__kwdefaults__", f.__kwdefaults__)]
+    return out
 
 
 def _callee_dependencies(options) -> list:
@@ -119,8 +140,8 @@ def _read_names(code) -> set:
 def _watched(fn, deps) -> dict:
     """What :meth:`Compiled.stale` reads, as zero-argument C callables (a
     ``partial`` of ``getattr``, ``dict.get`` or ``operator.getitem``) that return
-    the function's code object, the rules' generation and each global or closure
-    value the code bound; keyed by ``(id(holder), name)``, so the callables of
+    the function's code object, the rules' generation, each global or closure
+    value the code bound and the defaults it runs with; keyed by ``(id(holder), name)``, so the callables of
     several compiled modules of one function merge without repeats.  (A closure
     cell emptied by ``del`` makes its callable raise ValueError; the function
     itself would raise NameError there.)"""
@@ -129,6 +150,8 @@ def _watched(fn, deps) -> dict:
     for container, key, _ in deps:
         if isinstance(container, dict):
             watched[id(container), key] = partial(container.get, key, _GONE)
+        elif isinstance(container, types.FunctionType):
+            watched[id(container), key] = partial(getattr, container, key)
         else:
             watched[id(container), "cell_contents"] = partial(getattr, container, "cell_contents")
     return watched

@@ -6,7 +6,9 @@ augmented assignment all end here as assignments of one operation's result to
 one name; ``xs.append(v)`` and ``x[i] = v`` become updates the alias check and
 the adjoint sweep recognise (``ir.is_update``); ``if``, ``for`` and ``while``
 go to :class:`.control.ControlFlow`.  An argument the function updates in
-place is copied first, so the caller's value never changes.
+place is copied first, so the caller's value never changes, and checked
+against the other arguments (``unshared``: ``a += b`` below updates the
+caller's ``b`` in Python, which ``swap(x, x)`` would show through ``a``).
 
     >>> from ..frontend.parse import parse_function
     >>> from .normalizer import normalize, unparse_body
@@ -14,7 +16,9 @@ place is copied first, so the caller's value never changes.
     ...     a, b = b, a * 2.0
     ...     a += b
     ...     return a
-    >>> print(unparse_body(normalize(parse_function(swap))))
+    >>> print(unparse_body(normalize(parse_function(swap))))  # doctest: +ELLIPSIS
+    unshared(a, (b,), ('a', 'b'), False, (...))  # a is updated in place below: ...
+    unshared(b, (a,), ('b', 'a'), False, (...))  # b is updated in place below: ...
     t1 = a * 2.0
     a_1 = b
     b_1 = t1
@@ -35,6 +39,7 @@ from ..ir.syntax import (
     clone, constant, helper_ref, is_append, source_of, updated_in_place,
 )
 from ..rules import registry
+from .argument_updates import argument_updates, entry_check
 from .expressions import BINOPS, MULTI_OUTPUT, OP_LABELS
 
 
@@ -158,13 +163,20 @@ class Statements:
         self.out.append(gast.copy_location(node, stmt))
 
     def copy_updated_arguments(self):
-        """Arguments updated in place are copied first: the caller's arrays never change."""
-        updated = updated_in_place(self.func)
+        """Arguments updated in place are copied first: the caller's arrays never change.
+        One updated through another name (``h = x; h[0] = v``) is copied whole, the
+        arrays a list holds too; and each updated one is checked first against the
+        other arguments, which must not share its memory (argument_updates.py)."""
+        found = argument_updates(self.func, self.params, self.callee)
+        for param in (p for p in self.params if p in found.checked and len(self.params) > 1):
+            self.out.append(entry_check(param, self.params, found, self.parsed.filename))
+        updated = updated_in_place(self.func) | found.direct | found.shared
         for param in self.params:
             if param in updated:
                 # snapshot() copies an array, list or dict and leaves a number alone
                 # (the name may be rebound to an array before it is updated)
-                call = gast.Call(func=helper_ref("snapshot"), args=[ir.name(param)],
+                copier = "private_copy" if param in found.shared else "snapshot"
+                call = gast.Call(func=helper_ref(copier), args=[ir.name(param)],
                                  keywords=[])
                 gast.copy_location(call, self.func)
                 self.expr_into(call, gast.Name(id=param, ctx=gast.Store(), annotation=None,

@@ -15,14 +15,15 @@ themselves.
 
 from ..ir import BUILD_DICT, BUILD_LIST, BUILD_TUPLE, CONCAT, GETATTR, REPEAT
 from ..runtime import (
-    AttributeCotangent,
     ListCotangent,
+    attribute_grad,
     cotangent_at,
     cotangent_part,
     elements_cotangent,
     expand,
     iterated_as_is,
     keys_of,
+    private_copy,
     sequence,
     sequence_tangent,
     snapshot,
@@ -134,7 +135,8 @@ def build_dict_tangent(out, keys, *values, d_values):
 
 @adjoint(GETATTR, "obj", name="attribute")
 def getattr_(out, d_out, obj, name):
-    return AttributeCotangent({name: d_out})
+    """A named tuple's field is an item: its cotangent goes by position."""
+    return attribute_grad(d_out, obj, name)
 
 
 @tangent(GETATTR, "obj", name="attribute")
@@ -164,6 +166,13 @@ nondifferentiable(keys_of, name="keys_of")
 @linear(snapshot, "value", name="snapshot")
 def snapshot_(out, d_out, value):
     """A copy: the cotangent passes through, the tangent is copied too."""
+    return d_out
+
+
+@linear(private_copy, "value", name="private_copy")
+def private_copy_(out, d_out, value):
+    """A copy of an argument, arrays inside it too: the cotangent passes through,
+    the tangent is copied too."""
     return d_out
 
 

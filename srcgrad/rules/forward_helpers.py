@@ -17,7 +17,7 @@ constant carries nothing.
 import numpy as np
 
 from ..runtime import (
-    AttributeCotangent,
+    attribute_grad,
     elements_cotangent,
     expand,
     fresh_tangent,
@@ -72,7 +72,7 @@ def match_complex_(out, d_out, g, x):
 
 @linear(tangent_attr, "t", name="tangent_attr")
 def tangent_attr_(out, d_out, t, obj, name):
-    return AttributeCotangent({name: d_out})
+    return attribute_grad(d_out, obj, name)
 
 
 nondifferentiable(zero_tangent, name="zero_tangent")

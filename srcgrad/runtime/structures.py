@@ -6,7 +6,9 @@ adjoint sweep accumulates every cotangent with ``+`` (``d_x = d_x + g``), so
 these containers add element by element instead of concatenating; ``0.0``
 stands for "nothing yet" and is the identity of that addition.  Objects (a
 dataclass, a model with array attributes) get an :class:`AttributeCotangent`
-keyed by attribute name.  :func:`gradient_like` finally turns a cotangent back
+keyed by attribute name; a named tuple's fields are its items, so ``p.W`` gives
+``p`` a tuple's cotangent, at ``W``'s position (:func:`attribute_grad`).
+:func:`gradient_like` finally turns a cotangent back
 into the structure of the argument it belongs to.
 
     >>> import numpy as np
@@ -25,6 +27,7 @@ import dataclasses
 
 import numpy as np
 
+from .errors import error_at
 from .namespaces import foreign, fresh_like
 
 
@@ -164,6 +167,41 @@ def unsort(g, items, key=None, reverse=False):
     return TupleCotangent(parts) if isinstance(items, tuple) else ListCotangent(parts)
 
 
+def is_namedtuple(x) -> bool:
+    """Whether ``x`` is a named tuple (``collections.namedtuple``,
+    ``typing.NamedTuple``, NumPy's ``EighResult``): a tuple whose items are
+    also read by name."""
+    return isinstance(x, tuple) and hasattr(type(x), "_fields")
+
+
+def attribute_grad(g, obj, name):
+    """The cotangent of ``obj`` in ``obj.name``: ``g`` under that name, or, for a
+    named tuple's field, ``g`` at the field's position (a tuple's cotangent, so
+    that ``p.W`` and ``p[0]`` add up and whatever reads the tuple's cotangent by
+    position -- ``eigh``'s adjoint, the gradient handed back -- finds it)."""
+    if is_namedtuple(obj) and name in obj._fields:
+        return cotangent_like(obj, obj._fields.index(name), g)
+    computed = getattr(type(obj), name, None)
+    if (isinstance(computed, property) or type(computed).__name__ == "cached_property") \
+            and not is_zero(g):
+        raise _computed_attribute(type(obj), name, computed)
+    return AttributeCotangent({name: g})
+
+
+def _computed_attribute(cls, name, computed):
+    """The error for a property read that the output depends on: its value is
+    computed by a getter srcgrad did not differentiate, so the gradient of the
+    attributes it reads would be silently missing."""
+    getter = getattr(computed, "fget", None) or getattr(computed, "func", None)
+    code = getattr(getter, "__code__", None)
+    where = None if code is None else (code.co_filename, code.co_firstlineno, 0)
+    return error_at(
+        "MissingRuleError",
+        f"the property {cls.__name__}.{name} is computed by a getter that srcgrad does not "
+        f"differentiate, so the gradient through it would be missing: where the function "
+        f"reads .{name}, compute it from the attributes the property reads", where)
+
+
 def attribute_cotangent(g, name):
     """The cotangent of attribute ``name`` (``0.0`` if none arrived)."""
     return 0.0 if is_zero(g) else g.get(name, 0.0)
@@ -233,8 +271,10 @@ def gradient_like(g, x, leaf):
     if isinstance(x, dict):
         return type(x)((k, gradient_like(cotangent_at(g, k), v, leaf)) for k, v in x.items())
     if isinstance(x, (list, tuple)):
+        if is_namedtuple(x) and isinstance(g, dict):  # by field name (a tangent turned back)
+            g = [g.get(name, 0.0) for name in x._fields]
         parts = [gradient_like(cotangent_at(g, i), v, leaf) for i, v in enumerate(x)]
-        if isinstance(x, tuple) and hasattr(x, "_fields"):  # a namedtuple
+        if is_namedtuple(x):
             return type(x)(*parts)
         return type(x)(parts)
     if is_differentiable_leaf(x):
@@ -263,3 +303,72 @@ def has_differentiable_leaves(x) -> bool:
     if hasattr(x, "__dict__") and not isinstance(x, type) and not callable(x):
         return any(has_differentiable_leaves(v) for v in vars(x).values())
     return False
+
+
+def private_copy(value):
+    """A copy of an argument that the function changes in place through another
+    name (``h = x; h[0] = v``, ``a = xs[0]; a[0] = v``): arrays copied, lists,
+    tuples (named ones too) and dicts rebuilt around copies of what they hold,
+    anything else as it is -- so that the generated code works on its own
+    arrays and the caller's never change."""
+    if isinstance(value, np.ndarray) or (type(value) is not float and foreign(value)):
+        return value.copy()
+    if isinstance(value, list):
+        return type(value)(private_copy(v) for v in value) if type(value) is list \
+            else copy.copy(value)
+    if isinstance(value, dict):
+        return {k: private_copy(v) for k, v in value.items()} if type(value) is dict \
+            else copy.copy(value)
+    if type(value) is tuple:
+        return tuple(private_copy(v) for v in value)
+    if is_namedtuple(value):
+        return type(value)(*(private_copy(v) for v in value))
+    return value
+
+
+def unshared(value, others, names, deep, where):
+    """Raise :class:`AliasedUpdateError` if an argument in ``others`` is the
+    argument ``value``, which the function updates in place at ``where``, holds
+    it, or shares its memory (``f(x, x)``, ``f(x, x[1:])``, ``f(xs, xs[0])``).
+
+    The generated code updates a private copy of ``value`` (or, for ``x += v``,
+    a new array), so another argument for the same memory would not see the
+    update that Python shows it: a wrong value, refused instead.  ``names``:
+    the parameters' names, ``value``'s first; ``deep``: the function changes
+    the arrays ``value`` holds too (through an element, a view), not only
+    ``value`` itself.  Cheap where nothing is shared: an identity test per
+    container, ``np.may_share_memory`` per pair of arrays."""
+    arrays, boxes = [], []
+    _parts(value, arrays, boxes, deep, 0)
+    if not arrays and not boxes:
+        return
+    for other, other_name in zip(others, names[1:]):
+        their_arrays, their_boxes = [], []
+        _parts(other, their_arrays, their_boxes, True, 0)
+        if any(b is t for b in boxes for t in their_boxes) or any(
+                np.may_share_memory(a, t) and np.shares_memory(a, t)
+                for a in arrays for t in their_arrays):
+            raise error_at("AliasedUpdateError", (
+                f"the argument '{names[0]}' is updated in place here, and the argument "
+                f"'{other_name}' is the same array or list, holds it or shares its memory: "
+                f"Python would show '{other_name}' the update, but srcgrad's generated code "
+                f"works on a copy of '{names[0]}' (it never changes the caller's arrays), so "
+                f"the values would differ; pass a copy (x.copy()) as one of them"), where)
+
+
+_DEPTH = 8  # how deep unshared looks into containers inside containers
+
+
+def _parts(value, arrays, boxes, deep, depth):
+    """The NumPy arrays and the mutable containers ``value`` is or holds (those
+    inside only where ``deep``)."""
+    if isinstance(value, np.ndarray):
+        arrays.append(value)
+    elif isinstance(value, (list, dict)):
+        boxes.append(value)
+        if deep and depth < _DEPTH:
+            for v in (value.values() if isinstance(value, dict) else value):
+                _parts(v, arrays, boxes, deep, depth + 1)
+    elif isinstance(value, tuple) and depth < _DEPTH:
+        for v in value:
+            _parts(v, arrays, boxes, deep, depth + 1)

@@ -1,0 +1,363 @@
+"""Which arguments a function changes in place, through whatever name.
+
+``x[i] = v`` changes the caller's array when ``x`` is the argument, and just as
+much when ``x`` is another name for it (``h = x``), a view of it (``r =
+x[1:]``, ``x.T``, a row in ``for row in X``) or an array a list argument holds
+(``a = xs[0]``).  Generated code must never change the caller's arrays, and
+must never give another value than Python where two arguments are one array
+(``f(x, x)`` with ``a[0] = v``: Python's ``b`` sees the update).  The
+normaliser asks this module which arguments to copy and which to check, at the
+entry, against the others (see ``copy_updated_arguments`` in
+:mod:`.statements` and ``unshared`` in :mod:`srcgrad.runtime.structures`).
+
+The look is flow-insensitive and conservative: names are joined when one may
+be bound to (part of) the other's memory -- a plain name, an index, an
+attribute, a container display or item holding it, a loop over it, a call that
+may return an argument (anything but arithmetic, ufuncs and the NumPy and
+math functions that make a new array).  An argument is *updated* where its
+group holds a name updated in place (``h[i] = v``, ``h.append(v)``,
+``h.fill(v)``, ``np.add.at(h, i, v)``, ``out=h``) or augmented (``h += v``).
+A wrong guess costs a copy or a check, never a wrong value.
+
+    >>> import gast
+    >>> from ..frontend.parse import MISSING
+    >>> tree = gast.parse('''
+    ... def f(x, w, xs, s):
+    ...     h = x
+    ...     h[0] = 2.0 * w
+    ...     y = x.copy()
+    ...     y[1] = w
+    ...     z = np.zeros(3)
+    ...     z[0] = w
+    ...     a = xs[0]
+    ...     a += 1.0
+    ...     s[0] = 1.0
+    ...     return np.sum(h * y)
+    ... ''').body[0]
+    >>> import numpy as np
+    >>> resolve = lambda call: np.zeros if call.func.attr == "zeros" else MISSING
+    >>> found = argument_updates(tree, ["x", "w", "xs", "s"], resolve)
+    >>> sorted(found.shared), sorted(found.direct), sorted(found.checked)
+    (['w', 'x'], ['s'], ['s', 'w', 'x', 'xs'])
+
+``w`` is copied and checked: ``y`` may be a list (``x.copy()`` of a list
+argument) that holds ``w`` after ``y[1] = w``; ``z``, an array NumPy made, takes
+``w``'s values and holds nothing of it.
+"""
+
+from __future__ import annotations
+
+import builtins
+from dataclasses import dataclass, field
+
+import gast
+import numpy as np
+
+from .. import ir
+from ..frontend.parse import MISSING
+from ..ir.syntax import constant, helper_ref, walk
+
+#: Methods that change their object in place.
+UPDATING_METHODS = frozenset({
+    "append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault",
+    "popitem", "sort", "reverse", "fill", "resize", "put", "itemset", "partition",
+    "setfield", "add", "discard",
+})
+#: Methods whose result is a new object, never the memory of their object.
+FRESH_METHODS = frozenset({
+    "copy", "astype", "sum", "mean", "std", "var", "prod", "max", "min", "dot", "cumsum",
+    "cumprod", "round", "clip", "conj", "conjugate", "flatten", "tolist", "item", "argmax",
+    "argmin", "any", "all", "nonzero", "trace", "repeat", "take", "compress", "argsort",
+    "ptp", "count", "index", "keys", "__len__", "__contains__",
+})
+#: NumPy functions whose result may be (a view of) an argument's memory.
+_VIEW_NAMES = (
+    "reshape", "ravel", "transpose", "squeeze", "expand_dims", "swapaxes", "moveaxis",
+    "asarray", "asanyarray", "ascontiguousarray", "asfortranarray", "require",
+    "broadcast_to", "broadcast_arrays", "atleast_1d", "atleast_2d", "atleast_3d", "flip",
+    "fliplr", "flipud", "rot90", "rollaxis", "diagonal", "diag", "real", "imag",
+    "real_if_close", "split", "array_split", "hsplit", "vsplit", "dsplit", "unstack",
+    "float64", "float32", "float16", "longdouble", "complex128", "complex64", "matrix",
+    "asmatrix",
+)
+VIEW_FUNCTIONS = frozenset(id(f) for f in (
+    *(getattr(np, n, None) for n in _VIEW_NAMES),
+    np.lib.stride_tricks.as_strided,
+    getattr(np.lib.stride_tricks, "sliding_window_view", None),
+) if f is not None)
+#: NumPy functions that write into their first argument.
+UPDATING_FUNCTIONS = frozenset(id(f) for f in (
+    getattr(np, n, None) for n in ("copyto", "put", "place", "putmask", "fill_diagonal",
+                                   "put_along_axis")) if f is not None)
+#: Builtins whose result never shares an argument's memory.
+FRESH_BUILTINS = frozenset(id(getattr(builtins, n)) for n in (
+    "len", "range", "float", "int", "bool", "complex", "str", "isinstance", "print", "abs",
+    "sum", "round", "divmod", "pow", "any", "all", "hash", "id", "repr", "type", "callable",
+    "hasattr", "format", "ord", "chr"))
+
+
+@dataclass
+class ArgumentUpdates:
+    """What :func:`argument_updates` found: ``shared``, the arguments updated
+    through another name (to copy whole, arrays they hold included);
+    ``direct``, those updated by their own name (``x[i] = v``, ``xs.pop()``:
+    a copy of the argument itself will do);
+    ``checked``, every argument updated at all (to check against the other
+    arguments); ``where``, for each of those, the first update (a node) and the
+    name it updates."""
+
+    shared: set = field(default_factory=set)
+    direct: set = field(default_factory=set)
+    checked: set = field(default_factory=set)
+    where: dict = field(default_factory=dict)
+
+
+def argument_updates(func, params, resolve) -> ArgumentUpdates:
+    """Which of ``params`` the function ``func`` (a gast FunctionDef) updates in
+    place, through which name; ``resolve(call)`` is the object a call's
+    function refers to, or ``MISSING`` where that is not static."""
+    scan = _Scan(func, params, resolve)
+    scan.run()
+    found = ArgumentUpdates()
+    for name, node, kind in scan.updates:
+        root = scan.find(name)
+        for param in params:
+            if scan.find(param) != root:
+                continue
+            found.checked.add(param)
+            found.where.setdefault(param, (node, name))
+            if kind == "item":
+                (found.shared if name != param else found.direct).add(param)
+    return found
+
+
+class _Scan:
+    def __init__(self, func, params, resolve):
+        self.func, self.params, self.resolve = func, list(params), resolve
+        self.parent: dict[str, str] = {}
+        self.updates: list = []  # (name, node, "item" | "augmented")
+        self.locals = set(params) | _bound_names(func)
+        self.local_functions = {n.name: n for n in walk(func)
+                                if isinstance(n, gast.FunctionDef) and n is not func}
+        for node in walk(func):  # f = lambda v: ...
+            if isinstance(node, gast.Assign) and isinstance(node.value, gast.Lambda):
+                for target in node.targets:
+                    if isinstance(target, gast.Name):
+                        self.local_functions[target.id] = node.value
+
+    def find(self, v):
+        while self.parent.get(v, v) != v:
+            v = self.parent[v]
+        return v
+
+    def join(self, names) -> None:
+        names = [n for n in names if n in self.locals]
+        for n in names[1:]:
+            a, b = self.find(names[0]), self.find(n)
+            if a != b:
+                self.parent[b] = a
+
+    def run(self) -> None:
+        self.arrays = self.new_arrays()
+        for node in walk(self.func):
+            if isinstance(node, (gast.Assign, gast.AnnAssign)):
+                targets = node.targets if isinstance(node, gast.Assign) else [node.target]
+                if node.value is None:
+                    continue
+                for target in targets:
+                    if isinstance(target, (gast.Tuple, gast.List)) \
+                            and isinstance(node.value, (gast.Tuple, gast.List)) \
+                            and len(target.elts) == len(node.value.elts) and not any(
+                                isinstance(e, gast.Starred) for e in target.elts):
+                        for elt, value in zip(target.elts, node.value.elts):  # a, b = b, a
+                            self.bind(elt, self.deps(value), node)
+                    else:
+                        self.bind(target, self.deps(node.value), node)
+            elif isinstance(node, gast.AugAssign):
+                target = node.target
+                if isinstance(target, gast.Name):
+                    # xs += ys extends the list xs: it holds ys's items after
+                    self.join([target.id, *self.deps(node.value)])
+                    self.updates.append((target.id, node, "augmented"))
+                else:
+                    self.bind(target, self.deps(node.value), node)
+            elif isinstance(node, (gast.For, gast.comprehension)):
+                self.bind(node.target, self.deps(node.iter), node)
+            elif isinstance(node, gast.withitem) and node.optional_vars is not None:
+                self.bind(node.optional_vars, self.deps(node.context_expr), node)
+            elif isinstance(node, gast.NamedExpr):
+                self.bind(node.target, self.deps(node.value), node)
+            elif isinstance(node, gast.Call):
+                self.call_effects(node)
+
+    def bind(self, target, shares, node) -> None:
+        """``target = value`` where ``value`` may be the memory of ``shares``."""
+        if isinstance(target, gast.Name):
+            self.join([target.id, *shares])
+        elif isinstance(target, (gast.Tuple, gast.List)):
+            for elt in target.elts:
+                self.bind(elt, shares, node)
+        elif isinstance(target, gast.Starred):
+            self.bind(target.value, shares, node)
+        elif isinstance(target, (gast.Subscript, gast.Attribute)):
+            # x[i] = v: x changes, and (a list or dict) holds v's memory from now on
+            root = _root(target)
+            if root is not None:
+                if root not in self.arrays:  # an array's elements take v's values
+                    self.join([root, *shares])
+                self.updates.append((root, node, "item"))
+
+    def new_arrays(self) -> set:
+        """The names bound only to arrays that NumPy makes anew (``y =
+        np.zeros(n)``, ``np.exp(x)``): ``y[i] = v`` copies ``v``'s values into
+        them and holds nothing of it."""
+        fresh, other = set(), set()
+        for node in walk(self.func):
+            if isinstance(node, (gast.Assign, gast.AnnAssign)) and node.value is not None:
+                made = isinstance(node.value, gast.Call) and self.makes_array(node.value)
+                targets = node.targets if isinstance(node, gast.Assign) else [node.target]
+                for target in targets:
+                    if isinstance(target, gast.Name):
+                        (fresh if made else other).add(target.id)
+            elif isinstance(node, (gast.For, gast.comprehension, gast.NamedExpr)):
+                other.update(n.id for n in walk(node.target) if isinstance(n, gast.Name))
+            elif isinstance(node, gast.withitem) and node.optional_vars is not None:
+                other.update(n.id for n in walk(node.optional_vars) if isinstance(n, gast.Name))
+        return fresh - other - set(self.params)
+
+    def makes_array(self, call) -> bool:
+        if not isinstance(call.func, (gast.Name, gast.Attribute)) or (
+                isinstance(call.func, gast.Name) and call.func.id in self.local_functions):
+            return False
+        callee = self.resolve(call)
+        if callee is MISSING or id(callee) in VIEW_FUNCTIONS or callee is np.array:
+            return False
+        if isinstance(callee, np.ufunc):
+            return True
+        return (getattr(callee, "__module__", None) or "").split(".")[0] == "numpy"
+
+    def call_effects(self, call) -> None:
+        """The updates a call makes: a method that changes its object, a NumPy
+        function or ufunc method that writes into its first argument, ``out=``;
+        and a local function's parameters joined to what it is passed."""
+        func = call.func
+        if isinstance(func, gast.Attribute) and func.attr in UPDATING_METHODS:
+            root = _root(func.value)
+            if root in self.locals:
+                self.join([root, *(n for a in call.args for n in self.deps(a))])
+                self.updates.append((root, call, "item"))
+        for keyword in call.keywords:
+            if keyword.arg == "out":
+                for name in self.deps(keyword.value):
+                    self.updates.append((name, call, "item"))
+        if isinstance(func, gast.Name) and func.id in self.local_functions:
+            inner = self.local_functions[func.id]
+            names = [a.id for a in inner.args.args if isinstance(a, gast.Name)]
+            passed = [n for a in [*call.args, *(k.value for k in call.keywords)]
+                      for n in self.deps(a)]
+            self.join([*names, *passed])
+            return
+        callee = self.resolve(call) if isinstance(func, (gast.Name, gast.Attribute)) \
+            else MISSING
+        if callee is not MISSING and call.args and (
+                id(callee) in UPDATING_FUNCTIONS or _ufunc_at(callee)):
+            for name in self.deps(call.args[0]):
+                self.updates.append((name, call, "item"))
+
+    def deps(self, node) -> list[str]:
+        """The local names whose memory ``node``'s value may be, or hold."""
+        if isinstance(node, gast.Name):
+            return [node.id] if node.id in self.locals else []
+        if isinstance(node, (gast.Subscript, gast.Attribute, gast.Starred)):
+            return self.deps(node.value)
+        if isinstance(node, (gast.Tuple, gast.List, gast.Set)):
+            return [n for e in node.elts for n in self.deps(e)]
+        if isinstance(node, gast.Dict):
+            return [n for v in node.values for n in self.deps(v)]
+        if isinstance(node, gast.IfExp):
+            return self.deps(node.body) + self.deps(node.orelse)
+        if isinstance(node, gast.BoolOp):
+            return [n for v in node.values for n in self.deps(v)]
+        if isinstance(node, gast.NamedExpr):
+            return self.deps(node.value)
+        if isinstance(node, (gast.ListComp, gast.SetComp, gast.GeneratorExp, gast.DictComp)):
+            # the loop targets are joined to what they run over (run); the elements
+            return [n for sub in walk(node) if isinstance(sub, gast.Name)
+                    for n in self.deps(sub)]
+        if isinstance(node, gast.Call):
+            return self.call_deps(node)
+        return []  # arithmetic, comparisons, constants, lambdas: new values
+
+    def call_deps(self, call) -> list[str]:
+        func = call.func
+        passed = [n for a in [*call.args, *(k.value for k in call.keywords)]
+                  for n in self.deps(a)]
+        if isinstance(func, gast.Name) and func.id in self.local_functions:
+            inner = self.local_functions[func.id]
+            returned = [n for sub in walk(inner) if isinstance(sub, gast.Return)
+                        and sub.value is not None for n in self.deps(sub.value)]
+            if isinstance(inner, gast.Lambda):
+                returned = self.deps(inner.body)
+            return passed + returned
+        if isinstance(func, gast.Attribute) and _root(func) in self.locals:
+            if func.attr in FRESH_METHODS:
+                return []
+            return self.deps(func.value) + passed  # x.reshape(...), d.get(k), xs.pop()
+        callee = self.resolve(call) if isinstance(func, (gast.Name, gast.Attribute)) \
+            else MISSING
+        if callee is MISSING:
+            return passed
+        if id(callee) in VIEW_FUNCTIONS:
+            return passed
+        if callee is np.array:  # np.array(x, copy=False) may return x itself
+            copies = all(not (k.arg == "copy" and not (isinstance(k.value, gast.Constant)
+                                                         and k.value.value is True))
+                         for k in call.keywords)
+            return [] if copies else passed
+        if isinstance(callee, np.ufunc) or id(callee) in FRESH_BUILTINS:
+            return []
+        module = getattr(callee, "__module__", None) or ""
+        if module.split(".")[0] in ("numpy", "math", "scipy"):
+            return []  # NumPy's functions other than the views make new arrays
+        return passed
+
+
+def _ufunc_at(callee) -> bool:
+    """``np.add.at`` and its kind: a ufunc method writing into its first argument."""
+    return getattr(callee, "__name__", None) == "at" \
+        and isinstance(getattr(callee, "__self__", None), np.ufunc)
+
+
+def _root(node):
+    """``x`` in ``x``, ``x[i]``, ``x.a[i].b``; None for anything else."""
+    while isinstance(node, (gast.Subscript, gast.Attribute)):
+        node = node.value
+    return node.id if isinstance(node, gast.Name) else None
+
+
+def _bound_names(func) -> set:
+    """Every name a statement of ``func`` (or of a function nested in it) binds."""
+    names = set()
+    for node in walk(func):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Param)):
+            names.add(node.id)
+    return names
+
+
+def entry_check(param, params, found, filename):
+    """``unshared(x, (y, z), ('x', 'y', 'z'), False, where)``: the statement at
+    the entry of the generated function that raises
+    :class:`AliasedUpdateError` where another argument is, holds or shares the
+    memory of ``param``, which the function updates at ``where``."""
+    others = [p for p in params if p != param]
+    node, _ = found.where[param]
+    where = constant((filename, getattr(node, "lineno", None),
+                      getattr(node, "col_offset", None)))
+    call = gast.Call(func=helper_ref("unshared"), args=[
+        ir.name(param), gast.Tuple(elts=[ir.name(o) for o in others], ctx=gast.Load()),
+        constant((param, *others)), gast.Constant(value=param in found.shared, kind=None),
+        where], keywords=[])
+    check = gast.copy_location(gast.Expr(value=call), node)
+    check.op = ir.Op(ir.OPAQUE, [], {}, node, "statement")
+    check.comment = f"{param} is updated in place below: no other argument may share it"
+    return check
