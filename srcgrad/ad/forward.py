@@ -223,6 +223,8 @@ class Forward:
         if x.id not in self.varied:
             return [stmt]
         moved = self.tangent(value)
+        if moved is not None:  # none where x is an integer or bool array (it truncates)
+            moved = call_to("written_tangent", moved, ir.name(x.id))
         new = ir.assign(gast.Subscript(value=ir.name(self.tangent_name(x.id)),
                                        slice=clone(stmt.targets[0].slice), ctx=gast.Store()),
                         moved if moved is not None else gast.Constant(value=0.0, kind=None))

@@ -289,7 +289,8 @@ class _Reverser:
                                              copy.deepcopy(index_value)))
             rest.origin = "element assignment"
             if isinstance(value, gast.Name) and self.act.is_active(value.id):
-                part = call_to("item_cotangent", d_x, ir.name(x.id), index_value)
+                part = call_to("written_cotangent", d_x, ir.name(x.id), index_value,
+                               ir.name(value.id))
                 if value.id == x.id:  # x[::-1] = x: the old x gets both parts, after the rest
                     g = self.namer.fresh("g")
                     out += [ir.assign(g, part), rest]

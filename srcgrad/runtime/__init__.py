@@ -130,6 +130,8 @@ from .shapes import (
     unsplit,
     unstack,
     untile,
+    written_cotangent,
+    written_tangent,
 )
 from .signals import (
     convolve_grads,
@@ -317,4 +319,5 @@ __all__ = [
     "check_finite",
     "matmul_grad_b_steps", "matmul_grad_a_steps", "products_by_step", "ProductsByStep",
     "StepTerms",
+    "written_cotangent", "written_tangent",
 ]

@@ -20,13 +20,15 @@ whose ``+`` adds element by element where a plain list's would concatenate.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .aliases import is_basic_index
 from .elementwise import unbroadcast
 from .errors import error_at
 from .namespaces import as_array, foreign, namespace_of
-from .structures import ListCotangent, cotangent_like, no_cotangent
+from .structures import ListCotangent, cotangent_like, item_cotangent, no_cotangent
 
 
 def untile(g, a, reps):
@@ -137,6 +139,177 @@ def _scatter_rows(grad, index, g):
         g = np.tensordot(namespace_of(grad).asarray(merge), g, axes=(1, 0))
     grad[rows] = g
     return grad
+
+
+def written_cotangent(g, x, index, value=None):
+    """The cotangent of ``value`` in ``x[index] = value`` (shaped like
+    ``x[index]``; the adjoint sums it to ``value``'s shape), where ``g`` is the
+    cotangent of ``x`` after the write: the elements of ``g`` that ``value``
+    wrote.  It differs from ``g[index]`` twice over:
+
+    * an integer or bool array truncates what is written into it (a float
+      stored into ``np.zeros(3, dtype=int)``): piecewise constant, so nothing
+      flows back (0.0, no cotangent);
+    * an advanced index may name an element twice (``y[[1, 1, 3]] = v``, and
+      ``y[idx] += v``, which NumPy runs as ``y[idx] = y[idx] + v``): NumPy
+      keeps the last write there, so the earlier writes to that element never
+      reach the output and their cotangent is zero.  A basic index (ints,
+      slices) names each element once and pays nothing; an advanced one one
+      ``np.unique`` of its flat positions (:func:`last_writes`).
+
+    ``value`` is what was written, when the compiler has it: its memory order
+    is part of the order NumPy writes in.  A list or dict ``x`` holds what is
+    stored in it as it is.
+
+        >>> y = np.zeros(4)
+        >>> written_cotangent(np.arange(4.0), y, [1, 1, 3])
+        array([0., 1., 3.])
+        >>> written_cotangent(np.ones(3), np.zeros(3, dtype=int), 0)
+        0.0
+    """
+    if isinstance(x, (list, dict)):
+        return item_cotangent(g, x, index)
+    if _truncates(x):
+        return 0.0
+    part = np.broadcast_to(g, np.shape(x))[index]
+    if is_basic_index(index):
+        return part
+    kept = last_writes(x, index, np.shape(part), value)
+    if kept is None:
+        return part
+    if foreign(part) or foreign(x):
+        if type(x).__module__.split(".")[0] != "dask":  # CuPy: which write wins is not defined
+            raise error_at("MissingRuleError", _REPEATS_UNDEFINED.format(type(x).__module__))
+        return part * kept  # a NumPy mask, applied lazily
+    part[~kept] = 0  # part is a copy: advanced indexing copies
+    return part
+
+
+_REPEATS_UNDEFINED = (
+    "an element assignment x[index] = v writes one element of a {} array more than "
+    "once (its integer index repeats an element), and that library does not say which "
+    "write is kept; write each element once (np.unique(index, return_index=True) picks "
+    "one value for each)")
+
+
+def written_tangent(t, x):
+    """The tangent ``x`` keeps of a value ``t`` is the tangent of, written into
+    it by ``x[index] = value``: ``t``, or 0.0 where ``x`` is an integer or bool
+    array, which truncates what it stores (piecewise constant)."""
+    return 0.0 if _truncates(x) else t
+
+
+def _truncates(x) -> bool:
+    """Whether ``x`` is an integer or bool array (NumPy, Dask or CuPy)."""
+    if type(x) is np.ndarray:
+        return x.dtype.kind in "biu"
+    return foreign(x) and np.dtype(x.dtype).kind in "biu"
+
+
+def last_writes(x, index, shape, value=None):
+    """Where ``x[index] = value`` (``x[index]`` of shape ``shape``) keeps what it
+    writes: None where ``index`` names no element twice (the common case,
+    decided by one ``np.unique`` of the flat positions of its integer arrays),
+    else a bool array of ``shape``, False at each write that a later write to
+    the same element replaces.  The order of the writes is NumPy's own,
+    observed on a probe array laid out like ``x`` (NumPy writes in the memory
+    order of the index and the value where those are not C-ordered); the
+    probe is ``np.empty``, so only the pages the index touches are paged in.
+
+        >>> last_writes(np.zeros(4), [1, 1, 3], (3,))
+        array([False,  True,  True])
+        >>> last_writes(np.zeros(3), [1, -2], (2,))
+        array([False,  True])
+        >>> last_writes(np.zeros((2, 3)), (slice(None), [0, 2]), (2, 2)) is None
+        True
+    """
+    keys = _advanced_positions(index, np.shape(x))
+    if keys is not None and np.unique(keys).size == keys.size:
+        return None
+    index = _host_index(index)
+    size = math.prod(shape)
+    order = np.arange(size, dtype=np.intp).reshape(shape)
+    written = order
+    if type(value) is np.ndarray and value.shape == shape and not value.flags.c_contiguous:
+        written = np.empty_like(value, dtype=np.intp)  # the value's memory order
+        written[...] = order
+    probe = np.empty_like(x, dtype=np.intp) if type(x) is np.ndarray \
+        else np.empty(np.shape(x), dtype=np.intp)
+    probe[index] = written
+    kept = probe[index] == order
+    return None if kept.all() else kept
+
+
+def _advanced_positions(index, shape):
+    """The flat positions in ``shape`` of the elements the integer arrays of
+    ``index`` name together (broadcast; negative ones counted from the end), or
+    None where the index has no integer array, so nothing can repeat (basic
+    parts, one or more boolean masks: each names its elements once).  An index
+    whose parts this does not place (``None`` or a bool beside arrays, sizes
+    not known) gives ``_ALWAYS_PROBE``, whose repeated key sends
+    :func:`last_writes` to its probe, which is right for every index."""
+    parts = _host_index(index)
+    parts = parts if isinstance(parts, tuple) else (parts,)
+    arrays, rest = [], []
+    for p in parts:
+        if p is None or isinstance(p, (bool, np.bool_)):
+            return _ALWAYS_PROBE
+        if isinstance(p, (list, np.ndarray)):
+            p = np.asarray(p)
+            if p.dtype == bool:
+                arrays.append(("mask", p))
+            elif p.size == 0 or p.dtype.kind in "iu":
+                arrays.append(("ints", p.astype(np.intp, copy=False)))
+            else:
+                return _ALWAYS_PROBE
+        rest.append(p)
+    if not any(kind == "ints" for kind, _ in arrays):
+        return None
+    used = sum(np.ndim(p) if isinstance(p, np.ndarray) and p.dtype == bool else 1
+               for p in rest if p is not Ellipsis)
+    axis, comps, dims = 0, [], []
+    for p in rest:
+        if p is Ellipsis:
+            axis += len(shape) - used
+        elif isinstance(p, np.ndarray) and p.dtype == bool:
+            comps.extend(np.nonzero(p))
+            dims.extend(shape[axis:axis + p.ndim])
+            axis += p.ndim
+        else:
+            if isinstance(p, np.ndarray):
+                comps.append(p)
+                dims.append(shape[axis])
+            axis += 1
+    if not all(isinstance(n, (int, np.integer)) for n in dims):
+        return _ALWAYS_PROBE  # unknown sizes (a Dask array's NaN)
+    if len(comps) == 1:
+        return np.ravel(comps[0] % dims[0]) if dims[0] else np.ravel(comps[0])
+    comps = np.broadcast_arrays(*comps)
+    return np.ravel(np.ravel_multi_index(comps, dims, mode="wrap"))
+
+
+_ALWAYS_PROBE = np.zeros(2, dtype=np.intp)
+
+
+def _host_index(index):
+    """``index`` with a CuPy array in it copied to the host; a Dask array there
+    (a lazy index) would have to be computed to tell whether it repeats."""
+    parts = index if isinstance(index, tuple) else (index,)
+    if not any(foreign(p) for p in parts):
+        return index
+    out = []
+    for p in parts:
+        if foreign(p):
+            if not hasattr(p, "get"):
+                raise error_at("MissingRuleError", (
+                    "an element assignment x[index] = v whose index is a "
+                    f"{type(p).__module__.split('.')[0]} array: its adjoint must know "
+                    "whether the index names an element twice (NumPy keeps the last "
+                    "write), which a lazy index tells only when computed; index with a "
+                    "NumPy array (idx.compute())"))
+            p = p.get()
+        out.append(p)
+    return tuple(out) if isinstance(index, tuple) else out[0]
 
 
 def reshape_each(gs, xs):
