@@ -16,11 +16,12 @@ on each matrix of the stack (``numpy/_core/src/umath/matmul.c.src``), and a
 row ``xs[t]`` of a stack has exactly the core dimensions and strides the
 stacked call gives its step.  The runtime helper
 (:func:`srcgrad.runtime.steps.products_by_step`) stacks only there: NumPy
-arrays of one BLAS dtype, ``xs`` with at least three dimensions (a 2-D
-``xs`` makes each step a vector times a matrix, a gemv, where the stacked
-product is one gemm), a 2-D ``W``, the loop over a ``range`` of rows of
-``xs``; anywhere else it returns an object whose ``[t]`` computes ``xs[t] @
-W`` when the loop reads it, exactly as before.
+arrays of one BLAS dtype, a 2-D ``W``, the loop over a ``range`` of rows of
+``xs`` (a 2-D ``xs``, whose steps are vectors, is stacked as ``(1, n)``
+matrices, the core ``matmul`` makes of a vector: one gemv a step, as in the
+loop, where ``xs @ W`` would be one gemm); anywhere else it returns an
+object whose ``[t]`` computes ``xs[t] @ W`` when the loop reads it, exactly
+as before.
 
 Sound when the stacked product, made before the loop, is what each step
 would have computed:

@@ -17,8 +17,9 @@ work in their size, not the product's ``m * k * n`` -- and read neither the
 product nor its cotangent, so the forward sweep no longer keeps the product
 for the adjoint sweep (it read ``t3`` only for its shape).  Where their
 shortcut does not hold (stacks of matrices, integer arrays, Dask or CuPy
-arrays) they make the product again and apply ``matmul_grad_a`` to
-``unreduce(g, product)``: what the sweep computed before.  The shortcut's
+arrays) they make the product again (for Dask and CuPy, an empty stand-in
+of its shape and dtype) and apply ``matmul_grad_a`` to ``unreduce(g,
+product)``: what the sweep computed before.  The shortcut's
 numbers differ from the product's only by the order of a sum (the runtime
 module says how far); the forward sweep is untouched, so the value
 ``value_and_grad`` returns stays bit for bit the function's.

@@ -23,10 +23,18 @@ same work at a fraction of the cost of many small ones:
   the decisions are made once, before the loop over ``dOuter``), and a slice
   ``xs[t]`` has exactly the core dimensions and strides that the stacked call
   gives each step -- so each step's numbers are bit for bit those of
-  ``xs[t] @ W``.  A 2-D ``xs`` is not stacked (``xs[t]`` is a vector: a gemv
-  per step, where ``xs @ W`` is one gemm, which may round differently), nor
-  anything but NumPy arrays of one BLAS dtype: there an object computes each
-  step's product when it is indexed, as the loop did.
+  ``xs[t] @ W``.  A 2-D ``xs`` makes each step a vector times a matrix,
+  which ``matmul`` runs as a ``(1, n)`` core (a 1-D first operand is
+  promoted by prepending a 1 to its shape; a 1-D second one by appending
+  one): a gemv, where ``xs @ W`` would be one gemm, which may round
+  differently.  So the vectors are stacked as such matrices,
+  ``(xs[:, None, :] @ W)[:, 0, :]`` (``(W @ xs[:, :, None])[:, :, 0]`` on
+  the right): the same core dimensions, the same stride along the vector
+  and in the result, hence the same branch (gemv, dot or NumPy's loop) with
+  the same arguments for each step -- the stride of the size-1 axis is
+  never read for a value.  Anything but NumPy arrays of one BLAS dtype is
+  not stacked: there an object computes each step's product when it is
+  indexed, as the loop did.
 
 A runtime helper module (see :mod:`srcgrad.runtime`, which re-exports it):
 small, NumPy alone, copied into exported modules.
@@ -204,12 +212,15 @@ def products_by_step(x, w, iterations, stepped=0):
     (one ``x @ w``) where each of its matrices is bit for bit the step's own
     product (see the module docstring), else an object that computes the
     step's product when indexed."""
-    if type(x) is np.ndarray and type(w) is np.ndarray and w.ndim == 2 and x.ndim >= 3 \
+    if type(x) is np.ndarray and type(w) is np.ndarray and w.ndim == 2 and x.ndim >= 2 \
             and x.dtype == w.dtype and x.dtype in _BLAS_TYPES and type(iterations) is range \
             and iterations.step in (1, -1) and len(iterations):
         low, high = min(iterations), max(iterations)
         if 0 <= low and high < len(x) and high + 1 <= 2 * len(iterations):
             rows = x[:high + 1]
+            if rows.ndim == 2:  # vectors: each a (1, n) or (n, 1) matrix, as matmul sees it
+                return (rows[:, None, :] @ w)[:, 0, :] if stepped == 0 \
+                    else (w @ rows[:, :, None])[:, :, 0]
             return rows @ w if stepped == 0 else w @ rows
     return ProductsByStep(x, w, stepped)
 

@@ -23,7 +23,9 @@ The shortcut is taken for NumPy arrays of float32, float64, complex64 or
 complex128 where ``a`` and ``b`` are each a vector or a matrix (not both
 vectors, whose product is a number) and ``g`` is a number; anything else --
 stacks of matrices, integers, Dask or CuPy arrays, a cotangent that is an
-array -- gets the product made again and the general rule, as before.
+array -- gets the general rule, as before, on the product made again (for a
+Dask or CuPy vector or matrix, an empty array of the product's shape and
+dtype: ``unreduce`` reads nothing else of it).
 
     >>> import numpy as np
     >>> a, b = np.arange(6.0).reshape(2, 3), np.arange(12.0).reshape(3, 4)
@@ -42,7 +44,7 @@ import numpy as np
 
 from .elementwise import grad_seed
 from .linalg import matmul_grad_a, matmul_grad_b
-from .namespaces import foreign
+from .namespaces import foreign, namespace_of
 from .reductions import size_of, unreduce
 
 #: The dtypes whose sums stand in for BLAS's products, by their character
@@ -121,9 +123,29 @@ def _vectors_or_matrices(a, b) -> bool:
 
 
 def _product(a, b):
-    """``a @ b`` again, for the general rule's ``unreduce``, which reads its shape
-    and dtype (and its library: a Dask product is a graph, never computed)."""
-    return a @ b if foreign(a) or foreign(b) else np.matmul(a, b)
+    """``a @ b`` again, for the general rule's ``unreduce``, which reads only its
+    shape, dtype and library.  For a Dask or CuPy vector or matrix, an empty
+    array of the product's shape and dtype stands in (no product on the GPU;
+    for Dask, one whose sizes are all known); else the product is made (a
+    Dask product is a graph, never computed)."""
+    if not (foreign(a) or foreign(b)):
+        return np.matmul(a, b)
+    shape = _product_shape(a, b)
+    if shape is None:
+        return a @ b
+    return namespace_of(a, b).empty(shape, np.result_type(a.dtype, b.dtype))
+
+
+def _product_shape(a, b):
+    """The shape of ``a @ b`` for two arrays each a vector or a matrix (not two
+    vectors) whose sizes are known and fit; else None."""
+    shapes = [getattr(a, "shape", None), getattr(b, "shape", None)]
+    if not all(isinstance(s, tuple) and 1 <= len(s) <= 2 for s in shapes) \
+            or len(shapes[0]) == len(shapes[1]) == 1 \
+            or not all(type(n) is int for s in shapes for n in s) \
+            or shapes[0][-1] != shapes[1][0] or not hasattr(a, "dtype") or not hasattr(b, "dtype"):
+        return None
+    return shapes[0][:-1] + shapes[1][1:]
 
 
 def summed_product_seed(reduction, a, b):

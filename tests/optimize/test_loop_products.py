@@ -451,6 +451,16 @@ def _products_cases(rng):
         w + 0.5j, 0
     yield "on the right", rng.normal(size=(6, 4, 3)), rng.normal(size=(5, 4)), 1
     yield "large", rng.normal(size=(4, 200, 64)), rng.normal(size=(64, 96)), 0
+    # vector steps: one gemv a step, stacked as (1, n) matrices (never one gemm)
+    yield "vectors", rng.normal(size=(6, 4)), w, 0
+    yield "vectors on the right", rng.normal(size=(6, 4)), rng.normal(size=(5, 4)), 1
+    yield "strided vectors", rng.normal(size=(6, 8))[:, ::2], np.asfortranarray(w), 0
+    yield "float32 vectors", rng.normal(size=(6, 4)).astype(np.float32), \
+        w.astype(np.float32), 0
+    yield "complex vectors", rng.normal(size=(6, 4)) + 0.5j, w - 0.25j, 0
+    yield "one output", rng.normal(size=(6, 4)), rng.normal(size=(4, 1)), 0
+    yield "one input", rng.normal(size=(6, 1)), rng.normal(size=(1, 5)), 0
+    yield "long vectors", rng.normal(size=(30, 300)), rng.normal(size=(300, 70)), 0
 
 
 def test_the_stacked_product_is_each_steps_product_bit_for_bit():
@@ -467,7 +477,6 @@ def test_where_stacking_may_round_differently_each_step_is_its_own_product():
     rng = np.random.default_rng(6)
     w = rng.normal(size=(4, 5))
     cases = [
-        ("vector steps (gemv each, one gemm stacked)", rng.normal(size=(6, 4)), w, range(6)),
         ("mixed dtypes", rng.normal(size=(6, 3, 4)).astype(np.float32), w, range(6)),
         ("a list of rows", list(rng.normal(size=(6, 3, 4))), w, range(6)),
         ("integers", np.arange(72).reshape(6, 3, 4), np.arange(20).reshape(4, 5), range(6)),
@@ -521,3 +530,17 @@ def test_steps_of_any_memory_order_are_joined_as_their_rows():
         plain = _plain_b(0.0, cotangents, xs, w)
         got = matmul_grad_b_steps(0.0, list(zip(cotangents, xs)), w)
         assert np.all(np.abs(got - plain) <= _terms_bound(cotangents, xs))
+
+
+def test_vector_steps_are_not_one_gemm():
+    # xs @ W would be one gemm, whose rows may round differently from each step's
+    # gemv: the stacked vectors must give each step's own numbers
+    rng = np.random.default_rng(9)
+    for _ in range(50):
+        steps, n, m = rng.integers(1, 12), rng.integers(1, 90), rng.integers(1, 90)
+        xs, w = rng.normal(size=(steps, n)), rng.normal(size=(n, m))
+        ys = products_by_step(xs, w, range(steps))
+        zs = products_by_step(xs, w.T.copy(), range(steps), stepped=1)
+        for t in range(steps):
+            assert_bit_identical(ys[t], xs[t] @ w, f"{n}x{m}, step {t}")
+            assert_bit_identical(zs[t], w.T.copy() @ xs[t], f"{m}x{n} on the right, step {t}")

@@ -20,6 +20,7 @@ from types import SimpleNamespace
 import gast
 import numpy as np
 import pytest
+import strict_arrays
 from numeric import assert_bit_identical, numeric_grad
 
 import srcgrad
@@ -159,6 +160,34 @@ def test_dask_arrays_stay_lazy_and_get_the_general_rule():
         lazy = helper(1.0, x, y)
         assert type(lazy).__module__.startswith("dask")
         assert_bit_identical(np.asarray(lazy), np.asarray(rule(unreduce(1.0, x @ y), x, y)))
+
+
+def test_dask_rows_of_unknown_count_get_the_product():
+    da = pytest.importorskip("dask.array")
+    rng = np.random.default_rng(5)
+    a, b = rng.standard_normal((6, 4)), rng.standard_normal((4, 3))
+    x = da.from_array(a, chunks=3)
+    rows = x[x[:, 0] > 0]   # a shape of NaN rows: no empty stand-in can be made
+    y = da.from_array(b, chunks=2)
+    for helper, rule, _ in HELPERS:
+        expected = np.asarray(rule(unreduce(1.0, rows @ y), rows, y))
+        assert_bit_identical(np.asarray(helper(1.0, rows, y)), expected)
+
+
+def test_cupy_like_arrays_get_the_general_rule_without_the_product():
+    xp = strict_arrays   # CuPy's rules on any machine (tests/data)
+    rng = np.random.default_rng(6)
+    for shapes in (((5, 4), (4, 3)), ((4,), (4, 3)), ((5, 4), (4,)), ((2, 5, 4), (4, 3))):
+        a, b = (rng.standard_normal(s) for s in shapes)
+        x, y = xp.asarray(a), xp.asarray(b)
+        for helper, rule, _ in HELPERS:
+            got = helper(1.0, x, y)
+            assert type(got) is xp.ndarray
+            assert_bit_identical(xp.asnumpy(got),
+                                 xp.asnumpy(rule(unreduce(1.0, x @ y), x, y)))
+    got = srcgrad.grad(tanh_chain, wrt=(0, 1, 2))(*(xp.asarray(v) for v in PROGRAMS[0][1]))
+    expected = srcgrad.grad(tanh_chain, wrt=(0, 1, 2), optimize=False)(*PROGRAMS[0][1])
+    _close_to_unoptimised([xp.asnumpy(v) for v in got], expected, 6)
 
 
 # --- the pass, on hand-written sweeps --------------------------------------------------
