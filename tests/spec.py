@@ -818,8 +818,7 @@ for uf in (np.greater, np.greater_equal, np.less, np.less_equal, np.equal, np.no
 for uf in (np.bitwise_and, np.bitwise_or, np.bitwise_xor, np.left_shift, np.right_shift):
     N(f"np.{uf.__name__}", uf, f"np.{uf.__name__}(i, j)", i=_I, j=_J)
 N("np.invert", np.invert, "np.invert(i)", i=_I)
-for e in ("np.zeros((2, 3))", "np.ones(3)", "np.empty(2)", "np.arange(4)", "np.linspace(0, 1, 5)",
-          "np.eye(3)", "np.identity(2)"):
+for e in ("np.zeros((2, 3))", "np.ones(3)", "np.empty(2)", "np.eye(3)", "np.identity(2)"):
     N(e, eval(e.split("(")[0], {"np": np}), e)  # noqa: S307 - trusted table
 for attr in ("shape", "ndim", "size", "dtype", "itemsize", "nbytes"):
     N(f"ndarray.{attr}", getattr(np.ndarray, attr), f"x.{attr}", x=_X)
@@ -949,3 +948,69 @@ S("match_complex", srcgrad.runtime.match_complex, "srcgrad.runtime.match_complex
   t=normal(2, 3), y=fixed(np.zeros((2, 3))))
 N("permutation_of", srcgrad.runtime.permutation_of, "srcgrad.runtime.permutation_of(x, y)",
   x=_X, y=_Y)
+
+
+# --- values passed where a constant usually goes (tests/rules/test_constant_parameters.py) ----
+def near(value, *shape, spread=0.02):
+    """``value`` moved by at most ``spread``: a bound near the ones ``clipped`` keeps away from."""
+    return Input(lambda rng: value + rng.uniform(-spread, spread, shape) if shape
+                 else float(value + rng.uniform(-spread, spread)))
+
+
+S("np.clip-bounds", np.clip, "np.clip(x, lo, hi)", dtypes=F64, x=clipped(-0.5, 0.5, 3, 4),
+  lo=near(-0.5), hi=near(0.5))
+S("np.clip-bounds-bcast", np.clip, "np.clip(x, lo, hi)", x=clipped(-0.5, 0.5, 3, 4),
+  lo=near(-0.5, 4), hi=near(0.5, 3, 1))
+S("np.clip-lower-bound", np.clip, "np.clip(x, lo, None)", dtypes=F64, x=clipped(-0.2, 2.0, 6),
+  lo=near(-0.2))
+S("np.clip-upper-bound", np.clip, "np.clip(x, None, hi)", x=clipped(-0.5, 0.5, 2, 3),
+  hi=near(0.5, 3))
+S("ndarray.clip-bounds", np.ndarray.clip, "x.clip(lo, hi)", dtypes=F64, x=clipped(-0.5, 0.5, 6),
+  lo=near(-0.5), hi=near(0.5))
+S("math.log-base-moves", math.log, "math.log(x, b)", dtypes=F64, x=pyfloat(0.5, 3.0),
+  b=pyfloat(1.5, 4.0))
+S("np.interp-knots", np.interp, "np.interp(x, xp, fp)", x=Input(lambda rng: rng.choice(
+    [-1.5, -0.6, 0.0, 0.7, 1.2, 2.4], 6) + rng.uniform(-0.05, 0.05, 6)),
+  xp=Input(lambda rng: KNOTS + rng.uniform(-0.02, 0.02, 5)), fp=normal(5))
+S("np.interp-left-right-move", np.interp, "np.interp(x, xp, fp, left=a, right=b)", dtypes=F64,
+  x=Input(lambda rng: np.array([[-1.5, 0.1], [0.5, 2.2]]) + rng.uniform(-0.05, 0.05, (2, 2))),
+  xp=fixed(KNOTS), fp=normal(5), a=pyfloat(-1, 1), b=pyfloat(-1, 1))
+S("np.pad-constant-moves", np.pad, "np.pad(x, (2, 1), constant_values=c)", dtypes=F64,
+  x=normal(4), c=pyfloat(-1, 1))
+S("np.pad-constant-pairs", np.pad, "np.pad(x, ((1, 2), (0, 1)), constant_values=c)",
+  x=normal(2, 3), c=normal(2, 2))
+S("np.pad-constant-pair", np.pad, "np.pad(x, 1, 'constant', constant_values=c)",
+  x=normal(2, 3), c=normal(2))
+S("np.diff-prepend-moves", np.diff, "np.diff(x, prepend=p)", dtypes=F64, x=normal(2, 4),
+  p=pyfloat(-1, 1))
+S("np.diff-prepend-append-move", np.diff, "np.diff(x, 2, 0, prepend=p, append=q)",
+  x=normal(3, 3), p=normal(1, 3), q=normal(2, 3))
+S("np.diff-append-moves", np.diff, "np.diff(x, append=q)", dtypes=F64, x=normal(5),
+  q=pyfloat(-1, 1))
+# (vjp and jvp do not specialise on Python floats: float(h) tells srcgrad h is a number)
+S("np.gradient-spacing", np.gradient, "np.gradient(x, float(h))", call="np.gradient(x, h)",
+  dtypes=F64, x=normal(6), h=pyfloat(0.3, 2.0))
+S("np.gradient-spacing-axis", np.gradient, "np.gradient(x, float(h), axis=0, edge_order=2)",
+  call="np.gradient(x, h, axis=0, edge_order=2)", dtypes=F64, x=normal(5, 2),
+  h=pyfloat(0.3, 2.0))
+S("np.gradient-spacing-2d", np.gradient, "tuple(np.gradient(x, float(h)))",
+  call="np.gradient(x, h)", dtypes=F64, x=normal(3, 4), h=pyfloat(0.3, 2.0))
+S("np.gradient-spacings-2d", np.gradient, "tuple(np.gradient(x, float(h), float(k)))",
+  call="np.gradient(x, h, k)", dtypes=F64, x=normal(4, 3), h=pyfloat(0.3, 2.0),
+  k=pyfloat(0.3, 2.0))
+S("np.linspace", np.linspace, "np.linspace(a, b, 5)", dtypes=F64, a=pyfloat(-1, 1),
+  b=pyfloat(1, 3))
+S("np.linspace-open", np.linspace, "np.linspace(a, b, 4, endpoint=False)", dtypes=F64,
+  a=pyfloat(-1, 1), b=pyfloat(1, 3))
+S("np.linspace-one", np.linspace, "np.linspace(a, b, 1)", dtypes=F64, a=pyfloat(-1, 1),
+  b=pyfloat(1, 3))
+S("np.linspace-arrays", np.linspace, "np.linspace(a, b, 3, axis=1)", a=normal(2),
+  b=normal(3, 2))
+S("np.linspace-retstep", np.linspace, "np.linspace(a, b, 6, retstep=True)", dtypes=F64,
+  a=pyfloat(-1, 1), b=pyfloat(1, 3))
+S("np.arange", np.arange, "np.arange(a, 2.0, s)", dtypes=F64, a=pyfloat(-0.95, -0.55),
+  s=pyfloat(0.31, 0.33))
+S("np.arange-start", np.arange, "np.arange(a, 3.0)", dtypes=F64, a=pyfloat(0.1, 0.9))
+S("np.nan_to_num-values", np.nan_to_num, "np.nan_to_num(x, nan=c, posinf=p, neginf=q)",
+  dtypes=F64, x=fixed(np.array([1.5, np.nan, -0.5, np.inf, -np.inf, np.nan])),
+  c=pyfloat(-1, 1), p=pyfloat(5, 9), q=pyfloat(-9, -5))

@@ -61,6 +61,7 @@ from ..rules import registry
 from ..rules.custom import custom_vjp
 from ..version import __version__
 from .calls import bind_arguments
+from .constants import check_constant_arguments
 from .inline import inline_tangent, missing_rule
 
 
@@ -173,6 +174,7 @@ class Forward:
         rule = registry.lookup_tangent(op.primitive)
         if rule is None:
             raise missing_rule(self.program, op, forward=True)
+        check_constant_arguments(self.program, op, rule, self.varied)  # no silent zero
         target = stmt.targets[0]
         out_expr = gast.Tuple(elts=[ir.name(t) for t in targets], ctx=gast.Load()) \
             if isinstance(target, gast.Tuple) else ir.name(targets[0])

@@ -6,8 +6,9 @@ values' tangents (``np.array([d_x, d_y])``, zeros for elements that do not
 move, with the primal's ``dtype``), and the adjoint unpacks the cotangent:
 one cotangent per element of the (flat) list, ``d_out[i]``.  ``np.full``'s fill
 value is broadcast everywhere, so its cotangent is the sum of ``d_out``.
-Constructors that depend only on shapes (``np.zeros``, ``np.arange``,
-``np.zeros_like``...) are constants, and so are casts to integer and boolean
+Constructors that depend only on shapes (``np.zeros``, ``np.eye``,
+``np.zeros_like``...) are constants; ``np.linspace`` and ``np.arange`` are
+linear in their end points and step (their lengths are integers), and so are casts to integer and boolean
 types (``np.int64(x)``); a cast to a float type (``np.float32(x)``) passes the
 derivative through, cast.
 """
@@ -55,7 +56,76 @@ def copy(out, d_out, a, order="K"):
 
 
 nondifferentiable(np.zeros, np.ones, np.empty, np.zeros_like, np.ones_like, np.empty_like,
-                  np.arange, np.linspace, np.eye, np.identity)
+                  np.eye, np.identity)
+
+
+@adjoint(np.linspace, "start", "stop", name="np.linspace")
+def linspace(out, d_out, start, stop, num=50, endpoint=True, retstep=False, dtype=None,
+             axis=0):
+    """Sample ``k`` is ``start + (stop - start) k / div`` (``div`` is ``num - 1``
+    with the end point, else ``num``): ``stop`` gets the cotangents weighted by
+    ``k / div``, ``start`` the rest; ``retstep``'s step ``(stop - start) / div``
+    adds its own.  An integer ``dtype`` floors the samples: piecewise constant."""
+    if retstep:
+        samples, d_samples = out[0], d_out[0]
+    else:
+        samples, d_samples = out, d_out
+    div = max(num - 1 if endpoint else num, 1)
+    moved = np.moveaxis(np.broadcast_to(d_samples, np.shape(samples)), axis, 0)
+    weights = np.asarray(np.arange(num) / div, dtype=moved.dtype).reshape(
+        (-1,) + (1,) * (np.ndim(moved) - 1))
+    total = np.sum(moved, axis=0)
+    d_stop = np.sum(moved * weights, axis=0)
+    d_start = total - d_stop
+    if retstep:
+        d_stop, d_start = d_stop + d_out[1] / div, d_start - d_out[1] / div
+    if not np.issubdtype(samples.dtype, np.inexact):
+        return 0.0, 0.0
+    return unbroadcast(d_start, start), unbroadcast(d_stop, stop)
+
+
+@tangent(np.linspace, "start", "stop", name="np.linspace")
+def linspace_tangent(out, start, stop, num=50, endpoint=True, retstep=False, dtype=None,
+                     axis=0, *, d_start, d_stop):
+    """The samples' tangents ``d_start (1 - k / div) + d_stop k / div``, and the
+    step's ``(d_stop - d_start) / div``."""
+    samples = out[0] if retstep else out
+    div = max(num - 1 if endpoint else num, 1)
+    shape = (-1,) + (1,) * (np.ndim(samples) - 1)
+    weights = (np.arange(num) / div).reshape(shape)
+    inexact = np.issubdtype(samples.dtype, np.inexact)
+    t_start = np.moveaxis(np.asarray((1 - weights) * (d_start * inexact)
+                                     + np.zeros(np.shape(np.moveaxis(samples, axis, 0))),
+                                     dtype=samples.dtype if inexact else None), 0, axis)
+    t_stop = np.moveaxis(np.asarray(weights * (d_stop * inexact)
+                                    + np.zeros(np.shape(np.moveaxis(samples, axis, 0))),
+                                    dtype=samples.dtype if inexact else None), 0, axis)
+    if retstep:
+        return (t_start, -d_start * inexact / div), (t_stop, d_stop * inexact / div)
+    return t_start, t_stop
+
+
+@adjoint(np.arange, "start", "stop", "step", name="np.arange")
+def arange(out, d_out, start, stop=None, step=1, *, dtype=None):
+    """Element ``k`` is ``start + k step``: ``start`` gets the sum of the
+    cotangents, ``step`` their sum weighted by ``k``.  How many elements there
+    are is piecewise constant, so ``stop`` (and a lone argument, the stop) gets
+    0; an integer result is piecewise constant too."""
+    if stop is None:
+        return 0.0, None, None
+    inexact = np.issubdtype(out.dtype, np.inexact)
+    return (np.sum(d_out) * inexact, 0.0,
+            np.sum(d_out * np.arange(np.size(out))) * inexact)
+
+
+@tangent(np.arange, "start", "stop", "step", name="np.arange")
+def arange_tangent(out, start, stop=None, step=1, *, dtype=None, d_start, d_stop, d_step):
+    inexact = np.issubdtype(out.dtype, np.inexact)
+    zeros = np.zeros(np.shape(out), dtype=out.dtype if inexact else None)
+    if stop is None:
+        return zeros, None, None
+    return (np.asarray(zeros + d_start * inexact, dtype=zeros.dtype), zeros,
+            np.asarray(np.arange(np.size(out)) * (d_step * inexact), dtype=zeros.dtype))
 
 
 def _scalar_cast(kind):

@@ -5,61 +5,120 @@ difference of the tangent.  The adjoint of ``np.diff`` is minus the difference
 of the cotangent padded with zeros, once per order
 (:func:`~srcgrad.runtime.diff_grad`); ``np.gradient``'s stencil is banded, and
 :func:`~srcgrad.runtime.gradient_grad` applies its transpose for any spacing
-and edge order.  The spacings (``dx`` or coordinate arrays) and the values
-``prepend`` and ``append`` are constants: no derivative flows to them, and the
-tangent pads with zeros where ``np.diff`` pads with them.
+and edge order.  ``np.diff`` is linear in ``prepend`` and ``append`` too; a
+scalar spacing ``h`` of ``np.gradient`` divides its axis's result, so its
+derivative is ``-out / h`` there.  Spacings given as coordinate arrays have no
+rule: srcgrad refuses to differentiate them when compiling
+(:mod:`srcgrad.ad.constants`).
 """
 
 import numpy as np
 
-from ..runtime import diff_grad, gradient_grad
+from ..runtime import TupleCotangent, diff_grad, gradient_grad, unbroadcast
 from .registry import adjoint, tangent
 
 
-@adjoint(np.diff, "a")
+@adjoint(np.diff, "a", "prepend", "append")
 def diff(out, d_out, a, n=1, axis=-1, prepend=None, append=None):
-    return diff_grad(d_out, a, n, axis, prepend, append)
+    """``np.diff`` differences ``prepend``, ``a`` and ``append`` joined along
+    ``axis``; each gets its stretch of the joined cotangent (a scalar, stretched
+    to one slice by NumPy, the sum of its slice).  ``append``'s stretch is the
+    end: read from the start of the reversed problem (reversing the sequence
+    negates each difference)."""
+    return (diff_grad(d_out, a, n, axis, prepend, append),
+            unbroadcast(diff_grad(d_out, np.reshape(prepend, np.shape(prepend)
+                                                    or (1,) * np.ndim(d_out)), n, axis), prepend),
+            unbroadcast((-1) ** n * np.flip(diff_grad(
+                np.flip(d_out, axis), np.reshape(append, np.shape(append) or (1,) * np.ndim(d_out)),
+                n, axis), axis), append))
 
 
-@tangent(np.diff, "a")
-def diff_tangent(out, a, n=1, axis=-1, prepend=None, append=None, *, d_a):
+@tangent(np.diff, "a", "prepend", "append")
+def diff_tangent(out, a, n=1, axis=-1, prepend=None, append=None, *, d_a, d_prepend, d_append):
+    """Linear in the three: each term differences one tangent, zeros in the others' places."""
     if prepend is None and append is None:
-        return np.diff(d_a, n, axis)
+        return np.diff(d_a, n, axis), None, None
     if append is None:
-        return np.diff(d_a, n, axis, prepend=np.zeros_like(prepend))
+        return (np.diff(d_a, n, axis, prepend=np.zeros_like(prepend)),
+                np.diff(np.zeros_like(a, dtype=out.dtype), n, axis, prepend=d_prepend), None)
     if prepend is None:
-        return np.diff(d_a, n, axis, append=np.zeros_like(append))
-    return np.diff(d_a, n, axis, prepend=np.zeros_like(prepend), append=np.zeros_like(append))
+        return (np.diff(d_a, n, axis, append=np.zeros_like(append)), None,
+                np.diff(np.zeros_like(a, dtype=out.dtype), n, axis, append=d_append))
+    return (np.diff(d_a, n, axis, prepend=np.zeros_like(prepend), append=np.zeros_like(append)),
+            np.diff(np.zeros_like(a, dtype=out.dtype), n, axis, prepend=d_prepend,
+                    append=np.zeros_like(append)),
+            np.diff(np.zeros_like(a, dtype=out.dtype), n, axis, prepend=np.zeros_like(prepend),
+                    append=d_append))
 
 
-@adjoint(np.gradient, "f")
+@adjoint(np.gradient, "f", "varargs")
 def gradient(out, d_out, f, *varargs, axis=None, edge_order=1):
-    """One array out for one axis, a tuple of them (and of cotangents) for several."""
-    return gradient_grad(d_out, f, varargs, axis, edge_order)
+    """One array out for one axis, a tuple of them (and of cotangents) for several.
+    A scalar spacing ``h`` divides its axes' results, so it gets ``-<g, out> / h``
+    (summed over the axes it spaces).  Spacings given as coordinates have no
+    rule (0.0 here): srcgrad refuses, when compiling, to differentiate a moving
+    one (srcgrad/ad/constants.py)."""
+    g_f = gradient_grad(d_out, f, varargs, axis, edge_order)
+    parts = out if isinstance(out, (tuple, list)) else (out,)
+    grads = d_out if isinstance(out, (tuple, list)) else (d_out,)
+    if len(varargs) == 0:
+        return g_f, ()
+    if len(varargs) == 1:
+        h = varargs[0]
+        moved = -sum(map(np.sum, map(np.multiply, grads, parts)))
+        return g_f, (moved / h if np.ndim(h) == 0 else 0.0,)
+    h, k = varargs[0], varargs[1]
+    moved = -np.sum(grads[0] * parts[0])
+    moved_1 = -np.sum(grads[1] * parts[1])
+    if len(varargs) == 2:
+        return g_f, (moved / h if np.ndim(h) == 0 else 0.0,
+                     moved_1 / k if np.ndim(k) == 0 else 0.0)
+    if len(varargs) != 3:
+        assert False, "np.gradient: a spacing's gradient takes up to three spacings"
+    m = varargs[2]
+    moved_2 = -np.sum(grads[2] * parts[2])
+    return g_f, (moved / h if np.ndim(h) == 0 else 0.0, moved_1 / k if np.ndim(k) == 0 else 0.0,
+                 moved_2 / m if np.ndim(m) == 0 else 0.0)
 
 
-@tangent(np.gradient, "f")
-def gradient_tangent(out, f, *varargs, axis=None, edge_order=1, d_f):
+@tangent(np.gradient, "f", "varargs")
+def gradient_tangent(out, f, *varargs, axis=None, edge_order=1, d_f, d_varargs):
     """The spacings are written out (generated code differentiated again cannot
     unpack ``*varargs``): none, one for every axis, or one per axis up to three;
-    the keywords where they differ from their defaults."""
-    if len(varargs) == 0 and axis is None and edge_order == 1:
-        return np.gradient(d_f)
-    if len(varargs) == 1 and axis is None and edge_order == 1:
-        return np.gradient(d_f, varargs[0])
-    if len(varargs) == 2 and axis is None and edge_order == 1:
-        return np.gradient(d_f, varargs[0], varargs[1])
-    if len(varargs) == 0 and edge_order == 1:
-        return np.gradient(d_f, axis=axis)
-    if len(varargs) == 1 and edge_order == 1:
-        return np.gradient(d_f, varargs[0], axis=axis)
+    the keywords where they differ from their defaults.  A scalar spacing's
+    tangent scales its axes' results by ``-d_h / h`` (a tuple of results as a
+    TupleCotangent, which adds to the other term part by part)."""
     if len(varargs) == 0:
-        return np.gradient(d_f, axis=axis, edge_order=edge_order)
+        t_h = ()
+    elif len(varargs) == 1:
+        rate = -d_varargs[0] / varargs[0] if np.ndim(varargs[0]) == 0 else 0.0
+        t_h = TupleCotangent(map(np.multiply, out, (rate,) * len(out))) \
+            if isinstance(out, (tuple, list)) else out * rate
+    else:
+        rate = -d_varargs[0] / varargs[0] if np.ndim(varargs[0]) == 0 else 0.0
+        rate_1 = -d_varargs[1] / varargs[1] if np.ndim(varargs[1]) == 0 else 0.0
+        if len(varargs) == 2:
+            t_h = TupleCotangent((out[0] * rate, out[1] * rate_1))
+        else:
+            rate_2 = -d_varargs[2] / varargs[2] if np.ndim(varargs[2]) == 0 else 0.0
+            t_h = TupleCotangent((out[0] * rate, out[1] * rate_1, out[2] * rate_2))
+    if len(varargs) == 0 and axis is None and edge_order == 1:
+        return np.gradient(d_f), t_h
+    if len(varargs) == 1 and axis is None and edge_order == 1:
+        return np.gradient(d_f, varargs[0]), t_h
+    if len(varargs) == 2 and axis is None and edge_order == 1:
+        return np.gradient(d_f, varargs[0], varargs[1]), t_h
+    if len(varargs) == 0 and edge_order == 1:
+        return np.gradient(d_f, axis=axis), t_h
+    if len(varargs) == 1 and edge_order == 1:
+        return np.gradient(d_f, varargs[0], axis=axis), t_h
+    if len(varargs) == 0:
+        return np.gradient(d_f, axis=axis, edge_order=edge_order), t_h
     if len(varargs) == 1:
-        return np.gradient(d_f, varargs[0], axis=axis, edge_order=edge_order)
+        return np.gradient(d_f, varargs[0], axis=axis, edge_order=edge_order), t_h
     if len(varargs) == 2:
-        return np.gradient(d_f, varargs[0], varargs[1], axis=axis, edge_order=edge_order)
+        return np.gradient(d_f, varargs[0], varargs[1], axis=axis, edge_order=edge_order), t_h
     if len(varargs) != 3:
         assert False, "np.gradient: a tangent takes up to three spacings"
     return np.gradient(d_f, varargs[0], varargs[1], varargs[2], axis=axis,
-                       edge_order=edge_order)
+                       edge_order=edge_order), t_h

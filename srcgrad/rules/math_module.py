@@ -54,19 +54,20 @@ def psi_tangent(out, n, x, d_x):
     return expand(d_x * psi(n + 1, x), out)
 
 
-@adjoint(math.log, "x", name="math.log")
+@adjoint(math.log, "x", "base", name="math.log")
 def log(out, d_out, x, base=None):
-    """Only ``x`` is differentiable (``base`` is taken as a constant)."""
+    """``log(x, b) = ln x / ln b``: ``x`` gets ``1 / (x ln b)``, the base
+    ``-ln x / (b ln(b)^2)``, which is ``-out / (b ln b)``."""
     if base is None:
-        return d_out / x
-    return d_out / (x * math.log(base))
+        return d_out / x, None
+    return d_out / (x * math.log(base)), -d_out * out / (base * math.log(base))
 
 
-@tangent(math.log, "x", name="math.log")
-def log_tangent(out, x, base=None, d_x=None):
+@tangent(math.log, "x", "base", name="math.log")
+def log_tangent(out, x, base=None, *, d_x, d_base):
     if base is None:
-        return d_x / x
-    return d_x / (x * math.log(base))
+        return d_x / x, None
+    return d_x / (x * math.log(base)), -d_base * out / (base * math.log(base))
 
 
 @adjoint(math.pow)

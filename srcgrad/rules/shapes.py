@@ -243,28 +243,43 @@ def dsplit(out, d_out, ary, indices_or_sections):
     return unsplit(d_out, out, 2)
 
 
-@adjoint(np.pad, "array", name="np.pad")
+@adjoint(np.pad, "array", "constant_values", name="np.pad")
 def pad(out, d_out, array, pad_width, mode="constant", *, constant_values=0,
         reflect_type="even"):
     """The constant mode (the border's values are constants) and the modes that
     copy elements into the border: edge, wrap, reflect and symmetric (whose
-    elements collect their copies' cotangents).  Others raise MissingRuleError."""
-    return pad_grad(d_out, array, pad_width, mode, reflect_type)
+    elements collect their copies' cotangents).  Others raise MissingRuleError.
+    Each constant gets the sum of the cotangent over the part of the border it
+    fills (a corner belongs to the later axis, as NumPy fills it), found by
+    padding labels the same way; summed back to the shape the constants were
+    given in (one, one pair, or a pair per axis)."""
+    if mode != "constant":
+        return pad_grad(d_out, array, pad_width, mode, reflect_type), None
+    labels = np.pad(np.full(np.shape(array), -1), pad_width,
+                    constant_values=np.arange(2 * np.ndim(array)).reshape(-1, 2))
+    sums = np.bincount(np.ravel(labels) + 1, np.ravel(d_out), 2 * np.ndim(array) + 1)[1:]
+    g_values = unbroadcast(np.asarray(sums.reshape(-1, 2), dtype=np.result_type(d_out)),
+                           np.asarray(constant_values))
+    return (pad_grad(d_out, array, pad_width, mode, reflect_type),
+            tuple(g_values) if isinstance(constant_values, (tuple, list)) else g_values)
 
 
-@tangent(np.pad, "array", name="np.pad")
+@tangent(np.pad, "array", "constant_values", name="np.pad")
 def pad_tangent(out, array, pad_width, mode="constant", *, constant_values=0,
-                reflect_type="even", d_array):
+                reflect_type="even", d_array, d_constant_values):
     """The border of the tangent: zeros (constant mode) or copies of the
-    tangent's elements (``2 * edge - copy`` for the odd reflection)."""
+    tangent's elements (``2 * edge - copy`` for the odd reflection); the
+    constants' tangents fill the border of zeros."""
     if mode == "constant":
-        return np.pad(d_array, pad_width)
+        return (np.pad(d_array, pad_width),
+                np.pad(np.zeros(np.shape(array), dtype=out.dtype), pad_width,
+                       constant_values=d_constant_values))
     if mode not in ("edge", "wrap", "reflect", "symmetric"):
         assert False, "np.pad: only the constant, edge, wrap, reflect and symmetric modes " \
             "have a tangent"
     if reflect_type == "even":
-        return np.pad(d_array, pad_width, mode)
-    return np.pad(d_array, pad_width, mode, reflect_type=reflect_type)
+        return np.pad(d_array, pad_width, mode), None
+    return np.pad(d_array, pad_width, mode, reflect_type=reflect_type), None
 
 
 nondifferentiable(np.shape, np.ndim, np.size)

@@ -288,28 +288,57 @@ def where_tangent(out, condition, x=None, y=None, d_x=None, d_y=None):
             expand(np.where(condition, 0, d_y), out))
 
 
-@adjoint(np.clip, "a", name="np.clip")
+@adjoint(np.clip, "a", "a_min", "a_max", name="np.clip")
 def clip(out, d_out, a, a_min=None, a_max=None):
-    """The cotangent passes where a_min <= a <= a_max (where the output is a)."""
-    return unbroadcast(d_out * (out == a), a)
+    """NumPy clips as ``np.minimum(np.maximum(a, a_min), a_max)``, and so do the
+    cotangents: each goes to the operand whose value was taken, ties split
+    0.5/0.5 as ``np.maximum``'s and ``np.minimum``'s do; a bound's is summed
+    back to its own shape."""
+    if a_max is None:
+        return (unbroadcast(d_out * (a > a_min) + 0.5 * d_out * (a == a_min), a),
+                unbroadcast(d_out * (a < a_min) + 0.5 * d_out * (a == a_min), a_min), None)
+    if a_min is None:
+        return (unbroadcast(d_out * (a < a_max) + 0.5 * d_out * (a == a_max), a), None,
+                unbroadcast(d_out * (a > a_max) + 0.5 * d_out * (a == a_max), a_max))
+    low = np.maximum(a, a_min)
+    d_low = d_out * (low < a_max) + 0.5 * d_out * (low == a_max)
+    return (unbroadcast(d_low * (a > a_min) + 0.5 * d_low * (a == a_min), a),
+            unbroadcast(d_low * (a < a_min) + 0.5 * d_low * (a == a_min), a_min),
+            unbroadcast(d_out * (low > a_max) + 0.5 * d_out * (low == a_max), a_max))
 
 
-@tangent(np.clip, "a", name="np.clip")
-def clip_tangent(out, a, a_min=None, a_max=None, d_a=None):
-    """The tangent passes where a_min <= a <= a_max (the output is a there)."""
-    return d_a * (out == a)
+@tangent(np.clip, "a", "a_min", "a_max", name="np.clip")
+def clip_tangent(out, a, a_min=None, a_max=None, *, d_a, d_a_min, d_a_max):
+    """The tangent of the operand whose value was taken (ties: half of each);
+    every term reads ``a`` and so has the output's shape."""
+    if a_max is None:
+        return (d_a * (a > a_min) + 0.5 * d_a * (a == a_min),
+                d_a_min * (a < a_min) + 0.5 * d_a_min * (a == a_min), None)
+    if a_min is None:
+        return (d_a * (a < a_max) + 0.5 * d_a * (a == a_max), None,
+                d_a_max * (a > a_max) + 0.5 * d_a_max * (a == a_max))
+    low = np.maximum(a, a_min)
+    t_a = d_a * (a > a_min) + 0.5 * d_a * (a == a_min)
+    t_min = d_a_min * (a < a_min) + 0.5 * d_a_min * (a == a_min)
+    return (t_a * (low < a_max) + 0.5 * t_a * (low == a_max),
+            t_min * (low < a_max) + 0.5 * t_min * (low == a_max),
+            d_a_max * (low > a_max) + 0.5 * d_a_max * (low == a_max))
 
 
-@adjoint(np.nan_to_num, "x", name="np.nan_to_num")
+@adjoint(np.nan_to_num, "x", "nan", "posinf", "neginf", name="np.nan_to_num")
 def nan_to_num(out, d_out, x, copy=True, nan=0.0, posinf=None, neginf=None):
-    """The cotangent passes where ``x`` is finite; NaN and the infinities were
-    replaced by constants."""
-    return d_out * np.isfinite(x)
+    """The cotangent passes where ``x`` is finite; where it is NaN or infinite
+    it goes to the value put there (``posinf=None`` puts the dtype's largest
+    number, a constant)."""
+    return (d_out * np.isfinite(x), unbroadcast(d_out * np.isnan(x), nan),
+            unbroadcast(d_out * (x == np.inf), posinf), unbroadcast(d_out * (x == -np.inf), neginf))
 
 
-@tangent(np.nan_to_num, "x", name="np.nan_to_num")
-def nan_to_num_tangent(out, x, copy=True, nan=0.0, posinf=None, neginf=None, *, d_x):
-    return d_x * np.isfinite(x)
+@tangent(np.nan_to_num, "x", "nan", "posinf", "neginf", name="np.nan_to_num")
+def nan_to_num_tangent(out, x, copy=True, nan=0.0, posinf=None, neginf=None, *, d_x, d_nan,
+                       d_posinf, d_neginf):
+    return (d_x * np.isfinite(x), d_nan * np.isnan(x), d_posinf * (x == np.inf),
+            d_neginf * (x == -np.inf))
 
 
 # sinc(x) = sin(pi x) / (pi x): the derivative (cos(pi x) - sinc(x)) / x, 0 at x = 0
