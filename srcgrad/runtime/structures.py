@@ -338,16 +338,27 @@ def unshared(value, others, names, deep, where):
     the arrays ``value`` holds too (through an element, a view), not only
     ``value`` itself.  Cheap where nothing is shared: an identity test per
     container, ``np.may_share_memory`` per pair of arrays."""
-    arrays, boxes = [], []
-    _parts(value, arrays, boxes, deep, 0)
-    if not arrays and not boxes:
-        return
+    if type(value) is np.ndarray:  # the common case: an array, and arrays or numbers
+        arrays, boxes = [value], ()
+    else:
+        arrays, boxes = [], []
+        _parts(value, arrays, boxes, deep, 0)
+        if not arrays and not boxes:
+            return
     for other, other_name in zip(others, names[1:]):
-        their_arrays, their_boxes = [], []
-        _parts(other, their_arrays, their_boxes, True, 0)
-        if any(b is t for b in boxes for t in their_boxes) or any(
+        kind = type(other)
+        if kind in _ATOMS:
+            continue
+        if kind is np.ndarray and not boxes and len(arrays) == 1:
+            shared = np.may_share_memory(arrays[0], other) \
+                and np.shares_memory(arrays[0], other)
+        else:
+            their_arrays, their_boxes = [], []
+            _parts(other, their_arrays, their_boxes, True, 0)
+            shared = any(b is t for b in boxes for t in their_boxes) or any(
                 np.may_share_memory(a, t) and np.shares_memory(a, t)
-                for a in arrays for t in their_arrays):
+                for a in arrays for t in their_arrays)
+        if shared:
             raise error_at("AliasedUpdateError", (
                 f"the argument '{names[0]}' is updated in place here, and the argument "
                 f"'{other_name}' is the same array or list, holds it or shares its memory: "
@@ -357,6 +368,7 @@ def unshared(value, others, names, deep, where):
 
 
 _DEPTH = 8  # how deep unshared looks into containers inside containers
+_ATOMS = frozenset({float, int, bool, complex, str, type(None), np.float64, np.float32})
 
 
 def _parts(value, arrays, boxes, deep, depth):
