@@ -57,6 +57,9 @@ DISCRETE = frozenset({
     "rcond", "tol", "hook", "name",
 })
 
+#: Parameters of particular primitives that give only a shape (and dtype).
+SHAPE_ONLY = {np.full_like: ("a",)}
+
 #: Differentiated parameters whose rule holds only for scalars: a moving value
 #: there must be known to be a number when compiling.
 SCALAR_ONLY = {np.gradient: ("varargs", "a spacing given as coordinates (an array)")}
@@ -74,7 +77,7 @@ def check_constant_arguments(program: ir.Program, op: ir.Op, rule, varied) -> No
         bound = rule.bind(op.args, op.kwargs)
     except TypeError:  # the inliner reports arguments the rule cannot take
         return
-    scalar_only = _scalar_only(op.primitive)
+    scalar_only = _lookup(SCALAR_ONLY, op.primitive, None)
     for pname, value in bound.arguments.items():
         nodes = value if isinstance(value, (tuple, list)) else \
             list(value.values()) if isinstance(value, dict) else [value]
@@ -85,17 +88,17 @@ def check_constant_arguments(program: ir.Program, op: ir.Op, rule, varied) -> No
             if scalar_only and scalar_only[0] == pname:
                 _check_scalars(program, op, pname, nodes, varied, scalar_only[1])
             continue
-        if pname in DISCRETE:
+        if pname in DISCRETE or pname in _lookup(SHAPE_ONLY, op.primitive, ()):
             continue
         raise _refusal(program, op, pname, moving[0],
                        "which srcgrad's rule takes as a constant: its gradient would be 0")
 
 
-def _scalar_only(primitive):
+def _lookup(table, primitive, default):
     try:
-        return SCALAR_ONLY.get(primitive)
+        return table.get(primitive, default)
     except TypeError:  # an unhashable primitive
-        return None
+        return default
 
 
 def _check_scalars(program, op, pname, nodes, varied, what) -> None:

@@ -159,9 +159,10 @@ def test_stop_gradient_says_the_parameter_is_a_constant():
         numeric_grad(fns.norm_order_stopped, (X, 3.0), 0), rel=1e-6)
 
 
-@pytest.mark.parametrize("fn", [fns.axis_from_list, fns.arange_of_shape, fns.linspace_of_len])
+@pytest.mark.parametrize("fn", [fns.axis_from_list, fns.arange_of_shape, fns.linspace_of_len,
+                                fns.full_like_shape])
 def test_ints_and_shapes_reaching_a_constant_parameter_are_not_refused(fn):
     W, x = np.array([[0.5, -1.0], [2.0, 0.3]]), np.array([0.7, -0.2])
-    args = (W, x) if fn is fns.axis_from_list else (x,)
+    args = (W, x) if fn is fns.axis_from_list else (x, 0.3) if fn is fns.full_like_shape else (x,)
     g = srcgrad.grad(fn)(*args)
     np.testing.assert_allclose(g, numeric_grad(fn, args, 0), rtol=1e-6, atol=1e-8)
