@@ -346,10 +346,9 @@ def unshared(value, others, names, deep, where):
         if not arrays and not boxes:
             return
     for other, other_name in zip(others, names[1:]):
-        kind = type(other)
-        if kind in _ATOMS:
-            continue
-        if kind is np.ndarray and not boxes and len(arrays) == 1:
+        if other is None or isinstance(other, (float, int, complex, str)):
+            continue  # a number shares nothing
+        if type(other) is np.ndarray and not boxes and len(arrays) == 1:
             shared = np.may_share_memory(arrays[0], other) \
                 and np.shares_memory(arrays[0], other)
         else:
@@ -368,7 +367,6 @@ def unshared(value, others, names, deep, where):
 
 
 _DEPTH = 8  # how deep unshared looks into containers inside containers
-_ATOMS = frozenset({float, int, bool, complex, str, type(None), np.float64, np.float32})
 
 
 def _parts(value, arrays, boxes, deep, depth):

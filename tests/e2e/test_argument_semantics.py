@@ -398,3 +398,19 @@ def test_new_defaults_of_a_callee_are_seen():
 
 def test_errors_are_srcgrad_errors():
     assert issubclass(AliasedUpdateError, SrcGradError)
+
+
+def test_exported_module_copies_and_checks_too(tmp_path):
+    import importlib.util
+
+    path = tmp_path / "exported_aliasing.py"
+    srcgrad.export(str(path), srcgrad.grad(aliased_through_a_name, wrt=1))
+    spec = importlib.util.spec_from_file_location("exported_aliasing", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    a, b = np.array([1.0, 2.0, 3.0]), np.array([0.5, -1.0, 2.0])
+    np.testing.assert_array_equal(module.grad_aliased_through_a_name(a, b),
+                                  srcgrad.grad(aliased_through_a_name, wrt=1)(a, b))
+    assert np.array_equal(a, [1.0, 2.0, 3.0])
+    with pytest.raises(module.GradientError, match="'a' is updated in place"):
+        module.grad_aliased_through_a_name(a, a)
