@@ -319,7 +319,9 @@ class Compilation:
         stored = {n for stmt in ir.walk_statements(p.body) for n in ir.assigned_by(stmt)}
         stored |= {n for stmt in ir.walk_statements(self.backward) for n in ir.assigned_by(stmt)}
         rows = [n for n in p.params if n not in stored]
-        self.backward = products_after_loops(self.backward, rows, p.namer)
+        bound = set(p.params) | {n for stmt in p.body if not isinstance(stmt, (gast.If, gast.For,
+                                 gast.While)) for n in ir.assigned_by(stmt)}
+        self.backward = products_after_loops(self.backward, rows, p.namer, bound)
 
     @compiler_pass
     def dce(self):

@@ -32,8 +32,9 @@ would have computed:
 * ``a = X[i]`` and ``p = a @ W`` (or ``W @ a``) are statements of the loop
   body's top level, in that order, ``i`` is the loop's target and is stored
   nowhere in the body, and ``a`` is not stored between them;
-* ``X`` and ``W`` are stored nowhere in the loop and are bound before it (an
-  argument, or assigned at the top level before the loop), and nothing in
+* ``X`` and ``W`` are stored nowhere in the loop and are bound on every path
+  to it (an argument, or assigned by a straight-line statement before the
+  loop: the product before a loop that runs no step cannot fail), and nothing in
   the loop updates anything in place or calls anything that may (tape
   pushes aside): ``X`` and ``W`` hold the same numbers all through the loop.
 
@@ -157,7 +158,8 @@ def _hoist(loop, earlier, params, namer) -> list:
     stored = _stores(body) | {index}
     if index in _stores(body):
         return []
-    bound = params | _stores(earlier)
+    bound = params | {n for stmt in earlier if not isinstance(stmt, _COMPOUND)
+                      for n in ir.assigned_by(stmt)}  # bound on every path to the loop
     made = []
     for k, stmt in enumerate(body):
         found = _row(stmt, index)

@@ -27,11 +27,15 @@ read, and the sum after the loop is the one the loop would have left:
 
 * the accumulation ``d = d + matmul_grad_b(g, a, W)`` is the only mention of
   ``d`` in the loop (every mention is such a site, with one weight ``W``
-  and one kind, ``_a`` or ``_b``), and ``d`` is bound before the loop in the
-  same block: nothing reads or resets the partial sum while the loop runs,
-  and the helper, right after the loop, continues from the value before it;
+  and one kind, ``_a`` or ``_b``), and ``d`` is assigned before the loop by
+  a straight-line statement of the same block: nothing reads or resets the
+  partial sum while the loop runs, and the helper, right after the loop,
+  continues from the value before it (bound even if the loop runs no step);
 * ``W`` is stored nowhere in the loop, so after the loop it is the weight
-  each step multiplied (its shape is all the cotangent reads of it);
+  each step multiplied (its shape is all the cotangent reads of it), and it
+  is bound on every path (an argument, a top-level assignment of the
+  forward sweep or of the block before the loop), so reading it after a
+  loop that ran no step cannot fail;
 * nothing in the loop updates anything in place (no element assignment, no
   ``append``, no helper writing into an array): a collected array is never
   changed after it is collected, and a restore ``h = h_tape.pop()`` rebinds
@@ -110,27 +114,29 @@ _HELPERS = {"matmul_grad_b": "matmul_grad_b_steps", "matmul_grad_a": "matmul_gra
 _LOOPS = (gast.For, gast.While)
 
 
-def products_after_loops(stmts, rows, namer) -> list:
+def products_after_loops(stmts, rows, namer, bound=None) -> list:
     """The adjoint sweep ``stmts`` with each loop-invariant weight's sum of
     per-step products formed after its loop (see the module docstring).
     ``rows``: the arguments the function never assigns or updates, whose
-    rows a step may be collected by index; ``namer`` gives the lists' names.
+    rows a step may be collected by index; ``namer`` gives the lists' names;
+    ``bound``: the names bound on every path before the sweep (arguments,
+    top-level assignments of the forward sweep), ``rows`` when not given.
     ``stmts`` is changed in place and returned."""
-    _block(stmts, set(rows), namer)
+    _block(stmts, set(rows), namer, set(rows if bound is None else bound))
     return stmts
 
 
-def _block(stmts, rows, namer) -> None:
+def _block(stmts, rows, namer, bound) -> None:
     i = 0
     while i < len(stmts):
         stmt = stmts[i]
         if isinstance(stmt, gast.If):
-            _block(stmt.body, rows, namer)
-            _block(stmt.orelse, rows, namer)
+            _block(stmt.body, rows, namer, bound)
+            _block(stmt.orelse, rows, namer, bound)
         elif isinstance(stmt, _LOOPS):
-            before, after = _rewrite_loop(stmt, stmts[:i], rows, namer)
+            before, after = _rewrite_loop(stmt, stmts[:i], rows, namer, bound)
             if not before:  # nothing at this level: a nested loop may still be
-                _block(stmt.body, rows, namer)
+                _block(stmt.body, rows, namer, bound)
             elif getattr(stmt, "comment_before", None):  # "for loop of line 4, backwards"
                 before[0].comment_before, stmt.comment_before = stmt.comment_before, []
             stmts[i:i + 1] = [*before, stmt, *after]
@@ -190,7 +196,13 @@ def _mutates(loop) -> bool:
     return False
 
 
-def _rewrite_loop(loop, earlier, rows, namer):
+def _top_stores(stmts) -> set[str]:
+    """Names the straight-line statements of ``stmts`` assign: bound after them."""
+    return {n for stmt in stmts if not isinstance(stmt, (gast.If, gast.For, gast.While))
+            for n in ir.assigned_by(stmt)}
+
+
+def _rewrite_loop(loop, earlier, rows, namer, bound):
     """The statements to put before and after ``loop`` (both empty when
     nothing in it is rewritten); the sites in it are rewritten in place."""
     if _mutates(loop):
@@ -204,16 +216,16 @@ def _rewrite_loop(loop, earlier, rows, namer):
         return [], []
     stored = _stores(loop.body) | (set(ir.stored_names(loop.target))
                                    if isinstance(loop, gast.For) else set())
-    bound = _stores(earlier)
+    earlier = _top_stores(earlier)  # bound when the loop starts, even if it runs no step
     before, after = [], []
     first = None  # the first list of a matmul_grad_b sum: later ones share its stack
     for d in sorted(sites):
         found = sites[d]
         kinds = {(site[1], site[4]) for _, site in found}
-        if len(kinds) != 1 or d not in bound:
+        if len(kinds) != 1 or d not in earlier:
             continue
         helper, weight = kinds.pop()
-        if weight in stored or not _only_sites(loop, d, {id(stmt) for stmt, _ in found}):
+        if weight not in bound | earlier or weight in stored or not _only_sites(loop, d, {id(stmt) for stmt, _ in found}):
             continue
         indexed = [_row(loop, stmt, site[3], rows) for stmt, site in found]
         arrays = {row[0] for row in indexed if row is not None}

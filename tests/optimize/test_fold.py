@@ -56,7 +56,7 @@ def test_a_loop_gradient_gives_the_same_bits(monkeypatch):
     # optimize/loop_products.py reassociates the weights' sums over the steps on
     # purpose (tests/optimize/test_loop_products.py bounds it); every other
     # optimisation of this loop keeps the bits
-    monkeypatch.setattr(pipeline, "products_after_loops", lambda stmts, rows, namer: stmts)
+    monkeypatch.setattr(pipeline, "products_after_loops", lambda stmts, *args: stmts)
     made = pipeline.generate(fold_fns.rnn, Options(wrt=(0, 1)))
     assert "_steps(" not in made.source
     namespace = dict(made.bindings)

@@ -44,8 +44,9 @@ from srcgrad.runtime import (
 EPS64 = np.finfo(np.float64).eps
 
 
-def _run(source: str, rows=("xs",)) -> str:
-    return show_statements(products_after_loops(gast.parse(source).body, set(rows), Namer()))
+def _run(source: str, rows=("xs",), bound=("W", "U", "V")) -> str:
+    return show_statements(products_after_loops(gast.parse(source).body, set(rows), Namer(),
+                                                {*rows, *bound}))
 
 
 # -- the pass, on sweeps written by hand ------------------------------------------------------
@@ -100,6 +101,16 @@ def test_an_update_in_place_in_the_loop_is_left_alone():
 
 def test_a_sum_not_bound_before_the_loop_is_left_alone():
     assert "steps" not in _run(LOOP.replace("d_W = 0.0\n", ""))
+
+
+def test_a_sum_bound_only_on_some_paths_is_left_alone():
+    # a loop that runs no step would leave it unbound: the sum after it must not read it
+    assert "steps" not in _run(LOOP.replace("d_W = 0.0\n", "if c:\n    d_W = 0.0\n"))
+
+
+def test_a_weight_not_bound_on_every_path_is_left_alone():
+    assert "steps" not in _run(LOOP, bound=())
+    assert "steps" in _run("W = w_tape.pop()\n" + LOOP, bound=())
 
 
 def test_two_weights_in_one_sum_are_left_alone():
@@ -418,7 +429,7 @@ HOISTED = {"rnn", "rnn_vectors", "rnn_columns", "lstm", "rnn_shared", "rnn_tied"
 def _without_loop_products(monkeypatch, fn, **options):
     """``fn``'s gradient compiled with every optimisation but loop_products (whose
     reassociated sums are checked above), so that the rest can be held to the bits."""
-    monkeypatch.setattr(pipeline, "products_after_loops", lambda stmts, rows, namer: stmts)
+    monkeypatch.setattr(pipeline, "products_after_loops", lambda stmts, *args: stmts)
     made = pipeline.generate(fn, Options(**options))
     assert "_steps(" not in made.source
     namespace = dict(made.bindings)
@@ -544,3 +555,17 @@ def test_vector_steps_are_not_one_gemm():
         for t in range(steps):
             assert_bit_identical(ys[t], xs[t] @ w, f"{n}x{m}, step {t}")
             assert_bit_identical(zs[t], w.T.copy() @ xs[t], f"{m}x{n} on the right, step {t}")
+
+
+def test_an_array_bound_only_on_some_paths_is_not_hoisted():
+    from srcgrad.optimize.hoist_products import hoist_step_products
+    loop = "for t in t1:\n    t2 = xs[t]\n    t3 = t2 @ W\n"
+    hoisted = show_statements(hoist_step_products(gast.parse(loop).body, {"xs", "W"}, Namer()))
+    assert "products_by_step(xs, W, t1)" in hoisted
+    for before in ("if c:\n    W = V * 2.0\n", "if c:\n    xs = ys * 2.0\n"):
+        source = before + loop
+        out = show_statements(hoist_step_products(gast.parse(source).body, {"ys", "V"}, Namer()))
+        assert "products_by_step" not in out
+    out = show_statements(hoist_step_products(gast.parse("W = V * 2.0\n" + loop).body,
+                                              {"xs", "V"}, Namer()))
+    assert "products_by_step(xs, W, t1)" in out
