@@ -124,16 +124,36 @@ def _vectors_or_matrices(a, b) -> bool:
 
 def _product(a, b):
     """``a @ b`` again, for the general rule's ``unreduce``, which reads only its
-    shape, dtype and library.  For a Dask or CuPy vector or matrix, an empty
-    array of the product's shape and dtype stands in (no product on the GPU;
-    for Dask, one whose sizes are all known); else the product is made (a
-    Dask product is a graph, never computed)."""
+    shape, dtype and library: for NumPy arrays (not two vectors, whose product
+    is a number) a read-only view of one element stands in, of the product's
+    shape and dtype (a stack of matrices: the batch axes broadcast); for a
+    Dask or CuPy vector or matrix, an empty array of that shape and dtype (no
+    product on the GPU; for Dask, one whose sizes are all known).  Else the
+    product is made (a Dask product is a graph, never computed)."""
+    if type(a) is np.ndarray and type(b) is np.ndarray:
+        shape = _stacked_shape(a.shape, b.shape)
+        if shape is None or a.dtype.kind not in "biufc" or b.dtype.kind not in "biufc":
+            return np.matmul(a, b)
+        return np.broadcast_to(np.empty((), np.result_type(a.dtype, b.dtype)), shape)
     if not (foreign(a) or foreign(b)):
         return np.matmul(a, b)
     shape = _product_shape(a, b)
     if shape is None:
         return a @ b
     return namespace_of(a, b).empty(shape, np.result_type(a.dtype, b.dtype))
+
+
+def _stacked_shape(sa, sb):
+    """The shape of ``np.matmul`` of arrays of shapes ``sa`` and ``sb`` (not two
+    vectors), None where they do not fit (the product then raises)."""
+    if not sa or not sb or len(sa) == len(sb) == 1 \
+            or sa[-1] != (sb[-2] if len(sb) >= 2 else sb[0]):
+        return None
+    try:
+        batch = np.broadcast_shapes(sa[:-2], sb[:-2])
+    except ValueError:
+        return None
+    return batch + sa[-2:-1] + (sb[-1:] if len(sb) >= 2 else ())
 
 
 def _product_shape(a, b):

@@ -119,6 +119,11 @@ def _general_cases():
     rng = np.random.default_rng(2)
     yield 1.0, rng.standard_normal((2, 3, 4)), rng.standard_normal((4, 5))     # a stack
     yield 1.0, rng.standard_normal((3, 4)), rng.standard_normal((2, 4, 5))     # b a stack
+    yield 0.5, rng.standard_normal((3, 1, 2, 4)), rng.standard_normal((5, 4, 3))  # broadcast
+    yield 1.0, rng.standard_normal(4), rng.standard_normal((2, 4, 5))         # vector, stack
+    yield 1.0, rng.standard_normal((2, 3, 4)), rng.standard_normal(4)         # stack, vector
+    yield 1.0, rng.standard_normal((2, 3, 4)), rng.standard_normal((3, 4, 5))  # batches differ
+    yield 1.0, np.ones((3, 4), bool), np.ones((4, 2), bool)                   # booleans
     yield 1.0, rng.standard_normal(4), rng.standard_normal(4)                  # a number
     yield 1.0, np.arange(12).reshape(3, 4), np.arange(8).reshape(4, 2)         # integers
     yield 1.0, rng.standard_normal((3, 4)).astype(np.float16), np.ones((4, 2), np.float16)
