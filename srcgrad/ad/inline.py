@@ -32,7 +32,7 @@ import gast
 
 from .. import ir, runtime
 from ..analysis.activity import SCALAR, describe
-from ..errors import MissingRuleError, SrcGradError
+from ..errors import MissingRuleError, SrcGradError, UnsupportedSyntaxError
 from ..ir.naming import Namer
 from ..ir.syntax import SliceToCall, assigned_names, clone, clone_substituted, constant, walk
 from ..optimize.broadcast import DropExpand, DropUnbroadcast
@@ -417,6 +417,23 @@ def missing_rule(program, op: ir.Op, forward: bool = False) -> MissingRuleError:
     user's line, saying how to give it one or to cut the flow."""
     kind, register, what = (("tangent (forward-mode)", "register_jvp", "derivative")
                             if forward else ("adjoint", "register_vjp", "gradient"))
+    if getattr(op.primitive, "__module__", None) == "itertools" \
+            or any(op.primitive is f for f in (iter, zip, enumerate, next)):
+        name = getattr(op.primitive, "__name__", "?")
+        return UnsupportedSyntaxError(
+            f"srcgrad cannot follow a value being differentiated through the iterator "
+            f"{'itertools.' if op.primitive.__module__ == 'itertools' else ''}{name}(...): "
+            f"loop over the sequence itself, by index or with zip/enumerate/"
+            f"itertools.pairwise/itertools.product (which srcgrad takes apart), or index "
+            f"it by position", filename=program.filename,
+            lineno=getattr(op.node, "lineno", None), col=getattr(op.node, "col_offset", None))
+    if isinstance(op.primitive, ir.UnknownMember) and op.primitive.name == "pop":
+        return UnsupportedSyntaxError(
+            "srcgrad follows xs.pop() only on a list built in this function and only read, "
+            "appended to and popped from (here another name, a call or a loop may see it "
+            "change): read the item and rebind the list, 'v = xs[-1]; xs = xs[:-1]'",
+            filename=program.filename, lineno=getattr(op.node, "lineno", None),
+            col=getattr(op.node, "col_offset", None))
     return MissingRuleError(
         f"no {kind} rule for {describe(op)}, and a value being differentiated flows into it "
         f"(register one with srcgrad.{register}, or wrap the value in "

@@ -43,11 +43,11 @@ import gast
 from .. import ir
 from ..analysis.activity import Activity, differentiable, operand_names, shape_classes
 from ..errors import NonDifferentiableError, UnsupportedSyntaxError
+from ..frontend.fence import in_place_message
 from ..frontend.linker import CalleePair
 from ..ir.emit import show_statements  # noqa: F401 - used by the docstring examples
 from ..ir.syntax import SliceToCall, call_to
 from ..rules import registry
-from .constants import check_constant_arguments
 from .inline import inline, missing_rule
 
 ZERO = 0.0
@@ -74,20 +74,16 @@ def reverse(program: ir.Program, wrt: list[str], act: Activity, seed=(), bound=N
         if op is not None and differentiable(op) \
                 and any(act.is_active(t) for t in ir.target_names(stmt)) \
                 and any(n in act.varied for n in operand_names(op)) \
-                and not ir.is_update(stmt) and not isinstance(op.primitive, CalleePair):
-            rule = registry.lookup(op.primitive)
-            if rule is None:
-                raise missing_rule(program, op)
-            check_constant_arguments(program, op, rule, act.varied)  # no silent zero
+                and not ir.is_update(stmt) and not isinstance(op.primitive, CalleePair) \
+                and registry.lookup(op.primitive) is None:
+            raise missing_rule(program, op)
     for stmt in ir.walk_statements(program.body):
         if isinstance(stmt, gast.Expr) and getattr(stmt, "op", None) is not None \
                 and stmt.op.primitive is ir.OPAQUE and not _harmless(stmt.value):
             touched = [n for n in ir.names_in(stmt) if n in act.varied]
             if touched:
                 raise UnsupportedSyntaxError(
-                    f"this statement may change '{touched[0]}', a value being differentiated, "
-                    f"in a way srcgrad cannot follow (only x[i] = v, x[i] += v and "
-                    f"xs.append(v) update values in place)", filename=program.filename,
+                    in_place_message(stmt.op.node), filename=program.filename,
                     lineno=getattr(stmt, "lineno", None), col=getattr(stmt, "col_offset", None))
     return _Reverser(program, act).run(seed, bound or {})
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import gast
 
 from ..errors import UnsupportedSyntaxError
-from ..ir.syntax import walk
+from ..ir.syntax import source_of, walk
 
 #: Node types the compiler handles.
 SUPPORTED = frozenset({
@@ -176,6 +176,48 @@ def _col_of(node, func):
     if getattr(node, "lineno", None) is None:
         return func.col_offset
     return getattr(node, "col_offset", None)
+
+
+#: NumPy functions that change their first argument in place, and what to write instead.
+_CHANGES_FIRST = {
+    "at": "for a sum over repeated indices, a loop: 'for i, u in zip(idx, v): y[i] += u' "
+          "(or y[idx] += v where the indices are distinct)",
+    "put": "write y[idx] = v",
+    "place": "write y[mask] = v",
+    "putmask": "write y[mask] = v (or y = np.where(mask, v, y))",
+    "copyto": "write y[...] = v",
+    "fill_diagonal": "write y[np.diag_indices_from(y)] = v",
+}
+
+
+def in_place_message(stmt) -> str:
+    """Why the call statement ``stmt``, run as written, is refused when a value
+    being differentiated flows into it: it may change an array in place (which
+    one: the first argument of ``np.add.at``, the receiver of ``y.sort()``, an
+    ``out=``), and what to write instead."""
+    call = stmt.value if isinstance(stmt, gast.Expr) else None
+    if not isinstance(call, gast.Call):
+        return ("this statement may change a value in place in a way srcgrad cannot follow "
+                "(only x[i] = v, x[i] += v and xs.append(v) update values in place)")
+    text = source_of(call)
+    shown = text if len(text) <= 60 else text[:57] + "..."
+    func, out = call.func, [k.value for k in call.keywords if k.arg == "out"]
+    if out:
+        changed, advice = out[0], "assign the result instead: y[...] = f(...) or y = f(...)"
+    elif isinstance(func, gast.Attribute) and func.attr in _CHANGES_FIRST and call.args:
+        changed, advice = call.args[0], _CHANGES_FIRST[func.attr]
+    elif isinstance(func, gast.Attribute):
+        changed = func.value
+        advice = ("write the update as an assignment (y[...] = v, y[i] = v, y = ...) or "
+                  "use a function that returns a new value")
+    else:
+        return (f"'{shown}' is run as written, and a value being differentiated flows into "
+                f"it: srcgrad differentiates a function through what it returns, so a call "
+                f"made for what it does to its arguments is not followed: return the new "
+                f"value (acc = f(acc, v)), or define the function inside this one (srcgrad "
+                f"inlines a local function)")
+    return (f"'{shown}' may change '{source_of(changed)}' in place, and a value being "
+            f"differentiated flows into it, in a way srcgrad cannot follow: {advice}")
 
 
 def node_types() -> list[str]:

@@ -53,7 +53,16 @@ from .. import ir, runtime
 from ..errors import SrcGradError
 from ..frontend.linker import Callee, is_user_function
 from ..frontend.parse import MISSING, parse_function, root_name, static_value
-from ..ir.syntax import clone, constant, keywords_of, load_name, updated_in_place, walk
+from ..ir.syntax import (
+    clone,
+    constant,
+    keywords_of,
+    load_name,
+    located,
+    source_of,
+    updated_in_place,
+    walk,
+)
 from ..rules import registry
 from .inlining import returned_functions
 from .sugar import NON_DIFFERENTIABLE_BUILTINS, builtin_ref
@@ -95,16 +104,22 @@ class Calls:
             return result, ir.Op(operator.pos, [result], {}, node, "lambda")
         method = self.typed_method(func)
         if method is not None:  # self.helper(x) -> helper(self, x), resolved by type
-            self.check_caller_sees_no_update(method, node, method=True)
-            receiver = self.literal(func.value)
-            args = [receiver, *[self.literal(a) for a in node.args]]
+            binding = inspect.getattr_static(self.receiver_type, func.attr, None)
+            static = isinstance(binding, staticmethod)
+            self.check_caller_sees_no_update(method, node, method=not static)
+            # self.m(x) for a @staticmethod m: m(x); for a @classmethod: m(type(self), x)
+            receiver = [] if static else [self.bound_value(self.receiver_type, func)] \
+                if isinstance(binding, classmethod) else [self.literal(func.value)]
+            args = [*receiver, *[self.literal(a) for a in node.args]]
             kwargs = {kw.arg: self.literal(kw.value) for kw in node.keywords}
             name = self.namer.fresh(method.__name__)
             self.free[name] = method
             expr = gast.Call(func=ir.name(name), args=args, keywords=keywords_of(kwargs))
             op = ir.Op(method, args, kwargs, node, f".{func.attr}()")
-            op.receiver_type = self.receiver_type
+            op.receiver_type = None if static else self.receiver_type
             return expr, op
+        if self.is_local_pop(node):
+            return self.popped(node)
         if isinstance(func, gast.Attribute) and not self.is_static(func):
             classes = self.dispatchable(func)
             if classes:  # layer.forward(x), layer from a list of objects: by its class
@@ -182,6 +197,8 @@ class Calls:
             node = self.watched_site(node)
         if any(prim is p for p in TAKES_FUNCTIONS):
             node = self.lambdas_as_values(node)
+        elif not is_user_function(prim):
+            self.refuse_passed_functions(node, prim)
         args = [self.literal(a) for a in node.args]
         kwargs = {kw.arg: self.literal(kw.value) for kw in node.keywords}
         if is_user_function(prim):
@@ -195,6 +212,31 @@ class Calls:
             if getattr(node, "receiver_type", None) is not None:  # Dense_class.forward(obj, x)
                 op.receiver_type = node.receiver_type
         return expr, op
+
+    def refuse_passed_functions(self, node, prim) -> None:
+        """A lambda or local function passed to a library function
+        (``np.apply_along_axis(lambda r: ..., 1, X)``): srcgrad inlines such a
+        function where it is called, and cannot see where the library calls it;
+        refused here, saying how to write the calls out."""
+        passed = next((a for a in [*node.args, *(k.value for k in node.keywords)]
+                       if self.is_local_function(a)), None)
+        if passed is None:
+            return
+        name = registry.display_name(prim) if prim is not MISSING else source_of(node.func)
+        what = "a lambda" if isinstance(passed, gast.Lambda) else f"the local function " \
+            f"'{passed.id}'"
+        if prim is np.apply_along_axis:
+            advice = ("call it on each row yourself: np.stack([f(row) for row in X]) for "
+                      "axis=1 of a 2-D X, np.stack([f(col) for col in X.T], axis=-1) for axis=0")
+        elif prim is np.vectorize or prim is np.frompyfunc:
+            advice = ("write the function with array operations, or call it on each element "
+                      "in a comprehension")
+        else:
+            advice = ("call the function yourself, in a loop or comprehension, or define it at "
+                      "module level and give srcgrad a rule for the call (srcgrad.register_vjp)")
+        raise self.error(f"{what} can only be called here (srcgrad inlines it where it is "
+                         f"called): it is passed to {name}, whose calls srcgrad cannot follow: "
+                         f"{advice}", passed)
 
     def expanded_keywords(self, node):
         """``f(x, **{'axis': 0})`` -> ``f(x, axis=0)``, and ``f(x, **kw)`` for a
@@ -289,6 +331,90 @@ class Calls:
                 or isinstance(value, (type, np.ndarray, types.ModuleType)):
             return MISSING
         return value
+
+    def is_local_pop(self, node) -> bool:
+        """``xs.pop()`` or ``xs.pop(k)`` (``k`` a constant >= 0, or -1) on a list
+        this function builds and only ever reads, appends to and pops from --
+        never passes or stores, so no other name sees it change: the item read
+        and the list rebound to the rest (:meth:`popped`)."""
+        func = node.func
+        if not isinstance(func, gast.Attribute) or func.attr != "pop" or node.keywords \
+                or not isinstance(func.value, gast.Name) or len(node.args) > 1:
+            return False
+        if node.args and not (isinstance(node.args[0], gast.Constant)
+                              and type(node.args[0].value) is int and node.args[0].value >= 0
+                              or constant_of(node.args[0]) is not None
+                              and source_of(node.args[0]) == "-1"):
+            return False
+        name = func.value.id
+        if name in self.params or name not in self.locals or name in self.local_functions:
+            return False
+        return name in self.__dict__.setdefault("popped_lists", {}) or \
+            self.popped_lists.setdefault(name, self.private_list(name))
+
+    def private_list(self, name) -> bool:
+        """Whether the local ``name`` is only ever bound to a new list (a display,
+        a comprehension, ``list(...)``) and only read by indexing, ``len``, a
+        test (``while xs``, ``not xs``), ``.append`` and ``.pop`` (not looped
+        over: Python's loop would see the pops)."""
+        parents = {id(child): parent for parent in walk(self.func)
+                   for child in gast.iter_child_nodes(parent)}
+        for n in walk(self.func):
+            if isinstance(n, gast.Name) and n.id == name:
+                parent = parents.get(id(n))
+                if isinstance(n.ctx, gast.Store):
+                    if not (isinstance(parent, gast.Assign) and len(parent.targets) == 1
+                            and (isinstance(parent.value, (gast.List, gast.ListComp))
+                                 or isinstance(parent.value, gast.Call)
+                                 and isinstance(parent.value.func, gast.Name)
+                                 and parent.value.func.id == "list")):
+                        return False
+                    continue
+                if isinstance(parent, gast.Attribute) and parent.attr in ("pop", "append"):
+                    continue
+                if isinstance(parent, gast.Subscript) and parent.value is n \
+                        and isinstance(parent.ctx, gast.Load):
+                    continue
+                if isinstance(parent, (gast.If, gast.While)) and parent.test is n \
+                        or isinstance(parent, gast.UnaryOp) and isinstance(parent.op, gast.Not):
+                    continue
+                if isinstance(parent, gast.Call) and isinstance(parent.func, gast.Name) \
+                        and parent.func.id == "len":
+                    continue
+                return False
+        return True
+
+    def popped(self, node):
+        """``v = xs.pop()`` -> ``v = xs[-1]; xs = xs[:-1]`` (``xs.pop(k)``: ``xs[k]``,
+        ``xs[:k] + xs[k + 1:]``): the item and the list without it, each an
+        operation srcgrad differentiates."""
+        xs = node.func.value
+        k = node.args[0] if node.args else gast.Constant(value=-1, kind=None)
+        last = source_of(k) == "-1"
+        item = gast.copy_location(gast.Subscript(value=clone(xs), slice=clone(k),
+                                                 ctx=gast.Load()), node)
+        tmp = self.namer.temp()
+        self.locals.add(tmp)
+        self.expr_into(item, gast.copy_location(gast.Name(id=tmp, ctx=gast.Store(),
+                                                           annotation=None, type_comment=None),
+                                                node))
+        if last:
+            rest = gast.Subscript(value=clone(xs), slice=gast.Slice(
+                lower=None, upper=gast.Constant(value=-1, kind=None), step=None),
+                ctx=gast.Load())
+        else:
+            rest = gast.BinOp(
+                left=gast.Subscript(value=clone(xs), slice=gast.Slice(
+                    lower=None, upper=clone(k), step=None), ctx=gast.Load()),
+                op=gast.Add(),
+                right=gast.Subscript(value=clone(xs), slice=gast.Slice(
+                    lower=gast.Constant(value=k.value + 1, kind=None), upper=None, step=None),
+                    ctx=gast.Load()))
+        target = gast.Name(id=xs.id, ctx=gast.Store(), annotation=None, type_comment=None)
+        self.statement(located(gast.Assign(targets=[target], value=rest, type_comment=None),
+                               node))
+        result = gast.copy_location(ir.name(self.env[tmp]), node)
+        return result, ir.Op(operator.pos, [result], {}, node, ".pop()")
 
     def dispatchable(self, func) -> list:
         """The classes whose method ``func`` (``layer.forward``, on a local name)
@@ -504,6 +630,8 @@ class Calls:
                 self.params[0]:
             return None
         method = getattr(self.receiver_type, func.attr, None)
+        if isinstance(inspect.getattr_static(self.receiver_type, func.attr, None), classmethod):
+            method = method.__func__  # called with the class first, by :meth:`call`
         return method if is_user_function(method) else None
 
 def constant_of(node):

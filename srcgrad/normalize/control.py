@@ -58,11 +58,14 @@ many to reverse:
 
 from __future__ import annotations
 
+import inspect
+import itertools
 import operator
 
 import gast
 
 from .. import ir
+from ..errors import SrcGradError
 from ..frontend.parse import MISSING
 from ..ir.syntax import (
     Renamer,
@@ -78,6 +81,8 @@ from ..ir.syntax import (
 )
 from ..runtime import keys_of
 from .jumps import contains
+
+_ENDLESS = 2 ** 63 - 1  # where itertools.count's range stops: never, for a loop that breaks
 
 
 class ControlFlow:
@@ -204,9 +209,20 @@ class ControlFlow:
         """``for x in xs`` -> ``for k in range(len(xs)): x = xs[k]`` (and zip, enumerate):
         every loop runs over a range, which the adjoint sweep can run backwards."""
         target, it = stmt.target, stmt.iter
+        while self.is_call_of(it, iter, 1):  # for v in iter(xs): the items of xs
+            it = it.args[0]
         callee = self.callee(it) if isinstance(it, gast.Call) else MISSING
         if callee is range and isinstance(target, gast.Name) and not it.keywords:
             return target, [], self.opaque_value(it, "range")
+        if callee is itertools.count and isinstance(target, gast.Name):
+            start, step = self.count_arguments(it)
+            return target, [], self.opaque_value(gast.copy_location(call_to(
+                "range", start, gast.Constant(value=_ENDLESS if step > 0 else -_ENDLESS,
+                                              kind=None), gast.Constant(value=step, kind=None)),
+                it), "range")
+        if callee in (itertools.pairwise, itertools.product):
+            return self.combined_loop(stmt, it, callee)
+        self.refuse_endless(it)
         index, start = None, None
         if callee is enumerate and isinstance(target, gast.Tuple) and len(target.elts) == 2 \
                 and not it.keywords and 1 <= len(it.args) <= 2:
@@ -231,10 +247,18 @@ class ControlFlow:
                                              annotation=None, type_comment=None), target)
             prefix = []
             if index is not None:
-                counters.insert(0, (index, start))
-        for counter, first in counters:
-            offset = load(k) if first is None else \
-                gast.BinOp(left=load(k), op=gast.Add(), right=first)
+                counters.insert(0, (index, start, 1))
+        if not names:
+            raise self.error("a loop over itertools.count() alone in a zip or enumerate never "
+                             "ends: loop over 'for i in itertools.count()' and break", it)
+        strict = it if self.is_zip(it) else it.args[0] if index is not None else None
+        if getattr(strict, "strict", False) and len(names) == len(strict.args):
+            self.strict_lengths(names, strict)
+        for counter, first, step in counters:
+            offset = load(k) if step == 1 else \
+                gast.BinOp(left=load(k), op=gast.Mult(), right=gast.Constant(value=step, kind=None))
+            if first is not None:
+                offset = gast.BinOp(left=offset, op=gast.Add(), right=first)
             prefix.append(gast.copy_location(ir.assign(clone(counter), offset), counter))
         values = [gast.copy_location(gast.Subscript(value=seq, slice=load(k), ctx=gast.Load()),
                                      seq) for seq in names]
@@ -247,6 +271,142 @@ class ControlFlow:
         return k, prefix, self.opaque_value(gast.copy_location(call_to("range", count), it),
                                             "range")
 
+    def is_call_of(self, node, function, count) -> bool:
+        """Whether ``node`` is ``function(...)`` with ``count`` positional arguments."""
+        return isinstance(node, gast.Call) and len(node.args) == count and not node.keywords \
+            and not any(isinstance(a, gast.Starred) for a in node.args) \
+            and self.callee(node) is function
+
+    def count_arguments(self, call):
+        """``itertools.count(start, step)``'s start (an expression) and step (an
+        int): a loop over it runs over a range, which needs a step of known sign."""
+        given = dict(zip(("start", "step"), call.args))
+        given.update((k.arg, k.value) for k in call.keywords)
+        start, step = given.get("start"), given.get("step", gast.Constant(value=1, kind=None))
+        if isinstance(step, gast.UnaryOp) and isinstance(step.op, gast.USub) \
+                and isinstance(step.operand, gast.Constant):
+            step = gast.Constant(value=-step.operand.value, kind=None)
+        if len(call.args) > 2 or set(given) - {"start", "step"} \
+                or any(isinstance(a, gast.Starred) for a in call.args) \
+                or not isinstance(step, gast.Constant) or type(step.value) is not int \
+                or step.value == 0 \
+                or isinstance(start, gast.Constant) and type(start.value) is not int:
+            raise self.error("srcgrad runs a loop over itertools.count(start, step) as a range: "
+                             "the start must be an int and the step a nonzero int constant "
+                             "(for a float, count k = 0, 1, ... and compute start + k * step)",
+                             call)
+        return (gast.Constant(value=0, kind=None) if start is None else start), step.value
+
+    def makes_iterator(self, call) -> bool:
+        """Whether ``call`` makes an iterator, which has no ``len``: ``iter``,
+        ``zip`` or ``enumerate`` with arguments srcgrad does not take apart, the
+        ``itertools`` functions, a generator function.  A loop lists it first."""
+        callee = self.callee(call)
+        return any(callee is f for f in (iter, zip, enumerate, map, filter, reversed)) \
+            or getattr(callee, "__module__", None) == "itertools" \
+            or inspect.isgeneratorfunction(callee)
+
+    def bound_to_iterator(self, name) -> bool:
+        """Whether a local variable is assigned an iterator somewhere
+        (``it = iter(xs)``): a loop over it lists it first."""
+        return any(isinstance(n, gast.Assign) and isinstance(n.value, gast.Call)
+                   and any(isinstance(t, gast.Name) and t.id == name for t in n.targets)
+                   and self.makes_iterator(n.value) for n in walk(self.func))
+
+    def refuse_endless(self, it):
+        """Refuse loops over iterators without end that srcgrad cannot run as a range."""
+        callee = self.callee(it) if isinstance(it, gast.Call) else MISSING
+        if callee is itertools.count:
+            raise self.error("srcgrad runs a loop over itertools.count() as a range: loop "
+                             "'for i in itertools.count()' or 'for i, x in "
+                             "zip(itertools.count(), xs)'", it)
+        if callee is itertools.cycle or callee is itertools.repeat and len(it.args) == 1 \
+                and not it.keywords:
+            name = callee.__name__
+            raise self.error(f"a loop over itertools.{name}(...) is not supported (it never "
+                             f"ends, and srcgrad lists what a loop runs over): loop over "
+                             f"'for k in itertools.count()' and read xs[k % len(xs)]"
+                             if name == "cycle" else
+                             f"a loop over itertools.{name}(...) is not supported (it never "
+                             f"ends, and srcgrad lists what a loop runs over): loop over "
+                             f"'for k in itertools.count()' and use the value itself", it)
+
+    def combined_loop(self, stmt, it, callee):
+        """``for a, b in itertools.pairwise(xs)`` -> over ``range(len(xs) - 1)``,
+        reading ``xs[k]`` and ``xs[k + 1]``; ``for a, b in itertools.product(xs,
+        ys)`` -> over ``range(len(xs) * len(ys))``, reading ``xs[k // len(ys)]``
+        and ``ys[k % len(ys)]``: items read by position, so that a differentiated
+        ``xs`` gets its cotangent as in any loop over it."""
+        target = stmt.target
+        repeat = 1
+        keywords = {k.arg: k.value for k in it.keywords}
+        if callee is itertools.product and list(keywords) == ["repeat"] \
+                and isinstance(keywords["repeat"], gast.Constant) \
+                and type(keywords["repeat"].value) is int and keywords["repeat"].value >= 0:
+            repeat, keywords = keywords["repeat"].value, {}
+        name = f"itertools.{callee.__name__}"
+        if keywords or any(isinstance(a, gast.Starred) for a in it.args) \
+                or callee is itertools.pairwise and len(it.args) != 1:
+            raise self.error(f"a loop over {name}(...) with these arguments is not supported: "
+                             f"write the arguments out one by one (repeat= a constant), or "
+                             f"loop over indices", it)
+        seqs = [self.sequence(seq, stmt.body) for seq in it.args] * repeat
+        if callee is itertools.pairwise:
+            seqs = seqs * 2
+        width = len(seqs)
+        if isinstance(target, gast.Tuple) and len(target.elts) != width \
+                and not any(isinstance(e, gast.Starred) for e in target.elts):
+            raise self.error(f"cannot unpack {width} values into {len(target.elts)} names",
+                             target, SrcGradError)
+        k = gast.copy_location(gast.Name(id=self.namer.fresh("k"), ctx=gast.Store(),
+                                         annotation=None, type_comment=None), target)
+        if callee is itertools.pairwise:
+            positions = [load(k), gast.BinOp(left=load(k), op=gast.Add(),
+                                              right=gast.Constant(value=1, kind=None))]
+            count = gast.BinOp(left=call_to("len", clone(seqs[0])), op=gast.Sub(),
+                               right=gast.Constant(value=1, kind=None))
+        else:
+            lengths = [self.local_value(gast.copy_location(call_to("len", clone(seq)), seq))
+                       for seq in seqs]
+            positions, stride = [], None
+            for length in reversed(lengths):
+                at = load(k) if stride is None else \
+                    gast.BinOp(left=load(k), op=gast.FloorDiv(), right=clone(stride))
+                positions.insert(0, gast.BinOp(left=at, op=gast.Mod(), right=clone(length)))
+                stride = length if stride is None else self.local_value(gast.copy_location(
+                    gast.BinOp(left=clone(length), op=gast.Mult(), right=clone(stride)), it))
+            count = stride if stride is not None else gast.Constant(value=1, kind=None)
+        values = [gast.copy_location(gast.Subscript(value=clone(seq), slice=at, ctx=gast.Load()),
+                                     seq) for seq, at in zip(seqs, positions)]
+        if isinstance(target, gast.Tuple) and len(target.elts) == width:
+            prefix = [gast.copy_location(ir.assign(clone(item), value), item)
+                      for item, value in zip(target.elts, values)]
+        else:
+            prefix = [gast.copy_location(ir.assign(clone(target), gast.Tuple(
+                elts=values, ctx=gast.Load())), target)]
+        return k, prefix, self.opaque_value(gast.copy_location(call_to("range", count), it),
+                                            "range")
+
+    def local_value(self, node):
+        """An inactive value (a length) in a temporary the loop body can read."""
+        name = self.opaque_value(node, "length")
+        self.locals.add(name.id)
+        self.env[name.id] = name.id
+        return name
+
+    def strict_lengths(self, names, call):
+        """``zip(a, b, strict=True)``: raise Python's ``ValueError`` before the loop
+        when the lengths differ (Python raises when the shorter one ends)."""
+        first = call_to("len", names[0])
+        for position, seq in enumerate(names[1:], start=2):
+            check = gast.If(test=gast.Compare(left=call_to("len", seq), ops=[gast.NotEq()],
+                                              comparators=[clone(first)]),
+                            body=[gast.Raise(exc=call_to("ValueError", gast.Constant(
+                                value=f"zip() argument {position} is not as long as argument "
+                                      f"1 (zip(..., strict=True))", kind=None)), cause=None)],
+                            orelse=[])
+            self.statement(located(check, call))
+
     def is_zip(self, node) -> bool:
         return isinstance(node, gast.Call) and not node.keywords and node.args \
             and not any(isinstance(a, gast.Starred) for a in node.args) \
@@ -257,11 +417,20 @@ class ControlFlow:
         nested in a ``zip`` taken apart where the target unpacks them: ``(xs, a),
         (zip(ys, zs), (b, c))`` -> ``(xs, a), (ys, b), (zs, c)``; an ``enumerate``'s
         counter is the loop's position (plus its start), returned as ``(target,
-        start)``."""
+        start, step)``; so is an ``itertools.count``'s item."""
         out_seqs, out_items, counters = [], [], []
         for seq, item in zip(seqs, items):
             parts = None
-            if isinstance(item, gast.Tuple) and self.is_zip(seq) \
+            while self.is_call_of(seq, iter, 1):
+                seq = seq.args[0]
+            if isinstance(seq, gast.Call) and self.callee(seq) is itertools.count:
+                counters.append((item, *self.count_arguments(seq)))  # i = start + k * step
+                continue
+            if getattr(seq, "strict", False):  # zip(..., strict=True) nested: listed whole
+                seq = clone(seq)
+                seq.keywords = [gast.keyword(arg="strict", value=gast.Constant(value=True,
+                                                                               kind=None))]
+            elif isinstance(item, gast.Tuple) and self.is_zip(seq) \
                     and len(item.elts) == len(seq.args):
                 parts = list(seq.args), list(item.elts)
             elif isinstance(item, gast.Tuple) and len(item.elts) == 2 \
@@ -269,7 +438,7 @@ class ControlFlow:
                     and 1 <= len(seq.args) <= 2 \
                     and not any(isinstance(a, gast.Starred) for a in seq.args) \
                     and self.callee(seq) is enumerate:
-                counters.append((item.elts[0], seq.args[1] if len(seq.args) == 2 else None))
+                counters.append((item.elts[0], seq.args[1] if len(seq.args) == 2 else None, 1))
                 parts = seq.args[:1], item.elts[1:]
             if parts is None:
                 out_seqs.append(seq)
@@ -327,13 +496,15 @@ class ControlFlow:
                                  f"('{seq.id}.{grows.func.attr}'): loop over a copy "
                                  f"(for ... in list({seq.id})) or over a range", grows)
             unknown = seq.id in self.params or seq.id not in self.locals \
-                or seq.id in self.dict_names  # a dict: a loop runs over its keys
+                or seq.id in self.dict_names \
+                or self.bound_to_iterator(seq.id)  # a dict: a loop runs over its keys
         else:
             unknown = isinstance(seq, (gast.Attribute, gast.Call, gast.Subscript))
         if isinstance(seq, gast.Call) and (self.callee(seq) is keys_of) \
                 or getattr(seq, "indexable", False):  # keys_of(d), reversed(xs) as xs[::-1]
             unknown = False
-        if unknown and not isinstance(seq, gast.Call):
+        self.refuse_endless(seq)
+        if unknown and (not isinstance(seq, gast.Call) or self.makes_iterator(seq)):
             seq = gast.copy_location(gast.Call(func=helper_ref("sequence"), args=[seq],
                                                keywords=[]), seq)
         elif isinstance(seq, gast.Name) and seq.id not in assigned_names(

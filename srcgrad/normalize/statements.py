@@ -31,12 +31,13 @@ from __future__ import annotations
 import operator
 
 import gast
+import numpy as np
 
 from .. import ir
 from ..errors import SrcGradError
 from ..frontend.linker import is_user_function
 from ..ir.syntax import (
-    clone, constant, helper_ref, is_append, source_of, updated_in_place,
+    clone, constant, helper_ref, is_append, located, source_of, updated_in_place,
 )
 from ..rules import registry
 from .argument_updates import argument_updates, entry_check
@@ -45,6 +46,36 @@ from .expressions import BINOPS, MULTI_OUTPUT, OP_LABELS
 
 class Statements:
     """Statements and assignments (mixed into the normaliser)."""
+
+    def whole_write(self, call):
+        """``(y, v)`` for a call statement that overwrites every element of the
+        local array ``y`` -- ``y.fill(v)``, ``np.copyto(y, v)``, a ufunc's
+        ``out=y`` -- and is the element write ``y[...] = v``, which srcgrad
+        differentiates; None for any other statement."""
+        if not isinstance(call, gast.Call) or any(isinstance(a, gast.Starred) for a in call.args):
+            return None
+
+        def local(node):
+            return isinstance(node, gast.Name) and node.id in self.locals \
+                and node.id not in self.params and node.id not in self.local_functions
+
+        func = call.func
+        if isinstance(func, gast.Attribute) and func.attr == "fill" and local(func.value) \
+                and len(call.args) == 1 and not call.keywords:
+            return clone(func.value), call.args[0]
+        callee = self.callee(call)
+        if callee is np.copyto and len(call.args) == 2 and not call.keywords \
+                and local(call.args[0]):
+            return clone(call.args[0]), call.args[1]
+        if isinstance(callee, np.ufunc) and callee.nout == 1 \
+                and [k.arg for k in call.keywords] == ["out"]:
+            out = call.keywords[0].value
+            if isinstance(out, gast.Tuple) and len(out.elts) == 1:
+                out = out.elts[0]
+            if local(out) and len(call.args) == callee.nin:
+                return clone(out), gast.copy_location(gast.Call(
+                    func=call.func, args=call.args, keywords=[]), call)
+        return None
 
     def statement(self, stmt):
         if isinstance(stmt, gast.Assign):
@@ -96,6 +127,22 @@ class Statements:
                 value=ir.name(base), attr="append", ctx=gast.Load()), args=[item], keywords=[]))
             node.op = ir.Op(ir.APPEND, [ir.name(base), item], {}, stmt, ".append()")
             self.out.append(gast.copy_location(node, stmt))
+        elif isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) \
+                and (self.is_local_function(self.unalias(stmt.value.func))
+                     or self.is_local_pop(stmt.value)):
+            # add(v), a local function called for what it does (acc[0] += v), or
+            # xs.pop(): as any call of it, its result unused
+            tmp = self.namer.temp()
+            self.locals.add(tmp)
+            self.expr_into(stmt.value, gast.copy_location(gast.Name(
+                id=tmp, ctx=gast.Store(), annotation=None, type_comment=None), stmt))
+        elif isinstance(stmt, gast.Expr) and self.whole_write(stmt.value) is not None:
+            # y.fill(v), np.copyto(y, v), np.multiply(a, b, out=y) -> y[...] = ...
+            target, value = self.whole_write(stmt.value)
+            every = gast.Subscript(value=target, slice=gast.Constant(value=Ellipsis, kind=None),
+                                   ctx=gast.Store())
+            self.statement(located(gast.Assign(targets=[every], value=value,
+                                               type_comment=None), stmt))
         elif isinstance(stmt, (gast.Expr, gast.Assert, gast.Raise)):
             node = self.opaque(stmt)
             node.op = ir.Op(ir.OPAQUE, [], {}, stmt, "statement")
@@ -133,6 +180,21 @@ class Statements:
             self.expr_into(value, first)
         elif isinstance(first, (gast.Tuple, gast.List)):
             self.unpack(first, value)
+        elif isinstance(first, gast.Subscript) and self.chained_write(first):
+            # y[a][b] = v -> t = snapshot(y[a]); t[b] = v; y[a] = t: a copy of the part
+            # (no view of y to follow), written, then put back
+            part, outer = self.namer.temp(), first.value
+            self.locals.add(part)
+            store = gast.Name(id=part, ctx=gast.Store(), annotation=None, type_comment=None)
+            copied = gast.Call(func=helper_ref("snapshot"), args=[clone(outer)], keywords=[])
+            for made in (gast.Assign(targets=[store], value=copied, type_comment=None),
+                         gast.Assign(targets=[gast.Subscript(
+                             value=ir.name(part), slice=first.slice, ctx=gast.Store())],
+                             value=value, type_comment=None),
+                         gast.Assign(targets=[gast.Subscript(
+                             value=clone(outer.value), slice=clone(outer.slice),
+                             ctx=gast.Store())], value=ir.name(part), type_comment=None)):
+                self.statement(located(made, stmt))
         elif isinstance(first, gast.Subscript):
             self.setitem(first, self.atom(value), self.index(first.slice), stmt)
         else:
@@ -141,13 +203,35 @@ class Statements:
         for extra in rest:  # a = b = value, a = d['h'] = value: each gets a's value
             self.bind(extra, gast.copy_location(ir.name(self.env[first.id]), first), stmt)
 
+    def chained_write(self, target) -> bool:
+        """Whether ``target`` is ``y[a][b]`` (or deeper) on a local ``y``, ``a`` a
+        basic index -- an int, a name, a slice -- so that ``y[a]`` is the part of
+        ``y`` (a view, or a list's item) that Python's assignment changes."""
+        outer = target.value
+        if not isinstance(outer, gast.Subscript):
+            return False
+
+        def basic(index):
+            if isinstance(index, gast.Tuple):
+                return all(basic(e) for e in index.elts)
+            return isinstance(index, (gast.Slice, gast.Name)) or (
+                isinstance(index, gast.Constant) and type(index.value) is int)
+
+        root = outer
+        while isinstance(root, gast.Subscript):
+            if not basic(root.slice):
+                return False
+            root = root.value
+        return isinstance(root, gast.Name) and root.id in self.locals
+
     def updated_array(self, target) -> str:
         """The current name of the array ``x`` in ``x[i] = ...``."""
         base = target.value
         if not isinstance(base, gast.Name) or base.id not in self.locals:
             raise self.error("only elements of a local variable can be assigned "
-                             "(x[i] = v); assign to a copy of a global or an attribute",
-                             base)
+                             "(x[i] = v, x[i][j] = v with x[i] a basic index); assign to a "
+                             "local copy (y = x.copy()) of a global, an attribute or an "
+                             "array indexed by a list or mask", base)
         if base.id not in self.env:
             raise self.error(f"local variable '{base.id}' is used before it is assigned",
                              base, SrcGradError)

@@ -336,6 +336,8 @@ class _Desugarer(gast.NodeTransformer):
                 and isinstance(node.func.value, (gast.Name, gast.Attribute)):
             return self.dict_view(node)
         prim = self.callee(node)
+        if prim in (zip, enumerate) and node.keywords:
+            node = self.positional(node, prim)
         if any(isinstance(a, gast.Starred) for a in node.args):
             args = self.expand(node.args)
             if args is not None:
@@ -346,6 +348,14 @@ class _Desugarer(gast.NodeTransformer):
                 return node
         if prim in (max, min) and len(node.args) == 1 and [k.arg for k in node.keywords] == ["key"]:
             return self.selected(node, prim)
+        if prim in (max, min) and not node.keywords and (len(node.args) > 2 or (
+                len(node.args) == 1 and isinstance(node.args[0], (gast.List, gast.Tuple))
+                and node.args[0].elts
+                and not any(isinstance(e, gast.Starred) for e in node.args[0].elts))):
+            return self.pairwise_extreme(node, prim)
+        if prim in (max, min) and not node.keywords and len(node.args) == 1 \
+                and not isinstance(node.args[0], gast.Starred):
+            return self.selected(node, prim)  # max(xs): the first largest item
         if node.keywords or any(isinstance(a, gast.Starred) for a in node.args):
             return node
         if prim is functools.reduce and len(node.args) in (2, 3) and not self.deferred \
@@ -469,7 +479,8 @@ class _Desugarer(gast.NodeTransformer):
         """``max(xs, key=k)`` -> ``sorted(xs, key=k, reverse=True)[0]``, ``min(xs,
         key=k)`` -> ``sorted(xs, key=k)[0]``: sorting is stable, so the first item
         of the largest (smallest) key, the one Python returns.  The item's value
-        flows; the key only orders (``sorted``'s rule)."""
+        flows; the key only orders (``sorted``'s rule).  So for ``max(xs)`` without
+        a key: the first largest item gets the derivative."""
         keywords = list(node.keywords)
         if prim is max:
             keywords.append(gast.keyword(arg="reverse", value=gast.Constant(value=True, kind=None)))
@@ -477,6 +488,17 @@ class _Desugarer(gast.NodeTransformer):
         first = gast.Subscript(value=ordered, slice=gast.Constant(value=0, kind=None),
                                ctx=gast.Load())
         return _located(first, node)
+
+    @staticmethod
+    def pairwise_extreme(node, prim):
+        """``max(a, b, c)`` and ``max([a, b, c])`` -> ``max(max(a, b), c)``: the
+        first of tied extremes, as Python's, from the rule for two values."""
+        items = node.args[0].elts if len(node.args) == 1 else node.args
+        result = items[0]
+        for item in items[1:]:
+            result = _located(gast.Call(func=builtin_ref(prim.__name__), args=[result, item],
+                                        keywords=[]), node)
+        return result
 
     def reduced(self, node):
         """``functools.reduce(f, xs, init)`` -> the loop ``acc = init; for item in
@@ -505,6 +527,22 @@ class _Desugarer(gast.NodeTransformer):
                              type_comment=None))
         self.prelude.extend(_located(stmt, node) for stmt in made)
         return _located(clone(acc), node)
+
+    @staticmethod
+    def positional(node, prim):
+        """``enumerate(xs, start=1)`` -> ``enumerate(xs, 1)``; ``zip(a, b,
+        strict=True)`` -> ``zip(a, b)`` marked ``strict`` (the loop over it checks
+        the lengths, :meth:`.control.ControlFlow.strict_lengths`).  Other keywords,
+        or a ``strict`` that is not a constant, are left for the call as written."""
+        keywords = {k.arg: k.value for k in node.keywords}
+        if prim is enumerate and list(keywords) == ["start"] and len(node.args) == 1:
+            node.args = [*node.args, keywords["start"]]
+            node.keywords = []
+        elif prim is zip and list(keywords) == ["strict"] \
+                and isinstance(keywords["strict"], gast.Constant):
+            node.keywords = []
+            node.strict = bool(keywords["strict"].value) and len(node.args) > 1
+        return node
 
     def listed(self, node, prim):
         """``zip(a, b)`` -> ``[(x, y) for x, y in zip(a, b)]``, and so for enumerate."""
