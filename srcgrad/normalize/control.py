@@ -248,9 +248,6 @@ class ControlFlow:
             prefix = []
             if index is not None:
                 counters.insert(0, (index, start, 1))
-        if not names:
-            raise self.error("a loop over itertools.count() alone in a zip or enumerate never "
-                             "ends: loop over 'for i in itertools.count()' and break", it)
         strict = it if self.is_zip(it) else it.args[0] if index is not None else None
         if getattr(strict, "strict", False) and len(names) == len(strict.args):
             self.strict_lengths(names, strict)
@@ -267,7 +264,8 @@ class ControlFlow:
         for item, value in zip(items, values):
             prefix.append(gast.copy_location(ir.assign(clone(item), value), item))
         lengths = [call_to("len", seq) for seq in names]
-        count = lengths[0] if len(lengths) == 1 else call_to("min", *lengths)
+        count = lengths[0] if len(lengths) == 1 else call_to("min", *lengths) if lengths \
+            else gast.Constant(value=_ENDLESS, kind=None)  # enumerate(itertools.count())
         return k, prefix, self.opaque_value(gast.copy_location(call_to("range", count), it),
                                             "range")
 

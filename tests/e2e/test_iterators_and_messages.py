@@ -115,6 +115,24 @@ def count_in_zip(x, w):
     return t
 
 
+def enumerate_count(x, w):
+    t = 0.0
+    for i, c in enumerate(itertools.count(5, 2)):
+        if i >= len(x):
+            break
+        t = t + w * x[i] * c
+    return t
+
+
+def zip_of_counts(x, w):
+    t = 0.0
+    for i, j in zip(itertools.count(), itertools.count(1)):
+        if j > 3:
+            break
+        t = t * w + x[i] * j
+    return t
+
+
 def pairwise(x, w):
     t = 0.0
     for a, b in itertools.pairwise(x):
@@ -164,6 +182,8 @@ def listed_enum_start(x, w):
     (count_break, (X, W), True),
     (count_start_return, (X, W), True),
     (count_in_zip, (X, W), True),
+    (enumerate_count, (X, W), True),
+    (zip_of_counts, (X, W), True),
     (pairwise, (X, W), True),
     (pairwise_generator, (X, W), False),
     (product, (X, W), True),
