@@ -42,7 +42,9 @@ A wrong guess costs a copy or a check, never a wrong value.
 
 ``w`` is copied and checked: ``y`` may be a list (``x.copy()`` of a list
 argument) that holds ``w`` after ``y[1] = w``; ``z``, an array NumPy made, takes
-``w``'s values and holds nothing of it.
+``w``'s values and holds nothing of it.  An argument bound to a new value by
+the first statement that names it (``a = a.copy()``) is none of the
+function's business from there on.
 """
 
 from __future__ import annotations
@@ -119,9 +121,11 @@ def argument_updates(func, params, resolve) -> ArgumentUpdates:
     scan = _Scan(func, params, resolve)
     scan.run()
     found = ArgumentUpdates()
+    # a = a.copy() first: from there on, 'a' is a new array of the function's
+    kept = [p for p in params if not scan.rebound_first(p)]
     for name, node, kind in scan.updates:
         root = scan.find(name)
-        for param in params:
+        for param in kept:
             if scan.find(param) != root:
                 continue
             found.checked.add(param)
@@ -144,6 +148,18 @@ class _Scan:
                 for target in node.targets:
                     if isinstance(target, gast.Name):
                         self.local_functions[target.id] = node.value
+
+    def rebound_first(self, param) -> bool:
+        """Whether the first statement of the body that reads or binds ``param``
+        binds it to a new value (``a = a.copy()``, ``a = np.array(a)``, ``a = 2.0
+        * a``), so that no update can reach the argument's own memory."""
+        for stmt in self.func.body:
+            if not any(isinstance(n, gast.Name) and n.id == param for n in walk(stmt)):
+                continue
+            return isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
+                and isinstance(stmt.targets[0], gast.Name) and stmt.targets[0].id == param \
+                and not self.deps(stmt.value)
+        return False
 
     def find(self, v):
         while self.parent.get(v, v) != v:

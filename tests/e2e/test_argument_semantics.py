@@ -414,3 +414,17 @@ def test_exported_module_copies_and_checks_too(tmp_path):
     assert np.array_equal(a, [1.0, 2.0, 3.0])
     with pytest.raises(module.GradientError, match="'a' is updated in place"):
         module.grad_aliased_through_a_name(a, a)
+
+
+def copies_first(a, b):
+    a = a.copy()
+    a[0] = 5.0 * b[1]
+    return np.sum(a * b)
+
+
+def test_an_argument_copied_first_may_be_passed_twice():
+    x = np.array([1.0, 2.0, 3.0])
+    value, g = srcgrad.value_and_grad(copies_first, wrt=1)(x, x)
+    assert value == copies_first(x.copy(), x.copy())
+    np.testing.assert_allclose(g, _fd(copies_first, (x.copy(), x.copy()), 1)[()], rtol=1e-6)
+    assert "unshared" not in srcgrad.grad(copies_first, wrt=1).source
