@@ -117,6 +117,8 @@ def decider(policy):
 
 def _pure(op) -> bool:
     prim = op.primitive
+    if prim is sequence:  # lists an iterator (a generator, zip): a second call finds it spent
+        return False
     if isinstance(prim, CalleePair) or prim is ir.OPAQUE or isinstance(prim, ir.Builder):
         return prim is not ir.APPEND
     try:

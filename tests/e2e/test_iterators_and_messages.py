@@ -19,6 +19,7 @@ from numeric import assert_bit_identical, assert_close, numeric_grad, pure
 
 X = np.array([0.5, -1.0, 2.0, 0.3])
 W = 0.7
+Y = np.array([0.3, 0.9, 1.0, 0.4])
 M = np.array([[1.0, 2.0], [3.0, 4.0]])
 V = np.array([0.5, -1.0])
 
@@ -243,6 +244,35 @@ def iterator_name(x, w):
 @pytest.mark.parametrize("fn", [chain_, islice_, iterator_name], ids=lambda f: f.__name__)
 def test_other_iterators_work_where_nothing_differentiated_runs_through(fn):
     _check(fn, (X, W), wrts=(1,))
+
+
+def over_argument(items, w):
+    t = 0.0
+    for v in items:
+        t = t * w + v
+    return t
+
+
+@pytest.mark.parametrize("policy", ["save", "recompute", "sqrt", ("revolve", 2)], ids=str)
+def test_listed_iterators_are_never_listed_again(policy):
+    """The list a loop runs over is kept, never recomputed: listing an iterator
+    (a generator argument, zip, iter(xs)) a second time finds it spent, and the
+    adjoint loop would run no iteration (a silently wrong gradient)."""
+    for fn in (chain_, islice_, iterator_name):
+        g = srcgrad.grad(fn, wrt=1, policy=policy)(X, W)
+        assert_close(g, numeric_grad(pure(fn), (X, W), 1))
+    g = srcgrad.grad(over_argument, wrt=1, policy=policy)((v for v in X), W)
+    assert_close(g, numeric_grad(lambda w: over_argument(iter(X), w), (W,), 0))
+
+
+@pytest.mark.parametrize("policy", ["recompute", "sqrt", ("revolve", 2)], ids=str)
+@pytest.mark.parametrize("fn", [zip_strict, count_break, count_in_zip, pairwise, product_three,
+                                enumerate_count], ids=lambda f: f.__name__)
+def test_loop_over_iterator_under_every_policy(fn, policy):
+    args = (M, V) if fn is zip_strict else (X, W)
+    for wrt in (0, 1):
+        g = srcgrad.grad(fn, wrt=wrt, policy=policy)(*args)
+        assert_close(g, numeric_grad(pure(fn), args, wrt))
 
 
 @pytest.mark.parametrize("fn", [chain_, islice_, iterator_name], ids=lambda f: f.__name__)
@@ -527,6 +557,27 @@ def chained_in_loop(x, w):
                          ids=lambda f: f.__name__)
 def test_chained_element_writes(fn):
     _check(fn, (np.array([0.3, 0.9, 1.0]), 0.5))
+
+
+@pytest.mark.parametrize("fn, args", [
+    (enum_start, (M, V)), (zip_strict, (M, V)), (count_break, (X, W)), (count_in_zip, (X, W)),
+    (pairwise, (X, W)), (product_three, (X, W)), (enumerate_count, (X, W)),
+    (max_of_list, (Y[:2],)), (extremes_tied, (np.array([1.0, 3.0]),)), (closure_acc, (Y[:2],)),
+    (stack_pop, (Y,)), (queue_pop, (Y[:3],)), (pop_middle, (Y[:3],)), (fill_, (Y[:3], 0.5)),
+    (copyto_, (Y[:3], 0.5)), (ufunc_out, (Y[:3], 0.5)), (chained_rows, (Y[:3], 0.5)),
+    (chained_in_loop, (Y[:3], 0.5)),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_forward_mode_matches_central_differences(fn, args):
+    """(Away from ties and branch points: Y, not X, whose 2 * X[0] == X[1] ** 2.)"""
+    rng = np.random.default_rng(3)
+    dirs = tuple(rng.standard_normal(np.shape(a)) if np.ndim(a) else float(rng.standard_normal())
+                 for a in args)
+    value, tangent = srcgrad.jvp(fn, args, dirs)
+    assert_bit_identical(value, pure(fn)(*args))
+    h = 1e-6
+    plus = pure(fn)(*[a + h * d for a, d in zip(args, dirs)])
+    minus = pure(fn)(*[a - h * d for a, d in zip(args, dirs)])
+    assert_close(tangent, (plus - minus) / (2 * h))
 
 
 def test_every_refusal_is_a_srcgrad_error():
