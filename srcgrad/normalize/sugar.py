@@ -83,7 +83,7 @@ from .. import ir
 from ..errors import SrcGradError
 from ..frontend.linker import is_user_function
 from ..frontend.parse import MISSING
-from ..ir.syntax import clone, helper_ref, is_dict_view, load_name, source_of, walk
+from ..ir.syntax import Renamer, clone, helper_ref, is_dict_view, load_name, located, source_of, walk
 from ..rules import registry
 
 #: Methods that change the length of a list.
@@ -310,7 +310,35 @@ class _Desugarer(gast.NodeTransformer):
     # -- loops: zip and enumerate there are looped over, not built --------------------
     def visit_For(self, node):
         self.mark_iterated(node.iter)
-        return self.generic_visit(node)
+        return self.pulled(self.generic_visit(node))
+
+    def pulled(self, node):
+        """``for w in (e(a) for a in xs if c(a)): body`` -> ``for a in xs: if c(a):
+        w = e(a); body`` -- a loop over a generator (``map``, ``filter``, a
+        generator expression) pulls each item when it gets there, so ``e`` and
+        ``c`` see what earlier steps did (``filter(lambda v: f(v) > s, xs)`` with
+        ``s`` updated in the loop); listing the items first would not.  The
+        generator's own variables get fresh names (they are local to it in
+        Python).  One ``for`` clause, not async; others are left as they are."""
+        gen = node.iter
+        if not isinstance(gen, gast.GeneratorExp) or len(gen.generators) != 1 \
+                or gen.generators[0].is_async:
+            return node
+        clause = gen.generators[0]
+        own = sorted({n.id for n in walk(clause.target) if isinstance(n, gast.Name)})
+        renames = {name: self.fresh(name) for name in own}
+        rename = Renamer(renames)
+        target, elt = rename.visit(clause.target), rename.visit(gen.elt)
+        tests = [rename.visit(t) for t in clause.ifs]
+        body = [gast.copy_location(gast.Assign(targets=[node.target], value=elt,
+                                               type_comment=None), node), *node.body]
+        if tests:
+            test = tests[0] if len(tests) == 1 else gast.BoolOp(op=gast.And(), values=tests)
+            body = [gast.copy_location(gast.If(test=test, body=body, orelse=[]), node)]
+        loop = gast.For(target=target, iter=clause.iter, body=body, orelse=node.orelse,
+                        type_comment=None)
+        self.mark_iterated(clause.iter)
+        return located(gast.copy_location(loop, node), node)
 
     def visit_comprehension(self, node):
         self.mark_iterated(node.iter)
