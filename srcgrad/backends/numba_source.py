@@ -89,6 +89,7 @@ def rewrite(source: str, bindings: dict, cache: bool = True) -> str:
         at = max((i + 1 for i, line in enumerate(lines)
                   if line.startswith("import ") and not line.startswith(" ")), default=0)
     _drop_deletes(lines)
+    _bind_branch_names(lines)
     lines[at:at] = ["import numba"] + ([_POWER_IMPORT] if powers else [])
     decorator = "@numba.njit(cache=True)" if cache else "@numba.njit"
     out = []
@@ -187,6 +188,44 @@ def _drop_deletes(lines: list[str]) -> None:
     for stmt, keep in sorted(found, key=lambda item: item[0].lineno, reverse=True):
         first, last = stmt.lineno - 1, stmt.end_lineno
         lines[first:last] = [" " * stmt.col_offset + "pass"] if keep else []
+
+
+def _bind_branch_names(lines: list[str]) -> None:
+    """Bind to None, at the top of each function of ``lines`` (in place), the
+    names that an ``if`` statement of the function's body binds on some of
+    its paths and nothing bound before it: numba's SSA pass fails on such a
+    name when a later block reads it (``AttributeError: 'UndefinedType'``,
+    numba 0.68), as the gradient of generated tangent code does (a forward
+    branch's values read by the same branch of the adjoint sweep).  Python
+    reads them only where they are bound, so the values do not change; numba
+    types them as values that may be None.
+
+    >>> lines = ["def f(x, flag):", "    'Doc.'", "    if flag:", "        t1 = x",
+    ...          "    else:", "        t2 = -x", "    if flag:", "        return t1", "    return t2"]
+    >>> _bind_branch_names(lines); lines[2]
+    '    t1 = t2 = None  # backend numba: bound on every path'
+    """
+    tree = ast.parse("\n".join(lines))
+    inserts = []
+    for function in tree.body:
+        if not isinstance(function, ast.FunctionDef):
+            continue
+        bound = {a.arg for a in function.args.args}
+        late = []
+        for stmt in function.body:
+            assigned = [n.id for n in ast.walk(stmt)
+                        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
+            if isinstance(stmt, ast.If):
+                late += [name for name in assigned if name not in bound and name not in late]
+            bound.update(assigned)
+        if late:
+            body = function.body
+            first = body[1] if isinstance(body[0], ast.Expr) and len(body) > 1 \
+                and isinstance(body[0].value, ast.Constant) else body[0]
+            line = f"{' ' * first.col_offset}{' = '.join(late)} = None"
+            inserts.append((first.lineno - 1, f"{line}  # backend numba: bound on every path"))
+    for index, line in sorted(inserts, reverse=True):
+        lines.insert(index, line)
 
 
 def refusal(source: str, bindings: dict) -> str | None:
