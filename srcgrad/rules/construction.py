@@ -66,8 +66,9 @@ def linspace(out, d_out, start, stop, num=50, endpoint=True, retstep=False, dtyp
     with the end point, else ``num``): ``stop`` gets the cotangents weighted by
     ``k / div``, ``start`` the rest; ``retstep``'s step ``(stop - start) / div``
     adds its own.  An integer ``dtype`` floors the samples: piecewise constant."""
-    if retstep:
-        samples, d_samples = out[0], d_out[0]
+    if retstep:  # (a cotangent of 0.0: none reached either)
+        samples = out[0]
+        d_samples, d_step = d_out if isinstance(d_out, (tuple, list)) else (d_out, d_out)
     else:
         samples, d_samples = out, d_out
     div = max(num - 1 if endpoint else num, 1)
@@ -78,7 +79,7 @@ def linspace(out, d_out, start, stop, num=50, endpoint=True, retstep=False, dtyp
     d_stop = np.sum(moved * weights, axis=0)
     d_start = total - d_stop
     if retstep:
-        d_stop, d_start = d_stop + d_out[1] / div, d_start - d_out[1] / div
+        d_stop, d_start = d_stop + d_step / div, d_start - d_step / div
     if not np.issubdtype(samples.dtype, np.inexact):
         return 0.0, 0.0
     return unbroadcast(d_start, start), unbroadcast(d_stop, stop)

@@ -25,11 +25,12 @@ def diff(out, d_out, a, n=1, axis=-1, prepend=None, append=None):
     to one slice by NumPy, the sum of its slice).  ``append``'s stretch is the
     end: read from the start of the reversed problem (reversing the sequence
     negates each difference)."""
+    g = np.broadcast_to(d_out, np.shape(out))
     return (diff_grad(d_out, a, n, axis, prepend, append),
-            unbroadcast(diff_grad(d_out, np.reshape(prepend, np.shape(prepend)
-                                                    or (1,) * np.ndim(d_out)), n, axis), prepend),
+            unbroadcast(diff_grad(g, np.reshape(prepend, np.shape(prepend) or (1,) * np.ndim(out)),
+                                  n, axis), prepend),
             unbroadcast((-1) ** n * np.flip(diff_grad(
-                np.flip(d_out, axis), np.reshape(append, np.shape(append) or (1,) * np.ndim(d_out)),
+                np.flip(g, axis), np.reshape(append, np.shape(append) or (1,) * np.ndim(out)),
                 n, axis), axis), append))
 
 
@@ -60,7 +61,7 @@ def gradient(out, d_out, f, *varargs, axis=None, edge_order=1):
     one (srcgrad/ad/constants.py)."""
     g_f = gradient_grad(d_out, f, varargs, axis, edge_order)
     parts = out if isinstance(out, (tuple, list)) else (out,)
-    grads = d_out if isinstance(out, (tuple, list)) else (d_out,)
+    grads = d_out if isinstance(d_out, (tuple, list)) else (d_out,) * len(parts)
     if len(varargs) == 0:
         return g_f, ()
     if len(varargs) == 1:

@@ -257,7 +257,8 @@ def pad(out, d_out, array, pad_width, mode="constant", *, constant_values=0,
         return pad_grad(d_out, array, pad_width, mode, reflect_type), None
     labels = np.pad(np.full(np.shape(array), -1), pad_width,
                     constant_values=np.arange(2 * np.ndim(array)).reshape(-1, 2))
-    sums = np.bincount(np.ravel(labels) + 1, np.ravel(d_out), 2 * np.ndim(array) + 1)[1:]
+    sums = np.bincount(np.ravel(labels) + 1, np.ravel(np.broadcast_to(d_out, np.shape(out))),
+                       2 * np.ndim(array) + 1)[1:]
     g_values = unbroadcast(np.asarray(sums.reshape(-1, 2), dtype=np.result_type(d_out)),
                            np.asarray(constant_values))
     return (pad_grad(d_out, array, pad_width, mode, reflect_type),
