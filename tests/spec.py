@@ -784,6 +784,10 @@ S("tangent_like", srcgrad.runtime.tangent_like, "srcgrad.runtime.tangent_like(t,
   t=normal(2, 3), y=fixed(np.zeros((2, 3))))
 S("sequence_tangent", srcgrad.runtime.sequence_tangent,
   "srcgrad.runtime.sequence_tangent(t, y)", t=normal(2, 3), y=fixed((0.0, 0.0)))
+S("written_tangent", srcgrad.runtime.written_tangent, "srcgrad.runtime.written_tangent(t, y)",
+  t=normal(3), y=fixed(np.zeros(3)))
+S("written_tangent-int", srcgrad.runtime.written_tangent,
+  "srcgrad.runtime.written_tangent(t, y)", t=normal(3), y=fixed(np.zeros(3, dtype=int)))
 S("on_grad", srcgrad.on_grad, "srcgrad.on_grad(x, srcgrad.stop_gradient)", x=normal(3, 2))
 S("op-mod", operator.mod, "x % y", x=uniform(0.1, 0.9, 3, 4), y=uniform(1.5, 2.0, 3, 4))
 S("np.remainder", np.remainder, "np.remainder(x, y)", x=uniform(2.1, 2.9, 3), y=uniform(1.5, 2.0, 3))

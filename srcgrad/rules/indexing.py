@@ -16,7 +16,8 @@ The other ways of picking elements are linear too: ``np.take_along_axis``
 (scattered back like an advanced index), diagonals (``np.diag``,
 ``np.diagonal``), triangles (``np.tril``, ``np.triu``) and ``np.select``, which
 is linear in its choices and default and gives each element's cotangent to
-the one it took.
+the one it took.  Generated forward-mode code writes a tangent into an array
+through ``written_tangent`` (nothing into an integer array), linear too.
 """
 
 import operator
@@ -31,6 +32,7 @@ from ..runtime import (
     select_grads,
     take_along_axis_grad,
     unbroadcast,
+    written_tangent,
 )
 from .derive import linear
 from .registry import adjoint, tangent
@@ -39,6 +41,14 @@ from .registry import adjoint, tangent
 @linear(operator.getitem, "a", name="[]")
 def getitem(out, d_out, a, index):
     return getitem_grad(d_out, a, index)
+
+
+@linear(written_tangent, "t", name="written_tangent")
+def written_tangent_(out, d_out, t, x):
+    """The tangent stored by ``d_x[index] = written_tangent(d_v, x)`` (generated
+    forward-mode code, differentiated again for second derivatives): ``t``
+    passes as it is, or nothing where ``x`` is an integer or bool array."""
+    return written_tangent(d_out, x)
 
 
 @linear(np.take_along_axis, "arr")

@@ -154,8 +154,8 @@ def written_cotangent(g, x, index, value=None):
       ``y[idx] += v``, which NumPy runs as ``y[idx] = y[idx] + v``): NumPy
       keeps the last write there, so the earlier writes to that element never
       reach the output and their cotangent is zero.  A basic index (ints,
-      slices) names each element once and pays nothing; an advanced one one
-      ``np.unique`` of its flat positions (:func:`last_writes`).
+      slices) names each element once and pays nothing; an advanced one a
+      sort of the flat positions of its integer arrays (:func:`last_writes`).
 
     ``value`` is what was written, when the compiler has it: its memory order
     is part of the order NumPy writes in.  A list or dict ``x`` holds what is
@@ -194,9 +194,10 @@ _REPEATS_UNDEFINED = (
 
 def written_tangent(t, x):
     """The tangent ``x`` keeps of a value ``t`` is the tangent of, written into
-    it by ``x[index] = value``: ``t``, or 0.0 where ``x`` is an integer or bool
-    array, which truncates what it stores (piecewise constant)."""
-    return 0.0 if _truncates(x) else t
+    it by ``x[index] = value``: ``t``, or zeros shaped like it where ``x`` is an
+    integer or bool array, which truncates what it stores (piecewise
+    constant)."""
+    return np.zeros_like(t) if _truncates(x) else t
 
 
 def _truncates(x) -> bool:
@@ -209,7 +210,7 @@ def _truncates(x) -> bool:
 def last_writes(x, index, shape, value=None):
     """Where ``x[index] = value`` (``x[index]`` of shape ``shape``) keeps what it
     writes: None where ``index`` names no element twice (the common case,
-    decided by one ``np.unique`` of the flat positions of its integer arrays),
+    decided by sorting the flat positions of its integer arrays),
     else a bool array of ``shape``, False at each write that a later write to
     the same element replaces.  The order of the writes is NumPy's own,
     observed on a probe array laid out like ``x`` (NumPy writes in the memory
@@ -224,7 +225,10 @@ def last_writes(x, index, shape, value=None):
         True
     """
     keys = _advanced_positions(index, np.shape(x))
-    if keys is not None and np.unique(keys).size == keys.size:
+    if keys is None:
+        return None
+    keys = np.sort(keys, kind="stable")  # a repeat sits beside its twin (np.unique does this)
+    if not (keys[1:] == keys[:-1]).any():
         return None
     index = _host_index(index)
     size = math.prod(shape)
@@ -248,6 +252,9 @@ def _advanced_positions(index, shape):
     whose parts this does not place (``None`` or a bool beside arrays, sizes
     not known) gives ``_ALWAYS_PROBE``, whose repeated key sends
     :func:`last_writes` to its probe, which is right for every index."""
+    if type(index) is np.ndarray and index.dtype.kind in "iu" or type(index) is list \
+            and index and all(type(i) is int for i in index):  # y[idx], y[[1, 1, 3]]
+        return np.ravel(np.remainder(index, shape[0])) if shape[0] else np.ravel(index)
     parts = _host_index(index)
     parts = parts if isinstance(parts, tuple) else (parts,)
     arrays, rest = [], []

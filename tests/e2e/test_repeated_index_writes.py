@@ -341,3 +341,33 @@ def test_dask_arrays_keep_the_last_write_lazily():
     x, v = da.from_array(X4, chunks=2), da.from_array(V3, chunks=2)
     g = srcgrad.grad(rep_set, wrt=1)(x, v)
     assert_close(np.asarray(g), [0.0, 40.0, 60.0])
+
+
+HESSIAN_CASES = [c for c in CASES if c[0] in (rep_set, rep_iadd, rep_imul, two_arrays, rows_and_slice,
+                                             scalar_to_several, negative_alias_iadd, masked)]
+
+
+@pytest.mark.parametrize("case", HESSIAN_CASES, ids=_ids)
+def test_second_derivatives_keep_the_last_write(case):
+    """hessian differentiates the forward-mode code again, whose tangent store
+    ``d_y[index] = written_tangent(d_v, y)`` has the same repeats."""
+    fn, args = case
+    args = [np.asarray(a, dtype=np.float64) for a in args]
+    for k in (0, 1):
+        h = srcgrad.hessian(fn, wrt=k)(*args)
+        g = srcgrad.grad(fn, wrt=k)
+        eps, x = 1e-6, args[k]
+        expected = np.zeros(np.shape(x) * 2)
+        for pos in np.ndindex(np.shape(x)):
+            step = np.zeros(np.shape(x))
+            step[pos] = eps
+            plus, minus = list(args), list(args)
+            plus[k], minus[k] = x + step, x - step
+            expected[(...,) + pos] = (g(*plus) - g(*minus)) / (2 * eps)
+        assert_close(np.reshape(h, expected.shape), expected, rtol=1e-5, atol=1e-6,
+                     what=f"{fn.__name__}, argument {k}")
+
+
+def test_the_reproduction_has_its_hessian():
+    np.testing.assert_array_equal(srcgrad.hessian(rep_set, wrt=1)(X4, V3), np.diag([0.0, 2.0, 2.0]))
+    assert srcgrad.hessian(int_store)(0.9) == 0.0
