@@ -198,8 +198,10 @@ class Transformed:
         if options.backend != "numpy":
             compiled = self._settled(compiled, args, kwargs)
         reference = private_copies(args)
+        keywords = dict(zip(kwargs, private_copies(tuple(kwargs.values()))))
         value, grads = compiled.functions[0](*args, **kwargs)
-        verify(self._fn, reference, value, "value_and_grad" if mode != "grad" else "gradient")
+        verify(self._fn, reference, value, "value_and_grad" if mode != "grad" else "gradient",
+               keywords)
         return grads if mode == "grad" else (value, grads)
 
     @property
@@ -242,6 +244,44 @@ class Transformed:
                            check=self._check)
 
 
+#: The transformations that take a functools.partial (their result is called
+#: with the partial's remaining arguments, as the partial is).
+_PARTIAL_MODES = ("grad", "value_and_grad")
+
+
+class PartialTransformed:
+    """``grad(functools.partial(f, *fixed, **keywords))``: ``f``'s transformation,
+    called with the partial's fixed arguments first and its keywords merged
+    into the call's, as the partial calls ``f``.  ``wrt`` counts the partial's
+    own arguments (those of the call ``p(x, y)``); the fixed ones are
+    constants.  ``.source`` and the other attributes are ``f``'s
+    transformation's (its ``wrt`` counts ``f``'s arguments).
+
+        >>> import functools, srcgrad
+        >>> def scaled(x, scale):
+        ...     return scale * x * x
+        >>> srcgrad.grad(functools.partial(scaled, scale=3.0))(2.0)
+        12.0
+    """
+
+    def __init__(self, partial, inner):
+        functools.update_wrapper(self, partial.func, updated=())
+        self._fixed = partial.args
+        self._keywords = dict(partial.keywords)
+        self._inner = inner
+
+    def __call__(self, *args, __tracebackhide__=True, **kw):
+        return self._inner(*self._fixed, *args, **(self._keywords | kw))
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self._inner, name)
+
+    def __repr__(self):
+        return f"<srcgrad {self._inner!r} of a functools.partial>"
+
+
 def anomaly(check_finite) -> bool:
     """``check_finite`` as given, or (None) whether ``SRCGRAD_ANOMALY`` is set to 1."""
     if check_finite is not None:
@@ -258,11 +298,18 @@ def transform(mode, fn, wrt, policy, optimize, check=None, check_finite=None, ba
     compiler.validate_options(options)
     backends.require(backend)  # a missing engine is reported now, not at the first call
 
-    def make(f):
+    def make(f, options=options):
         if mode == "grad" and (isinstance(f, Transformed)
                                or (isinstance(f, Derivative) and f.chain is not None)):
             # grad(grad(f)), grad(grad(grad(f))): reverse mode over f's generated tangent code
             return grad_of_gradient(f, wrt)
+        if isinstance(f, functools.partial) and mode in _PARTIAL_MODES:
+            if any(w < 0 for w in options.wrt):
+                raise SrcGradError(f"srcgrad.{mode} of a functools.partial counts wrt from "
+                                   f"the partial's first argument: give it as a position "
+                                   f">= 0, not {options.wrt}")
+            shifted = tuple(w + len(f.args) for w in options.wrt)
+            return PartialTransformed(f, make(f.func, replace(options, wrt=shifted)))
         f = function_of(f, mode)  # grad(model) is grad(model.__call__)
         if inspect.ismethod(f):
             shifted = tuple(w + 1 if w >= 0 else w for w in options.wrt)

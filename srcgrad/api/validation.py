@@ -75,10 +75,11 @@ def same_value(a, b) -> bool:
         return a is b
 
 
-def verify(fn, args, value, what: str) -> None:
+def verify(fn, args, value, what: str, kwargs=None) -> None:
     """Raise :class:`TranslationError` unless ``value`` (the generated code's) is
-    ``fn(*args)`` bit for bit; ``args`` are private copies of the arguments."""
-    expected = fn(*args)
+    ``fn(*args, **kwargs)`` bit for bit; ``args`` are private copies of the
+    arguments."""
+    expected = fn(*args, **(kwargs or {}))
     if same_value(value, expected):
         return
     code = getattr(fn, "__code__", None)

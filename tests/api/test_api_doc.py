@@ -150,11 +150,14 @@ def test_grad_takes_a_lambda_as_the_docs_say():
     assert "\n- a lambda, read from the line it begins on" in API_MD.read_text(encoding="utf-8")
 
 
-def test_grad_of_a_partial_says_what_to_write_instead():
-    with pytest.raises(srcgrad.SrcGradError, match=r"differentiate power itself, "
-                       r"srcgrad\.grad\(power, wrt=\.\.\.\), and pass the fixed arguments"):
-        srcgrad.grad(cube)
+def test_grad_of_a_partial_is_called_like_the_partial():
+    """API.md: ``fn`` may be a functools.partial (grad and value_and_grad); the
+    other transformations say what to write instead."""
+    assert_close(srcgrad.grad(cube)(X), 3 * X ** 2)
     assert_close(srcgrad.grad(power)(X, 3), 3 * X ** 2)
+    with pytest.raises(srcgrad.SrcGradError, match=r"differentiate power itself, "
+                       r"srcgrad\.hvp\(power, wrt=\.\.\.\), and pass the fixed arguments"):
+        srcgrad.hvp(cube)
 
 
 def test_grad_takes_a_bound_method_and_a_callable_object():
