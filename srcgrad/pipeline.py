@@ -62,7 +62,7 @@ from .frontend.fence import check as check_supported
 from .frontend.linker import Linker, TangentFunction
 from .frontend.parse import parse_function
 from .ir.emit import block_lines
-from .ir.syntax import source_of
+from .ir.syntax import source_of, walk
 from .memory.checkpointing import checkpoint_loops, loop_policy
 from .memory.release import release_unread
 from .memory.remat import annotate_saves, decider, rematerialize
@@ -70,6 +70,7 @@ from .memory.tapes import insert_pushes
 from .normalize.normalizer import normalize as a_normal_form
 from .normalize.sequences import type_sequence_operators
 from .optimize.accumulate import accumulate_in_place
+from .optimize.bind_functions import bind_loop_functions
 from .optimize.broadcast import retarget_shape_reads
 from .optimize.dce import drop_zero_starts, eliminate_dead, propagate_copies
 from .optimize.fold import fold_temporaries as fold_single_use
@@ -153,6 +154,8 @@ def passes(c: Compilation, run) -> None:
             run(c.inplace_adjoint)    # optimize/inplace_adjoint.py
         if o.optimize and o.mode in JOINT_MODES:
             run(c.release)            # memory/release.py
+        if o.optimize and o.backend == "numpy":
+            run(c.bind_functions)     # optimize/bind_functions.py
         if o.check_finite:
             run(c.anomaly)            # ad/anomaly.py
     run(c.emit)                       # ir/emit.py
@@ -407,6 +410,14 @@ class Compilation:
         start = next(i for i, stmt in enumerate(f.body) if id(stmt) not in kept)
         scalars = {n for n, c in self.classes.items() if c == SCALAR}
         f.body = release_unread(f.body, start, self.program.params, scalars)
+
+    @compiler_pass
+    def bind_functions(self):
+        """Bind the math functions that loops call to local names once (optimize/bind_functions.py)."""
+        for f in self.functions:
+            names = set(f.params) | {n.id for stmt in f.body for n in walk(stmt)
+                                     if isinstance(n, gast.Name)}
+            f.body = bind_loop_functions(f.body, names)
 
     @compiler_pass
     def anomaly(self):
