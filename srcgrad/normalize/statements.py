@@ -44,6 +44,21 @@ from .argument_updates import argument_updates, entry_check
 from .expressions import BINOPS, MULTI_OUTPUT, OP_LABELS
 
 
+def constant_of_int(node):
+    """The int a literal (``2``, ``-1``) stands for; None for anything else."""
+    if isinstance(node, gast.Constant) and type(node.value) is int:
+        return node.value
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub) \
+            and isinstance(node.operand, gast.Constant) and type(node.operand.value) is int:
+        return -node.operand.value
+    return None
+
+
+def load_np(ufunc_ref):
+    """``np`` in ``np.add.at``: the module the call named (``numpy.add.at``: numpy)."""
+    return clone(ufunc_ref.value)
+
+
 class Statements:
     """Statements and assignments (mixed into the normaliser)."""
 
@@ -76,6 +91,42 @@ class Statements:
                 return clone(out), gast.copy_location(gast.Call(
                     func=call.func, args=call.args, keywords=[]), call)
         return None
+
+    def accumulated_at(self, call):
+        """``np.add.at(y, [0, 0, 2], v)`` on a local array ``y``, the indices a list
+        of int literals -> ``t = np.broadcast_to(v, np.shape(y[[0, 0, 2]]))``, then
+        ``y[0] += t[0]; y[0] += t[1]; y[2] += t[2]``: the unbuffered adds, in
+        order (bit for bit what ``np.add.at`` computes), each an element update
+        srcgrad differentiates (``np.subtract.at``: ``-=``).  None otherwise."""
+        if not isinstance(call, gast.Call) or call.keywords or len(call.args) != 3 \
+                or not isinstance(call.func, gast.Attribute) or call.func.attr != "at":
+            return None
+        callee = self.callee(call)
+        op = {id(np.add): gast.Add(), id(np.subtract): gast.Sub()}.get(
+            id(getattr(callee, "__self__", None)))
+        y, index, v = call.args
+        if op is None or not isinstance(call.func.value, gast.Attribute) \
+                or not isinstance(y, gast.Name) or y.id not in self.locals \
+                or y.id in self.params or not isinstance(index, gast.List) or not index.elts \
+                or not all(constant_of_int(e) is not None for e in index.elts):
+            return None
+        part = self.namer.fresh("added")
+        self.locals.add(part)
+        gathered = gast.Subscript(value=clone(y), slice=clone(index), ctx=gast.Load())
+        made = [gast.Assign(targets=[gast.Name(id=part, ctx=gast.Store(), annotation=None,
+                                               type_comment=None)],
+                            value=gast.Call(func=gast.Attribute(
+                                value=load_np(call.func.value), attr="broadcast_to",
+                                ctx=gast.Load()), args=[v, gast.Call(func=gast.Attribute(
+                                    value=load_np(call.func.value), attr="shape",
+                                    ctx=gast.Load()), args=[gathered], keywords=[])],
+                                keywords=[]), type_comment=None)]
+        for j, at in enumerate(index.elts):
+            made.append(gast.AugAssign(
+                target=gast.Subscript(value=clone(y), slice=clone(at), ctx=gast.Store()), op=op,
+                value=gast.Subscript(value=ir.name(part), slice=gast.Constant(value=j, kind=None),
+                                     ctx=gast.Load())))
+        return made
 
     def statement(self, stmt):
         if isinstance(stmt, gast.Assign):
@@ -136,6 +187,9 @@ class Statements:
             self.locals.add(tmp)
             self.expr_into(stmt.value, gast.copy_location(gast.Name(
                 id=tmp, ctx=gast.Store(), annotation=None, type_comment=None), stmt))
+        elif isinstance(stmt, gast.Expr) and self.accumulated_at(stmt.value) is not None:
+            for made in self.accumulated_at(stmt.value):
+                self.statement(located(made, stmt))
         elif isinstance(stmt, gast.Expr) and self.whole_write(stmt.value) is not None:
             # y.fill(v), np.copyto(y, v), np.multiply(a, b, out=y) -> y[...] = ...
             target, value = self.whole_write(stmt.value)

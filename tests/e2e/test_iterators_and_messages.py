@@ -464,6 +464,31 @@ def add_at(x, v):
     return np.sum((y + x) ** 2)
 
 
+def subtract_at_rows(x, v):
+    y = np.outer(x, x)
+    np.subtract.at(y, [1, -1, 1], v * x)
+    return np.sum(np.sin(y))
+
+
+@pytest.mark.parametrize("fn, args", [(add_at, (Y[:3], Y[1:])), (add_at, (Y[:3], 0.5)),
+                                      (subtract_at_rows, (Y[:3], 0.5))],
+                         ids=["add_at", "add_at_scalar", "subtract_at_rows"])
+def test_add_at_with_literal_indices(fn, args):
+    """The unbuffered adds of np.add.at, in order: a repeated index adds twice."""
+    _check(fn, args)
+    _, t = srcgrad.jvp(fn, args, tuple(np.ones_like(a) if np.ndim(a) else 1.0 for a in args))
+    h = 1e-6
+    plus = fn(*[a + h for a in args])
+    minus = fn(*[a - h for a in args])
+    assert_close(t, (plus - minus) / (2 * h))
+
+
+def add_at_index_argument(x, v, idx):
+    y = np.zeros_like(x)
+    np.add.at(y, idx, v)
+    return np.sum((y + x) ** 2)
+
+
 def put_(x, w):
     y = np.zeros(3)
     np.put(y, [0, 1], x[:2] * w)
@@ -493,7 +518,8 @@ def module_helper_updates(x, w):
 
 def test_in_place_calls_refused_naming_what_they_change():
     x = np.array([0.3, 0.9, 1.0])
-    err = _refused(add_at, (x, 2.0), 1, UnsupportedSyntaxError, "may change 'y'", "y[i] += u")
+    err = _refused(add_at_index_argument, (x, 2.0, [0, 0, 2]), 1, UnsupportedSyntaxError,
+                   "may change 'y'", "y[i] += u")
     assert "'v'" not in err.message
     _refused(put_, (x, 0.5), 1, UnsupportedSyntaxError, "may change 'y'", "y[idx] = v")
     _refused(fill_parameter, (x, 0.5), 1, UnsupportedSyntaxError, "may change 'x'")
