@@ -52,6 +52,7 @@ CASES = {
     "linspace_arrays": (fns.linspace_arrays, (np.array([0.2, -0.5]), np.array([1.0, 0.3])), None),
     "linspace_retstep": (fns.linspace_retstep, (-0.4, 1.3), None),
     "linspace_one": (fns.linspace_one, (-0.4, 1.3), None),
+    "linspace_int": (fns.linspace_int, (0.25, 1.5), None),   # floored: only a * b moves
     "arange_start": (fns.arange_start, (0.1,), 3.8),
     "arange_step": (fns.arange_step, (0.3,), None),
     "nan_to_num_values": (fns.nan_to_num_values,
