@@ -10,14 +10,17 @@ normaliser asks this module which arguments to copy and which to check, at the
 entry, against the others (see ``copy_updated_arguments`` in
 :mod:`.statements` and ``unshared`` in :mod:`srcgrad.runtime.structures`).
 
-The look is flow-insensitive and conservative: names are joined when one may
-be bound to (part of) the other's memory -- a plain name, an index, an
-attribute, a container display or item holding it, a loop over it, a call that
-may return an argument (anything but arithmetic, ufuncs and the NumPy and
-math functions that make a new array).  An argument is *updated* where its
-group holds a name updated in place (``h[i] = v``, ``h.append(v)``,
-``h.fill(v)``, ``np.add.at(h, i, v)``, ``out=h``) or augmented (``h += v``).
-A wrong guess costs a copy or a check, never a wrong value.
+The look is flow-insensitive and conservative.  A name is related to the names
+its value was made from: the same memory (``h = x``, ``x.reshape(n)``, a call
+that may return its argument -- anything but arithmetic, ufuncs and the NumPy
+and math functions that make a new array), a part of it (``x[1:]``, ``xs[0]``,
+``p.W``, a loop's item) or a container holding it (``[x, y]``, ``c[k] = x``,
+``c.append(x)``, ``xs.copy()``).  An update in place (``h[i] = v``,
+``h.append(v)``, ``h.fill(v)``, ``np.add.at(h, i, v)``, ``out=h``, ``h += v``)
+changes the memory of ``h``, of what ``h`` is a part of, and, as ``h`` may be
+an element, of what those hold -- never of what ``h`` itself holds
+(``state['h'] = v`` leaves the array ``state`` held alone).  A wrong guess
+costs a copy or a check, never a wrong value.
 
     >>> import gast
     >>> from ..frontend.parse import MISSING
@@ -38,11 +41,12 @@ A wrong guess costs a copy or a check, never a wrong value.
     >>> resolve = lambda call: np.zeros if call.func.attr == "zeros" else MISSING
     >>> found = argument_updates(tree, ["x", "w", "xs", "s"], resolve)
     >>> sorted(found.shared), sorted(found.direct), sorted(found.checked)
-    (['w', 'x'], ['s'], ['s', 'w', 'x', 'xs'])
+    (['x'], ['s'], ['s', 'x', 'xs'])
 
-``w`` is copied and checked: ``y`` may be a list (``x.copy()`` of a list
-argument) that holds ``w`` after ``y[1] = w``; ``z``, an array NumPy made, takes
-``w``'s values and holds nothing of it.  An argument bound to a new value by
+``w`` is neither: ``y[1] = w`` changes ``y`` (which may be a list holding ``w``
+from then on), never ``w``'s memory.  ``xs`` is checked, not copied: ``a +=
+1.0`` makes a new array in the generated code, but in Python it changes the
+array ``xs`` holds, which another argument may be.  An argument bound to a new value by
 the first statement that names it (``a = a.copy()``) is none of the
 function's business from there on.
 """
@@ -70,7 +74,7 @@ FRESH_METHODS = frozenset({
     "copy", "astype", "sum", "mean", "std", "var", "prod", "max", "min", "dot", "cumsum",
     "cumprod", "round", "clip", "conj", "conjugate", "flatten", "tolist", "item", "argmax",
     "argmin", "any", "all", "nonzero", "trace", "repeat", "take", "compress", "argsort",
-    "ptp", "count", "index", "keys", "__len__", "__contains__",
+    "ptp", "count", "index", "__len__", "__contains__",
 })
 #: NumPy functions whose result may be (a view of) an argument's memory.
 _VIEW_NAMES = (
@@ -91,6 +95,9 @@ VIEW_FUNCTIONS = frozenset(id(f) for f in (
 UPDATING_FUNCTIONS = frozenset(id(f) for f in (
     getattr(np, n, None) for n in ("copyto", "put", "place", "putmask", "fill_diagonal",
                                    "put_along_axis")) if f is not None)
+#: Builtins that make a new container of their argument's items.
+CONTAINER_BUILTINS = frozenset(id(getattr(builtins, n)) for n in (
+    "list", "tuple", "dict", "set", "frozenset", "sorted", "reversed"))
 #: Builtins whose result never shares an argument's memory.
 FRESH_BUILTINS = frozenset(id(getattr(builtins, n)) for n in (
     "len", "range", "float", "int", "bool", "complex", "str", "isinstance", "print", "abs",
@@ -124,9 +131,9 @@ def argument_updates(func, params, resolve) -> ArgumentUpdates:
     # a = a.copy() first: from there on, 'a' is a new array of the function's
     kept = [p for p in params if not scan.rebound_first(p)]
     for name, node, kind in scan.updates:
-        root = scan.find(name)
+        reached = scan.reached(name)
         for param in kept:
-            if scan.find(param) != root:
+            if scan.find(param) not in reached:
                 continue
             found.checked.add(param)
             found.where.setdefault(param, (node, name))
@@ -135,10 +142,30 @@ def argument_updates(func, params, resolve) -> ArgumentUpdates:
     return found
 
 
+#: How a name relates to the memory of a name its value was made from: the same
+#: memory (``h = x``, ``x.reshape(n)``), a part of it -- a view or an element
+#: (``x[1:]``, ``xs[0]``, ``p.W``, a loop's item) -- or a container holding it
+#: (``[x, y]``, ``xs.copy()`` of a list).
+SAME, PART, HELD = "same", "part", "held"
+#: The relation of ``c[k]`` (or of an item of ``for v in c``) to what ``c`` is.
+_ELEMENT = {SAME: PART, PART: PART, HELD: SAME}
+
+
 class _Scan:
+    """The names of a function joined by memory (module docstring).
+
+    ``same`` names are one group (union-find); ``parts`` are ``(a, c)``: ``a``
+    may be a view or an element of ``c``; ``holds`` are ``(c, v)``: the
+    container ``c`` may hold ``v``.  An update of ``u`` changes the memory of
+    ``u``'s group; of every group ``u`` is a part of (a view's base, the list
+    an element was taken from, and up); and, where ``u`` may be an element,
+    of whatever those hold."""
+
     def __init__(self, func, params, resolve):
         self.func, self.params, self.resolve = func, list(params), resolve
         self.parent: dict[str, str] = {}
+        self.parts: list = []
+        self.holds: list = []
         self.updates: list = []  # (name, node, "item" | "augmented")
         self.locals = set(params) | _bound_names(func)
         self.local_functions = {n.name: n for n in walk(func)
@@ -148,6 +175,7 @@ class _Scan:
                 for target in node.targets:
                     if isinstance(target, gast.Name):
                         self.local_functions[target.id] = node.value
+        self.synthetic = 0
 
     def rebound_first(self, param) -> bool:
         """Whether the first statement of the body that reads or binds ``param``
@@ -158,7 +186,7 @@ class _Scan:
                 continue
             return isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
                 and isinstance(stmt.targets[0], gast.Name) and stmt.targets[0].id == param \
-                and not self.deps(stmt.value)
+                and not any(rel != HELD for _, rel in self.deps(stmt.value))
         return False
 
     def find(self, v):
@@ -166,12 +194,46 @@ class _Scan:
             v = self.parent[v]
         return v
 
-    def join(self, names) -> None:
-        names = [n for n in names if n in self.locals]
-        for n in names[1:]:
-            a, b = self.find(names[0]), self.find(n)
-            if a != b:
-                self.parent[b] = a
+    def relate(self, name, shares) -> None:
+        """``name`` is bound to a value related to ``shares`` (name, relation)."""
+        for other, rel in shares:
+            if rel == SAME:
+                a, b = self.find(name), self.find(other)
+                if a != b:
+                    self.parent[b] = a
+            elif rel == PART:
+                self.parts.append((name, other))
+            else:
+                self.holds.append((name, other))
+
+    def reached(self, name) -> set:
+        """The groups whose memory an update of ``name`` may change."""
+        reached, up = {self.find(name)}, set()
+        while True:
+            grown = False
+            for a, c in self.parts:
+                if self.find(a) in reached and self.find(c) not in up:
+                    up.add(self.find(c))
+                    reached.add(self.find(c))
+                    grown = True
+            for c, v in self.holds:  # what a container above holds may be the element
+                if self.find(c) in up and self.find(v) not in up:
+                    up.add(self.find(v))
+                    reached.add(self.find(v))
+                    grown = True
+            if not grown:
+                return reached
+
+    def update(self, shares, node, kind) -> None:
+        """An update in place of the memory of ``shares`` (name, relation)."""
+        for name, rel in shares:
+            if rel == SAME:
+                self.updates.append((name, node, kind))
+            elif rel == PART:  # xs[0].fill(v), p.W[0] = v: a part of xs changes
+                self.synthetic += 1
+                part = f"{name}[{self.synthetic}]"
+                self.parts.append((part, name))
+                self.updates.append((part, node, kind))
 
     def run(self) -> None:
         self.arrays = self.new_arrays()
@@ -193,12 +255,16 @@ class _Scan:
                 target = node.target
                 if isinstance(target, gast.Name):
                     # xs += ys extends the list xs: it holds ys's items after
-                    self.join([target.id, *self.deps(node.value)])
+                    self.relate(target.id, [(n, HELD) for n, _ in self.deps(node.value)])
                     self.updates.append((target.id, node, "augmented"))
-                else:
-                    self.bind(target, self.deps(node.value), node)
+                else:  # xs[0] += v: the array xs[0] is, in place; then stored back
+                    root = _root(target)
+                    if root is not None:
+                        whole = isinstance(target.value, gast.Name)
+                        self.update([(root, SAME if whole else PART)], node, "item")
+                        self.update([(root, PART)], node, "augmented")
             elif isinstance(node, (gast.For, gast.comprehension)):
-                self.bind(node.target, self.deps(node.iter), node)
+                self.bind(node.target, self.element(self.deps(node.iter)), node)
             elif isinstance(node, gast.withitem) and node.optional_vars is not None:
                 self.bind(node.optional_vars, self.deps(node.context_expr), node)
             elif isinstance(node, gast.NamedExpr):
@@ -206,22 +272,29 @@ class _Scan:
             elif isinstance(node, gast.Call):
                 self.call_effects(node)
 
+    @staticmethod
+    def element(shares) -> list:
+        return [(n, _ELEMENT[rel]) for n, rel in shares]
+
     def bind(self, target, shares, node) -> None:
-        """``target = value`` where ``value`` may be the memory of ``shares``."""
+        """``target = value`` where ``value`` relates to ``shares``."""
         if isinstance(target, gast.Name):
-            self.join([target.id, *shares])
+            self.relate(target.id, shares)
         elif isinstance(target, (gast.Tuple, gast.List)):
-            for elt in target.elts:
-                self.bind(elt, shares, node)
+            for elt in target.elts:  # a, b = pair: each an element of it
+                self.bind(elt, self.element(shares), node)
         elif isinstance(target, gast.Starred):
             self.bind(target.value, shares, node)
         elif isinstance(target, (gast.Subscript, gast.Attribute)):
             # x[i] = v: x changes, and (a list or dict) holds v's memory from now on
             root = _root(target)
-            if root is not None:
-                if root not in self.arrays:  # an array's elements take v's values
-                    self.join([root, *shares])
-                self.updates.append((root, node, "item"))
+            if root is None:
+                return
+            whole = isinstance(target.value, gast.Name)
+            if whole and root not in self.arrays:  # an array's elements take v's values
+                self.relate(root, [(n, HELD) for n, _ in shares])
+            # x[i][j] = v, p.W[0] = v: a part of x changes
+            self.update([(root, SAME if whole else PART)], node, "item")
 
     def new_arrays(self) -> set:
         """The names bound only to arrays that NumPy makes anew (``y =
@@ -258,72 +331,78 @@ class _Scan:
         and a local function's parameters joined to what it is passed."""
         func = call.func
         if isinstance(func, gast.Attribute) and func.attr in UPDATING_METHODS:
-            root = _root(func.value)
-            if root in self.locals:
-                self.join([root, *(n for a in call.args for n in self.deps(a))])
-                self.updates.append((root, call, "item"))
+            receiver = self.deps(func.value)
+            for name, rel in receiver:  # xs.append(v): xs holds v
+                if rel == SAME:
+                    self.relate(name, [(n, HELD) for a in call.args for n, _ in self.deps(a)])
+            self.update(receiver, call, "item")
         for keyword in call.keywords:
             if keyword.arg == "out":
-                for name in self.deps(keyword.value):
-                    self.updates.append((name, call, "item"))
+                self.update(self.deps(keyword.value), call, "item")
         if isinstance(func, gast.Name) and func.id in self.local_functions:
             inner = self.local_functions[func.id]
             names = [a.id for a in inner.args.args if isinstance(a, gast.Name)]
-            passed = [n for a in [*call.args, *(k.value for k in call.keywords)]
-                      for n in self.deps(a)]
-            self.join([*names, *passed])
+            passed = [d for a in [*call.args, *(k.value for k in call.keywords)]
+                      for d in self.deps(a)]
+            for name in names:
+                self.relate(name, [(n, SAME) for n, _ in passed])
             return
         callee = self.resolve(call) if isinstance(func, (gast.Name, gast.Attribute)) \
             else MISSING
         if callee is not MISSING and call.args and (
                 id(callee) in UPDATING_FUNCTIONS or _ufunc_at(callee)):
-            for name in self.deps(call.args[0]):
-                self.updates.append((name, call, "item"))
+            self.update(self.deps(call.args[0]), call, "item")
 
-    def deps(self, node) -> list[str]:
-        """The local names whose memory ``node``'s value may be, or hold."""
+    def deps(self, node) -> list:
+        """The local names whose memory ``node``'s value may be, be part of or
+        hold, each with that relation."""
         if isinstance(node, gast.Name):
-            return [node.id] if node.id in self.locals else []
-        if isinstance(node, (gast.Subscript, gast.Attribute, gast.Starred)):
+            return [(node.id, SAME)] if node.id in self.locals else []
+        if isinstance(node, gast.Subscript):
+            return self.element(self.deps(node.value))
+        if isinstance(node, gast.Attribute):  # x.T, p.W
+            return [(n, PART) for n, _ in self.deps(node.value)]
+        if isinstance(node, gast.Starred):
             return self.deps(node.value)
         if isinstance(node, (gast.Tuple, gast.List, gast.Set)):
-            return [n for e in node.elts for n in self.deps(e)]
+            return [(n, HELD) for e in node.elts for n, _ in self.deps(e)]
         if isinstance(node, gast.Dict):
-            return [n for v in node.values for n in self.deps(v)]
+            return [(n, HELD) for v in node.values for n, _ in self.deps(v)]
         if isinstance(node, gast.IfExp):
             return self.deps(node.body) + self.deps(node.orelse)
         if isinstance(node, gast.BoolOp):
-            return [n for v in node.values for n in self.deps(v)]
+            return [d for v in node.values for d in self.deps(v)]
         if isinstance(node, gast.NamedExpr):
             return self.deps(node.value)
         if isinstance(node, (gast.ListComp, gast.SetComp, gast.GeneratorExp, gast.DictComp)):
-            # the loop targets are joined to what they run over (run); the elements
-            return [n for sub in walk(node) if isinstance(sub, gast.Name)
-                    for n in self.deps(sub)]
+            # the loop targets are related to what they run over (run); the elements
+            return [(n, SAME) for sub in walk(node) if isinstance(sub, gast.Name)
+                    for n, _ in self.deps(sub)]
         if isinstance(node, gast.Call):
             return self.call_deps(node)
         return []  # arithmetic, comparisons, constants, lambdas: new values
 
-    def call_deps(self, call) -> list[str]:
+    def call_deps(self, call) -> list:
         func = call.func
-        passed = [n for a in [*call.args, *(k.value for k in call.keywords)]
-                  for n in self.deps(a)]
+        passed = [(n, SAME) for a in [*call.args, *(k.value for k in call.keywords)]
+                  for n, _ in self.deps(a)]
         if isinstance(func, gast.Name) and func.id in self.local_functions:
             inner = self.local_functions[func.id]
-            returned = [n for sub in walk(inner) if isinstance(sub, gast.Return)
-                        and sub.value is not None for n in self.deps(sub.value)]
+            returned = [d for sub in walk(inner) if isinstance(sub, gast.Return)
+                        and sub.value is not None for d in self.deps(sub.value)]
             if isinstance(inner, gast.Lambda):
                 returned = self.deps(inner.body)
-            return passed + returned
+            return passed + [(n, SAME) for n, _ in returned]
         if isinstance(func, gast.Attribute) and _root(func) in self.locals:
+            if func.attr == "copy":  # a new array, or a new list holding the same items
+                return [(n, HELD) for n, _ in self.deps(func.value)]
             if func.attr in FRESH_METHODS:
                 return []
-            return self.deps(func.value) + passed  # x.reshape(...), d.get(k), xs.pop()
+            # x.reshape(...), d.get(k), xs.pop(): the memory or an item of x
+            return [(n, SAME) for n, _ in self.deps(func.value)] + passed
         callee = self.resolve(call) if isinstance(func, (gast.Name, gast.Attribute)) \
             else MISSING
-        if callee is MISSING:
-            return passed
-        if id(callee) in VIEW_FUNCTIONS:
+        if callee is MISSING or id(callee) in VIEW_FUNCTIONS:
             return passed
         if callee is np.array:  # np.array(x, copy=False) may return x itself
             copies = all(not (k.arg == "copy" and not (isinstance(k.value, gast.Constant)
@@ -332,6 +411,8 @@ class _Scan:
             return [] if copies else passed
         if isinstance(callee, np.ufunc) or id(callee) in FRESH_BUILTINS:
             return []
+        if id(callee) in CONTAINER_BUILTINS:  # list(xs), sorted(xs): the same items
+            return [(n, HELD) for n, _ in passed]
         module = getattr(callee, "__module__", None) or ""
         if module.split(".")[0] in ("numpy", "math", "scipy"):
             return []  # NumPy's functions other than the views make new arrays
