@@ -371,3 +371,26 @@ def test_second_derivatives_keep_the_last_write(case):
 def test_the_reproduction_has_its_hessian():
     np.testing.assert_array_equal(srcgrad.hessian(rep_set, wrt=1)(X4, V3), np.diag([0.0, 2.0, 2.0]))
     assert srcgrad.hessian(int_store)(0.9) == 0.0
+
+
+def set_at(x, idx, v):
+    y = x.copy()
+    y[idx] = v
+    return np.sum(y ** 2)
+
+
+def test_dask_arrays_written_through_a_numpy_index():
+    da = pytest.importorskip("dask.array")
+    x, v = da.from_array(np.arange(5.0), chunks=2), da.from_array(np.array([1.0, 2.0, 3.0]), chunks=2)
+    for idx, dx, dv in ((np.array([1, 3, 4]), [0, 0, 4, 0, 0], [2, 4, 6]),
+                        (np.array([1, 1, 4]), [0, 0, 4, 6, 0], [0, 4, 6])):
+        gx, gv = srcgrad.grad(set_at, wrt=(0, 2))(x, idx, v)
+        assert_close(np.asarray(gx), dx)
+        assert_close(np.asarray(gv), dv)
+
+
+def test_a_lazy_dask_index_is_refused_with_a_reason():
+    da = pytest.importorskip("dask.array")
+    x, v = da.from_array(np.arange(5.0), chunks=2), da.from_array(np.array([1.0, 2.0, 3.0]), chunks=2)
+    with pytest.raises(srcgrad.errors.MissingRuleError, match="idx.compute"):
+        srcgrad.grad(set_at, wrt=(0, 2))(x, da.from_array(np.array([1, 1, 4])), v)
