@@ -171,9 +171,11 @@ def written_cotangent(g, x, index, value=None):
         return item_cotangent(g, x, index)
     if _truncates(x):
         return 0.0
-    part = np.broadcast_to(g, np.shape(x))[index]
+    shape = np.shape(x)
     if is_basic_index(index):
-        return part
+        return np.broadcast_to(g, shape)[index]  # a read-only view, as before
+    # advanced indexing copies: g itself where it has x's shape (broadcast_to costs ~4 us)
+    part = (g if type(g) is np.ndarray and g.shape == shape else np.broadcast_to(g, shape))[index]
     kept = last_writes(x, index, np.shape(part), value)
     if kept is None:
         return part
@@ -228,7 +230,7 @@ def last_writes(x, index, shape, value=None):
     if keys is None:
         return None
     keys = np.sort(keys, kind="stable")  # a repeat sits beside its twin (np.unique does this)
-    if not (keys[1:] == keys[:-1]).any():
+    if not np.count_nonzero(keys[1:] == keys[:-1]):  # faster than any() for small arrays
         return None
     index = _host_index(index)
     size = math.prod(shape)
@@ -254,7 +256,7 @@ def _advanced_positions(index, shape):
     :func:`last_writes` to its probe, which is right for every index."""
     if type(index) is np.ndarray and index.dtype.kind in "iu" or type(index) is list \
             and index and all(type(i) is int for i in index):  # y[idx], y[[1, 1, 3]]
-        return np.ravel(np.remainder(index, shape[0])) if shape[0] else np.ravel(index)
+        return np.remainder(index, shape[0]).ravel() if shape[0] else np.ravel(index)
     parts = _host_index(index)
     parts = parts if isinstance(parts, tuple) else (parts,)
     arrays, rest = [], []
