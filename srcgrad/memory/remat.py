@@ -115,10 +115,13 @@ def decider(policy):
     return decide
 
 
+#: Calls that run through an iterable they are given: of an iterator (a generator
+#: argument, zip, iter(xs)), a second call finds it spent.
+_CONSUMING = (sequence, list, tuple, sum, sorted, min, max, dict, set, frozenset)
+
+
 def _pure(op) -> bool:
     prim = op.primitive
-    if prim is sequence:  # lists an iterator (a generator, zip): a second call finds it spent
-        return False
     if isinstance(prim, CalleePair) or prim is ir.OPAQUE or isinstance(prim, ir.Builder):
         return prim is not ir.APPEND
     try:
@@ -192,6 +195,11 @@ class _State:
         op = getattr(definition, "op", None)
         if op is None or not _pure(op):
             return None
+        if any(op.primitive is f for f in _CONSUMING) and op.args \
+                and not isinstance(op.args[0], (gast.List, gast.Tuple)) \
+                and not (isinstance(op.args[0], gast.Name)
+                         and op.args[0].id in getattr(self.program, "sequences", ())):
+            return None  # list(items) of what may be an iterator: saved, never listed again
         where = self.blocks.get(id(definition))
         source = getattr(reader, "source_stmt", None)
         if where is None or where[0] is not forward_block or source is None:
