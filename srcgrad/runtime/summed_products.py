@@ -12,10 +12,16 @@ forward sweep does not keep it for the adjoint sweep's sake.
 
 Each helper computes what ``matmul_grad_a(unreduce(g, a @ b), a, b)``
 computes (``_b`` likewise), with the same shape and dtype; the numbers
-differ only by the order of a sum: ``g * (b[0, 0] + b[0, 1] + ...)`` where
-the product adds ``g * b[0, 0] + g * b[0, 1] + ...`` in its own blocking,
-so within a few ``n * eps`` of the sum of the terms' magnitudes (exact where
-no sum is involved: a 1-D ``b``'s cotangent of ``a``).  The sums take the
+differ only by the order of a sum: both add ``g * b[0, 0] + g * b[0, 1] +
+...``, the matrix product in its blocking, the helpers by NumPy's pairwise
+summation along contiguous rows of a copy of ``g`` times the operand (so:
+as accurate on any layout, where NumPy's ``sum`` along a strided axis adds
+row after row and drifts by percents over millions of float32 rows; ``g``
+applied to each term first, where summing first overflows for a mean of
+large values; an empty sum 0, where ``inf * 0`` would make NaN of a mean
+over no elements), within a few
+``n * eps`` of the sum of the terms' magnitudes (exact where no sum is
+involved: a 1-D ``b``'s cotangent of ``a``).  The sums take the
 result's dtype: float32 operands give float32, and a float32 operand beside
 a float64 one is summed in float64, as the product would be.
 
@@ -63,7 +69,8 @@ def summed_matmul_grad_a(g, a, b):
     if b.ndim == 1:
         row = np.multiply(b, scale, dtype=dtype)  # a @ b weighs a's columns by b: g * b
     else:
-        row = b.sum(axis=1, dtype=dtype) * scale  # (g * ones) @ b.T: g times b's row sums
+        # (g * ones) @ b.T: the sums of g * b's rows, each row contiguous
+        row = np.multiply(b, scale, dtype=dtype, order="C").sum(axis=1)
     if a.ndim == 1:
         return row
     out = np.empty(a.shape, dtype)
@@ -82,7 +89,8 @@ def summed_matmul_grad_b(g, a, b):
     if a.ndim == 1:
         column = np.multiply(a, scale, dtype=dtype)  # a @ b weighs b's rows by a: g * a
     else:
-        column = a.sum(axis=0, dtype=dtype) * scale  # a.T @ (g * ones): g times a's column sums
+        # a.T @ (g * ones): the sums of g * a's columns, each made a contiguous row
+        column = np.multiply(a.T, scale, dtype=dtype, order="C").sum(axis=1)
     if b.ndim == 1:
         return column
     out = np.empty(b.shape, dtype)
