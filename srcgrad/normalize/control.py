@@ -192,6 +192,16 @@ class ControlFlow:
         if stmt.orelse:
             raise self.error("'for ... else' is not supported", stmt.orelse[0])
         target, prefix, range_atom = self.loop_index(stmt)
+        if target.id in assigned_names(gast.Module(body=list(stmt.body), type_ignores=[])):
+            # The body rebinds the loop's index (i = i + 1): the adjoint loop sets its
+            # index to each step's own value, and reads after the rebinding need the
+            # value the body left there -- so the index is a fresh name, and i a
+            # variable of the body like any other (taped where it is overwritten).
+            index_name = gast.copy_location(gast.Name(id=self.namer.fresh("k"), ctx=gast.Store(),
+                                                      annotation=None, type_comment=None), target)
+            prefix = [gast.copy_location(ir.assign(clone(target), load(index_name)), target),
+                      *prefix]
+            target = index_name
         body = prefix + stmt.body
         self.pin(body)
         counter = self.counter_start(stmt.body)
