@@ -48,6 +48,7 @@ from ..frontend.linker import CalleePair
 from ..ir.emit import show_statements  # noqa: F401 - used by the docstring examples
 from ..ir.syntax import SliceToCall, call_to
 from ..rules import registry
+from .constants import check_constant_arguments
 from .inline import inline, missing_rule
 
 ZERO = 0.0
@@ -74,9 +75,11 @@ def reverse(program: ir.Program, wrt: list[str], act: Activity, seed=(), bound=N
         if op is not None and differentiable(op) \
                 and any(act.is_active(t) for t in ir.target_names(stmt)) \
                 and any(n in act.varied for n in operand_names(op)) \
-                and not ir.is_update(stmt) and not isinstance(op.primitive, CalleePair) \
-                and registry.lookup(op.primitive) is None:
-            raise missing_rule(program, op)
+                and not ir.is_update(stmt) and not isinstance(op.primitive, CalleePair):
+            rule = registry.lookup(op.primitive)
+            if rule is None:
+                raise missing_rule(program, op)
+            check_constant_arguments(program, op, rule, act.varied)  # no silent zero
     for stmt in ir.walk_statements(program.body):
         if isinstance(stmt, gast.Expr) and getattr(stmt, "op", None) is not None \
                 and stmt.op.primitive is ir.OPAQUE and not _harmless(stmt.value):
