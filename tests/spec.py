@@ -788,6 +788,7 @@ S("written_tangent", srcgrad.runtime.written_tangent, "srcgrad.runtime.written_t
   t=normal(3), y=fixed(np.zeros(3)))
 S("written_tangent-int", srcgrad.runtime.written_tangent,
   "srcgrad.runtime.written_tangent(t, y)", t=normal(3), y=fixed(np.zeros(3, dtype=int)))
+S("private_copy", srcgrad.runtime.private_copy, "srcgrad.runtime.private_copy(x)", x=normal(3, 2))
 S("on_grad", srcgrad.on_grad, "srcgrad.on_grad(x, srcgrad.stop_gradient)", x=normal(3, 2))
 S("op-mod", operator.mod, "x % y", x=uniform(0.1, 0.9, 3, 4), y=uniform(1.5, 2.0, 3, 4))
 S("np.remainder", np.remainder, "np.remainder(x, y)", x=uniform(2.1, 2.9, 3), y=uniform(1.5, 2.0, 3))

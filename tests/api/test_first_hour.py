@@ -382,9 +382,9 @@ def power(x, n):
 
 
 @pytest.mark.parametrize("given, transform, then", [
-    (functools.partial(power, n=3), "grad",
+    (functools.partial(power, n=3), "hvp",  # grad and value_and_grad take one (API.md)
      "got functools.partial(<function power at 0x...>, n=3): differentiate power itself, "
-     "srcgrad.grad(power, wrt=...), and pass the fixed arguments when you call the result "
+     "srcgrad.hvp(power, wrt=...), and pass the fixed arguments when you call the result "
      "(or call the partial inside a def and differentiate that)"),
     (np.tanh, "value_and_grad",
      "got <ufunc 'tanh'>, which has no Python source: differentiate a def that calls it"),
