@@ -472,10 +472,19 @@ def shared_names(program: ir.Program) -> set[str]:
     array even where it reads only the other name: ``t1 = v[:, ::2]`` is read by
     an adjoint after ``v[:, ::2] = ...`` and sees ``v``'s elements.  So must it
     where ``y_1 = in_place(t4, y)`` (``y /= z``) returned ``t4`` itself, which the
-    adjoint of ``/`` reads after ``y_1[0] = v``."""
+    adjoint of ``/`` reads after ``y_1[0] = v``; and where a user function's
+    residuals hold the arrays it was called with (found by review: ``s = f(a,
+    c); c[0] = 5.0`` gave ``f``'s backward the changed ``c``)."""
     names = set()
     for stmt in ir.walk_statements(program.body):
         op = getattr(stmt, "op", None)
+        residuals = getattr(stmt, "residuals", None)
+        if residuals is not None and op is not None:
+            # y, f_res = f_forward(a, c): the residuals hold f's arguments by reference,
+            # which f_backward reads after a later c[0] = v unless it is undone
+            arrays = {a.id for a in op.args if isinstance(a, gast.Name)}
+            if arrays:
+                names |= arrays | {residuals}
         if isinstance(stmt, gast.Assign) and not ir.is_update(stmt) and (is_view(stmt) or (
                 op is not None and op.primitive is runtime.in_place
                 and isinstance(op.args[0], gast.Name))):
