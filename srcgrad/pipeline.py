@@ -415,8 +415,9 @@ class Compilation:
     def bind_functions(self):
         """Bind the math functions that loops call to local names once (optimize/bind_functions.py)."""
         for f in self.functions:
-            names = set(f.params) | {n.id for stmt in f.body for n in walk(stmt)
-                                     if isinstance(n, gast.Name)}
+            def names(f=f):
+                return set(f.params) | {n.id for stmt in f.body for n in walk(stmt)
+                                        if isinstance(n, gast.Name)}
             f.body = bind_loop_functions(f.body, names)
 
     @compiler_pass

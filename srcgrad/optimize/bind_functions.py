@@ -44,17 +44,20 @@ from ..ir.syntax import load_name, walk
 _LOOPS = (gast.For, gast.While)
 
 
-def bind_loop_functions(body: list, names: set) -> list:
+def bind_loop_functions(body: list, names) -> list:
     """``body`` with the ``math`` functions its loops call bound once, first
-    (see the module docstring); ``names``: every name the function uses."""
+    (see the module docstring); ``names``: every name the function uses (a set,
+    or a function returning it, called only where a loop calls ``math``)."""
     called = {}  # attribute -> the Attribute nodes of its calls inside loops
-    for loop in (n for stmt in body for n in walk(stmt) if isinstance(n, _LOOPS)):
-        for node in walk(loop):
+    for stmt in body:
+        if not isinstance(stmt, _LOOPS):  # loops inside branches are rare: left alone
+            continue
+        for node in walk(stmt):
             if isinstance(node, gast.Call) and _is_math(node.func):
                 called.setdefault(node.func.attr, []).append(node)
     if not called:
         return body
-    taken = set(names)
+    taken = set(names() if callable(names) else names)
     local = {}
     for attr in sorted(called):
         name = attr if attr not in taken else f"math_{attr}"
