@@ -330,9 +330,15 @@ class Compilation:
     def dce(self):
         """Remove what nothing reads from the adjoint sweep (optimize/dce.py)."""
         shared = shared_names(self.program)
+        # a checkpointed loop runs again in the adjoint sweep, reading what it read
+        # then: a later overwrite of one of those names must be undone before it
+        rerun = _read_in_loops(self.program.body) if loop_policy(self.options.policy) else set()
 
-        def keep(stmt):  # restoring an array that a view reads through
-            return ir.is_update(stmt) and bool(set(ir.target_names(stmt)) & shared)
+        def keep(stmt):
+            targets = set(ir.target_names(stmt))
+            if ir.is_update(stmt) and targets & shared:  # restoring an array a view reads
+                return True
+            return getattr(stmt, "restores", None) is not None and bool(targets & rerun)
         self.backward = eliminate_dead(self.backward, set(ir.names_in(self.result)), keep)
 
     @compiler_pass
@@ -478,6 +484,12 @@ class Compilation:
             if self.result is not None:
                 body += block_lines([gast.Return(value=self.result)], 1)
         return "\n".join([f"def {p.name}({', '.join(p.params)}):", *body]) + "\n"
+
+
+def _read_in_loops(body) -> set[str]:
+    """The names the loops of ``body`` read (those checkpointing reruns)."""
+    return {n.id for loop in ir.walk_statements(body) if isinstance(loop, (gast.For, gast.While))
+            for n in walk(loop) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
 
 
 def run_passes(c: Compilation, first: str | None = None, last: str | None = None) -> list[str]:
