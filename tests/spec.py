@@ -609,6 +609,15 @@ if SCIPY:
       dtypes=F64_ONLY, x=normal(5), m=normal(), s=positive())
     S("scipy.stats.norm.logpdf-float", NORM, "scipy.stats.norm.logpdf(x, 0.5, s)",
       dtypes=F64_ONLY, x=pyfloat(-1, 1), s=pyfloat(0.5, 2))
+    for method in ("pdf", "cdf", "sf", "logcdf"):
+        prim = registered(getattr(ST.norm, method))
+        S(f"scipy.stats.norm.{method}", prim, f"scipy.stats.norm.{method}(x)", dtypes=F64_ONLY,
+          x=normal(3, 4))
+        S(f"scipy.stats.norm.{method}-loc-scale", prim, f"scipy.stats.norm.{method}(x, m, s)",
+          dtypes=F64_ONLY, x=normal(3, 4), m=normal(4), s=positive(3, 1))
+        S(f"scipy.stats.norm.{method}-keywords", prim,
+          f"scipy.stats.norm.{method}(x, loc=m, scale=s)", dtypes=F64_ONLY, x=normal(5),
+          m=normal(), s=positive())
     T = registered(ST.t.logpdf)
     S("scipy.stats.t.logpdf", T, "scipy.stats.t.logpdf(x, df)", dtypes=F64_ONLY,
       x=normal(3, 4), df=uniform(1.5, 6.0, 3, 4))

@@ -1,8 +1,9 @@
-"""Rules of ``scipy.stats`` log densities, both modes.
+"""Rules of ``scipy.stats`` densities and distribution functions, both modes.
 
 Registered lazily, like :mod:`.scipy_special`, once the user's code has
 imported ``scipy.stats``.  The primitives are the methods of SciPy's
 distribution objects as the code calls them: ``norm.logpdf(x, loc, scale)``,
+``norm.pdf``, ``norm.cdf``, ``norm.sf``, ``norm.logcdf`` (Black-Scholes),
 ``t.logpdf(x, df, loc, scale)``, ``multivariate_normal.logpdf(x, mean, cov)``
 (not frozen distributions such as ``norm(mu, sigma).logpdf(x)``, which are
 objects made at run time).  Every parameter is differentiable.  SciPy
@@ -38,6 +39,70 @@ def norm_logpdf(out, d_out, x, loc=0, scale=1):
 def norm_logpdf_tangent(out, x, loc=0, scale=1, *, d_x, d_loc, d_scale):
     z = (x - loc) / scale
     return -d_x * z / scale, d_loc * z / scale, d_scale * (z * z - 1) / scale
+
+
+@adjoint(stats.norm.pdf, "x", "loc", "scale", name="scipy.stats.norm.pdf")
+def norm_pdf(out, d_out, x, loc=0, scale=1):
+    """With ``z = (x - loc) / scale``: ``-z p / scale``, ``z p / scale`` and
+    ``(z^2 - 1) p / scale`` for the density ``p``."""
+    z = (x - loc) / scale
+    slope = d_out * out * z / scale
+    return (unbroadcast(-slope, x), unbroadcast(slope, loc),
+            unbroadcast(d_out * out * (z * z - 1) / scale, scale))
+
+
+@tangent(stats.norm.pdf, "x", "loc", "scale", name="scipy.stats.norm.pdf")
+def norm_pdf_tangent(out, x, loc=0, scale=1, *, d_x, d_loc, d_scale):
+    z = (x - loc) / scale
+    return -d_x * out * z / scale, d_loc * out * z / scale, d_scale * out * (z * z - 1) / scale
+
+
+@adjoint(stats.norm.cdf, "x", "loc", "scale", name="scipy.stats.norm.cdf")
+def norm_cdf(out, d_out, x, loc=0, scale=1):
+    """The density at ``z = (x - loc) / scale`` over ``scale``: ``x``'s
+    derivative; ``loc``'s is its negative, ``scale``'s ``-z`` times it."""
+    z = (x - loc) / scale
+    slope = d_out * np.exp(-0.5 * z * z) / (2.5066282746310002 * scale)  # sqrt(2 pi)
+    return unbroadcast(slope, x), unbroadcast(-slope, loc), unbroadcast(-slope * z, scale)
+
+
+@tangent(stats.norm.cdf, "x", "loc", "scale", name="scipy.stats.norm.cdf")
+def norm_cdf_tangent(out, x, loc=0, scale=1, *, d_x, d_loc, d_scale):
+    z = (x - loc) / scale
+    density = np.exp(-0.5 * z * z) / (2.5066282746310002 * scale)
+    return d_x * density, -d_loc * density, -d_scale * z * density
+
+
+@adjoint(stats.norm.sf, "x", "loc", "scale", name="scipy.stats.norm.sf")
+def norm_sf(out, d_out, x, loc=0, scale=1):
+    """``1 - cdf``: the cdf's derivatives, negated."""
+    z = (x - loc) / scale
+    slope = d_out * np.exp(-0.5 * z * z) / (2.5066282746310002 * scale)
+    return unbroadcast(-slope, x), unbroadcast(slope, loc), unbroadcast(slope * z, scale)
+
+
+@tangent(stats.norm.sf, "x", "loc", "scale", name="scipy.stats.norm.sf")
+def norm_sf_tangent(out, x, loc=0, scale=1, *, d_x, d_loc, d_scale):
+    z = (x - loc) / scale
+    density = np.exp(-0.5 * z * z) / (2.5066282746310002 * scale)
+    return -d_x * density, d_loc * density, d_scale * z * density
+
+
+@adjoint(stats.norm.logcdf, "x", "loc", "scale", name="scipy.stats.norm.logcdf")
+def norm_logcdf(out, d_out, x, loc=0, scale=1):
+    """The density over the cdf, ``exp(logpdf(z) - logcdf(z)) / scale``, for
+    ``x`` (finite far in the left tail, where both underflow); ``loc``'s is its
+    negative, ``scale``'s ``-z`` times it."""
+    z = (x - loc) / scale
+    slope = d_out * np.exp(-0.5 * z * z - out) / (2.5066282746310002 * scale)
+    return unbroadcast(slope, x), unbroadcast(-slope, loc), unbroadcast(-slope * z, scale)
+
+
+@tangent(stats.norm.logcdf, "x", "loc", "scale", name="scipy.stats.norm.logcdf")
+def norm_logcdf_tangent(out, x, loc=0, scale=1, *, d_x, d_loc, d_scale):
+    z = (x - loc) / scale
+    ratio = np.exp(-0.5 * z * z - out) / (2.5066282746310002 * scale)
+    return d_x * ratio, -d_loc * ratio, -d_scale * z * ratio
 
 
 @adjoint(_T, "x", "df", "loc", "scale", name="scipy.stats.t.logpdf")
