@@ -736,6 +736,7 @@ for e, shape in (("x.T", (3, 4)), ("x.T", (2, 3, 4)), ("x.mT", (2, 3, 4)),
                  ("x.astype(np.float64, order='C', casting='same_kind')", (2, 3))):
     S(f"ndarray-{e}-{shape}", getattr(np.ndarray, e[2:].split("(")[0]), e, x=normal(*shape))
 S("np.astype-float64", np.astype, "np.astype(x, np.float64)", x=normal(2, 3))
+S("ndarray-item", np.ndarray.item, "x.item()", x=normal(1, 1))
 S("np.astype-copy", np.astype, "np.astype(x, np.float64, copy=False)", x=normal(2, 3))
 
 # --- math module and builtins (Python floats) ----------------------------------------
@@ -744,7 +745,7 @@ MATH = {"exp": (-1, 1), "expm1": (-1, 1), "log": (0.5, 2), "log1p": (0.5, 2), "l
         "asin": (-0.9, 0.9), "acos": (-0.9, 0.9), "atan": (-2, 2), "sinh": (-1, 1),
         "cosh": (-1, 1), "tanh": (-1, 1), "asinh": (-1, 1), "acosh": (1.2, 3),
         "atanh": (-0.9, 0.9), "fabs": (0.3, 2), "erf": (-1, 1), "erfc": (-1, 1),
-        "lgamma": (0.2, 6), "gamma": (0.3, 4)}
+        "lgamma": (0.2, 6), "gamma": (0.3, 4), "radians": (-90, 90), "degrees": (-2, 2)}
 F64 = ("float64",)
 for fn, (lo, hi) in MATH.items():
     S(f"math.{fn}", getattr(math, fn), f"math.{fn}(x)", dtypes=F64, x=pyfloat(lo, hi))

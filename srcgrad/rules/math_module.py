@@ -38,6 +38,8 @@ pointwise(math.atanh, lambda x: 1 / (1 - x * x))
 pointwise(math.fabs, lambda x: float(x > 0) - float(x < 0))  # subgradient 0 at x = 0
 pointwise(math.erf, lambda x: (2 / math.sqrt(math.pi)) * math.exp(-x * x))
 pointwise(math.erfc, lambda x: -(2 / math.sqrt(math.pi)) * math.exp(-x * x))
+pointwise(math.radians, lambda x: 0.017453292519943295)  # pi / 180
+pointwise(math.degrees, lambda x: 57.29577951308232)  # 180 / pi
 pointwise(math.lgamma, lambda x: psi(0, x))  # psi: runtime/special.py, no SciPy for floats
 pointwise(math.gamma, lambda x, out: out * psi(0, x))
 

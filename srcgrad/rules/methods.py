@@ -120,5 +120,17 @@ def astype_function(out, d_out, x, dtype, *, copy=True, device=None):
     return np.asarray(d_out, dtype=x.dtype)
 
 
+@adjoint(np.ndarray.item, "a", name="np.ndarray.item")
+def item(out, d_out, a):
+    """``x.item()`` of a one-element array: its one element as a Python number;
+    the cotangent goes back to that element, in ``a``'s shape and dtype."""
+    return np.full(np.shape(a), d_out, dtype=a.dtype if a.dtype.kind in "fc" else None)
+
+
+@tangent(np.ndarray.item, "a", name="np.ndarray.item")
+def item_tangent(out, a, *, d_a):
+    return np.reshape(d_a, -1)[0] if np.ndim(d_a) else d_a
+
+
 for _attr in ("shape", "ndim", "size", "dtype", "nonzero", "itemsize", "nbytes"):
     nondifferentiable(getattr(np.ndarray, _attr), name=f"np.ndarray.{_attr}")

@@ -22,6 +22,8 @@ from ..runtime import mvn_logpdf_grads, psi, unbroadcast
 from .registry import adjoint, tangent
 
 _NORM = stats.norm.logpdf
+_NORM_PDF, _NORM_CDF, _NORM_SF, _NORM_LOGCDF = (stats.norm.pdf, stats.norm.cdf, stats.norm.sf,
+                                                stats.norm.logcdf)  # one object each: both rules' key
 _T = stats.t.logpdf
 _MVN = stats.multivariate_normal.logpdf
 
@@ -41,7 +43,7 @@ def norm_logpdf_tangent(out, x, loc=0, scale=1, *, d_x, d_loc, d_scale):
     return -d_x * z / scale, d_loc * z / scale, d_scale * (z * z - 1) / scale
 
 
-@adjoint(stats.norm.pdf, "x", "loc", "scale", name="scipy.stats.norm.pdf")
+@adjoint(_NORM_PDF, "x", "loc", "scale", name="scipy.stats.norm.pdf")
 def norm_pdf(out, d_out, x, loc=0, scale=1):
     """With ``z = (x - loc) / scale``: ``-z p / scale``, ``z p / scale`` and
     ``(z^2 - 1) p / scale`` for the density ``p``."""
@@ -51,13 +53,13 @@ def norm_pdf(out, d_out, x, loc=0, scale=1):
             unbroadcast(d_out * out * (z * z - 1) / scale, scale))
 
 
-@tangent(stats.norm.pdf, "x", "loc", "scale", name="scipy.stats.norm.pdf")
+@tangent(_NORM_PDF, "x", "loc", "scale", name="scipy.stats.norm.pdf")
 def norm_pdf_tangent(out, x, loc=0, scale=1, *, d_x, d_loc, d_scale):
     z = (x - loc) / scale
     return -d_x * out * z / scale, d_loc * out * z / scale, d_scale * out * (z * z - 1) / scale
 
 
-@adjoint(stats.norm.cdf, "x", "loc", "scale", name="scipy.stats.norm.cdf")
+@adjoint(_NORM_CDF, "x", "loc", "scale", name="scipy.stats.norm.cdf")
 def norm_cdf(out, d_out, x, loc=0, scale=1):
     """The density at ``z = (x - loc) / scale`` over ``scale``: ``x``'s
     derivative; ``loc``'s is its negative, ``scale``'s ``-z`` times it."""
@@ -66,14 +68,14 @@ def norm_cdf(out, d_out, x, loc=0, scale=1):
     return unbroadcast(slope, x), unbroadcast(-slope, loc), unbroadcast(-slope * z, scale)
 
 
-@tangent(stats.norm.cdf, "x", "loc", "scale", name="scipy.stats.norm.cdf")
+@tangent(_NORM_CDF, "x", "loc", "scale", name="scipy.stats.norm.cdf")
 def norm_cdf_tangent(out, x, loc=0, scale=1, *, d_x, d_loc, d_scale):
     z = (x - loc) / scale
     density = np.exp(-0.5 * z * z) / (2.5066282746310002 * scale)
     return d_x * density, -d_loc * density, -d_scale * z * density
 
 
-@adjoint(stats.norm.sf, "x", "loc", "scale", name="scipy.stats.norm.sf")
+@adjoint(_NORM_SF, "x", "loc", "scale", name="scipy.stats.norm.sf")
 def norm_sf(out, d_out, x, loc=0, scale=1):
     """``1 - cdf``: the cdf's derivatives, negated."""
     z = (x - loc) / scale
@@ -81,14 +83,14 @@ def norm_sf(out, d_out, x, loc=0, scale=1):
     return unbroadcast(-slope, x), unbroadcast(slope, loc), unbroadcast(slope * z, scale)
 
 
-@tangent(stats.norm.sf, "x", "loc", "scale", name="scipy.stats.norm.sf")
+@tangent(_NORM_SF, "x", "loc", "scale", name="scipy.stats.norm.sf")
 def norm_sf_tangent(out, x, loc=0, scale=1, *, d_x, d_loc, d_scale):
     z = (x - loc) / scale
     density = np.exp(-0.5 * z * z) / (2.5066282746310002 * scale)
     return -d_x * density, d_loc * density, d_scale * z * density
 
 
-@adjoint(stats.norm.logcdf, "x", "loc", "scale", name="scipy.stats.norm.logcdf")
+@adjoint(_NORM_LOGCDF, "x", "loc", "scale", name="scipy.stats.norm.logcdf")
 def norm_logcdf(out, d_out, x, loc=0, scale=1):
     """The density over the cdf, ``exp(logpdf(z) - logcdf(z)) / scale``, for
     ``x`` (finite far in the left tail, where both underflow); ``loc``'s is its
@@ -98,7 +100,7 @@ def norm_logcdf(out, d_out, x, loc=0, scale=1):
     return unbroadcast(slope, x), unbroadcast(-slope, loc), unbroadcast(-slope * z, scale)
 
 
-@tangent(stats.norm.logcdf, "x", "loc", "scale", name="scipy.stats.norm.logcdf")
+@tangent(_NORM_LOGCDF, "x", "loc", "scale", name="scipy.stats.norm.logcdf")
 def norm_logcdf_tangent(out, x, loc=0, scale=1, *, d_x, d_loc, d_scale):
     z = (x - loc) / scale
     ratio = np.exp(-0.5 * z * z - out) / (2.5066282746310002 * scale)
