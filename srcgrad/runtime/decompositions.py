@@ -72,6 +72,22 @@ def _gaps(w):
     return np.where(diff == 0, 0, 1 / np.where(diff == 0, 1, diff)).astype(diff.dtype)
 
 
+def _spectral_inner(w, v, g, adjust):
+    """The matrix between ``v`` and ``v^T`` in the eigendecomposition rules:
+    ``diag(g_w) + F * adjust(v^T g_v)``, ``F`` the inverse eigenvalue gaps.
+
+    eigh and eig differ only in ``adjust`` (eig keeps each eigenvector of unit
+    length); a cotangent that is absent on either output adds nothing.
+    """
+    g_w, g_v = cotangent_at(g, 0), cotangent_at(g, 1)
+    inner = 0
+    if not no_cotangent(g_w):
+        inner = inner + np.eye(w.shape[-1], dtype=w.dtype) * g_w[..., None, :]
+    if not no_cotangent(g_v):
+        inner = inner + _gaps(w) * adjust(_mT(v) @ g_v)
+    return inner
+
+
 def eigh_grad(g, out, UPLO="L"):  # noqa: N803 - numpy's name
     """Cotangent of ``a`` in ``w, v = np.linalg.eigh(a, UPLO)``:
     ``v (diag(g_w) + F * (v^T g_v)) v^T`` with ``F_ij = 1 / (w_j - w_i)``,
@@ -85,12 +101,7 @@ def eigh_grad(g, out, UPLO="L"):  # noqa: N803 - numpy's name
     if no_cotangent(g):
         return 0.0
     w, v = out
-    g_w, g_v = cotangent_at(g, 0), cotangent_at(g, 1)
-    inner = 0
-    if not no_cotangent(g_w):
-        inner = inner + np.eye(w.shape[-1], dtype=w.dtype) * g_w[..., None, :]
-    if not no_cotangent(g_v):
-        inner = inner + _gaps(w) * (_mT(v) @ g_v)
+    inner = _spectral_inner(w, v, g, lambda vt_g: vt_g)
     if no_cotangent(inner):
         return 0.0
     s = v @ inner @ _mT(v)
@@ -115,14 +126,12 @@ def eig_grad(g, out, a):
     if no_cotangent(g):
         return 0.0
     w, v = out
-    g_w, g_v = cotangent_at(g, 0), cotangent_at(g, 1)
-    inner = 0
-    if not no_cotangent(g_w):
-        inner = inner + np.eye(w.shape[-1], dtype=w.dtype) * g_w[..., None, :]
-    if not no_cotangent(g_v):
-        vt_g = _mT(v) @ g_v
+
+    def unit_length(vt_g):
         length = np.real(np.diagonal(vt_g, axis1=-2, axis2=-1))
-        inner = inner + _gaps(w) * (vt_g - (_mT(v) @ np.conj(v)) * length[..., None, :])
+        return vt_g - (_mT(v) @ np.conj(v)) * length[..., None, :]
+
+    inner = _spectral_inner(w, v, g, unit_length)
     if no_cotangent(inner):
         return 0.0
     d_a = np.linalg.solve(_mT(v), inner @ _mT(v))
