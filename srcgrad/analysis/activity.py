@@ -288,17 +288,29 @@ def _always_scalar(program: ir.Program, floats) -> set[str]:
             return isinstance(node.value, (int, float)) and not isinstance(node.value, bool)
         return isinstance(node, gast.Name) and node.id in candidates
 
-    changed = True
-    while changed:
-        changed = False
-        for name in sorted(candidates):
-            for stmt in defs.get(name, []):
-                op = getattr(stmt, "op", None)
-                ok = isinstance(stmt, gast.Assign) and not ir.is_update(stmt) \
-                    and isinstance(stmt.targets[0], gast.Name) and op is not None \
-                    and _scalar_valued(op, is_scalar, shapes)
-                if not ok:
-                    candidates.discard(name)
-                    changed = True
-                    break
+    def scalar_definition(stmt) -> bool:
+        op = getattr(stmt, "op", None)
+        return isinstance(stmt, gast.Assign) and not ir.is_update(stmt) \
+            and isinstance(stmt.targets[0], gast.Name) and op is not None \
+            and _scalar_valued(op, is_scalar, shapes)
+
+    # a worklist, not rounds over every name: dropping a name revisits only the
+    # names defined from it (rounds took one per link of a chain: quadratic)
+    readers: dict[str, set[str]] = {}
+    for name in candidates:
+        for stmt in defs.get(name, []):
+            for arg in getattr(getattr(stmt, "op", None), "args", ()):
+                if isinstance(arg, gast.Name):
+                    readers.setdefault(arg.id, set()).add(name)
+    todo = sorted(candidates, reverse=True)
+    queued = set(todo)
+    while todo:
+        name = todo.pop()
+        queued.discard(name)
+        if name in candidates and not all(scalar_definition(s) for s in defs.get(name, [])):
+            candidates.discard(name)
+            for reader in readers.get(name, ()):
+                if reader in candidates and reader not in queued:
+                    todo.append(reader)
+                    queued.add(reader)
     return candidates

@@ -18,66 +18,17 @@ by hand and is byte-identical for identical input.
 
 from __future__ import annotations
 
-import ast
-
 import gast
 
-from .syntax import SignedConstants, source_of
+from .syntax import source_of
 
 INDENT = "    "
 
 
 def unparse(node) -> str:
-    """Source of a gast node, exactly as :func:`.syntax.source_of` writes it.
-
-    Emission converts some three hundred statements per 100-line function, and
-    gast's general converter (then ``fix_missing_locations`` and a pass for
-    negative literals) was a sixth of the compile time.  The statements of
-    generated code use node kinds whose fields gast and ``ast`` share, which a
-    direct copy converts; anything else goes the general way."""
-    try:
-        return ast.unparse(_to_ast(node))
-    except _Unusual:
-        return source_of(node)
-
-
-class _Unusual(Exception):
-    """A node kind the direct copy leaves to gast's converter."""
-
-
-def _shared_kinds() -> dict:
-    """gast node classes with an ``ast`` twin of the very same fields."""
-    kinds = {}
-    for name in dir(gast):
-        kind, twin = getattr(gast, name), getattr(ast, name, None)
-        if isinstance(kind, type) and issubclass(kind, gast.AST) and isinstance(twin, type) \
-                and issubclass(twin, ast.AST) and kind._fields == twin._fields:
-            kinds[kind] = twin
-    return kinds
-
-
-_TWINS = _shared_kinds()
-_CONTEXTS = {gast.Load: ast.Load, gast.Store: ast.Store, gast.Del: ast.Del}
-_SIGNED = SignedConstants()
-
-
-def _to_ast(node):
-    kind = type(node)
-    if kind is list:
-        return [_to_ast(n) for n in node]
-    if kind is gast.Name:
-        return ast.Name(id=node.id, ctx=_CONTEXTS[type(node.ctx)]())
-    if kind is gast.Constant:
-        return _SIGNED.visit_Constant(ast.Constant(value=node.value, kind=node.kind))
-    twin = _TWINS.get(kind)
-    if twin is None:
-        if isinstance(node, gast.AST):
-            raise _Unusual(kind.__name__)
-        return node
-    new = twin(**{f: _to_ast(getattr(node, f, None)) for f in kind._fields})
-    if isinstance(new, ast.stmt):
-        new.lineno = 1  # read by unparse (type comments are looked up by line)
-    return new
+    """Source of a gast node: :func:`.syntax.source_of` (which converts the node
+    kinds of generated code to ``ast`` directly, without gast's converter)."""
+    return source_of(node)
 
 
 def statement_lines(stmt, depth: int) -> list[str]:

@@ -204,9 +204,19 @@ def call_to_slice(node):
 
 def source_of(node) -> str:
     """Python source of a gast node.  A negative literal is written as a negation,
-    so that it keeps its meaning where precedence matters: ``(-1.5) ** 2``."""
-    tree = ast.fix_missing_locations(gast.gast_to_ast(node))
-    return ast.unparse(SignedConstants().visit(tree))
+    so that it keeps its meaning where precedence matters: ``(-1.5) ** 2``.
+
+    The passes write some thousand comments and emission some three thousand
+    statements per 1000-line function; gast's general converter (then
+    ``fix_missing_locations`` and a pass for negative literals) took longer
+    than ``ast.unparse`` itself.  The node kinds of generated code have fields
+    gast and ``ast`` share, which a direct copy converts; anything else goes
+    the general way, to the same text."""
+    try:
+        return ast.unparse(_to_ast(node))
+    except _Unusual:
+        tree = ast.fix_missing_locations(gast.gast_to_ast(node))
+        return ast.unparse(SignedConstants().visit(tree))
 
 
 class SignedConstants(ast.NodeTransformer):
@@ -219,3 +229,42 @@ class SignedConstants(ast.NodeTransformer):
                 value < 0 or (isinstance(value, float) and str(value).startswith("-"))):
             return ast.UnaryOp(op=ast.USub(), operand=ast.Constant(value=-value))
         return node
+
+
+class _Unusual(Exception):
+    """A node kind the direct copy leaves to gast's converter."""
+
+
+def _shared_kinds() -> dict:
+    """gast node classes with an ``ast`` twin of the very same fields."""
+    kinds = {}
+    for name in dir(gast):
+        kind, twin = getattr(gast, name), getattr(ast, name, None)
+        if isinstance(kind, type) and issubclass(kind, gast.AST) and isinstance(twin, type) \
+                and issubclass(twin, ast.AST) and kind._fields == twin._fields:
+            kinds[kind] = twin
+    return kinds
+
+
+_TWINS = _shared_kinds()
+_CONTEXTS = {gast.Load: ast.Load, gast.Store: ast.Store, gast.Del: ast.Del}
+_SIGNED = SignedConstants()
+
+
+def _to_ast(node):
+    kind = type(node)
+    if kind is list:
+        return [_to_ast(n) for n in node]
+    if kind is gast.Name:
+        return ast.Name(id=node.id, ctx=_CONTEXTS[type(node.ctx)]())
+    if kind is gast.Constant:
+        return _SIGNED.visit_Constant(ast.Constant(value=node.value, kind=node.kind))
+    twin = _TWINS.get(kind)
+    if twin is None:
+        if isinstance(node, gast.AST):
+            raise _Unusual(kind.__name__)
+        return node
+    new = twin(**{f: _to_ast(getattr(node, f, None)) for f in kind._fields})
+    if isinstance(new, ast.stmt):
+        new.lineno = 1  # read by unparse (type comments are looked up by line)
+    return new

@@ -146,11 +146,12 @@ def sequence_names(program: ir.Program, assigns) -> set[str]:
             defs.setdefault(name, []).append(stmt)
     varargs = set(getattr(program, "vararg_params", ()))
     seqs = {n for n in defs if n not in program.params} | varargs
+    listed = {id(s) for s in assigns}  # `s in assigns` scanned the list: quadratic
     changed = True
     while changed:
         changed = False
         for name in sorted(seqs - varargs):
-            if not all(s in assigns and _makes_sequence(s.op, seqs) for s in defs[name]):
+            if not all(id(s) in listed and _makes_sequence(s.op, seqs) for s in defs[name]):
                 seqs.discard(name)
                 changed = True
     return seqs

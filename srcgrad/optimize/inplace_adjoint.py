@@ -155,18 +155,20 @@ def keep_scalar(stmts, skip, classes) -> None:
         d_b = d_c + np.sin(x) * 2.0
         return d_a, d_b
     """
-    stored = {n.id for stmt in stmts if id(stmt) not in skip for n in walk(stmt)
-              if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+    # each statement's names, walked once (three walks per statement were a
+    # tenth of a long function's compile)
+    names = [[n for n in walk(stmt) if isinstance(n, gast.Name)] for stmt in stmts]
+    stored = {n.id for stmt, mentioned in zip(stmts, names) if id(stmt) not in skip
+              for n in mentioned if isinstance(n.ctx, gast.Store)}
     steady = {n: c for n, c in classes.items() if n not in stored}
     counts: dict[str, int] = {}
-    for stmt in stmts:
-        for n in walk(stmt):
-            if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del)):
+    for mentioned in names:
+        for n in mentioned:
+            if isinstance(n.ctx, (gast.Store, gast.Del)):
                 counts[n.id] = counts.get(n.id, 0) + 1
     env: dict[str, str | None] = {}   # the class of each cotangent made so far at top level
     candidates: dict[str, tuple] = {}  # d -> (its statement, x's class, its readers so far)
-    for stmt in stmts:
-        mentioned = [n for n in walk(stmt) if isinstance(n, gast.Name)]
+    for stmt, mentioned in zip(stmts, names):
         if id(stmt) in skip or not isinstance(stmt, (gast.Assign, gast.Return)) \
                 or isinstance(stmt, gast.Assign) \
                 and not (len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)):
@@ -175,8 +177,10 @@ def keep_scalar(stmts, skip, classes) -> None:
                 env.pop(n.id, None)
             continue
         value = stmt.value
-        unknown = {**env, **dict.fromkeys(candidates)}  # a candidate may become a scalar
-        for d in [d for d in candidates if any(n.id == d for n in mentioned)]:
+        ids = {n.id for n in mentioned}
+        read = [d for d in candidates if d in ids]
+        unknown = _Unknown(env, set(candidates) if read else ())  # a candidate may become a scalar
+        for d in read:
             if not _read_elementwise(value, d, candidates[d][1], unknown, steady):
                 del candidates[d]
         if isinstance(stmt, gast.Return):
@@ -190,6 +194,20 @@ def keep_scalar(stmts, skip, classes) -> None:
         stmt.value.func = load_name("unreduced")
         if not getattr(stmt, "comment", None):
             stmt.comment = "a scalar: its readers broadcast it"
+
+
+class _Unknown:
+    """The classes ``env`` knows, with every name in ``candidates`` unknown (None):
+    a view, not a merged copy per statement (which grew with the sweep)."""
+
+    def __init__(self, env, candidates):
+        self.env, self.candidates = env, candidates
+
+    def __contains__(self, name):
+        return name in self.candidates or name in self.env
+
+    def __getitem__(self, name):
+        return None if name in self.candidates else self.env[name]
 
 
 def is_unreduce(node) -> bool:
@@ -288,8 +306,8 @@ def _block(stmts, cotangents, skip, after, scalars) -> None:
         else:
             # an owned cotangent this statement reads once and nothing reads later
             reads = [n.id for n in walk(value) if isinstance(n, gast.Name)]
-            dead = {n for n in owned & cotangents if reads.count(n) == 1
-                    and n not in after and last.get(n, -1) <= at}
+            dead = {n for n in set(reads) if n in owned and n in cotangents
+                    and reads.count(n) == 1 and n not in after and last.get(n, -1) <= at}
             original = value
             value = _reuse_fresh(value, dead)
             if _is_helper(value):
