@@ -62,6 +62,7 @@ from ..rules.custom import custom_vjp
 from ..version import __version__
 from .calls import bind_arguments
 from .constants import check_constant_arguments
+from .in_place import check_in_place_calls
 from .inline import inline_tangent, missing_rule
 
 
@@ -109,6 +110,7 @@ class Forward:
     # -- the sweep ----------------------------------------------------------------
     def run(self) -> Made:
         program = self.program
+        check_in_place_calls(program, self.varied)  # the same refusal as reverse mode's
         tangent_params = [self.tangent_name(p) for p in self.wrt]
         entry = []
         for p in program.params:

@@ -42,13 +42,13 @@ import gast
 
 from .. import ir
 from ..analysis.activity import Activity, differentiable, operand_names, shape_classes
-from ..errors import NonDifferentiableError, UnsupportedSyntaxError
-from ..frontend.fence import in_place_message
+from ..errors import NonDifferentiableError
 from ..frontend.linker import CalleePair
 from ..ir.emit import show_statements  # noqa: F401 - used by the docstring examples
 from ..ir.syntax import SliceToCall, call_to
 from ..rules import registry
 from .constants import check_constant_arguments
+from .in_place import check_in_place_calls
 from .inline import inline, missing_rule
 
 ZERO = 0.0
@@ -80,22 +80,8 @@ def reverse(program: ir.Program, wrt: list[str], act: Activity, seed=(), bound=N
             if rule is None:
                 raise missing_rule(program, op)
             check_constant_arguments(program, op, rule, act.varied)  # no silent zero
-    for stmt in ir.walk_statements(program.body):
-        if isinstance(stmt, gast.Expr) and getattr(stmt, "op", None) is not None \
-                and stmt.op.primitive is ir.OPAQUE and not _harmless(stmt.value):
-            touched = [n for n in ir.names_in(stmt) if n in act.varied]
-            if touched:
-                raise UnsupportedSyntaxError(
-                    in_place_message(stmt.op.node), filename=program.filename,
-                    lineno=getattr(stmt, "lineno", None), col=getattr(stmt, "col_offset", None))
+    check_in_place_calls(program, act.varied)  # the same refusal as forward mode's
     return _Reverser(program, act).run(seed, bound or {})
-
-
-def _harmless(expr) -> bool:
-    """A statement-level call that cannot change its arguments: print(...), and
-    the run-time checks srcgrad itself inserts (``untouched(r, x, ...)``)."""
-    return isinstance(expr, gast.Call) and isinstance(expr.func, gast.Name) \
-        and (expr.func.id in ("print",) or getattr(expr.func, "helper", None) is not None)
 
 
 class _Block:
