@@ -136,13 +136,14 @@ def activity(program: ir.Program, wrt: list[str]) -> Activity:
               if getattr(s, "op", None) is not None and differentiable(s.op)
               and not (neutral and set(ir.target_names(s)) & neutral)
               and not integer_cast(s.op, program.free)]
+    # each statement's targets and operands, found once for every round
+    flows = [(ir.target_names(stmt), operand_names(stmt.op)) for stmt in simple]
     varied = set(wrt)
     changed = True
     while changed:
         changed = False
-        for stmt in simple:
-            targets = ir.target_names(stmt)
-            if any(n in varied for n in operand_names(stmt.op)) \
+        for targets, reads in flows:
+            if any(n in varied for n in reads) \
                     and not all(t in varied for t in targets):
                 varied.update(targets)
                 changed = True
@@ -150,9 +151,8 @@ def activity(program: ir.Program, wrt: list[str]) -> Activity:
     changed = True
     while changed:
         changed = False
-        for stmt in reversed(simple):
-            reads = operand_names(stmt.op)
-            if any(n in useful for n in ir.target_names(stmt)) \
+        for targets, reads in reversed(flows):
+            if any(n in useful for n in targets) \
                     and not all(r in useful for r in reads):
                 useful.update(reads)
                 changed = True

@@ -89,7 +89,8 @@ def parse_function(fn) -> ParsedFunction:
     dedented = textwrap.dedent(text)
     indent = _indent_width(text) - _indent_width(dedented)
     try:
-        module = gast.parse(dedented)
+        # blank lines before it: the nodes' line numbers are the file's already
+        module = _to_gast(ast.parse("\n" * max(first - 1, 0) + dedented))
     except SyntaxError as exc:  # pragma: no cover - inspect found valid code
         raise SrcGradError(f"cannot parse the source of {target.__qualname__}: {exc}") from exc
     node = _find_definition(module, target)
@@ -98,7 +99,8 @@ def parse_function(fn) -> ParsedFunction:
             f"the source of {target.__qualname__} at {filename}:{first} is not a plain "
             f"'def' statement (a lambda?)")
     node.decorator_list = []
-    _relocate(node, first - 1, indent)
+    if indent:
+        _relocate(node, 0, indent)
     resolver = Resolver.for_function(target)
     drop_unreachable(node, resolver)
     all_lines = linecache.getlines(filename) or lines
@@ -253,7 +255,59 @@ def _indent_width(text: str) -> int:
     return 0
 
 
+class _FastToGast(gast.ast3.Ast3ToGAst):
+    """gast's converter, with the node kinds it converts generically (all but a
+    few) copied directly: its ``ast.NodeTransformer`` dispatch was most of the
+    parse of a long function.  The tree is the one ``gast.parse`` makes."""
+
+    def _visit(self, node):
+        kind = type(node)
+        if kind is list:
+            return [self._visit(n) for n in node]
+        twin = _GENERIC.get(kind)
+        if twin is None:
+            return self.visit(node) if isinstance(node, ast.AST) else node
+        if kind is ast.Name:
+            new = gast.Name(node.id, self._visit(node.ctx), None, None)
+            return ast.copy_location(new, node)
+        values = node.__dict__
+        new = twin(**{f: self._visit(values[f]) if f in values else getattr(node, f)
+                      for f in kind._fields if hasattr(node, f)})
+        for attr in kind._attributes:
+            if attr in values:
+                setattr(new, attr, values[attr])
+        return new
+
+    def visit(self, node):
+        return self._visit(node) if type(node) in _GENERIC else super().visit(node)
+
+
+def _generic_kinds() -> dict:
+    """``ast`` node classes gast's converter copies field by field (no ``visit_``
+    method of its own), with their gast classes; and ``Name``, done here."""
+    kinds = {}
+    for name in dir(ast):
+        kind, twin = getattr(ast, name), getattr(gast, name, None)
+        if isinstance(kind, type) and issubclass(kind, ast.AST) and isinstance(twin, type) \
+                and getattr(gast.ast3.Ast3ToGAst, f"visit_{name}", None) is \
+                getattr(ast.NodeTransformer, f"visit_{name}", None):
+            kinds[kind] = twin
+    kinds[ast.Name] = gast.Name
+    return kinds
+
+
+_GENERIC = _generic_kinds()
+
+
+def _to_gast(tree):
+    """``tree`` (an ``ast`` tree) as gast: what ``gast.ast_to_gast`` returns."""
+    return _FastToGast().visit(tree)
+
+
 def _find_definition(module, fn):
+    for node in module.body:  # the first a breadth-first walk meets, if there is one
+        if isinstance(node, gast.FunctionDef) and node.name == fn.__name__:
+            return node
     for node in walk(module):
         if isinstance(node, gast.FunctionDef) and node.name == fn.__name__:
             return node

@@ -46,10 +46,13 @@ _CONSTANTS = (bool, int, float, str, bytes, type(None))
 
 def drop_unreachable(func: gast.FunctionDef, resolver) -> None:
     """Remove, in place, the branches of ``func`` whose condition is known."""
+    nodes = walk(func)
+    if not any(isinstance(n, (gast.If, gast.While)) for n in nodes):
+        return  # no branch: nothing to drop (and no second walk for the local names)
     local = assigned_names(func) | {a.id for a in func.args.args}
     if func.args.vararg is not None:
         local.add(func.args.vararg.id)
-    for node in walk(func):
+    for node in nodes:
         for field in ("body", "orelse"):
             stmts = getattr(node, field, None)
             if isinstance(stmts, list) and stmts and isinstance(stmts[0], gast.stmt):
