@@ -72,6 +72,7 @@ from .sharing import (
     container_names,
     copies_elements,
     held_names,
+    is_identity,
     is_view,
     may_return_an_argument,
     operand_names,
@@ -188,14 +189,16 @@ def _check_aliases(program: ir.Program) -> None:
                 return False  # one side reassigned between the view and the update
             return order[id(made_by)] < here or bool(shared)
 
-        copies = []  # every plain copy z = y in effect (made keeps one view per name)
+        # every plain copy z = y in effect (made keeps one view per name), and every
+        # call that may return its operand itself (z = np.asarray(y), y.conj())
+        copies = []
         for view in views:
             if in_effect(view) and not (x in containers and id(view) in elements):
                 target = ir.target_names(view)[0]
                 group[find(target)] = find(view.op.args[0].id)
                 made[target] = view
-                if view.op.primitive is operator.pos and isinstance(view.value, gast.Name):
-                    copies.append((target, view.value.id))
+                if is_identity(view):
+                    copies.append((target, view.op.args[0].id))
         for join in joins:
             if in_effect(join):
                 first, *rest = ir.target_names(join)

@@ -33,8 +33,8 @@ from ..frontend.parse import parse_function
 from ..normalize.normalizer import normalize
 from ..rules import registry
 
-__all__ = ["VIEWS", "affected_groups", "container_names", "copies_elements", "held_names",
-           "is_view", "may_return_an_argument", "operand_names"]
+__all__ = ["IDENTITIES", "VIEWS", "affected_groups", "container_names", "copies_elements",
+           "held_names", "is_identity", "is_view", "may_return_an_argument", "operand_names"]
 
 
 #: Primitives whose result may share memory with their first operand.
@@ -48,7 +48,33 @@ VIEWS = {
     np.float64, np.float32,  # a cast to the array's own dtype returns the array
     np.split, np.array_split, np.hsplit, np.vsplit, np.dsplit,  # lists of views
     runtime.sequence,  # what a for loop runs over: the list, tuple or array itself
-}
+    np.ndarray.flat,  # an iterator whose items are y's elements: z[0] = v changes y
+} | {np.asanyarray, np.ascontiguousarray, np.asfortranarray, np.require}
+
+#: Calls that return their first operand itself where it needs no conversion
+#: (``np.asarray(y)``, ``y.conj()`` of a real array, ``np.float64(y)`` of a
+#: float64 array), else a new array -- never another window on its memory: a
+#: name they bind may be the very same array (see :func:`is_identity`).
+IDENTITIES = {
+    np.asarray, np.asanyarray, np.ascontiguousarray, np.asfortranarray, np.require,
+    np.real_if_close, np.real, np.ndarray.real, np.float64, np.float32,
+    np.ndarray.conj, np.ndarray.conjugate, np.ndarray.astype, np.array,
+} | ({np.astype} if hasattr(np, "astype") else set())
+
+#: Calls that copy unless told not to: ``y.astype(t, copy=False)`` and
+#: ``np.array(y, copy=False)`` (or ``copy=None``) return ``y`` itself where ``y``
+#: already has the dtype asked for.  With the position of ``copy`` among the
+#: positional arguments (the array counted).
+_COPY_UNLESS_TOLD = {np.ndarray.astype: 5, np.array: 2,
+                     **({np.astype: 99} if hasattr(np, "astype") else {})}
+
+
+def _told_not_to_copy(op) -> bool:
+    """Whether a call of :data:`_COPY_UNLESS_TOLD` may return its operand: a
+    ``copy`` argument that is not the literal True."""
+    position = _COPY_UNLESS_TOLD[op.primitive]
+    copy = op.kwargs.get("copy", op.args[position] if len(op.args) > position else None)
+    return copy is not None and not (isinstance(copy, gast.Constant) and copy.value is True)
 
 
 def is_view(stmt) -> bool:
@@ -58,7 +84,9 @@ def is_view(stmt) -> bool:
     if op is None or not op.args or not isinstance(op.args[0], gast.Name):
         return False
     try:
-        if op.primitive not in VIEWS:
+        if op.primitive in _COPY_UNLESS_TOLD:
+            return _told_not_to_copy(op)
+        if op.primitive not in VIEWS and op.primitive not in IDENTITIES:
             return False
     except TypeError:
         return False
@@ -69,13 +97,33 @@ def is_view(stmt) -> bool:
     return True
 
 
+def is_identity(stmt) -> bool:
+    """Whether ``stmt`` binds a name to its operand itself or to a new array --
+    ``z = y``, ``z = np.asarray(y)``, ``z = y.astype(t, copy=False)`` -- never to
+    another window on ``y``'s memory.  An update through either name is then
+    followed by binding the other to the updated array where, as the code runs,
+    they are one object (``same_or_untouched``, see :mod:`.refresh`)."""
+    if not is_view(stmt):
+        return False
+    if stmt.op.primitive is operator.pos:
+        return True
+    try:
+        return stmt.op.primitive in IDENTITIES
+    except TypeError:
+        return False
+
+
 def operand_names(op) -> list[str]:
     """The names an operation reads as operands (not the function it calls)."""
     return [n for arg in [*op.args, *op.kwargs.values()] for n in ir.names_in(arg)]
 
 
 #: Builtins that return a new container of their argument's elements.
-_ELEMENT_COPIES = (sorted, list, tuple, reversed, set, frozenset, enumerate, zip)
+_ELEMENT_COPIES = (sorted, list, tuple, reversed, set, frozenset, enumerate, zip, dict)
+
+#: Calls whose result is always a list, tuple or dict: ``np.split(y, 2)`` is a
+#: list of views of ``y``, ``dict(a=y)`` a dict holding ``y``.
+_CONTAINER_CALLS = (np.split, np.array_split, np.hsplit, np.vsplit, np.dsplit, dict)
 
 
 def copies_elements(stmt) -> bool:
@@ -95,7 +143,7 @@ def container_names(program, statements) -> set[str]:
         op = getattr(s, "op", None)
         if not isinstance(s, gast.Assign) or op is None or ir.is_update(s):
             continue
-        if op.primitive is ir.BUILD_DICT:
+        if op.primitive is ir.BUILD_DICT or any(op.primitive is c for c in _CONTAINER_CALLS):
             names.update(ir.target_names(s))
         elif op.primitive is runtime.sequence and isinstance(op.args[0], gast.Name) \
                 and op.args[0].id in names:

@@ -72,7 +72,7 @@ UPDATING_METHODS = frozenset({
 #: Methods whose result is a new object, never the memory of their object.
 FRESH_METHODS = frozenset({
     "copy", "astype", "sum", "mean", "std", "var", "prod", "max", "min", "dot", "cumsum",
-    "cumprod", "round", "clip", "conj", "conjugate", "flatten", "tolist", "item", "argmax",
+    "cumprod", "round", "clip", "flatten", "tolist", "item", "argmax",
     "argmin", "any", "all", "nonzero", "trace", "repeat", "take", "compress", "argsort",
     "ptp", "count", "index", "__len__", "__contains__",
 })
@@ -350,7 +350,8 @@ class _Scan:
         callee = self.resolve(call) if isinstance(func, (gast.Name, gast.Attribute)) \
             else MISSING
         if callee is not MISSING and call.args and (
-                id(callee) in UPDATING_FUNCTIONS or _ufunc_at(callee)):
+                id(callee) in UPDATING_FUNCTIONS or _ufunc_at(callee)
+                or (callee is np.nan_to_num and _told_not_to_copy(call, 1))):
             self.update(self.deps(call.args[0]), call, "item")
 
     def deps(self, node) -> list:
@@ -386,6 +387,10 @@ class _Scan:
         func = call.func
         passed = [(n, SAME) for a in [*call.args, *(k.value for k in call.keywords)]
                   for n, _ in self.deps(a)]
+        outs = [e for k in call.keywords if k.arg == "out"
+                for e in (k.value.elts if isinstance(k.value, gast.Tuple) else [k.value])]
+        if outs:  # f(a, out=y) returns y
+            return [d for e in outs for d in self.deps(e)]
         if isinstance(func, gast.Name) and func.id in self.local_functions:
             inner = self.local_functions[func.id]
             returned = [d for sub in walk(inner) if isinstance(sub, gast.Return)
@@ -396,19 +401,15 @@ class _Scan:
         if isinstance(func, gast.Attribute) and _root(func) in self.locals:
             if func.attr == "copy":  # a new array, or a new list holding the same items
                 return [(n, HELD) for n, _ in self.deps(func.value)]
-            if func.attr in FRESH_METHODS:
-                return []
+            if func.attr in FRESH_METHODS and not _told_not_to_copy(call):
+                return []  # (x.astype(t, copy=False) may be x itself)
             # x.reshape(...), d.get(k), xs.pop(): the memory or an item of x
             return [(n, SAME) for n, _ in self.deps(func.value)] + passed
         callee = self.resolve(call) if isinstance(func, (gast.Name, gast.Attribute)) \
             else MISSING
-        if callee is MISSING or id(callee) in VIEW_FUNCTIONS:
+        if callee is MISSING or id(callee) in VIEW_FUNCTIONS or _told_not_to_copy(call):
+            # (np.array(x, copy=None), np.nan_to_num(x, copy=False): x itself)
             return passed
-        if callee is np.array:  # np.array(x, copy=False) may return x itself
-            copies = all(not (k.arg == "copy" and not (isinstance(k.value, gast.Constant)
-                                                         and k.value.value is True))
-                         for k in call.keywords)
-            return [] if copies else passed
         if isinstance(callee, np.ufunc) or id(callee) in FRESH_BUILTINS:
             return []
         if id(callee) in CONTAINER_BUILTINS:  # list(xs), sorted(xs): the same items
@@ -417,6 +418,16 @@ class _Scan:
         if module.split(".")[0] in ("numpy", "math", "scipy"):
             return []  # NumPy's functions other than the views make new arrays
         return passed
+
+
+def _told_not_to_copy(call, position=None) -> bool:
+    """Whether ``call`` has a ``copy`` argument (a keyword, or the positional
+    argument at ``position``) that is not the literal True: ``np.array(x,
+    copy=False)``, ``x.astype(t, copy=False)`` may return ``x`` itself."""
+    copy = next((k.value for k in call.keywords if k.arg == "copy"), None)
+    if copy is None and position is not None and len(call.args) > position:
+        copy = call.args[position]
+    return copy is not None and not (isinstance(copy, gast.Constant) and copy.value is True)
 
 
 def _ufunc_at(callee) -> bool:

@@ -37,7 +37,7 @@ from .. import ir
 from ..errors import SrcGradError
 from ..frontend.linker import is_user_function
 from ..ir.syntax import (
-    clone, constant, helper_ref, is_append, located, source_of, updated_in_place,
+    clone, constant, helper_ref, is_append, located, source_of, updated_in_place, walk,
 )
 from ..rules import registry
 from .argument_updates import argument_updates, entry_check
@@ -63,10 +63,14 @@ class Statements:
     """Statements and assignments (mixed into the normaliser)."""
 
     def whole_write(self, call):
-        """``(y, v)`` for a call statement that overwrites every element of the
-        local array ``y`` -- ``y.fill(v)``, ``np.copyto(y, v)``, a ufunc's
-        ``out=y`` -- and is the element write ``y[...] = v``, which srcgrad
-        differentiates; None for any other statement."""
+        """``(y, v, checked)`` for a call statement that overwrites every element
+        of the local array ``y`` -- ``y.fill(v)``, ``np.copyto(y, v)``, a ufunc's
+        ``out=y``, ``np.nan_to_num(y, copy=False)`` -- and is the element write
+        ``y[...] = v``, which srcgrad differentiates; None for any other
+        statement.  ``checked`` is True where NumPy casts ``v`` into ``y`` by
+        its ``'same_kind'`` rule (``copyto``, ``out=``), which refuses a float
+        into an int array where ``y[...] = v`` would truncate: the write is
+        then checked first (see :meth:`checked_write`)."""
         if not isinstance(call, gast.Call) or any(isinstance(a, gast.Starred) for a in call.args):
             return None
 
@@ -77,20 +81,117 @@ class Statements:
         func = call.func
         if isinstance(func, gast.Attribute) and func.attr == "fill" and local(func.value) \
                 and len(call.args) == 1 and not call.keywords:
-            return clone(func.value), call.args[0]
+            return clone(func.value), call.args[0], False
         callee = self.callee(call)
         if callee is np.copyto and len(call.args) == 2 and not call.keywords \
                 and local(call.args[0]):
-            return clone(call.args[0]), call.args[1]
-        if isinstance(callee, np.ufunc) and callee.nout == 1 \
+            return clone(call.args[0]), call.args[1], True
+        if (isinstance(callee, np.ufunc) and callee.nout == 1 or callee is np.clip) \
                 and [k.arg for k in call.keywords] == ["out"]:
             out = call.keywords[0].value
             if isinstance(out, gast.Tuple) and len(out.elts) == 1:
                 out = out.elts[0]
-            if local(out) and len(call.args) == callee.nin:
+            if local(out) and len(call.args) == (3 if callee is np.clip else callee.nin):
                 return clone(out), gast.copy_location(gast.Call(
-                    func=call.func, args=call.args, keywords=[]), call)
+                    func=call.func, args=call.args, keywords=[]), call), True
+        if self.replaces_in_place(call) and local(call.args[0]):
+            # np.nan_to_num(y, copy=False): y's NaNs and infinities replaced in y
+            named = dict(zip(("nan", "posinf", "neginf"), call.args[2:]))
+            keywords = [k for k in call.keywords if k.arg != "copy"]
+            keywords += [gast.keyword(arg=k, value=v) for k, v in named.items()]
+            return clone(call.args[0]), gast.copy_location(gast.Call(
+                func=call.func, args=[clone(call.args[0])], keywords=keywords), call), False
         return None
+
+    def replaces_in_place(self, call) -> bool:
+        """Whether ``call`` is ``np.nan_to_num(y, copy=False)``, which changes the
+        array ``y`` in place and returns ``y`` itself.  A ``copy`` that is not a
+        literal is refused: whether ``y`` changes would depend on its value."""
+        if not isinstance(call, gast.Call) or not call.args \
+                or self.callee(call) is not np.nan_to_num:
+            return False
+        copy = next((k.value for k in call.keywords if k.arg == "copy"),
+                    call.args[1] if len(call.args) > 1 else None)
+        if copy is None:
+            return False
+        if not isinstance(copy, gast.Constant):
+            raise self.error("np.nan_to_num with a copy= that is not a literal True or False "
+                             "is not supported: write copy=False (it changes the array in "
+                             "place) or leave copy out", copy)
+        return not copy.value
+
+    def written_by(self, call):
+        """The name ``y`` whose array ``call`` changes in place and returns:
+        ``np.nan_to_num(y, copy=False)``, ``np.add(a, b, out=y)``; None for any
+        other expression."""
+        if not isinstance(call, gast.Call):
+            return None
+        if self.replaces_in_place(call) and isinstance(call.args[0], gast.Name):
+            return call.args[0]
+        out = next((k.value for k in call.keywords if k.arg == "out"), None)
+        if isinstance(out, gast.Tuple) and len(out.elts) == 1:
+            out = out.elts[0]
+        return out if isinstance(out, gast.Name) else None
+
+    def check_replaced_in_place(self):
+        """Refuse ``np.nan_to_num(y, copy=False)`` and a call with ``out=y`` where
+        its change of ``y`` would go unseen: anywhere but a statement of its own
+        or the whole value of an assignment to a name (``z = np.nan_to_num(y,
+        copy=False)``, with ``y`` a name), which :meth:`statement` and
+        :meth:`assign` rewrite into the element write ``y[...] = ...`` srcgrad
+        differentiates (or refuse, where they cannot)."""
+        statements, assigned = set(), set()
+        for node in walk(self.func):
+            if isinstance(node, gast.Expr):
+                statements.add(id(node.value))
+            elif isinstance(node, gast.Assign) and len(node.targets) == 1 \
+                    and isinstance(node.targets[0], gast.Name):
+                assigned.add(id(node.value))
+        for node in walk(self.func):
+            if not isinstance(node, gast.Call) or id(node) in statements:
+                continue
+            nan_to_num = self.replaces_in_place(node)
+            out = any(k.arg == "out" and not (isinstance(k.value, gast.Constant)
+                                              and k.value.value is None)
+                      for k in node.keywords)
+            if not (nan_to_num or out) or (id(node) in assigned
+                                           and self.written_by(node) is not None):
+                continue
+            if nan_to_num:
+                raise self.error("np.nan_to_num(y, copy=False) changes y in place; srcgrad "
+                                 "follows that as a statement of its own or as 'z = "
+                                 "np.nan_to_num(y, copy=False)' with y a variable: write it "
+                                 "so, or drop copy=False", node)
+            raise self.error(f"'{source_of(node)}' writes into its out= array inside an "
+                             f"expression, a change srcgrad does not follow there: make it "
+                             f"a statement of its own (or 'z = ...(out=y)' with y a "
+                             f"variable), then use y", node)
+
+    def checked_write(self, target, value, stmt):
+        """``np.copyto(y, v)`` or ``f(a, b, out=y)`` as ``y[...] = v``, checked first:
+        ``castable(y, v, np.copyto, y, v)`` raises NumPy's own error where its
+        ``'same_kind'`` casting refuses ``v``'s dtype in ``y`` (found by review:
+        ``np.copyto(y, x)`` into an int ``y`` truncated where NumPy raises)."""
+        func = stmt.value.func
+        atom = self.atom(value)
+        again = ([clone(target), clone(atom)], [])
+        made = self.out[-1] if self.out else None
+        if isinstance(value, gast.Call) and isinstance(atom, gast.Name) \
+                and isinstance(made, gast.Assign) and ir.target_names(made) == [atom.id] \
+                and getattr(made, "op", None) is not None:
+            # a ufunc's out=y, its value computed: run again with its operands, out=y
+            again = ([clone(a) for a in made.op.args],
+                     [gast.keyword(arg="out", value=clone(target))])
+        else:
+            func = gast.Attribute(value=ir.name("np"), attr="copyto", ctx=gast.Load()) \
+                if isinstance(value, gast.Call) else func
+        check = gast.Call(func=helper_ref("castable"),
+                          args=[clone(target), clone(atom), clone(func), *again[0]],
+                          keywords=again[1])
+        guard = gast.copy_location(gast.Expr(value=located(check, stmt)), stmt)
+        guard.op = ir.Op(ir.OPAQUE, [], {}, stmt, "statement")
+        self.out.append(guard)
+        return atom
 
     def accumulated_at(self, call):
         """``np.add.at(y, [0, 0, 2], v)`` on a local array ``y``, the indices a list
@@ -192,11 +293,15 @@ class Statements:
                 self.statement(located(made, stmt))
         elif isinstance(stmt, gast.Expr) and self.whole_write(stmt.value) is not None:
             # y.fill(v), np.copyto(y, v), np.multiply(a, b, out=y) -> y[...] = ...
-            target, value = self.whole_write(stmt.value)
-            every = gast.Subscript(value=target, slice=gast.Constant(value=Ellipsis, kind=None),
-                                   ctx=gast.Store())
-            self.statement(located(gast.Assign(targets=[every], value=value,
-                                               type_comment=None), stmt))
+            target, value, checked = self.whole_write(stmt.value)
+            every = located(gast.Subscript(value=target, slice=gast.Constant(
+                value=Ellipsis, kind=None), ctx=gast.Store()), stmt)
+            if checked:  # with NumPy's casting check first (checked_write)
+                atom = self.checked_write(target, located(value, stmt), stmt)
+                self.setitem(every, atom, self.index(every.slice), stmt)
+            else:
+                self.statement(located(gast.Assign(targets=[every], value=value,
+                                                   type_comment=None), stmt))
         elif isinstance(stmt, (gast.Expr, gast.Assert, gast.Raise)):
             node = self.opaque(stmt)
             node.op = ir.Op(ir.OPAQUE, [], {}, stmt, "statement")
@@ -225,6 +330,14 @@ class Statements:
             return
         if isinstance(value, gast.Lambda) and len(targets) == 1 and isinstance(first, gast.Name):
             self.local_function(first.id, value)
+            return
+        written = self.written_by(value) if len(targets) == 1 \
+            and isinstance(first, gast.Name) else None
+        if written is not None:
+            # z = np.nan_to_num(y, copy=False), z = np.add(a, b, out=y): y changes in
+            # place (a statement of its own), and z is y itself
+            self.statement(located(gast.Expr(value=value), stmt))
+            self.assign(targets, clone(written), stmt)
             return
         closure = self.closure_call(value)
         if closure is not None:  # flat, unflatten = flatten(params): inlined, see calls.py
@@ -305,6 +418,7 @@ class Statements:
         One updated through another name (``h = x; h[0] = v``) is copied whole, the
         arrays a list holds too; and each updated one is checked first against the
         other arguments, which must not share its memory (argument_updates.py)."""
+        self.check_replaced_in_place()
         found = argument_updates(self.func, self.params, self.callee)
         for param in (p for p in self.params if p in found.checked and len(self.params) > 1):
             self.out.append(entry_check(param, self.params, found, self.parsed.filename))

@@ -20,10 +20,11 @@ from .derive import linear
 from .registry import adjoint, nondifferentiable, tangent
 
 
-@linear(np.array, "object", name="np.array", keywords=("dtype",))
-def array(out, d_out, object, dtype=None):  # noqa: A002 - mirrors numpy
+@linear(np.array, "object", name="np.array", keywords=("dtype",), unused=("copy",))
+def array(out, d_out, object, dtype=None, *, copy=True):  # noqa: A002 - mirrors numpy
     """A list or tuple gets a list of cotangents, one per element; an array
-    gets its cotangent cast back to its own dtype."""
+    gets its cotangent cast back to its own dtype.  (``copy=False`` may return
+    the array itself: the alias check follows that, see analysis/sharing.py.)"""
     if isinstance(object, (list, tuple)):
         return unpack_cotangent(d_out, object)
     return np.asarray(d_out, dtype=np.result_type(object))

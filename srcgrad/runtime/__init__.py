@@ -36,6 +36,7 @@ from __future__ import annotations
 
 from .accumulate import cotangent_buffer, scatter_add
 from .aliases import (
+    castable,
     held_at,
     is_basic_index,
     same_object,
@@ -214,6 +215,7 @@ __all__ = [
     "untouched_except",
     "sequence_operand",
     "unpacked",
+    "castable",
     "held_at",
     "window",
     "window_by",

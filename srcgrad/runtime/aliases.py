@@ -28,6 +28,7 @@ import numpy as np
 from .errors import error_at
 
 __all__ = [
+    "castable",
     "held_at",
     "is_basic_index",
     "same_object",
@@ -69,7 +70,12 @@ def untouched(other, base, index, message, where=None):
     ``base += v`` on a number, NumPy scalar or tuple rebinds ``base``: nothing
     sees it (on a list it extends the list in place).
     Setting an item of a list or dict changes that container, which only another
-    name for it (or a container holding it) sees."""
+    name for it (or a container holding it) sees.  ``y.flat`` stands for all of
+    the array ``y`` (its flat index is not ``y``'s)."""
+    if isinstance(other, np.flatiter):
+        other = other.base
+    if isinstance(base, np.flatiter):
+        base, index = base.base, None
     if not isinstance(base, np.ndarray):
         if index is None and not isinstance(base, (list, dict)):
             return  # x += v on a number, a NumPy scalar, a tuple: a new object
@@ -109,6 +115,32 @@ def same_or_untouched(other, base, index, message, where=None) -> bool:
         return True
     untouched(other, base, index, message, where)
     return False
+
+
+def castable(into, value, call, *args, **kwargs) -> None:
+    """Before ``into[...] = value``, which generated code writes for
+    ``np.copyto(into, v)`` or a ufunc's ``out=into`` (``call(*args, **kwargs)``):
+    where NumPy's casting rule for those, ``'same_kind'``, forbids writing
+    ``value``'s dtype into ``into``'s (a float into an int array), run the call
+    itself, which raises NumPy's own error before it writes anything; the
+    element assignment would truncate instead.
+
+        >>> castable(np.zeros(2), np.ones(2, np.float32), np.copyto, None, None)
+        >>> castable(np.zeros(2, int), 1.5, np.copyto, np.zeros(2, int), 1.5)
+        Traceback (most recent call last):
+        TypeError: Cannot cast scalar from dtype('float64') to dtype('int64') according to the rule 'same_kind'
+    """
+    if isinstance(into, np.ndarray):
+        if isinstance(value, (np.ndarray, np.generic)):
+            if np.can_cast(value.dtype, into.dtype, "same_kind"):
+                return
+        else:
+            try:  # a Python number or list: NumPy's own check, on a scratch array
+                np.copyto(np.empty(np.shape(value), into.dtype), value)
+                return
+            except (TypeError, ValueError, OverflowError):
+                pass
+    call(*args, **kwargs)
 
 
 def window(base, index):

@@ -1,0 +1,425 @@
+"""Calls that may return their input's memory, and calls that write into an array.
+
+``z = y.astype(np.float64, copy=False)``, ``np.array(y, copy=False)``,
+``y.conj()`` of a real array, ``np.asarray(y)``: NumPy returns ``y`` itself, so
+``z[0] = 5.0`` changes ``y`` too.  Each such program either works -- the value
+bit for bit, the gradient and the tangent against central differences, the
+caller's array untouched -- or is refused with a located srcgrad error; never a
+silently wrong number (found by review: the gradient flowed through the old
+``y[0]``).  ``np.nan_to_num(y, copy=False)`` changes ``y`` in place, and
+``np.copyto(y, v)`` or ``out=y`` into an int array raise NumPy's own error
+where NumPy does (the element write srcgrad makes of them would truncate)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from numeric import assert_bit_identical, assert_close, jvp_fd, numeric_grad, pure
+
+import srcgrad
+from srcgrad.errors import AliasedUpdateError, SrcGradError, UnsupportedSyntaxError
+
+X = np.array([0.31, 0.72, 1.13, 0.94])
+
+
+def _check(fn, x=X):
+    """Value bit for bit, gradient and tangent against central differences, and
+    the caller's array unchanged, in both modes."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        expected = pure(fn)(x)
+        fd = numeric_grad(pure(fn), [x], 0)
+        given = x.copy()
+        value, grad = srcgrad.value_and_grad(fn)(given)
+        assert_bit_identical(value, expected)
+        assert_close(grad, fd, what=f"{fn.__name__} gradient")
+        np.testing.assert_array_equal(given, x)  # the caller's array is left alone
+        direction = np.linspace(0.5, 1.5, x.size)
+        value, tangent = srcgrad.jvp(fn, (given,), (direction,))
+        assert_bit_identical(value, expected)
+        assert_close(tangent, jvp_fd(pure(fn), [x], [0], [direction]),
+                     what=f"{fn.__name__} tangent")
+        np.testing.assert_array_equal(given, x)
+
+
+def _refused(fn, kind, *words, x=X):
+    """Refused (at compile time or as the code runs) with a located ``kind``, in
+    both modes."""
+    for run in (lambda: srcgrad.grad(fn)(x.copy()),
+                lambda: srcgrad.jvp(fn, (x.copy(),), (np.ones(x.size),))):
+        with pytest.raises(kind) as info:
+            run()
+        err = info.value
+        assert err.filename and err.filename.endswith(".py") and err.lineno, err
+        for word in words:
+            assert word in err.message, err.message
+
+
+# -- calls that may return their operand itself: followed ----------------------------
+
+def astype_no_copy(x):
+    y = x * 2.0
+    z = y.astype(np.float64, copy=False)
+    z[0] = 5.0
+    return np.sum(y * x)
+
+
+def astype_own_dtype(x):
+    y = x * 2.0
+    z = y.astype(y.dtype, copy=False)
+    z[0] = 5.0
+    return np.sum(y * x)
+
+
+def astype_function_no_copy(x):
+    y = x * 2.0
+    z = np.astype(y, np.float64, copy=False)
+    z[0] = 5.0
+    return np.sum(y * x)
+
+
+def astype_float32_is_a_copy(x):
+    y = x * 2.0
+    z = y.astype(np.float32, copy=False)  # another dtype: a new array
+    z[0] = 5.0
+    return np.sum(y * x)  # (float32 values are too coarse for central differences)
+
+
+def array_no_copy(x):
+    y = x * 2.0
+    z = np.array(y, copy=False)
+    z[0] = 5.0
+    return np.sum(y * x)
+
+
+def array_copy_if_needed(x):
+    y = x * 2.0
+    z = np.array(y, copy=None)
+    z[0] = 5.0
+    return np.sum(y * x)
+
+
+def conj_of_real(x):
+    y = x * 2.0
+    z = y.conj()  # a real array's conj() is the array itself
+    z[0] = 5.0
+    return np.sum(y * x)
+
+
+def conjugate_of_real(x):
+    y = x * 2.0
+    z = y.conjugate()
+    z[0] = 5.0
+    return np.sum(y * x)
+
+
+def asarray_of_array(x):
+    y = x * 2.0
+    z = np.asarray(y)
+    z[0] = 5.0
+    return np.sum(y * x)
+
+
+def real_of_real(x):
+    y = x * 2.0
+    z = y.real
+    z[1] = 5.0
+    w = np.real(y)
+    w[2] = 3.0
+    return np.sum(y * x)
+
+
+def float64_of_array(x):
+    y = x * 2.0
+    z = np.float64(y)
+    z[0] = 5.0
+    return np.sum(y * x)
+
+
+def base_updated_then_alias_read(x):
+    y = x * 2.0
+    z = y.astype(np.float64, copy=False)
+    w = y.conj()
+    y[0] = 5.0
+    return np.sum(z * x) + np.sum(w * w)
+
+
+def argument_no_copy(x):
+    z = x.astype(np.float64, copy=False)
+    z[0] = 5.0
+    return np.sum(x * x)
+
+
+def argument_conj(x):
+    z = x.conj()
+    z[1] = 0.5
+    return np.sum(x * x)
+
+
+def argument_array_no_copy(x):
+    z = np.array(x, copy=False)
+    z[2] = 0.5
+    return np.sum(x * np.sin(x))
+
+
+def in_a_branch(x):
+    y = x * 2.0
+    if x[0] > 0:
+        z = y.astype(np.float64, copy=False)
+    else:
+        z = y * 1.0
+    z[0] = 5.0
+    return np.sum(y * x)
+
+
+def in_a_loop(x):
+    y = x * 2.0
+    for i in range(3):
+        z = np.asarray(y)
+        z[i] = z[i] * x[i]
+    return np.sum(y * x)
+
+
+def _scaled_first(a):
+    b = a.conj()
+    b[0] = b[0] * 3.0
+    return b
+
+
+def through_a_helper(x):
+    y = x * 2.0
+    t = y * 1.0
+    w = _scaled_first(t)
+    return np.sum(y * x) + np.sum(w * x)
+
+
+@pytest.mark.parametrize("fn", [
+    astype_no_copy, astype_own_dtype, astype_float32_is_a_copy, array_no_copy,
+    array_copy_if_needed, conj_of_real, conjugate_of_real, asarray_of_array, real_of_real,
+    float64_of_array, base_updated_then_alias_read, argument_no_copy, argument_conj,
+    argument_array_no_copy, in_a_branch, in_a_loop, through_a_helper,
+], ids=lambda f: f.__name__)
+def test_calls_returning_their_operand_are_followed(fn):
+    _check(fn)
+
+
+@pytest.mark.skipif(not hasattr(np, "astype"), reason="np.astype is NumPy 2's")
+def test_astype_function_without_copy():
+    _check(astype_function_no_copy)
+
+
+# -- pieces and holders of the array: refused, located ------------------------------
+
+def split_piece(x):
+    y = x * 2.0
+    z = np.split(y, 2)[0]
+    z[0] = 5.0
+    return np.sum(y * x)
+
+
+def hsplit_piece(x):
+    y = x * 2.0
+    z = np.hsplit(y, 2)[1]
+    z[0] = 5.0
+    return np.sum(y * x)
+
+
+def dict_item(x):
+    y = x * 2.0
+    z = dict(a=y)["a"]  # noqa: C408 - the call, not a display, is the case
+    z[0] = 5.0
+    return np.sum(y * x)
+
+
+def flat_iterator(x):
+    y = x * 2.0
+    z = y.flat
+    z[0] = 5.0
+    return np.sum(y * x)
+
+
+@pytest.mark.parametrize("fn", [split_piece, hsplit_piece], ids=lambda f: f.__name__)
+def test_pieces_of_the_array_are_refused(fn):
+    _refused(fn, AliasedUpdateError, "shares its memory", "copy")
+
+
+def test_an_item_of_a_dict_built_by_dict_is_refused():
+    with pytest.raises(AliasedUpdateError) as info:
+        srcgrad.grad(dict_item)(X.copy())
+    assert info.value.lineno and "shares its memory" in info.value.message
+    with pytest.raises(SrcGradError) as info:  # (forward mode has no rule for dict())
+        srcgrad.jvp(dict_item, (X.copy(),), (np.ones(4),))
+    assert info.value.lineno
+
+
+def test_flat_iterator_is_refused():
+    with pytest.raises(AliasedUpdateError) as info:
+        srcgrad.grad(flat_iterator)(X.copy())
+    assert info.value.lineno and "copy" in info.value.message
+    with pytest.raises(SrcGradError):  # no tangent rule for .flat: refused, located
+        srcgrad.jvp(flat_iterator, (X.copy(),), (np.ones(4),))
+
+
+def split_piece_not_read_back(x):
+    y = x * 2.0
+    z = np.split(y, 2)[0]
+    z[0] = 5.0
+    return np.sum(z * x[:2])
+
+
+def test_a_piece_updated_without_its_base_read_works():
+    _check(split_piece_not_read_back)
+
+
+# -- np.nan_to_num(y, copy=False): y changes in place -------------------------------
+
+def nan_to_num_value(x):
+    y = np.log(x - 0.5)  # NaN where x < 0.5
+    z = np.nan_to_num(y, copy=False, nan=0.0)
+    return np.sum(y * x) + np.sum(z)
+
+
+def nan_to_num_statement(x):
+    y = np.log(x - 0.5)
+    np.nan_to_num(y, copy=False, nan=0.25)
+    return np.sum(y * x)
+
+
+def nan_to_num_positional(x):
+    y = np.log(x - 0.5)
+    np.nan_to_num(y, False, 0.5)
+    return np.sum(y * x)
+
+
+def nan_to_num_in_a_loop(x):
+    y = x * 1.0
+    for _ in range(3):
+        y = np.log(y)
+        np.nan_to_num(y, copy=False, nan=1.0, neginf=2.0)
+    return np.sum(y * x)
+
+
+def nan_to_num_copy(x):
+    y = np.log(x - 0.5)
+    z = np.nan_to_num(y, copy=True)
+    return np.sum(np.nan_to_num(y) * x) + np.sum(z)
+
+
+@pytest.mark.parametrize("fn", [nan_to_num_value, nan_to_num_statement, nan_to_num_positional,
+                                nan_to_num_in_a_loop, nan_to_num_copy],
+                         ids=lambda f: f.__name__)
+def test_nan_to_num_without_copy_changes_its_array(fn):
+    _check(fn)
+
+
+def nan_to_num_nested(x):
+    y = np.log(x - 0.5)
+    s = np.sum(np.nan_to_num(y, copy=False))
+    return s + np.sum(y * x)
+
+
+def nan_to_num_copy_unknown(x, copy=False):
+    y = np.log(x - 0.5)
+    np.nan_to_num(y, copy=copy)
+    return np.sum(y * x)
+
+
+def out_nested(x):
+    y = np.zeros(4)
+    s = np.sum(np.add(x, x, out=y))
+    return s + np.sum(y * x)
+
+
+def test_in_place_calls_inside_expressions_are_refused():
+    _refused(nan_to_num_nested, UnsupportedSyntaxError, "statement of its own")
+    _refused(nan_to_num_copy_unknown, UnsupportedSyntaxError, "copy=False")
+    _refused(out_nested, UnsupportedSyntaxError, "out=", "statement of its own")
+
+
+# -- out= and np.copyto: written in, with NumPy's casting check ----------------------
+
+def out_value(x):
+    y = np.zeros(4)
+    z = np.multiply(x, x, out=y)
+    z[1] = 0.5
+    return np.sum(y * x)
+
+
+def clip_out(x):
+    y = x * 2.0
+    z = np.clip(y, 0.0, 2.0, out=y)
+    z[0] = 5.0
+    return np.sum(y * x)
+
+
+def out_then_copyto(x):
+    y = np.zeros(4)
+    np.add(x, x, out=y)
+    np.copyto(y, x * 3.0)
+    return np.sum(y * x)
+
+
+def copyto_int_into_int(x):
+    y = np.zeros(4, dtype=int)
+    np.copyto(y, 2)
+    np.multiply(y, 3, out=y)
+    return np.sum(y * x)
+
+
+def copyto_in_a_loop(x):
+    y = np.zeros(4)
+    acc = 0.0
+    for i in range(3):
+        np.copyto(y, x * i)
+        np.sin(y, out=y)
+        acc = acc + np.sum(y * x)
+    return acc
+
+
+@pytest.mark.parametrize("fn", [out_value, clip_out, out_then_copyto, copyto_int_into_int,
+                                copyto_in_a_loop], ids=lambda f: f.__name__)
+def test_writes_into_an_array_differentiate(fn):
+    _check(fn)
+
+
+def copyto_float_into_int(x):
+    y = np.zeros(4, dtype=int)
+    np.copyto(y, x)
+    return np.sum(y * x)
+
+
+def out_float_into_int(x):
+    y = np.zeros(4, dtype=int)
+    np.add(x, x, out=y)
+    return np.sum(y * x)
+
+
+def copyto_scalar_into_int(x):
+    y = np.zeros(4, dtype=np.int8)
+    np.copyto(y, 1.5)
+    return np.sum(y * x)
+
+
+def out_float32(x):
+    y = np.zeros(4, dtype=np.float32)
+    np.add(x, x, out=y)
+    np.copyto(y, x * 3.0)
+    return np.sum(y * x)
+
+
+def test_casts_numpy_allows_keep_its_values():
+    value, _ = srcgrad.value_and_grad(out_float32)(X.copy())
+    assert_bit_identical(value, out_float32(X.copy()))
+    value, _ = srcgrad.jvp(out_float32, (X.copy(),), (np.ones(4),))
+    assert_bit_identical(value, out_float32(X.copy()))
+
+
+@pytest.mark.parametrize("fn", [copyto_float_into_int, out_float_into_int,
+                                copyto_scalar_into_int], ids=lambda f: f.__name__)
+def test_casts_numpy_refuses_raise_as_in_numpy(fn):
+    with pytest.raises(TypeError) as python:
+        fn(X.copy())
+    for run in (lambda: srcgrad.value_and_grad(fn)(X.copy()),
+                lambda: srcgrad.jvp(fn, (X.copy(),), (np.ones(4),))):
+        with pytest.raises(type(python.value)) as ours:
+            run()
+        assert str(ours.value) == str(python.value)
