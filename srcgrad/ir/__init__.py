@@ -50,6 +50,7 @@ class Builder:
 BUILD_TUPLE = Builder("tuple display")
 BUILD_LIST = Builder("list display")
 BUILD_DICT = Builder("dict display")
+BUILD_NAMEDTUPLE = Builder("named tuple")  # P(a, b) for a named tuple class P
 GETATTR = Builder("attribute")
 CONCAT = Builder("sequence +")      # a + b of tuples or lists (see srcgrad.sequences)
 REPEAT = Builder("sequence *")      # a * n of a tuple or list
@@ -101,6 +102,11 @@ class Program:
 
 def names_in(node) -> list[str]:
     """Names loaded anywhere in ``node``, in order of first appearance."""
+    kind = type(node)
+    if kind is gast.Name:  # most operands in A-normal form: no walk
+        return [] if isinstance(node.ctx, gast.Store) else [node.id]
+    if kind is gast.Constant:
+        return []
     seen = {}
     name, store = gast.Name, gast.Store
     for sub in walk(node):

@@ -39,7 +39,7 @@ Sound when the folded expression sees the values its own statement saw:
 * never into a while test, a for header, a comprehension or a lambda (run
   again, or later); an ``if`` test runs once.
 
-``_Tidy`` is exact (negation commutes with IEEE products and quotients;
+``_tidy`` is exact (negation commutes with IEEE products and quotients;
 scaling by a power of two cancels) barring overflow or underflow of ``2 * m``,
 and only ever touches cotangents.  Tested by tests/optimize/test_optimize_soundness.py
 (``fold_across_rebinding``, ``while_test_temporary``, ``parallel_swap_then_use``).
@@ -94,11 +94,11 @@ def _fold_block(stmts, single, arithmetic) -> list:
             stmt.comment_before = (getattr(gone, "comment_before", [])
                                    + getattr(stmt, "comment_before", []))
             folded = True
-        out.append(_Tidy().visit(stmt) if folded else stmt)
+        out.append(_tidy(stmt) if folded else stmt)
     return out
 
 
-class _Tidy(gast.NodeTransformer):
+def _tidy(node):
     """What folding cotangents together produces, written more simply, with the
     same floating-point result:
 
@@ -107,10 +107,19 @@ class _Tidy(gast.NodeTransformer):
       with negation;
     * ``a / (2 * m) * (2 * k)`` -> ``a / m * k`` (``sqrt`` of ``k ** 2 + 1``):
       scaling by a power of two is exact, so the twos cancel.
-    """
 
-    def visit_BinOp(self, node):
-        self.generic_visit(node)
+    Children first, in field order (as a ``NodeTransformer`` would, without
+    its dispatch per node); ``node`` is changed in place and returned.
+    """
+    for field in node._fields:
+        value = getattr(node, field, None)
+        if type(value) is list:
+            for item in value:
+                if isinstance(item, gast.AST):
+                    _tidy(item)
+        elif isinstance(value, gast.AST):
+            _tidy(value)
+    if type(node) is gast.BinOp:
         if isinstance(node.op, (gast.Add, gast.Sub)):
             positive = _without_sign(node.right)
             if positive is not None:
@@ -122,7 +131,7 @@ class _Tidy(gast.NodeTransformer):
             same, factor = _scaled(node.right)
             if scale is not None and scale == same:
                 node.left.right, node.right = divisor, factor
-        return node
+    return node
 
 
 def _scaled(node):
