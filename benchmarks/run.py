@@ -393,7 +393,65 @@ def numba_backend(scale):
     return row
 
 
-def numba_table(row) -> str:
+NUMBA_FUSED_TARGET = 0.5       # issue 19: the 30-op chain's gradient / the careful hand one
+
+_NUMBA_FUSED_PROCESS = """
+import sys, time
+sys.path[:0] = {paths!r}
+import numpy as np
+start = time.perf_counter()
+import srcgrad, workloads
+g = srcgrad.grad(workloads.elementwise_loss, backend="numba")
+g(workloads.elementwise_args(np.random.default_rng(3))[0])
+elapsed = time.perf_counter() - start
+names = g._shown.functions[0].__globals__
+hits = sum(sum(v.stats.cache_hits.values()) for k, v in names.items() if k.startswith("fused_"))
+print(hits, elapsed)
+"""
+
+
+def numba_elementwise(scale):
+    """The 30-op elementwise chain's gradient with ``backend="numba"`` (its
+    elementwise runs fused into numba kernels) against the careful hand
+    gradient, and the first call in two fresh processes sharing a cache: the
+    second should load every kernel from numba's disk cache."""
+    try:
+        import numba  # noqa: F401, PLC0415 - optional
+    except ImportError:
+        return {"status": "numba not installed"}
+    g = srcgrad.grad(workloads.elementwise_loss, backend="numba")
+    args = workloads.elementwise_args(np.random.default_rng(3))
+    got, want = g(*args), workloads.elementwise_hand(*args)
+    if not _close((got,), want, 1e-9, 1e-12):
+        return {"status": "numba gradient differs from the hand gradient"}
+    numpy_g = srcgrad.grad(workloads.elementwise_loss)
+    if not np.array_equal(got, numpy_g(*args)):
+        return {"status": "numba gradient differs from the NumPy backend's bits"}
+    samples = interleaved({"numba": lambda: g(*args), "numpy": lambda: numpy_g(*args),
+                           "careful": lambda: workloads.elementwise_hand(*args)},
+                          max(3, int(11 * scale)), 1)
+    ratios = [a / b for a, b in zip(samples["numba"], samples["careful"])]
+    row = {"numba_ms": statistics.median(samples["numba"]) * 1e3,
+           "numpy_ms": statistics.median(samples["numpy"]) * 1e3,
+           "hand_ms": statistics.median(samples["careful"]) * 1e3,
+           "ratio": statistics.median(ratios),
+           "kernels": g.source.count("\ndef fused_")}
+    code = _NUMBA_FUSED_PROCESS.format(paths=[str(HERE), str(HERE.parent)])
+    with tempfile.TemporaryDirectory() as cache:
+        env = {**os.environ, "SRCGRAD_CACHE_DIR": cache}
+        firsts = []
+        for _ in range(2):
+            done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                                  text=True, timeout=600, check=False)
+            if done.returncode:
+                return {**row, "status": "a fresh process failed: " + done.stderr[-200:]}
+            hits, seconds = done.stdout.split()[-2:]
+            firsts.append((int(hits), float(seconds) * 1e3))
+    (_, row["first_ms"]), (row["second_hits"], row["second_process_ms"]) = firsts
+    return row
+
+
+def numba_table(row, fused=None) -> str:
     """The numba rows as Markdown."""
     lines = ["| backend=\"numba\" | numba ms | careful ms | ratio | target | met | "
              "first call, fresh process ms | same, second process ms |",
@@ -406,8 +464,18 @@ def numba_table(row) -> str:
                      f"{_met(row['ratio'], NUMBA_TARGET)} | "
                      f"{row.get('first_ms', float('nan')):.0f} | "
                      f"{row.get('second_process_ms', float('nan')):.0f} |")
-    lines.append("| elementwise | - | - | runs the NumPy code (array chains are not fused: "
-                 "docs/backends.md) | <= 0.5 | no | - | - |")
+    fused = fused or {"status": "not run"}
+    if "ratio" not in fused:
+        lines.append(f"| elementwise | - | - | {fused['status']} | <= {NUMBA_FUSED_TARGET} "
+                     f"| no | - | - |")
+    else:
+        lines.append(f"| elementwise ({fused['kernels']} fused kernels; NumPy backend "
+                     f"{_fmt_ms(fused['numpy_ms'])} ms) | {_fmt_ms(fused['numba_ms'])} "
+                     f"| {_fmt_ms(fused['hand_ms'])} | {fused['ratio']:.2f} "
+                     f"| <= {NUMBA_FUSED_TARGET} | {_met(fused['ratio'], NUMBA_FUSED_TARGET)} "
+                     f"| {fused.get('first_ms', float('nan')):.0f} "
+                     f"| {fused.get('second_process_ms', float('nan')):.0f} "
+                     f"({fused.get('second_hits', 0)} kernels from numba's disk cache) |")
     return "\n".join(lines) + "\n"
 
 
@@ -726,7 +794,8 @@ def main(argv=None):
     scaling = [] if opts.no_scaling else workloads.SCALING
     if opts.only:
         names = set(opts.only.split(","))
-        unknown = names - {w.name for w in chosen} - {s.name for s in workloads.SCALING}
+        unknown = names - {w.name for w in chosen} - {s.name for s in workloads.SCALING} \
+            - {"numba"}  # --only numba: the backend="numba" rows alone
         if unknown:
             parser.error(f"unknown workloads: {', '.join(sorted(unknown))}")
         chosen = [w for w in chosen if w.name in names]
@@ -765,9 +834,9 @@ def main(argv=None):
         overhead_rows = wrapper_overhead(2_000 if opts.quick else 20_000)
 
     text = tables(rows, compile_rows, overhead_rows, tools, import_rows, scaling_rows, memory)
-    if not opts.only:
+    if not opts.only or "numba" in opts.only.split(","):
         say("numba backend benchmark")
-        text += "\n" + numba_table(numba_backend(scale))
+        text += "\n" + numba_table(numba_backend(scale), numba_elementwise(scale))
     print()
     print(text)
     for r in rows:

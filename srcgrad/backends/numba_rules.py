@@ -41,6 +41,7 @@ import weakref
 from pathlib import Path
 
 import numba
+import numpy as np
 from numba import types
 from numba.core import ir as numba_ir
 from numba.core.dispatcher import Dispatcher
@@ -489,6 +490,68 @@ def _compile_joined(run, backward, cotangent, args) -> str:
     return verdicts[signature]
 
 
+def fits(kernel, *arrays) -> bool:
+    """Whether the fused ``kernel`` (:mod:`.numba_fusion`) may compute its run for
+    ``arrays``, the values of the names it reads: each a C-contiguous float64
+    ``ndarray`` (not a subclass, a Dask or CuPy array, a number or a view with
+    strides) of one shape, and numba compiled the kernel for them (at the
+    first call of each kind, before it runs; a failure is remembered and the
+    NumPy code runs from then on).  Otherwise the NumPy statements run."""
+    shape = None
+    for a in arrays:
+        if type(a) is not np.ndarray or a.dtype != _FLOAT64 or \
+                not (a.flags.c_contiguous or a.ndim == 1):  # (strided 1-d: see flat())
+            return False
+        if shape is None:
+            shape = a.shape
+        elif a.shape != shape:
+            return False
+    if not shape:  # no array, or 0-d ones: NumPy's own scalars
+        return False
+    key = (kernel, len(shape), tuple((a.flags.writeable, a.flags.c_contiguous) for a in arrays))
+    verdict = _FITTED.get(key)
+    if verdict is None:
+        _importable(kernel.py_func.__globals__, kernel.py_func.__code__.co_filename)
+        try:
+            written = kernel.py_func.__code__.co_argcount - len(arrays)  # blank()'s arrays
+            kernel.compile(tuple(numba.typeof(a) for a in arrays)
+                           + (types.Array(types.float64, len(shape), "C"),) * written)
+            verdict = True
+        except Exception:  # noqa: BLE001 - numba's typing, or a crash inside numba
+            verdict = False
+        _FITTED[key] = verdict
+    return verdict
+
+
+def blank(like, count: int) -> tuple:
+    """``count`` new float64 arrays of ``like``'s shape, for a fused kernel to
+    write.  NumPy allocates them, not numba: NumPy asks the kernel for huge
+    pages for big arrays, and numba's allocator's 4 KiB page faults made an
+    18-output kernel on 1e6 floats twice as slow as its arithmetic."""
+    return tuple(np.empty(like.shape) for _ in range(count))
+
+
+def flat(array):
+    """``array``'s elements in one dimension, for a fused kernel to index: a view
+    of a C-contiguous array; a 1-d array with other strides (a cotangent
+    broadcast from a number, strides 0) as it is."""
+    return array.reshape(-1)
+
+
+@overload(flat)
+def _flat(array):
+    if isinstance(array, types.Array) and array.layout == "C":
+        return lambda array: array.reshape(-1)
+    if isinstance(array, types.Array) and array.ndim == 1:
+        return lambda array: array
+    return None
+
+
+_FLOAT64 = np.dtype(np.float64)
+#: Per kernel, number of dimensions and writeable flags: whether numba compiled it.
+_FITTED: dict = {}
+
+
 def finite(result) -> bool:
     """No NaN or Inf in ``result`` (a number, or tuples of them)."""
     if type(result) is tuple:
@@ -534,4 +597,4 @@ def _summary(exc: Exception) -> str:
     return text if len(text) <= 160 else text[:157] + "..."
 
 
-__all__ = ["compile_for", "finite", "guarded", "power", "pullback", "split"]
+__all__ = ["blank", "compile_for", "finite", "fits", "flat", "guarded", "power", "pullback", "split"]

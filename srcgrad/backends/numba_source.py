@@ -58,6 +58,8 @@ from __future__ import annotations
 import ast
 from dataclasses import replace
 
+from .numba_fusion import fuse
+
 #: The runtime helpers :mod:`.numba_rules` teaches numba (for Python floats and ints).
 HELPERS = frozenset({"expand", "grad_like", "grad_seed", "in_place", "match_complex", "signum",
                      "signum_grad", "tangent_like", "unbroadcast", "zero_tangent", "zeros_grad"})
@@ -69,21 +71,24 @@ _RUNTIME = "from srcgrad.runtime import "
 _NUMBERS = (bool, int, float)
 
 
-def decorate(generated, cache: bool = True):
-    """``generated`` (a :class:`~..pipeline.Generated`) with the source numba compiles."""
-    return replace(generated, source=rewrite(generated.source, generated.bindings, cache))
+def decorate(generated, cache: bool = True, inexact: str = "never"):
+    """``generated`` (a :class:`~..pipeline.Generated`) with the source numba
+    compiles; ``inexact`` is :func:`.numba_fusion.fuse`'s."""
+    return replace(generated, source=rewrite(generated.source, generated.bindings, cache,
+                                             inexact))
 
 
-def rewrite(source: str, bindings: dict, cache: bool = True) -> str:
-    """The module ``source`` decorated for numba, or with a note saying why not."""
+def rewrite(source: str, bindings: dict, cache: bool = True, inexact: str = "never") -> str:
+    """The module ``source`` decorated for numba, or with a note saying why not
+    and its elementwise runs fused into kernels (:mod:`.numba_fusion`)."""
     reason = refusal(source, bindings)
     if reason is not None:
-        return noted(source, f"not compiled: {reason}")
+        return noted(fuse(source, inexact, cache), f"not compiled: {reason}")
     lines = source.splitlines()
     try:
         powers = _powers(lines)
     except ValueError as exc:
-        return noted(source, f"not compiled: {exc}")
+        return noted(fuse(source, inexact, cache), f"not compiled: {exc}")
     at = next((i for i, line in enumerate(lines) if line.startswith(_RUNTIME)), None)
     if at is None:  # no helpers imported: after the last import of the header
         at = max((i + 1 for i, line in enumerate(lines)
@@ -251,7 +256,8 @@ def in_memory(source: str) -> str:
     """``source`` for a module that could not be written to a file after all (an
     unwritable cache directory): numba's disk cache needs the file, so its
     decorators lose ``cache=True``."""
-    return source.replace("\n@numba.njit(cache=True)\n", "\n@numba.njit\n")
+    return source.replace("\n@numba.njit(cache=True)\n", "\n@numba.njit\n").replace(
+        "\n@numba.njit(cache=True, ", "\n@numba.njit(")
 
 
 def noted(source: str, note: str) -> str:

@@ -1,0 +1,216 @@
+"""backend="numba" on arrays: runs of elementwise statements fused into kernels.
+
+The module stays NumPy code (numba cannot type its array helpers); each run
+of elementwise statements becomes one generated loop kernel, called where
+``fits()`` finds float64 arrays of one shape, the NumPy statements in the
+``else`` branch (srcgrad/backends/numba_fusion.py).  Kernels use only
+operations whose bits are NumPy's (``+ - * /``, ``** 2``, ``sqrt``, ``abs``,
+and ``sin``/``cos``, which NumPy's float64 loops take from the same C
+library), so values and gradients are the NumPy backend's bit for bit; exp,
+log and tanh end a run (NumPy's SIMD loops are faster, and other bits).
+"""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import srcgrad
+
+numba = pytest.importorskip("numba")
+from srcgrad.backends import numba_rules
+
+
+def chain(x):
+    """The benchmark's elementwise chain, shorter: exp, log and tanh split it."""
+    a = np.sin(x)
+    b = np.exp(a)
+    c = a * b
+    d = c + x
+    e = np.tanh(d)
+    f = e * x
+    g = np.cos(f)
+    h = g + 2.0
+    i = np.log(h)
+    k = i * e - a
+    m = np.sqrt(k * k + 1.0)
+    n = m / h
+    s = np.where(n > 0.5, n ** 2, -n) * g
+    return np.sum(s * m + np.abs(k))
+
+
+def two(x, y):
+    """Two arguments: fused where they have one shape, NumPy where they broadcast."""
+    u = x * y + np.sin(x)
+    v = u / (1.0 + y * y)
+    w = np.cos(v) * u - v
+    return np.sum(w * w)
+
+
+def looped(x, n):
+    """A chain inside a loop body and a branch, and one in a helper."""
+    s = 0.0
+    for i in range(n):
+        if i % 2 == 0:
+            x = x * 0.9 + np.sin(x) * 0.1
+            x = x - 0.05 * x * x
+        else:
+            x = helper(x)
+        s = s + np.sum(x * x)
+    return s
+
+
+def helper(x):
+    y = np.cos(x) * x + 0.5
+    return y / (1.0 + x * x)
+
+
+def kernels_ran():
+    return [key for key, ok in numba_rules._FITTED.items() if ok]
+
+
+def central(f, x, h=1e-6):
+    out = np.zeros_like(x)
+    flat = x.reshape(-1)
+    for j in range(flat.size):
+        e = np.zeros_like(flat)
+        e[j] = h
+        out.reshape(-1)[j] = (f((flat + e).reshape(x.shape)) - f((flat - e).reshape(x.shape))) \
+            / (2 * h)
+    return out
+
+
+@pytest.fixture
+def x():
+    return np.random.default_rng(19).uniform(-1.0, 1.0, 1000)
+
+
+def test_chain_gradient_is_numpy_backends_bit_for_bit(x):
+    g = srcgrad.grad(chain, backend="numba")
+    before = len(kernels_ran())
+    got = g(x)
+    assert np.array_equal(got, srcgrad.grad(chain)(x))
+    assert len(kernels_ran()) > before, g.source
+    small = x[:7].copy()
+    assert np.allclose(g(small), central(chain, small), rtol=1e-6, atol=1e-8)
+
+
+def test_source_shows_the_kernels_and_the_numpy_code(x):
+    g = srcgrad.grad(chain, backend="numba")
+    g(x)
+    source = g.source
+    assert "# backend numba: not compiled: it calls the runtime helper" in source
+    assert '@numba.njit(cache=True, error_model="numpy")\ndef fused_1(' in source
+    assert "    if fits(fused_1, " in source and "    else:\n" in source
+    assert "for index in range(" in source
+    assert "from srcgrad.backends.numba_rules import blank, fits, flat" in source
+    compile(source, "<fused>", "exec")
+    # exp, log and tanh stay NumPy statements, outside the kernels
+    kernel_text = source.split("\ndef grad_chain")[0]
+    assert "np.exp" not in kernel_text and "np.tanh" not in kernel_text
+    assert "np.sin(" in kernel_text and "np.sqrt(" in kernel_text
+
+
+def test_value_and_grad_value_is_the_functions_own(x):
+    value, grad = srcgrad.value_and_grad(chain, backend="numba")(x)
+    assert value == chain(x)
+    assert np.array_equal(grad, srcgrad.grad(chain)(x))
+
+
+def test_same_shapes_fuse_broadcast_shapes_fall_back():
+    rng = np.random.default_rng(3)
+    x, y = rng.normal(size=(6, 5)), rng.normal(size=(6, 5))
+    g = srcgrad.grad(two, wrt=(0, 1), backend="numba")
+    want = srcgrad.grad(two, wrt=(0, 1))
+    before = len(kernels_ran())
+    assert all(np.array_equal(a, b) for a, b in zip(g(x, y), want(x, y)))
+    assert len(kernels_ran()) > before  # 2-d arrays of one shape: the kernel ran
+    row = rng.normal(size=5)  # broadcast: fits() says no, the NumPy code runs
+    assert all(np.array_equal(a, b) for a, b in zip(g(x, row), want(x, row)))
+    # a strided view, float32, a 0-d array: NumPy code, the same values as NumPy's
+    view = rng.normal(size=(6, 10))[:, ::2]
+    assert all(np.array_equal(a, b) for a, b in zip(g(view, y), want(view, y)))
+    x32, y32 = x.astype(np.float32), y.astype(np.float32)
+    assert all(np.array_equal(a, b) for a, b in zip(g(x32, y32), want(x32, y32)))
+    zero = np.array(0.3)
+    assert all(np.array_equal(a, b) for a, b in zip(g(zero, zero), want(zero, zero)))
+    small = x[:2, :2].copy(), y[:2, :2].copy()
+    fd = central(lambda v: two(v, small[1]), small[0])
+    assert np.allclose(g(*small)[0], fd, rtol=1e-6, atol=1e-8)
+
+
+def test_fits_guard():
+    a = np.ones((3, 4))
+    kernel = numba.njit(lambda p, q, out: None)
+    assert not numba_rules.fits(kernel, a, np.ones((4,)))
+    assert not numba_rules.fits(kernel, a, 1.0)
+    assert not numba_rules.fits(kernel, a.astype(np.float32), a)
+    assert not numba_rules.fits(kernel, a.T, a.T)
+    assert not numba_rules.fits(kernel, np.ones(()), np.ones(()))
+    assert numba_rules.fits(kernel, a, a + 1)
+    # a 1-d cotangent broadcast from a number (strides 0) is indexed as it is
+    assert numba_rules.fits(kernel, np.broadcast_to(2.0, (5,)), np.ones(5))
+
+
+def test_loop_branch_and_helper_bit_for_bit(x):
+    g = srcgrad.grad(looped, backend="numba")
+    want = srcgrad.grad(looped)
+    assert np.array_equal(g(x, 5), want(x, 5))
+    small = x[:5].copy()
+    assert np.allclose(g(small, 5), central(lambda v: looped(v, 5), small),
+                       rtol=1e-6, atol=1e-8)
+    value, _ = srcgrad.value_and_grad(looped, backend="numba")(x, 4)
+    assert value == looped(x, 4)
+
+
+def test_vjp_and_jvp_on_arrays(x):
+    value, pullback = srcgrad.vjp(chain, x, backend="numba")
+    assert value == chain(x)
+    assert np.array_equal(pullback(1.0)[0], srcgrad.grad(chain)(x))
+    t = np.cos(x)
+    got = srcgrad.jvp(chain, (x,), (t,), backend="numba")
+    want = srcgrad.jvp(chain, (x,), (t,))
+    assert got[0] == want[0] == chain(x) and got[1] == want[1]
+
+
+def test_callers_arrays_are_not_written(x):
+    keep = x.copy()
+    srcgrad.grad(chain, backend="numba")(x)
+    srcgrad.grad(looped, backend="numba")(x, 3)
+    assert np.array_equal(x, keep)
+
+
+_PROCESS = textwrap.dedent("""
+    import json, sys, time
+    sys.path.insert(0, {tests!r})
+    import numpy as np
+    import test_numba_fusion as t
+    import srcgrad
+    x = np.random.default_rng(19).uniform(-1.0, 1.0, 1000)
+    g = srcgrad.grad(t.chain, backend="numba")
+    start = time.perf_counter()
+    grads = g(x)
+    elapsed = time.perf_counter() - start
+    names = g._shown.functions[0].__globals__
+    hits = sum(sum(v.stats.cache_hits.values()) for k, v in names.items()
+               if k.startswith("fused_"))
+    misses = sum(sum(v.stats.cache_misses.values()) for k, v in names.items()
+                 if k.startswith("fused_"))
+    print(json.dumps({{"grads": grads.tolist(), "hits": hits, "misses": misses,
+                      "seconds": elapsed}}))
+""")
+
+
+def test_second_process_loads_the_kernels_from_numbas_disk_cache(tmp_path):
+    env = {**os.environ, "SRCGRAD_CACHE_DIR": str(tmp_path / "cache")}
+    script = _PROCESS.format(tests=os.path.dirname(__file__))
+    runs = [json.loads(subprocess.run([sys.executable, "-c", script], env=env, check=True,
+                                      capture_output=True, text=True).stdout)
+            for _ in range(2)]
+    assert runs[0]["hits"] == 0 and runs[0]["misses"] > 0
+    assert runs[1]["hits"] == runs[0]["misses"] and runs[1]["misses"] == 0
+    assert runs[0]["grads"] == runs[1]["grads"]
