@@ -71,7 +71,6 @@ that needs one argument per parameter (a rule, a user function without
 
 from __future__ import annotations
 
-import builtins
 import functools
 import operator
 import types
@@ -83,8 +82,10 @@ from .. import ir
 from ..errors import SrcGradError
 from ..frontend.linker import is_user_function
 from ..frontend.parse import MISSING
-from ..ir.syntax import Renamer, clone, helper_ref, is_dict_view, load_name, located, source_of, walk
+from ..ir.syntax import clone, helper_ref, is_dict_view, load_name, source_of, walk
 from ..rules import registry
+from .iterators import IteratorLoops, builtin_ref
+from .loop_exits import LoopExits
 
 #: Methods that change the length of a list.
 _RESIZING = frozenset({"append", "extend", "insert", "pop", "remove", "clear"})
@@ -196,14 +197,6 @@ def _item(whole, i):
                           ctx=gast.Load())
 
 
-def builtin_ref(name):
-    """A reference to the builtin ``name`` (no variable of the user's can take its
-    place in what the passes read)."""
-    node = load_name(name)
-    node.helper = getattr(builtins, name)
-    return node
-
-
 def _takes_rest(fn, node, starred) -> bool:
     """``f(a, *t)`` for ``def f(x, *rest)``: ``t`` is ``rest``, whatever its length."""
     code = fn.__code__
@@ -245,7 +238,7 @@ def fixed_lengths(func) -> dict[str, int]:
     return {name: n for name, n in lengths.items() if n is not None}
 
 
-class _Desugarer(gast.NodeTransformer):
+class _Desugarer(LoopExits, IteratorLoops, gast.NodeTransformer):
     def __init__(self, normalizer, lengths):
         self.n = normalizer
         self.lengths = lengths
@@ -282,7 +275,8 @@ class _Desugarer(gast.NodeTransformer):
         node.orelse = self.visit_block(node.orelse)
         return node
 
-    visit_While = visit_If
+    def visit_While(self, node):
+        return self.while_loop(self.visit_If(node))
 
     def visit_Raise(self, node):
         return node
@@ -310,39 +304,13 @@ class _Desugarer(gast.NodeTransformer):
     # -- loops: zip and enumerate there are looped over, not built --------------------
     def visit_For(self, node):
         self.mark_iterated(node.iter)
-        return self.pulled(self.generic_visit(node))
-
-    def pulled(self, node):
-        """``for w in (e(a) for a in xs if c(a)): body`` -> ``for a in xs: if c(a):
-        w = e(a); body`` -- a loop over a generator (``map``, ``filter``, a
-        generator expression) pulls each item when it gets there, so ``e`` and
-        ``c`` see what earlier steps did (``filter(lambda v: f(v) > s, xs)`` with
-        ``s`` updated in the loop); listing the items first would not.  The
-        generator's own variables get fresh names (they are local to it in
-        Python).  One ``for`` clause, not async; others are left as they are."""
-        gen = node.iter
-        if not isinstance(gen, gast.GeneratorExp) or len(gen.generators) != 1 \
-                or gen.generators[0].is_async:
-            return node
-        clause = gen.generators[0]
-        own = sorted({n.id for n in walk(clause.target) if isinstance(n, gast.Name)})
-        renames = {name: self.fresh(name) for name in own}
-        rename = Renamer(renames)
-        target, elt = rename.visit(clause.target), rename.visit(gen.elt)
-        tests = [rename.visit(t) for t in clause.ifs]
-        body = [gast.copy_location(gast.Assign(targets=[node.target], value=elt,
-                                               type_comment=None), node), *node.body]
-        if tests:
-            test = tests[0] if len(tests) == 1 else gast.BoolOp(op=gast.And(), values=tests)
-            body = [gast.copy_location(gast.If(test=test, body=body, orelse=[]), node)]
-        loop = gast.For(target=target, iter=clause.iter, body=body, orelse=node.orelse,
-                        type_comment=None)
-        self.mark_iterated(clause.iter)
-        return located(gast.copy_location(loop, node), node)
+        return self.loop(self.generic_visit(node))  # see .loop_exits and .iterators
 
     def visit_comprehension(self, node):
         self.mark_iterated(node.iter)
-        return self.generic_visit(node)
+        node = self.generic_visit(node)
+        node.iter = self.taken_apart(node.iter, inline=True)  # see .iterators
+        return node
 
     def mark_iterated(self, node):
         if is_dict_view(node):  # for k, v in d.items(): the loop reads d[k]

@@ -213,10 +213,11 @@ def zip_strict_unequal(x, w):
 
 
 def test_zip_strict_raises_as_python_does():
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError) as python:
         zip_strict_unequal(X, W)
-    with pytest.raises(ValueError, match="strict=True"):
+    with pytest.raises(ValueError) as compiled:
         srcgrad.grad(zip_strict_unequal, wrt=1)(X, W)
+    assert str(compiled.value) == str(python.value)  # Python's own words
 
 
 def chain_(x, w):
