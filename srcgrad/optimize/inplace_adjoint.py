@@ -261,10 +261,6 @@ def _joined(a, b):
     return b if a == SCALAR else None
 
 
-def _mentioned(stmts) -> set[str]:
-    return {n.id for stmt in stmts for n in walk(stmt) if isinstance(n, gast.Name)}
-
-
 def _is_math(node) -> bool:
     return isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name) \
         and node.value.id == "math"
@@ -275,9 +271,13 @@ def _block(stmts, cotangents, skip, after, scalars) -> None:
     enclosing blocks' later statements)."""
     owned: set[str] = set()
     last = {}  # name -> the index of the last statement of the block mentioning it
-    for i, stmt in enumerate(stmts):
-        for name in _mentioned([stmt]):
-            last[name] = i
+    # each statement walked once, here (an assignment is rewritten only when
+    # its turn comes, so its nodes are still these then)
+    walked = [walk(stmt) for stmt in stmts]
+    for i, nodes in enumerate(walked):
+        for n in nodes:
+            if isinstance(n, gast.Name):
+                last[n.id] = i
 
     def later(at):
         """The names mentioned after ``stmts[at]`` (a set for a nested block)."""
@@ -298,19 +298,24 @@ def _block(stmts, cotangents, skip, after, scalars) -> None:
         target = stmt.targets[0].id
         owned.difference_update(_kept_reads(stmt.value))
         value, comment = stmt.value, None
-        if target in scalars or any(_is_math(n) for n in walk(value)):
+        commented = bool(getattr(stmt, "comment", None))  # keeps its own comment
+        # walk(stmt) is [stmt, its target, then the value's nodes and the target's ctx]
+        nodes = walked[at][2:]
+        if target in scalars or any(_is_math(n) for n in nodes):
             pass  # Python floats: nothing to write into, a helper call for nothing
         elif target in owned and target in cotangents and _is_sum_into(value, target):
-            comment = f"{target} {_SYMBOLS[type(value.op)]}= {source_of(value.right)}, in place"
+            if not commented:
+                comment = f"{target} {_SYMBOLS[type(value.op)]}= {source_of(value.right)}, " \
+                    "in place"
             value = _into(value, first=True)
         else:
             # an owned cotangent this statement reads once and nothing reads later
-            reads = [n.id for n in walk(value) if isinstance(n, gast.Name)]
+            reads = [n.id for n in nodes if isinstance(n, gast.Name)]
             dead = {n for n in set(reads) if n in owned and n in cotangents
                     and reads.count(n) == 1 and n not in after and last.get(n, -1) <= at}
             original = value
             value = _reuse_fresh(value, dead)
-            if _is_helper(value):
+            if _is_helper(value) and not commented:
                 # the arithmetic as written, then where its result goes
                 buffer = _buffer(value)
                 where = f"{buffer.id}'s array" if isinstance(buffer, gast.Name) \
