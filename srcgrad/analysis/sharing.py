@@ -170,7 +170,7 @@ def held_names(stmt) -> list[str]:
     if isinstance(stmt, gast.Expr) or ir.is_update(stmt) \
             or isinstance(stmt.targets[0], gast.Tuple):
         return []
-    if prim in (ir.BUILD_LIST, ir.BUILD_TUPLE, ir.BUILD_DICT):
+    if prim in (ir.BUILD_LIST, ir.BUILD_TUPLE, ir.BUILD_DICT, ir.BUILD_NAMEDTUPLE):
         args = op.args
     elif prim in (ir.CONCAT, ir.REPEAT) or copies_elements(stmt):
         # xs + [v], 2 * xs, list(xs), sorted(d): a new container of the same elements

@@ -58,25 +58,30 @@ from ..ir.syntax import (
     constant,
     keywords_of,
     load_name,
-    located,
     source_of,
     updated_in_place,
     walk,
 )
 from ..rules import registry
 from .inlining import returned_functions
+from .keywords import Keywords
+from .named_tuples import NamedTuples, is_named_tuple_class
+from .selections import Selections
 from .sugar import NON_DIFFERENTIABLE_BUILTINS, builtin_ref
 
 #: Primitives that take a function only to order items or to act on a
 #: cotangent: a lambda passed to them is a value, never differentiated through.
-TAKES_FUNCTIONS = (sorted, runtime.on_grad)
+TAKES_FUNCTIONS = (sorted, runtime.on_grad, runtime.index_of_max, runtime.index_of_min)
 
 #: Builtins that run or inspect code srcgrad cannot see.
 DYNAMIC = (exec, eval, compile, globals, locals, vars, __import__)
 
 
-class Calls:
-    """Calls and local functions (mixed into the normaliser)."""
+class Calls(Selections, NamedTuples, Keywords):
+    """Calls and local functions (mixed into the normaliser); the calls that pick
+    one item of a sequence are :class:`.selections.Selections`, those that build
+    a named tuple :class:`.named_tuples.NamedTuples`, ``**`` arguments
+    :class:`.keywords.Keywords`."""
 
     def callee(self, call):
         """The object a call's function refers to, when it is static."""
@@ -110,8 +115,8 @@ class Calls:
             # self.m(x) for a @staticmethod m: m(x); for a @classmethod: m(type(self), x)
             receiver = [] if static else [self.bound_value(self.receiver_type, func)] \
                 if isinstance(binding, classmethod) else [self.literal(func.value)]
-            args = [*receiver, *[self.literal(a) for a in node.args]]
-            kwargs = {kw.arg: self.literal(kw.value) for kw in node.keywords}
+            args = [*receiver, *[self.passed_value(a) for a in node.args]]
+            kwargs = {kw.arg: self.passed_value(kw.value) for kw in node.keywords}
             name = self.namer.fresh(method.__name__)
             self.free[name] = method
             expr = gast.Call(func=ir.name(name), args=args, keywords=keywords_of(kwargs))
@@ -121,6 +126,10 @@ class Calls:
         if self.is_local_pop(node):
             return self.popped(node)
         if isinstance(func, gast.Attribute) and not self.is_static(func):
+            cls = self.local_named_tuple(func)
+            call = None if cls is None else self.named_tuple_method(node, cls)
+            if call is not None:  # p.total(), p._replace(W=v) of a local P(...)
+                return self.call(call)
             classes = self.dispatchable(func)
             if classes:  # layer.forward(x), layer from a list of objects: by its class
                 result = self.dispatched(node, func, classes)
@@ -151,6 +160,11 @@ class Calls:
                 f"it can name when it compiles -- a global or local function, a parameter "
                 f"passed one, a method of an object -- so call that one (for a choice among "
                 f"a few, an if that calls each)", func)
+        if self.is_selection(node, prim):  # max(xs), max(xs, key=k, default=d)
+            result = self.selected(node, prim)
+            return result, ir.Op(operator.pos, [result], {}, node, f"{prim.__name__}()")
+        if is_named_tuple_class(prim):  # P(a, b=c): its fields in order
+            return self.named_tuple(node, prim)
         if returned_functions(prim):  # flatten(p) outside `flat, unflatten = flatten(p)`
             raise self.error(self.closure_use(prim), node)
         if is_user_function(prim) and any(self.is_local_function(a) for a in [
@@ -164,8 +178,8 @@ class Calls:
             receiver = self.bound_value(prim.__self__, node)
             name = self.namer.fresh(prim.__func__.__name__)
             self.free[name] = prim.__func__
-            args = [receiver, *[self.literal(a) for a in node.args]]
-            kwargs = {kw.arg: self.literal(kw.value) for kw in node.keywords}
+            args = [receiver, *[self.passed_value(a) for a in node.args]]
+            kwargs = {kw.arg: self.passed_value(kw.value) for kw in node.keywords}
             expr = gast.Call(func=ir.name(name), args=args, keywords=keywords_of(kwargs))
             op = ir.Op(prim.__func__, args, kwargs, node, f".{prim.__func__.__name__}()")
             op.receiver_type = type(prim.__self__)
@@ -199,8 +213,9 @@ class Calls:
             node = self.lambdas_as_values(node)
         elif not is_user_function(prim):
             self.refuse_passed_functions(node, prim)
-        args = [self.literal(a) for a in node.args]
-        kwargs = {kw.arg: self.literal(kw.value) for kw in node.keywords}
+        argument = self.passed_value if is_user_function(prim) else self.literal
+        args = [argument(a) for a in node.args]
+        kwargs = {kw.arg: argument(kw.value) for kw in node.keywords}
         if is_user_function(prim):
             self.check_caller_sees_no_update(prim, node)
         if is_user_function(prim) and prim.__code__.co_flags & inspect.CO_VARARGS:
@@ -212,6 +227,16 @@ class Calls:
             if getattr(node, "receiver_type", None) is not None:  # Dense_class.forward(obj, x)
                 op.receiver_type = node.receiver_type
         return expr, op
+
+    def passed_value(self, node):
+        """An argument of a user function: a list or tuple display is built into
+        a name first (``helper([a, b])``: ``t = [a, b]; helper(t)``), so that the
+        callee's parameter is a value the caller differentiates -- kept as a
+        display, it was taken as a constant, and its items got no gradient."""
+        if isinstance(node, (gast.List, gast.Tuple)) \
+                and not any(isinstance(e, gast.Starred) for e in node.elts):
+            return self.atom(node)
+        return self.literal(node)
 
     def refuse_passed_functions(self, node, prim) -> None:
         """A lambda or local function passed to a library function
@@ -237,64 +262,6 @@ class Calls:
         raise self.error(f"{what} can only be called here (srcgrad inlines it where it is "
                          f"called): it is passed to {name}, whose calls srcgrad cannot follow: "
                          f"{advice}", passed)
-
-    def expanded_keywords(self, node):
-        """``f(x, **{'axis': 0})`` -> ``f(x, axis=0)``, and ``f(x, **kw)`` for a
-        ``kw = {'axis': 0, 'w': w}`` assigned once at the top of the function
-        and only ever read by key (so its keys are those written) -> ``f(x,
-        axis=0, w=kw['w'])``: a constant value is written in (a rule may need
-        it, ``axis=0``), any other is read from the dict at the call."""
-        keywords = []
-        for kw in node.keywords:
-            if kw.arg is not None:
-                keywords.append(kw)
-                continue
-            value, read_from = kw.value, None
-            if isinstance(value, gast.Name):
-                value, read_from = self.keyword_dict(value), value
-            if not isinstance(value, gast.Dict) or not all(
-                    isinstance(k, gast.Constant) and isinstance(k.value, str)
-                    and k.value.isidentifier() for k in value.keys):
-                raise self.error(
-                    "'**' arguments are supported for a dict whose keys are known when the "
-                    "code is generated only: a dict written there ({'axis': 0}), or a name "
-                    "assigned one once at the top of the function and only read by key "
-                    "after; pass the keywords by name (axis=0)", kw.value)
-            for key, item in zip(value.keys, value.values):
-                if read_from is not None and not isinstance(constant_of(item), gast.Constant):
-                    item = gast.Subscript(value=clone(read_from), slice=clone(key),
-                                          ctx=gast.Load())
-                keywords.append(gast.copy_location(
-                    gast.keyword(arg=key.value, value=clone(item)), kw.value))
-        names = [kw.arg for kw in keywords]
-        for name in names:
-            if names.count(name) > 1:
-                raise self.error(f"keyword argument '{name}' is given more than once", node,
-                                 SrcGradError)
-        return gast.copy_location(gast.Call(func=node.func, args=node.args,
-                                            keywords=keywords), node)
-
-    def keyword_dict(self, name):
-        """The dict literal the local ``name`` holds at a ``**name``, when it is
-        assigned once, at the top of the function, and every other use of it is
-        a read of one key (nothing can add a key); None otherwise."""
-        if name.id not in self.locals or self.assignments.get(name.id, 0) != 1 \
-                or name.id not in self.env:  # (not assigned yet: Python raises NameError)
-            return None
-        found = [s.value for s in self.func.body if isinstance(s, gast.Assign)
-                 and isinstance(s.value, gast.Dict) and len(s.targets) == 1
-                 and isinstance(s.targets[0], gast.Name) and s.targets[0].id == name.id]
-        if len(found) != 1 or None in found[0].keys:
-            return None
-        allowed = {id(n.value) for n in walk(self.func) if isinstance(n, gast.keyword)
-                   and n.arg is None}
-        allowed |= {id(n.value) for n in walk(self.func) if isinstance(n, gast.Subscript)
-                    and isinstance(n.ctx, gast.Load) and isinstance(n.slice, gast.Constant)}
-        for n in walk(self.func):
-            if isinstance(n, gast.Name) and n.id == name.id and isinstance(n.ctx, gast.Load) \
-                    and id(n) not in allowed:
-                return None  # kw.update(...), g(kw), kw passed on: its keys may change
-        return found[0]
 
     def passed_functions(self, fn, node) -> tuple:
         """The functions a call of the user function ``fn`` passes it -- a NumPy
@@ -331,90 +298,6 @@ class Calls:
                 or isinstance(value, (type, np.ndarray, types.ModuleType)):
             return MISSING
         return value
-
-    def is_local_pop(self, node) -> bool:
-        """``xs.pop()`` or ``xs.pop(k)`` (``k`` a constant >= 0, or -1) on a list
-        this function builds and only ever reads, appends to and pops from --
-        never passes or stores, so no other name sees it change: the item read
-        and the list rebound to the rest (:meth:`popped`)."""
-        func = node.func
-        if not isinstance(func, gast.Attribute) or func.attr != "pop" or node.keywords \
-                or not isinstance(func.value, gast.Name) or len(node.args) > 1:
-            return False
-        if node.args and not (isinstance(node.args[0], gast.Constant)
-                              and type(node.args[0].value) is int and node.args[0].value >= 0
-                              or constant_of(node.args[0]) is not None
-                              and source_of(node.args[0]) == "-1"):
-            return False
-        name = func.value.id
-        if name in self.params or name not in self.locals or name in self.local_functions:
-            return False
-        return name in self.__dict__.setdefault("popped_lists", {}) or \
-            self.popped_lists.setdefault(name, self.private_list(name))
-
-    def private_list(self, name) -> bool:
-        """Whether the local ``name`` is only ever bound to a new list (a display,
-        a comprehension, ``list(...)``) and only read by indexing, ``len``, a
-        test (``while xs``, ``not xs``), ``.append`` and ``.pop`` (not looped
-        over: Python's loop would see the pops)."""
-        parents = {id(child): parent for parent in walk(self.func)
-                   for child in gast.iter_child_nodes(parent)}
-        for n in walk(self.func):
-            if isinstance(n, gast.Name) and n.id == name:
-                parent = parents.get(id(n))
-                if isinstance(n.ctx, gast.Store):
-                    if not (isinstance(parent, gast.Assign) and len(parent.targets) == 1
-                            and (isinstance(parent.value, (gast.List, gast.ListComp))
-                                 or isinstance(parent.value, gast.Call)
-                                 and isinstance(parent.value.func, gast.Name)
-                                 and parent.value.func.id == "list")):
-                        return False
-                    continue
-                if isinstance(parent, gast.Attribute) and parent.attr in ("pop", "append"):
-                    continue
-                if isinstance(parent, gast.Subscript) and parent.value is n \
-                        and isinstance(parent.ctx, gast.Load):
-                    continue
-                if isinstance(parent, (gast.If, gast.While)) and parent.test is n \
-                        or isinstance(parent, gast.UnaryOp) and isinstance(parent.op, gast.Not):
-                    continue
-                if isinstance(parent, gast.Call) and isinstance(parent.func, gast.Name) \
-                        and parent.func.id == "len":
-                    continue
-                return False
-        return True
-
-    def popped(self, node):
-        """``v = xs.pop()`` -> ``v = xs[-1]; xs = xs[:-1]`` (``xs.pop(k)``: ``xs[k]``,
-        ``xs[:k] + xs[k + 1:]``): the item and the list without it, each an
-        operation srcgrad differentiates."""
-        xs = node.func.value
-        k = node.args[0] if node.args else gast.Constant(value=-1, kind=None)
-        last = source_of(k) == "-1"
-        item = gast.copy_location(gast.Subscript(value=clone(xs), slice=clone(k),
-                                                 ctx=gast.Load()), node)
-        tmp = self.namer.temp()
-        self.locals.add(tmp)
-        self.expr_into(item, gast.copy_location(gast.Name(id=tmp, ctx=gast.Store(),
-                                                           annotation=None, type_comment=None),
-                                                node))
-        if last:
-            rest = gast.Subscript(value=clone(xs), slice=gast.Slice(
-                lower=None, upper=gast.Constant(value=-1, kind=None), step=None),
-                ctx=gast.Load())
-        else:
-            rest = gast.BinOp(
-                left=gast.Subscript(value=clone(xs), slice=gast.Slice(
-                    lower=None, upper=clone(k), step=None), ctx=gast.Load()),
-                op=gast.Add(),
-                right=gast.Subscript(value=clone(xs), slice=gast.Slice(
-                    lower=gast.Constant(value=k.value + 1, kind=None), upper=None, step=None),
-                    ctx=gast.Load()))
-        target = gast.Name(id=xs.id, ctx=gast.Store(), annotation=None, type_comment=None)
-        self.statement(located(gast.Assign(targets=[target], value=rest, type_comment=None),
-                               node))
-        result = gast.copy_location(ir.name(self.env[tmp]), node)
-        return result, ir.Op(operator.pos, [result], {}, node, ".pop()")
 
     def dispatchable(self, func) -> list:
         """The classes whose method ``func`` (``layer.forward``, on a local name)
@@ -634,19 +517,6 @@ class Calls:
             method = method.__func__  # called with the class first, by :meth:`call`
         return method if is_user_function(method) else None
 
-def constant_of(node):
-    """``node`` when it is a literal that cannot change (a number, a string, a
-    tuple of them, ``-1``); None otherwise."""
-    if isinstance(node, gast.Constant):
-        return node
-    if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)) \
-            and isinstance(node.operand, gast.Constant):
-        return gast.Constant(value=0, kind=None)  # a number: stands for the literal
-    if isinstance(node, gast.Tuple) and all(constant_of(e) is not None for e in node.elts):
-        return gast.Constant(value=(), kind=None)
-    return None
-
-
 @functools.lru_cache(maxsize=256)
 def updated_parameters(fn) -> frozenset:
     """The parameters of the user function ``fn`` that it updates in place
@@ -661,5 +531,3 @@ def updated_parameters(fn) -> frozenset:
     rebound = {n.id for n in walk(func) if isinstance(n, gast.Name)
                and isinstance(n.ctx, gast.Store)}
     return frozenset((updated_in_place(func) - rebound) & params)
-
-

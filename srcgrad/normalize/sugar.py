@@ -342,16 +342,11 @@ class _Desugarer(LoopExits, IteratorLoops, gast.NodeTransformer):
                 return gast.copy_location(self.transposed(node.args[0].value), node)
             else:
                 return node
-        if prim in (max, min) and len(node.args) == 1 and [k.arg for k in node.keywords] == ["key"]:
-            return self.selected(node, prim)
         if prim in (max, min) and not node.keywords and (len(node.args) > 2 or (
                 len(node.args) == 1 and isinstance(node.args[0], (gast.List, gast.Tuple))
                 and node.args[0].elts
                 and not any(isinstance(e, gast.Starred) for e in node.args[0].elts))):
             return self.pairwise_extreme(node, prim)
-        if prim in (max, min) and not node.keywords and len(node.args) == 1 \
-                and not isinstance(node.args[0], gast.Starred):
-            return self.selected(node, prim)  # max(xs): the first largest item
         if node.keywords or any(isinstance(a, gast.Starred) for a in node.args):
             return node
         if prim is functools.reduce and len(node.args) in (2, 3) and not self.deferred \
@@ -470,20 +465,6 @@ class _Desugarer(LoopExits, IteratorLoops, gast.NodeTransformer):
             if hasattr(sub, "lineno") and getattr(sub, "lineno", None) is None:
                 gast.copy_location(sub, node)
         return made
-
-    def selected(self, node, prim):
-        """``max(xs, key=k)`` -> ``sorted(xs, key=k, reverse=True)[0]``, ``min(xs,
-        key=k)`` -> ``sorted(xs, key=k)[0]``: sorting is stable, so the first item
-        of the largest (smallest) key, the one Python returns.  The item's value
-        flows; the key only orders (``sorted``'s rule).  So for ``max(xs)`` without
-        a key: the first largest item gets the derivative."""
-        keywords = list(node.keywords)
-        if prim is max:
-            keywords.append(gast.keyword(arg="reverse", value=gast.Constant(value=True, kind=None)))
-        ordered = gast.Call(func=builtin_ref("sorted"), args=node.args, keywords=keywords)
-        first = gast.Subscript(value=ordered, slice=gast.Constant(value=0, kind=None),
-                               ctx=gast.Load())
-        return _located(first, node)
 
     @staticmethod
     def pairwise_extreme(node, prim):

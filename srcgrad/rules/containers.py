@@ -13,7 +13,15 @@ attribute name, so reading ``self.W`` reads ``tangent_attr(d_self, self,
 themselves.
 """
 
-from ..ir import BUILD_DICT, BUILD_LIST, BUILD_TUPLE, CONCAT, GETATTR, REPEAT
+from ..ir import (
+    BUILD_DICT,
+    BUILD_LIST,
+    BUILD_NAMEDTUPLE,
+    BUILD_TUPLE,
+    CONCAT,
+    GETATTR,
+    REPEAT,
+)
 from ..runtime import (
     ListCotangent,
     attribute_grad,
@@ -21,6 +29,8 @@ from ..runtime import (
     cotangent_part,
     elements_cotangent,
     expand,
+    index_of_max,
+    index_of_min,
     iterated_as_is,
     keys_of,
     private_copy,
@@ -56,6 +66,20 @@ def build_list(out, d_out, *elts):
 @tangent(BUILD_LIST, "elts", name="list display")
 def build_list_tangent(out, *elts, d_elts):
     return [t for t in d_elts]
+
+
+@adjoint(BUILD_NAMEDTUPLE, "elts", name="named tuple")
+def build_named_tuple(out, d_out, *elts):
+    """``P(a, b)`` for a named tuple class ``P`` (its fields in order): each
+    field gets its item of the cotangent, which reads by position whether the
+    field was read as ``p.W`` or ``p[0]``."""
+    return [cotangent_at(d_out, i) for i in range(len(elts))]
+
+
+@tangent(BUILD_NAMEDTUPLE, "elts", name="named tuple")
+def build_named_tuple_tangent(out, *elts, d_elts):
+    """A named tuple of the same class, so that ``p.W`` reads its field's tangent."""
+    return type(out)(*d_elts)
 
 
 @adjoint(CONCAT, "a", "b", name="sequence +")
@@ -161,6 +185,10 @@ def sequence_tangent_(out, items, d_items):
 
 
 nondifferentiable(keys_of, name="keys_of")
+# the position of the item max(xs) / min(xs) returns: ``max(xs, key=k, default=d)``
+# runs as ``i = index_of_max(xs, key=k, empty_ok=True); xs[i] if i >= 0 else d``
+nondifferentiable(index_of_max, name="index_of_max")
+nondifferentiable(index_of_min, name="index_of_min")
 
 
 @linear(snapshot, "value", name="snapshot")

@@ -24,14 +24,15 @@ def diff(out, d_out, a, n=1, axis=-1, prepend=None, append=None):
     ``axis``; each gets its stretch of the joined cotangent (a scalar, stretched
     to one slice by NumPy, the sum of its slice).  ``append``'s stretch is the
     end: read from the start of the reversed problem (reversing the sequence
-    negates each difference)."""
+    negates each difference).  A list display (``append=[x[0]]``) gets an
+    array's cotangent, which the display hands out item by item."""
     g = np.broadcast_to(d_out, np.shape(out))
     return (diff_grad(d_out, a, n, axis, prepend, append),
             unbroadcast(diff_grad(g, np.reshape(prepend, np.shape(prepend) or (1,) * np.ndim(out)),
-                                  n, axis), prepend),
+                                  n, axis), np.asarray(prepend)),
             unbroadcast((-1) ** n * np.flip(diff_grad(
                 np.flip(g, axis), np.reshape(append, np.shape(append) or (1,) * np.ndim(out)),
-                n, axis), axis), append))
+                n, axis), axis), np.asarray(append)))
 
 
 @tangent(np.diff, "a", "prepend", "append")

@@ -5,8 +5,9 @@
 (not ``np``) and return Python floats too: ``d_out * math.cos(x)``; a unary
 one is one line, its derivative (:func:`.derive.pointwise`).  The builtins
 also work on arrays, so their rules are written to serve both.
-``max``/``min`` of two values give a tie to the first argument, as Python
-returns the first of equal values.
+``max``/``min`` of two values give a tie, or a NaN, to the first argument,
+the one Python returns then (of one iterable, or with ``key=`` or
+``default=``, they pick an item: :mod:`srcgrad.normalize.selections`).
 """
 
 import math
@@ -184,24 +185,25 @@ def pow_builtin_tangent(out, base, exp, mod=None, d_base=None, d_exp=None):
 
 @adjoint(max, name="max")
 def max_(out, d_out, a, b):
-    """Two values; a tie goes to the first, the one Python returns."""
-    return d_out * (a >= b), d_out * (a < b)
+    """Two values: Python's max is ``b if b > a else a``, so a tie -- and a NaN,
+    which compares neither way -- goes to the first (``max(1.0, nan)`` is 1.0)."""
+    return d_out * (not b > a), d_out * (b > a)
 
 
 @tangent(max, name="max")
 def max_tangent(out, a, b, d_a, d_b):
-    return d_a * (a >= b), d_b * (a < b)
+    return d_a * (not b > a), d_b * (b > a)
 
 
 @adjoint(min, name="min")
 def min_(out, d_out, a, b):
-    """Two values; a tie goes to the first, the one Python returns."""
-    return d_out * (a <= b), d_out * (a > b)
+    """Two values: ``b if b < a else a``; a tie or a NaN goes to the first."""
+    return d_out * (not b < a), d_out * (b < a)
 
 
 @tangent(min, name="min")
 def min_tangent(out, a, b, d_a, d_b):
-    return d_a * (a <= b), d_b * (a > b)
+    return d_a * (not b < a), d_b * (b < a)
 
 
 nondifferentiable(round, name="round")

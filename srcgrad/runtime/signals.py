@@ -189,6 +189,21 @@ def convolve_grads(g, a, v, mode="full"):
     return np.convolve(full, v[::-1], "valid"), np.convolve(full, a[::-1], "valid")
 
 
+def periodic_knots(xp, period):
+    """The knots ``np.interp(x, xp, fp, period=period)`` interpolates between,
+    laid out as NumPy does (``xp % |period|`` sorted, the last knot one period
+    down before them, the first one period up after them), and the position in
+    ``xp`` (and ``fp``) each one comes from."""
+    period = abs(period)
+    wrapped = np.asarray(xp, dtype=np.float64) % period
+    order = np.argsort(wrapped)
+    places = np.concatenate((order[-1:], order, order[:1]))
+    knots = wrapped[places]
+    knots[0] -= period
+    knots[-1] += period
+    return knots, places
+
+
 def interp_grads(g, x, xp, fp, left=None, right=None):
     """Cotangents of ``x`` and ``fp`` in ``np.interp(x, xp, fp, left, right)``:
     ``x`` gets the slope of its interval (0 outside ``xp``'s range; at a knot,

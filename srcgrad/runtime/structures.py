@@ -256,6 +256,33 @@ def iterated_as_is(items) -> bool:
     return isinstance(items, (list, tuple, np.ndarray)) or foreign(items)
 
 
+def index_of_max(items, key=None, empty_ok=False) -> int:
+    """The position of the item ``max(items, key=key)`` returns, found by
+    Python's own rule: the first item, replaced by each later one whose key
+    compares greater.  So a tie keeps the first, and a NaN, which compares
+    neither way, is kept when it comes first and never taken after
+    (``max([1, nan, 2])`` is the 2, ``max([nan, 1, 2])`` the nan).  No items:
+    -1 where ``empty_ok`` (``max``'s ``default=``), else max's ValueError."""
+    return _index_of_extreme(items, key, empty_ok, True)
+
+
+def index_of_min(items, key=None, empty_ok=False) -> int:
+    """The position of the item ``min(items, key=key)`` returns: as
+    :func:`index_of_max`, replaced by each later item whose key compares less."""
+    return _index_of_extreme(items, key, empty_ok, False)
+
+
+def _index_of_extreme(items, key, empty_ok, largest) -> int:
+    found, best = -1, None
+    for i, item in enumerate(items):
+        rank = item if key is None else key(item)
+        if found < 0 or (rank > best if largest else rank < best):
+            found, best = i, rank
+    if found < 0 and not empty_ok:
+        raise ValueError(f"{'max' if largest else 'min'}() iterable argument is empty")
+    return found
+
+
 def is_differentiable_leaf(value) -> bool:
     if isinstance(value, (bool, np.bool_)):
         return False

@@ -1,0 +1,133 @@
+"""Calls that build a named tuple: ``P(a, b)``, ``P(W=a, b=c)``.
+
+Part of :mod:`.normalizer` (a mixin of its normaliser, through :mod:`.calls`).
+A named tuple class (``collections.namedtuple``, ``typing.NamedTuple``) makes
+a tuple whose items are also read by name, so building one is a display of
+its fields in order: the primitive :data:`srcgrad.ir.BUILD_NAMEDTUPLE`, whose
+rules hand each field its item of the cotangent and make the tangent a named
+tuple of the same class (:mod:`srcgrad.rules.containers`).  The call stays
+``P(...)`` in the code, its fields put in order: a keyword field in its place,
+a field left out its default, written in.  A class that defines its own
+``__new__`` or ``__init__`` is an ordinary call (it needs a rule).
+
+Before, a function building a named tuple by keyword; after, its fields in
+order, the default of ``b`` written in:
+
+    >>> import collections
+    >>> from ..frontend.parse import parse_function
+    >>> from .normalizer import normalize, unparse_body
+    >>> Layer = collections.namedtuple("Layer", "W b", defaults=[0.5])
+    >>> def f(x):
+    ...     p = Layer(W=x * 2.0)
+    ...     return p.W + p.b
+    >>> program = normalize(parse_function(f))
+    >>> print(unparse_body(program))
+    t1 = x * 2.0
+    p = Layer(t1, 0.5)
+    t2 = p.W
+    t3 = p.b
+    t4 = t2 + t3
+    return t4
+    >>> program.body[1].op.label
+    'named tuple'
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import gast
+
+from .. import ir
+from ..errors import SrcGradError
+from ..frontend.linker import is_user_function
+from ..ir.syntax import clone, keywords_of, load_name, located, walk
+
+
+def is_named_tuple_class(value) -> bool:
+    """Whether calling ``value`` builds a named tuple from its fields: a tuple
+    class with ``_fields`` whose ``__new__`` is the one ``namedtuple`` wrote
+    and which has no ``__init__`` of its own."""
+    if not isinstance(value, type) or not issubclass(value, tuple) \
+            or not isinstance(getattr(value, "_fields", None), tuple):
+        return False
+    new = next((vars(c)["__new__"] for c in value.__mro__ if "__new__" in vars(c)), None)
+    code = getattr(getattr(new, "__func__", new), "__code__", None)  # a staticmethod
+    return code is not None and code.co_filename == "<string>" \
+        and code.co_varnames[1:1 + len(value._fields)] == value._fields \
+        and value.__init__ is tuple.__init__
+
+
+class NamedTuples:
+    """Building named tuples (mixed into the normaliser)."""
+
+    def local_named_tuple(self, func):
+        """The named tuple class of ``p`` in ``p.m(...)``, for a local ``p`` that
+        every assignment binds to a call of that one class; None otherwise."""
+        if not isinstance(func, gast.Attribute) or not isinstance(func.value, gast.Name) \
+                or func.value.id not in self.locals or func.value.id in self.params:
+            return None
+        name = func.value.id
+        assigns = {id(a.targets[0]): a for a in walk(self.func)
+                   if isinstance(a, gast.Assign) and len(a.targets) == 1}
+        found = set()
+        for n in walk(self.func):
+            if isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Store):
+                assign = assigns.get(id(n))
+                if assign is None or not isinstance(assign.value, gast.Call):
+                    return None  # unpacked, a loop's target, p += ...: not known
+                made = assign.value.func
+                if isinstance(made, gast.Attribute) and made.attr == "_replace" \
+                        and isinstance(made.value, gast.Name) and made.value.id == name:
+                    continue  # p = p._replace(W=v): of p's class
+                found.add(self.callee(assign.value))
+        cls = found.pop() if len(found) == 1 else None
+        return cls if is_named_tuple_class(cls) else None
+
+    def named_tuple_method(self, node, cls):
+        """``p.m(v)`` for a local named tuple ``p`` of class ``P``: ``P.m(p, v)``,
+        resolved by ``P`` like ``self.m(v)`` in a method; ``p._replace(W=v)``:
+        ``P(W=v, b=p.b)``.  None for another attribute (a tuple's own methods)."""
+        func = node.func
+        ref = load_name(self.namer.fresh(f"{cls.__name__}_class"))
+        ref.helper = cls
+        self.free[ref.id] = cls
+        if func.attr == "_replace" and not node.args \
+                and all(kw.arg in cls._fields for kw in node.keywords):
+            given = {kw.arg for kw in node.keywords}
+            kept = [gast.keyword(arg=f, value=gast.Attribute(value=clone(func.value), attr=f,
+                                                              ctx=gast.Load()))
+                    for f in cls._fields if f not in given]
+            return located(gast.Call(func=ref, args=[], keywords=[*node.keywords, *kept]), node)
+        if not is_user_function(inspect.getattr_static(cls, func.attr, None)):
+            return None
+        method = gast.Attribute(value=ref, attr=func.attr, ctx=gast.Load())
+        method.helper = getattr(cls, func.attr)
+        call = gast.Call(func=method, args=[clone(func.value), *node.args],
+                         keywords=node.keywords)
+        call.receiver_type = cls
+        return located(call, node)
+
+    def named_tuple(self, node, cls):
+        """``P(b=c, W=a)`` -> ``P(a, c)`` as a :data:`~srcgrad.ir.BUILD_NAMEDTUPLE`
+        of its fields in order; returns the call and its operation."""
+        fields = cls._fields
+        if len(node.args) > len(fields):
+            raise self.error(f"{cls.__name__}() takes {len(fields)} positional arguments but "
+                             f"{len(node.args)} were given", node, SrcGradError)
+        given = dict(zip(fields, node.args))
+        for kw in node.keywords:
+            if kw.arg not in fields or kw.arg in given:
+                what = "got multiple values for argument" if kw.arg in given \
+                    else "got an unexpected keyword argument"
+                raise self.error(f"{cls.__name__}() {what} '{kw.arg}'", kw.value, SrcGradError)
+            given[kw.arg] = kw.value
+        missing = [f for f in fields if f not in given and f not in cls._field_defaults]
+        if missing:
+            raise self.error(f"{cls.__name__}() missing required argument '{missing[0]}'",
+                             node, SrcGradError)
+        args = [self.literal(given[f]) if f in given
+                else self.bound_value(cls._field_defaults[f], node) for f in fields]
+        self.collect_free(node.func)
+        expr = gast.Call(func=node.func, args=args, keywords=keywords_of({}))
+        return expr, ir.Op(ir.BUILD_NAMEDTUPLE, args, {}, node, ir.BUILD_NAMEDTUPLE.label)
