@@ -43,6 +43,15 @@ costs a copy or a check, never a wrong value.
     >>> sorted(found.shared), sorted(found.direct), sorted(found.checked)
     (['x'], ['s'], ['s', 'x', 'xs'])
 
+Only another argument read after an update (later in the source, or in a
+loop around both) can tell: ``helper(y[:3], y[1:])`` updating ``b`` after its
+last read of ``a`` runs as in Python, and is checked against no one.  Where
+every update of an argument is ``t op= v`` of an element or view ``t`` (``t =
+b[2]; t *= v``), the check runs there, as the code runs (``untouched``): a
+number ``t`` changes nothing in place, and a row does only if it overlaps the
+other argument.  The same look tells the caller of a function that updates its
+argument whether it reads that memory after the call (:func:`read_after_call`).
+
 ``w`` is neither: ``y[1] = w`` changes ``y`` (which may be a list holding ``w``
 from then on), never ``w``'s memory.  ``xs`` is checked, not copied: ``a +=
 1.0`` makes a new array in the generated code, but in Python it changes the
@@ -54,14 +63,16 @@ function's business from there on.
 from __future__ import annotations
 
 import builtins
+import collections
 from dataclasses import dataclass, field
 
 import gast
 import numpy as np
 
 from .. import ir
-from ..frontend.parse import MISSING
-from ..ir.syntax import constant, helper_ref, walk
+from ..errors import SrcGradError
+from ..frontend.parse import MISSING, parse_function
+from ..ir.syntax import constant, helper_ref, updated_in_place, walk
 
 #: Methods that change their object in place.
 UPDATING_METHODS = frozenset({
@@ -119,6 +130,13 @@ class ArgumentUpdates:
     direct: set = field(default_factory=set)
     checked: set = field(default_factory=set)
     where: dict = field(default_factory=dict)
+    #: for each checked argument, the others to check it against at the entry:
+    #: those read after one of its updates
+    others: dict = field(default_factory=dict)
+    #: ``id(t *= v)`` -> ``(param, other)`` pairs checked before that update
+    #: (:func:`update_guards`), instead of at the entry
+    guards: dict = field(default_factory=dict)
+    placed: set = field(default_factory=set)
 
 
 def argument_updates(func, params, resolve) -> ArgumentUpdates:
@@ -130,6 +148,8 @@ def argument_updates(func, params, resolve) -> ArgumentUpdates:
     found = ArgumentUpdates()
     # a = a.copy() first: from there on, 'a' is a new array of the function's
     kept = [p for p in params if not scan.rebound_first(p)]
+    updates = collections.defaultdict(list)  # param -> the updates reaching it
+    reaching = collections.defaultdict(set)  # id(update) -> the params it reaches
     for name, node, kind in scan.updates:
         reached = scan.reached(name)
         for param in kept:
@@ -137,8 +157,38 @@ def argument_updates(func, params, resolve) -> ArgumentUpdates:
                 continue
             found.checked.add(param)
             found.where.setdefault(param, (node, name))
+            updates[param].append((node, kind))
+            reaching[id(node)].add(param)
             if kind == "item":
                 (found.shared if name != param else found.direct).add(param)
+    if len(params) < 2 or not found.checked:
+        return found
+    order = _Order(func, scan)
+    seen = {q: scan.seeing(q) for q in params}
+    stored = {n.id for n in walk(func) if isinstance(n, gast.Name)
+              and isinstance(n.ctx, gast.Store)}
+    copied = updated_in_place(func) | found.direct | found.shared
+    for param in (p for p in params if p in found.checked):
+        # only another argument read after an update can see it (or differ)
+        others = [q for q in params if q != param and any(
+            order.after(read, node) for node, _ in updates[param] for read in seen[q])]
+        if not others:
+            continue
+        # 't = b[2]; t *= v' changes b's memory only where t turns out an array:
+        # checked as it runs, against the arguments' memory, where the update is
+        guarded = param not in copied and all(
+            kind == "augmented" and isinstance(node, gast.AugAssign)
+            and isinstance(node.target, gast.Name) and id(node) not in order.nested
+            and reaching[id(node)] == {param} for node, kind in updates[param]) \
+            and not any(q in stored for q in others)
+        if guarded:
+            for node, _ in updates[param]:
+                found.guards.setdefault(id(node), []).extend(
+                    (param, q) for q in others if order.after_any(seen[q], node))
+                found.guards[id(node)].sort(key=lambda pq: params.index(pq[1]))
+        else:
+            found.others[param] = others
+    found.guards = {k: v for k, v in found.guards.items() if v}
     return found
 
 
@@ -176,14 +226,20 @@ class _Scan:
                     if isinstance(target, gast.Name):
                         self.local_functions[target.id] = node.value
         self.synthetic = 0
+        self.fresh_calls: set = set()  # ids of calls whose result is taken as new
 
-    def rebound_first(self, param) -> bool:
+    def rebound_first(self, param, body=None) -> bool:
         """Whether the first statement of the body that reads or binds ``param``
         binds it to a new value (``a = a.copy()``, ``a = np.array(a)``, ``a = 2.0
-        * a``), so that no update can reach the argument's own memory."""
-        for stmt in self.func.body:
+        * a``), or is an ``if`` whose branches both do, so that no update can
+        reach the argument's own memory."""
+        for stmt in self.func.body if body is None else body:
             if not any(isinstance(n, gast.Name) and n.id == param for n in walk(stmt)):
                 continue
+            if isinstance(stmt, gast.If) and stmt.orelse and not any(
+                    isinstance(n, gast.Name) and n.id == param for n in walk(stmt.test)):
+                return self.rebound_first(param, stmt.body) \
+                    and self.rebound_first(param, stmt.orelse)
             return isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
                 and isinstance(stmt.targets[0], gast.Name) and stmt.targets[0].id == param \
                 and not any(rel != HELD for _, rel in self.deps(stmt.value))
@@ -223,6 +279,31 @@ class _Scan:
                     grown = True
             if not grown:
                 return reached
+
+    def seeing(self, param, groups=None) -> list:
+        """The reads (Name nodes) of every name that may be, be part of or hold
+        ``param``'s memory (or that of ``groups``): the views and elements of
+        what does, and the containers holding what does."""
+        groups, grown = set(groups or ()) | {self.find(param)}, True
+        while grown:
+            grown = False
+            for a, c in self.parts:  # a view or an element of it
+                if self.find(c) in groups and self.find(a) not in groups:
+                    groups.add(self.find(a))
+                    grown = True
+            for c, v in self.holds:  # a container holding it
+                if self.find(v) in groups and self.find(c) not in groups:
+                    groups.add(self.find(c))
+                    grown = True
+        if not hasattr(self, "reads"):
+            self.reads = collections.defaultdict(list)
+            for node in walk(self.func):
+                if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
+                    self.reads[node.id].append(node)
+                elif isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name):
+                    self.reads[node.target.id].append(node.target)  # x += v reads x
+        return [r for name, reads in self.reads.items() if self.find(name) in groups
+                for r in reads]
 
     def update(self, shares, node, kind) -> None:
         """An update in place of the memory of ``shares`` (name, relation)."""
@@ -385,6 +466,8 @@ class _Scan:
 
     def call_deps(self, call) -> list:
         func = call.func
+        if id(call) in self.fresh_calls:
+            return []
         passed = [(n, SAME) for a in [*call.args, *(k.value for k in call.keywords)]
                   for n, _ in self.deps(a)]
         outs = [e for k in call.keywords if k.arg == "out"
@@ -452,12 +535,97 @@ def _bound_names(func) -> set:
     return names
 
 
+class _Order:
+    """Which reads of a function may run after an update, from where they are
+    written: later in the source, or in a loop around both (its next
+    iteration) -- unless the loop's body binds the name read to a new value
+    (``y = x * 2.0``) before the read on every iteration.  Reads in a nested
+    function or lambda run wherever it is called: after anything.  An
+    assignment reads its value before it stores; any other statement that
+    updates (``xs.append(a)``) may read during."""
+
+    def __init__(self, func, scan=None):
+        self.scan = scan
+        self.position: dict = {}  # id(node) -> (its statement, its number, loops around it)
+        self.end: dict = {}       # id(statement) -> the last number inside it
+        self.nested: set = set()  # ids of the nodes inside a nested function or lambda
+        self.loops: dict = {}     # id(loop) -> the loop
+        self.count = 0
+        for stmt in func.body:
+            self.visit(stmt, None, (), False)
+
+    def visit(self, node, stmt, loops, nested) -> None:
+        if isinstance(node, gast.stmt):
+            stmt = node
+            self.count += 1
+        self.position[id(node)] = (stmt, self.count, loops)
+        if nested:
+            self.nested.add(id(node))
+        inner = nested or isinstance(node, (gast.FunctionDef, gast.Lambda))
+        for name, value in gast.iter_fields(node):
+            around = loops
+            if isinstance(node, gast.For) and name in ("target", "body") \
+                    or isinstance(node, gast.While) and name in ("test", "body"):
+                around = (*loops, id(node))  # run again at each iteration
+                self.loops[id(node)] = node
+            for child in value if isinstance(value, list) else [value]:
+                if isinstance(child, gast.AST):
+                    self.visit(child, stmt, around, inner)
+        if node is stmt:
+            self.end[id(stmt)] = self.count
+
+    def after(self, read, update) -> bool:
+        """Whether ``read`` (a node) may run after ``update`` (a node)."""
+        if id(read) in self.nested or id(update) in self.nested:
+            return True
+        if id(read) not in self.position or id(update) not in self.position:
+            return True
+        read_stmt, read_at, read_loops = self.position[id(read)]
+        stmt, at, loops = self.position[id(update)]
+        if isinstance(update, gast.For):
+            loops = (*loops, id(update))
+        if read_stmt is stmt and not (update is stmt and isinstance(
+                stmt, (gast.Assign, gast.AugAssign, gast.AnnAssign))):
+            shared = [loop for loop in read_loops if loop in loops]
+            return not shared or not self.fresh_again(read, self.loops[shared[-1]])
+        if read_at > self.end.get(id(stmt), at):
+            return True
+        shared = [loop for loop in read_loops if loop in loops]
+        return bool(shared) and not self.fresh_again(read, self.loops[shared[-1]])
+
+    def fresh_again(self, read, loop) -> bool:
+        """Whether ``loop``'s body binds the name ``read`` reads to a new value
+        on every iteration before it (``y = x * 2.0`` at its top level, and no
+        other binding of ``y`` between)."""
+        if self.scan is None or not isinstance(read, gast.Name):
+            return False
+        _, read_at, _ = self.position[id(read)]
+        last = None
+        for stmt in loop.body:
+            _, at, _ = self.position[id(stmt)]
+            if at >= read_at or read_at <= self.end[id(stmt)]:
+                break  # the statement holding the read
+            if any(isinstance(n, gast.Name) and n.id == read.id
+                   and not isinstance(n.ctx, gast.Load) for n in walk(stmt)):
+                last = stmt
+        return isinstance(last, gast.Assign) and len(last.targets) == 1 \
+            and isinstance(last.targets[0], gast.Name) and last.targets[0].id == read.id \
+            and not any(rel != HELD for _, rel in self.scan.deps(last.value))
+
+    def after_any(self, reads, update) -> bool:
+        return any(self.after(read, update) for read in reads)
+
+
 def entry_check(param, params, found, filename):
     """``unshared(x, (y, z), ('x', 'y', 'z'), False, where)``: the statement at
     the entry of the generated function that raises
-    :class:`AliasedUpdateError` where another argument is, holds or shares the
-    memory of ``param``, which the function updates at ``where``."""
-    others = [p for p in params if p != param]
+    :class:`AliasedUpdateError` where another argument read after an update is,
+    holds or shares the memory of ``param``, which the function updates at
+    ``where``; None where no other argument is read after an update of
+    ``param`` (or each update is checked where it runs, :func:`update_guards`)."""
+    others = found.others.get(param)
+    if not others:
+        return None
     node, _ = found.where[param]
     where = constant((filename, getattr(node, "lineno", None),
                       getattr(node, "col_offset", None)))
@@ -469,3 +637,112 @@ def entry_check(param, params, found, filename):
     check.op = ir.Op(ir.OPAQUE, [], {}, node, "statement")
     check.comment = f"{param} is updated in place below: no other argument may share it"
     return check
+
+
+def update_guards(found, node, current, filename) -> list:
+    """The checks to run before the update ``node`` (``t *= v``, ``t`` an
+    element or a view of an argument, its value now under the name
+    ``current``): ``untouched(y, t, None, message, where)`` for each other
+    argument ``y`` read afterwards, which raises where ``t`` is an array
+    sharing ``y``'s memory -- Python changes it there in place, srcgrad's code
+    makes a new array.  A number (``t = b[2]`` of a vector) shares nothing."""
+    pairs = found.guards.get(id(node))
+    if not pairs or current is None:
+        return []
+    found.placed.add(id(node))
+    where = constant((filename, getattr(node, "lineno", None),
+                      getattr(node, "col_offset", None)))
+    target = node.target.id
+    checks = []
+    for param, other in pairs:
+        part = "" if target == param else f", part of '{param}'"
+        message = (
+            f"the argument '{param}' is updated in place here ('{target} op= ...' changes "
+            f"the array '{target}'{part}), and the argument '{other}' shares "
+            f"that memory and is read afterwards: Python would show '{other}' the change, "
+            f"but srcgrad's generated code makes a new array for '{target}', so the values "
+            f"would differ; pass a copy (x.copy()) as one of them, or write "
+            f"'{target} = {target} op ...'")
+        symbol = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/",
+                  gast.MatMult: "@", gast.Pow: "**", gast.FloorDiv: "//",
+                  gast.Mod: "%"}.get(type(node.op))
+        if symbol is not None:
+            message = message.replace(" op= ", f" {symbol}= ").replace(" op ", f" {symbol} ")
+        call = gast.Call(func=helper_ref("untouched"), args=[
+            ir.name(other), ir.name(current), gast.Constant(value=None, kind=None),
+            gast.Constant(value=message, kind=None), where], keywords=[])
+        check = gast.copy_location(gast.Expr(value=call), node)
+        check.op = ir.Op(ir.OPAQUE, [], {}, node, "statement")
+        check.comment = f"{target} may be part of the argument {param}: {other} must not see it"
+        checks.append(check)
+    return checks
+
+
+def unplaced_checks(found, params, filename) -> list:
+    """Entry checks for the arguments whose guards the normaliser never placed
+    (an update it did not reach as written): the whole argument, as before."""
+    missing = {param for key, pairs in found.guards.items() if key not in found.placed
+               for param, _ in pairs}
+    checks = []
+    for param in (p for p in params if p in missing):
+        found.others[param] = sorted({q for key, pairs in found.guards.items()
+                                      for p, q in pairs if p == param}, key=params.index)
+        checks.append(entry_check(param, params, found, filename))
+    return checks
+
+
+def updated_arguments(func, params) -> frozenset:
+    """The parameters of ``func`` (a called user function's definition) whose
+    elements it sets through any name (``h = p; h[0] = v``, ``r = p[1:]; r[0] =
+    v``): its caller's array changes in Python, never in srcgrad's code."""
+    found = argument_updates(func, params, lambda call: MISSING)
+    return frozenset(found.direct | found.shared)
+
+
+def deeply_updated(fn) -> frozenset:
+    """The parameters of the user function ``fn`` whose memory it may change
+    through another name (an element, a view): a copy of a list passed there
+    (``helper(xs.copy())``) still shares its arrays with the caller's."""
+    try:
+        func = parse_function(fn).node
+    except SrcGradError:
+        return frozenset()
+    return frozenset(argument_updates(func, [a.id for a in func.args.args], lambda c: MISSING)
+                     .shared)
+
+
+def read_after_call(func, params, resolve, call, arg, deep=True):
+    """The first read in ``func`` that may run after ``call`` and see the memory
+    of ``arg``, one of its argument expressions (``t``, ``y[1:]``, ``h`` with
+    ``h = y``: a read of ``y``, of a view of it, of a list holding it); None
+    where there is none (a read before the call, of a new array, of what the
+    call returns).  Only a read afterwards can tell the callee's update."""
+    scan = _Scan(func, params, resolve)
+    order = _Order(func, scan)
+    if id(call) not in order.position:  # rebuilt by the normaliser: found by place
+        call = next((n for n in walk(func) if isinstance(n, gast.Call)
+                     and getattr(n, "lineno", None) == getattr(call, "lineno", -1)
+                     and getattr(n, "col_offset", None) == getattr(call, "col_offset", -1)),
+                    call)
+    scan.fresh_calls.add(id(call))  # y = fill(buf): the updated copy, as in Python
+    scan.run()
+    # what the callee's update reaches: the memory the argument is or is part of
+    # (a new list holding the caller's arrays, xs.copy(), only where it updates those)
+    shares = [(name, rel) for name, rel in scan.deps(arg) if rel != HELD or deep]
+    if not shares:
+        return None
+    roots = [name for name, _ in shares]
+    scan.relate("<argument>", shares)
+    groups = scan.reached("<argument>")
+    inside = {id(n) for n in walk(call)}  # its arguments, evaluated first
+    loops = order.position.get(id(call), (None, 0, ()))[2]
+
+    def after(read) -> bool:
+        if id(read) in inside:  # before the call -- or after it, in a loop
+            return id(call) in order.nested or bool(loops) and not order.fresh_again(
+                read, order.loops[loops[-1]])
+        return order.after(read, call)
+
+    reads = [r for r in scan.seeing(roots[0], groups) if after(r)]
+    return min(reads, key=lambda r: order.position[id(r)][1], default=None) \
+        if all(id(r) in order.position for r in reads) else (reads[0] if reads else None)

@@ -63,6 +63,7 @@ from ..ir.syntax import (
     walk,
 )
 from ..rules import registry
+from .argument_updates import deeply_updated, read_after_call, updated_arguments
 from .inlining import returned_functions
 from .keywords import Keywords
 from .named_tuples import NamedTuples, is_named_tuple_class
@@ -444,19 +445,20 @@ class Calls(Selections, NamedTuples, Keywords):
         except TypeError:
             return  # the call's own error comes later, located
         for param, arg in bound.arguments.items():
-            if param not in updated or not isinstance(arg, gast.Name) \
-                    or arg.id not in self.locals:
+            if param not in updated or not isinstance(arg, gast.expr):
                 continue
-            # any other read: the array itself, or a name made from it (u = t[1:])
-            reads = [n for n in walk(self.func) if isinstance(n, gast.Name)
-                     and isinstance(n.ctx, gast.Load) and n.id == arg.id and n is not arg]
-            if reads:
+            # a read afterwards of the array, a view of it, another name for it
+            read = read_after_call(self.func, self.params, self.callee, call, arg,
+                                   deep=param in deeply_updated(fn))
+            if read is not None:
+                shown = source_of(arg)
                 raise self.error(
                     f"{fn.__name__}() updates its argument '{param}' in place, and this "
-                    f"function also reads '{arg.id}' (line {getattr(reads[0], 'lineno', '?')}): "
-                    f"srcgrad's code for {fn.__name__} works on a copy of what it updates, so "
-                    f"that change would be lost; pass a copy ({fn.__name__}("
-                    f"{arg.id}.copy(), ...)) and return the updated array", arg)
+                    f"function reads '{read.id}' (line {getattr(read, 'lineno', '?')}), "
+                    f"which shares the memory of '{shown}', after the call: srcgrad's code "
+                    f"for {fn.__name__} works on a copy of what it updates, so that change "
+                    f"would be lost; pass a copy ({fn.__name__}({shown}.copy(), ...)) and "
+                    f"return the updated array", arg)
 
     def emit_call(self, call, prim, target):
         self.collect_free(call.func)
@@ -530,4 +532,5 @@ def updated_parameters(fn) -> frozenset:
     params = {a.id for a in func.args.args + func.args.kwonlyargs if isinstance(a, gast.Name)}
     rebound = {n.id for n in walk(func) if isinstance(n, gast.Name)
                and isinstance(n.ctx, gast.Store)}
-    return frozenset((updated_in_place(func) - rebound) & params)
+    return frozenset((updated_in_place(func) - rebound) & params) \
+        | updated_arguments(func, [a.id for a in func.args.args if isinstance(a, gast.Name)])

@@ -48,6 +48,7 @@ from ..ir.emit import block_lines, unparse
 from ..ir.naming import Namer
 from ..ir.syntax import assigned_names, is_docstring, walk
 from ..rules import registry
+from .argument_updates import unplaced_checks
 from .calls import Calls
 from .control import ControlFlow
 from .expressions import Expressions
@@ -134,6 +135,7 @@ class _Normalizer(Statements, Expressions, ControlFlow, Calls, Inlining, Special
             self.statement(stmt)
         if output is None:
             output = gast.Constant(value=None, kind=None)
+        self.out[:0] = unplaced_checks(self.argument_checks, self.params, self.parsed.filename)
         self.defaults_as_values()
         program = ir.Program(self.func.name, self.params, self.out, output,
                              self.parsed.filename, self.func, self.free, self.namer,

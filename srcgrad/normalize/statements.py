@@ -40,7 +40,7 @@ from ..ir.syntax import (
     clone, constant, helper_ref, is_append, located, source_of, updated_in_place, walk,
 )
 from ..rules import registry
-from .argument_updates import argument_updates, entry_check
+from .argument_updates import argument_updates, entry_check, update_guards
 from .expressions import BINOPS, MULTI_OUTPUT, OP_LABELS
 
 
@@ -265,6 +265,9 @@ class Statements:
             binop = gast.BinOp(left=load, op=stmt.op, right=stmt.value)
             gast.copy_location(binop, stmt)
             old = self.env.get(target.id)
+            if getattr(self, "argument_checks", None) is not None:  # t = b[2]; t *= v
+                self.out.extend(update_guards(self.argument_checks, stmt, old,
+                                              self.parsed.filename))
             self.assign([target], binop, stmt)
             # NumPy updates an array in place here: the alias check must know
             self.out[-1].augmented = old
@@ -419,9 +422,10 @@ class Statements:
         arrays a list holds too; and each updated one is checked first against the
         other arguments, which must not share its memory (argument_updates.py)."""
         self.check_replaced_in_place()
-        found = argument_updates(self.func, self.params, self.callee)
+        found = self.argument_checks = argument_updates(self.func, self.params, self.callee)
         for param in (p for p in self.params if p in found.checked and len(self.params) > 1):
-            self.out.append(entry_check(param, self.params, found, self.parsed.filename))
+            check = entry_check(param, self.params, found, self.parsed.filename)
+            self.out.extend([check] if check is not None else [])
         updated = updated_in_place(self.func) | found.direct | found.shared
         for param in self.params:
             if param in updated:
