@@ -46,6 +46,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import gast
+import numpy as np
 
 from .. import ir
 from ..analysis.activity import (
@@ -151,12 +152,37 @@ class Forward:
         return out
 
     def define(self, var: str, value, origin) -> gast.Assign:
-        """``d_var = value``; a private copy when ``var`` is updated in place."""
+        """``d_var = value``; a private copy when ``var`` is updated in place, or
+        when ``value`` may be the very tangent of a variable that is (found by
+        review: ``z = y + 1.0; y[0] = 5.0`` made ``d_z`` the ``d_y`` that
+        ``d_y[0] = 0.0`` then changed)."""
         if var in self.updated:
             value = call_to("fresh_tangent", value, ir.name(var))
+        elif self.may_share_updated(value):
+            value = call_to("snapshot", value)
         stmt = ir.assign(self.tangent_name(var), value)
         stmt.origin = origin
         return stmt
+
+    def may_share_updated(self, value) -> bool:
+        """Whether the tangent expression ``value`` may be (a view of) the tangent
+        of a variable updated in place: it reads one, and is not arithmetic, which
+        makes a new array (``expand(d_y, z)`` and ``np.ravel(d_y)`` may be ``d_y``)."""
+        updated = {self.tangent_name(n) for n in self.updated}
+        if not updated or not updated & set(ir.names_in(value)):
+            return False
+        if isinstance(value, gast.Call) and isinstance(value.func, gast.Name) \
+                and value.func.id == "expand" and value.args:
+            value = value.args[0]  # expand(term, out): the term, or a view of it
+        if isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) \
+                and isinstance(value.func.value, gast.Name) and value.func.value.id == "np" \
+                and not any(k.arg == "copy" for k in value.keywords):
+            made = getattr(np, value.func.attr, None)
+            if isinstance(made, np.ufunc) or value.func.attr in _NEW_ARRAYS:
+                return False  # np.sum(d_h), np.tanh(d_y): a new array
+        # (a display is a new container: what reads an item of it is copied)
+        return not isinstance(value, (gast.BinOp, gast.UnaryOp, gast.Tuple, gast.List,
+                                      gast.Dict))
 
     def assignment(self, stmt) -> list:
         targets = [t for t in ir.target_names(stmt)]
@@ -315,6 +341,14 @@ def _updated(body) -> set[str]:
     """Variables updated in place somewhere (``x[i] = v``, ``xs.append(v)``)."""
     return {n for stmt in ir.walk_statements(body) if ir.is_update(stmt)
             for n in ir.target_names(stmt)}
+
+
+#: NumPy functions whose result is a new array, never (a view of) an operand.
+_NEW_ARRAYS = frozenset({
+    "sum", "mean", "prod", "dot", "matmul", "einsum", "cumsum", "cumprod", "where",
+    "concatenate", "stack", "outer", "inner", "tensordot", "var", "std", "trace", "max",
+    "min", "amax", "amin", "array", "copy", "zeros_like", "ones_like", "full_like",
+})
 
 
 def _sum_terms(terms):

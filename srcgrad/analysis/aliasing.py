@@ -231,8 +231,12 @@ def _check_aliases(program: ir.Program) -> None:
                     lambda v, u=stmt: paths.dominates(v, u, blocks), elements) is None:
                 continue  # the base and what shares it: the write-back's own check
             source = made.get(other)
-            stale = next((later for later in statements if other in paths.reads(later)
-                          and paths.stale(later, stmt, other, order, loops, blocks)), None)
+            # (an update of other, other[0] = v, reads it too: its other elements
+            # stay, and must be the changed ones -- z = y; z += 1.0; y[0] = v)
+            stale = next((later for later in statements if (
+                other in paths.reads(later)
+                or (ir.is_update(later) and other in ir.target_names(later)))
+                and paths.stale(later, stmt, other, order, loops, blocks)), None)
             if stale is None:
                 continue
             message = _message(stmt, x, other, source, user)

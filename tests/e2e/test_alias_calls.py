@@ -423,3 +423,55 @@ def test_casts_numpy_refuses_raise_as_in_numpy(fn):
         with pytest.raises(type(python.value)) as ours:
             run()
         assert str(ours.value) == str(python.value)
+
+
+# -- an update seen through another name, and tangents that share memory --------------
+
+def tangent_of_a_sum_read_after_an_update(x):
+    y = x * 2.0
+    z = y + 1.0  # its tangent is d_y itself: d_y[0] = 0.0 must leave it alone
+    y[0] = 5.0
+    return np.sum(z * y)
+
+
+def tangent_of_a_copy_read_after_an_update(x):
+    y = x * 2.0
+    z = y.flatten()
+    w = y.astype(np.float64)
+    v = +y
+    y[0] = 5.0
+    return np.sum(z * y) + np.sum(w * v)
+
+
+def tangent_read_after_updates_in_a_loop(x):
+    h = np.zeros((4, 2))
+    for i in range(1, 4):
+        row = h[i - 1] + 0.0  # d_h[i - 1] itself, then d_h[i - 1, 0] changes
+        h[i - 1, 0] = x[i] * 2.0
+        h[i] = np.tanh(row * x[i] + x[i - 1])
+    return np.sum(h)
+
+
+def name_updated_then_other_updated(x):
+    y = x * 2.0
+    z = y
+    z += 0.5  # y is that array
+    y[0] = 5.0  # and so is z
+    return np.sum(z * x)
+
+
+def asarray_updated_then_base_updated(x):
+    y = x * 2.0
+    z = np.asarray(y)
+    z += 1.0
+    y[1] = 5.0
+    return np.sum(z * x)
+
+
+@pytest.mark.parametrize("fn", [
+    tangent_of_a_sum_read_after_an_update, tangent_of_a_copy_read_after_an_update,
+    tangent_read_after_updates_in_a_loop, name_updated_then_other_updated,
+    asarray_updated_then_base_updated,
+], ids=lambda f: f.__name__)
+def test_updates_seen_through_another_name(fn):
+    _check(fn)
