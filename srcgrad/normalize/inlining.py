@@ -46,7 +46,7 @@ from .. import ir
 from ..errors import SrcGradError
 from ..frontend.fence import check as check_supported
 from ..frontend.linker import is_user_function
-from ..frontend.parse import parse_function
+from ..frontend.parse import Resolver, located_error, parse_function
 from ..ir.syntax import Renamer, assigned_names, clone, is_docstring, load_name, walk
 from .jumps import structure
 
@@ -86,14 +86,13 @@ class Inlining:
         function's is, its parameter bound to the lambda.  ``fn`` must read the
         same globals (a function of this module) and take plain parameters."""
         code = fn.__code__
-        if fn.__globals__ is not self.parsed.fn.__globals__ or fn.__closure__ \
-                or code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS) \
+        if fn.__closure__ or code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS) \
                 or code.co_kwonlyargcount:
             raise self.error(
                 f"'{fn.__name__}' is passed a function defined in {self.func.name} (srcgrad "
-                f"inlines such a call, which it can for a function of the same module with "
+                f"inlines such a call, which it can for a module-level function with "
                 f"plain parameters only): define the function passed at module level, or "
-                f"{fn.__name__} in this module", call)
+                f"{fn.__name__} at module level with plain parameters", call)
         helpers = self.__dict__.setdefault("inlined_helpers", {})
         if fn not in helpers:
             parsed = parse_function(fn)
@@ -101,11 +100,39 @@ class Inlining:
             node = parsed.node
             body = node.body[1:] if len(node.body) > 1 and is_docstring(node.body[0]) \
                 else node.body
-            helpers[fn] = gast.FunctionDef(name=node.name, args=node.args, body=body,
-                                           decorator_list=[], returns=None, type_comment=None)
+            helpers[fn] = self.own_globals(fn, gast.FunctionDef(
+                name=node.name, args=node.args, body=body, decorator_list=[], returns=None,
+                type_comment=None), parsed.filename)
         self.check_globals_seen(helpers[fn], fn, call)
         self.collect_free(call.func)  # bound and watched: a redefined helper regenerates
         return self.inline_local(helpers[fn], call)
+
+    def own_globals(self, fn, fdef, filename):
+        """``fdef`` (the definition of the user function ``fn``, to be inlined) as
+        it reads where it is inlined: for a function of another module, each
+        global it reads (``onp``, ``SCALE``) renamed to a name of its own
+        (``helpers_module_onp``) that this function's resolver binds to the
+        value in ``fn``'s module, and its nodes marked with their file, so that
+        an error inside names the helper's file."""
+        if fn.__globals__ is self.parsed.fn.__globals__:
+            return fdef
+        if not isinstance(self.parsed, _Inlined):
+            self.parsed = _Inlined(self.parsed)
+        fdef = clone(fdef)
+        bound = {n.id for n in walk(fdef) if isinstance(n, gast.Name)
+                 and not isinstance(n.ctx, gast.Load)}
+        bound |= {n.name for n in walk(fdef) if isinstance(n, gast.FunctionDef)}
+        module = (getattr(fn, "__module__", None) or "module").rsplit(".", 1)[-1]
+        renames = {}
+        for n in walk(fdef):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) \
+                    and n.id not in bound and n.id in fn.__globals__ and n.id not in renames:
+                renames[n.id] = self.namer.fresh(f"{module}_{n.id}")
+                self.parsed.resolver.closure[renames[n.id]] = fn.__globals__[n.id]
+        fdef = Renamer(renames).visit(fdef)
+        for n in walk(fdef):
+            n.source_file = filename
+        return fdef
 
     def check_globals_seen(self, fdef, fn, call) -> None:
         """Refuse to inline ``fn`` (its body ``fdef``) where a global it reads has
@@ -204,13 +231,13 @@ class Inlining:
         a name in ``self.local_functions``.  Its nested functions get fresh names
         at each call: two calls make two closures."""
         code = fn.__code__
-        if fn.__globals__ is not self.parsed.fn.__globals__ or fn.__closure__ \
-                or code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS) \
+        if fn.__closure__ or code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS) \
                 or code.co_kwonlyargcount:
             raise self.error(
                 f"{fn.__name__}() returns a local function, which srcgrad inlines with "
-                f"{fn.__name__}'s body: it can for a function of the same module with plain "
-                f"parameters only; define {fn.__name__} in this module", call)
+                f"{fn.__name__}'s body: it can for a module-level function with plain "
+                f"parameters only; define {fn.__name__} at module level, with plain "
+                f"parameters", call)
         if any(getattr(f, "returning", None) is fn for f in self.inlining):
             raise self.error(f"{fn.__name__}() returns a local function and calls itself: "
                              f"srcgrad cannot inline it", call)
@@ -218,8 +245,9 @@ class Inlining:
         check_supported(parsed.node, parsed.filename, callee=True)
         node = parsed.node
         body = node.body[1:] if len(node.body) > 1 and is_docstring(node.body[0]) else node.body
-        fdef = gast.FunctionDef(name=node.name, args=node.args, body=body, decorator_list=[],
-                                returns=None, type_comment=None)
+        fdef = self.own_globals(fn, gast.FunctionDef(
+            name=node.name, args=node.args, body=body, decorator_list=[], returns=None,
+            type_comment=None), parsed.filename)
         defined = collections.Counter(
             n.name if isinstance(n, gast.FunctionDef) else n.id for n in walk(fdef)
             if isinstance(n, gast.FunctionDef) and n is not fdef
@@ -306,6 +334,25 @@ class Inlining:
             return self.atom(value)
         finally:
             self.inlining.pop()
+
+
+class _Inlined:
+    """The caller's :class:`~srcgrad.frontend.parse.ParsedFunction`, once a
+    helper of another module is inlined in it: its resolver also knows the
+    names given to that helper's globals, and an error at one of the helper's
+    nodes names the helper's file."""
+
+    def __init__(self, parsed):
+        self._parsed = parsed
+        own = parsed.resolver
+        self.resolver = Resolver(own.globals, dict(own.closure), own.qualname)
+
+    def __getattr__(self, name):
+        return getattr(self._parsed, name)
+
+    def error(self, cls, message, node=None):
+        filename = getattr(node, "source_file", None) or self._parsed.filename
+        return located_error(cls, message, node, filename)
 
 
 def returned_functions(fn) -> frozenset:

@@ -372,3 +372,80 @@ def test_a_closure_passed_to_a_helper_is_inlined_with_it():
     _check(passes_the_closure_to_a_helper, (VECTOR, TEMPLATE))
     assert_close(srcgrad.grad(passes_the_closure_to_a_helper)(VECTOR, TEMPLATE),
                  srcgrad.grad(objective)(VECTOR, TEMPLATE))
+
+
+# ------------------------------------------- closure-returning helpers of another module
+
+import helpers_module
+from helpers_module import make_softplus
+
+
+def scaled_by_a_module_helper(x):
+    h = helpers_module.make_scale(2.0)
+    return np.sum(h(x))
+
+
+def softplus_of_another_module(x, k):
+    sp = make_softplus(k)
+    total = 0.0
+    for i in range(2):
+        total = total + np.sum(sp(x * (i + 1)) ** 2)
+    return total
+
+
+def shadows_the_helpers_globals(x):
+    SCALE, onp = 3.0, None  # the names helpers_module's globals have
+    sp = helpers_module.make_softplus(2.0)
+    return np.sum(sp(x)) * SCALE + (0.0 if onp is None else 1.0)
+
+
+def unflatten_of_another_module(v):
+    n, unflatten = helpers_module.unflattener([(2, 2), (2,)])
+    W, b = unflatten(v)
+    if np.sum(b) > 0:
+        return np.sum(np.tanh(W @ b)) * n
+    return np.sum(W * W)
+
+
+def lambda_to_a_module_helper(x):
+    return np.sum(helpers_module.apply_twice(lambda z: np.sin(z) * 2.0, x))
+
+
+def dynamic_in_a_module_helper(x):
+    h = helpers_module.make_dynamic(2.0)
+    return np.sum(h(x))
+
+
+@pytest.mark.parametrize("fn, args, wrt", [
+    (scaled_by_a_module_helper, (RS.randn(3),), 0),
+    (softplus_of_another_module, (RS.randn(3), 1.5), 0),
+    (softplus_of_another_module, (RS.randn(3), 1.5), 1),
+    (shadows_the_helpers_globals, (RS.randn(3),), 0),
+    (unflatten_of_another_module, (np.linspace(0.1, 0.6, 6),), 0),
+    (unflatten_of_another_module, (-np.linspace(0.1, 0.6, 6),), 0),
+    (lambda_to_a_module_helper, (RS.randn(3),), 0),
+])
+def test_a_helper_of_another_module_returning_a_closure(fn, args, wrt):
+    """Inlined like one of this module: its globals (``onp``, ``SCALE``) read in
+    its own module, under names of their own."""
+    value, grads = srcgrad.value_and_grad(fn, wrt)(*args)
+    assert_bit_identical(value, fn(*args))
+    assert_close(grads, numeric_grad(fn, args, wrt), rtol=1e-5, atol=1e-7)
+    if wrt == 0:
+        check_policies(fn, args)
+        direction = RS.randn(*np.shape(args[0]))
+        tangent_value, tangent = srcgrad.jvp(fn, args, (direction,) + (None,) * (len(args) - 1))
+        assert_bit_identical(tangent_value, fn(*args))
+        assert_close(tangent, jvp_fd(fn, args, (0,), (direction,)), rtol=1e-5, atol=1e-7)
+
+
+def test_the_helpers_globals_get_names_of_their_own():
+    source = srcgrad.grad(softplus_of_another_module).source
+    assert "import numpy as helpers_module_onp" in source
+    assert "helpers_module_SCALE" in source
+
+
+def test_an_error_inside_a_module_helper_names_its_file():
+    with pytest.raises(UnsupportedSyntaxError) as info:
+        srcgrad.grad(dynamic_in_a_module_helper)(RS.randn(3))
+    assert info.value.filename == helpers_module.__file__
