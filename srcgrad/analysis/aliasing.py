@@ -123,7 +123,21 @@ def _check_aliases(program: ir.Program) -> None:
      steady) = _structure(program, containers)
     # r = y[1:]; r[0] = v: y changes too -- written back (y[1:] = r) right after, so
     # that the dataflow sees it; the write-back is an update of y checked below
-    written = refresh.write_back(statements, views, steady, blocks, program.namer,
+    # (not where the base is updated by y op= v in between: NumPy's r then views the
+    # array srcgrad names y_1, and the write-back into y would go unseen -- the
+    # update is checked as any other instead)
+    loops = paths.enclosing_loops(program.body)
+    order = {id(s): i for i, s in enumerate(statements)}
+
+    def kept_base(view, update):
+        base = view.op.args[0].id
+        return steady(view, update) and not any(
+            getattr(s, "augmented", None) == base and (
+                order[id(view)] < order[id(s)] < order[id(update)]
+                or loops.get(id(s), set()) & loops.get(id(update), set()))
+            for s in statements)
+
+    written = refresh.write_back(statements, views, kept_base, blocks, program.namer,
                                  lambda v, u: paths.dominates(v, u, blocks), containers)
     if written:
         (statements, views, elements, holders, parts, joins, loops, blocks, order,

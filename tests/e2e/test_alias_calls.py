@@ -475,3 +475,16 @@ def asarray_updated_then_base_updated(x):
 ], ids=lambda f: f.__name__)
 def test_updates_seen_through_another_name(fn):
     _check(fn)
+
+
+def view_updated_after_its_base_was_augmented(x):
+    y = x * 2.0
+    r = y[1:]
+    y *= 3.0  # r now views the array srcgrad names anew
+    r[0] = 5.0
+    return np.sum(y * x)
+
+
+def test_a_view_updated_after_an_augmented_base_is_refused():
+    # (it gave the gradient of y[1] as if r[0] = 5.0 had not happened)
+    _refused(view_updated_after_its_base_was_augmented, AliasedUpdateError, "copy")
