@@ -214,8 +214,9 @@ def _array_valued(node) -> bool:
     if isinstance(node, ast.Compare):
         return False
     if isinstance(node, ast.Call):
-        args = node.args[1:] if isinstance(node.func, ast.Name) or _numpy(node.func) == "where" \
-            else node.args  # into_first's operator, where's condition
+        name = node.func.id if isinstance(node.func, ast.Name) else _numpy(node.func)
+        args = {"into_first": node.args[1:], "into_second": node.args[1:],
+                "where": node.args[1:], "match_complex": node.args[:1]}.get(name, node.args)
         return any(_array_valued(a) for a in args)
     return any(_array_valued(child) for child in ast.iter_child_nodes(node))
 
@@ -244,6 +245,10 @@ def _elementwise(node, inexact: bool) -> bool:
     if isinstance(func, ast.Name) and func.id in ("into_first", "into_second") \
             and len(args) == 3 and _numpy(args[0]) in _BINARY:
         return all(_elementwise(a, inexact) for a in args[1:])
+    if isinstance(func, ast.Name) and func.id == "match_complex" and len(args) == 2:
+        return all(_elementwise(a, inexact) for a in args)  # of float64 arrays: the first
+    if isinstance(func, ast.Name) and func.id == "signum" and len(args) == 1:
+        return isinstance(args[0], ast.Name)  # of a float64 array: np.sign
     return False
 
 
@@ -277,10 +282,10 @@ def _plan(run, function) -> dict:
     for stmt in run:
         if isinstance(stmt, ast.Delete):
             continue
+        called = {id(n.func) for n in ast.walk(stmt.value) if isinstance(n, ast.Call)}
         for n in ast.walk(stmt.value):
             if isinstance(n, ast.Name) and n.id not in bound and n.id not in inputs \
-                    and n.id != "np" and not (isinstance(n, ast.Name) and n.id in
-                                              ("into_first", "into_second")):
+                    and n.id != "np" and id(n) not in called:  # (into_first, signum, ...)
                 inputs.append(n.id)
         target = stmt.targets[0].id
         bound.add(target)
@@ -308,6 +313,13 @@ def _plan(run, function) -> dict:
 # --- the kernel ----------------------------------------------------------------------
 
 
+def _sign(name: str):
+    """NumPy's ``np.sign`` of one float64, as its loop computes it (a NaN stays
+    NaN, -0.0 gives 0.0)."""
+    return ast.parse(f"1.0 if {name} > 0 else -1.0 if {name} < 0 else 0.0 if {name} == 0 "
+                     f"else {name}", mode="eval").body
+
+
 class _Scalar(ast.NodeTransformer):
     """An elementwise expression as the kernel computes one element of it."""
 
@@ -328,6 +340,10 @@ class _Scalar(ast.NodeTransformer):
         if isinstance(node.func, ast.Name) and node.func.id in ("into_first", "into_second"):
             op = _BINARY[_numpy(node.args[0])]
             return ast.BinOp(node.args[1], op(), node.args[2])
+        if isinstance(node.func, ast.Name) and node.func.id == "match_complex":
+            return node.args[0]
+        if isinstance(node.func, ast.Name) and node.func.id == "signum":
+            return _sign(node.args[0].id)
         return node
 
     def visit_BinOp(self, node):
@@ -423,6 +439,7 @@ def _prune_deletes(function, internal, edits, lines):
     neither path binds them after the run (the NumPy path deletes them at its
     end).  A ``del`` left with no name becomes ``pass``."""
     inside = {id(stmt) for run, _, _ in edits for stmt in run}
+    dropped = []
     for node in ast.walk(function):
         if not isinstance(node, ast.Delete) or id(node) in inside:
             continue
@@ -436,7 +453,22 @@ def _prune_deletes(function, internal, edits, lines):
         text = f"{indent}del {', '.join(keep)}" if keep else f"{indent}pass"
         if comment and keep:
             text += "  #" + comment
+        alone = all(other is node or isinstance(other, ast.Delete) and other in dropped
+                    for other in _block_of(function, node))
+        if not keep and not alone:
+            text = None  # the line goes (fuse drops the Nones)
+            dropped.append(node)
         lines[node.lineno - 1] = text
+
+
+def _block_of(function, stmt) -> list:
+    """The statement list that holds ``stmt``."""
+    for node in ast.walk(function):
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(node, field, None)
+            if isinstance(block, list) and any(s is stmt for s in block):
+                return block
+    return [stmt]
 
 
 def _imports(lines, powers):

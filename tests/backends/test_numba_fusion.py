@@ -69,6 +69,23 @@ def helper(x):
     return y / (1.0 + x * x)
 
 
+def poly(x):
+    """Arithmetic, sqrt and abs only: the adjoint sweep is one kernel (abs's
+    signum and match_complex included)."""
+    a = x * x + 1.0
+    b = np.sqrt(a) * x - 0.5
+    c = b / a + x
+    d = c * c - b
+    e = np.abs(d) + a * 0.25
+    f = e / (1.0 + c ** 2)
+    g = f * b - d * 0.125
+    return np.sum(g * g + f)
+
+
+def kinks(x):
+    return np.sum(np.abs(x) * x + np.abs(x - 0.5) * 3.0)
+
+
 def kernels_ran():
     return [key for key, ok in numba_rules._FITTED.items() if ok]
 
@@ -214,3 +231,22 @@ def test_second_process_loads_the_kernels_from_numbas_disk_cache(tmp_path):
     assert runs[0]["hits"] == 0 and runs[0]["misses"] > 0
     assert runs[1]["hits"] == runs[0]["misses"] and runs[1]["misses"] == 0
     assert runs[0]["grads"] == runs[1]["grads"]
+
+
+def test_arithmetic_chain_is_two_kernels_bit_for_bit(x):
+    g = srcgrad.grad(poly, backend="numba")
+    assert np.array_equal(g(x), srcgrad.grad(poly)(x))
+    assert g.source.count("\ndef fused_") == 2, g.source
+    kernels = g.source.split("\n@numba.njit", 1)[1].split("\ndef grad_poly")[0]
+    assert "signum" not in kernels and " == 0 else " in kernels  # np.sign's formula inline
+    small = x[:6].copy()
+    assert np.allclose(g(small), central(poly, small), rtol=1e-6, atol=1e-8)
+
+
+def test_abs_at_zero_minus_zero_and_nan_as_numpy():
+    x = np.array([0.0, -0.0, 0.5, np.nan, -1.5, 2.0, np.inf, -np.inf])
+    with np.errstate(invalid="ignore"):
+        got = srcgrad.grad(kinks, backend="numba")(x)
+        want = srcgrad.grad(kinks)(x)
+    assert np.array_equal(got, want, equal_nan=True)
+    assert np.array_equal(np.signbit(got), np.signbit(want))
