@@ -213,6 +213,10 @@ def source_of(node) -> str:
     gast and ``ast`` share, which a direct copy converts; anything else goes
     the general way, to the same text."""
     try:
+        return _statement(node) if isinstance(node, gast.stmt) else _expression(node, _TEST)
+    except _Unusual:
+        pass
+    try:
         return ast.unparse(_to_ast(node))
     except _Unusual:
         tree = ast.fix_missing_locations(gast.gast_to_ast(node))
@@ -268,3 +272,131 @@ def _to_ast(node):
     if isinstance(new, ast.stmt):
         new.lineno = 1  # read by unparse (type comments are looked up by line)
     return new
+
+
+# -- the common node kinds written directly --------------------------------------------
+#
+# ``ast.unparse`` (its precedence and delimiters kept in context managers, a
+# dispatch per node) was a tenth of the compile time: the statements and
+# expressions generated code is made of are written here to the very text it
+# writes (Python 3.11's rules: the same precedences, parentheses, spacing and
+# literals, negative literals as negations as :class:`SignedConstants` makes
+# them), and anything else is left to it.
+
+_P = ast._Precedence
+_TEST, _TUPLE, _YIELD, _CMP, _EXPR, _FACTOR, _ATOM = (
+    int(_P.TEST), int(_P.TUPLE), int(_P.YIELD), int(_P.CMP), int(_P.EXPR), int(_P.FACTOR),
+    int(_P.ATOM))
+_UNPARSER = ast._Unparser
+_BINOPS = {getattr(gast, name): (symbol, int(_UNPARSER.binop_precedence[symbol]),
+                                 symbol in _UNPARSER.binop_rassoc)
+           for name, symbol in _UNPARSER.binop.items()}
+_UNOPS = {getattr(gast, name): (symbol, int(_UNPARSER.unop_precedence[symbol]))
+          for name, symbol in _UNPARSER.unop.items()}
+_CMPOPS = {getattr(gast, name): symbol for name, symbol in _UNPARSER.cmpops.items()}
+_INFINITY = ast._INFSTR
+
+
+def _negative(value) -> bool:
+    """Whether :class:`SignedConstants` writes the literal ``value`` as a negation."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and (
+        value < 0 or (isinstance(value, float) and str(value).startswith("-")))
+
+
+def _literal(value, kind) -> str:
+    if isinstance(value, tuple):
+        raise _Unusual("tuple constant")
+    if value is ...:
+        return "..."
+    prefix = "u" if kind == "u" else ""
+    if isinstance(value, (float, complex)):
+        return prefix + repr(value).replace("inf", _INFINITY).replace(
+            "nan", f"({_INFINITY}-{_INFINITY})")
+    return prefix + repr(value)
+
+
+def _items(elts) -> str:
+    if len(elts) == 1:
+        return _expression(elts[0], _TEST) + ","
+    return ", ".join([_expression(e, _TEST) for e in elts])
+
+
+def _expression(node, precedence: int) -> str:
+    """``node``'s text where the context binds as tightly as ``precedence``."""
+    kind = type(node)
+    if kind is gast.Name:
+        return node.id
+    if kind is gast.Constant:
+        value = node.value
+        if _negative(value):
+            text = "-" + _literal(-value, None)
+            return f"({text})" if precedence > _FACTOR else text
+        return _literal(value, getattr(node, "kind", None))
+    if kind is gast.Attribute:
+        value = node.value
+        space = " " if type(value) is gast.Constant and isinstance(value.value, int) \
+            and not _negative(value.value) else ""
+        return f"{_expression(value, _ATOM)}{space}.{node.attr}"
+    if kind is gast.Call:
+        parts = [_expression(a, _TEST) for a in node.args]
+        for k in node.keywords:
+            name = getattr(k, "arg", None)
+            parts.append(("**" if name is None else name + "=") + _expression(k.value, _TEST))
+        return f"{_expression(node.func, _ATOM)}({', '.join(parts)})"
+    if kind is gast.BinOp:
+        symbol, own, right_first = _BINOPS[type(node.op)]
+        left, right = (own + 1, own) if right_first else (own, own + 1)
+        text = f"{_expression(node.left, left)} {symbol} {_expression(node.right, right)}"
+        return f"({text})" if precedence > own else text
+    if kind is gast.UnaryOp:
+        symbol, own = _UNOPS[type(node.op)]
+        text = symbol + ("" if own == _FACTOR else " ") + _expression(node.operand, own)
+        return f"({text})" if precedence > own else text
+    if kind is gast.Subscript:
+        index = node.slice
+        inside = _items(index.elts) if type(index) is gast.Tuple and index.elts \
+            else _expression(index, _TEST)
+        return f"{_expression(node.value, _ATOM)}[{inside}]"
+    if kind is gast.Slice:
+        lower, upper, step = (getattr(node, f, None) for f in ("lower", "upper", "step"))
+        text = (_expression(lower, _TEST) if lower is not None else "") + ":"
+        if upper is not None:
+            text += _expression(upper, _TEST)
+        if step is not None:
+            text += ":" + _expression(step, _TEST)
+        return text
+    if kind is gast.Tuple:
+        text = _items(node.elts)
+        return f"({text})" if not node.elts or precedence > _TUPLE else text
+    if kind is gast.List:
+        return "[" + ", ".join([_expression(e, _TEST) for e in node.elts]) + "]"
+    if kind is gast.Compare:
+        text = _expression(node.left, _CMP + 1)
+        for op, right in zip(node.ops, node.comparators):
+            text += f" {_CMPOPS[type(op)]} {_expression(right, _CMP + 1)}"
+        return f"({text})" if precedence > _CMP else text
+    if kind is gast.Starred:
+        return "*" + _expression(node.value, _EXPR)
+    raise _Unusual(kind.__name__)
+
+
+def _statement(stmt) -> str:
+    kind = type(stmt)
+    if kind is gast.Assign:
+        if getattr(stmt, "type_comment", None) is not None:
+            raise _Unusual("type comment")
+        targets = "".join([_expression(t, _TUPLE) + " = " for t in stmt.targets])
+        return targets + _expression(stmt.value, _TEST)
+    if kind is gast.Expr:
+        return _expression(stmt.value, _YIELD)
+    if kind is gast.Return:
+        value = getattr(stmt, "value", None)
+        return "return" if value is None else "return " + _expression(value, _TEST)
+    if kind is gast.AugAssign:
+        return f"{_expression(stmt.target, _TEST)} {_BINOPS[type(stmt.op)][0]}= " \
+            f"{_expression(stmt.value, _TEST)}"
+    if kind is gast.Delete:
+        return "del " + ", ".join([_expression(t, _TEST) for t in stmt.targets])
+    if kind is gast.Pass:
+        return "pass"
+    raise _Unusual(kind.__name__)
