@@ -57,6 +57,7 @@ from __future__ import annotations
 
 import functools
 import operator
+import types
 from dataclasses import dataclass, field
 
 import gast
@@ -234,7 +235,7 @@ def _check_aliases(program: ir.Program) -> None:
         candidates.update(n for _, names in holds for n in names)
         item = getattr(stmt, "item_update", None) is not None
         for other in sorted(candidates):
-            if other == x or find(other) not in affected:
+            if other == x or find(other) not in affected or _no_memory(program, other):
                 continue
             if item and other in containers and other != stmt.item_update[0] and {
                     find(n) for h, names in holders if ir.target_names(h)[0] == other
@@ -322,6 +323,15 @@ def _check_aliases(program: ir.Program) -> None:
         none.op = ir.Op(ir.OPAQUE, [], {}, program.node, "statement")
         none.comment = "bound at the start: a check of an update reads it"
         program.body.insert(0, gast.copy_location(none, program.body[0]))
+
+
+def _no_memory(program, name) -> bool:
+    """Whether ``name`` is a global module, class or function (``np`` in
+    ``y.view(np.float64)``): an operand with no array memory to share, never
+    checked (nor bound to None before the update)."""
+    value = program.free.get(name, None)
+    return isinstance(value, (types.ModuleType, type, types.FunctionType,
+                              types.BuiltinFunctionType))
 
 
 def _location(stmt) -> tuple:

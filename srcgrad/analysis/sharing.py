@@ -49,7 +49,10 @@ VIEWS = {
     np.split, np.array_split, np.hsplit, np.vsplit, np.dsplit,  # lists of views
     runtime.sequence,  # what a for loop runs over: the list, tuple or array itself
     np.ndarray.flat,  # an iterator whose items are y's elements: z[0] = v changes y
-} | {np.asanyarray, np.ascontiguousarray, np.asfortranarray, np.require}
+} | {np.asanyarray, np.ascontiguousarray, np.asfortranarray, np.require} | {
+    f for f in (getattr(np.ndarray, "mT", None), getattr(np, "unstack", None),
+                getattr(np, "permute_dims", None), getattr(np, "matrix_transpose", None))
+    if f is not None}  # NumPy 2's
 
 #: Calls that return their first operand itself where it needs no conversion
 #: (``np.asarray(y)``, ``y.conj()`` of a real array, ``np.float64(y)`` of a
@@ -123,7 +126,8 @@ _ELEMENT_COPIES = (sorted, list, tuple, reversed, set, frozenset, enumerate, zip
 
 #: Calls whose result is always a list, tuple or dict: ``np.split(y, 2)`` is a
 #: list of views of ``y``, ``dict(a=y)`` a dict holding ``y``.
-_CONTAINER_CALLS = (np.split, np.array_split, np.hsplit, np.vsplit, np.dsplit, dict)
+_CONTAINER_CALLS = (np.split, np.array_split, np.hsplit, np.vsplit, np.dsplit, dict,
+                    *([np.unstack] if hasattr(np, "unstack") else []))
 
 
 def copies_elements(stmt) -> bool:

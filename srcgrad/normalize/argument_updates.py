@@ -95,7 +95,7 @@ _VIEW_NAMES = (
     "fliplr", "flipud", "rot90", "rollaxis", "diagonal", "diag", "real", "imag",
     "real_if_close", "split", "array_split", "hsplit", "vsplit", "dsplit", "unstack",
     "float64", "float32", "float16", "longdouble", "complex128", "complex64", "matrix",
-    "asmatrix",
+    "asmatrix", "permute_dims", "matrix_transpose",
 )
 VIEW_FUNCTIONS = frozenset(id(f) for f in (
     *(getattr(np, n, None) for n in _VIEW_NAMES),

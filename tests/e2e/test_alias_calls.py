@@ -488,3 +488,47 @@ def view_updated_after_its_base_was_augmented(x):
 def test_a_view_updated_after_an_augmented_base_is_refused():
     # (it gave the gradient of y[1] as if r[0] = 5.0 had not happened)
     _refused(view_updated_after_its_base_was_augmented, AliasedUpdateError, "copy")
+
+
+def matrix_transposed_view(x):
+    y = x * 2.0
+    z = y[None].mT
+    z[0, 0] = 5.0
+    return np.sum(y * x)
+
+
+def unstacked_piece(x):
+    y = x * 2.0
+    z = np.unstack(y[None])[0]
+    z[0] = 5.0
+    return np.sum(y * x)
+
+
+def view_with_a_dtype(x):
+    y = x * 2.0
+    z = y.view(np.float64)  # (np was taken for an array sharing z's memory)
+    z[0] = 5.0
+    return np.sum(y * x)
+
+
+@pytest.mark.skipif(not hasattr(np, "unstack"), reason="NumPy 2.1's")
+@pytest.mark.parametrize("fn", [matrix_transposed_view, unstacked_piece, view_with_a_dtype],
+                         ids=lambda f: f.__name__)
+def test_numpy_2_views_are_refused(fn):
+    with pytest.raises(AliasedUpdateError) as info:
+        srcgrad.grad(fn)(X.copy())
+    assert info.value.lineno and "shares its memory" in info.value.message
+    with pytest.raises(SrcGradError) as info:  # (no tangent rule for some of them)
+        srcgrad.jvp(fn, (X.copy(),), (np.ones(4),))
+    assert info.value.lineno
+
+
+def base_updated_then_matrix_transposed_read(x):
+    y = x * 2.0
+    z = y[None].mT
+    y[0] = 5.0
+    return np.sum(z[:, 0] * x)
+
+
+def test_a_matrix_transposed_view_sees_its_base_updated():
+    _check(base_updated_then_matrix_transposed_read)
