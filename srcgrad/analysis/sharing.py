@@ -56,12 +56,15 @@ VIEWS = {
 
 #: Calls that return their first operand itself where it needs no conversion
 #: (``np.asarray(y)``, ``y.conj()`` of a real array, ``np.float64(y)`` of a
-#: float64 array), else a new array -- never another window on its memory: a
-#: name they bind may be the very same array (see :func:`is_identity`).
+#: float64 array), else a new array (or, for the last few, a view): a name
+#: they bind may be the very same array (see :func:`is_identity`).
 IDENTITIES = {
     np.asarray, np.asanyarray, np.ascontiguousarray, np.asfortranarray, np.require,
     np.real_if_close, np.real, np.ndarray.real, np.float64, np.float32,
     np.ndarray.conj, np.ndarray.conjugate, np.ndarray.astype, np.array,
+    # the operand itself where there is nothing to do, else a view: an update
+    # through that view is refused as the code runs, where it is one
+    np.squeeze, np.ndarray.squeeze, np.atleast_1d, np.atleast_2d, np.atleast_3d,
 } | ({np.astype} if hasattr(np, "astype") else set())
 
 #: Calls that copy unless told not to: ``y.astype(t, copy=False)`` and

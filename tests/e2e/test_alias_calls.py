@@ -532,3 +532,24 @@ def base_updated_then_matrix_transposed_read(x):
 
 def test_a_matrix_transposed_view_sees_its_base_updated():
     _check(base_updated_then_matrix_transposed_read)
+
+
+def squeeze_with_nothing_to_squeeze(x):
+    y = x * 2.0
+    z = np.squeeze(y)  # y itself
+    z[0] = 5.0
+    w = np.atleast_1d(y)  # y itself
+    w[1] = 3.0
+    return np.sum(y * x)
+
+
+def squeeze_that_is_a_view(x):
+    y = x[:, None] * 2.0
+    z = np.squeeze(y)  # a view of y
+    z[0] = 5.0
+    return np.sum(y[:, 0] * x)
+
+
+def test_squeeze_of_nothing_is_followed_and_a_squeezed_view_refused():
+    _check(squeeze_with_nothing_to_squeeze)
+    _refused(squeeze_that_is_a_view, AliasedUpdateError, "shares its memory")
