@@ -69,8 +69,9 @@ class Statements:
         ``y[...] = v``, which srcgrad differentiates; None for any other
         statement.  ``checked`` is True where NumPy casts ``v`` into ``y`` by
         its ``'same_kind'`` rule (``copyto``, ``out=``), which refuses a float
-        into an int array where ``y[...] = v`` would truncate: the write is
-        then checked first (see :meth:`checked_write`)."""
+        into an int array where ``y[...] = v`` would truncate, or refuses a ``y``
+        that is no array: the write is then checked first (see
+        :meth:`checked_write`)."""
         if not isinstance(call, gast.Call) or any(isinstance(a, gast.Starred) for a in call.args):
             return None
 
@@ -100,7 +101,7 @@ class Statements:
             keywords = [k for k in call.keywords if k.arg != "copy"]
             keywords += [gast.keyword(arg=k, value=v) for k, v in named.items()]
             return clone(call.args[0]), gast.copy_location(gast.Call(
-                func=call.func, args=[clone(call.args[0])], keywords=keywords), call), False
+                func=call.func, args=[clone(call.args[0])], keywords=keywords), call), True
         return None
 
     def replaces_in_place(self, call) -> bool:
@@ -168,26 +169,32 @@ class Statements:
                              f"variable), then use y", node)
 
     def checked_write(self, target, value, stmt):
-        """``np.copyto(y, v)`` or ``f(a, b, out=y)`` as ``y[...] = v``, checked first:
-        ``castable(y, v, np.copyto, y, v)`` raises NumPy's own error where its
-        ``'same_kind'`` casting refuses ``v``'s dtype in ``y`` (found by review:
-        ``np.copyto(y, x)`` into an int ``y`` truncated where NumPy raises)."""
-        func = stmt.value.func
+        """``np.copyto(y, v)``, ``f(a, b, out=y)`` or ``np.nan_to_num(y, copy=False)``
+        as ``y[...] = v``, checked first: ``castable(y, v, np.copyto, y, v)`` runs
+        the call itself, which raises NumPy's own error, where NumPy would refuse
+        it -- ``'same_kind'`` casting refuses ``v``'s dtype in ``y`` (found by
+        review: ``np.copyto(y, x)`` into an int ``y`` truncated where NumPy
+        raises), or ``y`` is no array."""
+        call = stmt.value
+        into = ir.name(self.env.get(target.id, target.id))  # y's name here
         atom = self.atom(value)
-        again = ([clone(target), clone(atom)], [])
         made = self.out[-1] if self.out else None
-        if isinstance(value, gast.Call) and isinstance(atom, gast.Name) \
-                and isinstance(made, gast.Assign) and ir.target_names(made) == [atom.id] \
-                and getattr(made, "op", None) is not None:
-            # a ufunc's out=y, its value computed: run again with its operands, out=y
-            again = ([clone(a) for a in made.op.args],
-                     [gast.keyword(arg="out", value=clone(target))])
+        if not isinstance(value, gast.Call):  # np.copyto(y, v)
+            args, keywords = [into, clone(atom)], []
+        elif isinstance(atom, gast.Name) and isinstance(made, gast.Assign) \
+                and ir.target_names(made) == [atom.id] and getattr(made, "op", None):
+            # its value computed: run again with its operands, into y
+            args = [clone(a) for a in made.op.args]
+            keywords = [gast.keyword(arg="out", value=into)]
+            if self.callee(call) is np.nan_to_num:
+                keywords = [gast.keyword(arg="copy", value=gast.Constant(value=False, kind=None))]
+                keywords += [gast.keyword(arg=k, value=clone(v)) for k, v in made.op.kwargs.items()]
         else:
-            func = gast.Attribute(value=ir.name("np"), attr="copyto", ctx=gast.Load()) \
-                if isinstance(value, gast.Call) else func
+            return atom
+        func = clone(call.func)
+        self.collect_free(func)
         check = gast.Call(func=helper_ref("castable"),
-                          args=[clone(target), clone(atom), clone(func), *again[0]],
-                          keywords=again[1])
+                          args=[clone(into), clone(atom), func, *args], keywords=keywords)
         guard = gast.copy_location(gast.Expr(value=located(check, stmt)), stmt)
         guard.op = ir.Op(ir.OPAQUE, [], {}, stmt, "statement")
         self.out.append(guard)

@@ -553,3 +553,33 @@ def squeeze_that_is_a_view(x):
 def test_squeeze_of_nothing_is_followed_and_a_squeezed_view_refused():
     _check(squeeze_with_nothing_to_squeeze)
     _refused(squeeze_that_is_a_view, AliasedUpdateError, "shares its memory")
+
+
+def nan_to_num_of_a_number(x):
+    y = np.log(x[0] - 0.5)
+    np.nan_to_num(y, copy=False)  # NumPy 2: no array to write into
+    return y * x[1]
+
+
+def copyto_a_renamed_array(x):
+    y = x * 1.0
+    y = np.zeros(4, dtype=int)  # the array copyto writes into is this one
+    np.copyto(y, x)
+    return np.sum(y * x)
+
+
+@pytest.mark.parametrize("fn", [nan_to_num_of_a_number, copyto_a_renamed_array],
+                         ids=lambda f: f.__name__)
+def test_in_place_calls_numpy_refuses_raise_its_error(fn):
+    with np.errstate(invalid="ignore"):
+        try:
+            fn(X.copy())
+        except (TypeError, ValueError) as error:
+            python = error
+        else:
+            pytest.skip("this NumPy runs it")
+        for run in (lambda: srcgrad.value_and_grad(fn)(X.copy()),
+                    lambda: srcgrad.jvp(fn, (X.copy(),), (np.ones(4),))):
+            with pytest.raises(type(python)) as ours:
+                run()
+            assert str(ours.value) == str(python)
