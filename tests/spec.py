@@ -792,6 +792,8 @@ S("fresh_tangent", srcgrad.runtime.fresh_tangent, "srcgrad.runtime.fresh_tangent
   t=normal(3), y=fixed(np.zeros((2, 3))))
 S("tangent_like", srcgrad.runtime.tangent_like, "srcgrad.runtime.tangent_like(t, y)",
   t=normal(2, 3), y=fixed(np.zeros((2, 3))))
+S("add_parts", srcgrad.runtime.add_parts, "srcgrad.runtime.add_parts(t, y)", t=normal(2, 3),
+  y=normal(2, 3))
 S("sequence_tangent", srcgrad.runtime.sequence_tangent,
   "srcgrad.runtime.sequence_tangent(t, y)", t=normal(2, 3), y=fixed((0.0, 0.0)))
 S("written_tangent", srcgrad.runtime.written_tangent, "srcgrad.runtime.written_tangent(t, y)",
@@ -849,6 +851,8 @@ N("keys_of", keys_of, "keys_of(d)", d=fixed({"a": 1.0}))
 N("sorted_order", srcgrad.runtime.sorted_order, "srcgrad.runtime.sorted_order(x)",
   x=normal(4))
 N("zero_tangent", srcgrad.runtime.zero_tangent, "srcgrad.runtime.zero_tangent(x)", x=_X)
+N("missing_tangent", srcgrad.runtime.missing_tangent,  # a tangent that does not exist
+  "srcgrad.runtime.missing_tangent('no derivative')")
 N("size_of", srcgrad.runtime.size_of, "srcgrad.runtime.size_of(x)", x=_X)  # np.size, Dask lazy
 S("signum", srcgrad.runtime.signum, "srcgrad.runtime.signum(x)", x=away(3, 4))  # complex: test_numpy_breadth
 

@@ -8,7 +8,7 @@ tangents, by inlining the primitive's tangent rule (see
 the tangent statements sit inside them, next to their primals -- so the
 generated code reads like the original with one extra line per operation.
 
-Three cases need care:
+These cases need care:
 
 * a variable that some definitions make dependent and others do not (``h =
   np.zeros(3)`` before a loop that adds ``x`` to it) gets ``d_h =
@@ -22,7 +22,11 @@ Three cases need care:
   ``expand(term, out)`` widens it, and is left out where the operands
   provably share a shape (``x * 2``, ``np.sin(x) * x``);
 * a call of a user function calls that function's own generated tangent
-  function, ``y, d_y = f_jvp(x, d_x)``, so recursion works.
+  function, ``y, d_y = f_jvp(x, d_x)``, so recursion works;
+* the terms of a value that is an array or a tuple of arrays as only the run
+  shows (``np.gradient`` with one spacing) add with ``add_parts``, part by
+  part, where ``+`` would join two tuples: the rule says so
+  (``rule.fn.adds_by_parts``).
 
     >>> import numpy as np
     >>> def f(x, y):
@@ -65,6 +69,7 @@ from .calls import bind_arguments
 from .constants import check_constant_arguments
 from .in_place import check_in_place_calls
 from .inline import inline_tangent, missing_rule
+from .placed import place_op
 
 
 @dataclass
@@ -210,17 +215,20 @@ class Forward:
                               shape_class=lambda n: self.classes.get(n, n),
                               filename=self.program.filename)
         out = [stmt]
+        terms = [term for _, term in done.contributions]
+        place_op(done.statements + terms, self.program, op)  # run-time refusals' place
         for s in done.statements:
             s.origin = op.label
             out.append(s)
-        terms = [term for _, term in done.contributions]
         if not terms:
             return out + [self.define(t, call_to("zero_tangent", ir.name(t)), op.label)
                           for t in targets]
         if isinstance(target, gast.Tuple):
             out.extend(self.unpack(target, terms, op.label))
             return out
-        out.append(self.define(targets[0], _sum_terms(terms), op.label))
+        total = _sum_by_parts(terms) if getattr(rule.fn, "adds_by_parts", False) \
+            else _sum_terms(terms)
+        out.append(self.define(targets[0], total, op.label))
         return out
 
     def unpack(self, target, terms, origin) -> list:
@@ -361,6 +369,18 @@ def _sum_terms(terms):
     total = terms[0]
     for term in terms[1:]:
         total = gast.BinOp(left=total, op=gast.Add(), right=term)
+    return total
+
+
+def _sum_by_parts(terms):
+    """The sum of terms that are arrays or tuples of arrays as only the run
+    shows (a rule marked ``adds_by_parts``: ``np.gradient`` with one spacing),
+    with :func:`~srcgrad.runtime.add_parts`, where ``+`` would join two tuples."""
+    if all(isinstance(t, gast.Tuple) for t in terms):
+        return _sum_terms(terms)  # displays add part by part as they are
+    total = terms[0]
+    for term in terms[1:]:
+        total = call_to("add_parts", total, term)
     return total
 
 

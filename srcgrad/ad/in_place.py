@@ -42,9 +42,9 @@ def check_in_place_calls(program: ir.Program, varied) -> None:
     at that point of ``program``)."""
     for stmt in ir.walk_statements(program.body):
         if isinstance(stmt, gast.Expr) and getattr(stmt, "op", None) is not None \
-                and stmt.op.primitive is ir.OPAQUE and not harmless(stmt.value):
-            if any(n in varied for n in ir.names_in(stmt)):
-                raise UnsupportedSyntaxError(
+                and stmt.op.primitive is ir.OPAQUE and not harmless(stmt.value) \
+                and any(n in varied for n in ir.names_in(stmt)):
+            raise UnsupportedSyntaxError(
                     in_place_message(stmt.op.node), filename=program.filename,
                     lineno=getattr(stmt, "lineno", None), col=getattr(stmt, "col_offset", None))
 

@@ -50,6 +50,7 @@ from ..rules import registry
 from .constants import check_constant_arguments
 from .in_place import check_in_place_calls
 from .inline import inline, missing_rule
+from .placed import place_op
 
 ZERO = 0.0
 
@@ -219,6 +220,7 @@ class _Reverser:
         done = inline(rule, op, out_expr, d_out, self.namer, wanted=self.act.is_active,
                       shape_class=lambda n: self.classes.get(n, n),
                       filename=self.program.filename)
+        place_op(done.statements + [e for _, e in done.contributions], self.program, op)
         out = []
         for s in done.statements:
             s.origin = op.label

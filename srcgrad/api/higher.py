@@ -86,7 +86,8 @@ def jvp(fn, primals=None, tangents=None, *, wrt=None, optimize=True, backend="nu
     options = Options(mode="jvp", wrt=wrt_positions, single=False, optimize=optimize,
                       receiver=receiver, backend=backend,  # and the functions passed, as
                       callees=callee_arguments(func, wrt_positions, args,  # grad's calls have
-                                               int(receiver is not None)))
+                                               int(receiver is not None)),
+                      floats=_floats(args, receiver))  # specialised as grad's calls are
     compiler.validate_options(options)
     backends.require(backend)
     compiled = compile_function(func, options)
@@ -95,6 +96,14 @@ def jvp(fn, primals=None, tangents=None, *, wrt=None, optimize=True, backend="nu
         backends.settle(compiled, (*args, *moving), {},
                         lambda: compile_function(func, replace(options, backend="numpy")))
     return compiled.functions[0](*args, *moving)
+
+
+def _floats(args, receiver) -> tuple:
+    """The positions of the arguments that are Python floats, which the code is
+    specialised for as grad's is (a float spacing of ``np.gradient`` is then
+    known to be a number); none for a method resolved by its receiver's class."""
+    return () if receiver is not None else tuple(i for i, a in enumerate(args)
+                                                 if type(a) is float)
 
 
 def hvp(fn, wrt=0, *, backend="numpy"):

@@ -46,12 +46,14 @@ def as_tangent(t, primal):
     return t
 
 
-def _tangent_code(fn, position, receiver=None, callees=()):
+def _tangent_code(fn, position, receiver=None, callees=(), floats=()):
     """The compiled module of ``fn``'s tangent function for a tangent of argument
     ``position``: ``tangent_f(*args, d_arg)`` returns the tangent alone (a scalar
-    for a scalar ``fn``), ready to be differentiated in reverse mode."""
+    for a scalar ``fn``), ready to be differentiated in reverse mode.  ``floats``:
+    the positions of arguments that are Python floats, as grad specialises."""
     options = Options(mode="tangent", wrt=(position,), single=False, receiver=receiver,
-                      callees=callees)  # functions passed as arguments (arguments.Callee)
+                      callees=callees,  # functions passed as arguments (arguments.Callee)
+                      floats=floats)
     return compile_function(fn, options)
 
 
@@ -82,18 +84,22 @@ class HigherOrder:
             fn, tuple(inners), tuple(outer), single, bound
         self.backend = backend
 
-    def _compiled(self, args) -> list:
-        """The generated module of each tangent level, then the gradient's module."""
+    def _compiled(self, args, specialise=True) -> list:
+        """The generated module of each tangent level, then the gradient's module
+        (specialised for the arguments that are Python floats, as grad's are)."""
         receiver = type(args[0]) if args and (self.bound is not None or is_user_object(args[0])) \
             else None
         modules, code = [], self.fn
+        floats = () if receiver is not None or not specialise else tuple(
+            i for i, a in enumerate(args) if type(a) is float)
         for level, position in enumerate(self.inners):
             modules.append(_tangent_code(code, position, receiver if level == 0 else None,
                                          () if level else callee_arguments(
                                              self.fn, (position, *self.outer), args,
-                                             int(receiver is not None))))
+                                             int(receiver is not None)), floats))
             code = modules[-1].functions[0]
-        options = Options(mode="grad", wrt=self.outer, single=self.single, backend=self.backend)
+        options = Options(mode="grad", wrt=self.outer, single=self.single, backend=self.backend,
+                          floats=floats)
         modules.append(compile_function(code, options))
         return modules
 
@@ -109,14 +115,14 @@ class HigherOrder:
                 code, replace(options, backend="numpy")))
         return modules[-1].functions[0](*args, *moving)
 
-    def source_for(self, *args) -> str:
+    def source_for(self, *args, specialise=True) -> str:
         """Every generated module, as a call with ``args`` would use them."""
-        modules = self._compiled(all_arguments(self.fn, self.bound, args))
+        modules = self._compiled(all_arguments(self.fn, self.bound, args), specialise)
         return "\n\n".join(module.source for module in modules)
 
     @property
-    def source(self) -> str:
-        return self.source_for(*_placeholders(self.fn, self.bound))
+    def source(self) -> str:  # the placeholders select code, not a specialisation
+        return self.source_for(*_placeholders(self.fn, self.bound), specialise=False)
 
 
 class SecondOrder(HigherOrder):

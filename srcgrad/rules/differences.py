@@ -14,7 +14,7 @@ rule: srcgrad refuses to differentiate them when compiling
 
 import numpy as np
 
-from ..runtime import TupleCotangent, diff_grad, gradient_grad, unbroadcast
+from ..runtime import diff_grad, gradient_grad, unbroadcast
 from .registry import adjoint, tangent
 
 
@@ -88,39 +88,40 @@ def gradient_tangent(out, f, *varargs, axis=None, edge_order=1, d_f, d_varargs):
     """The spacings are written out (generated code differentiated again cannot
     unpack ``*varargs``): none, one for every axis, or one per axis up to three;
     the keywords where they differ from their defaults.  A scalar spacing's
-    tangent scales its axes' results by ``-d_h / h`` (a tuple of results as a
-    TupleCotangent, which adds to the other term part by part)."""
-    if len(varargs) == 0:
-        t_h = ()
-    elif len(varargs) == 1:
-        rate = -d_varargs[0] / varargs[0] if np.ndim(varargs[0]) == 0 else 0.0
-        t_h = TupleCotangent(map(np.multiply, out, (rate,) * len(out))) \
-            if isinstance(out, (tuple, list)) else out * rate
-    else:
-        rate = -d_varargs[0] / varargs[0] if np.ndim(varargs[0]) == 0 else 0.0
-        rate_1 = -d_varargs[1] / varargs[1] if np.ndim(varargs[1]) == 0 else 0.0
-        if len(varargs) == 2:
-            t_h = TupleCotangent((out[0] * rate, out[1] * rate_1))
-        else:
-            rate_2 = -d_varargs[2] / varargs[2] if np.ndim(varargs[2]) == 0 else 0.0
-            t_h = TupleCotangent((out[0] * rate, out[1] * rate_1, out[2] * rate_2))
+    tangent scales its axes' results by ``rate = -d_h / h``: with one spacing,
+    the gradient of ``f * rate``; with several, each part times its rate.  The
+    result is an array or a tuple of arrays (one spacing for a 2-d ``f``), as
+    only the run shows, so the two terms add with ``add_parts``
+    (``adds_by_parts`` below) -- no runtime class built in the tangent code,
+    which can then be differentiated again."""
     if len(varargs) == 0 and axis is None and edge_order == 1:
-        return np.gradient(d_f), t_h
-    if len(varargs) == 1 and axis is None and edge_order == 1:
-        return np.gradient(d_f, varargs[0]), t_h
-    if len(varargs) == 2 and axis is None and edge_order == 1:
-        return np.gradient(d_f, varargs[0], varargs[1]), t_h
+        return np.gradient(d_f), ()
     if len(varargs) == 0 and edge_order == 1:
-        return np.gradient(d_f, axis=axis), t_h
-    if len(varargs) == 1 and edge_order == 1:
-        return np.gradient(d_f, varargs[0], axis=axis), t_h
+        return np.gradient(d_f, axis=axis), ()
     if len(varargs) == 0:
-        return np.gradient(d_f, axis=axis, edge_order=edge_order), t_h
+        return np.gradient(d_f, axis=axis, edge_order=edge_order), ()
     if len(varargs) == 1:
-        return np.gradient(d_f, varargs[0], axis=axis, edge_order=edge_order), t_h
+        rate = -d_varargs[0] / varargs[0] if np.ndim(varargs[0]) == 0 else 0.0
+        if axis is None and edge_order == 1:
+            return np.gradient(d_f, varargs[0]), np.gradient(f * rate, varargs[0])
+        if edge_order == 1:
+            return (np.gradient(d_f, varargs[0], axis=axis),
+                    np.gradient(f * rate, varargs[0], axis=axis))
+        return (np.gradient(d_f, varargs[0], axis=axis, edge_order=edge_order),
+                np.gradient(f * rate, varargs[0], axis=axis, edge_order=edge_order))
+    rate = -d_varargs[0] / varargs[0] if np.ndim(varargs[0]) == 0 else 0.0
+    rate_1 = -d_varargs[1] / varargs[1] if np.ndim(varargs[1]) == 0 else 0.0
+    if len(varargs) == 2 and axis is None and edge_order == 1:
+        return np.gradient(d_f, varargs[0], varargs[1]), (out[0] * rate, out[1] * rate_1)
     if len(varargs) == 2:
-        return np.gradient(d_f, varargs[0], varargs[1], axis=axis, edge_order=edge_order), t_h
+        return (np.gradient(d_f, varargs[0], varargs[1], axis=axis, edge_order=edge_order),
+                (out[0] * rate, out[1] * rate_1))
     if len(varargs) != 3:
         assert False, "np.gradient: a tangent takes up to three spacings"
-    return np.gradient(d_f, varargs[0], varargs[1], varargs[2], axis=axis,
-                       edge_order=edge_order), t_h
+    rate_2 = -d_varargs[2] / varargs[2] if np.ndim(varargs[2]) == 0 else 0.0
+    return (np.gradient(d_f, varargs[0], varargs[1], varargs[2], axis=axis,
+                        edge_order=edge_order),
+            (out[0] * rate, out[1] * rate_1, out[2] * rate_2))
+
+
+gradient_tangent.adds_by_parts = True  # see the docstring

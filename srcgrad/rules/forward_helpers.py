@@ -10,18 +10,22 @@ value (``match_complex``) and reading an object's tangent attribute
 (``tangent_attr``) are linear in the tangent they take, so one
 ``@linear`` declaration each gives both rules: the tangent applies the helper
 to the tangent's tangent, the adjoint passes the cotangent back summed to the
-tangent's shape (or as an attribute's cotangent).  The zero tangent of a
-constant carries nothing.
+tangent's shape (or as an attribute's cotangent).  ``add_parts``, the sum of
+two terms of a value that may be a tuple, passes its cotangent to both and adds
+its tangents the same way.  The zero tangent of a constant carries nothing,
+nor does the stand-in for a tangent that does not exist (``missing_tangent``).
 """
 
 import numpy as np
 
 from ..runtime import (
+    add_parts,
     attribute_grad,
     elements_cotangent,
     expand,
     fresh_tangent,
     match_complex,
+    missing_tangent,
     sequence_tangent,
     signum,
     signum_grad,
@@ -75,7 +79,21 @@ def tangent_attr_(out, d_out, t, obj, name):
     return attribute_grad(d_out, obj, name)
 
 
+@adjoint(add_parts, "a", "b", name="add_parts")
+def add_parts_(out, d_out, a, b):
+    """Both terms have the value's shape and structure: each gets the cotangent."""
+    return d_out, d_out
+
+
+@tangent(add_parts, "a", "b", name="add_parts")
+def add_parts_tangent(out, a, b, d_a, d_b):
+    return d_a, d_b
+
+
+add_parts_tangent.adds_by_parts = True  # the two terms are added with add_parts too
+
 nondifferentiable(zero_tangent, name="zero_tangent")
+nondifferentiable(missing_tangent, name="missing_tangent")  # it raises where it is used
 # the permutation ``sorted`` applies (the tangent of ``sorted(xs)`` is the
 # tangents in that order): integer positions
 nondifferentiable(sorted_order, name="sorted_order")

@@ -40,6 +40,7 @@ from ..runtime import (
     matmul_grad_a,
     matmul_grad_b,
     matrix_power_grad,
+    missing_tangent,
     outer_grads,
     pinv_grad,
     qr_grad,
@@ -309,7 +310,11 @@ def svd(out, d_out, a, full_matrices=True, compute_uv=True):
 def svd_tangent(out, a, full_matrices=True, compute_uv=True, *, d_a):
     """``dP = u^T dA v``; ``ds = diag(dP)``, ``du = u (F * (dP S + S dP^T))``,
     ``dv = v (F * (S dP + dP^T S))`` with ``F_ij = 1 / (s_j^2 - s_i^2)``, plus
-    the parts outside the span of ``u`` or ``v`` for a non-square ``a``."""
+    the parts outside the span of ``u`` or ``v`` for a non-square ``a``.  The
+    full factors of a non-square ``a`` have extra singular vectors, which are
+    not unique: only the singular values get a tangent there, and the vectors'
+    raises MissingRuleError where it is used (unused, as in ``svd(a).S``, it
+    costs nothing), as their cotangent does in reverse mode."""
     if not compute_uv:
         factors = np.linalg.svd(a, full_matrices=False)
         return np.sum(factors[0] * (d_a @ np.swapaxes(factors[2], -1, -2)), axis=-2)
@@ -319,9 +324,15 @@ def svd_tangent(out, a, full_matrices=True, compute_uv=True, *, d_a):
     m = np.shape(a)[-2]
     n = np.shape(a)[-1]
     k = np.shape(s)[-1]
-    assert not full_matrices or m == n, (
-        "np.linalg.svd: the singular vectors of a non-square matrix with "
-        "full_matrices=True are not unique; pass full_matrices=False")
+    if full_matrices:
+        if m != n:
+            lost = missing_tangent("np.linalg.svd: the singular vectors of a non-square "
+                                   "matrix with full_matrices=True are not unique, so they "
+                                   "have no derivative; pass full_matrices=False (the "
+                                   "singular values alone have one)")
+            u_k = u[..., :, :k]
+            v_k = np.swapaxes(vh[..., :k, :], -1, -2)
+            return lost, np.sum(u_k * (d_a @ v_k), axis=-2), lost
     v = np.swapaxes(vh, -1, -2)
     ut = np.swapaxes(u, -1, -2)
     d_av = d_a @ v

@@ -77,8 +77,10 @@ from .elementwise import (
     unbroadcast,
 )
 from .forward import (
+    add_parts,
     expand,
     fresh_tangent,
+    missing_tangent,
     sequence_tangent,
     tangent_attr,
     tangent_like,
@@ -303,6 +305,8 @@ __all__ = [
     "lstsq_grads",
     "matrix_power_grad",
     "expand",
+    "add_parts",
+    "missing_tangent",
     "zero_tangent",
     "fresh_tangent",
     "tangent_like",

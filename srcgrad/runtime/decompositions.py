@@ -158,7 +158,7 @@ def eigvalsh_grad(g, a, UPLO="L"):  # noqa: N803
     return _fold(s, lower=UPLO.upper() == "L")
 
 
-def svd_grad(g, out, a, full_matrices=True, compute_uv=True):
+def svd_grad(g, out, a, full_matrices=True, compute_uv=True, *, where=None):
     """Cotangent of ``a`` in ``np.linalg.svd(a, full_matrices, compute_uv)``.
 
     ``out`` is ``(u, s, vh)`` (or ``s`` alone when ``compute_uv`` is false);
@@ -168,7 +168,11 @@ def svd_grad(g, out, a, full_matrices=True, compute_uv=True):
     ``u P v^T`` plus, for a non-square ``a``, the parts of ``g_u`` and ``g_v``
     outside the span of ``u`` and ``v``: ``(I - u u^T) g_u S^-1 v^T`` and
     ``u S^-1 g_v^T (I - v v^T)``.  Singular vectors of a repeated (or zero)
-    singular value are not unique, as for eigh.
+    singular value are not unique, as for eigh.  The extra singular vectors of
+    a non-square ``a``'s full factors are not unique at all: a cotangent that
+    reaches them raises (at ``where``, the user's call); one of the singular
+    values and the first ``k`` vectors (a second derivative of the values) is
+    the reduced factorisation's.
     """
     if no_cotangent(g):
         return 0.0
@@ -176,12 +180,19 @@ def svd_grad(g, out, a, full_matrices=True, compute_uv=True):
     if not compute_uv:
         u, _, vh = np.linalg.svd(a, full_matrices=False)
         return (u * g[..., None, :]) @ vh
-    if full_matrices and m != n:
-        raise error_at("MissingRuleError", "np.linalg.svd: the singular vectors of a "
-                       "non-square matrix with full_matrices=True are not unique, so they "
-                       "have no derivative; pass full_matrices=False")
     u, s, vh = out
     g_u, g_s, g_vh = cotangent_at(g, 0), cotangent_at(g, 1), cotangent_at(g, 2)
+    if full_matrices and m != n:  # the reduced factors, if nothing reads the rest
+        k = s.shape[-1]
+        if (not no_cotangent(g_u) and np.any(g_u[..., :, k:])) or \
+                (not no_cotangent(g_vh) and np.any(g_vh[..., k:, :])):
+            raise error_at("MissingRuleError", "np.linalg.svd: the singular vectors of a "
+                           "non-square matrix with full_matrices=True are not unique, so "
+                           "they have no derivative; pass full_matrices=False (the "
+                           "singular values alone have one)", where)
+        u, vh = u[..., :, :k], vh[..., :k, :]
+        g_u = g_u if no_cotangent(g_u) else g_u[..., :, :k]
+        g_vh = g_vh if no_cotangent(g_vh) else g_vh[..., :k, :]
     v = _mT(vh)
     k = s.shape[-1]
     p = 0
@@ -201,6 +212,8 @@ def svd_grad(g, out, a, full_matrices=True, compute_uv=True):
         p = p + s[..., :, None] * (kk + _mT(kk))
         if n > k:
             extra = extra + (u / safe[..., None, :]) @ (_mT(g_v) - (_mT(g_v) @ v) @ vh)
+    if np.ndim(p) == 0:  # no part had a cotangent (a loop's pass that reads none)
+        return np.zeros_like(a, dtype=np.result_type(a, s)) + extra
     return u @ p @ vh + extra
 
 

@@ -5,16 +5,19 @@ Kept apart from :mod:`srcgrad.runtime` (which re-exports them, so generated code
 like its value, so these helpers widen a term to its output's shape
 (``expand``), make the zeros of a value that does not move (``zero_tangent``),
 give an updated array a private tangent (``fresh_tangent``), shape the tangent
-handed back to the caller (``tangent_like``) and read an object's tangent
-attribute (``tangent_attr``).
+handed back to the caller (``tangent_like``), read an object's tangent
+attribute (``tangent_attr``) and add the terms of a value that is an array or a
+tuple of arrays, as only the run shows (``add_parts``).  ``missing_tangent``
+stands for a tangent that does not exist and raises where it is used.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from .errors import error_at
 from .namespaces import foreign, fresh_like
-from .structures import AttributeCotangent, gradient_like, is_zero
+from .structures import AttributeCotangent, gradient_like, is_namedtuple, is_zero
 
 
 def expand(t, like):
@@ -24,6 +27,49 @@ def expand(t, like):
     if np.shape(t) == shape:
         return t
     return np.broadcast_to(t, shape)
+
+
+def add_parts(a, b):
+    """``a + b`` for two tangent terms of a value that is an array or a tuple of
+    arrays (``np.gradient`` with one spacing: a tuple for an array of two or more
+    dimensions): arrays add, tuples add part by part, as ``+`` would not."""
+    if is_zero(a):
+        return b
+    if is_zero(b):
+        return a
+    if isinstance(a, (tuple, list)):
+        return tuple(add_parts(x, y) for x, y in zip(a, b))
+    return a + b
+
+
+class MissingTangent:
+    """A tangent that does not exist (the extra singular vectors of a non-square
+    matrix's full SVD are not unique): generated code may hold it, as a part of
+    an output whose other parts have tangents, and any use of it raises
+    :class:`~srcgrad.MissingRuleError` with ``message``.  Unused, it costs nothing."""
+
+    __slots__ = ("message", "where")
+
+    def __init__(self, message, where=None):
+        self.message, self.where = message, where
+
+    def _refuse(self, *args, **kwargs):
+        raise error_at("MissingRuleError", self.message, self.where)
+
+    __array__ = __array_ufunc__ = __array_function__ = _refuse
+    __getitem__ = __iter__ = __len__ = __bool__ = __float__ = __complex__ = __index__ = _refuse
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _refuse
+    __truediv__ = __rtruediv__ = __matmul__ = __rmatmul__ = __pow__ = __rpow__ = _refuse
+    __neg__ = __pos__ = __abs__ = _refuse
+
+    def __repr__(self):
+        return f"MissingTangent({self.message!r})"
+
+
+def missing_tangent(message, *, where=None):
+    """The tangent of a value that has none: :class:`MissingTangent`, which
+    raises at ``where`` (the user's call that made the value) where it is used."""
+    return MissingTangent(message, where)
 
 
 def zero_tangent(x):
@@ -103,9 +149,14 @@ def _as_cotangent(t):
 def tangent_attr(t, obj, name):
     """The tangent of attribute ``name`` of ``obj``, whose tangent is ``t`` (an
     object of the same kind, or a dict by attribute name); zeros shaped like the
-    attribute where ``t`` has none for it."""
+    attribute where ``t`` has none for it.  A named tuple's fields are its items
+    (``np.linalg.svd(a).S``): its tangent, a plain tuple from a rule, is read at
+    the field's position."""
     if isinstance(t, dict):
         found = t.get(name)
+    elif isinstance(t, (tuple, list)) and is_namedtuple(obj) and not is_namedtuple(t) \
+            and name in type(obj)._fields:
+        found = t[type(obj)._fields.index(name)]
     else:
         found = None if is_zero(t) else getattr(t, name, None)
     return zero_tangent(getattr(obj, name)) if found is None else found

@@ -21,6 +21,9 @@ located MissingRuleError in both, never a raw AssertionError.
 
 from __future__ import annotations
 
+import importlib.util
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -225,3 +228,193 @@ def test_what_builds_on_forward_mode_refuses_too(make):
     for fn in (s_put, s_viewfill, s_copyto_where):
         with pytest.raises(srcgrad.UnsupportedSyntaxError):
             make(fn)
+
+
+# -- second order through np.gradient with a moving spacing ------------------------
+
+def spacing_float(x):
+    return np.sum(np.gradient(x ** 3, float(x[0])) ** 2)
+
+
+def spacing_2d_one(u, h):
+    """One spacing for both axes of a 2-d array: a tuple, as only the run shows."""
+    gx, gy = np.gradient(u * u, float(h))
+    return np.sum(gx * gy) + np.sum(gx ** 2)
+
+
+def spacing_axes(u, h):
+    a, b = np.gradient(u * u, float(h), axis=(1, 0), edge_order=2)
+    return np.sum(a * b)
+
+
+def spacing_two(u, h, k):
+    total = 0.0
+    for i in range(2):       # in a loop, with a branch
+        gx, gy = np.gradient(u * (i + 1.0), float(h), float(k))
+        if i > 0:
+            total = total + np.sum(gx * gy)
+        else:
+            total = total + np.sum(gx ** 2)
+    return total
+
+
+M = np.array([[0.3, -1.2, 0.5, 2.0], [1.1, 0.2, -0.7, 0.4], [-0.4, 0.9, 1.3, -1.8]])
+SPACINGS = [(spacing_float, (np.array([0.31, 0.72, 1.13, 0.94]),)),
+            (spacing_2d_one, (M, 0.4)), (spacing_axes, (M, 0.4)), (spacing_two, (M, 0.3, 0.7))]
+
+
+def _direction(x, seed=5):
+    rng = np.random.default_rng(seed)
+    return float(rng.standard_normal()) if isinstance(x, float) \
+        else rng.standard_normal(np.shape(x))
+
+
+def _moved(args, i, value):
+    args = list(args)
+    args[i] = value
+    return args
+
+
+@pytest.mark.parametrize("fn, args", SPACINGS, ids=lambda a: getattr(a, "__name__", ""))
+def test_gradient_spacing_first_and_second_order(fn, args):
+    eps = 1e-5
+    for i, x in enumerate(args):
+        v = _direction(x)
+        tangents = [None] * len(args)
+        tangents[i] = v
+        value, tangent = srcgrad.jvp(fn, args, tangents)
+        assert value == fn(*args)
+        fd = (fn(*_moved(args, i, x + eps * v)) - fn(*_moved(args, i, x - eps * v))) / (2 * eps)
+        np.testing.assert_allclose(tangent, fd, rtol=1e-6, atol=1e-7)
+        grad = srcgrad.grad(fn, wrt=i)
+        hv = srcgrad.hvp(fn, wrt=i)(*args, v)
+        fd2 = (np.asarray(grad(*_moved(args, i, x + eps * v))) -
+               np.asarray(grad(*_moved(args, i, x - eps * v)))) / (2 * eps)
+        np.testing.assert_allclose(hv, fd2, rtol=1e-5, atol=1e-6)
+
+
+def test_gradient_spacing_hessian_is_symmetric_and_matches_differences():
+    x = np.array([0.31, 0.72, 1.13, 0.94])
+    hess = srcgrad.hessian(spacing_float)(x)
+    np.testing.assert_allclose(hess, hess.T, rtol=1e-10, atol=1e-10)
+    grad, eps = srcgrad.grad(spacing_float), 1e-5
+    columns = [(grad(x + eps * e) - grad(x - eps * e)) / (2 * eps) for e in np.eye(4)]
+    np.testing.assert_allclose(hess, np.stack(columns, axis=-1), rtol=1e-5, atol=1e-6)
+
+
+def test_gradient_spacing_tangent_code_names_no_runtime_class():
+    source = srcgrad.jvp(spacing_float, wrt=0).source
+    assert "TupleCotangent" not in source and "map(" not in source
+
+
+def _constant_parameter_cases():
+    """tests/rules/test_constant_parameters.py, whose CASES table this reuses."""
+    path = Path(__file__).resolve().parents[1] / "rules" / "test_constant_parameters.py"
+    spec = importlib.util.spec_from_file_location("constant_parameter_cases", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_hvp_of_every_constant_parameter_function():
+    """Every function of tests/rules' corpus with a constant-parameter rule, through
+    hvp along each float argument: the Hessian-vector product is the central
+    difference of the gradient (a Python float spacing included: the code is
+    specialised for float arguments, as grad's is)."""
+    cases = _constant_parameter_cases()
+    eps = 1e-5
+    for name, (fn, args, _) in sorted(cases.CASES.items()):
+        for i in cases._float_positions(args):
+            x = args[i]
+            v = np.linspace(0.3, 1.1, np.size(x)).reshape(np.shape(x)) \
+                if isinstance(x, np.ndarray) else 0.7
+            hv = srcgrad.hvp(fn, i)(*args, v)
+            grad = srcgrad.grad(fn, i)
+            fd = (np.asarray(grad(*_moved(args, i, x + eps * v))) -
+                  np.asarray(grad(*_moved(args, i, x - eps * v)))) / (2 * eps)
+            np.testing.assert_allclose(hv, fd, rtol=1e-4, atol=1e-5, err_msg=f"{name}[{i}]")
+
+
+# -- the singular values of a non-square matrix ------------------------------------
+
+E42 = np.eye(4, 2)
+
+
+def svd_S(x):
+    return np.linalg.svd(np.outer(x, x[:2]) + E42).S[0]
+
+
+def svd_s_unpacked(x):
+    u, s, vt = np.linalg.svd(np.outer(x, x[:2]) + E42)
+    return s[0] * s[1]
+
+
+def svd_s_wide_in_loop(x):
+    total = 0.0
+    for k in range(2):
+        s = np.linalg.svd(np.outer(x[:2], x) + E42.T * (k + 1.0))[1]
+        if k > 0:
+            total = total + np.sum(s ** 2)
+    return total
+
+
+def svd_reduced_vectors(x):
+    u, s, vt = np.linalg.svd(np.outer(x, x[:2]) + E42, full_matrices=False)
+    return s[0] + np.abs(u[0, 0]) + np.abs(vt[1, 0])
+
+
+def svd_extra_vector(x):
+    u, s, vt = np.linalg.svd(np.outer(x, x[:2]) + E42)
+    return s[0] + np.sum(u[:, 3] ** 2 * W)
+
+
+def svd_first_vector(x):
+    u, s, vt = np.linalg.svd(np.outer(x, x[:2]) + E42)
+    return s[0] + np.abs(u[0, 0])
+
+
+XS = np.array([0.3, 0.7, 1.1, 0.9])
+
+
+@pytest.mark.parametrize("fn", [svd_S, svd_s_unpacked, svd_s_wide_in_loop, svd_reduced_vectors],
+                         ids=lambda f: f.__name__)
+def test_singular_values_of_a_non_square_matrix_both_modes(fn):
+    eps = 1e-6
+    fd = _central(fn, XS, D, eps)
+    value, tangent = srcgrad.jvp(fn, (XS,), (D,))
+    assert value == fn(XS)
+    np.testing.assert_allclose(tangent, fd, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(srcgrad.grad(fn)(XS) @ D, fd, rtol=1e-6, atol=1e-8)
+    grad = srcgrad.grad(fn)
+    fd2 = (grad(XS + 1e-5 * D) - grad(XS - 1e-5 * D)) / 2e-5
+    np.testing.assert_allclose(srcgrad.hvp(fn)(XS, D), fd2, rtol=1e-5, atol=1e-6)
+
+
+def test_singular_values_agree_with_autograd():
+    autograd = pytest.importorskip("autograd")
+    anp = pytest.importorskip("autograd.numpy")
+
+    def ref(x):
+        return anp.linalg.svd(anp.outer(x, x[:2]) + E42, full_matrices=False)[1][0]
+
+    np.testing.assert_allclose(srcgrad.grad(svd_S)(XS), autograd.grad(ref)(XS), rtol=1e-10)
+
+
+def test_extra_singular_vectors_refused_where_the_svd_is_called():
+    line = svd_extra_vector.__code__.co_firstlineno + 1
+    for run in (lambda: srcgrad.grad(svd_extra_vector)(XS),
+                lambda: srcgrad.jvp(svd_extra_vector, (XS,), (D,))):
+        with pytest.raises(srcgrad.MissingRuleError, match="pass full_matrices=False") as caught:
+            run()
+        assert (caught.value.filename, caught.value.lineno) == (__file__, line)
+
+
+def test_first_singular_vectors_of_full_factors():
+    """The first k columns of a non-square matrix's full u are the reduced
+    factorisation's: reverse mode differentiates them; forward mode gives no
+    tangent of u at all there (a located refusal, never an AssertionError)."""
+    np.testing.assert_allclose(srcgrad.grad(svd_first_vector)(XS) @ D,
+                               _central(svd_first_vector, XS, D), rtol=1e-6, atol=1e-8)
+    with pytest.raises(srcgrad.MissingRuleError) as caught:
+        srcgrad.jvp(svd_first_vector, (XS,), (D,))
+    assert caught.value.lineno == svd_first_vector.__code__.co_firstlineno + 1

@@ -504,6 +504,13 @@ def test_unsupported_variants_raise_clearly():
     x = np.ones((3, 3))
     with pytest.raises(srcgrad.MissingRuleError, match="sublist"):
         _rule(np.einsum)(np.einsum(x, [0, 1]), np.ones((3, 3)), x, [0, 1])
-    wide = np.ones((2, 3))
+    wide = np.arange(6.0).reshape(2, 3) ** 2
+    factors = np.linalg.svd(wide)
+    extra = np.zeros((3, 3))
+    extra[:, 2] = 1.0  # the third right singular vector, which is not unique
     with pytest.raises(srcgrad.MissingRuleError, match="full_matrices=False"):
-        _rule(np.linalg.svd)(np.linalg.svd(wide), (0.0, np.ones(2), 0.0), wide)
+        _rule(np.linalg.svd)(factors, (0.0, np.ones(2), extra.T), wide)
+    # the singular values alone have a derivative whatever full_matrices says
+    reduced = np.linalg.svd(wide, full_matrices=False)
+    np.testing.assert_allclose(_rule(np.linalg.svd)(factors, (0.0, np.ones(2), 0.0), wide),
+                               reduced[0] @ reduced[2], rtol=1e-12)
