@@ -10,6 +10,12 @@ tuple of the same class (:mod:`srcgrad.rules.containers`).  The call stays
 a field left out its default, written in.  A class that defines its own
 ``__new__`` or ``__init__`` is an ordinary call (it needs a rule).
 
+On a local ``p`` that every assignment binds to ``P(...)`` (or to
+``p._replace(...)``), ``p._replace(W=v)`` is ``P(W=v, b=p.b)`` and a method
+``p.m(v)`` is ``P.m(p, v)``, differentiated like ``self.m(v)``.  On a named
+tuple passed as an argument, whose class is only known when the code runs,
+``_replace`` has no rule (refused, located).
+
 Before, a function building a named tuple by keyword; after, its fields in
 order, the default of ``b`` written in:
 

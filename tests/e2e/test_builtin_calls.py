@@ -367,6 +367,18 @@ def test_named_tuple_built(fn):
     _check(fn, (X.copy(),))
 
 
+def replace_argument(p, x):
+    q = p._replace(W=p.W * x)
+    return np.sum(q.W) * q.b
+
+
+def test_replace_on_an_argument_is_refused_located():
+    """An argument's class is known only when the code runs: no rule, located."""
+    with pytest.raises(srcgrad.SrcGradError) as info:
+        srcgrad.grad(replace_argument, wrt=(0, 1))(Params(X[:2].copy(), 3.0), 0.5)
+    assert info.value.lineno and "_replace" in info.value.message
+
+
 # -- (5) np.interp with a period -------------------------------------------------------
 
 XP = np.array([0.0, 0.5, 1.0])
