@@ -58,32 +58,18 @@ from __future__ import annotations
 
 import builtins
 import itertools
-import math
 
 import gast
-import numpy as np
 
-from ..frontend.parse import MISSING
 from ..ir.syntax import (
     Renamer,
-    assigned_names,
     clone,
     helper_ref,
     load_name,
     located,
     walk,
 )
-from ..rules import registry
-
-#: Methods that change their object in place (a generator reading it would see).
-_MUTATING = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update",
-                       "add", "discard", "setdefault", "popitem", "sort", "reverse", "fill",
-                       "put", "resize", "itemset", "setflags", "partition"})
-
-#: Builtins a generator may call without effects on what the loop body sees.
-_PURE_BUILTINS = frozenset({abs, len, min, max, sum, float, int, bool, round, pow, range,
-                            tuple, list, sorted, reversed, zip, enumerate, any, all, divmod,
-                            isinstance, complex, str, map, filter, iter})
+from .generator_reads import listing_hazard, pulled_generators, reads_when_pulled
 
 
 def builtin_ref(name):
@@ -126,31 +112,37 @@ def _is_pattern(node) -> bool:
     return isinstance(node, (gast.Tuple, gast.List)) and all(_is_pattern(e) for e in node.elts)
 
 
-def _exhausted(counter, seq):
-    """``if counter >= len(seq): break``."""
+def _exhausted(counter, seq, length=True):
+    """``if counter >= len(seq): break`` (``length`` False: ``>= seq``)."""
+    bound = builtin_call("len", clone(seq)) if length else clone(seq)
     return gast.If(test=gast.Compare(left=load_name(counter), ops=[gast.GtE()],
-                                     comparators=[builtin_call("len", clone(seq))]),
-                   body=[gast.Break()], orelse=[])
+                                     comparators=[bound]), body=[gast.Break()], orelse=[])
 
 
 def _plus_one(counter):
     return assign_to(counter, gast.BinOp(left=load_name(counter), op=gast.Add(), right=constant(1)))
 
 
+#: Stream kinds that pull their items as the loop runs.
+_PULLED = ("gen", "islice", "takewhile", "dropwhile")
+
+
 class _Stream:
     """A loop's iterator taken apart: ``leaf`` (anything else, pulled in order),
     ``gen`` (a one-clause generator expression over ``parts[0]``), ``zip`` and
-    ``enumerate`` (over ``parts``)."""
+    ``enumerate`` (over ``parts``), ``islice`` (``start`` its start, stop and
+    step), ``takewhile`` and ``dropwhile`` (``start`` the predicate)."""
 
     def __init__(self, kind, node, parts=(), start=None):
         self.kind, self.node, self.parts, self.start = kind, node, list(parts), start
 
     def has_gen(self) -> bool:
-        return self.kind == "gen" or any(p.has_gen() for p in self.parts)
+        """Whether Python computes or picks its items as they are pulled."""
+        return self.kind in _PULLED or any(p.has_gen() for p in self.parts)
 
     def regular(self) -> bool:
         """Whether its k-th item comes from the k-th item of each leaf (no item skipped)."""
-        if self.kind == "gen" and self.node.generators[0].ifs:
+        if self.kind == "gen" and self.node.generators[0].ifs or self.kind in _PULLED[1:]:
             return False
         return all(p.regular() for p in self.parts)
 
@@ -201,6 +193,21 @@ class IteratorLoops:
         if self.is_call(expr, enumerate) and 1 <= len(expr.args) <= 2 and not expr.keywords:
             return _Stream("enumerate", expr, [self.stream(expr.args[0])],
                            expr.args[1] if len(expr.args) == 2 else None)
+        if self.is_call(expr, itertools.islice) and 2 <= len(expr.args) <= 4 \
+                and not expr.keywords:
+            bounds = [*expr.args[1:], constant(1)][:3] if len(expr.args) > 2 \
+                else [constant(0), expr.args[1], constant(1)]
+            for i in (0, 2):  # None: from the first, one by one
+                if isinstance(bounds[i], gast.Constant) and bounds[i].value is None:
+                    bounds[i] = constant(i // 2)
+            if all(isinstance(b, (gast.Name, gast.Attribute, gast.Subscript, gast.Call))
+                   or isinstance(b, gast.Constant) and (b.value is None and i == 1 or type(
+                       b.value) is int and b.value >= (i == 2)) for i, b in enumerate(bounds)):
+                return _Stream("islice", expr, [self.stream(expr.args[0])], bounds)
+        for kind in ("takewhile", "dropwhile"):
+            if self.is_call(expr, getattr(itertools, kind)) and len(expr.args) == 2 \
+                    and not expr.keywords:
+                return _Stream(kind, expr, [self.stream(expr.args[1])], expr.args[0])
         return _Stream("leaf", expr)
 
     def taken_apart(self, it, inline=False):
@@ -288,7 +295,7 @@ class IteratorLoops:
             return node
         target = node.target
         if tree.regular():
-            reads = set().union(*(_lazy_reads(g.node) for g in tree.gens()))
+            reads = set().union(*(reads_when_pulled(g.node) for g in tree.gens()))
             want = target if not (_names(target) & reads) else None
             it, pattern, stmts, value = self.flat(tree, want)
             if value is not None:
@@ -396,6 +403,8 @@ class IteratorLoops:
                 return [assign_to(index, load_name(count)), _plus_one(count),
                         *on_item(gast.Tuple(elts=[load_name(index), value], ctx=gast.Load()))]
             return self.driven(s.parts[0], part_item, None)
+        if s.kind != "zip":
+            return self.picked(s, on_item)
         # a zip: one argument skips items; the others are read by position
         j = next(i for i, p in enumerate(s.parts) if not p.regular())
         position = self.fresh("position")
@@ -411,6 +420,55 @@ class IteratorLoops:
         it, pattern, stmts = self.driven(s.parts[j], driver_item, None)
         top = [c for i, (checks, _, _) in others.items() if i < j for c in checks]
         return it, pattern, top + stmts
+
+    def picked(self, s, on_item):
+        """``driven`` for ``itertools.islice``, ``takewhile`` and ``dropwhile``:
+        ``islice`` counts what it pulls, passes on the items at its positions and
+        stops before pulling at ``stop``; ``takewhile`` ends the loop at its
+        first false test; ``dropwhile`` tests until one is false."""
+        test = s.start
+        if s.kind == "islice":
+            start, stop, step = (b if isinstance(b, gast.Constant) else self.bound(b, keep=True)
+                                 for b in s.start)
+            pulled = self.fresh("pulled")
+            self.prelude.append(located(assign_to(pulled, constant(0)), s.node))
+
+            def part_item(value):
+                index = self.fresh("position")
+                tests = [] if isinstance(start, gast.Constant) and start.value in (0, None) \
+                    else [gast.Compare(left=load_name(index), ops=[gast.GtE()],
+                                       comparators=[clone(start)])]
+                if not isinstance(step, gast.Constant) or step.value not in (1, None):
+                    offset = gast.BinOp(left=load_name(index), op=gast.Sub(), right=clone(start))
+                    tests.append(gast.Compare(left=gast.BinOp(left=offset, op=gast.Mod(),
+                                                              right=clone(step)),
+                                              ops=[gast.Eq()], comparators=[constant(0)]))
+                inner = on_item(value)
+                if tests:
+                    inner = [gast.If(test=tests[0] if len(tests) == 1 else gast.BoolOp(
+                        op=gast.And(), values=tests), body=inner, orelse=[])]
+                return [assign_to(index, load_name(pulled)), _plus_one(pulled), *inner]
+            it, pattern, stmts = self.driven(s.parts[0], part_item, None)
+            if isinstance(stop, gast.Constant) and stop.value is None:
+                return it, pattern, stmts
+            return it, pattern, [_exhausted(pulled, stop, length=False), *stmts]
+        if s.kind == "takewhile":
+            def part_item(value):
+                ended = gast.UnaryOp(op=gast.Not(), operand=gast.Call(
+                    func=clone(test), args=[value], keywords=[]))
+                return [gast.If(test=ended, body=[gast.Break()], orelse=[]),
+                        *on_item(clone(value))]
+            return self.driven(s.parts[0], part_item, None)
+        dropping = self.fresh("dropping")
+        self.prelude.append(located(assign_to(dropping, constant(True)), s.node))
+
+        def part_item(value):
+            still = gast.Call(func=clone(test), args=[value], keywords=[])
+            return [gast.If(test=load_name(dropping), body=[assign_to(dropping, still)],
+                            orelse=[]),
+                    gast.If(test=gast.UnaryOp(op=gast.Not(), operand=load_name(dropping)),
+                            body=on_item(clone(value)), orelse=[])]
+        return self.driven(s.parts[0], part_item, None)
 
     def at(self, s, position):
         """The item at ``position`` of a stream that skips none, for a ``zip`` that
@@ -443,44 +501,21 @@ class IteratorLoops:
             values.insert(0, load_name(index))
         return checks, stmts, gast.Tuple(elts=values, ctx=gast.Load())
 
-    # -- what is listed before the loop ------------------------------------------------------------
+    # -- what is listed before the loop -----------------------------------------------------------
     def check_listed(self, expr) -> None:
         """A generator in ``expr`` that the loop lists first (in ``islice``, two
-        filtering ones in a ``zip``): refuse it where it reads a name the
-        loop's body changes or calls what may have effects -- Python computes
-        each item when the loop gets there."""
+        filtering ones in a ``zip``): refused where that could give other items
+        than Python's (:func:`.generator_reads.listing_hazard`)."""
         changed = getattr(self, "changed", set())
-        for gen in _lazy_generators(expr, self.callee):
-            reads = _lazy_reads(gen) & changed
-            effect = next((c for part in _lazy_parts(gen) for c in walk(part)
-                           if isinstance(c, gast.Call) and not self.pure(c)), None)
-            if reads or effect is not None:
-                what = f"reads '{min(reads)}', which the loop's body changes" if reads \
-                    else "calls a function that may change what the loop reads"
+        for gen in pulled_generators(expr, self.callee):
+            hazard = listing_hazard(gen, changed, self.callee)
+            if hazard is not None:
                 raise self.n.error(
                     f"srcgrad lists the items of this generator before the loop, but it "
-                    f"{what}, and Python computes each item only when the loop gets to it: "
+                    f"{hazard}, and Python computes each item only when the loop gets to it: "
                     f"loop over the generator's source and test or compute the item in the "
-                    f"loop's body", gen)
-
-    def pure(self, call) -> bool:
-        """Whether a call computes a value without effects (a rule, NumPy, math,
-        a builtin, a lambda, an array's method)."""
-        if isinstance(call.func, gast.Lambda):
-            return True
-        prim = self.callee(call)
-        if prim is MISSING:
-            return isinstance(call.func, gast.Attribute) and call.func.attr not in _MUTATING \
-                and hasattr(np.ndarray, call.func.attr)
-        if isinstance(prim, np.ufunc) or registry.lookup(prim) is not None:
-            return True
-        module = getattr(prim, "__module__", None) or ""
-        try:
-            known = prim in _PURE_BUILTINS
-        except TypeError:
-            known = False
-        return known or module == "math" or module.split(".")[0] == "numpy" \
-            or prim is math.fsum
+                    f"loop's body", gen if getattr(gen, "lineno", None) is not None
+                    else getattr(self, "where", expr))
 
 
 def stream_parts(s):
@@ -497,6 +532,10 @@ def rebuilt(s):
         s.node.generators[0].iter = rebuilt(s.parts[0])
     elif s.kind == "zip":
         s.node.args = [rebuilt(p) for p in s.parts]
+    elif s.kind == "islice":
+        s.node.args[0] = rebuilt(s.parts[0])
+    elif s.kind in _PULLED:
+        s.node.args[1] = rebuilt(s.parts[0])
     else:
         s.node.args = [rebuilt(s.parts[0]), *([s.start] if s.start is not None else [])]
     return s.node
@@ -506,75 +545,5 @@ def _names(target) -> set:
     return {n.id for n in walk(target) if isinstance(n, gast.Name)}
 
 
-def changed_names(loop) -> set:
-    """The names a loop's body (and target) assigns, or changes in place."""
-    module = gast.Module(body=[*loop.body, gast.Assign(targets=[loop.target], value=constant(0),
-                                                       type_comment=None)], type_ignores=[])
-    names = assigned_names(module)
-    for node in walk(module):
-        if isinstance(node, (gast.Subscript, gast.Attribute)) \
-                and isinstance(node.ctx, gast.Store):
-            names |= {n.id for n in walk(node.value) if isinstance(n, gast.Name)}
-        elif isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
-                and node.func.attr in _MUTATING:
-            names |= {n.id for n in walk(node.func.value) if isinstance(n, gast.Name)}
-    return names
-
-
-def _lazy_parts(gen) -> list:
-    """What a generator evaluates when each item is pulled (not its first
-    source, evaluated where it is made)."""
-    parts = [gen.elt]
-    for i, clause in enumerate(gen.generators):
-        parts.extend(clause.ifs)
-        if i:
-            parts.append(clause.iter)
-    return parts
-
-
-def _lazy_reads(gen) -> set:
-    """The names a generator reads when each item is pulled, its own variables
-    left out."""
-    parts = _lazy_parts(gen)
-    own = {n.id for c in gen.generators for n in walk(c.target) if isinstance(n, gast.Name)}
-    reads, bound = set(), set(own)
-    for part in parts:
-        for n in walk(part):
-            if isinstance(n, gast.Name):
-                (reads if isinstance(n.ctx, gast.Load) else bound).add(n.id)
-    return reads - bound
-
-
-#: Calls that consume what they are given when they are made: a generator there
-#: is run out at once, as srcgrad does.
-_EAGER = (list, tuple, sorted, sum, min, max, any, all, set, frozenset, dict, len,
-          itertools.product, np.array, np.asarray, np.stack, np.concatenate, np.fromiter,
-          np.sum, np.prod, np.mean, np.max, np.min, math.fsum, math.prod)
-
-
-def _lazy_generators(expr, callee) -> list:
-    """The generator expressions in ``expr`` that a loop over it would pull one
-    item at a time (not those an eager call like ``sorted`` runs out first,
-    nor those inside a lambda)."""
-    found = []
-
-    def visit(node):
-        if isinstance(node, gast.GeneratorExp):
-            found.append(node)
-            visit(node.generators[0].iter)  # made with it: a generator there too
-            return
-        if isinstance(node, gast.Lambda):
-            return
-        if isinstance(node, gast.Call) and isinstance(node.func, (gast.Name, gast.Attribute)):
-            prim = callee(node)
-            if any(prim is f for f in _EAGER):
-                return
-        for child in gast.iter_child_nodes(node):
-            visit(child)
-
-    visit(expr)
-    return found
-
-
-__all__ = ["IteratorLoops", "assign_to", "builtin_call", "builtin_ref", "changed_names", "constant",
+__all__ = ["IteratorLoops", "assign_to", "builtin_call", "builtin_ref", "constant",
            "rebuilt", "stream_parts"]

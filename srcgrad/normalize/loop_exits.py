@@ -58,14 +58,8 @@ import itertools
 import gast
 
 from ..ir.syntax import clone, load_name, located
-from .iterators import (
-    assign_to,
-    builtin_call,
-    changed_names,
-    constant,
-    rebuilt,
-    stream_parts,
-)
+from .generator_reads import changed_names
+from .iterators import assign_to, builtin_call, constant, rebuilt, stream_parts
 
 
 class LoopExits:
@@ -75,7 +69,7 @@ class LoopExits:
     def loop(self, node):
         """A ``for`` statement whose parts have been desugared, rewritten (see the
         module docstring): one statement or a list of them."""
-        self.changed = changed_names(node)
+        self.changed, self.where = changed_names(node), node.iter
         self.strict_checked(node)
         before, after = self.else_flagged(node)
         node.iter = self.taken_apart(node.iter)

@@ -426,7 +426,7 @@ class _Desugarer(LoopExits, IteratorLoops, gast.NodeTransformer):
     def comprehension(self, elt, targets, iterable, where, kind=gast.ListComp):
         target = targets[0] if len(targets) == 1 else gast.Tuple(elts=targets, ctx=gast.Store())
         generator = gast.comprehension(target=target, iter=iterable, ifs=[], is_async=0)
-        node = kind(elt=elt, generators=[generator])
+        node = gast.copy_location(kind(elt=elt, generators=[generator]), where)
         node.uncopied = True  # a new list, read once: used as it is, not through a copy
         for sub in walk(node):
             if hasattr(sub, "lineno") and getattr(sub, "lineno", None) is None:

@@ -326,16 +326,58 @@ def test_lazy_values_are_pythons():
     assert_close(grad, [1.0, 2.0, 0.0, 0.0])
 
 
-def sliced(x, w):
+def sliced_filter(x, w):
     s = 0.0
     for v in itertools.islice((u for u in x if u > s), 2):
         s = s + v * w
     return s
 
 
+def every_other_map(x, w):
+    s = 0.0
+    for i, v in enumerate(itertools.islice(map(lambda u: u * s + w, x), 1, None, 2)):  # noqa
+        s = s + v * i
+    return s
+
+
+def taken_while(x, w):
+    s = 0.0
+    for v in itertools.takewhile(lambda u: u * w < 0.6 + s, x):  # noqa: B023 - read late
+        s = s + v * w
+    return s
+
+
+def dropped_while(x, w):
+    s = 0.0
+    for v in itertools.dropwhile(lambda u: u < 1.0 - s, x):  # noqa: B023 - read late
+        s = s + v * w
+    return s
+
+
+def sliced_array(x, w):
+    s = 0.0
+    n = 3
+    for v in itertools.islice(x * w, 1, n):
+        s = s + v * s + v
+    return s
+
+
+@pytest.mark.parametrize("fn", [sliced_filter, every_other_map, taken_while, dropped_while,
+                                sliced_array], ids=lambda f: f.__name__)
+def test_itertools_wrappers_pull_as_the_loop_runs(fn):
+    _check(fn, (np.array([0.3, 0.7, 1.1, 0.9, 0.2, 1.5]), W), autograd_too=False)
+
+
+def two_filters(x, w):
+    s = 0.0
+    for a, b in zip(filter(lambda u: u > s, x), filter(lambda u: u < s + 1.0, x)):
+        s = s + a * b * w
+    return s
+
+
 def test_generator_listed_first_is_refused_where_it_reads_the_body():
     with pytest.raises(SrcGradError) as info:
-        srcgrad.grad(sliced)(X, W)
+        srcgrad.grad(two_filters)(X, W)
     err = info.value
     assert err.lineno and err.col is not None and err.filename.endswith(".py")
     assert "'s'" in err.message and "loop's body" in err.message
