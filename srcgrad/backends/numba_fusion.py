@@ -46,7 +46,7 @@ Before, a run of the NumPy code; after, its kernel and guard:
     >>> print(fuse(source, inexact="grad"), end="")
     import numpy as np
     import numba
-    from srcgrad.backends.numba_rules import blank, fits, flat
+    from srcgrad.backends.numba_rules import at, blank, fits, flat
     from srcgrad.runtime import grad_like
     <BLANKLINE>
     <BLANKLINE>
@@ -91,11 +91,11 @@ _BINARY = {"add": ast.Add, "subtract": ast.Sub, "multiply": ast.Mult, "true_divi
 _OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)
 _COMPARE = (ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq)
 _ADJOINT = "# Adjoint sweep"
-_FITS_IMPORT = "from srcgrad.backends.numba_rules import blank, fits, flat"
+_FITS_IMPORT = "from srcgrad.backends.numba_rules import at, blank, fits, flat"
 _POWER_IMPORT = "from srcgrad.backends.numba_rules import power"
 _NOTE = "# backend numba: "
 _MIN_RUN = 2
-_IMPORTED = frozenset({"blank", "fits", "flat", "power", "numba"})
+_IMPORTED = frozenset({"at", "blank", "fits", "flat", "power", "numba"})
 
 
 def fuse(source: str, inexact: str = "never", cache: bool = True) -> str:
@@ -123,7 +123,8 @@ def fuse(source: str, inexact: str = "never", cache: bool = True) -> str:
                         if lines[i].strip() == _ADJOINT), None)
         if inexact == "never":
             adjoint = None
-        runs = list(_runs(function, adjoint, inexact == "grad"))
+        runs = [trimmed for run in _runs(function, adjoint, inexact == "grad")
+                for trimmed in _trimmed(_main_array(run))]
         if not runs:
             continue
         if any(isinstance(n, ast.Delete) and n.lineno != n.end_lineno
@@ -206,19 +207,24 @@ def _fusable(stmt, inexact: bool) -> bool:
 
 
 def _array_valued(node) -> bool:
-    """``node`` reads a name outside a comparison: with every name an array of
+    """``node`` reads a name outside a comparison: with that name an array of
     float64 (what :func:`.numba_rules.fits` checks), its value is one too.
     ``2.0 * 3`` is a number, ``np.where(x > 0, 1, 0)`` an array of ints."""
+    return bool(_value_names(node))
+
+
+def _value_names(node) -> list:
+    """The names whose values ``node``'s value is made of (not a comparison's)."""
     if isinstance(node, ast.Name):
-        return True
+        return [node.id]
     if isinstance(node, ast.Compare):
-        return False
+        return []
     if isinstance(node, ast.Call):
         name = node.func.id if isinstance(node.func, ast.Name) else _numpy(node.func)
         args = {"into_first": node.args[1:], "into_second": node.args[1:],
                 "where": node.args[1:], "match_complex": node.args[:1]}.get(name, node.args)
-        return any(_array_valued(a) for a in args)
-    return any(_array_valued(child) for child in ast.iter_child_nodes(node))
+        return [n for a in args for n in _value_names(a)]
+    return [n for child in ast.iter_child_nodes(node) for n in _value_names(child)]
 
 
 def _elementwise(node, inexact: bool) -> bool:
@@ -306,8 +312,72 @@ def _plan(run, function) -> dict:
     outputs = [name for name in order if name not in deleted_inside
                and (name in outside_reads or name in outside_binds)]
     internal = {name for name in order if name not in outputs and name not in outside_binds}
-    return {"inputs": inputs, "outputs": outputs, "internal": internal,
-            "deleted": deleted_inside}
+    arrays = _anchors(run, inputs)
+    return {"inputs": arrays + [v for v in inputs if v not in arrays], "arrays": len(arrays),
+            "outputs": outputs, "internal": internal, "deleted": deleted_inside}
+
+
+def _made_of(run, inputs) -> list:
+    """Per statement of ``run`` (None for a ``del``), the inputs its value is made of."""
+    made_of, needs = {}, []
+    for stmt in run:
+        if isinstance(stmt, ast.Delete):
+            needs.append(None)
+            continue
+        deps = set()
+        for name in _value_names(stmt.value):
+            deps |= made_of.get(name, {name} if name in inputs else set())
+        made_of[stmt.targets[0].id] = deps
+        needs.append(deps)
+    return needs
+
+
+def _inputs(run) -> list:
+    bound, inputs = set(), []
+    for stmt in run:
+        if isinstance(stmt, ast.Delete):
+            continue
+        called = {id(n.func) for n in ast.walk(stmt.value) if isinstance(n, ast.Call)}
+        for n in ast.walk(stmt.value):
+            if isinstance(n, ast.Name) and n.id not in bound and n.id not in inputs \
+                    and n.id != "np" and id(n) not in called:  # (into_first, signum, ...)
+                inputs.append(n.id)
+        bound.add(stmt.targets[0].id)
+    return inputs
+
+
+def _main_array(run) -> list:
+    """``run`` without the statements at its ends that are not made of the input
+    most of its statements are made of (``beta = alpha * 2.0`` before a chain
+    on ``x``): where ``alpha`` is a number such a statement's value is one, and
+    inside the run it would make ``alpha`` an input that must be an array."""
+    inputs = _inputs(run)
+    needs = _made_of(run, inputs)
+    if not inputs:
+        return run
+    main = max(inputs, key=lambda v: (sum(d is not None and v in d for d in needs),
+                                      -inputs.index(v)))
+    keep = [d is not None and main in d for d in needs]
+    if not any(keep):
+        return []
+    first = keep.index(True)
+    last = len(keep) - 1 - keep[::-1].index(True)
+    return run[first:last + 1]
+
+
+def _anchors(run, inputs) -> list:
+    """Inputs that must be arrays for every statement of ``run`` to be an array
+    (as NumPy computes it): each statement's value is made of one of them.  The
+    other inputs may be numbers.  Greedy: the input most statements are made
+    of first."""
+    needs = [d for d in _made_of(run, inputs) if d is not None]
+    chosen = []
+    while True:
+        open_ = [deps for deps in needs if not deps & set(chosen)]
+        if not open_:
+            return chosen
+        chosen.append(max(inputs, key=lambda v: (sum(v in deps for deps in open_),
+                                                 -inputs.index(v))))
 
 
 # --- the kernel ----------------------------------------------------------------------
@@ -365,7 +435,8 @@ def _kernel(name, run, plan, owner, taken):
             base += "_"
         local.add(base)
         return base
-    arrays = {v: fresh(f"{v}_array") for v in plan["inputs"]}
+    anchors = plan["inputs"][:plan["arrays"]]  # arrays; the others may be numbers
+    arrays = {v: fresh(f"{v}_array" if v in anchors else f"{v}_value") for v in plan["inputs"]}
     outs = {v: fresh(f"{v}_out") for v in plan["outputs"]}
     flats = {v: fresh(f"{v}_flat") for v in plan["inputs"]}
     intos = {v: fresh(f"{v}_into") for v in plan["outputs"]}  # (a name may be both)
@@ -382,7 +453,8 @@ def _kernel(name, run, plan, owner, taken):
     body += [f"    {flats[v]} = flat({arrays[v]})" for v in plan["inputs"]]
     body += [f"    {intos[v]} = {outs[v]}.reshape(-1)" for v in plan["outputs"]]
     body.append(f"    for {index} in range({flats[first]}.size):")
-    body += [f"        {v} = {flats[v]}[{index}]" for v in plan["inputs"]]
+    body += [f"        {v} = {flats[v]}[{index}]" if v in anchors else
+             f"        {v} = at({flats[v]}, {index})" for v in plan["inputs"]]
     scalar = _Scalar()
     for stmt in run:
         if isinstance(stmt, ast.Delete):
@@ -401,7 +473,8 @@ def _guarded(run, name, plan, original):
     count = sum(isinstance(s, ast.Assign) for s in run)
     note = (f"{indent}{_NOTE.strip()} {name} runs the next {count} statements in one pass "
             f"when fits() says it can")
-    out = [note, f"{indent}if fits({name}, {args}):"]
+    numbers = "" if plan["arrays"] == len(plan["inputs"]) else f", arrays={plan['arrays']}"
+    out = [note, f"{indent}if fits({name}, {args}{numbers}):"]
     outputs = plan["outputs"]
     if outputs:  # NumPy allocates them (huge pages for big arrays: fewer page faults)
         out.append(f"{indent}    {', '.join(outputs)} = {name}({args}, "

@@ -490,31 +490,44 @@ def _compile_joined(run, backward, cotangent, args) -> str:
     return verdicts[signature]
 
 
-def fits(kernel, *arrays) -> bool:
+def fits(kernel, *values, arrays=None) -> bool:
     """Whether the fused ``kernel`` (:mod:`.numba_fusion`) may compute its run for
-    ``arrays``, the values of the names it reads: each a C-contiguous float64
-    ``ndarray`` (not a subclass, a Dask or CuPy array, a number or a view with
-    strides) of one shape, and numba compiled the kernel for them (at the
-    first call of each kind, before it runs; a failure is remembered and the
-    NumPy code runs from then on).  Otherwise the NumPy statements run."""
+    ``values``, those of the names it reads: the first ``arrays`` (all, by
+    default) each a float64 ``ndarray`` (not a subclass, a Dask or CuPy
+    array), C-contiguous or 1-d, of one shape with at least one dimension; the
+    others such arrays too, or Python floats, ints below 2**53 or NumPy
+    float64s (numbers NumPy broadcasts; the run's statements are each made of
+    one of the first ``arrays``, so NumPy's values are arrays too); and numba
+    compiled the kernel for them (at the first call of each kind, before it
+    runs; a failure is remembered and the NumPy code runs from then on).
+    Otherwise the NumPy statements run."""
     shape = None
-    for a in arrays:
-        if type(a) is not np.ndarray or a.dtype != _FLOAT64 or \
-                not (a.flags.c_contiguous or a.ndim == 1):  # (strided 1-d: see flat())
+    kinds = []
+    for i, a in enumerate(values):
+        kind = type(a)
+        if kind is np.ndarray:
+            if a.dtype != _FLOAT64 or not (a.flags.c_contiguous or a.ndim == 1):
+                return False  # (strided 1-d: see flat())
+            if shape is None:
+                shape = a.shape
+            elif a.shape != shape:
+                return False
+            kinds.append((a.flags.writeable, a.flags.c_contiguous))
+        elif arrays is not None and i >= arrays and (
+                kind is float or kind is _NUMPY_FLOAT
+                or kind is int and -_EXACT_INT < a < _EXACT_INT):
+            kinds.append(kind)
+        else:
             return False
-        if shape is None:
-            shape = a.shape
-        elif a.shape != shape:
-            return False
-    if not shape:  # no array, or 0-d ones: NumPy's own scalars
+    if not shape:  # 0-d arrays: NumPy's own scalars
         return False
-    key = (kernel, len(shape), tuple((a.flags.writeable, a.flags.c_contiguous) for a in arrays))
+    key = (kernel, len(shape), tuple(kinds))
     verdict = _FITTED.get(key)
     if verdict is None:
         _importable(kernel.py_func.__globals__, kernel.py_func.__code__.co_filename)
         try:
-            written = kernel.py_func.__code__.co_argcount - len(arrays)  # blank()'s arrays
-            kernel.compile(tuple(numba.typeof(a) for a in arrays)
+            written = kernel.py_func.__code__.co_argcount - len(values)  # blank()'s arrays
+            kernel.compile(tuple(numba.typeof(a) for a in values)
                            + (types.Array(types.float64, len(shape), "C"),) * written)
             verdict = True
         except Exception:  # noqa: BLE001 - numba's typing, or a crash inside numba
@@ -544,10 +557,29 @@ def _flat(array):
         return lambda array: array.reshape(-1)
     if isinstance(array, types.Array) and array.ndim == 1:
         return lambda array: array
+    if isinstance(array, (types.Float, types.Integer)):  # a number the run broadcasts
+        return lambda array: array
+    return None
+
+
+def at(values, index):
+    """Element ``index`` of a fused kernel's input that may be a number: the
+    number itself, or the element of a flattened array (:func:`flat`)."""
+    return values if np.ndim(values) == 0 else values[index]
+
+
+@overload(at)
+def _at(values, index):
+    if isinstance(values, (types.Float, types.Integer)):
+        return lambda values, index: values
+    if isinstance(values, types.Array) and values.ndim == 1:
+        return lambda values, index: values[index]
     return None
 
 
 _FLOAT64 = np.dtype(np.float64)
+_NUMPY_FLOAT = np.float64
+_EXACT_INT = 1 << 53
 #: Per kernel, number of dimensions and writeable flags: whether numba compiled it.
 _FITTED: dict = {}
 
@@ -597,4 +629,4 @@ def _summary(exc: Exception) -> str:
     return text if len(text) <= 160 else text[:157] + "..."
 
 
-__all__ = ["blank", "compile_for", "finite", "fits", "flat", "guarded", "power", "pullback", "split"]
+__all__ = ["at", "blank", "compile_for", "finite", "fits", "flat", "guarded", "power", "pullback", "split"]

@@ -86,6 +86,15 @@ def kinks(x):
     return np.sum(np.abs(x) * x + np.abs(x - 0.5) * 3.0)
 
 
+def scaled(x, alpha, n):
+    """Numbers in names: alpha and n broadcast over the run; beta is a number
+    itself (made of alpha alone), so alpha's statement is NumPy's."""
+    beta = alpha * 2.0 + 1.0
+    y = np.sin(x) * alpha + x / n
+    z = y * y * beta - x * alpha
+    return np.sum(z * y)
+
+
 def kernels_ran():
     return [key for key, ok in numba_rules._FITTED.items() if ok]
 
@@ -124,7 +133,7 @@ def test_source_shows_the_kernels_and_the_numpy_code(x):
     assert '@numba.njit(cache=True, error_model="numpy")\ndef fused_1(' in source
     assert "    if fits(fused_1, " in source and "    else:\n" in source
     assert "for index in range(" in source
-    assert "from srcgrad.backends.numba_rules import blank, fits, flat" in source
+    assert "from srcgrad.backends.numba_rules import at, blank, fits, flat" in source
     compile(source, "<fused>", "exec")
     # exp, log and tanh stay NumPy statements, outside the kernels
     kernel_text = source.split("\ndef grad_chain")[0]
@@ -250,3 +259,22 @@ def test_abs_at_zero_minus_zero_and_nan_as_numpy():
         want = srcgrad.grad(kinks)(x)
     assert np.array_equal(got, want, equal_nan=True)
     assert np.array_equal(np.signbit(got), np.signbit(want))
+
+
+def test_numbers_in_names_broadcast_inside_the_kernel(x):
+    g = srcgrad.grad(scaled, wrt=(0, 1), backend="numba")
+    want = srcgrad.grad(scaled, wrt=(0, 1))
+    before = len(kernels_ran())
+    for alpha, n in ((0.7, 3), (np.float64(-1.25), 7), (2.0, 2.5)):
+        got = g(x, alpha, n)
+        assert np.array_equal(got[0], want(x, alpha, n)[0])
+        assert got[1] == want(x, alpha, n)[1]
+    assert len(kernels_ran()) > before
+    assert ", arrays=1):" in g.source and " = at(" in g.source, g.source
+    # x a number too: no statement of the run is an array, NumPy runs it all
+    assert g(0.3, 0.7, 3) == want(0.3, 0.7, 3)
+    assert np.array_equal(g(x, 0.7, True)[0], want(x, 0.7, True)[0])  # a bool: NumPy's code
+    assert np.array_equal(g(x, 0.7, 2 ** 60)[0], want(x, 0.7, 2 ** 60)[0])  # past 2**53
+    small = x[:4].copy()
+    assert np.allclose(g(small, 0.7, 3)[0], central(lambda v: scaled(v, 0.7, 3), small),
+                       rtol=1e-6, atol=1e-8)
