@@ -428,8 +428,7 @@ class IteratorLoops:
         first false test; ``dropwhile`` tests until one is false."""
         test = s.start
         if s.kind == "islice":
-            start, stop, step = (b if isinstance(b, gast.Constant) else self.bound(b, keep=True)
-                                 for b in s.start)
+            start, stop, step = self.slice_bounds(s)
             pulled = self.fresh("pulled")
             self.prelude.append(located(assign_to(pulled, constant(0)), s.node))
 
@@ -451,7 +450,11 @@ class IteratorLoops:
             it, pattern, stmts = self.driven(s.parts[0], part_item, None)
             if isinstance(stop, gast.Constant) and stop.value is None:
                 return it, pattern, stmts
-            return it, pattern, [_exhausted(pulled, stop, length=False), *stmts]
+            end = _exhausted(pulled, stop, length=False)
+            if not isinstance(stop, gast.Constant):  # None where the code runs: no end
+                end.test = gast.BoolOp(op=gast.And(), values=[gast.Compare(
+                    left=clone(stop), ops=[gast.IsNot()], comparators=[constant(None)]), end.test])
+            return it, pattern, [end, *stmts]
         if s.kind == "takewhile":
             def part_item(value):
                 ended = gast.UnaryOp(op=gast.Not(), operand=gast.Call(
@@ -469,6 +472,38 @@ class IteratorLoops:
                     gast.If(test=gast.UnaryOp(op=gast.Not(), operand=load_name(dropping)),
                             body=on_item(clone(value)), orelse=[])]
         return self.driven(s.parts[0], part_item, None)
+
+    def slice_bounds(self, s):
+        """``islice``'s start, stop and step: constants, or names set before the
+        loop -- None there meaning 0, no end and 1, a bound out of range raising
+        Python's ``ValueError``."""
+        out = []
+        for i, b in enumerate(s.start):
+            if isinstance(b, gast.Constant):
+                out.append(b)
+                continue
+            name = self.bound(b, keep=True)
+            lowest = 1 if i == 2 else 0
+            given = gast.Compare(left=clone(name), ops=[gast.IsNot()],
+                                 comparators=[constant(None)])
+            bad = gast.UnaryOp(op=gast.Not(), operand=gast.Compare(
+                left=clone(name), ops=[gast.GtE()], comparators=[constant(lowest)]))
+            words = "must be None or an integer: 0 <= x <= sys.maxsize."
+            message = constant("Step for islice() must be a positive integer or None." if i == 2
+                               else f"Indices for islice() {words}")
+            if i == 1:  # Python's words for a stop of -1
+                message = gast.IfExp(test=gast.Compare(left=clone(name), ops=[gast.Eq()],
+                                                       comparators=[constant(-1)]),
+                                     body=constant(f"Stop argument for islice() {words}"),
+                                     orelse=message)
+            checks = [gast.If(test=gast.BoolOp(op=gast.And(), values=[given, bad]), body=[
+                gast.Raise(exc=builtin_call("ValueError", message), cause=None)], orelse=[])]
+            if i != 1:
+                checks.append(gast.If(test=gast.UnaryOp(op=gast.Not(), operand=clone(given)),
+                                      body=[assign_to(name.id, constant(lowest))], orelse=[]))
+            self.prelude.extend(located(check, b) for check in checks)
+            out.append(name)
+        return out
 
     def at(self, s, position):
         """The item at ``position`` of a stream that skips none, for a ``zip`` that

@@ -368,6 +368,31 @@ def test_itertools_wrappers_pull_as_the_loop_runs(fn):
     _check(fn, (np.array([0.3, 0.7, 1.1, 0.9, 0.2, 1.5]), W), autograd_too=False)
 
 
+def sliced_by_arguments(x, w, start, stop, step):
+    s = 0.0
+    for v in itertools.islice((u * w for u in x if u > s * 0.1), start, stop, step):
+        s = s + v
+    return s
+
+
+@pytest.mark.parametrize("bounds", [(None, None, None), (1, None, 2), (None, 3, None),
+                                    (2, 5, None), (-1, 3, 1), (0, -2, 1), (0, -1, 1),
+                                    (0, 3, 0)], ids=str)
+def test_islice_bounds_given_as_arguments(bounds):
+    x = np.array([0.3, 0.7, 1.1, 0.9, 0.2, 1.5])
+    try:
+        expected = sliced_by_arguments(x, W, *bounds)
+    except ValueError as python:
+        with pytest.raises(ValueError) as compiled:
+            srcgrad.grad(sliced_by_arguments, wrt=(0, 1))(x, W, *bounds)
+        assert str(compiled.value) == str(python)
+        return
+    value, grads = srcgrad.value_and_grad(sliced_by_arguments, wrt=(0, 1))(x, W, *bounds)
+    assert_bit_identical(value, expected)
+    for i, g in enumerate(grads):
+        assert_close(g, numeric_grad(lambda *a: sliced_by_arguments(*a, *bounds), [x, W], i))
+
+
 def two_filters(x, w):
     s = 0.0
     for a, b in zip(filter(lambda u: u > s, x), filter(lambda u: u < s + 1.0, x)):
