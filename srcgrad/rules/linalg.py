@@ -312,9 +312,10 @@ def svd_tangent(out, a, full_matrices=True, compute_uv=True, *, d_a):
     ``dv = v (F * (S dP + dP^T S))`` with ``F_ij = 1 / (s_j^2 - s_i^2)``, plus
     the parts outside the span of ``u`` or ``v`` for a non-square ``a``.  The
     full factors of a non-square ``a`` have extra singular vectors, which are
-    not unique: only the singular values get a tangent there, and the vectors'
-    raises MissingRuleError where it is used (unused, as in ``svd(a).S``, it
-    costs nothing), as their cotangent does in reverse mode."""
+    not unique: only the singular values get a tangent there (from the reduced
+    factors, so that a second derivative differentiates those), and the
+    vectors' raises MissingRuleError where it is used (unused, as in
+    ``svd(a).S``, it costs nothing), as their cotangent does in reverse mode."""
     if not compute_uv:
         factors = np.linalg.svd(a, full_matrices=False)
         return np.sum(factors[0] * (d_a @ np.swapaxes(factors[2], -1, -2)), axis=-2)
@@ -330,9 +331,9 @@ def svd_tangent(out, a, full_matrices=True, compute_uv=True, *, d_a):
                                    "matrix with full_matrices=True are not unique, so they "
                                    "have no derivative; pass full_matrices=False (the "
                                    "singular values alone have one)")
-            u_k = u[..., :, :k]
-            v_k = np.swapaxes(vh[..., :k, :], -1, -2)
-            return lost, np.sum(u_k * (d_a @ v_k), axis=-2), lost
+            reduced = np.linalg.svd(a, full_matrices=False)  # differentiable again
+            return (lost, np.sum(reduced[0] * (d_a @ np.swapaxes(reduced[2], -1, -2)), axis=-2),
+                    lost)
     v = np.swapaxes(vh, -1, -2)
     ut = np.swapaxes(u, -1, -2)
     d_av = d_a @ v

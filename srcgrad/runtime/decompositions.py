@@ -169,10 +169,10 @@ def svd_grad(g, out, a, full_matrices=True, compute_uv=True, *, where=None):
     outside the span of ``u`` and ``v``: ``(I - u u^T) g_u S^-1 v^T`` and
     ``u S^-1 g_v^T (I - v v^T)``.  Singular vectors of a repeated (or zero)
     singular value are not unique, as for eigh.  The extra singular vectors of
-    a non-square ``a``'s full factors are not unique at all: a cotangent that
-    reaches them raises (at ``where``, the user's call); one of the singular
-    values and the first ``k`` vectors (a second derivative of the values) is
-    the reduced factorisation's.
+    a non-square ``a``'s full factors are not unique at all: a cotangent of the
+    vectors raises there (at ``where``, the user's call), as their tangent does
+    in forward mode; one of the singular values alone is the reduced
+    factorisation's.
     """
     if no_cotangent(g):
         return 0.0
@@ -182,17 +182,14 @@ def svd_grad(g, out, a, full_matrices=True, compute_uv=True, *, where=None):
         return (u * g[..., None, :]) @ vh
     u, s, vh = out
     g_u, g_s, g_vh = cotangent_at(g, 0), cotangent_at(g, 1), cotangent_at(g, 2)
-    if full_matrices and m != n:  # the reduced factors, if nothing reads the rest
-        k = s.shape[-1]
-        if (not no_cotangent(g_u) and np.any(g_u[..., :, k:])) or \
-                (not no_cotangent(g_vh) and np.any(g_vh[..., k:, :])):
+    if full_matrices and m != n:  # the singular values alone: the reduced factors'
+        if not (no_cotangent(g_u) and no_cotangent(g_vh)):
             raise error_at("MissingRuleError", "np.linalg.svd: the singular vectors of a "
                            "non-square matrix with full_matrices=True are not unique, so "
                            "they have no derivative; pass full_matrices=False (the "
                            "singular values alone have one)", where)
+        k = s.shape[-1]
         u, vh = u[..., :, :k], vh[..., :k, :]
-        g_u = g_u if no_cotangent(g_u) else g_u[..., :, :k]
-        g_vh = g_vh if no_cotangent(g_vh) else g_vh[..., :k, :]
     v = _mT(vh)
     k = s.shape[-1]
     p = 0

@@ -410,11 +410,50 @@ def test_extra_singular_vectors_refused_where_the_svd_is_called():
 
 
 def test_first_singular_vectors_of_full_factors():
-    """The first k columns of a non-square matrix's full u are the reduced
-    factorisation's: reverse mode differentiates them; forward mode gives no
-    tangent of u at all there (a located refusal, never an AssertionError)."""
-    np.testing.assert_allclose(srcgrad.grad(svd_first_vector)(XS) @ D,
-                               _central(svd_first_vector, XS, D), rtol=1e-6, atol=1e-8)
-    with pytest.raises(srcgrad.MissingRuleError) as caught:
-        srcgrad.jvp(svd_first_vector, (XS,), (D,))
-    assert caught.value.lineno == svd_first_vector.__code__.co_firstlineno + 1
+    """Even the first k columns of a non-square matrix's full u are refused, by
+    both modes alike, where the svd is called (full_matrices=False is the way)."""
+    line = svd_first_vector.__code__.co_firstlineno + 1
+    for run in (lambda: srcgrad.grad(svd_first_vector)(XS),
+                lambda: srcgrad.jvp(svd_first_vector, (XS,), (D,))):
+        with pytest.raises(srcgrad.MissingRuleError, match="pass full_matrices=False") as caught:
+            run()
+        assert (caught.value.filename, caught.value.lineno) == (__file__, line)
+
+
+# -- NumPy's named tuples read by field ---------------------------------------------
+
+A3 = np.array([[2.0, 0.3, 0.1], [0.3, 1.5, 0.2], [0.1, 0.2, 1.0]])
+
+
+def nt_eigh(x):
+    return np.sum(np.linalg.eigh(A3 + np.outer(x, x)).eigenvalues * np.arange(3.0))
+
+
+def nt_slogdet(x):
+    return np.linalg.slogdet(A3 + np.outer(x, x)).logabsdet
+
+
+def nt_qr(x):
+    return np.sum(np.linalg.qr(A3 + np.outer(x, x)).R ** 2 * np.arange(9.0).reshape(3, 3))
+
+
+def nt_svd_in_helper(x):
+    def top(m):
+        return np.linalg.svd(m).S[0]
+    total = 0.0
+    for k in range(2):
+        total = total + top(A3 * (k + 1.0) + np.outer(x, x))
+    return total
+
+
+@pytest.mark.parametrize("fn", [nt_eigh, nt_slogdet, nt_qr, nt_svd_in_helper],
+                         ids=lambda f: f.__name__)
+def test_named_tuple_fields_carry_their_tangent(fn):
+    """jvp of np.linalg.eigh(a).eigenvalues (and the other named tuples' fields)
+    gave 0.0: the rules' tangents are plain tuples, read now at the field's place."""
+    x, d = np.array([0.3, 0.7, 1.1]), np.array([0.5, -1.0, 2.0])
+    value, tangent = srcgrad.jvp(fn, (x,), (d,))
+    assert value == fn(x)
+    fd = _central(fn, x, d)
+    np.testing.assert_allclose(tangent, fd, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(srcgrad.grad(fn)(x) @ d, fd, rtol=1e-6, atol=1e-8)
