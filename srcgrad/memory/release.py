@@ -50,10 +50,10 @@ from ..ir.syntax import walk
 def release_unread(body, start, params, scalars=()) -> list:
     """``body`` with ``del`` of the forward values the adjoint sweep, which begins
     at ``body[start]``, does not read."""
-    assigned: list[str] = []
+    assigned: dict[str, None] = {}  # in order of first assignment (a list was searched)
     for stmt in body[:start]:
         if isinstance(stmt, gast.Assign):
-            assigned.extend(n for n in ir.target_names(stmt) if n not in assigned)
+            assigned.update(dict.fromkeys(ir.target_names(stmt)))
     later = {n.id for stmt in body[start:] for n in walk(stmt) if isinstance(n, gast.Name)}
     unread = [n for n in assigned if n not in later and n not in params and n not in scalars]
     if not unread or start >= len(body):

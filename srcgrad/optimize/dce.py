@@ -233,6 +233,17 @@ def propagate_copies(stmts) -> list:
         d_c = d_a + 1
     """
     copies: dict[str, str] = {}
+    sources: dict[str, set[str]] = {}  # b -> the names a copying it (no scan of copies)
+
+    def end_copies(defined):
+        """Forget each copy whose name or source ``defined`` rebinds."""
+        for name in defined:
+            source = copies.pop(name, None)
+            if source is not None:
+                sources[source].discard(name)
+            for copy in sources.pop(name, ()):
+                del copies[copy]
+
     kept = []
     for stmt in stmts:
         kept.append(stmt)
@@ -241,9 +252,7 @@ def propagate_copies(stmts) -> list:
             for node in walk(stmt):
                 if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
                     defined.add(node.id)
-            for name in list(copies):
-                if name in defined or copies[name] in defined:
-                    del copies[name]
+            end_copies(defined)
             _rename(stmt, copies)
             stmt.body = propagate_copies(stmt.body)
             stmt.orelse = propagate_copies(stmt.orelse)
@@ -256,12 +265,10 @@ def propagate_copies(stmts) -> list:
         _rename(stmt.value if isinstance(stmt, gast.Assign) else stmt, copies)
         if ir.is_update(stmt) and isinstance(stmt, gast.Assign):
             _rename(stmt.targets[0].slice, copies)
-        defined = _defs(stmt) | set(ir.target_names(stmt))
-        for name in list(copies):
-            if name in defined or copies[name] in defined:
-                del copies[name]
+        end_copies(_defs(stmt) | set(ir.target_names(stmt)))
         if simple and stmt.targets[0].id != stmt.value.id:
             copies[stmt.targets[0].id] = stmt.value.id
+            sources.setdefault(stmt.value.id, set()).add(stmt.targets[0].id)
     stmts[:] = kept
     return stmts
 
