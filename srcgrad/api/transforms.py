@@ -20,6 +20,7 @@ import operator
 import os
 import sys
 import threading
+import types
 from dataclasses import replace
 from itertools import repeat
 
@@ -28,7 +29,7 @@ import numpy as np
 from .. import backends
 from .. import pipeline as compiler
 from ..errors import SrcGradError
-from ..frontend.linker import SPECIALISED
+from ..frontend.linker import SPECIALISED, Callee
 from ..pipeline import Options
 from ..standalone.module import Unit
 from ..standalone.module import write as write_module
@@ -46,8 +47,14 @@ from .validation import enabled as checking
 from .validation import private_copies, verify
 
 # What a call's key holds per argument, besides its type: an array's dtype
-# (whether it can be differentiated), or for anything else its class again.
-_SHOWN = {np.ndarray: "dtype"}
+# (whether it can be differentiated); for a function, its ``__call__`` (a
+# method-wrapper equal only to the same function's: code specialised on the
+# function passed is looked up by the function); for anything else its class again.
+_SHOWN = {np.ndarray: "dtype", types.FunctionType: "__call__", np.ufunc: "__call__",
+          types.BuiltinFunctionType: "__call__"}
+#: How many globals, closure cells and defaults a Transformed watches before it
+#: starts again from the last call's (lambdas made anew at each call add theirs).
+_WATCH_MAX = 256
 _CLASS = repeat("__class__")
 _CALL = operator.methodcaller("__call__")
 _READY_MAX = 64  # kinds of calls remembered per function
@@ -70,6 +77,19 @@ def _plain(args, wrt) -> bool:
                for i in wrt)
 
 
+def _function_watches(callees) -> dict:
+    """What code specialised on the functions passed (``callees``) also depends
+    on, beside what :attr:`Compiled.watched` holds (their closure cells and
+    globals): each one's code object and defaults, in its form."""
+    watched = {}
+    for callee in callees:
+        fn = callee.obj
+        if isinstance(fn, types.FunctionType):
+            for key in ("__code__", "__defaults__", "__kwdefaults__"):
+                watched[id(fn), key] = functools.partial(getattr, fn, key)
+    return watched
+
+
 class Transformed:
     """A generated function: call it like the original; read ``.source``.
 
@@ -82,7 +102,9 @@ class Transformed:
     and two more land in the generated code.  ``__call__`` looks the call up in
     ``_ready`` -- generated functions keyed by the identity of everything the
     code was generated from (``Compiled.watched``) and the types of the
-    arguments (and the dtypes of the arrays) -- with C functions only, so no
+    arguments (and the dtypes of the arrays; a function passed by identity,
+    its code, defaults, closure cells and the globals it reads watched too:
+    code specialised on it runs as fast as a plain call) -- with C functions only, so no
     srcgrad line runs in between; every other call (the first one, a new kind
     of argument, a rebound global, ``check=True``, an argument to differentiate
     that is not a float or an array) goes through :meth:`_call`, which
@@ -141,22 +163,32 @@ class Transformed:
         if self._bound is not None:
             target = functools.partial(target, self._bound)
         if callees and SPECIALISED in compiled.source:
-            self._shown = compiled  # never in _ready: its key has no identities
+            self._shown = compiled
+            if _plain(full, options.wrt) and all(
+                    isinstance(c, Callee) and _SHOWN.get(type(c.obj)) == "__call__"
+                    for c in callees):
+                # the key holds each function passed (by identity); what the
+                # code read of it -- its code, defaults, closure cells and
+                # globals (Compiled.watched) -- is watched like the function's own
+                self._remember(args, compiled, target, _function_watches(callees))
         elif _plain(full, options.wrt):
             self._remember(args, compiled, target)
         return target(*args, **kwargs)
 
-    def _remember(self, args, compiled: Compiled, target) -> None:
+    def _remember(self, args, compiled: Compiled, target, extra=None) -> None:
         """Let calls with arguments of ``args``'s kinds run ``target`` directly
-        while nothing ``compiled`` was generated from changes."""
+        while nothing ``compiled`` was generated from changes (nor ``extra``,
+        more of what it depends on, as :attr:`Compiled.watched` says it)."""
+        watched = compiled.watched if not extra else {**compiled.watched, **extra}
         with _REMEMBERING:
-            if not compiled.watched.keys() <= self._watch.keys():
+            if not watched.keys() <= self._watch.keys():
                 # A key starts with one id per callable in _deps, which only ever
                 # grows at its end: a key made with fewer callables never matches
                 # one made with more (a call reading the old _ready with the new
                 # _deps, or the other way round, misses and comes here).
                 self._ready, self._keep = {}, []
-                self._watch = {**self._watch, **compiled.watched}
+                self._watch = {**self._watch, **watched} \
+                    if len(self._watch) + len(watched) <= _WATCH_MAX else dict(watched)
                 self._deps = tuple(self._watch.values())
             elif len(self._ready) >= _READY_MAX:
                 self._ready, self._keep = {}, []
@@ -211,7 +243,8 @@ class Transformed:
         the broadcasting bookkeeping scalars never need).  With a backend, once
         called: the code the last new kind of call ran.  A function that calls a
         function it receives as an argument has code specialised for each one
-        passed (its header says which): the last call's; before any call,
+        passed (its header says which): the last new function's (a call with
+        one passed before runs its code without looking); before any call,
         reading it raises SrcGradError saying it needs one."""
         shown = self._shown
         if shown is not None and not shown.stale():

@@ -130,14 +130,18 @@ class Callee:
         (act=np.tanh, ['callee', 0, 'numpy', 'tanh'])
     """
 
-    __slots__ = ("name", "obj", "position")
+    __slots__ = ("code", "name", "obj", "position")
 
     def __init__(self, position: int, name: str, obj):
         self.position, self.name, self.obj = position, name, obj
+        # the code is generated from the function's code and defaults: one
+        # assigned a new __code__ or __defaults__ is another function to it
+        self.code = tuple(getattr(obj, key, None)
+                          for key in ("__code__", "__defaults__", "__kwdefaults__"))
 
     def __eq__(self, other):
         return isinstance(other, Callee) and self.position == other.position \
-            and self.obj is other.obj
+            and self.obj is other.obj and all(a is b for a, b in zip(self.code, other.code))
 
     def __hash__(self):
         return hash((self.position, id(self.obj)))

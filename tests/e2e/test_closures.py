@@ -449,3 +449,81 @@ def test_an_error_inside_a_module_helper_names_its_file():
     with pytest.raises(UnsupportedSyntaxError) as info:
         srcgrad.grad(dynamic_in_a_module_helper)(RS.randn(3))
     assert info.value.filename == helpers_module.__file__
+
+
+# ------------------------------------------- a closure passed in: the fast path
+
+def squared_sum_of(f, x):
+    return np.sum(f(x) ** 2)
+
+
+def _scaler_with_setter(k):
+    def scaled(v):
+        return np.tanh(v) * k
+
+    def set_k(value):
+        nonlocal k
+        k = value
+
+    return scaled, set_k
+
+
+GAIN = 2.0
+
+
+def gained(v):
+    return v * GAIN
+
+
+def test_a_call_passing_a_function_seen_before_skips_the_compiler(monkeypatch):
+    """Code specialised on a function passed is looked up by that function, as
+    a plain call's is (it went through the compiler's cache at every call)."""
+    x = RS.randn(3)
+    g = srcgrad.grad(squared_sum_of, wrt=1)
+    first = g(np.tanh, x)
+    g(gained, x)  # watches what gained reads: the lookup starts again
+    g(np.tanh, x)
+    slow = []
+    original = srcgrad.api.transforms.Transformed._call
+    monkeypatch.setattr(srcgrad.api.transforms.Transformed, "_call",
+                        lambda self, *a, **k: slow.append(a) or original(self, *a, **k))
+    assert_bit_identical(g(np.tanh, x), first)
+    assert_close(g(gained, x), numeric_grad(squared_sum_of, (gained, x), 1))
+    assert slow == []
+    assert_close(g(np.sin, x), numeric_grad(squared_sum_of, (np.sin, x), 1))
+    assert len(slow) == 1  # a new function: compiled once
+
+
+def test_what_a_function_passed_reads_is_watched():
+    """A rebound closure cell, global or default of the function passed, or a
+    new ``__code__``, gives new code, never the old gradient."""
+    global GAIN
+    x = RS.randn(3)
+    g = srcgrad.grad(squared_sum_of, wrt=1)
+    scaled, set_k = _scaler_with_setter(2.0)
+    for _ in range(2):
+        assert_close(g(scaled, x), numeric_grad(squared_sum_of, (scaled, x), 1))
+        assert_close(g(gained, x), numeric_grad(squared_sum_of, (gained, x), 1))
+    set_k(-3.0)
+    assert_close(g(scaled, x), numeric_grad(squared_sum_of, (scaled, x), 1))
+    saved = GAIN
+    try:
+        GAIN = 0.5
+        assert_close(g(gained, x), numeric_grad(squared_sum_of, (gained, x), 1))
+    finally:
+        GAIN = saved
+
+    def powered(v, p=2.0):
+        return v ** p
+
+    assert_close(g(powered, x), numeric_grad(squared_sum_of, (powered, x), 1))
+    powered.__defaults__ = (3.0,)
+    assert_close(g(powered, x), numeric_grad(squared_sum_of, (powered, x), 1))
+
+
+def test_lambdas_made_at_each_call_keep_the_lookup_small():
+    x = RS.randn(3)
+    g = srcgrad.grad(squared_sum_of, wrt=1)
+    for k in range(40):
+        assert_close(g(lambda v, k=k: v * (k + 1.0), x), 2 * (k + 1.0) ** 2 * x)
+    assert len(g._deps) <= 256 + 16 and len(g._ready) <= 64
