@@ -472,8 +472,7 @@ class _Scan:
                   for n, _ in self.deps(a)]
         outs = [e for k in call.keywords if k.arg == "out"
                 for e in (k.value.elts if isinstance(k.value, gast.Tuple) else [k.value])]
-        if outs:  # f(a, out=y) returns y
-            return [d for e in outs for d in self.deps(e)]
+        returned_out = [d for e in outs for d in self.deps(e)]  # np.f(a, out=y) returns y
         if isinstance(func, gast.Name) and func.id in self.local_functions:
             inner = self.local_functions[func.id]
             returned = [d for sub in walk(inner) if isinstance(sub, gast.Return)
@@ -482,6 +481,8 @@ class _Scan:
                 returned = self.deps(inner.body)
             return passed + [(n, SAME) for n, _ in returned]
         if isinstance(func, gast.Attribute) and _root(func) in self.locals:
+            if outs:  # x.clip(0, 1, out=y) returns y
+                return returned_out
             if func.attr == "copy":  # a new array, or a new list holding the same items
                 return [(n, HELD) for n, _ in self.deps(func.value)]
             if func.attr in FRESH_METHODS and not _told_not_to_copy(call):
@@ -493,11 +494,13 @@ class _Scan:
         if callee is MISSING or id(callee) in VIEW_FUNCTIONS or _told_not_to_copy(call):
             # (np.array(x, copy=None), np.nan_to_num(x, copy=False): x itself)
             return passed
+        module = getattr(callee, "__module__", None) or ""
+        if outs and module.split(".")[0] == "numpy":
+            return returned_out
         if isinstance(callee, np.ufunc) or id(callee) in FRESH_BUILTINS:
             return []
         if id(callee) in CONTAINER_BUILTINS:  # list(xs), sorted(xs): the same items
             return [(n, HELD) for n, _ in passed]
-        module = getattr(callee, "__module__", None) or ""
         if module.split(".")[0] in ("numpy", "math", "scipy"):
             return []  # NumPy's functions other than the views make new arrays
         return passed
@@ -709,6 +712,48 @@ def deeply_updated(fn) -> frozenset:
         return frozenset()
     return frozenset(argument_updates(func, [a.id for a in func.args.args], lambda c: MISSING)
                      .shared)
+
+
+def augmented_parameters(fn) -> frozenset:
+    """The parameters of the user function ``fn`` that it may change with
+    ``p += v`` (through ``p`` or another name for it): in place where the
+    caller passes an array or a list, while srcgrad's code for ``fn`` makes a
+    new one -- a caller reading that memory afterwards is checked as it runs
+    (:func:`call_guard`)."""
+    try:
+        func = parse_function(fn).node
+    except SrcGradError:
+        return frozenset()
+    params = [a.id for a in func.args.args]
+    scan = _Scan(func, params, lambda c: MISSING)
+    scan.run()
+    return frozenset(p for p in params if not scan.rebound_first(p) and any(
+        kind == "augmented" and scan.find(name) == scan.find(p)
+        for name, _, kind in scan.updates))
+
+
+def call_guard(value, fn, param, read, shown, filename, node):
+    """``untouched(y, y, None, message, where)`` before ``fn(y, ...)``, whose
+    ``param += v`` changes an array or list ``y`` in place (a number it
+    rebinds), while this function reads ``read`` -- that memory -- after the
+    call: raises where ``y`` turns out an array or a list."""
+    message = (
+        f"{fn.__name__}() updates its argument '{param}' in place ('{param} += ...' on "
+        f"an array), and this function reads '{read.id}' (line "
+        f"{getattr(read, 'lineno', '?')}), which shares the memory of '{shown}', after the "
+        f"call: srcgrad's code for {fn.__name__} makes a new array there, so that change "
+        f"would be lost; pass a copy ({fn.__name__}({shown}.copy(), ...)) and return the "
+        f"updated array")
+    where = constant((filename, getattr(node, "lineno", None),
+                      getattr(node, "col_offset", None)))
+    call = gast.Call(func=helper_ref("untouched"), args=[
+        ir.name(value.id), ir.name(value.id),
+        gast.Constant(value=None, kind=None), gast.Constant(value=message, kind=None),
+        where], keywords=[])
+    check = gast.copy_location(gast.Expr(value=call), node)
+    check.op = ir.Op(ir.OPAQUE, [], {}, node, "statement")
+    check.comment = f"{fn.__name__} may change {shown} in place, read afterwards"
+    return check
 
 
 def read_after_call(func, params, resolve, call, arg, deep=True):

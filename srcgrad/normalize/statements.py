@@ -132,7 +132,16 @@ class Statements:
         out = next((k.value for k in call.keywords if k.arg == "out"), None)
         if isinstance(out, gast.Tuple) and len(out.elts) == 1:
             out = out.elts[0]
-        return out if isinstance(out, gast.Name) else None
+        if not isinstance(out, gast.Name) or not self.numpy_call(call):
+            return None  # (a function of the user's may take a parameter named out)
+        return out
+
+    def numpy_call(self, call) -> bool:
+        """Whether ``call`` calls a NumPy function or ufunc, whose ``out=y``
+        writes its result into ``y`` and returns ``y``."""
+        callee = self.callee(call)
+        return isinstance(callee, np.ufunc) \
+            or (getattr(callee, "__module__", None) or "").split(".")[0] == "numpy"
 
     def check_replaced_in_place(self):
         """Refuse ``np.nan_to_num(y, copy=False)`` and a call with ``out=y`` where
@@ -154,7 +163,9 @@ class Statements:
             nan_to_num = self.replaces_in_place(node)
             out = any(k.arg == "out" and not (isinstance(k.value, gast.Constant)
                                               and k.value.value is None)
-                      for k in node.keywords)
+                      for k in node.keywords) and (self.numpy_call(node) or (
+                          isinstance(node.func, gast.Attribute)
+                          and hasattr(np.ndarray, node.func.attr)))  # y.clip(out=w)
             if not (nan_to_num or out) or (id(node) in assigned
                                            and self.written_by(node) is not None):
                 continue
@@ -163,10 +174,11 @@ class Statements:
                                  "follows that as a statement of its own or as 'z = "
                                  "np.nan_to_num(y, copy=False)' with y a variable: write it "
                                  "so, or drop copy=False", node)
-            raise self.error(f"'{source_of(node)}' writes into its out= array inside an "
-                             f"expression, a change srcgrad does not follow there: make it "
-                             f"a statement of its own (or 'z = ...(out=y)' with y a "
-                             f"variable), then use y", node)
+            raise self.error(f"'{source_of(node)}' writes into its out= array, a change "
+                             f"srcgrad follows only for a NumPy function called as a "
+                             f"statement of its own, or as 'z = np.f(..., out=y)' with y a "
+                             f"variable: write it so (np.clip(x, lo, hi, out=y) for "
+                             f"x.clip(lo, hi, out=y)), then use y", node)
 
     def checked_write(self, target, value, stmt):
         """``np.copyto(y, v)``, ``f(a, b, out=y)`` or ``np.nan_to_num(y, copy=False)``

@@ -583,3 +583,36 @@ def test_in_place_calls_numpy_refuses_raise_its_error(fn):
             with pytest.raises(type(python)) as ours:
                 run()
             assert str(ours.value) == str(python)
+
+
+def _fill_first(a, out):
+    return a * 1.0 + out[0]
+
+
+def users_function_with_an_out_parameter(x):
+    buf = np.ones(4)
+    z = _fill_first(x, out=buf)  # a parameter named out, not NumPy's
+    z[1] = 7.0
+    return np.sum(z * buf) + np.sum(z * x)
+
+
+def local_function_with_an_out_parameter(x):
+    def step(a, out):
+        out[0] = 1.0
+        return a
+    buf = np.zeros(4)
+    z = step(x * 2.0, out=buf)
+    z[1] = 7.0
+    return np.sum(z * buf) + np.sum(z * x)
+
+
+def method_writing_into_out(x):
+    buf = np.zeros(4)
+    z = x.clip(0.0, 1.0, out=buf)
+    return np.sum(z * x)
+
+
+def test_out_of_users_functions_is_a_parameter():
+    _check(users_function_with_an_out_parameter)
+    _check(local_function_with_an_out_parameter)
+    _refused(method_writing_into_out, UnsupportedSyntaxError, "out=", "np.clip(x, lo, hi, out=y)")
