@@ -88,11 +88,14 @@ class _Normalizer(Statements, Expressions, ControlFlow, Calls, Inlining, Special
         self.params = [a.id for a in self.func.args.args]
         if self.func.args.vararg is not None:  # a callee's *args: one tuple parameter
             self.params.append(self.func.args.vararg.id)
-        self.locals = set(self.params) | assigned_names(self.func)
-        self.dict_names = {t.id for n in walk(self.func) if isinstance(n, gast.Assign)
+        # one walk for the names stored, the names of dicts and every name used
+        nodes = walk(self.func)
+        names = [n for n in nodes if isinstance(n, gast.Name)]
+        self.locals = set(self.params) | {n.id for n in names if isinstance(n.ctx, gast.Store)}
+        self.dict_names = {t.id for n in nodes if isinstance(n, gast.Assign)
                            and isinstance(n.value, (gast.Dict, gast.DictComp))
                            for t in n.targets if isinstance(t, gast.Name)}
-        used = {n.id for n in walk(self.func) if isinstance(n, gast.Name)}
+        used = {n.id for n in names}
         self.namer = Namer(used | set(registry.RULE_GLOBALS))
         self.env = {p: p for p in self.params}     # user variable -> current SSA name
         self.free: dict[str, object] = {}

@@ -53,7 +53,7 @@ class Specialisation:
         self.called_parameters = {}
         args = self.func.args
         values = getattr(self.parsed.fn, "__defaults__", None) or ()
-        if len(values) != len(args.defaults):
+        if len(values) != len(args.defaults) or not values:  # (none: no walk)
             return
         called = {n.func.id for n in walk(self.func) if isinstance(n, gast.Call)
                   and isinstance(n.func, gast.Name)}
@@ -91,7 +91,7 @@ class Specialisation:
         self.dispatch_classes = self.static_element_classes()
         params = self.func.args.args
         called = {n.func.id for n in walk(self.func) if isinstance(n, gast.Call)
-                  and isinstance(n.func, gast.Name)}
+                  and isinstance(n.func, gast.Name)} if self.callees else set()
         for callee in self.callees:
             name = callee.name
             if isinstance(callee, ElementClasses):  # in the header once a call uses them
@@ -132,10 +132,12 @@ class Specialisation:
         reads from its globals and closure (``for layer in LAYERS``), as a dict
         used as an ordered set: a method called on an element is called by its
         class (:meth:`.calls.Calls.dispatched`)."""
-        found = {}
+        found, looked = {}, set()  # each name looked up once (a second adds nothing)
         resolver = self.parsed.resolver
         for node in walk(self.func):
-            if isinstance(node, gast.Name) and node.id not in self.locals:
+            if isinstance(node, gast.Name) and node.id not in self.locals \
+                    and node.id not in looked:
+                looked.add(node.id)
                 found.update(dict.fromkeys(element_classes(resolver.lookup(node.id))))
         return found
 
