@@ -794,6 +794,8 @@ S("tangent_like", srcgrad.runtime.tangent_like, "srcgrad.runtime.tangent_like(t,
   t=normal(2, 3), y=fixed(np.zeros((2, 3))))
 S("add_parts", srcgrad.runtime.add_parts, "srcgrad.runtime.add_parts(t, y)", t=normal(2, 3),
   y=normal(2, 3))
+S("periodic_knots", srcgrad.runtime.periodic_knots, "srcgrad.runtime.periodic_knots(x, 2.0)[0]",
+  call="srcgrad.runtime.periodic_knots(x, 2.0)", dtypes=F64, x=distinct(5))
 S("sequence_tangent", srcgrad.runtime.sequence_tangent,
   "srcgrad.runtime.sequence_tangent(t, y)", t=normal(2, 3), y=fixed((0.0, 0.0)))
 S("written_tangent", srcgrad.runtime.written_tangent, "srcgrad.runtime.written_tangent(t, y)",

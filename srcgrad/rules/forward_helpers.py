@@ -14,6 +14,7 @@ tangent's shape (or as an attribute's cotangent).  ``add_parts``, the sum of
 two terms of a value that may be a tuple, passes its cotangent to both and adds
 its tangents the same way.  The zero tangent of a constant carries nothing,
 nor does the stand-in for a tangent that does not exist (``missing_tangent``).
+``np.interp``'s periodic knots (``periodic_knots``) are ``xp`` at their places.
 """
 
 import numpy as np
@@ -21,11 +22,13 @@ import numpy as np
 from ..runtime import (
     add_parts,
     attribute_grad,
+    cotangent_at,
     elements_cotangent,
     expand,
     fresh_tangent,
     match_complex,
     missing_tangent,
+    periodic_knots,
     sequence_tangent,
     signum,
     signum_grad,
@@ -91,6 +94,21 @@ def add_parts_tangent(out, a, b, d_a, d_b):
 
 
 add_parts_tangent.adds_by_parts = True  # the two terms are added with add_parts too
+
+@adjoint(periodic_knots, "xp", name="periodic_knots")
+def periodic_knots_(out, d_out, xp, period):
+    """``np.interp``'s knots with a period (its rules call this): each knot is
+    ``xp`` at its place, shifted by whole periods, so its cotangent goes back
+    to that place (a second derivative with respect to ``xp``)."""
+    g = np.broadcast_to(cotangent_at(d_out, 0), np.shape(out[0]))
+    return np.bincount(out[1], g, np.size(xp))
+
+
+@tangent(periodic_knots, "xp", name="periodic_knots")
+def periodic_knots_tangent(out, xp, period, d_xp):
+    """The knots' tangents are ``xp``'s at their places; the places are integers."""
+    return np.asarray(d_xp, dtype=np.float64)[out[1]], zero_tangent(out[1])
+
 
 nondifferentiable(zero_tangent, name="zero_tangent")
 nondifferentiable(missing_tangent, name="missing_tangent")  # it raises where it is used

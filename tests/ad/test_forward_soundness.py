@@ -457,3 +457,45 @@ def test_named_tuple_fields_carry_their_tangent(fn):
     fd = _central(fn, x, d)
     np.testing.assert_allclose(tangent, fd, rtol=1e-6, atol=1e-8)
     np.testing.assert_allclose(srcgrad.grad(fn)(x) @ d, fd, rtol=1e-6, atol=1e-8)
+
+
+def interp_periodic(x, xp, fp):
+    return np.sum(np.interp(x, xp, fp, period=2.0) ** 2)
+
+
+def test_every_runtime_helper_in_a_tangent_rule_has_rules():
+    """Generated tangent code is differentiated again (hvp, hessian): every
+    srcgrad.runtime helper a tangent rule calls has rules in both modes or is
+    marked non-differentiable (TupleCotangent in np.gradient's, periodic_knots in
+    np.interp's with a period were neither)."""
+    import ast
+    import inspect
+    import textwrap
+
+    from srcgrad import runtime
+    from srcgrad.rules import registry
+    lacking = set()
+    for rule in registry.all_tangents().values():
+        try:
+            tree = ast.parse(textwrap.dedent(inspect.getsource(rule.fn)))
+        except (OSError, TypeError):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name) and node.id in runtime.__all__:
+                helper = getattr(runtime, node.id)
+                if not (registry.is_nondifferentiable(helper) or (
+                        registry.lookup(helper) and registry.lookup_tangent(helper))):
+                    lacking.add((node.id, rule.name))
+    assert not lacking, sorted(lacking)
+
+
+def test_hvp_through_periodic_interpolation_knots():
+    x = np.array([0.3, 1.2, 2.65, -0.4])
+    xp, fp = np.array([0.0, 0.5, 1.1, 1.7]), np.array([1.0, -0.5, 2.0, 0.3])
+    v, eps = np.linspace(0.3, 1.1, 4), 1e-5
+    for i, args in enumerate([(x, xp, fp)] * 3):
+        grad = srcgrad.grad(interp_periodic, i)
+        fd = (grad(*_moved(args, i, args[i] + eps * v)) -
+              grad(*_moved(args, i, args[i] - eps * v))) / (2 * eps)
+        np.testing.assert_allclose(srcgrad.hvp(interp_periodic, i)(*args, v), fd,
+                                   rtol=1e-5, atol=1e-6)
