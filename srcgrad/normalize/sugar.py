@@ -312,13 +312,13 @@ class _Desugarer(LoopExits, IteratorLoops, gast.NodeTransformer):
         node.iter = self.taken_apart(node.iter, inline=True)  # see .iterators
         return node
 
-    def mark_iterated(self, node):
-        if is_dict_view(node):  # for k, v in d.items(): the loop reads d[k]
-            self.iterated.add(id(node))
+    def mark_iterated(self, node, top=True):
+        if is_dict_view(node) and top:  # for k, v in d.items(): the loop reads d[k]
+            self.iterated.add(id(node))  # (in a zip: the list of its values or pairs)
         if isinstance(node, gast.Call) and self.callee(node) in (zip, enumerate):
             self.iterated.add(id(node))
             for arg in node.args:
-                self.mark_iterated(arg)
+                self.mark_iterated(arg, top=False)
 
     def callee(self, node):
         if not isinstance(node.func, (gast.Name, gast.Attribute)):

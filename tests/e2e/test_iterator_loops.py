@@ -171,7 +171,21 @@ def pairwise_of_a_rebound_name(x, w):
     return s
 
 
-PAIRS = [enumerate_pairwise, zip_pairwise, enumerate_product, pairwise_in_generator,
+def dict_views_in_zip_and_enumerate(x, w):
+    """``d.items()`` inside ``enumerate``/``zip`` was listed through the method,
+    which has no rule: refused where the dict's values are differentiated."""
+    d = {"a": x[0] * w, "b": x[1], "c": x[2]}
+    s = 0.0
+    for i, (k, v) in enumerate(d.items()):
+        s = s + v * i
+    for a, b in zip(d.values(), x):
+        s = s + a * b
+    for j, k in enumerate(d.keys()):
+        s = s + d[k] * j
+    return s
+
+
+PAIRS = [dict_views_in_zip_and_enumerate, enumerate_pairwise, zip_pairwise, enumerate_product, pairwise_in_generator,
          pairwise_in_comprehension, pairwise_of_a_rebound_name]
 
 
