@@ -155,6 +155,30 @@ def s_put_in_helper(x):
     return np.sum(y * W) + np.sum(x)
 
 
+def l_reverse(x):
+    xs = [x[0], x[1] * 2.0, x[2]]
+    xs.reverse()
+    return xs[0] * 3.0 + xs[2]
+
+
+def l_sort(x):
+    xs = [x[0], x[1], x[2]]
+    xs.sort()
+    return xs[0] * 3.0 + xs[2]
+
+
+def l_extend(x):
+    xs = [x[0]]
+    xs.extend([x[1], x[2] * 2.0])
+    return xs[2] * xs[0]
+
+
+def d_update(x):
+    d = {"a": x[0]}
+    d.update({"b": x[1] * 2.0})
+    return d["a"] * d["b"]
+
+
 def a_fill(x, y):
     y.fill(x[0])
     return np.sum(y * x)
@@ -167,7 +191,8 @@ def a_out(x, y):
 
 LOCAL = [s_sort, s_put, s_addat, s_viewfill, s_copyto_view, s_out_where, s_putmask,
          s_cumsum_out, s_place, s_out_view, s_fill_rows, s_copyto_where, s_copyto_casting,
-         s_fill, s_copyto, s_out, s_sort_in_loop, s_put_in_helper]
+         s_fill, s_copyto, s_out, s_sort_in_loop, s_put_in_helper,
+         l_reverse, l_sort, l_extend, d_update]  # jvp gave 3.5 for 6.5, raw IndexError
 
 
 def _central(fn, x, d, eps=1e-6):
