@@ -368,6 +368,13 @@ class _Facts:
         item = getattr(stmt, "item_update", None)
         if item is not None:
             base, _, index = item
+            v = binop.op.args[1]
+            if self._integer(base) and not (isinstance(v, gast.Constant)
+                                            and isinstance(v.value, (int, bool))):
+                # y[1:] += x of an int array: NumPy updates the view in place and
+                # refuses a float result ('same_kind'), where y[1:] = y[1:] + x
+                # truncates (an int element, y[0] += x, truncates in NumPy too)
+                return False
             return base in self.arrayish or any(
                 isinstance(n, gast.Slice) for n in gast.walk(index))
         if old in self.scalars:
@@ -386,6 +393,21 @@ class _Facts:
             # array: NumPy refuses a floating v
             return self._at_most(v, old, block, k, k, assume=True)
         return prim in CLOSED and self._at_most(v, old, block, k, k, assume=False)
+
+    def _integer(self, name) -> bool:
+        """Whether some definition of ``name`` makes an integer or bool array by
+        asking for that dtype (``np.zeros(n, dtype=int)``)."""
+        for stmt in self.defs.get(name, ()):
+            dtype = getattr(getattr(stmt, "op", None), "kwargs", {}).get("dtype")
+            if isinstance(dtype, gast.Name) and dtype.id in ("int", "bool"):
+                return True
+            if isinstance(dtype, gast.Attribute) and dtype.attr.startswith(
+                    ("int", "uint", "bool")):
+                return True
+            if isinstance(dtype, gast.Constant) and isinstance(dtype.value, str) \
+                    and dtype.value.startswith(("int", "uint", "bool", "i", "u")):
+                return True
+        return False
 
     def _floating(self, node) -> bool:
         """Whether every value of ``node`` is floating (a float or complex literal)."""

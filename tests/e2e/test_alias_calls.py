@@ -616,3 +616,27 @@ def test_out_of_users_functions_is_a_parameter():
     _check(users_function_with_an_out_parameter)
     _check(local_function_with_an_out_parameter)
     _refused(method_writing_into_out, UnsupportedSyntaxError, "out=", "np.clip(x, lo, hi, out=y)")
+
+
+def int_slice_augmented_by_floats(x):
+    y = np.zeros(4, dtype=int)
+    y[1:] += x[1:]  # NumPy: a view updated in place, a float refused
+    return np.sum(y * x)
+
+
+def int_element_augmented_by_a_float(x):
+    y = np.zeros(4, dtype=int)
+    y[0] += x[0] * 3.0  # a NumPy scalar: added, then stored (truncated)
+    y[1:] += 2
+    return np.sum(y * x)
+
+
+def test_augmented_slices_of_int_arrays_cast_as_numpy_does():
+    with pytest.raises(TypeError):
+        int_slice_augmented_by_floats(X.copy())
+    for run in (lambda: srcgrad.value_and_grad(int_slice_augmented_by_floats)(X.copy()),
+                lambda: srcgrad.jvp(int_slice_augmented_by_floats, (X.copy(),),
+                                    (np.ones(4),))):
+        with pytest.raises(TypeError):
+            run()
+    _check(int_element_augmented_by_a_float)
