@@ -32,7 +32,9 @@ each rule.
 The same goes for an element of a list or dict, ``d['h'] += v``: the array it
 holds is updated in place (``d['h'] = in_place(t1 + v, t1)``).  An element of
 an array, ``x[i] += v``, takes ``x``'s dtype when it is stored back, and so
-stays as it is where ``x`` is certainly an array or the element a slice.
+stays as it is where ``x`` is certainly an array or the element a slice --
+unless ``x`` was made an integer or bool array (``dtype=int``): NumPy updates a
+slice of it in place and refuses a float there, which ``in_place`` raises too.
 
     >>> import numpy as np
     >>> from ..frontend.parse import parse_function
