@@ -521,8 +521,11 @@ def fits(kernel, *values, arrays=None) -> bool:
             return False
     if not shape:  # 0-d arrays: NumPy's own scalars
         return False
-    key = (kernel, len(shape), tuple(kinds))
-    verdict = _FITTED.get(key)
+    verdicts = _FITTED.get(kernel)
+    if verdicts is None:
+        verdicts = _FITTED[kernel] = {}
+    key = (len(shape), tuple(kinds))
+    verdict = verdicts.get(key)
     if verdict is None:
         _importable(kernel.py_func.__globals__, kernel.py_func.__code__.co_filename)
         try:
@@ -532,7 +535,7 @@ def fits(kernel, *values, arrays=None) -> bool:
             verdict = True
         except Exception:  # noqa: BLE001 - numba's typing, or a crash inside numba
             verdict = False
-        _FITTED[key] = verdict
+        verdicts[key] = verdict
     return verdict
 
 
@@ -580,8 +583,9 @@ def _at(values, index):
 _FLOAT64 = np.dtype(np.float64)
 _NUMPY_FLOAT = np.float64
 _EXACT_INT = 1 << 53
-#: Per kernel, number of dimensions and writeable flags: whether numba compiled it.
-_FITTED: dict = {}
+#: Per kernel (while it lives), per number of dimensions and kinds of values:
+#: whether numba compiled it.
+_FITTED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def finite(result) -> bool:
