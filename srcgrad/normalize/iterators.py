@@ -10,11 +10,13 @@ rewrite here answers that one question, and the answer decides the values:
   source of another generator -- the loop is rewritten to run over the
   generator's source, the condition and element inside the body
   (:meth:`IteratorLoops.lazy`); counters stand in for the positions of
-  ``enumerate`` and ``zip`` once a condition skips items.  What cannot be
-  taken apart so (two filtering generators in one ``zip``, a generator in
-  ``itertools.islice``) is listed before the loop only where that gives the
-  same values -- nothing it computes reads what the body changes, nothing it
-  calls has effects -- and is refused, located, otherwise;
+  ``enumerate`` and ``zip`` once a condition skips items, and a second
+  argument of a ``zip`` that skips items is pulled by a loop of its own.
+  ``itertools.islice``, ``takewhile`` and ``dropwhile`` are taken apart too.
+  What is not (a generator with two ``for`` clauses, one inside another
+  call) is listed before the loop only where that gives the same values --
+  nothing it computes reads what the body changes, nothing it calls has
+  effects (:mod:`.generator_reads`) -- and is refused, located, otherwise;
 - ``itertools.pairwise(xs)`` and ``itertools.product(xs, ys)`` inside ``zip`` or
   ``enumerate`` -> ``zip(xs, xs[1:])`` and the list of the tuples (``product``
   lists its inputs first too), which the loop takes apart like any other;
@@ -112,14 +114,14 @@ def _is_pattern(node) -> bool:
     return isinstance(node, (gast.Tuple, gast.List)) and all(_is_pattern(e) for e in node.elts)
 
 
-def _exhausted(counter, seq, length=True):
+def break_when_reached(counter, seq, length=True):
     """``if counter >= len(seq): break`` (``length`` False: ``>= seq``)."""
     bound = builtin_call("len", clone(seq)) if length else clone(seq)
     return gast.If(test=gast.Compare(left=load_name(counter), ops=[gast.GtE()],
                                      comparators=[bound]), body=[gast.Break()], orelse=[])
 
 
-def _plus_one(counter):
+def plus_one(counter):
     return assign_to(counter, gast.BinOp(left=load_name(counter), op=gast.Add(), right=constant(1)))
 
 
@@ -145,12 +147,6 @@ class _Stream:
         if self.kind == "gen" and self.node.generators[0].ifs or self.kind in _PULLED[1:]:
             return False
         return all(p.regular() for p in self.parts)
-
-    def chained(self) -> bool:
-        """Whether one loop over one leaf can drive it: at most one part that
-        skips items in each ``zip``."""
-        irregular = [p for p in self.parts if not p.regular()]
-        return len(irregular) <= 1 and all(p.chained() for p in irregular)
 
     def leaves(self) -> list:
         if self.kind == "leaf":
@@ -289,10 +285,6 @@ class IteratorLoops:
             self.check_listed(leaf.node)
         if not tree.has_gen():
             return node
-        if not tree.chained():
-            for g in tree.gens():
-                self.check_listed(g.node)
-            return node
         target = node.target
         if tree.regular():
             reads = set().union(*(reads_when_pulled(g.node) for g in tree.gens()))
@@ -372,10 +364,15 @@ class IteratorLoops:
             elts=[_loaded(p) if v is None else v for p, v in zip(patterns, values)],
             ctx=gast.Load())
 
-    def driven(self, s, on_item, want):
+    def driven(self, s, on_item, want, cursor=None):
         """``(iterable, target, statements)`` of a loop over the source that drives
         the stream ``s``; ``on_item(value)`` gives the statements run where ``s``
-        gives ``value`` (None: it has bound ``want``)."""
+        gives ``value`` (None: it has bound ``want``).  With a ``cursor`` (a
+        name): the statements of one step of that source, read at the cursor,
+        which ``break`` where it has run out."""
+        if s.regular() and cursor is not None:
+            checks, stmts, value = self.at(s, cursor)
+            return None, None, [*checks, *stmts, plus_one(cursor), *on_item(value)]
         if s.regular():
             it, pattern, stmts, value = self.flat(s, want)
             return it, pattern, stmts + on_item(value)
@@ -393,117 +390,51 @@ class IteratorLoops:
                                                                       values=tests)
                     inner = [gast.If(test=test, body=inner, orelse=[])]
                 return ([] if value is None else [assign_to(target, value)]) + inner
-            return self.driven(s.parts[0], source_item, target)
+            return self.driven(s.parts[0], source_item, target, cursor)
         if s.kind == "enumerate":
             count = self.fresh("count")
             self.prelude.append(located(assign_to(count, s.start or constant(0)), s.node))
 
             def part_item(value):
                 index = self.fresh("i")
-                return [assign_to(index, load_name(count)), _plus_one(count),
+                return [assign_to(index, load_name(count)), plus_one(count),
                         *on_item(gast.Tuple(elts=[load_name(index), value], ctx=gast.Load()))]
-            return self.driven(s.parts[0], part_item, None)
+            return self.driven(s.parts[0], part_item, None, cursor)
         if s.kind != "zip":
-            return self.picked(s, on_item)
-        # a zip: one argument skips items; the others are read by position
+            return self.picked(s, on_item, cursor)
+        # a zip: the first argument that skips items drives it; the others are
+        # read by position, or, skipping items too, pulled by a loop of their own
         j = next(i for i, p in enumerate(s.parts) if not p.regular())
         position = self.fresh("position")
-        self.prelude.append(located(assign_to(position, constant(0)), s.node))
-        others = {i: self.at(p, position) for i, p in enumerate(s.parts) if i != j}
+        by_position = any(p.regular() for p in s.parts)
+        if by_position:
+            self.prelude.append(located(assign_to(position, constant(0)), s.node))
+        others = {i: self.at(p, position) if p.regular() else self.pulling(p)
+                  for i, p in enumerate(s.parts) if i != j}
 
         def driver_item(value):
             out = [c for i, (checks, _, _) in others.items() if i > j for c in checks]
             out += [stmt for _, stmts, _ in others.values() for stmt in stmts]
-            out.append(_plus_one(position))
+            out += [plus_one(position)] if by_position else []
             values = [value if i == j else others[i][2] for i in range(len(s.parts))]
             return out + on_item(gast.Tuple(elts=values, ctx=gast.Load()))
-        it, pattern, stmts = self.driven(s.parts[j], driver_item, None)
+        it, pattern, stmts = self.driven(s.parts[j], driver_item, None, cursor)
         top = [c for i, (checks, _, _) in others.items() if i < j for c in checks]
         return it, pattern, top + stmts
 
-    def picked(self, s, on_item):
-        """``driven`` for ``itertools.islice``, ``takewhile`` and ``dropwhile``:
-        ``islice`` counts what it pulls, passes on the items at its positions and
-        stops before pulling at ``stop``; ``takewhile`` ends the loop at its
-        first false test; ``dropwhile`` tests until one is false."""
-        test = s.start
-        if s.kind == "islice":
-            start, stop, step = self.slice_bounds(s)
-            pulled = self.fresh("pulled")
-            self.prelude.append(located(assign_to(pulled, constant(0)), s.node))
-
-            def part_item(value):
-                index = self.fresh("position")
-                tests = [] if isinstance(start, gast.Constant) and start.value in (0, None) \
-                    else [gast.Compare(left=load_name(index), ops=[gast.GtE()],
-                                       comparators=[clone(start)])]
-                if not isinstance(step, gast.Constant) or step.value not in (1, None):
-                    offset = gast.BinOp(left=load_name(index), op=gast.Sub(), right=clone(start))
-                    tests.append(gast.Compare(left=gast.BinOp(left=offset, op=gast.Mod(),
-                                                              right=clone(step)),
-                                              ops=[gast.Eq()], comparators=[constant(0)]))
-                inner = on_item(value)
-                if tests:
-                    inner = [gast.If(test=tests[0] if len(tests) == 1 else gast.BoolOp(
-                        op=gast.And(), values=tests), body=inner, orelse=[])]
-                return [assign_to(index, load_name(pulled)), _plus_one(pulled), *inner]
-            it, pattern, stmts = self.driven(s.parts[0], part_item, None)
-            if isinstance(stop, gast.Constant) and stop.value is None:
-                return it, pattern, stmts
-            end = _exhausted(pulled, stop, length=False)
-            if not isinstance(stop, gast.Constant):  # None where the code runs: no end
-                end.test = gast.BoolOp(op=gast.And(), values=[gast.Compare(
-                    left=clone(stop), ops=[gast.IsNot()], comparators=[constant(None)]), end.test])
-            return it, pattern, [end, *stmts]
-        if s.kind == "takewhile":
-            def part_item(value):
-                ended = gast.UnaryOp(op=gast.Not(), operand=gast.Call(
-                    func=clone(test), args=[value], keywords=[]))
-                return [gast.If(test=ended, body=[gast.Break()], orelse=[]),
-                        *on_item(clone(value))]
-            return self.driven(s.parts[0], part_item, None)
-        dropping = self.fresh("dropping")
-        self.prelude.append(located(assign_to(dropping, constant(True)), s.node))
-
-        def part_item(value):
-            still = gast.Call(func=clone(test), args=[value], keywords=[])
-            return [gast.If(test=load_name(dropping), body=[assign_to(dropping, still)],
-                            orelse=[]),
-                    gast.If(test=gast.UnaryOp(op=gast.Not(), operand=load_name(dropping)),
-                            body=on_item(clone(value)), orelse=[])]
-        return self.driven(s.parts[0], part_item, None)
-
-    def slice_bounds(self, s):
-        """``islice``'s start, stop and step: constants, or names set before the
-        loop -- None there meaning 0, no end and 1, a bound out of range raising
-        Python's ``ValueError``."""
-        out = []
-        for i, b in enumerate(s.start):
-            if isinstance(b, gast.Constant):
-                out.append(b)
-                continue
-            name = self.bound(b, keep=True)
-            lowest = 1 if i == 2 else 0
-            given = gast.Compare(left=clone(name), ops=[gast.IsNot()],
-                                 comparators=[constant(None)])
-            bad = gast.UnaryOp(op=gast.Not(), operand=gast.Compare(
-                left=clone(name), ops=[gast.GtE()], comparators=[constant(lowest)]))
-            words = "must be None or an integer: 0 <= x <= sys.maxsize."
-            message = constant("Step for islice() must be a positive integer or None." if i == 2
-                               else f"Indices for islice() {words}")
-            if i == 1:  # Python's words for a stop of -1
-                message = gast.IfExp(test=gast.Compare(left=clone(name), ops=[gast.Eq()],
-                                                       comparators=[constant(-1)]),
-                                     body=constant(f"Stop argument for islice() {words}"),
-                                     orelse=message)
-            checks = [gast.If(test=gast.BoolOp(op=gast.And(), values=[given, bad]), body=[
-                gast.Raise(exc=builtin_call("ValueError", message), cause=None)], orelse=[])]
-            if i != 1:
-                checks.append(gast.If(test=gast.UnaryOp(op=gast.Not(), operand=clone(given)),
-                                      body=[assign_to(name.id, constant(lowest))], orelse=[]))
-            self.prelude.extend(located(check, b) for check in checks)
-            out.append(name)
-        return out
+    def pulling(self, s):
+        """A ``zip``'s argument that skips items, after the one that drives it:
+        ``(checks, [], value)``, the checks pulling its next item by a loop over
+        its source from where the last pull stopped (``break`` where it has run
+        out)."""
+        cursor, found, item = self.fresh("cursor"), self.fresh("found"), self.fresh("item")
+        self.prelude.append(located(assign_to(cursor, constant(0)), s.node))
+        _, _, step = self.driven(s, lambda v: [assign_to(item, v), assign_to(found, constant(
+            True)), gast.Break()], None, cursor)
+        loop = gast.While(test=constant(True), body=step, orelse=[])
+        missing = gast.If(test=gast.UnaryOp(op=gast.Not(), operand=load_name(found)),
+                          body=[gast.Break()], orelse=[])
+        return [assign_to(found, constant(False)), loop, missing], [], load_name(item)
 
     def at(self, s, position):
         """The item at ``position`` of a stream that skips none, for a ``zip`` that
@@ -518,7 +449,7 @@ class IteratorLoops:
                 return [], [assign_to(name, value)], load_name(name)
             seq = self.indexable(s.node)
             item = gast.Subscript(value=clone(seq), slice=load_name(position), ctx=gast.Load())
-            return [_exhausted(position, seq)], [assign_to(name, item)], load_name(name)
+            return [break_when_reached(position, seq)], [assign_to(name, item)], load_name(name)
         if s.kind == "gen":
             target, elt, _ = self.renamed(s.node)
             checks, stmts, value = self.at(s.parts[0], position)
@@ -580,5 +511,14 @@ def _names(target) -> set:
     return {n.id for n in walk(target) if isinstance(n, gast.Name)}
 
 
-__all__ = ["IteratorLoops", "assign_to", "builtin_call", "builtin_ref", "constant",
-           "rebuilt", "stream_parts"]
+__all__ = [
+    "IteratorLoops",
+    "assign_to",
+    "break_when_reached",
+    "builtin_call",
+    "builtin_ref",
+    "constant",
+    "plus_one",
+    "rebuilt",
+    "stream_parts",
+]

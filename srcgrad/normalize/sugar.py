@@ -85,6 +85,7 @@ from ..frontend.parse import MISSING
 from ..ir.syntax import clone, helper_ref, is_dict_view, load_name, source_of, walk
 from ..rules import registry
 from .iterators import IteratorLoops, builtin_ref
+from .itertools_pulls import ItertoolsPulls
 from .loop_exits import LoopExits
 
 #: Methods that change the length of a list.
@@ -238,7 +239,7 @@ def fixed_lengths(func) -> dict[str, int]:
     return {name: n for name, n in lengths.items() if n is not None}
 
 
-class _Desugarer(LoopExits, IteratorLoops, gast.NodeTransformer):
+class _Desugarer(LoopExits, IteratorLoops, ItertoolsPulls, gast.NodeTransformer):
     def __init__(self, normalizer, lengths):
         self.n = normalizer
         self.lengths = lengths

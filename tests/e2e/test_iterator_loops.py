@@ -414,9 +414,32 @@ def two_filters(x, w):
     return s
 
 
+def three_pulled(x, w):
+    s = 0.0
+    for i, (a, (b, c)) in enumerate(zip(itertools.islice(x, 1, None),
+                                        zip((u * w for u in x if u > s), iter(x)))):
+        s = s + a * b + c * i
+        if s > 3.0:
+            break
+    return s
+
+
+@pytest.mark.parametrize("fn", [two_filters, three_pulled], ids=lambda f: f.__name__)
+def test_zip_of_several_that_skip_items(fn):
+    _check(fn, (X, W))
+    _check(fn, (np.array([0.9, 0.1, 1.4, 0.5]), 1.2))
+
+
+def two_clauses(x, w):
+    s = 0.0
+    for v in (a * b for a in x for b in x if a > s):
+        s = s + v * w
+    return s
+
+
 def test_generator_listed_first_is_refused_where_it_reads_the_body():
     with pytest.raises(SrcGradError) as info:
-        srcgrad.grad(two_filters)(X, W)
+        srcgrad.grad(two_clauses)(X, W)
     err = info.value
     assert err.lineno and err.col is not None and err.filename.endswith(".py")
     assert "'s'" in err.message and "loop's body" in err.message
