@@ -495,9 +495,10 @@ def fits(kernel, *values, arrays=None) -> bool:
     ``values``, those of the names it reads: the first ``arrays`` (all, by
     default) each a float64 ``ndarray`` (not a subclass, a Dask or CuPy
     array), C-contiguous or 1-d, of one shape with at least one dimension; the
-    others such arrays too, or Python floats, ints below 2**53 or NumPy
-    float64s (numbers NumPy broadcasts; the run's statements are each made of
-    one of the first ``arrays``, so NumPy's values are arrays too); and numba
+    others such arrays too, or Python floats or NumPy float64s (numbers NumPy
+    broadcasts; the run's statements are each made of one of the first
+    ``arrays``, so NumPy's values are arrays too; an int is refused: ``n * n``
+    of int64s wraps where Python's ints grow); and numba
     compiled the kernel for them (at the first call of each kind, before it
     runs; a failure is remembered and the NumPy code runs from then on).
     Otherwise the NumPy statements run."""
@@ -513,10 +514,8 @@ def fits(kernel, *values, arrays=None) -> bool:
             elif a.shape != shape:
                 return False
             kinds.append((a.flags.writeable, a.flags.c_contiguous))
-        elif arrays is not None and i >= arrays and (
-                kind is float or kind is _NUMPY_FLOAT
-                or kind is int and -_EXACT_INT < a < _EXACT_INT):
-            kinds.append(kind)
+        elif arrays is not None and i >= arrays and (kind is float or kind is _NUMPY_FLOAT):
+            kinds.append(kind)  # (not an int: n * n wraps in int64, Python's grows)
         else:
             return False
     if not shape:  # 0-d arrays: NumPy's own scalars
@@ -582,7 +581,6 @@ def _at(values, index):
 
 _FLOAT64 = np.dtype(np.float64)
 _NUMPY_FLOAT = np.float64
-_EXACT_INT = 1 << 53
 #: Per kernel (while it lives), per number of dimensions and kinds of values:
 #: whether numba compiled it.
 _FITTED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
