@@ -75,13 +75,14 @@ def log_tangent(out, x, base=None, *, d_x, d_base):
 
 @adjoint(math.pow)
 def pow_(out, d_out, x, y):
-    """The exponent's derivative is 0 where x <= 0."""
-    return d_out * y * x ** (y - 1), d_out * out * (math.log(x) if x > 0 else 0.0)
+    """The exponent's derivative is 0 where x <= 0; the base's is 0 where y == 0
+    (raised to ``y - (y != 0)``, as ``**``: no ZeroDivisionError at x = 0)."""
+    return d_out * y * x ** (y - (y != 0)), d_out * out * (math.log(x) if x > 0 else 0.0)
 
 
 @tangent(math.pow)
 def pow_tangent(out, x, y, d_x, d_y):
-    return d_x * y * x ** (y - 1), d_y * out * (math.log(x) if x > 0 else 0.0)
+    return d_x * y * x ** (y - (y != 0)), d_y * out * (math.log(x) if x > 0 else 0.0)
 
 
 @adjoint(math.atan2)
@@ -173,13 +174,13 @@ def float_tangent(out, x, d_x):
 @adjoint(pow, "base", "exp", name="pow")
 def pow_builtin(out, d_out, base, exp, mod=None):
     """As ``**``; the exponent's derivative uses log(base) where base > 0, else 0."""
-    return (unbroadcast(d_out * (exp * base ** (exp - 1)), base),
+    return (unbroadcast(d_out * (exp * base ** (exp - (exp != 0))), base),
             unbroadcast(d_out * out * np.log(np.where(base > 0, base, 1)), exp))
 
 
 @tangent(pow, "base", "exp", name="pow")
 def pow_builtin_tangent(out, base, exp, mod=None, d_base=None, d_exp=None):
-    return (expand(d_base * (exp * base ** (exp - 1)), out),
+    return (expand(d_base * (exp * base ** (exp - (exp != 0))), out),
             expand(d_exp * out * np.log(np.where(base > 0, base, 1)), out))
 
 

@@ -71,21 +71,21 @@ def divide_tangent(out, x, y, d_x, d_y):
 
 @adjoint(np.power)
 def power(out, d_out, x, y):
-    """The exponent's cotangent uses log(x) where x > 0 and 0 elsewhere."""
-    if isinstance(y, int) and y == 2:  # folded away when the exponent is a literal 2
-        return (unbroadcast(d_out * (2 * x), x),
-                unbroadcast(d_out * out * np.log(np.where(x > 0, x, 1)), y))
-    return (unbroadcast(d_out * (y * x ** (y - 1)), x),
+    """The base's derivative ``y x^(y-1)`` is raised to ``y - (y != 0)``: that is
+    ``y - 1`` wherever ``y != 0`` (bit for bit), and 0 where ``y == 0``, whose
+    derivative ``0 * x ** 0`` is then 0 at ``x = 0`` too (``x ** -1`` there would
+    be inf, so NaN, or a ZeroDivisionError for a float), as autograd's
+    ``x ** where(y, y - 1, 1)``.  A literal exponent folds: ``3 * x ** 2``,
+    ``2 * x``.  The exponent's cotangent uses log(x) where x > 0 and 0 elsewhere."""
+    return (unbroadcast(d_out * (y * x ** (y - (y != 0))), x),
             unbroadcast(d_out * out * np.log(np.where(x > 0, x, 1)), y))
 
 
 @tangent(np.power)
 def power_tangent(out, x, y, d_x, d_y):
-    """The exponent's term uses log(x) where x > 0 and 0 elsewhere, as the adjoint."""
-    if isinstance(y, int) and y == 2:  # folded away when the exponent is a literal 2
-        return (expand(d_x * (2 * x), out),
-                expand(d_y * out * np.log(np.where(x > 0, x, 1)), out))
-    return (expand(d_x * (y * x ** (y - 1)), out),
+    """As the adjoint: the base's term is finite at ``y == 0``, the exponent's
+    uses log(x) where x > 0 and 0 elsewhere."""
+    return (expand(d_x * (y * x ** (y - (y != 0))), out),
             expand(d_y * out * np.log(np.where(x > 0, x, 1)), out))
 
 

@@ -1,0 +1,110 @@
+"""Python's own semantics where srcgrad once differed from them (outside review 3):
+the derivative of ``x ** 0`` at 0 (0, not NaN or a ZeroDivisionError), and the
+like.  Every case: the value bit for bit the function's own, the gradient
+against central differences (and autograd where it runs), grad and jvp."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+from numeric import assert_bit_identical, assert_close, check_policies, jvp_fd, numeric_grad
+
+import srcgrad
+
+
+def check(fn, args, wrt=0, autograd_too=True):
+    """value_and_grad: value bit for bit, gradient vs differences (and autograd);
+    jvp along ones: value bit for bit, tangent vs differences."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # a NaN on the way is a failure
+        value, grad = srcgrad.value_and_grad(fn, wrt=wrt, check=True)(*args)
+        assert_bit_identical(value, fn(*args), fn.__name__)
+        expected = numeric_grad(fn, list(args), wrt)
+        assert_close(grad, expected, what=f"grad of {fn.__name__}")
+        direction = np.ones_like(args[wrt]) if isinstance(args[wrt], np.ndarray) else 1.0
+        tangents = tuple(direction if i == wrt else None for i in range(len(args)))
+        primal, tangent = srcgrad.jvp(fn, tuple(args), tangents)
+        assert_bit_identical(primal, fn(*args), fn.__name__)
+        assert_close(tangent, jvp_fd(fn, list(args), [wrt], [direction]),
+                     what=f"jvp of {fn.__name__}")
+    if autograd_too:
+        autograd = pytest.importorskip("autograd")
+        assert_close(grad, autograd.grad(fn, wrt)(*args), what=f"autograd, {fn.__name__}")
+
+
+# --- x ** 0 (finding 9) ------------------------------------------------------------------
+
+def poly(x, c):
+    return sum(c[k] * x ** k for k in range(len(c)))
+
+
+def poly_sum(x, c):
+    return np.sum(poly(x, c))
+
+
+def powers(x):
+    return np.sum(x ** 0 + x ** 1 + x ** 2 + x ** 3)
+
+
+def mpow(x):
+    return math.pow(x, 0) + math.pow(x, 1) * 2.0 + x
+
+
+def builtin_pow(x):
+    return pow(x, 0) + pow(x, 2)
+
+
+def exponent_in_loop(x, n):
+    total = 0.0
+    for k in range(n):
+        if k % 2 == 0:
+            total = total + np.sum(x ** k)
+        else:
+            total = total + np.sum(np.power(x, k)) * 0.5
+    return total
+
+
+def array_exponent(x):
+    p = np.array([0.0, 1.0, 2.0])
+    return np.sum(x ** p)
+
+
+@pytest.mark.parametrize("fn, args", [
+    (poly, (0.0, np.array([1.0, 2.0, 3.0]))),
+    (poly_sum, (np.array([0.0, 0.5]), np.array([1.0, 2.0, 3.0]))),
+    (powers, (np.array([0.0, 1.0, -2.0]),)),
+    (mpow, (0.0,)),
+    (builtin_pow, (0.0,)),
+    (exponent_in_loop, (np.array([0.0, 0.7, -1.3]), 4)),
+    (array_exponent, (np.array([0.0, 0.0, 1.5]),)),
+], ids=["poly-float", "poly-array", "powers", "math.pow", "pow", "loop", "array-exponent"])
+def test_power_zero_exponent_at_zero(fn, args):
+    check(fn, args, autograd_too=fn not in (mpow,))
+
+
+def test_power_zero_exponent_policies():
+    check_policies(exponent_in_loop, (np.array([0.0, 0.7, -1.3]), 4))
+
+
+def lin_quad(x):
+    return np.sum(x ** 1 + x ** 2 + x ** 3)
+
+
+def test_power_second_order_at_zero():
+    """hvp of x ** 1 (its derivative x ** 0 differentiated again) and of x ** k with
+    k from a loop: finite at 0."""
+    x, v = np.array([0.0, 1.0]), np.array([1.0, 1.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        assert_close(srcgrad.hvp(lin_quad)(x, v), np.array([2.0, 8.0]))
+        c = np.array([1.0, 2.0, 3.0, 4.0])
+        assert_close(srcgrad.hvp(poly, wrt=0)(0.0, c, 1.0), 6.0)
+
+
+def test_power_generated_code_folds_literal_exponents():
+    """A literal exponent is folded at compile time: no guard in the code."""
+    source = srcgrad.grad(lambda x: np.sum(x ** 3 + x ** 2)).source
+    assert "3 * x ** 2" in source and "2 * x" in source and "!=" not in source
