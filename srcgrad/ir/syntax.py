@@ -131,10 +131,16 @@ def clone(node):
         return [clone(n) for n in node]
     if not isinstance(node, gast.AST):
         return node
-    new = type(node)(**{f: clone(getattr(node, f, None)) for f in node._fields})
-    for key, value in node.__dict__.items():
-        if key not in node._fields:
-            new.__dict__[key] = value
+    # the fields (a missing one None), then the rest, straight into the new
+    # node's __dict__: what the constructor with keywords would do, less its call
+    kind, values = type(node), node.__dict__
+    new = kind.__new__(kind)
+    copied = new.__dict__
+    for f in kind._fields:
+        copied[f] = clone(values[f]) if f in values else None
+    for key, value in values.items():
+        if key not in copied:
+            copied[key] = value
     return new
 
 
