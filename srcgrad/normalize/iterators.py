@@ -59,6 +59,7 @@ over ``zip``'s sources, computing the ``map``'s item in its body:
 from __future__ import annotations
 
 import builtins
+import copy
 import itertools
 
 import gast
@@ -86,13 +87,13 @@ def builtin_call(name, *args):
     return gast.Call(func=builtin_ref(name), args=list(args), keywords=[])
 
 
-def _store(name):
+def store_name(name):
     return gast.Name(id=name, ctx=gast.Store(), annotation=None, type_comment=None)
 
 
 def assign_to(target, value):
     if isinstance(target, str):
-        target = _store(target)
+        target = store_name(target)
     return gast.Assign(targets=[target], value=value, type_comment=None)
 
 
@@ -126,7 +127,7 @@ def plus_one(counter):
 
 
 #: Stream kinds that pull their items as the loop runs.
-_PULLED = ("gen", "islice", "takewhile", "dropwhile")
+_PULLED = ("gen", "islice", "takewhile", "dropwhile", "nested")
 
 
 class _Stream:
@@ -184,6 +185,8 @@ class IteratorLoops:
         if isinstance(expr, gast.GeneratorExp) and len(expr.generators) == 1 \
                 and not expr.generators[0].is_async:
             return _Stream("gen", expr, [self.stream(expr.generators[0].iter)])
+        if isinstance(expr, gast.GeneratorExp) and not any(c.is_async for c in expr.generators):
+            return _Stream("nested", expr, [self.stream(expr.generators[0].iter)])
         if self.is_call(expr, zip) and expr.args and not expr.keywords:
             return _Stream("zip", expr, [self.stream(a) for a in expr.args])
         if self.is_call(expr, enumerate) and 1 <= len(expr.args) <= 2 and not expr.keywords:
@@ -205,69 +208,6 @@ class IteratorLoops:
                     and not expr.keywords:
                 return _Stream(kind, expr, [self.stream(expr.args[1])], expr.args[0])
         return _Stream("leaf", expr)
-
-    def taken_apart(self, it, inline=False):
-        """``itertools.pairwise(xs)`` inside ``zip``/``enumerate`` -> ``zip(xs,
-        xs[1:])``; ``itertools.product(xs, ys)`` there -> ``[(a, b) for a in xs
-        for b in ys]`` (its inputs listed first, as ``product`` does).  At the
-        top of a loop the normaliser runs over them by index already.  With
-        ``inline`` (a comprehension's, evaluated where it stands) only names are
-        taken apart, read through ``sequence`` where they may not be lists."""
-        tree = self.stream(it)
-        if tree.kind == "leaf":
-            return it
-        changed = False
-        for s in stream_parts(tree):
-            expr = s.node
-            made = None
-            if s.kind != "leaf":
-                continue
-            if self.is_call(expr, itertools.pairwise) and len(expr.args) == 1 \
-                    and not expr.keywords:
-                made = self.pairs(expr, inline)
-            elif self.is_call(expr, itertools.product) and expr.args and (
-                    not expr.keywords or [k.arg for k in expr.keywords] == ["repeat"]
-                    and isinstance(expr.keywords[0].value, gast.Constant)
-                    and type(expr.keywords[0].value.value) is int):
-                made = self.products(expr, inline)
-            if made is not None:
-                s.node, changed = made, True
-        return rebuilt(tree) if changed else it
-
-    def indexable(self, expr, inline=False):
-        """``expr`` as an expression a loop can index and slice, evaluated once
-        (None where ``inline`` and it is not a name)."""
-        n = self.n
-        if isinstance(expr, gast.Name) and expr.id in n.locals and expr.id not in n.params \
-                and expr.id not in n.dict_names and not n.bound_to_iterator(expr.id) \
-                and (inline or expr.id not in self.changed):  # (rebound in the body: bound)
-            return expr
-        if inline:
-            return gast.Call(func=helper_ref("sequence"), args=[expr], keywords=[]) \
-                if isinstance(expr, gast.Name) else None
-        return self.bound(expr, keep=isinstance(expr, (gast.List, gast.Tuple))
-                          or self.is_call(expr, range))
-
-    def pairs(self, call, inline):
-        items = self.indexable(call.args[0], inline)
-        if items is None:
-            return None
-        rest = gast.Subscript(value=clone(items), slice=gast.Slice(
-            lower=constant(1), upper=None, step=None), ctx=gast.Load())
-        return located(builtin_call("zip", items, rest), call)
-
-    def products(self, call, inline):
-        repeat = call.keywords[0].value.value if call.keywords else 1
-        seqs = [self.indexable(a, inline) for a in call.args] * repeat
-        if any(seq is None for seq in seqs):
-            return None
-        names = [self.fresh("item") for _ in seqs]
-        generators = [gast.comprehension(target=_store(name), iter=clone(seq), ifs=[],
-                                         is_async=0) for name, seq in zip(names, seqs)]
-        made = gast.ListComp(elt=gast.Tuple(elts=[load_name(m) for m in names], ctx=gast.Load()),
-                             generators=generators)
-        made.uncopied = True  # a new list, read once
-        return located(made, call)
 
     # -- generators, pulled as the loop runs -----------------------------------------------------
     def lazy(self, node):
@@ -318,7 +258,7 @@ class IteratorLoops:
             if want is not None and _is_pattern(want):
                 return s.node, want, [], None
             name = self.fresh("item")
-            return s.node, _store(name), [], load_name(name)
+            return s.node, store_name(name), [], load_name(name)
         if s.kind == "gen":
             target, elt, _ = self.renamed(s.node)
             it, pattern, stmts, value = self.flat(s.parts[0], target)
@@ -340,7 +280,7 @@ class IteratorLoops:
                 patterns.append(wants[0])
                 values.append(None)
             else:
-                patterns.append(_store(self.fresh("i")))
+                patterns.append(store_name(self.fresh("i")))
                 values.append(load_name(patterns[0].id))
         for part, wanted in zip(s.parts, wants[width - len(s.parts):]):
             it, pattern, more, value = self.flat(part, wanted)
@@ -364,18 +304,19 @@ class IteratorLoops:
             elts=[_loaded(p) if v is None else v for p, v in zip(patterns, values)],
             ctx=gast.Load())
 
-    def driven(self, s, on_item, want, cursor=None):
+    def driven(self, s, on_item, want, cursor=None, before=()):
         """``(iterable, target, statements)`` of a loop over the source that drives
         the stream ``s``; ``on_item(value)`` gives the statements run where ``s``
-        gives ``value`` (None: it has bound ``want``).  With a ``cursor`` (a
-        name): the statements of one step of that source, read at the cursor,
-        which ``break`` where it has run out."""
+        gives ``value`` (None: it has bound ``want``); ``before``, checks that
+        end the loop, run before each pull.  With a ``cursor`` (a name): the
+        statements of one step of that source, read at the cursor, which
+        ``break`` where it has run out."""
         if s.regular() and cursor is not None:
             checks, stmts, value = self.at(s, cursor)
-            return None, None, [*checks, *stmts, plus_one(cursor), *on_item(value)]
+            return None, None, [*before, *checks, *stmts, plus_one(cursor), *on_item(value)]
         if s.regular():
             it, pattern, stmts, value = self.flat(s, want)
-            return it, pattern, stmts + on_item(value)
+            return it, pattern, [*before, *stmts, *on_item(value)]
         if s.kind == "gen":
             target, elt, tests = self.renamed(s.node)
 
@@ -385,12 +326,9 @@ class IteratorLoops:
                 else:
                     name = self.fresh("item")
                     inner = [assign_to(name, elt), *on_item(load_name(name))]
-                if tests:
-                    test = tests[0] if len(tests) == 1 else gast.BoolOp(op=gast.And(),
-                                                                      values=tests)
-                    inner = [gast.If(test=test, body=inner, orelse=[])]
-                return ([] if value is None else [assign_to(target, value)]) + inner
-            return self.driven(s.parts[0], source_item, target, cursor)
+                return ([] if value is None else [assign_to(target, value)]) \
+                    + _guarded(tests, inner)
+            return self.driven(s.parts[0], source_item, target, cursor, before)
         if s.kind == "enumerate":
             count = self.fresh("count")
             self.prelude.append(located(assign_to(count, s.start or constant(0)), s.node))
@@ -399,9 +337,11 @@ class IteratorLoops:
                 index = self.fresh("i")
                 return [assign_to(index, load_name(count)), plus_one(count),
                         *on_item(gast.Tuple(elts=[load_name(index), value], ctx=gast.Load()))]
-            return self.driven(s.parts[0], part_item, None, cursor)
+            return self.driven(s.parts[0], part_item, None, cursor, before)
+        if s.kind == "nested":
+            return self.nested_loops(s, on_item, before)
         if s.kind != "zip":
-            return self.picked(s, on_item, cursor)
+            return self.picked(s, on_item, cursor, before)
         # a zip: the first argument that skips items drives it; the others are
         # read by position, or, skipping items too, pulled by a loop of their own
         j = next(i for i, p in enumerate(s.parts) if not p.regular())
@@ -418,15 +358,49 @@ class IteratorLoops:
             out += [plus_one(position)] if by_position else []
             values = [value if i == j else others[i][2] for i in range(len(s.parts))]
             return out + on_item(gast.Tuple(elts=values, ctx=gast.Load()))
-        it, pattern, stmts = self.driven(s.parts[j], driver_item, None, cursor)
         top = [c for i, (checks, _, _) in others.items() if i < j for c in checks]
-        return it, pattern, top + stmts
+        return self.driven(s.parts[j], driver_item, None, cursor, [*before, *top])
+
+    def nested_loops(self, s, on_item, before):
+        """``driven`` for a generator of several ``for`` clauses: the later ones
+        are loops inside the loop over the first's source, each run anew for
+        each item of the one before (as Python evaluates them); the checks
+        ``before`` each pull open the innermost loop's body too; a ``break``
+        (of the body, or where something has run out) sets a flag that ends
+        them all."""
+        gen = s.node
+        own = sorted({n.id for c in gen.generators for n in walk(c.target)
+                      if isinstance(n, gast.Name)})
+        rename = Renamer({name: self.fresh(name) for name in own})
+        clauses = [(rename.visit(c.target), rename.visit(c.iter) if i else None,
+                    [rename.visit(t) for t in c.ifs]) for i, c in enumerate(gen.generators)]
+        elt = rename.visit(gen.elt)
+        stop = self.fresh("stop")
+        self.prelude.append(located(assign_to(stop, constant(False)), gen))
+
+        def source_item(value):
+            name = self.fresh("item")
+            inner = flag_breaks([assign_to(name, elt), *on_item(load_name(name))], stop, [])
+            checks = flag_breaks(copy.deepcopy(list(before)), stop, [])
+            for target, it, tests in reversed(clauses[1:]):
+                body = [*checks, *_guarded(tests, inner)]
+                loop = gast.For(target=target, iter=it, body=body, orelse=[], type_comment=None)
+                inner, checks = [loop, gast.If(test=load_name(stop), body=[gast.Break()],
+                                               orelse=[])], []
+            first = [] if value is None else [assign_to(clauses[0][0], value)]
+            return first + _guarded(clauses[0][2], inner)
+        return self.driven(s.parts[0], source_item, clauses[0][0], None, before)
 
     def pulling(self, s):
         """A ``zip``'s argument that skips items, after the one that drives it:
         ``(checks, [], value)``, the checks pulling its next item by a loop over
         its source from where the last pull stopped (``break`` where it has run
-        out)."""
+        out).  A generator of several clauses there is listed first (refused
+        where that could change its items)."""
+        for part in stream_parts(s):
+            if part.kind == "nested":
+                self.check_listed(part.node)
+                part.kind, part.parts = "leaf", []
         cursor, found, item = self.fresh("cursor"), self.fresh("found"), self.fresh("item")
         self.prelude.append(located(assign_to(cursor, constant(0)), s.node))
         _, _, step = self.driven(s, lambda v: [assign_to(item, v), assign_to(found, constant(
@@ -494,7 +468,7 @@ def rebuilt(s):
     """The iterator expression of a stream whose leaves may have changed."""
     if s.kind == "leaf":
         return s.node
-    if s.kind == "gen":
+    if s.kind in ("gen", "nested"):
         s.node.generators[0].iter = rebuilt(s.parts[0])
     elif s.kind == "zip":
         s.node.args = [rebuilt(p) for p in s.parts]
@@ -505,6 +479,45 @@ def rebuilt(s):
     else:
         s.node.args = [rebuilt(s.parts[0]), *([s.start] if s.start is not None else [])]
     return s.node
+
+
+def _own_blocks(stmt):
+    """The statement lists directly inside ``stmt`` that belong to its loop
+    (not a nested loop's body, not a nested function's)."""
+    if isinstance(stmt, gast.If):
+        return ["body", "orelse"]
+    if isinstance(stmt, (gast.With, gast.AsyncWith)):
+        return ["body"]
+    if isinstance(stmt, gast.Try):
+        return ["body", "orelse", "finalbody"]
+    if isinstance(stmt, (gast.For, gast.While)):
+        return ["orelse"]
+    return []
+
+
+def flag_breaks(stmts, flag, found) -> list:
+    """``stmts`` with ``flag = True`` before each ``break`` of their loop."""
+    out = []
+    for stmt in stmts:
+        if isinstance(stmt, gast.Break):
+            found.append(stmt)
+            out.append(gast.copy_location(assign_to(flag, constant(True)), stmt))
+        else:
+            for field in _own_blocks(stmt):
+                setattr(stmt, field, flag_breaks(getattr(stmt, field), flag, found))
+            if isinstance(stmt, gast.Try):
+                for handler in stmt.handlers:
+                    handler.body = flag_breaks(handler.body, flag, found)
+        out.append(stmt)
+    return out
+
+
+def _guarded(tests, stmts) -> list:
+    """``stmts`` under ``if`` the tests (all of them)."""
+    if not tests:
+        return stmts
+    test = tests[0] if len(tests) == 1 else gast.BoolOp(op=gast.And(), values=tests)
+    return [gast.If(test=test, body=stmts, orelse=[])]
 
 
 def _names(target) -> set:
@@ -520,5 +533,6 @@ __all__ = [
     "constant",
     "plus_one",
     "rebuilt",
+    "store_name",
     "stream_parts",
 ]

@@ -1,4 +1,5 @@
-"""Loops over ``itertools.islice``, ``takewhile`` and ``dropwhile``.
+"""Loops over ``itertools``: ``islice``, ``takewhile``, ``dropwhile``, ``pairwise``
+and ``product``.
 
 Part of :mod:`.sugar` (a mixin of its desugarer, beside
 :class:`.iterators.IteratorLoops`, which calls :meth:`ItertoolsPulls.picked`
@@ -10,7 +11,12 @@ flag while the loop runs, as Python's does:
   ``stop`` (bounds computed where the code runs: ``None`` there is the
   default, a bound out of range raises Python's ``ValueError``);
 - ``takewhile(p, it)`` ends the loop at the first item ``p`` rejects;
-- ``dropwhile(p, it)`` tests items until ``p`` rejects one, then passes on all.
+- ``dropwhile(p, it)`` tests items until ``p`` rejects one, then passes on all;
+- ``pairwise(xs)`` and ``product(xs, ys)`` inside ``zip`` or ``enumerate`` ->
+  ``zip(xs, xs[1:])`` and the list of the tuples (``product`` lists its inputs
+  first too), which the loop takes apart like any other
+  (:meth:`ItertoolsPulls.taken_apart`; at the top of a loop the normaliser
+  runs over them by index already).
 
 Before, a loop over every other item of a map whose function reads what the
 body updates; after, the loop runs over the map's source, counting:
@@ -42,10 +48,21 @@ body updates; after, the loop runs over the map's source, counting:
 
 from __future__ import annotations
 
+import itertools
+
 import gast
 
-from ..ir.syntax import clone, load_name, located
-from .iterators import assign_to, break_when_reached, builtin_call, constant, plus_one
+from ..ir.syntax import clone, helper_ref, load_name, located
+from .iterators import (
+    assign_to,
+    break_when_reached,
+    builtin_call,
+    constant,
+    plus_one,
+    rebuilt,
+    store_name,
+    stream_parts,
+)
 
 
 class ItertoolsPulls:
@@ -53,7 +70,70 @@ class ItertoolsPulls:
     into the desugarer, with :class:`.iterators.IteratorLoops`, whose ``driven``
     and ``bound`` it calls)."""
 
-    def picked(self, s, on_item, cursor):
+    def taken_apart(self, it, inline=False):
+        """``itertools.pairwise(xs)`` inside ``zip``/``enumerate`` -> ``zip(xs,
+        xs[1:])``; ``itertools.product(xs, ys)`` there -> ``[(a, b) for a in xs
+        for b in ys]`` (its inputs listed first, as ``product`` does).  At the
+        top of a loop the normaliser runs over them by index already.  With
+        ``inline`` (a comprehension's, evaluated where it stands) only names are
+        taken apart, read through ``sequence`` where they may not be lists."""
+        tree = self.stream(it)
+        if tree.kind == "leaf":
+            return it
+        changed = False
+        for s in stream_parts(tree):
+            expr = s.node
+            made = None
+            if s.kind != "leaf":
+                continue
+            if self.is_call(expr, itertools.pairwise) and len(expr.args) == 1 \
+                    and not expr.keywords:
+                made = self.pairs(expr, inline)
+            elif self.is_call(expr, itertools.product) and expr.args and (
+                    not expr.keywords or [k.arg for k in expr.keywords] == ["repeat"]
+                    and isinstance(expr.keywords[0].value, gast.Constant)
+                    and type(expr.keywords[0].value.value) is int):
+                made = self.products(expr, inline)
+            if made is not None:
+                s.node, changed = made, True
+        return rebuilt(tree) if changed else it
+
+    def indexable(self, expr, inline=False):
+        """``expr`` as an expression a loop can index and slice, evaluated once
+        (None where ``inline`` and it is not a name)."""
+        n = self.n
+        if isinstance(expr, gast.Name) and expr.id in n.locals and expr.id not in n.params \
+                and expr.id not in n.dict_names and not n.bound_to_iterator(expr.id) \
+                and (inline or expr.id not in self.changed):  # (rebound in the body: bound)
+            return expr
+        if inline:
+            return gast.Call(func=helper_ref("sequence"), args=[expr], keywords=[]) \
+                if isinstance(expr, gast.Name) else None
+        return self.bound(expr, keep=isinstance(expr, (gast.List, gast.Tuple))
+                          or self.is_call(expr, range))
+
+    def pairs(self, call, inline):
+        items = self.indexable(call.args[0], inline)
+        if items is None:
+            return None
+        rest = gast.Subscript(value=clone(items), slice=gast.Slice(
+            lower=constant(1), upper=None, step=None), ctx=gast.Load())
+        return located(builtin_call("zip", items, rest), call)
+
+    def products(self, call, inline):
+        repeat = call.keywords[0].value.value if call.keywords else 1
+        seqs = [self.indexable(a, inline) for a in call.args] * repeat
+        if any(seq is None for seq in seqs):
+            return None
+        names = [self.fresh("item") for _ in seqs]
+        generators = [gast.comprehension(target=store_name(name), iter=clone(seq), ifs=[],
+                                         is_async=0) for name, seq in zip(names, seqs)]
+        made = gast.ListComp(elt=gast.Tuple(elts=[load_name(m) for m in names], ctx=gast.Load()),
+                             generators=generators)
+        made.uncopied = True  # a new list, read once
+        return located(made, call)
+
+    def picked(self, s, on_item, cursor, before):
         """``driven`` for ``itertools.islice``, ``takewhile`` and ``dropwhile``:
         ``islice`` counts what it pulls, passes on the items at its positions and
         stops before pulling at ``stop``; ``takewhile`` ends the loop at its
@@ -79,21 +159,20 @@ class ItertoolsPulls:
                     inner = [gast.If(test=tests[0] if len(tests) == 1 else gast.BoolOp(
                         op=gast.And(), values=tests), body=inner, orelse=[])]
                 return [assign_to(index, load_name(pulled)), plus_one(pulled), *inner]
-            it, pattern, stmts = self.driven(s.parts[0], part_item, None, cursor)
             if isinstance(stop, gast.Constant) and stop.value is None:
-                return it, pattern, stmts
+                return self.driven(s.parts[0], part_item, None, cursor, before)
             end = break_when_reached(pulled, stop, length=False)
             if not isinstance(stop, gast.Constant):  # None where the code runs: no end
                 end.test = gast.BoolOp(op=gast.And(), values=[gast.Compare(
                     left=clone(stop), ops=[gast.IsNot()], comparators=[constant(None)]), end.test])
-            return it, pattern, [end, *stmts]
+            return self.driven(s.parts[0], part_item, None, cursor, [*before, end])
         if s.kind == "takewhile":
             def part_item(value):
                 ended = gast.UnaryOp(op=gast.Not(), operand=gast.Call(
                     func=clone(test), args=[value], keywords=[]))
                 return [gast.If(test=ended, body=[gast.Break()], orelse=[]),
                         *on_item(clone(value))]
-            return self.driven(s.parts[0], part_item, None, cursor)
+            return self.driven(s.parts[0], part_item, None, cursor, before)
         dropping = self.fresh("dropping")
         self.prelude.append(located(assign_to(dropping, constant(True)), s.node))
 
@@ -103,7 +182,7 @@ class ItertoolsPulls:
                             orelse=[]),
                     gast.If(test=gast.UnaryOp(op=gast.Not(), operand=load_name(dropping)),
                             body=on_item(clone(value)), orelse=[])]
-        return self.driven(s.parts[0], part_item, None, cursor)
+        return self.driven(s.parts[0], part_item, None, cursor, before)
 
     def slice_bounds(self, s):
         """``islice``'s start, stop and step: constants, or names set before the

@@ -59,7 +59,14 @@ import gast
 
 from ..ir.syntax import clone, load_name, located
 from .generator_reads import changed_names
-from .iterators import assign_to, builtin_call, constant, rebuilt, stream_parts
+from .iterators import (
+    assign_to,
+    builtin_call,
+    constant,
+    flag_breaks,
+    rebuilt,
+    stream_parts,
+)
 
 
 class LoopExits:
@@ -90,7 +97,7 @@ class LoopExits:
         rest, node.orelse = node.orelse, []
         flag = self.fresh("broke")
         found = []
-        node.body = _flag_breaks(node.body, flag, found)
+        node.body = flag_breaks(node.body, flag, found)
         if not found:
             return [], rest
         guard = gast.If(test=gast.UnaryOp(op=gast.Not(), operand=load_name(flag)), body=rest,
@@ -191,37 +198,6 @@ def _leaves_before(tree, target) -> list:
         return any(visit(p) for p in s.parts)
 
     visit(tree)
-    return out
-
-
-def _iters_of(stmt):
-    """The statement lists directly inside ``stmt`` that belong to its loop
-    (not a nested loop's body, not a nested function's)."""
-    if isinstance(stmt, gast.If):
-        return ["body", "orelse"]
-    if isinstance(stmt, (gast.With, gast.AsyncWith)):
-        return ["body"]
-    if isinstance(stmt, gast.Try):
-        return ["body", "orelse", "finalbody"]
-    if isinstance(stmt, (gast.For, gast.While)):
-        return ["orelse"]
-    return []
-
-
-def _flag_breaks(stmts, flag, found) -> list:
-    """``stmts`` with ``flag = True`` before each ``break`` of their loop."""
-    out = []
-    for stmt in stmts:
-        if isinstance(stmt, gast.Break):
-            found.append(stmt)
-            out.append(gast.copy_location(assign_to(flag, constant(True)), stmt))
-        else:
-            for field in _iters_of(stmt):
-                setattr(stmt, field, _flag_breaks(getattr(stmt, field), flag, found))
-            if isinstance(stmt, gast.Try):
-                for handler in stmt.handlers:
-                    handler.body = _flag_breaks(handler.body, flag, found)
-        out.append(stmt)
     return out
 
 

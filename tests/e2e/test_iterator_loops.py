@@ -437,9 +437,56 @@ def two_clauses(x, w):
     return s
 
 
+def two_clauses_enumerated(x, w):
+    s = 0.0
+    for i, v in enumerate(a * b + s for a in x if a < 1.0 + s for b in x[:2]):
+        s = s + v * w * i
+        if s > 4.0:
+            break
+    else:
+        s = -s
+    return s
+
+
+def two_clauses_zipped(x, w):
+    s = 0.0
+    for c, v in zip([1.0, 2.0, 3.0, 4.0, 5.0], (a * b for a in x for b in (a, w) if b > s)):
+        s = s + v * c
+        if c > 3.0:
+            continue
+        s = s * 0.9
+    return s
+
+
+def two_clauses_sliced(x, w):
+    """A check that ends the loop (islice's stop, a shorter zip argument pulled
+    first) runs before every pull, also inside the loop of the second clause."""
+    s = 0.1
+    for i, v in enumerate(itertools.islice(
+            (u * t for u in x for t in (u, w) if u > s * 0.3), 0, 3), 1):
+        s = s + v * (i + 1) * 0.5
+    for v, t in zip([x[0] * w, x[1], x[2] + w], (u * t for u in x for t in (u, w) if u > s)):
+        s = s + v * t * 0.5
+    return s
+
+
+@pytest.mark.parametrize("fn", [two_clauses, two_clauses_enumerated, two_clauses_zipped,
+                                two_clauses_sliced], ids=lambda f: f.__name__)
+def test_generators_of_several_clauses(fn):
+    _check(fn, (X, W))
+
+
+def pulled_two_clauses(x, w):
+    s = 0.0
+    for a, v in zip(filter(lambda u: u > s, x), (p * q for p in x for q in (p, w) if q > s)):
+        s = s + a * v
+    return s
+
+
 def test_generator_listed_first_is_refused_where_it_reads_the_body():
+    """A generator of several clauses pulled after another that skips items."""
     with pytest.raises(SrcGradError) as info:
-        srcgrad.grad(two_clauses)(X, W)
+        srcgrad.grad(pulled_two_clauses)(X, W)
     err = info.value
     assert err.lineno and err.col is not None and err.filename.endswith(".py")
     assert "'s'" in err.message and "loop's body" in err.message
