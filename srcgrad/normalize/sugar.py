@@ -20,7 +20,11 @@ the rest of the normaliser has no form for into what it has:
   name only ever bound to displays of one length, or a global tuple -> its
   elements (``f(y, *args)`` -> ``f(y, args[0], args[1])``); a display with a
   ``*x`` of unknown length -> a concatenation, ``(*x.shape, 2)`` ->
-  ``tuple(x.shape) + (2,)``.
+  ``tuple(x.shape) + (2,)``;
+- a ``for`` or ``while`` statement, once its parts are rewritten: how it ends
+  (``else``, ``zip(..., strict=True)``: :mod:`.loop_exits`) and when its
+  iterator computes its items (generators, ``map``, ``filter`` in ``zip`` or
+  ``enumerate``: :mod:`.iterators`; ``itertools``: :mod:`.itertools_pulls`).
 
 Conditions and what ``raise`` and ``assert`` evaluate are left alone: they
 are run as written, never differentiated.  A ``*x`` whose length is not
