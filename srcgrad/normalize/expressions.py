@@ -6,8 +6,10 @@ statement carries the primitive it applies (``stmt.op``, an :class:`..ir.Op`),
 its operands reduced to atoms -- names, constants, attribute chains of free
 names (``np.pi``) -- so no later pass re-resolves what an operator or a call
 means.  Each definition of a variable gets its own name in straight-line code
-(:meth:`Expressions.define`); comparisons and boolean operators stay whole,
-opaque and never differentiated.
+(:meth:`Expressions.define`); comparisons, and boolean operators of
+comparisons, stay whole, opaque and never differentiated.  A boolean operator
+that returns one of its operands (``t = s or 1.0``) is a conditional on the
+first one's truth (:meth:`Expressions.bool_as_conditional`).
 
     >>> from ..frontend.parse import parse_function
     >>> from .normalizer import normalize, unparse_body
@@ -15,15 +17,21 @@ opaque and never differentiated.
     >>> def f(x, W):
     ...     y = -(x @ W) * np.pi
     ...     wide = y.ndim > 1 and y.shape[1] > 2
-    ...     return y.T[0]
+    ...     z = y.T[0] or x[1]
+    ...     return z
     >>> print(unparse_body(normalize(parse_function(f))))
     t1 = x @ W
     t2 = -t1
     y = t2 * np.pi
     wide = y.ndim > 1 and y.shape[1] > 2
-    t3 = y.T
-    t4 = t3[0]
-    return t4
+    t4 = y.T
+    t3 = t4[0]
+    if t3:
+        t5 = t3
+    else:
+        t5 = x[1]
+    z = t5
+    return z
 """
 
 from __future__ import annotations
@@ -52,6 +60,11 @@ UNARYOPS = {gast.USub: operator.neg, gast.UAdd: operator.pos, gast.Invert: opera
 OP_LABELS = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.truediv: "/",
              operator.floordiv: "//", operator.mod: "%", operator.pow: "**",
              operator.matmul: "@", operator.neg: "unary -", operator.pos: "unary +"}
+
+#: Calls whose value is a bool: ``and``/``or`` of these and of comparisons
+#: stays whole (see :meth:`Expressions.is_truth_value`).
+TRUTH_CALLS = (bool, isinstance, issubclass, hasattr, callable, all, any, np.all, np.any,
+               np.isscalar, np.array_equal, np.allclose, np.iscomplexobj, np.isrealobj)
 
 #: Primitives returning a tuple; ``f(x)[k]`` and ``a, b = f(x)`` unpack them.
 MULTI_OUTPUT = {}
@@ -126,6 +139,8 @@ class Expressions:
             self.sum_of_generator(value, tmp)
             self.emit_copy(target, gast.copy_location(ir.name(self.env[tmp]), value), value)
             return
+        if isinstance(value, gast.BoolOp) and not self.is_truth_value(value):
+            value = self.bool_as_conditional(value)
         if isinstance(value, gast.IfExp):
             tmp = self.namer.temp()
             self.conditional_into(value, tmp)
@@ -201,6 +216,8 @@ class Expressions:
         if self.is_static(node):
             self.collect_free(node)
             return node
+        if isinstance(node, gast.BoolOp) and not self.is_truth_value(node):
+            node = self.bool_as_conditional(node)
         if isinstance(node, gast.IfExp):
             tmp = self.namer.temp()
             self.conditional_into(node, tmp)
@@ -219,6 +236,46 @@ class Expressions:
         gast.copy_location(stmt, node)
         self.out.append(stmt)
         return gast.copy_location(ir.name(tmp), node)
+
+    def is_truth_value(self, node) -> bool:
+        """Whether ``node`` is True or False whatever it reads: a comparison, a
+        ``not``, a bool constant, ``isinstance(...)`` and the like, or ``and``/``or``
+        of these.  Such a boolean operator stays whole (never differentiated)."""
+        if isinstance(node, gast.Compare) or (isinstance(node, gast.UnaryOp)
+                                              and isinstance(node.op, gast.Not)):
+            return True
+        if isinstance(node, gast.Constant):
+            return isinstance(node.value, bool) or node.value is None
+        if isinstance(node, gast.BoolOp):
+            return all(self.is_truth_value(v) for v in node.values)
+        if isinstance(node, gast.Call) and isinstance(node.func, (gast.Name, gast.Attribute)):
+            callee = self.callee(node)
+            return any(callee is c for c in TRUTH_CALLS)
+        return False
+
+    def bool_as_conditional(self, node):
+        """``a or b`` used as a value is ``a`` when ``a`` is true, else ``b``; ``a and
+        b`` is ``b`` when ``a`` is true, else ``a`` -- one of the operands, and its
+        derivative with it.  Rewritten as ``t if t else b`` (``b if t else t``), with
+        ``t`` holding ``a`` evaluated once, here; ``b`` is only evaluated in its
+        branch, as Python short-circuits (``a or b or c`` is ``a or (b or c)``)."""
+        first, *rest = node.values
+        rest = rest[0] if len(rest) == 1 else gast.copy_location(
+            gast.BoolOp(op=node.op, values=rest), rest[0])
+        if isinstance(first, gast.Name) or (isinstance(first, gast.Constant)):
+            def held():
+                return clone(first)
+        else:
+            tmp = self.namer.temp()
+            self.locals.add(tmp)
+            self.expr_into(first, gast.copy_location(gast.Name(
+                id=tmp, ctx=gast.Store(), annotation=None, type_comment=None), first))
+
+            def held():
+                return gast.copy_location(gast.Name(id=tmp, ctx=gast.Load(), annotation=None,
+                                                    type_comment=None), first)
+        body, orelse = (held(), rest) if isinstance(node.op, gast.Or) else (rest, held())
+        return gast.copy_location(gast.IfExp(test=held(), body=body, orelse=orelse), node)
 
     def is_static(self, node) -> bool:
         """An attribute chain of free names (``np.pi``, ``math.e``)."""

@@ -108,3 +108,83 @@ def test_power_generated_code_folds_literal_exponents():
     """A literal exponent is folded at compile time: no guard in the code."""
     source = srcgrad.grad(lambda x: np.sum(x ** 3 + x ** 2)).source
     assert "3 * x ** 2" in source and "2 * x" in source and "!=" not in source
+
+
+# --- `a or b` / `a and b` as values (finding 2) ------------------------------------------
+
+def scale_or_default(x, s):
+    t = s or 1.0
+    return np.sum(t * x)
+
+
+def first_if_nonzero(x):
+    t = x[0] and x[1]
+    return t * 3.0
+
+
+def chain_in_loop(x, flags):
+    total = 0.0
+    for i in range(len(x) - 2):
+        total = total + (flags[i] and x[i + 1] or x[i + 2]) * (x[i] + 1.0)
+    return total
+
+
+def helper_pick(a, b):
+    return a or b * 2.0
+
+
+def or_in_helper(x):
+    return helper_pick(x[0] * 0.0, x[1]) + helper_pick(x[2], x[3]) ** 2 + x[0]
+
+
+def nested_in_expression(x):
+    w = np.sum(x)
+    y = np.tanh((x[0] - x[0] or w) * x) if w > 0 else x * 0.5
+    return np.sum(y)
+
+
+def short_circuit(x):
+    calls = [0]
+
+    def expensive(v):
+        calls[0] += 1
+        return np.sum(v ** 2)
+
+    t = x[0] * (x[1] > 0.5) or expensive(x)
+    return t * 2.0 + calls[0]
+
+
+OR_AND = [
+    (scale_or_default, (np.array([1.0, 2.0, 3.0]), 0.7), 1),
+    (scale_or_default, (np.array([1.0, 2.0, 3.0]), 0.0), 0),
+    (first_if_nonzero, (np.array([1.5, 2.0, 3.0]),), 0),
+    (first_if_nonzero, (np.array([1.5, 0.0, 3.0]),), 0),
+    (chain_in_loop, (np.array([0.5, 0.3, 2.0, -0.7, 1.5]), np.array([1, 0, 1])), 0),
+    (or_in_helper, (np.array([0.5, 1.5, 2.0, 3.0]),), 0),
+    (nested_in_expression, (np.array([0.2, -0.3, 0.4]),), 0),
+]
+
+
+@pytest.mark.parametrize("fn, args, wrt", OR_AND,
+                         ids=[f"{c[0].__name__}-{i}" for i, c in enumerate(OR_AND)])
+def test_or_and_return_an_operand(fn, args, wrt):
+    check(fn, args, wrt)
+
+
+@pytest.mark.parametrize("fn, args, wrt", OR_AND[:6],
+                         ids=[f"{c[0].__name__}-{i}" for i, c in enumerate(OR_AND[:6])])
+def test_or_and_policies(fn, args, wrt):
+    check_policies(fn, args, wrt)
+
+
+def test_or_short_circuits():
+    """The right operand runs only where the left one is false."""
+    for x in (np.array([0.5, 1.0]), np.array([0.5, 0.25])):
+        value, grad = srcgrad.value_and_grad(short_circuit)(x)
+        assert value == short_circuit(x)
+        assert_close(grad, numeric_grad(short_circuit, [x], 0))
+
+
+def test_or_of_comparisons_stays_whole():
+    source = srcgrad.grad(lambda x: np.sum(x) * (x.ndim > 1 or x.shape[0] > 2)).source
+    assert "x.ndim > 1 or x.shape[0] > 2" in source
