@@ -53,9 +53,14 @@ def _defs(stmt) -> set[str]:
 
 
 def _uses(node) -> set[str]:
+    """The names ``node`` (an assignment: its value) loads: ``ir.names_in`` as a
+    set, made directly (every statement of both sweeps asks, in each DCE pass)."""
     if isinstance(node, gast.Assign):
-        return set(ir.names_in(node.value))
-    return set(ir.names_in(node))
+        node = node.value
+    if type(node) is gast.Name:
+        return set() if isinstance(node.ctx, gast.Store) else {node.id}
+    return {n.id for n in walk(node) if type(n) is gast.Name
+            and not isinstance(n.ctx, gast.Store)}
 
 
 def _header_uses(stmt) -> set[str]:
