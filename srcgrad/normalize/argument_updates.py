@@ -71,8 +71,8 @@ import numpy as np
 
 from .. import ir
 from ..errors import SrcGradError
-from ..frontend.parse import MISSING, parse_function
-from ..ir.syntax import constant, helper_ref, updated_in_place, walk
+from ..frontend.parse import MISSING, parse_function, static_value
+from ..ir.syntax import constant, helper_ref, source_of, updated_in_place, walk
 
 #: Methods that change their object in place.
 UPDATING_METHODS = frozenset({
@@ -694,12 +694,51 @@ def unplaced_checks(found, params, filename) -> list:
     return checks
 
 
-def updated_arguments(func, params) -> frozenset:
-    """The parameters of ``func`` (a called user function's definition) whose
-    elements it sets through any name (``h = p; h[0] = v``, ``r = p[1:]; r[0] =
-    v``): its caller's array changes in Python, never in srcgrad's code."""
-    found = argument_updates(func, params, lambda call: MISSING)
-    return frozenset(found.direct | found.shared)
+def resolver_of(parsed):
+    """``resolve(call)`` for :func:`argument_updates` on a called function
+    (``parsed``, a ParsedFunction): the object a call's function names in that
+    function's module, or MISSING."""
+    func = parsed.node
+    local = _bound_names(func) | {a.id for a in func.args.args}
+    return lambda call: static_value(call.func, parsed.resolver, local)
+
+
+def updated_arguments(parsed) -> frozenset:
+    """The parameters of a called user function (``parsed``, its
+    ParsedFunction) whose elements it sets through any name (``h = p; h[0] =
+    v``, ``r = p[1:]; r[0] = v``): its caller's array changes in Python, never
+    in srcgrad's code."""
+    func, resolve = parsed.node, resolver_of(parsed)
+    params = [a.id for a in func.args.args]
+    found = argument_updates(func, params, resolve)
+    if not found.shared:
+        return frozenset(found.direct)
+    # through another name only where that name may be bound, before the update,
+    # to something other than a new array (v = np.zeros(n); v[0] = a; v = a sets
+    # no element of a)
+    scan = _Scan(func, params, resolve)
+    scan.run()
+    order = _Order(func, scan)
+    kept = [p for p in params if not scan.rebound_first(p)]
+    bindings = collections.defaultdict(list)
+    for node in walk(func):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+            bindings[node.id].append(node)
+    fresh = {id(t) for stmt in walk(func) if isinstance(stmt, gast.Assign)
+             and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)
+             and not any(rel != HELD for _, rel in scan.deps(stmt.value))
+             for t in stmt.targets}
+    shared = set()
+    for name, node, kind in scan.updates:
+        if kind != "item" or name in params:
+            continue
+        root = name.split("[")[0]  # a synthetic part (xs[1]) stands for its root's
+        if root not in params and not any(
+                id(b) not in fresh and order.after(node, b) for b in bindings[root]):
+            continue
+        reached = scan.reached(name)
+        shared.update(p for p in kept if scan.find(p) in reached)
+    return frozenset(found.direct | (found.shared & shared))
 
 
 def deeply_updated(fn) -> frozenset:
@@ -707,11 +746,12 @@ def deeply_updated(fn) -> frozenset:
     through another name (an element, a view): a copy of a list passed there
     (``helper(xs.copy())``) still shares its arrays with the caller's."""
     try:
-        func = parse_function(fn).node
+        parsed = parse_function(fn)
     except SrcGradError:
         return frozenset()
-    return frozenset(argument_updates(func, [a.id for a in func.args.args], lambda c: MISSING)
-                     .shared)
+    func = parsed.node
+    return frozenset(argument_updates(func, [a.id for a in func.args.args],
+                                      resolver_of(parsed)).shared)
 
 
 def augmented_parameters(fn) -> frozenset:
@@ -721,22 +761,26 @@ def augmented_parameters(fn) -> frozenset:
     new one -- a caller reading that memory afterwards is checked as it runs
     (:func:`call_guard`)."""
     try:
-        func = parse_function(fn).node
+        parsed = parse_function(fn)
     except SrcGradError:
         return frozenset()
+    func = parsed.node
     params = [a.id for a in func.args.args]
-    scan = _Scan(func, params, lambda c: MISSING)
+    scan = _Scan(func, params, resolver_of(parsed))
     scan.run()
     return frozenset(p for p in params if not scan.rebound_first(p) and any(
         kind == "augmented" and scan.find(name) == scan.find(p)
         for name, _, kind in scan.updates))
 
 
-def call_guard(value, fn, param, read, shown, filename, node):
+def call_guard(arg, fn, param, read, filename):
     """``untouched(y, y, None, message, where)`` before ``fn(y, ...)``, whose
     ``param += v`` changes an array or list ``y`` in place (a number it
     rebinds), while this function reads ``read`` -- that memory -- after the
-    call: raises where ``y`` turns out an array or a list."""
+    call: raises where ``y`` turns out an array or a list.  ``arg`` is the
+    argument as written; the caller puts the name it is computed into in the
+    first two places; ``message`` is the statement's, for a refusal."""
+    shown = source_of(arg)
     message = (
         f"{fn.__name__}() updates its argument '{param}' in place ('{param} += ...' on "
         f"an array), and this function reads '{read.id}' (line "
@@ -744,15 +788,15 @@ def call_guard(value, fn, param, read, shown, filename, node):
         f"call: srcgrad's code for {fn.__name__} makes a new array there, so that change "
         f"would be lost; pass a copy ({fn.__name__}({shown}.copy(), ...)) and return the "
         f"updated array")
-    where = constant((filename, getattr(node, "lineno", None),
-                      getattr(node, "col_offset", None)))
+    where = constant((filename, getattr(arg, "lineno", None),
+                      getattr(arg, "col_offset", None)))
     call = gast.Call(func=helper_ref("untouched"), args=[
-        ir.name(value.id), ir.name(value.id),
-        gast.Constant(value=None, kind=None), gast.Constant(value=message, kind=None),
-        where], keywords=[])
-    check = gast.copy_location(gast.Expr(value=call), node)
-    check.op = ir.Op(ir.OPAQUE, [], {}, node, "statement")
-    check.comment = f"{fn.__name__} may change {shown} in place, read afterwards"
+        None, None, gast.Constant(value=None, kind=None),
+        gast.Constant(value=message, kind=None), where], keywords=[])
+    check = gast.copy_location(gast.Expr(value=call), arg)
+    check.op = ir.Op(ir.OPAQUE, [], {}, arg, "statement")
+    check.comment = f"{fn.__name__} may change {shown} in place; it is read afterwards"
+    check.message = message
     return check
 
 

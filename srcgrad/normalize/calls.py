@@ -63,7 +63,13 @@ from ..ir.syntax import (
     walk,
 )
 from ..rules import registry
-from .argument_updates import deeply_updated, read_after_call, updated_arguments
+from .argument_updates import (
+    augmented_parameters,
+    call_guard,
+    deeply_updated,
+    read_after_call,
+    updated_arguments,
+)
 from .inlining import returned_functions
 from .keywords import Keywords
 from .named_tuples import NamedTuples, is_named_tuple_class
@@ -435,8 +441,8 @@ class Calls(Selections, NamedTuples, Keywords):
         -- the caller would read the old values, a silently wrong result.  A
         buffer passed only to be filled (``fill(buf, x)`` and ``buf`` not read
         again) is fine, and so is a callee that copies first (``t = t.copy()``)."""
-        updated = updated_parameters(fn)
-        if not updated:
+        updated, augmented = updated_parameters(fn), augmented_parameters(fn)
+        if not updated and not augmented:
             return
         try:
             receiver = [gast.Constant(value=None, kind=None)] if method else []
@@ -445,6 +451,19 @@ class Calls(Selections, NamedTuples, Keywords):
         except TypeError:
             return  # the call's own error comes later, located
         for param, arg in bound.arguments.items():
+            if param in augmented and param not in updated and isinstance(arg, gast.expr):
+                # p += v in the callee: in place on an array, decided as the code runs
+                read = read_after_call(self.func, self.params, self.callee, call, arg)
+                if read is None:
+                    continue
+                guard = call_guard(arg, fn, param, read, self.parsed.filename)
+                if not isinstance(arg, (gast.Name, gast.Subscript, gast.Attribute)):
+                    raise self.error(guard.message, arg)  # a call: evaluated once only
+                value = self.atom(arg)
+                if isinstance(value, gast.Name):
+                    guard.value.args[:2] = [ir.name(value.id), ir.name(value.id)]
+                    self.out.append(guard)
+                continue
             if param not in updated or not isinstance(arg, gast.expr):
                 continue
             # a read afterwards of the array, a view of it, another name for it
@@ -533,4 +552,4 @@ def updated_parameters(fn) -> frozenset:
     rebound = {n.id for n in walk(func) if isinstance(n, gast.Name)
                and isinstance(n.ctx, gast.Store)}
     return frozenset((updated_in_place(func) - rebound) & params) \
-        | updated_arguments(func, [a.id for a in func.args.args if isinstance(a, gast.Name)])
+        | updated_arguments(parsed)

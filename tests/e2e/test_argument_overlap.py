@@ -290,3 +290,44 @@ def new_array_each_iteration(x):
 @pytest.mark.parametrize("fn", [read_before_only, new_array_each_iteration])
 def test_reads_before_the_call_differentiate(fn):
     _check(fn, np.array([0.3, 0.7, 1.1]))
+
+
+def shifted(a, d):
+    a += d  # in place on an array, a new number on a float
+    return np.sum(a * a)
+
+
+def shifted_then_read(x):
+    y = x * 2.0
+    s = shifted(y, 1.0)
+    return s + np.sum(y)
+
+
+def shifted_number_then_read(x):
+    y = float(np.sum(x))
+    s = shifted(y, x[0])
+    return s + y * x[1]
+
+
+def shifted_and_rebound(x):
+    total = 0.0
+    for k in range(2):
+        y = x * (2.0 + k)  # a new array each iteration: nothing reads the old one
+        total = total + shifted(y, 0.5)
+    return total
+
+
+def test_a_callee_adding_in_place_to_an_array_read_after_is_refused():
+    """``a += d`` in the callee changes the caller's array in Python (the
+    generated callee makes a new one): refused as the code runs, where the
+    argument turns out an array; a number runs."""
+    x = np.array([0.3, 0.7, 1.1])
+    with pytest.raises(AliasedUpdateError, match="updates its argument 'a' in place") as info:
+        srcgrad.grad(shifted_then_read)(x)
+    assert info.value.filename == __file__
+    assert np.array_equal(x, [0.3, 0.7, 1.1])
+    _check(shifted_number_then_read, x)
+
+
+def test_a_callee_adding_in_place_where_nothing_reads_after_runs():
+    _check(shifted_and_rebound, np.array([0.3, 0.7, 1.1]))
