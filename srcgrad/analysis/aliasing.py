@@ -66,6 +66,7 @@ from .. import ir, runtime
 from ..errors import AliasedUpdateError
 from ..frontend.linker import is_user_function
 from ..ir.syntax import SliceToCall, clone, helper_ref, source_of
+from ..rules import registry
 from . import paths, refresh
 from .activity import scalar_names
 from .sharing import (
@@ -119,6 +120,8 @@ def check_aliases(program: ir.Program) -> None:
 def _check_aliases(program: ir.Program) -> None:
     statements = list(ir.walk_statements(program.body))
     containers = container_names(program, statements)
+    if follow_slot_writes(program, statements, containers):
+        statements = list(ir.walk_statements(program.body))
     scalars = scalar_names(program)
     (statements, views, elements, holders, parts, joins, loops, blocks, order,
      steady) = _structure(program, containers)
@@ -323,6 +326,205 @@ def _check_aliases(program: ir.Program) -> None:
         none.op = ir.Op(ir.OPAQUE, [], {}, program.node, "statement")
         none.comment = "bound at the start: a check of an update reads it"
         program.body.insert(0, gast.copy_location(none, program.body[0]))
+
+
+def follow_slot_writes(program, statements, containers) -> bool:
+    """``lst[i][j] = v`` on a list, tuple or dict ``lst`` runs as ``t = lst[i];
+    t1 = snapshot(t); t1[j] = v; lst[i] = t1`` (normalize/statements.py): the
+    item is copied, so every other name for it must be followed too, as Python's
+    write into the one array shows through each (found by review: ``state =
+    [pos, vel]; state[0][i] = ...; return np.sum(pos)`` gave 0.0, as did ``[z,
+    z]``, ``[np.zeros(2)] * 3`` and ``b = list(a)``).  Each name that may refer to
+    ``t`` -- through views, copies, containers holding it, flow-insensitively --
+    and is read afterwards is bound to ``t1`` where, as the code runs, it is that
+    very object (``slot_same``); one that sees its elements otherwise (a view
+    of it, another list holding it) raises AliasedUpdateError, located, as does
+    another item of ``lst`` that is or sees it (``slot_alone``).  Returns whether
+    it changed the program.
+
+        >>> import numpy as np
+        >>> from ..frontend.parse import parse_function
+        >>> from ..normalize.normalizer import normalize, unparse_body
+        >>> def f(x):
+        ...     pos = np.zeros(2)
+        ...     state = [pos, x * 2.0]
+        ...     state[0][0] = x[0]
+        ...     return np.sum(pos)
+        >>> from ..normalize.sequences import type_sequence_operators
+        >>> program = normalize(parse_function(f))
+        >>> type_sequence_operators(program)
+        >>> check_aliases(program)
+        >>> print(unparse_body(program))  # doctest: +ELLIPSIS
+        pos = np.zeros(2)
+        t1 = x * 2.0
+        state = [pos, t1]
+        t3 = state[0]
+        t2 = snapshot(t3)
+        t4 = x[0]
+        t2[0] = t4
+        slot_alone(state, 0, t3, 0, "'state[0][...] = ...' changes ... or store copies", ...)
+        same = slot_same(pos, state, t3, 0, "'state[0][...] = ...' changes ...", ...)
+        state[0] = t2
+        if same:
+            pos = t2
+        t5 = np.sum(pos)
+        return t5
+    """
+    arrays = _array_names(program, statements)
+    stores = [s for s in statements if getattr(s, "slot_write", None) is not None
+              and ir.is_update(s) and isinstance(s.op.args[0], gast.Name)
+              and (s.op.args[0].id in containers or s.op.args[0].id not in arrays)
+              and isinstance(s.op.args[2], gast.Name)]
+    if not stores:
+        return False
+    parent, same = {}, {}
+    # the written copies (t1 in t1[j] = v): arrays, which copy what is written in
+    written_copies = {s.op.args[2].id for s in stores}
+
+    def find(v, table):
+        while table.get(v, v) != v:
+            v = table[v]
+        return v
+
+    def join(a, b, table):
+        table.setdefault(a, a)
+        table.setdefault(b, b)
+        table[find(a, table)] = find(b, table)
+
+    for s in statements:
+        op = getattr(s, "op", None)
+        if op is None or not isinstance(s, (gast.Assign, gast.Expr)):
+            continue
+        plain = isinstance(s, gast.Assign) and not ir.is_update(s)
+        if plain and is_view(s):
+            join(ir.target_names(s)[0], s.op.args[0].id, parent)
+            if is_identity(s):
+                join(ir.target_names(s)[0], s.op.args[0].id, same)
+        if plain and getattr(s, "augmented", None) is not None:
+            for n in ir.target_names(s):  # x += v: an array changed in place
+                join(n, s.augmented, parent)
+        if plain and isinstance(s.targets[0], gast.Tuple):
+            for n in ir.target_names(s) + operand_names(op):
+                join(n, ir.target_names(s)[0], parent)
+        held = held_names(s)
+        if held and ir.is_update(s) and (op.args[0].id in written_copies
+                                         or op.args[0].id in arrays):
+            held = []  # y[i] = v on an array copies v's values
+        if held:
+            owner = op.args[0].id if (op.primitive is ir.APPEND or ir.is_update(s)) \
+                and isinstance(op.args[0], gast.Name) else ir.target_names(s)[0]
+            for n in held:
+                join(owner, n, parent)
+    order = {id(s): i for i, s in enumerate(statements)}
+    loops = paths.enclosing_loops(program.body)
+    blocks = paths.blocks_of(program.body)
+    user = _user_names(program, statements)
+    unbound = []
+    for store in stores:
+        box, key, new = store.op.args[0].id, store.op.args[1], store.op.args[2].id
+        old, index, shown, written_at = store.slot_write
+        where = gast.Tuple(elts=[gast.Constant(value=v, kind=None) for v in (
+            program.filename, *_location(written_at))], ctx=gast.Load())
+
+        def call(helper, args, text):
+            return gast.Call(func=helper_ref(helper), args=[
+                *args, SliceToCall().visit(clone(index)), gast.Constant(value=text, kind=None),
+                clone(where)], keywords=[])
+
+        written = f"'{shown}[...] = ...' changes the array '{shown}'"
+        alone = gast.Expr(value=call("slot_alone", [
+            ir.name(box), SliceToCall().visit(clone(key)), ir.name(old)],
+            f"{written}, which another item of '{user(box)}' also is or shares (a list "
+            f"built by repetition, [a] * n, or holding one array twice); srcgrad cannot "
+            f"follow that change: build the items apart ([np.zeros(n) for _ in "
+            f"range(k)]) or store copies"))
+        tests, again = [alone], []
+        root = find(old, parent)
+        box_root = find(box, same)
+        for name in sorted(n for n in parent if find(n, parent) == root):
+            if name in (old, new) or find(name, same) == box_root or _no_memory(program, name):
+                continue
+            if not any((name in paths.reads(later) or (
+                    ir.is_update(later) and name in ir.target_names(later)))
+                    and paths.stale(later, store, name, order, loops, blocks)
+                    for later in statements if later is not store):
+                continue
+            text = (f"{written}, which '{user(name)}' also sees (a view of it, or a list "
+                    f"holding it) and reads afterwards; srcgrad cannot follow that change: "
+                    f"make a copy ({shown} = {shown}.copy()) first")
+            if name in containers:
+                # b = list(a); b[0][j] = v: store the written copy where a holds the item
+                flag = program.namer.fresh("key")
+                tests.append(ir.assign(flag, call("held_at", [
+                    ir.name(name), ir.name(old), ir.name(old)], text)))
+                rebind = ir.assign(gast.Subscript(value=ir.name(name), slice=ir.name(flag),
+                                                  ctx=gast.Store()), ir.name(new))
+                rebind.op = ir.Op(operator.setitem, [ir.name(name), ir.name(flag),
+                                                     ir.name(new)], {}, store.op.node,
+                                  "element assignment")
+                held = gast.Compare(left=ir.name(flag), ops=[gast.IsNot()],
+                                    comparators=[gast.Constant(value=None, kind=None)])
+            else:
+                flag = program.namer.fresh("same")
+                tests.append(ir.assign(flag, call("slot_same", [
+                    ir.name(name), ir.name(box), ir.name(old)], text)))
+                rebind = ir.assign(name, ir.name(new))
+                rebind.op = ir.Op(operator.pos, [ir.name(new)], {}, store, "assignment")
+                rebind.refresh_of = rebind  # not a new definition of the name
+                held = ir.name(flag)
+            gast.copy_location(rebind, store)
+            again.append(gast.copy_location(gast.If(test=held, body=[rebind], orelse=[]),
+                                            store))
+            if name not in unbound and paths.maybe_unbound(name, store, program, blocks):
+                unbound.append(name)
+        for test in tests:
+            test.op = ir.Op(ir.OPAQUE, [], {}, store, "statement")
+            gast.copy_location(test, store)
+        block = blocks[id(store)][0]
+        at = block.index(store)
+        block[at + 1:at + 1] = again
+        block[at:at] = tests
+    if unbound:
+        none = gast.Assign(targets=[ir.name(n, store=True) for n in unbound],
+                           value=gast.Constant(value=None, kind=None), type_comment=None)
+        none.op = ir.Op(ir.OPAQUE, [], {}, program.node, "statement")
+        none.comment = "bound at the start: a check of an update reads it"
+        program.body.insert(0, gast.copy_location(none, program.body[0]))
+    return True
+
+
+#: Primitives whose result may be a list, tuple or dict (or anything at all).
+_MAYBE_CONTAINERS = (operator.getitem, operator.pos, ir.BUILD_LIST, ir.BUILD_TUPLE,
+                     ir.BUILD_DICT, ir.BUILD_NAMEDTUPLE, ir.CONCAT, ir.REPEAT, ir.GETATTR,
+                     ir.OPAQUE, runtime.sequence)
+
+
+def _array_names(program, statements) -> set[str]:
+    """Names every binding of which is a NumPy operation's or an arithmetic result
+    (``M = np.zeros((2, 2))``): never a list, tuple or dict, so ``M[i][j] = v``
+    writes into ``M`` itself, which the alias check of ``M[i] = t`` follows."""
+    defs: dict[str, list] = {}
+    for s in statements:
+        for n in ir.assigned_by(s):
+            defs.setdefault(n, []).append(s)
+
+    def array_valued(s) -> bool:
+        op = getattr(s, "op", None)
+        if not isinstance(s, gast.Assign) or op is None:
+            return False
+        if ir.is_update(s):
+            return True  # M[i] = t keeps what M is
+        prim = op.primitive
+        try:
+            if any(prim is m for m in _MAYBE_CONTAINERS) or is_user_function(prim) \
+                    or any(prim is c for c in (list, tuple, dict, sorted)):
+                return False
+        except TypeError:
+            return False
+        return registry.lookup(prim) is not None
+
+    return {n for n, stmts in defs.items() if n not in program.params
+            and all(array_valued(s) for s in stmts)}
 
 
 def _no_memory(program, name) -> bool:

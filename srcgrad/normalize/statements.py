@@ -376,6 +376,7 @@ class Statements:
             self.locals.add(part)
             store = gast.Name(id=part, ctx=gast.Store(), annotation=None, type_comment=None)
             copied = gast.Call(func=helper_ref("snapshot"), args=[clone(outer)], keywords=[])
+            marks = []
             for made in (gast.Assign(targets=[store], value=copied, type_comment=None),
                          gast.Assign(targets=[gast.Subscript(
                              value=ir.name(part), slice=first.slice, ctx=gast.Store())],
@@ -384,6 +385,14 @@ class Statements:
                              value=clone(outer.value), slice=clone(outer.slice),
                              ctx=gast.Store())], value=ir.name(part), type_comment=None)):
                 self.statement(located(made, stmt))
+                marks.append(self.out[-1])
+            # the item y[a] was copied: where y is a list, tuple or dict, the other
+            # names for that item (lst = [z, z], state = [pos, vel]) must see the write
+            # too -- the alias check follows or checks them (aliasing.follow_slot_writes)
+            old = getattr(getattr(marks[0], "op", None), "args", None)
+            if old and isinstance(old[0], gast.Name) and ir.is_update(marks[1]):
+                marks[2].slot_write = (old[0].id, clone(marks[1].op.args[1]),
+                                       source_of(outer), stmt)
         elif isinstance(first, gast.Subscript):
             self.setitem(first, self.atom(value), self.index(first.slice), stmt)
         else:

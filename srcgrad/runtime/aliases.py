@@ -34,6 +34,8 @@ __all__ = [
     "same_object",
     "same_or_untouched",
     "same_window",
+    "slot_alone",
+    "slot_same",
     "taken_again",
     "untouched",
     "untouched_except",
@@ -196,6 +198,68 @@ def untouched_except(container, key, item, message, where=None):
         error = error_at("AliasedUpdateError", message, where)
         error.verified = True
         raise error
+
+
+def _item_region(item, index):
+    """The part of ``item`` that ``item[index] = v`` writes (all of a list)."""
+    if isinstance(item, np.ndarray) and is_basic_index(index):
+        parts = index if isinstance(index, tuple) else (index,)
+        return item[index] if any(p is Ellipsis for p in parts) else item[(*parts, ...)]
+    return item
+
+
+def slot_alone(container, key, item, index, message, where=None) -> None:
+    """Check, before ``container[key][index] = v`` -- which generated code writes
+    into a copy of ``item`` (``container[key]``) stored back at ``key`` -- that no
+    other item of the list, tuple or dict ``container`` is that object or sees
+    the elements written (``bufs = [np.zeros(2)] * 3``: Python changes every
+    item), and raise if one does."""
+    if not isinstance(container, (list, tuple, dict)):
+        return
+    if isinstance(container, dict):
+        pairs = container.items()
+    else:
+        pairs = enumerate(container)
+        if isinstance(key, (int, np.integer)) and key < 0:
+            key += len(container)
+    region = _item_region(item, index)
+    for k, v in pairs:
+        if k != key and (v is item or (
+                v is not container and _sees_except(v, item, region, container))):
+            error = error_at("AliasedUpdateError", message, where)
+            error.verified = True
+            raise error
+
+
+def slot_same(other, container, item, index, message, where=None) -> bool:
+    """Before ``container[key][index] = v`` (``item`` is ``container[key]``, which
+    generated code copies, writes and stores back): whether ``other`` -- a name
+    read afterwards that may refer to ``item`` (``state = [pos, vel]``) -- is
+    that very object, to be bound to the written copy after it.  If it is not,
+    it must not see the elements written either (a view of ``item``, a list
+    holding it), else this raises; what it sees through ``container`` itself is
+    the written copy, as in Python."""
+    if isinstance(container, np.ndarray):
+        return False  # item is a view of the array written: the alias check follows it
+    if same_object(other, item):
+        return True
+    if other is not container and _sees_except(other, item, _item_region(item, index),
+                                               container):
+        error = error_at("AliasedUpdateError", message, where)
+        error.verified = True
+        raise error
+    return False
+
+
+def _sees_except(other, base, region, skipped) -> bool:
+    """:func:`_sees`, not looking inside the container ``skipped``."""
+    if other is skipped:
+        return False
+    if isinstance(other, (list, tuple)):
+        return any(_sees_except(v, base, region, skipped) for v in other)
+    if isinstance(other, dict):
+        return any(_sees_except(v, base, region, skipped) for v in other.values())
+    return _sees(other, base, region)
 
 
 def _sees(other, base, region) -> bool:
