@@ -36,6 +36,7 @@ each call, its parameter a fresh name, the variable read as it is at the call
 from __future__ import annotations
 
 import collections
+import copy
 import functools
 import inspect
 import types
@@ -71,8 +72,34 @@ class Inlining:
             raise self.error(f"the local function '{name}' is defined more than once, here "
                              f"inside a branch or loop: define it once (a condition inside it "
                              f"can choose), or give each definition its own name", node)
-        self.local_functions[name] = node
+        self.local_functions[name] = self.bind_defaults(node)
         self.locals.discard(name)
+
+    def bind_defaults(self, node):
+        """``node`` with each default that reads a variable of this function
+        evaluated here, where the ``def`` or ``lambda`` runs, into a fresh name
+        (Python evaluates defaults once, at the definition: ``lambda v, k=k: v * k``
+        keeps the ``k`` of that moment, whatever ``k`` is when it is called, which
+        is how a closure made in a loop keeps its ``i``)."""
+        if getattr(node, "defaults_bound", False) or not node.args.defaults:
+            return node
+        params = node.args.args[len(node.args.args) - len(node.args.defaults):]
+        defaults = []
+        for param, default in zip(params, node.args.defaults):
+            if not self.is_local_function(default) and any(
+                    isinstance(n, gast.Name) and n.id in self.locals for n in walk(default)):
+                held = self.namer.fresh(f"{param.id}_default")
+                self.locals.add(held)
+                self.assign([gast.copy_location(gast.Name(
+                    id=held, ctx=gast.Store(), annotation=None, type_comment=None), default)],
+                    default, default)
+                default = gast.copy_location(load_name(held), default)
+            defaults.append(default)
+        node = copy.copy(node)
+        node.args = copy.copy(node.args)
+        node.args.defaults = defaults
+        node.defaults_bound = True
+        return node
 
     def is_local_function(self, node) -> bool:
         """A lambda written here, or the name of a local function or lambda."""

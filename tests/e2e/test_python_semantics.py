@@ -188,3 +188,58 @@ def test_or_short_circuits():
 def test_or_of_comparisons_stays_whole():
     source = srcgrad.grad(lambda x: np.sum(x) * (x.ndim > 1 or x.shape[0] > 2)).source
     assert "x.ndim > 1 or x.shape[0] > 2" in source
+
+
+# --- defaults of a local def or lambda: evaluated where it is defined (finding 1) ---------
+
+def lambda_default_capture(x):
+    k = x[0]
+    g = lambda v, k=k: v * k  # noqa: E731
+    k = 5.0
+    return np.sum(g(x)) + k
+
+
+def def_defaults_in_loop(x, w):
+    total = 0.0
+    for i in range(3):
+        def term(v, i=i, s=x[i] * 2.0):
+            return v[i] * s
+        i = i + 1
+        total = total + term(w) + term(w, 0)
+    return total
+
+
+def default_in_branch(x):
+    scale = x[1]
+    if x[0] > 0:
+        scale = scale * 3.0
+        add = lambda v, c=scale: v + c  # noqa: E731
+        scale = 0.0
+        out = add(x) * x[2]
+    else:
+        out = x * 2.0
+    return np.sum(out) + scale
+
+
+def pick_helper(x, n):
+    fns = 0.0
+    for j in range(n):
+        h = lambda v, j=j, a=x[j]: v * a + j  # noqa: E731
+        fns = fns + np.sum(h(x[::-1]))
+    return fns
+
+
+DEFAULTS = [
+    (lambda_default_capture, (np.array([0.5, 1.0, 2.0]),)),
+    (def_defaults_in_loop, (np.array([0.5, 1.0, 2.0]), np.array([1.5, -1.0, 0.3]))),
+    (default_in_branch, (np.array([0.5, 1.0, 2.0]),)),
+    (default_in_branch, (np.array([-0.5, 1.0, 2.0]),)),
+    (pick_helper, (np.array([0.5, -1.0, 2.0]), 3)),
+]
+
+
+@pytest.mark.parametrize("fn, args", DEFAULTS,
+                         ids=[f"{c[0].__name__}-{i}" for i, c in enumerate(DEFAULTS)])
+def test_defaults_evaluated_at_definition(fn, args):
+    check(fn, args)
+    check_policies(fn, args)
