@@ -107,7 +107,7 @@ def walk(node) -> list:
     the fields that hold only strings and reads the rest from ``__dict__``)."""
     todo = [node]
     ast_type = gast.AST
-    append, extend, children = todo.append, todo.extend, _CHILD_FIELDS
+    append, children = todo.append, _CHILD_FIELDS
     for current in todo:
         kind = type(current)
         fields = children.get(kind)
@@ -117,8 +117,12 @@ def walk(node) -> list:
             values = current.__dict__
             for name in fields:
                 value = values.get(name)
+                if value is None:  # an absent child (most optional fields)
+                    continue
                 if type(value) is list:
-                    extend([v for v in value if isinstance(v, ast_type)])
+                    for v in value:
+                        if isinstance(v, ast_type):
+                            append(v)
                 elif isinstance(value, ast_type):
                     append(value)
     return todo
