@@ -179,6 +179,12 @@ def held_names(stmt) -> list[str]:
         return []
     if prim in (ir.BUILD_LIST, ir.BUILD_TUPLE, ir.BUILD_DICT, ir.BUILD_NAMEDTUPLE):
         args = op.args
+    elif prim is np.einsum and len(_einsum_operands(op)) == 1:
+        # np.einsum('ii->i', y), np.einsum('ij->ji', y): a view of its one operand
+        # for a pure rearrangement (found by review: y updated after it, then the
+        # view read, was silently differentiated as a new array) -- held, so that
+        # an update either side is checked as the code runs
+        args = _einsum_operands(op)
     elif prim in (ir.CONCAT, ir.REPEAT) or copies_elements(stmt):
         # xs + [v], 2 * xs, list(xs), sorted(d): a new container of the same elements
         # (holding the operand containers stands for holding their elements)
@@ -198,6 +204,17 @@ def held_names(stmt) -> list[str]:
             if n not in names:
                 names.append(n)
     return names
+
+
+def _einsum_operands(op) -> list:
+    """The array operands of ``np.einsum``: after the subscripts (a string, or a
+    name that may hold one), or every name of the interleaved form
+    ``np.einsum(y, [0, 1], [1, 0])``."""
+    first = op.args[0] if op.args else None
+    if isinstance(first, gast.Constant) and isinstance(first.value, str):
+        return [a for a in op.args[1:] if isinstance(a, gast.Name)]
+    return [a for a in op.args if isinstance(a, gast.Name)][1:] \
+        if len(op.args) == 2 else [a for a in op.args if isinstance(a, gast.Name)]
 
 
 def may_return_an_argument(fn) -> bool:

@@ -201,3 +201,77 @@ def separate_items_work(x):  # what the refusal suggests (one array per item)
 
 def test_separate_items_work():
     _check(separate_items_work)
+
+
+# -- np.einsum of one operand may be a view of it ------------------------------------
+
+M = np.arange(1.0, 10.0).reshape(3, 3) * 0.1
+
+
+def einsum_diagonal_then_update(x):  # d is Y's diagonal: Y[0, 0] = 5.0 changes d[0]
+    y = x * 1.0
+    d = np.einsum('ii->i', y)
+    s = np.sum(d ** 2)
+    y[0, 0] = 5.0
+    return s + np.sum(d * np.array([1.0, 2.0, 3.0]))
+
+
+def einsum_transpose_then_update(x):
+    y = x * 1.0
+    t = np.einsum('ij->ji', y)
+    y[0, 1] = 0.0
+    return np.sum(t * np.arange(9.0).reshape(3, 3))
+
+
+def einsum_view_updated(x):  # the other way round: d[1] = v changes y[1, 1]
+    y = x * 1.0
+    d = np.einsum('ii->i', y)
+    d[1] = 3.0
+    return np.sum(y * x)
+
+
+def einsum_view_in_loop(x):
+    y = x * 1.0
+    total = 0.0
+    for k in range(2):
+        t = np.einsum('ij', y)
+        y[k, k] = 0.5
+        total = total + np.sum(t * x)
+    return total
+
+
+@pytest.mark.parametrize("fn", [einsum_diagonal_then_update, einsum_transpose_then_update,
+                                einsum_view_updated, einsum_view_in_loop],
+                         ids=lambda f: f.__name__)
+def test_einsum_view_updated_is_refused_located(fn):
+    _refused(fn, AliasedUpdateError, "shares its memory", x=M)
+
+
+def einsum_read_before_update(x):
+    y = x * 1.0
+    t = np.einsum('ij->ji', y)
+    s = np.sum(t * x)
+    y[0, 1] = 0.0
+    return s + np.sum(y * x)
+
+
+def einsum_two_operands_is_new(x):  # a product of two operands is a new array
+    y = x * 1.0
+    d = np.einsum('ij,jk->ik', y, x)
+    y[0, 0] = 5.0
+    return np.sum(d) + np.sum(y * x)
+
+
+def einsum_copied(x):
+    y = x * 1.0
+    d = np.einsum('ii->i', y).copy()
+    for k in range(2):
+        y[k, k] = 5.0
+    return np.sum(d * np.array([1.0, 2.0, 3.0])) + np.sum(y * x)
+
+
+@pytest.mark.parametrize("policy", POLICIES, ids=str)
+@pytest.mark.parametrize("fn", [einsum_read_before_update, einsum_two_operands_is_new,
+                                einsum_copied], ids=lambda f: f.__name__)
+def test_einsum_without_a_view_updated_works(fn, policy):
+    _check(fn, x=M, policy=policy)
