@@ -317,18 +317,28 @@ def _plan(run, function) -> dict:
             "outputs": outputs, "internal": internal, "deleted": deleted_inside}
 
 
-def _made_of(run, inputs) -> list:
-    """Per statement of ``run`` (None for a ``del``), the inputs its value is made of."""
+def _made_of(run, inputs, bases=None) -> list:
+    """Per statement of ``run`` (None for a ``del``), the inputs its value is made
+    of; ``bases``, a list, receives those of each ``a ** 2``'s ``a`` and each
+    ``a / b``'s ``b``."""
     made_of, needs = {}, []
+
+    def deps(node):
+        found = set()
+        for name in _value_names(node):
+            found |= made_of.get(name, {name} if name in inputs else set())
+        return found
     for stmt in run:
         if isinstance(stmt, ast.Delete):
             needs.append(None)
             continue
-        deps = set()
-        for name in _value_names(stmt.value):
-            deps |= made_of.get(name, {name} if name in inputs else set())
-        made_of[stmt.targets[0].id] = deps
-        needs.append(deps)
+        if bases is not None:
+            bases += [deps(n.left) for n in ast.walk(stmt.value)
+                      if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Pow)]
+            bases += [deps(n.right) for n in ast.walk(stmt.value)
+                      if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Div)]
+        made_of[stmt.targets[0].id] = deps(stmt.value)
+        needs.append(made_of[stmt.targets[0].id])
     return needs
 
 
@@ -368,9 +378,15 @@ def _main_array(run) -> list:
 def _anchors(run, inputs) -> list:
     """Inputs that must be arrays for every statement of ``run`` to be an array
     (as NumPy computes it): each statement's value is made of one of them.  The
-    other inputs may be numbers.  Greedy: the input most statements are made
-    of first."""
-    needs = [d for d in _made_of(run, inputs) if d is not None]
+    other inputs may be numbers.  So must the ``a`` of each ``a ** 2`` (NumPy
+    squares an array, ``a * a``, as the kernel does; Python's ``alpha ** 2`` of
+    a float calls ``pow``, which differs from ``alpha * alpha`` in the last bit
+    on about 0.1% of values), and the ``b`` of each ``a / b`` (``1.0 / alpha``
+    of a float 0.0 raises ZeroDivisionError, as the function does; an array's
+    division gives Inf, as the kernel's).  Greedy: the input most statements
+    are made of first."""
+    bases: list = []
+    needs = [d for d in _made_of(run, inputs, bases) if d is not None] + bases
     chosen = []
     while True:
         open_ = [deps for deps in needs if not deps & set(chosen)]

@@ -92,7 +92,13 @@ def scaled(x, alpha, n):
     beta = alpha * 2.0 + 1.0
     y = np.sin(x) * alpha + x / n
     z = y * y * beta - x * alpha
-    return np.sum(z * y)
+    w = z * alpha ** 2 + x ** 2  # Python's alpha ** 2 is pow(), NumPy's x ** 2 x * x
+    return np.sum(w * y)
+
+
+def inverse(x, alpha):
+    y = np.sin(x) * (1.0 / alpha) + x
+    return np.sum(y * y - x)
 
 
 def kernels_ran(transform):
@@ -265,12 +271,13 @@ def test_abs_at_zero_minus_zero_and_nan_as_numpy():
 def test_numbers_in_names_broadcast_inside_the_kernel(x):
     g = srcgrad.grad(scaled, wrt=(0, 1), backend="numba")
     want = srcgrad.grad(scaled, wrt=(0, 1))
+    g(x, 0.7, 3.0)
+    assert kernels_ran(g)  # Python floats broadcast inside the kernels
+    assert ", arrays=1):" in g.source and " = at(" in g.source, g.source
     for alpha, n in ((0.7, 3.0), (np.float64(-1.25), 7.0), (2.0, np.float64(2.5))):
         got = g(x, alpha, n)
         assert np.array_equal(got[0], want(x, alpha, n)[0])
         assert got[1] == want(x, alpha, n)[1]
-    assert kernels_ran(g)
-    assert ", arrays=1):" in g.source and " = at(" in g.source, g.source
     # x a number too: no statement of the run is an array, NumPy runs it all
     assert g(0.3, 0.7, 3) == want(0.3, 0.7, 3)
     # a bool or an int (n * n of int64s wraps where Python's ints grow): NumPy's code
@@ -314,3 +321,15 @@ def test_random_programs_fused_as_their_numpy_statements(seed, tmp_path):
     for got, want in zip(grads, _unfused(vg, *args)[1]):
         assert type(got) is type(want) and np.shape(got) == np.shape(want)
         assert np.array_equal(got, want)
+
+
+def test_a_number_divided_by_raises_as_python_does(x):
+    """1.0 / alpha of a float 0.0 raises ZeroDivisionError in the function; a
+    kernel would give Inf, so a divisor must be an array for the kernel to run."""
+    g = srcgrad.grad(inverse, wrt=(0, 1), backend="numba")
+    with pytest.raises(ZeroDivisionError):
+        inverse(x, 0.0)
+    with pytest.raises(ZeroDivisionError):
+        g(x, 0.0)
+    got, want = g(x, 0.5), srcgrad.grad(inverse, wrt=(0, 1))(x, 0.5)
+    assert np.array_equal(got[0], want[0]) and got[1] == want[1]
