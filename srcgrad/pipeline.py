@@ -357,7 +357,8 @@ class Compilation:
     def checkpointing(self):
         """Rerun loops from a few saved states instead of taping (memory/checkpointing.py)."""
         self.extra = checkpoint_loops(self.forward, self.backward, self.options.policy,
-                                      self.program.namer, defined=self.program.params)
+                                      self.program.namer, defined=self.program.params,
+                                      free=self.program.free, filename=self.program.filename)
 
     @compiler_pass
     def hoist_products(self):

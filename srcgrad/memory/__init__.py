@@ -5,6 +5,7 @@
 - :mod:`.checkpointing`: loops under the ``sqrt``, ``revolve`` and online
   policies -- snapshots and a schedule instead of a tape per iteration;
 - :mod:`.release`: ``del`` of the forward values the adjoint never reads.
+- :mod:`.effects`: which calls are pure -- what a recompute or a rerun may run again.
 
 Every decision is a visible statement with a comment in the generated code.
 May import every earlier stage, up to :mod:`..ad`.

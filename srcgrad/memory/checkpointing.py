@@ -23,8 +23,10 @@ import operator
 import gast
 
 from .. import ir
+from ..errors import UnsupportedSyntaxError
 from ..ir.syntax import call_to, clone, constant
 from ..optimize.dce import eliminate_dead
+from .effects import MUTATES, RANDOM, call_effect, value_effect
 
 
 def loop_policy(policy):
@@ -79,7 +81,60 @@ def _dispatch(action_var, a, b, branches) -> gast.If:
     return node
 
 
-def checkpoint_loops(forward: list, backward: list, policy, namer, defined=()) -> list[str]:
+def _replayed(stmts, free) -> bool:
+    """Mark, in place, the statements of a loop body whose value a rerun must read
+    back instead of computing again (``stmt.replay``, the reason): a random draw,
+    ``next(it)``, a call with unknown effects.  A method that changes its object
+    (``c = lst.pop()``) runs again: its object is part of the loop's state.
+    Returns whether any was marked."""
+    found = False
+    for stmt in ir.walk_statements(stmts):
+        if getattr(stmt, "push", None) is not None or not isinstance(stmt, gast.Assign) \
+                or not all(isinstance(t, (gast.Name, gast.Tuple)) for t in stmt.targets):
+            continue
+        why = value_effect(stmt, free)
+        if why is not None and why != MUTATES:
+            stmt.replay = why
+            found = True
+    return found
+
+
+def _changed_objects(stmts, free, filename) -> set[str]:
+    """The names whose objects a loop body changes with a method (``lst.remove(c)``):
+    a snapshot keeps them, so that a rerun starts from what the first run saw.
+    A call that changes an argument at random (``rng.shuffle(a)``) cannot be
+    rerun alike: refused, located."""
+    out = set()
+    for stmt in ir.walk_statements(stmts):
+        value = getattr(stmt, "value", None)
+        if value is None or isinstance(stmt, (gast.If, gast.For, gast.While)) \
+                or getattr(stmt, "replay", None):
+            continue
+        for call in gast.walk(value):
+            if not isinstance(call, gast.Call):
+                continue
+            why = call_effect(call, free)
+            if why == MUTATES and isinstance(call.func, gast.Attribute) \
+                    and isinstance(call.func.value, gast.Name):
+                out.add(call.func.value.id)
+            elif why == RANDOM and isinstance(stmt, gast.Expr):
+                raise UnsupportedSyntaxError(
+                    "this loop is checkpointed (its iterations run again in the adjoint "
+                    "sweep), and this call changes its argument at random, differently each "
+                    "time: assign a new value instead (a = rng.permutation(a)), or use "
+                    "policy='save'", filename=filename, lineno=getattr(stmt, "lineno", None),
+                    col=getattr(stmt, "col_offset", None))
+    return out
+
+
+def _printing(stmt) -> bool:
+    """``print(...)``: a rerun does not print again."""
+    return isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) \
+        and isinstance(stmt.value.func, gast.Name) and stmt.value.func.id == "print"
+
+
+def checkpoint_loops(forward: list, backward: list, policy, namer, defined=(), free=None,
+                     filename=None) -> list[str]:
     """Rewrite, in place, each top-level loop of ``forward`` (already with its tape
     pushes) and its adjoint in ``backward``.  Returns the new names the adjoint
     sweep reads from the forward sweep.
@@ -92,7 +147,16 @@ def checkpoint_loops(forward: list, backward: list, policy, namer, defined=()) -
     A ``for`` loop follows the policy's schedule; a ``while`` loop, whose length
     is unknown until it ends, keeps :class:`~..runtime.schedules.OnlineSnapshots` (the
     revolve budget, or 16 under "sqrt") and reverses between them binomially.
+
+    A rerun sees what the first run saw.  The values of calls with effects
+    (``free`` maps the function's free names to their objects) -- a random
+    draw, ``next(it)`` -- are kept in a list as the forward sweep computes
+    them, and a rerun reads them back (``c = draws[drawn]``): memory for one
+    value per draw, none for the other values of an iteration.  An object a
+    method changes (``lst.remove(c)``) is part of the snapshots.  A rerun
+    does not print again.
     """
+    free = {} if free is None else free
     schedule_args = loop_policy(policy)
     budget = schedule_args[1] if schedule_args[0] == "revolve" else 16
     new_names, unbound = [], []
@@ -107,18 +171,21 @@ def checkpoint_loops(forward: list, backward: list, policy, namer, defined=()) -
         for stmt in ir.walk_statements(forward[:at]):
             if not getattr(stmt, "placeholder", False):
                 carried.update(ir.assigned_by(stmt))
-        rewrite = _Rewrite(loop, backward[mirror], namer, carried)
+        draws = _replayed(loop.body, free)
+        changed = _changed_objects(loop.body, free, filename) & carried
+        rewrite = _Rewrite(loop, backward[mirror], namer, carried, draws, changed)
         new_names += [rewrite.snapshots] + ([rewrite.schedule] if rewrite.schedule else []) \
-            + ([rewrite.originals] if rewrite.originals else [])
+            + ([rewrite.originals] if rewrite.originals else []) \
+            + ([rewrite.draws] if rewrite.draws else [])
         before = set(defined)
         for stmt in forward[:at]:  # bound on every path to the loop
             before.update(ir.target_names(stmt) if not isinstance(
                 stmt, (gast.If, gast.For, gast.While)) else ())
         unbound += [v for v in rewrite.state if v not in before and v not in unbound]
         if isinstance(loop, gast.For):
-            forward[at:at + 1] = rewrite.for_forward(schedule_args)
+            forward[at:at + 1] = rewrite.keep_draws() + rewrite.for_forward(schedule_args)
         else:
-            forward[at:at + 1] = rewrite.while_forward(budget)
+            forward[at:at + 1] = rewrite.keep_draws() + rewrite.while_forward(budget)
         backward[mirror] = rewrite.adjoint()
     if unbound:
         none = gast.Assign(targets=[ir.name(v, store=True) for v in unbound],
@@ -131,14 +198,19 @@ def checkpoint_loops(forward: list, backward: list, policy, namer, defined=()) -
 class _Rewrite:
     """The pieces of one checkpointed loop."""
 
-    def __init__(self, loop, reverse, namer, carried=frozenset()):
+    def __init__(self, loop, reverse, namer, carried=frozenset(), draws=False,
+                 changed=frozenset()):
         self.loop, self.reverse = loop, reverse
-        self.taped = clone(loop.body)
-        loop.body = _without_pushes(loop.body)
+        self.draws = namer.fresh("draws") if draws else None
+        self.drawn = namer.fresh("drawn") if draws else None
+        self.taped = self.replaying(clone(loop.body))
+        loop.body = self.keeping(_without_pushes(loop.body))
         self.plain = loop.body
+        self.rerun = self.replaying(clone(self.plain))
         for stmt in ir.walk_statements(self.plain):
             stmt.unsaved = True  # plain iterations save nothing: no "save:" comments
-        self.state = _state(loop, carried)
+        carried = set(carried) | ({self.drawn} if draws else set())
+        self.state = sorted(set(_state(loop, carried)) | set(changed))
         # state arrays the loop changes in place (y[i] = v): views taken of them
         # before the loop see that memory, which reruns from snapshots never restore
         self.in_place = [v for v in self.state if any(
@@ -150,6 +222,62 @@ class _Rewrite:
         self.schedule = namer.fresh("schedule") if isinstance(loop, gast.For) else None
         self.action, self.a, self.b = namer.fresh("action"), namer.fresh("a"), namer.fresh("b")
         self.step = namer.fresh("step") if isinstance(loop, gast.While) else None
+
+    def _step(self):
+        return ir.assign(self.drawn, gast.BinOp(left=ir.name(self.drawn), op=gast.Add(),
+                                                right=constant(1)))
+
+    def keeping(self, stmts) -> list:
+        """The forward iterations: each value a rerun reads back is appended to the
+        draws as it is computed."""
+        out = []
+        for stmt in stmts:
+            if isinstance(stmt, (gast.If, gast.For, gast.While)):
+                stmt.body = self.keeping(stmt.body)
+                stmt.orelse = self.keeping(stmt.orelse)
+            out.append(stmt)
+            why = getattr(stmt, "replay", None)
+            if why and self.draws:
+                stmt.comment = f"kept for the reruns: {why}"
+                value = clone(stmt.targets[0])
+                for node in gast.walk(value):
+                    if hasattr(node, "ctx"):
+                        node.ctx = gast.Load()
+                added = [gast.Expr(value=gast.Call(func=gast.Attribute(
+                    value=ir.name(self.draws), attr="append", ctx=gast.Load()),
+                    args=[value], keywords=[])), self._step()]
+                for new in added:
+                    new.keeps = True  # a rerun reads back instead
+                out += added
+        return out
+
+    def replaying(self, stmts) -> list:
+        """A rerun's iterations: the kept values read back in order, no printing."""
+        out = []
+        for stmt in stmts:
+            if isinstance(stmt, (gast.If, gast.For, gast.While)):
+                stmt.body = self.replaying(stmt.body) or [gast.Pass()]
+                stmt.orelse = self.replaying(stmt.orelse)
+            if _printing(stmt) or getattr(stmt, "keeps", False):
+                continue
+            why = getattr(stmt, "replay", None)
+            if why and self.draws:
+                again = ir.assign(clone(stmt.targets[0]), gast.Subscript(
+                    value=ir.name(self.draws), slice=ir.name(self.drawn), ctx=gast.Load()))
+                gast.copy_location(again, stmt)
+                again.comment = f"read back: {why}"
+                out += [again, self._step()]
+                continue
+            out.append(stmt)
+        return out
+
+    def keep_draws(self) -> list:
+        """``draws = []`` and ``drawn = 0`` before the loop."""
+        if not self.draws:
+            return []
+        keep = ir.assign(self.draws, gast.List(elts=[], ctx=gast.Load()))
+        keep.comment = "the values of this loop's calls with effects, which reruns read back"
+        return [keep, ir.assign(self.drawn, constant(0))]
 
     def save(self, where):
         saved = call_to("snapshot_state", *[ir.name(v) for v in self.state])
@@ -260,7 +388,7 @@ class _Rewrite:
             self.action, self.a, self.b, [
                 ("restore", self.restore()), ("save", self.save(ir.name(self.a))),
                 ("free", self.release()),
-                ("advance", self.runs(clone(self.plain))),
+                ("advance", self.runs(clone(self.rerun))),
                 ("record", self.runs(self.taped)),
                 ("unrecord", self.runs(self.reverse.body, backwards=True,
                                        target=self.reverse.target))])],

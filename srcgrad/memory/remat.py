@@ -68,10 +68,12 @@ import numpy as np
 
 from .. import ir
 from ..analysis.aliasing import shared_names
+from ..errors import UnsupportedSyntaxError
 from ..frontend.linker import CalleePair
 from ..ir.syntax import clone
 from ..rules import registry
 from ..runtime import sequence
+from .effects import changed_in_place, mutated_names, value_effect
 
 SAVE, RECOMPUTE = "save", "recompute"
 
@@ -143,7 +145,45 @@ def rematerialize(program: ir.Program, backward: list, decide) -> list:
                     index_blocks(inner)
     index_blocks(program.body)
     state = _State(program, definitions, counts, blocks, decide, shared_names(program))
-    return state.block(backward, program.body)
+    out = state.block(backward, program.body)
+    _refuse_stale_reads(program, out)
+    return out
+
+
+def _refuse_stale_reads(program, backward) -> None:
+    """Raise, located, where a call changes in place (``rng.shuffle(a)``,
+    ``lst.sort()``) what the adjoint sweep reads as it was before the call: no
+    tape keeps the old contents, so the adjoint would read the new ones.  (In a
+    loop every iteration but the last reads an older value.)"""
+    read = {n for stmt in ir.walk_statements(backward) for n in ir.names_in(stmt)}
+    free = program.free
+    seen: set[str] = set()
+
+    def visit(stmts, in_loop):
+        for stmt in stmts:
+            if isinstance(stmt, (gast.For, gast.While)):
+                seen.update(ir.names_in(stmt.iter if isinstance(stmt, gast.For) else stmt.test))
+                visit(stmt.body, True)
+                visit(stmt.orelse, in_loop)
+                continue
+            if isinstance(stmt, gast.If):
+                seen.update(ir.names_in(stmt.test))
+                visit(stmt.body, in_loop)
+                visit(stmt.orelse, in_loop)
+                continue
+            for name in changed_in_place(stmt, free):
+                if name in read and (in_loop or name in seen):
+                    raise UnsupportedSyntaxError(
+                        f"this call changes {name} in place after a value was computed from "
+                        f"it, and the adjoint sweep reads {name} as it was then: srcgrad keeps "
+                        f"no copy of the old contents.  Make a new value instead "
+                        f"({name} = rng.permutation({name}), {name} = sorted({name}), "
+                        f"{name} = {name}[1:]...)", filename=program.filename,
+                        lineno=getattr(stmt, "lineno", None),
+                        col=getattr(stmt, "col_offset", None))
+            seen.update(ir.names_in(getattr(stmt, "value", stmt)))
+
+    visit(program.body, False)
 
 
 class _State:
@@ -155,6 +195,11 @@ class _State:
         self.blocks = blocks
         self.decide = decide
         self._positions = {}      # id(forward block) -> positions(block)
+        free = program.free
+        # names a call changes in place (lst.remove(c), next(it)): a value read
+        # from them is not computed again
+        self.mutated = {n for stmt in ir.walk_statements(program.body)
+                        for n in mutated_names(stmt, free)}
 
     def block(self, backward: list, forward_block: list) -> list:
         out = list(backward)
@@ -193,7 +238,12 @@ class _State:
                 or not isinstance(definition, gast.Assign):
             return None
         op = getattr(definition, "op", None)
-        if op is None or not _pure(op):
+        if op is None:
+            return None
+        # a random draw, next(it), lst.pop(): computed again it gives another value
+        effect = None if not _pure(op) and not isinstance(getattr(self.decide, "policy", None), str) \
+            else value_effect(definition, self.program.free)
+        if effect is None and not _pure(op):
             return None
         if any(op.primitive is f for f in _CONSUMING) and op.args \
                 and not isinstance(op.args[0], (gast.List, gast.Tuple)) \
@@ -216,9 +266,14 @@ class _State:
             return None
         if operands & self.shared and _any_within(updates, where[1], at[1]):
             return None
+        if (operands | {var}) & self.mutated:  # lst.remove(c) anywhere: no restore undoes it
+            return None
         candidate = Candidate(var, getattr(op, "label", "?"), getattr(definition, "lineno", None))
         if not (self.free(op) and forward_block is not self.program.body) \
                 and self.decide(candidate, op) != RECOMPUTE:
+            return None
+        if effect is not None:
+            definition.not_recomputed = effect  # annotate_saves says why it is saved
             return None
         again = ir.assign(clone(definition.targets[0]), clone(definition.value))
         gast.copy_location(again, definition)
@@ -327,9 +382,11 @@ def annotate_saves(forward, backward, reads, params) -> None:
                 or getattr(stmt, "unsaved", False):
             continue
         saved = [n for n in ir.target_names(stmt) if n in readers]
+        why = getattr(stmt, "not_recomputed", None)
+        why = f"; {why} is not recomputed" if why else ""
         if saved:
             stmt.comment = "save: " + "; ".join(
-                f"{n} (read by the adjoint of {', '.join(readers[n])})" for n in saved)
+                f"{n} (read by the adjoint of {', '.join(readers[n])}{why})" for n in saved)
     args = [p for p in params if p in readers]
     if args and forward:
         note = (f"save: argument{'s' if len(args) > 1 else ''} {', '.join(args)} "

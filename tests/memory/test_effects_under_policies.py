@@ -1,0 +1,280 @@
+"""Calls with effects under every memory policy (review 3, findings 5-8 and 25).
+
+A random draw, ``next(it)``, ``lst.remove(c)`` give another value, or change
+something again, when they run a second time.  Before, "recompute" and
+"save_products" recomputed such a value in the adjoint sweep, and "sqrt",
+("revolve", k) and ``@srcgrad.checkpoint`` reran it: the gradient was taken
+along another trajectory, silently.  Now such a value is saved, and a rerun
+reads back the values the forward sweep kept (srcgrad/memory/effects.py is the
+table of what is pure).  Each program: value bit for bit (check=True), gradient
+against central differences, under every policy.
+"""
+
+from __future__ import annotations
+
+import random
+
+import gast
+import numpy as np
+import pytest
+from numeric import POLICIES, assert_close, check_policies
+
+import srcgrad
+from srcgrad.memory.effects import MUTATES, NEXT, RANDOM, call_effect
+
+ALL = (*POLICIES, ("revolve", 3))
+
+
+def dropout_loss(x, p=0.5):
+    r = np.random.RandomState(0)
+    mask = r.rand(*x.shape) > p
+    return np.sum((x * mask / (1 - p)) ** 2)
+
+
+def test_a_random_draw_is_saved_not_recomputed():
+    x = np.linspace(1, 2, 8)
+    check_policies(dropout_loss, (x,), policies=ALL)
+    mask = np.random.RandomState(0).rand(8) > 0.5
+    for policy in ("recompute", "save_products"):
+        g = srcgrad.grad(dropout_loss, policy=policy)
+        assert_close(g(x), 2 * x * mask / 0.25)
+        assert "mask = r.rand(*x.shape) > p  # save: mask (read by the adjoint of *; " \
+               "a random draw is not recomputed)" in g.source
+
+
+def sde_randomstate(a, n=8):
+    r = np.random.RandomState(1)
+    x = 1.0
+    for i in range(n):
+        x = x + 0.1 * a * x + 0.05 * r.normal()
+    return x
+
+
+def sde_generator(a, n=9):
+    r = np.random.default_rng(3)
+    x = np.array([1.0, 0.5])
+    for i in range(n):
+        noise = r.standard_normal(2)
+        if noise[0] > 0:  # a draw in a branch
+            x = x + 0.1 * a * np.sin(x) + 0.05 * noise
+        else:
+            x = x * (1 + 0.05 * a) - 0.01 * r.random()
+    return np.sum(x ** 2)
+
+
+def sde_global(a, n=7):
+    np.random.seed(5)
+    x = 1.0
+    for i in range(n):
+        x = x + 0.1 * a * np.tanh(x) + 0.05 * np.random.normal()
+    return x
+
+
+def sde_python_random(a, n=7):
+    g = random.Random(2)
+    x = 1.0
+    for i in range(n):
+        x = x + 0.1 * a * x + 0.05 * g.gauss(0.0, 1.0) + 0.01 * random.Random(i).random()
+    return x
+
+
+def langevin_while(a):
+    r = np.random.RandomState(7)
+    x, t = 0.5, 0
+    while t < 11:
+        x = x - 0.1 * a * x ** 3 + 0.1 * r.normal()
+        t += 1
+    return x
+
+
+@pytest.mark.parametrize("fn", [sde_randomstate, sde_generator, sde_global, sde_python_random,
+                                langevin_while])
+def test_checkpointed_loop_reruns_read_back_the_draws(fn):
+    check_policies(fn, (0.3,), policies=ALL)
+
+
+def test_checkpointed_loop_keeps_the_draws_in_the_generated_code():
+    src = srcgrad.grad(sde_randomstate, policy="sqrt").source
+    assert "# kept for the reruns: a random draw" in src
+    assert "# read back: a random draw" in src
+
+
+def next_in_loop(x):
+    it = iter([1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0])
+    h = x
+    for t in range(4):
+        c = next(it)
+        h = np.sin(h) * c
+    return np.sum(h)
+
+
+def next_exactly_spent(x):
+    it = iter([1.5, 2.0, 0.5, 1.25, 0.75])
+    h = x
+    for t in range(5):  # the iterator runs out with the loop: a rerun raised StopIteration
+        h = np.cos(h) * next(it) + h
+    return np.sum(h)
+
+
+@pytest.mark.parametrize("fn", [next_in_loop, next_exactly_spent])
+def test_next_is_not_advanced_by_reruns(fn):
+    check_policies(fn, (np.array([0.3, 0.5]),), policies=ALL)
+
+
+def list_remove(x):
+    lst = [1.0, 2.0, 3.0, 4.0]
+    h = x
+    for t in range(3):
+        c = lst[0]
+        lst.remove(c)
+        h = h * c + np.sin(h)
+    return np.sum(h)
+
+
+def list_pop(x):
+    queue = [1.5, 0.5, 2.0, 1.0, 3.0]
+    h = x
+    for t in range(4):
+        c = queue.pop(0)
+        h = np.tanh(h) * c + queue[0] * h
+    return np.sum(h)
+
+
+def remove_after_read(x):
+    lst = [2.0, 3.0]
+    c = lst[0]
+    y = x * c
+    lst.remove(c)
+    return np.sum(y * lst[0])
+
+
+@pytest.mark.parametrize("fn", [list_remove, list_pop, remove_after_read])
+def test_a_list_a_method_changes_is_neither_recomputed_nor_rerun_stale(fn):
+    check_policies(fn, (np.array([0.3, 0.5]),), policies=ALL)
+
+
+@srcgrad.checkpoint
+def ck_block(h, W, rng):
+    mask = rng.random(h.shape) > 0.3
+    return np.tanh(W @ h) * mask / 0.7
+
+
+def plain_block(h, W, rng):
+    mask = rng.random(h.shape) > 0.3
+    return np.tanh(W @ h) * mask / 0.7
+
+
+def net_ck(W, x):
+    rng = np.random.default_rng(0)
+    h = x
+    for t in range(3):
+        h = ck_block(h, W, rng)
+    return np.sum(h ** 2)
+
+
+def net_plain(W, x):
+    rng = np.random.default_rng(0)
+    h = x
+    for t in range(3):
+        h = plain_block(h, W, rng)
+    return np.sum(h ** 2)
+
+
+def net_ck_once(W, x):
+    rng = np.random.default_rng(4)
+    h = ck_block(x, W, rng)
+    return np.sum(ck_block(h, W, rng) ** 2)
+
+
+@pytest.mark.parametrize("fn", [net_ck, net_plain, net_ck_once])
+def test_a_block_drawing_from_a_generator_passed_in(fn):
+    r = np.random.default_rng(1)
+    W, x = r.standard_normal((4, 4)), r.standard_normal(4)
+    check_policies(fn, (W, x), policies=ALL)
+
+
+def test_a_checkpointed_block_that_draws_is_saved_not_rerun():
+    src = srcgrad.grad(net_ck_once).source
+    assert "# recompute" not in src
+
+
+def test_jvp_of_programs_with_draws():
+    for fn, x in [(sde_generator, 0.3), (next_in_loop, np.array([0.3, 0.5])),
+                  (list_remove, np.array([0.3, 0.5]))]:
+        value, tangent = srcgrad.jvp(fn, (x,), (np.ones_like(x),))
+        assert value == fn(x)
+        eps = 1e-6
+        assert_close(tangent, (fn(x + eps) - fn(x - eps)) / (2 * eps), rtol=1e-5, atol=1e-6)
+
+
+def prints_in_loop(x):
+    h = x
+    for t in range(6):
+        h = np.sin(h) + 0.5
+        print("step")
+    return np.sum(h)
+
+
+@pytest.mark.parametrize("policy", ["sqrt", ("revolve", 2)])
+def test_a_rerun_does_not_print_again(policy, capsys):
+    srcgrad.grad(prints_in_loop, policy=policy)(np.array([0.3, 0.5]))
+    assert capsys.readouterr().out.count("step") == 6
+
+
+def shuffles_in_loop(x):
+    rng = np.random.default_rng(0)
+    a = np.array([1.0, 2.0, 3.0])
+    h = x
+    for t in range(3):
+        rng.shuffle(a)
+        h = h * a
+    return np.sum(h)
+
+
+def test_a_random_change_in_place_in_a_checkpointed_loop_is_refused_located():
+    x = np.array([0.5, 1.0, 1.5])
+    for policy in ALL:
+        with pytest.raises(srcgrad.SrcGradError, match="rng.permutation") as info:
+            srcgrad.grad(shuffles_in_loop, policy=policy)(x)
+        assert info.value.lineno == shuffles_in_loop.__code__.co_firstlineno + 5
+
+
+def shuffles_then_uses(x):
+    rng = np.random.default_rng(0)
+    a = np.array([1.0, 2.0, 3.0])
+    rng.shuffle(a)  # before any use: what the adjoint reads is what was used
+    return np.sum(x * a + np.sin(x) * a)
+
+
+def permutes_in_loop(x):
+    rng = np.random.default_rng(0)
+    a = np.array([1.0, 2.0, 3.0])
+    h = x
+    for t in range(3):
+        a = rng.permutation(a)
+        h = h * a
+    return np.sum(h)
+
+
+@pytest.mark.parametrize("fn", [shuffles_then_uses, permutes_in_loop])
+def test_what_to_write_instead_works(fn):
+    check_policies(fn, (np.array([0.5, 1.0, 1.5]),), policies=ALL)
+
+
+@pytest.mark.parametrize("source, effect", [
+    ("np.random.shuffle(a)", RANDOM), ("rng.permutation(3)", RANDOM),
+    ("np.random.default_rng(0)", RANDOM), ("random.gauss(0, 1)", RANDOM),
+    ("next(it)", NEXT), ("d.pop('k')", MUTATES), ("s.add(3)", MUTATES),
+    ("lst.sort()", MUTATES), ("np.tanh(x)", None), ("x.sum()", None), ("len(x)", None),
+])
+def test_the_purity_table(source, effect):
+    call = gast.parse(source).body[0].value
+    assert call_effect(call, {"np": np, "random": random}) == effect
+
+
+def test_unknown_calls_are_not_pure():
+    import time
+    call = gast.parse("time.time()").body[0].value
+    assert call_effect(call, {"time": time}) is not None
+    call = gast.parse("print(x)").body[0].value
+    assert call_effect(call, {}) is not None
