@@ -147,7 +147,7 @@ def _operands(operands, rows, axis):
     return _rows([rows[i] for i in operands], axis)
 
 
-def _split(steps):
+def _steps_in_order(steps):
     """Cotangents and operands of the steps, first step first (an adjoint
     loop collects its steps last step first: reversed, they read the rows of
     an array the loop indexed as ``rows[:n]`` itself)."""
@@ -179,7 +179,7 @@ def _stacked_b(steps, b, rows, shares):
     one after another."""
     if type(b) is not np.ndarray or b.ndim != 2:
         return None
-    gs, operands = _split(steps)
+    gs, operands = _steps_in_order(steps)
     G = _joined(gs, steps, shares)
     A = None if G is None else _operands(operands, rows, 0)
     if A is None or _ndim(operands, rows) != gs[0].ndim or A.shape != (G.shape[0], b.shape[0]) or G.shape[1] != b.shape[1]:
@@ -192,7 +192,7 @@ def _stacked_a(steps, a, rows):
     one after another (1-D steps: ``G.T @ B``, a sum of outer products)."""
     if type(a) is not np.ndarray or a.ndim != 2:
         return None
-    gs, operands = _split(steps)
+    gs, operands = _steps_in_order(steps)
     G = _rows(gs, axis=1)
     B = None if G is None else _operands(operands, rows, 1)
     if B is None or _ndim(operands, rows) != gs[0].ndim:

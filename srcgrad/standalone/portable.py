@@ -53,6 +53,7 @@ from ..runtime import inplace as runtime_inplace
 from ..runtime import linalg as runtime_linalg
 from ..runtime import namespaces as runtime_namespaces
 from ..runtime import reductions as runtime_reductions
+from ..runtime import schedules as runtime_schedules
 from ..runtime import shapes as runtime_shapes
 from ..runtime import signals as runtime_signals
 from ..runtime import special as runtime_special
@@ -71,7 +72,8 @@ _HOMES = (exported_errors, runtime_namespaces, runtime_state, structures, runtim
           runtime_aliases, runtime_anomaly, runtime_elementwise, runtime_linalg,
           runtime_decompositions,
           runtime_reductions, runtime_summed_products, runtime_signals, runtime_special,
-          runtime_shapes, runtime_accumulate, runtime_steps, runtime_inplace, runtime)
+          runtime_shapes, runtime_accumulate, runtime_steps, runtime_inplace, runtime_schedules,
+          runtime)
 #: Helpers whose copy in an exported module is another definition: srcgrad's
 #: ``error_at`` raises srcgrad's classes, the export's raises its own class.
 _EXPORTED_AS = {runtime_errors.error_at: exported_errors.error_at}
@@ -218,13 +220,20 @@ def helpers(names) -> tuple[list[str], dict[str, str], list[str]]:
     found: dict[str, tuple] = {}
     imports: dict[str, str] = {}
     standins: dict[str, str] = {}
+    copied: dict[str, object] = {}
     while pending:
         name, home = pending.pop()
-        if name in found or name in imports or name in standins:
+        if name in standins:
             continue
         obj = vars(home).get(name, getattr(builtins, name, None))
         if obj is None or getattr(builtins, name, None) is obj:
             continue
+        if name in copied:  # one namespace: two helpers of one name would clash
+            if copied[name] is not obj:
+                raise SrcGradError(f"srcgrad cannot export two runtime helpers both named "
+                                   f"{name}")
+            continue
+        copied[name] = obj
         if isinstance(obj, types.ModuleType):
             if obj.__name__.partition(".")[0] == "srcgrad":
                 raise SrcGradError(f"the runtime helpers use {obj.__name__}, which an "
