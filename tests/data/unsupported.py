@@ -84,14 +84,6 @@ def updates_an_alias_read_later(x):
     return np.sum(y)
 
 
-def uses_for_else(x):
-    for i in range(3):
-        x = x * 2
-    else:
-        x = x + 1  # <- error
-    return np.sum(x)
-
-
 def calls_unknown_function(x):
     return np.sum(np.fft.hfft(x))  # <- error
 

@@ -30,7 +30,6 @@ CASES = [
     ("uses_import", UnsupportedSyntaxError, "imports"),
     ("uses_starred_args", UnsupportedSyntaxError, "*args"),
     ("updates_an_alias_read_later", UnsupportedSyntaxError, "shares its memory"),
-    ("uses_for_else", UnsupportedSyntaxError, "'for ... else'"),
     ("uses_exec", UnsupportedSyntaxError, "'exec' is not supported"),
     ("calls_unknown_function", MissingRuleError, "np.fft.hfft"),
     ("undefined_name", SrcGradError, "not_defined_anywhere"),
