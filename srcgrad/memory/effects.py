@@ -281,14 +281,24 @@ def _source_effect(fn) -> str | None:
             free.update(closure.nonlocals)
         local = {n.id for n in gast.walk(tree) if isinstance(n, gast.Name)
                  and isinstance(n.ctx, (gast.Store, gast.Param))}
+        local |= {n.name for n in gast.walk(tree) if isinstance(n, gast.FunctionDef)}
+        params = {n.id for n in gast.walk(tree) if isinstance(n, gast.Name)
+                  and isinstance(n.ctx, gast.Param)}
         for name in local:
             free.pop(name, None)
         found = None
         for sub in gast.walk(tree):
-            if isinstance(sub, gast.Call):
-                found = call_effect(sub, free)
-                if found is not None:
-                    break
+            if not isinstance(sub, gast.Call) or isinstance(sub.func, gast.Name) \
+                    and sub.func.id in local:  # a local function: its body is walked too
+                continue
+            found = call_effect(sub, free)
+            receiver = sub.func.value if isinstance(sub.func, gast.Attribute) else \
+                sub.args[0] if found == NEXT and sub.args else None
+            if found in (MUTATES, NEXT) and isinstance(receiver, gast.Name) \
+                    and receiver.id in local - params:
+                found = None  # a list or iterator of the function's own, made in each call
+            if found is not None:
+                break
     finally:
         _ACTIVE.discard(code)
     try:

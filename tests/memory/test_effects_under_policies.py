@@ -278,3 +278,34 @@ def test_unknown_calls_are_not_pure():
     assert call_effect(call, {"time": time}) is not None
     call = gast.parse("print(x)").body[0].value
     assert call_effect(call, {}) is not None
+
+
+def draws_in_a_helper(h, a):
+    r = np.random.default_rng(9)
+    for t in range(6):
+        if t % 2:
+            h = noisy_step(h, a, r)
+        else:
+            h = np.tanh(h) * a + 0.1 * next_noise(r)
+    return np.sum(h ** 2)
+
+
+def noisy_step(h, a, r):
+    return np.sin(h) * a + 0.1 * r.standard_normal(h.shape)
+
+
+def next_noise(r):
+    return r.random()
+
+
+@pytest.mark.parametrize("policy", ALL)
+def test_vjp_of_a_checkpointed_loop_with_draws_in_helpers(policy):
+    h, a = np.array([0.2, -0.4]), 0.7
+    value, pullback = srcgrad.vjp(draws_in_a_helper, h, a, policy=policy)
+    assert value == draws_in_a_helper(h, a)
+    _, d_a = pullback(1.0)
+    eps = 1e-6
+    fd = (draws_in_a_helper(h, a + eps) - draws_in_a_helper(h, a - eps)) / (2 * eps)
+    assert_close(d_a, fd, rtol=1e-5, atol=1e-6)
+    check_policies(draws_in_a_helper, (h, a), wrt=0, policies=(policy,))
+    check_policies(draws_in_a_helper, (h, a), wrt=1, policies=(policy,))
