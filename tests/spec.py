@@ -794,6 +794,10 @@ S("tangent_like", srcgrad.runtime.tangent_like, "srcgrad.runtime.tangent_like(t,
   t=normal(2, 3), y=fixed(np.zeros((2, 3))))
 S("add_parts", srcgrad.runtime.add_parts, "srcgrad.runtime.add_parts(t, y)", t=normal(2, 3),
   y=normal(2, 3))
+S("memory_ravel", srcgrad.runtime.memory_ravel, "srcgrad.runtime.memory_ravel(t, y, 'K')",
+  t=normal(2, 3, 2), y=fixed(np.zeros((3, 4, 2))[:, ::2].transpose(2, 0, 1)))
+S("memory_unravel", srcgrad.runtime.memory_unravel,
+  "srcgrad.runtime.memory_unravel(t, y, 'A')", t=normal(6), y=fixed(np.zeros((2, 3)).T))
 S("periodic_knots", srcgrad.runtime.periodic_knots, "srcgrad.runtime.periodic_knots(x, 2.0)[0]",
   call="srcgrad.runtime.periodic_knots(x, 2.0)", dtypes=F64, x=distinct(5))
 S("sequence_tangent", srcgrad.runtime.sequence_tangent,
@@ -850,6 +854,8 @@ N("int", int, "int(x)", x=pyfloat(-2, 2))
 N("len", len, "len(x)", x=_X)
 N("stop_gradient", srcgrad.stop_gradient, "srcgrad.stop_gradient(x)", x=_X)
 N("keys_of", keys_of, "keys_of(d)", d=fixed({"a": 1.0}))
+N("layout_order", srcgrad.runtime.layout_order, "srcgrad.runtime.layout_order(x, 'A')",
+  x=normal(2, 3))
 N("sorted_order", srcgrad.runtime.sorted_order, "srcgrad.runtime.sorted_order(x)",
   x=normal(4))
 N("zero_tangent", srcgrad.runtime.zero_tangent, "srcgrad.runtime.zero_tangent(x)", x=_X)

@@ -16,7 +16,7 @@ scalar tangent; ``x.real`` and ``x.imag`` are ``np.real`` and ``np.imag``);
 
 import numpy as np
 
-from ..runtime import match_complex, move_cotangent, reshape_like
+from ..runtime import layout_order, match_complex, move_cotangent, reshape_like
 from . import construction, indexing, shapes, ufuncs  # noqa: F401 - the twins are registered first
 from .derive import alias, linear
 from .registry import adjoint, nondifferentiable, tangent
@@ -62,28 +62,29 @@ def reshape(out, d_out, a, *shape, order="C"):
     """``x.reshape(3, 4)`` and ``x.reshape((3, 4))`` alike."""
     if order == "C":  # the default: folded away at inlining
         return reshape_like(d_out, a)
-    return reshape_like(d_out, a, order)
+    if order == "F":
+        return reshape_like(d_out, a, order)
+    return reshape_like(d_out, a, layout_order(a, order))  # 'A': a's memory order
 
 
 @tangent(np.ndarray.reshape, "a", name="np.ndarray.reshape")
 def reshape_tangent(out, a, *shape, order="C", d_a):
     if len(shape) == 1 and order == "C":
         return np.reshape(d_a, shape[0])
-    if len(shape) == 1:
+    if len(shape) == 1 and order == "F":
         return np.reshape(d_a, shape[0], order=order)
+    if len(shape) == 1:
+        return np.reshape(d_a, shape[0], order=layout_order(a, order))
     if order == "C":
         return np.reshape(d_a, shape)
-    return np.reshape(d_a, shape, order=order)
+    if order == "F":
+        return np.reshape(d_a, shape, order=order)
+    return np.reshape(d_a, shape, order=layout_order(a, order))
 
 
-@linear(np.ndarray.ravel, "a", name="np.ndarray.ravel", call="np.ravel", keywords=("order",))
-def ravel(out, d_out, a, order="C"):
-    if order == "C":  # the default: folded away at inlining
-        return reshape_like(d_out, a)
-    return reshape_like(d_out, a, order)
-
-
-alias(np.ndarray.flatten, np.ndarray.ravel, name="np.ndarray.flatten")
+# x.ravel('A') is np.ravel(x, 'A'): 'A' and 'K' read x in its memory order
+alias(np.ndarray.ravel, np.ravel, name="np.ndarray.ravel")
+alias(np.ndarray.flatten, np.ravel, name="np.ndarray.flatten")
 
 
 @adjoint(np.ndarray.transpose, "a", name="np.ndarray.transpose")

@@ -13,6 +13,9 @@ carry no derivative.
 import numpy as np
 
 from ..runtime import (
+    layout_order,
+    memory_ravel,
+    memory_unravel,
     move_cotangent,
     pad_grad,
     reshape_each,
@@ -31,14 +34,61 @@ from .derive import alias, linear
 from .registry import adjoint, nondifferentiable, tangent
 
 
-@linear(np.reshape, "a", keywords=("order",))
+@adjoint(np.reshape, "a")
 def reshape(out, d_out, a, shape, order="C"):
-    return reshape_like(d_out, a, order)
+    """``order='A'`` reads ``a`` in its memory order: the cotangent goes back
+    in that order, which is ``a``'s, not the cotangent's (``layout_order``)."""
+    if order == "C":  # the default: folded away at inlining
+        return reshape_like(d_out, a)
+    if order == "F":
+        return reshape_like(d_out, a, order)
+    return reshape_like(d_out, a, layout_order(a, order))
 
 
-@linear(np.ravel, "a", keywords=("order",))
+@tangent(np.reshape, "a")
+def reshape_tangent(out, a, shape, order="C", *, d_a):
+    if order == "C":
+        return np.reshape(d_a, shape)
+    if order == "F":
+        return np.reshape(d_a, shape, order=order)
+    return np.reshape(d_a, shape, order=layout_order(a, order))
+
+
+@adjoint(np.ravel, "a")
 def ravel(out, d_out, a, order="C"):
-    return reshape_like(d_out, a, order)
+    """``order='A'`` and ``'K'`` read ``a`` in its memory order (found by review:
+    ``X.T.ravel('A')`` got the cotangent back in C order, a wrong gradient, and
+    ``'K'`` a raw ValueError): ``memory_unravel`` puts each element back where
+    ``a``'s layout read it from."""
+    if order == "C":  # the default: folded away at inlining
+        return reshape_like(d_out, a)
+    if order == "F":
+        return reshape_like(d_out, a, order)
+    return memory_unravel(d_out, a, order)
+
+
+@tangent(np.ravel, "a")
+def ravel_tangent(out, a, order="C", *, d_a):
+    """The tangent read in ``a``'s memory order, which a tangent (a copy of
+    another layout) does not share (``X.copy(order='F').ravel('A')``)."""
+    if order == "C":
+        return np.ravel(d_a)
+    if order == "F":
+        return np.ravel(d_a, order=order)
+    return memory_ravel(d_a, a, order)
+
+
+nondifferentiable(layout_order)  # 'C' or 'F': a string, read off the value's layout
+
+
+@linear(memory_ravel, "d", name="memory_ravel")
+def memory_ravel_(out, d_out, d, a, order):
+    return memory_unravel(d_out, a, order)
+
+
+@linear(memory_unravel, "g", name="memory_unravel")
+def memory_unravel_(out, d_out, g, a, order):
+    return memory_ravel(d_out, a, order)
 
 
 @linear(np.squeeze, "a")

@@ -340,6 +340,58 @@ def reshape_like(g, a, order="C"):
     return np.reshape(g, np.shape(a), order=order)
 
 
+def layout_order(a, order):
+    """The index order (``'C'`` or ``'F'``) in which ``ravel``, ``flatten`` or
+    ``reshape`` with ``order`` read ``a``: ``'A'`` is ``'F'`` where ``a`` is
+    Fortran-contiguous and not C-contiguous, else ``'C'``; ``'K'`` is ``a``'s
+    memory order, ``'C'`` or ``'F'`` where ``a`` is contiguous, None where it is
+    neither (then :func:`memory_positions` gives the order).  A cotangent or
+    tangent has its own layout, so the rules ask the value's."""
+    order = (order or "C").upper()
+    flags = getattr(a, "flags", None)
+    if order not in ("A", "K") or flags is None:
+        return order
+    if order == "A":
+        return "F" if flags.f_contiguous and not flags.c_contiguous else "C"
+    if flags.c_contiguous:
+        return "C"
+    return "F" if flags.f_contiguous else None
+
+
+def memory_positions(a):
+    """For each element of ``np.ravel(a, order='K')``, its position in
+    ``np.ravel(a)`` (C order): an array laid out as ``a`` is, holding those
+    positions, read in its memory order."""
+    positions = np.empty_like(a, dtype=np.intp)  # keeps a's memory layout
+    positions[...] = np.arange(np.size(a)).reshape(np.shape(a))
+    return np.ravel(positions, order="K")
+
+
+def memory_ravel(d, a, order):
+    """``np.ravel(d, order)`` read in ``a``'s layout: the tangent of ``np.ravel(a,
+    order)`` (``order`` ``'A'`` or ``'K'``, which depend on where ``a``'s
+    elements lie in memory, not on ``d``'s)."""
+    if no_cotangent(d):
+        return 0.0
+    how = layout_order(a, order)
+    if how is None:
+        return np.ravel(d)[memory_positions(a)]
+    return np.ravel(d) if how == "C" else np.ravel(d, order=how)
+
+
+def memory_unravel(g, a, order):
+    """The cotangent ``g`` of ``np.ravel(a, order)`` (``'A'``, ``'K'``) back in
+    ``a``'s shape, each element where ``a``'s layout read it from."""
+    if no_cotangent(g):
+        return 0.0
+    how = layout_order(a, order)
+    if how is not None:
+        return reshape_like(g, a, how)
+    flat = np.zeros(np.size(a), dtype=np.result_type(g))
+    flat[memory_positions(a)] = np.ravel(g)
+    return flat.reshape(np.shape(a))
+
+
 def move_cotangent(g, move, *args):
     """``move(g, *args)``, where ``move`` only moves elements around
     (``np.transpose``, ``np.swapaxes``, ``np.moveaxis``, ``np.flip``): the

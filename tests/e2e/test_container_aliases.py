@@ -275,3 +275,101 @@ def einsum_copied(x):
                                 einsum_copied], ids=lambda f: f.__name__)
 def test_einsum_without_a_view_updated_works(fn, policy):
     _check(fn, x=M, policy=policy)
+
+
+# -- ravel, flatten, reshape with order='A' or 'K' read the array's memory order -----
+
+W6 = np.arange(6.0)
+XS = np.arange(1.0, 7.0).reshape(2, 3) * 0.3
+
+
+def ravel_a_transposed(x):
+    return np.sum(x.T.ravel('A') * W6)
+
+
+def np_ravel_a_transposed(x):
+    return np.sum(np.ravel(x.T, order='A') * W6)
+
+
+def flatten_a_transposed(x):
+    return np.sum(x.T.flatten('A') * W6)
+
+
+def reshape_a_transposed(x):
+    return np.sum(x.T.reshape(6, order='A') * W6)
+
+
+def np_reshape_a_fortran(x):
+    return np.sum(np.reshape(x, (3, 2), order='F').ravel('A') * W6)
+
+
+def copy_fortran_ravel_a(x):  # the copy is Fortran-ordered; its tangent is not
+    return np.sum(x.copy(order='F').ravel('A') * W6)
+
+
+def astype_fortran_ravel_a(x):
+    return np.sum(x.T.astype(float, order='F').ravel('A') * W6)
+
+
+def ravel_k(x):
+    return np.sum(np.ravel(x, order='K') * W6)
+
+
+def ravel_k_transposed(x):
+    return np.sum(np.ravel(x.T, order='K') * W6)
+
+
+def ravel_k_strided(x):  # neither C- nor Fortran-contiguous: memory order of a view
+    y = np.stack([x, x * 2.0]).transpose(2, 0, 1)[::2]
+    return np.sum(np.ravel(y, order='K') * np.arange(8.0))
+
+
+def ravel_a_in_loop(x):
+    total = 0.0
+    y = x * 1.0
+    for k in range(2):
+        y = y.T.copy(order='F') if k else y.T
+        total = total + np.sum(y.ravel('A') * W6) * (k + 1.0)
+    return total
+
+
+def _flat_a(m):
+    return m.T.ravel('A')
+
+
+def ravel_a_in_helper_branch(x):
+    if x[0, 0] > 0:
+        v = _flat_a(x)
+    else:
+        v = x.ravel()
+    return np.sum(np.sin(v) * W6)
+
+
+@pytest.mark.parametrize("policy", POLICIES, ids=str)
+@pytest.mark.parametrize("fn", [ravel_a_transposed, np_ravel_a_transposed, flatten_a_transposed,
+                                reshape_a_transposed, np_reshape_a_fortran,
+                                copy_fortran_ravel_a, astype_fortran_ravel_a, ravel_k,
+                                ravel_k_transposed, ravel_k_strided, ravel_a_in_loop,
+                                ravel_a_in_helper_branch], ids=lambda f: f.__name__)
+def test_memory_order_reads(fn, policy):
+    _check(fn, x=XS, policy=policy)
+
+
+@pytest.mark.parametrize("fn", [ravel_a_transposed, copy_fortran_ravel_a, ravel_k_strided,
+                                ravel_a_in_helper_branch], ids=lambda f: f.__name__)
+def test_memory_order_reads_second_order(fn):
+    """hvp differentiates the tangent code, whose memory_ravel has rules too."""
+    v = np.linspace(0.5, 1.5, 6).reshape(2, 3)
+    h = 1e-5
+    expected = (srcgrad.grad(fn)(XS + h * v) - srcgrad.grad(fn)(XS - h * v)) / (2 * h)
+    assert_close(srcgrad.hvp(fn)(XS, v), expected, rtol=1e-5, atol=1e-6)
+
+
+def test_memory_order_matches_autograd():
+    autograd = pytest.importorskip("autograd")
+    anp = autograd.numpy
+
+    def ag(x):
+        return anp.sum(anp.ravel(x.T, order='F') * W6)  # x.T in memory order is x in C order
+
+    np.testing.assert_allclose(srcgrad.grad(ravel_a_transposed)(XS), autograd.grad(ag)(XS))
