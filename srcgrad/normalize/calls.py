@@ -80,6 +80,10 @@ from .sugar import NON_DIFFERENTIABLE_BUILTINS, builtin_ref
 #: cotangent: a lambda passed to them is a value, never differentiated through.
 TAKES_FUNCTIONS = (sorted, runtime.on_grad, runtime.index_of_max, runtime.index_of_min)
 
+#: What an array has: an array's method is never a user class's (``dir``, as
+#: ``getattr(np.ndarray, "__call__")`` finds the method of the class itself).
+_ARRAY_ATTRIBUTES = frozenset(dir(np.ndarray))
+
 #: Builtins that run or inspect code srcgrad cannot see.
 DYNAMIC = (exec, eval, compile, globals, locals, vars, __import__)
 
@@ -154,6 +158,13 @@ class Calls(Selections, NamedTuples, Keywords):
                              f"code it can read", node)
         if prim is MISSING:
             name = ast.unparse(gast.gast_to_ast(func))
+            if isinstance(func, gast.Name) and func.id in self.locals and any(
+                    is_user_function(inspect.getattr_static(c, "__call__", None))
+                    for c in self.dispatch_classes):  # layer(h), layer from a list: __call__
+                called = gast.copy_location(gast.Attribute(value=clone(func), attr="__call__",
+                                                           ctx=gast.Load()), func)
+                return self.call(gast.copy_location(gast.Call(
+                    func=called, args=node.args, keywords=node.keywords), node))
             if isinstance(func, gast.Name) and func.id in self.params:
                 raise self.error(self.called_parameter(func.id), func)
             made = self.closure_call(func)
@@ -311,8 +322,7 @@ class Calls(Selections, NamedTuples, Keywords):
         calls: those of the objects in the lists the function reads or was
         passed (:meth:`.specialise.Specialisation.static_element_classes`, ``ElementClasses``)
         that define it in Python; none for an array's method."""
-        if not isinstance(func.value, gast.Name) or getattr(np.ndarray, func.attr, None) \
-                is not None:
+        if not isinstance(func.value, gast.Name) or func.attr in _ARRAY_ATTRIBUTES:
             return []
         return [c for c in self.dispatch_classes
                 if is_user_function(inspect.getattr_static(c, func.attr, None))]

@@ -17,10 +17,13 @@ the rest of the normaliser has no form for into what it has:
   (``sorted(d.items())``) -> ``keys_of(d)`` and lists a comprehension builds
   from it;
 - ``*t`` in a call or a tuple or list display, where ``t`` is a display, a
-  name only ever bound to displays of one length, or a global tuple -> its
+  name only ever bound to displays of one length (or a slice of one with
+  whole-number bounds, ``*parts[1:]``), or a global tuple -> its
   elements (``f(y, *args)`` -> ``f(y, args[0], args[1])``); a display with a
   ``*x`` of unknown length -> a concatenation, ``(*x.shape, 2)`` ->
-  ``tuple(x.shape) + (2,)``;
+  ``tuple(x.shape) + (2,)``; a call of a user function with ``*rest`` gets the
+  arguments past its named parameters as one star, ``f(a, b, *t)`` ->
+  ``f(a, *((b,) + tuple(t)))`` for ``def f(x, *rest)``;
 - a ``for`` or ``while`` statement, once its parts are rewritten: how it ends
   (``else``, ``zip(..., strict=True)``: :mod:`.loop_exits`) and when its
   iterator computes its items (generators, ``map``, ``filter`` in ``zip`` or
@@ -111,7 +114,8 @@ class Sugar:
         match arguments to parameters (a rule, a user function, a method)."""
         starred = next(a for a in node.args if isinstance(a, gast.Starred))
         if prim is MISSING or registry.lookup(prim) is not None \
-                or isinstance(prim, (functools.partial, types.MethodType)) \
+                or isinstance(prim, functools.partial) \
+                or (isinstance(prim, types.MethodType) and is_user_function(prim.__func__)) \
                 or (is_user_function(prim) and not _takes_rest(prim, node, starred)):
             raise self.error(
                 f"srcgrad cannot tell how many arguments '*{source_of(starred.value)}' "
@@ -200,6 +204,28 @@ def _star_position(normalizer, elts) -> int:
 def _item(whole, i):
     return gast.Subscript(value=clone(whole), slice=gast.Constant(value=i, kind=None),
                           ctx=gast.Load())
+
+
+def _sliced_positions(value, lengths):
+    """The positions ``t[a:b:c]`` picks, for ``t`` a name of known length and
+    whole-number bounds (``parts[1:]``, ``parts[:-1]``); None otherwise."""
+    if not (isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name)
+            and value.value.id in lengths and isinstance(value.slice, gast.Slice)):
+        return None
+    bounds = []
+    for bound in (value.slice.lower, value.slice.upper, value.slice.step):
+        if bound is None:
+            bounds.append(None)
+            continue
+        sign = 1
+        if isinstance(bound, gast.UnaryOp) and isinstance(bound.op, gast.USub):
+            sign, bound = -1, bound.operand
+        if not (isinstance(bound, gast.Constant) and type(bound.value) is int):
+            return None
+        bounds.append(sign * bound.value)
+    if bounds[2] == 0:
+        return None  # Python raises ValueError as the code runs: leave it to do so
+    return list(range(lengths[value.value.id])[slice(*bounds)])
 
 
 def _takes_rest(fn, node, starred) -> bool:
@@ -346,7 +372,7 @@ class _Desugarer(LoopExits, IteratorLoops, ItertoolsPulls, gast.NodeTransformer)
             elif prim is zip and len(node.args) == 1 and not node.keywords:
                 return gast.copy_location(self.transposed(node.args[0].value), node)
             else:
-                return node
+                return self.packed_rest(node, prim)
         if prim in (max, min) and not node.keywords and (len(node.args) > 2 or (
                 len(node.args) == 1 and isinstance(node.args[0], (gast.List, gast.Tuple))
                 and node.args[0].elts
@@ -366,6 +392,22 @@ class _Desugarer(LoopExits, IteratorLoops, ItertoolsPulls, gast.NodeTransformer)
         if prim in (zip, enumerate) and node.args and id(node) not in self.iterated \
                 and (prim is zip or len(node.args) <= 2):
             return self.listed(node, prim)
+        return node
+
+    def packed_rest(self, node, prim):
+        """``f(a, b, *t)`` for ``def f(x, *rest)``: ``f(a, *((b,) + tuple(t)))``,
+        one starred argument that is all of ``rest``, whatever its length."""
+        if not is_user_function(prim) or node.keywords or prim.__code__.co_flags & 0x04 == 0:
+            return node
+        count = prim.__code__.co_argcount
+        head, tail = node.args[:count], node.args[count:]
+        if len(head) < count or any(isinstance(a, gast.Starred) for a in head) \
+                or len(tail) < 2:
+            return node
+        rest = self.visit_Tuple(gast.copy_location(gast.Tuple(elts=tail, ctx=gast.Load()),
+                                                   tail[0]))
+        node.args = [*head, gast.copy_location(gast.Starred(value=rest, ctx=gast.Load()),
+                                               tail[0])]
         return node
 
     def visit_Tuple(self, node):
@@ -396,6 +438,9 @@ class _Desugarer(LoopExits, IteratorLoops, ItertoolsPulls, gast.NodeTransformer)
             elif isinstance(value, gast.Name) and value.id in self.lengths:
                 out.extend(gast.copy_location(_item(value, i), value)
                            for i in range(self.lengths[value.id]))
+            elif _sliced_positions(value, self.lengths) is not None:  # *parts[1:]
+                out.extend(gast.copy_location(_item(value.value, i), value)
+                           for i in _sliced_positions(value, self.lengths))
             elif isinstance(value, gast.Name) and value.id not in self.n.locals \
                     and isinstance(self.n.parsed.resolver.lookup(value.id), tuple):
                 # a global tuple: the code is regenerated when the name is rebound
