@@ -527,7 +527,12 @@ def checkpoint(fn):
     """Mark ``fn`` so that, called from differentiated code, its internals are
     recomputed in the adjoint sweep instead of saved: the caller keeps only
     ``fn``'s arguments and reruns ``fn``'s forward function when it needs the
-    residuals.  Returns ``fn`` itself (usable as a decorator)."""
+    residuals.  Returns ``fn`` itself (usable as a decorator).
+
+    A function that draws random numbers (``rng.random(h.shape) > p``, a
+    dropout mask), calls ``next`` or anything with effects would compute
+    something else when rerun: its result and residuals are saved instead, as
+    for an unmarked function (srcgrad/memory/effects.py decides)."""
     if not hasattr(fn, "__code__"):
         raise SrcGradError(f"srcgrad.checkpoint marks Python functions; got {fn!r}")
     fn.__srcgrad_checkpoint__ = True

@@ -177,8 +177,8 @@ def _refuse_stale_reads(program, backward) -> None:
                         f"this call changes {name} in place after a value was computed from "
                         f"it, and the adjoint sweep reads {name} as it was then: srcgrad keeps "
                         f"no copy of the old contents.  Make a new value instead "
-                        f"({name} = rng.permutation({name}), {name} = sorted({name}), "
-                        f"{name} = {name}[1:]...)", filename=program.filename,
+                        f"({name} = np.sort({name}), {name} = sorted({name}), "
+                        f"{name} = rng.permutation({name})...)", filename=program.filename,
                         lineno=getattr(stmt, "lineno", None),
                         col=getattr(stmt, "col_offset", None))
             seen.update(ir.names_in(getattr(stmt, "value", stmt)))
