@@ -419,6 +419,7 @@ def follow_slot_writes(program, statements, containers) -> bool:
     loops = paths.enclosing_loops(program.body)
     blocks = paths.blocks_of(program.body)
     user = _user_names(program, statements)
+    tuples = _tuple_lengths(statements, stores)
     unbound = []
     for store in stores:
         box, key, new = store.op.args[0].id, store.op.args[1], store.op.args[2].id
@@ -440,9 +441,14 @@ def follow_slot_writes(program, statements, containers) -> bool:
             f"range(k)]) or store copies"))
         tests, again = [alone], []
         root = find(old, parent)
-        box_root = find(box, same)
+        # a tuple built here is built again with the written item (t[0][1] = v; it
+        # was a raw TypeError): another name for the old tuple then holds the old
+        # item, and is checked like any other
+        rebuilt = _tuple_rebuild(store, tuples.get(box), program.namer)
+        box_root = None if rebuilt else find(box, same)
         for name in sorted(n for n in parent if find(n, parent) == root):
-            if name in (old, new) or find(name, same) == box_root or _no_memory(program, name):
+            if name in (old, new, box) or find(name, same) == box_root \
+                    or _no_memory(program, name):
                 continue
             if not any((name in paths.reads(later) or (
                     ir.is_update(later) and name in ir.target_names(later)))
@@ -483,6 +489,18 @@ def follow_slot_writes(program, statements, containers) -> bool:
         block = blocks[id(store)][0]
         at = block.index(store)
         block[at + 1:at + 1] = again
+        if rebuilt:
+            # built = slot_alone(..., rebuilt=True) (True, or it raises); if built:
+            # state = (t1, state_item1): the tuple rebound in a block of its own, as
+            # the adjoint sweep expects of a name bound twice
+            alone.value.keywords.append(gast.keyword(
+                arg="rebuilt", value=gast.Constant(value=True, kind=None)))
+            flag = program.namer.fresh("built")
+            tests[0] = ir.assign(flag, alone.value)
+            tests[0].op = alone.op
+            gast.copy_location(tests[0], store)
+            block[at:at + 1] = [gast.copy_location(
+                gast.If(test=ir.name(flag), body=rebuilt, orelse=[]), store)]
         block[at:at] = tests
     if unbound:
         none = gast.Assign(targets=[ir.name(n, store=True) for n in unbound],
@@ -493,10 +511,52 @@ def follow_slot_writes(program, statements, containers) -> bool:
     return True
 
 
+def _tuple_lengths(statements, stores) -> dict[str, int]:
+    """Names bound to a tuple display of one length on every path (their slot
+    writes aside): ``state = (np.zeros(3), np.zeros(3))`` -> ``{'state': 2}``."""
+    lengths: dict[str, set] = {}
+    for s in statements:
+        for n in ir.assigned_by(s):
+            op = getattr(s, "op", None)
+            if s in stores:
+                continue
+            if isinstance(s, gast.Assign) and not ir.is_update(s) and op is not None \
+                    and op.primitive is ir.BUILD_TUPLE and isinstance(s.targets[0], gast.Name):
+                lengths.setdefault(n, set()).add(len(op.args))
+            else:
+                lengths.setdefault(n, set()).add(None)
+    return {n: ls.pop() for n, ls in lengths.items() if len(ls) == 1 and None not in ls}
+
+
+def _tuple_rebuild(store, length, namer):
+    """For ``t[k] = t1`` (a slot write's store) into a tuple of ``length`` items
+    and a constant ``k``: the statements that build it again instead, ``e_0 =
+    t[0]; ...; t = (e_0, t1, ...)``; None otherwise."""
+    box, key, new = store.op.args
+    if length is None or not isinstance(key, gast.Constant) or type(key.value) is not int \
+            or not -length <= key.value < length:
+        return None
+    at, node, made, items = key.value % length, store.op.node, [], []
+    for k in range(length):
+        if k == at:
+            items.append(ir.name(new.id))
+            continue
+        part = ir.assign(namer.fresh(f"{box.id}_item"), gast.Subscript(
+            value=ir.name(box.id), slice=gast.Constant(value=k, kind=None), ctx=gast.Load()))
+        part.op = ir.Op(operator.getitem, [ir.name(box.id), gast.Constant(value=k, kind=None)],
+                        {}, node, "indexing")
+        made.append(gast.copy_location(part, store))
+        items.append(ir.name(part.targets[0].id))
+    whole = ir.assign(box.id, gast.Tuple(elts=items, ctx=gast.Load()))
+    whole.op = ir.Op(ir.BUILD_TUPLE, [clone(i) for i in items], {}, node, ir.BUILD_TUPLE.label)
+    made.append(gast.copy_location(whole, store))
+    return made
+
+
 #: Primitives whose result may be a list, tuple or dict (or anything at all).
 _MAYBE_CONTAINERS = (operator.getitem, operator.pos, ir.BUILD_LIST, ir.BUILD_TUPLE,
                      ir.BUILD_DICT, ir.BUILD_NAMEDTUPLE, ir.CONCAT, ir.REPEAT, ir.GETATTR,
-                     ir.OPAQUE, runtime.sequence)
+                     ir.OPAQUE, runtime.sequence, runtime.private_copy, runtime.snapshot)
 
 
 def _array_names(program, statements) -> set[str]:

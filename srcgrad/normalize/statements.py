@@ -412,6 +412,8 @@ class Statements:
         def basic(index):
             if isinstance(index, gast.Tuple):
                 return all(basic(e) for e in index.elts)
+            if isinstance(index, gast.UnaryOp) and isinstance(index.op, gast.USub):
+                index = index.operand  # y[-1][j] = v
             return isinstance(index, (gast.Slice, gast.Name)) or (
                 isinstance(index, gast.Constant) and type(index.value) is int)
 

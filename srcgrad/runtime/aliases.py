@@ -208,14 +208,22 @@ def _item_region(item, index):
     return item
 
 
-def slot_alone(container, key, item, index, message, where=None) -> None:
+def slot_alone(container, key, item, index, message, where=None, rebuilt=False) -> bool:
     """Check, before ``container[key][index] = v`` -- which generated code writes
     into a copy of ``item`` (``container[key]``) stored back at ``key`` -- that no
     other item of the list, tuple or dict ``container`` is that object or sees
     the elements written (``bufs = [np.zeros(2)] * 3``: Python changes every
-    item), and raise if one does."""
+    item), and raise if one does.  A tuple it cannot store into raises too,
+    located, unless the generated code builds it again (``rebuilt``: True is
+    returned, which that code tests)."""
+    if isinstance(container, tuple) and not rebuilt:
+        raise error_at("UnsupportedSyntaxError", (
+            f"an element of an array held by a tuple is assigned ({message.split(' changes')[0]}),"
+            " where srcgrad cannot tell which tuple holds it: build the tuple in this "
+            "function from a display, (a, b), index it by a constant, or hold the arrays "
+            "in a list"), where)
     if not isinstance(container, (list, tuple, dict)):
-        return
+        return True
     if isinstance(container, dict):
         pairs = container.items()
     else:
@@ -229,6 +237,7 @@ def slot_alone(container, key, item, index, message, where=None) -> None:
             error = error_at("AliasedUpdateError", message, where)
             error.verified = True
             raise error
+    return True
 
 
 def slot_same(other, container, item, index, message, where=None) -> bool:
@@ -243,8 +252,9 @@ def slot_same(other, container, item, index, message, where=None) -> bool:
         return False  # item is a view of the array written: the alias check follows it
     if same_object(other, item):
         return True
-    if other is not container and _sees_except(other, item, _item_region(item, index),
-                                               container):
+    # (a tuple is built again: another name for the old one sees the old item)
+    kept = container if isinstance(container, (list, dict)) else None
+    if other is not kept and _sees_except(other, item, _item_region(item, index), kept):
         error = error_at("AliasedUpdateError", message, where)
         error.verified = True
         raise error

@@ -112,6 +112,8 @@ def fresh_tangent(t, x):
         return list(t) if isinstance(t, (list, tuple)) else zero_tangent(x)
     if isinstance(x, dict):
         return dict(t) if isinstance(t, dict) else zero_tangent(x)
+    if isinstance(x, tuple):  # u = state of a tuple: its own items' tangents
+        return tuple(t) if isinstance(t, (list, tuple)) else zero_tangent(x)
     dtype = np.result_type(x) if np.issubdtype(np.result_type(x), np.inexact) else np.float64
     if foreign(t) or foreign(x):
         return fresh_like(t, x, dtype)

@@ -373,3 +373,77 @@ def test_memory_order_matches_autograd():
         return anp.sum(anp.ravel(x.T, order='F') * W6)  # x.T in memory order is x in C order
 
     np.testing.assert_allclose(srcgrad.grad(ravel_a_transposed)(XS), autograd.grad(ag)(XS))
+
+
+# -- t[0][j] = v into an array a tuple holds: the tuple is built again -----------------
+
+def tuple_item_written(x):
+    state = (np.zeros(4), x * 1.0)
+    state[0][1] = x[1]
+    return state[0][1] * 8.0 + np.sum(state[1])
+
+
+def tuple_item_written_in_loop(x):
+    state = (np.zeros(4), x * 1.0)
+    for i in range(4):
+        state[0][i] = x[i] * state[1][i]
+    return np.sum(state[0] * x)
+
+
+def tuple_item_name_follows(x):  # a is state[-2]: it sees the write
+    a = np.zeros(4)
+    state = (a, x * 1.0)
+    state[-2][1] = x[1]
+    if x[0] > 0:
+        state[1][2] = x[3] ** 2
+    return np.sum(a * x) + state[0][1] + np.sum(state[1])
+
+
+def _tuple_step(x):
+    state = (x * 2.0, np.zeros(4))
+    state[1][0] = np.sum(state[0])
+    return state
+
+
+def tuple_item_in_helper(x):
+    first, second = _tuple_step(x)
+    return np.sum(first * second) + second[0]
+
+
+@pytest.mark.parametrize("policy", POLICIES, ids=str)
+@pytest.mark.parametrize("fn", [tuple_item_written, tuple_item_written_in_loop,
+                                tuple_item_name_follows, tuple_item_in_helper],
+                         ids=lambda f: f.__name__)
+def test_tuple_item_written(fn, policy):
+    _check(fn, policy=policy)
+
+
+def tuple_kept_by_another_name(x):  # u holds the old tuple: Python's u[0] changed too
+    state = (np.zeros(4), x * 1.0)
+    u = state
+    state[0][1] = x[1]
+    return np.sum(u[0] * x)
+
+
+def tuple_item_by_variable_index(x):
+    state = (np.zeros(4), x * 1.0)
+    for i in range(2):
+        state[i][0] = x[i]
+    return np.sum(state[0] * x)
+
+
+def tuple_argument_item_written(x):
+    return _write_into((x * 1.0, x * 2.0), x)
+
+
+def _write_into(pair, x):
+    pair[0][0] = x[1]
+    return np.sum(pair[0] * pair[1])
+
+
+@pytest.mark.parametrize("fn, kind", [(tuple_kept_by_another_name, AliasedUpdateError),
+                                      (tuple_item_by_variable_index, SrcGradError),
+                                      (tuple_argument_item_written, SrcGradError)],
+                         ids=lambda f: getattr(f, "__name__", ""))
+def test_tuple_item_write_it_cannot_follow_is_refused_located(fn, kind):
+    _refused(fn, kind)
