@@ -26,7 +26,7 @@ from .. import ir
 from ..errors import UnsupportedSyntaxError
 from ..ir.syntax import call_to, clone, constant
 from ..optimize.dce import eliminate_dead
-from .effects import MUTATES, RANDOM, call_effect, value_effect
+from .effects import MUTATES, NEXT, RANDOM, call_effect, value_effect
 
 
 def loop_policy(policy):
@@ -117,7 +117,7 @@ def _changed_objects(stmts, free, filename) -> set[str]:
             if why == MUTATES and isinstance(call.func, gast.Attribute) \
                     and isinstance(call.func.value, gast.Name):
                 out.add(call.func.value.id)
-            elif why == RANDOM and isinstance(stmt, gast.Expr):
+            elif why == RANDOM and getattr(call.func, "attr", "") == "shuffle":
                 raise UnsupportedSyntaxError(
                     "this loop is checkpointed (its iterations run again in the adjoint "
                     "sweep), and this call changes its argument at random, differently each "
@@ -127,10 +127,17 @@ def _changed_objects(stmts, free, filename) -> set[str]:
     return out
 
 
-def _printing(stmt) -> bool:
-    """``print(...)``: a rerun does not print again."""
-    return isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) \
-        and isinstance(stmt.value.func, gast.Name) and stmt.value.func.id == "print"
+def _not_rerun(stmt, free) -> bool:
+    """A call statement a rerun leaves out: ``print(...)`` (it would print again),
+    a draw or ``next(it)`` whose value is dropped, ``np.random.seed(i)`` -- the
+    rerun reads its draws back, and its generators stay as the forward sweep
+    left them."""
+    if not isinstance(stmt, gast.Expr) or not isinstance(stmt.value, gast.Call):
+        return False
+    call = stmt.value
+    if isinstance(call.func, gast.Name) and call.func.id == "print":
+        return True
+    return call_effect(call, free) in (RANDOM, NEXT)
 
 
 def checkpoint_loops(forward: list, backward: list, policy, namer, defined=(), free=None,
@@ -154,7 +161,7 @@ def checkpoint_loops(forward: list, backward: list, policy, namer, defined=(), f
     them, and a rerun reads them back (``c = draws[drawn]``): memory for one
     value per draw, none for the other values of an iteration.  An object a
     method changes (``lst.remove(c)``) is part of the snapshots.  A rerun
-    does not print again.
+    does not print again, nor reseed a generator.
     """
     free = {} if free is None else free
     schedule_args = loop_policy(policy)
@@ -173,7 +180,7 @@ def checkpoint_loops(forward: list, backward: list, policy, namer, defined=(), f
                 carried.update(ir.assigned_by(stmt))
         draws = _replayed(loop.body, free)
         changed = _changed_objects(loop.body, free, filename) & carried
-        rewrite = _Rewrite(loop, backward[mirror], namer, carried, draws, changed)
+        rewrite = _Rewrite(loop, backward[mirror], namer, carried, draws, changed, free)
         new_names += [rewrite.snapshots] + ([rewrite.schedule] if rewrite.schedule else []) \
             + ([rewrite.originals] if rewrite.originals else []) \
             + ([rewrite.draws] if rewrite.draws else [])
@@ -199,8 +206,9 @@ class _Rewrite:
     """The pieces of one checkpointed loop."""
 
     def __init__(self, loop, reverse, namer, carried=frozenset(), draws=False,
-                 changed=frozenset()):
+                 changed=frozenset(), free=None):
         self.loop, self.reverse = loop, reverse
+        self.free = free
         self.draws = namer.fresh("draws") if draws else None
         self.drawn = namer.fresh("drawn") if draws else None
         self.taped = self.replaying(clone(loop.body))
@@ -258,7 +266,7 @@ class _Rewrite:
             if isinstance(stmt, (gast.If, gast.For, gast.While)):
                 stmt.body = self.replaying(stmt.body) or [gast.Pass()]
                 stmt.orelse = self.replaying(stmt.orelse)
-            if _printing(stmt) or getattr(stmt, "keeps", False):
+            if _not_rerun(stmt, self.free) or getattr(stmt, "keeps", False):
                 continue
             why = getattr(stmt, "replay", None)
             if why and self.draws:

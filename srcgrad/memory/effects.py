@@ -135,8 +135,8 @@ def function_effect(fn) -> str | None:
         return RANDOM
     if module.split(".")[0] == "numpy":
         return CHANGES_ARGUMENT if getattr(fn, "__name__", "") in _NUMPY_WRITERS else None
-    if module in ("math", "cmath"):
-        return None
+    if module in ("math", "cmath") or module.startswith("srcgrad.runtime."):
+        return None  # srcgrad's runtime helpers compute values
     if inspect.isfunction(fn) and not is_library_module(module):
         return _source_effect(fn)
     return UNKNOWN

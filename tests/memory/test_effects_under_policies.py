@@ -364,3 +364,21 @@ def test_a_change_in_place_after_a_use():
             srcgrad.grad(sorts_after_use, policy=policy)(x)
         assert info.value.lineno == sorts_after_use.__code__.co_firstlineno + 3
     check_policies(sorts_a_list_after_use, (x,), policies=ALL)
+
+
+def reseeds_in_loop(a):
+    x = 1.0
+    for i in range(6):
+        np.random.seed(i)
+        np.random.normal()  # a draw thrown away
+        x = x + 0.1 * a * np.sin(x) + 0.05 * np.random.normal()
+    return x
+
+
+@pytest.mark.parametrize("policy", ALL)
+def test_reruns_neither_reseed_nor_draw(policy):
+    check_policies(reseeds_in_loop, (0.3,), policies=(policy,))
+    srcgrad.grad(reseeds_in_loop, policy=policy)(0.3)
+    after = np.random.random()
+    reseeds_in_loop(0.3)
+    assert after == np.random.random()
