@@ -414,8 +414,9 @@ class Statements:
                 return all(basic(e) for e in index.elts)
             if isinstance(index, gast.UnaryOp) and isinstance(index.op, gast.USub):
                 index = index.operand  # y[-1][j] = v
+            # (a str key: a dict's item, st["h"][0] = v)
             return isinstance(index, (gast.Slice, gast.Name)) or (
-                isinstance(index, gast.Constant) and type(index.value) is int)
+                isinstance(index, gast.Constant) and type(index.value) in (int, str))
 
         root = outer
         while isinstance(root, gast.Subscript):
@@ -452,7 +453,8 @@ class Statements:
         arrays a list holds too; and each updated one is checked first against the
         other arguments, which must not share its memory (argument_updates.py)."""
         self.check_replaced_in_place()
-        found = self.argument_checks = argument_updates(self.func, self.params, self.callee)
+        found = self.argument_checks = argument_updates(  # called: from differentiated code
+            self.func, self.params, self.callee, getattr(self.parsed, "called", False))
         for param in (p for p in self.params if p in found.checked and len(self.params) > 1):
             check = entry_check(param, self.params, found, self.parsed.filename)
             self.out.extend([check] if check is not None else [])

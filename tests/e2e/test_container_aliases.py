@@ -447,3 +447,49 @@ def _write_into(pair, x):
                          ids=lambda f: getattr(f, "__name__", ""))
 def test_tuple_item_write_it_cannot_follow_is_refused_located(fn, kind):
     _refused(fn, kind)
+
+
+# -- st["h"][0] = v: an array a dict holds, by a str key -------------------------------
+
+def dict_item_written_in_loop(x):
+    st = {"h": x.copy(), "c": np.zeros_like(x)}
+    for t in range(3):
+        st["c"] = st["c"] + np.sin(st["h"])
+        st["h"][0] = st["c"][1]
+    return np.sum(st["h"] * st["c"])
+
+
+def dict_item_name_follows(x):
+    h = x * 2.0
+    st = {"h": h, "c": x * 1.0}
+    if x[1] > 0:
+        st["h"][2] = x[0] * x[3]
+    return np.sum(h * x) + np.sum(st["h"])
+
+
+def _dict_step(x):
+    st = {"h": x * 1.0}
+    st["h"][1] = np.tanh(x[2])
+    return st
+
+
+def dict_item_in_helper(x):
+    return np.sum(_dict_step(x)["h"] ** 2)
+
+
+@pytest.mark.parametrize("policy", POLICIES, ids=str)
+@pytest.mark.parametrize("fn", [dict_item_written_in_loop, dict_item_name_follows,
+                                dict_item_in_helper], ids=lambda f: f.__name__)
+def test_dict_item_written(fn, policy):
+    _check(fn, policy=policy)
+
+
+def dict_same_array_twice(x):
+    z = x * 1.0
+    st = {"a": z, "b": z}
+    st["a"][0] = x[1]
+    return np.sum(st["b"] * x)
+
+
+def test_dict_holding_one_array_twice_is_refused_located():
+    _refused(dict_same_array_twice, AliasedUpdateError, "another item of")
