@@ -382,3 +382,45 @@ def test_reruns_neither_reseed_nor_draw(policy):
     after = np.random.random()
     reseeds_in_loop(0.3)
     assert after == np.random.random()
+
+
+def while_ends_on_a_draw(a):
+    r = np.random.RandomState(3)
+    x, n = 1.0, 0
+    while r.random_sample() < 0.9 and n < 20:
+        x = x + 0.1 * a * np.sin(x) + 0.01 * r.normal()
+        n += 1
+    return x
+def draws_in_a_comprehension_and_inner_loop(a):
+    r = np.random.default_rng(3)
+    x = np.array([1.0, 2.0])
+    for t in range(5):
+        noise = np.array([r.normal() for _ in range(2)])
+        for k in range(2):
+            x = x * (1 + 0.05 * a) + 0.01 * r.standard_normal(2) + 0.01 * noise
+    return np.sum(x)
+def global_noise():
+    return np.random.normal()
+def global_generators_through_a_helper(a):
+    np.random.seed(1)
+    random.seed(2)
+    x = 1.0
+    for t in range(6):
+        x = x + 0.1 * a * x + 0.05 * global_noise() + 0.01 * random.gauss(0, 1)
+    return x
+def dropout_mask_in_a_loop_kept_in_a_list(a):
+    r = np.random.default_rng(5)
+    x = np.array([0.5, 1.0])
+    hist = []
+    for t in range(6):
+        m = r.random(2) > 0.3
+        x = np.tanh(x * a) * m
+        hist.append(x)
+    return np.sum(sum(hist))
+
+
+@pytest.mark.parametrize("fn", [while_ends_on_a_draw, draws_in_a_comprehension_and_inner_loop,
+                                global_generators_through_a_helper,
+                                dropout_mask_in_a_loop_kept_in_a_list])
+def test_more_loops_that_draw(fn):
+    check_policies(fn, (0.3,), policies=ALL)
