@@ -89,6 +89,8 @@ def langevin_while(a):
 
 @pytest.mark.parametrize("fn", [sde_randomstate, sde_generator, sde_global, sde_python_random,
                                 langevin_while])
+
+
 def test_checkpointed_loop_reruns_read_back_the_draws(fn):
     check_policies(fn, (0.3,), policies=ALL)
 
@@ -117,6 +119,8 @@ def next_exactly_spent(x):
 
 
 @pytest.mark.parametrize("fn", [next_in_loop, next_exactly_spent])
+
+
 def test_next_is_not_advanced_by_reruns(fn):
     check_policies(fn, (np.array([0.3, 0.5]),), policies=ALL)
 
@@ -149,11 +153,15 @@ def remove_after_read(x):
 
 
 @pytest.mark.parametrize("fn", [list_remove, list_pop, remove_after_read])
+
+
 def test_a_list_a_method_changes_is_neither_recomputed_nor_rerun_stale(fn):
     check_policies(fn, (np.array([0.3, 0.5]),), policies=ALL)
 
 
 @srcgrad.checkpoint
+
+
 def ck_block(h, W, rng):
     mask = rng.random(h.shape) > 0.3
     return np.tanh(W @ h) * mask / 0.7
@@ -187,6 +195,8 @@ def net_ck_once(W, x):
 
 
 @pytest.mark.parametrize("fn", [net_ck, net_plain, net_ck_once])
+
+
 def test_a_block_drawing_from_a_generator_passed_in(fn):
     r = np.random.default_rng(1)
     W, x = r.standard_normal((4, 4)), r.standard_normal(4)
@@ -216,6 +226,8 @@ def prints_in_loop(x):
 
 
 @pytest.mark.parametrize("policy", ["sqrt", ("revolve", 2)])
+
+
 def test_a_rerun_does_not_print_again(policy, capsys):
     srcgrad.grad(prints_in_loop, policy=policy)(np.array([0.3, 0.5]))
     assert capsys.readouterr().out.count("step") == 6
@@ -257,6 +269,8 @@ def permutes_in_loop(x):
 
 
 @pytest.mark.parametrize("fn", [shuffles_then_uses, permutes_in_loop])
+
+
 def test_what_to_write_instead_works(fn):
     check_policies(fn, (np.array([0.5, 1.0, 1.5]),), policies=ALL)
 
@@ -267,6 +281,8 @@ def test_what_to_write_instead_works(fn):
     ("next(it)", NEXT), ("d.pop('k')", MUTATES), ("s.add(3)", MUTATES),
     ("lst.sort()", MUTATES), ("np.tanh(x)", None), ("x.sum()", None), ("len(x)", None),
 ])
+
+
 def test_the_purity_table(source, effect):
     call = gast.parse(source).body[0].value
     assert call_effect(call, {"np": np, "random": random}) == effect
@@ -299,6 +315,8 @@ def next_noise(r):
 
 
 @pytest.mark.parametrize("policy", ALL)
+
+
 def test_vjp_of_a_checkpointed_loop_with_draws_in_helpers(policy):
     h, a = np.array([0.2, -0.4]), 0.7
     value, pullback = srcgrad.vjp(draws_in_a_helper, h, a, policy=policy)
@@ -327,6 +345,8 @@ def walk_with_a_generator_passed_in(x, rng):
 
 
 @pytest.mark.parametrize("policy", ALL)
+
+
 def test_a_generator_passed_in_is_left_where_the_function_leaves_it(policy):
     x = np.array([0.3, -0.2])
     g = srcgrad.grad(walk_with_a_generator_passed_in, policy=policy)
@@ -376,6 +396,8 @@ def reseeds_in_loop(a):
 
 
 @pytest.mark.parametrize("policy", ALL)
+
+
 def test_reruns_neither_reseed_nor_draw(policy):
     check_policies(reseeds_in_loop, (0.3,), policies=(policy,))
     srcgrad.grad(reseeds_in_loop, policy=policy)(0.3)
@@ -391,6 +413,8 @@ def while_ends_on_a_draw(a):
         x = x + 0.1 * a * np.sin(x) + 0.01 * r.normal()
         n += 1
     return x
+
+
 def draws_in_a_comprehension_and_inner_loop(a):
     r = np.random.default_rng(3)
     x = np.array([1.0, 2.0])
@@ -399,8 +423,12 @@ def draws_in_a_comprehension_and_inner_loop(a):
         for k in range(2):
             x = x * (1 + 0.05 * a) + 0.01 * r.standard_normal(2) + 0.01 * noise
     return np.sum(x)
+
+
 def global_noise():
     return np.random.normal()
+
+
 def global_generators_through_a_helper(a):
     np.random.seed(1)
     random.seed(2)
@@ -408,6 +436,8 @@ def global_generators_through_a_helper(a):
     for t in range(6):
         x = x + 0.1 * a * x + 0.05 * global_noise() + 0.01 * random.gauss(0, 1)
     return x
+
+
 def dropout_mask_in_a_loop_kept_in_a_list(a):
     r = np.random.default_rng(5)
     x = np.array([0.5, 1.0])
@@ -422,5 +452,7 @@ def dropout_mask_in_a_loop_kept_in_a_list(a):
 @pytest.mark.parametrize("fn", [while_ends_on_a_draw, draws_in_a_comprehension_and_inner_loop,
                                 global_generators_through_a_helper,
                                 dropout_mask_in_a_loop_kept_in_a_list])
+
+
 def test_more_loops_that_draw(fn):
     check_policies(fn, (0.3,), policies=ALL)
