@@ -23,7 +23,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
-import inspect
 import json
 import os
 import sys
@@ -32,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..frontend.parse import lambda_identity
+from ..frontend.parse import lambda_identity, source_target
 from ..pipeline import Generated
 from ..rules import registry
 from ..version import __version__
@@ -94,8 +93,7 @@ def _stable(value):
 
 def target(fn):
     """The function whose source the compiler reads (as the frontend unwraps it)."""
-    target = inspect.unwrap(fn, stop=lambda f: hasattr(f, "__srcgrad_primal__"))
-    return getattr(target, "__srcgrad_primal__", target)
+    return source_target(fn)
 
 
 def key(target, options) -> str | None:

@@ -62,10 +62,76 @@ def located_error(cls, message, node, filename):
     return cls(message, filename=filename, lineno=lineno, col=col)
 
 
+def source_target(fn):
+    """The function whose source srcgrad reads for ``fn``.
+
+    A plain function is itself, even with a ``__wrapped__``: a decorator's
+    wrapper made with ``functools.wraps`` is what a call runs (``2.0 *
+    fn(v)``), so it is what is differentiated, the wrapped function one it
+    calls, found in its closure -- unless the wrapper only passes its
+    ``*args, **kwargs`` on (:func:`_forwards`).  An object that is not a
+    function is followed through ``__wrapped__`` (``functools.lru_cache``,
+    :func:`srcgrad.custom_vjp`, whose calls run the function they wrap) to its
+    ``__srcgrad_primal__`` or to the first function."""
+    target, seen = fn, set()
+    while not hasattr(target, "__srcgrad_primal__") and id(target) not in seen:
+        inner = getattr(target, "__wrapped__", None)
+        if inner is None or (inspect.isfunction(target) and not _forwards(target)):
+            break
+        seen.add(id(target))
+        target = inner
+    return getattr(target, "__srcgrad_primal__", target)
+
+
+def _forwards(wrapper) -> bool:
+    """Whether ``wrapper`` (a function with ``__wrapped__``) takes ``*args`` and/or
+    ``**kwargs`` only and ends with ``return fn(*args, **kwargs)``, ``fn`` the
+    function it wraps, assigning none of those names before: its value is then
+    ``fn``'s on the same arguments, so srcgrad differentiates ``fn`` (what the
+    wrapper does besides, a print or a timer, runs where the function is called
+    directly).  Any other wrapper is read as it is."""
+    code = wrapper.__code__
+    if not code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS):
+        return False
+    try:
+        lines, _ = inspect.getsourcelines(code)
+        tree = ast.parse(textwrap.dedent("".join(lines)))
+    except (OSError, TypeError, SyntaxError):
+        return False
+    node = next((n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)
+                 and n.name == code.co_name), None)
+    if node is None or node.args.args or node.args.posonlyargs or node.args.kwonlyargs:
+        return False
+    last = node.body[-1]
+    if not isinstance(last, ast.Return) or not isinstance(last.value, ast.Call) \
+            or not isinstance(last.value.func, ast.Name):
+        return False
+    call, star, double = last.value, node.args.vararg, node.args.kwarg
+    cells = dict(zip(code.co_freevars, wrapper.__closure__ or ()))
+    try:
+        if call.func.id not in cells or cells[call.func.id].cell_contents \
+                is not wrapper.__wrapped__:
+            return False
+    except ValueError:  # an empty cell
+        return False
+    passed = [a.value.id for a in call.args
+              if isinstance(a, ast.Starred) and isinstance(a.value, ast.Name)]
+    keywords = [k.value.id for k in call.keywords
+                if k.arg is None and isinstance(k.value, ast.Name)]
+    if passed != ([star.arg] if star else []) or len(passed) != len(call.args) \
+            or keywords != ([double.arg] if double else []) \
+            or len(keywords) != len(call.keywords):
+        return False
+    names = {call.func.id, *passed, *keywords}
+    return not any(
+        (isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load) and n.id in names)
+        or isinstance(n, (ast.Return, ast.Yield, ast.YieldFrom, ast.Nonlocal, ast.Global))
+        for stmt in node.body[:-1] for n in ast.walk(stmt))
+
+
 def parse_function(fn) -> ParsedFunction:
     """Parse ``fn``'s definition into a gast ``FunctionDef`` located in its file."""
-    target = inspect.unwrap(fn, stop=lambda f: hasattr(f, "__srcgrad_primal__"))
-    target = getattr(target, "__srcgrad_primal__", target)
+    target = source_target(fn)
     if not inspect.isfunction(target):
         hint = ""
         method = target.__func__ if inspect.ismethod(target) else inspect.getattr_static(
@@ -79,7 +145,10 @@ def parse_function(fn) -> ParsedFunction:
     if target.__code__.co_name == "<lambda>":
         return _parse_lambda(target, filename)
     try:
-        lines, first = inspect.getsourcelines(target)
+        # inspect follows __wrapped__ to the wrapped function's lines; a wrapper's
+        # own are its code's
+        lines, first = inspect.getsourcelines(
+            target.__code__ if hasattr(target, "__wrapped__") else target)
     except (OSError, TypeError):
         raise SourceNotFoundError(
             f"cannot find the source code of {target.__qualname__} (defined in "
@@ -101,6 +170,17 @@ def parse_function(fn) -> ParsedFunction:
     node.decorator_list = []
     if indent:
         _relocate(node, 0, indent)
+    if hasattr(target, "__wrapped__") and node.args.kwarg is not None:
+        code = target.__code__
+        maker = getattr(code, "co_qualname", code.co_name).split(".<locals>.")[0]
+        raise located_error(
+            UnsupportedSyntaxError,
+            f"{target.__qualname__} is wrapped by the decorator {maker} (its wrapper "
+            f"{code.co_name}, made with functools.wraps, is what a call runs, so srcgrad "
+            f"differentiates it), and srcgrad cannot follow the wrapper's **"
+            f"{node.args.kwarg.id} parameter yet: give the wrapper the wrapped function's "
+            f"parameters (def {code.co_name}(x): ...), or differentiate the undecorated "
+            f"function", node, filename)
     resolver = Resolver.for_function(target)
     drop_unreachable(node, resolver)
     all_lines = linecache.getlines(filename) or lines
@@ -305,11 +385,14 @@ def _to_gast(tree):
 
 
 def _find_definition(module, fn):
+    # the code's name is the def's: functools.wraps gives a wrapper the __name__
+    # of the function it wraps
+    name = fn.__code__.co_name
     for node in module.body:  # the first a breadth-first walk meets, if there is one
-        if isinstance(node, gast.FunctionDef) and node.name == fn.__name__:
+        if isinstance(node, gast.FunctionDef) and node.name == name:
             return node
     for node in walk(module):
-        if isinstance(node, gast.FunctionDef) and node.name == fn.__name__:
+        if isinstance(node, gast.FunctionDef) and node.name == name:
             return node
     return None
 
