@@ -334,11 +334,11 @@ class Inlining:
         wrapper = gast.FunctionDef(name="inlined", args=fdef.args,
                                    body=[Renamer(renames).visit(clone(s)) for s in body],
                                    decorator_list=[], returns=None, type_comment=None)
-        result = self.namer.fresh("result")
-        structure(wrapper, result=result, flag=self.namer.fresh("returned"))
+        result, flag = self.namer.fresh("result"), self.namer.fresh("returned")
+        parts = structure(wrapper, result=result, flag=flag)
         self.count_assignments(wrapper.body)
         self.assignments.update(renames[p] for p in params)
-        self.locals.update({result})
+        self.locals.update({result, flag, *parts})  # flag: a return inside a loop
         stmts = wrapper.body
         output = stmts.pop() if stmts and isinstance(stmts[-1], gast.Return) else None
         self.inlining.append(fdef)

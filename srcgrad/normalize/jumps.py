@@ -22,6 +22,7 @@ the user's loops and their real ``break``/``continue``.
     ... '''
     >>> func = gast.parse(src).body[0]
     >>> structure(func, result="result", flag="returned")
+    []
     >>> print(unparse(func))
     def f(x, n):
         returned = False
@@ -85,15 +86,26 @@ def needs_structuring(func) -> bool:
     return contains(inner, _JUMPS) or (not last_is_return and contains(body, _JUMPS))
 
 
-def structure(func, *, result: str, flag: str) -> None:
+def structure(func, *, result: str, flag: str, fresh=None) -> list:
     """Rewrite ``func.body`` in place (see the module docstring).
 
     ``result`` and ``flag`` are fresh names for the returned value and the
-    "returned from inside a loop" flag.
+    "returned from inside a loop" flag.  Given ``fresh`` (a namer's), where
+    every ``return`` returns a tuple display of one length (``return v, i``),
+    each element gets a result variable of its own (``fresh(result)``) and the
+    function returns their display: a part that is an integer stays one the
+    caller's forward mode gives a zero tangent, as for ``return v, i`` at the
+    end.  Returns the names it made besides ``result`` and ``flag``.
     """
     if not needs_structuring(func) and not contains(func.body, (gast.Break, gast.Continue)):
-        return
+        return []
     state = _State(result, flag)
+    returned = _returns(func.body)
+    lengths = {len(r.value.elts) if isinstance(r.value, gast.Tuple) and not any(
+        isinstance(e, gast.Starred) for e in r.value.elts) else None for r in returned}
+    if fresh is not None and needs_structuring(func) and len(lengths) == 1 \
+            and None not in lengths and 0 not in lengths:
+        state.parts = [fresh(result) for _ in range(lengths.pop())]
     if needs_structuring(func):
         body = state.block(func.body, in_loop=False)
     else:  # jumps only inside loops, one final return: keep that return as it is
@@ -101,8 +113,22 @@ def structure(func, *, result: str, flag: str) -> None:
     if state.flag_used:
         body.insert(0, _assign(flag, gast.Constant(value=False, kind=None)))
     if state.returns:
-        body.append(gast.Return(value=load_name(result)))
+        body.append(gast.Return(value=gast.Tuple(elts=[load_name(p) for p in state.parts],
+                                                 ctx=gast.Load()) if state.parts
+                                else load_name(result)))
     func.body = body
+    return list(state.parts)
+
+
+def _returns(stmts) -> list:
+    """The ``return`` statements of a body, through ``if`` and loops."""
+    found = []
+    for stmt in stmts:
+        if isinstance(stmt, gast.Return):
+            found.append(stmt)
+        elif isinstance(stmt, (gast.If, *_LOOPS)):
+            found += _returns(stmt.body) + _returns(stmt.orelse)
+    return found
 
 
 class _State:
@@ -111,6 +137,7 @@ class _State:
         self.flag = flag
         self.flag_used = False
         self.returns = False
+        self.parts = []  # a result variable per element of the returned tuple
 
     def block(self, stmts, in_loop: bool) -> list:
         out = []
@@ -119,7 +146,11 @@ class _State:
             if isinstance(stmt, gast.Return):
                 self.returns = True
                 value = stmt.value if stmt.value is not None else gast.Constant(value=None, kind=None)
-                out.append(gast.copy_location(_assign(self.result, value), stmt))
+                if self.parts:  # return v, i -> result_1 = v; result_2 = i
+                    out.extend(gast.copy_location(_assign(part, elt), elt)
+                               for part, elt in zip(self.parts, value.elts))
+                else:
+                    out.append(gast.copy_location(_assign(self.result, value), stmt))
                 if in_loop:
                     self.flag_used = True
                     out.append(_assign(self.flag, gast.Constant(value=True, kind=None)))

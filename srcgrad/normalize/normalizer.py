@@ -121,9 +121,9 @@ class _Normalizer(Statements, Expressions, ControlFlow, Calls, Inlining, Special
         self.desugar()
         self.locals |= assigned_names(self.func)
         result, flag = self.namer.fresh("result"), self.namer.fresh("returned")
-        structure(self.func, result=result, flag=flag)
+        parts = structure(self.func, result=result, flag=flag, fresh=self.namer.fresh)
         self.count_assignments(self.func.body)
-        self.locals |= {result, flag}
+        self.locals |= {result, flag, *parts}
         self.copy_updated_arguments()
         self.function_defaults()
         self.function_arguments()

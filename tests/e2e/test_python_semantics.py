@@ -5,6 +5,7 @@ against central differences (and autograd where it runs), grad and jvp."""
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 
@@ -13,6 +14,7 @@ import pytest
 from numeric import assert_bit_identical, assert_close, check_policies, jvp_fd, numeric_grad
 
 import srcgrad
+from srcgrad.errors import UnsupportedSyntaxError
 
 
 def check(fn, args, wrt=0, autograd_too=True):
@@ -243,3 +245,219 @@ DEFAULTS = [
 def test_defaults_evaluated_at_definition(fn, args):
     check(fn, args)
     check_policies(fn, args)
+
+
+# --- decorators made with functools.wraps: the wrapper is what runs (finding 4) ----------
+
+def doubled(fn):
+    @functools.wraps(fn)
+    def wrapper(v):
+        return 2.0 * fn(v)
+    return wrapper
+
+
+def shifted_by(c):
+    def decorate(fn):
+        @functools.wraps(fn)
+        def shifted(v, w):
+            return fn(v + c, w) - c * w
+        return shifted
+    return decorate
+
+
+def forwarding(fn):
+    @functools.wraps(fn)
+    def wrapper(*a, **k):
+        return 2.0 * fn(*a, **k)
+    return wrapper
+
+
+def announced(fn):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        print("calling", fn.__name__)
+        return fn(*args, **kwargs)
+    return wrapper
+
+
+@announced
+def announced_tanh(v):
+    return np.sum(np.tanh(v) * v)
+
+
+@doubled
+def sq(v):
+    return v ** 2
+
+
+@doubled
+@doubled
+def cube(v):
+    return v ** 3
+
+
+@shifted_by(0.5)
+def mix(v, w):
+    return np.sin(v) * w
+
+
+@forwarding
+def sq_forwarded(v):
+    return v ** 2
+
+
+def uses_decorated(x):
+    total = np.sum(sq(x))
+    for i in range(2):
+        if x[i] > 0:
+            total = total + cube(x[i]) * mix(x[i + 1], x[0])
+    return total
+
+
+@pytest.mark.parametrize("fn, args", [
+    (uses_decorated, (np.array([0.5, -1.0, 0.7]),)),
+    (uses_decorated, (np.array([-0.5, 1.0, 0.7]),)),
+    (sq, (0.5,)),
+    (cube, (np.float64(0.7),)),
+    (mix, (0.3, 1.5)),
+], ids=["helpers", "helpers-other-branch", "sq", "stacked", "with-arguments"])
+def test_wraps_decorator_runs_the_wrapper(fn, args):
+    check(fn, args)
+
+
+def test_wraps_forwarding_only_wrapper_is_the_wrapped_function():
+    """wrapper(*args, **kwargs) that prints and returns fn(*args, **kwargs): its
+    value is fn's, so fn is differentiated."""
+    check(announced_tanh, (np.array([0.5, -1.0]),))
+    check(lambda x: announced_tanh(x * 2.0), (np.array([0.5, -1.0]),), autograd_too=False)
+
+
+def test_wraps_decorator_policies():
+    check_policies(uses_decorated, (np.array([0.5, -1.0, 0.7]),))
+
+
+def test_wraps_forwarding_wrapper_is_refused_naming_the_decorator():
+    with pytest.raises(UnsupportedSyntaxError, match="decorator forwarding") as info:
+        srcgrad.grad(lambda x: np.sum(sq_forwarded(x)))(np.ones(2))
+    assert info.value.lineno == forwarding.__code__.co_firstlineno + 2
+
+
+def test_custom_vjp_and_checkpoint_still_read_through_their_wrappers():
+    @srcgrad.custom_vjp
+    def clipped(v):
+        return v * 1.0
+
+    clipped.defvjp(lambda v: (v * 1.0, None), lambda res, d: (np.clip(d, -1.0, 1.0),))
+
+    @srcgrad.checkpoint
+    def inner(v):
+        return np.tanh(v) * v
+
+    def f(x):
+        return np.sum(clipped(x) * 3.0) + np.sum(inner(x))
+
+    x = np.array([0.5, -1.0])
+    expected = np.clip(np.full(2, 3.0), -1.0, 1.0) + numeric_grad(
+        lambda y: np.sum(np.tanh(y) * y), [x], 0)
+    assert_close(srcgrad.grad(f)(x), expected)
+
+
+# --- a local function that returns from inside a loop (finding 10) ----------------------
+
+def local_return_in_loop(x):
+    def first_big(v):
+        for e in v:
+            if e > 0.5:
+                return e
+        return v[0]
+    return first_big(x) * 3.0 + first_big(x[::-1] * 0.5)
+
+
+def local_return_in_while(x):
+    def settle(v):
+        k = 0
+        while True:
+            v = np.tanh(v) * 1.5
+            if np.sum(v) > 1.0 or k > 5:
+                return v
+            k += 1
+    return np.sum(settle(x))
+
+
+def local_return_nested_loops(x):
+    def find(m):
+        for i in range(2):
+            for j in range(3):
+                if m[i, j] > 0.8:
+                    return m[i, j] * (i + j)
+        return np.sum(m)
+    total = 0.0
+    for s in (1.0, 2.0):
+        total = total + find(x.reshape(2, 3) * s)
+    return total
+
+
+def lambda_passed_to_looping_helper(x):
+    return scan_first(lambda v: v * v, x)
+
+
+def scan_first(fn, xs):
+    for v in xs:
+        if v > 0.5:
+            return fn(v)
+    return xs[0]
+
+
+LOCAL_RETURNS = [
+    (local_return_in_loop, (np.array([0.3, 0.7, 0.9]),)),
+    (local_return_in_loop, (np.array([0.3, 0.2, 0.1]),)),
+    (local_return_in_while, (np.array([0.1, 0.2]),)),
+    (local_return_nested_loops, (np.array([0.1, 0.2, 0.3, 0.35, 0.9, 0.6]),)),
+    (lambda_passed_to_looping_helper, (np.array([0.3, 0.7, 0.9]),)),
+]
+
+
+@pytest.mark.parametrize("fn, args", LOCAL_RETURNS,
+                         ids=[f"{c[0].__name__}-{i}" for i, c in enumerate(LOCAL_RETURNS)])
+def test_local_function_returning_inside_a_loop(fn, args):
+    check(fn, args)
+    check_policies(fn, args)
+
+
+# --- a helper returning (value, index) from inside a loop (finding 29) -------------------
+
+def first_big_with_index(xs):
+    for i, v in enumerate(xs):
+        if v > 0.5:
+            return v, i
+    return xs[0], -1
+
+
+def uses_value_and_index(x):
+    v, i = first_big_with_index(x)
+    return v * (i + 1)
+
+
+def value_and_index_in_loop(x):
+    total = 0.0
+    for s in (1.0, 0.5):
+        v, i = first_big_with_index(x * s)
+        total = total + v * (i + 2) + np.sum(x[i:])
+    return total
+
+
+@pytest.mark.parametrize("fn, args", [
+    (uses_value_and_index, (np.array([0.2, 0.7, 0.9]),)),
+    (uses_value_and_index, (np.array([0.2, 0.3, 0.1]),)),
+    (value_and_index_in_loop, (np.array([0.2, 1.7, 0.9]),)),
+], ids=["found", "not-found", "in-loop"])
+def test_helper_returning_value_and_index_from_a_loop(fn, args):
+    check(fn, args)
+    check_policies(fn, args)
+    x, v = args[0], np.array([0.3, -1.0, 0.5])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        hv = srcgrad.hvp(fn)(x, v)
+    eps = 1e-5
+    g = srcgrad.grad(fn)
+    assert_close(hv, (g(x + eps * v) - g(x - eps * v)) / (2 * eps), atol=1e-5)
