@@ -340,7 +340,12 @@ class Expressions:
         if isinstance(value, gast.Call) and isinstance(node.slice, gast.Constant) \
                 and isinstance(node.slice.value, int):
             prim = self.callee(value)
-            if prim in MULTI_OUTPUT:  # slogdet(a)[1]: unpack, use element 1
+            # svd(a, compute_uv=False) returns the singular values alone
+            single = prim is np.linalg.svd and any(
+                isinstance(v, gast.Constant) and not v.value
+                for v in [k.value for k in value.keywords if k.arg == "compute_uv"]
+                + value.args[2:3])
+            if prim in MULTI_OUTPUT and not single:  # slogdet(a)[1]: unpack, use element 1
                 names = [self.namer.temp() for _ in range(MULTI_OUTPUT[prim])]
                 target = gast.Tuple(elts=[ir.name(n, store=True) for n in names],
                                     ctx=gast.Store())

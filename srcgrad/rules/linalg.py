@@ -194,7 +194,11 @@ def cholesky(out, d_out, a, *, upper=False):
 @tangent(np.linalg.cholesky, "a", name="np.linalg.cholesky")
 def cholesky_tangent(out, a, *, upper=False, d_a):
     """``dL = L phi(L^-1 dA L^-T)``, ``phi`` the lower triangle with its diagonal
-    halved, ``dA`` the symmetric matrix of the triangle read."""
+    halved, ``dA`` the symmetric matrix of the triangle read.  Not yet for a
+    complex matrix (refused where the tangent is used)."""
+    if np.iscomplexobj(out):
+        return missing_tangent("np.linalg.cholesky of a complex matrix has no derivative "
+                               "in srcgrad yet (only of a real one)")
     if upper:
         low = np.swapaxes(out, -1, -2)
         d = np.swapaxes(d_a, -1, -2)
@@ -224,21 +228,27 @@ def eigh(out, d_out, a, UPLO="L"):  # noqa: N803 - numpy's name
 @tangent(np.linalg.eigh, "a", name="np.linalg.eigh")
 def eigh_tangent(out, a, UPLO="L", *, d_a):  # noqa: N803
     """``dw = diag(v^T dA v)``, ``dv = v (F * (v^T dA v))`` with
-    ``F_ij = 1 / (w_j - w_i)`` (0 for equal eigenvalues)."""
+    ``F_ij = 1 / (w_j - w_i)`` (0 for equal eigenvalues).  A complex Hermitian
+    ``a``: ``dw = Re(diag(v^H dA v))`` (the diagonal's imaginary part is not
+    read); its eigenvectors have no derivative in srcgrad yet."""
     w = out[0]
     v = out[1]
-    if UPLO == "U":
-        d = np.swapaxes(d_a, -1, -2)
+    if UPLO == "U":  # the lower triangle of the (Hermitian) matrix the upper one stands for
+        d = np.conj(np.swapaxes(d_a, -1, -2))
     else:
         d = d_a
     n = np.shape(w)[-1]
     strict = np.tri(n, k=-1, dtype=w.dtype)
     eye = np.eye(n, dtype=w.dtype)
-    d_sym = d * (strict + eye) + np.swapaxes(d * strict, -1, -2)
-    p = np.swapaxes(v, -1, -2) @ d_sym @ v
+    d_sym = d * (strict + eye) + np.conj(np.swapaxes(d * strict, -1, -2))
+    p = np.conj(np.swapaxes(v, -1, -2)) @ d_sym @ v
+    d_w = np.real(np.sum(p * eye, axis=-1))
+    if np.iscomplexobj(v):
+        return d_w, missing_tangent("np.linalg.eigh: the eigenvectors of a complex matrix "
+                                    "have no derivative in srcgrad yet (its eigenvalues have)")
     diff = w[..., None, :] - w[..., :, None]
     gaps = np.where(diff == 0, 0, 1 / np.where(diff == 0, 1, diff))
-    return np.sum(p * eye, axis=-1), v @ (gaps * p)
+    return d_w, v @ (gaps * p)
 
 
 @adjoint(np.linalg.eig, "a", name="np.linalg.eig")
@@ -285,16 +295,18 @@ def eigvalsh(out, d_out, a, UPLO="L"):  # noqa: N803
 
 @tangent(np.linalg.eigvalsh, "a", name="np.linalg.eigvalsh")
 def eigvalsh_tangent(out, a, UPLO="L", *, d_a):  # noqa: N803
-    """``diag(v^T dA v)``, with the eigenvectors ``v`` of ``a``."""
-    if UPLO == "U":
-        d = np.swapaxes(d_a, -1, -2)
+    """``Re(diag(v^H dA v))``, with the eigenvectors ``v`` of ``a`` (``v^T`` for a
+    real ``a``; for a complex one, ``dA`` Hermitian, its diagonal taken real)."""
+    if UPLO == "U":  # the lower triangle of the (Hermitian) matrix the upper one stands for
+        d = np.conj(np.swapaxes(d_a, -1, -2))
     else:
         d = d_a
     v = np.linalg.eigh(a, UPLO)[1]
     n = np.shape(out)[-1]
     strict = np.tri(n, k=-1, dtype=out.dtype)
-    d_sym = d * (strict + np.eye(n, dtype=out.dtype)) + np.swapaxes(d * strict, -1, -2)
-    return np.sum(v * (d_sym @ v), axis=-2)
+    d_sym = (d * (strict + np.eye(n, dtype=out.dtype))
+             + np.conj(np.swapaxes(d * strict, -1, -2)))
+    return np.real(np.sum(np.conj(v) * (d_sym @ v), axis=-2))
 
 
 @adjoint(np.linalg.svd, "a", name="np.linalg.svd")
@@ -315,16 +327,26 @@ def svd_tangent(out, a, full_matrices=True, compute_uv=True, *, d_a):
     not unique: only the singular values get a tangent there (from the reduced
     factors, so that a second derivative differentiates those), and the
     vectors' raises MissingRuleError where it is used (unused, as in
-    ``svd(a).S``, it costs nothing), as their cotangent does in reverse mode."""
+    ``svd(a).S``, it costs nothing), as their cotangent does in reverse mode.
+    For a complex ``a``, ``ds = Re(diag(u^H dA v))``; its singular vectors have
+    no derivative in srcgrad yet."""
     if not compute_uv:
         factors = np.linalg.svd(a, full_matrices=False)
-        return np.sum(factors[0] * (d_a @ np.swapaxes(factors[2], -1, -2)), axis=-2)
+        return np.real(np.sum(np.conj(factors[0])
+                              * (d_a @ np.conj(np.swapaxes(factors[2], -1, -2))), axis=-2))
     u = out[0]
     s = out[1]
     vh = out[2]
     m = np.shape(a)[-2]
     n = np.shape(a)[-1]
     k = np.shape(s)[-1]
+    if np.iscomplexobj(u):
+        unknown = missing_tangent("np.linalg.svd: the singular vectors of a complex matrix "
+                                  "have no derivative in srcgrad yet (its singular values "
+                                  "have)")
+        reduced = np.linalg.svd(a, full_matrices=False)
+        return (unknown, np.real(np.sum(np.conj(reduced[0]) * (
+            d_a @ np.conj(np.swapaxes(reduced[2], -1, -2))), axis=-2)), unknown)
     if full_matrices:
         if m != n:
             lost = missing_tangent("np.linalg.svd: the singular vectors of a non-square "
@@ -361,9 +383,10 @@ if hasattr(np.linalg, "svdvals"):  # NumPy 2
 
     @tangent(np.linalg.svdvals, name="np.linalg.svdvals")
     def svdvals_tangent(out, x, d_x):
-        """``diag(u^T dX v)``."""
+        """``Re(diag(u^H dX v))`` (``u^T dX v`` for a real ``x``)."""
         factors = np.linalg.svd(x, full_matrices=False)
-        return np.sum(factors[0] * (d_x @ np.swapaxes(factors[2], -1, -2)), axis=-2)
+        return np.real(np.sum(np.conj(factors[0])
+                              * (d_x @ np.conj(np.swapaxes(factors[2], -1, -2))), axis=-2))
 
 
 @adjoint(np.linalg.qr, "a", name="np.linalg.qr")
@@ -380,6 +403,10 @@ def qr_tangent(out, a, mode="reduced", *, d_a):
     assert mode == "reduced", "np.linalg.qr: only mode='reduced' has a derivative"
     q = out[0]
     r = out[1]
+    if np.iscomplexobj(q):
+        unknown = missing_tangent("np.linalg.qr of a complex matrix has no derivative in "
+                                  "srcgrad yet (only of a real one)")
+        return unknown, unknown
     m = np.shape(a)[-2]
     n = np.shape(a)[-1]
     if m < n:

@@ -35,6 +35,7 @@ from ..runtime import (
     norm_grad,
     prod_except,
     reverse_cumsum,
+    signum,
     size_of,
     unreduce,
 )
@@ -114,25 +115,26 @@ def extremum_tangent(out, a, axis=None, *, keepdims=False, d_a):
 def var(out, d_out, a, axis=None, *, ddof=0, keepdims=False):
     centred = a - np.mean(a, axis=axis, keepdims=True)
     count = size_of(a) / size_of(out) - ddof
-    return unreduce(d_out, a, axis, keepdims) * centred * (2 / count)
+    return unreduce(np.real(d_out), a, axis, keepdims) * np.conj(centred) * (2 / count)
 
 
 @tangent(np.var, "a")
 def var_tangent(out, a, axis=None, *, ddof=0, keepdims=False, d_a):
-    """``2 / count * sum((a - mean) * d_a)``: the centred tangent's mean term
-    vanishes against the centred ``a``."""
+    """``2 / count * Re(sum(conj(a - mean) * d_a))``: the centred tangent's mean
+    term vanishes against the centred ``a``; the variance of a complex ``a`` is
+    the mean of ``|a - mean|^2``, real, hence the conjugate and the real part."""
     centred = a - np.mean(a, axis=axis, keepdims=True)
     count = size_of(a) / size_of(out) - ddof
-    return np.sum(centred * d_a, axis=axis, keepdims=keepdims) * (2 / count)
+    return np.real(np.sum(np.conj(centred) * d_a, axis=axis, keepdims=keepdims)) * (2 / count)
 
 
 @adjoint(np.std, "a")
 def std(out, d_out, a, axis=None, *, ddof=0, keepdims=False):
     """Subgradient 0 where the standard deviation is 0."""
     centred = a - np.mean(a, axis=axis, keepdims=True)
-    scale = unreduce(d_out / np.where(out == 0, 1, out), a, axis, keepdims)
+    scale = unreduce(np.real(d_out) / np.where(out == 0, 1, out), a, axis, keepdims)
     count = size_of(a) / size_of(out) - ddof
-    return scale * centred / count
+    return scale * np.conj(centred) / count
 
 
 @tangent(np.std, "a")
@@ -140,7 +142,7 @@ def std_tangent(out, a, axis=None, *, ddof=0, keepdims=False, d_a):
     """The variance's tangent over ``2 * out``; 0 where the deviation is 0."""
     centred = a - np.mean(a, axis=axis, keepdims=True)
     count = size_of(a) / size_of(out) - ddof
-    return (np.sum(centred * d_a, axis=axis, keepdims=keepdims)
+    return (np.real(np.sum(np.conj(centred) * d_a, axis=axis, keepdims=keepdims))
             / (count * np.where(out == 0, 1, out)))
 
 
@@ -150,7 +152,8 @@ def norm(out, d_out, x, ord=None, axis=None, keepdims=False):  # noqa: A002 - mi
     ``'nuc'``, 2, -2, 1, -1, inf, -inf); subgradient 0 at x = 0, tied extreme
     rows or columns (and singular values) share the cotangent."""
     if ord is None or ord == "fro":
-        return unreduce(d_out / np.where(out == 0, 1, out), x, axis, keepdims) * x
+        return (unreduce(np.real(d_out) / np.where(out == 0, 1, out), x, axis, keepdims)
+                * np.conj(x))
     return norm_grad(d_out, out, x, ord, axis, keepdims)
 
 
@@ -160,9 +163,11 @@ def norm_tangent(out, x, ord=None, axis=None, keepdims=False, d_x=None):  # noqa
     ``np.multiply`` rather than ``*``: ``x`` may be a list
     (``np.linalg.norm([dx, dy])``).  The matrix norms 2, -2 and ``'nuc'`` go
     through the singular vectors (``diag(u^T dX v)``), 1, -1, inf and -inf
-    through the extreme column or row sums of ``|x|``."""
+    through the extreme column or row sums of ``|x|``.  A complex ``x`` has a
+    real norm: each term is ``Re(conj(x) dx) / |x|``-like (``signum`` is
+    ``conj(x) / |x|``, ``u^H dX v`` for the singular values)."""
     if ord is None or ord == "fro":
-        return (np.sum(np.multiply(x, d_x), axis=axis, keepdims=keepdims)
+        return (np.real(np.sum(np.multiply(np.conj(x), d_x), axis=axis, keepdims=keepdims))
                 / np.where(out == 0, 1, out))
     if axis is None:
         matrix = np.ndim(x) == 2
@@ -179,7 +184,8 @@ def norm_tangent(out, x, ord=None, axis=None, keepdims=False, d_x=None):  # noqa
             dm = np.moveaxis(d_x, axis, (-2, -1))
         if ord in (2, -2, "nuc"):
             factors = np.linalg.svd(xm, full_matrices=False)
-            ds = np.sum(factors[0] * (dm @ np.swapaxes(factors[2], -1, -2)), axis=-2)
+            ds = np.real(np.sum(np.conj(factors[0])
+                                * (dm @ np.conj(np.swapaxes(factors[2], -1, -2))), axis=-2))
             if ord == "nuc":
                 t = np.sum(ds, axis=-1)
             elif ord == 2:
@@ -192,7 +198,7 @@ def norm_tangent(out, x, ord=None, axis=None, keepdims=False, d_x=None):  # noqa
             else:
                 over = -1
             sums = np.sum(np.abs(xm), axis=over)
-            terms = np.sum(np.sign(xm) * dm, axis=over)
+            terms = np.real(np.sum(signum(xm) * dm, axis=over))
             if ord in (1, float("inf")):
                 hit = sums == np.max(sums, axis=-1, keepdims=True)
             else:
@@ -206,9 +212,9 @@ def norm_tangent(out, x, ord=None, axis=None, keepdims=False, d_x=None):  # noqa
     if ord == 0:  # the count of nonzero elements
         return np.zeros_like(out)
     if ord == 1:
-        return np.sum(np.sign(x) * d_x, axis=axis, keepdims=keepdims)
+        return np.real(np.sum(signum(x) * d_x, axis=axis, keepdims=keepdims))
     if ord == 2:
-        return (np.sum(np.multiply(x, d_x), axis=axis, keepdims=keepdims)
+        return (np.real(np.sum(np.multiply(np.conj(x), d_x), axis=axis, keepdims=keepdims))
                 / np.where(out == 0, 1, out))
     if axis is None or keepdims:
         scale = out
@@ -216,10 +222,10 @@ def norm_tangent(out, x, ord=None, axis=None, keepdims=False, d_x=None):  # noqa
         scale = np.expand_dims(out, axis)
     if ord in (float("inf"), float("-inf")):  # not np.inf: a literal ord folds this test
         hit = np.abs(x) == scale
-        return (np.sum(np.sign(x) * d_x * hit, axis=axis, keepdims=keepdims)
+        return (np.real(np.sum(signum(x) * d_x * hit, axis=axis, keepdims=keepdims))
                 / np.sum(hit, axis=axis, keepdims=keepdims, dtype=out.dtype))
     ratio = np.abs(x) / np.where(scale == 0, 1, scale)
-    return np.sum(np.sign(x) * ratio ** (ord - 1) * d_x, axis=axis, keepdims=keepdims)
+    return np.real(np.sum(signum(x) * ratio ** (ord - 1) * d_x, axis=axis, keepdims=keepdims))
 
 
 @linear(np.cumsum, "a", keywords=("axis",))

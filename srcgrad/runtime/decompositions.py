@@ -39,15 +39,29 @@ def _mT(x):
 
 def _fold(s, lower=True):
     """The cotangent of a matrix of which only one triangle is read, from the
-    symmetric cotangent ``s`` of the matrix that triangle stands for."""
+    symmetric cotangent ``s`` of the matrix that triangle stands for.  For a
+    complex ``s`` that matrix is Hermitian: the other triangle holds the
+    conjugates, so it adds conjugated, and the diagonal's imaginary part is
+    not read (LAPACK takes it as real), so it gets none."""
     n = s.shape[-1]
     strict = np.tri(n, k=-1, dtype=bool)
     if not lower:
         strict = strict.T
+    if np.iscomplexobj(s):
+        return np.where(strict, s + np.conj(_mT(s)),
+                        np.where(np.eye(n, dtype=bool), np.real(s), 0))
     return np.where(strict, s + _mT(s), np.where(np.eye(n, dtype=bool), s, 0))
 
 
-def cholesky_grad(g, out, upper=False):
+def _refuse_complex(a, what, where=None):
+    """Refuse the derivative of a rule that is right for real matrices only."""
+    if np.iscomplexobj(a):
+        raise error_at("MissingRuleError", f"{what}: srcgrad has no derivative for a complex "
+                       f"matrix yet (only for a real one); differentiate a real matrix, or "
+                       f"write the function of the factors another way", where)
+
+
+def cholesky_grad(g, out, upper=False, *, where=None):
     """Cotangent of ``a`` in ``out = np.linalg.cholesky(a, upper=upper)``.
 
     With ``L`` the lower factor and ``phi`` the lower triangle with its diagonal
@@ -56,6 +70,7 @@ def cholesky_grad(g, out, upper=False):
     """
     if no_cotangent(g):
         return 0.0
+    _refuse_complex(out, "np.linalg.cholesky", where)
     low = _mT(out) if upper else out
     g = _mT(g) if upper else g
     n = low.shape[-1]
@@ -88,7 +103,7 @@ def _spectral_inner(w, v, g, adjust):
     return inner
 
 
-def eigh_grad(g, out, UPLO="L"):  # noqa: N803 - numpy's name
+def eigh_grad(g, out, UPLO="L", *, where=None):  # noqa: N803 - numpy's name
     """Cotangent of ``a`` in ``w, v = np.linalg.eigh(a, UPLO)``:
     ``v (diag(g_w) + F * (v^T g_v)) v^T`` with ``F_ij = 1 / (w_j - w_i)``,
     symmetrised and folded onto the triangle ``UPLO`` names.
@@ -101,6 +116,14 @@ def eigh_grad(g, out, UPLO="L"):  # noqa: N803 - numpy's name
     if no_cotangent(g):
         return 0.0
     w, v = out
+    if np.iscomplexobj(v):  # the eigenvalues alone: see eigvalsh_grad
+        if not no_cotangent(cotangent_at(g, 1)):
+            _refuse_complex(v, "np.linalg.eigh: the eigenvectors", where)
+        g_w = cotangent_at(g, 0)
+        if no_cotangent(g_w):
+            return 0.0
+        return _fold(np.conj((v * np.real(g_w)[..., None, :]) @ np.conj(_mT(v))),
+                     lower=UPLO.upper() == "L")
     inner = _spectral_inner(w, v, g, lambda vt_g: vt_g)
     if no_cotangent(inner):
         return 0.0
@@ -150,10 +173,15 @@ def eigvals_grad(g, a):
 
 def eigvalsh_grad(g, a, UPLO="L"):  # noqa: N803
     """Cotangent of ``a`` in ``np.linalg.eigvalsh(a, UPLO)``: ``v diag(g) v^T``,
-    folded onto the triangle read."""
+    folded onto the triangle read.  For a complex Hermitian ``a``, ``dw =
+    Re(diag(v^H dA v))``, so (in the convention of every complex rule here, the
+    cotangent ``dL/dRe - i dL/dIm``) the cotangent is ``conj(v diag(g) v^H)``."""
     if no_cotangent(g):
         return 0.0
     _, v = np.linalg.eigh(a, UPLO)
+    if np.iscomplexobj(v):
+        s = np.conj((v * np.real(g)[..., None, :]) @ np.conj(_mT(v)))
+        return _fold(s, lower=UPLO.upper() == "L")
     s = (v * g[..., None, :]) @ _mT(v)
     return _fold(s, lower=UPLO.upper() == "L")
 
@@ -179,9 +207,18 @@ def svd_grad(g, out, a, full_matrices=True, compute_uv=True, *, where=None):
     m, n = np.shape(a)[-2:]
     if not compute_uv:
         u, _, vh = np.linalg.svd(a, full_matrices=False)
-        return (u * g[..., None, :]) @ vh
+        if np.iscomplexobj(u):
+            return np.conj((u * np.real(g)[..., None, :]) @ vh)
+        return (u * g[..., None, :]) @ vh  # ds = Re(diag(u^H dA v))
     u, s, vh = out
     g_u, g_s, g_vh = cotangent_at(g, 0), cotangent_at(g, 1), cotangent_at(g, 2)
+    if np.iscomplexobj(u):  # the singular values alone, as for compute_uv=False
+        if not (no_cotangent(g_u) and no_cotangent(g_vh)):
+            _refuse_complex(u, "np.linalg.svd: the singular vectors", where)
+        if no_cotangent(g_s):
+            return np.zeros_like(a, dtype=u.dtype)
+        k = s.shape[-1]
+        return np.conj((u[..., :, :k] * np.real(g_s)[..., None, :]) @ vh[..., :k, :])
     if full_matrices and m != n:  # the singular values alone: the reduced factors'
         if not (no_cotangent(g_u) and no_cotangent(g_vh)):
             raise error_at("MissingRuleError", "np.linalg.svd: the singular vectors of a "
@@ -214,7 +251,7 @@ def svd_grad(g, out, a, full_matrices=True, compute_uv=True, *, where=None):
     return u @ p @ vh + extra
 
 
-def qr_grad(g, out, a, mode="reduced"):
+def qr_grad(g, out, a, mode="reduced", *, where=None):
     """Cotangent of ``a`` in ``q, r = np.linalg.qr(a)`` (the reduced
     factorisation).  For ``m >= n``: ``(g_q + q copyltu(M)) r^-T`` with
     ``M = r g_r^T - g_q^T q`` and ``copyltu`` the lower triangle mirrored onto
@@ -228,6 +265,7 @@ def qr_grad(g, out, a, mode="reduced"):
     if no_cotangent(g):
         return 0.0
     q, r = out
+    _refuse_complex(q, "np.linalg.qr", where)
     g_q, g_r = cotangent_at(g, 0), cotangent_at(g, 1)
     g_q = np.zeros_like(q) if no_cotangent(g_q) else g_q
     g_r = np.zeros_like(r) if no_cotangent(g_r) else g_r
@@ -322,11 +360,15 @@ def matrix_norm_grad(g, out, x, ord, axis=None, keepdims=False):  # noqa: A002 -
     g = as_array(g)[..., None, None]
     if ord in (2, -2, "nuc"):
         u, _, vh = np.linalg.svd(xm, full_matrices=False)
+        if np.iscomplexobj(u):
+            g = np.real(g)
         if ord == "nuc":
             gm = g * (u @ vh)
         else:
             i = 0 if ord == 2 else -1
             gm = g * (u[..., :, i, None] * vh[..., i, None, :])
+        if np.iscomplexobj(gm):  # d s = Re(u^H dX v): conjugated (see svd_grad)
+            gm = np.conj(gm)
     elif ord in (1, -1, np.inf, -np.inf):
         over = -2 if ord in (1, -1) else -1
         sums = np.sum(np.abs(xm), axis=over, keepdims=True)

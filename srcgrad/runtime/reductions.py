@@ -138,6 +138,9 @@ def norm_grad(g, out, x, ord=None, axis=None, keepdims=False):
     other matrix norms through :func:`.decompositions.matrix_norm_grad`."""
     x = as_array(x)
     vector = (x.ndim == 1) if axis is None else np.ndim(axis) == 0 or len(axis) == 1
+    if np.iscomplexobj(x) and (vector or ord not in (2, -2, "nuc")):
+        # a function of |x| alone: the cotangent of |x| times conj(x) / |x|
+        return norm_grad(np.real(g), out, np.abs(x), ord, axis, keepdims) * np.conj(np.sign(x))
     gg, scale = unreduce(g, x, axis, keepdims), unreduce(out, x, axis, keepdims)
     if ord is None or ord == "fro" or (ord == 2 and vector):
         return gg * x / np.where(scale == 0, 1, scale)
