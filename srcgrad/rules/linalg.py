@@ -438,9 +438,10 @@ def pinv(out, d_out, a, rcond=None):
 
 @tangent(np.linalg.pinv, "a", name="np.linalg.pinv")
 def pinv_tangent(out, a, rcond=None, *, d_a):
-    """``-p dA p + p p^T dA^T (I - a p) + (I - p a) dA^T p^T p``."""
-    pt = np.swapaxes(out, -1, -2)
-    d_at = np.swapaxes(d_a, -1, -2)
+    """``-p dA p + p p^H dA^H (I - a p) + (I - p a) dA^H p^H p`` (``^H`` the
+    conjugate transpose, ``^T`` for a real ``a``)."""
+    pt = np.conj(np.swapaxes(out, -1, -2))
+    d_at = np.conj(np.swapaxes(d_a, -1, -2))
     return (-(out @ d_a @ out) + (out @ pt) @ (d_at - d_at @ (a @ out))
             + (d_at - (out @ a) @ d_at) @ (pt @ out))
 
@@ -460,18 +461,20 @@ def lstsq_tangent(out, a, b, rcond=None, *, d_a, d_b):
     x = out[0]
     res = out[1]
     p = np.linalg.pinv(a)
-    pt = np.swapaxes(p, -1, -2)
-    d_at = np.swapaxes(d_a, -1, -2)
+    pt = np.conj(np.swapaxes(p, -1, -2))
+    d_at = np.conj(np.swapaxes(d_a, -1, -2))
     d_p = -(p @ d_a @ p) + (p @ pt) @ (d_at - d_at @ (a @ p)) + (d_at - (p @ a) @ d_at) @ (pt @ p)
     factors = np.linalg.svd(a, full_matrices=False)
-    d_s = np.sum(factors[0] * (d_a @ np.swapaxes(factors[2], -1, -2)), axis=-2)
+    d_s = np.real(np.sum(np.conj(factors[0])
+                         * (d_a @ np.conj(np.swapaxes(factors[2], -1, -2))), axis=-2))
     if np.size(res) == 0:
         d_res_a = np.zeros_like(res)
         d_res_b = np.zeros_like(res)
     else:
         r = b - a @ x
-        d_res_a = np.reshape(-2 * np.sum(r * (d_a @ x), axis=0), np.shape(res))
-        d_res_b = np.reshape(2 * np.sum(r * d_b, axis=0), np.shape(res))
+        d_res_a = np.reshape(-2 * np.real(np.sum(np.conj(r) * (d_a @ x), axis=0)),
+                             np.shape(res))
+        d_res_b = np.reshape(2 * np.real(np.sum(np.conj(r) * d_b, axis=0)), np.shape(res))
     return ((d_p @ b, d_res_a, zero_tangent(out[2]), d_s),
             (p @ d_b, d_res_b, zero_tangent(out[2]), zero_tangent(out[3])))
 

@@ -295,6 +295,10 @@ def pinv_grad(g, out, a):
     p, pt, gt = out, _mT(out), _mT(g)
     ap = a @ p
     pa = p @ a
+    if np.iscomplexobj(p):  # the last two terms hold dA^H: their cotangents conjugate
+        ph = np.conj(pt)
+        return (-(pt @ g @ pt) + np.conj((gt - ap @ gt) @ (p @ ph))
+                + np.conj((ph @ p) @ (gt - gt @ pa)))
     return (-(pt @ g @ pt) + (gt - ap @ gt) @ (p @ pt)
             + (pt @ p) @ (gt - gt @ pa))
 
@@ -318,12 +322,11 @@ def lstsq_grads(g, out, a, b, rcond=None):
         g_a = g_a + pinv_grad(g_x2 @ _mT(b2), p, a)
         g_b = g_b + _mT(p) @ g_x2
     if not no_cotangent(g_res) and np.size(residuals):
-        r = b2 - a @ x2
-        g_a = g_a - 2 * (r * g_res) @ _mT(x2)
-        g_b = g_b + 2 * r * g_res
+        r = np.conj(b2 - a @ x2)  # |r|^2 changes by 2 Re(conj(r) dr)
+        g_a = g_a - 2 * (r * np.real(g_res)) @ _mT(x2)
+        g_b = g_b + 2 * r * np.real(g_res)
     if not no_cotangent(g_s):
-        u, _, vh = np.linalg.svd(a, full_matrices=False)
-        g_a = g_a + (u * g_s) @ vh
+        g_a = g_a + svd_grad(g_s, None, a, False, False)
     g_a = np.zeros_like(np.asarray(a, dtype=np.result_type(x))) if no_cotangent(g_a) else g_a
     g_b = np.zeros_like(b2, dtype=np.result_type(x)) if no_cotangent(g_b) else g_b
     return g_a, (g_b[:, 0] if vector else g_b)

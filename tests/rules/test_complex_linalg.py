@@ -117,6 +117,22 @@ def complex_cotangents_eig(x):
     return np.imag(np.sum(h * np.linalg.eigvalsh(h)[1]) + np.sum(h * np.linalg.eigh(h)[0][0]))
 
 
+def _tall(x):
+    return np.array([[x[0] + 1j * x[1], x[2]], [1j * x[3], x[0] * x[2] + 2.0],
+                     [x[1] * x[3], 1j * x[0]]])
+
+
+def pinv_tall(x):
+    """A non-square pinv: its dA^H terms do not vanish as a square one's do."""
+    return np.sum(np.abs(np.linalg.pinv(_tall(x)) * np.array([[1, 2j, 3], [0.5, -1, 1j]])) ** 2)
+
+
+def lstsq_parts(x):
+    sol = np.linalg.lstsq(_tall(x), np.array([[1.0], [2j], [0.5]]), rcond=None)
+    return (np.sum(np.abs(sol[0] * np.array([[1], [2j]])) ** 2) + 3 * np.sum(sol[1])
+            + np.sum(sol[3] ** 2))
+
+
 def _helper(a):
     return np.linalg.norm(a - np.mean(a))
 
@@ -136,7 +152,7 @@ def in_loop_and_helper(x):
 RIGHT = [wavefunction, norm_default, norm_vector_orders, norm_matrix_orders, norm_axis,
          var, var_std_axis, svd_values, svd_values_of_factors, eigvalsh, eigvalsh_upper,
          eigh_values, complex_cotangents, complex_cotangents_svd,
-         complex_cotangents_eig, in_loop_and_helper]
+         complex_cotangents_eig, pinv_tall, lstsq_parts, in_loop_and_helper]
 if not hasattr(np.linalg, "svdvals"):
     RIGHT.remove(svdvals)
 else:
