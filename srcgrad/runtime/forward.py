@@ -134,7 +134,19 @@ def tangent_like(t, x):
         return out if np.ndim(v) else out[()]
     if isinstance(x, (float, np.ndarray, np.generic)) or foreign(x):
         return leaf(t, x)
-    return gradient_like(_as_cotangent(t), x, leaf)
+    return _zeros_for_constants(gradient_like(_as_cotangent(t), x, leaf), x)
+
+
+def _zeros_for_constants(t, x):
+    """``t`` with the zero tangent where a part of a tuple or list ``x`` has none (an
+    integer: ``v, i`` returned from a loop), as a display returned gives
+    (``zero_tangent(i)``), so a caller unpacking it computes with numbers."""
+    if t is None:
+        return zero_tangent(x)
+    if isinstance(x, (list, tuple)) and isinstance(t, (list, tuple)) and len(t) == len(x):
+        parts = [_zeros_for_constants(a, b) for a, b in zip(t, x)]
+        return type(t)(*parts) if is_namedtuple(t) else type(t)(parts)
+    return t
 
 
 def _as_cotangent(t):

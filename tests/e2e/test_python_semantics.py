@@ -433,6 +433,19 @@ def first_big_with_index(xs):
     return xs[0], -1
 
 
+def argbest(xs):
+    best = (xs[0], 0)
+    for i in range(len(xs)):
+        if xs[i] > best[0]:
+            best = (xs[i], i)
+    return best
+
+
+def uses_best(x):
+    v, i = argbest(x)
+    return v * (i + 1)
+
+
 def uses_value_and_index(x):
     v, i = first_big_with_index(x)
     return v * (i + 1)
@@ -450,7 +463,8 @@ def value_and_index_in_loop(x):
     (uses_value_and_index, (np.array([0.2, 0.7, 0.9]),)),
     (uses_value_and_index, (np.array([0.2, 0.3, 0.1]),)),
     (value_and_index_in_loop, (np.array([0.2, 1.7, 0.9]),)),
-], ids=["found", "not-found", "in-loop"])
+    (uses_best, (np.array([0.2, 0.7, 0.5]),)),
+], ids=["found", "not-found", "in-loop", "tuple-variable"])
 def test_helper_returning_value_and_index_from_a_loop(fn, args):
     check(fn, args)
     check_policies(fn, args)
