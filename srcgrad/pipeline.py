@@ -199,6 +199,7 @@ class Compilation:
     @compiler_pass
     def normalize(self):
         """Desugar into A-normal form, one operation per statement (normalize/normalizer.py)."""
+        self.parsed.called = self.callee  # its updates through a view of an argument are checked
         self.program = a_normal_form(self.parsed, self.receiver, self.options.callees)
         params = self.program.params
         self.program.float_params = {params[i] for i in self.floats if i < len(params)}

@@ -99,6 +99,7 @@ _VIEW_NAMES = (
 )
 VIEW_FUNCTIONS = frozenset(id(f) for f in (
     *(getattr(np, n, None) for n in _VIEW_NAMES),
+    getattr(np.linalg, "matrix_transpose", None), getattr(np.linalg, "diagonal", None),
     np.lib.stride_tricks.as_strided,
     getattr(np.lib.stride_tricks, "sliding_window_view", None),
 ) if f is not None)
@@ -139,13 +140,17 @@ class ArgumentUpdates:
     placed: set = field(default_factory=set)
 
 
-def argument_updates(func, params, resolve) -> ArgumentUpdates:
+def argument_updates(func, params, resolve, callee=False) -> ArgumentUpdates:
     """Which of ``params`` the function ``func`` (a gast FunctionDef) updates in
     place, through which name; ``resolve(call)`` is the object a call's
-    function refers to, or ``MISSING`` where that is not static."""
+    function refers to, or ``MISSING`` where that is not static.  ``callee``:
+    ``func`` is called from differentiated code, where ``t = a[0]; t += v``
+    changes the caller's array (:func:`callee_view_guards`)."""
     scan = _Scan(func, params, resolve)
     scan.run()
     found = ArgumentUpdates()
+    if callee:
+        callee_view_guards(func, params, scan, found)
     # a = a.copy() first: from there on, 'a' is a new array of the function's
     kept = [p for p in params if not scan.rebound_first(p)]
     updates = collections.defaultdict(list)  # param -> the updates reaching it
@@ -190,6 +195,40 @@ def argument_updates(func, params, resolve) -> ArgumentUpdates:
             found.others[param] = others
     found.guards = {k: v for k, v in found.guards.items() if v}
     return found
+
+
+def callee_view_guards(func, params, scan, found) -> None:
+    """``t = a[0]; t += v`` in a called function, ``t`` a view or an element of
+    the parameter ``a``: Python changes the caller's array there in place
+    where ``t`` is an array (a row of a matrix), while srcgrad's code makes a
+    new one, so a caller reading its array afterwards would see other values.
+    The update is checked as it runs (``(a, a)`` in ``found.guards``, placed by
+    :func:`update_guards`): it raises where ``t`` turns out an array sharing
+    ``a``'s memory; a number (``t = b[2]`` of a vector) runs.  The callee
+    cannot tell whether its caller reads the array again, so the check is made
+    whatever the caller does.  ``a op= v`` through ``a`` itself (or ``h = a``)
+    is the caller's to check (:func:`call_guard`); an argument whose elements
+    the callee sets is copied, and its caller refuses to read it afterwards
+    (:func:`updated_arguments`)."""
+    order = None
+    copied = updated_in_place(func)
+    for name, node, kind in scan.updates:
+        if kind != "augmented" or not isinstance(node, gast.AugAssign) \
+                or not isinstance(node.target, gast.Name):
+            continue
+        order = order or _Order(func, scan)
+        if id(node) in order.nested:
+            continue
+        reached = scan.reached(name)
+        for param in params:
+            if param in copied or scan.find(param) == scan.find(name) \
+                    or scan.find(param) not in reached or scan.rebound_first(param) \
+                    or any(k == "item" and scan.find(param) in scan.reached(n)
+                           for n, _, k in scan.updates):
+                continue
+            pairs = found.guards.setdefault(id(node), [])
+            if (param, param) not in pairs:
+                pairs.append((param, param))
 
 
 #: How a name relates to the memory of a name its value was made from: the same
@@ -666,6 +705,14 @@ def update_guards(found, node, current, filename) -> list:
             f"but srcgrad's generated code makes a new array for '{target}', so the values "
             f"would differ; pass a copy (x.copy()) as one of them, or write "
             f"'{target} = {target} op ...'")
+        if other == param:  # a called function's view of its argument (callee_view_guards)
+            message = (
+                f"'{target} op= ...' updates the array '{target}' in place, and it is part "
+                f"of the argument '{param}': Python changes the caller's array there, but "
+                f"srcgrad's generated code makes a new array for '{target}', so a caller "
+                f"reading its array afterwards would see other values (a called function "
+                f"is checked whatever its caller reads); write '{target} = {target} op ...' "
+                f"and return what the caller needs")
         symbol = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/",
                   gast.MatMult: "@", gast.Pow: "**", gast.FloorDiv: "//",
                   gast.Mod: "%"}.get(type(node.op))
@@ -677,6 +724,8 @@ def update_guards(found, node, current, filename) -> list:
         check = gast.copy_location(gast.Expr(value=call), node)
         check.op = ir.Op(ir.OPAQUE, [], {}, node, "statement")
         check.comment = f"{target} may be part of the argument {param}: {other} must not see it"
+        check.comment = f"{target} may be part of the argument {param}: the caller's array" \
+            if other == param else check.comment
         checks.append(check)
     return checks
 
@@ -685,11 +734,12 @@ def unplaced_checks(found, params, filename) -> list:
     """Entry checks for the arguments whose guards the normaliser never placed
     (an update it did not reach as written): the whole argument, as before."""
     missing = {param for key, pairs in found.guards.items() if key not in found.placed
-               for param, _ in pairs}
+               for param, other in pairs if other != param}
     checks = []
     for param in (p for p in params if p in missing):
         found.others[param] = sorted({q for key, pairs in found.guards.items()
-                                      for p, q in pairs if p == param}, key=params.index)
+                                      for p, q in pairs if p == param and q != p},
+                                     key=params.index)
         checks.append(entry_check(param, params, found, filename))
     return checks
 
