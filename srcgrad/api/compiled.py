@@ -26,6 +26,7 @@ import weakref
 from functools import partial
 
 from .. import pipeline
+from ..cache import provenance
 from ..cache import store as cache
 from ..errors import ZeroGradientWarning
 from ..frontend.parse import Resolver
@@ -48,6 +49,8 @@ class Compiled:
         self.fn = fn
         self.options = options
         deps = _dependencies(fn, generated.free) + _callee_dependencies(options)
+        deps += _reached_dependencies(fn, {**generated.bindings, **generated.free}, options,
+                                      deps)
         self.deps = deps + _default_dependencies(fn, deps)
         self.rules = registry.generation()
         self.watched = _watched(fn, self.deps)
@@ -84,6 +87,56 @@ def _dependencies(fn, free):
             deps.append((cells[name], name, obj))
         elif where == "global":
             deps.append((fn.__globals__, name, obj))
+    return deps
+
+
+def _reached_dependencies(fn, free, options, known) -> list:
+    """What the code depends on in the user functions ``fn`` calls, beside
+    ``fn``'s own globals and closures (``known``): the global or closure value
+    of the function whose code bound each name of ``free`` (the module's free
+    names and bindings, those of a module loaded from disk too: ``SCALE`` read by
+    ``helpers.smooth``, in another module; renamed ``helpers_onp`` where it was
+    inlined), and the module member, global or closure cell each called user
+    function was reached through (``helpers.smooth``, ``inner``) -- so that
+    ``helpers.SCALE = 0.25`` or ``helpers.smooth = other`` regenerates the code
+    as rebinding one of ``fn``'s own globals does.  Found by the disk cache's
+    survey of the functions reachable from ``fn`` (:mod:`..cache.provenance`);
+    a name found in several places is watched in each (at worst a needless
+    recompilation)."""
+    arguments = tuple((c.position, c.obj) for c in options.callees if hasattr(c, "obj"))
+    found = provenance.survey(fn, options.receiver, arguments)
+    at = {repr(path): obj for obj, path in found.seen.values()}
+    seen = {(id(container), key) for container, key, _ in known}
+    deps = []
+
+    def watch(path) -> None:
+        if path is None or path[0] not in ("global", "closure", "attr"):
+            return
+        holder, key = at.get(repr(path[1])), path[2]
+        if path[0] == "attr":  # a module's member (helpers.smooth)
+            if not isinstance(holder, types.ModuleType):
+                return
+            container, value = vars(holder), vars(holder).get(key, _GONE)
+        elif not isinstance(holder, types.FunctionType):
+            return
+        elif path[0] == "global":
+            container, value = holder.__globals__, holder.__globals__.get(key, _GONE)
+        else:
+            cells = dict(zip(holder.__code__.co_freevars, holder.__closure__ or ()))
+            container = cells.get(key)
+            try:
+                value = container.cell_contents
+            except (AttributeError, ValueError):
+                return
+        if value is not _GONE and (id(container), key) not in seen:
+            seen.add((id(container), key))
+            deps.append((container, key, value))
+
+    for name, obj in sorted(free.items()):
+        watch(found.locate(name, obj))
+    for called, path in found.functions:
+        if called is not fn:
+            watch(path)
     return deps
 
 
