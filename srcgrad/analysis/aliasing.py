@@ -120,6 +120,8 @@ def check_aliases(program: ir.Program) -> None:
 def _check_aliases(program: ir.Program) -> None:
     statements = list(ir.walk_statements(program.body))
     containers = container_names(program, statements)
+    if element_writes(program, statements, containers):
+        statements = list(ir.walk_statements(program.body))
     if follow_slot_writes(program, statements, containers):
         statements = list(ir.walk_statements(program.body))
     scalars = scalar_names(program)
@@ -328,6 +330,75 @@ def _check_aliases(program: ir.Program) -> None:
         program.body.insert(0, gast.copy_location(none, program.body[0]))
 
 
+def element_writes(program, statements, containers) -> bool:
+    """``a = d['h']; a[0] = v``, ``a`` an item of a list, tuple or dict ``d`` that
+    still holds it (nothing between the two binds ``a``, ``d`` or the key, nor
+    reads ``d`` but to index it): written as ``d['h'][0] = v`` is (a copy of the
+    item, written, stored back: see :func:`follow_slot_writes`), so that ``d``
+    and the other names for the item see the write (it was refused, valid
+    code, found by review).  Returns whether it changed the program."""
+    blocks = paths.blocks_of(program.body)
+    defs: dict[str, list] = {}
+    for s in statements:
+        for n in ir.assigned_by(s):
+            defs.setdefault(n, []).append(s)
+    changed = False
+    for update in statements:
+        op = getattr(update, "op", None)
+        if not (ir.is_update(update) and _is_setitem(update)
+                and isinstance(op.args[0], gast.Name)) or op.args[0].id in containers:
+            continue
+        a = op.args[0].id
+        made = [d for d in defs.get(a, []) if not ir.is_update(d)]
+        if len(made) != 1 or not (isinstance(made[0], gast.Assign) and is_view(made[0])
+                                  and made[0].op.primitive is operator.getitem):
+            continue
+        view = made[0]
+        box, key = view.op.args[0].id, view.op.args[1]
+        if box not in containers or not isinstance(key, (gast.Constant, gast.Name)) \
+                or not all(_built_here(d) for d in defs.get(box, [])):
+            continue
+        block = blocks[id(view)][0]
+        if blocks[id(update)][0] is not block or block.index(view) > block.index(update):
+            continue
+        kept = {a, box, *ir.names_in(key)}
+        between = list(ir.walk_statements(block[block.index(view) + 1:block.index(update)]))
+        if any(kept & set(ir.assigned_by(s)) or (box in ir.names_in(s) and not (
+                isinstance(s, gast.Assign) and not ir.is_update(s) and is_view(s)
+                and s.op.primitive is operator.getitem)) for s in between):
+            continue
+        node = op.node
+        copy_ = program.namer.fresh(a)
+        snap = ir.assign(copy_, gast.Call(func=helper_ref("snapshot"), args=[ir.name(a)],
+                                          keywords=[]))
+        snap.op = ir.Op(runtime.snapshot, [ir.name(a)], {}, node, "snapshot")
+        write = ir.assign(gast.Subscript(value=ir.name(copy_), slice=clone(op.args[1]),
+                                         ctx=gast.Store()), clone(op.args[2]))
+        write.op = ir.Op(operator.setitem, [ir.name(copy_), clone(op.args[1]),
+                                            clone(op.args[2])], {}, node, op.label)
+        store = ir.assign(gast.Subscript(value=ir.name(box), slice=clone(key),
+                                         ctx=gast.Store()), ir.name(copy_))
+        store.op = ir.Op(operator.setitem, [ir.name(box), clone(key), ir.name(copy_)], {},
+                         node, op.label)
+        shown = source_of(view.op.node) if isinstance(view.op.node, gast.expr) else a
+        store.slot_write = (a, clone(op.args[1]), shown, update)
+        at = block.index(update)
+        block[at:at + 1] = [gast.copy_location(s, update) for s in (snap, write, store)]
+        changed = True
+    return changed
+
+
+def _built_here(stmt) -> bool:
+    """Whether ``stmt`` builds a list, tuple or dict of its own items (a display,
+    a concatenation, ``list(xs)``), or changes one (``xs.append(v)``) -- not the
+    pieces of a call (``np.split(y, 2)``, views of ``y``; ``dict(a=y)``)."""
+    op = getattr(stmt, "op", None)
+    if op is None or ir.is_update(stmt) or op.primitive is ir.APPEND:
+        return True
+    return any(op.primitive is p for p in (ir.BUILD_LIST, ir.BUILD_TUPLE, ir.BUILD_DICT,
+                                           ir.CONCAT, ir.REPEAT, list, tuple, sorted))
+
+
 def follow_slot_writes(program, statements, containers) -> bool:
     """``lst[i][j] = v`` on a list, tuple or dict ``lst`` runs as ``t = lst[i];
     t1 = snapshot(t); t1[j] = v; lst[i] = t1`` (normalize/statements.py): the
@@ -447,7 +518,7 @@ def follow_slot_writes(program, statements, containers) -> bool:
         rebuilt = _tuple_rebuild(store, tuples.get(box), program.namer)
         box_root = None if rebuilt else find(box, same)
         for name in sorted(n for n in parent if find(n, parent) == root):
-            if name in (old, new, box) or find(name, same) == box_root \
+            if name in (new, box) or find(name, same) == box_root \
                     or _no_memory(program, name):
                 continue
             if not any((name in paths.reads(later) or (
@@ -455,9 +526,9 @@ def follow_slot_writes(program, statements, containers) -> bool:
                     and paths.stale(later, store, name, order, loops, blocks)
                     for later in statements if later is not store):
                 continue
-            text = (f"{written}, which '{user(name)}' also sees (a view of it, or a list "
-                    f"holding it) and reads afterwards; srcgrad cannot follow that change: "
-                    f"make a copy ({shown} = {shown}.copy()) first")
+            text = (f"{written}, and '{user(name)}' shares its memory (a view of it, or a "
+                    f"list holding it) and is read afterwards; srcgrad cannot follow that "
+                    f"change: make a copy ({shown} = {shown}.copy()) first")
             if name in containers:
                 # b = list(a); b[0][j] = v: store the written copy where a holds the item
                 flag = program.namer.fresh("key")

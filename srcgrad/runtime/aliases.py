@@ -200,14 +200,6 @@ def untouched_except(container, key, item, message, where=None):
         raise error
 
 
-def _item_region(item, index):
-    """The part of ``item`` that ``item[index] = v`` writes (all of a list)."""
-    if isinstance(item, np.ndarray) and is_basic_index(index):
-        parts = index if isinstance(index, tuple) else (index,)
-        return item[index] if any(p is Ellipsis for p in parts) else item[(*parts, ...)]
-    return item
-
-
 def slot_alone(container, key, item, index, message, where=None, rebuilt=False) -> bool:
     """Check, before ``container[key][index] = v`` -- which generated code writes
     into a copy of ``item`` (``container[key]``) stored back at ``key`` -- that no
@@ -230,7 +222,9 @@ def slot_alone(container, key, item, index, message, where=None, rebuilt=False) 
         pairs = enumerate(container)
         if isinstance(key, (int, np.integer)) and key < 0:
             key += len(container)
-    region = _item_region(item, index)
+    # (any memory shared counts, not only the elements written: generated code
+    # writes a copy, which a view of the old item never sees again)
+    region = item
     for k, v in pairs:
         if k != key and (v is item or (
                 v is not container and _sees_except(v, item, region, container))):
@@ -245,16 +239,17 @@ def slot_same(other, container, item, index, message, where=None) -> bool:
     generated code copies, writes and stores back): whether ``other`` -- a name
     read afterwards that may refer to ``item`` (``state = [pos, vel]``) -- is
     that very object, to be bound to the written copy after it.  If it is not,
-    it must not see the elements written either (a view of ``item``, a list
-    holding it), else this raises; what it sees through ``container`` itself is
-    the written copy, as in Python."""
+    it must not share its memory either (a view of ``item``, a list holding
+    it: the copy written is one it never sees again, even where the elements
+    written now lie outside it), else this raises; what it sees through
+    ``container`` itself is the written copy, as in Python."""
     if isinstance(container, np.ndarray):
         return False  # item is a view of the array written: the alias check follows it
     if same_object(other, item):
         return True
     # (a tuple is built again: another name for the old one sees the old item)
     kept = container if isinstance(container, (list, dict)) else None
-    if other is not kept and _sees_except(other, item, _item_region(item, index), kept):
+    if other is not kept and _sees_except(other, item, item, kept):
         error = error_at("AliasedUpdateError", message, where)
         error.verified = True
         raise error

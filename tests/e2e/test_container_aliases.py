@@ -493,3 +493,75 @@ def dict_same_array_twice(x):
 
 def test_dict_holding_one_array_twice_is_refused_located():
     _refused(dict_same_array_twice, AliasedUpdateError, "another item of")
+
+
+# -- a = d['h']; a[0] = v: an element write through another name for the item -------
+
+def dict_item_alias_written(x):
+    d = {"h": x * 1.0}
+    a = d["h"]
+    a[0] = 2.0
+    return np.sum(d["h"] * x) + np.sum(a)
+
+
+def list_items_written_in_loop(x):
+    ws = [x * 1.0, x * 2.0]
+    for w in ws:
+        w[0] = 1.0
+    return np.sum(ws[0] * ws[1])
+
+
+def list_item_alias_written_twice(x):
+    lst = [x * 1.5, x]
+    a = lst[0]
+    a[0] = x[2] ** 2
+    if x[1] > 0:
+        lst[0][3] = x[1]
+    return np.sum(lst[0]) + np.sum(a * x)
+
+
+def _item_alias_step(x):
+    state = [x * 1.0, x * 2.0]
+    p = state[0]
+    p[1] = np.cos(x[0])
+    return np.sum(p) + np.sum(state[0] * state[1])
+
+
+def item_alias_in_helper(x):
+    return _item_alias_step(x) + _item_alias_step(x * 2.0)
+
+
+@pytest.mark.parametrize("policy", POLICIES, ids=str)
+@pytest.mark.parametrize("fn", [dict_item_alias_written, list_items_written_in_loop,
+                                list_item_alias_written_twice, item_alias_in_helper],
+                         ids=lambda f: f.__name__)
+def test_item_written_through_another_name(fn, policy):
+    _check(fn, policy=policy)
+
+
+def item_alias_view_sees_write(x):  # r is a view of a: a's copy written is not r's
+    lst = [x * 1.5, x]
+    a = lst[0]
+    r = a[1:]
+    a[0] = x[2] ** 2
+    lst[0][3] = x[1]
+    return np.sum(r * x[1:])
+
+
+def test_item_alias_view_is_refused_located():
+    _refused(item_alias_view_sees_write, AliasedUpdateError, "srcgrad cannot follow")
+
+
+def item_replaced_before_write(x):  # d['h'] no longer holds a: d does not see a[0] = v
+    d = {"h": x * 1.0}
+    a = d["h"]
+    d["h"] = x * 3.0
+    a[0] = 2.0
+    return np.sum(d["h"] * x) + np.sum(a * x)
+
+
+def test_item_replaced_before_the_write_is_not_written_back():
+    try:
+        _check(item_replaced_before_write)
+    except SrcGradError as err:  # or refused, located; never the write stored into d
+        assert err.lineno, err
