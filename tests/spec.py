@@ -862,6 +862,14 @@ N("zero_tangent", srcgrad.runtime.zero_tangent, "srcgrad.runtime.zero_tangent(x)
 N("missing_tangent", srcgrad.runtime.missing_tangent,  # a tangent that does not exist
   "srcgrad.runtime.missing_tangent('no derivative')")
 N("size_of", srcgrad.runtime.size_of, "srcgrad.runtime.size_of(x)", x=_X)  # np.size, Dask lazy
+# what tangent code calls, differentiated again by hvp (tests/api/test_hvp_coverage.py)
+N("np.result_type", np.result_type, "np.result_type(x)", x=_X)
+N("same_window", srcgrad.runtime.same_window, "srcgrad.runtime.same_window(x, x[1:])",
+  x=normal(4))
+N("taken_again", srcgrad.runtime.taken_again,
+  "srcgrad.runtime.taken_again(x, x, x, None, 'never raised')", x=normal(4))
+N("held_at", srcgrad.runtime.held_at, "srcgrad.runtime.held_at([x], x, x, None, 'never raised')",
+  x=normal(3))
 S("signum", srcgrad.runtime.signum, "srcgrad.runtime.signum(x)", x=away(3, 4))  # complex: test_numpy_breadth
 
 # --- the rest of the NumPy functions autograd differentiates (issue 15) -------------------

@@ -57,6 +57,57 @@ def _tangent_code(fn, position, receiver=None, callees=(), floats=()):
     return compile_function(fn, options)
 
 
+def _generated_file(function) -> str | None:
+    code = getattr(function, "__code__", None)
+    return code.co_filename if code is not None else None
+
+
+def at_user_code(error: SrcGradError, fn, generated: set) -> SrcGradError:
+    """``error``, raised about one of the ``generated`` files (tangent code being
+    differentiated again), located in ``fn``'s own source instead: at the line
+    of ``fn`` that reads as the generated statement does (a statement of the
+    user's copied into the tangent code, ``e[0, 1] = 7.0``), else at ``fn``'s
+    ``def`` line.  The user never wrote the generated file; a place in it is
+    no help.  Any other error is returned as it is."""
+    if error.filename not in generated:
+        return error
+    try:
+        lines, first = inspect.getsourcelines(inspect.unwrap(fn))
+        filename = inspect.getsourcefile(inspect.unwrap(fn))
+    except (OSError, TypeError):
+        return error
+    wanted = (error.source_line or "").strip()
+    hits = [k for k, line in enumerate(lines) if wanted and line.strip() == wanted]
+    target = _updated_target(wanted)
+    if not hits and target:  # `row[:] = t3`: the user's `row[:] = x * (t + 1)`
+        hits = [k for k, line in enumerate(lines) if _updated_target(line.strip()) == target]
+    if hits:
+        offset, col = hits[0], error.col
+    else:
+        offset = next((k for k, line in enumerate(lines) if line.lstrip().startswith(
+            ("def ", "async def "))), 0)
+        col = None
+    message = (f"{error.message} (found while differentiating srcgrad's tangent code of "
+               f"{getattr(fn, '__name__', 'the function')} once more, for a second "
+               f"derivative; at line {error.lineno} of that generated code)")
+    try:
+        moved = type(error)(message, filename=filename, lineno=first + offset, col=col)
+    except TypeError:
+        return error
+    moved.__cause__ = error
+    return moved
+
+
+def _updated_target(line: str) -> str | None:
+    """``row[:]`` of ``row[:] = t3``, ``h`` of ``h += v``: what a statement
+    assigns to, the part the generated code keeps as the user wrote it."""
+    for sign in (" = ", " += ", " -= ", " *= ", " /= "):
+        left, found, _ = line.partition(sign)
+        if found and left and "=" not in left and not left.startswith(("def ", "return")):
+            return left
+    return None
+
+
 class HigherOrder:
     """A derivative of any order: reverse mode over levels of generated tangent code.
 
@@ -92,16 +143,26 @@ class HigherOrder:
         modules, code = [], self.fn
         floats = () if receiver is not None or not specialise else tuple(
             i for i, a in enumerate(args) if type(a) is float)
-        for level, position in enumerate(self.inners):
-            modules.append(_tangent_code(code, position, receiver if level == 0 else None,
-                                         () if level else callee_arguments(
-                                             self.fn, (position, *self.outer), args,
-                                             int(receiver is not None)), floats))
-            code = modules[-1].functions[0]
-        options = Options(mode="grad", wrt=self.outer, single=self.single, backend=self.backend,
-                          floats=floats)
-        modules.append(compile_function(code, options))
+        try:
+            for level, position in enumerate(self.inners):
+                modules.append(_tangent_code(code, position, receiver if level == 0 else None,
+                                             () if level else callee_arguments(
+                                                 self.fn, (position, *self.outer), args,
+                                                 int(receiver is not None)), floats))
+                code = modules[-1].functions[0]
+            options = Options(mode="grad", wrt=self.outer, single=self.single,
+                              backend=self.backend, floats=floats)
+            modules.append(compile_function(code, options))
+        except SrcGradError as error:
+            moved = at_user_code(error, self.fn, self._generated(modules))
+            if moved is error:
+                raise
+            raise moved from None
         return modules
+
+    @staticmethod
+    def _generated(modules) -> set:
+        return {_generated_file(m.functions[0]) for m in modules}
 
     def __call__(self, *args):
         count = len(self.inners)
@@ -113,7 +174,13 @@ class HigherOrder:
             code, options = modules[-2].functions[0], modules[-1].options
             backends.settle(modules[-1], (*args, *moving), {}, lambda: compile_function(
                 code, replace(options, backend="numpy")))
-        return modules[-1].functions[0](*args, *moving)
+        try:
+            return modules[-1].functions[0](*args, *moving)
+        except SrcGradError as error:  # a run-time refusal placed in tangent code
+            moved = at_user_code(error, self.fn, self._generated(modules[:-1]))
+            if moved is error:
+                raise
+            raise moved from None
 
     def source_for(self, *args, specialise=True) -> str:
         """Every generated module, as a call with ``args`` would use them."""

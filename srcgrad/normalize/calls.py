@@ -78,7 +78,8 @@ from .sugar import NON_DIFFERENTIABLE_BUILTINS, builtin_ref
 
 #: Primitives that take a function only to order items or to act on a
 #: cotangent: a lambda passed to them is a value, never differentiated through.
-TAKES_FUNCTIONS = (sorted, runtime.on_grad, runtime.index_of_max, runtime.index_of_min)
+TAKES_FUNCTIONS = (sorted, runtime.on_grad, runtime.index_of_max, runtime.index_of_min,
+                   runtime.sorted_order)  # sorted's tangent, differentiated again
 
 #: What an array has: an array's method is never a user class's (``dir``, as
 #: ``getattr(np.ndarray, "__call__")`` finds the method of the class itself).

@@ -26,13 +26,16 @@ from ..runtime import (
     elements_cotangent,
     expand,
     fresh_tangent,
+    held_at,
     match_complex,
     missing_tangent,
     periodic_knots,
+    same_window,
     sequence_tangent,
     signum,
     signum_grad,
     sorted_order,
+    taken_again,
     tangent_attr,
     tangent_like,
     unbroadcast,
@@ -115,6 +118,14 @@ nondifferentiable(missing_tangent, name="missing_tangent")  # it raises where it
 # the permutation ``sorted`` applies (the tangent of ``sorted(xs)`` is the
 # tangents in that order): integer positions
 nondifferentiable(sorted_order, name="sorted_order")
+# the dtype a tangent is cast to (np.float64(x[0])'s tangent, a cotangent of a
+# given dtype): differentiating that code again follows the value, not the dtype
+nondifferentiable(np.result_type, name="np.result_type")
+# the tests that keep views and containers in step with an update (see
+# srcgrad.runtime.aliases): a flag, a key; they raise at the user's place
+nondifferentiable(same_window, name="same_window")
+nondifferentiable(taken_again, name="taken_again")
+nondifferentiable(held_at, name="held_at")
 @adjoint(signum, "x", name="signum")
 def signum_(out, d_out, x):
     return signum_grad(d_out, x)
