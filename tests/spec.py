@@ -1049,3 +1049,66 @@ S("np.arange-start", np.arange, "np.arange(a, 3.0)", dtypes=F64, a=pyfloat(0.1, 
 S("np.nan_to_num-values", np.nan_to_num, "np.nan_to_num(x, nan=c, posinf=p, neginf=q)",
   dtypes=F64, x=fixed(np.array([1.5, np.nan, -0.5, np.inf, -np.inf, np.nan])),
   c=pyfloat(-1, 1), p=pyfloat(5, 9), q=pyfloat(-9, -5))
+
+
+# --- ufunc methods, NumPy 2's array-API names, np.take, np.trapezoid (review 3) -----------
+for e, shape in (("np.add.reduce(x)", (3, 4)), ("np.add.reduce(x, 1)", (3, 4)),
+                 ("np.add.reduce(x, axis=None)", (2, 3)),
+                 ("np.add.reduce(x, axis=(0, 2), keepdims=True)", (2, 3, 2)),
+                 ("np.multiply.reduce(x)", (3, 2)), ("np.multiply.reduce(x, axis=-1)", (2, 4)),
+                 ("np.logaddexp.reduce(x)", (4, 3)),
+                 ("np.logaddexp.reduce(x, axis=1, keepdims=True)", (2, 3)),
+                 ("np.add.accumulate(x)", (4, 2)), ("np.add.accumulate(x, axis=1)", (2, 3)),
+                 ("np.multiply.accumulate(x)", (4,)),
+                 ("np.multiply.accumulate(x, 1)", (2, 3))):
+    prim = eval(e.split("(")[0], {"np": np})
+    S(f"{e}-{shape}", prim, e, x=normal(*shape))
+for e, shape in (("np.maximum.reduce(x)", (4, 3)), ("np.minimum.reduce(x, axis=1)", (2, 5)),
+                 ("np.maximum.reduce(x, axis=None)", (2, 3)),
+                 ("np.minimum.reduce(x, keepdims=True)", (3, 2))):
+    prim = eval(e.split("(")[0], {"np": np})
+    S(f"{e}-{shape}", prim, e, x=distinct(*shape))
+for e, sx, sy in (("np.add.outer(x, y)", (3,), (4,)), ("np.add.outer(x, y)", (2, 3), (2,)),
+                  ("np.subtract.outer(x, y)", (3,), (2, 2)),
+                  ("np.multiply.outer(x, y)", (3,), (4,)),
+                  ("np.multiply.outer(x, y)", (2, 2), (3,))):
+    prim = eval(e.split("(")[0], {"np": np})
+    S(f"{e}-{sx}-{sy}", prim, e, x=normal(*sx), y=normal(*sy))
+S("np.divide.outer", np.divide.outer, "np.divide.outer(x, y)", x=normal(3), y=away(2, 2))
+for e, shape in (("np.take(x, np.array([0, 2, 2, -1]))", (2, 3)), ("np.take(x, 4)", (5,)),
+                 ("np.take(x, [[1, 0], [1, 1]], axis=0)", (3, 2)),
+                 ("np.take(x, np.array([2, 0]), axis=-1)", (2, 2, 3)),
+                 ("np.take(x, 1, 1)", (2, 3))):
+    S(f"{e}-{shape}", np.take, e, x=normal(*shape))
+if hasattr(np, "trapezoid"):
+    for e, shape in (("np.trapezoid(x)", (5,)), ("np.trapezoid(x, axis=0)", (4, 3)),
+                     ("np.trapezoid(x, dx=0.5)", (2, 4))):
+        S(f"{e}-{shape}", np.trapezoid, e, x=normal(*shape))
+    S("np.trapezoid-points", np.trapezoid, "np.trapezoid(x, t)", x=normal(2, 5),
+      t=Input(lambda rng: np.cumsum(rng.uniform(0.2, 1.0, 5))))
+    S("np.trapezoid-points-axis", np.trapezoid, "np.trapezoid(x, t, axis=0)", x=normal(4, 3),
+      t=Input(lambda rng: np.cumsum(rng.uniform(0.2, 1.0, (4, 3)), axis=0)))
+    S("np.trapezoid-dx-moves", np.trapezoid, "np.trapezoid(x, dx=h)", dtypes=F64, x=normal(6),
+      h=pyfloat(0.2, 1.0))
+if hasattr(np.linalg, "vecdot"):  # NumPy 2's array-API names
+    for e, sx, sy in (("np.linalg.matmul(x, y)", (3, 4), (4, 2)),
+                      ("np.linalg.matmul(x, y)", (2, 3, 4), (4,)),
+                      ("np.linalg.outer(x, y)", (3,), (4,)),
+                      ("np.linalg.tensordot(x, y)", (3, 4, 5), (4, 5, 2)),
+                      ("np.linalg.tensordot(x, y, axes=1)", (3, 4), (4, 2)),
+                      ("np.linalg.tensordot(x, y, axes=([1, 0], [0, 1]))", (3, 4, 2), (4, 3)),
+                      ("np.linalg.cross(x, y)", (4, 3), (3,)),
+                      ("np.linalg.cross(x, y, axis=0)", (3, 4), (3, 4)),
+                      ("np.linalg.vecdot(x, y)", (3, 4), (4,)),
+                      ("np.linalg.vecdot(x, y, axis=0)", (3, 2), (3, 2)),
+                      ("np.vecdot(x, y)", (2, 3), (2, 3)), ("np.vecdot(x, y)", (4,), (2, 4))):
+        prim = eval(e.split("(")[0], {"np": np})
+        S(f"{e}-{sx}-{sy}", prim, e, x=normal(*sx), y=normal(*sy))
+    for e, shape in (("np.linalg.trace(x)", (3, 3)), ("np.linalg.trace(x, offset=1)", (2, 3, 4)),
+                     ("np.linalg.diagonal(x)", (3, 3)), ("np.linalg.diagonal(x, offset=-1)",
+                                                          (2, 4, 3)),
+                     ("np.linalg.matrix_transpose(x)", (3, 2)),
+                     ("np.linalg.matrix_transpose(x)", (2, 3, 4)),
+                     ("np.matrix_transpose(x)", (2, 3))):
+        prim = eval(e.split("(")[0], {"np": np})
+        S(f"{e}-{shape}", prim, e, x=normal(*shape))

@@ -51,7 +51,8 @@ VIEWS = {
     np.ndarray.flat,  # an iterator whose items are y's elements: z[0] = v changes y
 } | {np.asanyarray, np.ascontiguousarray, np.asfortranarray, np.require} | {
     f for f in (getattr(np.ndarray, "mT", None), getattr(np, "unstack", None),
-                getattr(np, "permute_dims", None), getattr(np, "matrix_transpose", None))
+                getattr(np, "permute_dims", None), getattr(np, "matrix_transpose", None),
+                getattr(np.linalg, "matrix_transpose", None), getattr(np.linalg, "diagonal", None))
     if f is not None}  # NumPy 2's
 
 #: Calls that return their first operand itself where it needs no conversion

@@ -146,6 +146,11 @@ class Calls(Selections, NamedTuples, Keywords):
             if classes:  # layer.forward(x), layer from a list of objects: by its class
                 result = self.dispatched(node, func, classes)
                 return result, ir.Op(operator.pos, [result], {}, node, f".{func.attr}()")
+            if func.attr == "get" and isinstance(func.value, gast.Name) and not node.keywords \
+                    and func.value.id in self.dict_names and len(node.args) in (1, 2) \
+                    and not any(isinstance(a, gast.Starred) for a in node.args):
+                result = self.atom(self.dict_get(func.value, node))
+                return result, ir.Op(operator.pos, [result], {}, node, ".get()")
             receiver = self.atom(func.value)
             args = [self.literal(a) for a in node.args]
             kwargs = {kw.arg: self.literal(kw.value) for kw in node.keywords}
@@ -246,6 +251,44 @@ class Calls(Selections, NamedTuples, Keywords):
             if getattr(node, "receiver_type", None) is not None:  # Dense_class.forward(obj, x)
                 op.receiver_type = node.receiver_type
         return expr, op
+
+    def dict_get(self, receiver, node):
+        """``d.get(k, v)`` -> ``d[k] if k in d else v`` (``None`` for ``v`` left
+        out), ``k`` evaluated once: the item read as ``d[k]`` is, its
+        derivative with it.  Only for ``d`` bound to dict displays: another
+        object's ``get`` may mean something else."""
+        key = self.atom(node.args[0])
+        default = node.args[1] if len(node.args) == 2 else gast.Constant(value=None, kind=None)
+        test = gast.Compare(left=clone(key), ops=[gast.In()], comparators=[clone(receiver)])
+        item = gast.Subscript(value=clone(receiver), slice=clone(key), ctx=gast.Load())
+        made = gast.IfExp(test=test, body=item, orelse=default)
+        for sub in walk(made):
+            if "lineno" in sub._attributes and getattr(sub, "lineno", None) is None:
+                gast.copy_location(sub, node)
+        return made
+
+    def filled_diagonal(self, call):
+        """``np.fill_diagonal(y, v)`` on a local array ``y`` as the element write
+        ``y[np.diag_indices(min(np.shape(y)), np.ndim(y))] = v``, which srcgrad
+        differentiates (the first ``min`` rows of a tall matrix, as NumPy fills
+        them without ``wrap``); None for any other statement."""
+        if not (isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute)
+                and len(call.args) == 2 and not call.keywords
+                and not any(isinstance(a, gast.Starred) for a in call.args)
+                and isinstance(call.args[0], gast.Name) and call.args[0].id in self.locals
+                and call.args[0].id not in self.params
+                and self.callee(call) is getattr(np, "fill_diagonal", None)):
+            return None
+        module, y = call.func.value, call.args[0]
+
+        def numpy(name, *args):
+            return gast.Call(func=gast.Attribute(value=clone(module), attr=name, ctx=gast.Load()),
+                             args=list(args), keywords=[])
+
+        size = gast.Call(func=builtin_ref("min"), args=[numpy("shape", clone(y))], keywords=[])
+        index = numpy("diag_indices", size, numpy("ndim", clone(y)))
+        target = gast.Subscript(value=clone(y), slice=index, ctx=gast.Store())
+        return gast.Assign(targets=[target], value=call.args[1], type_comment=None)
 
     def passed_value(self, node):
         """An argument of a user function: a list or tuple display is built into

@@ -313,6 +313,8 @@ class Statements:
         elif isinstance(stmt, gast.Expr) and self.accumulated_at(stmt.value) is not None:
             for made in self.accumulated_at(stmt.value):
                 self.statement(located(made, stmt))
+        elif isinstance(stmt, gast.Expr) and self.filled_diagonal(stmt.value) is not None:
+            self.statement(located(self.filled_diagonal(stmt.value), stmt))  # (calls.py)
         elif isinstance(stmt, gast.Expr) and self.whole_write(stmt.value) is not None:
             # y.fill(v), np.copyto(y, v), np.multiply(a, b, out=y) -> y[...] = ...
             target, value, checked = self.whole_write(stmt.value)

@@ -1,4 +1,4 @@
-"""Rules of finite differences: ``np.diff`` and ``np.gradient``, both modes.
+"""Rules of finite differences: ``np.diff``, ``np.gradient`` and ``np.trapezoid``, both modes.
 
 Both are linear in the array they difference, so the tangent is the same
 difference of the tangent.  The adjoint of ``np.diff`` is minus the difference
@@ -9,12 +9,15 @@ and edge order.  ``np.diff`` is linear in ``prepend`` and ``append`` too; a
 scalar spacing ``h`` of ``np.gradient`` divides its axis's result, so its
 derivative is ``-out / h`` there.  Spacings given as coordinate arrays have no
 rule: srcgrad refuses to differentiate them when compiling
-(:mod:`srcgrad.ad.constants`).
+(:mod:`srcgrad.ad.constants`).  ``np.trapezoid`` sums ``d * (y[1:] + y[:-1]) /
+2`` along its axis, ``d`` the spacing (``dx``, or the differences of ``x``):
+linear in ``y`` for a fixed spacing, and in the spacing for a fixed ``y``, so
+``x``'s cotangent is the transpose of ``np.diff`` applied to the spacing's.
 """
 
 import numpy as np
 
-from ..runtime import diff_grad, gradient_grad, unbroadcast
+from ..runtime import diff_grad, getitem_grad, gradient_grad, unbroadcast
 from .registry import adjoint, tangent
 
 
@@ -125,3 +128,37 @@ def gradient_tangent(out, f, *varargs, axis=None, edge_order=1, d_f, d_varargs):
 
 
 gradient_tangent.adds_by_parts = True  # see the docstring
+
+
+if hasattr(np, "trapezoid"):  # NumPy 2's name of np.trapz
+    @adjoint(np.trapezoid, "y", "x", "dx")
+    def trapezoid(out, d_out, y, x=None, dx=1.0, axis=-1):
+        """Each interval's cotangent times its width goes half to each end of
+        it; a 1-D ``x`` (its intervals laid along ``axis``) gets the sum over
+        the other axes of each interval's cotangent times the interval's mean,
+        as the spacing's cotangent, through the transpose of ``np.diff``."""
+        g = np.expand_dims(d_out, axis)
+        ax = axis % np.ndim(y)
+        upper = (slice(None),) * ax + (slice(1, None),)
+        lower = (slice(None),) * ax + (slice(None, -1),)
+        mean = (np.asarray(y)[upper] + np.asarray(y)[lower]) / 2
+        if x is None:
+            return (getitem_grad(g * dx / 2, np.asarray(y), upper)
+                    + getitem_grad(g * dx / 2, np.asarray(y), lower), None,
+                    unbroadcast(g * mean, dx))
+        laid = (1,) * ax + (-1,) + (1,) * (np.ndim(y) - ax - 1)
+        h = np.reshape(np.diff(x), laid) if np.ndim(x) == 1 else np.diff(x, axis=axis)
+        others = tuple(range(ax)) + tuple(range(ax + 1, np.ndim(g * mean)))
+        d_x = diff_grad(np.sum(g * mean, axis=others), x, 1, -1) if np.ndim(x) == 1 \
+            else diff_grad(unbroadcast(g * mean, h), x, 1, axis)
+        return (getitem_grad(g * h / 2, np.asarray(y), upper)
+                + getitem_grad(g * h / 2, np.asarray(y), lower), d_x, None)
+
+    @tangent(np.trapezoid, "y", "x", "dx")
+    def trapezoid_tangent(out, y, x=None, dx=1.0, axis=-1, *, d_y, d_x, d_dx):
+        """The integral of ``d_y`` on the same points; a moving ``dx`` scales
+        the integral; a moving ``x`` moves the widths (``np.trapezoid`` of ``y``
+        with ``d_x`` as the points, linear in them)."""
+        if x is None:
+            return np.trapezoid(d_y, dx=dx, axis=axis), None, out * (d_dx / dx)
+        return np.trapezoid(d_y, x, axis=axis), np.trapezoid(y, d_x, axis=axis), None

@@ -12,8 +12,8 @@ element, or boolean masks) accumulates with ``np.add.at``.  Indexing a tuple or
 list (``slogdet(x)[1]``) gives a tuple or list of cotangents with zeros for
 the other elements.
 
-The other ways of picking elements are linear too: ``np.take_along_axis``
-(scattered back like an advanced index), diagonals (``np.diag``,
+The other ways of picking elements are linear too: ``np.take`` and
+``np.take_along_axis`` (scattered back like an advanced index), diagonals (``np.diag``,
 ``np.diagonal``), triangles (``np.tril``, ``np.triu``) and ``np.select``, which
 is linear in its choices and default and gives each element's cotangent to
 the one it took.  Generated forward-mode code writes a tangent into an array
@@ -55,6 +55,17 @@ def written_tangent_(out, d_out, t, x):
 def take_along_axis(out, d_out, arr, indices, axis=-1):
     """Repeated indices add up."""
     return take_along_axis_grad(d_out, arr, indices, axis)
+
+
+@linear(np.take, "a")
+def take(out, d_out, a, indices, axis=None):
+    """``np.ravel(a)[indices]`` or, on ``axis``, ``a[:, ..., indices]``: scattered
+    back like that advanced index, repeated indices adding up (``mode`` is not
+    supported: its variants refuse, located)."""
+    if axis is None:
+        return getitem_grad(d_out, a, np.unravel_index(np.arange(np.size(a))[indices],
+                                                       np.shape(a)))
+    return getitem_grad(d_out, a, (slice(None),) * (axis % np.ndim(a)) + (indices,))
 
 
 @linear(np.diag, "v")

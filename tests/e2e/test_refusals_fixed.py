@@ -198,3 +198,101 @@ def test_an_object_of_another_class_is_refused_as_the_code_runs():
     srcgrad.grad(call_each, wrt=1)([Lin(W), Tanh()], np.ones(2))
     with pytest.raises(TypeError, match=r"layer.__call__\(...\)' on objects of the classes Lin,"):
         srcgrad.grad(call_each, wrt=1)([Lin(W), np.tanh], np.ones(2))
+
+
+# -- dict.get, np.fill_diagonal, and the new rules in loops and helpers -------------------
+
+
+def use_get(x):
+    d = {"a": x[0]}
+    return d.get("a", 0.0) * 2 + d.get("b", x[1]) * 3
+
+
+def get_in_loop(x):
+    d = {"w": x[0], "b": x[1]}
+    s = 0.0
+    for k in ["w", "b", "c"]:
+        v = d.get(k)
+        if v is not None:
+            s = s + np.sin(v) * d.get(k, 1.0)
+        else:
+            s = s + d.get("w") * x[2]
+    return s
+
+
+def get_array(x):
+    st = {"h": np.tanh(x)}
+    return np.sum(st.get("h") ** 2) + np.sum(st.get("z", x))
+
+
+def zero_diagonal(x):
+    D = np.outer(x, x)
+    np.fill_diagonal(D, 0.0)
+    return np.sum(D * D)
+
+
+def tall_diagonal(x):
+    D = np.outer(x, x[:2]) + 1.0
+    np.fill_diagonal(D, np.sin(x[:2]))
+    return np.sum(np.tanh(D))
+
+
+def diagonal_in_loop(x):
+    s = 0.0
+    for i in range(3):
+        M = np.outer(x, x) * (i + 1)
+        if i > 0:
+            np.fill_diagonal(M, x[i])
+        s = s + np.sum(M ** 2)
+    return s
+
+
+def pairwise(x):
+    return np.add.reduce(np.subtract.outer(x, x) ** 2, axis=None)
+
+
+def ufunc_methods_in_loop(x):
+    s = 0.0
+    for i in range(3):
+        if i % 2 == 0:
+            s = s + np.sum(np.multiply.accumulate(x * (i + 1)))
+        else:
+            s = s + np.logaddexp.reduce(x) + np.maximum.reduce(x) * np.add.accumulate(x)[-1]
+    return s + pairwise(x) + np.sum(np.multiply.outer(x, x[:2]) / np.divide.outer(x, 2.0 + x[1:]))
+
+
+def picks_and_integrals(x):
+    t = np.cumsum(np.abs(x) + 0.5)
+    s = np.trapezoid(np.sin(x), t) + np.trapezoid(x ** 2, dx=0.3)
+    for i in range(2):
+        s = s + np.sum(np.take(x, [i, 2, 2])) * np.sum(np.take(np.outer(x, x), [0, 1], axis=1))
+    return s
+
+
+def array_api_names(x):
+    M = np.reshape(x, (2, 2)) + np.eye(2)
+    return (np.linalg.trace(np.linalg.matmul(M, np.linalg.matrix_transpose(M)))
+            + np.sum(np.linalg.vecdot(M, M)) + np.sum(np.linalg.outer(x, x))
+            + np.sum(np.linalg.diagonal(M) * np.vecdot(x, x)))
+
+
+@pytest.mark.parametrize("fn", [use_get, get_in_loop, get_array, zero_diagonal, tall_diagonal,
+                                diagonal_in_loop, ufunc_methods_in_loop, picks_and_integrals])
+def test_dict_get_fill_diagonal_and_the_new_rules(fn):
+    check(fn, (np.array([0.1, 0.2, 0.3]),))
+
+
+@pytest.mark.skipif(not hasattr(np.linalg, "vecdot"), reason="NumPy 2's names")
+def test_numpy_2_array_api_names():
+    check(array_api_names, (np.array([0.1, 0.2, 0.3, -0.4]),))
+
+
+def test_autograd_agrees_on_the_ufunc_methods():
+    autograd = pytest.importorskip("autograd")
+    anp = pytest.importorskip("autograd.numpy")
+    x = np.array([0.1, 0.2, 0.3])
+
+    def reference(x):
+        return anp.sum((x[:, None] - x[None, :]) ** 2)
+
+    assert_close(srcgrad.grad(pairwise)(x), autograd.grad(reference)(x), rtol=1e-12, atol=1e-14)
