@@ -61,6 +61,7 @@ import types
 from dataclasses import dataclass, field
 
 import gast
+import numpy as np
 
 from .. import ir, runtime
 from ..errors import AliasedUpdateError
@@ -630,6 +631,11 @@ _MAYBE_CONTAINERS = (operator.getitem, operator.pos, ir.BUILD_LIST, ir.BUILD_TUP
                      ir.OPAQUE, runtime.sequence, runtime.private_copy, runtime.snapshot)
 
 
+#: Constructors of new arrays (without derivative rules: nothing flows through).
+_FRESH_ARRAYS = (np.zeros, np.ones, np.empty, np.zeros_like, np.ones_like, np.empty_like,
+                 np.eye, np.identity)
+
+
 def _array_names(program, statements) -> set[str]:
     """Names every binding of which is a NumPy operation's or an arithmetic result
     (``M = np.zeros((2, 2))``): never a list, tuple or dict, so ``M[i][j] = v``
@@ -652,7 +658,7 @@ def _array_names(program, statements) -> set[str]:
                 return False
         except TypeError:
             return False
-        return registry.lookup(prim) is not None
+        return registry.lookup(prim) is not None or any(prim is c for c in _FRESH_ARRAYS)
 
     return {n for n, stmts in defs.items() if n not in program.params
             and all(array_valued(s) for s in stmts)}
