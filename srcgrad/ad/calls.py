@@ -30,6 +30,7 @@ from .. import ir
 from ..analysis.activity import Activity
 from ..errors import UnsupportedSyntaxError
 from ..frontend.linker import CalleePair, Linker, is_user_function
+from ..frontend.parse import decorator_of, source_target
 from ..ir.syntax import constant
 from ..rules.custom import custom_vjp
 
@@ -69,13 +70,17 @@ def bind_arguments(program: ir.Program, op: ir.Op) -> list:
     fn = op.primitive
     where = dict(filename=program.filename, lineno=getattr(op.node, "lineno", None),
                  col=getattr(op.node, "col_offset", None))
-    sig = inspect.signature(fn)
+    # the parameters of the function whose source is read (a decorator's wrapper's
+    # own, not those of the function it wraps, which inspect would give)
+    sig = inspect.signature(source_target(fn), follow_wrapped=False)
     params = []
     for param in sig.parameters.values():
         if param.kind in (param.VAR_KEYWORD, param.KEYWORD_ONLY):
+            made = f" (the wrapper the decorator {decorator_of(fn)} made, which a call " \
+                f"runs)" if hasattr(fn, "__wrapped__") and hasattr(fn, "__code__") else ""
             raise UnsupportedSyntaxError(
-                f"calling '{fn.__name__}', which has a **kwargs or keyword-only parameter, "
-                f"with a differentiated argument is not supported yet", **where)
+                f"calling '{fn.__name__}'{made}, which has a **kwargs or keyword-only "
+                f"parameter, with a differentiated argument is not supported yet", **where)
         if param.kind is param.VAR_POSITIONAL:  # the caller packed *args into one tuple
             param = param.replace(kind=param.POSITIONAL_OR_KEYWORD)
         params.append(param)

@@ -83,13 +83,23 @@ def source_target(fn):
     return getattr(target, "__srcgrad_primal__", target)
 
 
+def decorator_of(wrapper) -> str:
+    """The name of the function that made ``wrapper`` (``doubled`` for the
+    ``wrapper`` defined inside ``def doubled(fn)``), for messages."""
+    code = wrapper.__code__
+    return getattr(code, "co_qualname", code.co_name).split(".<locals>.")[0]
+
+
 def _forwards(wrapper) -> bool:
     """Whether ``wrapper`` (a function with ``__wrapped__``) takes ``*args`` and/or
-    ``**kwargs`` only and ends with ``return fn(*args, **kwargs)``, ``fn`` the
-    function it wraps, assigning none of those names before: its value is then
-    ``fn``'s on the same arguments, so srcgrad differentiates ``fn`` (what the
-    wrapper does besides, a print or a timer, runs where the function is called
-    directly).  Any other wrapper is read as it is."""
+    ``**kwargs`` only and returns ``fn(*args, **kwargs)``, ``fn`` the function it
+    wraps -- at once (``return fn(*args, **kwargs)``) or held in a name assigned
+    once and returned at the end (``out = fn(*args, **kwargs)``; a timer, a
+    print; ``return out``) -- its other statements rebinding none of these names,
+    changing no part of them and reading the result only in a ``print`` or an
+    f-string: its value is then ``fn``'s on the same arguments, so srcgrad
+    differentiates ``fn`` (what the wrapper does besides runs where the function
+    is called directly).  Any other wrapper is read as it is."""
     code = wrapper.__code__
     if not code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS):
         return False
@@ -102,11 +112,21 @@ def _forwards(wrapper) -> bool:
                  and n.name == code.co_name), None)
     if node is None or node.args.args or node.args.posonlyargs or node.args.kwonlyargs:
         return False
-    last = node.body[-1]
-    if not isinstance(last, ast.Return) or not isinstance(last.value, ast.Call) \
-            or not isinstance(last.value.func, ast.Name):
+    *rest, last = node.body
+    if not isinstance(last, ast.Return) or last.value is None:
         return False
-    call, star, double = last.value, node.args.vararg, node.args.kwarg
+    held, call = None, last.value
+    if isinstance(call, ast.Name):  # out = fn(*args, **kwargs) ... return out
+        held = call.id
+        made = [s for s in rest if isinstance(s, ast.Assign) and len(s.targets) == 1
+                and isinstance(s.targets[0], ast.Name) and s.targets[0].id == held]
+        if len(made) != 1:
+            return False
+        call = made[0].value
+        rest = [s for s in rest if s is not made[0]]
+    if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Name):
+        return False
+    star, double = node.args.vararg, node.args.kwarg
     cells = dict(zip(code.co_freevars, wrapper.__closure__ or ()))
     try:
         if call.func.id not in cells or cells[call.func.id].cell_contents \
@@ -122,11 +142,30 @@ def _forwards(wrapper) -> bool:
             or keywords != ([double.arg] if double else []) \
             or len(keywords) != len(call.keywords):
         return False
-    names = {call.func.id, *passed, *keywords}
-    return not any(
-        (isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load) and n.id in names)
-        or isinstance(n, (ast.Return, ast.Yield, ast.YieldFrom, ast.Nonlocal, ast.Global))
-        for stmt in node.body[:-1] for n in ast.walk(stmt))
+    names = {call.func.id, *passed, *keywords, *([held] if held else [])}
+    shown = set()  # the result read where it is only shown: print(out), f"{out}"
+    for stmt in rest:
+        for n in ast.walk(stmt):
+            if isinstance(n, ast.FormattedValue) or (
+                    isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+                    and n.func.id == "print"):
+                shown.update(id(a) for a in (
+                    [n.value] if isinstance(n, ast.FormattedValue) else n.args))
+    for stmt in rest:
+        for n in ast.walk(stmt):
+            if isinstance(n, (ast.Return, ast.Yield, ast.YieldFrom, ast.Nonlocal,
+                              ast.Global)):
+                return False
+            if isinstance(n, (ast.Name, ast.Subscript, ast.Attribute)) \
+                    and not isinstance(n.ctx, ast.Load):
+                root = n
+                while isinstance(root, (ast.Subscript, ast.Attribute)):
+                    root = root.value
+                if isinstance(root, ast.Name) and root.id in names:
+                    return False
+            if held and isinstance(n, ast.Name) and n.id == held and id(n) not in shown:
+                return False
+    return True
 
 
 def parse_function(fn) -> ParsedFunction:
@@ -172,12 +211,11 @@ def parse_function(fn) -> ParsedFunction:
         _relocate(node, 0, indent)
     if hasattr(target, "__wrapped__") and node.args.kwarg is not None:
         code = target.__code__
-        maker = getattr(code, "co_qualname", code.co_name).split(".<locals>.")[0]
         raise located_error(
             UnsupportedSyntaxError,
-            f"{target.__qualname__} is wrapped by the decorator {maker} (its wrapper "
-            f"{code.co_name}, made with functools.wraps, is what a call runs, so srcgrad "
-            f"differentiates it), and srcgrad cannot follow the wrapper's **"
+            f"{target.__qualname__} is wrapped by the decorator {decorator_of(target)} (its "
+            f"wrapper {code.co_name}, made with functools.wraps, is what a call runs, so "
+            f"srcgrad differentiates it), and srcgrad cannot follow the wrapper's **"
             f"{node.args.kwarg.id} parameter yet: give the wrapper the wrapped function's "
             f"parameters (def {code.co_name}(x): ...), or differentiate the undecorated "
             f"function", node, filename)

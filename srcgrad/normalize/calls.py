@@ -52,7 +52,13 @@ import numpy as np
 from .. import ir, runtime
 from ..errors import SrcGradError
 from ..frontend.linker import Callee, is_user_function
-from ..frontend.parse import MISSING, parse_function, root_name, static_value
+from ..frontend.parse import (
+    MISSING,
+    parse_function,
+    root_name,
+    source_target,
+    static_value,
+)
 from ..ir.syntax import (
     clone,
     constant,
@@ -242,8 +248,9 @@ class Calls(Selections, NamedTuples, Keywords):
         kwargs = {kw.arg: argument(kw.value) for kw in node.keywords}
         if is_user_function(prim):
             self.check_caller_sees_no_update(prim, node)
-        if is_user_function(prim) and prim.__code__.co_flags & inspect.CO_VARARGS:
-            args = self.pack_varargs(prim, args, node)
+        if is_user_function(prim) and source_target(prim).__code__.co_flags & inspect.CO_VARARGS:
+            # the function whose source is read: a decorator's forwarding wrapper is not
+            args = self.pack_varargs(source_target(prim), args, node)
         expr = gast.Call(func=func, args=args, keywords=keywords_of(kwargs))
         op = ir.Op(prim, args, kwargs, node, registry.display_name(prim))
         if is_user_function(prim):

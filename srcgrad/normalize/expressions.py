@@ -262,7 +262,7 @@ class Expressions:
         first, *rest = node.values
         rest = rest[0] if len(rest) == 1 else gast.copy_location(
             gast.BoolOp(op=node.op, values=rest), rest[0])
-        if isinstance(first, gast.Name) or (isinstance(first, gast.Constant)):
+        if isinstance(first, (gast.Name, gast.Constant)):
             def held():
                 return clone(first)
         else:

@@ -7,11 +7,18 @@ from __future__ import annotations
 
 import functools
 import math
+import time
 import warnings
 
 import numpy as np
 import pytest
-from numeric import assert_bit_identical, assert_close, check_policies, jvp_fd, numeric_grad
+from numeric import (
+    assert_bit_identical,
+    assert_close,
+    check_policies,
+    jvp_fd,
+    numeric_grad,
+)
 
 import srcgrad
 from srcgrad.errors import UnsupportedSyntaxError
@@ -196,7 +203,7 @@ def test_or_of_comparisons_stays_whole():
 
 def lambda_default_capture(x):
     k = x[0]
-    g = lambda v, k=k: v * k  # noqa: E731
+    g = lambda v, k=k: v * k
     k = 5.0
     return np.sum(g(x)) + k
 
@@ -215,7 +222,7 @@ def default_in_branch(x):
     scale = x[1]
     if x[0] > 0:
         scale = scale * 3.0
-        add = lambda v, c=scale: v + c  # noqa: E731
+        add = lambda v, c=scale: v + c
         scale = 0.0
         out = add(x) * x[2]
     else:
@@ -226,7 +233,7 @@ def default_in_branch(x):
 def pick_helper(x, n):
     fns = 0.0
     for j in range(n):
-        h = lambda v, j=j, a=x[j]: v * a + j  # noqa: E731
+        h = lambda v, j=j, a=x[j]: v * a + j
         fns = fns + np.sum(h(x[::-1]))
     return fns
 
@@ -280,6 +287,36 @@ def announced(fn):
     return wrapper
 
 
+def timed(fn):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        start = time.perf_counter()
+        out = fn(*args, **kwargs)
+        took = time.perf_counter() - start
+        print(f"{fn.__name__}: {out} in {took:.3f} s")
+        return out
+    return wrapper
+
+
+def scaled_after(fn):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        out = fn(*args, **kwargs)
+        out = out * 2.0
+        return out
+    return wrapper
+
+
+@timed
+def timed_cube(v):
+    return np.sum(v ** 3)
+
+
+@scaled_after
+def scaled_cube(v):
+    return np.sum(v ** 3)
+
+
 @announced
 def announced_tanh(v):
     return np.sum(np.tanh(v) * v)
@@ -330,6 +367,16 @@ def test_wraps_forwarding_only_wrapper_is_the_wrapped_function():
     value is fn's, so fn is differentiated."""
     check(announced_tanh, (np.array([0.5, -1.0]),))
     check(lambda x: announced_tanh(x * 2.0), (np.array([0.5, -1.0]),), autograd_too=False)
+    check(timed_cube, (np.array([0.5, -1.0]),))
+    check(lambda x: timed_cube(x) * 2.0, (np.array([0.5, -1.0]),), autograd_too=False)
+
+
+def test_wraps_wrapper_changing_the_result_is_not_skipped():
+    """out = fn(*args, **kwargs); out = out * 2.0: not the wrapped function's value,
+    so refused (located, naming the decorator) rather than differentiated without
+    the wrapper."""
+    with pytest.raises(UnsupportedSyntaxError, match="decorator scaled_after"):
+        srcgrad.grad(scaled_cube)(np.ones(2))
 
 
 def test_wraps_decorator_policies():
@@ -337,8 +384,10 @@ def test_wraps_decorator_policies():
 
 
 def test_wraps_forwarding_wrapper_is_refused_naming_the_decorator():
-    with pytest.raises(UnsupportedSyntaxError, match="decorator forwarding") as info:
+    with pytest.raises(UnsupportedSyntaxError, match="decorator forwarding"):
         srcgrad.grad(lambda x: np.sum(sq_forwarded(x)))(np.ones(2))
+    with pytest.raises(UnsupportedSyntaxError, match="decorator forwarding") as info:
+        srcgrad.grad(sq_forwarded)(np.ones(2))
     assert info.value.lineno == forwarding.__code__.co_firstlineno + 2
 
 
