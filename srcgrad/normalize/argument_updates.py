@@ -64,6 +64,8 @@ from __future__ import annotations
 
 import builtins
 import collections
+import inspect
+import types
 from dataclasses import dataclass, field
 
 import gast
@@ -71,6 +73,7 @@ import numpy as np
 
 from .. import ir
 from ..errors import SrcGradError
+from ..frontend.linker import is_user_function
 from ..frontend.parse import MISSING, parse_function, static_value
 from ..ir.syntax import constant, helper_ref, source_of, updated_in_place, walk
 
@@ -756,8 +759,13 @@ def resolver_of(parsed):
 def updated_arguments(parsed) -> frozenset:
     """The parameters of a called user function (``parsed``, its
     ParsedFunction) whose elements it sets through any name (``h = p; h[0] =
-    v``, ``r = p[1:]; r[0] = v``): its caller's array changes in Python, never
-    in srcgrad's code."""
+    v``, ``r = p[1:]; r[0] = v``), or that it passes on (or a part of which it
+    passes) to a user function setting them (``def mid(a): return setter(a)``):
+    its caller's array changes in Python, never in srcgrad's code."""
+    return _updated_here(parsed) | _passed_on(parsed, "item")
+
+
+def _updated_here(parsed) -> frozenset:
     func, resolve = parsed.node, resolver_of(parsed)
     params = [a.id for a in func.args.args]
     found = argument_updates(func, params, resolve)
@@ -820,7 +828,78 @@ def augmented_parameters(fn) -> frozenset:
     scan.run()
     return frozenset(p for p in params if not scan.rebound_first(p) and any(
         kind == "augmented" and scan.find(name) == scan.find(p)
-        for name, _, kind in scan.updates))
+        for name, _, kind in scan.updates)) | _passed_on(parsed, "augmented")
+
+
+#: The functions whose calls :func:`_passed_on` is following (a recursion stops there).
+_FOLLOWING: list = []
+
+
+def _passed_on(parsed, kind) -> frozenset:
+    """The parameters of the function ``parsed`` that it passes on to a user
+    function updating the parameter they land in: ``kind`` "item", one whose
+    elements it sets (:func:`updated_arguments`; the argument or a view or
+    element of it: ``setter(a)``, ``setter(a[0])``); "augmented", one it
+    changes with ``p += v`` (:func:`augmented_parameters`; the argument itself
+    or another name for it, ``shift(a)``, and, conservatively, a part of it,
+    ``shift(a[0])``, which changes ``a`` only where ``a[0]`` is a row).  In
+    Python the change reaches this function's caller's array just the same.
+    Followed four calls deep."""
+    func = parsed.node
+    if len(_FOLLOWING) >= 4 or any(f is parsed.fn for f in _FOLLOWING):
+        return frozenset()
+    params = [a.id for a in func.args.args]
+    resolve = resolver_of(parsed)
+    calls = []
+    for call in walk(func):
+        if not isinstance(call, gast.Call) or not isinstance(
+                call.func, (gast.Name, gast.Attribute)) or any(
+                isinstance(a, gast.Starred) for a in call.args) or any(
+                k.arg is None for k in call.keywords):
+            continue
+        callee = resolve(call)
+        if callee is not MISSING and isinstance(callee, types.FunctionType) \
+                and is_user_function(callee):
+            calls.append((call, callee))
+    if not calls:
+        return frozenset()
+    scan = _Scan(func, params, resolve)
+    scan.run()
+    kept = [p for p in params if not scan.rebound_first(p)]
+    found = set()
+    _FOLLOWING.append(parsed.fn)
+    try:
+        for call, callee in calls:
+            try:
+                bound = inspect.signature(callee).bind_partial(
+                    *call.args, **{k.arg: k.value for k in call.keywords})
+            except (TypeError, ValueError):
+                continue
+            try:
+                inner = parse_function(callee)
+            except SrcGradError:
+                continue
+            inner_params = {a.id for a in inner.node.args.args}
+            if kind == "item":
+                rebound = {n.id for n in walk(inner.node) if isinstance(n, gast.Name)
+                           and isinstance(n.ctx, gast.Store)}
+                updated = ((updated_in_place(inner.node) - rebound) & inner_params) \
+                    | updated_arguments(inner)
+            else:
+                updated = augmented_parameters(callee)
+            for param, arg in bound.arguments.items():
+                if param not in updated or not isinstance(arg, gast.expr):
+                    continue
+                for name, rel in scan.deps(arg):
+                    # shift(a), shift(h) with h = a; for "augmented", conservatively,
+                    # shift(a[0]) too: in place where a[0] is a row, and a number
+                    # there is refused as well (the caller's check cannot tell)
+                    if rel != HELD:
+                        reached = scan.reached(name)
+                        found.update(p for p in kept if scan.find(p) in reached)
+    finally:
+        _FOLLOWING.pop()
+    return frozenset(found)
 
 
 def call_guard(arg, fn, param, read, filename):
@@ -833,7 +912,7 @@ def call_guard(arg, fn, param, read, filename):
     shown = source_of(arg)
     message = (
         f"{fn.__name__}() updates its argument '{param}' in place ('{param} += ...' on "
-        f"an array), and this function reads '{read.id}' (line "
+        f"an array, there or in a function it passes '{param}' to), and this function reads '{read.id}' (line "
         f"{getattr(read, 'lineno', '?')}), which shares the memory of '{shown}', after the "
         f"call: srcgrad's code for {fn.__name__} makes a new array there, so that change "
         f"would be lost; pass a copy ({fn.__name__}({shown}.copy(), ...)) and return the "

@@ -215,3 +215,77 @@ def test_the_check_is_in_the_called_functions_code():
     source = srcgrad.grad(caller_row).source
     assert "the caller's array" in source
     assert source.count("untouched(") == 1
+
+
+# -- a helper passing its argument on to one that updates it -----------------------------
+
+def shift(p):
+    p += 1.0
+    return np.sum(p)
+
+
+def setter(p):
+    p[0] = 5.0
+    return np.sum(p)
+
+
+def passes_whole(a):
+    return shift(a)
+
+
+def passes_row(a):
+    t = a[0]
+    return shift(t)
+
+
+def passes_to_setter(a):
+    return setter(a) * 2.0
+
+
+def caller_passes_whole(x):
+    y = np.outer(x, x)
+    s = passes_whole(y)
+    return s + np.sum(y)
+
+
+def caller_passes_row(x):
+    y = np.outer(x, x)
+    s = passes_row(y)
+    return s + np.sum(y)
+
+
+def caller_passes_to_setter(x):
+    y = x * 2.0
+    s = passes_to_setter(y)
+    return s + np.sum(y)
+
+
+def caller_passes_number(x):  # refused too: the caller's check cannot tell a number
+    y = x * 2.0
+    s = passes_row(y)
+    return s + np.sum(y)
+
+
+@pytest.mark.parametrize("fn", [caller_passes_whole, caller_passes_row, caller_passes_number],
+                         ids=lambda f: f.__name__)
+def test_passing_on_to_an_augmenting_helper_is_refused_located(fn):
+    _refused(fn, "passes 'a' to")
+
+
+def test_passing_on_to_a_setting_helper_is_refused_located():
+    for run in (lambda: srcgrad.grad(caller_passes_to_setter)(X.copy()),
+                lambda: srcgrad.jvp(caller_passes_to_setter, (X.copy(),), (np.ones(3),))):
+        with pytest.raises(srcgrad.SrcGradError) as info:
+            run()
+        assert info.value.filename == __file__ and "passes_to_setter()" in info.value.message
+
+
+def caller_passes_and_forgets(x):  # nothing read afterwards: runs
+    y = x * 2.0
+    z = x + 1.0
+    return passes_to_setter(y) + passes_whole(z)
+
+
+@pytest.mark.parametrize("policy", POLICIES, ids=str)
+def test_passing_on_without_a_read_afterwards_works(policy):
+    _check(caller_passes_and_forgets, policy=policy)
