@@ -194,26 +194,25 @@ def cholesky(out, d_out, a, *, upper=False):
 @tangent(np.linalg.cholesky, "a", name="np.linalg.cholesky")
 def cholesky_tangent(out, a, *, upper=False, d_a):
     """``dL = L phi(L^-1 dA L^-T)``, ``phi`` the lower triangle with its diagonal
-    halved, ``dA`` the symmetric matrix of the triangle read.  Not yet for a
-    complex matrix (refused where the tangent is used)."""
-    if np.iscomplexobj(out):
-        return missing_tangent("np.linalg.cholesky of a complex matrix has no derivative "
-                               "in srcgrad yet (only of a real one)")
+    halved, ``dA`` the symmetric matrix of the triangle read.  A complex ``a``
+    is Hermitian: ``L^-1 dA L^-H``, ``dA`` Hermitian, and the upper factor
+    ``L^H``; the diagonal's imaginary part is not read."""
     if upper:
-        low = np.swapaxes(out, -1, -2)
-        d = np.swapaxes(d_a, -1, -2)
+        low = np.conj(np.swapaxes(out, -1, -2))
+        d = np.conj(np.swapaxes(d_a, -1, -2))
     else:
         low = out
         d = d_a
     n = np.shape(out)[-1]
     strict = np.tri(n, k=-1, dtype=out.dtype)
     eye = np.eye(n, dtype=out.dtype)
-    d_sym = d * (strict + eye) + np.swapaxes(d * strict, -1, -2)
+    d_sym = np.real(d * eye) + d * strict + np.conj(np.swapaxes(d * strict, -1, -2))
     half = np.linalg.solve(low, d_sym)
-    inner = np.swapaxes(np.linalg.solve(low, np.swapaxes(half, -1, -2)), -1, -2)
+    inner = np.conj(np.swapaxes(np.linalg.solve(low, np.conj(np.swapaxes(half, -1, -2))),
+                                -1, -2))
     d_low = low @ (inner * (strict + 0.5 * eye))
     if upper:
-        return np.swapaxes(d_low, -1, -2)
+        return np.conj(np.swapaxes(d_low, -1, -2))
     return d_low
 
 

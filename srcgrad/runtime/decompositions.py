@@ -66,11 +66,21 @@ def cholesky_grad(g, out, upper=False, *, where=None):
 
     With ``L`` the lower factor and ``phi`` the lower triangle with its diagonal
     halved, the symmetric cotangent is ``L^-T phi(L^T g) L^-1``, symmetrised
-    (Murray 2016, "Differentiation of the Cholesky decomposition").
+    (Murray 2016, "Differentiation of the Cholesky decomposition").  For a
+    complex Hermitian ``a`` (``dL = L phi(L^-1 dA L^-H)``), in the convention of
+    every complex rule here: ``L^-T phi(L^T g) conj(L)^-1``, folded onto the
+    triangle read as a Hermitian matrix's (see _fold).
     """
     if no_cotangent(g):
         return 0.0
-    _refuse_complex(out, "np.linalg.cholesky", where)
+    if np.iscomplexobj(out):
+        low = np.conj(_mT(out)) if upper else out
+        g = np.conj(_mT(g)) if upper else g
+        n = low.shape[-1]
+        phi = np.tri(n, k=-1) + 0.5 * np.eye(n)
+        p = (_mT(low) @ g) * phi
+        s = _mT(np.linalg.solve(np.conj(_mT(low)), _mT(np.linalg.solve(_mT(low), p))))
+        return _fold(s, lower=not upper)
     low = _mT(out) if upper else out
     g = _mT(g) if upper else g
     n = low.shape[-1]

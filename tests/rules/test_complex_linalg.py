@@ -8,12 +8,14 @@ Hermitian matrix) changes by ``Re(conj(z) dz)``-like terms, so its adjoint has
 a conjugate that a real rule does not show.  Before, ``psi / norm(psi)`` (a
 normalised wavefunction), ``np.var``/``np.std``, the singular values and
 ``eigvalsh`` got the imaginary parts' derivatives with the wrong sign (and
-``eigvalsh`` its diagonal terms wrong), in grad and jvp alike.
+``eigvalsh`` its diagonal terms wrong), in grad and jvp alike, as were
+``pinv`` and ``lstsq`` of a non-square matrix; ``cholesky`` (Hermitian, either
+triangle) has its complex rules now too.
 
 Each function below is checked against central differences on the real
 parameters that build the real and imaginary parts separately, in grad and
 jvp, and against JAX where it imports.  The factorisations whose complex rules
-srcgrad does not have yet (``cholesky``, ``qr``, the eigenvectors of ``eigh``,
+srcgrad does not have yet (``qr``, the eigenvectors of ``eigh``,
 the singular vectors of ``svd``) refuse complex input with a located
 MissingRuleError in both modes, never a wrong number.
 """
@@ -133,6 +135,26 @@ def lstsq_parts(x):
             + np.sum(sol[3] ** 2))
 
 
+def _herm3(x):
+    return np.array([[x[0] + 4, x[1] + 1j * x[3], 0.2j],
+                     [x[1] - 1j * x[3], x[2] + 5, x[0] - 0.5j * x[2]],
+                     [-0.2j, x[0] + 0.5j * x[2], 6.0 + x[0] * x[2]]])
+
+
+_W = np.array([[1, 2j, 3], [0.5, -1, 1j], [0.3 + 1j, 2, -1j]])
+
+
+def cholesky_lower(x):
+    """Only the lower triangle is read, the diagonal's imaginary part not at all."""
+    a = np.tril(_herm3(x)) + 1j * np.triu(_herm3(x), 1) + 0.3j * np.eye(3)
+    return np.sum(np.abs(np.linalg.cholesky(a) * _W) ** 2)
+
+
+def cholesky_upper(x):
+    a = np.triu(_herm3(x)) + 1j * np.tril(_herm3(x), -1)
+    return np.real(np.sum(np.linalg.cholesky(a, upper=True) * _W))
+
+
 def _helper(a):
     return np.linalg.norm(a - np.mean(a))
 
@@ -152,7 +174,8 @@ def in_loop_and_helper(x):
 RIGHT = [wavefunction, norm_default, norm_vector_orders, norm_matrix_orders, norm_axis,
          var, var_std_axis, svd_values, svd_values_of_factors, eigvalsh, eigvalsh_upper,
          eigh_values, complex_cotangents, complex_cotangents_svd,
-         complex_cotangents_eig, pinv_tall, lstsq_parts, in_loop_and_helper]
+         complex_cotangents_eig, pinv_tall, lstsq_parts, cholesky_lower,
+         cholesky_upper, in_loop_and_helper]
 if not hasattr(np.linalg, "svdvals"):
     RIGHT.remove(svdvals)
 else:
@@ -221,10 +244,6 @@ def test_agrees_with_jax(name):
 # -- refused: complex factors without a rule yet ------------------------------------
 
 
-def cholesky(x):
-    return np.sum(np.abs(np.linalg.cholesky(herm(x) + 5 * np.eye(2))) ** 2)
-
-
 def qr(x):
     q, r = np.linalg.qr(gen(x))
     return np.sum(np.abs(r) ** 2)
@@ -240,7 +259,7 @@ def svd_vectors(x):
     return np.abs(u[0, 1]) ** 2 + s[0]
 
 
-@pytest.mark.parametrize("fn", [cholesky, qr, eigh_vectors, svd_vectors],
+@pytest.mark.parametrize("fn", [qr, eigh_vectors, svd_vectors],
                          ids=lambda f: f.__name__)
 @pytest.mark.parametrize("mode", ["grad", "jvp"])
 def test_complex_factors_refuse_where_called(fn, mode):
