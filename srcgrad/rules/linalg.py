@@ -398,14 +398,12 @@ def qr(out, d_out, a, mode="reduced"):
 def qr_tangent(out, a, mode="reduced", *, d_a):
     """With ``C = q^T dA r^-1``, ``Omega`` its strictly lower part minus that
     part's transpose: ``dr = (C - Omega) r``, ``dq = q Omega + (I - q q^T) dA r^-1``.
-    A wide ``a = [x | y]`` factors as ``q [r1 | q^T y]``."""
+    A wide ``a = [x | y]`` factors as ``q [r1 | q^T y]``.  For a complex ``a``,
+    ``q^H`` for ``q^T``, and Omega skew-Hermitian with the imaginary part of
+    C's diagonal on its own (r's diagonal is real)."""
     assert mode == "reduced", "np.linalg.qr: only mode='reduced' has a derivative"
     q = out[0]
     r = out[1]
-    if np.iscomplexobj(q):
-        unknown = missing_tangent("np.linalg.qr of a complex matrix has no derivative in "
-                                  "srcgrad yet (only of a real one)")
-        return unknown, unknown
     m = np.shape(a)[-2]
     n = np.shape(a)[-1]
     if m < n:
@@ -414,16 +412,25 @@ def qr_tangent(out, a, mode="reduced", *, d_a):
     else:
         d_x = d_a
         r1 = r
-    qt = np.swapaxes(q, -1, -2)
     r1t = np.swapaxes(r1, -1, -2)
-    c = np.swapaxes(np.linalg.solve(r1t, np.swapaxes(qt @ d_x, -1, -2)), -1, -2)
-    lower = c * np.tri(np.shape(r1)[-1], k=-1, dtype=r.dtype)
-    omega = lower - np.swapaxes(lower, -1, -2)
+    if np.iscomplexobj(q):
+        # q^H, and Omega = q^H dq skew-Hermitian: its diagonal is the imaginary part
+        # of C's (r's diagonal stays real, so the real part is dr's)
+        qt = np.conj(np.swapaxes(q, -1, -2))
+        c = np.swapaxes(np.linalg.solve(r1t, np.swapaxes(qt @ d_x, -1, -2)), -1, -2)
+        k = np.shape(r1)[-1]
+        lower = c * np.tri(k, k=-1)
+        omega = lower - np.conj(np.swapaxes(lower, -1, -2)) + 1j * np.imag(c) * np.eye(k)
+    else:
+        qt = np.swapaxes(q, -1, -2)
+        c = np.swapaxes(np.linalg.solve(r1t, np.swapaxes(qt @ d_x, -1, -2)), -1, -2)
+        lower = c * np.tri(np.shape(r1)[-1], k=-1, dtype=r.dtype)
+        omega = lower - np.swapaxes(lower, -1, -2)
     d_r = (c - omega) @ r1
     d_q = q @ omega + np.swapaxes(
         np.linalg.solve(r1t, np.swapaxes(d_x - q @ (qt @ d_x), -1, -2)), -1, -2)
     if m < n:
-        d_r = np.concatenate([d_r, np.swapaxes(d_q, -1, -2) @ a[..., :, m:]
+        d_r = np.concatenate([d_r, np.conj(np.swapaxes(d_q, -1, -2)) @ a[..., :, m:]
                               + qt @ d_a[..., :, m:]], axis=-1)
     return d_q, d_r
 

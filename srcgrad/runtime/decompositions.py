@@ -275,17 +275,37 @@ def qr_grad(g, out, a, mode="reduced", *, where=None):
     if no_cotangent(g):
         return 0.0
     q, r = out
-    _refuse_complex(q, "np.linalg.qr", where)
     g_q, g_r = cotangent_at(g, 0), cotangent_at(g, 1)
     g_q = np.zeros_like(q) if no_cotangent(g_q) else g_q
     g_r = np.zeros_like(r) if no_cotangent(g_r) else g_r
     m, n = np.shape(a)[-2:]
+    if np.iscomplexobj(q):
+        if m < n:
+            y = a[..., :, m:]
+            g_q = g_q + np.conj(y @ _mT(g_r[..., :, m:]))
+            g_x = _qr_complex_square_grad(g_q, g_r[..., :, :m], q, r[..., :, :m])
+            return np.concatenate([g_x, np.conj(q) @ g_r[..., :, m:]], axis=-1)
+        return _qr_complex_square_grad(g_q, g_r, q, r)
     if m < n:
         y = a[..., :, m:]
         g_q = g_q + y @ _mT(g_r[..., :, m:])
         g_x = _qr_square_grad(g_q, g_r[..., :, :m], q, r[..., :, :m])
         return np.concatenate([g_x, q @ g_r[..., :, m:]], axis=-1)
     return _qr_square_grad(g_q, g_r, q, r)
+
+
+def _qr_complex_square_grad(g_q, g_r, q, r):
+    """The square rule for a complex ``a`` (``r``'s diagonal real): the adjoint,
+    in the convention of every complex rule here, of ``dr = (C - Omega) r``, ``dq
+    = q Omega + (I - q q^H) dA r^-1`` with ``C = q^H dA r^-1`` and ``Omega`` the
+    skew-Hermitian ``tril(C, -1) - tril(C, -1)^H + i Im(diag(C))``."""
+    k = r.shape[-1]
+    g_c = g_r @ _mT(r)
+    g_omega = _mT(q) @ g_q - g_c
+    skew = (g_omega - np.conj(_mT(g_omega))) * np.tri(k, k=-1)
+    g_c = g_c + skew + 1j * np.imag(g_omega) * np.eye(k)
+    b = g_q + np.conj(q) @ (g_c - _mT(q) @ g_q)
+    return _mT(np.linalg.solve(r, _mT(b)))
 
 
 def _qr_square_grad(g_q, g_r, q, r):

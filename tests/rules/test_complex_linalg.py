@@ -10,12 +10,12 @@ normalised wavefunction), ``np.var``/``np.std``, the singular values and
 ``eigvalsh`` got the imaginary parts' derivatives with the wrong sign (and
 ``eigvalsh`` its diagonal terms wrong), in grad and jvp alike, as were
 ``pinv`` and ``lstsq`` of a non-square matrix; ``cholesky`` (Hermitian, either
-triangle) has its complex rules now too.
+triangle) and ``qr`` (tall, square, wide) have their complex rules now too.
 
 Each function below is checked against central differences on the real
 parameters that build the real and imaginary parts separately, in grad and
 jvp, and against JAX where it imports.  The factorisations whose complex rules
-srcgrad does not have yet (``qr``, the eigenvectors of ``eigh``,
+srcgrad does not have yet (the eigenvectors of ``eigh``,
 the singular vectors of ``svd``) refuse complex input with a located
 MissingRuleError in both modes, never a wrong number.
 """
@@ -155,6 +155,26 @@ def cholesky_upper(x):
     return np.real(np.sum(np.linalg.cholesky(a, upper=True) * _W))
 
 
+_W3 = np.array([[1, 2j], [0.5, -1], [0.3 + 1j, 2]])
+_W2 = np.array([[1, 2j], [0.5, -1 + 0.2j]])
+_W23 = np.array([[1, 2j, 0.3], [0.5, -1 + 0.2j, 1j]])
+
+
+def qr_tall(x):
+    q, r = np.linalg.qr(_tall(x))
+    return np.real(np.sum(q * _W3)) + np.sum(np.abs(r * _W2) ** 2) + np.imag(np.sum(r * _W2))
+
+
+def qr_square(x):
+    q, r = np.linalg.qr(gen(x))
+    return np.real(np.sum(q * _W2)) + np.imag(np.sum(r * _W2))
+
+
+def qr_wide(x):
+    q, r = np.linalg.qr(_tall(x).T)
+    return np.real(np.sum(q * _W2)) + np.imag(np.sum(r * _W23))
+
+
 def _helper(a):
     return np.linalg.norm(a - np.mean(a))
 
@@ -175,7 +195,7 @@ RIGHT = [wavefunction, norm_default, norm_vector_orders, norm_matrix_orders, nor
          var, var_std_axis, svd_values, svd_values_of_factors, eigvalsh, eigvalsh_upper,
          eigh_values, complex_cotangents, complex_cotangents_svd,
          complex_cotangents_eig, pinv_tall, lstsq_parts, cholesky_lower,
-         cholesky_upper, in_loop_and_helper]
+         cholesky_upper, qr_tall, qr_square, qr_wide, in_loop_and_helper]
 if not hasattr(np.linalg, "svdvals"):
     RIGHT.remove(svdvals)
 else:
@@ -244,11 +264,6 @@ def test_agrees_with_jax(name):
 # -- refused: complex factors without a rule yet ------------------------------------
 
 
-def qr(x):
-    q, r = np.linalg.qr(gen(x))
-    return np.sum(np.abs(r) ** 2)
-
-
 def eigh_vectors(x):
     w, v = np.linalg.eigh(herm(x))
     return np.abs(v[0, 0]) ** 2
@@ -259,7 +274,7 @@ def svd_vectors(x):
     return np.abs(u[0, 1]) ** 2 + s[0]
 
 
-@pytest.mark.parametrize("fn", [qr, eigh_vectors, svd_vectors],
+@pytest.mark.parametrize("fn", [eigh_vectors, svd_vectors],
                          ids=lambda f: f.__name__)
 @pytest.mark.parametrize("mode", ["grad", "jvp"])
 def test_complex_factors_refuse_where_called(fn, mode):
