@@ -229,7 +229,9 @@ def eigh_tangent(out, a, UPLO="L", *, d_a):  # noqa: N803
     """``dw = diag(v^T dA v)``, ``dv = v (F * (v^T dA v))`` with
     ``F_ij = 1 / (w_j - w_i)`` (0 for equal eigenvalues).  A complex Hermitian
     ``a``: ``dw = Re(diag(v^H dA v))`` (the diagonal's imaginary part is not
-    read); its eigenvectors have no derivative in srcgrad yet."""
+    read), ``dv = v (F * (v^H dA v))``: each eigenvector is fixed only up to a
+    phase, and this is the derivative of a loss that does not depend on it
+    (``|v|``, projectors ``v v^H``), as for eig."""
     w = out[0]
     v = out[1]
     if UPLO == "U":  # the lower triangle of the (Hermitian) matrix the upper one stands for
@@ -239,12 +241,9 @@ def eigh_tangent(out, a, UPLO="L", *, d_a):  # noqa: N803
     n = np.shape(w)[-1]
     strict = np.tri(n, k=-1, dtype=w.dtype)
     eye = np.eye(n, dtype=w.dtype)
-    d_sym = d * (strict + eye) + np.conj(np.swapaxes(d * strict, -1, -2))
+    d_sym = np.real(d * eye) + d * strict + np.conj(np.swapaxes(d * strict, -1, -2))
     p = np.conj(np.swapaxes(v, -1, -2)) @ d_sym @ v
     d_w = np.real(np.sum(p * eye, axis=-1))
-    if np.iscomplexobj(v):
-        return d_w, missing_tangent("np.linalg.eigh: the eigenvectors of a complex matrix "
-                                    "have no derivative in srcgrad yet (its eigenvalues have)")
     diff = w[..., None, :] - w[..., :, None]
     gaps = np.where(diff == 0, 0, 1 / np.where(diff == 0, 1, diff))
     return d_w, v @ (gaps * p)

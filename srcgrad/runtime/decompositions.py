@@ -126,14 +126,19 @@ def eigh_grad(g, out, UPLO="L", *, where=None):  # noqa: N803 - numpy's name
     if no_cotangent(g):
         return 0.0
     w, v = out
-    if np.iscomplexobj(v):  # the eigenvalues alone: see eigvalsh_grad
-        if not no_cotangent(cotangent_at(g, 1)):
-            _refuse_complex(v, "np.linalg.eigh: the eigenvectors", where)
-        g_w = cotangent_at(g, 0)
-        if no_cotangent(g_w):
+    if np.iscomplexobj(v):
+        # dw = Re(diag(P)), dv = v (F * P) with P = v^H dA v (a loss that does not
+        # depend on each eigenvector's phase): the cotangent of the Hermitian
+        # matrix is conj(v) (diag(Re g_w) + F * (v^T g_v)) v^T, folded
+        g_w, g_v = cotangent_at(g, 0), cotangent_at(g, 1)
+        inner = 0
+        if not no_cotangent(g_w):
+            inner = inner + np.eye(w.shape[-1]) * np.real(g_w)[..., None, :]
+        if not no_cotangent(g_v):
+            inner = inner + _gaps(w) * (_mT(v) @ g_v)
+        if no_cotangent(inner):
             return 0.0
-        return _fold(np.conj((v * np.real(g_w)[..., None, :]) @ np.conj(_mT(v))),
-                     lower=UPLO.upper() == "L")
+        return _fold(np.conj(v) @ inner @ _mT(v), lower=UPLO.upper() == "L")
     inner = _spectral_inner(w, v, g, lambda vt_g: vt_g)
     if no_cotangent(inner):
         return 0.0

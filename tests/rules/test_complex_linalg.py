@@ -10,13 +10,13 @@ normalised wavefunction), ``np.var``/``np.std``, the singular values and
 ``eigvalsh`` got the imaginary parts' derivatives with the wrong sign (and
 ``eigvalsh`` its diagonal terms wrong), in grad and jvp alike, as were
 ``pinv`` and ``lstsq`` of a non-square matrix; ``cholesky`` (Hermitian, either
-triangle) and ``qr`` (tall, square, wide) have their complex rules now too.
+triangle), ``qr`` (tall, square, wide) and the eigenvectors of ``eigh`` (for a
+loss that does not depend on their phases) have their complex rules now too.
 
 Each function below is checked against central differences on the real
 parameters that build the real and imaginary parts separately, in grad and
 jvp, and against JAX where it imports.  The factorisations whose complex rules
-srcgrad does not have yet (the eigenvectors of ``eigh``,
-the singular vectors of ``svd``) refuse complex input with a located
+srcgrad does not have yet (the singular vectors of ``svd``) refuse complex input with a located
 MissingRuleError in both modes, never a wrong number.
 """
 
@@ -76,7 +76,7 @@ def svd_values(x):
 
 
 def svd_values_of_factors(x):
-    u, s, vh = np.linalg.svd(gen(x) @ herm(x))
+    _u, s, _vh = np.linalg.svd(gen(x) @ herm(x))
     return s[0] * s[1] ** 2
 
 
@@ -94,7 +94,7 @@ def eigvalsh_upper(x):
 
 
 def eigh_values(x):
-    w, v = np.linalg.eigh(herm(x))
+    w, _v = np.linalg.eigh(herm(x))
     return w[0] ** 3 - w[1]
 
 
@@ -103,7 +103,6 @@ def complex_cotangents(x):
     only the real part is theirs."""
     psi = x[:2] + 1j * x[2:]
     a = gen(x)
-    h = herm(x)
     return np.imag(np.sum(psi / np.linalg.norm(psi)) + np.sum(a * np.std(a))
                    + np.sum(psi * np.linalg.norm(psi, 1)))
 
@@ -175,6 +174,19 @@ def qr_wide(x):
     return np.real(np.sum(q * _W2)) + np.imag(np.sum(r * _W23))
 
 
+def eigh_vectors(x):
+    _w, v = np.linalg.eigh(herm(x))
+    return np.abs(v[0, 0]) ** 2
+
+
+def eigh_projector(x):
+    """Eigenvectors are fixed up to a phase: a projector does not depend on it."""
+    a = np.triu(_herm3(x)) + 1j * np.tril(_herm3(x), -1) + 0.2j * np.eye(3)
+    w, v = np.linalg.eigh(a, UPLO="U")
+    p = np.outer(v[:, 0], np.conj(v[:, 0]))
+    return np.real(np.sum(p * _W)) + np.imag(np.sum(p * _W)) + w[1] * w[2]
+
+
 def _helper(a):
     return np.linalg.norm(a - np.mean(a))
 
@@ -195,7 +207,8 @@ RIGHT = [wavefunction, norm_default, norm_vector_orders, norm_matrix_orders, nor
          var, var_std_axis, svd_values, svd_values_of_factors, eigvalsh, eigvalsh_upper,
          eigh_values, complex_cotangents, complex_cotangents_svd,
          complex_cotangents_eig, pinv_tall, lstsq_parts, cholesky_lower,
-         cholesky_upper, qr_tall, qr_square, qr_wide, in_loop_and_helper]
+         cholesky_upper, qr_tall, qr_square, qr_wide, eigh_vectors,
+         eigh_projector, in_loop_and_helper]
 if not hasattr(np.linalg, "svdvals"):
     RIGHT.remove(svdvals)
 else:
@@ -222,7 +235,7 @@ def test_grad_and_jvp_match_central_differences(fn):
 
 
 @pytest.mark.parametrize("fn", [wavefunction, norm_default, var, complex_cotangents,
-                                 in_loop_and_helper],
+                                eigvalsh, eigh_projector, in_loop_and_helper],
                          ids=lambda f: f.__name__)
 def test_hvp_matches_differences_of_the_gradient(fn):
     grad = srcgrad.grad(fn)
@@ -264,17 +277,12 @@ def test_agrees_with_jax(name):
 # -- refused: complex factors without a rule yet ------------------------------------
 
 
-def eigh_vectors(x):
-    w, v = np.linalg.eigh(herm(x))
-    return np.abs(v[0, 0]) ** 2
-
-
 def svd_vectors(x):
-    u, s, vh = np.linalg.svd(gen(x))
+    u, s, _vh = np.linalg.svd(gen(x))
     return np.abs(u[0, 1]) ** 2 + s[0]
 
 
-@pytest.mark.parametrize("fn", [eigh_vectors, svd_vectors],
+@pytest.mark.parametrize("fn", [svd_vectors],
                          ids=lambda f: f.__name__)
 @pytest.mark.parametrize("mode", ["grad", "jvp"])
 def test_complex_factors_refuse_where_called(fn, mode):
