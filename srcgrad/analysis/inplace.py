@@ -32,9 +32,12 @@ each rule.
 The same goes for an element of a list or dict, ``d['h'] += v``: the array it
 holds is updated in place (``d['h'] = in_place(t1 + v, t1)``).  An element of
 an array, ``x[i] += v``, takes ``x``'s dtype when it is stored back, and so
-stays as it is where ``x`` is certainly an array or the element a slice --
-unless ``x`` was made an integer or bool array (``dtype=int``): NumPy updates a
-slice of it in place and refuses a float there, which ``in_place`` raises too.
+stays as it is where ``x`` is certainly a floating array (``np.zeros(n)``, a
+floating ufunc's result) or ``v`` an int literal.  Any other ``x`` may be an
+integer or bool array as the code runs (``np.arange(3)``, ``np.array([1, 2])``,
+``x > 0``): NumPy updates a slice of it in place and refuses a float there,
+which ``in_place`` raises too (an element, ``x[0] += 0.5``, is a NumPy scalar
+there and is stored back truncated, as NumPy does).
 
     >>> import numpy as np
     >>> from ..frontend.parse import parse_function
@@ -105,6 +108,13 @@ _ARRAYS = frozenset({np.array, np.asarray, np.copy, np.where, np.zeros, np.ones,
                      np.full, np.zeros_like, np.ones_like, np.empty_like, np.full_like,
                      np.arange, np.linspace, np.eye, np.identity, np.ndarray.copy})
 _FLOATING_CODES = set("efdgFDGO")
+#: Calls making a float64 array when given no dtype, with at most this many
+#: arguments (the next positional one is the dtype): np.zeros(n), np.eye(n, m, k).
+_FLOAT_MADE = {np.zeros: 1, np.ones: 1, np.empty: 1, np.identity: 1, np.eye: 3,
+               np.linspace: 3}
+#: Calls whose result has their one argument's dtype: x.copy(), np.zeros_like(x).
+_SAME_DTYPE_MADE = frozenset({np.copy, np.ndarray.copy, np.zeros_like, np.ones_like,
+                              np.empty_like})
 
 
 def _member(prim, primitives) -> bool:
@@ -287,6 +297,11 @@ class _Facts:
             return False
         if floating(prim):
             return True
+        made = _FLOAT_MADE.get(prim) if _member(prim, _FLOAT_MADE) else None
+        if made is not None:
+            return len(op.args) <= made
+        if _member(prim, _SAME_DTYPE_MADE):
+            return len(op.args) == 1 and floating_atom(op.args[0])
         if _member(prim, PROMOTING) or _member(prim, DOMINATING) or _member(prim, SAME_DTYPE):
             return any(floating_atom(a) for a in op.args)
         return False
@@ -371,11 +386,13 @@ class _Facts:
         if item is not None:
             base, _, index = item
             v = binop.op.args[1]
-            if self._integer(base) and not (isinstance(v, gast.Constant)
-                                            and isinstance(v.value, (int, bool))):
-                # y[1:] += x of an int array: NumPy updates the view in place and
+            if base not in self.inexact and not (isinstance(v, gast.Constant)
+                                                 and isinstance(v.value, (int, bool))):
+                # y[1:] += x of an array not known to be floating (np.arange(3),
+                # np.array([1, 2]), a bool mask): NumPy updates the view in place and
                 # refuses a float result ('same_kind'), where y[1:] = y[1:] + x
-                # truncates (an int element, y[0] += x, truncates in NumPy too)
+                # truncates; in_place checks the array's dtype as the code runs (an
+                # element, y[0] += x, is a NumPy scalar there and truncates, as in NumPy)
                 return False
             return base in self.arrayish or any(
                 isinstance(n, gast.Slice) for n in gast.walk(index))
@@ -395,21 +412,6 @@ class _Facts:
             # array: NumPy refuses a floating v
             return self._at_most(v, old, block, k, k, assume=True)
         return prim in CLOSED and self._at_most(v, old, block, k, k, assume=False)
-
-    def _integer(self, name) -> bool:
-        """Whether some definition of ``name`` makes an integer or bool array by
-        asking for that dtype (``np.zeros(n, dtype=int)``)."""
-        for stmt in self.defs.get(name, ()):
-            dtype = getattr(getattr(stmt, "op", None), "kwargs", {}).get("dtype")
-            if isinstance(dtype, gast.Name) and dtype.id in ("int", "bool"):
-                return True
-            if isinstance(dtype, gast.Attribute) and dtype.attr.startswith(
-                    ("int", "uint", "bool")):
-                return True
-            if isinstance(dtype, gast.Constant) and isinstance(dtype.value, str) \
-                    and dtype.value.startswith(("int", "uint", "bool", "i", "u")):
-                return True
-        return False
 
     def _floating(self, node) -> bool:
         """Whether every value of ``node`` is floating (a float or complex literal)."""

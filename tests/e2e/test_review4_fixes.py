@@ -1,0 +1,185 @@
+"""Review 4's findings M8, L5, L6, L9, L10 (/work/tmp/review4), as regressions.
+
+M8: ``y[1:] += x * 0.5`` on an integer or bool array raises NumPy's TypeError
+however the array was made (np.arange, np.array of ints, np.full, astype(int), a
+comparison), where srcgrad returned a number computed from truncated elements;
+the dtype is checked as the code runs (``in_place``).  An element, ``y[0] += 0.5``,
+is stored back truncated, as NumPy does, and an int literal keeps the dtype.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from numeric import assert_bit_identical, assert_close, jvp_fd, numeric_grad, pure
+
+import srcgrad
+
+X = np.array([0.7, -1.3, 0.4])
+POLICIES = ("save", "recompute", "sqrt", ("revolve", 2))
+
+
+def _check(fn, x=X):
+    """Value bit for bit, gradient and tangent against central differences under
+    every policy; the caller's array untouched."""
+    expected = pure(fn)(x.copy())
+    fd = numeric_grad(pure(fn), [x.copy()], 0)
+    for policy in POLICIES:
+        given = x.copy()
+        value, grad = srcgrad.value_and_grad(fn, policy=policy)(given)
+        assert_bit_identical(value, expected, f"{fn.__name__} {policy}")
+        assert_close(grad, fd, what=f"{fn.__name__} gradient, {policy}")
+        np.testing.assert_array_equal(given, x)
+    direction = np.linspace(0.5, 1.5, x.size)
+    value, tangent = srcgrad.jvp(fn, (x.copy(),), (direction,))
+    assert_bit_identical(value, expected, f"{fn.__name__} jvp")
+    assert_close(tangent, jvp_fd(pure(fn), [x.copy()], [0], [direction]),
+                 what=f"{fn.__name__} tangent")
+
+
+def _raises_as_numpy(fn, x=X):
+    """The function raises NumPy's TypeError; so does every generated one."""
+    with pytest.raises(TypeError):
+        fn(x.copy())
+    for policy in POLICIES:
+        with pytest.raises(TypeError, match="Cannot cast|cast"):
+            srcgrad.value_and_grad(fn, policy=policy)(x.copy())
+    with pytest.raises(TypeError, match="Cannot cast|cast"):
+        srcgrad.jvp(fn, (x.copy(),), (np.ones(x.size),))
+
+
+# -- M8: a float into a slice of an integer array ---------------------------------------
+
+def arange_slice(x):
+    y = np.arange(3)
+    y[1:] += x[1:] * 0.5
+    return np.sum(y * x)
+
+
+def int_list_slice(x):
+    y = np.array([1, 2, 3])
+    y[1:] += x[1:] * 0.5
+    return np.sum(y * x)
+
+
+def full_slice(x):
+    y = np.full(3, 2)
+    y[:2] *= x[:2]
+    return np.sum(y * x)
+
+
+def astype_slice(x):
+    y = (x * 10).astype(int)
+    y[1:] += x[1:]
+    return np.sum(y * x)
+
+
+def bool_slice(x):
+    y = x > 0
+    y[1:] += x[1:]
+    return np.sum(y * x)
+
+
+def int_plus_one_slice(x):
+    y = np.zeros(3, dtype=int) + 1
+    y[1:] -= x[1:]
+    return np.sum(y * x)
+
+
+def ellipsis_update(x):
+    y = np.arange(3)
+    y[...] += 0.5
+    return np.sum(y * x)
+
+
+def fancy_update(x):
+    y = np.arange(3)
+    y[[0, 1]] += x[:2]
+    return np.sum(y * x)
+
+
+def whole_array_update(x):
+    y = np.arange(3)
+    y *= 2.5
+    return np.sum(y * x)
+
+
+def slice_update_in_loop(x):
+    y = np.arange(3)
+    s = 0.0
+    for i in range(2):
+        y[i:] += x[i:] * 0.5
+        s = s + np.sum(y * x)
+    return s
+
+
+def slice_update_in_branch(x):
+    y = np.arange(3)
+    if x[0] > 0:
+        y[1:] += x[1:]
+    return np.sum(y * x)
+
+
+def _update_tail(y, x):
+    y[1:] += x[1:] * 0.5
+    return y
+
+
+def slice_update_in_helper(x):
+    y = _update_tail(np.arange(3), x)
+    return np.sum(y * x)
+
+
+@pytest.mark.parametrize("fn", [arange_slice, int_list_slice, full_slice, astype_slice,
+                                bool_slice, int_plus_one_slice, ellipsis_update,
+                                fancy_update, whole_array_update, slice_update_in_loop,
+                                slice_update_in_branch, slice_update_in_helper],
+                         ids=lambda f: f.__name__)
+def test_a_float_into_an_integer_array_raises_as_numpy_does(fn):
+    _raises_as_numpy(fn)
+
+
+def element_of_int_array(x):
+    y = np.arange(3)
+    y[0] += x[0] * 0.5  # NumPy: a NumPy scalar, stored back truncated
+    y[2] += 0.5
+    return np.sum(y * x)
+
+
+def element_in_loop(x):
+    y = np.arange(3)
+    for i in range(3):
+        y[i] += x[i]
+    return np.sum(y * x)
+
+
+def int_literal_into_slice(x):
+    y = np.arange(3)
+    y[1:] += 1
+    y[:2] *= 2
+    return np.sum(y * x)
+
+
+def float_copy_slice(x):
+    y = np.array(x)  # dtype unknown to the compiler: checked as the code runs
+    y[1:] += x[1:] * 0.5
+    return np.sum(y * x)
+
+
+def zeros_slice_in_loop(x):
+    y = np.zeros(3)
+    for i in range(2):
+        y[i:] += x[i:] * x[0]
+    return np.sum(y * x)
+
+
+@pytest.mark.parametrize("fn", [element_of_int_array, element_in_loop,
+                                int_literal_into_slice, float_copy_slice,
+                                zeros_slice_in_loop], ids=lambda f: f.__name__)
+def test_what_numpy_accepts_runs_as_numpy_does(fn):
+    _check(fn)
+
+
+def test_a_floating_array_made_by_np_zeros_needs_no_run_time_check():
+    """np.zeros(n) is float64: the update stays the plain operation."""
+    assert "in_place" not in srcgrad.grad(zeros_slice_in_loop).source
