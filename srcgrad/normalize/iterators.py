@@ -19,7 +19,12 @@ rewrite here answers that one question, and the answer decides the values:
   effects (:mod:`.generator_reads`) -- and is refused, located, otherwise;
 - ``itertools.pairwise(xs)`` and ``itertools.product(xs, ys)`` inside ``zip`` or
   ``enumerate`` -> ``zip(xs, xs[1:])`` and the list of the tuples (``product``
-  lists its inputs first too), which the loop takes apart like any other;
+  lists its inputs first too, also at the top of a loop whose body changes
+  them), which the loop takes apart like any other; ``pairwise`` of a list the
+  body changes is pulled as the loop runs, keeping the item it gave last, as
+  Python's does (:meth:`.itertools_pulls.ItertoolsPulls.paired`); dict views in
+  ``zip`` or ``enumerate``, and ``reversed`` of a list the body changes, are
+  generators reading each item when the loop gets to it (:mod:`.sugar`);
 - (how a loop ends -- ``for ... else``, ``zip(..., strict=True)`` -- is
   :mod:`.loop_exits`'s, which runs first and hands the loop on here).
 
@@ -127,7 +132,7 @@ def plus_one(counter):
 
 
 #: Stream kinds that pull their items as the loop runs.
-_PULLED = ("gen", "islice", "takewhile", "dropwhile", "nested")
+_PULLED = ("gen", "islice", "takewhile", "dropwhile", "nested", "pairwise")
 
 
 class _Stream:
@@ -199,10 +204,15 @@ class IteratorLoops:
             for i in (0, 2):  # None: from the first, one by one
                 if isinstance(bounds[i], gast.Constant) and bounds[i].value is None:
                     bounds[i] = constant(i // 2)
-            if all(isinstance(b, (gast.Name, gast.Attribute, gast.Subscript, gast.Call))
+            if all(not isinstance(b, (gast.Constant, gast.Starred))  # set before the loop
                    or isinstance(b, gast.Constant) and (b.value is None and i == 1 or type(
                        b.value) is int and b.value >= (i == 2)) for i, b in enumerate(bounds)):
                 return _Stream("islice", expr, [self.stream(expr.args[0])], bounds)
+        if self.is_call(expr, itertools.pairwise) and len(expr.args) == 1 \
+                and not expr.keywords and {n.id for n in walk(expr.args[0])
+                                           if isinstance(n, gast.Name)} \
+                & getattr(self, "changed", set()):  # the body changes what it reads
+            return _Stream("pairwise", expr, [self.stream(expr.args[0])])
         for kind in ("takewhile", "dropwhile"):
             if self.is_call(expr, getattr(itertools, kind)) and len(expr.args) == 2 \
                     and not expr.keywords:
@@ -472,7 +482,7 @@ def rebuilt(s):
         s.node.generators[0].iter = rebuilt(s.parts[0])
     elif s.kind == "zip":
         s.node.args = [rebuilt(p) for p in s.parts]
-    elif s.kind == "islice":
+    elif s.kind in ("islice", "pairwise"):
         s.node.args[0] = rebuilt(s.parts[0])
     elif s.kind in _PULLED:
         s.node.args[1] = rebuilt(s.parts[0])

@@ -12,6 +12,8 @@ flag while the loop runs, as Python's does:
   default, a bound out of range raises Python's ``ValueError``);
 - ``takewhile(p, it)`` ends the loop at the first item ``p`` rejects;
 - ``dropwhile(p, it)`` tests items until ``p`` rejects one, then passes on all;
+- ``pairwise(xs)`` of a list the body changes keeps the item it gave last and
+  reads the next when the loop gets to it (a pair is never read again);
 - ``pairwise(xs)`` and ``product(xs, ys)`` inside ``zip`` or ``enumerate`` ->
   ``zip(xs, xs[1:])`` and the list of the tuples (``product`` lists its inputs
   first too), which the loop takes apart like any other
@@ -52,7 +54,7 @@ import itertools
 
 import gast
 
-from ..ir.syntax import clone, helper_ref, load_name, located
+from ..ir.syntax import clone, helper_ref, load_name, located, walk
 from .iterators import (
     assign_to,
     break_when_reached,
@@ -78,6 +80,10 @@ class ItertoolsPulls:
         ``inline`` (a comprehension's, evaluated where it stands) only names are
         taken apart, read through ``sequence`` where they may not be lists."""
         tree = self.stream(it)
+        if tree.kind == "leaf" and not inline and self.product_call(it) and {
+                n.id for a in it.args for n in walk(a) if isinstance(n, gast.Name)} \
+                & self.changed:  # product copies its inputs first; the body changes one
+            return self.products(it, inline) or it
         if tree.kind == "leaf":
             return it
         changed = False
@@ -89,14 +95,18 @@ class ItertoolsPulls:
             if self.is_call(expr, itertools.pairwise) and len(expr.args) == 1 \
                     and not expr.keywords:
                 made = self.pairs(expr, inline)
-            elif self.is_call(expr, itertools.product) and expr.args and (
-                    not expr.keywords or [k.arg for k in expr.keywords] == ["repeat"]
-                    and isinstance(expr.keywords[0].value, gast.Constant)
-                    and type(expr.keywords[0].value.value) is int):
+            elif self.product_call(expr):
                 made = self.products(expr, inline)
             if made is not None:
                 s.node, changed = made, True
         return rebuilt(tree) if changed else it
+
+    def product_call(self, expr) -> bool:
+        """``itertools.product(xs, ...)``, ``repeat=`` (if any) a constant."""
+        return self.is_call(expr, itertools.product) and bool(expr.args) and (
+            not expr.keywords or [k.arg for k in expr.keywords] == ["repeat"]
+            and isinstance(expr.keywords[0].value, gast.Constant)
+            and type(expr.keywords[0].value.value) is int)
 
     def indexable(self, expr, inline=False):
         """``expr`` as an expression a loop can index and slice, evaluated once
@@ -139,6 +149,8 @@ class ItertoolsPulls:
         stops before pulling at ``stop``; ``takewhile`` ends the loop at its
         first false test; ``dropwhile`` tests until one is false."""
         test = s.start
+        if s.kind == "pairwise":
+            return self.paired(s, on_item, cursor, before)
         if s.kind == "islice":
             start, stop, step = self.slice_bounds(s)
             pulled = self.fresh("pulled")
@@ -182,6 +194,26 @@ class ItertoolsPulls:
                             orelse=[]),
                     gast.If(test=gast.UnaryOp(op=gast.Not(), operand=load_name(dropping)),
                             body=on_item(clone(value)), orelse=[])]
+        return self.driven(s.parts[0], part_item, None, cursor, before)
+
+    def paired(self, s, on_item, cursor, before):
+        """``driven`` for ``itertools.pairwise(xs)`` where the body changes ``xs``:
+        as Python's, it keeps the item pulled last, and each pull gives that
+        one and the next item of ``xs``, read when the loop gets to it (the
+        first pull takes two)."""
+        started, previous = self.fresh("started"), self.fresh("previous")
+        self.prelude.extend(located(assign_to(name, constant(value)), s.node)
+                            for name, value in ((started, False), (previous, None)))
+
+        def part_item(value):
+            item, first = self.fresh("item"), self.fresh("item")
+            pair = gast.Tuple(elts=[load_name(first), load_name(item)], ctx=gast.Load())
+            return [assign_to(item, value), gast.If(
+                test=load_name(started),
+                body=[assign_to(first, load_name(previous)),
+                      assign_to(previous, load_name(item)), *on_item(pair)],
+                orelse=[assign_to(previous, load_name(item)),
+                        assign_to(started, constant(True))])]
         return self.driven(s.parts[0], part_item, None, cursor, before)
 
     def slice_bounds(self, s):

@@ -92,6 +92,7 @@ from ..frontend.parse import MISSING
 from ..ir.syntax import clone, helper_ref, is_dict_view, load_name, source_of, walk
 from ..rules import registry
 from .iterators import IteratorLoops, builtin_ref
+from .generator_reads import changed_names
 from .itertools_pulls import ItertoolsPulls
 from .loop_exits import LoopExits
 
@@ -274,6 +275,7 @@ class _Desugarer(LoopExits, IteratorLoops, ItertoolsPulls, gast.NodeTransformer)
         self.n = normalizer
         self.lengths = lengths
         self.iterated: set[int] = set()   # zip/enumerate calls a loop runs over
+        self.live: set[int] = set()       # views a loop reads as it goes (mark_iterated)
         self.prelude: list = []           # statements a rewrite puts before the current one
         self.deferred = 0                 # inside a lambda, comprehension or if-expression
 
@@ -334,22 +336,37 @@ class _Desugarer(LoopExits, IteratorLoops, ItertoolsPulls, gast.NodeTransformer)
 
     # -- loops: zip and enumerate there are looped over, not built --------------------
     def visit_For(self, node):
-        self.mark_iterated(node.iter)
+        self.mark_iterated(node.iter, changed=changed_names(node))
         return self.loop(self.generic_visit(node))  # see .loop_exits and .iterators
 
     def visit_comprehension(self, node):
         self.mark_iterated(node.iter)
         node = self.generic_visit(node)
-        node.iter = self.taken_apart(node.iter, inline=True)  # see .iterators
+        outer, self.changed = getattr(self, "changed", set()), set()  # (not a loop's body)
+        try:
+            node.iter = self.taken_apart(node.iter, inline=True)  # see .iterators
+        finally:
+            self.changed = outer
         return node
 
-    def mark_iterated(self, node, top=True):
+    def mark_iterated(self, node, top=True, changed=None):
+        """Mark what a loop runs over.  ``changed`` (a ``for`` statement's, not a
+        comprehension's): the names its body changes -- a dict view in a ``zip``
+        or ``enumerate`` there, and ``reversed(xs)`` of a list the body changes,
+        become generators that read each item when the loop gets to it, as
+        Python's views and reverse iterators do."""
         if is_dict_view(node) and top:  # for k, v in d.items(): the loop reads d[k]
-            self.iterated.add(id(node))  # (in a zip: the list of its values or pairs)
+            self.iterated.add(id(node))  # (in a zip: the values read as the loop goes)
+        elif is_dict_view(node) and changed is not None:
+            self.live.add(id(node))
+        if isinstance(node, gast.Call) and changed is not None and node.args \
+                and self.callee(node) is reversed and isinstance(node.args[0], gast.Name) \
+                and node.args[0].id in changed and node.args[0].id not in self.n.dict_names:
+            self.live.add(id(node))
         if isinstance(node, gast.Call) and self.callee(node) in (zip, enumerate):
             self.iterated.add(id(node))
             for arg in node.args:
-                self.mark_iterated(arg, top=False)
+                self.mark_iterated(arg, top=False, changed=changed)
 
     def callee(self, node):
         if not isinstance(node.func, (gast.Name, gast.Attribute)):
@@ -597,6 +614,7 @@ class _Desugarer(LoopExits, IteratorLoops, ItertoolsPulls, gast.NodeTransformer)
         """``d.keys()`` -> ``keys_of(d)``; ``d.values()`` -> ``[d[k] for k in
         keys_of(d)]``; ``d.items()`` -> ``[(k, d[k]) for k in keys_of(d)]``."""
         kind, mapping = node.func.attr, node.func.value
+        made = gast.GeneratorExp if id(node) in self.live else gast.ListComp  # read live
         keys = gast.copy_location(gast.Call(func=helper_ref("keys_of"), args=[clone(mapping)],
                                             keywords=[]), node)
         if kind == "keys":
@@ -605,12 +623,25 @@ class _Desugarer(LoopExits, IteratorLoops, ItertoolsPulls, gast.NodeTransformer)
         value = gast.Subscript(value=clone(mapping), slice=key, ctx=gast.Load())
         elt = value if kind == "values" else gast.Tuple(elts=[clone(key), value],
                                                          ctx=gast.Load())
-        return self.comprehension(elt, [key_store], keys, node)
+        return self.comprehension(elt, [key_store], keys, node, made)
 
     def reversed_(self, node):
-        """``reversed(xs)`` -> ``xs[::-1]``: the same items, in an indexable form."""
+        """``reversed(xs)`` -> ``xs[::-1]``: the same items, in an indexable form;
+        in a loop whose body changes the list, ``(xs[j] for j in range(len(xs) -
+        1, -1, -1))``: each item read when the loop gets to it, as Python's
+        reverse iterator does."""
         items = node.args[0]
         n = self.n
+        if id(node) in self.live:
+            (index_store,), (index,) = self.names("j", 1)
+            elt = gast.Subscript(value=clone(items), slice=index, ctx=gast.Load())
+            minus_one = gast.Constant(value=-1, kind=None)
+            last = gast.BinOp(left=gast.Call(func=builtin_ref("len"), args=[clone(items)],
+                                             keywords=[]), op=gast.Sub(),
+                              right=gast.Constant(value=1, kind=None))
+            positions = gast.Call(func=builtin_ref("range"), args=[
+                last, minus_one, gast.Constant(value=-1, kind=None)], keywords=[])
+            return self.comprehension(elt, [index_store], positions, node, gast.GeneratorExp)
         indexable = isinstance(items, (gast.Tuple, gast.List)) or (
             isinstance(items, gast.Name) and items.id in n.locals
             and items.id not in n.params and items.id not in n.dict_names) or (
