@@ -91,8 +91,8 @@ from ..frontend.linker import is_user_function
 from ..frontend.parse import MISSING
 from ..ir.syntax import clone, helper_ref, is_dict_view, load_name, source_of, walk
 from ..rules import registry
-from .iterators import IteratorLoops, builtin_ref
 from .generator_reads import changed_names
+from .iterators import IteratorLoops, builtin_ref
 from .itertools_pulls import ItertoolsPulls
 from .loop_exits import LoopExits
 

@@ -133,7 +133,7 @@ def sliced_list(x, w):
 def mapped_list(x, w):
     xs = [x[0], x[1], x[2], x[3]]
     s = 0.0
-    for v in map(lambda u: u * w, xs):
+    for v in map(lambda u: u * w, xs):  # noqa: C417 - map itself is the case
         s = s + v
         xs[2] = s * 3.0
     return s
