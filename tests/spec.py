@@ -870,6 +870,8 @@ N("taken_again", srcgrad.runtime.taken_again,
   "srcgrad.runtime.taken_again(x, x, x, None, 'never raised')", x=normal(4))
 N("held_at", srcgrad.runtime.held_at, "srcgrad.runtime.held_at([x], x, x, None, 'never raised')",
   x=normal(3))
+N("index_of_max", srcgrad.runtime.index_of_max, "srcgrad.runtime.index_of_max(x)", x=normal(4))
+N("index_of_min", srcgrad.runtime.index_of_min, "srcgrad.runtime.index_of_min(x)", x=normal(4))
 S("signum", srcgrad.runtime.signum, "srcgrad.runtime.signum(x)", x=away(3, 4))  # complex: test_numpy_breadth
 
 # --- the rest of the NumPy functions autograd differentiates (issue 15) -------------------
