@@ -45,7 +45,7 @@ def check_in_place_calls(program: ir.Program, varied) -> None:
                 and stmt.op.primitive is ir.OPAQUE and not harmless(stmt.value) \
                 and any(n in varied for n in ir.names_in(stmt)):
             raise UnsupportedSyntaxError(
-                    in_place_message(stmt.op.node), filename=program.filename,
+                    in_place_message(stmt.op.node, program.free), filename=program.filename,
                     lineno=getattr(stmt, "lineno", None), col=getattr(stmt, "col_offset", None))
 
 

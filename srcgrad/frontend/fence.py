@@ -17,6 +17,8 @@ future gast version's) is rejected too, so nothing falls through.
 
 from __future__ import annotations
 
+import types
+
 import gast
 
 from ..errors import UnsupportedSyntaxError
@@ -190,11 +192,13 @@ _CHANGES_FIRST = {
 }
 
 
-def in_place_message(stmt) -> str:
+def in_place_message(stmt, free=None) -> str:
     """Why the call statement ``stmt``, run as written, is refused when a value
     being differentiated flows into it: it may change an array in place (which
-    one: the first argument of ``np.add.at``, the receiver of ``y.sort()``, an
-    ``out=``), and what to write instead."""
+    one: the first argument of ``np.add.at`` or ``np.put_along_axis``, the
+    receiver of ``y.sort()`` or ``y.put(i, v)``, an ``out=``), and what to write
+    instead.  ``free`` maps the function's free names to their objects: it tells
+    a module's function from an array's method."""
     call = stmt.value if isinstance(stmt, gast.Expr) else None
     if not isinstance(call, gast.Call):
         return ("this statement may change a value in place in a way srcgrad cannot follow "
@@ -204,12 +208,12 @@ def in_place_message(stmt) -> str:
     func, out = call.func, [k.value for k in call.keywords if k.arg == "out"]
     if out:
         changed, advice = out[0], "assign the result instead: y[...] = f(...) or y = f(...)"
-    elif isinstance(func, gast.Attribute) and func.attr in _CHANGES_FIRST and call.args:
-        changed, advice = call.args[0], _CHANGES_FIRST[func.attr]
     elif isinstance(func, gast.Attribute):
-        changed = func.value
-        advice = ("write the update as an assignment (y[...] = v, y[i] = v, y = ...) or "
-                  "use a function that returns a new value")
+        advice = _CHANGES_FIRST.get(func.attr, (
+            "write the update as an assignment (y[...] = v, y[i] = v, y = ...) or use a "
+            "function that returns a new value"))
+        first = call.args and (func.attr == "at" or _module_function(func, free))
+        changed = call.args[0] if first else func.value
     else:
         return (f"'{shown}' is run as written, and a value being differentiated flows into "
                 f"it: srcgrad differentiates a function through what it returns, so a call "
@@ -218,6 +222,20 @@ def in_place_message(stmt) -> str:
                 f"inlines a local function)")
     return (f"'{shown}' may change '{source_of(changed)}' in place, and a value being "
             f"differentiated flows into it, in a way srcgrad cannot follow: {advice}")
+
+
+def _module_function(func, free) -> bool:
+    """Whether the attribute ``func`` is a module's function (``np.put(y, i, v)``,
+    ``np.random.shuffle(y)``), which changes its first argument, rather than an
+    array's method (``y.put(i, v)``), which changes its receiver."""
+    root = func.value
+    while isinstance(root, gast.Attribute):
+        root = root.value
+    if not isinstance(root, gast.Name):
+        return False
+    if free and root.id in free:
+        return isinstance(free[root.id], types.ModuleType)
+    return root.id in ("np", "numpy")
 
 
 def node_types() -> list[str]:

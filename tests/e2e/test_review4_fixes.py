@@ -183,3 +183,53 @@ def test_what_numpy_accepts_runs_as_numpy_does(fn):
 def test_a_floating_array_made_by_np_zeros_needs_no_run_time_check():
     """np.zeros(n) is float64: the update stays the plain operation."""
     assert "in_place" not in srcgrad.grad(zeros_slice_in_loop).source
+
+
+# -- L9: an in-place refusal names the array changed ---------------------------------------
+
+def put_method(x):
+    y = x * 1.0
+    y.put([0], x[2] ** 2)
+    return np.sum(y * y)
+
+
+def put_along_axis_call(x):
+    y = x * 1.0
+    np.put_along_axis(y, np.array([1]), x[0] * 3.0, axis=0)
+    return np.sum(y * y)
+
+
+def put_function(x):
+    z = x * 1.0
+    np.put(z, [0], x[1])
+    return np.sum(z)
+
+
+def add_at_in_loop(x):
+    w = x * 1.0
+    for i in range(2):
+        np.add.at(w, [i], x[2])
+    return np.sum(w)
+
+
+def _sort_helper(v):
+    v.sort()
+    return v
+
+
+def sort_in_helper(x):
+    u = x * 2.0
+    return np.sum(_sort_helper(u) * x)
+
+
+@pytest.mark.parametrize("fn, name", [(put_method, "y"), (put_along_axis_call, "y"),
+                                      (put_function, "z"), (add_at_in_loop, "w"),
+                                      (sort_in_helper, "v")],
+                         ids=lambda a: getattr(a, "__name__", a))
+def test_an_in_place_refusal_names_the_array_changed(fn, name):
+    for run in (lambda: srcgrad.grad(fn)(X.copy()),
+                lambda: srcgrad.jvp(fn, (X.copy(),), (np.ones(3),))):
+        with pytest.raises(srcgrad.SrcGradError) as info:
+            run()
+        assert f"may change '{name}' in place" in info.value.message, info.value.message
+        assert info.value.lineno and info.value.filename.endswith("test_review4_fixes.py")
