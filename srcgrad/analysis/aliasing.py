@@ -28,8 +28,7 @@ taking a view again is :mod:`.refresh`'s; this module decides, update by
 update, what to follow, guard or refuse.
 
     >>> import numpy as np
-    >>> def f(x):
-    ...     y = x * 1.0
+    >>> def f(y):  # (y made in f: r += 1.0 is written into it, see augmented_views)
     ...     r = y[1:]
     ...     r += 1.0
     ...     return np.sum(y)
@@ -38,7 +37,6 @@ update, what to follow, guard or refuse.
     >>> program = normalize(parse_function(f))
     >>> check_aliases(program)
     >>> print(unparse_body(program))  # doctest: +ELLIPSIS
-    y = x * 1.0
     r = y[1:]
     untouched(y, r, None, "'r += ...' updates the array 'r' in place, and 'y' shares its memory and is read afterwards; ...", ...)
     r_1 = r + 1.0
@@ -121,6 +119,8 @@ def check_aliases(program: ir.Program) -> None:
 def _check_aliases(program: ir.Program) -> None:
     statements = list(ir.walk_statements(program.body))
     containers = container_names(program, statements)
+    if augmented_views(program, statements, containers):
+        statements = list(ir.walk_statements(program.body))
     if element_writes(program, statements, containers):
         statements = list(ir.walk_statements(program.body))
     if follow_slot_writes(program, statements, containers):
@@ -329,6 +329,76 @@ def _check_aliases(program: ir.Program) -> None:
         none.op = ir.Op(ir.OPAQUE, [], {}, program.node, "statement")
         none.comment = "bound at the start: a check of an update reads it"
         program.body.insert(0, gast.copy_location(none, program.body[0]))
+
+
+def augmented_views(program, statements, containers) -> bool:
+    """``row = Y[k]; row *= 2`` (``for row in Y: row *= 2``): NumPy writes into the
+    view, and so into ``Y``.  Where ``row`` is bound once, by basic indexing of
+    a name that is no list, tuple or dict, just before (nothing between rebinds
+    ``row``, ``Y`` or the index), the update is written as the element write it
+    is, ``row[...] = row * 2``, which the alias check writes back into ``Y``
+    (:func:`.refresh.write_back`) -- where ``row`` is an array as the code runs
+    (``is_window``); a NumPy scalar (``Y`` 1-D) is rebound, as Python does.  It
+    was refused, valid code (found by review).  Returns whether it changed the
+    program."""
+    blocks = paths.blocks_of(program.body)
+    arrays = _array_names(program, statements)
+    defs: dict[str, list] = {}
+    for s in statements:
+        for n in ir.assigned_by(s):
+            defs.setdefault(n, []).append(s)
+    changed = False
+    for update in statements:
+        x = getattr(update, "augmented", None)
+        if x is None or not isinstance(update, gast.Assign) or ir.is_update(update) \
+                or not isinstance(update.targets[0], gast.Name):
+            continue
+        made = [d for d in defs.get(x, []) if not ir.is_update(d) and d is not update]
+        if len(made) != 1 or not (isinstance(made[0], gast.Assign) and is_view(made[0])
+                                  and made[0].op.primitive is operator.getitem):
+            continue
+        view = made[0]
+        base, index = view.op.args[0].id, view.op.args[1]
+        if base not in arrays or any(isinstance(n, (gast.List, gast.Compare))
+                                     for n in gast.walk(index)):
+            continue  # (an argument's view stays refused: the caller's array would change)
+        block = blocks[id(view)][0]
+        if blocks[id(update)][0] is not block or block.index(view) > block.index(update):
+            continue
+        kept = {x, base, *ir.names_in(index)}
+        between = ir.walk_statements(block[block.index(view) + 1:block.index(update)])
+        if any(kept & set(ir.assigned_by(s)) for s in between):
+            continue
+        target, node = update.targets[0].id, update.op.node
+        value = program.namer.fresh(x)
+        update.targets = [ir.name(value, store=True)]
+        update.augmented = None
+        flag = program.namer.fresh("window")
+        test = ir.assign(flag, gast.Call(func=helper_ref("is_window"), args=[ir.name(x)],
+                                         keywords=[]))
+        test.op = ir.Op(ir.OPAQUE, [], {}, node, "statement")
+        every = gast.Constant(value=Ellipsis, kind=None)
+        write = ir.assign(gast.Subscript(value=ir.name(x), slice=every, ctx=gast.Store()),
+                          ir.name(value))
+        write.op = ir.Op(operator.setitem, [ir.name(x), clone(every), ir.name(value)], {},
+                         node, "element assignment")
+        write.user_target = getattr(update, "user_target", None)
+        inside, outside = [write], []
+        for stmt_, source in ((inside, x), (outside, value)):
+            if source != target:
+                # (the number rebound, +row_1: a value of its own, no view for the
+                # write-back to take row for)
+                bind = ir.assign(target, ir.name(source) if stmt_ is inside else gast.UnaryOp(
+                    op=gast.UAdd(), operand=ir.name(source)))
+                bind.op = ir.Op(operator.pos, [ir.name(source)], {}, node, "assignment")
+                stmt_.append(bind)
+        branch = gast.If(test=ir.name(flag), body=inside, orelse=outside)
+        for made_ in (test, write, branch, *inside[1:], *outside):
+            gast.copy_location(made_, update)
+        at = block.index(update)
+        block[at + 1:at + 1] = [test, branch]
+        changed = True
+    return changed
 
 
 def element_writes(program, statements, containers) -> bool:

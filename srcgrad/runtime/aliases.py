@@ -31,6 +31,7 @@ __all__ = [
     "castable",
     "held_at",
     "is_basic_index",
+    "is_window",
     "same_object",
     "same_or_untouched",
     "same_window",
@@ -198,6 +199,12 @@ def untouched_except(container, key, item, message, where=None):
         error = error_at("AliasedUpdateError", message, where)
         error.verified = True
         raise error
+
+
+def is_window(value) -> bool:
+    """Whether ``value`` is an array, which ``value *= v`` changes in place (a
+    NumPy scalar read from a 1-D array is rebound instead)."""
+    return isinstance(value, np.ndarray)
 
 
 def slot_alone(container, key, item, index, message, where=None, rebuilt=False) -> bool:

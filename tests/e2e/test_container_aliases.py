@@ -565,3 +565,52 @@ def test_item_replaced_before_the_write_is_not_written_back():
         _check(item_replaced_before_write)
     except SrcGradError as err:  # or refused, located; never the write stored into d
         assert err.lineno, err
+
+
+# -- for row in Y: row *= 2 -- an augmented update of a view writes into its base ----
+
+def rows_doubled(x):
+    y = np.outer(x, x) * 1.0
+    for row in y:
+        row *= 2
+    return np.sum(y * np.outer(x, x))
+
+
+def row_view_updated(x):
+    y = x[:, None] * np.ones((4, 3))
+    r = y[1]
+    r += x[:3] ** 2
+    s = np.sum(r * x[1:])
+    if x[0] > 0:
+        c = y[:, 2]
+        c *= x
+    return np.sum(y * y) + s
+
+
+def _scaled_rows(m, x):
+    m = m * 1.0  # (rows of an argument stay refused: the caller's array would change)
+    for i in range(len(m)):
+        row = m[i]
+        row -= x[:3] * 0.5
+    return np.sum(np.tanh(m))
+
+
+def rows_in_helper(x):
+    y = x[:, None] * np.arange(1.0, 4.0)
+    return _scaled_rows(y, x) + np.sum(y)
+
+
+def scalar_items_rebound(x):  # items of a 1-D array are numbers: += rebinds them
+    y = x * 1.0
+    total = 0.0
+    for v in y:
+        v *= 2.0
+        total = total + v
+    return total + np.sum(y)
+
+
+@pytest.mark.parametrize("policy", POLICIES, ids=str)
+@pytest.mark.parametrize("fn", [rows_doubled, row_view_updated, rows_in_helper,
+                                scalar_items_rebound], ids=lambda f: f.__name__)
+def test_augmented_update_of_a_view_writes_its_base(fn, policy):
+    _check(fn, policy=policy)
