@@ -178,6 +178,12 @@ class IteratorLoops:
         self.prelude.append(located(assign_to(name, value), expr))
         return gast.copy_location(load_name(name), expr)
 
+    def may_change(self, exprs) -> bool:
+        """Whether the loop's body may change what ``exprs`` read: it assigns a
+        name they read, or updates something in place (an alias of theirs?)."""
+        reads = {n.id for e in exprs for n in walk(e) if isinstance(n, gast.Name)}
+        return bool(reads & getattr(self, "changed", set())) or getattr(self, "writes", False)
+
     # -- the iterator, taken apart -------------------------------------------------------------
     def is_call(self, node, function) -> bool:
         return isinstance(node, gast.Call) and self.callee(node) is function \
@@ -209,9 +215,7 @@ class IteratorLoops:
                        b.value) is int and b.value >= (i == 2)) for i, b in enumerate(bounds)):
                 return _Stream("islice", expr, [self.stream(expr.args[0])], bounds)
         if self.is_call(expr, itertools.pairwise) and len(expr.args) == 1 \
-                and not expr.keywords and {n.id for n in walk(expr.args[0])
-                                           if isinstance(n, gast.Name)} \
-                & getattr(self, "changed", set()):  # the body changes what it reads
+                and not expr.keywords and self.may_change(expr.args):
             return _Stream("pairwise", expr, [self.stream(expr.args[0])])
         for kind in ("takewhile", "dropwhile"):
             if self.is_call(expr, getattr(itertools, kind)) and len(expr.args) == 2 \

@@ -54,7 +54,7 @@ import itertools
 
 import gast
 
-from ..ir.syntax import clone, helper_ref, load_name, located, walk
+from ..ir.syntax import clone, helper_ref, load_name, located
 from .iterators import (
     assign_to,
     break_when_reached,
@@ -80,9 +80,8 @@ class ItertoolsPulls:
         ``inline`` (a comprehension's, evaluated where it stands) only names are
         taken apart, read through ``sequence`` where they may not be lists."""
         tree = self.stream(it)
-        if tree.kind == "leaf" and not inline and self.product_call(it) and {
-                n.id for a in it.args for n in walk(a) if isinstance(n, gast.Name)} \
-                & self.changed:  # product copies its inputs first; the body changes one
+        if tree.kind == "leaf" and not inline and self.product_call(it) \
+                and self.may_change(it.args):  # product copies its inputs first
             return self.products(it, inline) or it
         if tree.kind == "leaf":
             return it

@@ -57,7 +57,7 @@ import itertools
 
 import gast
 
-from ..ir.syntax import clone, load_name, located
+from ..ir.syntax import clone, load_name, located, updated_in_place
 from .generator_reads import changed_names
 from .iterators import (
     assign_to,
@@ -77,6 +77,7 @@ class LoopExits:
         """A ``for`` statement whose parts have been desugared, rewritten (see the
         module docstring): one statement or a list of them."""
         self.changed, self.where = changed_names(node), node.iter
+        self.writes = bool(updated_in_place(gast.Module(body=node.body, type_ignores=[])))
         self.strict_checked(node)
         before, after = self.else_flagged(node)
         node.iter = self.taken_apart(node.iter)

@@ -89,7 +89,15 @@ from .. import ir
 from ..errors import SrcGradError
 from ..frontend.linker import is_user_function
 from ..frontend.parse import MISSING
-from ..ir.syntax import clone, helper_ref, is_dict_view, load_name, source_of, walk
+from ..ir.syntax import (
+    clone,
+    helper_ref,
+    is_dict_view,
+    load_name,
+    source_of,
+    updated_in_place,
+    walk,
+)
 from ..rules import registry
 from .generator_reads import changed_names
 from .iterators import IteratorLoops, builtin_ref
@@ -336,17 +344,21 @@ class _Desugarer(LoopExits, IteratorLoops, ItertoolsPulls, gast.NodeTransformer)
 
     # -- loops: zip and enumerate there are looped over, not built --------------------
     def visit_For(self, node):
-        self.mark_iterated(node.iter, changed=changed_names(node))
+        changed = changed_names(node)
+        if updated_in_place(gast.Module(body=node.body, type_ignores=[])):
+            changed.add(None)  # (updated through an alias, maybe)
+        self.mark_iterated(node.iter, changed=changed)
         return self.loop(self.generic_visit(node))  # see .loop_exits and .iterators
 
     def visit_comprehension(self, node):
         self.mark_iterated(node.iter)
         node = self.generic_visit(node)
-        outer, self.changed = getattr(self, "changed", set()), set()  # (not a loop's body)
+        outer = getattr(self, "changed", set()), getattr(self, "writes", False)
+        self.changed, self.writes = set(), False  # (not a loop's body)
         try:
             node.iter = self.taken_apart(node.iter, inline=True)  # see .iterators
         finally:
-            self.changed = outer
+            self.changed, self.writes = outer
         return node
 
     def mark_iterated(self, node, top=True, changed=None):
@@ -361,7 +373,8 @@ class _Desugarer(LoopExits, IteratorLoops, ItertoolsPulls, gast.NodeTransformer)
             self.live.add(id(node))
         if isinstance(node, gast.Call) and changed is not None and node.args \
                 and self.callee(node) is reversed and isinstance(node.args[0], gast.Name) \
-                and node.args[0].id in changed and node.args[0].id not in self.n.dict_names:
+                and {node.args[0].id, None} & changed \
+                and node.args[0].id not in self.n.dict_names:
             self.live.add(id(node))
         if isinstance(node, gast.Call) and self.callee(node) in (zip, enumerate):
             self.iterated.add(id(node))

@@ -249,6 +249,39 @@ def listed_copy(x, w):
     return s
 
 
+# -- updated through another name for the same list ------------------------------------------------
+def reversed_alias(x, w):
+    xs = [x[0], x[1], x[2]]
+    ys = xs
+    s = 0.0
+    for v in reversed(xs):
+        s = s + v * w
+        ys[0] = s * 3.0
+    return s
+
+
+def product_alias(x, w):
+    xs = [x[0], x[1], x[2]]
+    ys = xs
+    s = 0.0
+    for a, b in itertools.product(xs, xs[:1]):
+        s = s + a * b * w
+        ys[2] = s
+    return s
+
+
+def pairwise_alias(x, w):
+    xs = [x[0], x[1], x[2], x[3]]
+    ys = xs
+    s = 0.0
+    k = 0
+    for a, b in itertools.pairwise(xs):
+        s = s + a * b * w
+        k = k + 1
+        ys[k] = s * 2.0
+    return s
+
+
 # -- islice bounds written inline --------------------------------------------------------------
 def islice_inline_stop(x, w):
     s = 0.0
@@ -286,7 +319,8 @@ LIVE = [bare_list, enumerated_list, zipped_list, reversed_list, enumerated_rever
         mapped_list, filtered_list, dict_items_enumerated, dict_values_enumerated,
         dict_values_zipped, dict_keys_and_values]
 COPIED = [product_bare, product_enumerated, product_repeated, sorted_list, listed_copy]
-OTHER = [islice_inline_stop, islice_conditional_stop, through_helper]
+OTHER = [reversed_alias, product_alias, pairwise_alias, islice_inline_stop,
+         islice_conditional_stop, through_helper]
 
 
 def _check(fn, args):
