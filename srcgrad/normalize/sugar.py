@@ -90,6 +90,7 @@ from ..errors import SrcGradError
 from ..frontend.linker import is_user_function
 from ..frontend.parse import MISSING
 from ..ir.syntax import (
+    assigned_names,
     clone,
     helper_ref,
     is_dict_view,
@@ -283,7 +284,8 @@ class _Desugarer(LoopExits, IteratorLoops, ItertoolsPulls, gast.NodeTransformer)
         self.n = normalizer
         self.lengths = lengths
         self.iterated: set[int] = set()   # zip/enumerate calls a loop runs over
-        self.live: set[int] = set()       # views a loop reads as it goes (mark_iterated)
+        self.live: dict[int, set] = {}    # views a loop reads as it goes (mark_iterated):
+        #                                   the names its body rebinds
         self.prelude: list = []           # statements a rewrite puts before the current one
         self.deferred = 0                 # inside a lambda, comprehension or if-expression
 
@@ -347,6 +349,7 @@ class _Desugarer(LoopExits, IteratorLoops, ItertoolsPulls, gast.NodeTransformer)
         changed = changed_names(node)
         if updated_in_place(gast.Module(body=node.body, type_ignores=[])):
             changed.add(None)  # (updated through an alias, maybe)
+        self.rebound = assigned_names(gast.Module(body=node.body, type_ignores=[]))
         self.mark_iterated(node.iter, changed=changed)
         return self.loop(self.generic_visit(node))  # see .loop_exits and .iterators
 
@@ -370,12 +373,12 @@ class _Desugarer(LoopExits, IteratorLoops, ItertoolsPulls, gast.NodeTransformer)
         if is_dict_view(node) and top:  # for k, v in d.items(): the loop reads d[k]
             self.iterated.add(id(node))  # (in a zip: the values read as the loop goes)
         elif is_dict_view(node) and changed is not None:
-            self.live.add(id(node))
+            self.live[id(node)] = self.rebound
         if isinstance(node, gast.Call) and changed is not None and node.args \
                 and self.callee(node) is reversed and isinstance(node.args[0], gast.Name) \
                 and {node.args[0].id, None} & changed \
                 and node.args[0].id not in self.n.dict_names:
-            self.live.add(id(node))
+            self.live[id(node)] = self.rebound
         if isinstance(node, gast.Call) and self.callee(node) in (zip, enumerate):
             self.iterated.add(id(node))
             for arg in node.args:
@@ -628,6 +631,7 @@ class _Desugarer(LoopExits, IteratorLoops, ItertoolsPulls, gast.NodeTransformer)
         keys_of(d)]``; ``d.items()`` -> ``[(k, d[k]) for k in keys_of(d)]``."""
         kind, mapping = node.func.attr, node.func.value
         made = gast.GeneratorExp if id(node) in self.live else gast.ListComp  # read live
+        mapping = self.held(mapping, node)
         keys = gast.copy_location(gast.Call(func=helper_ref("keys_of"), args=[clone(mapping)],
                                             keywords=[]), node)
         if kind == "keys":
@@ -638,12 +642,19 @@ class _Desugarer(LoopExits, IteratorLoops, ItertoolsPulls, gast.NodeTransformer)
                                                          ctx=gast.Load())
         return self.comprehension(elt, [key_store], keys, node, made)
 
+    def held(self, container, view):
+        """The container a live view reads, in a name of its own where the loop's
+        body rebinds its name (Python's view keeps the object it was made from)."""
+        if isinstance(container, gast.Name) and container.id in self.live.get(id(view), ()):
+            return self.bound(container, keep=True)
+        return container
+
     def reversed_(self, node):
         """``reversed(xs)`` -> ``xs[::-1]``: the same items, in an indexable form;
         in a loop whose body changes the list, ``(xs[j] for j in range(len(xs) -
         1, -1, -1))``: each item read when the loop gets to it, as Python's
         reverse iterator does."""
-        items = node.args[0]
+        items = self.held(node.args[0], node)
         n = self.n
         if id(node) in self.live:
             (index_store,), (index,) = self.names("j", 1)

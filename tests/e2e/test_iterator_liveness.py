@@ -282,6 +282,34 @@ def pairwise_alias(x, w):
     return s
 
 
+# -- the name rebound in the body: the view keeps the object it was made from --------------------
+def reversed_rebound(x, w):
+    xs = [x[0], x[1], x[2]]
+    s = 0.0
+    for v in reversed(xs):
+        s = s + v * w
+        xs = [s, s * 2.0, s * 3.0]
+    return s
+
+
+def dict_values_rebound(x, w):
+    d = {"a": x[0], "b": x[1], "c": x[2]}
+    s = 0.0
+    for i, v in enumerate(d.values()):
+        s = s + v * (i + w)
+        d = {"a": s, "b": s * 2.0, "c": s * 3.0}
+    return s
+
+
+def pairwise_rebound(x, w):
+    xs = [x[0], x[1], x[2]]
+    s = 0.0
+    for i, (a, b) in enumerate(itertools.pairwise(xs)):
+        s = s + a * b * (i + w)
+        xs = [s, s * 2.0, s * 3.0]
+    return s
+
+
 # -- islice bounds written inline --------------------------------------------------------------
 def islice_inline_stop(x, w):
     s = 0.0
@@ -319,7 +347,8 @@ LIVE = [bare_list, enumerated_list, zipped_list, reversed_list, enumerated_rever
         mapped_list, filtered_list, dict_items_enumerated, dict_values_enumerated,
         dict_values_zipped, dict_keys_and_values]
 COPIED = [product_bare, product_enumerated, product_repeated, sorted_list, listed_copy]
-OTHER = [reversed_alias, product_alias, pairwise_alias, islice_inline_stop,
+OTHER = [reversed_alias, product_alias, pairwise_alias, reversed_rebound, dict_values_rebound,
+         pairwise_rebound, islice_inline_stop,
          islice_conditional_stop, through_helper]
 
 
