@@ -1,0 +1,480 @@
+"""Writes into an item of a list, tuple or dict, and through a view's other names.
+
+``lst[i][j] = v`` runs as ``t = lst[i]; t1 = snapshot(t); t1[j] = v; lst[i] =
+t1`` (normalize/statements.py): the item is copied, so the other names for it
+-- ``pos`` in ``state = [pos, vel]``, another item holding the same array, a
+list copied from ``lst`` -- are followed (bound to the written copy where, as
+the code runs, they are that very object) or checked (a run-time
+AliasedUpdateError where they share its memory otherwise): see
+:func:`follow_slot_writes`.  ``a = d['h']; a[0] = v`` is written that way too
+(:func:`element_writes`), and ``row = Y[k]; row *= 2`` as the element write
+``row[...] = row * 2`` that NumPy makes of it (:func:`augmented_views`), which
+the alias check of :mod:`.aliasing` writes back into ``Y``.  Also the small
+helpers both modules use (places, the user's names for messages).
+"""
+
+from __future__ import annotations
+
+import operator
+import types
+
+import gast
+import numpy as np
+
+from .. import ir, runtime
+from ..frontend.linker import is_user_function
+from ..ir.syntax import SliceToCall, clone, helper_ref, source_of
+from ..rules import registry
+from . import paths
+from .sharing import held_names, is_identity, is_view, operand_names
+
+__all__ = ["augmented_views", "element_writes", "follow_slot_writes", "is_setitem",
+           "location", "no_memory", "user_names"]
+
+
+def augmented_views(program, statements, containers) -> bool:
+    """``row = Y[k]; row *= 2`` (``for row in Y: row *= 2``): NumPy writes into the
+    view, and so into ``Y``.  Where ``row`` is bound once, by basic indexing of
+    a name that is no list, tuple or dict, just before (nothing between rebinds
+    ``row``, ``Y`` or the index), the update is written as the element write it
+    is, ``row[...] = row * 2``, which the alias check writes back into ``Y``
+    (:func:`.refresh.write_back`) -- where ``row`` is an array as the code runs
+    (``is_window``); a NumPy scalar (``Y`` 1-D) is rebound, as Python does.  It
+    was refused, valid code (found by review).  Returns whether it changed the
+    program."""
+    blocks = paths.blocks_of(program.body)
+    arrays = _array_names(program, statements)
+    defs: dict[str, list] = {}
+    for s in statements:
+        for n in ir.assigned_by(s):
+            defs.setdefault(n, []).append(s)
+    changed = False
+    for update in statements:
+        x = getattr(update, "augmented", None)
+        if x is None or not isinstance(update, gast.Assign) or ir.is_update(update) \
+                or not isinstance(update.targets[0], gast.Name):
+            continue
+        made = [d for d in defs.get(x, []) if not ir.is_update(d) and d is not update]
+        if len(made) != 1 or not (isinstance(made[0], gast.Assign) and is_view(made[0])
+                                  and made[0].op.primitive is operator.getitem):
+            continue
+        view = made[0]
+        base, index = view.op.args[0].id, view.op.args[1]
+        if base not in arrays or any(isinstance(n, (gast.List, gast.Compare))
+                                     for n in gast.walk(index)):
+            continue  # (an argument's view stays refused: the caller's array would change)
+        block = blocks[id(view)][0]
+        if blocks[id(update)][0] is not block or block.index(view) > block.index(update):
+            continue
+        kept = {x, base, *ir.names_in(index)}
+        between = ir.walk_statements(block[block.index(view) + 1:block.index(update)])
+        if any(kept & set(ir.assigned_by(s)) for s in between):
+            continue
+        target, node = update.targets[0].id, update.op.node
+        value = program.namer.fresh(x)
+        update.targets = [ir.name(value, store=True)]
+        update.augmented = None
+        flag = program.namer.fresh("window")
+        test = ir.assign(flag, gast.Call(func=helper_ref("is_window"), args=[ir.name(x)],
+                                         keywords=[]))
+        test.op = ir.Op(ir.OPAQUE, [], {}, node, "statement")
+        every = gast.Constant(value=Ellipsis, kind=None)
+        write = ir.assign(gast.Subscript(value=ir.name(x), slice=every, ctx=gast.Store()),
+                          ir.name(value))
+        write.op = ir.Op(operator.setitem, [ir.name(x), clone(every), ir.name(value)], {},
+                         node, "element assignment")
+        write.user_target = getattr(update, "user_target", None)
+        inside, outside = [write], []
+        for stmt_, source in ((inside, x), (outside, value)):
+            if source != target:
+                # (the number rebound, +row_1: a value of its own, no view for the
+                # write-back to take row for)
+                bind = ir.assign(target, ir.name(source) if stmt_ is inside else gast.UnaryOp(
+                    op=gast.UAdd(), operand=ir.name(source)))
+                bind.op = ir.Op(operator.pos, [ir.name(source)], {}, node, "assignment")
+                stmt_.append(bind)
+        branch = gast.If(test=ir.name(flag), body=inside, orelse=outside)
+        for made_ in (test, write, branch, *inside[1:], *outside):
+            gast.copy_location(made_, update)
+        at = block.index(update)
+        block[at + 1:at + 1] = [test, branch]
+        changed = True
+    return changed
+
+
+def element_writes(program, statements, containers) -> bool:
+    """``a = d['h']; a[0] = v``, ``a`` an item of a list, tuple or dict ``d`` that
+    still holds it (nothing between the two binds ``a``, ``d`` or the key, nor
+    reads ``d`` but to index it): written as ``d['h'][0] = v`` is (a copy of the
+    item, written, stored back: see :func:`follow_slot_writes`), so that ``d``
+    and the other names for the item see the write (it was refused, valid
+    code, found by review).  Returns whether it changed the program."""
+    blocks = paths.blocks_of(program.body)
+    defs: dict[str, list] = {}
+    for s in statements:
+        for n in ir.assigned_by(s):
+            defs.setdefault(n, []).append(s)
+    changed = False
+    for update in statements:
+        op = getattr(update, "op", None)
+        if not (ir.is_update(update) and is_setitem(update)
+                and isinstance(op.args[0], gast.Name)) or op.args[0].id in containers:
+            continue
+        a = op.args[0].id
+        made = [d for d in defs.get(a, []) if not ir.is_update(d)]
+        if len(made) != 1 or not (isinstance(made[0], gast.Assign) and is_view(made[0])
+                                  and made[0].op.primitive is operator.getitem):
+            continue
+        view = made[0]
+        box, key = view.op.args[0].id, view.op.args[1]
+        if box not in containers or not isinstance(key, (gast.Constant, gast.Name)) \
+                or not all(_built_here(d) for d in defs.get(box, [])):
+            continue
+        block = blocks[id(view)][0]
+        if blocks[id(update)][0] is not block or block.index(view) > block.index(update):
+            continue
+        kept = {a, box, *ir.names_in(key)}
+        between = list(ir.walk_statements(block[block.index(view) + 1:block.index(update)]))
+        if any(kept & set(ir.assigned_by(s)) or (box in ir.names_in(s) and not (
+                isinstance(s, gast.Assign) and not ir.is_update(s) and is_view(s)
+                and s.op.primitive is operator.getitem)) for s in between):
+            continue
+        node = op.node
+        copy_ = program.namer.fresh(a)
+        snap = ir.assign(copy_, gast.Call(func=helper_ref("snapshot"), args=[ir.name(a)],
+                                          keywords=[]))
+        snap.op = ir.Op(runtime.snapshot, [ir.name(a)], {}, node, "snapshot")
+        write = ir.assign(gast.Subscript(value=ir.name(copy_), slice=clone(op.args[1]),
+                                         ctx=gast.Store()), clone(op.args[2]))
+        write.op = ir.Op(operator.setitem, [ir.name(copy_), clone(op.args[1]),
+                                            clone(op.args[2])], {}, node, op.label)
+        store = ir.assign(gast.Subscript(value=ir.name(box), slice=clone(key),
+                                         ctx=gast.Store()), ir.name(copy_))
+        store.op = ir.Op(operator.setitem, [ir.name(box), clone(key), ir.name(copy_)], {},
+                         node, op.label)
+        shown = source_of(view.op.node) if isinstance(view.op.node, gast.expr) else a
+        store.slot_write = (a, clone(op.args[1]), shown, update)
+        at = block.index(update)
+        block[at:at + 1] = [gast.copy_location(s, update) for s in (snap, write, store)]
+        changed = True
+    return changed
+
+
+def _built_here(stmt) -> bool:
+    """Whether ``stmt`` builds a list, tuple or dict of its own items (a display,
+    a concatenation, ``list(xs)``), or changes one (``xs.append(v)``) -- not the
+    pieces of a call (``np.split(y, 2)``, views of ``y``; ``dict(a=y)``)."""
+    op = getattr(stmt, "op", None)
+    if op is None or ir.is_update(stmt) or op.primitive is ir.APPEND:
+        return True
+    return any(op.primitive is p for p in (ir.BUILD_LIST, ir.BUILD_TUPLE, ir.BUILD_DICT,
+                                           ir.CONCAT, ir.REPEAT, list, tuple, sorted))
+
+
+def follow_slot_writes(program, statements, containers) -> bool:
+    """``lst[i][j] = v`` on a list, tuple or dict ``lst`` runs as ``t = lst[i];
+    t1 = snapshot(t); t1[j] = v; lst[i] = t1`` (normalize/statements.py): the
+    item is copied, so every other name for it must be followed too, as Python's
+    write into the one array shows through each (found by review: ``state =
+    [pos, vel]; state[0][i] = ...; return np.sum(pos)`` gave 0.0, as did ``[z,
+    z]``, ``[np.zeros(2)] * 3`` and ``b = list(a)``).  Each name that may refer to
+    ``t`` -- through views, copies, containers holding it, flow-insensitively --
+    and is read afterwards is bound to ``t1`` where, as the code runs, it is that
+    very object (``slot_same``); one that sees its elements otherwise (a view
+    of it, another list holding it) raises AliasedUpdateError, located, as does
+    another item of ``lst`` that is or sees it (``slot_alone``).  Returns whether
+    it changed the program.
+
+        >>> import numpy as np
+        >>> from ..frontend.parse import parse_function
+        >>> from ..normalize.normalizer import normalize, unparse_body
+        >>> def f(x):
+        ...     pos = np.zeros(2)
+        ...     state = [pos, x * 2.0]
+        ...     state[0][0] = x[0]
+        ...     return np.sum(pos)
+        >>> from ..normalize.sequences import type_sequence_operators
+        >>> program = normalize(parse_function(f))
+        >>> type_sequence_operators(program)
+        >>> from .aliasing import check_aliases
+        >>> check_aliases(program)
+        >>> print(unparse_body(program))  # doctest: +ELLIPSIS
+        pos = np.zeros(2)
+        t1 = x * 2.0
+        state = [pos, t1]
+        t3 = state[0]
+        t2 = snapshot(t3)
+        t4 = x[0]
+        t2[0] = t4
+        slot_alone(state, 0, t3, 0, "'state[0][...] = ...' changes ... or store copies", ...)
+        same = slot_same(pos, state, t3, 0, "'state[0][...] = ...' changes ...", ...)
+        state[0] = t2
+        if same:
+            pos = t2
+        t5 = np.sum(pos)
+        return t5
+    """
+    arrays = _array_names(program, statements)
+    stores = [s for s in statements if getattr(s, "slot_write", None) is not None
+              and ir.is_update(s) and isinstance(s.op.args[0], gast.Name)
+              and (s.op.args[0].id in containers or s.op.args[0].id not in arrays)
+              and isinstance(s.op.args[2], gast.Name)]
+    if not stores:
+        return False
+    parent, same = {}, {}
+    # the written copies (t1 in t1[j] = v): arrays, which copy what is written in
+    written_copies = {s.op.args[2].id for s in stores}
+
+    def find(v, table):
+        while table.get(v, v) != v:
+            v = table[v]
+        return v
+
+    def join(a, b, table):
+        table.setdefault(a, a)
+        table.setdefault(b, b)
+        table[find(a, table)] = find(b, table)
+
+    for s in statements:
+        op = getattr(s, "op", None)
+        if op is None or not isinstance(s, (gast.Assign, gast.Expr)):
+            continue
+        plain = isinstance(s, gast.Assign) and not ir.is_update(s)
+        if plain and is_view(s):
+            join(ir.target_names(s)[0], s.op.args[0].id, parent)
+            if is_identity(s):
+                join(ir.target_names(s)[0], s.op.args[0].id, same)
+        if plain and getattr(s, "augmented", None) is not None:
+            for n in ir.target_names(s):  # x += v: an array changed in place
+                join(n, s.augmented, parent)
+        if plain and isinstance(s.targets[0], gast.Tuple):
+            for n in ir.target_names(s) + operand_names(op):
+                join(n, ir.target_names(s)[0], parent)
+        held = held_names(s)
+        if held and ir.is_update(s) and (op.args[0].id in written_copies
+                                         or op.args[0].id in arrays):
+            held = []  # y[i] = v on an array copies v's values
+        if held:
+            owner = op.args[0].id if (op.primitive is ir.APPEND or ir.is_update(s)) \
+                and isinstance(op.args[0], gast.Name) else ir.target_names(s)[0]
+            for n in held:
+                join(owner, n, parent)
+    order = {id(s): i for i, s in enumerate(statements)}
+    loops = paths.enclosing_loops(program.body)
+    blocks = paths.blocks_of(program.body)
+    user = user_names(program, statements)
+    tuples = _tuple_lengths(statements, stores)
+    unbound = []
+    for store in stores:
+        box, key, new = store.op.args[0].id, store.op.args[1], store.op.args[2].id
+        old, index, shown, written_at = store.slot_write
+        where = gast.Tuple(elts=[gast.Constant(value=v, kind=None) for v in (
+            program.filename, *location(written_at))], ctx=gast.Load())
+
+        def call(helper, args, text, index=index, where=where):
+            return gast.Call(func=helper_ref(helper), args=[
+                *args, SliceToCall().visit(clone(index)), gast.Constant(value=text, kind=None),
+                clone(where)], keywords=[])
+
+        written = f"'{shown}[...] = ...' changes the array '{shown}'"
+        alone = gast.Expr(value=call("slot_alone", [
+            ir.name(box), SliceToCall().visit(clone(key)), ir.name(old)],
+            f"{written}, which another item of '{user(box)}' also is or shares (a list "
+            f"built by repetition, [a] * n, or holding one array twice); srcgrad cannot "
+            f"follow that change: build the items apart ([np.zeros(n) for _ in "
+            f"range(k)]) or store copies"))
+        tests, again = [alone], []
+        root = find(old, parent)
+        # a tuple built here is built again with the written item (t[0][1] = v; it
+        # was a raw TypeError): another name for the old tuple then holds the old
+        # item, and is checked like any other
+        rebuilt = _tuple_rebuild(store, tuples.get(box), program.namer)
+        box_root = None if rebuilt else find(box, same)
+        for name in sorted(n for n in parent if find(n, parent) == root):
+            if name in (new, box) or find(name, same) == box_root \
+                    or no_memory(program, name):
+                continue
+            if not any((name in paths.reads(later) or (
+                    ir.is_update(later) and name in ir.target_names(later)))
+                    and paths.stale(later, store, name, order, loops, blocks)
+                    for later in statements if later is not store):
+                continue
+            text = (f"{written}, and '{user(name)}' shares its memory (a view of it, or a "
+                    f"list holding it) and is read afterwards; srcgrad cannot follow that "
+                    f"change: make a copy ({shown} = {shown}.copy()) first")
+            if name in containers:
+                # b = list(a); b[0][j] = v: store the written copy where a holds the item
+                flag = program.namer.fresh("key")
+                tests.append(ir.assign(flag, call("held_at", [
+                    ir.name(name), ir.name(old), ir.name(old)], text)))
+                rebind = ir.assign(gast.Subscript(value=ir.name(name), slice=ir.name(flag),
+                                                  ctx=gast.Store()), ir.name(new))
+                rebind.op = ir.Op(operator.setitem, [ir.name(name), ir.name(flag),
+                                                     ir.name(new)], {}, store.op.node,
+                                  "element assignment")
+                held = gast.Compare(left=ir.name(flag), ops=[gast.IsNot()],
+                                    comparators=[gast.Constant(value=None, kind=None)])
+            else:
+                flag = program.namer.fresh("same")
+                tests.append(ir.assign(flag, call("slot_same", [
+                    ir.name(name), ir.name(box), ir.name(old)], text)))
+                rebind = ir.assign(name, ir.name(new))
+                rebind.op = ir.Op(operator.pos, [ir.name(new)], {}, store, "assignment")
+                rebind.refresh_of = rebind  # not a new definition of the name
+                held = ir.name(flag)
+            gast.copy_location(rebind, store)
+            again.append(gast.copy_location(gast.If(test=held, body=[rebind], orelse=[]),
+                                            store))
+            if name not in unbound and paths.maybe_unbound(name, store, program, blocks):
+                unbound.append(name)
+        for test in tests:
+            test.op = ir.Op(ir.OPAQUE, [], {}, store, "statement")
+            gast.copy_location(test, store)
+        block = blocks[id(store)][0]
+        at = block.index(store)
+        block[at + 1:at + 1] = again
+        if rebuilt:
+            # built = slot_alone(..., rebuilt=True) (True, or it raises); if built:
+            # state = (t1, state_item1): the tuple rebound in a block of its own, as
+            # the adjoint sweep expects of a name bound twice
+            alone.value.keywords.append(gast.keyword(
+                arg="rebuilt", value=gast.Constant(value=True, kind=None)))
+            flag = program.namer.fresh("built")
+            tests[0] = ir.assign(flag, alone.value)
+            tests[0].op = alone.op
+            gast.copy_location(tests[0], store)
+            block[at:at + 1] = [gast.copy_location(
+                gast.If(test=ir.name(flag), body=rebuilt, orelse=[]), store)]
+        block[at:at] = tests
+    if unbound:
+        none = gast.Assign(targets=[ir.name(n, store=True) for n in unbound],
+                           value=gast.Constant(value=None, kind=None), type_comment=None)
+        none.op = ir.Op(ir.OPAQUE, [], {}, program.node, "statement")
+        none.comment = "bound at the start: a check of an update reads it"
+        program.body.insert(0, gast.copy_location(none, program.body[0]))
+    return True
+
+
+def _tuple_lengths(statements, stores) -> dict[str, int]:
+    """Names bound to a tuple display of one length on every path (their slot
+    writes aside): ``state = (np.zeros(3), np.zeros(3))`` -> ``{'state': 2}``."""
+    lengths: dict[str, set] = {}
+    for s in statements:
+        for n in ir.assigned_by(s):
+            op = getattr(s, "op", None)
+            if s in stores:
+                continue
+            if isinstance(s, gast.Assign) and not ir.is_update(s) and op is not None \
+                    and op.primitive is ir.BUILD_TUPLE and isinstance(s.targets[0], gast.Name):
+                lengths.setdefault(n, set()).add(len(op.args))
+            else:
+                lengths.setdefault(n, set()).add(None)
+    return {n: ls.pop() for n, ls in lengths.items() if len(ls) == 1 and None not in ls}
+
+
+def _tuple_rebuild(store, length, namer):
+    """For ``t[k] = t1`` (a slot write's store) into a tuple of ``length`` items
+    and a constant ``k``: the statements that build it again instead, ``e_0 =
+    t[0]; ...; t = (e_0, t1, ...)``; None otherwise."""
+    box, key, new = store.op.args
+    if length is None or not isinstance(key, gast.Constant) or type(key.value) is not int \
+            or not -length <= key.value < length:
+        return None
+    at, node, made, items = key.value % length, store.op.node, [], []
+    for k in range(length):
+        if k == at:
+            items.append(ir.name(new.id))
+            continue
+        part = ir.assign(namer.fresh(f"{box.id}_item"), gast.Subscript(
+            value=ir.name(box.id), slice=gast.Constant(value=k, kind=None), ctx=gast.Load()))
+        part.op = ir.Op(operator.getitem, [ir.name(box.id), gast.Constant(value=k, kind=None)],
+                        {}, node, "indexing")
+        made.append(gast.copy_location(part, store))
+        items.append(ir.name(part.targets[0].id))
+    whole = ir.assign(box.id, gast.Tuple(elts=items, ctx=gast.Load()))
+    whole.op = ir.Op(ir.BUILD_TUPLE, [clone(i) for i in items], {}, node, ir.BUILD_TUPLE.label)
+    made.append(gast.copy_location(whole, store))
+    return made
+
+
+#: Primitives whose result may be a list, tuple or dict (or anything at all).
+_MAYBE_CONTAINERS = (operator.getitem, operator.pos, ir.BUILD_LIST, ir.BUILD_TUPLE,
+                     ir.BUILD_DICT, ir.BUILD_NAMEDTUPLE, ir.CONCAT, ir.REPEAT, ir.GETATTR,
+                     ir.OPAQUE, runtime.sequence, runtime.private_copy, runtime.snapshot)
+
+
+#: Constructors of new arrays (without derivative rules: nothing flows through).
+_FRESH_ARRAYS = (np.zeros, np.ones, np.empty, np.zeros_like, np.ones_like, np.empty_like,
+                 np.eye, np.identity)
+
+
+def _array_names(program, statements) -> set[str]:
+    """Names every binding of which is a NumPy operation's or an arithmetic result
+    (``M = np.zeros((2, 2))``): never a list, tuple or dict, so ``M[i][j] = v``
+    writes into ``M`` itself, which the alias check of ``M[i] = t`` follows."""
+    defs: dict[str, list] = {}
+    for s in statements:
+        for n in ir.assigned_by(s):
+            defs.setdefault(n, []).append(s)
+
+    def array_valued(s) -> bool:
+        op = getattr(s, "op", None)
+        if not isinstance(s, gast.Assign) or op is None:
+            return False
+        if ir.is_update(s):
+            return True  # M[i] = t keeps what M is
+        prim = op.primitive
+        try:
+            if any(prim is m for m in _MAYBE_CONTAINERS) or is_user_function(prim) \
+                    or any(prim is c for c in (list, tuple, dict, sorted)):
+                return False
+        except TypeError:
+            return False
+        return registry.lookup(prim) is not None or any(prim is c for c in _FRESH_ARRAYS)
+
+    return {n for n, stmts in defs.items() if n not in program.params
+            and all(array_valued(s) for s in stmts)}
+
+
+def no_memory(program, name) -> bool:
+    """Whether ``name`` is a global module, class or function (``np`` in
+    ``y.view(np.float64)``): an operand with no array memory to share, never
+    checked (nor bound to None before the update)."""
+    value = program.free.get(name, None)
+    return isinstance(value, (types.ModuleType, type, types.FunctionType,
+                              types.BuiltinFunctionType))
+
+
+def location(stmt) -> tuple:
+    """``(line, column)`` of an update for its error: its own, or, for a statement
+    the normaliser made (the append of a list comprehension), the user's
+    expression it came from."""
+    for node in (stmt, getattr(getattr(stmt, "op", None), "node", None)):
+        if getattr(node, "lineno", None) is not None:
+            return node.lineno, getattr(node, "col_offset", None)
+    return None, None
+
+
+def user_names(program, statements):
+    """``name -> how the user wrote it``: the user's variable for a renamed one,
+    the expression a temporary holds, else the name itself."""
+    renamed = program.namer.user_names
+    temps = {}
+    for s in statements:
+        node = getattr(getattr(s, "op", None), "node", None)
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) \
+                and s.targets[0].id in program.namer.temps and isinstance(node, gast.expr):
+            temps.setdefault(s.targets[0].id, node)
+
+    def user(name):
+        if name in renamed:
+            return renamed[name]
+        if name in temps:
+            return source_of(temps[name])
+        return name
+    return user
+
+
+def is_setitem(stmt) -> bool:
+    op = getattr(stmt, "op", None)
+    return isinstance(stmt, gast.Assign) and op is not None and op.primitive is operator.setitem
