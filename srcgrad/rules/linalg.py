@@ -338,13 +338,6 @@ def svd_tangent(out, a, full_matrices=True, compute_uv=True, *, d_a):
     m = np.shape(a)[-2]
     n = np.shape(a)[-1]
     k = np.shape(s)[-1]
-    if np.iscomplexobj(u):
-        unknown = missing_tangent("np.linalg.svd: the singular vectors of a complex matrix "
-                                  "have no derivative in srcgrad yet (its singular values "
-                                  "have)")
-        reduced = np.linalg.svd(a, full_matrices=False)
-        return (unknown, np.real(np.sum(np.conj(reduced[0]) * (
-            d_a @ np.conj(np.swapaxes(reduced[2], -1, -2))), axis=-2)), unknown)
     if full_matrices:
         if m != n:
             lost = missing_tangent("np.linalg.svd: the singular vectors of a non-square "
@@ -352,8 +345,31 @@ def svd_tangent(out, a, full_matrices=True, compute_uv=True, *, d_a):
                                    "have no derivative; pass full_matrices=False (the "
                                    "singular values alone have one)")
             reduced = np.linalg.svd(a, full_matrices=False)  # differentiable again
-            return (lost, np.sum(reduced[0] * (d_a @ np.swapaxes(reduced[2], -1, -2)), axis=-2),
-                    lost)
+            return (lost, np.real(np.sum(np.conj(reduced[0]) * (
+                d_a @ np.conj(np.swapaxes(reduced[2], -1, -2))), axis=-2)), lost)
+    if np.iscomplexobj(u):
+        # P = u^H dA v; each pair of singular vectors shares one phase, put in du
+        vc = np.conj(np.swapaxes(vh, -1, -2))
+        uh = np.conj(np.swapaxes(u, -1, -2))
+        d_avc = d_a @ vc
+        pc = uh @ d_avc
+        sc2 = s * s
+        diffc = sc2[..., None, :] - sc2[..., :, None]
+        gapsc = np.where(diffc == 0, 0, 1 / np.where(diffc == 0, 1, diffc))
+        safec = np.where(s == 0, 1, s)
+        psc = pc * s[..., None, :]
+        spc = s[..., :, None] * pc
+        eyec = np.eye(k)
+        phase = 1j * np.imag(np.sum(pc * eyec, axis=-1)) / safec
+        d_uc = u @ (gapsc * (psc + np.conj(np.swapaxes(psc, -1, -2))) + eyec * phase[..., None, :])
+        d_vc = vc @ (gapsc * (spc + np.conj(np.swapaxes(spc, -1, -2))))
+        if m > k:
+            d_uc = d_uc + (d_avc - u @ pc) / safec[..., None, :]
+        if n > k:
+            d_ahu = np.conj(np.swapaxes(d_a, -1, -2)) @ u
+            d_vc = d_vc + (d_ahu - vc @ (vh @ d_ahu)) / safec[..., None, :]
+        return (d_uc, np.real(np.sum(pc * eyec, axis=-1)),
+                np.conj(np.swapaxes(d_vc, -1, -2)))
     v = np.swapaxes(vh, -1, -2)
     ut = np.swapaxes(u, -1, -2)
     d_av = d_a @ v

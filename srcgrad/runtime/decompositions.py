@@ -53,14 +53,6 @@ def _fold(s, lower=True):
     return np.where(strict, s + _mT(s), np.where(np.eye(n, dtype=bool), s, 0))
 
 
-def _refuse_complex(a, what, where=None):
-    """Refuse the derivative of a rule that is right for real matrices only."""
-    if np.iscomplexobj(a):
-        raise error_at("MissingRuleError", f"{what}: srcgrad has no derivative for a complex "
-                       f"matrix yet (only for a real one); differentiate a real matrix, or "
-                       f"write the function of the factors another way", where)
-
-
 def cholesky_grad(g, out, upper=False, *, where=None):
     """Cotangent of ``a`` in ``out = np.linalg.cholesky(a, upper=upper)``.
 
@@ -227,10 +219,8 @@ def svd_grad(g, out, a, full_matrices=True, compute_uv=True, *, where=None):
         return (u * g[..., None, :]) @ vh  # ds = Re(diag(u^H dA v))
     u, s, vh = out
     g_u, g_s, g_vh = cotangent_at(g, 0), cotangent_at(g, 1), cotangent_at(g, 2)
-    if np.iscomplexobj(u):  # the singular values alone, as for compute_uv=False
-        if not (no_cotangent(g_u) and no_cotangent(g_vh)):
-            _refuse_complex(u, "np.linalg.svd: the singular vectors", where)
-        if no_cotangent(g_s):
+    if np.iscomplexobj(u) and (no_cotangent(g_u) and no_cotangent(g_vh)):
+        if no_cotangent(g_s):  # the singular values alone, as for compute_uv=False
             return np.zeros_like(a, dtype=u.dtype)
         k = s.shape[-1]
         return np.conj((u[..., :, :k] * np.real(g_s)[..., None, :]) @ vh[..., :k, :])
@@ -242,6 +232,8 @@ def svd_grad(g, out, a, full_matrices=True, compute_uv=True, *, where=None):
                            "singular values alone have one)", where)
         k = s.shape[-1]
         u, vh = u[..., :, :k], vh[..., :k, :]
+    if np.iscomplexobj(u):
+        return _svd_complex_grad(g_u, g_s, g_vh, u, s, vh, m, n)
     v = _mT(vh)
     k = s.shape[-1]
     p = 0
@@ -264,6 +256,41 @@ def svd_grad(g, out, a, full_matrices=True, compute_uv=True, *, where=None):
     if np.ndim(p) == 0:  # no part had a cotangent (a loop's pass that reads none)
         return np.zeros_like(a, dtype=np.result_type(a, s)) + extra
     return u @ p @ vh + extra
+
+
+def _svd_complex_grad(g_u, g_s, g_vh, u, s, vh, m, n):
+    """svd_grad for a complex ``a`` (reduced factors): the adjoint of ``ds =
+    Re(diag(P))``, ``du = u (F * (P S + S P^H) + i Im(diag(P)) / S) + (I - u u^H)
+    dA v S^-1``, ``dv = v (F * (S P + P^H S)) + (I - v v^H) dA^H u S^-1`` with ``P =
+    u^H dA v``: each pair of singular vectors is fixed only up to one phase,
+    and this is the derivative of a loss that does not depend on it."""
+    k = s.shape[-1]
+    f = _gaps(s * s)
+    safe = np.where(s == 0, 1, s)
+    g_p = 0
+    extra = 0
+    if not no_cotangent(g_s):
+        g_p = g_p + np.eye(k) * np.real(g_s)[..., None, :]
+    if not no_cotangent(g_u):
+        a_u = _mT(u) @ g_u
+        kk = f * a_u
+        g_p = g_p + (kk + np.conj(_mT(kk))) * s[..., None, :]
+        g_p = g_p + np.eye(k) * (1j * np.imag(np.diagonal(a_u, axis1=-2, axis2=-1))
+                                 / safe)[..., None, :]
+        if m > k:
+            extra = extra + ((g_u - np.conj(u) @ (_mT(u) @ g_u)) / safe[..., None, :]) \
+                @ np.conj(vh)
+    if not no_cotangent(g_vh):
+        g_v = np.conj(_mT(g_vh))
+        v = np.conj(_mT(vh))
+        mm = f * (_mT(v) @ g_v)
+        g_p = g_p + s[..., :, None] * (mm + np.conj(_mT(mm)))
+        if n > k:
+            extra = extra + np.conj((u / safe[..., None, :])
+                                    @ (_mT(g_v) - (_mT(g_v) @ v) @ vh))
+    if np.ndim(g_p) == 0:
+        return np.zeros((*u.shape[:-1], vh.shape[-1]), dtype=u.dtype) + extra
+    return np.conj(u @ np.conj(g_p) @ vh) + extra
 
 
 def qr_grad(g, out, a, mode="reduced", *, where=None):

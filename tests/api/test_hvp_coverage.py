@@ -162,16 +162,21 @@ def test_view_writes_hvp(fn):
     np.testing.assert_allclose(srcgrad.hvp(fn)(X, v), _fd_hvp(fn, X, v), rtol=1e-6, atol=1e-6)
 
 
-def complex_singular_values(x):
-    a = np.array([[x[0], x[1] + 1j * x[2]], [x[1] - 1j * x[2], x[0] * x[2]]])
-    return np.sum(np.linalg.svd(a, compute_uv=False) ** 3)
+def test_errors_about_generated_code_move_to_the_users_function():
+    """Run-time refusals raised while the second-order code runs carry the place
+    in the tangent code they were generated at; they move to the user's
+    function as compile-time ones do (the line it copies, else the def line)."""
+    from srcgrad.api.second_order import at_user_code
 
-
-def test_run_time_refusals_of_second_order_point_at_the_user():
-    """The second derivative of a complex matrix's singular values needs its
-    singular vectors' (not there yet): refused in the user's function."""
-    with pytest.raises(srcgrad.MissingRuleError, match="complex") as info:
-        srcgrad.hvp(complex_singular_values)(X, np.ones(3))
-    assert info.value.filename == __file__
-    first = complex_singular_values.__code__.co_firstlineno
-    assert first <= info.value.lineno <= first + 2
+    generated = "/somewhere/srcgrad/code/tangent_view_write_0.py"
+    error = srcgrad.MissingRuleError("no rule", filename=generated, lineno=18, col=4,
+                                     source_line="    e[0, 1] = 7.0")
+    moved = at_user_code(error, view_write, {generated})
+    assert (moved.filename, moved.lineno) == (__file__, view_write.__code__.co_firstlineno + 3)
+    assert isinstance(moved, srcgrad.MissingRuleError) and "no rule" in str(moved)
+    error = srcgrad.MissingRuleError("no rule", filename=generated, lineno=30, col=4,
+                                     source_line="    d_t2 = d_t1 * 2")
+    moved = at_user_code(error, view_write, {generated})
+    assert (moved.filename, moved.lineno) == (__file__, view_write.__code__.co_firstlineno)
+    elsewhere = srcgrad.MissingRuleError("no rule", filename=__file__, lineno=1)
+    assert at_user_code(elsewhere, view_write, {generated}) is elsewhere

@@ -10,14 +10,15 @@ normalised wavefunction), ``np.var``/``np.std``, the singular values and
 ``eigvalsh`` got the imaginary parts' derivatives with the wrong sign (and
 ``eigvalsh`` its diagonal terms wrong), in grad and jvp alike, as were
 ``pinv`` and ``lstsq`` of a non-square matrix; ``cholesky`` (Hermitian, either
-triangle), ``qr`` (tall, square, wide) and the eigenvectors of ``eigh`` (for a
-loss that does not depend on their phases) have their complex rules now too.
+triangle), ``qr`` (tall, square, wide), the eigenvectors of ``eigh`` and the
+singular vectors of ``svd`` (for a loss that does not depend on their phases)
+have their complex rules now too.
 
 Each function below is checked against central differences on the real
 parameters that build the real and imaginary parts separately, in grad and
-jvp, and against JAX where it imports.  The factorisations whose complex rules
-srcgrad does not have yet (the singular vectors of ``svd``) refuse complex input with a located
-MissingRuleError in both modes, never a wrong number.
+jvp, and against JAX where it imports.  The full factors of a non-square matrix
+(``full_matrices=True``) have extra singular vectors that are not unique: they
+refuse with a located MissingRuleError in both modes, never a wrong number.
 """
 
 import numpy as np
@@ -187,6 +188,21 @@ def eigh_projector(x):
     return np.real(np.sum(p * _W)) + np.imag(np.sum(p * _W)) + w[1] * w[2]
 
 
+def svd_vectors(x):
+    u, s, _vh = np.linalg.svd(gen(x))
+    return np.abs(u[0, 1]) ** 2 + s[0]
+
+
+def svd_pairs(x):
+    """A tall and a wide matrix's reduced factors: each pair u_k, v_k shares one
+    phase, which u_k v_k^H and |u|, |v| do not depend on."""
+    u, s, vh = np.linalg.svd(_tall(x), full_matrices=False)
+    u2, _s2, vh2 = np.linalg.svd(_tall(x).T, full_matrices=False)
+    return (np.sum(np.abs(u * _W3) ** 2) + np.sum(np.abs(vh * _W2)) + s[0]
+            + np.real(np.sum((u[:, :1] @ vh[:1]) * _W3))
+            + np.imag(np.sum(np.outer(u2[:, 1], vh2[1]) * _W3.T)) + np.sum(np.abs(vh2) ** 3))
+
+
 def _helper(a):
     return np.linalg.norm(a - np.mean(a))
 
@@ -208,7 +224,7 @@ RIGHT = [wavefunction, norm_default, norm_vector_orders, norm_matrix_orders, nor
          eigh_values, complex_cotangents, complex_cotangents_svd,
          complex_cotangents_eig, pinv_tall, lstsq_parts, cholesky_lower,
          cholesky_upper, qr_tall, qr_square, qr_wide, eigh_vectors,
-         eigh_projector, in_loop_and_helper]
+         eigh_projector, svd_vectors, svd_pairs, in_loop_and_helper]
 if not hasattr(np.linalg, "svdvals"):
     RIGHT.remove(svdvals)
 else:
@@ -235,7 +251,7 @@ def test_grad_and_jvp_match_central_differences(fn):
 
 
 @pytest.mark.parametrize("fn", [wavefunction, norm_default, var, complex_cotangents,
-                                eigvalsh, eigh_projector, in_loop_and_helper],
+                                eigvalsh, eigh_projector, svd_values, in_loop_and_helper],
                          ids=lambda f: f.__name__)
 def test_hvp_matches_differences_of_the_gradient(fn):
     grad = srcgrad.grad(fn)
@@ -274,21 +290,20 @@ def test_agrees_with_jax(name):
     np.testing.assert_allclose(srcgrad.grad(globals()[name])(X), expected, rtol=1e-6, atol=1e-7)
 
 
-# -- refused: complex factors without a rule yet ------------------------------------
+# -- refused: the full factors of a non-square matrix ---------------------------------
 
 
-def svd_vectors(x):
-    u, s, _vh = np.linalg.svd(gen(x))
-    return np.abs(u[0, 1]) ** 2 + s[0]
+def svd_full_vectors(x):
+    u, s, _vh = np.linalg.svd(_tall(x))
+    return np.abs(u[0, 2]) ** 2 + s[0]
 
 
-@pytest.mark.parametrize("fn", [svd_vectors],
-                         ids=lambda f: f.__name__)
 @pytest.mark.parametrize("mode", ["grad", "jvp"])
-def test_complex_factors_refuse_where_called(fn, mode):
-    with pytest.raises(srcgrad.MissingRuleError, match="complex") as info:
+def test_full_factors_of_a_non_square_matrix_refuse_where_called(mode):
+    """Their extra singular vectors are not unique (complex or real)."""
+    with pytest.raises(srcgrad.MissingRuleError, match="full_matrices") as info:
         if mode == "grad":
-            srcgrad.grad(fn)(X)
+            srcgrad.grad(svd_full_vectors)(X)
         else:
-            srcgrad.jvp(fn, (X,), (V,))
+            srcgrad.jvp(svd_full_vectors, (X,), (V,))
     assert info.value.filename == __file__
