@@ -142,6 +142,32 @@ def callee_arguments(fn, wrt, args, first=0) -> tuple:
     return tuple(found)
 
 
+def functions_by_keyword(fn, args, kwargs) -> tuple:
+    """``(args, kwargs)`` of a call of ``fn``, where a function is passed by keyword
+    (``g(fn=np.tanh, x=x)``): the keyword arguments that continue the positional
+    ones, in the order of ``fn``'s parameters, moved into place (``g(np.tanh,
+    x)``), so that the code is specialised on that function as on one passed by
+    position.  Any other call is left as it is (a keyword argument that is no
+    function moves nothing: a negative ``wrt`` counts the positional ones).
+
+        >>> def g(fn, x, s=1.0): ...
+        >>> functions_by_keyword(g, (), {"x": 2.0, "fn": abs})
+        ((<built-in function abs>, 2.0), {})
+        >>> functions_by_keyword(g, (abs,), {"s": 2.0})
+        ((<built-in function abs>,), {'s': 2.0})
+    """
+    code = getattr(fn, "__code__", None)
+    if not kwargs or code is None or not any(
+            callable(v) and not isinstance(v, (type, np.ndarray)) for v in kwargs.values()):
+        return args, kwargs
+    args, kwargs = list(args), dict(kwargs)
+    for name in code.co_varnames[len(args):code.co_argcount]:
+        if name not in kwargs:
+            break
+        args.append(kwargs.pop(name))
+    return tuple(args), kwargs
+
+
 def _attribute_element_classes(value) -> tuple:
     """The classes of the user objects in the lists a user object holds as
     attributes (``model.layers``), in order of first appearance."""

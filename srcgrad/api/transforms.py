@@ -38,6 +38,7 @@ from .arguments import (
     check_args,
     differentiable_value,
     function_of,
+    functions_by_keyword,
     is_user_object,
     normalize_wrt,
 )
@@ -137,6 +138,10 @@ class Transformed:
         code for these arguments, check them, remember the code when the next
         call of the same kind may skip the checks, and run it."""
         __tracebackhide__ = True
+        if kwargs:  # g(fn=np.tanh, x=x): specialised as g(np.tanh, x) is
+            bound = () if self._bound is None else (self._bound,)
+            args, kwargs = functions_by_keyword(self._fn, (*bound, *args), kwargs)
+            args = args[len(bound):]
         full = args if self._bound is None else (self._bound, *args)
         options = self._options
         callees = callee_arguments(self._fn, options.wrt, full,

@@ -233,3 +233,40 @@ def test_an_in_place_refusal_names_the_array_changed(fn, name):
             run()
         assert f"may change '{name}' in place" in info.value.message, info.value.message
         assert info.value.lineno and info.value.filename.endswith("test_review4_fixes.py")
+
+
+# -- L10: a function passed by keyword ---------------------------------------------------
+
+def apply_fn(fn, x):
+    return np.sum(fn(x) ** 2)
+
+
+def _soft(v):
+    return v / (1.0 + v * v)
+
+
+def apply_in_loop(fn, x, n=2):
+    s = 0.0
+    for i in range(n):
+        s = s + np.sum(fn(x * (i + 1.0)))
+    return s
+
+
+@pytest.mark.parametrize("policy", POLICIES, ids=str)
+@pytest.mark.parametrize("fn, target", [(np.tanh, apply_fn), (_soft, apply_fn),
+                                        (np.sin, apply_in_loop)],
+                         ids=["tanh", "user_function", "loop"])
+def test_a_function_passed_by_keyword_is_specialised_on(fn, target, policy):
+    """g(fn=np.tanh, x=x) is g(np.tanh, x), whatever the keywords' order."""
+    value, grad = srcgrad.value_and_grad(target, wrt=1, policy=policy)(fn, X)
+    g = srcgrad.value_and_grad(target, wrt=1, policy=policy)
+    for call in (lambda: g(fn=fn, x=X), lambda: g(x=X, fn=fn), lambda: g(fn, x=X)):
+        v, d = call()
+        assert_bit_identical(v, value)
+        assert_bit_identical(d, grad)
+    assert_bit_identical(value, target(fn, X.copy()))
+    assert_close(grad, numeric_grad(lambda x: target(fn, x), [X.copy()], 0))
+    # another function by keyword: new code, not the first one's
+    v, d = g(fn=np.cos, x=X)
+    assert_bit_identical(v, target(np.cos, X.copy()))
+    assert_close(d, numeric_grad(lambda x: target(np.cos, x), [X.copy()], 0))
