@@ -25,7 +25,7 @@ import gast
 from ..ir.syntax import constant, walk
 
 #: Runtime helpers that take ``where=`` and may raise with it.
-PLACED = frozenset({"svd_grad", "missing_tangent", "cholesky_grad", "eigh_grad", "qr_grad"})
+PLACED = frozenset({"svd_grad", "missing_tangent"})
 
 
 def place(nodes, filename, lineno, col) -> None:

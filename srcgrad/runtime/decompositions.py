@@ -53,7 +53,7 @@ def _fold(s, lower=True):
     return np.where(strict, s + _mT(s), np.where(np.eye(n, dtype=bool), s, 0))
 
 
-def cholesky_grad(g, out, upper=False, *, where=None):
+def cholesky_grad(g, out, upper=False):
     """Cotangent of ``a`` in ``out = np.linalg.cholesky(a, upper=upper)``.
 
     With ``L`` the lower factor and ``phi`` the lower triangle with its diagonal
@@ -105,7 +105,7 @@ def _spectral_inner(w, v, g, adjust):
     return inner
 
 
-def eigh_grad(g, out, UPLO="L", *, where=None):  # noqa: N803 - numpy's name
+def eigh_grad(g, out, UPLO="L"):  # noqa: N803 - numpy's name
     """Cotangent of ``a`` in ``w, v = np.linalg.eigh(a, UPLO)``:
     ``v (diag(g_w) + F * (v^T g_v)) v^T`` with ``F_ij = 1 / (w_j - w_i)``,
     symmetrised and folded onto the triangle ``UPLO`` names.
@@ -293,7 +293,7 @@ def _svd_complex_grad(g_u, g_s, g_vh, u, s, vh, m, n):
     return np.conj(u @ np.conj(g_p) @ vh) + extra
 
 
-def qr_grad(g, out, a, mode="reduced", *, where=None):
+def qr_grad(g, out, a, mode="reduced"):
     """Cotangent of ``a`` in ``q, r = np.linalg.qr(a)`` (the reduced
     factorisation).  For ``m >= n``: ``(g_q + q copyltu(M)) r^-T`` with
     ``M = r g_r^T - g_q^T q`` and ``copyltu`` the lower triangle mirrored onto
