@@ -12,10 +12,12 @@ the rest of the normaliser has no form for into what it has:
   ``zip(*rows)``, the transposition, -> ``[tuple([r[j] for r in rows]) for j
   in range(...)]``;
 - ``reversed(xs)`` -> ``xs[::-1]`` (``sequence(xs)[::-1]`` when ``xs`` may be a
-  dict);
+  dict; in a loop whose body changes the list, a generator reading ``xs[j]``
+  when the loop gets to it, as Python's reverse iterator does);
 - ``d.keys()``, ``d.values()``, ``d.items()`` used as values, not looped over
   (``sorted(d.items())``) -> ``keys_of(d)`` and lists a comprehension builds
-  from it;
+  from it (inside a loop's ``zip`` or ``enumerate``: a generator, each value
+  read when the loop gets to it, as a live view does);
 - ``*t`` in a call or a tuple or list display, where ``t`` is a display, a
   name only ever bound to displays of one length (or a slice of one with
   whole-number bounds, ``*parts[1:]``), or a global tuple -> its
