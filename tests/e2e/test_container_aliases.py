@@ -614,3 +614,14 @@ def scalar_items_rebound(x):  # items of a 1-D array are numbers: += rebinds the
                                 scalar_items_rebound], ids=lambda f: f.__name__)
 def test_augmented_update_of_a_view_writes_its_base(fn, policy):
     _check(fn, policy=policy)
+
+
+@pytest.mark.parametrize("fn", [state_list, list_copy_follows, tuple_item_written_in_loop,
+                                dict_item_written_in_loop, dict_item_alias_written,
+                                rows_doubled], ids=lambda f: f.__name__)
+def test_followed_writes_second_order(fn):
+    """hvp differentiates the generated code again: the checks and rebinds are in it."""
+    v = np.linspace(0.5, 1.5, X.size)
+    h = 1e-5
+    expected = (srcgrad.grad(fn)(X + h * v) - srcgrad.grad(fn)(X - h * v)) / (2 * h)
+    assert_close(srcgrad.hvp(fn)(X, v), expected, rtol=1e-4, atol=1e-6)
