@@ -403,3 +403,13 @@ def test_the_reviews_numbers():
         == pytest.approx(-3.6)
     assert srcgrad.value_and_grad(product_bare)(x, 1.0)[0] == product_bare(x, 1.0) \
         == pytest.approx(-0.14)
+
+
+@pytest.mark.parametrize("fn", [reversed_list, pairwise_bare, pairwise_enumerated,
+                                dict_items_enumerated, dict_values_rebound, product_bare,
+                                islice_inline_stop], ids=lambda f: f.__name__)
+def test_hessian_vector_products(fn):
+    """Forward over reverse through the live forms: against differences of the gradient."""
+    v, e = np.array([0.3, -0.2, 0.5, 0.1]), 1e-5
+    expected = (srcgrad.grad(fn)(X + e * v, W) - srcgrad.grad(fn)(X - e * v, W)) / (2 * e)
+    assert_close(srcgrad.hvp(fn)(X, W, v), expected, rtol=1e-4, atol=1e-6, what=fn.__name__)
