@@ -257,6 +257,8 @@ class Calls(Selections, NamedTuples, Keywords):
             op.callees = self.passed_functions(prim, node)
             if getattr(node, "receiver_type", None) is not None:  # Dense_class.forward(obj, x)
                 op.receiver_type = node.receiver_type
+            elif self.named_tuple_receiver(node) is not None:  # helper(p), p = P(a, b)
+                op.receiver_type = self.named_tuple_receiver(node)
         return expr, op
 
     def dict_get(self, receiver, node):

@@ -12,8 +12,10 @@ a field left out its default, written in.  A class that defines its own
 
 On a local ``p`` that every assignment binds to ``P(...)`` (or to
 ``p._replace(...)``), ``p._replace(W=v)`` is ``P(W=v, b=p.b)`` and a method
-``p.m(v)`` is ``P.m(p, v)``, differentiated like ``self.m(v)``.  On a named
-tuple passed as an argument, whose class is only known when the code runs,
+``p.m(v)`` is ``P.m(p, v)``, differentiated like ``self.m(v)``; so too in a
+helper that such a ``p`` is passed to first (``helper(p)``: prepared for ``P``,
+as a method for its class).  On a named tuple passed as another argument, or to
+the differentiated function, whose class is only known when the code runs,
 ``_replace`` has no rule (refused, located).
 
 Before, a function building a named tuple by keyword; after, its fields in
@@ -70,10 +72,26 @@ class NamedTuples:
     def local_named_tuple(self, func):
         """The named tuple class of ``p`` in ``p.m(...)``, for a local ``p`` that
         every assignment binds to a call of that one class; None otherwise."""
-        if not isinstance(func, gast.Attribute) or not isinstance(func.value, gast.Name) \
-                or func.value.id not in self.locals or func.value.id in self.params:
+        if not isinstance(func, gast.Attribute):
             return None
-        name = func.value.id
+        return self.named_tuple_class_of(func.value)
+
+    def named_tuple_class_of(self, node, seen=frozenset()):
+        """The named tuple class of the name ``node``: a local that every assignment
+        binds to a call of that one class, or the first parameter of a helper
+        called with such a local there (``helper(p)``: its ``receiver_type``, see
+        :meth:`named_tuple_receiver`) that it never rebinds; None otherwise
+        (``seen``: the names asked about already, r = q._replace(); q = r._replace())."""
+        if not isinstance(node, gast.Name) or node.id in seen:
+            return None
+        name = node.id
+        if self.params and name == self.params[0] and is_named_tuple_class(
+                self.receiver_type) and not any(
+                isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Store)
+                for n in walk(self.func)):
+            return self.receiver_type
+        if name not in self.locals or name in self.params:
+            return None
         assigns = {id(a.targets[0]): a for a in walk(self.func)
                    if isinstance(a, gast.Assign) and len(a.targets) == 1}
         found = set()
@@ -84,11 +102,22 @@ class NamedTuples:
                     return None  # unpacked, a loop's target, p += ...: not known
                 made = assign.value.func
                 if isinstance(made, gast.Attribute) and made.attr == "_replace" \
-                        and isinstance(made.value, gast.Name) and made.value.id == name:
+                        and isinstance(made.value, gast.Name):
+                    if made.value.id != name and made.value.id not in seen:
+                        # r = q._replace(W=v): of q's class (a name asked about
+                        # already is of the class the others give)
+                        found.add(self.named_tuple_class_of(made.value, seen | {name}))
                     continue  # p = p._replace(W=v): of p's class
                 found.add(self.callee(assign.value))
         cls = found.pop() if len(found) == 1 else None
         return cls if is_named_tuple_class(cls) else None
+
+    def named_tuple_receiver(self, node):
+        """For a call of a user function ``helper(p, ...)`` whose first argument is a
+        named tuple of known class ``P`` (:meth:`named_tuple_class_of`): ``P``, the
+        class the helper is prepared for (``p._replace(W=v)`` and ``p.m(v)`` there
+        are resolved by it, as in the caller); None otherwise."""
+        return self.named_tuple_class_of(node.args[0]) if node.args else None
 
     def named_tuple_method(self, node, cls):
         """``p.m(v)`` for a local named tuple ``p`` of class ``P``: ``P.m(p, v)``,

@@ -9,6 +9,9 @@ is stored back truncated, as NumPy does, and an int literal keeps the dtype.
 
 from __future__ import annotations
 
+from collections import namedtuple
+from typing import NamedTuple
+
 import numpy as np
 import pytest
 from numeric import assert_bit_identical, assert_close, jvp_fd, numeric_grad, pure
@@ -270,3 +273,51 @@ def test_a_function_passed_by_keyword_is_specialised_on(fn, target, policy):
     v, d = g(fn=np.cos, x=X)
     assert_bit_identical(v, target(np.cos, X.copy()))
     assert_close(d, numeric_grad(lambda x: target(np.cos, x), [X.copy()], 0))
+
+
+# -- L5: p._replace(...) in a helper the caller's named tuple is passed to ------------------
+
+P = namedtuple("P", ["a", "b"])
+
+
+class Q(NamedTuple):
+    w: np.ndarray
+    s: float = 0.5
+
+    def scaled(self, v):
+        return self.w * v + self.s
+
+
+def _replace_helper(p):
+    return p._replace(a=p.b).a
+
+
+def replace_in_helper(x):
+    p = P(x[0], x[1])
+    return _replace_helper(p) * x[2]
+
+
+def _replace_and_method(q, v):
+    r = q._replace(s=v * 2.0)
+    return np.sum(r.scaled(v)) + q.s
+
+
+def replace_in_helper_loop(x):
+    q = Q(x * 1.5)
+    total = 0.0
+    for i in range(2):
+        total = total + _replace_and_method(q, x[i])
+    return total
+
+
+def replace_in_helper_branch(x):
+    p = P(x[0] * x[1], x[2])
+    if x[0] > 0:
+        return _replace_helper(p) * x[0]
+    return p.a
+
+
+@pytest.mark.parametrize("fn", [replace_in_helper, replace_in_helper_loop,
+                                replace_in_helper_branch], ids=lambda f: f.__name__)
+def test_replace_in_a_helper_of_a_local_named_tuple(fn):
+    _check(fn)
