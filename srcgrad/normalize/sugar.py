@@ -81,6 +81,7 @@ that needs one argument per parameter (a rule, a user function without
 from __future__ import annotations
 
 import functools
+import itertools
 import operator
 import types
 
@@ -385,6 +386,11 @@ class _Desugarer(LoopExits, IteratorLoops, ItertoolsPulls, gast.NodeTransformer)
             self.iterated.add(id(node))
             for arg in node.args:
                 self.mark_iterated(arg, top=False, changed=changed)
+        elif isinstance(node, gast.Call) and node.args and changed is not None:
+            source = {itertools.islice: 0, iter: 0, itertools.takewhile: 1,
+                      itertools.dropwhile: 1}.get(self.callee(node))  # pulled as it goes
+            if source is not None and len(node.args) > source:
+                self.mark_iterated(node.args[source], top=False, changed=changed)
 
     def callee(self, node):
         if not isinstance(node.func, (gast.Name, gast.Attribute)):

@@ -413,3 +413,86 @@ def test_hessian_vector_products(fn):
     v, e = np.array([0.3, -0.2, 0.5, 0.1]), 1e-5
     expected = (srcgrad.grad(fn)(X + e * v, W) - srcgrad.grad(fn)(X - e * v, W)) / (2 * e)
     assert_close(srcgrad.hvp(fn)(X, W, v), expected, rtol=1e-4, atol=1e-6, what=fn.__name__)
+
+
+# -- wrapped in iter, islice, takewhile, dropwhile ------------------------------------------------
+def taken_while_list(x, w):
+    xs = [x[0], x[1], x[2], x[3]]
+    s = 0.0
+    for v in itertools.takewhile(lambda u: u < 50.0, xs):
+        s = s + v * w
+        xs[2] = s * 3.0
+    return s
+
+
+def dropped_while_list(x, w):
+    xs = [x[0], x[1], x[2], x[3]]
+    s = 0.0
+    for v in itertools.dropwhile(lambda u: u > 5.0, xs):
+        s = s + v * w
+        xs[2] = s * 3.0
+    return s
+
+
+def sliced_reversed(x, w):
+    xs = [x[0], x[1], x[2], x[3]]
+    s = 0.0
+    for v in itertools.islice(reversed(xs), 1, None):
+        s = s + v * w
+        xs[0] = s * 3.0
+    return s
+
+
+def zipped_reversed_and_map(x, w):
+    xs = [x[0], x[1], x[2], x[3]]
+    s = 0.0
+    for a, b in zip(reversed(xs), map(lambda u: u * s, x)):  # noqa: C417 - the case
+        s = s + a * w + b
+        xs[1] = s * 3.0
+    return s
+
+
+def sliced_pairwise(x, w):
+    xs = [x[0], x[1], x[2], x[3]]
+    s = 0.0
+    for a, b in itertools.islice(itertools.pairwise(xs), 2):
+        s = s + a * b * w
+        xs[2] = s * 3.0
+    return s
+
+
+def iter_of_list(x, w):
+    xs = [x[0], x[1], x[2], x[3]]
+    s = 0.0
+    for v in iter(xs):
+        s = s + v * w
+        xs[2] = s * 3.0
+    return s
+
+
+def sliced_dict_values(x, w):
+    d = {"a": x[0], "b": x[1], "c": x[2]}
+    s = 0.0
+    for v in itertools.islice(d.values(), 3):
+        s = s + v * w
+        d["c"] = s * 2.0
+    return s
+
+
+def taken_while_reversed(x, w):
+    xs = [x[0], x[1], x[2], x[3]]
+    s = 0.0
+    for v in itertools.takewhile(lambda u: u < 50.0, reversed(xs)):
+        s = s + v * w
+        xs[0] = s * 3.0
+    return s
+
+
+WRAPPED = [taken_while_list, dropped_while_list, sliced_reversed, zipped_reversed_and_map,
+           sliced_pairwise, iter_of_list, sliced_dict_values, taken_while_reversed]
+
+
+@pytest.mark.parametrize("fn", WRAPPED, ids=lambda f: f.__name__)
+def test_wrapped_iterators_read_when_python_reads(fn):
+    """``islice(reversed(xs), 1, None)`` read the reversed copy (found while fixing the rest)."""
+    _check(fn, (X, W))
