@@ -278,8 +278,11 @@ class _Scan:
         for stmt in self.func.body if body is None else body:
             if not any(isinstance(n, gast.Name) and n.id == param for n in walk(stmt)):
                 continue
-            if isinstance(stmt, gast.If) and stmt.orelse and not any(
-                    isinstance(n, gast.Name) and n.id == param for n in walk(stmt.test)):
+            if isinstance(stmt, gast.If) and stmt.orelse and (not any(
+                    isinstance(n, gast.Name) and n.id == param for n in walk(stmt.test))
+                    or not any(isinstance(n, (gast.Call, gast.NamedExpr))
+                               for n in walk(stmt.test))):
+                # a test reading the argument without a call (if a[0] > 0:) cannot change it
                 return self.rebound_first(param, stmt.body) \
                     and self.rebound_first(param, stmt.orelse)
             return isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \

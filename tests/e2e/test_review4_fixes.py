@@ -321,3 +321,41 @@ def replace_in_helper_branch(x):
                                 replace_in_helper_branch], ids=lambda f: f.__name__)
 def test_replace_in_a_helper_of_a_local_named_tuple(fn):
     _check(fn)
+
+
+# -- L6: an argument copied on every path of a first if whose test reads it -----------------
+
+def copied_on_every_path(a, b):
+    if a[0] > 0:
+        a = a.copy()
+    else:
+        a = a * 1.0
+    a[0] = 2.0 * b[1]
+    return np.sum(a * b)
+
+
+def copied_on_every_path_loop(a, b):
+    if a[0] > 0.5 and a[1] < 2.0:
+        a = np.array(a)
+    else:
+        a = 2.0 * a
+    for i in range(2):
+        a[i] = a[i + 1] * b[i]
+    return np.sum(a * b)
+
+
+@pytest.mark.parametrize("fn", [copied_on_every_path, copied_on_every_path_loop],
+                         ids=lambda f: f.__name__)
+@pytest.mark.parametrize("policy", POLICIES, ids=str)
+def test_an_argument_copied_on_every_path_may_be_passed_twice(fn, policy):
+    for x in (X, -X):
+        expected = fn(x.copy(), x.copy())
+        given = x.copy()
+        value, grad = srcgrad.value_and_grad(fn, wrt=1, policy=policy)(given, given)
+        assert_bit_identical(value, expected)
+        np.testing.assert_array_equal(given, x)
+        # the same array passed twice: the gradient wrt the second argument alone
+        assert_close(grad, numeric_grad(lambda b, x=x: fn(x.copy(), b), [x.copy()], 0))
+        value, tangent = srcgrad.jvp(fn, (given, given), (None, np.ones(3)))
+        assert_bit_identical(value, expected)
+        np.testing.assert_array_equal(given, x)
