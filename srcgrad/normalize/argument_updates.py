@@ -932,7 +932,7 @@ def call_guard(arg, fn, param, read, filename):
     return check
 
 
-def read_after_call(func, params, resolve, call, arg, deep=True):
+def read_after_call(func, params, resolve, call, arg, deep=True, rebound=None):
     """The first read in ``func`` that may run after ``call`` and see the memory
     of ``arg``, one of its argument expressions (``t``, ``y[1:]``, ``h`` with
     ``h = y``: a read of ``y``, of a view of it, of a list holding it); None
@@ -964,6 +964,26 @@ def read_after_call(func, params, resolve, call, arg, deep=True):
                 read, order.loops[loops[-1]])
         return order.after(read, call)
 
-    reads = [r for r in scan.seeing(roots[0], groups) if after(r)]
+    reads = [r for r in scan.seeing(roots[0], groups) if after(r)
+             and not _sees_the_result(r, rebound, call, func, order, scan)]
     return min(reads, key=lambda r: order.position[id(r)][1], default=None) \
         if all(id(r) in order.position for r in reads) else (reads[0] if reads else None)
+
+def _sees_the_result(read, rebound, call, func, order, scan) -> bool:
+    """Whether ``read`` is of a name in ``rebound``, which the call's own
+    statement binds to what the callee returns (``state = step(state)``), and
+    no binding of that name other than those ``rebound`` maps it to (the
+    updated copy of a callee too) or to a new value (``state = [a * 1.0, b *
+    1.0]``) may run after the call: it reads a result, not the old memory."""
+    if not rebound or read.id not in rebound or id(call) in order.nested:
+        return False
+
+    def new_value(n) -> bool:
+        stmt = order.position.get(id(n), (None,))[0]
+        return isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
+            and stmt.targets[0] is n and not scan.deps(stmt.value)
+
+    return not any(isinstance(n, gast.Name) and n.id == read.id
+                   and not isinstance(n.ctx, (gast.Load, gast.Param))  # bound at entry
+                   and id(n) not in rebound[read.id] and not new_value(n)
+                   and order.after(n, call) for n in walk(func))

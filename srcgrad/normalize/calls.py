@@ -530,8 +530,10 @@ class Calls(Selections, NamedTuples, Keywords):
             if param not in updated or not isinstance(arg, gast.expr):
                 continue
             # a read afterwards of the array, a view of it, another name for it
+            # (state = step(state): 'state' is then the updated copy step returns)
             read = read_after_call(self.func, self.params, self.callee, call, arg,
-                                   deep=param in deeply_updated(fn))
+                                   deep=param in deeply_updated(fn),
+                                   rebound=self.bound_to_result(call, fn, param))
             if read is not None:
                 shown = source_of(arg)
                 raise self.error(
@@ -541,6 +543,39 @@ class Calls(Selections, NamedTuples, Keywords):
                     f"for {fn.__name__} works on a copy of what it updates, so that change "
                     f"would be lost; pass a copy ({fn.__name__}({shown}.copy(), ...)) and "
                     f"return the updated array", arg)
+
+    def bound_to_result(self, call, fn, param) -> dict:
+        """The names this function's statement ``name = helper(...)`` (or
+        ``(name, e) = helper(...)``) binds to what ``helper`` returns as its
+        updated parameter ``param`` (``return state``, ``return state, e`` on
+        every path): after the call they are the updated array or list, in
+        Python as in srcgrad's code, where the callee updates a copy and
+        returns it -- a read of them is no read of the old memory.  Each maps
+        to the ids of its bindings of that kind (``state = step(state, -dt)``
+        in the other branch): no other binding may run between the call and
+        a read of it, or the read is checked as any other."""
+        line, col = getattr(call, "lineno", None), getattr(call, "col_offset", None)
+        own = [stmt for stmt in walk(self.func) if isinstance(stmt, gast.Assign)
+               and (stmt.value is call or line is not None
+                    and getattr(stmt.value, "lineno", None) == line
+                    and getattr(stmt.value, "col_offset", None) == col)]
+        if len(own) != 1:
+            return {}
+        names = {n.id for n in bound_to_updated_copy(own[0], fn, param)}
+        if not names:
+            return {}
+        kept = {name: set() for name in names}
+        for stmt in walk(self.func):
+            if not isinstance(stmt, gast.Assign) or not isinstance(stmt.value, gast.Call):
+                continue
+            helper = self.callee(stmt.value)
+            if not is_user_function(helper) or not isinstance(helper, types.FunctionType):
+                continue
+            for updated in updated_parameters(helper):
+                for target in bound_to_updated_copy(stmt, helper, updated):
+                    if target.id in kept:
+                        kept[target.id].add(id(target))
+        return {name: frozenset(ids) for name, ids in kept.items()}
 
     def emit_call(self, call, prim, target):
         self.collect_free(call.func)
@@ -601,11 +636,67 @@ class Calls(Selections, NamedTuples, Keywords):
             method = method.__func__  # called with the class first, by :meth:`call`
         return method if is_user_function(method) else None
 
+def bound_to_updated_copy(stmt, fn, param) -> list:
+    """The Name targets of ``stmt`` (``name = fn(...)``, ``(name, e) =
+    fn(...)``) that receive ``fn``'s parameter ``param`` as every return gives
+    it back."""
+    positions = returned_parameter(fn, param)
+    if not positions or len(stmt.targets) != 1:
+        return []
+    target = stmt.targets[0]
+    if isinstance(target, gast.Name):
+        return [target] if None in positions else []
+    if isinstance(target, (gast.Tuple, gast.List)) and not any(
+            isinstance(e, gast.Starred) for e in target.elts):
+        return [e for i, e in enumerate(target.elts)
+                if i in positions and isinstance(e, gast.Name)]
+    return []
+
+
+@functools.lru_cache(maxsize=256)
+def returned_parameter(fn, param) -> frozenset:
+    """Where every ``return`` of the user function ``fn`` gives its parameter
+    ``param`` back: ``{None}`` for ``return param``, ``{i}`` for a tuple
+    holding it at ``i`` (``return param, e``); empty where some return gives
+    anything else (a bare ``return`` gives None, which holds nothing)."""
+    try:
+        func = parse_function(fn).node
+    except SrcGradError:
+        return frozenset()
+    returns, stack = [], list(func.body)
+    while stack:  # not into nested functions: their returns are their own
+        node = stack.pop()
+        if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda,
+                             gast.ClassDef)):
+            continue
+        if isinstance(node, gast.Return):
+            returns.append(node.value)
+        stack.extend(gast.iter_child_nodes(node))
+    found = None
+    for value in returns:
+        if value is None or isinstance(value, gast.Constant) and value.value is None:
+            continue
+        if isinstance(value, gast.Name) and value.id == param:
+            here = {None}
+        elif isinstance(value, gast.Tuple) and not any(
+                isinstance(e, gast.Starred) for e in value.elts):
+            here = {i for i, e in enumerate(value.elts)
+                    if isinstance(e, gast.Name) and e.id == param}
+        else:
+            return frozenset()
+        found = here if found is None else found & here
+    return frozenset(found or ())
+
+
 @functools.lru_cache(maxsize=256)
 def updated_parameters(fn) -> frozenset:
     """The parameters of the user function ``fn`` that it updates in place
     (``p[i] = v``, ``p[i] += v``, ``p.append(v)``) and never rebinds (a callee
-    that starts with ``p = p.copy()`` leaves its caller's array alone)."""
+    that starts with ``p = p.copy()`` leaves its caller's array alone).
+    srcgrad's own generated code (differentiated again for a second
+    derivative) updates none: it copies first (``state_1 = private_copy(state)``)."""
+    if (getattr(fn, "__module__", None) or "").startswith("srcgrad.generated."):
+        return frozenset()
     try:
         parsed = parse_function(fn)
     except SrcGradError:
