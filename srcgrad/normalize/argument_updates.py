@@ -38,7 +38,8 @@ costs a copy or a check, never a wrong value.
     ...     return np.sum(h * y)
     ... ''').body[0]
     >>> import numpy as np
-    >>> resolve = lambda call: np.zeros if call.func.attr == "zeros" else MISSING
+    >>> def resolve(call):
+    ...     return np.zeros if getattr(call.func, "attr", "") == "zeros" else MISSING
     >>> found = argument_updates(tree, ["x", "w", "xs", "s"], resolve)
     >>> sorted(found.shared), sorted(found.direct), sorted(found.checked)
     (['x'], ['s'], ['s', 'x', 'xs'])
@@ -51,6 +52,11 @@ b[2]; t *= v``), the check runs there, as the code runs (``untouched``): a
 number ``t`` changes nothing in place, and a row does only if it overlaps the
 other argument.  The same look tells the caller of a function that updates its
 argument whether it reads that memory after the call (:func:`read_after_call`).
+Besides the other arguments, an updated argument is checked against the
+other items of itself (``f([w, w])``, tied weights: ``a, b = ps; a[0] = v``
+shows in ``b``) and against the arrays the function reads from its globals or
+closure (``f(W)`` reading ``W``), where one is read after the update
+(:func:`_items_and_free`).
 
 ``w`` is neither: ``y[1] = w`` changes ``y`` (which may be a list holding ``w``
 from then on), never ``w``'s memory.  ``xs`` is checked, not copied: ``a +=
@@ -141,6 +147,14 @@ class ArgumentUpdates:
     #: (:func:`update_guards`), instead of at the entry
     guards: dict = field(default_factory=dict)
     placed: set = field(default_factory=set)
+    #: argument -> (update node, how): two of its items must not share memory,
+    #: checked at the entry (:func:`entry_checks`, ``items_apart``)
+    items: dict = field(default_factory=dict)
+    #: argument -> the global or closure names (arrays, containers of them)
+    #: read after one of its updates, checked at the entry (``apart_from_free``)
+    free: dict = field(default_factory=dict)
+    #: every such name, also those checked where the update runs (``guards``)
+    free_names: set = field(default_factory=set)
 
 
 def argument_updates(func, params, resolve, callee=False) -> ArgumentUpdates:
@@ -169,6 +183,8 @@ def argument_updates(func, params, resolve, callee=False) -> ArgumentUpdates:
             reaching[id(node)].add(param)
             if kind == "item":
                 (found.shared if name != param else found.direct).add(param)
+    if found.checked:
+        _items_and_free(func, params, scan, resolve, found)
     if len(params) < 2 or not found.checked:
         return found
     order = _Order(func, scan)
@@ -193,10 +209,94 @@ def argument_updates(func, params, resolve, callee=False) -> ArgumentUpdates:
             for node, _ in updates[param]:
                 found.guards.setdefault(id(node), []).extend(
                     (param, q) for q in others if order.after_any(seen[q], node))
-                found.guards[id(node)].sort(key=lambda pq: params.index(pq[1]))
+                found.guards[id(node)].sort(key=lambda pq: params.index(pq[1])
+                                            if pq[1] in params else len(params))
         else:
             found.others[param] = others
     found.guards = {k: v for k, v in found.guards.items() if v}
+    return found
+
+
+#: The ``other`` of a guard pair (:func:`update_guards`) that checks the other
+#: items of the argument itself (``item_once``), not another argument.
+ITEMS = "<items>"
+
+
+def _items_and_free(func, params, scan, resolve, found) -> None:
+    """The memory an updated argument may share besides the other arguments:
+    another item of itself (``f([w, w])``, tied weights; ``f([y[:2], y[1:]])``)
+    where one item is updated in place (``a, b = ps; a[0] = v``), and the
+    arrays the function reads from its globals or closure (``f(W)`` where it
+    reads ``W``).  Python shows the update there; the generated code works on a
+    copy of the argument, so each is checked -- at the entry
+    (``found.items``, ``found.free``), or, where every update of the argument
+    is ``t op= v`` (``t`` a number in the common case), as that update runs
+    (``found.guards``).  Only what is read after an update can tell."""
+    order = _Order(func, scan)
+    copied = updated_in_place(func) | found.direct | found.shared
+    stored = {n.id for n in walk(func) if isinstance(n, gast.Name)
+              and isinstance(n.ctx, gast.Store)}
+    free = _free_values(func, scan, resolve)
+    for param in (p for p in params if p in found.checked):
+        ups = [(name, node, kind) for name, node, kind in scan.updates
+               if scan.find(param) in scan.reached(name)]
+        guarded = param not in copied and param not in stored and all(
+            kind == "augmented" and isinstance(node, gast.AugAssign)
+            and isinstance(node.target, gast.Name) and id(node) not in order.nested
+            for _, node, kind in ups)
+        seen = scan.seeing(param)
+        for name, node, _ in ups:  # through an item: another item read afterwards
+            if scan.find(name) == scan.find(param) or not any(
+                    scan.find(r.id) != scan.find(name) and order.after(r, node)
+                    for r in seen):
+                continue
+            if guarded:
+                pairs = found.guards.setdefault(id(node), [])
+                if (param, ITEMS) not in pairs:
+                    pairs.append((param, ITEMS))
+            elif param not in found.items:
+                target = node.target if isinstance(node, gast.AugAssign) else (
+                    node.targets[0] if isinstance(node, gast.Assign) else None)
+                how = name if "[" not in name or target is None else source_of(target)
+                found.items[param] = (node, how)
+        for other, reads in free.items():
+            after = [node for _, node, _ in ups if order.after_any(reads, node)]
+            if not after:
+                continue
+            found.free_names.add(other)
+            if guarded:
+                for node in after:
+                    pairs = found.guards.setdefault(id(node), [])
+                    if (param, other) not in pairs:
+                        pairs.append((param, other))
+            else:
+                found.free.setdefault(param, []).append(other)
+                found.where.setdefault(param, (after[0], param))
+
+
+def _free_values(func, scan, resolve) -> dict:
+    """The names ``func`` reads from its globals or closure whose value is now
+    an array, a list or dict, or a tuple or plain object holding arrays
+    (``W``, ``Ws = [A, B]``, ``model`` with ``model.W``), each with its reads:
+    an update of an argument that is that memory would show there in Python."""
+    from ..runtime.aliases import held_arrays
+
+    reads = collections.defaultdict(list)
+    for node in walk(func):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) \
+                and node.id not in scan.locals:
+            reads[node.id].append(node)
+    found = {}
+    for name, nodes in reads.items():
+        value = resolve(gast.Call(func=gast.Name(id=name, ctx=gast.Load(),
+                                                 annotation=None, type_comment=None),
+                                  args=[], keywords=[]))
+        if value is MISSING or isinstance(value, types.ModuleType) or callable(value):
+            continue
+        arrays, boxes = [], []
+        held_arrays(value, name, arrays, boxes)
+        if arrays or boxes:
+            found[name] = nodes
     return found
 
 
@@ -687,6 +787,49 @@ def entry_check(param, params, found, filename):
     return check
 
 
+def entry_checks(param, params, found, filename) -> list:
+    """The checks at the entry of the generated function for the argument
+    ``param``, which it updates in place: against the other arguments
+    (:func:`entry_check`), against the other items of itself
+    (``items_apart``) and against the globals and closure values read after
+    the update (``apart_from_free``)."""
+    checks = []
+    if len(params) > 1:
+        check = entry_check(param, params, found, filename)
+        checks.extend([check] if check is not None else [])
+    if param in found.items:
+        node, how = found.items[param]
+        call = gast.Call(func=helper_ref("items_apart"), args=[
+            ir.name(param), gast.Constant(value=param, kind=None),
+            gast.Constant(value=f"'{how}'", kind=None), _where(node, filename)],
+            keywords=[])
+        checks.append(_statement(call, node, f"{param} is updated in place below through "
+                                 f"{how}: no other item of it may share that memory"))
+    if found.free.get(param):
+        others = found.free[param]
+        node, _ = found.where[param]
+        call = gast.Call(func=helper_ref("apart_from_free"), args=[
+            ir.name(param), gast.Tuple(elts=[ir.name(o) for o in others], ctx=gast.Load()),
+            constant((param, *others)), gast.Constant(
+                value=param in found.shared or param in found.items, kind=None),
+            _where(node, filename)], keywords=[])
+        checks.append(_statement(call, node, f"{param} is updated in place below: "
+                                 f"{', '.join(others)} must not share it"))
+    return checks
+
+
+def _where(node, filename):
+    return constant((filename, getattr(node, "lineno", None),
+                     getattr(node, "col_offset", None)))
+
+
+def _statement(call, node, comment):
+    check = gast.copy_location(gast.Expr(value=call), node)
+    check.op = ir.Op(ir.OPAQUE, [], {}, node, "statement")
+    check.comment = comment
+    return check
+
+
 def update_guards(found, node, current, filename) -> list:
     """The checks to run before the update ``node`` (``t *= v``, ``t`` an
     element or a view of an argument, its value now under the name
@@ -703,10 +846,19 @@ def update_guards(found, node, current, filename) -> list:
     target = node.target.id
     checks = []
     for param, other in pairs:
+        if other == ITEMS:  # another item of the argument itself (a, b = ps; a += v)
+            call = gast.Call(func=helper_ref("item_once"), args=[
+                ir.name(param), gast.Constant(value=param, kind=None), ir.name(current),
+                gast.Constant(value=target, kind=None), where], keywords=[])
+            checks.append(_statement(call, node, f"{target} may be part of the argument "
+                                     f"{param}: no other item of it may see it"))
+            continue
         part = "" if target == param else f", part of '{param}'"
+        shown = f"'{other}', which this function reads from its globals or closure," \
+            if other in found.free_names else f"the argument '{other}'"
         message = (
             f"the argument '{param}' is updated in place here ('{target} op= ...' changes "
-            f"the array '{target}'{part}), and the argument '{other}' shares "
+            f"the array '{target}'{part}), and {shown} shares "
             f"that memory and is read afterwards: Python would show '{other}' the change, "
             f"but srcgrad's generated code makes a new array for '{target}', so the values "
             f"would differ; pass a copy (x.copy()) as one of them, or write "
@@ -743,10 +895,15 @@ def unplaced_checks(found, params, filename) -> list:
                for param, other in pairs if other != param}
     checks = []
     for param in (p for p in params if p in missing):
-        found.others[param] = sorted({q for key, pairs in found.guards.items()
-                                      for p, q in pairs if p == param and q != p},
+        unplaced = [(key, q) for key, pairs in found.guards.items()
+                    if key not in found.placed for p, q in pairs if p == param and q != p]
+        found.others[param] = sorted({q for _, q in unplaced if q in params},
                                      key=params.index)
-        checks.append(entry_check(param, params, found, filename))
+        found.free[param] = sorted({q for _, q in unplaced if q in found.free_names})
+        if any(q == ITEMS for _, q in unplaced):
+            found.items.setdefault(param, (found.where[param][0], param))
+        found.others = {k: v for k, v in found.others.items() if v}
+        checks.extend(entry_checks(param, params, found, filename))
     return checks
 
 

@@ -40,7 +40,7 @@ from ..ir.syntax import (
     clone, constant, helper_ref, is_append, located, source_of, updated_in_place, walk,
 )
 from ..rules import registry
-from .argument_updates import argument_updates, entry_check, update_guards
+from .argument_updates import argument_updates, entry_checks, update_guards
 from .expressions import BINOPS, MULTI_OUTPUT, OP_LABELS
 
 
@@ -457,9 +457,8 @@ class Statements:
         self.check_replaced_in_place()
         found = self.argument_checks = argument_updates(  # called: from differentiated code
             self.func, self.params, self.callee, getattr(self.parsed, "called", False))
-        for param in (p for p in self.params if p in found.checked and len(self.params) > 1):
-            check = entry_check(param, self.params, found, self.parsed.filename)
-            self.out.extend([check] if check is not None else [])
+        for param in (p for p in self.params if p in found.checked):
+            self.out.extend(entry_checks(param, self.params, found, self.parsed.filename))
         updated = updated_in_place(self.func) | found.direct | found.shared
         for param in self.params:
             if param in updated:

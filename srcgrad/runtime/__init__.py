@@ -36,10 +36,13 @@ from __future__ import annotations
 
 from .accumulate import cotangent_buffer, scatter_add
 from .aliases import (
+    apart_from_free,
     castable,
     held_at,
     is_basic_index,
     is_window,
+    item_once,
+    items_apart,
     same_object,
     same_or_untouched,
     same_window,
@@ -221,6 +224,9 @@ __all__ = [
     "unshared",
     "drop_last",
     "untouched",
+    "items_apart",
+    "item_once",
+    "apart_from_free",
     "same_window",
     "taken_again",
     "same_or_untouched",

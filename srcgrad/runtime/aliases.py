@@ -28,10 +28,13 @@ import numpy as np
 from .errors import error_at
 
 __all__ = [
+    "apart_from_free",
     "castable",
     "held_at",
     "is_basic_index",
     "is_window",
+    "item_once",
+    "items_apart",
     "same_object",
     "same_or_untouched",
     "same_window",
@@ -292,6 +295,173 @@ def _sees(other, base, region) -> bool:
     if isinstance(other, dict):
         return any(_sees(item, base, region) for item in other.values())
     return True  # an object: it may hold anything
+
+
+def held_arrays(value, path, arrays, boxes, depth=0):
+    """The arrays ``value`` is or holds (in lists, tuples, dicts and the
+    attributes of plain objects), each with its path from ``path``
+    (``ps[0]``, ``d['w']``, ``p.W``), and the lists and dicts among them."""
+    if isinstance(value, np.ndarray):
+        arrays.append((path, value))
+    elif depth >= _DEPTH or value is None or isinstance(
+            value, (np.generic, int, float, complex, str, bytes, type)):
+        return
+    elif isinstance(value, (list, tuple)):
+        if isinstance(value, list):
+            boxes.append((path, value))
+        for k, v in enumerate(value):
+            held_arrays(v, f"{path}[{k}]", arrays, boxes, depth + 1)
+    elif isinstance(value, dict):
+        boxes.append((path, value))
+        for k, v in value.items():
+            held_arrays(v, f"{path}[{k!r}]", arrays, boxes, depth + 1)
+    elif type(value).__dict__.get("__dict__") is not None and hasattr(value, "__dict__") \
+            and not callable(value):
+        for k, v in vars(value).items():  # an object's attributes: p.W, p.V
+            held_arrays(v, f"{path}.{k}", arrays, boxes, depth + 1)
+
+
+_DEPTH = 8  # how deep the checks below look into containers inside containers
+
+
+def _bounds(array):
+    """The first and one-past-last byte addresses of ``array``'s elements."""
+    low = high = array.__array_interface__["data"][0]
+    for n, stride in zip(array.shape, array.strides):
+        if stride < 0:
+            low += (n - 1) * stride
+        else:
+            high += (n - 1) * stride
+    return low, high + array.itemsize
+
+
+def _overlapping(arrays):
+    """A pair of paths (first, second) of ``arrays`` ((path, array) pairs)
+    whose memory overlaps, or None: sorted by address, so that only arrays
+    whose byte ranges meet are compared element by element."""
+    spans = sorted(((*_bounds(a), i) for i, (_, a) in enumerate(arrays) if a.size),
+                   key=lambda s: s[0])
+    active = []
+    for low, high, i in spans:
+        active = [s for s in active if s[1] > low]
+        for _, _, j in active:
+            try:
+                shared = np.shares_memory(arrays[j][1], arrays[i][1], max_work=10_000)
+            except RuntimeError:  # numpy.exceptions.TooHardError: assume the worst
+                shared = True
+            if shared:
+                return arrays[min(i, j)][0], arrays[max(i, j)][0]
+        active.append((low, high, i))
+    return None
+
+
+def items_apart(value, name, how, where=None):
+    """Raise :class:`AliasedUpdateError` where two items of the argument
+    ``value`` (called ``name``) are the same array, list or dict, or share
+    memory (``f([w, w])``, tied weights; ``f([y[:2], y[1:]])``), when the
+    function updates an item in place (``how`` says through which name):
+    Python shows the other item the update, while the generated code works on
+    a copy of each item.  Distinct arrays pass, at the cost of a sort of their
+    addresses.
+
+        >>> w = np.ones(3)
+        >>> items_apart([w, w.copy(), 2.0], "ps", "'a'")
+        >>> items_apart({"a": w, "b": w[1:]}, "ps", "'a'")
+        Traceback (most recent call last):
+        ...
+        srcgrad.errors.AliasedUpdateError: the argument 'ps' is updated in place here (through 'a', part of it), and its items ps['a'] and ps['b'] ...
+    """
+    if isinstance(value, np.ndarray) or value is None or isinstance(value, (int, float)):
+        return
+    arrays, boxes = [], []
+    held_arrays(value, name, arrays, boxes)
+    pair = None
+    seen = {}
+    for path, box in boxes:
+        if id(box) in seen:
+            pair = seen[id(box)], path
+            break
+        seen[id(box)] = path
+    if pair is None and len(arrays) > 1:
+        same = {}
+        for path, array in arrays:
+            if id(array) in same:
+                pair = same[id(array)], path
+                break
+            same[id(array)] = path
+        pair = pair or _overlapping(arrays)
+    if pair is not None:
+        first, second = pair
+        raise error_at("AliasedUpdateError", (
+            f"the argument '{name}' is updated in place here (through {how}, part of it), "
+            f"and its items {first} and {second} are the same array or list, or share "
+            f"memory: Python would show one the update of the other, but srcgrad's "
+            f"generated code works on a copy of each item (it never changes the caller's "
+            f"arrays), so the values would differ; pass a copy as one of them (for tied "
+            f"weights, [w, w.copy()]), or copy the item in the function before updating "
+            f"it (a = a.copy())"), where)
+
+
+def item_once(value, name, base, target, where=None):
+    """Before ``target op= v`` changes the array ``base`` (an item of the
+    argument ``value``, called ``name``, or a view of one) in place: raise
+    :class:`AliasedUpdateError` where another item of ``value`` shares that
+    memory too (the generated code makes a new array for ``target``); a number
+    (``t = ps[0][2]``) changes nothing in place and passes."""
+    if not isinstance(base, np.ndarray) or base.size == 0:
+        return
+    arrays, boxes = [], []
+    held_arrays(value, name, arrays, boxes)
+    hits = [path for path, a in arrays if _sees(a, base, base)]
+    if len(hits) > 1:
+        raise error_at("AliasedUpdateError", (
+            f"'{target} op= ...' updates the array '{target}' in place, part of the "
+            f"argument '{name}', and its items {hits[0]} and {hits[1]} both share that "
+            f"memory: Python would show both the update, but srcgrad's generated code "
+            f"makes a new array for '{target}', so the values would differ; pass a copy "
+            f"as one of them (for tied weights, [w, w.copy()]), or write "
+            f"'{target} = {target} op ...'"),
+            where)
+
+
+def apart_from_free(value, others, names, deep, where=None):
+    """Raise :class:`AliasedUpdateError` where the argument ``value`` (called
+    ``names[0]``), which the function updates in place, is, holds or shares
+    memory with one of ``others`` -- arrays (or containers of arrays) the
+    function reads from its globals or closure afterwards, called
+    ``names[1:]``: Python changes them too, the generated code works on a copy
+    of the argument.  ``deep``: the arrays the argument holds are updated too.
+
+        >>> W = np.ones(3)
+        >>> apart_from_free(W.copy(), (W,), ("x", "W"), False)
+        >>> apart_from_free([W[1:]], ([W],), ("xs", "W"), True)
+        Traceback (most recent call last):
+        ...
+        srcgrad.errors.AliasedUpdateError: the argument 'xs' is updated in place here, and 'W', ...
+    """
+    if value is None or isinstance(value, (int, float, complex, np.generic)):
+        return
+    mine, my_boxes = [], []
+    if deep:
+        held_arrays(value, names[0], mine, my_boxes)
+    elif isinstance(value, np.ndarray):
+        mine.append((names[0], value))
+    elif isinstance(value, (list, dict)):
+        my_boxes.append((names[0], value))
+    for other, other_name in zip(others, names[1:]):
+        theirs, their_boxes = [], []
+        held_arrays(other, other_name, theirs, their_boxes)
+        shared = any(b is t for _, b in my_boxes for _, t in their_boxes) or any(
+            _sees(a, t, t) for _, a in mine for _, t in theirs)
+        if shared:
+            raise error_at("AliasedUpdateError", (
+                f"the argument '{names[0]}' is updated in place here, and '{other_name}', "
+                f"which this function reads from its globals or closure afterwards, is the "
+                f"same array or list, holds it or shares its memory: Python would show "
+                f"'{other_name}' the update, but srcgrad's generated code works on a copy "
+                f"of '{names[0]}' (it never changes the caller's arrays), so the values "
+                f"would differ; pass a copy ({other_name}.copy()) as the argument, or make "
+                f"'{other_name}' an argument too"), where)
 
 
 def is_basic_index(index):
