@@ -116,6 +116,9 @@ class Calls(Selections, NamedTuples, Keywords):
             default = clone(self.called_parameters[node.func.id])
             node = gast.copy_location(gast.Call(func=gast.copy_location(default, node.func),
                                                 args=node.args, keywords=node.keywords), node)
+        rebuilt = self.built_like(node)
+        if rebuilt is not None:  # type(p)(*(d_a, d_b)), p = P(a, b): P(d_a, d_b)
+            node = rebuilt
         if any(isinstance(a, gast.Starred) for a in node.args):  # *x of unknown length
             self.starred_call(node, self.starred_callee(node))
         func = self.unalias(node.func)

@@ -119,6 +119,33 @@ class NamedTuples:
         are resolved by it, as in the caller); None otherwise."""
         return self.named_tuple_class_of(node.args[0]) if node.args else None
 
+    def built_like(self, node):
+        """``type(p)(*(a, b))`` -> ``P(a, b)`` for a local named tuple ``p`` of
+        known class ``P`` (:meth:`named_tuple_class_of`): the tangent of ``p =
+        P(...)`` as srcgrad's forward-mode code writes it, read again for a
+        second derivative (hvp), where the class the call makes must be known.
+        None for any other call."""
+        func = node.func
+        if not isinstance(func, gast.Call) or len(func.args) != 1 or func.keywords \
+                or not isinstance(func.func, gast.Name) or func.func.id != "type" \
+                or self.callee(func) is not type:
+            return None
+        cls = self.named_tuple_class_of(func.args[0])
+        if cls is None:
+            return None
+        ref = load_name(self.namer.fresh(f"{cls.__name__}_class"))
+        ref.helper = cls
+        self.free[ref.id] = cls
+        args = []
+        for arg in node.args:  # *(a, b): its items, one by one
+            if isinstance(arg, gast.Starred) and isinstance(arg.value, (gast.Tuple, gast.List)) \
+                    and not any(isinstance(e, gast.Starred) for e in arg.value.elts):
+                args.extend(arg.value.elts)
+            else:
+                args.append(arg)
+        return located(gast.Call(func=located(ref, func), args=args, keywords=node.keywords),
+                       node)
+
     def named_tuple_method(self, node, cls):
         """``p.m(v)`` for a local named tuple ``p`` of class ``P``: ``P.m(p, v)``,
         resolved by ``P`` like ``self.m(v)`` in a method; ``p._replace(W=v)``:
