@@ -297,6 +297,53 @@ def _free_values(func, scan, resolve) -> dict:
         held_arrays(value, name, arrays, boxes)
         if arrays or boxes:
             found[name] = nodes
+    # a helper it calls that reads a global (x[0] = v; return g(x), g reading W):
+    # the call reads it, where this function knows it by the same name
+    for call in walk(func):
+        if not isinstance(call, gast.Call) or not isinstance(call.func, gast.Name) \
+                or call.func.id in scan.locals:
+            continue
+        for name, value in _read_by_callee(resolve(call), set()).items():
+            if name in found and call in found[name]:
+                continue
+            mine = resolve(gast.Call(func=gast.Name(id=name, ctx=gast.Load(),
+                                                    annotation=None, type_comment=None),
+                                     args=[], keywords=[]))
+            if mine is value:
+                found.setdefault(name, []).append(call)
+    return found
+
+
+def _read_by_callee(fn, following) -> dict:
+    """The globals and closure values holding arrays that the user function
+    ``fn`` reads, or a user function it calls reads (three calls deep): name ->
+    value."""
+    from ..runtime.aliases import held_arrays
+
+    if not isinstance(fn, types.FunctionType) or not is_user_function(fn) \
+            or id(fn) in following or len(following) >= 3:
+        return {}
+    following.add(id(fn))
+    try:
+        parsed = parse_function(fn)
+    except SrcGradError:
+        return {}
+    local = _bound_names(parsed.node) | {a.id for a in parsed.node.args.args}
+    found = {}
+    for node in walk(parsed.node):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) \
+                and node.id not in local and node.id not in found:
+            value = static_value(node, parsed.resolver, local)
+            if isinstance(value, types.FunctionType):
+                found.update({k: v for k, v in _read_by_callee(value, following).items()
+                              if k not in found})
+                continue
+            if value is MISSING or isinstance(value, types.ModuleType) or callable(value):
+                continue
+            arrays, boxes = [], []
+            held_arrays(value, node.id, arrays, boxes)
+            if arrays or boxes:
+                found[node.id] = value
     return found
 
 

@@ -276,3 +276,35 @@ def test_the_global_read_only_before_the_update_runs():
     expected = reads_global_before(W)
     W[:] = keep
     assert_bit_identical(value, expected, "reads_global_before")
+
+
+def weighted(x):
+    return np.sum(x * W)
+
+
+def through_a_reading_helper(x):
+    x[0] = x[1] * 3.0
+    return weighted(x) + weighted(x * 0.5)
+
+
+def passes_its_argument_on(x):
+    return reads_global(x) * 2.0
+
+
+def test_a_global_read_by_a_called_helper_is_checked():
+    keep = W.copy()
+    _refused(through_a_reading_helper, (W,), 1, "'W'")
+    np.testing.assert_array_equal(W, keep)
+    _check_array(through_a_reading_helper, Y.copy())
+
+
+def test_a_helper_passed_the_global_it_reads_is_refused():
+    keep = W.copy()
+    for run in (lambda: srcgrad.value_and_grad(passes_its_argument_on)(W),
+                lambda: srcgrad.jvp(passes_its_argument_on, (W,), (np.ones(3),))):
+        with pytest.raises(AliasedUpdateError) as info:
+            run()
+        assert "'W'" in str(info.value)
+        assert f"line {reads_global.__code__.co_firstlineno + 1}" in str(info.value)
+    np.testing.assert_array_equal(W, keep)
+    _check_array(passes_its_argument_on, Y.copy())
