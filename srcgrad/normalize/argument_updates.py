@@ -247,7 +247,8 @@ def _items_and_free(func, params, scan, resolve, found) -> None:
         seen = scan.seeing(param)
         for name, node, _ in ups:  # through an item: another item read afterwards
             if scan.find(name) == scan.find(param) or not any(
-                    scan.find(r.id) != scan.find(name) and order.after(r, node)
+                    (scan.find(r.id) != scan.find(name) or _rebound_around(
+                        r, node, name, scan, order)) and order.after(r, node)
                     for r in seen):
                 continue
             if guarded:
@@ -272,6 +273,18 @@ def _items_and_free(func, params, scan, resolve, found) -> None:
             else:
                 found.free.setdefault(param, []).append(other)
                 found.where.setdefault(param, (after[0], param))
+
+
+def _rebound_around(read, node, name, scan, order) -> bool:
+    """Whether ``read``, of the name ``name`` the update ``node`` changes, may
+    read another item of the argument: a loop around both binds the name
+    again each iteration (``for p in ps: p[0] = v; ... p``)."""
+    loops = order.position.get(id(node), (None, 0, ()))[2]
+    group = scan.find(name)
+    return any(isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)
+               and scan.find(n.id) == group for loop in loops
+               for n in walk(order.loops[loop]) if id(read) in order.position
+               and loop in order.position[id(read)][2])
 
 
 def _free_values(func, scan, resolve) -> dict:

@@ -133,6 +133,14 @@ def through_a_helper(ps):
     return helper_updating(ps) * 2.0
 
 
+def loop_over_items(ps):
+    s = 0.0
+    for p in ps:  # the next iteration's p is the other item: Python shows it the update
+        p[0] = p[0] * 2.0 + 1.0
+        s = s + np.sum(p)
+    return s
+
+
 def read_only_before(ps):
     a, b = ps
     s = np.sum(b * b)
@@ -148,6 +156,7 @@ def read_only_before(ps):
     (dict_update_in_a_branch, lambda z: {"a": z, "b": z}, 2),
     (augmented_item, lambda z: [z, z], 2),
     (augmented_item, lambda z: [z[:2], z[1:]], 2),
+    (loop_over_items, lambda z: [z, z], 3),
 ])
 def test_items_sharing_memory_are_refused(fn, make, line_of):
     z = Y.copy()
@@ -163,7 +172,7 @@ def test_items_sharing_memory_through_a_helper_are_refused():
 
 
 @pytest.mark.parametrize("fn", [unpacked_update, indexed_update_in_a_loop, augmented_item,
-                                through_a_helper, read_only_before])
+                                through_a_helper, read_only_before, loop_over_items])
 def test_distinct_items_run(fn):
     _check_container(fn, [Y.copy(), Y * 0.5 + 0.1])
 
@@ -308,3 +317,21 @@ def test_a_helper_passed_the_global_it_reads_is_refused():
         assert f"line {reads_global.__code__.co_firstlineno + 1}" in str(info.value)
     np.testing.assert_array_equal(W, keep)
     _check_array(passes_its_argument_on, Y.copy())
+
+
+@pytest.mark.parametrize("policy", ["save", "recompute", "sqrt", ("revolve", 2)])
+def test_every_policy(policy):
+    z = Y.copy()
+    for fn, args in ((loop_over_items, ([z, z],)), (reads_global, (W,))):
+        with pytest.raises(AliasedUpdateError):
+            srcgrad.value_and_grad(fn, policy=policy)(*args)
+    ps = [Y.copy(), Y * 0.5 + 0.1]
+    value, grad = srcgrad.value_and_grad(loop_over_items, policy=policy)(ps)
+    assert_bit_identical(value, loop_over_items(_copied(ps)), "loop_over_items")
+    expected = _fd(loop_over_items, ps)
+    for k in range(2):
+        np.testing.assert_allclose(grad[k], expected[k], rtol=1e-6, atol=1e-8)
+    value, grad = srcgrad.value_and_grad(reads_global, policy=policy)(Y.copy())
+    assert_bit_identical(value, reads_global(Y.copy()), "reads_global")
+    np.testing.assert_allclose(grad, _fd(lambda ps: reads_global(ps[0]), [Y])[0],
+                               rtol=1e-6, atol=1e-8)
