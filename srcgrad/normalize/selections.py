@@ -39,19 +39,21 @@ is an index:
     t4 = xs[-1]
     xs_1 = xs[:-1]
     last = t4
-    t5 = sequence(xs_1)
-    t6 = index_of_max(t5, empty_ok=True)
-    t9 = t6 >= 0
-    if t9:
-        t8 = t5[t6]
+    t5 = index_of_max(xs_1, empty_ok=True)
+    t8 = t5 >= 0
+    if t8:
+        t7 = xs_1[t5]
     else:
-        t8 = 0.0
-    t7 = t8
-    t10 = t7
-    t11 = t10 * last
-    t12 = sum(xs_1)
-    t13 = t11 + t12
-    return t13
+        t7 = 0.0
+    t6 = t7
+    t9 = t6
+    t10 = t9 * last
+    t11 = sum(xs_1)
+    t12 = t10 + t11
+    return t12
+
+A local only ever bound to a list or tuple display is indexed as it is; any
+other argument goes through ``sequence(xs)`` (a dict's keys, a set listed).
 """
 
 from __future__ import annotations
@@ -103,9 +105,12 @@ class Selections:
             items = node.args[0]
         elif isinstance(node.args[0], gast.GeneratorExp):  # every item is read: listed
             items = gast.ListComp(elt=node.args[0].elt, generators=node.args[0].generators)
+        elif isinstance(node.args[0], gast.Name) and self.always_a_sequence(node.args[0].id):
+            items = None  # xs = [a, b]: indexed as it is (no sequence(xs) for its tangent's
+            # "d_xs if t is xs else ..." that a second derivative reads as another name)
         else:  # an array or list as it is; a dict's keys, a set or generator listed
             items = gast.Call(func=helper_ref("sequence"), args=[node.args[0]], keywords=[])
-        items = self.held(items, node)
+        items = node.args[0] if items is None else self.held(items, node)
         key = given.get("key")
         keywords = [] if key is None or isinstance(key, gast.Constant) and key.value is None \
             else [gast.keyword(arg="key", value=key)]
@@ -121,6 +126,28 @@ class Selections:
             picked = gast.IfExp(test=gast.Compare(left=clone(at), ops=[gast.GtE()], comparators=[
                 gast.Constant(value=0, kind=None)]), body=picked, orelse=clone(default))
         return self.held(picked, node)
+
+    def always_a_sequence(self, name) -> bool:
+        """Whether the local ``name`` (no parameter) is only ever bound, by a
+        plain assignment, to a list or tuple display, a comprehension, or
+        ``list(...)`` / ``tuple(...)``: a list or tuple wherever it is read."""
+        if name in self.params or name not in self.locals or name in self.local_functions:
+            return False
+        assigns = {id(a.targets[0]): a for a in walk(self.func)
+                   if isinstance(a, gast.Assign) and len(a.targets) == 1}
+        bound = False
+        for n in walk(self.func):
+            if isinstance(n, gast.Name) and n.id == name and not isinstance(n.ctx, gast.Load):
+                assign = assigns.get(id(n))
+                value = getattr(assign, "value", None)
+                if not (isinstance(value, (gast.List, gast.Tuple, gast.ListComp))
+                        or isinstance(value, gast.Call) and isinstance(value.func, gast.Name)
+                        and value.func.id in ("list", "tuple")
+                        and static_value(value.func, self.parsed.resolver, self.locals)
+                        in (list, tuple)):
+                    return False
+                bound = True
+        return bound
 
     def held(self, expr, node):
         """A fresh local assigned ``expr`` (normalised) before the statement: its
