@@ -255,11 +255,15 @@ def _items_and_free(func, params, scan, resolve, found) -> None:
                 pairs = found.guards.setdefault(id(node), [])
                 if (param, ITEMS) not in pairs:
                     pairs.append((param, ITEMS))
-            elif param not in found.items:
+            else:
                 target = node.target if isinstance(node, gast.AugAssign) else (
                     node.targets[0] if isinstance(node, gast.Assign) else None)
                 how = name if "[" not in name or target is None else source_of(target)
-                found.items[param] = (node, how)
+                key = _static_key(func, param, name, target)
+                if param in found.items and found.items[param][2] != key:
+                    key = None  # two items updated, or one not known: any two
+                found.items.setdefault(param, (node, how, key))
+                found.items[param] = (*found.items[param][:2], key)
         for other, reads in free.items():
             after = [node for _, node, _ in ups if order.after_any(reads, node)]
             if not after:
@@ -273,6 +277,42 @@ def _items_and_free(func, params, scan, resolve, found) -> None:
             else:
                 found.free.setdefault(param, []).append(other)
                 found.where.setdefault(param, (after[0], param))
+
+
+def _static_key(func, param, name, target):
+    """The item of the argument ``param`` that an update of ``name`` (its
+    target ``target``, where it has one) changes, where the source tells it
+    by a constant: ``ps[2][0] = v``; ``a[0] = v`` with ``a = ps[2]`` or ``a, b,
+    c = ps`` the one binding of ``a``; None otherwise."""
+    node = target
+    while isinstance(node, (gast.Subscript, gast.Attribute)):
+        if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) \
+                and node.value.id == param:
+            return _constant_key(node.slice)
+        node = node.value
+    root = node.id if isinstance(node, gast.Name) else name
+    stores = [n for n in walk(func) if isinstance(n, gast.Name) and n.id == root
+              and isinstance(n.ctx, gast.Store)]
+    if len(stores) != 1:
+        return None
+    for stmt in walk(func):
+        if not isinstance(stmt, gast.Assign) or len(stmt.targets) != 1:
+            continue
+        bound, value = stmt.targets[0], stmt.value
+        if bound is stores[0] and isinstance(value, gast.Subscript) \
+                and isinstance(value.value, gast.Name) and value.value.id == param:
+            return _constant_key(value.slice)
+        if isinstance(bound, (gast.Tuple, gast.List)) and isinstance(value, gast.Name) \
+                and value.id == param and stores[0] in bound.elts \
+                and not any(isinstance(e, gast.Starred) for e in bound.elts):
+            return bound.elts.index(stores[0])
+    return None
+
+
+def _constant_key(index):
+    if isinstance(index, gast.Constant) and type(index.value) in (int, str):
+        return index.value
+    return None
 
 
 def _rebound_around(read, node, name, scan, order) -> bool:
@@ -858,10 +898,11 @@ def entry_checks(param, params, found, filename) -> list:
         check = entry_check(param, params, found, filename)
         checks.extend([check] if check is not None else [])
     if param in found.items:
-        node, how = found.items[param]
+        node, how, key = found.items[param]
         call = gast.Call(func=helper_ref("items_apart"), args=[
             ir.name(param), gast.Constant(value=param, kind=None),
-            gast.Constant(value=f"'{how}'", kind=None), _where(node, filename)],
+            gast.Constant(value=f"'{how}'", kind=None), _where(node, filename),
+            *([gast.Constant(value=key, kind=None)] if key is not None else [])],
             keywords=[])
         checks.append(_statement(call, node, f"{param} is updated in place below through "
                                  f"{how}: no other item of it may share that memory"))
@@ -961,7 +1002,7 @@ def unplaced_checks(found, params, filename) -> list:
                                      key=params.index)
         found.free[param] = sorted({q for _, q in unplaced if q in found.free_names})
         if any(q == ITEMS for _, q in unplaced):
-            found.items.setdefault(param, (found.where[param][0], param))
+            found.items.setdefault(param, (found.where[param][0], param, None))
         found.others = {k: v for k, v in found.others.items() if v}
         checks.extend(entry_checks(param, params, found, filename))
     return checks

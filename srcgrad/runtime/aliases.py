@@ -309,8 +309,10 @@ def held_arrays(value, path, arrays, boxes, depth=0):
     elif isinstance(value, (list, tuple)):
         if isinstance(value, list):
             boxes.append((path, value))
+        fields = getattr(type(value), "_fields", None)  # a named tuple: p.W
         for k, v in enumerate(value):
-            held_arrays(v, f"{path}[{k}]", arrays, boxes, depth + 1)
+            held_arrays(v, f"{path}.{fields[k]}" if fields and k < len(fields)
+                        else f"{path}[{k}]", arrays, boxes, depth + 1)
     elif isinstance(value, dict):
         boxes.append((path, value))
         for k, v in value.items():
@@ -355,14 +357,19 @@ def _overlapping(arrays):
     return None
 
 
-def items_apart(value, name, how, where=None):
+_EVERY = object()  # items_apart without a key: any two items
+
+
+def items_apart(value, name, how, where=None, key=_EVERY):
     """Raise :class:`AliasedUpdateError` where two items of the argument
     ``value`` (called ``name``) are the same array, list or dict, or share
     memory (``f([w, w])``, tied weights; ``f([y[:2], y[1:]])``), when the
     function updates an item in place (``how`` says through which name):
     Python shows the other item the update, while the generated code works on
     a copy of each item.  Distinct arrays pass, at the cost of a sort of their
-    addresses.
+    addresses.  ``key``: the item updated, where the compiler knows it (``a, b,
+    c = ps``, ``ps[2][0] = v``): only that one must not share the others'
+    memory (``[w, w, b]`` with ``b`` updated runs).
 
         >>> w = np.ones(3)
         >>> items_apart([w, w.copy(), 2.0], "ps", "'a'")
@@ -373,6 +380,23 @@ def items_apart(value, name, how, where=None):
     """
     if isinstance(value, np.ndarray) or value is None or isinstance(value, (int, float)):
         return
+    if key is not _EVERY and isinstance(value, (list, tuple, dict)):
+        pairs = list(value.items() if isinstance(value, dict) else enumerate(value))
+        if isinstance(key, int) and not isinstance(value, dict) and key < 0:
+            key += len(value)
+        if any(k == key for k, _ in pairs):
+            mine, my_boxes = [], []
+            held_arrays(value[key], f"{name}[{key!r}]", mine, my_boxes)
+            for k, item in pairs:
+                theirs, their_boxes = [], []
+                if k != key:
+                    held_arrays(item, f"{name}[{k!r}]", theirs, their_boxes)
+                hit = next(((p, q) for p, b in my_boxes for q, t in their_boxes if b is t),
+                           None) or next(((p, q) for p, a in mine for q, t in theirs
+                                          if _sees(a, t, t)), None)
+                if hit is not None:
+                    _items_shared(name, how, *hit, where)
+            return
     arrays, boxes = [], []
     held_arrays(value, name, arrays, boxes)
     pair = None
@@ -391,15 +415,18 @@ def items_apart(value, name, how, where=None):
             same[id(array)] = path
         pair = pair or _overlapping(arrays)
     if pair is not None:
-        first, second = pair
-        raise error_at("AliasedUpdateError", (
-            f"the argument '{name}' is updated in place here (through {how}, part of it), "
-            f"and its items {first} and {second} are the same array or list, or share "
-            f"memory: Python would show one the update of the other, but srcgrad's "
-            f"generated code works on a copy of each item (it never changes the caller's "
-            f"arrays), so the values would differ; pass a copy as one of them (for tied "
-            f"weights, [w, w.copy()]), or copy the item in the function before updating "
-            f"it (a = a.copy())"), where)
+        _items_shared(name, how, *pair, where)
+
+
+def _items_shared(name, how, first, second, where):
+    raise error_at("AliasedUpdateError", (
+        f"the argument '{name}' is updated in place here (through {how}, part of it), "
+        f"and its items {first} and {second} are the same array or list, or share "
+        f"memory: Python would show one the update of the other, but srcgrad's "
+        f"generated code works on a copy of each item (it never changes the caller's "
+        f"arrays), so the values would differ; pass a copy as one of them (for tied "
+        f"weights, [w, w.copy()]), or copy the item in the function before updating "
+        f"it (a = a.copy())"), where)
 
 
 def item_once(value, name, base, target, where=None):

@@ -335,3 +335,35 @@ def test_every_policy(policy):
     assert_bit_identical(value, reads_global(Y.copy()), "reads_global")
     np.testing.assert_allclose(grad, _fd(lambda ps: reads_global(ps[0]), [Y])[0],
                                rtol=1e-6, atol=1e-8)
+
+
+# -- tied items the update does not reach run ---------------------------------------
+
+def tied_weights_bias_updated(ps):
+    w1, w2, b = ps
+    b[0] = b[1] * 2.0
+    return np.sum(np.tanh(w1 * w2)) + np.sum(b * w1)
+
+
+def tied_weights_bias_indexed(ps):
+    ps[2][0] = np.sin(ps[2][1])
+    return np.sum(ps[0] * ps[1]) + np.sum(ps[2] * ps[0])
+
+
+def tied_weights_bias_by_key(d):
+    b = d["b"]
+    b[1] = b[0] * b[2]
+    return np.sum(d["w1"] * d["w2"] * b)
+
+
+def test_tied_items_the_update_does_not_reach_run():
+    w, b = Y.copy(), Y * 0.5 + 0.1
+    _check_container(tied_weights_bias_updated, [w, w, b])
+    _check_container(tied_weights_bias_indexed, [w, w, b])
+    _check_container(tied_weights_bias_by_key, {"w1": w, "w2": w, "b": b})
+    # the updated item shared with another is refused still
+    for fn, ps in ((tied_weights_bias_updated, [w, b, b]),
+                   (tied_weights_bias_indexed, [b[1:], w, b]),
+                   (tied_weights_bias_by_key, {"w1": b, "w2": w, "b": b})):
+        with pytest.raises(AliasedUpdateError):
+            srcgrad.value_and_grad(fn)(ps)
