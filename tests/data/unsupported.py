@@ -79,7 +79,7 @@ def uses_starred_args(*xs):  # <- error
 
 def updates_an_alias_read_later(x):
     y = x * 1.0
-    r = y[1:]
+    r = y.reshape(3)  # a view the alias check cannot write back (y[1:] is followed)
     r += 3.0  # <- error
     return np.sum(y)
 
