@@ -409,3 +409,7 @@ def _parts(value, arrays, boxes, deep, depth):
     elif isinstance(value, tuple) and depth < _DEPTH:
         for v in value:
             _parts(v, arrays, boxes, deep, depth + 1)
+    elif deep and depth < _DEPTH and not callable(value) and not isinstance(
+            value, type(copy)) and isinstance(getattr(value, "__dict__", None), dict):
+        for v in vars(value).values():  # an object's attributes: f(p.W, p) reading p.W
+            _parts(v, arrays, boxes, deep, depth + 1)

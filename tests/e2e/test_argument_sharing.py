@@ -15,6 +15,8 @@ against central differences, tangent against differences.
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 from numeric import assert_bit_identical
@@ -367,3 +369,29 @@ def test_tied_items_the_update_does_not_reach_run():
                    (tied_weights_bias_by_key, {"w1": b, "w2": w, "b": b})):
         with pytest.raises(AliasedUpdateError):
             srcgrad.value_and_grad(fn)(ps)
+
+
+# -- an attribute of another argument object ------------------------------------------
+
+def reads_an_attribute(x, p):
+    x[0] = x[1] * 3.0
+    return np.sum(x * p.W)
+
+
+class Holder:
+    def __init__(self, w):
+        self.W = w
+
+
+@pytest.mark.parametrize("make", [lambda w: SimpleNamespace(W=w), Holder])
+def test_an_attribute_of_another_argument(make):
+    w = Y.copy()
+    p = make(w)
+    for run in (lambda: srcgrad.value_and_grad(reads_an_attribute)(w, p),
+                lambda: srcgrad.jvp(reads_an_attribute, (w, p), (np.ones(3), None))):
+        with pytest.raises(AliasedUpdateError) as info:
+            run()
+        assert "'p'" in str(info.value)
+    np.testing.assert_array_equal(w, Y)
+    q = make(W.copy())
+    _check_array(lambda x: reads_an_attribute(x, q), Y.copy())
