@@ -1227,14 +1227,17 @@ def read_after_call(func, params, resolve, call, arg, deep=True, rebound=None):
     return min(reads, key=lambda r: order.position[id(r)][1], default=None) \
         if all(id(r) in order.position for r in reads) else (reads[0] if reads else None)
 
+
 def _sees_the_result(read, rebound, call, func, order, scan) -> bool:
     """Whether ``read`` is of a name in ``rebound``, which the call's own
     statement binds to what the callee returns (``state = step(state)``), and
     no binding of that name other than those ``rebound`` maps it to (the
     updated copy of a callee too) or to a new value (``state = [a * 1.0, b *
     1.0]``) may run after the call: it reads a result, not the old memory."""
-    if not rebound or read.id not in rebound or id(call) in order.nested:
+    if not rebound or id(call) in order.nested:
         return False
+    if read.id not in rebound:
+        return _taken_from_the_result(read, rebound, call, func, order, scan)
 
     def new_value(n) -> bool:
         stmt = order.position.get(id(n), (None,))[0]
@@ -1245,3 +1248,46 @@ def _sees_the_result(read, rebound, call, func, order, scan) -> bool:
                    and not isinstance(n.ctx, (gast.Load, gast.Param))  # bound at entry
                    and id(n) not in rebound[read.id] and not new_value(n)
                    and order.after(n, call) for n in walk(func))
+
+
+def _taken_from_the_result(read, rebound, call, func, order, scan) -> bool:
+    """Whether ``read`` is of a name only ever bound to a part of the call's
+    result (``pos = state[0]``, ``pos, vel = state``, ``state`` a name of
+    ``rebound``), and one of those bindings stands, in one statement list,
+    after the statement holding the call and before the one holding the read:
+    every way from the call to the read passes it, so the read sees the
+    result's part, not the old memory."""
+    if id(read) in order.nested:
+        return False
+    bindings = [n for n in walk(func) if isinstance(n, gast.Name) and n.id == read.id
+                and not isinstance(n.ctx, gast.Load)]
+    lists = [v for node in walk(func) for _, v in gast.iter_fields(node)
+             if isinstance(v, list) and v and isinstance(v[0], gast.stmt)]
+
+    def index_in(body, node):  # the position in ``body`` of the statement holding node
+        return next((i for i, stmt in enumerate(body)
+                     if any(sub is node for sub in walk(stmt))), None)
+
+    own = order.position.get(id(call), (None,))[0]
+    kills = False
+    for n in bindings:
+        stmt = order.position.get(id(n), (None,))[0]
+        if not isinstance(stmt, gast.Assign) or len(stmt.targets) != 1 or not (
+                stmt.targets[0] is n or isinstance(stmt.targets[0], (gast.Tuple, gast.List))
+                and any(e is n for e in stmt.targets[0].elts)):
+            return False
+        deps = scan.deps(stmt.value)
+        if not deps or any(d not in rebound for d, _ in deps) or any(
+                isinstance(sub, (gast.Call, gast.Lambda, gast.NamedExpr, gast.comprehension))
+                for sub in walk(stmt.value)) or not all(
+                _sees_the_result(sub, rebound, call, func, order, scan)
+                for sub in walk(stmt.value) if isinstance(sub, gast.Name) and sub.id in rebound):
+            return False  # pos = f(state), pos = s0[0]: not known to be the result's
+        body = next((b for b in lists if any(s is stmt for s in b)), None)
+        if body is None or own is None:
+            continue
+        at, called, read_at = (index_in(body, stmt), index_in(body, own),
+                               index_in(body, read))
+        if called is not None and read_at is not None and called < at < read_at:
+            kills = True
+    return kills

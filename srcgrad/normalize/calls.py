@@ -642,7 +642,7 @@ class Calls(Selections, NamedTuples, Keywords):
 def bound_to_updated_copy(stmt, fn, param) -> list:
     """The Name targets of ``stmt`` (``name = fn(...)``, ``(name, e) =
     fn(...)``) that receive ``fn``'s parameter ``param`` as every return gives
-    it back."""
+    it back, or its items (``a, b = fn(...)`` where ``fn`` returns ``param``)."""
     positions = returned_parameter(fn, param)
     if not positions or len(stmt.targets) != 1:
         return []
@@ -651,8 +651,9 @@ def bound_to_updated_copy(stmt, fn, param) -> list:
         return [target] if None in positions else []
     if isinstance(target, (gast.Tuple, gast.List)) and not any(
             isinstance(e, gast.Starred) for e in target.elts):
+        # pos, vel = step([pos, vel]): each an item of the returned copy
         return [e for i, e in enumerate(target.elts)
-                if i in positions and isinstance(e, gast.Name)]
+                if (i in positions or None in positions) and isinstance(e, gast.Name)]
     return []
 
 

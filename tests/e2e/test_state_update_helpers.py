@@ -143,7 +143,33 @@ def restarted_each_outer_iteration(x):  # a new state each outer step: nothing o
     return total
 
 
-FORMS = [restarted_each_outer_iteration, stepped_in_a_loop, stepped_once, stepped_in_a_branch, stepped_while,
+def part_taken_after_each_step(x):  # pos is state[0] of this step's result
+    state = [x[:2] * 1.0, x[1:] * 1.0]
+    total = 0.0
+    for i in range(3):
+        state = step(state, 0.1)
+        pos = state[0]
+        total = total + np.sum(pos ** 2)
+    return total
+
+
+def unpacked_after_the_loop(x):
+    state = [x[:2] * 1.0, x[1:] * 1.0]
+    for i in range(3):
+        state = step(state, 0.1)
+    pos, vel = state
+    return np.sum(pos * vel)
+
+
+def items_rebound_by_the_call(x):  # pos, vel = step([pos, vel]): the result's items
+    pos, vel = x[:2] * 1.0, x[1:] * 1.0
+    for i in range(3):
+        pos, vel = step([pos, vel], 0.1)
+    return np.sum(pos * vel)
+
+
+FORMS = [part_taken_after_each_step, unpacked_after_the_loop, items_rebound_by_the_call,
+         restarted_each_outer_iteration, stepped_in_a_loop, stepped_once, stepped_in_a_branch, stepped_while,
          stepped_per_element, array_bumped_in_a_loop, argument_bumped,
          stepped_with_energy, stepped_with_energy_unpacked]
 
@@ -188,6 +214,16 @@ def rebound_to_the_old_state(x):
     return np.sum(state[1])
 
 
+def part_taken_before_the_step(x):
+    state = [x[:2] * 1.0, x[1:] * 1.0]
+    total = 0.0
+    for i in range(3):
+        pos = state[0]
+        state = step(state, 0.1)
+        total = total + np.sum(pos ** 2)  # Python: pos is the array step updated
+    return total
+
+
 def returns_another_parameter(state, other):
     state[0][0] = 2.0 * state[0][0]
     return other
@@ -212,7 +248,7 @@ def rebound_to_another_array_argument(x):
 
 @pytest.mark.parametrize("fn", [old_state_read_after, old_array_read_after, history_of_states,
                                 rebound_to_the_old_state, rebound_to_another_argument,
-                                rebound_to_another_array_argument],
+                                rebound_to_another_array_argument, part_taken_before_the_step],
                          ids=lambda f: f.__name__)
 def test_a_read_of_the_old_memory_is_refused(fn):
     """Python shows these names the update; srcgrad's code would not: refused at the call."""
@@ -221,7 +257,8 @@ def test_a_read_of_the_old_memory_is_refused(fn):
     assert info.value.filename == __file__
 
 
-@pytest.mark.parametrize("fn", [stepped_in_a_loop, array_bumped_in_a_loop, stepped_with_energy],
+@pytest.mark.parametrize("fn", [stepped_in_a_loop, array_bumped_in_a_loop, stepped_with_energy,
+                                part_taken_after_each_step, items_rebound_by_the_call],
                          ids=lambda f: f.__name__)
 def test_hvp_matches_differences_of_the_gradient(fn):
     v = np.array([0.3, -0.2, 0.5])
