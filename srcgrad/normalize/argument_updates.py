@@ -1288,6 +1288,18 @@ def _taken_from_the_result(read, rebound, call, func, order, scan) -> bool:
             continue
         at, called, read_at = (index_in(body, stmt), index_in(body, own),
                                index_in(body, read))
-        if called is not None and read_at is not None and called < at < read_at:
+        if called is None or not called < at:
+            continue
+        if read_at is not None and at < read_at:
             kills = True
+        # for ...: state = step(state); pos = state[0] -- then a read after the loop:
+        # it leaves only through the end of its body, past the binding
+        loop = next((node for node in walk(func) if isinstance(node, (gast.For, gast.While))
+                     and node.body is body), None)
+        outer = next((b for b in lists if any(s is loop for s in b)), None)
+        if loop is not None and outer is not None and not loop.orelse and not any(
+                isinstance(sub, (gast.Break, gast.Continue)) for sub in walk(loop)):
+            after_loop = index_in(outer, read)
+            if after_loop is not None and index_in(outer, loop) < after_loop:
+                kills = True
     return kills

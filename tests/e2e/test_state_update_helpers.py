@@ -161,6 +161,16 @@ def unpacked_after_the_loop(x):
     return np.sum(pos * vel)
 
 
+def part_taken_in_the_loop_read_after_it(x):
+    state = [x[:2] * 1.0, x[1:] * 1.0]
+    k = 0
+    while k < 3:
+        state = step(state, 0.1)
+        pos, vel = state
+        k += 1
+    return np.sum(pos * vel) + np.sum(pos * x[0])
+
+
 def items_rebound_by_the_call(x):  # pos, vel = step([pos, vel]): the result's items
     pos, vel = x[:2] * 1.0, x[1:] * 1.0
     for i in range(3):
@@ -168,7 +178,8 @@ def items_rebound_by_the_call(x):  # pos, vel = step([pos, vel]): the result's i
     return np.sum(pos * vel)
 
 
-FORMS = [part_taken_after_each_step, unpacked_after_the_loop, items_rebound_by_the_call,
+FORMS = [part_taken_after_each_step, unpacked_after_the_loop,
+         part_taken_in_the_loop_read_after_it, items_rebound_by_the_call,
          restarted_each_outer_iteration, stepped_in_a_loop, stepped_once, stepped_in_a_branch, stepped_while,
          stepped_per_element, array_bumped_in_a_loop, argument_bumped,
          stepped_with_energy, stepped_with_energy_unpacked]
@@ -224,6 +235,25 @@ def part_taken_before_the_step(x):
     return total
 
 
+def part_skipped_by_a_break(x):
+    state = [x[:2] * 1.0, x[1:] * 1.0]
+    pos = state[0]
+    for i in range(3):
+        state = step(state, 0.1)
+        if i == 1:
+            break  # pos is the array this step updated
+        pos = state[0]
+    return np.sum(pos * x[0])
+
+
+def part_taken_before_the_loop(x):
+    state = [x[:2] * 1.0, x[1:] * 1.0]
+    pos = state[0]
+    for i in range(3):
+        state = step(state, 0.1)
+    return np.sum(pos * x[0])  # Python: updated by every step
+
+
 def returns_another_parameter(state, other):
     state[0][0] = 2.0 * state[0][0]
     return other
@@ -248,7 +278,8 @@ def rebound_to_another_array_argument(x):
 
 @pytest.mark.parametrize("fn", [old_state_read_after, old_array_read_after, history_of_states,
                                 rebound_to_the_old_state, rebound_to_another_argument,
-                                rebound_to_another_array_argument, part_taken_before_the_step],
+                                rebound_to_another_array_argument, part_taken_before_the_step,
+                                part_skipped_by_a_break, part_taken_before_the_loop],
                          ids=lambda f: f.__name__)
 def test_a_read_of_the_old_memory_is_refused(fn):
     """Python shows these names the update; srcgrad's code would not: refused at the call."""
