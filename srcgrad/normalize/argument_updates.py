@@ -183,7 +183,7 @@ def argument_updates(func, params, resolve, callee=False) -> ArgumentUpdates:
             reaching[id(node)].add(param)
             if kind == "item":
                 (found.shared if name != param else found.direct).add(param)
-    if found.checked:
+    if found.checked or any(isinstance(n, gast.Call) for n in walk(func)):
         _items_and_free(func, params, scan, resolve, found)
     if len(params) < 2 or not found.checked:
         return found
@@ -237,6 +237,18 @@ def _items_and_free(func, params, scan, resolve, found) -> None:
     stored = {n.id for n in walk(func) if isinstance(n, gast.Name)
               and isinstance(n.ctx, gast.Store)}
     free = _free_values(func, scan, resolve)
+    if free:  # g(x), g updating its parameter in place: W read after the call sees it
+        kept = [p for p in params if not scan.rebound_first(p)]
+        for param, calls in _passed_to_updaters(func, kept, scan, resolve).items():
+            for other, reads in free.items():
+                # (a read by the call itself is the callee's to check)
+                after = [c for c in calls if any(r is not c and order.after(r, c)
+                                                 for r in reads)]
+                if after and other not in found.free.get(param, ()):
+                    found.free_names.add(other)
+                    found.free.setdefault(param, []).append(other)
+                    found.where.setdefault(param, (after[0], param))
+                    found.checked.add(param)
     for param in (p for p in params if p in found.checked):
         ups = [(name, node, kind) for name, node, kind in scan.updates
                if scan.find(param) in scan.reached(name)]
@@ -277,6 +289,46 @@ def _items_and_free(func, params, scan, resolve, found) -> None:
             else:
                 found.free.setdefault(param, []).append(other)
                 found.where.setdefault(param, (after[0], param))
+
+
+def _passed_to_updaters(func, params, scan, resolve) -> dict:
+    """param -> the calls in ``func`` that pass it (or a part of it) to a user
+    function updating that parameter in place (:func:`updated_arguments`,
+    :func:`augmented_parameters`), four calls deep at most."""
+    if len(_FOLLOWING) >= 4:
+        return {}
+    found = collections.defaultdict(list)
+    for call in walk(func):
+        if not isinstance(call, gast.Call) or not isinstance(
+                call.func, (gast.Name, gast.Attribute)) or any(
+                isinstance(a, gast.Starred) for a in call.args) or any(
+                k.arg is None for k in call.keywords):
+            continue
+        callee = resolve(call)
+        if callee is MISSING or not isinstance(callee, types.FunctionType) \
+                or not is_user_function(callee) or any(f is callee for f in _FOLLOWING):
+            continue
+        try:
+            inner = parse_function(callee)
+            bound = inspect.signature(callee).bind_partial(
+                *call.args, **{k.arg: k.value for k in call.keywords})
+        except (SrcGradError, TypeError, ValueError):
+            continue
+        _FOLLOWING.append(callee)
+        try:
+            updated = updated_arguments(inner) | augmented_parameters(callee)
+        finally:
+            _FOLLOWING.pop()
+        for name, arg in bound.arguments.items():
+            if name not in updated or not isinstance(arg, gast.expr):
+                continue
+            for root, rel in scan.deps(arg):
+                if rel != HELD:
+                    reached = scan.reached(root)
+                    for param in params:
+                        if scan.find(param) in reached and call not in found[param]:
+                            found[param].append(call)
+    return found
 
 
 def _static_key(func, param, name, target):

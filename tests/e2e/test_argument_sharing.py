@@ -395,3 +395,24 @@ def test_an_attribute_of_another_argument(make):
     np.testing.assert_array_equal(w, Y)
     q = make(W.copy())
     _check_array(lambda x: reads_an_attribute(x, q), Y.copy())
+
+
+# -- a helper updates the argument, the function reads the global afterwards ----------
+
+def sets_first(a):
+    a[0] = a[1] * 3.0
+    return np.sum(a)
+
+
+def global_read_after_a_helper(x):
+    s = 0.0
+    if x[2] < 10.0:
+        s = sets_first(x)
+    return s * np.sum(W)
+
+
+def test_a_global_read_after_a_helper_updated_the_argument():
+    keep = W.copy()
+    _refused(global_read_after_a_helper, (W,), 3, "'W'")  # at the call
+    np.testing.assert_array_equal(W, keep)
+    _check_array(global_read_after_a_helper, Y.copy())
