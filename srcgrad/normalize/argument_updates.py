@@ -183,11 +183,10 @@ def argument_updates(func, params, resolve, callee=False) -> ArgumentUpdates:
             reaching[id(node)].add(param)
             if kind == "item":
                 (found.shared if name != param else found.direct).add(param)
-    if found.checked or any(isinstance(n, gast.Call) for n in walk(func)):
-        _items_and_free(func, params, scan, resolve, found)
+    order = _items_and_free(func, params, scan, resolve, found)
     if len(params) < 2 or not found.checked:
         return found
-    order = _Order(func, scan)
+    order = order or _Order(func, scan)
     seen = {q: scan.seeing(q) for q in params}
     stored = {n.id for n in walk(func) if isinstance(n, gast.Name)
               and isinstance(n.ctx, gast.Store)}
@@ -222,7 +221,7 @@ def argument_updates(func, params, resolve, callee=False) -> ArgumentUpdates:
 ITEMS = "<items>"
 
 
-def _items_and_free(func, params, scan, resolve, found) -> None:
+def _items_and_free(func, params, scan, resolve, found):
     """The memory an updated argument may share besides the other arguments:
     another item of itself (``f([w, w])``, tied weights; ``f([y[:2], y[1:]])``)
     where one item is updated in place (``a, b = ps; a[0] = v``), and the
@@ -231,12 +230,15 @@ def _items_and_free(func, params, scan, resolve, found) -> None:
     copy of the argument, so each is checked -- at the entry
     (``found.items``, ``found.free``), or, where every update of the argument
     is ``t op= v`` (``t`` a number in the common case), as that update runs
-    (``found.guards``).  Only what is read after an update can tell."""
+    (``found.guards``).  Only what is read after an update can tell.  Returns
+    the :class:`_Order` it made, or None where there was nothing to look at."""
+    free = _free_values(func, scan, resolve)
+    if not found.checked and not free:
+        return None
     order = _Order(func, scan)
     copied = updated_in_place(func) | found.direct | found.shared
     stored = {n.id for n in walk(func) if isinstance(n, gast.Name)
               and isinstance(n.ctx, gast.Store)}
-    free = _free_values(func, scan, resolve)
     if free:  # g(x), g updating its parameter in place: W read after the call sees it
         kept = [p for p in params if not scan.rebound_first(p)]
         for param, calls in _passed_to_updaters(func, kept, scan, resolve).items():
@@ -286,9 +288,10 @@ def _items_and_free(func, params, scan, resolve, found) -> None:
                     pairs = found.guards.setdefault(id(node), [])
                     if (param, other) not in pairs:
                         pairs.append((param, other))
-            else:
+            elif other not in found.free.get(param, ()):
                 found.free.setdefault(param, []).append(other)
                 found.where.setdefault(param, (after[0], param))
+    return order
 
 
 def _passed_to_updaters(func, params, scan, resolve) -> dict:
