@@ -284,19 +284,10 @@ def _plan(run, function) -> dict:
     """The run's inputs (names read before the run binds them), outputs (names it
     binds that are read or bound again outside it) and internal names."""
     inside = {id(n) for stmt in run for n in ast.walk(stmt)}
-    bound, inputs, order = set(), [], []
+    inputs, order = _inputs(run), []
     for stmt in run:
-        if isinstance(stmt, ast.Delete):
-            continue
-        called = {id(n.func) for n in ast.walk(stmt.value) if isinstance(n, ast.Call)}
-        for n in ast.walk(stmt.value):
-            if isinstance(n, ast.Name) and n.id not in bound and n.id not in inputs \
-                    and n.id != "np" and id(n) not in called:  # (into_first, signum, ...)
-                inputs.append(n.id)
-        target = stmt.targets[0].id
-        bound.add(target)
-        if target not in order:
-            order.append(target)
+        if not isinstance(stmt, ast.Delete) and stmt.targets[0].id not in order:
+            order.append(stmt.targets[0].id)
     outside_reads, outside_binds = set(), set()
     for n in ast.walk(function):
         if id(n) in inside:
@@ -343,6 +334,10 @@ def _made_of(run, inputs, bases=None) -> list:
 
 
 def _inputs(run) -> list:
+    """The names ``run`` reads before it binds them, in the order first read, not
+    ``np`` nor a called function's name: a fused kernel's parameters.  One
+    definition shared by ``_plan`` and ``_main_array``, so both agree on what a
+    run takes in."""
     bound, inputs = set(), []
     for stmt in run:
         if isinstance(stmt, ast.Delete):
