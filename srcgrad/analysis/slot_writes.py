@@ -44,10 +44,7 @@ def augmented_views(program, statements, containers) -> bool:
     program."""
     blocks = paths.blocks_of(program.body)
     arrays = _array_names(program, statements)
-    defs: dict[str, list] = {}
-    for s in statements:
-        for n in ir.assigned_by(s):
-            defs.setdefault(n, []).append(s)
+    defs = _bindings(statements)
     changed = False
     for update in statements:
         x = getattr(update, "augmented", None)
@@ -110,10 +107,7 @@ def element_writes(program, statements, containers) -> bool:
     and the other names for the item see the write (it was refused, valid
     code, found by review).  Returns whether it changed the program."""
     blocks = paths.blocks_of(program.body)
-    defs: dict[str, list] = {}
-    for s in statements:
-        for n in ir.assigned_by(s):
-            defs.setdefault(n, []).append(s)
+    defs = _bindings(statements)
     changed = False
     for update in statements:
         op = getattr(update, "op", None)
@@ -412,10 +406,7 @@ def _array_names(program, statements) -> set[str]:
     """Names every binding of which is a NumPy operation's or an arithmetic result
     (``M = np.zeros((2, 2))``): never a list, tuple or dict, so ``M[i][j] = v``
     writes into ``M`` itself, which the alias check of ``M[i] = t`` follows."""
-    defs: dict[str, list] = {}
-    for s in statements:
-        for n in ir.assigned_by(s):
-            defs.setdefault(n, []).append(s)
+    defs = _bindings(statements)
 
     def array_valued(s) -> bool:
         op = getattr(s, "op", None)
@@ -434,6 +425,18 @@ def _array_names(program, statements) -> set[str]:
 
     return {n for n, stmts in defs.items() if n not in program.params
             and all(array_valued(s) for s in stmts)}
+
+
+def _bindings(statements) -> dict[str, list]:
+    """Each name bound in ``statements``, with the statements that bind it, in
+    order: how ``augmented_views``, ``element_writes`` and ``_array_names`` tell
+    a name bound once from one bound again.  One definition, so the three agree
+    on what counts as a binding (``ir.assigned_by``)."""
+    defs: dict[str, list] = {}
+    for s in statements:
+        for n in ir.assigned_by(s):
+            defs.setdefault(n, []).append(s)
+    return defs
 
 
 def no_memory(program, name) -> bool:
