@@ -77,6 +77,7 @@ from .sharing import (
 )
 from .slot_writes import (
     augmented_views,
+    bind_at_start,
     element_writes,
     follow_slot_writes,
     is_setitem,
@@ -329,12 +330,7 @@ def _check_aliases(program: ir.Program) -> None:
     blocks, unbound = paths.blocks_of(program.body), list(unbound_refreshed)
     for stmt, other, message in guards:
         _guard(stmt, other, message, blocks, program, unbound)
-    if unbound:
-        none = gast.Assign(targets=[ir.name(n, store=True) for n in unbound],
-                           value=gast.Constant(value=None, kind=None), type_comment=None)
-        none.op = ir.Op(ir.OPAQUE, [], {}, program.node, "statement")
-        none.comment = "bound at the start: a check of an update reads it"
-        program.body.insert(0, gast.copy_location(none, program.body[0]))
+    bind_at_start(program, unbound)
 
 
 def _message(stmt, x, other, source, user) -> str:

@@ -340,13 +340,24 @@ def follow_slot_writes(program, statements, containers) -> bool:
             block[at:at + 1] = [gast.copy_location(
                 gast.If(test=ir.name(flag), body=rebuilt, orelse=[]), store)]
         block[at:at] = tests
-    if unbound:
-        none = gast.Assign(targets=[ir.name(n, store=True) for n in unbound],
-                           value=gast.Constant(value=None, kind=None), type_comment=None)
-        none.op = ir.Op(ir.OPAQUE, [], {}, program.node, "statement")
-        none.comment = "bound at the start: a check of an update reads it"
-        program.body.insert(0, gast.copy_location(none, program.body[0]))
+    bind_at_start(program, unbound)
     return True
+
+
+def bind_at_start(program, unbound) -> None:
+    """Binds each name of ``unbound`` to None at the start of the function, one
+    statement (``a = b = None``), where a check written before an update reads a
+    name not yet bound on every path to it (made later in a loop's body, or in
+    one branch only), so that the check runs instead of raising NameError.  One
+    definition for the checks of ``follow_slot_writes`` here and those of
+    ``check_aliases`` (aliasing.py), so both write the same statement."""
+    if not unbound:
+        return
+    none = gast.Assign(targets=[ir.name(n, store=True) for n in unbound],
+                       value=gast.Constant(value=None, kind=None), type_comment=None)
+    none.op = ir.Op(ir.OPAQUE, [], {}, program.node, "statement")
+    none.comment = "bound at the start: a check of an update reads it"
+    program.body.insert(0, gast.copy_location(none, program.body[0]))
 
 
 def _tuple_lengths(statements, stores) -> dict[str, int]:
