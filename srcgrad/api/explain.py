@@ -39,6 +39,7 @@ from ..analysis.activity import differentiable, integer_cast, operand_names
 from ..frontend.linker import Linker
 from ..frontend.parse import parse_function
 from ..ir.syntax import source_of
+from ..memory.effects import hashable
 from ..pipeline import Compilation, Options, prepare, run_passes
 from ..rules import registry
 from ..runtime import stop_gradient
@@ -261,7 +262,7 @@ def _cut(op, program) -> Cut:
     elif integer_cast(op, program.free):
         kind, why = "int cast", "a cast to an integer or bool dtype is piecewise constant: " \
                                 "its derivative is zero"
-    elif _hashable(prim) and prim in _INT_CASTS:
+    elif hashable(prim) and prim in _INT_CASTS:
         kind = _INT_CASTS[prim]
         why = f"{registry.display_name(prim)}(...) is piecewise constant: its derivative is zero"
     elif registry.is_nondifferentiable(prim):
@@ -272,14 +273,6 @@ def _cut(op, program) -> Cut:
         kind, why = "not differentiated", "no derivative passes this operation"
     return Cut(program.filename, _line(node), getattr(node, "col_offset", 0) or 0,
                expression, kind, why)
-
-
-def _hashable(obj) -> bool:
-    try:
-        hash(obj)
-    except TypeError:
-        return False
-    return True
 
 
 def _line(node) -> int:

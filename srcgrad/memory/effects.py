@@ -118,7 +118,7 @@ def function_effect(fn) -> str | None:
         return None
     if fn is next:
         return NEXT
-    if _hashable(fn) and fn in _PURE_BUILTINS:
+    if hashable(fn) and fn in _PURE_BUILTINS:
         return None
     owner = getattr(fn, "__self__", None)
     if owner is not None and not isinstance(owner, types.ModuleType):
@@ -142,7 +142,11 @@ def function_effect(fn) -> str | None:
     return UNKNOWN
 
 
-def _hashable(obj) -> bool:
+def hashable(obj) -> bool:
+    """Whether ``obj`` can be looked up in a dict or set: a callable met in user
+    code may be unhashable (an instance defining ``__eq__`` alone), and asking
+    ``fn in _PURE_BUILTINS`` of it would raise TypeError instead of answering
+    no.  One definition for the lookups here and in api/explain.py."""
     try:
         hash(obj)
     except TypeError:
