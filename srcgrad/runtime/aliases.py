@@ -399,23 +399,24 @@ def items_apart(value, name, how, where=None, key=_EVERY):
             return
     arrays, boxes = [], []
     held_arrays(value, name, arrays, boxes)
-    pair = None
-    seen = {}
-    for path, box in boxes:
-        if id(box) in seen:
-            pair = seen[id(box)], path
-            break
-        seen[id(box)] = path
+    pair = _held_twice(boxes)
     if pair is None and len(arrays) > 1:
-        same = {}
-        for path, array in arrays:
-            if id(array) in same:
-                pair = same[id(array)], path
-                break
-            same[id(array)] = path
-        pair = pair or _overlapping(arrays)
+        pair = _held_twice(arrays) or _overlapping(arrays)
     if pair is not None:
         _items_shared(name, how, *pair, where)
+
+
+def _held_twice(held):
+    """The paths of the first object that ``held``, ``(path, object)`` pairs in
+    the order met, holds twice (the same list, or the same array, by identity),
+    or None: the same check for the lists and for the arrays an argument holds,
+    so one definition."""
+    seen = {}
+    for path, obj in held:
+        if id(obj) in seen:
+            return seen[id(obj)], path
+        seen[id(obj)] = path
+    return None
 
 
 def _items_shared(name, how, first, second, where):
