@@ -145,3 +145,41 @@ def check_policies(fn, args, wrt=0, policies=POLICIES):
         _, grad = srcgrad.value_and_grad(fn, wrt=wrt, policy=policy, check=True)(*args)
         assert_close(grad, numeric_grad(pure(fn), list(args), wrt), rtol=1e-5, atol=1e-6,
                      what=f"{fn.__name__}, policy {policy!r}")
+
+
+def check_both_modes(fn, x, policy="save"):
+    """Value bit for bit, gradient and tangent against central differences, and
+    the caller's array ``x`` unchanged, in both modes: what every program of the
+    alias tests (e2e/test_alias_calls.py, e2e/test_container_aliases.py) that
+    srcgrad follows must give, kept here once so the two check the same."""
+    import srcgrad  # (lazily: this module is also used without srcgrad loaded)
+    expected = pure(fn)(x)
+    fd = numeric_grad(pure(fn), [x], 0)
+    given = x.copy()
+    value, grad = srcgrad.value_and_grad(fn, policy=policy)(given)
+    assert_bit_identical(value, expected)
+    assert_close(grad, fd, what=f"{fn.__name__} gradient")
+    np.testing.assert_array_equal(given, x)  # the caller's array is left alone
+    direction = np.linspace(0.5, 1.5, x.size).reshape(x.shape)
+    value, tangent = srcgrad.jvp(fn, (given,), (direction,))
+    assert_bit_identical(value, expected)
+    assert_close(tangent, jvp_fd(pure(fn), [x], [0], [direction]),
+                 what=f"{fn.__name__} tangent")
+    np.testing.assert_array_equal(given, x)
+
+
+def assert_refused_both_modes(fn, kind, *words, x):
+    """Refused (at compile time or as the code runs) with a located ``kind``, in
+    both modes, the message holding each of ``words``: what every program of the
+    alias tests that srcgrad refuses must give, kept here once."""
+    import pytest  # (lazily: this module is also used outside pytest)
+
+    import srcgrad  # (lazily: this module is also used without srcgrad loaded)
+    for run in (lambda: srcgrad.grad(fn)(x.copy()),
+                lambda: srcgrad.jvp(fn, (x.copy(),), (np.ones(x.shape),))):
+        with pytest.raises(kind) as info:
+            run()
+        err = info.value
+        assert err.filename and err.filename.endswith(".py") and err.lineno, err
+        for word in words:
+            assert word in err.message, err.message

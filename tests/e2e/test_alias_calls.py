@@ -12,9 +12,11 @@ where NumPy does (the element write srcgrad makes of them would truncate)."""
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
-from numeric import assert_bit_identical, assert_close, jvp_fd, numeric_grad, pure
+from numeric import assert_bit_identical, assert_refused_both_modes, check_both_modes
 
 import srcgrad
 from srcgrad.errors import AliasedUpdateError, SrcGradError, UnsupportedSyntaxError
@@ -23,35 +25,13 @@ X = np.array([0.31, 0.72, 1.13, 0.94])
 
 
 def _check(fn, x=X):
-    """Value bit for bit, gradient and tangent against central differences, and
-    the caller's array unchanged, in both modes."""
+    """``check_both_modes``, with NumPy's warnings of invalid values and division
+    by zero off: the programs here make NaNs on purpose (``np.nan_to_num``)."""
     with np.errstate(invalid="ignore", divide="ignore"):
-        expected = pure(fn)(x)
-        fd = numeric_grad(pure(fn), [x], 0)
-        given = x.copy()
-        value, grad = srcgrad.value_and_grad(fn)(given)
-        assert_bit_identical(value, expected)
-        assert_close(grad, fd, what=f"{fn.__name__} gradient")
-        np.testing.assert_array_equal(given, x)  # the caller's array is left alone
-        direction = np.linspace(0.5, 1.5, x.size)
-        value, tangent = srcgrad.jvp(fn, (given,), (direction,))
-        assert_bit_identical(value, expected)
-        assert_close(tangent, jvp_fd(pure(fn), [x], [0], [direction]),
-                     what=f"{fn.__name__} tangent")
-        np.testing.assert_array_equal(given, x)
+        check_both_modes(fn, x)
 
 
-def _refused(fn, kind, *words, x=X):
-    """Refused (at compile time or as the code runs) with a located ``kind``, in
-    both modes."""
-    for run in (lambda: srcgrad.grad(fn)(x.copy()),
-                lambda: srcgrad.jvp(fn, (x.copy(),), (np.ones(x.size),))):
-        with pytest.raises(kind) as info:
-            run()
-        err = info.value
-        assert err.filename and err.filename.endswith(".py") and err.lineno, err
-        for word in words:
-            assert word in err.message, err.message
+_refused = functools.partial(assert_refused_both_modes, x=X)
 
 
 # -- calls that may return their operand itself: followed ----------------------------

@@ -13,10 +13,11 @@ writing it, and ``pos`` kept its old value and a zero gradient)."""
 from __future__ import annotations
 
 import copy
+import functools
 
 import numpy as np
 import pytest
-from numeric import assert_bit_identical, assert_close, jvp_fd, numeric_grad, pure
+from numeric import assert_close, assert_refused_both_modes, check_both_modes
 
 import srcgrad
 from srcgrad.errors import AliasedUpdateError, SrcGradError
@@ -25,35 +26,8 @@ X = np.array([0.31, 0.72, 1.13, 0.94])
 POLICIES = ["save", "recompute", "sqrt", ("revolve", 2)]
 
 
-def _check(fn, x=X, policy="save"):
-    """Value bit for bit, gradient and tangent against central differences, and
-    the caller's array unchanged, in both modes."""
-    expected = pure(fn)(x)
-    fd = numeric_grad(pure(fn), [x], 0)
-    given = x.copy()
-    value, grad = srcgrad.value_and_grad(fn, policy=policy)(given)
-    assert_bit_identical(value, expected)
-    assert_close(grad, fd, what=f"{fn.__name__} gradient")
-    np.testing.assert_array_equal(given, x)  # the caller's array is left alone
-    direction = np.linspace(0.5, 1.5, x.size).reshape(x.shape)
-    value, tangent = srcgrad.jvp(fn, (given,), (direction,))
-    assert_bit_identical(value, expected)
-    assert_close(tangent, jvp_fd(pure(fn), [x], [0], [direction]),
-                 what=f"{fn.__name__} tangent")
-    np.testing.assert_array_equal(given, x)
-
-
-def _refused(fn, kind, *words, x=X):
-    """Refused (at compile time or as the code runs) with a located ``kind``, in
-    both modes."""
-    for run in (lambda: srcgrad.grad(fn)(x.copy()),
-                lambda: srcgrad.jvp(fn, (x.copy(),), (np.ones(x.shape),))):
-        with pytest.raises(kind) as info:
-            run()
-        err = info.value
-        assert err.filename and err.filename.endswith(".py") and err.lineno, err
-        for word in words:
-            assert word in err.message, err.message
+_check = functools.partial(check_both_modes, x=X)
+_refused = functools.partial(assert_refused_both_modes, x=X)
 
 
 # -- lst[i][j] = v: the other names for lst[i] see the write ---------------------------
