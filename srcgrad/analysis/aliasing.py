@@ -38,6 +38,7 @@ update, what to follow, guard or refuse.
     >>> check_aliases(program)
     >>> print(unparse_body(program))  # doctest: +ELLIPSIS
     r = y[1:]
+    item_once(y, 'y', r, 'r', ...)  # r may be part of the argument y: no other item of it may see it
     untouched(y, r, None, "'r += ...' updates the array 'r' in place, and 'y' shares its memory and is read afterwards; ...", ...)
     r_1 = r + 1.0
     t1 = np.sum(y)
