@@ -266,11 +266,18 @@ class Calls(Selections, NamedTuples, Keywords):
 
     def dict_get(self, receiver, node):
         """``d.get(k, v)`` -> ``d[k] if k in d else v`` (``None`` for ``v`` left
-        out), ``k`` evaluated once: the item read as ``d[k]`` is, its
+        out), ``k`` and then ``v`` evaluated once each, before the test, as Python
+        evaluates a call's arguments: the item read as ``d[k]`` is, its
         derivative with it.  Only for ``d`` bound to dict displays: another
         object's ``get`` may mean something else."""
-        key = self.atom(node.args[0])
-        default = node.args[1] if len(node.args) == 2 else gast.Constant(value=None, kind=None)
+        def once(arg):
+            return clone(arg) if isinstance(arg, (gast.Name, gast.Constant)) \
+                else self.held(arg, node)
+        key = once(node.args[0])
+        # Python evaluates the default whether or not the key is there (a draw or a
+        # pop in it happens either way): evaluated once, here, after the key
+        default = once(node.args[1]) if len(node.args) == 2 else \
+            gast.Constant(value=None, kind=None)
         test = gast.Compare(left=clone(key), ops=[gast.In()], comparators=[clone(receiver)])
         item = gast.Subscript(value=clone(receiver), slice=clone(key), ctx=gast.Load())
         made = gast.IfExp(test=test, body=item, orelse=default)

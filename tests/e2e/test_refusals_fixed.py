@@ -225,6 +225,27 @@ def get_array(x):
     return np.sum(st.get("h") ** 2) + np.sum(st.get("z", x))
 
 
+def get_default_with_effects(x):
+    # Python evaluates the default of d.get whether or not the key is there: the
+    # pop and the draw happen on every call (review 5: they were skipped)
+    rng = np.random.default_rng(0)
+    d = {"a": x[0], "b": x[1]}
+    xs = [x[2], x[1], x[0]]
+    s = 0.0
+    for k in ["a", "c"]:
+        s = s + d.get(k, xs.pop()) * 2.0 + d.get(k, rng.normal()) * x[2]
+    return s + sum(xs) + rng.normal() * x[0]
+
+
+def get_key_from_a_call(x):
+    d = {"a": x[0], "b": x[1]}
+    ks = ["b", "a", "z"]
+    s = 0.0
+    for i in range(3):
+        s = s + d.get(ks.pop(), 0.0) * x[i]
+    return s
+
+
 def zero_diagonal(x):
     D = np.outer(x, x)
     np.fill_diagonal(D, 0.0)
@@ -276,7 +297,8 @@ def array_api_names(x):
             + np.sum(np.linalg.diagonal(M) * np.vecdot(x, x)))
 
 
-@pytest.mark.parametrize("fn", [use_get, get_in_loop, get_array, zero_diagonal, tall_diagonal,
+@pytest.mark.parametrize("fn", [use_get, get_in_loop, get_array, get_default_with_effects,
+                                get_key_from_a_call, zero_diagonal, tall_diagonal,
                                 diagonal_in_loop, ufunc_methods_in_loop, picks_and_integrals])
 def test_dict_get_fill_diagonal_and_the_new_rules(fn):
     check(fn, (np.array([0.1, 0.2, 0.3]),))
