@@ -357,7 +357,7 @@ def _overlapping(arrays):
     return None
 
 
-_EVERY = object()  # items_apart without a key: any two items
+_EVERY = "<every item>"  # items_apart without a key: any two items (a literal: exports copy it)
 
 
 def items_apart(value, name, how, where=None, key=_EVERY):
@@ -380,7 +380,7 @@ def items_apart(value, name, how, where=None, key=_EVERY):
     """
     if isinstance(value, np.ndarray) or value is None or isinstance(value, (int, float)):
         return
-    if key is not _EVERY and isinstance(value, (list, tuple, dict)):
+    if key != _EVERY and isinstance(value, (list, tuple, dict)):
         pairs = list(value.items() if isinstance(value, dict) else enumerate(value))
         if isinstance(key, int) and not isinstance(value, dict) and key < 0:
             key += len(value)
