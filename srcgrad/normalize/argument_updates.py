@@ -1268,6 +1268,11 @@ def read_after_call(func, params, resolve, call, arg, deep=True, rebound=None):
     roots = [name for name, _ in shares]
     scan.relate("<argument>", shares)
     groups = scan.reached("<argument>")
+    # state[1][0] = v (or state[0] += v) in the callee: the arrays the list was
+    # built from change too; rebinding 'state' to the result excuses reads of
+    # 'state' alone (and of parts taken from the result), never of those arrays
+    if deep or rebound:
+        groups |= _held_below(scan, "<argument>")
     inside = {id(n) for n in walk(call)}  # its arguments, evaluated first
     loops = order.position.get(id(call), (None, 0, ()))[2]
 
@@ -1281,6 +1286,22 @@ def read_after_call(func, params, resolve, call, arg, deep=True, rebound=None):
              and not _sees_the_result(r, rebound, call, func, order, scan)]
     return min(reads, key=lambda r: order.position[id(r)][1], default=None) \
         if all(id(r) in order.position for r in reads) else (reads[0] if reads else None)
+
+
+def _held_below(scan, name) -> set:
+    """The groups whose memory an update of the items of ``name`` may change
+    (a callee writing ``state[1][0] = v``): what ``name`` holds, what those
+    hold, and what each of them is a view or an element of.  ``state = [pos,
+    vel]; state = step(state)``: Python's ``vel`` is the array step updated,
+    whatever name the result is bound to."""
+    held, todo = set(), [scan.find(name)]
+    while todo:
+        group = todo.pop()
+        for c, v in scan.holds:
+            if scan.find(c) == group and scan.find(v) not in held:
+                held.add(scan.find(v))
+                todo.append(scan.find(v))
+    return set().union(*(scan.reached(g) for g in held)) if held else set()
 
 
 def _sees_the_result(read, rebound, call, func, order, scan) -> bool:

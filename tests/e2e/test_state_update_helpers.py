@@ -12,6 +12,9 @@ gradient and tangent against central differences, every checkpoint policy.
 
 from __future__ import annotations
 
+import pathlib
+import re
+
 import numpy as np
 import pytest
 from numeric import assert_bit_identical, assert_close, jvp_fd, numeric_grad, pure
@@ -297,3 +300,104 @@ def test_hvp_matches_differences_of_the_gradient(fn):
     eps = 1e-5
     expected = (grad(X + eps * v) - grad(X - eps * v)) / (2 * eps)
     np.testing.assert_allclose(srcgrad.hvp(fn)(X, v), expected, rtol=1e-5, atol=1e-7)
+
+
+# -- a name the state was built from, read after the step (review 5, H0) ---------------
+# state = [a, vel]: Python's 'a' and 'vel' are the arrays step updates in place, whatever
+# name its result is bound to; srcgrad's code updates copies.  Rebinding 'state' excuses
+# reads of 'state' only, so these are refused at the call, as before 472ac6d.
+
+def step_dict(st, dt):
+    st['v'][0] = st['v'][0] - dt * st['p'][0]
+    return st
+
+
+def push(state, dt):  # state[0] += ...: the array in the list changes in place
+    state[0] += dt * state[1]
+    return state, np.sum(state[0] ** 2)
+
+
+def built_from_a_name_read_after(x):
+    a = x[:2] * 1.0
+    state = [a, x[1:] * 1.0]
+    for i in range(2):
+        state = step(state, 0.1)
+    return a[0] * 10 + np.sum(state[1])  # Python: a is state[0], updated
+
+
+def built_from_names_read_in_the_loop(x):
+    pos = x[:2] * 1.0
+    vel = x[1:] * 1.0
+    state = [pos, vel]
+    s = 0.0
+    for i in range(3):
+        state = step(state, 0.1)
+        s = s + vel[0]  # Python: vel is state[1], updated
+    return s
+
+
+def dict_built_from_names(x):
+    p = x[:2] * 1.0
+    v = x[1:] * 1.0
+    st = {'p': p, 'v': v}
+    for i in range(3):
+        st = step_dict(st, 0.1)
+    return v[0] * 3.0 + np.sum(st['p'])  # Python: v is st['v'], updated
+
+
+def tuple_return_built_from_a_name(x):
+    p = x[:2] * 1.0
+    state = [p, x[1:] * 1.0]
+    total = 0.0
+    for i in range(2):
+        state, e = push(state, 0.1)
+        total = total + e
+    return total + np.sum(p)  # Python: p is state[0], updated by +=
+
+
+BUILT_FROM_NAMES = [built_from_a_name_read_after, built_from_names_read_in_the_loop,
+                    dict_built_from_names, tuple_return_built_from_a_name]
+
+
+@pytest.mark.parametrize("mode", ["grad", "jvp"])
+@pytest.mark.parametrize("fn", BUILT_FROM_NAMES, ids=lambda f: f.__name__)
+def test_a_name_the_state_was_built_from_read_after_the_step_is_refused(fn, mode):
+    with pytest.raises(SrcGradError, match=r"updates its argument '(state|st)' in place, and "
+                       r"this function reads '(a|vel|v|p)'") as info:
+        if mode == "grad":
+            srcgrad.grad(fn)(X.copy())
+        else:
+            srcgrad.jvp(fn, (X.copy(),), (np.ones(X.size),))
+    assert info.value.filename == __file__
+    lines = pathlib.Path(__file__).read_text().splitlines()
+    start = lines.index(f"def {fn.__name__}(x):")
+    call = next(i for i in range(start, len(lines))
+                if re.search(r"= (step|step_dict|push)\(", lines[i]))
+    assert info.value.lineno == call + 1  # at the step's call
+
+
+def built_from_names_not_read_after(x):  # the names are only read before the steps
+    pos = x[:2] * 1.0
+    vel = x[1:] * 1.0
+    start = np.sum(pos * vel)
+    state = [pos, vel]
+    for i in range(3):
+        state = step(state, 0.1)
+    return start + np.sum(state[0] ** 2) + np.sum(state[1])
+
+
+def dict_built_from_names_not_read_after(x):
+    p = x[:2] * 1.0
+    v = x[1:] * 1.0
+    st = {'p': p, 'v': v}
+    for i in range(3):
+        st = step_dict(st, 0.1)
+    return np.sum(st['v']) * 3.0 + np.sum(st['p'])
+
+
+@pytest.mark.parametrize("policy", POLICIES, ids=str)
+@pytest.mark.parametrize("fn", [built_from_names_not_read_after,
+                                dict_built_from_names_not_read_after],
+                         ids=lambda f: f.__name__)
+def test_a_state_built_from_names_not_read_after_differentiates(fn, policy):
+    _check(fn, policy=policy)
