@@ -26,7 +26,7 @@ from .. import ir
 from ..errors import UnsupportedSyntaxError
 from ..ir.syntax import call_to, clone, constant
 from ..optimize.dce import eliminate_dead
-from .effects import MUTATES, NEXT, RANDOM, call_effect, value_effect
+from .effects import MUTATES, NEXT, RANDOM, call_effect, expression_effect, value_effect
 
 
 def loop_policy(policy):
@@ -127,6 +127,40 @@ def _changed_objects(stmts, free, filename) -> set[str]:
     return out
 
 
+def _tested(stmts, free, filename) -> bool:
+    """Mark, in place, the nested ``while`` loops of a checkpointed loop's body whose
+    test has an effect (``while rng.random() < 0.6``: ``stmt.test_replay``, the
+    reason): every rerun would evaluate the test again, from a generator that
+    has moved on, and follow another path.  The forward sweep keeps each value
+    of such a test with the draws and a rerun reads it back.  A test that
+    changes an object (``while lst.pop() > 0``), and an ``if`` test or ``for``
+    header with an effect that earlier passes did not bind to a name, cannot be
+    replayed: refused, located.  Returns whether any test was marked."""
+    found = False
+    for stmt in ir.walk_statements(stmts):
+        if isinstance(stmt, (gast.If, gast.While)):
+            head = stmt.test
+        elif isinstance(stmt, gast.For):
+            head = stmt.iter
+        else:
+            continue
+        why = expression_effect(head, free)
+        if why is None:
+            continue
+        if isinstance(stmt, gast.While) and why != MUTATES:
+            stmt.test_replay = why
+            found = True
+            continue
+        raise UnsupportedSyntaxError(
+            f"this loop is checkpointed (its iterations run again in the adjoint sweep), "
+            f"and this test or loop header calls something with effects ({why}) that a "
+            f"rerun would call again, differently: bind the value to a name first, "
+            f"or use policy='save' or 'recompute'", filename=filename,
+            lineno=getattr(head, "lineno", getattr(stmt, "lineno", None)),
+            col=getattr(head, "col_offset", getattr(stmt, "col_offset", None)))
+    return found
+
+
 def _not_rerun(stmt, free) -> bool:
     """A call statement a rerun leaves out: ``print(...)`` (it would print again),
     a draw or ``next(it)`` whose value is dropped, ``np.random.seed(i)`` -- the
@@ -178,7 +212,8 @@ def checkpoint_loops(forward: list, backward: list, policy, namer, defined=(), f
         for stmt in ir.walk_statements(forward[:at]):
             if not getattr(stmt, "placeholder", False):
                 carried.update(ir.assigned_by(stmt))
-        draws = _replayed(loop.body, free)
+        tested = _tested(loop.body, free, filename)
+        draws = _replayed(loop.body, free) or tested
         changed = _changed_objects(loop.body, free, filename) & carried
         rewrite = _Rewrite(loop, backward[mirror], namer, carried, draws, changed, free)
         new_names += [rewrite.snapshots] + ([rewrite.schedule] if rewrite.schedule else []) \
@@ -211,6 +246,9 @@ class _Rewrite:
         self.free = free
         self.draws = namer.fresh("draws") if draws else None
         self.drawn = namer.fresh("drawn") if draws else None
+        for stmt in ir.walk_statements(loop.body):
+            if getattr(stmt, "test_replay", None):
+                stmt.test_name = namer.fresh("go_on")
         self.taped = self.replaying(clone(loop.body))
         loop.body = self.keeping(_without_pushes(loop.body))
         self.plain = loop.body
@@ -243,6 +281,9 @@ class _Rewrite:
             if isinstance(stmt, (gast.If, gast.For, gast.While)):
                 stmt.body = self.keeping(stmt.body)
                 stmt.orelse = self.keeping(stmt.orelse)
+            if getattr(stmt, "test_replay", None) and self.draws:
+                out += self._test_kept(stmt)
+                continue
             out.append(stmt)
             why = getattr(stmt, "replay", None)
             if why and self.draws:
@@ -268,6 +309,9 @@ class _Rewrite:
                 stmt.orelse = self.replaying(stmt.orelse)
             if _not_rerun(stmt, self.free) or getattr(stmt, "keeps", False):
                 continue
+            if getattr(stmt, "test_replay", None) and self.draws:
+                out += self._test_read_back(stmt)
+                continue
             why = getattr(stmt, "replay", None)
             if why and self.draws:
                 again = ir.assign(clone(stmt.targets[0]), gast.Subscript(
@@ -278,6 +322,45 @@ class _Rewrite:
                 continue
             out.append(stmt)
         return out
+
+    def _test_kept(self, loop) -> list:
+        """``go_on = test`` kept with the draws before a nested ``while`` whose test
+        has an effect, and again at the end of each of its iterations; the loop
+        tests ``go_on``."""
+        why, name, test = loop.test_replay, loop.test_name, loop.test
+
+        def evaluate():
+            at = ir.assign(name, clone(test))
+            gast.copy_location(at, loop)
+            at.replay = f"the loop's test, {why}"  # a rerun reads it back
+            at.comment = f"kept for the reruns: {at.replay}"
+            added = [gast.Expr(value=gast.Call(func=gast.Attribute(
+                value=ir.name(self.draws), attr="append", ctx=gast.Load()),
+                args=[ir.name(name)], keywords=[])), self._step()]
+            for new in added:
+                new.keeps = True
+            return [at, *added]
+
+        loop.test_replay = None
+        loop.test = ir.name(name)
+        loop.body = loop.body + evaluate()
+        return [*evaluate(), loop]
+
+    def _test_read_back(self, loop) -> list:
+        """A rerun of a nested ``while`` whose test has an effect: each value of
+        the test read back in order, as :meth:`_test_kept` kept them."""
+        def read():
+            again = ir.assign(loop.test_name, gast.Subscript(
+                value=ir.name(self.draws), slice=ir.name(self.drawn), ctx=gast.Load()))
+            gast.copy_location(again, loop)
+            again.comment = f"read back: the loop's test, {loop.test_replay}"
+            return [again, self._step()]
+
+        first = read()
+        loop.test = ir.name(loop.test_name)
+        loop.body = (loop.body if loop.body != [gast.Pass()] else []) + read()
+        loop.test_replay = None
+        return [*first, loop]
 
     def keep_draws(self) -> list:
         """``draws = []`` and ``drawn = 0`` before the loop."""
