@@ -140,3 +140,115 @@ def _pure(call, callee) -> bool:
 
 __all__ = ["MUTATING", "changed_names", "listing_hazard", "pulled_generators",
            "reads_when_pulled"]
+
+
+#: Dict methods whose result is a live view of the dict.
+_VIEWS = frozenset({"values", "keys", "items"})
+
+
+def _in_place_writes(stmts) -> dict:
+    """Name -> first node changing it in place (``n[k] = ...``, ``n[k] += ...``,
+    ``del n[k]``, ``n.append(...)``) in ``stmts``; rebinding ``n`` does not count."""
+    found = {}
+    for node in (n for s in stmts for n in walk(s)):
+        root = None
+        if isinstance(node, (gast.Subscript, gast.Attribute)) \
+                and isinstance(node.ctx, (gast.Store, gast.Del)):
+            root = node.value
+        elif isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
+                and node.func.attr in MUTATING:
+            root = node.func.value
+        while isinstance(root, (gast.Subscript, gast.Attribute)):
+            root = root.value
+        if isinstance(root, gast.Name):
+            found.setdefault(root.id, node)
+    return found
+
+
+def _live_reads(value, callee) -> tuple[set, set] | None:
+    """What a named lazy iterator or dict view reads when consumed: the
+    containers it runs over (written in place matters) and the names its
+    generators and lambdas read per item (rebinding matters too); None where
+    ``value`` makes neither."""
+    lazy = isinstance(value, gast.GeneratorExp) or isinstance(value, gast.Call) and (
+        isinstance(value.func, gast.Attribute) and value.func.attr in _VIEWS
+        and not value.args or any(callee(value) is f for f in (reversed, zip, map, filter,
+                                                               enumerate))
+        or getattr(callee(value), "__module__", None) == "itertools")
+    if not lazy:
+        return None
+    names = {n.id for n in walk(value) if isinstance(n, gast.Name)
+             and isinstance(n.ctx, gast.Load)}
+    per_item = {n.id for part in walk(value) if isinstance(part, (gast.GeneratorExp,
+                                                                  gast.Lambda))
+                for n in walk(part) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+    return names, per_item
+
+
+def stale_named_iterator(func, callee):
+    """``(node, name)`` of the first write that Python's live iterator or dict
+    view bound to ``name`` would see and srcgrad's listed copy would not: ``vals
+    = d.values(); d['b'] = ...; sum(vals)``, ``it = reversed(xs)`` consumed by a
+    loop that writes ``xs[0]``.  The write comes after the binding in the same
+    block, and the name is read after the write or by a loop containing it."""
+    for block in (getattr(n, field) for n in walk(func)
+                  for field in ("body", "orelse", "finalbody")
+                  if isinstance(getattr(n, field, None), list)):
+        for i, stmt in enumerate(block):
+            if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
+                    and isinstance(stmt.targets[0], gast.Name)):
+                continue
+            reads = _live_reads(stmt.value, callee)
+            if reads is None:
+                continue
+            name, (containers, per_item) = stmt.targets[0].id, reads
+            aliases = set(containers)
+            for later in block[i + 1:]:
+                for n in walk(later):
+                    if isinstance(n, gast.Assign) and isinstance(n.value, gast.Name) \
+                            and n.value.id in aliases:
+                        aliases |= {t.id for t in n.targets if isinstance(t, gast.Name)}
+            for j, later in enumerate(block[i + 1:], i + 1):
+                if name in assigned_names(gast.Module(body=[later], type_ignores=[])):
+                    break
+                writes = _in_place_writes([later])
+                hit = next((w for k, w in writes.items() if k in aliases), None)
+                if hit is None and per_item:
+                    rebound = assigned_names(gast.Module(body=[later], type_ignores=[]))
+                    hit = later if rebound & per_item else None
+                if hit is None:
+                    continue
+                uses = [n for s in block[j:] for n in walk(s)
+                        if isinstance(n, gast.Name) and n.id == name
+                        and isinstance(n.ctx, gast.Load)]
+                if uses and (any(n in set(walk(later)) for n in uses) and isinstance(
+                        later, (gast.For, gast.While)) or any(
+                        n not in set(walk(later)) for n in uses)):
+                    return hit, name
+    return None
+
+
+def stale_wrapped_view(func, callee):
+    """The first ``reversed(xs)`` that a loop's header wraps in
+    ``itertools.pairwise``, ``map``, ``filter`` or a generator expression, or
+    dict view it wraps in one of the three calls, while its body changes
+    something in place: Python reads it live there, and srcgrad would list it
+    (a view in a generator expression is read live already)."""
+    for loop in walk(func):
+        if not isinstance(loop, gast.For) or not _in_place_writes(loop.body):
+            continue
+        for wrapper in walk(loop.iter):
+            if isinstance(wrapper, gast.GeneratorExp):
+                sources, views = [g.iter for g in wrapper.generators], False
+            elif isinstance(wrapper, gast.Call) and any(
+                    callee(wrapper) is w for w in (itertools.pairwise, map, filter)):
+                sources, views = wrapper.args, True
+            else:
+                continue
+            for inner in (n for a in sources for n in walk(a)):
+                if isinstance(inner, gast.Call) and (
+                        views and isinstance(inner.func, gast.Attribute)
+                        and inner.func.attr in _VIEWS and not inner.args
+                        or callee(inner) is reversed):
+                    return inner
+    return None
