@@ -161,6 +161,25 @@ def _tested(stmts, free, filename) -> bool:
     return found
 
 
+def _before_continues(stmts, make) -> list:
+    """``stmts`` with ``make()`` put before each ``continue`` of their own loop
+    (not of loops nested in them): a ``continue`` skips the end of the body,
+    where a kept while test is evaluated again."""
+    out = []
+    for stmt in stmts:
+        if isinstance(stmt, gast.Continue):
+            out += make()
+        elif isinstance(stmt, (gast.If, gast.With, gast.Try)):
+            stmt.body = _before_continues(stmt.body, make)
+            for field in ("orelse", "finalbody"):
+                if getattr(stmt, field, None):
+                    setattr(stmt, field, _before_continues(getattr(stmt, field), make))
+            for handler in getattr(stmt, "handlers", ()):
+                handler.body = _before_continues(handler.body, make)
+        out.append(stmt)
+    return out
+
+
 def _not_rerun(stmt, free) -> bool:
     """A call statement a rerun leaves out: ``print(...)`` (it would print again),
     a draw or ``next(it)`` whose value is dropped, ``np.random.seed(i)`` -- the
@@ -343,7 +362,7 @@ class _Rewrite:
 
         loop.test_replay = None
         loop.test = ir.name(name)
-        loop.body = loop.body + evaluate()
+        loop.body = _before_continues(loop.body, evaluate) + evaluate()
         return [*evaluate(), loop]
 
     def _test_read_back(self, loop) -> list:
@@ -358,7 +377,9 @@ class _Rewrite:
 
         first = read()
         loop.test = ir.name(loop.test_name)
-        loop.body = (loop.body if loop.body != [gast.Pass()] else []) + read()
+        body = [s for s in loop.body if not isinstance(s, gast.Pass)] if all(
+            isinstance(s, gast.Pass) for s in loop.body) else loop.body
+        loop.body = _before_continues(body, read) + read()
         loop.test_replay = None
         return [*first, loop]
 

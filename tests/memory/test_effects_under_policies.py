@@ -546,7 +546,33 @@ def draws_in_comprehension_condition(x):
     return np.sum(h ** 2)
 
 
+def draws_in_while_test_with_continue(x):
+    rng = np.random.default_rng(5)
+    h = x
+    for i in range(3):
+        while rng.random() < 0.7:
+            if rng.random() < 0.5:
+                continue
+            h = np.tanh(h * 0.9 + 0.3)
+    return np.sum(h ** 2)
+
+
+def draws_in_while_test_with_break_and_else(x):
+    rng = np.random.default_rng(6)
+    h = x
+    for i in range(3):
+        while rng.random() < 0.8:
+            h = np.tanh(h * 0.9 + 0.3)
+            if rng.random() < 0.3:
+                break
+        else:
+            h = h * 1.1
+    return np.sum(h ** 2)
+
+
 @pytest.mark.parametrize("fn", [draws_in_while_test, draws_in_while_test_only,
+                                draws_in_while_test_with_continue,
+                                draws_in_while_test_with_break_and_else,
                                 draws_arrays_in_body_and_test, next_in_while_test,
                                 draws_in_nested_while_tests, draws_in_if_test,
                                 draws_in_inner_for_header, draws_in_comprehension_condition,
