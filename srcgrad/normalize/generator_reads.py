@@ -27,7 +27,7 @@ import gast
 import numpy as np
 
 from ..frontend.parse import MISSING
-from ..ir.syntax import assigned_names, walk
+from ..ir.syntax import assigned_names, source_of, walk
 from ..rules import registry
 
 #: Methods that change their object in place (a generator reading it would see).
@@ -252,3 +252,27 @@ def stale_wrapped_view(func, callee):
                         or callee(inner) is reversed):
                     return inner
     return None
+
+
+class StaleIterators:
+    """The refusals of :func:`stale_named_iterator` and :func:`stale_wrapped_view`
+    (mixed into the normaliser through ``Sugar``, kept next to their analysis)."""
+
+    def refuse_stale_iterators(self) -> None:
+        """Refuse a lazy iterator or dict view that Python reads after a write
+        into what it runs over, where srcgrad would read a copy made earlier."""
+        found = stale_named_iterator(self.func, self.callee)
+        if found is not None:
+            write, name = found
+            raise self.error(
+                f"'{name}' is a lazy iterator or dict view, which Python reads when it is "
+                f"used, after this change to what it runs over; srcgrad reads it where it is "
+                f"made: use it right away, or make it after the change (sum(d.values()) "
+                f"where the sum is needed)", write)
+        view = stale_wrapped_view(self.func, self.callee)
+        if view is not None:
+            raise self.error(
+                f"'{source_of(view)}' inside itertools.pairwise, map, filter or a generator "
+                f"is read by Python as the loop runs, and this loop's body changes a list or dict in "
+                f"place; srcgrad would read it before the loop: loop over indices, or make "
+                f"a list of it first (list(...)) if the copy is meant", view)

@@ -103,7 +103,7 @@ from ..ir.syntax import (
     walk,
 )
 from ..rules import registry
-from .generator_reads import changed_names, stale_named_iterator, stale_wrapped_view
+from .generator_reads import StaleIterators, changed_names
 from .iterators import IteratorLoops, builtin_ref
 from .itertools_pulls import ItertoolsPulls
 from .loop_exits import LoopExits
@@ -115,32 +115,13 @@ _RESIZING = frozenset({"append", "extend", "insert", "pop", "remove", "clear"})
 NON_DIFFERENTIABLE_BUILTINS = (any, all, isinstance, issubclass, callable, hasattr, bool)
 
 
-class Sugar:
+class Sugar(StaleIterators):
     """Builtins on containers and starred expressions (mixed into the normaliser)."""
 
     def desugar(self) -> None:
         """Rewrite the function's tree in place (see the module docstring)."""
         self.refuse_stale_iterators()
         _Desugarer(self, fixed_lengths(self.func)).visit(self.func)
-
-    def refuse_stale_iterators(self) -> None:
-        """Refuse a lazy iterator or dict view that Python reads after a write
-        into what it runs over, where srcgrad would read a copy made earlier."""
-        found = stale_named_iterator(self.func, self.callee)
-        if found is not None:
-            write, name = found
-            raise self.error(
-                f"'{name}' is a lazy iterator or dict view, which Python reads when it is "
-                f"used, after this change to what it runs over; srcgrad reads it where it is "
-                f"made: use it right away, or make it after the change (sum(d.values()) "
-                f"where the sum is needed)", write)
-        view = stale_wrapped_view(self.func, self.callee)
-        if view is not None:
-            raise self.error(
-                f"'{source_of(view)}' inside itertools.pairwise, map, filter or a generator "
-                f"is read by Python as the loop runs, and this loop's body changes a list or dict in "
-                f"place; srcgrad would read it before the loop: loop over indices, or make "
-                f"a list of it first (list(...)) if the copy is meant", view)
 
     def starred_call(self, node, prim) -> None:
         """Refuse a call that keeps a ``*x`` of unknown length where srcgrad must
