@@ -51,7 +51,7 @@ every update of an argument is ``t op= v`` of an element or view ``t`` (``t =
 b[2]; t *= v``), the check runs there, as the code runs (``untouched``): a
 number ``t`` changes nothing in place, and a row does only if it overlaps the
 other argument.  The same look tells the caller of a function that updates its
-argument whether it reads that memory after the call (:func:`read_after_call`).
+argument whether it reads that memory after the call (:func:`.call_updates.read_after_call`).
 Besides the other arguments, an updated argument is checked against the
 other items of itself (``f([w, w])``, tied weights: ``a, b = ps; a[0] = v``
 shows in ``b``) and against the arrays the function reads from its globals or
@@ -77,11 +77,10 @@ from dataclasses import dataclass, field
 import gast
 import numpy as np
 
-from .. import ir
 from ..errors import SrcGradError
 from ..frontend.linker import is_user_function
 from ..frontend.parse import MISSING, parse_function, static_value
-from ..ir.syntax import constant, helper_ref, source_of, updated_in_place, walk
+from ..ir.syntax import source_of, updated_in_place, walk
 
 #: Methods that change their object in place.
 UPDATING_METHODS = frozenset({
@@ -144,11 +143,11 @@ class ArgumentUpdates:
     #: those read after one of its updates
     others: dict = field(default_factory=dict)
     #: ``id(t *= v)`` -> ``(param, other)`` pairs checked before that update
-    #: (:func:`update_guards`), instead of at the entry
+    #: (:func:`.argument_checks.update_guards`), instead of at the entry
     guards: dict = field(default_factory=dict)
     placed: set = field(default_factory=set)
     #: argument -> (update node, how): two of its items must not share memory,
-    #: checked at the entry (:func:`entry_checks`, ``items_apart``)
+    #: checked at the entry (:func:`.argument_checks.entry_checks`, ``items_apart``)
     items: dict = field(default_factory=dict)
     #: argument -> the global or closure names (arrays, containers of them)
     #: read after one of its updates, checked at the entry (``apart_from_free``)
@@ -163,7 +162,7 @@ def argument_updates(func, params, resolve, callee=False) -> ArgumentUpdates:
     function refers to, or ``MISSING`` where that is not static.  ``callee``:
     ``func`` is called from differentiated code, where ``t = a[0]; t += v``
     changes the caller's array (:func:`callee_view_guards`)."""
-    scan = _Scan(func, params, resolve)
+    scan = Scan(func, params, resolve)
     scan.run()
     found = ArgumentUpdates()
     if callee:
@@ -186,7 +185,7 @@ def argument_updates(func, params, resolve, callee=False) -> ArgumentUpdates:
     order = _items_and_free(func, params, scan, resolve, found)
     if len(params) < 2 or not found.checked:
         return found
-    order = order or _Order(func, scan)
+    order = order or Order(func, scan)
     seen = {q: scan.seeing(q) for q in params}
     stored = {n.id for n in walk(func) if isinstance(n, gast.Name)
               and isinstance(n.ctx, gast.Store)}
@@ -216,7 +215,7 @@ def argument_updates(func, params, resolve, callee=False) -> ArgumentUpdates:
     return found
 
 
-#: The ``other`` of a guard pair (:func:`update_guards`) that checks the other
+#: The ``other`` of a guard pair (:func:`.argument_checks.update_guards`) that checks the other
 #: items of the argument itself (``item_once``), not another argument.
 ITEMS = "<items>"
 
@@ -231,11 +230,11 @@ def _items_and_free(func, params, scan, resolve, found):
     (``found.items``, ``found.free``), or, where every update of the argument
     is ``t op= v`` (``t`` a number in the common case), as that update runs
     (``found.guards``).  Only what is read after an update can tell.  Returns
-    the :class:`_Order` it made, or None where there was nothing to look at."""
+    the :class:`Order` it made, or None where there was nothing to look at."""
     free = _free_values(func, scan, resolve)
     if not found.checked and not free:
         return None
-    order = _Order(func, scan)
+    order = Order(func, scan)
     copied = updated_in_place(func) | found.direct | found.shared
     stored = {n.id for n in walk(func) if isinstance(n, gast.Name)
               and isinstance(n.ctx, gast.Store)}
@@ -461,11 +460,11 @@ def callee_view_guards(func, params, scan, found) -> None:
     where ``t`` is an array (a row of a matrix), while srcgrad's code makes a
     new one, so a caller reading its array afterwards would see other values.
     The update is checked as it runs (``(a, a)`` in ``found.guards``, placed by
-    :func:`update_guards`): it raises where ``t`` turns out an array sharing
+    :func:`.argument_checks.update_guards`): it raises where ``t`` turns out an array sharing
     ``a``'s memory; a number (``t = b[2]`` of a vector) runs.  The callee
     cannot tell whether its caller reads the array again, so the check is made
     whatever the caller does.  ``a op= v`` through ``a`` itself (or ``h = a``)
-    is the caller's to check (:func:`call_guard`); an argument whose elements
+    is the caller's to check (:func:`.call_updates.call_guard`); an argument whose elements
     the callee sets is copied, and its caller refuses to read it afterwards
     (:func:`updated_arguments`)."""
     order = None
@@ -474,7 +473,7 @@ def callee_view_guards(func, params, scan, found) -> None:
         if kind != "augmented" or not isinstance(node, gast.AugAssign) \
                 or not isinstance(node.target, gast.Name):
             continue
-        order = order or _Order(func, scan)
+        order = order or Order(func, scan)
         if id(node) in order.nested:
             continue
         reached = scan.reached(name)
@@ -498,7 +497,7 @@ SAME, PART, HELD = "same", "part", "held"
 _ELEMENT = {SAME: PART, PART: PART, HELD: SAME}
 
 
-class _Scan:
+class Scan:
     """The names of a function joined by memory (module docstring).
 
     ``same`` names are one group (union-find); ``parts`` are ``(a, c)``: ``a``
@@ -838,7 +837,7 @@ def _bound_names(func) -> set:
     return names
 
 
-class _Order:
+class Order:
     """Which reads of a function may run after an update, from where they are
     written: later in the source, or in a loop around both (its next
     iteration) -- unless the loop's body binds the name read to a new value
@@ -919,150 +918,6 @@ class _Order:
         return any(self.after(read, update) for read in reads)
 
 
-def entry_check(param, params, found, filename):
-    """``unshared(x, (y, z), ('x', 'y', 'z'), False, where)``: the statement at
-    the entry of the generated function that raises
-    :class:`AliasedUpdateError` where another argument read after an update is,
-    holds or shares the memory of ``param``, which the function updates at
-    ``where``; None where no other argument is read after an update of
-    ``param`` (or each update is checked where it runs, :func:`update_guards`)."""
-    others = found.others.get(param)
-    if not others:
-        return None
-    node, _ = found.where[param]
-    where = constant((filename, getattr(node, "lineno", None),
-                      getattr(node, "col_offset", None)))
-    call = gast.Call(func=helper_ref("unshared"), args=[
-        ir.name(param), gast.Tuple(elts=[ir.name(o) for o in others], ctx=gast.Load()),
-        constant((param, *others)), gast.Constant(value=param in found.shared, kind=None),
-        where], keywords=[])
-    check = gast.copy_location(gast.Expr(value=call), node)
-    check.op = ir.Op(ir.OPAQUE, [], {}, node, "statement")
-    check.comment = f"{param} is updated in place below: no other argument may share it"
-    return check
-
-
-def entry_checks(param, params, found, filename) -> list:
-    """The checks at the entry of the generated function for the argument
-    ``param``, which it updates in place: against the other arguments
-    (:func:`entry_check`), against the other items of itself
-    (``items_apart``) and against the globals and closure values read after
-    the update (``apart_from_free``)."""
-    checks = []
-    if len(params) > 1:
-        check = entry_check(param, params, found, filename)
-        checks.extend([check] if check is not None else [])
-    if param in found.items:
-        node, how, key = found.items[param]
-        call = gast.Call(func=helper_ref("items_apart"), args=[
-            ir.name(param), gast.Constant(value=param, kind=None),
-            gast.Constant(value=f"'{how}'", kind=None), _where(node, filename),
-            *([gast.Constant(value=key, kind=None)] if key is not None else [])],
-            keywords=[])
-        checks.append(_statement(call, node, f"{param} is updated in place below through "
-                                 f"{how}: no other item of it may share that memory"))
-    if found.free.get(param):
-        others = found.free[param]
-        node, _ = found.where[param]
-        call = gast.Call(func=helper_ref("apart_from_free"), args=[
-            ir.name(param), gast.Tuple(elts=[ir.name(o) for o in others], ctx=gast.Load()),
-            constant((param, *others)), gast.Constant(
-                value=param in found.shared or param in found.items, kind=None),
-            _where(node, filename)], keywords=[])
-        checks.append(_statement(call, node, f"{param} is updated in place below: "
-                                 f"{', '.join(others)} must not share it"))
-    return checks
-
-
-def _where(node, filename):
-    return constant((filename, getattr(node, "lineno", None),
-                     getattr(node, "col_offset", None)))
-
-
-def _statement(call, node, comment):
-    check = gast.copy_location(gast.Expr(value=call), node)
-    check.op = ir.Op(ir.OPAQUE, [], {}, node, "statement")
-    check.comment = comment
-    return check
-
-
-def update_guards(found, node, current, filename) -> list:
-    """The checks to run before the update ``node`` (``t *= v``, ``t`` an
-    element or a view of an argument, its value now under the name
-    ``current``): ``untouched(y, t, None, message, where)`` for each other
-    argument ``y`` read afterwards, which raises where ``t`` is an array
-    sharing ``y``'s memory -- Python changes it there in place, srcgrad's code
-    makes a new array.  A number (``t = b[2]`` of a vector) shares nothing."""
-    pairs = found.guards.get(id(node))
-    if not pairs or current is None:
-        return []
-    found.placed.add(id(node))
-    where = constant((filename, getattr(node, "lineno", None),
-                      getattr(node, "col_offset", None)))
-    target = node.target.id
-    checks = []
-    for param, other in pairs:
-        if other == ITEMS:  # another item of the argument itself (a, b = ps; a += v)
-            call = gast.Call(func=helper_ref("item_once"), args=[
-                ir.name(param), gast.Constant(value=param, kind=None), ir.name(current),
-                gast.Constant(value=target, kind=None), where], keywords=[])
-            checks.append(_statement(call, node, f"{target} may be part of the argument "
-                                     f"{param}: no other item of it may see it"))
-            continue
-        part = "" if target == param else f", part of '{param}'"
-        shown = f"'{other}', which this function reads from its globals or closure," \
-            if other in found.free_names else f"the argument '{other}'"
-        message = (
-            f"the argument '{param}' is updated in place here ('{target} op= ...' changes "
-            f"the array '{target}'{part}), and {shown} shares "
-            f"that memory and is read afterwards: Python would show '{other}' the change, "
-            f"but srcgrad's generated code makes a new array for '{target}', so the values "
-            f"would differ; pass a copy (x.copy()) as one of them, or write "
-            f"'{target} = {target} op ...'")
-        if other == param:  # a called function's view of its argument (callee_view_guards)
-            message = (
-                f"'{target} op= ...' updates the array '{target}' in place, and it is part "
-                f"of the argument '{param}': Python changes the caller's array there, but "
-                f"srcgrad's generated code makes a new array for '{target}', so a caller "
-                f"reading its array afterwards would see other values (a called function "
-                f"is checked whatever its caller reads); write '{target} = {target} op ...' "
-                f"and return what the caller needs")
-        symbol = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/",
-                  gast.MatMult: "@", gast.Pow: "**", gast.FloorDiv: "//",
-                  gast.Mod: "%"}.get(type(node.op))
-        if symbol is not None:
-            message = message.replace(" op= ", f" {symbol}= ").replace(" op ", f" {symbol} ")
-        call = gast.Call(func=helper_ref("untouched"), args=[
-            ir.name(other), ir.name(current), gast.Constant(value=None, kind=None),
-            gast.Constant(value=message, kind=None), where], keywords=[])
-        check = gast.copy_location(gast.Expr(value=call), node)
-        check.op = ir.Op(ir.OPAQUE, [], {}, node, "statement")
-        check.comment = f"{target} may be part of the argument {param}: {other} must not see it"
-        check.comment = f"{target} may be part of the argument {param}: the caller's array" \
-            if other == param else check.comment
-        checks.append(check)
-    return checks
-
-
-def unplaced_checks(found, params, filename) -> list:
-    """Entry checks for the arguments whose guards the normaliser never placed
-    (an update it did not reach as written): the whole argument, as before."""
-    missing = {param for key, pairs in found.guards.items() if key not in found.placed
-               for param, other in pairs if other != param}
-    checks = []
-    for param in (p for p in params if p in missing):
-        unplaced = [(key, q) for key, pairs in found.guards.items()
-                    if key not in found.placed for p, q in pairs if p == param and q != p]
-        found.others[param] = sorted({q for _, q in unplaced if q in params},
-                                     key=params.index)
-        found.free[param] = sorted({q for _, q in unplaced if q in found.free_names})
-        if any(q == ITEMS for _, q in unplaced):
-            found.items.setdefault(param, (found.where[param][0], param, None))
-        found.others = {k: v for k, v in found.others.items() if v}
-        checks.extend(entry_checks(param, params, found, filename))
-    return checks
-
-
 def resolver_of(parsed):
     """``resolve(call)`` for :func:`argument_updates` on a called function
     (``parsed``, a ParsedFunction): the object a call's function names in that
@@ -1090,9 +945,9 @@ def _updated_here(parsed) -> frozenset:
     # through another name only where that name may be bound, before the update,
     # to something other than a new array (v = np.zeros(n); v[0] = a; v = a sets
     # no element of a)
-    scan = _Scan(func, params, resolve)
+    scan = Scan(func, params, resolve)
     scan.run()
-    order = _Order(func, scan)
+    order = Order(func, scan)
     kept = [p for p in params if not scan.rebound_first(p)]
     bindings = collections.defaultdict(list)
     for node in walk(func):
@@ -1115,32 +970,19 @@ def _updated_here(parsed) -> frozenset:
     return frozenset(found.direct | (found.shared & shared))
 
 
-def deeply_updated(fn) -> frozenset:
-    """The parameters of the user function ``fn`` whose memory it may change
-    through another name (an element, a view): a copy of a list passed there
-    (``helper(xs.copy())``) still shares its arrays with the caller's."""
-    try:
-        parsed = parse_function(fn)
-    except SrcGradError:
-        return frozenset()
-    func = parsed.node
-    return frozenset(argument_updates(func, [a.id for a in func.args.args],
-                                      resolver_of(parsed)).shared)
-
-
 def augmented_parameters(fn) -> frozenset:
     """The parameters of the user function ``fn`` that it may change with
     ``p += v`` (through ``p`` or another name for it): in place where the
     caller passes an array or a list, while srcgrad's code for ``fn`` makes a
     new one -- a caller reading that memory afterwards is checked as it runs
-    (:func:`call_guard`)."""
+    (:func:`.call_updates.call_guard`)."""
     try:
         parsed = parse_function(fn)
     except SrcGradError:
         return frozenset()
     func = parsed.node
     params = [a.id for a in func.args.args]
-    scan = _Scan(func, params, resolver_of(parsed))
+    scan = Scan(func, params, resolver_of(parsed))
     scan.run()
     return frozenset(p for p in params if not scan.rebound_first(p) and any(
         kind == "augmented" and scan.find(name) == scan.find(p)
@@ -1179,7 +1021,7 @@ def _passed_on(parsed, kind) -> frozenset:
             calls.append((call, callee))
     if not calls:
         return frozenset()
-    scan = _Scan(func, params, resolve)
+    scan = Scan(func, params, resolve)
     scan.run()
     kept = [p for p in params if not scan.rebound_first(p)]
     found = set()
@@ -1216,166 +1058,3 @@ def _passed_on(parsed, kind) -> frozenset:
     finally:
         _FOLLOWING.pop()
     return frozenset(found)
-
-
-def call_guard(arg, fn, param, read, filename):
-    """``untouched(y, y, None, message, where)`` before ``fn(y, ...)``, whose
-    ``param += v`` changes an array or list ``y`` in place (a number it
-    rebinds), while this function reads ``read`` -- that memory -- after the
-    call: raises where ``y`` turns out an array or a list.  ``arg`` is the
-    argument as written; the caller puts the name it is computed into in the
-    first two places; ``message`` is the statement's, for a refusal."""
-    shown = source_of(arg)
-    message = (
-        f"{fn.__name__}() updates its argument '{param}' in place ('{param} += ...' on "
-        f"an array, there or in a function it passes '{param}' to), and this function reads '{read.id}' (line "
-        f"{getattr(read, 'lineno', '?')}), which shares the memory of '{shown}', after the "
-        f"call: srcgrad's code for {fn.__name__} makes a new array there, so that change "
-        f"would be lost; pass a copy ({fn.__name__}({shown}.copy(), ...)) and return the "
-        f"updated array")
-    where = constant((filename, getattr(arg, "lineno", None),
-                      getattr(arg, "col_offset", None)))
-    call = gast.Call(func=helper_ref("untouched"), args=[
-        None, None, gast.Constant(value=None, kind=None),
-        gast.Constant(value=message, kind=None), where], keywords=[])
-    check = gast.copy_location(gast.Expr(value=call), arg)
-    check.op = ir.Op(ir.OPAQUE, [], {}, arg, "statement")
-    check.comment = f"{fn.__name__} may change {shown} in place; it is read afterwards"
-    check.message = message
-    return check
-
-
-def read_after_call(func, params, resolve, call, arg, deep=True, rebound=None):
-    """The first read in ``func`` that may run after ``call`` and see the memory
-    of ``arg``, one of its argument expressions (``t``, ``y[1:]``, ``h`` with
-    ``h = y``: a read of ``y``, of a view of it, of a list holding it); None
-    where there is none (a read before the call, of a new array, of what the
-    call returns).  Only a read afterwards can tell the callee's update."""
-    scan = _Scan(func, params, resolve)
-    order = _Order(func, scan)
-    if id(call) not in order.position:  # rebuilt by the normaliser: found by place
-        call = next((n for n in walk(func) if isinstance(n, gast.Call)
-                     and getattr(n, "lineno", None) == getattr(call, "lineno", -1)
-                     and getattr(n, "col_offset", None) == getattr(call, "col_offset", -1)),
-                    call)
-    scan.fresh_calls.add(id(call))  # y = fill(buf): the updated copy, as in Python
-    scan.run()
-    # what the callee's update reaches: the memory the argument is or is part of
-    # (a new list holding the caller's arrays, xs.copy(), only where it updates those)
-    shares = [(name, rel) for name, rel in scan.deps(arg) if rel != HELD or deep]
-    if not shares:
-        return None
-    roots = [name for name, _ in shares]
-    scan.relate("<argument>", shares)
-    groups = scan.reached("<argument>")
-    # state[1][0] = v (or state[0] += v) in the callee: the arrays the list was
-    # built from change too; rebinding 'state' to the result excuses reads of
-    # 'state' alone (and of parts taken from the result), never of those arrays
-    if deep or rebound:
-        groups |= _held_below(scan, "<argument>")
-    inside = {id(n) for n in walk(call)}  # its arguments, evaluated first
-    loops = order.position.get(id(call), (None, 0, ()))[2]
-
-    def after(read) -> bool:
-        if id(read) in inside:  # before the call -- or after it, in a loop
-            return id(call) in order.nested or bool(loops) and not order.fresh_again(
-                read, order.loops[loops[-1]])
-        return order.after(read, call)
-
-    reads = [r for r in scan.seeing(roots[0], groups) if after(r)
-             and not _sees_the_result(r, rebound, call, func, order, scan)]
-    return min(reads, key=lambda r: order.position[id(r)][1], default=None) \
-        if all(id(r) in order.position for r in reads) else (reads[0] if reads else None)
-
-
-def _held_below(scan, name) -> set:
-    """The groups whose memory an update of the items of ``name`` may change
-    (a callee writing ``state[1][0] = v``): what ``name`` holds, what those
-    hold, and what each of them is a view or an element of.  ``state = [pos,
-    vel]; state = step(state)``: Python's ``vel`` is the array step updated,
-    whatever name the result is bound to."""
-    held, todo = set(), [scan.find(name)]
-    while todo:
-        group = todo.pop()
-        for c, v in scan.holds:
-            if scan.find(c) == group and scan.find(v) not in held:
-                held.add(scan.find(v))
-                todo.append(scan.find(v))
-    return set().union(*(scan.reached(g) for g in held)) if held else set()
-
-
-def _sees_the_result(read, rebound, call, func, order, scan) -> bool:
-    """Whether ``read`` is of a name in ``rebound``, which the call's own
-    statement binds to what the callee returns (``state = step(state)``), and
-    no binding of that name other than those ``rebound`` maps it to (the
-    updated copy of a callee too) or to a new value (``state = [a * 1.0, b *
-    1.0]``) may run after the call: it reads a result, not the old memory."""
-    if not rebound or id(call) in order.nested:
-        return False
-    if read.id not in rebound:
-        return _taken_from_the_result(read, rebound, call, func, order, scan)
-
-    def new_value(n) -> bool:
-        stmt = order.position.get(id(n), (None,))[0]
-        return isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
-            and stmt.targets[0] is n and not scan.deps(stmt.value)
-
-    return not any(isinstance(n, gast.Name) and n.id == read.id
-                   and not isinstance(n.ctx, (gast.Load, gast.Param))  # bound at entry
-                   and id(n) not in rebound[read.id] and not new_value(n)
-                   and order.after(n, call) for n in walk(func))
-
-
-def _taken_from_the_result(read, rebound, call, func, order, scan) -> bool:
-    """Whether ``read`` is of a name only ever bound to a part of the call's
-    result (``pos = state[0]``, ``pos, vel = state``, ``state`` a name of
-    ``rebound``), and one of those bindings stands, in one statement list,
-    after the statement holding the call and before the one holding the read:
-    every way from the call to the read passes it, so the read sees the
-    result's part, not the old memory."""
-    if id(read) in order.nested:
-        return False
-    bindings = [n for n in walk(func) if isinstance(n, gast.Name) and n.id == read.id
-                and not isinstance(n.ctx, gast.Load)]
-    lists = [v for node in walk(func) for _, v in gast.iter_fields(node)
-             if isinstance(v, list) and v and isinstance(v[0], gast.stmt)]
-
-    def index_in(body, node):  # the position in ``body`` of the statement holding node
-        return next((i for i, stmt in enumerate(body)
-                     if any(sub is node for sub in walk(stmt))), None)
-
-    own = order.position.get(id(call), (None,))[0]
-    kills = False
-    for n in bindings:
-        stmt = order.position.get(id(n), (None,))[0]
-        if not isinstance(stmt, gast.Assign) or len(stmt.targets) != 1 or not (
-                stmt.targets[0] is n or isinstance(stmt.targets[0], (gast.Tuple, gast.List))
-                and any(e is n for e in stmt.targets[0].elts)):
-            return False
-        deps = scan.deps(stmt.value)
-        if not deps or any(d not in rebound for d, _ in deps) or any(
-                isinstance(sub, (gast.Call, gast.Lambda, gast.NamedExpr, gast.comprehension))
-                for sub in walk(stmt.value)) or not all(
-                _sees_the_result(sub, rebound, call, func, order, scan)
-                for sub in walk(stmt.value) if isinstance(sub, gast.Name) and sub.id in rebound):
-            return False  # pos = f(state), pos = s0[0]: not known to be the result's
-        body = next((b for b in lists if any(s is stmt for s in b)), None)
-        if body is None or own is None:
-            continue
-        at, called, read_at = (index_in(body, stmt), index_in(body, own),
-                               index_in(body, read))
-        if called is None or not called < at:
-            continue
-        if read_at is not None and at < read_at:
-            kills = True
-        # for ...: state = step(state); pos = state[0] -- then a read after the loop:
-        # it leaves only through the end of its body, past the binding
-        loop = next((node for node in walk(func) if isinstance(node, (gast.For, gast.While))
-                     and node.body is body), None)
-        outer = next((b for b in lists if any(s is loop for s in b)), None)
-        if loop is not None and outer is not None and not loop.orelse and not any(
-                isinstance(sub, (gast.Break, gast.Continue)) for sub in walk(loop)):
-            after_loop = index_in(outer, read)
-            if after_loop is not None and index_in(outer, loop) < after_loop:
-                kills = True
-    return kills

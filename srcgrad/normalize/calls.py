@@ -63,22 +63,17 @@ from ..ir.syntax import (
     clone,
     constant,
     keywords_of,
-    load_name,
     source_of,
     updated_in_place,
     walk,
 )
 from ..rules import registry
-from .argument_updates import (
-    augmented_parameters,
-    call_guard,
-    deeply_updated,
-    read_after_call,
-    updated_arguments,
-)
+from .argument_updates import augmented_parameters, updated_arguments
+from .call_updates import call_guard, deeply_updated, read_after_call
 from .inlining import returned_functions
 from .keywords import Keywords
 from .named_tuples import NamedTuples, is_named_tuple_class
+from .rewrites import Rewrites
 from .selections import Selections
 from .sugar import NON_DIFFERENTIABLE_BUILTINS, builtin_ref
 
@@ -87,15 +82,11 @@ from .sugar import NON_DIFFERENTIABLE_BUILTINS, builtin_ref
 TAKES_FUNCTIONS = (sorted, runtime.on_grad, runtime.index_of_max, runtime.index_of_min,
                    runtime.sorted_order)  # sorted's tangent, differentiated again
 
-#: What an array has: an array's method is never a user class's (``dir``, as
-#: ``getattr(np.ndarray, "__call__")`` finds the method of the class itself).
-_ARRAY_ATTRIBUTES = frozenset(dir(np.ndarray))
-
 #: Builtins that run or inspect code srcgrad cannot see.
 DYNAMIC = (exec, eval, compile, globals, locals, vars, __import__)
 
 
-class Calls(Selections, NamedTuples, Keywords):
+class Calls(Selections, NamedTuples, Keywords, Rewrites):
     """Calls and local functions (mixed into the normaliser); the calls that pick
     one item of a sequence are :class:`.selections.Selections`, those that build
     a named tuple :class:`.named_tuples.NamedTuples`, ``**`` arguments
@@ -264,51 +255,6 @@ class Calls(Selections, NamedTuples, Keywords):
                 op.receiver_type = self.named_tuple_receiver(node)
         return expr, op
 
-    def dict_get(self, receiver, node):
-        """``d.get(k, v)`` -> ``d[k] if k in d else v`` (``None`` for ``v`` left
-        out), ``k`` and then ``v`` evaluated once each, before the test, as Python
-        evaluates a call's arguments: the item read as ``d[k]`` is, its
-        derivative with it.  Only for ``d`` bound to dict displays: another
-        object's ``get`` may mean something else."""
-        def once(arg):
-            return clone(arg) if isinstance(arg, (gast.Name, gast.Constant)) \
-                else self.held(arg, node)
-        key = once(node.args[0])
-        # Python evaluates the default whether or not the key is there (a draw or a
-        # pop in it happens either way): evaluated once, here, after the key
-        default = once(node.args[1]) if len(node.args) == 2 else \
-            gast.Constant(value=None, kind=None)
-        test = gast.Compare(left=clone(key), ops=[gast.In()], comparators=[clone(receiver)])
-        item = gast.Subscript(value=clone(receiver), slice=clone(key), ctx=gast.Load())
-        made = gast.IfExp(test=test, body=item, orelse=default)
-        for sub in walk(made):
-            if "lineno" in sub._attributes and getattr(sub, "lineno", None) is None:
-                gast.copy_location(sub, node)
-        return made
-
-    def filled_diagonal(self, call):
-        """``np.fill_diagonal(y, v)`` on a local array ``y`` as the element write
-        ``y[np.diag_indices(min(np.shape(y)), np.ndim(y))] = v``, which srcgrad
-        differentiates (the first ``min`` rows of a tall matrix, as NumPy fills
-        them without ``wrap``); None for any other statement."""
-        if not (isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute)
-                and len(call.args) == 2 and not call.keywords
-                and not any(isinstance(a, gast.Starred) for a in call.args)
-                and isinstance(call.args[0], gast.Name) and call.args[0].id in self.locals
-                and call.args[0].id not in self.params
-                and self.callee(call) is getattr(np, "fill_diagonal", None)):
-            return None
-        module, y = call.func.value, call.args[0]
-
-        def numpy(name, *args):
-            return gast.Call(func=gast.Attribute(value=clone(module), attr=name, ctx=gast.Load()),
-                             args=list(args), keywords=[])
-
-        size = gast.Call(func=builtin_ref("min"), args=[numpy("shape", clone(y))], keywords=[])
-        index = numpy("diag_indices", size, numpy("ndim", clone(y)))
-        target = gast.Subscript(value=clone(y), slice=index, ctx=gast.Store())
-        return gast.Assign(targets=[target], value=call.args[1], type_comment=None)
-
     def passed_value(self, node):
         """An argument of a user function: a list or tuple display is built into
         a name first (``helper([a, b])``: ``t = [a, b]; helper(t)``), so that the
@@ -379,78 +325,6 @@ class Calls(Selections, NamedTuples, Keywords):
                 or isinstance(value, (type, np.ndarray, types.ModuleType)):
             return MISSING
         return value
-
-    def dispatchable(self, func) -> list:
-        """The classes whose method ``func`` (``layer.forward``, on a local name)
-        calls: those of the objects in the lists the function reads or was
-        passed (:meth:`.specialise.Specialisation.static_element_classes`, ``ElementClasses``)
-        that define it in Python; none for an array's method."""
-        if not isinstance(func.value, gast.Name) or func.attr in _ARRAY_ATTRIBUTES:
-            return []
-        return [c for c in self.dispatch_classes
-                if is_user_function(inspect.getattr_static(c, func.attr, None))]
-
-    def dispatched(self, node, func, classes):
-        """``obj.m(a)`` for ``obj`` of one of ``classes`` -> a guard, then one branch
-        per class calling its method, resolved like ``self.m`` in a method::
-
-            if type(obj) is not Dense_class and type(obj) is not ReLU_class:
-                raise TypeError(...)
-            if type(obj) is Dense_class:
-                result = Dense_class.m(obj, a)
-            else:
-                result = ReLU_class.m(obj, a)
-
-        Returns the result's atom."""
-        refs = []
-        for cls in classes:
-            ref = load_name(self.namer.fresh(f"{cls.__name__}_class"))
-            ref.helper = cls
-            self.free[ref.id] = cls
-            refs.append(ref)
-        obj = func.value
-
-        def kind_is(ref, op):
-            return gast.Compare(left=gast.Call(func=builtin_ref("type"), args=[clone(obj)],
-                                               keywords=[]), ops=[op()], comparators=[clone(ref)])
-
-        names = ", ".join(c.__qualname__ for c in classes)
-        message = (f"{self.func.name} was differentiated for "
-                   f"'{ast.unparse(gast.gast_to_ast(obj))}.{func.attr}(...)' on objects of the "
-                   f"classes {names}, those of the lists it read or was passed when it was "
-                   f"compiled (a gradient made by srcgrad makes code for the classes of each "
-                   f"list passed)")
-        tests = [kind_is(ref, gast.IsNot) for ref in refs]
-        guard = gast.If(test=tests[0] if len(tests) == 1 else gast.BoolOp(op=gast.And(),
-                                                                         values=tests),
-                        body=[gast.Raise(exc=gast.Call(
-                            func=builtin_ref("TypeError"),
-                            args=[gast.Constant(value=message, kind=None)], keywords=[]),
-                            cause=None)], orelse=[])
-        self.specialised.extend(self.element_lists)
-        self.element_lists = []
-        result = self.namer.fresh("result")
-        self.locals.add(result)
-        branch = None
-        for cls, ref in reversed(list(zip(classes, refs))):
-            method = gast.Attribute(value=clone(ref), attr=func.attr, ctx=gast.Load())
-            method.helper = getattr(cls, func.attr)  # bound above, as ref
-            call = gast.Call(func=method, args=[clone(obj), *node.args], keywords=node.keywords)
-            call.receiver_type = cls
-            assign = [gast.Assign(targets=[gast.Name(id=result, ctx=gast.Store(), annotation=None,
-                                                     type_comment=None)],
-                                  value=call, type_comment=None)]
-            branch = assign if branch is None else [gast.If(test=kind_is(ref, gast.Is),
-                                                            body=assign, orelse=branch)]
-        for stmt in [guard, *branch]:
-            for sub in walk(stmt):
-                if "lineno" in sub._attributes:
-                    gast.copy_location(sub, node)
-        self.count_assignments(branch)
-        self.statement(guard)
-        for stmt in branch:
-            self.statement(stmt)
-        return self.atom(load_name(result))
 
     def called_parameter(self, name) -> str:
         """Why the call of parameter ``name`` has no function to differentiate."""

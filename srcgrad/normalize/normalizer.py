@@ -48,7 +48,7 @@ from ..ir.emit import block_lines, unparse
 from ..ir.naming import Namer
 from ..ir.syntax import assigned_names, is_docstring, walk
 from ..rules import registry
-from .argument_updates import unplaced_checks
+from .argument_checks import unplaced_checks
 from .calls import Calls
 from .control import ControlFlow
 from .expressions import Expressions

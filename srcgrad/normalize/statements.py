@@ -40,7 +40,8 @@ from ..ir.syntax import (
     clone, constant, helper_ref, is_append, located, source_of, updated_in_place, walk,
 )
 from ..rules import registry
-from .argument_updates import argument_updates, entry_checks, update_guards
+from .argument_checks import entry_checks, update_guards
+from .argument_updates import argument_updates
 from .expressions import BINOPS, MULTI_OUTPUT, OP_LABELS
 
 

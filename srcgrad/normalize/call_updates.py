@@ -1,0 +1,198 @@
+"""What a call to a user function does to its caller's arguments.
+
+A called function that changes its parameter's memory through another name
+(:func:`deeply_updated`), or with ``p += v`` where srcgrad's code makes a new
+array, leaves the caller reading other values than Python's afterwards; the
+caller asks here whether it reads that memory after the call
+(:func:`read_after_call`) and gets the check to place there
+(:func:`call_guard`).  Apart from :mod:`.argument_updates`, whose look at one
+function's own updates it uses, because it concerns the caller of a call.
+"""
+
+from __future__ import annotations
+
+import gast
+
+from .. import ir
+from ..errors import SrcGradError
+from ..frontend.parse import parse_function
+from ..ir.syntax import constant, helper_ref, source_of, walk
+from .argument_updates import HELD, Order, Scan, argument_updates, resolver_of
+
+
+def deeply_updated(fn) -> frozenset:
+    """The parameters of the user function ``fn`` whose memory it may change
+    through another name (an element, a view): a copy of a list passed there
+    (``helper(xs.copy())``) still shares its arrays with the caller's."""
+    try:
+        parsed = parse_function(fn)
+    except SrcGradError:
+        return frozenset()
+    func = parsed.node
+    return frozenset(argument_updates(func, [a.id for a in func.args.args],
+                                      resolver_of(parsed)).shared)
+
+
+
+
+def call_guard(arg, fn, param, read, filename):
+    """``untouched(y, y, None, message, where)`` before ``fn(y, ...)``, whose
+    ``param += v`` changes an array or list ``y`` in place (a number it
+    rebinds), while this function reads ``read`` -- that memory -- after the
+    call: raises where ``y`` turns out an array or a list.  ``arg`` is the
+    argument as written; the caller puts the name it is computed into in the
+    first two places; ``message`` is the statement's, for a refusal."""
+    shown = source_of(arg)
+    message = (
+        f"{fn.__name__}() updates its argument '{param}' in place ('{param} += ...' on "
+        f"an array, there or in a function it passes '{param}' to), and this function reads '{read.id}' (line "
+        f"{getattr(read, 'lineno', '?')}), which shares the memory of '{shown}', after the "
+        f"call: srcgrad's code for {fn.__name__} makes a new array there, so that change "
+        f"would be lost; pass a copy ({fn.__name__}({shown}.copy(), ...)) and return the "
+        f"updated array")
+    where = constant((filename, getattr(arg, "lineno", None),
+                      getattr(arg, "col_offset", None)))
+    call = gast.Call(func=helper_ref("untouched"), args=[
+        None, None, gast.Constant(value=None, kind=None),
+        gast.Constant(value=message, kind=None), where], keywords=[])
+    check = gast.copy_location(gast.Expr(value=call), arg)
+    check.op = ir.Op(ir.OPAQUE, [], {}, arg, "statement")
+    check.comment = f"{fn.__name__} may change {shown} in place; it is read afterwards"
+    check.message = message
+    return check
+
+
+def read_after_call(func, params, resolve, call, arg, deep=True, rebound=None):
+    """The first read in ``func`` that may run after ``call`` and see the memory
+    of ``arg``, one of its argument expressions (``t``, ``y[1:]``, ``h`` with
+    ``h = y``: a read of ``y``, of a view of it, of a list holding it); None
+    where there is none (a read before the call, of a new array, of what the
+    call returns).  Only a read afterwards can tell the callee's update."""
+    scan = Scan(func, params, resolve)
+    order = Order(func, scan)
+    if id(call) not in order.position:  # rebuilt by the normaliser: found by place
+        call = next((n for n in walk(func) if isinstance(n, gast.Call)
+                     and getattr(n, "lineno", None) == getattr(call, "lineno", -1)
+                     and getattr(n, "col_offset", None) == getattr(call, "col_offset", -1)),
+                    call)
+    scan.fresh_calls.add(id(call))  # y = fill(buf): the updated copy, as in Python
+    scan.run()
+    # what the callee's update reaches: the memory the argument is or is part of
+    # (a new list holding the caller's arrays, xs.copy(), only where it updates those)
+    shares = [(name, rel) for name, rel in scan.deps(arg) if rel != HELD or deep]
+    if not shares:
+        return None
+    roots = [name for name, _ in shares]
+    scan.relate("<argument>", shares)
+    groups = scan.reached("<argument>")
+    # state[1][0] = v (or state[0] += v) in the callee: the arrays the list was
+    # built from change too; rebinding 'state' to the result excuses reads of
+    # 'state' alone (and of parts taken from the result), never of those arrays
+    if deep or rebound:
+        groups |= _held_below(scan, "<argument>")
+    inside = {id(n) for n in walk(call)}  # its arguments, evaluated first
+    loops = order.position.get(id(call), (None, 0, ()))[2]
+
+    def after(read) -> bool:
+        if id(read) in inside:  # before the call -- or after it, in a loop
+            return id(call) in order.nested or bool(loops) and not order.fresh_again(
+                read, order.loops[loops[-1]])
+        return order.after(read, call)
+
+    reads = [r for r in scan.seeing(roots[0], groups) if after(r)
+             and not _sees_the_result(r, rebound, call, func, order, scan)]
+    return min(reads, key=lambda r: order.position[id(r)][1], default=None) \
+        if all(id(r) in order.position for r in reads) else (reads[0] if reads else None)
+
+
+def _held_below(scan, name) -> set:
+    """The groups whose memory an update of the items of ``name`` may change
+    (a callee writing ``state[1][0] = v``): what ``name`` holds, what those
+    hold, and what each of them is a view or an element of.  ``state = [pos,
+    vel]; state = step(state)``: Python's ``vel`` is the array step updated,
+    whatever name the result is bound to."""
+    held, todo = set(), [scan.find(name)]
+    while todo:
+        group = todo.pop()
+        for c, v in scan.holds:
+            if scan.find(c) == group and scan.find(v) not in held:
+                held.add(scan.find(v))
+                todo.append(scan.find(v))
+    return set().union(*(scan.reached(g) for g in held)) if held else set()
+
+
+def _sees_the_result(read, rebound, call, func, order, scan) -> bool:
+    """Whether ``read`` is of a name in ``rebound``, which the call's own
+    statement binds to what the callee returns (``state = step(state)``), and
+    no binding of that name other than those ``rebound`` maps it to (the
+    updated copy of a callee too) or to a new value (``state = [a * 1.0, b *
+    1.0]``) may run after the call: it reads a result, not the old memory."""
+    if not rebound or id(call) in order.nested:
+        return False
+    if read.id not in rebound:
+        return _taken_from_the_result(read, rebound, call, func, order, scan)
+
+    def new_value(n) -> bool:
+        stmt = order.position.get(id(n), (None,))[0]
+        return isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
+            and stmt.targets[0] is n and not scan.deps(stmt.value)
+
+    return not any(isinstance(n, gast.Name) and n.id == read.id
+                   and not isinstance(n.ctx, (gast.Load, gast.Param))  # bound at entry
+                   and id(n) not in rebound[read.id] and not new_value(n)
+                   and order.after(n, call) for n in walk(func))
+
+
+def _taken_from_the_result(read, rebound, call, func, order, scan) -> bool:
+    """Whether ``read`` is of a name only ever bound to a part of the call's
+    result (``pos = state[0]``, ``pos, vel = state``, ``state`` a name of
+    ``rebound``), and one of those bindings stands, in one statement list,
+    after the statement holding the call and before the one holding the read:
+    every way from the call to the read passes it, so the read sees the
+    result's part, not the old memory."""
+    if id(read) in order.nested:
+        return False
+    bindings = [n for n in walk(func) if isinstance(n, gast.Name) and n.id == read.id
+                and not isinstance(n.ctx, gast.Load)]
+    lists = [v for node in walk(func) for _, v in gast.iter_fields(node)
+             if isinstance(v, list) and v and isinstance(v[0], gast.stmt)]
+
+    def index_in(body, node):  # the position in ``body`` of the statement holding node
+        return next((i for i, stmt in enumerate(body)
+                     if any(sub is node for sub in walk(stmt))), None)
+
+    own = order.position.get(id(call), (None,))[0]
+    kills = False
+    for n in bindings:
+        stmt = order.position.get(id(n), (None,))[0]
+        if not isinstance(stmt, gast.Assign) or len(stmt.targets) != 1 or not (
+                stmt.targets[0] is n or isinstance(stmt.targets[0], (gast.Tuple, gast.List))
+                and any(e is n for e in stmt.targets[0].elts)):
+            return False
+        deps = scan.deps(stmt.value)
+        if not deps or any(d not in rebound for d, _ in deps) or any(
+                isinstance(sub, (gast.Call, gast.Lambda, gast.NamedExpr, gast.comprehension))
+                for sub in walk(stmt.value)) or not all(
+                _sees_the_result(sub, rebound, call, func, order, scan)
+                for sub in walk(stmt.value) if isinstance(sub, gast.Name) and sub.id in rebound):
+            return False  # pos = f(state), pos = s0[0]: not known to be the result's
+        body = next((b for b in lists if any(s is stmt for s in b)), None)
+        if body is None or own is None:
+            continue
+        at, called, read_at = (index_in(body, stmt), index_in(body, own),
+                               index_in(body, read))
+        if called is None or not called < at:
+            continue
+        if read_at is not None and at < read_at:
+            kills = True
+        # for ...: state = step(state); pos = state[0] -- then a read after the loop:
+        # it leaves only through the end of its body, past the binding
+        loop = next((node for node in walk(func) if isinstance(node, (gast.For, gast.While))
+                     and node.body is body), None)
+        outer = next((b for b in lists if any(s is loop for s in b)), None)
+        if loop is not None and outer is not None and not loop.orelse and not any(
+                isinstance(sub, (gast.Break, gast.Continue)) for sub in walk(loop)):
+            after_loop = index_in(outer, read)
+            if after_loop is not None and index_in(outer, loop) < after_loop:
+                kills = True
+    return kills
