@@ -31,6 +31,9 @@ the rest of the normaliser has no form for into what it has:
   iterator computes its items (generators, ``map``, ``filter`` in ``zip`` or
   ``enumerate``: :mod:`.iterators`; ``itertools``: :mod:`.itertools_pulls`).
 
+This module walks the tree and picks the rewrite; the rewrites of builtins
+are in :mod:`.builtin_forms`, the spelling out of ``*t`` in :mod:`.starred`.
+
 Conditions and what ``raise`` and ``assert`` evaluate are left alone: they
 are run as written, never differentiated.  A ``*x`` whose length is not
 known stays in a call of a function without a rule (``rs.randn(*x.shape)``:
@@ -95,21 +98,17 @@ from ..frontend.parse import MISSING
 from ..ir.syntax import (
     assigned_names,
     clone,
-    helper_ref,
     is_dict_view,
-    load_name,
     source_of,
     updated_in_place,
-    walk,
 )
 from ..rules import registry
+from .builtin_forms import BuiltinForms
 from .generator_reads import StaleIterators, changed_names
 from .iterators import IteratorLoops, builtin_ref
 from .itertools_pulls import ItertoolsPulls
 from .loop_exits import LoopExits
-
-#: Methods that change the length of a list.
-_RESIZING = frozenset({"append", "extend", "insert", "pop", "remove", "clear"})
+from .starred import StarExpansion, fixed_lengths
 
 #: Builtins whose value carries no derivative: computed as written (like a comparison).
 NON_DIFFERENTIABLE_BUILTINS = (any, all, isinstance, issubclass, callable, hasattr, bool)
@@ -193,14 +192,6 @@ class Sugar(StaleIterators):
                 self.bind(elt, self.atom_of(expr, op), node)
 
 
-def _located(tree, where):
-    """``tree`` with every node that has no location given ``where``'s."""
-    for sub in walk(tree):
-        if getattr(sub, "lineno", None) is None and "lineno" in sub._attributes:
-            gast.copy_location(sub, where)
-    return tree
-
-
 def _element(whole, i, node):
     index = gast.Constant(value=i, kind=None)
     return (gast.Subscript(value=clone(whole), slice=index, ctx=gast.Load()),
@@ -215,33 +206,6 @@ def _star_position(normalizer, elts) -> int:
     return stars[0]
 
 
-def _item(whole, i):
-    return gast.Subscript(value=clone(whole), slice=gast.Constant(value=i, kind=None),
-                          ctx=gast.Load())
-
-
-def _sliced_positions(value, lengths):
-    """The positions ``t[a:b:c]`` picks, for ``t`` a name of known length and
-    whole-number bounds (``parts[1:]``, ``parts[:-1]``); None otherwise."""
-    if not (isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name)
-            and value.value.id in lengths and isinstance(value.slice, gast.Slice)):
-        return None
-    bounds = []
-    for bound in (value.slice.lower, value.slice.upper, value.slice.step):
-        if bound is None:
-            bounds.append(None)
-            continue
-        sign = 1
-        if isinstance(bound, gast.UnaryOp) and isinstance(bound.op, gast.USub):
-            sign, bound = -1, bound.operand
-        if not (isinstance(bound, gast.Constant) and type(bound.value) is int):
-            return None
-        bounds.append(sign * bound.value)
-    if bounds[2] == 0:
-        return None  # Python raises ValueError as the code runs: leave it to do so
-    return list(range(lengths[value.value.id])[slice(*bounds)])
-
-
 def _takes_rest(fn, node, starred) -> bool:
     """``f(a, *t)`` for ``def f(x, *rest)``: ``t`` is ``rest``, whatever its length."""
     code = fn.__code__
@@ -249,41 +213,8 @@ def _takes_rest(fn, node, starred) -> bool:
         and len(node.args) - 1 == code.co_argcount and not node.keywords
 
 
-def fixed_lengths(func) -> dict[str, int]:
-    """Names only ever bound (``name = ...``) to tuple or list displays of one
-    length, never resized: ``*name`` stands for that many elements."""
-    lengths: dict[str, int | None] = {}
-    direct = set()
-    for node in walk(func):
-        if isinstance(node, gast.Assign):
-            for target in node.targets:
-                if isinstance(target, gast.Name):
-                    direct.add(id(target))
-                    value = node.value
-                    n = len(value.elts) if isinstance(value, (gast.Tuple, gast.List)) and not any(
-                        isinstance(e, gast.Starred) for e in value.elts) else None
-                    if lengths.get(target.id, n) != n:
-                        n = None
-                    lengths[target.id] = n
-    for node in walk(func):
-        if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Param)) \
-                and id(node) not in direct:
-            lengths[node.id] = None
-        elif isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
-                and node.func.attr in _RESIZING and isinstance(node.func.value, gast.Name):
-            lengths[node.func.value.id] = None
-        elif isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Store) \
-                and isinstance(node.value, gast.Name):
-            lengths[node.value.id] = None
-        elif isinstance(node, gast.arguments):
-            for arg in [*node.args, *node.posonlyargs, *node.kwonlyargs,
-                        node.vararg, node.kwarg]:
-                if isinstance(arg, gast.Name):
-                    lengths[arg.id] = None
-    return {name: n for name, n in lengths.items() if n is not None}
-
-
-class _Desugarer(LoopExits, IteratorLoops, ItertoolsPulls, gast.NodeTransformer):
+class _Desugarer(BuiltinForms, StarExpansion, LoopExits, IteratorLoops, ItertoolsPulls,
+                 gast.NodeTransformer):
     def __init__(self, normalizer, lengths):
         self.n = normalizer
         self.lengths = lengths
@@ -436,258 +367,8 @@ class _Desugarer(LoopExits, IteratorLoops, ItertoolsPulls, gast.NodeTransformer)
             return self.listed(node, prim)
         return node
 
-    def packed_rest(self, node, prim):
-        """``f(a, b, *t)`` for ``def f(x, *rest)``: ``f(a, *((b,) + tuple(t)))``,
-        one starred argument that is all of ``rest``, whatever its length."""
-        if not is_user_function(prim) or node.keywords or prim.__code__.co_flags & 0x04 == 0:
-            return node
-        count = prim.__code__.co_argcount
-        head, tail = node.args[:count], node.args[count:]
-        if len(head) < count or any(isinstance(a, gast.Starred) for a in head) \
-                or len(tail) < 2:
-            return node
-        rest = self.visit_Tuple(gast.copy_location(gast.Tuple(elts=tail, ctx=gast.Load()),
-                                                   tail[0]))
-        node.args = [*head, gast.copy_location(gast.Starred(value=rest, ctx=gast.Load()),
-                                               tail[0])]
-        return node
-
-    def visit_Tuple(self, node):
-        node = self.generic_visit(node)
-        if not isinstance(node.ctx, gast.Load) or \
-                not any(isinstance(e, gast.Starred) for e in node.elts):
-            return node
-        elts = self.expand(node.elts)
-        if elts is not None:
-            node.elts = elts
-            return node
-        return self.concatenated(node)
-
-    visit_List = visit_Tuple
-
-    def expand(self, items):
-        """``items`` with each ``*t`` of known length replaced by ``t``'s elements;
-        None when the length of one is not known."""
-        out = []
-        for item in items:
-            if not isinstance(item, gast.Starred):
-                out.append(item)
-                continue
-            value = item.value
-            if isinstance(value, (gast.Tuple, gast.List)) \
-                    and not any(isinstance(e, gast.Starred) for e in value.elts):
-                out.extend(value.elts)
-            elif isinstance(value, gast.Name) and value.id in self.lengths:
-                out.extend(gast.copy_location(_item(value, i), value)
-                           for i in range(self.lengths[value.id]))
-            elif _sliced_positions(value, self.lengths) is not None:  # *parts[1:]
-                out.extend(gast.copy_location(_item(value.value, i), value)
-                           for i in _sliced_positions(value, self.lengths))
-            elif isinstance(value, gast.Name) and value.id not in self.n.locals \
-                    and isinstance(self.n.parsed.resolver.lookup(value.id), tuple):
-                # a global tuple: the code is regenerated when the name is rebound
-                count = len(self.n.parsed.resolver.lookup(value.id))
-                out.extend(gast.copy_location(_item(value, i), value) for i in range(count))
-            else:
-                return None
-        return out
-
-    def concatenated(self, node):
-        """``(*x, a, *y)`` -> ``tuple(x) + (a,) + tuple(y)``."""
-        kind = "tuple" if isinstance(node, gast.Tuple) else "list"
-        parts, run = [], []
-        for elt in node.elts:
-            if isinstance(elt, gast.Starred):
-                if run:
-                    parts.append(type(node)(elts=run, ctx=gast.Load()))
-                    run = []
-                parts.append(gast.copy_location(gast.Call(func=builtin_ref(kind), args=[elt.value],
-                                                          keywords=[]), elt))
-            else:
-                run.append(elt)
-        if run:
-            parts.append(type(node)(elts=run, ctx=gast.Load()))
-        whole = parts[0]
-        for part in parts[1:]:
-            whole = gast.copy_location(gast.BinOp(left=whole, op=gast.Add(), right=part), node)
-        return gast.copy_location(whole, node)
-
     def fresh(self, base):
         return self.n.namer.fresh(base)
-
-    def comprehension(self, elt, targets, iterable, where, kind=gast.ListComp):
-        target = targets[0] if len(targets) == 1 else gast.Tuple(elts=targets, ctx=gast.Store())
-        generator = gast.comprehension(target=target, iter=iterable, ifs=[], is_async=0)
-        node = gast.copy_location(kind(elt=elt, generators=[generator]), where)
-        node.uncopied = True  # a new list, read once: used as it is, not through a copy
-        for sub in walk(node):
-            if hasattr(sub, "lineno") and getattr(sub, "lineno", None) is None:
-                gast.copy_location(sub, where)
-        return node
-
-    def names(self, base, count):
-        made = [self.fresh(base) for _ in range(count)]
-        return ([gast.Name(id=m, ctx=gast.Store(), annotation=None, type_comment=None)
-                 for m in made], [load_name(m) for m in made])
-
-    def mapped(self, node):
-        """``map(f, xs, ys)`` -> ``(f(a, b) for a, b in zip(xs, ys))``."""
-        function, iterables = node.args[0], node.args[1:]
-        stores, loads = self.names("item", len(iterables))
-        call = gast.copy_location(gast.Call(func=function, args=loads, keywords=[]), node)
-        if len(iterables) == 1:
-            iterable = iterables[0]
-        else:
-            iterable = gast.copy_location(gast.Call(func=builtin_ref("zip"), args=iterables,
-                                                    keywords=[]), node)
-            self.iterated.add(id(iterable))
-        return self.comprehension(call, stores, iterable, node, gast.GeneratorExp)
-
-    def filtered(self, node):
-        """``filter(f, xs)`` -> ``(a for a in xs if f(a))`` (``filter(None, xs)``:
-        ``if a``): the test is run, never differentiated; the items kept are."""
-        function, iterable = node.args
-        stores, loads = self.names("item", 1)
-        test = loads[0] if isinstance(function, gast.Constant) and function.value is None \
-            else gast.copy_location(gast.Call(func=function, args=[load_name(loads[0].id)],
-                                              keywords=[]), node)
-        made = self.comprehension(loads[0], stores, iterable, node, gast.GeneratorExp)
-        made.generators[0].ifs = [test]
-        for sub in walk(test):
-            if hasattr(sub, "lineno") and getattr(sub, "lineno", None) is None:
-                gast.copy_location(sub, node)
-        return made
-
-    @staticmethod
-    def pairwise_extreme(node, prim):
-        """``max(a, b, c)`` and ``max([a, b, c])`` -> ``max(max(a, b), c)``: the
-        first of tied extremes, as Python's, from the rule for two values."""
-        items = node.args[0].elts if len(node.args) == 1 else node.args
-        result = items[0]
-        for item in items[1:]:
-            result = _located(gast.Call(func=builtin_ref(prim.__name__), args=[result, item],
-                                        keywords=[]), node)
-        return result
-
-    def reduced(self, node):
-        """``functools.reduce(f, xs, init)`` -> the loop ``acc = init; for item in
-        xs: acc = f(acc, item)``, put before the statement, and ``acc`` in its
-        place (without ``init``: ``items = list(xs); acc = items[0]`` and the loop
-        over ``items[1:]``).  ``f`` is called as written -- a lambda inlined, a
-        user function differentiated, an ``operator`` function by its rule."""
-        function, iterable = node.args[0], node.args[1]
-        (acc_store,), (acc,) = self.names("acc", 1)
-        (item_store,), (item,) = self.names("item", 1)
-        made = []
-        if len(node.args) == 3:
-            made.append(gast.Assign(targets=[acc_store], value=node.args[2], type_comment=None))
-        else:
-            (items_store,), (items,) = self.names("items", 1)
-            made.append(gast.Assign(targets=[items_store], value=gast.Call(
-                func=builtin_ref("list"), args=[iterable], keywords=[]), type_comment=None))
-            made.append(gast.Assign(targets=[clone(acc_store)], value=gast.Subscript(
-                value=clone(items), slice=gast.Constant(value=0, kind=None), ctx=gast.Load()),
-                type_comment=None))
-            iterable = gast.Subscript(value=clone(items), slice=gast.Slice(
-                lower=gast.Constant(value=1, kind=None), upper=None, step=None), ctx=gast.Load())
-        step = gast.Assign(targets=[clone(acc_store)], value=gast.Call(
-            func=function, args=[clone(acc), item], keywords=[]), type_comment=None)
-        made.append(gast.For(target=item_store, iter=iterable, body=[step], orelse=[],
-                             type_comment=None))
-        self.prelude.extend(_located(stmt, node) for stmt in made)
-        return _located(clone(acc), node)
-
-    @staticmethod
-    def positional(node, prim):
-        """``enumerate(xs, start=1)`` -> ``enumerate(xs, 1)``; ``zip(a, b,
-        strict=True)`` -> ``zip(a, b)`` marked ``strict`` (the loop over it checks
-        the lengths, :meth:`.control.ControlFlow.strict_lengths`).  Other keywords,
-        or a ``strict`` that is not a constant, are left for the call as written."""
-        keywords = {k.arg: k.value for k in node.keywords}
-        if prim is enumerate and list(keywords) == ["start"] and len(node.args) == 1:
-            node.args = [*node.args, keywords["start"]]
-            node.keywords = []
-        elif prim is zip and list(keywords) == ["strict"] \
-                and isinstance(keywords["strict"], gast.Constant):
-            node.keywords = []
-            node.strict = bool(keywords["strict"].value) and len(node.args) > 1
-        return node
-
-    def listed(self, node, prim):
-        """``zip(a, b)`` -> ``[(x, y) for x, y in zip(a, b)]``, and so for enumerate."""
-        count = len(node.args) if prim is zip else 2
-        stores, loads = self.names("item", count)
-        elt = gast.copy_location(gast.Tuple(elts=loads, ctx=gast.Load()), node)
-        self.iterated.add(id(node))
-        return self.comprehension(elt, stores, node, node)
-
-    def transposed(self, rows):
-        """``zip(*rows)`` -> ``[tuple([r[j] for r in rows]) for j in range(n)]``, with
-        ``n = min(map(len, rows), default=0)``."""
-        (row_store,), (row,) = self.names("row", 1)
-        (index_store,), (index,) = self.names("j", 1)
-        column = self.comprehension(gast.Subscript(value=row, slice=index, ctx=gast.Load()),
-                                    [row_store], clone(rows), rows)
-        elt = gast.Call(func=builtin_ref("tuple"), args=[column], keywords=[])
-        shortest = gast.Call(func=builtin_ref("min"), args=[gast.Call(
-            func=builtin_ref("map"), args=[builtin_ref("len"), clone(rows)], keywords=[])],
-            keywords=[gast.keyword(arg="default", value=gast.Constant(value=0, kind=None))])
-        count = gast.Call(func=builtin_ref("range"), args=[shortest], keywords=[])
-        return self.comprehension(elt, [index_store], count, rows)
-
-    def dict_view(self, node):
-        """``d.keys()`` -> ``keys_of(d)``; ``d.values()`` -> ``[d[k] for k in
-        keys_of(d)]``; ``d.items()`` -> ``[(k, d[k]) for k in keys_of(d)]``."""
-        kind, mapping = node.func.attr, node.func.value
-        made = gast.GeneratorExp if id(node) in self.live else gast.ListComp  # read live
-        mapping = self.held(mapping, node)
-        keys = gast.copy_location(gast.Call(func=helper_ref("keys_of"), args=[clone(mapping)],
-                                            keywords=[]), node)
-        if kind == "keys":
-            return keys
-        (key_store,), (key,) = self.names("key", 1)
-        value = gast.Subscript(value=clone(mapping), slice=key, ctx=gast.Load())
-        elt = value if kind == "values" else gast.Tuple(elts=[clone(key), value],
-                                                         ctx=gast.Load())
-        return self.comprehension(elt, [key_store], keys, node, made)
-
-    def held(self, container, view):
-        """The container a live view reads, in a name of its own where the loop's
-        body rebinds its name (Python's view keeps the object it was made from)."""
-        if isinstance(container, gast.Name) and container.id in self.live.get(id(view), ()):
-            return self.bound(container, keep=True)
-        return container
-
-    def reversed_(self, node):
-        """``reversed(xs)`` -> ``xs[::-1]``: the same items, in an indexable form;
-        in a loop whose body changes the list, ``(xs[j] for j in range(len(xs) -
-        1, -1, -1))``: each item read when the loop gets to it, as Python's
-        reverse iterator does."""
-        items = self.held(node.args[0], node)
-        n = self.n
-        if id(node) in self.live:
-            (index_store,), (index,) = self.names("j", 1)
-            elt = gast.Subscript(value=clone(items), slice=index, ctx=gast.Load())
-            minus_one = gast.Constant(value=-1, kind=None)
-            last = gast.BinOp(left=gast.Call(func=builtin_ref("len"), args=[clone(items)],
-                                             keywords=[]), op=gast.Sub(),
-                              right=gast.Constant(value=1, kind=None))
-            positions = gast.Call(func=builtin_ref("range"), args=[
-                last, minus_one, gast.Constant(value=-1, kind=None)], keywords=[])
-            return self.comprehension(elt, [index_store], positions, node, gast.GeneratorExp)
-        indexable = isinstance(items, (gast.Tuple, gast.List)) or (
-            isinstance(items, gast.Name) and items.id in n.locals
-            and items.id not in n.params and items.id not in n.dict_names) or (
-            isinstance(items, gast.Call)
-            and any(self.callee(items) is f for f in (range, list, tuple, sorted)))
-        if not indexable:  # a dict's keys, an iterator: listed first
-            items = gast.copy_location(gast.Call(func=helper_ref("sequence"), args=[items],
-                                                 keywords=[]), items)
-        step = gast.Constant(value=-1, kind=None)
-        flipped = gast.Subscript(value=items, slice=gast.Slice(lower=None, upper=None, step=step),
-                                 ctx=gast.Load())
-        flipped.indexable = True  # a loop runs over it as it is
-        return gast.copy_location(flipped, node)
 
 
 __all__ = ["NON_DIFFERENTIABLE_BUILTINS", "Sugar", "builtin_ref", "fixed_lengths"]
