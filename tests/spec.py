@@ -26,6 +26,7 @@ only; integer and boolean constants stay as they are).  Entries of the
 from __future__ import annotations
 
 import ast
+import collections
 import math
 import operator
 import zlib
@@ -806,6 +807,15 @@ S("written_tangent", srcgrad.runtime.written_tangent, "srcgrad.runtime.written_t
   t=normal(3), y=fixed(np.zeros(3)))
 S("written_tangent-int", srcgrad.runtime.written_tangent,
   "srcgrad.runtime.written_tangent(t, y)", t=normal(3), y=fixed(np.zeros(3, dtype=int)))
+# p._replace(w=x) on a named tuple whose class is known when the code runs
+Pair = collections.namedtuple("Pair", "w b")
+PAIR = Pair(np.array([1.0, -2.0, 0.5]), np.array([0.5, 1.5, -1.0]))
+S("replaced", srcgrad.runtime.replaced, "srcgrad.runtime.replaced(('w',), p, x).w",
+  call="srcgrad.runtime.replaced(('w',), p, x)", dtypes=F64, p=fixed(PAIR), x=normal(3))
+S("replaced_tangent", srcgrad.runtime.replaced_tangent,
+  "srcgrad.runtime.replaced_tangent(p, ('w',), (p, p.w), (p, t)).w",
+  call="srcgrad.runtime.replaced_tangent(p, ('w',), (p, p.w), (p, t))", dtypes=F64,
+  p=fixed(PAIR), t=normal(3))
 S("private_copy", srcgrad.runtime.private_copy, "srcgrad.runtime.private_copy(x)", x=normal(3, 2))
 S("on_grad", srcgrad.on_grad, "srcgrad.on_grad(x, srcgrad.stop_gradient)", x=normal(3, 2))
 S("op-mod", operator.mod, "x % y", x=uniform(0.1, 0.9, 3, 4), y=uniform(1.5, 2.0, 3, 4))

@@ -142,6 +142,9 @@ class Calls(Selections, NamedTuples, Keywords, Rewrites):
             call = None if cls is None else self.named_tuple_method(node, cls)
             if call is not None:  # p.total(), p._replace(W=v) of a local P(...)
                 return self.call(call)
+            call = self.replaced_fields(node) if cls is None else None
+            if call is not None:  # p._replace(W=v), p's class known when the code runs
+                return self.call(call)
             classes = self.dispatchable(func)
             if classes:  # layer.forward(x), layer from a list of objects: by its class
                 result = self.dispatched(node, func, classes)

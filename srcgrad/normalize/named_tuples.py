@@ -14,9 +14,10 @@ On a local ``p`` that every assignment binds to ``P(...)`` (or to
 ``p._replace(...)``), ``p._replace(W=v)`` is ``P(W=v, b=p.b)`` and a method
 ``p.m(v)`` is ``P.m(p, v)``, differentiated like ``self.m(v)``; so too in a
 helper that such a ``p`` is passed to first (``helper(p)``: prepared for ``P``,
-as a method for its class).  On a named tuple passed as another argument, or to
-the differentiated function, whose class is only known when the code runs,
-``_replace`` has no rule (refused, located).
+as a method for its class).  On a named tuple whose class is only known when
+the code runs (passed to the differentiated function, returned by a helper:
+``p = upd(p)``), ``p._replace(W=v)`` is ``replaced(("W",), p, v)``, a runtime
+primitive with rules of its own; its other methods have none (refused, located).
 
 Before, a function building a named tuple by keyword; after, its fields in
 order, the default of ``b`` written in:
@@ -46,7 +47,7 @@ import inspect
 
 import gast
 
-from .. import ir
+from .. import ir, runtime
 from ..errors import SrcGradError
 from ..frontend.linker import is_user_function
 from ..ir.syntax import clone, keywords_of, load_name, located, walk
@@ -169,6 +170,25 @@ class NamedTuples:
                          keywords=node.keywords)
         call.receiver_type = cls
         return located(call, node)
+
+    def replaced_fields(self, node):
+        """``p._replace(W=v)`` on a ``p`` whose class is only known when the code
+        runs (an argument, a helper's return, ``p = upd(p)``):
+        ``replaced(("W",), p, v)``, the runtime primitive whose rules hand ``v``
+        the cotangent of field ``W`` and ``p`` the rest (by the class ``p`` has
+        then).  None for another call."""
+        func = node.func
+        if func.attr != "_replace" or node.args \
+                or any(kw.arg is None for kw in node.keywords):
+            return None
+        ref = load_name("replaced")
+        ref.helper = runtime.replaced
+        names = gast.Tuple(elts=[gast.Constant(value=kw.arg, kind=None) for kw in node.keywords],
+                           ctx=gast.Load())
+        return located(gast.Call(func=located(ref, func),
+                                 args=[located(names, node), func.value,
+                                       *(kw.value for kw in node.keywords)],
+                                 keywords=[]), node)
 
     def named_tuple(self, node, cls):
         """``P(b=c, W=a)`` -> ``P(a, c)`` as a :data:`~srcgrad.ir.BUILD_NAMEDTUPLE`

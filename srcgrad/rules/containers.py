@@ -34,6 +34,9 @@ from ..runtime import (
     iterated_as_is,
     keys_of,
     private_copy,
+    replaced,
+    replaced_cotangents,
+    replaced_tangent,
     sequence,
     sequence_tangent,
     snapshot,
@@ -80,6 +83,30 @@ def build_named_tuple(out, d_out, *elts):
 def build_named_tuple_tangent(out, *elts, d_elts):
     """A named tuple of the same class, so that ``p.W`` reads its field's tangent."""
     return type(out)(*d_elts)
+
+
+@adjoint(replaced, "parts", name="._replace()")
+def replaced_(out, d_out, names, *parts):
+    """``p._replace(W=v)`` of a named tuple whose class is known when the code
+    runs: ``v`` gets the cotangent of field ``W``, ``p`` that of the others."""
+    return replaced_cotangents(d_out, names, out)
+
+
+@tangent(replaced, "parts", name="._replace()")
+def replaced_tangent_(out, names, *parts, d_parts):
+    """A named tuple of the same class: the new values' tangents in their fields."""
+    return replaced_tangent(out, names, parts, d_parts)
+
+
+@adjoint(replaced_tangent, "tangents", name="replaced_tangent")
+def replaced_tangent_adjoint(out, d_out, value, names, parts, tangents):
+    """Linear in the tangents: their cotangents are those of ``_replace`` itself."""
+    return replaced_cotangents(d_out, names, value)
+
+
+@tangent(replaced_tangent, "tangents", name="replaced_tangent")
+def replaced_tangent_tangent(out, value, names, parts, tangents, d_tangents):
+    return replaced_tangent(value, names, parts, d_tangents)
 
 
 @adjoint(CONCAT, "a", "b", name="sequence +")

@@ -87,6 +87,7 @@ from .forward import (
     expand,
     fresh_tangent,
     missing_tangent,
+    replaced_tangent,
     sequence_tangent,
     tangent_attr,
     tangent_like,
@@ -192,6 +193,8 @@ from .structures import (
     iterated_as_is,
     keys_of,
     private_copy,
+    replaced,
+    replaced_cotangents,
     sequence,
     sorted_order,
     unrepeat_sequence,
@@ -350,4 +353,5 @@ __all__ = [
     "matmul_grad_b_steps", "matmul_grad_a_steps", "products_by_step", "ProductsByStep",
     "StepTerms",
     "written_cotangent", "written_tangent",
+    "replaced", "replaced_cotangents", "replaced_tangent",
 ]

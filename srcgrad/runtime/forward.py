@@ -174,3 +174,14 @@ def tangent_attr(t, obj, name):
     else:
         found = None if is_zero(t) else getattr(t, name, None)
     return zero_tangent(getattr(obj, name)) if found is None else found
+
+
+def replaced_tangent(value, names, parts, tangents):
+    """The tangent of ``value = replaced(names, *parts)`` (``obj._replace(W=v)``),
+    given the tangents ``tangents`` of ``parts``: a named tuple of ``value``'s
+    class, the new values' tangents in the fields ``names``, the old tuple's in
+    the others.  Linear in ``tangents``, with rules of its own (a tangent
+    differentiated again, hvp)."""
+    given = dict(zip(names, tangents[1:]))
+    return type(value)(*[given[f] if f in given else tangent_attr(tangents[0], parts[0], f)
+                         for f in type(value)._fields])

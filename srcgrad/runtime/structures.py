@@ -202,6 +202,33 @@ def _computed_attribute(cls, name, computed):
         f"reads .{name}, compute it from the attributes the property reads", where)
 
 
+def replaced(names, obj, *values):
+    """``obj._replace(W=v)`` written ``replaced(("W",), obj, v)``: a named tuple
+    whose class is only known when the code runs (an argument, a helper's
+    return), its fields ``names`` given ``values``, the others kept.  Its
+    adjoint is :func:`replaced_cotangents`."""
+    return obj._replace(**dict(zip(names, values)))
+
+
+def replaced_cotangents(g, names, like):
+    """The cotangents of the named tuple and of the new values of its fields
+    ``names`` in ``obj._replace(W=v)`` (:func:`replaced`), a named tuple of the
+    class of ``like`` whose cotangent is ``g``: each new value gets its field's
+    item, the old tuple the rest (as a list: the tuple's first)."""
+    if not is_namedtuple(like):
+        raise error_at("MissingRuleError", (
+            f"no adjoint rule for '._replace()' of a {type(like).__name__}: srcgrad "
+            f"differentiates that method of named tuples only"), None)
+    if is_zero(g):
+        return [0.0] * (1 + len(names))
+    fields = type(like)._fields
+    items = [g.get(f, 0.0) for f in fields] if isinstance(g, dict) else list(g)
+    values = [items[fields.index(name)] for name in names]
+    for name in names:
+        items[fields.index(name)] = 0.0
+    return [TupleCotangent(items), *values]
+
+
 def attribute_cotangent(g, name):
     """The cotangent of attribute ``name`` (``0.0`` if none arrived)."""
     return 0.0 if is_zero(g) else g.get(name, 0.0)
