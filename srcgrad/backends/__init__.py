@@ -11,9 +11,10 @@ compiles each generated function with ``numba.njit(cache=True)``:
   cannot type, a Python function or an object bound from the globals), leaves
   the NumPy code with a ``# backend numba: not compiled: <reason>`` line;
 - :mod:`.numba_rules` teaches numba srcgrad's runtime helpers for Python
-  floats and ints, and compiles a module for the arguments of its first call
-  (:func:`settle`), so that a function numba cannot compile falls back to
-  the NumPy code before any of it runs.
+  floats and ints; :mod:`.numba_compile` compiles a module for the arguments
+  of its first call (:func:`settle`), so that a function numba cannot compile
+  falls back to the NumPy code before any of it runs; :mod:`.numba_calls`
+  wraps the compiled entry points, which fall back to it at call time.
 
 Sits between the pipeline and the cache: the cache writes the rewritten
 source to a real file (numba's disk cache needs one) and stores it like any
@@ -59,13 +60,14 @@ def settle(compiled, args, kwargs, numpy) -> None:
     their code runs.  Where numba cannot compile them, ``compiled`` takes the
     functions of ``numpy()`` (the NumPy module of the same code) and its
     source, noted with the reason.  Where it can, each entry point is guarded
-    (:func:`.numba_rules.guarded`): a result that is not finite is computed
+    (:func:`.numba_calls.guarded`): a result that is not finite is computed
     again by the NumPy code, which raises where Python raises (numba's
     ``math.log(-1.0)`` is NaN, Python's a ValueError).  Plain Python
     functions are left as they are."""
     if not any(hasattr(f, "py_func") for f in compiled.functions):
         return
-    from .numba_rules import compile_for, guarded  # noqa: PLC0415 - optional dependency
+    from .numba_calls import guarded  # noqa: PLC0415 - optional dependency
+    from .numba_compile import compile_for  # noqa: PLC0415 - optional dependency
     reason = compile_for(compiled.functions[0], args, kwargs)
     if reason is not None:
         fallback = numpy()
@@ -81,13 +83,13 @@ def split(compiled, args, numpy):
     Compiled, the residuals stay inside numba: the forward function returns
     the value with None for them, and the backward function runs the forward
     sweep again in the same compiled call as the backward one
-    (:func:`.numba_rules.split` and :func:`.numba_rules.pullback` say why);
+    (:func:`.numba_calls.split` and :func:`.numba_calls.pullback` say why);
     it falls back to the NumPy code with fresh residuals from ``args``."""
     settle(compiled, args, {}, numpy)
     forward, backward = compiled.functions
     if not hasattr(backward, "dispatcher"):  # the NumPy code
         return forward, backward
-    from .numba_rules import split as compiled_split  # noqa: PLC0415 - optional dependency
+    from .numba_calls import split as compiled_split  # noqa: PLC0415 - optional dependency
     return compiled_split(forward, backward.dispatcher, args, numpy)
 
 

@@ -21,31 +21,26 @@ so the generated source stays the NumPy backend's, decorated:
 The numba backend's source writes ``a ** b`` as :func:`power` (Python's
 ``pow``, where numba's ``**`` rounds differently).  For anything else (arrays,
 containers, objects) the overloads do not apply, numba's typing fails, and
-:func:`compile_for` says why; the caller then runs the NumPy code.  The
-typing happens when the first call's arguments are known and before any
-generated code runs, never in the middle of a sweep.  :func:`guarded` makes a
-compiled call raise what Python raises.
+:func:`.numba_compile.compile_for` says why; the caller then runs the NumPy
+code.  The typing happens when the first call's arguments are known and
+before any generated code runs, never in the middle of a sweep.
+:func:`.numba_calls.guarded` makes a compiled call raise what Python raises.
+The fused kernels of :mod:`.numba_fusion` import their guard and helpers
+from here (:func:`fits`, :func:`blank`, :func:`flat`, :func:`at`), as the
+generated code imports :func:`power`: these names stay in this module.
 """
 
 from __future__ import annotations
 
-import inspect
-import json
 import math
-import operator
 import os
-import re
 import sys
 import types as pytypes
 import weakref
-from pathlib import Path
 
 import numba
 import numpy as np
 from numba import types
-from numba.core import ir as numba_ir
-from numba.core.dispatcher import Dispatcher
-from numba.core.errors import NumbaError
 from numba.extending import overload
 
 from ..runtime import (
@@ -200,296 +195,6 @@ def _reversed(r):
     return None
 
 
-def compile_for(dispatcher, args, kwargs=None) -> str | None:
-    """Compile ``dispatcher`` (a generated function, and with it every
-    generated function it calls) for the call ``dispatcher(*args, **kwargs)``;
-    None on success (or when the call does not fit the signature: then the
-    call itself raises Python's TypeError), else why not."""
-    func = dispatcher.py_func
-    try:
-        bound = inspect.signature(func).bind(*args, **(kwargs or {}))
-    except TypeError:
-        return None
-    bound.apply_defaults()
-    for name, value in bound.arguments.items():
-        if type(value) not in (float, int, bool):
-            return (f"argument {name} is a {type(value).__name__}: the numba backend compiles "
-                    f"functions of Python floats and ints")
-    try:
-        signature = tuple(numba.typeof(value) for value in bound.args)
-    except (ValueError, OverflowError) as exc:
-        return f"an argument has no numba type ({exc})"
-    _importable(func.__globals__, func.__code__.co_filename)
-    try:
-        dispatcher.compile(signature)
-    except Exception as exc:  # noqa: BLE001 - numba's typing, or a crash inside numba
-        return _summary(exc)
-    return _checked(dispatcher, signature)
-
-
-#: Integer operations whose result grows past 2**63, where numba's int64 wraps
-#: and Python's int does not (or, for ``**`` of a negative exponent, is a float).
-_WRAPPING = {operator.mul, operator.pow, operator.lshift, operator.imul, operator.ipow,
-             operator.ilshift}
-_SUMS = {operator.add, operator.sub, operator.iadd, operator.isub}
-_CHECKS = 3                 # what _integer_hazard looks for: a verdict of another is not read
-_INT_LIMIT = 1 << 31        # an int argument beyond it may overflow in a sum or product
-
-
-def _checked(dispatcher, signature) -> str | None:
-    """:func:`_integer_hazard` of a compiled ``dispatcher``, remembered in a file
-    next to the generated module: a later process that loads the compiled code
-    from numba's disk cache has no typed IR to look at, and reads the verdict
-    instead ("" for none; no verdict at all: not compiled, to be safe)."""
-    filename = dispatcher.py_func.__code__.co_filename
-    on_disk = os.path.isfile(filename)  # not a module kept in memory only
-    marker, key = Path(filename + ".numba-checks"), f"{_CHECKS}:{signature}"
-    verdicts = {}
-    if on_disk:
-        try:
-            verdicts = json.loads(marker.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            pass
-    try:
-        reason = _integer_hazard(dispatcher)
-    except _NoTypes:
-        if key in verdicts:
-            return verdicts[key] or None
-        # numba's cache of a module no verdict was kept for: compile it again
-        for each in _dispatchers(dispatcher):
-            if each.signatures:
-                each.recompile()
-        try:
-            reason = _integer_hazard(dispatcher)
-        except _NoTypes:
-            return "numba loaded it from its cache without the types srcgrad checks " \
-                   "integers with"
-    if on_disk:
-        verdicts[key] = reason or ""
-        try:
-            marker.write_text(json.dumps(verdicts, sort_keys=True), encoding="utf-8")
-        except OSError:
-            pass  # an unwritable cache: the next process checks again or runs NumPy
-    return reason
-
-
-class _NoTypes(Exception):
-    """A compiled function numba loaded from its disk cache: no typed IR."""
-
-
-def _integer_hazard(dispatcher) -> str | None:
-    """Why the compiled code may give another value than Python's on integers, or
-    None: an integer product, power or shift (numba's int64 wraps where Python's
-    int grows; ``n ** -2`` is a float in Python), a sum or difference of two
-    integer variables (``k = k + k``, Fibonacci's ``a + b`` double each time), or
-    an integer made by a call (``int(x * 1e19)``).  A counter (``k + 1``: a
-    constant added, so it grows with the iterations) and a loop's own index are
-    kept, and so is ``len(...)``.  Looks at every generated function compiled
-    with it."""
-    for each in _dispatchers(dispatcher):
-        for signature in each.signatures:
-            annotation = each.overloads[signature].type_annotation
-            if not hasattr(annotation, "blocks"):
-                raise _NoTypes
-            constants = {stmt.target.name: getattr(stmt.value, "value", None)
-                         for block in annotation.blocks.values()
-                         for stmt in block.body if isinstance(stmt, numba_ir.Assign)
-                         and isinstance(stmt.value, (numba_ir.Const, numba_ir.Global,
-                                                     numba_ir.FreeVar))}
-            for block in annotation.blocks.values():
-                for stmt in block.body:
-                    if not (isinstance(stmt, numba_ir.Assign)
-                            and isinstance(stmt.value, numba_ir.Expr)
-                            and isinstance(annotation.typemap.get(stmt.target.name),
-                                           types.Integer)):
-                        continue
-                    expr = stmt.value
-                    if expr.op in ("binop", "inplace_binop") and \
-                            expr.list_vars() and _operator(expr) in _WRAPPING:
-                        return ("it multiplies, raises to a power or shifts integers, which "
-                                "numba's 64-bit integers wrap where Python's grow")
-                    if expr.op in ("binop", "inplace_binop") and _operator(expr) in _SUMS \
-                            and expr.lhs.name not in constants \
-                            and expr.rhs.name not in constants:
-                        return ("it adds or subtracts integer variables, whose sums "
-                                "numba's 64-bit integers may wrap where Python's grow")
-                    if expr.op == "call" and constants.get(expr.func.name, None) is not len:
-                        # (the length of a range or a tape, as hvp's code takes, is bounded)
-                        return ("it makes an integer with a call (int(), round(), len()...), "
-                                "which numba's 64-bit integers may wrap")
-    return None
-
-
-def _dispatchers(dispatcher) -> list:
-    """``dispatcher`` and the other compiled functions of its module."""
-    module = dispatcher.py_func.__globals__
-    return [dispatcher] + [v for v in module.values()
-                           if isinstance(v, Dispatcher) and v is not dispatcher]
-
-
-def _operator(expr):
-    try:
-        return expr.fn
-    except (AttributeError, KeyError):  # numba keeps an Expr's fields in a dict
-        return None
-
-
-def guarded(dispatcher, index, numpy):
-    """``dispatcher`` as an entry point: a call numba cannot compile (arguments
-    of a new type: this call and every later one), that raises, or whose
-    result is not finite runs the NumPy
-    module's ``index``-th function instead (``numpy()`` makes the module), so
-    the call raises what Python raises, or returns the same NaN or Inf.
-    (numba's ``math.log(0.0)`` is -Inf where Python raises ValueError; the
-    compiled code may then raise a later ZeroDivisionError instead.)  The
-    generated code of floats has no effects but its result, and numba compiles
-    before it runs anything: the second run is the first one that counts."""
-    settled = []  # the NumPy function, once numba failed to compile a call's types
-
-    def run(*args, **kwargs):
-        __tracebackhide__ = True
-        if settled:
-            return settled[0](*args, **kwargs)
-        values = (*args, *kwargs.values())
-        # (the common call, floats only, pays one C-level membership test)
-        if int in map(type, values) and any(
-                type(a) is int and not -_INT_LIMIT < a < _INT_LIMIT for a in values):
-            return numpy().functions[index](*args, **kwargs)  # Python's unbounded int
-        try:
-            result = dispatcher(*args, **kwargs)
-        except NumbaError:  # typing failed (before anything ran): not again for each call
-            settled.append(numpy().functions[index])
-            return settled[0](*args, **kwargs)
-        except Exception:  # noqa: BLE001 - Python's own run decides what is raised
-            return numpy().functions[index](*args, **kwargs)
-        if not finite(result):
-            return numpy().functions[index](*args, **kwargs)
-        return result
-    run.dispatcher = dispatcher
-    run.__name__ = run.__qualname__ = dispatcher.py_func.__name__
-    return run
-
-
-def split(forward, backward, args, numpy):
-    """``vjp``'s forward and backward functions for the primals ``args``:
-    ``forward`` is the module's guarded forward function (:func:`guarded`),
-    ``backward`` its backward function's dispatcher.
-
-    The forward function returned gives the value alone, with None for the
-    residuals: one compiled call that keeps them inside numba (boxing tapes of
-    floats into Python lists costs more than the sweep), and the backward
-    function (:func:`pullback`) does not read them.  Where numba cannot
-    compile that call, or it raises or gives a NaN or Inf, ``forward`` runs
-    (the NumPy code where it must)."""
-    dispatcher = forward.dispatcher
-    value_of = _value_of(dispatcher)
-    try:
-        value_of.compile((numba.typeof(tuple(args)),))  # once per kind of arguments
-    except Exception:  # noqa: BLE001 - numba's typing, or a crash inside numba
-        value_of = None
-
-    def first(*call_args):
-        __tracebackhide__ = True
-        if value_of is not None:
-            try:
-                value = value_of(call_args)
-            except Exception:  # noqa: BLE001 - Python's own run decides what is raised
-                value = None
-            if value is not None and finite(value):
-                return value, None
-        return forward(*call_args)
-    first.dispatcher = dispatcher
-    first.__name__ = first.__qualname__ = dispatcher.py_func.__name__
-    return first, pullback(dispatcher, backward, args, numpy)
-
-
-def _value_of(forward):
-    """``value_of(args)``: ``forward(*args)[0]``, compiled (one per forward
-    function: each vjp call of the same kind of arguments reuses its code)."""
-    made = _MADE.get(forward)
-    if made is None:
-        @numba.njit
-        def value_of(args):
-            return forward(*args)[0]
-        made = _MADE[forward] = value_of
-    return made
-
-
-#: The functions compiled around the generated ones, kept while they live:
-#: ``_value_of``'s per forward function, ``_joined``'s per pair.
-_MADE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-#: Per ``_joined`` function, per signature: why it cannot run, or "".
-_VERDICTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def pullback(forward, backward, args, numpy):
-    """``vjp``'s backward function for the primals ``args``, given the compiled
-    ``forward`` and ``backward`` (dispatchers of one module in split mode).
-
-    The residuals do not cross into Python and back: numba boxes a tape that
-    starts with None (``t_tape.append(t)`` before ``t`` has a value) as a
-    Python list, and types a list from its first element when it unboxes it,
-    so a list ``[None, 0.5, ...]`` would come back as a list of None -- wrong
-    values, or a crash.  Each call runs one compiled function instead, the
-    forward sweep then the backward one, with the residuals kept in numba's
-    own types; the residuals it is handed are not read.  It is compiled (and
-    its integers checked, as :func:`compile_for` does) at the first call,
-    before any of it runs; where numba cannot compile it for the cotangent,
-    or a call raises or gives a NaN or Inf, the NumPy module's forward and
-    backward functions (``numpy()``) run instead, which raise what Python
-    raises, or give the same value."""
-    run = _joined(forward, backward)
-    settled = []  # why the compiled pullback cannot run: "" once it can
-
-    def call(residuals, cotangent):
-        __tracebackhide__ = True
-        if not settled:
-            settled.append(_compile_joined(run, backward, cotangent, args))
-        if settled[0] == "":
-            try:
-                result = run(cotangent, args)
-            except Exception:  # noqa: BLE001 - Python's own run decides what is raised
-                result = None
-            if result is not None and finite(result):
-                return result
-        code = numpy().functions
-        return code[1](code[0](*args)[1], cotangent)
-    call.dispatcher = backward
-    call.reason = settled
-    call.__name__ = call.__qualname__ = backward.py_func.__name__
-    return call
-
-
-def _joined(forward, backward):
-    """``run(cotangent, args)``: ``backward(forward(*args)[1], cotangent)``,
-    compiled (one per backward function)."""
-    made = _MADE.get(backward)
-    if made is None:
-        @numba.njit
-        def run(cotangent, args):
-            return backward(forward(*args)[1], cotangent)
-        made = _MADE[backward] = run
-    return made
-
-
-def _compile_joined(run, backward, cotangent, args) -> str:
-    """Compile ``run`` for ``(cotangent, args)``: "" on success, else why not
-    (remembered per kind of call)."""
-    try:
-        signature = (numba.typeof(cotangent), numba.typeof(tuple(args)))
-    except (ValueError, OverflowError) as exc:
-        return f"a cotangent or an argument has no numba type ({exc})"
-    verdicts = _VERDICTS.setdefault(run, {})
-    if signature not in verdicts:
-        try:
-            run.compile(signature)
-        except Exception as exc:  # noqa: BLE001 - numba's typing, or a crash inside numba
-            verdicts[signature] = _summary(exc)
-        else:
-            verdicts[signature] = _checked(backward, tuple(backward.signatures[-1])) or ""
-    return verdicts[signature]
-
-
 def fits(kernel, *values, arrays=None) -> bool:
     """Whether the fused ``kernel`` (:mod:`.numba_fusion`) may compute its run for
     ``values``, those of the names it reads: the first ``arrays`` (all, by
@@ -526,7 +231,7 @@ def fits(kernel, *values, arrays=None) -> bool:
     key = (len(shape), tuple(kinds))
     verdict = verdicts.get(key)
     if verdict is None:
-        _importable(kernel.py_func.__globals__, kernel.py_func.__code__.co_filename)
+        importable(kernel.py_func.__globals__, kernel.py_func.__code__.co_filename)
         try:
             written = kernel.py_func.__code__.co_argcount - len(values)  # blank()'s arrays
             kernel.compile(tuple(numba.typeof(a) for a in values)
@@ -586,17 +291,7 @@ _NUMPY_FLOAT = np.float64
 _FITTED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def finite(result) -> bool:
-    """No NaN or Inf in ``result`` (a number, or tuples of them)."""
-    if type(result) is tuple:
-        return all(map(finite, result))
-    try:
-        return result - result == 0
-    except TypeError:
-        return True
-
-
-def _importable(namespace: dict, filename: str) -> None:
+def importable(namespace: dict, filename: str) -> None:
     """Make the generated module importable under a name of its own, as numba's
     disk cache needs: code loaded from it imports the module it was compiled in.
     The name is the file's (``srcgrad.generated.grad_f_<hash of the source>``),
@@ -612,23 +307,4 @@ def _importable(namespace: dict, filename: str) -> None:
             value.py_func.__module__ = name
 
 
-_ANSI = re.compile(r"\x1b\[[0-9;]*m")
-_ADDRESS = re.compile(r" at 0x[0-9a-f]+")
-
-
-def _summary(exc: Exception) -> str:
-    """The line of numba's message that says what it could not compile: the
-    call it found no implementation for, or its first line that says something."""
-    lines = [line.strip() for line in _ADDRESS.sub("", _ANSI.sub("", str(exc))).splitlines()]
-    calls = [line[4:] for line in lines if line.startswith(">>> ")]
-    if calls:
-        text = f"numba cannot type {calls[0]}"
-    else:
-        useful = [line for line in lines if line and not line.startswith(("Failed in", "During:"))]
-        text = useful[0] if useful else type(exc).__name__
-        if not isinstance(exc, NumbaError):  # numba failed on code it should have typed
-            text = f"numba failed ({type(exc).__name__}: {text})"
-    return text if len(text) <= 160 else text[:157] + "..."
-
-
-__all__ = ["at", "blank", "compile_for", "finite", "fits", "flat", "guarded", "power", "pullback", "split"]
+__all__ = ["at", "blank", "fits", "flat", "importable", "power"]

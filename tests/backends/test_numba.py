@@ -196,7 +196,7 @@ def python_only(x):
 
 
 def test_typing_failure_is_reported_before_running():
-    from srcgrad.backends.numba_rules import compile_for
+    from srcgrad.backends.numba_compile import compile_for
 
     ran = []
 
