@@ -81,6 +81,7 @@ from ..errors import SrcGradError
 from ..frontend.linker import is_user_function
 from ..frontend.parse import MISSING, parse_function, static_value
 from ..ir.syntax import source_of, updated_in_place, walk
+from .helper_depth import HELD, PART, SAME, Summary, effects
 
 #: Methods that change their object in place.
 UPDATING_METHODS = frozenset({
@@ -156,12 +157,15 @@ class ArgumentUpdates:
     free_names: set = field(default_factory=set)
 
 
-def argument_updates(func, params, resolve, callee=False) -> ArgumentUpdates:
+def argument_updates(func, params, resolve, callee=False, own_only=False) -> ArgumentUpdates:
     """Which of ``params`` the function ``func`` (a gast FunctionDef) updates in
     place, through which name; ``resolve(call)`` is the object a call's
     function refers to, or ``MISSING`` where that is not static.  ``callee``:
     ``func`` is called from differentiated code, where ``t = a[0]; t += v``
-    changes the caller's array (:func:`callee_view_guards`)."""
+    changes the caller's array (:func:`callee_view_guards`).  ``own_only``:
+    its own updates only (``shared``, ``direct``, ``checked``), without the
+    look at other items, globals and the other arguments (a summary of a
+    called function, :func:`call_summary`)."""
     scan = Scan(func, params, resolve)
     scan.run()
     found = ArgumentUpdates()
@@ -182,6 +186,8 @@ def argument_updates(func, params, resolve, callee=False) -> ArgumentUpdates:
             reaching[id(node)].add(param)
             if kind == "item":
                 (found.shared if name != param else found.direct).add(param)
+    if own_only:
+        return found
     order = _items_and_free(func, params, scan, resolve, found)
     if len(params) < 2 or not found.checked:
         return found
@@ -294,42 +300,20 @@ def _items_and_free(func, params, scan, resolve, found):
 
 
 def _passed_to_updaters(func, params, scan, resolve) -> dict:
-    """param -> the calls in ``func`` that pass it (or a part of it) to a user
+    """param -> the calls in ``func`` that pass it (a part of it, or a list
+    holding it where the callee changes what its parameter holds) to a user
     function updating that parameter in place (:func:`updated_arguments`,
-    :func:`augmented_parameters`), four calls deep at most."""
-    if len(_FOLLOWING) >= 4:
-        return {}
+    :func:`augmented_parameters`), at any depth; a call that cannot be
+    followed counts as one."""
     found = collections.defaultdict(list)
-    for call in walk(func):
-        if not isinstance(call, gast.Call) or not isinstance(
-                call.func, (gast.Name, gast.Attribute)) or any(
-                isinstance(a, gast.Starred) for a in call.args) or any(
-                k.arg is None for k in call.keywords):
-            continue
-        callee = resolve(call)
-        if callee is MISSING or not isinstance(callee, types.FunctionType) \
-                or not is_user_function(callee) or any(f is callee for f in _FOLLOWING):
-            continue
-        try:
-            inner = parse_function(callee)
-            bound = inspect.signature(callee).bind_partial(
-                *call.args, **{k.arg: k.value for k in call.keywords})
-        except (SrcGradError, TypeError, ValueError):
-            continue
-        _FOLLOWING.append(callee)
-        try:
-            updated = updated_arguments(inner) | augmented_parameters(callee)
-        finally:
-            _FOLLOWING.pop()
-        for name, arg in bound.arguments.items():
-            if name not in updated or not isinstance(arg, gast.expr):
+    for call, callee, pairs in _calls_passing(func, params, scan, resolve):
+        theirs = effects(callee, call_summary) if callee is not None else None
+        for param, own, relation in pairs:
+            if theirs is not None and param not in theirs.deep and (
+                    relation == HELD or param not in theirs.item | theirs.augmented):
                 continue
-            for root, rel in scan.deps(arg):
-                if rel != HELD:
-                    reached = scan.reached(root)
-                    for param in params:
-                        if scan.find(param) in reached and call not in found[param]:
-                            found[param].append(call)
+            if call not in found[own]:
+                found[own].append(call)
     return found
 
 
@@ -488,11 +472,11 @@ def callee_view_guards(func, params, scan, found) -> None:
                 pairs.append((param, param))
 
 
-#: How a name relates to the memory of a name its value was made from: the same
-#: memory (``h = x``, ``x.reshape(n)``), a part of it -- a view or an element
-#: (``x[1:]``, ``xs[0]``, ``p.W``, a loop's item) -- or a container holding it
-#: (``[x, y]``, ``xs.copy()`` of a list).
-SAME, PART, HELD = "same", "part", "held"
+# How a name relates to the memory of a name its value was made from (SAME,
+# PART, HELD, from :mod:`.helper_depth`): the same memory (``h = x``,
+# ``x.reshape(n)``), a part of it -- a view or an element (``x[1:]``, ``xs[0]``,
+# ``p.W``, a loop's item) -- or a container holding it (``[x, y]``, ``xs.copy()``
+# of a list).
 #: The relation of ``c[k]`` (or of an item of ``for v in c``) to what ``c`` is.
 _ELEMENT = {SAME: PART, PART: PART, HELD: SAME}
 
@@ -931,15 +915,17 @@ def updated_arguments(parsed) -> frozenset:
     """The parameters of a called user function (``parsed``, its
     ParsedFunction) whose elements it sets through any name (``h = p; h[0] =
     v``, ``r = p[1:]; r[0] = v``), or that it passes on (or a part of which it
-    passes) to a user function setting them (``def mid(a): return setter(a)``):
-    its caller's array changes in Python, never in srcgrad's code."""
-    return _updated_here(parsed) | _passed_on(parsed, "item")
+    passes, or a list holding which) to a user function setting them, at any
+    depth (``def mid(a): return setter(a)``, :mod:`.helper_depth`): its
+    caller's array changes in Python, never in srcgrad's code."""
+    return effects(parsed.fn, call_summary).item
 
 
-def _updated_here(parsed) -> frozenset:
+def _updated_here(parsed, found) -> frozenset:
+    """The parameters ``parsed`` sets elements of itself, given ``found``, its
+    own :func:`argument_updates`."""
     func, resolve = parsed.node, resolver_of(parsed)
     params = [a.id for a in func.args.args]
-    found = argument_updates(func, params, resolve)
     if not found.shared:
         return frozenset(found.direct)
     # through another name only where that name may be bound, before the update,
@@ -972,89 +958,112 @@ def _updated_here(parsed) -> frozenset:
 
 def augmented_parameters(fn) -> frozenset:
     """The parameters of the user function ``fn`` that it may change with
-    ``p += v`` (through ``p`` or another name for it): in place where the
-    caller passes an array or a list, while srcgrad's code for ``fn`` makes a
-    new one -- a caller reading that memory afterwards is checked as it runs
+    ``p += v`` (through ``p`` or another name for it), or pass on to a
+    function doing so, at any depth: in place where the caller passes an array
+    or a list, while srcgrad's code for ``fn`` makes a new one -- a caller
+    reading that memory afterwards is checked as it runs
     (:func:`.call_updates.call_guard`)."""
+    return effects(fn, call_summary).augmented
+
+
+def deep_parameters(fn) -> frozenset:
+    """The parameters of the user function ``fn`` whose held arrays (or the
+    memory below an element of them) it, or a function it calls, may change:
+    a copy of a list passed there (``helper(xs.copy())``) still shares them
+    with the caller's, and a list made to be passed (``helper([y])``) holds
+    the caller's ``y``."""
+    return effects(fn, call_summary).deep
+
+
+def call_summary(fn):
+    """The :class:`.helper_depth.Summary` of the user function ``fn`` on its
+    own: the parameters it sets elements of, changes below their items, or
+    changes with ``p += v`` itself, and which of them each of its calls to a
+    user function passes where.  None where its source cannot be read.
+    srcgrad's own generated code (differentiated again) updates nothing: it
+    copies first."""
+    if (getattr(fn, "__module__", None) or "").startswith("srcgrad.generated."):
+        return Summary(())
     try:
         parsed = parse_function(fn)
     except SrcGradError:
-        return frozenset()
-    func = parsed.node
+        return None
+    func, resolve = parsed.node, resolver_of(parsed)
     params = [a.id for a in func.args.args]
-    scan = Scan(func, params, resolver_of(parsed))
-    scan.run()
-    return frozenset(p for p in params if not scan.rebound_first(p) and any(
-        kind == "augmented" and scan.find(name) == scan.find(p)
-        for name, _, kind in scan.updates)) | _passed_on(parsed, "augmented")
-
-
-#: The functions whose calls :func:`_passed_on` is following (a recursion stops there).
-_FOLLOWING: list = []
-
-
-def _passed_on(parsed, kind) -> frozenset:
-    """The parameters of the function ``parsed`` that it passes on to a user
-    function updating the parameter they land in: ``kind`` "item", one whose
-    elements it sets (:func:`updated_arguments`; the argument or a view or
-    element of it: ``setter(a)``, ``setter(a[0])``); "augmented", one it
-    changes with ``p += v`` (:func:`augmented_parameters`; the argument itself
-    or another name for it, ``shift(a)``, and, conservatively, a part of it,
-    ``shift(a[0])``, which changes ``a`` only where ``a[0]`` is a row).  In
-    Python the change reaches this function's caller's array just the same.
-    Followed four calls deep."""
-    func = parsed.node
-    if len(_FOLLOWING) >= 4 or any(f is parsed.fn for f in _FOLLOWING):
-        return frozenset()
-    params = [a.id for a in func.args.args]
-    resolve = resolver_of(parsed)
-    calls = []
-    for call in walk(func):
-        if not isinstance(call, gast.Call) or not isinstance(
-                call.func, (gast.Name, gast.Attribute)) or any(
-                isinstance(a, gast.Starred) for a in call.args) or any(
-                k.arg is None for k in call.keywords):
-            continue
-        callee = resolve(call)
-        if callee is not MISSING and isinstance(callee, types.FunctionType) \
-                and is_user_function(callee):
-            calls.append((call, callee))
-    if not calls:
-        return frozenset()
+    found = argument_updates(func, params, resolve, own_only=True)
+    # *args, **kw: a tuple or dict holding what the caller passed (g(*args) below)
+    params += [a.id for a in (func.args.vararg, func.args.kwarg) if a is not None]
+    rebound = {n.id for n in walk(func) if isinstance(n, gast.Name)
+               and isinstance(n.ctx, gast.Store)}
+    item = ((updated_in_place(func) - rebound) & set(params)) | _updated_here(parsed, found)
     scan = Scan(func, params, resolve)
     scan.run()
     kept = [p for p in params if not scan.rebound_first(p)]
-    found = set()
-    _FOLLOWING.append(parsed.fn)
-    try:
-        for call, callee in calls:
-            try:
-                bound = inspect.signature(callee).bind_partial(
-                    *call.args, **{k.arg: k.value for k in call.keywords})
-            except (TypeError, ValueError):
-                continue
-            try:
-                inner = parse_function(callee)
-            except SrcGradError:
-                continue
-            inner_params = {a.id for a in inner.node.args.args}
-            if kind == "item":
-                rebound = {n.id for n in walk(inner.node) if isinstance(n, gast.Name)
-                           and isinstance(n.ctx, gast.Store)}
-                updated = ((updated_in_place(inner.node) - rebound) & inner_params) \
-                    | updated_arguments(inner)
-            else:
-                updated = augmented_parameters(callee)
-            for param, arg in bound.arguments.items():
-                if param not in updated or not isinstance(arg, gast.expr):
-                    continue
-                for name, rel in scan.deps(arg):
-                    # shift(a), shift(h) with h = a; for "augmented", conservatively,
-                    # shift(a[0]) too: in place where a[0] is a row, and a number
-                    # there is refused as well (the caller's check cannot tell)
-                    if rel != HELD:
-                        reached = scan.reached(name)
-                        found.update(p for p in kept if scan.find(p) in reached)
-    finally:
-        _FOLLOWING.pop()
-    return frozenset(found)
+    augmented = frozenset(p for p in kept if any(
+        kind == "augmented" and scan.find(name) == scan.find(p)
+        for name, _, kind in scan.updates))
+    return Summary(tuple(params), frozenset(item), frozenset(found.shared), augmented,
+                   tuple((callee, pairs) for _, callee, pairs
+                         in _calls_passing(func, kept, scan, resolve)))
+
+
+def _calls_passing(func, kept, scan, resolve):
+    """For each call in ``func`` to a user function: ``(call, callee, pairs)``,
+    ``pairs`` the ``(callee's parameter, own parameter, relation)`` of each
+    argument whose memory is, is part of or holds that of an own parameter in
+    ``kept``; ``callee`` None where the arguments cannot be matched to its
+    parameters (``g(*args)``, ``g(**kw)``): then each own parameter passed is
+    paired with itself, to count as updated."""
+    for call in walk(func):
+        if not isinstance(call, gast.Call) or not isinstance(
+                call.func, (gast.Name, gast.Attribute)):
+            continue
+        callee = resolve(call)
+        if callee is MISSING or not isinstance(callee, types.FunctionType) \
+                or not is_user_function(callee):
+            continue
+        try:
+            if any(isinstance(a, gast.Starred) for a in call.args) or any(
+                    k.arg is None for k in call.keywords):
+                raise TypeError("arguments not known one by one")
+            bound = inspect.signature(callee).bind_partial(
+                *call.args, **{k.arg: k.value for k in call.keywords})
+            passed = [(p, a if isinstance(a, gast.expr) else gast.Tuple(
+                elts=list(a.values() if isinstance(a, dict) else a), ctx=gast.Load()))
+                for p, a in bound.arguments.items()]
+        except (TypeError, ValueError):
+            callee, passed = None, [(None, a) for a in [
+                *call.args, *(k.value for k in call.keywords)]]
+        pairs = []
+        for param, arg in passed:
+            for name, rel in scan.deps(arg):
+                group, below = scan.find(name), held_below(scan, name)
+                for own in kept:
+                    if scan.find(own) in scan.reached(name):
+                        # h = a[0]; g(h): a part of a, whatever g is passed
+                        relation = rel if scan.find(own) == group else (
+                            HELD if rel == HELD else PART)
+                    elif scan.find(own) in below:  # lst = [a]; g(lst)
+                        relation = HELD
+                    else:
+                        continue
+                    if (param, own, relation) not in pairs:
+                        pairs.append((param, own, relation))
+        if pairs:
+            yield call, callee, tuple(pairs)
+
+
+def held_below(scan, name) -> set:
+    """The groups whose memory an update of the items of ``name`` may change
+    (a callee writing ``state[1][0] = v``): what ``name`` holds, what those
+    hold, and what each of them is a view or an element of.  ``state = [pos,
+    vel]; state = step(state)``: Python's ``vel`` is the array step updated,
+    whatever name the result is bound to."""
+    held, todo = set(), [scan.find(name)]
+    while todo:
+        group = todo.pop()
+        for c, v in scan.holds:
+            if scan.find(c) == group and scan.find(v) not in held:
+                held.add(scan.find(v))
+                todo.append(scan.find(v))
+    return set().union(*(scan.reached(g) for g in held)) if held else set()

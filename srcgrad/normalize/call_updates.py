@@ -14,25 +14,17 @@ from __future__ import annotations
 import gast
 
 from .. import ir
-from ..errors import SrcGradError
-from ..frontend.parse import parse_function
 from ..ir.syntax import constant, helper_ref, source_of, walk
-from .argument_updates import HELD, Order, Scan, argument_updates, resolver_of
+from .argument_updates import HELD, Order, Scan, deep_parameters, held_below
 
 
 def deeply_updated(fn) -> frozenset:
     """The parameters of the user function ``fn`` whose memory it may change
-    through another name (an element, a view): a copy of a list passed there
-    (``helper(xs.copy())``) still shares its arrays with the caller's."""
-    try:
-        parsed = parse_function(fn)
-    except SrcGradError:
-        return frozenset()
-    func = parsed.node
-    return frozenset(argument_updates(func, [a.id for a in func.args.args],
-                                      resolver_of(parsed)).shared)
-
-
+    through another name (an element, a view), or below its items, itself or
+    in a function it passes them to at any depth: a copy of a list passed there
+    (``helper(xs.copy())``) still shares its arrays with the caller's, and a
+    list made to be passed (``helper([y])``) holds the caller's ``y``."""
+    return deep_parameters(fn)
 
 
 def call_guard(arg, fn, param, read, filename):
@@ -89,7 +81,7 @@ def read_after_call(func, params, resolve, call, arg, deep=True, rebound=None):
     # built from change too; rebinding 'state' to the result excuses reads of
     # 'state' alone (and of parts taken from the result), never of those arrays
     if deep or rebound:
-        groups |= _held_below(scan, "<argument>")
+        groups |= held_below(scan, "<argument>")
     inside = {id(n) for n in walk(call)}  # its arguments, evaluated first
     loops = order.position.get(id(call), (None, 0, ()))[2]
 
@@ -103,22 +95,6 @@ def read_after_call(func, params, resolve, call, arg, deep=True, rebound=None):
              and not _sees_the_result(r, rebound, call, func, order, scan)]
     return min(reads, key=lambda r: order.position[id(r)][1], default=None) \
         if all(id(r) in order.position for r in reads) else (reads[0] if reads else None)
-
-
-def _held_below(scan, name) -> set:
-    """The groups whose memory an update of the items of ``name`` may change
-    (a callee writing ``state[1][0] = v``): what ``name`` holds, what those
-    hold, and what each of them is a view or an element of.  ``state = [pos,
-    vel]; state = step(state)``: Python's ``vel`` is the array step updated,
-    whatever name the result is bound to."""
-    held, todo = set(), [scan.find(name)]
-    while todo:
-        group = todo.pop()
-        for c, v in scan.holds:
-            if scan.find(c) == group and scan.find(v) not in held:
-                held.add(scan.find(v))
-                todo.append(scan.find(v))
-    return set().union(*(scan.reached(g) for g in held)) if held else set()
 
 
 def _sees_the_result(read, rebound, call, func, order, scan) -> bool:

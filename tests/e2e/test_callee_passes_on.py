@@ -1,0 +1,248 @@
+"""A helper chain passing its argument on to a function that updates it in place.
+
+``d5(y)`` five calls down to ``setter(p)`` with ``p[0] = v``, or ``viaitem([y])``
+passing ``lst[0]`` on to ``setter``: Python changes the caller's ``y``, while
+srcgrad's code for the helpers works on copies.  The look that follows helpers
+gave up four calls deep, and on a list item, and took "no update" -- a caller
+reading ``y`` afterwards got the old values (review 5: 0.1 for 3.2, a wrong
+gradient, in grad and jvp).  The calls are now followed to the end (recursion
+stops where nothing new turns up) and what cannot be followed counts as an
+update: such a caller is refused, located at the call, and runs where it never
+reads ``y`` again."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from numeric import assert_bit_identical, assert_close, jvp_fd, numeric_grad, pure
+
+import srcgrad
+from srcgrad.errors import AliasedUpdateError, SrcGradError
+
+X = np.array([0.5, 1.2, -0.7])
+POLICIES = ["save", "recompute", "sqrt", ("revolve", 2)]
+WEIGHTS = np.arange(1, 4)
+
+
+def setter(p):
+    p[0] = p[1] * 3.0
+    return p[2]
+
+
+def d1(a):
+    return setter(a)
+
+
+def d2(a):
+    return d1(a)
+
+
+def d3(a):
+    return d2(a)
+
+
+def d4(a):
+    return d3(a)
+
+
+def d5(a):
+    return d4(a)
+
+
+def d7(a):
+    return d5(a) * 1.0
+
+
+def viaitem(lst):
+    return setter(lst[0])
+
+
+def via_held(lst):  # deeper: a list holding the list
+    return viaitem([lst[0]])
+
+
+def rec(a, n):  # recursion: followed until nothing new turns up
+    if n <= 0:
+        return setter(a)
+    return rec(a, n - 1)
+
+
+def shift(p):
+    p += 1.0
+    return np.sum(p)
+
+
+def s1(a):
+    return shift(a)
+
+
+def s2(a):
+    return s1(a)
+
+
+def s3(a):
+    return s2(a)
+
+
+def s4(a):
+    return s3(a)
+
+
+def s5(a):
+    return s4(a)
+
+
+def deep_caller(x):
+    y = x * 1.0
+    r = d5(y)
+    return r + np.sum(y * WEIGHTS)
+
+
+def seven_deep_caller(x):
+    y = x * 1.0
+    r = d7(y)
+    return r + np.sum(y * WEIGHTS)
+
+
+def item_caller(x):
+    y = x * 1.0
+    r = viaitem([y])
+    return r + np.sum(y * WEIGHTS)
+
+
+def named_list_caller(x):
+    y = x * 1.0
+    held = [y]
+    r = viaitem(held)
+    return r + np.sum(y * WEIGHTS)
+
+
+def held_twice_caller(x):
+    y = x * 1.0
+    r = via_held([y])
+    return r + np.sum(y * WEIGHTS)
+
+
+def recursive_caller(x):
+    y = x * 1.0
+    r = rec(y, 3)
+    return r + np.sum(y * WEIGHTS)
+
+
+def in_loop_caller(x):
+    y = x * 1.0
+    s = 0.0
+    for _ in range(2):
+        s = s + np.sum(y * WEIGHTS)
+        s = s + d5(y)
+    return s
+
+
+def in_branch_caller(x):
+    y = x * 1.0
+    if x[0] > 0:
+        r = viaitem([y])
+    else:
+        r = 0.0
+    return r + np.sum(y * WEIGHTS)
+
+
+def helper_calling(v):  # the reading caller is itself a helper
+    y = v * 1.0
+    r = d5(y)
+    return r + np.sum(y * WEIGHTS)
+
+
+def caller_of_helper(x):
+    return helper_calling(x) * 2.0
+
+
+def augmented_caller(x):
+    y = np.outer(x, x)
+    r = s5(y)
+    return r + np.sum(y)
+
+
+def _expected(fn):
+    """Python's value: the caller's own function, run on a copy."""
+    return pure(fn)(X)
+
+
+@pytest.mark.parametrize("fn", [
+    deep_caller, seven_deep_caller, item_caller, named_list_caller, held_twice_caller,
+    recursive_caller, in_loop_caller, in_branch_caller, caller_of_helper],
+    ids=lambda f: f.__name__)
+def test_a_read_after_an_update_passed_on_is_refused_located(fn):
+    for run in (lambda: srcgrad.value_and_grad(fn)(X.copy()),
+                lambda: srcgrad.jvp(fn, (X.copy(),), (np.ones(3),))):
+        with pytest.raises(SrcGradError) as info:
+            run()
+        err = info.value
+        assert err.filename == __file__ and err.lineno, err
+        assert "updates its argument" in err.message and ".copy()" in err.message, err.message
+
+
+def test_an_augmented_update_passed_on_five_deep_is_checked_as_it_runs():
+    for run in (lambda: srcgrad.value_and_grad(augmented_caller)(X.copy()),
+                lambda: srcgrad.jvp(augmented_caller, (X.copy(),), (np.ones(3),))):
+        with pytest.raises(AliasedUpdateError) as info:
+            run()
+        assert info.value.filename == __file__ and "passes 'a' to" in info.value.message
+
+
+# -- the same chains where the caller never reads the array again: differentiated --
+
+def deep_forgets(x):
+    y = x * 1.0
+    return d5(y) + d7(x * 2.0)
+
+
+def item_forgets(x):
+    y = x * 1.0
+    return viaitem([y]) * 2.0 + via_held([x * 3.0])
+
+
+def loop_forgets(x):
+    s = 0.0
+    for k in range(2):
+        s = s + d5(x * (k + 1.0))
+    return s
+
+
+def augmented_forgets(x):
+    return s5(np.outer(x, x))
+
+
+def fixed(x):  # what the refusal says to write: pass a copy, read the updated copy
+    y = x * 1.0
+    z = y.copy()
+    r = d5(z)
+    return r + np.sum(y * WEIGHTS)
+
+
+@pytest.mark.parametrize("policy", POLICIES, ids=str)
+@pytest.mark.parametrize("fn", [deep_forgets, item_forgets, loop_forgets,
+                                augmented_forgets, fixed], ids=lambda f: f.__name__)
+def test_no_read_afterwards_differentiates(fn, policy):
+    expected = _expected(fn)
+    given = X.copy()
+    value, grad = srcgrad.value_and_grad(fn, policy=policy)(given)
+    assert_bit_identical(value, expected)
+    assert_close(grad, numeric_grad(pure(fn), [X], 0), what=f"{fn.__name__} gradient")
+    np.testing.assert_array_equal(given, X)
+    direction = np.linspace(0.5, 1.5, X.size)
+    value, tangent = srcgrad.jvp(fn, (given,), (direction,))
+    assert_bit_identical(value, expected)
+    assert_close(tangent, jvp_fd(pure(fn), [X], [0], [direction]),
+                 what=f"{fn.__name__} tangent")
+
+
+def test_autograd_agrees_where_it_runs():
+    autograd = pytest.importorskip("autograd")
+    anp = pytest.importorskip("autograd.numpy")
+
+    def plain(x):  # augmented_forgets written without in-place updates
+        return anp.sum(anp.outer(x, x) + 1.0)
+
+    assert_close(srcgrad.grad(augmented_forgets)(X.copy()), autograd.grad(plain)(X),
+                 what="autograd")
