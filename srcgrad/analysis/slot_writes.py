@@ -40,18 +40,24 @@ def augmented_views(program, statements, containers) -> bool:
     is, ``row[...] = row * 2``, which the alias check writes back into ``Y``
     (:func:`.refresh.write_back`) -- where ``row`` is an array as the code runs
     (``is_window``); a NumPy scalar (``Y`` 1-D) is rebound, as Python does.  It
-    was refused, valid code (found by review).  Returns whether it changed the
-    program."""
+    was refused, valid code (found by review).  Several updates of the view
+    (``row *= a; row += b``), element writes between them, are each written so;
+    only the first was (review 5).  Returns whether it changed the program."""
     blocks = paths.blocks_of(program.body)
     arrays = _array_names(program, statements)
     defs = _bindings(statements)
-    changed = False
+    # the augmented updates, by the name each updates (row *= 2; row += x: both
+    # write into the view row, one after the other)
+    augmented = {id(s): s.augmented for s in statements
+                 if getattr(s, "augmented", None) is not None and isinstance(s, gast.Assign)
+                 and not ir.is_update(s)}
+    written, changed = set(), False
     for update in statements:
         x = getattr(update, "augmented", None)
         if x is None or not isinstance(update, gast.Assign) or ir.is_update(update) \
                 or not isinstance(update.targets[0], gast.Name):
             continue
-        made = [d for d in defs.get(x, []) if not ir.is_update(d) and d is not update]
+        made = [d for d in defs.get(x, []) if not ir.is_update(d) and augmented.get(id(d)) != x]
         if len(made) != 1 or not (isinstance(made[0], gast.Assign) and is_view(made[0])
                                   and made[0].op.primitive is operator.getitem):
             continue
@@ -61,11 +67,21 @@ def augmented_views(program, statements, containers) -> bool:
                                      for n in gast.walk(index)):
             continue  # (an argument's view stays refused: the caller's array would change)
         block = blocks[id(view)][0]
-        if blocks[id(update)][0] is not block or block.index(view) > block.index(update):
+        if blocks[id(update)][0] is not block or block.index(view) > block.index(update) \
+                or any(blocks[id(d)][0] is not block or block.index(d) < block.index(view)
+                       for d in defs[x] if augmented.get(id(d)) == x):
+            # (every update of the view in its block, after it: one that runs on
+            # what an earlier iteration bound is the alias check's to refuse)
             continue
         kept = {x, base, *ir.names_in(index)}
-        between = ir.walk_statements(block[block.index(view) + 1:block.index(update)])
-        if any(kept & set(ir.assigned_by(s)) for s in between):
+        # (an earlier update of the view, written into it already -- its test and
+        # branch -- leaves row the view, or, a number, rebound by itself)
+        between = [s for s in block[block.index(view) + 1:block.index(update)]
+                   if id(s) not in written]
+        # (row[0] = v, Y[j] = v write into the arrays, and bind nothing)
+        if any(augmented.get(id(s)) == x for s in between) \
+                or any(kept & set(ir.assigned_by(s)) for s in ir.walk_statements(between)
+                       if not ir.is_update(s)):
             continue
         target, node = update.targets[0].id, update.op.node
         value = program.namer.fresh(x)
@@ -89,12 +105,17 @@ def augmented_views(program, statements, containers) -> bool:
                 bind = ir.assign(target, ir.name(source) if stmt_ is inside else gast.UnaryOp(
                     op=gast.UAdd(), operand=ir.name(source)))
                 bind.op = ir.Op(operator.pos, [ir.name(source)], {}, node, "assignment")
+                if stmt_ is outside:
+                    # a number, no window on the base: a later update of the view
+                    # (row += x) finds row the view where it is an array
+                    bind.refresh_of = bind
                 stmt_.append(bind)
         branch = gast.If(test=ir.name(flag), body=inside, orelse=outside)
         for made_ in (test, write, branch, *inside[1:], *outside):
             gast.copy_location(made_, update)
         at = block.index(update)
         block[at + 1:at + 1] = [test, branch]
+        written.update((id(update), id(test), id(branch)))
         changed = True
     return changed
 

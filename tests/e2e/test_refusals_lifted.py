@@ -8,7 +8,11 @@ the program, with at least one case inside a loop, a branch or a helper:
 - ``p = upd(p, s)`` where ``upd`` returns ``p._replace(W=...)``, and
   ``_replace`` on a named tuple passed to the function or returned by a
   helper: a class only known when the code runs, so ``p._replace(W=v)`` is
-  the runtime primitive ``replaced(("W",), p, v)``, with rules of its own.
+  the runtime primitive ``replaced(("W",), p, v)``, with rules of its own;
+- two or more augmented updates of a loop's row (``row = Y[t]; row *= a; row
+  += b``, element writes between them), ``Y`` read afterwards: each is written
+  into the view as the first one was (the second was refused with
+  AliasedUpdateError).
 """
 
 from __future__ import annotations
@@ -121,3 +125,101 @@ def test_hessian_vector_product_through_replace():
     grad = srcgrad.grad(from_helper)
     fd = (grad(X + eps * v) - grad(X - eps * v)) / (2 * eps)
     assert_close(srcgrad.hvp(from_helper)(X, v), fd, rtol=1e-5, atol=1e-7, what="hvp")
+
+
+# -- row = Y[t]; row *= a; row += b ------------------------------------------------------
+
+
+def rows_twice(x):
+    Y = np.zeros((2, 3)) + x
+    for row in Y:
+        row *= 2.0
+        row += x
+    return np.sum(Y ** 2)
+
+
+def row_three_times(x):
+    Y = np.outer(np.arange(1.0, 4.0), x)
+    for t in range(3):
+        row = Y[t]
+        row *= x
+        row += np.sin(x)
+        row -= 0.5 * x
+    return np.sum(Y ** 2)
+
+
+def row_read_between(x):
+    Y = np.outer(np.arange(1.0, 4.0), x)
+    s = 0.0
+    for t in range(3):
+        row = Y[t]
+        row *= x
+        s = s + np.sum(Y)
+        row[0] = x[1] * 3.0
+        row += 1.0
+    return s + np.sum(Y * Y) + np.sum(row)
+
+
+def row_of_previous(x):
+    Y = np.outer(np.arange(1.0, 4.0), x)
+    for t in range(1, 3):
+        row = Y[t]
+        row *= Y[t - 1]
+        row += Y[t - 1] * x
+    return np.sum(Y ** 2)
+
+
+def block_of_rows(x):
+    Y = np.outer(np.arange(1.0, 4.0), x)
+    for t in range(1, 3):
+        rows = Y[t - 1:t + 1]
+        rows *= 1.5
+        rows += x
+        rows /= 2.0
+    return np.sum(Y ** 2)
+
+
+def element_twice(x):
+    y = x * 2.0  # 1-D: y[t] is a number, which += rebinds
+    for t in range(3):
+        a = y[t]
+        a *= 3.0
+        a += x[0]
+    return np.sum(y ** 2) + a
+
+
+def rows_in_a_branch(x):
+    Y = np.outer(np.arange(1.0, 3.0), x)
+    if x[0] > 0:
+        for row in Y:
+            row *= x
+            row += 1.0
+    return np.sum(np.tanh(Y))
+
+
+def scaled_rows(x):
+    Y = np.ones((2, 3)) + x
+    for row in Y:
+        row *= x
+        row += x * x
+    return Y
+
+
+def rows_in_a_helper(x):
+    return np.sum(scaled_rows(x) ** 2) + np.sum(scaled_rows(x * 0.5))
+
+
+@pytest.mark.parametrize("fn", [rows_twice, row_three_times, row_read_between, row_of_previous,
+                                block_of_rows, element_twice, rows_in_a_branch,
+                                rows_in_a_helper])
+def test_several_updates_of_a_row_view(fn):
+    check(fn, (X,))
+
+
+def test_several_updates_of_a_row_view_against_autograd():
+    def plain(x):  # the same function, written without updates in place
+        Y = np.zeros((2, 3)) + x
+        return np.sum((Y * 2.0 + x) ** 2)
+    autograd = pytest.importorskip("autograd")
+    assert_close(srcgrad.grad(rows_twice)(X), autograd.grad(plain)(X), rtol=1e-12, atol=0,
+                 what="autograd")
