@@ -11,9 +11,9 @@ generated code names one place:
 - :mod:`.elementwise`: ``unbroadcast``, ``grad_seed``, ``signum``, the
   markers ``stop_gradient`` and ``on_grad``, and ``in_place`` (the value
   ``x += v`` leaves in an array);
-- :mod:`.reductions`, :mod:`.linalg`, :mod:`.shapes`: the helpers of the
-  adjoint rules of reductions, linear algebra, and shape and indexing
-  operations;
+- :mod:`.reductions`, :mod:`.linalg`, :mod:`.shapes`, :mod:`.indexing`: the
+  helpers of the adjoint rules of reductions, linear algebra, shape
+  operations, and indexing and writes through an index;
 - :mod:`.steps`: matrix products over the steps of a loop, formed once;
 - :mod:`.summed_products`: adjoints of a matrix product summed whole
   (``np.sum(a @ b)``), without the product;
@@ -94,6 +94,7 @@ from .forward import (
     zero_tangent,
 )
 from .gradients import grad_like, zeros_grad
+from .indexing import getitem_grad, written_cotangent, written_tangent
 from .inplace import into_first, into_second, unreduced
 from .linalg import (
     cross_grads,
@@ -122,7 +123,6 @@ from .shapes import (
     diag_grad,
     diagonal_grad,
     diff_grad,
-    getitem_grad,
     gradient_grad,
     layout_order,
     memory_positions,
@@ -144,8 +144,6 @@ from .shapes import (
     unsplit,
     unstack,
     untile,
-    written_cotangent,
-    written_tangent,
 )
 from .signals import (
     convolve_grads,

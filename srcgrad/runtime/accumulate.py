@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from .aliases import is_basic_index
-from .shapes import getitem_grad
+from .indexing import getitem_grad
 
 
 def cotangent_buffer(a):

@@ -49,6 +49,7 @@ from ..runtime import elementwise as runtime_elementwise
 from ..runtime import errors as runtime_errors
 from ..runtime import forward as runtime_forward
 from ..runtime import gradients as runtime_gradients
+from ..runtime import indexing as runtime_indexing
 from ..runtime import inplace as runtime_inplace
 from ..runtime import linalg as runtime_linalg
 from ..runtime import namespaces as runtime_namespaces
@@ -72,7 +73,8 @@ _HOMES = (exported_errors, runtime_namespaces, runtime_state, structures, runtim
           runtime_aliases, runtime_anomaly, runtime_elementwise, runtime_linalg,
           runtime_decompositions,
           runtime_reductions, runtime_summed_products, runtime_signals, runtime_special,
-          runtime_shapes, runtime_accumulate, runtime_steps, runtime_inplace, runtime_schedules,
+          runtime_shapes, runtime_indexing, runtime_accumulate, runtime_steps, runtime_inplace,
+          runtime_schedules,
           runtime)
 #: Helpers whose copy in an exported module is another definition: srcgrad's
 #: ``error_at`` raises srcgrad's classes, the export's raises its own class.

@@ -1,5 +1,5 @@
 """Writes through an index, ``y[index] = v`` and ``y[index] += v``, whose
-gradients were silently wrong (runtime/shapes.py: written_cotangent,
+gradients were silently wrong (runtime/indexing.py: written_cotangent,
 written_tangent).
 
 * An integer array (or several) may name an element twice: NumPy keeps the
@@ -28,7 +28,7 @@ import pytest
 from numeric import POLICIES, assert_bit_identical, assert_close, jvp_fd, numeric_grad, pure
 
 import srcgrad
-from srcgrad.runtime.shapes import last_writes, written_cotangent
+from srcgrad.runtime.indexing import last_writes, written_cotangent
 
 RNG = np.random.default_rng(2024)
 X4 = np.array([1.0, 2.0, 3.0, 4.0])

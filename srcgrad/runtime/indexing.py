@@ -1,0 +1,266 @@
+"""Adjoints of indexing, and of writes through an index: ``a[index]`` and
+``x[index] = value``.
+
+A runtime helper module (see :mod:`srcgrad.runtime`, which re-exports it):
+small, NumPy alone, copied into exported modules.  Kept apart from
+:mod:`.shapes` because an index, unlike a reshape or a join, may name an
+element twice: reading ``a[[1, 1]]`` adds both cotangents there
+(:func:`getitem_grad`), while writing ``y[[1, 1]] = v`` keeps NumPy's last
+write, so the earlier one gets none (:func:`written_cotangent`,
+:func:`last_writes`) -- and Dask and CuPy indices need their own handling
+for both.
+
+    >>> import numpy as np
+    >>> getitem_grad(np.ones(2), np.zeros(3), [1, 1])
+    array([0., 2., 0.])
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .aliases import is_basic_index
+from .errors import error_at
+from .namespaces import foreign, namespace_of
+from .structures import cotangent_like, item_cotangent
+
+
+def getitem_grad(g, a, index):
+    """Cotangent of ``a`` in ``a[index]``: ``g`` scattered into zeros, with
+    repeated integer indices accumulating (``np.add.at``).  For a tuple or
+    list ``a`` it is a tuple or list with zeros for the other elements."""
+    if isinstance(a, (tuple, list, dict)):
+        return cotangent_like(a, index, g)
+    if type(g) is np.ndarray or not foreign(g):
+        grad = np.zeros_like(a)
+        if np.iscomplexobj(g) and not np.iscomplexobj(grad):
+            g = np.real(g)  # a real array's cotangent is the real part (and NumPy warns otherwise)
+    else:  # a Dask or CuPy cotangent of a NumPy array: scattered in its own library
+        grad = namespace_of(g).zeros_like(a)
+    if is_basic_index(index):
+        grad[index] = g
+    elif foreign(grad):
+        try:
+            np.add.at(grad, index, g)  # CuPy has it
+        except TypeError:  # Dask has not (it is not lazy)
+            return _scatter_rows(grad, index, g)
+    else:
+        np.add.at(grad, index, g)
+    return grad
+
+
+def _scatter_rows(grad, index, g):
+    """``np.add.at(grad, index, g)`` for an array whose library has no ``add.at``
+    (a Dask array), where ``index`` is a NumPy array or list of integers that
+    picks rows (``x[idx]``, an embedding lookup): the rows of ``g`` for a repeated
+    index summed first (a product with a small NumPy 0/1 matrix, lazy), then
+    written once each.  A 1-D NumPy boolean mask (``x[keep]``, rows chosen) is
+    the rows ``np.flatnonzero(keep)``.  Other indices raise
+    :class:`MissingRuleError`."""
+    if type(index) is np.ndarray and index.dtype == bool and index.ndim == 1:
+        index = np.flatnonzero(index)
+    idx = np.asarray(index) if isinstance(index, (list, np.ndarray)) else None
+    if idx is None or idx.dtype.kind not in "iu" or idx.ndim != 1:
+        library = type(grad).__module__.split(".")[0]
+        if getattr(index, "dtype", None) == bool:  # Dask makes chunks of unknown sizes
+            kind = f"that is a {library} array" if foreign(index) else "of several axes"
+            what = (f"a boolean mask {kind} (where its selected elements go is not known "
+                    f"until it is computed; np.where(mask, x, 0) keeps the shape and "
+                    f"stays lazy)")
+        else:
+            what = f"a {type(index).__name__} (several integer arrays)"
+        raise error_at("MissingRuleError",
+                       f"the adjoint of indexing a {library} array with {what} needs "
+                       f"np.add.at, which that library does not have; index with slices, "
+                       f"with one 1-D NumPy array of integers (x[idx]) or with a 1-D NumPy "
+                       f"boolean mask (x[keep])")
+    idx = np.where(idx < 0, idx + grad.shape[0], idx)
+    rows, owner = np.unique(idx, return_inverse=True)
+    g = np.broadcast_to(g, idx.shape + grad.shape[1:])
+    if len(rows) < len(idx):  # a repeated row: the sum of its cotangents
+        merge = (owner.ravel() == np.arange(len(rows))[:, None]).astype(g.dtype)
+        g = np.tensordot(namespace_of(grad).asarray(merge), g, axes=(1, 0))
+    grad[rows] = g
+    return grad
+
+
+def written_cotangent(g, x, index, value=None):
+    """The cotangent of ``value`` in ``x[index] = value`` (shaped like
+    ``x[index]``; the adjoint sums it to ``value``'s shape), where ``g`` is the
+    cotangent of ``x`` after the write: the elements of ``g`` that ``value``
+    wrote.  It differs from ``g[index]`` twice over:
+
+    * an integer or bool array truncates what is written into it (a float
+      stored into ``np.zeros(3, dtype=int)``): piecewise constant, so nothing
+      flows back (0.0, no cotangent);
+    * an advanced index may name an element twice (``y[[1, 1, 3]] = v``, and
+      ``y[idx] += v``, which NumPy runs as ``y[idx] = y[idx] + v``): NumPy
+      keeps the last write there, so the earlier writes to that element never
+      reach the output and their cotangent is zero.  A basic index (ints,
+      slices) names each element once and pays nothing; an advanced one a
+      sort of the flat positions of its integer arrays (:func:`last_writes`).
+
+    ``value`` is what was written, when the compiler has it: its memory order
+    is part of the order NumPy writes in.  A list or dict ``x`` holds what is
+    stored in it as it is.
+
+        >>> y = np.zeros(4)
+        >>> written_cotangent(np.arange(4.0), y, [1, 1, 3])
+        array([0., 1., 3.])
+        >>> written_cotangent(np.ones(3), np.zeros(3, dtype=int), 0)
+        0.0
+    """
+    if isinstance(x, (list, dict)):
+        return item_cotangent(g, x, index)
+    if _truncates(x):
+        return 0.0
+    shape = np.shape(x)
+    if is_basic_index(index):
+        return np.broadcast_to(g, shape)[index]  # a read-only view, as before
+    # advanced indexing copies: g itself where it has x's shape (broadcast_to costs ~4 us)
+    part = (g if type(g) is np.ndarray and g.shape == shape else np.broadcast_to(g, shape))[index]
+    kept = last_writes(x, index, np.shape(part), value)
+    if kept is None:
+        return part
+    if foreign(part) or foreign(x):
+        if type(x).__module__.split(".")[0] != "dask":  # CuPy: which write wins is not defined
+            raise error_at("MissingRuleError", _REPEATS_UNDEFINED.format(type(x).__module__))
+        return part * kept  # a NumPy mask, applied lazily
+    part[~kept] = 0  # part is a copy: advanced indexing copies
+    return part
+
+
+_REPEATS_UNDEFINED = (
+    "an element assignment x[index] = v writes one element of a {} array more than "
+    "once (its integer index repeats an element), and that library does not say which "
+    "write is kept; write each element once (np.unique(index, return_index=True) picks "
+    "one value for each)")
+
+
+def written_tangent(t, x):
+    """The tangent ``x`` keeps of a value ``t`` is the tangent of, written into
+    it by ``x[index] = value``: ``t``, or zeros shaped like it where ``x`` is an
+    integer or bool array, which truncates what it stores (piecewise
+    constant)."""
+    return np.zeros_like(t) if _truncates(x) else t
+
+
+def _truncates(x) -> bool:
+    """Whether ``x`` is an integer or bool array (NumPy, Dask or CuPy)."""
+    if type(x) is np.ndarray:
+        return x.dtype.kind in "biu"
+    return foreign(x) and np.dtype(x.dtype).kind in "biu"
+
+
+def last_writes(x, index, shape, value=None):
+    """Where ``x[index] = value`` (``x[index]`` of shape ``shape``) keeps what it
+    writes: None where ``index`` names no element twice (the common case,
+    decided by sorting the flat positions of its integer arrays),
+    else a bool array of ``shape``, False at each write that a later write to
+    the same element replaces.  The order of the writes is NumPy's own,
+    observed on a probe array laid out like ``x`` (NumPy writes in the memory
+    order of the index and the value where those are not C-ordered); the
+    probe is ``np.empty``, so only the pages the index touches are paged in.
+
+        >>> last_writes(np.zeros(4), [1, 1, 3], (3,))
+        array([False,  True,  True])
+        >>> last_writes(np.zeros(3), [1, -2], (2,))
+        array([False,  True])
+        >>> last_writes(np.zeros((2, 3)), (slice(None), [0, 2]), (2, 2)) is None
+        True
+    """
+    keys = _advanced_positions(index, np.shape(x))
+    if keys is None:
+        return None
+    keys = np.sort(keys, kind="stable")  # a repeat sits beside its twin (np.unique does this)
+    if not np.count_nonzero(keys[1:] == keys[:-1]):  # faster than any() for small arrays
+        return None
+    index = _host_index(index)
+    size = math.prod(shape)
+    order = np.arange(size, dtype=np.intp).reshape(shape)
+    written = order
+    if type(value) is np.ndarray and value.shape == shape and not value.flags.c_contiguous:
+        written = np.empty_like(value, dtype=np.intp)  # the value's memory order
+        written[...] = order
+    probe = np.empty_like(x, dtype=np.intp) if type(x) is np.ndarray \
+        else np.empty(np.shape(x), dtype=np.intp)
+    probe[index] = written
+    kept = probe[index] == order
+    return None if kept.all() else kept
+
+
+def _advanced_positions(index, shape):
+    """The flat positions in ``shape`` of the elements the integer arrays of
+    ``index`` name together (broadcast; negative ones counted from the end), or
+    None where the index has no integer array, so nothing can repeat (basic
+    parts, one or more boolean masks: each names its elements once).  An index
+    whose parts this does not place (``None`` or a bool beside arrays, sizes
+    not known) gives ``_ALWAYS_PROBE``, whose repeated key sends
+    :func:`last_writes` to its probe, which is right for every index."""
+    if type(index) is np.ndarray and index.dtype.kind in "iu" or type(index) is list \
+            and index and all(type(i) is int for i in index):  # y[idx], y[[1, 1, 3]]
+        return np.remainder(index, shape[0]).ravel() if shape[0] else np.ravel(index)
+    parts = _host_index(index)
+    parts = parts if isinstance(parts, tuple) else (parts,)
+    arrays, rest = [], []
+    for p in parts:
+        if p is None or isinstance(p, (bool, np.bool_)):
+            return _ALWAYS_PROBE
+        if isinstance(p, (list, np.ndarray)):
+            p = np.asarray(p)
+            if p.dtype == bool:
+                arrays.append(("mask", p))
+            elif p.size == 0 or p.dtype.kind in "iu":
+                arrays.append(("ints", p.astype(np.intp, copy=False)))
+            else:
+                return _ALWAYS_PROBE
+        rest.append(p)
+    if not any(kind == "ints" for kind, _ in arrays):
+        return None
+    used = sum(np.ndim(p) if isinstance(p, np.ndarray) and p.dtype == bool else 1
+               for p in rest if p is not Ellipsis)
+    axis, comps, dims = 0, [], []
+    for p in rest:
+        if p is Ellipsis:
+            axis += len(shape) - used
+        elif isinstance(p, np.ndarray) and p.dtype == bool:
+            comps.extend(np.nonzero(p))
+            dims.extend(shape[axis:axis + p.ndim])
+            axis += p.ndim
+        else:
+            if isinstance(p, np.ndarray):
+                comps.append(p)
+                dims.append(shape[axis])
+            axis += 1
+    if not all(isinstance(n, (int, np.integer)) for n in dims):
+        return _ALWAYS_PROBE  # unknown sizes (a Dask array's NaN)
+    if len(comps) == 1:
+        return np.ravel(comps[0] % dims[0]) if dims[0] else np.ravel(comps[0])
+    comps = np.broadcast_arrays(*comps)
+    return np.ravel(np.ravel_multi_index(comps, dims, mode="wrap"))
+
+
+_ALWAYS_PROBE = np.zeros(2, dtype=np.intp)
+
+
+def _host_index(index):
+    """``index`` with a CuPy array in it copied to the host; a Dask array there
+    (a lazy index) would have to be computed to tell whether it repeats."""
+    parts = index if isinstance(index, tuple) else (index,)
+    if not any(foreign(p) for p in parts):
+        return index
+    out = []
+    for p in parts:
+        if foreign(p):
+            if not hasattr(p, "get"):
+                raise error_at("MissingRuleError", (
+                    "an element assignment x[index] = v whose index is a "
+                    f"{type(p).__module__.split('.')[0]} array: its adjoint must know "
+                    "whether the index names an element twice (NumPy keeps the last "
+                    "write), which a lazy index tells only when computed; index with a "
+                    "NumPy array (idx.compute())"))
+            p = p.get()
+        out.append(p)
+    return tuple(out) if isinstance(index, tuple) else out[0]
