@@ -53,6 +53,7 @@ from .aliases import (
     unpacked,
     untouched,
     untouched_except,
+    view_index,
     window,
     window_by,
 )
@@ -232,6 +233,7 @@ __all__ = [
     "taken_again",
     "same_or_untouched",
     "untouched_except",
+    "view_index",
     "slot_alone",
     "is_window",
     "slot_same",

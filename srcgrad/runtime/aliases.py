@@ -43,6 +43,7 @@ __all__ = [
     "taken_again",
     "untouched",
     "untouched_except",
+    "view_index",
     "window",
     "window_by",
 ]
@@ -498,6 +499,28 @@ def is_basic_index(index):
     parts = index if isinstance(index, tuple) else (index,)
     return all(p is None or p is Ellipsis or isinstance(p, (int, np.integer, slice))
                and not isinstance(p, (bool, np.bool_)) for p in parts)
+
+
+def view_index(base, index, shown: str, where=None) -> None:
+    """Check, before ``y[a][b] = v`` with ``a`` a name, that ``y[a]`` (``shown``)
+    is a part of ``y`` the write changes: an item of a list or dict, or a view
+    of an array (a basic index).  With a mask or an integer array, NumPy's
+    ``y[a]`` is a copy and Python's write is lost; srcgrad's code, which writes
+    the part back, would change ``y`` -- so it raises instead.
+
+        >>> view_index(np.zeros(3), slice(0, 2), "y[s]")
+        >>> view_index([np.zeros(2)], 0, "ys[i]")
+        >>> view_index(np.zeros(3), np.array([True, False, True]), "y[m]")
+        Traceback (most recent call last):
+        srcgrad.errors.UnsupportedSyntaxError: 'y[m]' is a copy here: its index is a mask or an integer array (NumPy's advanced indexing), so Python's assignment into it changes nothing; write into the array itself with one index, or copy the part first (part = y[m]; part[...] = v)
+    """
+    if isinstance(base, (list, tuple, dict)) or is_basic_index(index):
+        return
+    raise error_at("UnsupportedSyntaxError", (
+        f"'{shown}' is a copy here: its index is a mask or an integer array (NumPy's "
+        f"advanced indexing), so Python's assignment into it changes nothing; write into "
+        f"the array itself with one index, or copy the part first (part = {shown}; "
+        f"part[...] = v)"), where)
 
 
 def sequence_operand(value, count: bool, message: str, where=None) -> None:
