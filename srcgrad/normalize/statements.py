@@ -376,6 +376,7 @@ class Statements:
             # y[a][b] = v -> t = snapshot(y[a]); t[b] = v; y[a] = t: a copy of the part
             # (no view of y to follow), written, then put back
             part, outer = self.namer.temp(), first.value
+            self.check_view_index(outer, stmt)
             self.locals.add(part)
             store = gast.Name(id=part, ctx=gast.Store(), annotation=None, type_comment=None)
             copied = gast.Call(func=helper_ref("snapshot"), args=[clone(outer)], keywords=[])
@@ -556,6 +557,29 @@ class Statements:
             gast.Constant(value=starred, kind=None), where], keywords=[])
         guard = gast.copy_location(gast.Expr(value=call), node)
         guard.op = ir.Op(ir.OPAQUE, [], {}, node, "statement")
+        self.out.append(guard)
+
+    def check_view_index(self, outer, node):
+        """``view_index(y, a, message, where)`` before ``y[a][b] = v`` where ``a``
+        is (or holds) a name: an int or a slice makes ``y[a]`` a view, which the
+        write changes, but a mask or an integer array makes it NumPy's copy, and
+        Python's write is lost -- the code below, which writes the part back into
+        ``y``, would change ``y``; only the values can tell which."""
+        parts = outer.slice.elts if isinstance(outer.slice, gast.Tuple) else [outer.slice]
+        if not any(isinstance(p.operand if isinstance(p, gast.UnaryOp) else p, gast.Name)
+                   for p in parts):
+            return
+        index = self.index(clone(outer.slice))
+        if not any(isinstance(n, gast.Name) for n in walk(index)):
+            return  # (i = 1; grid[i][0] = v: an int)
+        where = constant((self.parsed.filename, getattr(node, "lineno", None),
+                          getattr(node, "col_offset", None)))
+        call = gast.Call(func=helper_ref("view_index"), args=[
+            self.atom(clone(outer.value)), index, gast.Constant(value=source_of(outer), kind=None),
+            where], keywords=[])
+        guard = gast.copy_location(gast.Expr(value=call), node)
+        guard.op = ir.Op(ir.OPAQUE, [], {}, node, "statement")
+        guard.comment = f"the write below reaches {source_of(outer.value)} if {source_of(outer)} is a view"
         self.out.append(guard)
 
     def bind(self, target, atom, node):
