@@ -63,13 +63,21 @@ def entry_checks(param, params, found, filename) -> list:
         others = found.free[param]
         node, _ = found.where[param]
         call = gast.Call(func=helper_ref("apart_from_free"), args=[
-            ir.name(param), gast.Tuple(elts=[ir.name(o) for o in others], ctx=gast.Load()),
+            ir.name(param), gast.Tuple(elts=[_free_ref(found, o) for o in others],
+                                       ctx=gast.Load()),
             constant((param, *others)), gast.Constant(
                 value=param in found.shared or param in found.items, kind=None),
             _where(node, filename)], keywords=[])
         checks.append(_statement(call, node, f"{param} is updated in place below: "
                                  f"{', '.join(others)} must not share it"))
     return checks
+
+
+def _free_ref(found, name):
+    """The generated code's name for ``name``, an argument or a value read from
+    outside: ``layers.W`` or a helper's global is bound under a name of its own
+    (``found.refs``, :mod:`.free_reads`)."""
+    return ir.name(found.refs.get(name, name))
 
 
 def _where(node, filename):
@@ -131,7 +139,7 @@ def update_guards(found, node, current, filename) -> list:
         if symbol is not None:
             message = message.replace(" op= ", f" {symbol}= ").replace(" op ", f" {symbol} ")
         call = gast.Call(func=helper_ref("untouched"), args=[
-            ir.name(other), ir.name(current), gast.Constant(value=None, kind=None),
+            _free_ref(found, other), ir.name(current), gast.Constant(value=None, kind=None),
             gast.Constant(value=message, kind=None), where], keywords=[])
         check = gast.copy_location(gast.Expr(value=call), node)
         check.op = ir.Op(ir.OPAQUE, [], {}, node, "statement")

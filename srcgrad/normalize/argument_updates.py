@@ -81,6 +81,7 @@ from ..errors import SrcGradError
 from ..frontend.linker import is_user_function
 from ..frontend.parse import MISSING, parse_function, static_value
 from ..ir.syntax import source_of, updated_in_place, walk
+from .free_reads import bound_names, free_values
 from .helper_depth import HELD, PART, SAME, Summary, effects
 
 #: Methods that change their object in place.
@@ -155,6 +156,11 @@ class ArgumentUpdates:
     free: dict = field(default_factory=dict)
     #: every such name, also those checked where the update runs (``guards``)
     free_names: set = field(default_factory=set)
+    #: those of them the function does not know by that plain name (``layers.W``,
+    #: a called helper's global or closure value) -> the value, which the
+    #: normaliser binds in the generated module, under the name in ``refs``
+    bound: dict = field(default_factory=dict)
+    refs: dict = field(default_factory=dict)
 
 
 def argument_updates(func, params, resolve, callee=False, own_only=False) -> ArgumentUpdates:
@@ -237,7 +243,7 @@ def _items_and_free(func, params, scan, resolve, found):
     is ``t op= v`` (``t`` a number in the common case), as that update runs
     (``found.guards``).  Only what is read after an update can tell.  Returns
     the :class:`Order` it made, or None where there was nothing to look at."""
-    free = _free_values(func, scan, resolve)
+    free, bound = free_values(func, scan.locals, resolve)
     if not found.checked and not free:
         return None
     order = Order(func, scan)
@@ -296,6 +302,8 @@ def _items_and_free(func, params, scan, resolve, found):
             elif other not in found.free.get(param, ()):
                 found.free.setdefault(param, []).append(other)
                 found.where.setdefault(param, (after[0], param))
+    # layers.W, a helper's global or closure value: bound in the generated module
+    found.bound = {name: bound[name] for name in sorted(found.free_names) if name in bound}
     return order
 
 
@@ -365,79 +373,6 @@ def _rebound_around(read, node, name, scan, order) -> bool:
                and loop in order.position[id(read)][2])
 
 
-def _free_values(func, scan, resolve) -> dict:
-    """The names ``func`` reads from its globals or closure whose value is now
-    an array, a list or dict, or a tuple or plain object holding arrays
-    (``W``, ``Ws = [A, B]``, ``model`` with ``model.W``), each with its reads:
-    an update of an argument that is that memory would show there in Python."""
-    from ..runtime.aliases import held_arrays
-
-    reads = collections.defaultdict(list)
-    for node in walk(func):
-        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) \
-                and node.id not in scan.locals:
-            reads[node.id].append(node)
-    found = {}
-    for name, nodes in reads.items():
-        value = resolve(gast.Call(func=gast.Name(id=name, ctx=gast.Load(),
-                                                 annotation=None, type_comment=None),
-                                  args=[], keywords=[]))
-        if value is MISSING or isinstance(value, types.ModuleType) or callable(value):
-            continue
-        arrays, boxes = [], []
-        held_arrays(value, name, arrays, boxes)
-        if arrays or boxes:
-            found[name] = nodes
-    # a helper it calls that reads a global (x[0] = v; return g(x), g reading W):
-    # the call reads it, where this function knows it by the same name
-    for call in walk(func):
-        if not isinstance(call, gast.Call) or not isinstance(call.func, gast.Name) \
-                or call.func.id in scan.locals:
-            continue
-        for name, value in _read_by_callee(resolve(call), set()).items():
-            if name in found and call in found[name]:
-                continue
-            mine = resolve(gast.Call(func=gast.Name(id=name, ctx=gast.Load(),
-                                                    annotation=None, type_comment=None),
-                                     args=[], keywords=[]))
-            if mine is value:
-                found.setdefault(name, []).append(call)
-    return found
-
-
-def _read_by_callee(fn, following) -> dict:
-    """The globals and closure values holding arrays that the user function
-    ``fn`` reads, or a user function it calls reads (three calls deep): name ->
-    value."""
-    from ..runtime.aliases import held_arrays
-
-    if not isinstance(fn, types.FunctionType) or not is_user_function(fn) \
-            or id(fn) in following or len(following) >= 3:
-        return {}
-    following.add(id(fn))
-    try:
-        parsed = parse_function(fn)
-    except SrcGradError:
-        return {}
-    local = _bound_names(parsed.node) | {a.id for a in parsed.node.args.args}
-    found = {}
-    for node in walk(parsed.node):
-        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) \
-                and node.id not in local and node.id not in found:
-            value = static_value(node, parsed.resolver, local)
-            if isinstance(value, types.FunctionType):
-                found.update({k: v for k, v in _read_by_callee(value, following).items()
-                              if k not in found})
-                continue
-            if value is MISSING or isinstance(value, types.ModuleType) or callable(value):
-                continue
-            arrays, boxes = [], []
-            held_arrays(value, node.id, arrays, boxes)
-            if arrays or boxes:
-                found[node.id] = value
-    return found
-
-
 def callee_view_guards(func, params, scan, found) -> None:
     """``t = a[0]; t += v`` in a called function, ``t`` a view or an element of
     the parameter ``a``: Python changes the caller's array there in place
@@ -497,7 +432,7 @@ class Scan:
         self.parts: list = []
         self.holds: list = []
         self.updates: list = []  # (name, node, "item" | "augmented")
-        self.locals = set(params) | _bound_names(func)
+        self.locals = set(params) | bound_names(func)
         self.local_functions = {n.name: n for n in walk(func)
                                 if isinstance(n, gast.FunctionDef) and n is not func}
         for node in walk(func):  # f = lambda v: ...
@@ -812,15 +747,6 @@ def _root(node):
     return node.id if isinstance(node, gast.Name) else None
 
 
-def _bound_names(func) -> set:
-    """Every name a statement of ``func`` (or of a function nested in it) binds."""
-    names = set()
-    for node in walk(func):
-        if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Param)):
-            names.add(node.id)
-    return names
-
-
 class Order:
     """Which reads of a function may run after an update, from where they are
     written: later in the source, or in a loop around both (its next
@@ -907,7 +833,7 @@ def resolver_of(parsed):
     (``parsed``, a ParsedFunction): the object a call's function names in that
     function's module, or MISSING."""
     func = parsed.node
-    local = _bound_names(func) | {a.id for a in func.args.args}
+    local = bound_names(func) | {a.id for a in func.args.args}
     return lambda call: static_value(call.func, parsed.resolver, local)
 
 

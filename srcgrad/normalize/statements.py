@@ -459,6 +459,9 @@ class Statements:
         self.check_replaced_in_place()
         found = self.argument_checks = argument_updates(  # called: from differentiated code
             self.func, self.params, self.callee, getattr(self.parsed, "called", False))
+        for shown, value in found.bound.items():  # layers.W, read by a called helper
+            found.refs[shown] = self.namer.fresh("bound")
+            self.free[found.refs[shown]] = value
         for param in (p for p in self.params if p in found.checked):
             self.out.extend(entry_checks(param, self.params, found, self.parsed.filename))
         updated = updated_in_place(self.func) | found.direct | found.shared
