@@ -84,6 +84,7 @@ from .slot_writes import (
     is_setitem,
     location,
     no_memory,
+    sorts_in_place,
     user_names,
 )
 
@@ -111,6 +112,7 @@ def check_aliases(program: ir.Program) -> None:
     The returned expression is read after every statement: it is checked as a
     last statement of the body (``return u`` after ``t += x`` with ``u = t``
     reads the updated array), and takes the names the checks bind again."""
+    sorts_in_place(program)  # a.sort(): a[...] = np.sort(a), an update like any other
     statements = list(ir.walk_statements(program.body))
     if not any(ir.is_update(s) or getattr(s, "augmented", None) for s in statements):
         return

@@ -9,8 +9,9 @@ AliasedUpdateError where they share its memory otherwise): see
 :func:`follow_slot_writes`.  ``a = d['h']; a[0] = v`` is written that way too
 (:func:`element_writes`), and ``row = Y[k]; row *= 2`` as the element write
 ``row[...] = row * 2`` that NumPy makes of it (:func:`augmented_views`), which
-the alias check of :mod:`.aliasing` writes back into ``Y``.  Also the small
-helpers both modules use (places, the user's names for messages).
+the alias check of :mod:`.aliasing` writes back into ``Y``; ``a.sort()`` as
+``a[...] = np.sort(a)`` (:func:`sorts_in_place`).  Also the small helpers both
+modules use (places, the user's names for messages).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from . import paths
 from .sharing import held_names, is_identity, is_view, operand_names
 
 __all__ = ["augmented_views", "element_writes", "follow_slot_writes", "is_setitem",
-           "location", "no_memory", "user_names"]
+           "location", "no_memory", "sorts_in_place", "user_names"]
 
 
 def augmented_views(program, statements, containers) -> bool:
@@ -116,6 +117,66 @@ def augmented_views(program, statements, containers) -> bool:
         at = block.index(update)
         block[at + 1:at + 1] = [test, branch]
         written.update((id(update), id(test), id(branch)))
+        changed = True
+    return changed
+
+
+#: ``a.sort(axis, kind, order)``'s parameters, which ``np.sort(a, ...)`` takes after ``a``.
+_SORT_PARAMETERS = ("axis", "kind", "order", "stable")
+
+
+def sorts_in_place(program) -> bool:
+    """``a.sort()`` on a local array ``a`` (``a = x * w; a.sort()``): the element
+    write ``a[...] = np.sort(a)`` that it is, with ``np.sort``'s derivative and
+    the alias check's following of every other name for ``a``'s memory (a view
+    of ``a``, the array ``a`` is a view of).  Bit for bit the same: ``np.sort``
+    sorts a copy by ``a.sort`` itself.  Kept as written, and refused where a
+    value being differentiated flows into it (:mod:`srcgrad.ad.in_place`),
+    was every ``a.sort()``; a name that may hold a list, or a parameter (the
+    caller's array), still is.  Returns whether it changed the program."""
+    statements = list(ir.walk_statements(program.body))
+    arrays = _array_names(program, statements)
+    # (r = Y[1], a row of an array: a view, which the write is written back from)
+    arrays |= {n for n, stmts in _bindings(statements).items() if n not in program.params
+               and all(isinstance(d, gast.Assign) and not ir.is_update(d)
+                       and getattr(d, "op", None) is not None
+                       and d.op.primitive is operator.getitem
+                       and isinstance(d.op.args[0], gast.Name) and d.op.args[0].id in arrays
+                       for d in stmts)}
+    blocks = paths.blocks_of(program.body)
+    changed = False
+    for stmt in statements:
+        call = getattr(stmt, "value", None)
+        if not (isinstance(stmt, gast.Expr) and getattr(stmt, "op", None) is not None
+                and stmt.op.primitive is ir.OPAQUE and isinstance(call, gast.Call)
+                and isinstance(call.func, gast.Attribute) and call.func.attr == "sort"
+                and isinstance(call.func.value, gast.Name) and call.func.value.id in arrays
+                and len(call.args) <= len(_SORT_PARAMETERS)
+                and all(isinstance(a, (gast.Name, gast.Constant)) for a in call.args)
+                and all(k.arg in _SORT_PARAMETERS[len(call.args):]
+                        and isinstance(k.value, (gast.Name, gast.Constant))
+                        for k in call.keywords)):
+            continue
+        a, node = call.func.value.id, stmt.op.node
+        value = program.namer.fresh(a)
+        sort = gast.Attribute(value=ir.name("np"), attr="sort", ctx=gast.Load())
+        args = [ir.name(a), *(clone(x) for x in call.args)]
+        kwargs = {k.arg: clone(k.value) for k in call.keywords}
+        made = ir.assign(value, gast.Call(func=sort, args=args, keywords=[
+            gast.keyword(arg=k, value=v) for k, v in kwargs.items()]))
+        made.op = ir.Op(np.sort, [clone(x) for x in args],
+                        {k: clone(v) for k, v in kwargs.items()}, node, f"{a}.sort()")
+        every = gast.Constant(value=Ellipsis, kind=None)
+        write = ir.assign(gast.Subscript(value=ir.name(a), slice=every, ctx=gast.Store()),
+                          ir.name(value))
+        write.op = ir.Op(operator.setitem, [ir.name(a), clone(every), ir.name(value)], {},
+                         node, "element assignment")
+        write.user_target = f"{a}.sort()"
+        for made_ in (made, write):
+            gast.copy_location(made_, stmt)
+        block = blocks[id(stmt)][0]
+        at = block.index(stmt)
+        block[at:at + 1] = [made, write]
         changed = True
     return changed
 

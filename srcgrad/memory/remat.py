@@ -73,7 +73,7 @@ from ..frontend.linker import CalleePair
 from ..ir.syntax import clone
 from ..rules import registry
 from ..runtime import sequence
-from .effects import changed_in_place, mutated_names, value_effect
+from .effects import RANDOM, changed_in_place, mutated_names, value_effect
 
 SAVE, RECOMPUTE = "save", "recompute"
 
@@ -154,13 +154,21 @@ def _refuse_stale_reads(program, backward) -> None:
     """Raise, located, where a call changes in place (``rng.shuffle(a)``,
     ``lst.sort()``) what the adjoint sweep reads as it was before the call: no
     tape keeps the old contents, so the adjoint would read the new ones.  (In a
-    loop every iteration but the last reads an older value.)"""
+    loop every iteration but the last reads an older value.)  Not where the name
+    was bound, earlier in the same block, to a new object that nothing read
+    before the call (``a = rng.normal(size=3); rng.shuffle(a)`` in a loop's
+    body): no value was computed from the old contents, and what the adjoint
+    reads is that object as the call left it.  (``a.sort()`` of a local array
+    is the element write ``a[...] = np.sort(a)`` by then, see
+    :func:`..analysis.slot_writes.sorts_in_place`.)"""
     read = {n for stmt in ir.walk_statements(backward) for n in ir.names_in(stmt)}
     free = program.free
     seen: set[str] = set()
 
     def visit(stmts, in_loop):
+        fresh: set[str] = set()  # bound here to a new object nothing has read yet
         for stmt in stmts:
+            unread, fresh = fresh, (fresh - set(_names_read(stmt))) | _fresh_names(stmt, free)
             if isinstance(stmt, (gast.For, gast.While)):
                 seen.update(ir.names_in(stmt.iter if isinstance(stmt, gast.For) else stmt.test))
                 visit(stmt.body, True)
@@ -172,7 +180,7 @@ def _refuse_stale_reads(program, backward) -> None:
                 visit(stmt.orelse, in_loop)
                 continue
             for name in changed_in_place(stmt, free):
-                if name in read and (in_loop or name in seen):
+                if name in read and (in_loop or name in seen) and name not in unread:
                     raise UnsupportedSyntaxError(
                         f"this call changes {name} in place after a value was computed from "
                         f"it, and the adjoint sweep reads {name} as it was then: srcgrad keeps "
@@ -184,6 +192,41 @@ def _refuse_stale_reads(program, backward) -> None:
             seen.update(ir.names_in(getattr(stmt, "value", stmt)))
 
     visit(program.body, False)
+
+
+def _names_read(stmt) -> list[str]:
+    """Every name ``stmt`` reads (a compound statement: its whole body too)."""
+    return [n.id for n in gast.walk(stmt) if isinstance(n, gast.Name)
+            and isinstance(n.ctx, gast.Load)]
+
+
+#: Operations whose result is always a new array (or number), never an operand.
+_MAKES_NEW = frozenset({
+    operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv,
+    operator.mod, operator.pow, operator.neg, operator.matmul, np.sort, np.copy,
+    np.ndarray.copy, np.zeros, np.ones, np.empty, np.full, np.zeros_like, np.ones_like,
+    np.empty_like, np.full_like, np.arange, np.linspace, np.concatenate, np.stack,
+    np.outer, np.dot, np.matmul, np.cumsum, np.where, np.clip, np.argsort})
+
+
+def _fresh_names(stmt, free) -> set[str]:
+    """The name ``stmt`` binds to a new object that no other name holds: a ufunc's
+    or an arithmetic result (``a = x * w``), a new array (``np.sort(x)``), a
+    random draw (``a = rng.normal(size=3)``; not ``rng.choice(X)``, which may be
+    a row of ``X``)."""
+    op = getattr(stmt, "op", None)
+    if not isinstance(stmt, gast.Assign) or ir.is_update(stmt) or op is None \
+            or not isinstance(stmt.targets[0], gast.Name) or "out" in op.kwargs:
+        return set()
+    prim = op.primitive
+    try:
+        new = isinstance(prim, np.ufunc) or prim in _MAKES_NEW
+    except TypeError:
+        new = False
+    call = stmt.value
+    if not new and isinstance(call, gast.Call) and value_effect(stmt, free) == RANDOM:
+        new = getattr(call.func, "attr", None) not in ("choice", "shuffle", "permuted")
+    return {stmt.targets[0].id} if new else set()
 
 
 class _State:

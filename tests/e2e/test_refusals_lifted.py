@@ -12,7 +12,11 @@ the program, with at least one case inside a loop, a branch or a helper:
 - two or more augmented updates of a loop's row (``row = Y[t]; row *= a; row
   += b``, element writes between them), ``Y`` read afterwards: each is written
   into the view as the first one was (the second was refused with
-  AliasedUpdateError).
+  AliasedUpdateError);
+- ``a.sort()`` of a local array (``a = x * w; a.sort()``, a row ``Y[1].sort()``)
+  is the element write ``a[...] = np.sort(a)``, with ``np.sort``'s derivative
+  and the old contents saved; ``rng.shuffle(a)`` of an array made afresh in a
+  loop body and not read before, whose old contents nothing needs.
 """
 
 from __future__ import annotations
@@ -223,3 +227,106 @@ def test_several_updates_of_a_row_view_against_autograd():
     autograd = pytest.importorskip("autograd")
     assert_close(srcgrad.grad(rows_twice)(X), autograd.grad(plain)(X), rtol=1e-12, atol=0,
                  what="autograd")
+
+
+# -- a.sort(), rng.shuffle(a) of a fresh array --------------------------------------------
+
+W = np.array([0.3, -2.0, 1.1])
+
+
+def sorted_once(x):
+    a = x * W
+    a.sort()
+    return np.sum(a * np.arange(3.0))
+
+
+def sorted_in_loop(x):
+    h = x
+    for i in range(2):
+        a = h * W
+        a.sort()
+        h = np.tanh(a * np.arange(1.0, 4.0))
+    return np.sum(h)
+
+
+def sorted_after_a_read(x):
+    rng = np.random.default_rng(3)
+    h = x
+    for i in range(3):
+        a = rng.normal(size=3) + h
+        h = h * a
+        a.sort()
+        h = np.tanh(h + a * np.arange(3.0))
+    return np.sum(h)
+
+
+def sorted_rows(x):
+    Y = np.outer(np.arange(1.0, 3.0), x * W)
+    for row in Y:
+        row.sort()
+    M = np.outer(x, W)
+    M.sort(axis=0)
+    return np.sum(Y * np.arange(6.0).reshape(2, 3)) + np.sum(M * np.arange(9.0).reshape(3, 3))
+
+
+def sorted_in_a_branch(x):
+    a = x * W
+    b = a[1:]
+    if x[0] > 0:
+        a.sort()
+    return np.sum(a * np.arange(3.0)) + np.sum(b * 3.0)
+
+
+def sorted_copy(v):
+    b = v * 2.0
+    b.sort()
+    return b
+
+
+def sorted_in_a_helper(x):
+    return np.sum(sorted_copy(x * W) * np.arange(3.0)) + np.sum(sorted_copy(x) ** 2)
+
+
+@pytest.mark.parametrize("fn", [sorted_once, sorted_in_loop, sorted_after_a_read, sorted_rows,
+                                sorted_in_a_branch, sorted_in_a_helper])
+def test_sort_in_place_of_a_local_array(fn):
+    check(fn, (X,))
+
+
+def test_sort_in_place_against_autograd():
+    autograd = pytest.importorskip("autograd")
+    anp = autograd.numpy
+
+    def plain(x):
+        return anp.sum(anp.sort(x * W) * anp.arange(3.0))
+    assert_close(srcgrad.grad(sorted_once)(X), autograd.grad(plain)(X), rtol=1e-12, atol=0,
+                 what="autograd")
+
+
+def shuffled_fresh(x):
+    rng = np.random.default_rng(5)
+    h = x
+    for i in range(3):
+        a = rng.normal(size=3)
+        rng.shuffle(a)
+        h = np.tanh(h * a)
+    return np.sum(h)
+
+
+def test_shuffle_of_a_fresh_array_in_a_loop():
+    """Its old contents are read by nothing: saved (or recomputed) where the loop
+    is not checkpointed; a checkpointed loop, which would run the shuffle again,
+    is refused, located, at the shuffle."""
+    want = shuffled_fresh(X)
+    fd = numeric_grad(shuffled_fresh, [X], 0)
+    for policy in ("save", "recompute"):
+        value, grad = srcgrad.value_and_grad(shuffled_fresh, policy=policy)(X)
+        assert_bit_identical(value, want, f"policy {policy!r}")
+        assert_close(grad, fd, rtol=1e-6, atol=1e-8, what=f"policy {policy!r}")
+    value, tangent = srcgrad.jvp(shuffled_fresh, wrt=[0])(X, np.ones(3))
+    assert_bit_identical(value, want, "jvp")
+    assert_close(tangent, np.sum(fd), rtol=1e-6, atol=1e-8, what="jvp")
+    for policy in ("sqrt", ("revolve", 2)):
+        with pytest.raises(srcgrad.SrcGradError, match="permutation") as info:
+            srcgrad.grad(shuffled_fresh, policy=policy)(X)
+        assert info.value.lineno == shuffled_fresh.__code__.co_firstlineno + 5
