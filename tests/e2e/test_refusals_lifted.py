@@ -16,7 +16,12 @@ the program, with at least one case inside a loop, a branch or a helper:
 - ``a.sort()`` of a local array (``a = x * w; a.sort()``, a row ``Y[1].sort()``)
   is the element write ``a[...] = np.sort(a)``, with ``np.sort``'s derivative
   and the old contents saved; ``rng.shuffle(a)`` of an array made afresh in a
-  loop body and not read before, whose old contents nothing needs.
+  loop body and not read before, whose old contents nothing needs;
+- lists holding one array in several slots, ``hs = [h0] * T`` then ``hs[t] =
+  new``, ``[z, z]``, read, passed to a helper, a slot rebound and then written:
+  differentiated (no item is updated in place; where one is, ``hs[0][1] = v``,
+  it changes every slot, and tests/e2e/test_container_aliases.py keeps it
+  refused).
 """
 
 from __future__ import annotations
@@ -330,3 +335,69 @@ def test_shuffle_of_a_fresh_array_in_a_loop():
         with pytest.raises(srcgrad.SrcGradError, match="permutation") as info:
             srcgrad.grad(shuffled_fresh, policy=policy)(X)
         assert info.value.lineno == shuffled_fresh.__code__.co_firstlineno + 5
+
+
+# -- [h0] * T, [z, z]: one array in several slots, none updated in place ------------------
+
+
+def history(x):
+    h0 = np.zeros(3)
+    hs = [h0] * 4
+    h = h0
+    for t in range(4):
+        h = np.tanh(h * 0.5 + x * t)
+        hs[t] = h
+    return np.sum(np.stack(hs) ** 2) + sum(np.sum(v) for v in hs)
+
+
+def history_from_the_input(x):
+    hs = [x * 0.1] * 3
+    for t in range(1, 3):
+        hs[t] = np.tanh(hs[t - 1] * x)
+    return np.sum(hs[2]) + np.sum(hs[0])
+
+
+def pair_read(x):
+    z = np.sin(x)
+    lst = [z, z]
+    lst[1] = lst[1] * 3.0
+    return np.sum(lst[0] * lst[1]) + np.sum([z] * 3)
+
+
+def two_slots(hs, x):
+    return np.sum(hs[0] * x) + np.sum(hs[1])
+
+
+def pair_passed(x):
+    z = x * 2.0
+    return two_slots([z, z], x) + two_slots([z] * 2, x)
+
+
+def slot_rebound_then_written(x):
+    hs = [np.zeros(3)] * 3
+    for t in range(3):
+        if t > 0:
+            hs[t] = np.zeros(3)
+            hs[t][t] = x[t] * 2.0
+    hs[0] = hs[0] * 2.0
+    hs[0] += x
+    return np.sum(np.stack(hs) * np.arange(9.0).reshape(3, 3))
+
+
+@pytest.mark.parametrize("fn", [history, history_from_the_input, pair_read, pair_passed,
+                                slot_rebound_then_written])
+def test_one_array_in_several_slots(fn):
+    check(fn, (X,))
+
+
+def test_one_array_in_several_slots_against_autograd():
+    autograd = pytest.importorskip("autograd")
+    anp = autograd.numpy
+
+    def plain(x):
+        hs = [x * 0.1] * 3
+        for t in range(1, 3):
+            hs[t] = anp.tanh(hs[t - 1] * x)
+        return anp.sum(hs[2]) + anp.sum(hs[0])
+    assert_close(srcgrad.grad(history_from_the_input)(X), autograd.grad(plain)(X), rtol=1e-12,
+                 atol=0, what="autograd")
