@@ -40,6 +40,8 @@ def getitem_grad(g, a, index):
     else:  # a Dask or CuPy cotangent of a NumPy array: scattered in its own library
         grad = namespace_of(g).zeros_like(a)
     if is_basic_index(index):
+        if foreign(grad):
+            index, g = _without_newaxes(grad, index, g)
         grad[index] = g
     elif foreign(grad):
         try:
@@ -49,6 +51,32 @@ def getitem_grad(g, a, index):
     else:
         np.add.at(grad, index, g)
     return grad
+
+
+def _without_newaxes(grad, index, g):
+    """``index`` without its ``None`` entries and ``g`` without their length-1
+    axes, for a library whose assignment does not take ``None`` (Dask reads
+    ``grad[:, None] = g`` as ``grad[:] = g``, and fails on ``g``'s extra axis).
+    A basic index only: its other axes keep their order when the ``None``
+    entries go.  Worked out from the index and ``grad.ndim`` alone, not from
+    shapes (a Dask array's may be unknown, NaN)."""
+    parts = index if isinstance(index, tuple) else (index,)
+    if not any(p is None for p in parts):
+        return index, g
+    spread = np.ndim(grad) - sum(p is not None and p is not Ellipsis for p in parts)
+    newaxes, axis = [], 0
+    for p in parts:
+        if p is None:
+            newaxes.append(axis)
+        if p is Ellipsis:
+            axis += spread
+        elif not isinstance(p, (int, np.integer)):  # a slice or None makes one axis
+            axis += 1
+    if Ellipsis not in parts:
+        axis += spread  # the axes after the index's last entry
+    lead = axis - np.ndim(g)  # axes g broadcasts along (it may be a number)
+    drop = tuple(a - lead for a in newaxes if a >= lead)
+    return tuple(p for p in parts if p is not None), np.squeeze(g, axis=drop) if drop else g
 
 
 def _scatter_rows(grad, index, g):

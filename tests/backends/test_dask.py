@@ -16,6 +16,7 @@ import tracemalloc
 
 import numpy as np
 import pytest
+from numeric import assert_close, numeric_grad
 
 import srcgrad
 from srcgrad import runtime
@@ -387,3 +388,39 @@ def test_numba_backend_runs_the_numpy_code_on_dask_arrays():
     want = srcgrad.grad(moments, wrt=(0, 1))(x.compute(), w)
     for got, expected in zip(dask.compute(dx, dw, scheduler="sync"), want):
         np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-14)
+
+
+def row_normalised(x):
+    """``x[:, None]``-style indices (outside tester: ``a / a.sum(axis=1)[:, None]``):
+    Dask's assignment does not take ``None``, so the adjoint of the read scattered
+    ``grad[:, None] = g`` into a raw ValueError."""
+    s = x / x.sum(axis=1)[:, None]
+    t = np.sin(x[None, ..., 0]) + x[..., None][:, 1:, 0].sum()
+    total = 0.0
+    for i in range(2):  # a loop, an int and None together
+        total = total + np.sum(x[i, None] ** 2)
+    return (np.sum(s ** 2) + np.sum(t * x[None][0, :, :1].T) + total
+            + np.sum(x[..., :2] * x[:, None, 1:][:, 0]))
+
+
+def by_columns(x):
+    """Indices that leave the rows whole."""
+    return np.sum(x / x.sum(axis=1)[:, None]) + np.sum(x[..., None, 1] ** 2 * x[None, :, 0].T)
+
+
+@pytest.mark.parametrize("fn", [row_normalised, by_columns])
+def test_newaxis_and_ellipsis_indices_on_dask(fn):
+    rng = np.random.default_rng(7)
+    xn = rng.standard_normal((6, 3)) + 3.0
+    x = da.from_array(xn, chunks=(2, 3))
+    g = srcgrad.grad(fn)
+    got = lazily(g, x)
+    assert isinstance(got, da.Array)
+    np.testing.assert_allclose(got.compute(scheduler="sync"), g(xn), rtol=1e-12, atol=1e-14)
+    assert_close(g(xn), numeric_grad(fn, [xn], 0), what="NumPy gradient")
+    t = rng.standard_normal(xn.shape)
+    value, tangent = lazily(srcgrad.jvp(fn), x, da.from_array(t, chunks=(2, 3)))
+    want_value, want_tangent = srcgrad.jvp(fn)(xn, t)
+    np.testing.assert_allclose(tangent.compute(scheduler="sync"), want_tangent, rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(value), want_value, rtol=1e-12)
+    assert want_value == fn(xn)
