@@ -24,6 +24,7 @@ from .arguments import (
     callee_arguments, differentiable_value, function_of, is_user_object, normalize_wrt,
 )
 from .compiled import compile_function
+from .draws import Draws, may_draw
 from .second_order import (
     Derivative,
     HigherOrder,
@@ -142,6 +143,15 @@ def _basis(x, k):
     return e.reshape(x.shape)
 
 
+def _rerun(draws, k, derivative, *args):
+    """The ``k``-th run of a dense derivative's columns: from the second on, the
+    generators ``fn`` draws from are rewound, so every column belongs to the
+    function Python's one call computes (see draws.py)."""
+    if k:
+        draws.rewind()
+    return derivative(*args)
+
+
 def hessian(fn, wrt=0, *, backend="numpy"):
     """The dense Hessian of the scalar function ``fn`` with respect to argument
     ``wrt``: ``H(*args)`` has shape ``x.shape + x.shape``; one Hessian-vector
@@ -152,7 +162,9 @@ def hessian(fn, wrt=0, *, backend="numpy"):
     def hess(*args):
         x = args[position]
         n = _flat_size(x)
-        columns = [np.ravel(product(*args, _basis(x, k))) for k in range(n)]
+        draws = Draws((*args, bound_self), func, may_draw(product.source))
+        columns = [np.ravel(_rerun(draws, k, product, *args, _basis(x, k))) for k in range(n)]
+        draws.finish()  # the generators as one run of fn leaves them
         return np.stack(columns, axis=-1).reshape(np.shape(x) + np.shape(x)) \
             if n else np.zeros(np.shape(x) * 2)
 
@@ -179,8 +191,11 @@ def _dense_derivative(dense, wrapped, kind) -> Derivative:
         shape = np.shape(x) * order
         if not n:
             return np.zeros(shape)
-        columns = [np.ravel(chain(*args, *(_basis(x, k) for k in combination)))
-                   for combination in itertools.product(range(n), repeat=order - 1)]
+        draws = Draws((*args, bound_self), func, may_draw(chain.source))
+        columns = [np.ravel(_rerun(draws, k, chain, *args, *(_basis(x, i) for i in combination)))
+                   for k, combination in enumerate(
+                       itertools.product(range(n), repeat=order - 1))]
+        draws.finish()
         return np.stack(columns, axis=-1).reshape(shape)
 
     return Derivative(tensor, lambda: chain.source, wrapped, kind,
@@ -232,7 +247,9 @@ def jacobian(fn, wrt=0, *, backend="numpy"):
             cols = []
             for k in range(n):
                 tangents[i] = _basis(x, k)
+                pullback.draws.rewind()  # each column: the noise of vjp's run
                 cols.append(np.ravel(jvp(fn, args, tangents, backend=backend)[1]))
+            pullback.draws.finish()
             flat = np.stack(cols, axis=-1)
         return flat.reshape(np.shape(value) + np.shape(x))
 

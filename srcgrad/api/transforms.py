@@ -43,6 +43,7 @@ from .arguments import (
     normalize_wrt,
 )
 from .compiled import Compiled, compile_function, compiled_with_source
+from .draws import Draws, may_draw
 from .second_order import Derivative, grad_of_gradient
 from .validation import enabled as checking
 from .validation import private_copies, verify
@@ -432,6 +433,7 @@ def vjp(fn, *primals, wrt=None, policy="save", optimize=True, check=None, check_
         forward, backward = backends.split(
             compiled, args, lambda: compile_function(func, replace(options, backend="numpy")))
     reference = private_copies(primals) if checking(check) else None
+    draws = Draws(args, func, may_draw(compiled.source))  # a rerun draws what this run drew
     value, residuals = forward(*args)
     if reference is not None:
         verify(fn, reference, value, "vjp")
@@ -444,7 +446,9 @@ def vjp(fn, *primals, wrt=None, policy="save", optimize=True, check=None, check_
         # elements: the residuals serve one call.  A later call reruns the forward
         # function for a fresh set (copying them would cut views from their bases).
         if consumed and not state["fresh"]:
+            draws.rewind()
             state["residuals"] = forward(*args)[1]
+            draws.finish()
         state["fresh"] = False
         grads = backward(state["residuals"], cotangent)
         if expand is None:
@@ -455,6 +459,7 @@ def vjp(fn, *primals, wrt=None, policy="save", optimize=True, check=None, check_
         return tuple(full)
 
     pullback.source = compiled.source
+    pullback.draws = draws  # (jacobian's tangents rerun the function too)
     pullback.__wrapped__ = fn
     return value, pullback
 

@@ -1,0 +1,104 @@
+"""The random generators a derivative's reruns must rewind.
+
+A Jacobian takes one pullback per row or one tangent per column, a Hessian one
+Hessian-vector product per column, and a pullback called twice reruns the
+forward function for fresh residuals: each run draws again.  A function that
+draws (``rng.normal(...)`` from a generator it is passed, ``np.random.normal``,
+``random.gauss``) then differentiates other noise in every run, and the rows
+of the Jacobian belong to different functions -- silently wrong.  Python's
+own call draws once; so each rerun starts from the generators' states before
+the first run, and afterwards they are left as one run leaves them.
+
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> draws = Draws((rng,))
+    >>> first = [rng.normal() for _ in range(2)]
+    >>> draws.rewind()                      # before a rerun
+    >>> [rng.normal() for _ in range(2)] == first
+    True
+    >>> draws.finish()                      # as after one run
+    >>> bool(rng.normal() == np.random.default_rng(0).normal(size=3)[2])
+    True
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+
+_GENERATORS = (np.random.Generator, np.random.RandomState, np.random.BitGenerator)
+
+
+def _generators(args) -> list:
+    """The generators among ``args``, in lists, tuples and dicts among them,
+    and in the attributes of objects among them (``self.rng``): one level."""
+    found = []
+    for a in args:
+        inner = a.values() if isinstance(a, dict) else a if isinstance(a, (list, tuple)) \
+            else vars(a).values() if hasattr(a, "__dict__") and not isinstance(a, type) else ()
+        for g in (a, *inner):
+            if isinstance(g, _GENERATORS) and not any(g is h for h in found):
+                found.append(g)
+    return found
+
+
+def _state_of(g):
+    return g.get_state() if isinstance(g, np.random.RandomState) else g.bit_generator.state \
+        if isinstance(g, np.random.Generator) else g.state
+
+
+def _set_state(g, state) -> None:
+    if isinstance(g, np.random.RandomState):
+        g.set_state(state)
+    elif isinstance(g, np.random.Generator):
+        g.bit_generator.state = state
+    else:
+        g.state = state
+
+
+class Draws:
+    """The states of the generators a run may draw from, kept before the first
+    run: those among ``args`` and the globals ``fn`` names.  ``globals_too``: NumPy's global generator and Python's ``random``
+    too (reading their states costs ~0.15 ms: only where the code draws)."""
+
+    def __init__(self, args, fn=None, globals_too: bool = True):
+        code = getattr(getattr(fn, "__func__", fn), "__code__", None)
+        held = getattr(getattr(fn, "__func__", fn), "__globals__", {})
+        named = [held[n] for n in code.co_names if n in held] if code is not None else []
+        self.generators = _generators((*args, *named))  # (RNG = default_rng() of a module)
+        self.globals_too = globals_too
+        self.start = self._states()
+        self.end = None
+
+    def _states(self):
+        own = [_state_of(g) for g in self.generators]
+        if not self.globals_too:
+            return own, None, None
+        return own, np.random.get_state(), random.getstate()
+
+    def _restore(self, states) -> None:
+        own, numpy_state, python_state = states
+        for g, state in zip(self.generators, own):
+            _set_state(g, state)
+        if numpy_state is not None:
+            np.random.set_state(numpy_state)
+            random.setstate(python_state)
+
+    def rewind(self) -> None:
+        """Before a rerun: the states before the first run (the states after it
+        are kept for :meth:`finish`)."""
+        if self.end is None:
+            self.end = self._states()
+        self._restore(self.start)
+
+    def finish(self) -> None:
+        """After the reruns: the generators as the first run left them."""
+        if self.end is not None:
+            self._restore(self.end)
+
+
+def may_draw(source: str) -> bool:
+    """Whether generated code may draw from NumPy's global generator or Python's
+    ``random`` (cheap to ask, unlike reading their states)."""
+    return "random" in source
