@@ -64,6 +64,7 @@ from .frontend.parse import parse_function
 from .ir.emit import block_lines
 from .ir.syntax import source_of, walk
 from .memory.checkpointing import checkpoint_loops, loop_policy
+from .memory.indexed_tapes import index_tapes
 from .memory.release import release_unread
 from .memory.remat import annotate_saves, decider, rematerialize
 from .memory.tapes import insert_pushes
@@ -146,6 +147,8 @@ def passes(c: Compilation, run) -> None:
         if o.optimize and o.backend == "numpy":
             run(c.hoist_products)     # optimize/hoist_products.py
         run(c.forward_dce)            # optimize/dce.py
+        if o.optimize and o.backend == "numpy" and not loop_policy(o.policy):
+            run(c.indexed_tapes)      # memory/indexed_tapes.py
         run(c.assemble)               # assemble.py
         run(c.annotate)               # memory/remat.py
         if o.optimize:
@@ -376,6 +379,12 @@ class Compilation:
         live = output | self.reads
         self.forward = self.tape_setup + eliminate_dead(self.forward, live, has_effect)
         self.tape_setup = []
+
+    @compiler_pass
+    def indexed_tapes(self):
+        """Write and read the tapes of a loop over range(n) by its index (memory/indexed_tapes.py)."""
+        self.forward, self.backward = index_tapes(self.forward, self.backward,
+                                                  set(self.sweep.tapes.values()), self.program.free)
 
     # -- the functions -----------------------------------------------------------------------
     @compiler_pass
