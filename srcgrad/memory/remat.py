@@ -68,7 +68,7 @@ import numpy as np
 
 from .. import ir
 from ..analysis.aliasing import shared_names
-from ..errors import UnsupportedSyntaxError
+from ..errors import SrcGradError, UnsupportedSyntaxError
 from ..frontend.linker import CalleePair
 from ..ir.syntax import clone
 from ..rules import registry
@@ -105,8 +105,11 @@ def decider(policy):
         if callable(policy):
             choice = policy(candidate)
             if choice not in (SAVE, RECOMPUTE):
-                raise ValueError(f"a policy callable must return 'save' or 'recompute', "
-                                 f"not {choice!r}")
+                raise SrcGradError(
+                    f"a policy callable must return 'save' or 'recompute', not {choice!r} "
+                    f"(asked about {getattr(candidate, 'name', candidate)!r}, the result of "
+                    f"'{getattr(candidate, 'primitive', '?')}' at line "
+                    f"{getattr(candidate, 'line', '?')})")
             return choice
         if policy == "recompute":
             return RECOMPUTE

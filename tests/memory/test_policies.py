@@ -113,6 +113,14 @@ def test_a_policy_callable_sees_each_value():
     assert ("t2", "np.exp") in seen
 
 
+def test_a_policy_callable_answering_something_else_is_a_srcgrad_error():
+    def f(x):
+        return np.sum(np.exp(np.sin(x)) ** 2)
+
+    with pytest.raises(srcgrad.SrcGradError, match="not True .asked about 't"):
+        srcgrad.grad(f, policy=lambda candidate: True)(np.ones(3))
+
+
 def test_unknown_policy_is_a_clear_error():
     with pytest.raises(srcgrad.SrcGradError, match="unknown policy"):
         srcgrad.grad(ode, policy="everything")
