@@ -22,7 +22,10 @@ import pytest
 import srcgrad
 
 numba = pytest.importorskip("numba")
-from srcgrad.backends import numba_rules
+from srcgrad.backends import numba_rules, numba_threads
+
+threads = pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2,
+                             reason="numba's pool has one thread (NUMBA_NUM_THREADS)")
 
 
 def chain(x):
@@ -139,9 +142,12 @@ def test_source_shows_the_kernels_and_the_numpy_code(x):
     source = g.source
     assert "# backend numba: not compiled: it calls the runtime helper" in source
     assert '@numba.njit(cache=True, error_model="numpy")\ndef fused_1(' in source
-    assert "    if fits(fused_1, " in source and "    else:\n" in source
-    assert "for index in range(" in source
+    assert "    fused = fused_1_threads if wide(" in source
+    assert "    if fits(fused, " in source and "    else:\n" in source
+    assert "for index in numba.prange(" in source  # range, but in fused_1_threads
+    assert "\nfused_1_threads = threaded(fused_1)  # " in source
     assert "from srcgrad.backends.numba_rules import at, blank, fits, flat" in source
+    assert "from srcgrad.backends.numba_threads import threaded, wide" in source
     compile(source, "<fused>", "exec")
     # exp, log and tanh stay NumPy statements, outside the kernels
     kernel_text = source.split("\ndef grad_chain")[0]
@@ -223,7 +229,7 @@ _PROCESS = textwrap.dedent("""
     import numpy as np
     import test_numba_fusion as t
     import srcgrad
-    x = np.random.default_rng(19).uniform(-1.0, 1.0, 1000)
+    x = np.random.default_rng(19).uniform(-1.0, 1.0, {size})
     g = srcgrad.grad(t.chain, backend="numba")
     start = time.perf_counter()
     grads = g(x)
@@ -233,20 +239,36 @@ _PROCESS = textwrap.dedent("""
                if k.startswith("fused_"))
     misses = sum(sum(v.stats.cache_misses.values()) for k, v in names.items()
                  if k.startswith("fused_"))
+    twins = sorted(k for k, v in names.items() if k.endswith("_threads") and v.signatures)
     print(json.dumps({{"grads": grads.tolist(), "hits": hits, "misses": misses,
-                      "seconds": elapsed}}))
+                      "seconds": elapsed, "twins": twins}}))
 """)
 
 
-def test_second_process_loads_the_kernels_from_numbas_disk_cache(tmp_path):
+def _two_processes(tmp_path, size):
     env = {**os.environ, "SRCGRAD_CACHE_DIR": str(tmp_path / "cache")}
-    script = _PROCESS.format(tests=os.path.dirname(__file__))
+    script = _PROCESS.format(tests=os.path.dirname(__file__), size=size)
     runs = [json.loads(subprocess.run([sys.executable, "-c", script], env=env, check=True,
                                       capture_output=True, text=True).stdout)
             for _ in range(2)]
     assert runs[0]["hits"] == 0 and runs[0]["misses"] > 0
     assert runs[1]["hits"] == runs[0]["misses"] and runs[1]["misses"] == 0
     assert runs[0]["grads"] == runs[1]["grads"]
+    return runs
+
+
+def test_second_process_loads_the_kernels_from_numbas_disk_cache(tmp_path):
+    runs = _two_processes(tmp_path, 1000)
+    assert runs[0]["twins"] == runs[1]["twins"] == []  # small: the serial kernels
+
+
+@threads
+def test_second_process_loads_the_threaded_twins_from_numbas_disk_cache(tmp_path):
+    """cache=True with parallel=True: the twins' machine code (numba's gufuncs
+    included) is filed under their own names and loaded by a second process."""
+    runs = _two_processes(tmp_path, numba_threads.THREADS_FROM)
+    assert runs[0]["twins"] and runs[0]["twins"] == runs[1]["twins"]
+    assert all(name.endswith("_threads") for name in runs[0]["twins"])
 
 
 def test_arithmetic_chain_is_two_kernels_bit_for_bit(x):
@@ -333,3 +355,152 @@ def test_a_number_divided_by_raises_as_python_does(x):
         g(x, 0.0)
     got, want = g(x, 0.5), srcgrad.grad(inverse, wrt=(0, 1))(x, 0.5)
     assert np.array_equal(got[0], want[0]) and got[1] == want[1]
+
+
+# --- kernels on numba's threads (srcgrad/backends/numba_threads.py) ---------------------
+
+
+@pytest.fixture
+def every_call_threaded(monkeypatch):
+    """Every kernel call on arrays of at least one element runs the threaded
+    twin (``wide()``'s size threshold lowered to 1), on two threads."""
+    monkeypatch.setattr(numba_threads, "THREADS_FROM", 1)
+    before = numba.get_num_threads()
+    numba.set_num_threads(2)
+    yield
+    numba.set_num_threads(before)
+
+
+def twins_ran(transform):
+    return [name for name, _ in kernels_ran(transform) if name.endswith("_threads")]
+
+
+def _same(got, want, nan_signs=False):
+    """Equal values, -0.0 and 0.0 told apart; NaNs equal, and of one sign only
+    where ``nan_signs`` (a kernel's NaN may carry another sign than NumPy's:
+    which operand's NaN an operation passes on is up to the compiled code)."""
+    got, want = (got if isinstance(got, tuple) else (got,)), \
+        (want if isinstance(want, tuple) else (want,))
+    assert len(got) == len(want)
+    for a, b in zip(got, want):
+        assert type(a) is type(b) and np.shape(a) == np.shape(b)
+        assert np.array_equal(a, b, equal_nan=True), (a, b)
+        signs = np.ones(np.shape(a), bool) if nan_signs else ~np.isnan(a)
+        assert np.array_equal(np.signbit(a)[signs], np.signbit(b)[signs])
+
+
+@threads
+def test_threaded_kernels_give_the_numpy_backends_bits(x, every_call_threaded):
+    """The test corpus above, every kernel on two threads: bit for bit the
+    NumPy backend's gradients, the function's own values; 2-d arrays, numbers
+    in names, a loop, a branch and a helper; grad, value_and_grad, vjp, jvp."""
+    rng = np.random.default_rng(7)
+    y = rng.normal(size=x.shape)
+    cases = [(chain, (0,), (x,)), (poly, (0,), (x,)), (looped, (0,), (x, 5)),
+             (two, (0, 1), (x.reshape(40, 25), y.reshape(40, 25))),
+             (scaled, (0, 1), (x, 0.7, 3.0)), (inverse, (0, 1), (x, 0.5))]
+    for f, wrt, args in cases:
+        g = srcgrad.grad(f, wrt=wrt, backend="numba")
+        _same(g(*args), srcgrad.grad(f, wrt=wrt)(*args))
+        assert twins_ran(g), (f.__name__, g.source)
+        if f in (chain, looped):
+            value, _ = srcgrad.value_and_grad(f, wrt=wrt, backend="numba")(*args)
+            assert value == f(*args)
+    value, pullback = srcgrad.vjp(chain, x, backend="numba")
+    assert value == chain(x)
+    _same(pullback(1.0)[0], srcgrad.grad(chain)(x))
+    t = np.cos(x)
+    assert srcgrad.jvp(chain, (x,), (t,), backend="numba") == srcgrad.jvp(chain, (x,), (t,))
+
+
+@threads
+def test_threaded_kernels_on_views_empty_nan_and_signed_zeros(every_call_threaded):
+    """What fits() lets into a kernel besides C-contiguous arrays -- 1-d views
+    with strides (negative, 0 of a broadcast cotangent) -- and empty arrays,
+    NaN, Inf and -0.0 at abs's kink, on two threads; and what it keeps out
+    (0-d arrays, 2-d views) runs NumPy's code as before."""
+    base = np.random.default_rng(5).uniform(-1.0, 1.0, 4001)
+    special = np.array([0.0, -0.0, 0.5, np.nan, -1.5, 2.0, np.inf, -np.inf])
+    for f in (poly, kinks, chain):
+        g, want = srcgrad.grad(f, backend="numba"), srcgrad.grad(f)
+        with np.errstate(all="ignore"):
+            for arg in (base[::-1], base[::3], base[-2::-7], np.empty(0), special,
+                        np.concatenate([special, base]), np.array(0.25),
+                        base[:4000].reshape(40, 100)[:, ::2]):
+                threaded = g(arg)
+                _same(threaded, want(arg))
+                numba_threads.THREADS_FROM = 2 ** 62  # the serial kernels: NaNs' signs too
+                _same(threaded, g(arg), nan_signs=True)
+                numba_threads.THREADS_FROM = 1
+        assert twins_ran(g), f.__name__
+
+
+def serial_first(x):
+    """Differentiated by one test only: its kernels' verdicts start empty."""
+    y = x * x + np.sqrt(x * x + 2.0)
+    return np.sum(y / (1.0 + x * x) - x)
+
+
+@threads
+def test_small_arrays_and_one_thread_run_the_serial_kernel(x):
+    """Below THREADS_FROM elements, or with numba.set_num_threads(1), the
+    kernel runs on the calling thread: the twin is not even compiled."""
+    assert x.size < numba_threads.THREADS_FROM
+    g, want = srcgrad.grad(serial_first, backend="numba"), srcgrad.grad(serial_first)
+    _same(g(x), want(x))
+    assert kernels_ran(g) and not twins_ran(g)
+    big = np.random.default_rng(2).uniform(-1.0, 1.0, numba_threads.THREADS_FROM)
+    before = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        _same(g(big), want(big))
+    finally:
+        numba.set_num_threads(before)
+    assert not twins_ran(g)
+    numba.set_num_threads(2)
+    try:
+        _same(g(big), want(big))
+    finally:
+        numba.set_num_threads(before)
+    assert twins_ran(g)
+
+
+def test_the_twin_is_the_kernel_compiled_with_parallel(x):
+    """threaded() copies the kernel's function under a name of its own (numba's
+    disk cache files machine code by name and bytecode, not by flags) and
+    compiles it with parallel=True; called directly it gives the kernel's bits
+    whatever the size of numba's pool."""
+    g = srcgrad.grad(poly, backend="numba")
+    g(x)
+    names = g._shown.functions[0].__globals__
+    kernel, twin = names["fused_1"], names["fused_1_threads"]
+    assert twin.targetoptions["parallel"] is True and "parallel" not in kernel.targetoptions
+    assert twin.py_func.__qualname__ == "fused_1_threads"
+    assert twin.py_func.__code__ is kernel.py_func.__code__
+    params = kernel.py_func.__code__.co_varnames[:kernel.py_func.__code__.co_argcount]
+    outputs = sum(p.endswith("_out") for p in params)
+    for arr in (x, x[::-1], np.empty(0)):
+        args = (arr,) * (len(params) - outputs)
+        _same(twin(*args, *numba_rules.blank(arr, outputs)),
+              kernel(*args, *numba_rules.blank(arr, outputs)), nan_signs=True)
+
+
+@threads
+@pytest.mark.filterwarnings("ignore::srcgrad.errors.ZeroGradientWarning")
+@pytest.mark.parametrize("seed", [1920, 1927, 3400002])
+def test_random_programs_on_threads_as_their_numpy_statements(seed, tmp_path,
+                                                               every_call_threaded):
+    """Random user programs with every kernel call on two threads: the value is
+    the function's own, the gradient what the module's NumPy statements give."""
+    from userprograms import WRT, generate, load, make_inputs
+    program = generate(seed)
+    args = make_inputs(seed, program.scalar_kind)
+    module = load(program.source, tmp_path)
+    vg = srcgrad.value_and_grad(module.f, wrt=WRT, backend="numba")
+    value, grads = vg(*args)
+    if not kernels_ran(vg):
+        pytest.skip(f"program {seed} has no kernel that ran")
+    assert twins_ran(vg), vg.source
+    assert value == module.f(*args)
+    for got, want in zip(grads, _unfused(vg, *args)[1]):
+        _same(got, want)

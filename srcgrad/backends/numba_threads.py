@@ -1,0 +1,73 @@
+"""Fused kernels on numba's threads: the twin of a kernel and when to run it.
+
+A fused kernel (:mod:`.numba_fusion`) loops over the flat index with
+``numba.prange``.  Compiled as it is written (``@numba.njit``), ``prange`` is
+``range`` and the kernel runs on the calling thread; :func:`threaded` compiles
+the same code again with ``parallel=True``, where numba splits the index range
+among its threads.  Each element is computed by the same scalar code either way
+(no reductions, fastmath off), so the twin's values are the kernel's bit for
+bit; only the order in which elements are written differs.
+
+Threads cost a start-up of their own (tens of microseconds on a loaded machine),
+so the generated call picks the twin where :func:`wide` says the arrays are
+large enough to pay for it, the serial kernel otherwise::
+
+    fused = fused_1_threads if wide(x) else fused_1
+    if fits(fused, x):
+        b = fused(x, *blank(x, 1))
+
+The user chooses the number of threads as for any numba code:
+``NUMBA_NUM_THREADS`` (the pool's size, read once) or ``numba.set_num_threads(n)``
+(per calling thread, at most the pool's size).  With one thread the serial
+kernel runs: no parallel compile, no start-up.
+
+Importing this module imports numba; only generated code of the numba backend
+imports it.
+"""
+
+from __future__ import annotations
+
+import types
+
+import numba
+import numpy as np
+
+#: Arrays of at least this many elements run on numba's threads (where numba has
+#: more than one).  Measured on a shared two-core machine
+#: (benchmarks/run.py --only numba-threads): below it a kernel of a few
+#: operations takes under ~0.3 ms and threads gain little or lose (their start
+#: and a core taken from other work); above it they gain.
+THREADS_FROM = 2 ** 16
+
+
+def threaded(kernel, cache: bool = True):
+    """``kernel`` (a fused kernel's dispatcher) compiled with ``parallel=True``
+    as a dispatcher of its own, compiled at its first call of each kind.
+
+    The twin runs a copy of ``kernel``'s Python function renamed
+    ``<name>_threads``: numba's disk cache files a compiled function under its
+    module, qualified name and first line, and keys its entries on the
+    signature and the bytecode, not on ``parallel``; two dispatchers of one
+    function would read each other's machine code.  ``cache`` is the kernel's
+    (False where the generated module has no file)."""
+    original = kernel.py_func
+    name = original.__name__ + "_threads"
+    twin = types.FunctionType(original.__code__, original.__globals__, name,
+                              original.__defaults__, original.__closure__)
+    twin.__qualname__ = name
+    twin.__doc__ = original.__doc__
+    options = {**kernel.targetoptions, "parallel": True}
+    options.pop("nopython", None)  # (njit's own)
+    return numba.njit(cache=cache, **options)(twin)
+
+
+def wide(array) -> bool:
+    """Whether a fused kernel over ``array`` (the first array it reads; the others
+    have its shape, :func:`.numba_rules.fits` checks) should run on numba's
+    threads: an ``ndarray`` of at least :data:`THREADS_FROM` elements, and more
+    than one thread for the calling thread (``numba.set_num_threads``)."""
+    return type(array) is np.ndarray and array.size >= THREADS_FROM \
+        and numba.get_num_threads() > 1
+
+
+__all__ = ["THREADS_FROM", "threaded", "wide"]
