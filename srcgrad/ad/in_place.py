@@ -29,6 +29,9 @@ code, naming the call, the array it may change and what to write instead.
 
 from __future__ import annotations
 
+import logging
+import warnings
+
 import gast
 
 from .. import ir
@@ -42,15 +45,33 @@ def check_in_place_calls(program: ir.Program, varied) -> None:
     at that point of ``program``)."""
     for stmt in ir.walk_statements(program.body):
         if isinstance(stmt, gast.Expr) and getattr(stmt, "op", None) is not None \
-                and stmt.op.primitive is ir.OPAQUE and not harmless(stmt.value) \
+                and stmt.op.primitive is ir.OPAQUE and not harmless(stmt.value, program.free) \
                 and any(n in varied for n in ir.names_in(stmt)):
             raise UnsupportedSyntaxError(
                     in_place_message(stmt.op.node, program.free), filename=program.filename,
                     lineno=getattr(stmt, "lineno", None), col=getattr(stmt, "col_offset", None))
 
 
-def harmless(expr) -> bool:
-    """A statement-level call that cannot change its arguments: print(...), and
-    the run-time checks srcgrad itself inserts (``untouched(r, x, ...)``)."""
-    return isinstance(expr, gast.Call) and isinstance(expr.func, gast.Name) \
-        and (expr.func.id in ("print",) or getattr(expr.func, "helper", None) is not None)
+#: Methods of a logger (and functions of the logging module) that only read
+#: their arguments: they format and emit a record, as print writes a line.
+_LOGGING = frozenset(("debug", "info", "warning", "warn", "error", "critical", "exception",
+                      "log"))
+
+
+def harmless(expr, free=None) -> bool:
+    """A statement-level call that cannot change its arguments: ``print(...)``,
+    logging (``log.debug("w=%s", w)`` on a logger, ``logging.info(...)``,
+    ``warnings.warn(...)``), and the run-time checks srcgrad itself inserts
+    (``untouched(r, x, ...)``).  Like print, they run as written, with the
+    forward values, and give no derivative."""
+    if not isinstance(expr, gast.Call):
+        return False
+    func = expr.func
+    if isinstance(func, gast.Name):
+        return func.id in ("print",) or getattr(func, "helper", None) is not None
+    if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and free:
+        owner = free.get(func.value.id)
+        if owner is logging or isinstance(owner, (logging.Logger, logging.LoggerAdapter)):
+            return func.attr in _LOGGING
+        return owner is warnings and func.attr == "warn"
+    return False

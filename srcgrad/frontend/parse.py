@@ -36,6 +36,7 @@ import gast
 
 from ..errors import SourceNotFoundError, SrcGradError, UnsupportedSyntaxError
 from ..ir.syntax import walk
+from .fstrings import format_fstrings
 from .reachable import drop_unreachable
 
 _MISSING = object()
@@ -221,6 +222,7 @@ def parse_function(fn) -> ParsedFunction:
             f"function", node, filename)
     resolver = Resolver.for_function(target)
     drop_unreachable(node, resolver)
+    format_fstrings(node)
     all_lines = linecache.getlines(filename) or lines
     return ParsedFunction(target, node, filename, resolver, all_lines)
 
@@ -275,6 +277,7 @@ def _parse_lambda(target, filename) -> ParsedFunction:
     func.end_lineno, func.end_col_offset = node.end_lineno, node.end_col_offset
     resolver = Resolver.for_function(target)
     drop_unreachable(func, resolver)
+    format_fstrings(func)
     return ParsedFunction(target, func, filename, resolver, lines)
 
 

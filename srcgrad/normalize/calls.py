@@ -157,7 +157,9 @@ class Calls(Selections, NamedTuples, Keywords, Rewrites):
             receiver = self.atom(func.value)
             args = [self.literal(a) for a in node.args]
             kwargs = {kw.arg: self.literal(kw.value) for kw in node.keywords}
-            prim = getattr(np.ndarray, func.attr, None) or ir.UnknownMember(func.attr, True)
+            text = isinstance(func.value, gast.Constant) and isinstance(func.value.value, str)
+            prim = getattr(str if text else np.ndarray, func.attr, None) \
+                or ir.UnknownMember(func.attr, True)  # ('w={}'.format(w): str.format)
             expr = gast.Call(func=gast.Attribute(value=receiver, attr=func.attr, ctx=gast.Load()),
                              args=args, keywords=keywords_of(kwargs))
             return expr, ir.Op(prim, [receiver, *args], kwargs, node, f".{func.attr}()")

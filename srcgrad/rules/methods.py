@@ -135,3 +135,10 @@ def item_tangent(out, a, *, d_a):
 
 for _attr in ("shape", "ndim", "size", "dtype", "nonzero", "itemsize", "nbytes"):
     nondifferentiable(getattr(np.ndarray, _attr), name=f"np.ndarray.{_attr}")
+
+# Text has no derivative: a value formatted for printing or logging is only read
+# (f-strings become str.format calls, frontend/fstrings.py).
+nondifferentiable(str.format, name="str.format")
+nondifferentiable(str, name="str")
+nondifferentiable(repr, name="repr")
+nondifferentiable(format, name="format")

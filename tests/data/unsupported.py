@@ -63,11 +63,6 @@ def uses_walrus(x):
     return np.sum(y := x * 2)  # <- error
 
 
-def uses_fstring(x):
-    s = f"{x}"  # <- error
-    return np.sum(x)
-
-
 def uses_import(x):
     import math  # <- error
     return np.sum(x) * math.pi

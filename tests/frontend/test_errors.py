@@ -26,7 +26,6 @@ CASES = [
     ("starred_argument_of_unknown_length", UnsupportedSyntaxError, "how many arguments '*x'"),
     ("recursive_local_function", UnsupportedSyntaxError, "recursive local functions"),
     ("uses_walrus", UnsupportedSyntaxError, "':='"),
-    ("uses_fstring", UnsupportedSyntaxError, "f-strings"),
     ("uses_import", UnsupportedSyntaxError, "imports"),
     ("uses_starred_args", UnsupportedSyntaxError, "*args"),
     ("updates_an_alias_read_later", UnsupportedSyntaxError, "shares its memory"),
