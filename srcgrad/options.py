@@ -40,6 +40,9 @@ class Options:
     check_finite: bool = False   # anomaly mode: check each cotangent for NaN/Inf (ad/anomaly.py)
     backend: str = "numpy"       # "numba": the module compiled with numba.njit (srcgrad/backends)
     callees: tuple = ()          # functions passed as arguments: api.arguments.Callee entries
+    objects: tuple = ()          # positions of arguments that are user objects (named tuples,
+    #                              dataclasses, instances): their attributes are fields, not
+    #                              ndarray attributes (normalize/attribute_reads.py)
 
 
 def validate_options(options: Options) -> None:

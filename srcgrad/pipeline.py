@@ -68,6 +68,8 @@ from .memory.indexed_tapes import index_tapes
 from .memory.release import release_unread
 from .memory.remat import annotate_saves, decider, rematerialize
 from .memory.tapes import insert_pushes
+from .normalize.attribute_reads import type_attribute_reads
+from .normalize.dict_merges import type_dict_merges
 from .normalize.normalizer import normalize as a_normal_form
 from .normalize.sequences import type_sequence_operators
 from .optimize.accumulate import accumulate_in_place
@@ -206,6 +208,12 @@ class Compilation:
         self.program = a_normal_form(self.parsed, self.receiver, self.options.callees)
         params = self.program.params
         self.program.float_params = {params[i] for i in self.floats if i < len(params)}
+        # p.T, p.shape of a user object are its fields (normalize/attribute_reads.py)
+        objects = set() if self.callee else {params[i] for i in self.options.objects
+                                             if i < len(params)}
+        type_attribute_reads(self.program, objects | set(params[:self.receiver is not None]),
+                             entry=not self.callee)
+        type_dict_merges(self.program)  # a | b of dicts (normalize/dict_merges.py)
 
     @compiler_pass
     def sequences(self):

@@ -111,6 +111,28 @@ def is_user_object(value) -> bool:
         and not callable(value) and not hasattr(type(value), "__array_function__")
 
 
+#: Types whose attributes are NumPy's (or Python's) own, never a user's fields.
+_NOT_OBJECTS = (np.ndarray, np.generic, int, float, complex, list, dict, set, frozenset, str,
+                bytes, range, slice, type(None), type, types.ModuleType, types.FunctionType,
+                types.BuiltinFunctionType, types.MethodType, functools.partial)
+
+
+def object_kind(kind) -> bool:
+    """Whether an argument of type ``kind`` is a user object whose attributes are
+    its fields: a named tuple, a dataclass, an instance of a user class (a
+    field named ``T``, ``shape`` or ``mean`` is the field, not the ndarray
+    attribute).  A Dask or CuPy array (NumPy's dispatch) is an array."""
+    if issubclass(kind, tuple):
+        return hasattr(kind, "_fields")
+    return not issubclass(kind, _NOT_OBJECTS) and not hasattr(kind, "__array_function__")
+
+
+def object_positions(args) -> tuple:
+    """The positions of the arguments ``args`` that are user objects
+    (:func:`object_kind`): code is specialised on them (``Options.objects``)."""
+    return tuple(i for i, a in enumerate(args) if object_kind(type(a)))
+
+
 def callee_arguments(fn, wrt, args, first=0) -> tuple:
     """The :class:`Callee` of each argument of a call of ``fn`` that is a
     function, a callable object or a partial (not a class): what the code is

@@ -19,7 +19,7 @@ from .. import backends
 from ..errors import NonDifferentiableError, SrcGradError
 from ..pipeline import Options
 from ..runtime.structures import is_differentiable_leaf
-from .arguments import callee_arguments, is_user_object, normalize_wrt
+from .arguments import callee_arguments, is_user_object, normalize_wrt, object_positions
 from .compiled import compile_function
 
 
@@ -46,14 +46,14 @@ def as_tangent(t, primal):
     return t
 
 
-def _tangent_code(fn, position, receiver=None, callees=(), floats=()):
+def _tangent_code(fn, position, receiver=None, callees=(), floats=(), objects=()):
     """The compiled module of ``fn``'s tangent function for a tangent of argument
     ``position``: ``tangent_f(*args, d_arg)`` returns the tangent alone (a scalar
     for a scalar ``fn``), ready to be differentiated in reverse mode.  ``floats``:
     the positions of arguments that are Python floats, as grad specialises."""
     options = Options(mode="tangent", wrt=(position,), single=False, receiver=receiver,
                       callees=callees,  # functions passed as arguments (arguments.Callee)
-                      floats=floats)
+                      floats=floats, objects=objects)  # user objects passed (their fields)
     return compile_function(fn, options)
 
 
@@ -143,15 +143,17 @@ class HigherOrder:
         modules, code = [], self.fn
         floats = () if receiver is not None or not specialise else tuple(
             i for i, a in enumerate(args) if type(a) is float)
+        objects = object_positions(args)  # whose attributes are fields: never a guess
         try:
             for level, position in enumerate(self.inners):
                 modules.append(_tangent_code(code, position, receiver if level == 0 else None,
                                              () if level else callee_arguments(
                                                  self.fn, (position, *self.outer), args,
-                                                 int(receiver is not None)), floats))
+                                                 int(receiver is not None)), floats,
+                                             objects))
                 code = modules[-1].functions[0]
             options = Options(mode="grad", wrt=self.outer, single=self.single,
-                              backend=self.backend, floats=floats)
+                              backend=self.backend, floats=floats, objects=objects)
             modules.append(compile_function(code, options))
         except SrcGradError as error:
             moved = at_user_code(error, self.fn, self._generated(modules))

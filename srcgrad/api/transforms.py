@@ -41,6 +41,8 @@ from .arguments import (
     functions_by_keyword,
     is_user_object,
     normalize_wrt,
+    object_kind,
+    object_positions,
 )
 from .compiled import Compiled, compile_function, compiled_with_source
 from .draws import Draws, may_draw
@@ -156,8 +158,8 @@ class Transformed:
             options = replace(options, receiver=type(full[0]))
         if self._check and options.mode in ("grad", "value_and_grad"):
             return self._checked(full, kwargs, options)
-        if receiver:
-            compiled = compile_function(self._fn, options)
+        if receiver:  # its attributes, and those of the other objects passed, are fields
+            compiled = compile_function(self._fn, replace(options, objects=object_positions(full)))
         else:
             # Code is specialised for the arguments that are Python floats (their
             # arithmetic needs no broadcasting bookkeeping).
@@ -209,9 +211,11 @@ class Transformed:
 
     def _specialised(self, options, kinds) -> Compiled:
         floats = tuple(i for i, k in enumerate(kinds) if k is float)
-        if not floats and options == self._options:
+        # the user objects passed: their attributes are fields (p.T, p.shape, p.mean)
+        objects = tuple(i for i, k in enumerate(kinds) if object_kind(k))
+        if not floats and not objects and options == self._options:
             return self._get()
-        return compile_function(self._fn, replace(options, floats=floats))
+        return compile_function(self._fn, replace(options, floats=floats, objects=objects))
 
     def _settled(self, compiled, args, kwargs) -> Compiled:
         """``compiled``, with what runs it on a backend decided for the call
@@ -423,7 +427,8 @@ def vjp(fn, *primals, wrt=None, policy="save", optimize=True, check=None, check_
     shifted = tuple(p + 1 if receiver is not None and p >= 0 else p for p in positions)
     options = Options(mode="vjp", wrt=shifted, single=False, policy=policy, optimize=optimize,
                       receiver=receiver, check_finite=anomaly(check_finite), backend=backend,
-                      callees=callee_arguments(func, shifted, args, int(receiver is not None)))
+                      callees=callee_arguments(func, shifted, args, int(receiver is not None)),
+                      objects=object_positions(args))  # user objects passed: fields
     compiler.validate_options(options)
     backends.require(backend)
     compiled = compile_function(func, options)

@@ -314,7 +314,9 @@ class Expressions:
             value = self.atom(node.value)
             prim = getattr(np.ndarray, node.attr, None)
             expr = gast.Attribute(value=value, attr=node.attr, ctx=gast.Load())
-            if prim is None:  # an attribute of an object: self.W
+            # an attribute of an object: self.W; or p.mean read, not called: an array's
+            # method read is a bound method, so it is a user's field (p = Gauss(mean, std))
+            if prim is None or callable(prim):
                 return expr, ir.Op(ir.GETATTR, [value, gast.Constant(value=node.attr, kind=None)],
                                    {}, node, f".{node.attr}")
             return expr, ir.Op(prim, [value], {}, node, f".{node.attr}")

@@ -33,6 +33,9 @@ from ..runtime import (
     index_of_min,
     iterated_as_is,
     keys_of,
+    merge_cotangent,
+    merge_tangent,
+    merged,
     private_copy,
     replaced,
     replaced_cotangents,
@@ -182,6 +185,25 @@ def build_dict(out, d_out, keys, *values):
 @tangent(BUILD_DICT, "values", name="dict display")
 def build_dict_tangent(out, keys, *values, d_values):
     return {keys[i]: d_values[i] for i in range(len(keys))}
+
+
+@adjoint(merged, "a", "b", name="|")
+def merged_(out, d_out, a, b):
+    """``a | b`` of dicts: each item's cotangent goes back to the dict it came
+    from (``b`` where it has the key); a bitwise or gets none (decided by the
+    result's type as the code runs: normalize/dict_merges.py)."""
+    return merge_cotangent(d_out, out, b, 0), merge_cotangent(d_out, out, b, 1)
+
+
+@tangent(merged, "a", "b", name="|")
+def merged_tangent(out, a, b, d_a, d_b):
+    return merge_tangent(out, b, d_a, 0), merge_tangent(out, b, d_b, 1)
+
+
+@linear(merge_tangent, "t", name="merge_tangent")
+def merge_tangent_(out, d_out, value, b, t, side):
+    """The items of ``t`` at one side's keys: the cotangent goes back to them."""
+    return merge_cotangent(d_out, value, b, side)
 
 
 @adjoint(GETATTR, "obj", name="attribute")

@@ -87,6 +87,7 @@ from .forward import (
     add_parts,
     expand,
     fresh_tangent,
+    merge_tangent,
     missing_tangent,
     replaced_tangent,
     sequence_tangent,
@@ -191,6 +192,8 @@ from .structures import (
     item_cotangent,
     iterated_as_is,
     keys_of,
+    merge_cotangent,
+    merged,
     private_copy,
     replaced,
     replaced_cotangents,
@@ -354,4 +357,5 @@ __all__ = [
     "StepTerms",
     "written_cotangent", "written_tangent",
     "replaced", "replaced_cotangents", "replaced_tangent",
+    "merged", "merge_cotangent", "merge_tangent",
 ]

@@ -17,7 +17,15 @@ import numpy as np
 
 from .errors import error_at
 from .namespaces import foreign, fresh_like
-from .structures import AttributeCotangent, gradient_like, is_namedtuple, is_zero
+from .structures import (
+    AttributeCotangent,
+    DictCotangent,
+    array_attribute,
+    cotangent_at,
+    gradient_like,
+    is_namedtuple,
+    is_zero,
+)
 
 
 def expand(t, like):
@@ -165,7 +173,10 @@ def tangent_attr(t, obj, name):
     object of the same kind, or a dict by attribute name); zeros shaped like the
     attribute where ``t`` has none for it.  A named tuple's fields are its items
     (``np.linalg.svd(a).S``): its tangent, a plain tuple from a rule, is read at
-    the field's position."""
+    the field's position.  An array's own attribute (``x.T`` where ``x`` may be
+    an array or an object) moves its tangent as the attribute moves the array."""
+    if array_attribute(obj, name):
+        return array_attribute_tangent(t, obj, name)
     if isinstance(t, dict):
         found = t.get(name)
     elif isinstance(t, (tuple, list)) and is_namedtuple(obj) and not is_namedtuple(t) \
@@ -174,6 +185,38 @@ def tangent_attr(t, obj, name):
     else:
         found = None if is_zero(t) else getattr(t, name, None)
     return zero_tangent(getattr(obj, name)) if found is None else found
+
+
+def array_attribute_tangent(t, obj, name):
+    """The tangent of ``obj.name``, NumPy's attribute of the array ``obj`` whose
+    tangent is ``t`` (:func:`tangent_attr`)."""
+    if name in ("T", "mT", "real", "imag") and not is_zero(t):
+        if name == "T":
+            return np.transpose(t)
+        if name == "mT":
+            return np.swapaxes(t, -1, -2)
+        return np.real(t) if name == "real" else np.imag(t)
+    if name in ("T", "mT", "real", "imag", "shape", "size", "ndim", "itemsize", "nbytes",
+                "strides"):
+        return zero_tangent(getattr(obj, name))
+    if name in ("dtype", "flags", "ctypes", "device"):
+        return 0.0
+    raise error_at("MissingRuleError", f"no tangent rule for the attribute '.{name}' of a "
+                   f"{type(obj).__name__}", None)
+
+
+def merge_tangent(value, b, t, side):
+    """The part of the tangent of ``value = a | b`` that comes from ``a``'s
+    tangent ``t`` (``side`` 0) or ``b``'s (``side`` 1): for dicts, ``t``'s items
+    at the keys that side gave ``value`` and none at the others (the two parts
+    add up, item by item); none for a bitwise or.  Linear in ``t``, with rules
+    of its own (a second derivative)."""
+    if not isinstance(value, dict):
+        return zero_tangent(value)
+    if is_zero(t):
+        return 0.0
+    return DictCotangent((k, cotangent_at(t, k) if (k in b) == bool(side) else 0.0)
+                         for k in value)
 
 
 def replaced_tangent(value, names, parts, tangents):

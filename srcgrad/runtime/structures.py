@@ -27,6 +27,7 @@ import dataclasses
 
 import numpy as np
 
+from .elementwise import match_complex
 from .errors import error_at
 from .namespaces import foreign, fresh_like
 
@@ -174,13 +175,47 @@ def is_namedtuple(x) -> bool:
     return isinstance(x, tuple) and hasattr(type(x), "_fields")
 
 
+#: Attributes of an array (or number) that carry no derivative.
+_ARRAY_CONSTANTS = ("shape", "size", "ndim", "dtype", "itemsize", "nbytes", "strides", "flags",
+                    "ctypes", "device")
+
+
+def array_attribute(obj, name) -> bool:
+    """Whether ``obj.name`` is NumPy's (or a number's) attribute -- ``x.T`` of an
+    array -- rather than a user's field of that name (``th.T`` of a named tuple
+    ``Thermo(T, P)``): decided by ``obj``'s type when the code runs, where the
+    compiler could not tell it (normalize/attribute_reads.py)."""
+    return isinstance(obj, (np.ndarray, np.generic, int, float, complex)) or foreign(obj)
+
+
+def array_attribute_grad(g, obj, name):
+    """The cotangent of the array ``obj`` in its attribute ``obj.name`` (``.T``,
+    ``.mT``, ``.real``, ``.imag``; none through ``.shape`` and the like)."""
+    if name in _ARRAY_CONSTANTS or is_zero(g):
+        return 0.0
+    if name == "T":
+        return np.transpose(g)
+    if name == "mT":
+        return np.swapaxes(g, -1, -2)
+    if name == "real":
+        return match_complex(g, obj)
+    if name == "imag":
+        return match_complex(-1j * g, obj)
+    raise error_at("MissingRuleError", f"no adjoint rule for the attribute '.{name}' of a "
+                   f"{type(obj).__name__}", None)
+
+
 def attribute_grad(g, obj, name):
     """The cotangent of ``obj`` in ``obj.name``: ``g`` under that name, or, for a
     named tuple's field, ``g`` at the field's position (a tuple's cotangent, so
     that ``p.W`` and ``p[0]`` add up and whatever reads the tuple's cotangent by
-    position -- ``eigh``'s adjoint, the gradient handed back -- finds it)."""
+    position -- ``eigh``'s adjoint, the gradient handed back -- finds it); an
+    array's own attribute (``x.T`` where ``x`` may be an array or an object)
+    by the array's rule."""
     if is_namedtuple(obj) and name in obj._fields:
         return cotangent_like(obj, obj._fields.index(name), g)
+    if array_attribute(obj, name):
+        return array_attribute_grad(g, obj, name)
     computed = getattr(type(obj), name, None)
     if (isinstance(computed, property) or type(computed).__name__ == "cached_property") \
             and not is_zero(g):
@@ -227,6 +262,24 @@ def replaced_cotangents(g, names, like):
     for name in names:
         items[fields.index(name)] = 0.0
     return [TupleCotangent(items), *values]
+
+
+def merged(a, b):
+    """``a | b`` written ``merged(a, b)`` by the rules (the statement reads
+    ``a | b``): for dicts a new dict, ``b``'s items where ``b`` has the key,
+    ``a``'s elsewhere; for ints, bools and their arrays the bitwise or, which
+    carries no derivative.  Its adjoint is :func:`merge_cotangent`."""
+    return a | b
+
+
+def merge_cotangent(g, out, b, side):
+    """The cotangent of ``a`` (``side`` 0) or ``b`` (``side`` 1) in ``out = a |
+    b`` whose cotangent is ``g``: for dicts, the cotangents of the items each
+    one gave ``out`` (``b`` every key it has, ``a`` the others); none for a
+    bitwise or."""
+    if not isinstance(out, dict) or is_zero(g):
+        return 0.0
+    return DictCotangent((k, cotangent_at(g, k)) for k in out if (k in b) == bool(side))
 
 
 def attribute_cotangent(g, name):

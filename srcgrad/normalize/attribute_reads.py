@@ -1,0 +1,120 @@
+"""Attribute reads by the type of the object: ``th.T`` of a named tuple is a field.
+
+Normalisation gives ``x.T``, ``x.shape``, ``x.real`` (any name that is also an
+attribute of ``np.ndarray``) the array attribute's primitive, whose rules
+transpose the cotangent, give none to a shape, and so on.  For a user's object
+-- a named tuple ``Thermo(T, P)``, a dataclass, an instance -- that is wrong:
+``th.T`` is the field ``T``, differentiated as any field (:data:`ir.GETATTR`).
+This pass decides by the type of the object read:
+
+- a parameter the code is specialised on as a user object
+  (``Options.objects``: the call passed a named tuple, dataclass, instance;
+  ``self`` of a method): its attribute is a field;
+- a value certainly an array or a number -- a parameter of the entry function
+  not passed as an object, a NumPy function's result, arithmetic with one,
+  an element or copy of one: the array attribute, as before;
+- anything else (a helper's parameter, an element of a list, an attribute, a
+  helper's result): ``ir.GETATTR``, whose run-time rules
+  (:func:`~srcgrad.runtime.attribute_grad`, :func:`~srcgrad.runtime.tangent_attr`)
+  apply the array attribute's rule where the object turns out to be an array,
+  and the field's where it is an object.  Never a guess.
+
+Sound because the statement's text (``th.T``) does not change, only the rule
+that differentiates it, and each rule agrees with Python's attribute lookup on
+the objects it can meet there.
+
+    >>> import numpy as np
+    >>> from ..frontend.parse import parse_function
+    >>> from .normalizer import normalize, unparse_body
+    >>> def f(th, V):
+    ...     return np.sum(th.P * V - th.T * np.log(V)) + np.sum(V.T)
+    >>> program = normalize(parse_function(f))
+    >>> type_attribute_reads(program, objects={"th"}, entry=True)
+    >>> [(s.value.attr, s.op.label, s.op.primitive is ir.GETATTR) for s in program.body
+    ...  if isinstance(s.value, gast.Attribute)]
+    [('P', '.P', True), ('T', '.T', True), ('T', '.T', False)]
+"""
+
+from __future__ import annotations
+
+import operator
+
+import gast
+import numpy as np
+
+from .. import ir
+
+
+def type_attribute_reads(program: ir.Program, objects=frozenset(), entry: bool = True) -> None:
+    """Retarget the array-attribute reads of objects that may not be arrays to
+    :data:`ir.GETATTR` (see the module docstring).  ``objects``: the parameters
+    known to be user objects; ``entry``: the other parameters are arrays or
+    numbers (the entry function's, specialised on its arguments' types), not
+    unknown (a helper's)."""
+    reads = [s for s in ir.walk_statements(program.body)
+             if isinstance(s, gast.Assign) and getattr(s, "op", None) is not None
+             and _array_attribute(s.op.primitive)]
+    if not reads:
+        return
+    arrays = array_names(program, objects, entry)
+    for stmt in reads:
+        base = stmt.op.args[0]
+        if isinstance(base, gast.Name) and base.id not in arrays:
+            name = stmt.value.attr if isinstance(stmt.value, gast.Attribute) \
+                else stmt.op.label.lstrip(".")
+            stmt.op.primitive = ir.GETATTR
+            stmt.op.args = [base, gast.Constant(value=name, kind=None)]
+
+
+def _array_attribute(prim) -> bool:
+    """An attribute of ``np.ndarray`` that is data, not a method (``.T``, ``.shape``)."""
+    return getattr(prim, "__objclass__", None) is np.ndarray and not callable(prim)
+
+
+def array_names(program, objects=(), entry: bool = True) -> set[str]:
+    """Names that hold an array or a number on every path: a greatest fixed
+    point over their definitions (assume every assigned name does, drop those
+    with a definition that is not certainly one)."""
+    defs: dict[str, list] = {}
+    for stmt in ir.walk_statements(program.body):
+        if ir.is_update(stmt):
+            continue  # x[i] = v, x += v: an array stays an array
+        for name in ir.assigned_by(stmt):
+            defs.setdefault(name, []).append(stmt)
+    params = set(program.params)
+    arrays = {n for n in defs if n not in params}
+    if entry:
+        arrays |= params - set(objects) - set(getattr(program, "vararg_params", ()))
+    changed = True
+    while changed:
+        changed = False
+        for name in sorted(arrays & defs.keys()):  # a parameter rebound: each value checked
+            if not all(_makes_array(s, arrays) for s in defs[name]):
+                arrays.discard(name)
+                changed = True
+    return arrays
+
+
+#: ``operator`` primitives whose result is an array or number when an operand is.
+_ARITHMETIC_MODULES = ("operator", "_operator")
+
+
+def _makes_array(stmt, arrays) -> bool:
+    op = getattr(stmt, "op", None)
+    if not isinstance(stmt, gast.Assign) or op is None:
+        return False  # a loop target, an unpacking of a helper's results: unknown
+    prim = op.primitive
+    if prim is operator.getitem or prim is operator.pos:
+        return _is_array(op.args[0], arrays)
+    if isinstance(prim, np.ufunc) or getattr(prim, "__objclass__", None) is np.ndarray:
+        return True
+    module = getattr(prim, "__module__", None) or ""
+    if module in _ARITHMETIC_MODULES:
+        return any(_is_array(a, arrays) for a in op.args)
+    return module == "numpy" or module.startswith(("numpy.", "math", "scipy."))
+
+
+def _is_array(node, arrays) -> bool:
+    if isinstance(node, gast.Name):
+        return node.id in arrays
+    return isinstance(node, gast.Constant) and isinstance(node.value, (int, float, complex))
