@@ -218,9 +218,11 @@ def _own_lines(stmt) -> bool:
 
 
 def _fusable(stmt, inexact: bool) -> bool:
+    # (z = y binds a second name to y's array, which a later z += x changes for
+    # both: a kernel would make z a copy; such a statement ends the run)
     return (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
-            and isinstance(stmt.targets[0], ast.Name) and _elementwise(stmt.value, inexact)
-            and _array_valued(stmt.value))
+            and isinstance(stmt.targets[0], ast.Name) and not isinstance(stmt.value, ast.Name)
+            and _elementwise(stmt.value, inexact) and _array_valued(stmt.value))
 
 
 def _array_valued(node) -> bool:
