@@ -66,7 +66,10 @@ def fresh_like(g, x, dtype=None):
     if not foreign(g):
         g = namespace_of(x).asarray(g)
     out = broadcast_like(g, x)
-    return out.astype(out.dtype if dtype is None else dtype)
+    out = out.astype(out.dtype if dtype is None else dtype)
+    # Dask's astype to its own dtype (and broadcast_to its own shape) returns the
+    # array itself, and a caller writes into what this returns (g[index] = 0)
+    return out.copy() if out is g else out
 
 
 def broadcast_like(g, x):
