@@ -82,7 +82,7 @@ from ..frontend.linker import is_user_function
 from ..frontend.parse import MISSING, parse_function, static_value
 from ..ir.syntax import source_of, updated_in_place, walk
 from .free_reads import bound_names, free_values
-from .helper_depth import HELD, PART, SAME, Summary, effects
+from .helper_depth import HELD, PART, PURE, SAME, Summary, effects, passed_functions
 
 #: Methods that change their object in place.
 UPDATING_METHODS = frozenset({
@@ -314,8 +314,8 @@ def _passed_to_updaters(func, params, scan, resolve) -> dict:
     :func:`augmented_parameters`), at any depth; a call that cannot be
     followed counts as one."""
     found = collections.defaultdict(list)
-    for call, callee, pairs in _calls_passing(func, params, scan, resolve):
-        theirs = effects(callee, call_summary) if callee is not None else None
+    for call, callee, pairs, passed in _calls_passing(func, params, scan, resolve):
+        theirs = effects(callee, call_summary, passed) if callee is not None else None
         for param, own, relation in pairs:
             if theirs is not None and param not in theirs.deep and (
                     relation == HELD or param not in theirs.item | theirs.augmented):
@@ -844,7 +844,7 @@ def updated_arguments(parsed) -> frozenset:
     passes, or a list holding which) to a user function setting them, at any
     depth (``def mid(a): return setter(a)``, :mod:`.helper_depth`): its
     caller's array changes in Python, never in srcgrad's code."""
-    return effects(parsed.fn, call_summary).item
+    return effects(parsed.fn, call_summary, _unknown_pure(parsed.fn)).item
 
 
 def _updated_here(parsed, found) -> frozenset:
@@ -889,7 +889,7 @@ def augmented_parameters(fn) -> frozenset:
     or a list, while srcgrad's code for ``fn`` makes a new one -- a caller
     reading that memory afterwards is checked as it runs
     (:func:`.call_updates.call_guard`)."""
-    return effects(fn, call_summary).augmented
+    return effects(fn, call_summary, _unknown_pure(fn)).augmented
 
 
 def deep_parameters(fn) -> frozenset:
@@ -898,23 +898,68 @@ def deep_parameters(fn) -> frozenset:
     a copy of a list passed there (``helper(xs.copy())``) still shares them
     with the caller's, and a list made to be passed (``helper([y])``) holds
     the caller's ``y``."""
-    return effects(fn, call_summary).deep
+    return effects(fn, call_summary, _unknown_pure(fn)).deep
 
 
-def call_summary(fn):
+def _unknown_pure(fn) -> tuple:
+    """Each parameter of ``fn`` paired with :data:`.helper_depth.PURE`: where no
+    call tells which functions it is given, a call of one is not followed
+    (the call's own look, :func:`call_effects`, knows them)."""
+    code = getattr(fn, "__code__", None)
+    names = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount] if code else ()
+    return tuple((name, PURE) for name in names)
+
+
+def call_effects(fn, call, resolve, passed=None, receiver=False, local=None):
+    """What the call ``call`` of the user function ``fn`` may do to what it
+    passes (:class:`.helper_depth.Effects`), knowing the functions it passes
+    (``apply(setter, y)``: ``g(a)`` in ``apply`` is ``setter(a)``; a lambda
+    or a function not known at compile time is not followed, so it counts as
+    an update).  ``resolve(call)``, the caller's; ``passed``, its parameters
+    holding known functions; ``receiver``, ``call`` is a method call;
+    ``local``, its local functions and lambdas by name."""
+    try:
+        bound = inspect.signature(fn).bind_partial(
+            *([gast.Constant(value=None, kind=None)] if receiver else []), *call.args,
+            **{k.arg: k.value for k in call.keywords if k.arg is not None})
+    except (TypeError, ValueError):
+        return effects(fn, call_summary, _unknown_pure(fn))
+    passed = passed or {}
+
+    def known(node):
+        if isinstance(node.func, gast.Name) and node.func.id in passed:
+            return passed[node.func.id]
+        return resolve(node)
+
+    return effects(fn, call_summary,
+                   passed_functions(bound.arguments.items(), known, local))
+
+
+def call_summary(fn, binding=None):
     """The :class:`.helper_depth.Summary` of the user function ``fn`` on its
     own: the parameters it sets elements of, changes below their items, or
     changes with ``p += v`` itself, and which of them each of its calls to a
     user function passes where.  None where its source cannot be read.
     srcgrad's own generated code (differentiated again) updates nothing: it
-    copies first."""
+    copies first.  ``binding``: the functions its parameters hold (a call of
+    a parameter holding none known is not followed, and counts as updating
+    what it is passed)."""
     if (getattr(fn, "__module__", None) or "").startswith("srcgrad.generated."):
         return Summary(())
     try:
         parsed = parse_function(fn)
     except SrcGradError:
         return None
-    func, resolve = parsed.node, resolver_of(parsed)
+    func, binding = parsed.node, binding or {}
+    base, stored = resolver_of(parsed), {n.id for n in walk(func) if isinstance(
+        n, gast.Name) and isinstance(n.ctx, gast.Store)}
+
+    def resolve(call):  # g(a), g the parameter holding setter: setter(a)
+        if isinstance(call.func, gast.Name) and call.func.id in binding \
+                and call.func.id not in stored:
+            return binding[call.func.id]
+        return base(call)
+
     params = [a.id for a in func.args.args]
     found = argument_updates(func, params, resolve, own_only=True)
     # *args, **kw: a tuple or dict holding what the caller passed (g(*args) below)
@@ -929,26 +974,35 @@ def call_summary(fn):
         kind == "augmented" and scan.find(name) == scan.find(p)
         for name, _, kind in scan.updates))
     return Summary(tuple(params), frozenset(item), frozenset(found.shared), augmented,
-                   tuple((callee, pairs) for _, callee, pairs
+                   tuple((callee, pairs, passed) for _, callee, pairs, passed
                          in _calls_passing(func, kept, scan, resolve)))
 
 
 def _calls_passing(func, kept, scan, resolve):
-    """For each call in ``func`` to a user function: ``(call, callee, pairs)``,
-    ``pairs`` the ``(callee's parameter, own parameter, relation)`` of each
-    argument whose memory is, is part of or holds that of an own parameter in
-    ``kept``; ``callee`` None where the arguments cannot be matched to its
-    parameters (``g(*args)``, ``g(**kw)``): then each own parameter passed is
-    paired with itself, to count as updated."""
+    """For each call in ``func`` to a user function: ``(call, callee, pairs,
+    passed)``, ``pairs`` the ``(callee's parameter, own parameter, relation)``
+    of each argument whose memory is, is part of or holds that of an own
+    parameter in ``kept``, ``passed`` the functions it passes
+    (:func:`.helper_depth.passed_functions`); ``callee`` None where the call
+    cannot be followed -- its arguments not matched to the parameters
+    (``g(*args)``, ``g(**kw)``), or a function held by a local name or
+    parameter not known (``g(a)``, ``g`` given no known function): then each
+    own parameter passed counts as updated."""
     for call in walk(func):
         if not isinstance(call, gast.Call) or not isinstance(
                 call.func, (gast.Name, gast.Attribute)):
             continue
         callee = resolve(call)
-        if callee is MISSING or not isinstance(callee, types.FunctionType) \
+        if callee is MISSING and isinstance(call.func, gast.Name) \
+                and call.func.id in scan.locals \
+                and call.func.id not in scan.local_functions:
+            callee = None  # g(a): whatever g holds
+        elif callee is MISSING or not isinstance(callee, types.FunctionType) \
                 or not is_user_function(callee):
             continue
         try:
+            if callee is None:
+                raise TypeError("a function not known here")
             if any(isinstance(a, gast.Starred) for a in call.args) or any(
                     k.arg is None for k in call.keywords):
                 raise TypeError("arguments not known one by one")
@@ -976,7 +1030,8 @@ def _calls_passing(func, kept, scan, resolve):
                     if (param, own, relation) not in pairs:
                         pairs.append((param, own, relation))
         if pairs:
-            yield call, callee, tuple(pairs)
+            yield call, callee, tuple(pairs), () if callee is None else \
+                passed_functions(passed, resolve, scan.local_functions)
 
 
 def held_below(scan, name) -> set:

@@ -68,7 +68,7 @@ from ..ir.syntax import (
     walk,
 )
 from ..rules import registry
-from .argument_updates import augmented_parameters, updated_arguments
+from .argument_updates import augmented_parameters, call_effects, updated_arguments
 from .call_updates import call_guard, deeply_updated, read_after_call
 from .inlining import returned_functions
 from .keywords import Keywords
@@ -199,6 +199,7 @@ class Calls(Selections, NamedTuples, Keywords, Rewrites):
         if is_user_function(prim) and any(self.is_local_function(a) for a in [
                 *node.args, *(kw.value for kw in node.keywords)]):
             # fixed_point(lambda z: g(p, z), x0): the helper inlined, the lambda with it
+            self.check_caller_sees_no_update(prim, node)  # apply(lambda p: setter(p), y)
             result = self.inline_helper(prim, node)
             return result, ir.Op(operator.pos, [result], {}, node, prim.__name__)
         if isinstance(prim, types.MethodType) and is_user_function(prim.__func__):
@@ -393,7 +394,10 @@ class Calls(Selections, NamedTuples, Keywords, Rewrites):
         -- the caller would read the old values, a silently wrong result.  A
         buffer passed only to be filled (``fill(buf, x)`` and ``buf`` not read
         again) is fine, and so is a callee that copies first (``t = t.copy()``)."""
-        updated, augmented = updated_parameters(fn), augmented_parameters(fn)
+        # apply(setter, y): what the functions it passes do too (call_effects)
+        passes = call_effects(fn, call, self.callee, self.passed, method, self.local_functions)
+        updated = updated_parameters(fn) | passes.item
+        augmented = augmented_parameters(fn) | passes.augmented
         if not updated and not augmented:
             return
         try:
@@ -421,7 +425,7 @@ class Calls(Selections, NamedTuples, Keywords, Rewrites):
             # a read afterwards of the array, a view of it, another name for it
             # (state = step(state): 'state' is then the updated copy step returns)
             read = read_after_call(self.func, self.params, self.callee, call, arg,
-                                   deep=param in deeply_updated(fn),
+                                   deep=param in deeply_updated(fn) | passes.deep,
                                    rebound=self.bound_to_result(call, fn, param))
             if read is not None:
                 shown = source_of(arg)

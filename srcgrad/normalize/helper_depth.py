@@ -11,29 +11,37 @@ must know, to refuse a read afterwards or to check it as it runs.
 Every function reachable from the one asked about is summarised once
 (:class:`Summary`: its own updates, and which of its parameters each call
 passes where), by a ``summarize`` the caller supplies -- it knows how to read
-one function's own updates (:func:`.argument_updates.call_summary`).  The
+one function's own updates (:func:`.argument_updates.call_summary`).  A
+function that calls one of its parameters (``def apply(g, a): return g(a)``)
+is summarised for what each call passes it (``apply(setter, y)``: a
+``binding`` of ``g`` to ``setter``), as srcgrad specialises its code.  The
 effects are the least fixed point over that call graph: a chain of any length
 is followed to its end, and recursion stops where nothing new turns up, not
 at some depth.  What cannot be followed -- a function whose source cannot be
 read, a call whose arguments cannot be matched to its parameters
-(``g(*args)``) -- counts as updating, deeply, everything passed to it: a wrong
-guess costs a copy, a check or a refusal, never a wrong value.
+(``g(*args)``), a parameter called with no function known for it -- counts as
+updating, deeply, everything passed to it: a wrong guess costs a copy, a
+check or a refusal, never a wrong value.
 
     >>> s = {"setter": Summary(("p",), item=frozenset({"p"})),
-    ...      "mid": Summary(("a",), calls=(("setter", (("p", "a", SAME),)),)),
-    ...      "viaitem": Summary(("lst",), calls=(("setter", (("p", "lst", PART),)),)),
-    ...      "top": Summary(("b", "c"), calls=(("mid", (("a", "b", SAME),)),
-    ...                                        ("viaitem", (("lst", "c", HELD),))))}
-    >>> found = effects("top", s.get)
+    ...      "mid": Summary(("a",), calls=(("setter", (("p", "a", SAME),), ()),)),
+    ...      "viaitem": Summary(("lst",), calls=(("setter", (("p", "lst", PART),), ()),)),
+    ...      "top": Summary(("b", "c"), calls=(("mid", (("a", "b", SAME),), ()),
+    ...                                        ("viaitem", (("lst", "c", HELD),), ())))}
+    >>> found = effects("top", lambda f, binding: s.get(f))
     >>> sorted(found.item), sorted(found.deep)
     (['b', 'c'], ['c'])
-    >>> sorted(effects("mid", {"mid": s["mid"]}.get).item)  # setter unreadable
+    >>> sorted(effects("mid", lambda f, binding: {"mid": s["mid"]}.get(f)).item)
     ['a']
 """
 
 from __future__ import annotations
 
+import types
 from dataclasses import dataclass
+
+import gast
+import numpy as np
 
 #: How an argument expression relates to a parameter's memory: the same memory
 #: (``a``, ``h`` with ``h = a``), a part of it -- a view or an element (``a[0]``,
@@ -47,8 +55,9 @@ class Summary:
     whose elements it sets (through any name); ``deep``, those whose held
     arrays (or deeper parts) it may change; ``augmented``, those it changes
     with ``p += v``; ``calls``, for each call to a user function, ``(callee,
-    ((callee_param, own_param, relation), ...))`` -- ``callee`` None where the
-    call cannot be matched to the callee's parameters."""
+    ((callee_param, own_param, relation), ...), binding)`` -- ``callee`` None
+    where the call cannot be followed, ``binding`` the ``(callee_param,
+    function)`` pairs of the functions it passes (or :data:`PURE`)."""
 
     params: tuple
     item: frozenset = frozenset()
@@ -66,33 +75,43 @@ class Effects:
     augmented: frozenset = frozenset()
 
 
-def effects(fn, summarize) -> Effects:
+#: A function passed that changes nothing it is given (a lambda of arithmetic):
+#: its calls need no following.
+PURE = type("Pure", (), {"__repr__": lambda self: "PURE"})()
+
+
+def effects(fn, summarize, binding=()) -> Effects:
     """The parameters of ``fn`` that it, or a function it calls at any depth,
-    updates (:class:`Effects`); ``summarize(f)`` is ``f``'s :class:`Summary`,
-    or None where ``f`` cannot be read."""
-    summaries, todo = {}, [fn]
+    updates (:class:`Effects`); ``summarize(f, binding)`` is ``f``'s
+    :class:`Summary` where its parameters hold the functions ``binding``
+    pairs them with, or None where ``f`` cannot be read."""
+    def key(f, pairs):
+        return id(f), tuple((p, id(v)) for p, v in pairs)
+
+    summaries, todo = {}, [(fn, tuple(binding))]
     while todo:
-        f = todo.pop()
-        if id(f) in summaries:
+        f, pairs = todo.pop()
+        if key(f, pairs) in summaries:
             continue
-        summary = summarize(f)
-        summaries[id(f)] = (f, summary)  # (f kept alive: its id stays its own)
+        summary = summarize(f, dict(pairs))
+        summaries[key(f, pairs)] = (f, pairs, summary)  # (kept alive: ids stay theirs)
         if summary is not None:
-            todo.extend(c for c, _ in summary.calls if c is not None)
-    if summaries[id(fn)][1] is None:
+            todo.extend((c, tuple(b)) for c, _, b in summary.calls if c is not None)
+    top = key(fn, tuple(binding))
+    if summaries[top][2] is None:
         return Effects()
     state = {k: (set(s.item), set(s.deep), set(s.augmented))
-             for k, (_, s) in summaries.items() if s is not None}
+             for k, (_, _, s) in summaries.items() if s is not None}
     changed = True
     while changed:
         changed = False
-        for key, (_, summary) in summaries.items():
+        for k, (_, _, summary) in summaries.items():
             if summary is None:
                 continue
-            item, deep, augmented = state[key]
+            item, deep, augmented = state[k]
             before = len(item) + len(deep) + len(augmented)
-            for callee, pairs in summary.calls:
-                theirs = None if callee is None else state.get(id(callee))
+            for callee, pairs, passed in summary.calls:
+                theirs = None if callee is None else state.get(key(callee, tuple(passed)))
                 for param, own, relation in pairs:
                     if theirs is None:  # not followed: it may change anything passed
                         item.add(own)
@@ -100,7 +119,7 @@ def effects(fn, summarize) -> Effects:
                         continue
                     _carry(theirs, param, own, relation, item, deep, augmented)
             changed = changed or len(item) + len(deep) + len(augmented) != before
-    item, deep, augmented = state[id(fn)]
+    item, deep, augmented = state[top]
     return Effects(frozenset(item), frozenset(deep), frozenset(augmented))
 
 
@@ -119,3 +138,63 @@ def _carry(theirs, param, own, relation, item, deep, augmented) -> None:
             deep.add(own)
     if param in their_augmented:  # shift(a), and conservatively shift(a[0])
         augmented.add(own)
+
+
+def passed_functions(bound, resolve, local=None) -> tuple:
+    """The ``(param, function)`` pairs of a call's arguments (``bound``: the
+    callee's parameter -> the argument's expression) that are functions known
+    at compile time (``setter``, ``np.tanh``, a parameter holding one), or a
+    lambda or local function (``local``: name -> its node) that changes
+    nothing it is given (:data:`PURE`); ``resolve(call)`` names the object a
+    call's function refers to, or MISSING."""
+    found, local = [], local or {}
+    for param, arg in bound:
+        if isinstance(arg, gast.Name) and arg.id in local:
+            arg = local[arg.id]
+        if isinstance(arg, (gast.Lambda, gast.FunctionDef)):
+            if _pure_function(arg, resolve):
+                found.append((param, PURE))
+            continue
+        if not isinstance(arg, (gast.Name, gast.Attribute)):
+            continue
+        value = resolve(gast.Call(func=arg, args=[], keywords=[]))
+        if value is PURE or callable(value) and not isinstance(
+                value, (type, np.ndarray, types.ModuleType)):
+            found.append((param, value))
+    return tuple(found)
+
+
+def _pure_function(node, resolve) -> bool:
+    """Whether the lambda or local function ``node`` changes nothing it is
+    given: it stores only into names, updates nothing with ``op=``, and every
+    call in it is to a NumPy, math or builtin function that makes a new value
+    (not ``np.copyto``, not ``out=``, not a method of its own values, not a
+    user function)."""
+    own = {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
+           and not isinstance(n.ctx, gast.Load)}
+    for sub in gast.walk(node):
+        if isinstance(sub, (gast.NamedExpr, gast.AugAssign, gast.Delete)) or isinstance(
+                sub, (gast.Subscript, gast.Attribute)) and isinstance(sub.ctx, gast.Store):
+            return False
+        if not isinstance(sub, gast.Call):
+            continue
+        root = sub.func
+        while isinstance(root, gast.Attribute):
+            root = root.value
+        if not isinstance(root, gast.Name) or root.id in own:
+            return False  # a method of what it is given, or a call of it
+        if any(k.arg in ("out", None) for k in sub.keywords):
+            return False  # np.add(a, b, out=p) writes into p
+        value = resolve(sub)
+        module = (getattr(value, "__module__", None) or "").split(".")[0]
+        if isinstance(value, np.ufunc) or module in ("numpy", "math") and getattr(
+                value, "__name__", "") not in _WRITERS or any(
+                value is b for b in (abs, len, float, int, min, max, sum, round, pow)):
+            continue
+        return False
+    return True
+
+
+#: NumPy functions that write into an argument (``np.copyto``, ``np.put``, ...).
+_WRITERS = frozenset({"copyto", "put", "place", "putmask", "fill_diagonal",
+                      "put_along_axis", "at"})

@@ -237,6 +237,70 @@ def test_no_read_afterwards_differentiates(fn, policy):
                  what=f"{fn.__name__} tangent")
 
 
+# -- a function passed to a helper that calls it (srcgrad specialises on it) ----------
+#
+# apply(setter, y): the helper's g(a) is setter(a), which updates y in place; the
+# look did not follow a call of a parameter and took "no update" (0.1 for 3.2).
+# Now the functions a call passes are followed; a lambda or local function is
+# followed where it calls only NumPy, and otherwise counts as an update.
+
+def apply(g, a):
+    return g(a)
+
+
+def forwards(g, a):  # passes the function on
+    return apply(g, a) * 1.0
+
+
+def through_apply(a):
+    return apply(setter, a)
+
+
+def apply_setter_caller(x):
+    y = x * 1.0
+    r = apply(setter, y)
+    return r + np.sum(y * WEIGHTS)
+
+
+def forwarded_caller(x):
+    y = x * 1.0
+    r = forwards(setter, y)
+    return r + np.sum(y * WEIGHTS)
+
+
+def nested_caller(x):
+    y = x * 1.0
+    r = through_apply(y)
+    return r + np.sum(y * WEIGHTS)
+
+
+def lambda_setter_caller(x):
+    y = x * 1.0
+    r = apply(lambda p: setter(p), y)
+    return r + np.sum(y * WEIGHTS)
+
+
+def apply_pure_caller(x):  # np.tanh, a pure lambda, a pure local function: run
+    def scaled(v):
+        t = np.tanh(v) * 2.0
+        return np.sum(t)
+
+    y = x * 1.0
+    r = np.sum(apply(np.tanh, y)) + np.sum(apply(lambda v: v * v, y))
+    return r + forwards(scaled, y) + np.sum(y * WEIGHTS)
+
+
+@pytest.mark.parametrize("fn", [apply_setter_caller, forwarded_caller, nested_caller,
+                                lambda_setter_caller], ids=lambda f: f.__name__)
+def test_a_function_passed_that_updates_is_followed(fn):
+    test_a_read_after_an_update_passed_on_is_refused_located(fn)
+
+
+@pytest.mark.parametrize("policy", POLICIES, ids=str)
+def test_a_function_passed_that_updates_nothing_runs(policy):
+    test_no_read_afterwards_differentiates(apply_pure_caller, policy)
+
+
 def test_autograd_agrees_where_it_runs():
     autograd = pytest.importorskip("autograd")
     anp = pytest.importorskip("autograd.numpy")
