@@ -158,6 +158,7 @@ def sorts_in_place(program) -> bool:
                         for k in call.keywords)):
             continue
         a, node = call.func.value.id, stmt.op.node
+        block = blocks[id(stmt)][0]
         value = program.namer.fresh(a)
         sort = gast.Attribute(value=ir.name("np"), attr="sort", ctx=gast.Load())
         args = [ir.name(a), *(clone(x) for x in call.args)]
@@ -174,11 +175,62 @@ def sorts_in_place(program) -> bool:
         write.user_target = f"{a}.sort()"
         for made_ in (made, write):
             gast.copy_location(made_, stmt)
-        block = blocks[id(stmt)][0]
         at = block.index(stmt)
         block[at:at + 1] = [made, write]
         changed = True
+    for stmt in statements:
+        a = _shuffled(stmt, arrays)
+        if a is None or _unread_since_made(a, stmt, blocks[id(stmt)][0]):
+            continue
+        # rng.shuffle(a) after a read of a: the shuffle runs on a copy, written back
+        # into a, whose old contents the element write saves for the adjoint
+        block, node = blocks[id(stmt)][0], stmt.op.node
+        value = program.namer.fresh(a)
+        made = ir.assign(value, gast.Call(func=gast.Attribute(
+            value=ir.name(a), attr="copy", ctx=gast.Load()), args=[], keywords=[]))
+        made.op = ir.Op(np.ndarray.copy, [ir.name(a)], {}, node, f"{a}.copy()")
+        stmt.value.args = [ir.name(value)]
+        every = gast.Constant(value=Ellipsis, kind=None)
+        write = ir.assign(gast.Subscript(value=ir.name(a), slice=every, ctx=gast.Store()),
+                          ir.name(value))
+        write.op = ir.Op(operator.setitem, [ir.name(a), clone(every), ir.name(value)], {},
+                         node, "element assignment")
+        write.user_target = source_of(node)
+        for made_ in (made, write):
+            gast.copy_location(made_, stmt)
+        at = block.index(stmt)
+        block[at:at + 1] = [made, stmt, write]
+        changed = True
     return changed
+
+
+def _shuffled(stmt, arrays):
+    """``a`` for a statement ``rng.shuffle(a)`` (``np.random.shuffle(a)``) of an
+    array ``a``, else None."""
+    call = getattr(stmt, "value", None)
+    if isinstance(stmt, gast.Expr) and getattr(stmt, "op", None) is not None \
+            and stmt.op.primitive is ir.OPAQUE and isinstance(call, gast.Call) \
+            and isinstance(call.func, gast.Attribute) and call.func.attr == "shuffle" \
+            and isinstance(call.func.value, (gast.Name, gast.Attribute)) \
+            and len(call.args) == 1 and not call.keywords \
+            and isinstance(call.args[0], gast.Name) and call.args[0].id in arrays:
+        return call.args[0].id
+    return None
+
+
+def _unread_since_made(name, stmt, block) -> bool:
+    """Whether ``name`` was bound earlier in ``block`` to what no other name holds
+    (no view, no update) and nothing read it between there and ``stmt``: a
+    change in place of it there changes no value computed before
+    (:func:`srcgrad.memory.remat` lets it be)."""
+    before = block[:block.index(stmt)]
+    for i in range(len(before) - 1, -1, -1):
+        if name in ir.assigned_by(before[i]) and not ir.is_update(before[i]):
+            made = before[i]
+            return isinstance(made, gast.Assign) and not is_view(made) and not any(
+                isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load)
+                for s in before[i + 1:] for n in gast.walk(s))
+    return False
 
 
 def element_writes(program, statements, containers) -> bool:

@@ -68,6 +68,7 @@ import numpy as np
 
 from .. import ir
 from ..analysis.aliasing import shared_names
+from ..analysis.sharing import is_view
 from ..errors import SrcGradError, UnsupportedSyntaxError
 from ..frontend.linker import CalleePair
 from ..ir.syntax import clone
@@ -209,7 +210,7 @@ _MAKES_NEW = frozenset({
     operator.mod, operator.pow, operator.neg, operator.matmul, np.sort, np.copy,
     np.ndarray.copy, np.zeros, np.ones, np.empty, np.full, np.zeros_like, np.ones_like,
     np.empty_like, np.full_like, np.arange, np.linspace, np.concatenate, np.stack,
-    np.outer, np.dot, np.matmul, np.cumsum, np.where, np.clip, np.argsort})
+    np.outer, np.dot, np.matmul, np.cumsum, np.where, np.clip, np.argsort, np.array})
 
 
 def _fresh_names(stmt, free) -> set[str]:
@@ -223,7 +224,7 @@ def _fresh_names(stmt, free) -> set[str]:
         return set()
     prim = op.primitive
     try:
-        new = isinstance(prim, np.ufunc) or prim in _MAKES_NEW
+        new = (isinstance(prim, np.ufunc) or prim in _MAKES_NEW) and not is_view(stmt)
     except TypeError:
         new = False
     call = stmt.value

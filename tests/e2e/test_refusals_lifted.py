@@ -16,7 +16,9 @@ the program, with at least one case inside a loop, a branch or a helper:
 - ``a.sort()`` of a local array (``a = x * w; a.sort()``, a row ``Y[1].sort()``)
   is the element write ``a[...] = np.sort(a)``, with ``np.sort``'s derivative
   and the old contents saved; ``rng.shuffle(a)`` of an array made afresh in a
-  loop body and not read before, whose old contents nothing needs;
+  loop body and not read before, whose old contents nothing needs, and of a
+  local array read before (run on a copy written back into it, the old
+  contents saved);
 - lists holding one array in several slots, ``hs = [h0] * T`` then ``hs[t] =
   new``, ``[z, z]``, read, passed to a helper, a slot rebound and then written:
   differentiated (no item is updated in place; where one is, ``hs[0][1] = v``,
@@ -26,6 +28,7 @@ the program, with at least one case inside a loop, a branch or a helper:
 
 from __future__ import annotations
 
+import inspect
 from collections import namedtuple
 from typing import NamedTuple
 
@@ -318,23 +321,36 @@ def shuffled_fresh(x):
     return np.sum(h)
 
 
-def test_shuffle_of_a_fresh_array_in_a_loop():
+def shuffled_after_a_read(x):
+    rng = np.random.default_rng(5)
+    h = x
+    for i in range(3):
+        a = np.arange(1.0, 4.0) * 0.5
+        h = h * a
+        rng.shuffle(a)
+        h = np.tanh(h * a)
+    return np.sum(h)
+
+
+@pytest.mark.parametrize("fn", [shuffled_fresh, shuffled_after_a_read])
+def test_shuffle_of_a_fresh_array_in_a_loop(fn):
     """Its old contents are read by nothing: saved (or recomputed) where the loop
     is not checkpointed; a checkpointed loop, which would run the shuffle again,
     is refused, located, at the shuffle."""
-    want = shuffled_fresh(X)
-    fd = numeric_grad(shuffled_fresh, [X], 0)
+    want = fn(X)
+    fd = numeric_grad(fn, [X], 0)
     for policy in ("save", "recompute"):
-        value, grad = srcgrad.value_and_grad(shuffled_fresh, policy=policy)(X)
+        value, grad = srcgrad.value_and_grad(fn, policy=policy)(X)
         assert_bit_identical(value, want, f"policy {policy!r}")
         assert_close(grad, fd, rtol=1e-6, atol=1e-8, what=f"policy {policy!r}")
-    value, tangent = srcgrad.jvp(shuffled_fresh, wrt=[0])(X, np.ones(3))
+    value, tangent = srcgrad.jvp(fn, wrt=[0])(X, np.ones(3))
     assert_bit_identical(value, want, "jvp")
     assert_close(tangent, np.sum(fd), rtol=1e-6, atol=1e-8, what="jvp")
+    line = next(i for i, text in enumerate(inspect.getsourcelines(fn)[0]) if "rng.shuffle" in text)
     for policy in ("sqrt", ("revolve", 2)):
         with pytest.raises(srcgrad.SrcGradError, match="permutation") as info:
-            srcgrad.grad(shuffled_fresh, policy=policy)(X)
-        assert info.value.lineno == shuffled_fresh.__code__.co_firstlineno + 5
+            srcgrad.grad(fn, policy=policy)(X)
+        assert info.value.lineno == fn.__code__.co_firstlineno + line
 
 
 # -- [h0] * T, [z, z]: one array in several slots, none updated in place ------------------

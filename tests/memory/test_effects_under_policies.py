@@ -244,9 +244,15 @@ def shuffles_in_loop(x):
 
 
 def test_a_random_change_in_place_in_a_checkpointed_loop_is_refused_located():
+    """Run once (save, recompute), the shuffle of a local array runs on a copy
+    written back into it, whose old contents are saved (refused until review
+    5); a checkpointed loop would run it again, and is refused."""
     x = np.array([0.5, 1.0, 1.5])
-    for policy in ALL:
-        with pytest.raises(srcgrad.SrcGradError, match="in place") as info:
+    once = ("save", "recompute", "save_products")
+    check_policies(shuffles_in_loop, (x,), policies=once)
+    for policy in [p for p in ALL if p not in once]:
+        with pytest.raises(srcgrad.SrcGradError, match="changes its argument at random") \
+                as info:
             srcgrad.grad(shuffles_in_loop, policy=policy)(x)
         assert info.value.lineno == shuffles_in_loop.__code__.co_firstlineno + 5
 
@@ -372,9 +378,17 @@ def sorts_after_use(x):
 
 def shuffles_after_use(x):
     rng = np.random.default_rng(4)
-    a = rng.normal(size=3)
+    a = rng.normal(size=3)  # (what rng.normal returns may be no array: kept as written)
     y = x * a
     rng.shuffle(a)  # no copy of a's old contents: refused
+    return np.sum(y * y) + a[0]
+
+
+def shuffles_an_array_after_use(x):
+    rng = np.random.default_rng(4)
+    a = np.array([3.0, 1.0, 2.0])
+    y = x * a
+    rng.shuffle(a)  # run on a copy written back into a, whose old contents are saved
     return np.sum(y * y) + a[0]
 
 
@@ -386,15 +400,17 @@ def sorts_a_list_after_use(x):
 
 
 def test_a_change_in_place_after_a_use():
-    """a.sort() of a local array is the element write a[...] = np.sort(a), whose
-    overwritten contents are saved for the adjoint (it was refused, located,
-    until review 5); rng.shuffle(a) after a use still is."""
+    """a.sort() of a local array is the element write a[...] = np.sort(a), and
+    rng.shuffle(a) of one shuffles a copy written back into it: the overwritten
+    contents are saved for the adjoint (both were refused, located, until
+    review 5); a shuffle of what rng.normal returned still is."""
     x = np.array([1.0, 2.0, 3.0])
     for policy in ALL:
         with pytest.raises(srcgrad.SrcGradError, match="np.sort") as info:
             srcgrad.grad(shuffles_after_use, policy=policy)(x)
         assert info.value.lineno == shuffles_after_use.__code__.co_firstlineno + 4
     check_policies(sorts_after_use, (x,), policies=ALL)
+    check_policies(shuffles_an_array_after_use, (x,), policies=ALL)
     check_policies(sorts_a_list_after_use, (x,), policies=ALL)
 
 
