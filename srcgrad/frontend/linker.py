@@ -88,7 +88,7 @@ class TangentFunction:
 SPECIALISED = "# Specialised for "
 
 #: Packages whose Python functions are library code, never differentiated by source.
-_LIBRARIES = {"numpy", "scipy", "srcgrad", "jax", "torch", "pandas"}
+_LIBRARIES = {"numpy", "scipy", "srcgrad", "jax", "torch", "pandas", "autograd"}
 
 
 def is_library_module(module: str) -> bool:

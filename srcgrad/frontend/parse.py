@@ -36,6 +36,7 @@ import gast
 
 from ..errors import SourceNotFoundError, SrcGradError, UnsupportedSyntaxError
 from ..ir.syntax import walk
+from .foreign import native
 from .fstrings import format_fstrings
 from .reachable import drop_unreachable
 
@@ -497,12 +498,12 @@ def static_value(node, resolver: Resolver, local_names=frozenset()):
             return node.helper
         if node.id in local_names:
             return _MISSING
-        return resolver.lookup(node.id)
+        return native(resolver.lookup(node.id), node.id)
     if isinstance(node, gast.Attribute):
         base = static_value(node.value, resolver, local_names)
         if base is _MISSING:
             return _MISSING
-        return getattr(base, node.attr, _MISSING)
+        return native(getattr(base, node.attr, _MISSING), node.attr)
     return _MISSING
 
 
