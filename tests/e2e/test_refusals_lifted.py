@@ -400,8 +400,15 @@ def slot_rebound_then_written(x):
     return np.sum(np.stack(hs) * np.arange(9.0).reshape(3, 3))
 
 
+def rows_of_a_repeated_list(x):
+    m = [[0.0] * 3] * 2  # one list twice
+    m[0] = [x[0], x[1], x[2]]
+    m[1] = [v * 2.0 for v in m[0]]
+    return m[0][1] * m[1][2]
+
+
 @pytest.mark.parametrize("fn", [history, history_from_the_input, pair_read, pair_passed,
-                                slot_rebound_then_written])
+                                slot_rebound_then_written, rows_of_a_repeated_list])
 def test_one_array_in_several_slots(fn):
     check(fn, (X,))
 
