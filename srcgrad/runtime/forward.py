@@ -225,6 +225,10 @@ def replaced_tangent(value, names, parts, tangents):
     class, the new values' tangents in the fields ``names``, the old tuple's in
     the others.  Linear in ``tangents``, with rules of its own (a tangent
     differentiated again, hvp)."""
+    if not is_namedtuple(value):
+        raise error_at("MissingRuleError", (
+            f"no tangent rule for '._replace()' of a {type(value).__name__}: srcgrad "
+            f"differentiates that method of named tuples only"))
     given = dict(zip(names, tangents[1:]))
     return type(value)(*[given[f] if f in given else tangent_attr(tangents[0], parts[0], f)
                          for f in type(value)._fields])
