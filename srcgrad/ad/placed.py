@@ -28,19 +28,21 @@ from ..ir.syntax import constant, walk
 PLACED = frozenset({"svd_grad", "missing_tangent"})
 
 
-def place(nodes, filename, lineno, col) -> None:
+def place(nodes, filename, lineno, col, helper=None) -> None:
     """Add ``where=(filename, lineno, col)`` to every call of a helper in
-    :data:`PLACED` inside ``nodes`` (statements or expressions, changed in place)."""
+    :data:`PLACED` (or of ``helper``) inside ``nodes`` (statements or
+    expressions, changed in place)."""
     for root in nodes:
         for node in walk(root):
             if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) \
-                    and node.func.id in PLACED \
+                    and (node.func.id in PLACED or node.func.id == helper) \
                     and not any(k.arg == "where" for k in node.keywords):
                 node.keywords.append(gast.keyword(arg="where",
                                                   value=constant((filename, lineno, col))))
 
 
-def place_op(nodes, program, op) -> None:
-    """:func:`place` at the call ``op`` of ``program``."""
+def place_op(nodes, program, op, helper=None) -> None:
+    """:func:`place` at the call ``op`` of ``program`` (for the calls of
+    ``helper`` too, one not in :data:`PLACED`)."""
     place(nodes, program.filename, getattr(op.node, "lineno", None),
-          getattr(op.node, "col_offset", None))
+          getattr(op.node, "col_offset", None), helper)

@@ -271,6 +271,9 @@ class _Reverser:
         """The adjoint of ``x[index] = value``: ``value`` gets the cotangent of the
         elements it wrote, ``x`` keeps the rest; then the old elements come back."""
         x, index, value = stmt.op.args
+        if isinstance(index, gast.Slice) and not (isinstance(value, gast.Name)
+                                                  and value.id == x.id):
+            return self.slice_update(stmt, ctx)
         out = []
         if self.act.is_active(x.id) and x.id in ctx.assigned:
             d_x = ir.name(self.adjoint_name(x.id))
@@ -281,6 +284,8 @@ class _Reverser:
             if isinstance(value, gast.Name) and self.act.is_active(value.id):
                 part = call_to("written_cotangent", d_x, ir.name(x.id), index_value,
                                ir.name(value.id))
+                if isinstance(index, gast.Name):  # it may hold a slice of a list
+                    place_op([part], self.program, stmt.op, helper="written_cotangent")
                 if value.id == x.id:  # x[::-1] = x: the old x gets both parts, after the rest
                     g = self.namer.fresh("g")
                     out += [ir.assign(g, part), rest]
@@ -308,6 +313,37 @@ class _Reverser:
                                                            ctx=gast.Load()))
         restore.comment = f"restore: the elements of {x.id} it overwrote"
         out.append(restore)
+        return out
+
+    def slice_update(self, stmt, ctx: _Block) -> list:
+        """The adjoint of ``x[a:b] = value``: the old elements come back first
+        (``restore_part``), then ``value`` and ``x`` get their cotangents from
+        ``x`` as it was -- a list's slice assignment may change its length
+        (``L[1:3] = [v]``), and only the length before tells where ``value``'s
+        elements went and where the others moved."""
+        x, index, value = stmt.op.args
+        index_value = SliceToCall().visit(copy.deepcopy(index))
+        restore = gast.Expr(value=call_to("restore_part", ir.name(x.id),
+                                          copy.deepcopy(index_value), copy.deepcopy(value),
+                                          _pop(self.tape_for(x.id))))
+        restore.updates = x.id
+        restore.restores = stmt
+        restore.saves = call_to("snapshot", gast.Subscript(value=ir.name(x.id),
+                                                           slice=copy.deepcopy(index),
+                                                           ctx=gast.Load()))
+        restore.comment = f"restore: the elements of {x.id} it overwrote"
+        out = [restore]
+        if self.act.is_active(x.id) and x.id in ctx.assigned:
+            d_x = ir.name(self.adjoint_name(x.id))
+            if isinstance(value, gast.Name) and self.act.is_active(value.id):
+                part = call_to("slice_written_cotangent", d_x, ir.name(x.id),
+                               copy.deepcopy(index_value), ir.name(value.id))
+                out.extend(self.contribute(ctx, value.id, call_to("unbroadcast", part, value),
+                                           "element assignment"))
+            rest = ir.assign(d_x.id, call_to("slice_kept_cotangent", d_x, ir.name(x.id),
+                                             index_value, copy.deepcopy(value)))
+            rest.origin = "element assignment"
+            out.append(rest)
         return out
 
     def tape_for(self, var: str) -> str:

@@ -96,7 +96,14 @@ from .forward import (
     zero_tangent,
 )
 from .gradients import grad_like, zeros_grad
-from .indexing import getitem_grad, written_cotangent, written_tangent
+from .indexing import (
+    getitem_grad,
+    restore_part,
+    slice_kept_cotangent,
+    slice_written_cotangent,
+    written_cotangent,
+    written_tangent,
+)
 from .inplace import into_first, into_second, unreduced
 from .linalg import (
     cross_grads,
@@ -356,6 +363,7 @@ __all__ = [
     "matmul_grad_b_steps", "matmul_grad_a_steps", "products_by_step", "ProductsByStep",
     "StepTerms",
     "written_cotangent", "written_tangent",
+    "restore_part", "slice_written_cotangent", "slice_kept_cotangent",
     "replaced", "replaced_cotangents", "replaced_tangent",
     "merged", "merge_cotangent", "merge_tangent",
 ]

@@ -47,6 +47,8 @@ def unbroadcast(g, x):
     elif kind in _SCALARS and type(x) in _SCALARS:
         return g  # two scalars (a loop's running sum): no np.shape calls, 1-2 us each
     if isinstance(x, (tuple, list)):
+        if isinstance(g, (tuple, list)) and len(g) == len(x):
+            return g  # a sequence's own cotangent: one stored as it is (grid[0] = row)
         raise error_at(
             "UnsupportedSyntaxError",
             "srcgrad differentiated '+' as arithmetic, but an operand is a "

@@ -24,7 +24,13 @@ import numpy as np
 from .aliases import is_basic_index
 from .errors import error_at
 from .namespaces import foreign, namespace_of
-from .structures import cotangent_like, item_cotangent
+from .structures import (
+    ListCotangent,
+    cotangent_like,
+    is_zero,
+    item_cotangent,
+    without_item,
+)
 
 
 def getitem_grad(g, a, index):
@@ -114,7 +120,7 @@ def _scatter_rows(grad, index, g):
     return grad
 
 
-def written_cotangent(g, x, index, value=None):
+def written_cotangent(g, x, index, value=None, where=None):
     """The cotangent of ``value`` in ``x[index] = value`` (shaped like
     ``x[index]``; the adjoint sums it to ``value``'s shape), where ``g`` is the
     cotangent of ``x`` after the write: the elements of ``g`` that ``value``
@@ -141,6 +147,8 @@ def written_cotangent(g, x, index, value=None):
         0.0
     """
     if isinstance(x, (list, dict)):
+        if isinstance(index, slice) and isinstance(x, list):
+            _check_same_length(x, index, value, where)
         return item_cotangent(g, x, index)
     if _truncates(x):
         return 0.0
@@ -160,11 +168,92 @@ def written_cotangent(g, x, index, value=None):
     return part
 
 
+def _check_same_length(x, index, value, where):
+    """Refuse ``L[s] = value`` with ``s`` a slice object held in a name (a slice
+    written out, ``L[a:b]``, goes through :func:`restore_part`) where the write
+    may have changed the list's length: ``x`` is the list after it, and its
+    length before, which tells where the elements went, is not known here.
+    Only where ``s`` (on ``x``) names exactly ``len(value)`` elements that
+    cannot have moved -- the same length, or a negative start, or an end
+    inside the list -- is it followed."""
+    start, stop, step = index.start, index.stop, index.step
+    if step not in (None, 1):
+        return  # an extended slice keeps the length (Python checks it)
+    n = len(x)
+    moved = len(range(n)[index]) != len(value) or not (
+        start is not None and start < 0 or stop is not None and 0 <= stop < n)
+    if moved:
+        raise error_at("UnsupportedSyntaxError", (
+            "the slice assignment of a list through a slice held in a name (L[s] = v) may "
+            "change the list's length, and the gradient then needs the slice written out; "
+            "write L[a:b] = v (with the bounds in names if need be)"), where)
+
+
 _REPEATS_UNDEFINED = (
     "an element assignment x[index] = v writes one element of a {} array more than "
     "once (its integer index repeats an element), and that library does not say which "
     "write is kept; write each element once (np.unique(index, return_index=True) picks "
     "one value for each)")
+
+
+def restore_part(x, index, value, old):
+    """Undo ``x[index] = value`` (``index`` a slice) by writing back ``old``,
+    the elements it overwrote.  A list's slice assignment may change the
+    list's length (``L[1:3] = [v]``): then ``value``'s elements are not
+    ``x[index]`` but the ``len(value)`` elements from the slice's start, found
+    from the length the list had before (:func:`_written_span`).
+
+        >>> L = [0.0, 1.0, 2.0, 3.0]
+        >>> old = L[1:3]
+        >>> L[1:3] = [9.0]
+        >>> restore_part(L, slice(1, 3), [9.0], old)
+        >>> L
+        [0.0, 1.0, 2.0, 3.0]
+    """
+    if isinstance(x, list):
+        x[_written_span(len(x) - len(value) + len(old), index, len(value))] = old
+    else:
+        x[index] = old
+
+
+def slice_written_cotangent(g, x, index, value):
+    """:func:`written_cotangent` for ``x[index] = value`` with ``index`` a
+    slice, called once ``x`` is as it was before (:func:`restore_part`): for a
+    list, the cotangent of ``value`` is that of the elements it became, which
+    need not be ``g[index]`` when the write changed the list's length."""
+    if isinstance(x, list):
+        if is_zero(g):
+            return 0.0
+        return ListCotangent(list(g)[_written_span(len(x), index, len(value))])
+    return written_cotangent(g, x, index, value)
+
+
+def slice_kept_cotangent(g, x, index, value):
+    """``x``'s cotangent before ``x[index] = value`` (``index`` a slice), from
+    ``g``, its cotangent after, ``x`` as it was before: zero where the write
+    overwrote, the rest of ``g`` where it went.  For a list whose length the
+    write changed, the elements after the slice moved."""
+    if isinstance(x, list):
+        if is_zero(g):
+            return g
+        parts = list(g)
+        start, stop, step = index.indices(len(x))
+        if step != 1:  # an extended slice keeps the length (Python checks it)
+            for k in range(start, stop, step):
+                parts[k] = 0.0
+            return ListCotangent(parts)
+        stop = max(start, stop)
+        return ListCotangent(parts[:start] + [0.0] * (stop - start)
+                             + parts[start + len(value):])
+    return without_item(g, x, index)
+
+
+def _written_span(n, index, m):
+    """The positions ``value`` (``m`` elements) holds after ``L[index] = value``
+    on a list of ``n`` elements: ``index`` itself for an extended slice (the
+    lengths agree), else the ``m`` elements from the slice's start."""
+    start, _, step = index.indices(n)
+    return slice(start, start + m) if step == 1 else index
 
 
 def written_tangent(t, x):
