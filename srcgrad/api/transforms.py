@@ -481,6 +481,13 @@ def export(path, *functions) -> list[str]:
     """
     units = []
     for g in functions:
+        fixed, keywords = (), {}  # what the call passes first: written into the module
+        if isinstance(g, PartialTransformed):
+            fixed, keywords, g = g._fixed, g._keywords, g._inner
+        if getattr(g, "_bound", None) is not None:
+            fixed = (g._bound, *fixed)
+        elif inspect.ismethod(getattr(g, "__wrapped__", None)):  # vjp's pullback of a method
+            fixed = (g.__wrapped__.__self__, *fixed)
         if isinstance(g, Transformed):  # the NumPy code, whatever the backend
             shown, mode = g._shown, g._options.mode  # specialised on functions passed: the last
             compiled = shown if shown is not None and shown.options.callees else g._get()
@@ -496,8 +503,10 @@ def export(path, *functions) -> list[str]:
                                    f"got {g!r}")
             mode = "vjp"
         gen = compiled.generated
+        code = getattr(compiled.fn, "__code__", None)
+        names = code.co_varnames[:code.co_argcount] if code is not None else ()
         units.append(Unit(gen.source, tuple(gen.entries), dict(gen.bindings), compiled.fn, mode,
-                          list(gen.wrt_names)))
+                          list(gen.wrt_names), tuple(fixed), names[:len(fixed)], keywords))
     return write_module(path, units)
 
 

@@ -33,7 +33,7 @@ import platform
 import re
 import sys
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -41,6 +41,7 @@ import numpy as np
 from .. import runtime
 from ..errors import SrcGradError
 from ..version import __version__
+from .bound import bind_fixed
 from .portable import (
     ALWAYS,
     NotExportable,
@@ -61,13 +62,21 @@ class Unit:
     fn: object = None
     mode: str = "grad"
     wrt_names: list = field(default_factory=list)
+    #: What the call passes before its own arguments: the object of a bound
+    #: method or callable object, a partial's fixed arguments (``fixed``, filling
+    #: the parameters ``fixed_names``) and keywords (see :mod:`.bound`).
+    fixed: tuple = ()
+    fixed_names: tuple = ()
+    keywords: dict = field(default_factory=dict)
 
     def describe(self) -> str:
         code = getattr(self.fn, "__code__", None)
         where = f" ({Path(code.co_filename).name}, line {code.co_firstlineno})" if code else ""
         wrt = f" with respect to {', '.join(self.wrt_names)}" if self.wrt_names else ""
         name = getattr(self.fn, "__qualname__", "?")
-        return f"{', '.join(self.entries)}: {self.mode} of {name}{where}{wrt}"
+        fixed = [*self.fixed_names[:len(self.fixed)], *self.keywords]
+        bound = f", {', '.join(fixed)} bound" if fixed else ""
+        return f"{', '.join(self.entries)}: {self.mode} of {name}{where}{wrt}{bound}"
 
 
 # --- merging generated modules --------------------------------------------------------
@@ -85,6 +94,15 @@ class _Parsed:
 
 
 def _parse(unit: Unit) -> _Parsed:
+    if unit.fixed or unit.keywords:  # entry points with the gradient's own signature
+        source, values, errors = bind_fixed(unit.source, unit.entries, unit.fixed_names,
+                                            unit.fixed, unit.keywords)
+        if errors:
+            raise SrcGradError(f"cannot export {unit.describe()}: the values it is bound to "
+                               f"cannot be written into a standalone module:\n  "
+                               + "\n  ".join(errors) + "\nExport the gradient of a plain "
+                               "function that takes them as arguments instead.")
+        unit = replace(unit, source=source, bindings={**unit.bindings, **values})
     tree = ast.parse(unit.source)
     parsed = _Parsed(unit, tree, unit.source.encode("utf-8").splitlines(keepends=True))
     for node in tree.body:
@@ -276,8 +294,10 @@ def render(units: list[Unit], now: datetime.datetime | None = None) -> tuple[str
              "# --- srcgrad runtime helpers " + "-" * 58 + "\n"]
     parts.extend(definitions)
     if module.bindings:
-        parts.append("# --- values bound from the source functions' globals and closures "
-                     + "-" * 20 + "\n\n" + "".join(module.bindings))
+        bound = " and the bound objects" if any(u.fixed or u.keywords for u in units) else ""
+        title = f"values bound from the source functions' globals and closures{bound} "
+        parts.append(f"# --- {title}" + "-" * max(3, 81 - len(title)) + "\n\n"
+                     + "".join(module.bindings))
     parts.append("# --- generated code " + "-" * 66 + "\n")
     parts.extend(module.functions)
     text = "\n\n".join(p.rstrip("\n") + "\n" for p in parts)

@@ -131,6 +131,10 @@ def literal(value, needs: set | None = None) -> str:
     if type(value) is dict:
         return "{" + ", ".join(f"{literal(k, needs)}: {literal(v, needs)}"
                                for k, v in value.items()) + "}"
+    if type(value) is types.SimpleNamespace:  # an object's attributes (bound.py)
+        fields = [f"{k}={literal(v, needs)}" for k, v in vars(value).items()]
+        needs.add("types")
+        return f"types.SimpleNamespace({', '.join(fields)})"
     named = _library_name(value)
     if named is not None:
         if named[1]:
