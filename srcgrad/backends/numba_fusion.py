@@ -400,7 +400,9 @@ def _anchors(run, inputs) -> list:
     division gives Inf, as the kernel's).  Greedy: the input most statements
     are made of first."""
     bases: list = []
-    needs = [d for d in _made_of(run, inputs, bases) if d is not None] + bases
+    # (a literal -- the 2 of y / 2 -- is made of no input and needs none: an empty
+    # set would never be met)
+    needs = [d for d in [*_made_of(run, inputs, bases), *bases] if d]
     chosen = []
     while True:
         open_ = [deps for deps in needs if not deps & set(chosen)]
