@@ -413,10 +413,16 @@ print(hits, elapsed)
 def numba_elementwise(scale):
     """The 30-op elementwise chain's gradient with ``backend="numba"`` (its
     elementwise runs fused into numba kernels) against the careful hand
-    gradient, and the first call in two fresh processes sharing a cache: the
-    second should load every kernel from numba's disk cache."""
+    gradient (single-threaded NumPy), the kernels on one thread and on two
+    (``numba.set_num_threads``; at 1e6 elements the kernels' threaded twins
+    run), timed in wall-clock time whatever ``--clock`` says (process CPU time
+    adds up the threads); and the first call in fresh processes sharing a
+    cache: the second should load every kernel from numba's disk cache, and one
+    more with ``NUMBA_NUM_THREADS=1`` (its own cache) compiles the serial
+    kernels instead of the twins."""
+    global clock
     try:
-        import numba  # noqa: F401, PLC0415 - optional
+        import numba  # noqa: PLC0415 - optional
     except ImportError:
         return {"status": "numba not installed"}
     g = srcgrad.grad(workloads.elementwise_loss, backend="numba")
@@ -427,27 +433,48 @@ def numba_elementwise(scale):
     numpy_g = srcgrad.grad(workloads.elementwise_loss)
     if not np.array_equal(got, numpy_g(*args)):
         return {"status": "numba gradient differs from the NumPy backend's bits"}
-    samples = interleaved({"numba": lambda: g(*args), "numpy": lambda: numpy_g(*args),
-                           "careful": lambda: workloads.elementwise_hand(*args)},
-                          max(3, int(11 * scale)), 1)
-    ratios = [a / b for a, b in zip(samples["numba"], samples["careful"])]
+    pool, before = numba.config.NUMBA_NUM_THREADS, numba.get_num_threads()
+
+    def on(threads):
+        def call():
+            numba.set_num_threads(min(threads, pool))
+            return g(*args)
+        return call
+    if not np.array_equal(on(2)(), got):
+        return {"status": "the threaded kernels' gradient differs from the serial ones'"}
+    saved, clock = clock, CLOCKS["wall"]
+    try:
+        samples = interleaved({"numba": on(1), "numba2": on(2), "numpy": lambda: numpy_g(*args),
+                               "careful": lambda: workloads.elementwise_hand(*args)},
+                              max(3, int(11 * scale)), 1)
+    finally:
+        clock = saved
+        numba.set_num_threads(before)
+
+    def ratio(name):
+        return statistics.median(a / b for a, b in zip(samples[name], samples["careful"]))
     row = {"numba_ms": statistics.median(samples["numba"]) * 1e3,
+           "numba2_ms": statistics.median(samples["numba2"]) * 1e3,
            "numpy_ms": statistics.median(samples["numpy"]) * 1e3,
            "hand_ms": statistics.median(samples["careful"]) * 1e3,
-           "ratio": statistics.median(ratios),
+           "ratio": ratio("numba"), "ratio2": ratio("numba2"), "threads": min(2, pool),
            "kernels": g.source.count("\ndef fused_")}
     code = _NUMBA_FUSED_PROCESS.format(paths=[str(HERE), str(HERE.parent)])
-    with tempfile.TemporaryDirectory() as cache:
-        env = {**os.environ, "SRCGRAD_CACHE_DIR": cache}
-        firsts = []
-        for _ in range(2):
+    runs = []
+    with tempfile.TemporaryDirectory() as shared, tempfile.TemporaryDirectory() as alone:
+        # twice with one cache (the second loads the kernels), then serial kernels alone
+        for cache, threads in ((shared, None), (shared, None), (alone, "1")):
+            env = {**os.environ, "SRCGRAD_CACHE_DIR": cache}
+            if threads:
+                env["NUMBA_NUM_THREADS"] = threads
             done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                                   text=True, timeout=600, check=False)
             if done.returncode:
                 return {**row, "status": "a fresh process failed: " + done.stderr[-200:]}
             hits, seconds = done.stdout.split()[-2:]
-            firsts.append((int(hits), float(seconds) * 1e3))
-    (_, row["first_ms"]), (row["second_hits"], row["second_process_ms"]) = firsts
+            runs.append((int(hits), float(seconds) * 1e3))
+    (_, row["first_ms"]), (row["second_hits"], row["second_process_ms"]), \
+        (_, row["first_serial_ms"]) = runs
     return row
 
 
@@ -469,13 +496,23 @@ def numba_table(row, fused=None) -> str:
         lines.append(f"| elementwise | - | - | {fused['status']} | <= {NUMBA_FUSED_TARGET} "
                      f"| no | - | - |")
     else:
-        lines.append(f"| elementwise ({fused['kernels']} fused kernels; NumPy backend "
-                     f"{_fmt_ms(fused['numpy_ms'])} ms) | {_fmt_ms(fused['numba_ms'])} "
+        lines.append(f"| elementwise, 1 thread ({fused['kernels']} fused kernels; NumPy "
+                     f"backend {_fmt_ms(fused['numpy_ms'])} ms; wall clock) "
+                     f"| {_fmt_ms(fused['numba_ms'])} "
                      f"| {_fmt_ms(fused['hand_ms'])} | {fused['ratio']:.2f} "
                      f"| <= {NUMBA_FUSED_TARGET} | {_met(fused['ratio'], NUMBA_FUSED_TARGET)} "
-                     f"| {fused.get('first_ms', float('nan')):.0f} "
+                     f"| {fused.get('first_serial_ms', float('nan')):.0f} "
+                     f"(NUMBA_NUM_THREADS=1: serial kernels) | - |")
+        lines.append(f"| elementwise, {fused['threads']} threads (the kernels' parallel twins; "
+                     f"the careful gradient is single-threaded NumPy) "
+                     f"| {_fmt_ms(fused['numba2_ms'])} "
+                     f"| {_fmt_ms(fused['hand_ms'])} | {fused['ratio2']:.2f} "
+                     f"| <= {NUMBA_FUSED_TARGET} | {_met(fused['ratio2'], NUMBA_FUSED_TARGET)} "
+                     f"| {fused.get('first_ms', float('nan')):.0f} (parallel=True) "
                      f"| {fused.get('second_process_ms', float('nan')):.0f} "
                      f"({fused.get('second_hits', 0)} kernels from numba's disk cache) |")
+        if "status" in fused:
+            lines.append(f"| elementwise, first calls | - | - | {fused['status']} | | | - | - |")
     return "\n".join(lines) + "\n"
 
 

@@ -8,7 +8,7 @@ among its threads.  Each element is computed by the same scalar code either way
 (no reductions, fastmath off), so the twin's values are the kernel's bit for
 bit; only the order in which elements are written differs.
 
-Threads cost a start-up of their own (tens of microseconds on a loaded machine),
+Threads cost a start-up of their own (tens of microseconds on an idle machine),
 so the generated call picks the twin where :func:`wide` says the arrays are
 large enough to pay for it, the serial kernel otherwise::
 
@@ -33,10 +33,12 @@ import numba
 import numpy as np
 
 #: Arrays of at least this many elements run on numba's threads (where numba has
-#: more than one).  Measured on a shared two-core machine
-#: (benchmarks/run.py --only numba-threads): below it a kernel of a few
-#: operations takes under ~0.3 ms and threads gain little or lose (their start
-#: and a core taken from other work); above it they gain.
+#: more than one).  ``python benchmarks/numba_threads.py`` times gradients at
+#: growing sizes on one thread and two: below 2**14 elements a kernel of a few
+#: operations takes tens of microseconds, less than waking numba's threads costs
+#: (0.5-1 ms on the busy shared two-core machine of the measurement, more with
+#: the OpenMP layer); from 2**16 on a kernel has milliseconds of work and the
+#: start-up is a small part of it.
 THREADS_FROM = 2 ** 16
 
 
