@@ -1255,6 +1255,10 @@ def _time_limit(seconds):
         signal.signal(signal.SIGALRM, previous)
 
 
+#: What the checked gradients run on (``--backend``).
+BACKEND = "numpy"
+
+
 def check_program(program: Program, directory, autograd_oracle=True) -> Outcome:
     """Run every check on ``program`` (inputs from its seed); never raises."""
     try:
@@ -1287,7 +1291,8 @@ def _check(program, directory, autograd_oracle):
         grads = {}
         for policy in POLICIES:
             try:
-                vg = srcgrad.value_and_grad(module.f, wrt=WRT, policy=policy)
+                vg = srcgrad.value_and_grad(module.f, wrt=WRT, policy=policy,
+                                            backend=BACKEND)
                 out = vg(*args)
             except srcgrad.SrcGradError as exc:
                 where = Path(str(exc.filename)).name if exc.filename else None
@@ -1488,9 +1493,14 @@ def main(argv=None):
     p.add_argument("--failures", type=int, default=0, metavar="K",
                    help="print K programs (source + detail) of each failure class")
     p.add_argument("--no-autograd", action="store_true")
+    p.add_argument("--backend", default="numpy",
+                   help="the backend the gradients run on (numba: values must still be the "
+                        "function's own, bit for bit)")
     p.add_argument("--shrink", action="store_true",
                    help="with --show: shrink the program while its failure stays the same")
     ns = p.parse_args(argv)
+    global BACKEND
+    BACKEND = ns.backend
     if ns.show is not None:
         prog = generate(ns.show)
         with tempfile.TemporaryDirectory() as d:
