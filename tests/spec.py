@@ -997,6 +997,50 @@ N("permutation_of", srcgrad.runtime.permutation_of, "srcgrad.runtime.permutation
   x=_X, y=_Y)
 
 
+# --- statistics code: quantiles, weighted means, covariances, polynomials ---------------
+for e, shape in (("np.median(x)", (5,)), ("np.median(x)", (2, 4)), ("np.median(x, axis=0)", (4, 3)),
+                 ("np.median(x, axis=1, keepdims=True)", (3, 4)),
+                 ("np.median(x, axis=(0, 2))", (2, 3, 3)),
+                 ("np.quantile(x, 0.3)", (6,)), ("np.quantile(x, [0.1, 0.5, 1.0], axis=1)", (2, 5)),
+                 ("np.quantile(x, 0.75, axis=0, keepdims=True)", (4, 2)),
+                 ("np.percentile(x, 40)", (3, 3)), ("np.percentile(x, [25, 90], axis=-1)", (2, 6))):
+    prim = eval(e.split("(")[0], {"np": np})  # noqa: S307 - trusted table
+    S(f"{e}-{shape}", prim, e, x=distinct(*shape))
+for e, sx, sw in (("np.average(x)", (2, 3), None), ("np.average(x, axis=1)", (2, 3), None),
+                  ("np.average(x, weights=w)", (4,), (4,)),
+                  ("np.average(x, axis=0, weights=w)", (3, 2), (3,)),
+                  ("np.average(x, axis=1, weights=w, keepdims=True)", (2, 3), (2, 3)),
+                  ("np.average(x, weights=w)", (2, 3), (2, 3))):
+    S(f"{e}-{sx}", np.average, e, x=normal(*sx), **({"w": positive(*sw)} if sw else {}))
+for e, sx, sy in (("np.cov(x)", (3, 5), None), ("np.cov(x)", (6,), None),
+                  ("np.cov(x, rowvar=False)", (5, 2), None), ("np.cov(x, bias=True)", (2, 4), None),
+                  ("np.cov(x, ddof=0)", (2, 5), None), ("np.cov(x, y)", (5,), (5,)),
+                  ("np.cov(x, y, rowvar=False)", (4, 2), (4,)),
+                  ("np.corrcoef(x)", (3, 5), None), ("np.corrcoef(x, y)", (6,), (6,)),
+                  ("np.corrcoef(x, rowvar=False)", (6, 2), None)):
+    prim = eval(e.split("(")[0], {"np": np})  # noqa: S307 - trusted table
+    S(f"{e}-{sx}-{sy}", prim, e, x=normal(*sx), **({"y": normal(*sy)} if sy else {}))
+for e, sp, sx in (("np.polyval(p, x)", (3,), (4,)), ("np.polyval(p, x)", (1,), (2, 2)),
+                  ("np.polyval(p, x)", (4,), ())):
+    S(f"{e}-{sp}-{sx}", np.polyval, e, p=normal(*sp), x=normal(*sx))
+for e, shape in (("np.vander(x)", (3,)), ("np.vander(x, 4)", (3,)),
+                 ("np.vander(x, 2, increasing=True)", (4,))):
+    S(f"{e}-{shape}", np.vander, e, x=normal(*shape))
+for e, sx, sy in (("np.correlate(x, y)", (5,), (3,)), ("np.correlate(x, y, 'full')", (3,), (4,)),
+                  ("np.correlate(x, y, mode='same')", (4,), (4,))):
+    S(f"{e}-{sx}-{sy}", np.correlate, e, x=normal(*sx), y=normal(*sy))
+for e, sx, sy in (("np.meshgrid(x, y)", (3,), (2,)), ("np.meshgrid(x, y, indexing='ij')", (3,), (4,)),
+                  ("np.meshgrid(x, y, sparse=True)", (2,), (3,))):
+    S(f"{e}-{sx}-{sy}", np.meshgrid, f"tuple({e})", call=e, x=normal(*sx), y=normal(*sy))
+S("np.meshgrid-3", np.meshgrid, "tuple(np.meshgrid(x, y, z))", call="np.meshgrid(x, y, z)",
+  x=normal(2), y=normal(3), z=normal(2))
+for e, sx, sy, sz in (("np.linalg.multi_dot([x, y, z])", (2, 3), (3, 4), (4, 2)),
+                      ("np.linalg.multi_dot([x, y, z])", (3,), (3, 4), (4,)),
+                      ("np.linalg.multi_dot([x, y])", (2, 3), (3,)) + ((),)):
+    S(f"{e}-{sx}-{sy}-{sz}", np.linalg.multi_dot, e, x=normal(*sx), y=normal(*sy),
+      **({"z": normal(*sz)} if sz else {}))
+N("np.digitize", np.digitize, "np.digitize(x, [-0.5, 0.0, 0.5])", x=_X)
+
 # --- values passed where a constant usually goes (tests/rules/test_constant_parameters.py) ----
 def near(value, *shape, spread=0.02):
     """``value`` moved by at most ``spread``: a bound near the ones ``clipped`` keeps away from."""

@@ -20,7 +20,7 @@ import numpy as np
 from .elementwise import unbroadcast
 from .errors import error_at
 from .namespaces import as_array
-from .structures import no_cotangent
+from .structures import ListCotangent, no_cotangent
 
 
 def _matmul_as_2d(g, a, b):
@@ -237,3 +237,51 @@ def cross_grads(g, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     ga = unbroadcast(np.cross(b3, g3)[..., :na], a2)
     gb = unbroadcast(np.cross(g3, a3)[..., :nb], b2)
     return np.moveaxis(ga, -1, axisa), np.moveaxis(gb, -1, axisb)
+
+
+def _chain(mats):
+    """The product of a list of matrices, or None for none."""
+    if not mats:
+        return None
+    return mats[0] if len(mats) == 1 else np.linalg.multi_dot(mats)
+
+
+def _as_matrices(arrays):
+    """``np.linalg.multi_dot``'s operands as matrices: a 1-D first operand is
+    a row, a 1-D last one a column."""
+    mats = [np.asarray(a) for a in arrays]
+    if mats[0].ndim == 1:
+        mats[0] = mats[0][np.newaxis, :]
+    if mats[-1].ndim == 1:
+        mats[-1] = mats[-1][:, np.newaxis]
+    return mats
+
+
+def multi_dot_grads(g, arrays):
+    """The cotangents of the operands of ``np.linalg.multi_dot(arrays)``: the
+    i-th gets ``L^T G R^T`` for the products ``L`` of the operands before it
+    and ``R`` of those after."""
+    if no_cotangent(g):
+        return ListCotangent([0.0] * len(arrays))
+    mats = _as_matrices(arrays)
+    g = np.reshape(g, (mats[0].shape[0], mats[-1].shape[1]))
+    found = []
+    for i, a in enumerate(arrays):
+        d, left, right = g, _chain(mats[:i]), _chain(mats[i + 1:])
+        if left is not None:
+            d = left.T @ d
+        if right is not None:
+            d = d @ right.T
+        found.append(np.reshape(d, np.shape(a)))
+    return ListCotangent(found)
+
+
+def multi_dot_jvp(arrays, tangents, out):
+    """The tangent of ``out = np.linalg.multi_dot(arrays)``: one product per
+    operand, with that operand replaced by its tangent."""
+    mats, moved = _as_matrices(arrays), _as_matrices(
+        [np.broadcast_to(t, np.shape(a)) for t, a in zip(tangents, arrays)])
+    total = np.zeros((mats[0].shape[0], mats[-1].shape[1]), np.result_type(out, *moved))
+    for i in range(len(mats)):
+        total = total + _chain(mats[:i] + [moved[i]] + mats[i + 1:])
+    return np.reshape(total, np.shape(out))

@@ -202,3 +202,196 @@ def cumprod_grad(g, out, a, axis=None):
         r[i] = gm[i] + am[i + 1] * r[i + 1]
     before = np.concatenate([np.ones_like(om[:1]), om[:-1]])
     return np.reshape(np.moveaxis(before * r, 0, axis), shape)
+
+
+def in_dtype_of(d, x):
+    """``d`` in ``x``'s floating dtype (float64 for integers): a cotangent has
+    its argument's dtype, a tangent its output's."""
+    if d is None:
+        return None
+    kind = np.asarray(x).dtype
+    return np.asarray(d).astype(kind if kind.kind in "fc" else np.float64, copy=False)
+
+
+def _reduced_last(a, axis):
+    """``a`` with the axes ``axis`` reduces moved last and merged into one (all
+    of them for None), and the shape of the axes kept."""
+    a = np.asarray(a)
+    if axis is None:
+        return a.reshape(-1), ()
+    axes = [ax % a.ndim for ax in (axis if isinstance(axis, tuple) else (axis,))]
+    kept = [i for i in range(a.ndim) if i not in axes]
+    shape = tuple(a.shape[i] for i in kept)
+    return np.transpose(a, kept + axes).reshape(shape + (-1,)), shape
+
+
+def _reduced_back(d, a, axis):
+    """The inverse of :func:`_reduced_last`: ``d`` laid out as ``a``."""
+    shape = np.shape(a)
+    if axis is None:
+        return np.reshape(d, shape)
+    ndim = len(shape)
+    axes = [ax % ndim for ax in (axis if isinstance(axis, tuple) else (axis,))]
+    kept = [i for i in range(ndim) if i not in axes]
+    d = np.reshape(d, tuple(shape[i] for i in kept) + tuple(shape[i] for i in axes))
+    return np.transpose(d, np.argsort(kept + axes))
+
+
+def quantile_weights(a, q, axis=None):
+    """How ``np.quantile(a, q, axis)`` (linear interpolation, NumPy's default;
+    ``np.median`` is ``q = 0.5``) weighs each element: an array of ``q``'s shape,
+    then the kept axes' shape, then one weight per reduced element, such that
+    the quantile is the sum of the weights times the elements.  Quantile ``q``
+    sits at the virtual position ``q * (n - 1)`` of the sorted elements, between
+    two of them: they get ``1 - w`` and ``w``, the others 0 (tied elements:
+    the order a stable sort gives)."""
+    moved, _ = _reduced_last(a, axis)
+    n = moved.shape[-1]
+    rank = np.argsort(np.argsort(moved, axis=-1, kind="stable"), axis=-1, kind="stable")
+    position = np.asarray(q, dtype=np.float64) * (n - 1)
+    low = np.floor(position)
+    w = position - low
+    at = (...,) + (np.newaxis,) * moved.ndim
+    weights = (1 - w)[at] * (rank == low[at]) + w[at] * (rank == np.minimum(low + 1, n - 1)[at])
+    return weights.astype(moved.dtype if moved.dtype.kind == "f" else np.float64)
+
+
+def quantile_grad(g, a, q, axis=None):
+    """The cotangent of ``a`` for ``np.quantile(a, q, axis)`` with cotangent
+    ``g`` (``keepdims`` or not: the same elements in the same order)."""
+    weights = quantile_weights(a, q, axis)
+    qdims = np.ndim(q)
+    g = np.reshape(g, weights.shape[:-1] + (1,))
+    return in_dtype_of(_reduced_back(np.sum(weights * g, axis=tuple(range(qdims))), a, axis), a)
+
+
+def quantile_jvp(t, a, q, axis, out):
+    """The tangent of ``out = np.quantile(a, q, axis)`` for ``a``'s tangent ``t``."""
+    moved, _ = _reduced_last(np.broadcast_to(t, np.shape(a)), axis)
+    return in_dtype_of(np.reshape(np.sum(quantile_weights(a, q, axis) * moved, axis=-1),
+                                  np.shape(out)), out)
+
+
+def _weights_like(weights, a, axis):
+    """``np.average``'s weights laid out as ``a`` (1-D weights run along ``axis``)."""
+    weights = np.asarray(weights)
+    if weights.shape != np.shape(a) and weights.ndim == 1 and axis is not None:
+        shape = [1] * np.ndim(a)
+        shape[axis if isinstance(axis, int) else axis[0]] = weights.size
+        weights = weights.reshape(shape)
+    return np.broadcast_to(weights, np.shape(a))
+
+
+def _weights_back(d, weights, a, axis):
+    """A cotangent laid out as ``a`` summed back to the weights' shape."""
+    shape = np.shape(weights)
+    if shape != np.shape(a) and len(shape) == 1 and axis is not None:
+        ax = (axis if isinstance(axis, int) else axis[0]) % np.ndim(a)
+        return np.sum(d, axis=tuple(i for i in range(np.ndim(a)) if i != ax))
+    return np.sum(d, axis=tuple(range(np.ndim(d) - len(shape)))).reshape(shape) \
+        if np.ndim(d) > len(shape) else np.reshape(d, shape)
+
+
+def average_grads(out, g, a, axis=None, weights=None, keepdims=False):
+    """The cotangents of ``a`` and ``weights`` for ``out = np.average(a, axis,
+    weights)``: ``a``'s elements weigh ``w / sum(w)``; a weight moves the
+    average by ``(a - out) / sum(w)``."""
+    g = unreduce(g, a, axis, keepdims)
+    if weights is None:
+        return in_dtype_of(g * (np.size(out) / np.size(a)), a), None
+    w = _weights_like(weights, a, axis)
+    total = np.sum(w, axis=axis, keepdims=True)
+    centred = np.asarray(a) - np.reshape(out, np.shape(total))
+    return (in_dtype_of(g * w / total, a),
+            in_dtype_of(_weights_back(g * centred / total, weights, a, axis), weights))
+
+
+def average_jvp(out, a, axis, weights, keepdims, t_a, t_w):
+    """The tangent of ``out = np.average(a, axis, weights)`` (:func:`average_grads`)."""
+    t_a = np.broadcast_to(t_a, np.shape(a)) if t_a is not None else np.zeros(np.shape(a))
+    if weights is None:
+        return in_dtype_of(np.reshape(np.mean(t_a, axis=axis, keepdims=True), np.shape(out)), out)
+    w = _weights_like(weights, a, axis)
+    total = np.sum(w, axis=axis, keepdims=True)
+    moved = t_a * w
+    if t_w is not None:
+        centred = np.asarray(a) - np.reshape(out, np.shape(total))
+        moved = moved + centred * _weights_like(t_w, a, axis)
+    return in_dtype_of(np.reshape(np.sum(moved, axis=axis, keepdims=True) / total,
+                                  np.shape(out)), out)
+
+
+def _variables(m, y, rowvar):
+    """``np.cov``'s observations: one row per variable, ``y``'s rows after ``m``'s."""
+    rows = []
+    for part in (m, y):
+        if part is not None:
+            x = np.array(part, ndmin=2)
+            rows.append(x.T if not rowvar and x.shape[0] != 1 else x)
+    return np.concatenate(rows, axis=0) if len(rows) > 1 else rows[0]
+
+
+def _variables_back(d, m, y, rowvar):
+    """A cotangent of :func:`_variables`' rows, split back to ``m`` and ``y``."""
+    found, start = [], 0
+    for part in (m, y):
+        if part is None:
+            found.append(None)
+            continue
+        x = np.array(part, ndmin=2)
+        turned = not rowvar and x.shape[0] != 1
+        rows = x.shape[1] if turned else x.shape[0]
+        piece = d[start:start + rows]
+        start += rows
+        found.append(in_dtype_of(np.reshape(piece.T if turned else piece, np.shape(part)), part))
+    return tuple(found)
+
+
+def _centred(m, y, rowvar, bias, ddof):
+    x = _variables(m, y, rowvar)
+    if ddof is None:
+        ddof = 0 if bias else 1
+    return x - np.mean(x, axis=1, keepdims=True), x.shape[1] - ddof
+
+
+def cov_grads(g, m, y=None, rowvar=True, bias=False, ddof=None):
+    """The cotangents of ``m`` and ``y`` for ``np.cov(m, y, rowvar, bias, ddof)``:
+    ``C = Xc Xc^T / f`` for the centred rows ``Xc``, so ``X`` gets ``(G + G^T)
+    Xc / f`` (centring takes nothing away: those rows already sum to 0)."""
+    xc, fact = _centred(m, y, rowvar, bias, ddof)
+    g = np.reshape(g, (xc.shape[0], xc.shape[0]))
+    return _variables_back((g + g.T) @ xc / fact, m, y, rowvar)
+
+
+def cov_jvp(m, y, rowvar, bias, ddof, t_m, t_y, out):
+    """The tangent of ``out = np.cov(m, y, rowvar, bias, ddof)``."""
+    xc, fact = _centred(m, y, rowvar, bias, ddof)
+    t_m = np.zeros(np.shape(m)) if t_m is None else np.broadcast_to(t_m, np.shape(m))
+    if y is not None:
+        t_y = np.zeros(np.shape(y)) if t_y is None else np.broadcast_to(t_y, np.shape(y))
+    t = _variables(t_m, t_y if y is not None else None, rowvar)
+    tc = t - np.mean(t, axis=1, keepdims=True)
+    return in_dtype_of(np.reshape((tc @ xc.T + xc @ tc.T) / fact, np.shape(out)), out)
+
+
+def corrcoef_grads(out, g, x, y=None, rowvar=True):
+    """The cotangents of ``x`` and ``y`` for ``out = np.corrcoef(x, y, rowvar)``:
+    ``R = C / sqrt(d d^T)`` for the covariance ``C`` and its diagonal ``d``."""
+    c = np.atleast_2d(np.cov(x, y, rowvar))
+    d = np.diag(c)
+    r = np.reshape(out, c.shape)
+    g = np.reshape(g, c.shape)
+    gr = g * r
+    d_c = g / np.sqrt(np.outer(d, d)) - 0.5 * np.diag((np.sum(gr, axis=1) + np.sum(gr, axis=0)) / d)
+    return cov_grads(d_c, x, y, rowvar)
+
+
+def corrcoef_jvp(x, y, rowvar, t_x, t_y, out):
+    """The tangent of ``out = np.corrcoef(x, y, rowvar)``."""
+    c = np.atleast_2d(np.cov(x, y, rowvar))
+    d = np.diag(c)
+    t_c = np.reshape(cov_jvp(x, y, rowvar, False, None, t_x, t_y, c), c.shape)
+    r = np.reshape(out, c.shape)
+    rate = np.diag(t_c) / d
+    t = t_c / np.sqrt(np.outer(d, d)) - 0.5 * r * (rate[:, np.newaxis] + rate[np.newaxis, :])
+    return in_dtype_of(np.reshape(t, np.shape(out)), out)

@@ -1,0 +1,167 @@
+"""Rules of the functions of ordinary statistics code, both modes: quantiles
+(``np.median``, ``np.quantile``, ``np.percentile``), weighted means
+(``np.average``), covariances (``np.cov``, ``np.corrcoef``), polynomials
+(``np.polyval``, ``np.vander``), ``np.correlate``, ``np.meshgrid`` and
+``np.linalg.multi_dot``.
+
+A quantile with NumPy's default linear interpolation is a weighted sum of the
+two sorted elements around it (:func:`~srcgrad.runtime.quantile_weights`), so
+both its rules are that weighted sum, of the tangent or transposed to the
+cotangent; the other interpolation methods are refused (the rules have no
+``method`` parameter).  ``np.average``'s weights, ``np.cov``'s ``y`` and
+``np.polyval``'s coefficients are differentiable as well; ``np.cov``'s
+``fweights``/``aweights`` and ``np.average(..., returned=True)`` are refused
+the same way.  ``np.digitize`` gives bin numbers: no derivative.
+"""
+
+import numpy as np
+
+from ..runtime import (
+    average_grads,
+    average_jvp,
+    convolve_grads,
+    corrcoef_grads,
+    corrcoef_jvp,
+    cotangent_at,
+    cov_grads,
+    cov_jvp,
+    in_dtype_of,
+    multi_dot_grads,
+    multi_dot_jvp,
+    quantile_grad,
+    quantile_jvp,
+    unbroadcast,
+)
+from .derive import linear
+from .registry import adjoint, nondifferentiable, tangent
+
+
+@adjoint(np.median, "a")
+def median(out, d_out, a, axis=None, *, keepdims=False):
+    return quantile_grad(d_out, a, 0.5, axis)
+
+
+@tangent(np.median, "a")
+def median_tangent(out, a, axis=None, *, keepdims=False, d_a):
+    return quantile_jvp(d_a, a, 0.5, axis, out)
+
+
+@adjoint(np.quantile, "a")
+def quantile(out, d_out, a, q, axis=None, *, keepdims=False):
+    return quantile_grad(d_out, a, q, axis)
+
+
+@tangent(np.quantile, "a")
+def quantile_tangent(out, a, q, axis=None, *, keepdims=False, d_a):
+    return quantile_jvp(d_a, a, q, axis, out)
+
+
+@adjoint(np.percentile, "a")
+def percentile(out, d_out, a, q, axis=None, *, keepdims=False):
+    return quantile_grad(d_out, a, np.true_divide(q, 100), axis)
+
+
+@tangent(np.percentile, "a")
+def percentile_tangent(out, a, q, axis=None, *, keepdims=False, d_a):
+    return quantile_jvp(d_a, a, np.true_divide(q, 100), axis, out)
+
+
+@adjoint(np.average, "a", "weights")
+def average(out, d_out, a, axis=None, weights=None, *, keepdims=False):
+    return average_grads(out, d_out, a, axis, weights, keepdims)
+
+
+@tangent(np.average, "a", "weights")
+def average_tangent(out, a, axis=None, weights=None, *, keepdims=False, d_a, d_weights):
+    return (average_jvp(out, a, axis, weights, keepdims, d_a, None),
+            average_jvp(out, a, axis, weights, keepdims, None, d_weights))
+
+
+@adjoint(np.cov, "m", "y")
+def cov(out, d_out, m, y=None, rowvar=True, bias=False, ddof=None):
+    return cov_grads(d_out, m, y, rowvar, bias, ddof)
+
+
+@tangent(np.cov, "m", "y")
+def cov_tangent(out, m, y=None, rowvar=True, bias=False, ddof=None, *, d_m, d_y):
+    return (cov_jvp(m, y, rowvar, bias, ddof, d_m, None, out),
+            cov_jvp(m, y, rowvar, bias, ddof, None, d_y, out))
+
+
+@adjoint(np.corrcoef, "x", "y")
+def corrcoef(out, d_out, x, y=None, rowvar=True):
+    return corrcoef_grads(out, d_out, x, y, rowvar)
+
+
+@tangent(np.corrcoef, "x", "y")
+def corrcoef_tangent(out, x, y=None, rowvar=True, *, d_x, d_y):
+    return corrcoef_jvp(x, y, rowvar, d_x, None, out), corrcoef_jvp(x, y, rowvar, None, d_y, out)
+
+
+@adjoint(np.polyval, "p", "x")
+def polyval(out, d_out, p, x):
+    """``out = sum p[i] x ** (n - 1 - i)``: ``p[i]`` gets the cotangent times
+    that power, ``x`` the cotangent times the derivative polynomial at ``x``."""
+    powers = np.vander(np.ravel(x), len(p))
+    by_power = np.reshape(np.ravel(np.broadcast_to(d_out, np.shape(out))) @ powers, np.shape(p))
+    return in_dtype_of(by_power, p), in_dtype_of(unbroadcast(d_out * np.polyval(np.polyder(p), x), x), x)
+
+
+@tangent(np.polyval, "p", "x")
+def polyval_tangent(out, p, x, *, d_p, d_x):
+    return (in_dtype_of(np.polyval(d_p, x), out),
+            in_dtype_of(np.polyval(np.polyder(p), x) * d_x, out))
+
+
+@adjoint(np.vander, "x")
+def vander(out, d_out, x, N=None, increasing=False):
+    """``out[i, j] = x[i] ** k[j]`` for the powers ``k``: its derivative is
+    ``k[j] x[i] ** (k[j] - 1)`` (0 for the power 0)."""
+    k = np.arange(np.shape(out)[1]) if increasing else np.arange(np.shape(out)[1])[::-1]
+    column = np.asarray(x)[:, np.newaxis]
+    return in_dtype_of(np.sum(d_out * k * column ** np.maximum(k - 1, 0), axis=1), x)
+
+
+@tangent(np.vander, "x")
+def vander_tangent(out, x, N=None, increasing=False, *, d_x):
+    k = np.arange(np.shape(out)[1]) if increasing else np.arange(np.shape(out)[1])[::-1]
+    column = np.asarray(x)[:, np.newaxis]
+    return in_dtype_of(k * column ** np.maximum(k - 1, 0) * np.asarray(d_x)[:, np.newaxis], out)
+
+
+@linear(np.correlate, "a", "v")
+def correlate(out, d_out, a, v, mode="valid"):
+    """``np.correlate(a, v)`` is ``np.convolve(a, v[::-1])`` for real values."""
+    d_a, d_reversed = convolve_grads(d_out, a, np.ravel(v)[::-1], mode)
+    return d_a, np.reshape(np.asarray(d_reversed)[::-1], np.shape(v))
+
+
+@adjoint(np.meshgrid, "xi")
+def meshgrid(out, d_out, *xi, copy=True, sparse=False, indexing="xy"):
+    """Grid ``i`` repeats ``xi[i]`` along every axis but its own (the first two
+    axes swapped for ``'xy'``): its cotangent sums over the others."""
+    found = []
+    for i in range(len(xi)):
+        own = (1 - i if i < 2 else i) if indexing == "xy" and len(xi) > 1 else i
+        g = np.broadcast_to(cotangent_at(d_out, i), np.shape(out[i]))
+        found.append(np.reshape(np.sum(g, axis=tuple(j for j in range(np.ndim(g)) if j != own)),
+                                np.shape(xi[i])))
+    return tuple(found)
+
+
+@tangent(np.meshgrid, "xi")
+def meshgrid_tangent(out, *xi, copy=True, sparse=False, indexing="xy", d_xi):
+    return tuple(np.meshgrid(*d_xi, copy=copy, sparse=sparse, indexing=indexing))
+
+
+@adjoint(np.linalg.multi_dot, "arrays")
+def multi_dot(out, d_out, arrays):
+    return multi_dot_grads(d_out, arrays)
+
+
+@tangent(np.linalg.multi_dot, "arrays")
+def multi_dot_tangent(out, arrays, *, d_arrays):
+    return multi_dot_jvp(arrays, d_arrays, out)
+
+
+nondifferentiable(np.digitize)
