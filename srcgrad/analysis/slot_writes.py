@@ -144,6 +144,7 @@ def sorts_in_place(program) -> bool:
                        and isinstance(d.op.args[0], gast.Name) and d.op.args[0].id in arrays
                        for d in stmts)}
     blocks = paths.blocks_of(program.body)
+    defs = _bindings(statements)
     changed = False
     for stmt in statements:
         call = getattr(stmt, "value", None)
@@ -180,7 +181,13 @@ def sorts_in_place(program) -> bool:
         changed = True
     for stmt in statements:
         a = _shuffled(stmt, arrays)
-        if a is None or _unread_since_made(a, stmt, blocks[id(stmt)][0]):
+        if a is None:
+            continue
+        if _numpy_generator(stmt.value.func.value, program, defs):
+            _permuted(program, stmt, a, blocks[id(stmt)][0])
+            changed = True
+            continue
+        if _unread_since_made(a, stmt, blocks[id(stmt)][0]):
             continue
         # rng.shuffle(a) after a read of a: the shuffle runs on a copy, written back
         # into a, whose old contents the element write saves for the adjoint
@@ -202,6 +209,59 @@ def sorts_in_place(program) -> bool:
         block[at:at + 1] = [made, stmt, write]
         changed = True
     return changed
+
+
+#: What makes a NumPy random generator (``rng = np.random.default_rng(5)``).
+_GENERATORS = (np.random.default_rng, np.random.RandomState, np.random.Generator)
+
+
+def _numpy_generator(receiver, program, defs) -> bool:
+    """Whether ``receiver`` of ``receiver.shuffle(a)`` is NumPy's: ``np.random``,
+    or a local every binding of which makes a NumPy generator.  Its
+    ``shuffle(a)`` puts ``a`` in the order ``permutation(len(a))`` gives, from
+    the same draws (both shuffle the positions by one Fisher-Yates pass)."""
+    if isinstance(receiver, gast.Attribute):
+        return receiver.attr == "random" and isinstance(receiver.value, gast.Name) \
+            and program.free.get(receiver.value.id) is np
+    made = defs.get(receiver.id, []) if isinstance(receiver, gast.Name) else []
+    return bool(made) and receiver.id not in program.params and all(
+        isinstance(d, gast.Assign) and not ir.is_update(d) and getattr(d, "op", None) is not None
+        and any(d.op.primitive is g for g in _GENERATORS) for d in made)
+
+
+def _permuted(program, stmt, a, block) -> None:
+    """``rng.shuffle(a)`` for NumPy's ``rng`` as ``a[...] = a[rng.permutation(len(a))]``:
+    the same order from the same draws, bit for bit, a permutation srcgrad
+    differentiates (an indexing), drawn once and saved like any draw, so that a
+    checkpointed loop's rerun finds it again."""
+    node, receiver = stmt.op.node, stmt.value.func.value
+    size, order, value = (program.namer.fresh(n) for n in ("size", "order", a))
+    count = ir.assign(size, gast.Call(func=ir.name("len"), args=[ir.name(a)], keywords=[]))
+    count.op = ir.Op(len, [ir.name(a)], {}, node, "len()")
+    draw = ir.assign(order, gast.Call(func=gast.Attribute(
+        value=clone(receiver), attr="permutation", ctx=gast.Load()), args=[ir.name(size)],
+        keywords=[]))
+    if isinstance(receiver, gast.Name):
+        draw.op = ir.Op(ir.UnknownMember("permutation", True), [ir.name(receiver.id),
+                                                                ir.name(size)], {}, node,
+                        ".permutation()")
+    else:
+        draw.op = ir.Op(np.random.permutation, [ir.name(size)], {}, node,
+                        "np.random.permutation")
+    taken = ir.assign(value, gast.Subscript(value=ir.name(a), slice=ir.name(order),
+                                            ctx=gast.Load()))
+    taken.op = ir.Op(operator.getitem, [ir.name(a), ir.name(order)], {}, node, "subscript")
+    every = gast.Constant(value=Ellipsis, kind=None)
+    write = ir.assign(gast.Subscript(value=ir.name(a), slice=every, ctx=gast.Store()),
+                      ir.name(value))
+    write.op = ir.Op(operator.setitem, [ir.name(a), clone(every), ir.name(value)], {},
+                     node, "element assignment")
+    write.user_target = source_of(node)
+    made = [count, draw, taken, write]
+    for made_ in made:
+        gast.copy_location(made_, stmt)
+    at = block.index(stmt)
+    block[at:at + 1] = made
 
 
 def _shuffled(stmt, arrays):

@@ -26,7 +26,15 @@ from .. import ir
 from ..errors import UnsupportedSyntaxError
 from ..ir.syntax import call_to, clone, constant
 from ..optimize.dce import eliminate_dead
-from .effects import MUTATES, NEXT, RANDOM, call_effect, expression_effect, value_effect
+from .effects import (
+    MUTATES,
+    NEXT,
+    RANDOM,
+    call_effect,
+    changed_in_place,
+    expression_effect,
+    value_effect,
+)
 
 
 def loop_policy(policy):
@@ -265,6 +273,12 @@ class _Rewrite:
         self.free = free
         self.draws = namer.fresh("draws") if draws else None
         self.drawn = namer.fresh("drawn") if draws else None
+        # names the body changes in place (a = rng.normal(size=3); a[0] = 2 * a[0]):
+        # a draw kept for them is a copy, and so is each read back, since the
+        # iteration changes the object it is given (it kept the changed values,
+        # which a rerun changed again: a silently wrong gradient, review 5)
+        self.mutated = {n for s in ir.walk_statements(loop.body) for n in (
+            ir.target_names(s)[:1] if ir.is_update(s) else changed_in_place(s, free or {}))}
         for stmt in ir.walk_statements(loop.body):
             if getattr(stmt, "test_replay", None):
                 stmt.test_name = namer.fresh("go_on")
@@ -311,6 +325,8 @@ class _Rewrite:
                 for node in gast.walk(value):
                     if hasattr(node, "ctx"):
                         node.ctx = gast.Load()
+                if isinstance(value, gast.Name) and value.id in self.mutated:
+                    value = call_to("snapshot", value)
                 added = [gast.Expr(value=gast.Call(func=gast.Attribute(
                     value=ir.name(self.draws), attr="append", ctx=gast.Load()),
                     args=[value], keywords=[])), self._step()]
@@ -333,8 +349,12 @@ class _Rewrite:
                 continue
             why = getattr(stmt, "replay", None)
             if why and self.draws:
-                again = ir.assign(clone(stmt.targets[0]), gast.Subscript(
-                    value=ir.name(self.draws), slice=ir.name(self.drawn), ctx=gast.Load()))
+                kept = gast.Subscript(value=ir.name(self.draws), slice=ir.name(self.drawn),
+                                      ctx=gast.Load())
+                target = stmt.targets[0]
+                if isinstance(target, gast.Name) and target.id in self.mutated:
+                    kept = call_to("snapshot", kept)
+                again = ir.assign(clone(target), kept)
                 gast.copy_location(again, stmt)
                 again.comment = f"read back: {why}"
                 out += [again, self._step()]

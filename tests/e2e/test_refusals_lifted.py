@@ -15,10 +15,10 @@ the program, with at least one case inside a loop, a branch or a helper:
   AliasedUpdateError);
 - ``a.sort()`` of a local array (``a = x * w; a.sort()``, a row ``Y[1].sort()``)
   is the element write ``a[...] = np.sort(a)``, with ``np.sort``'s derivative
-  and the old contents saved; ``rng.shuffle(a)`` of an array made afresh in a
-  loop body and not read before, whose old contents nothing needs, and of a
-  local array read before (run on a copy written back into it, the old
-  contents saved);
+  and the old contents saved; NumPy's ``rng.shuffle(a)`` of a local array as
+  ``a[...] = a[rng.permutation(len(a))]``, the same order from the same draws
+  (another generator's on a copy written back; what ``rng.normal`` drew and
+  nothing read yet, as written);
 - lists holding one array in several slots, ``hs = [h0] * T`` then ``hs[t] =
   new``, ``[z, z]``, read, passed to a helper, a slot rebound and then written:
   differentiated (no item is updated in place; where one is, ``hs[0][1] = v``,
@@ -28,7 +28,6 @@ the program, with at least one case inside a loop, a branch or a helper:
 
 from __future__ import annotations
 
-import inspect
 from collections import namedtuple
 from typing import NamedTuple
 
@@ -332,95 +331,40 @@ def shuffled_after_a_read(x):
     return np.sum(h)
 
 
-@pytest.mark.parametrize("fn", [shuffled_fresh, shuffled_after_a_read])
-def test_shuffle_of_a_fresh_array_in_a_loop(fn):
-    """Its old contents are read by nothing: saved (or recomputed) where the loop
-    is not checkpointed; a checkpointed loop, which would run the shuffle again,
-    is refused, located, at the shuffle."""
-    want = fn(X)
-    fd = numeric_grad(fn, [X], 0)
-    for policy in ("save", "recompute"):
-        value, grad = srcgrad.value_and_grad(fn, policy=policy)(X)
-        assert_bit_identical(value, want, f"policy {policy!r}")
-        assert_close(grad, fd, rtol=1e-6, atol=1e-8, what=f"policy {policy!r}")
-    value, tangent = srcgrad.jvp(fn, wrt=[0])(X, np.ones(3))
-    assert_bit_identical(value, want, "jvp")
-    assert_close(tangent, np.sum(fd), rtol=1e-6, atol=1e-8, what="jvp")
-    line = next(i for i, text in enumerate(inspect.getsourcelines(fn)[0]) if "rng.shuffle" in text)
-    for policy in ("sqrt", ("revolve", 2)):
-        with pytest.raises(srcgrad.SrcGradError, match="permutation") as info:
-            srcgrad.grad(fn, policy=policy)(X)
-        assert info.value.lineno == fn.__code__.co_firstlineno + line
+def shuffled_active(x):
+    rng = np.random.default_rng(2)
+    np.random.seed(3)
+    h = x
+    for i in range(3):
+        a = h * W
+        rng.shuffle(a)
+        np.random.shuffle(a)
+        h = np.tanh(h + a)
+    return np.sum(h)
 
 
-# -- [h0] * T, [z, z]: one array in several slots, none updated in place ------------------
-
-
-def history(x):
-    h0 = np.zeros(3)
-    hs = [h0] * 4
-    h = h0
-    for t in range(4):
-        h = np.tanh(h * 0.5 + x * t)
-        hs[t] = h
-    return np.sum(np.stack(hs) ** 2) + sum(np.sum(v) for v in hs)
-
-
-def history_from_the_input(x):
-    hs = [x * 0.1] * 3
-    for t in range(1, 3):
-        hs[t] = np.tanh(hs[t - 1] * x)
-    return np.sum(hs[2]) + np.sum(hs[0])
-
-
-def pair_read(x):
-    z = np.sin(x)
-    lst = [z, z]
-    lst[1] = lst[1] * 3.0
-    return np.sum(lst[0] * lst[1]) + np.sum([z] * 3)
-
-
-def two_slots(hs, x):
-    return np.sum(hs[0] * x) + np.sum(hs[1])
-
-
-def pair_passed(x):
-    z = x * 2.0
-    return two_slots([z, z], x) + two_slots([z] * 2, x)
-
-
-def slot_rebound_then_written(x):
-    hs = [np.zeros(3)] * 3
-    for t in range(3):
-        if t > 0:
-            hs[t] = np.zeros(3)
-            hs[t][t] = x[t] * 2.0
-    hs[0] = hs[0] * 2.0
-    hs[0] += x
-    return np.sum(np.stack(hs) * np.arange(9.0).reshape(3, 3))
-
-
-def rows_of_a_repeated_list(x):
-    m = [[0.0] * 3] * 2  # one list twice
-    m[0] = [x[0], x[1], x[2]]
-    m[1] = [v * 2.0 for v in m[0]]
-    return m[0][1] * m[1][2]
-
-
-@pytest.mark.parametrize("fn", [history, history_from_the_input, pair_read, pair_passed,
-                                slot_rebound_then_written, rows_of_a_repeated_list])
-def test_one_array_in_several_slots(fn):
+@pytest.mark.parametrize("fn", [shuffled_after_a_read, shuffled_active])
+def test_shuffle_in_a_loop(fn):
+    """NumPy's rng.shuffle(a) of a local array is a[...] = a[rng.permutation(len(a))],
+    the same order from the same draws: a permutation differentiated as an
+    indexing, drawn once, which a checkpointed loop's rerun reads back."""
     check(fn, (X,))
 
 
-def test_one_array_in_several_slots_against_autograd():
-    autograd = pytest.importorskip("autograd")
-    anp = autograd.numpy
-
-    def plain(x):
-        hs = [x * 0.1] * 3
-        for t in range(1, 3):
-            hs[t] = anp.tanh(hs[t - 1] * x)
-        return anp.sum(hs[2]) + anp.sum(hs[0])
-    assert_close(srcgrad.grad(history_from_the_input)(X), autograd.grad(plain)(X), rtol=1e-12,
-                 atol=0, what="autograd")
+def test_shuffle_of_a_fresh_draw_in_a_loop():
+    """What rng.normal drew and nothing read yet, shuffled as written: its old
+    contents are read by nothing.  A checkpointed loop would run the shuffle
+    again: refused, located."""
+    want = shuffled_fresh(X)
+    fd = numeric_grad(shuffled_fresh, [X], 0)
+    for policy in ("save", "recompute"):
+        value, grad = srcgrad.value_and_grad(shuffled_fresh, policy=policy)(X)
+        assert_bit_identical(value, want, f"policy {policy!r}")
+        assert_close(grad, fd, rtol=1e-6, atol=1e-8, what=f"policy {policy!r}")
+    value, tangent = srcgrad.jvp(shuffled_fresh, wrt=[0])(X, np.ones(3))
+    assert_bit_identical(value, want, "jvp")
+    assert_close(tangent, np.sum(fd), rtol=1e-6, atol=1e-8, what="jvp")
+    for policy in ("sqrt", ("revolve", 2)):
+        with pytest.raises(srcgrad.SrcGradError, match="permutation") as info:
+            srcgrad.grad(shuffled_fresh, policy=policy)(X)
+        assert info.value.lineno == shuffled_fresh.__code__.co_firstlineno + 5

@@ -243,18 +243,59 @@ def shuffles_in_loop(x):
     return np.sum(h)
 
 
+def shuffles_in_loop_with_a_generator_passed_in(x, rng):
+    a = np.array([1.0, 2.0, 3.0])
+    h = x
+    for t in range(3):
+        rng.shuffle(a)
+        h = h * a
+    return np.sum(h)
+
+
 def test_a_random_change_in_place_in_a_checkpointed_loop_is_refused_located():
-    """Run once (save, recompute), the shuffle of a local array runs on a copy
-    written back into it, whose old contents are saved (refused until review
-    5); a checkpointed loop would run it again, and is refused."""
+    """NumPy's rng.shuffle(a) is a[...] = a[rng.permutation(len(a))], the same
+    order from the same draws, which a rerun replays: every policy (refused
+    until review 5).  A generator passed in may be another library's, whose
+    shuffle is kept as written: run on a copy written back into a, its old
+    contents saved; a checkpointed loop would run it again, and is refused."""
     x = np.array([0.5, 1.0, 1.5])
+    check_policies(shuffles_in_loop, (x,), policies=ALL)
     once = ("save", "recompute", "save_products")
-    check_policies(shuffles_in_loop, (x,), policies=once)
-    for policy in [p for p in ALL if p not in once]:
+    for policy in ALL:
+        def fn(x, policy=policy):
+            return srcgrad.grad(shuffles_in_loop_with_a_generator_passed_in, policy=policy)(
+                x, np.random.default_rng(0))
+        if policy in once:
+            fd = [(shuffles_in_loop_with_a_generator_passed_in(x + 1e-6 * e,
+                                                               np.random.default_rng(0))
+                   - shuffles_in_loop_with_a_generator_passed_in(x - 1e-6 * e,
+                                                                 np.random.default_rng(0)))
+                  / 2e-6 for e in np.eye(3)]
+            assert_close(fn(x), fd, rtol=1e-5, atol=1e-6)
+            continue
         with pytest.raises(srcgrad.SrcGradError, match="changes its argument at random") \
                 as info:
-            srcgrad.grad(shuffles_in_loop, policy=policy)(x)
-        assert info.value.lineno == shuffles_in_loop.__code__.co_firstlineno + 5
+            fn(x)
+        assert info.value.lineno == \
+            shuffles_in_loop_with_a_generator_passed_in.__code__.co_firstlineno + 4
+
+
+def draws_then_changes(x):
+    np.random.seed(5)
+    h = x
+    for i in range(3):
+        a = np.random.normal(size=3)
+        a[0] = a[0] * 2.0  # the draw changed in place: a rerun must start from the draw
+        h = np.tanh(h * a)
+    return np.sum(h)
+
+
+def test_a_draw_changed_in_place_in_a_checkpointed_loop():
+    """A checkpointed loop's rerun reads the draws back; it kept the drawn array
+    itself, which the iteration then changed, so the rerun doubled a[0] twice:
+    a silently wrong gradient under sqrt and revolve (review 5).  A draw the
+    body changes in place is kept, and read back, as a copy."""
+    check_policies(draws_then_changes, (np.array([0.5, 1.2, -0.7]),), policies=ALL)
 
 
 def shuffles_then_uses(x):
@@ -388,7 +429,7 @@ def shuffles_an_array_after_use(x):
     rng = np.random.default_rng(4)
     a = np.array([3.0, 1.0, 2.0])
     y = x * a
-    rng.shuffle(a)  # run on a copy written back into a, whose old contents are saved
+    rng.shuffle(a)  # a[...] = a[rng.permutation(len(a))]: the old contents saved
     return np.sum(y * y) + a[0]
 
 
@@ -401,9 +442,9 @@ def sorts_a_list_after_use(x):
 
 def test_a_change_in_place_after_a_use():
     """a.sort() of a local array is the element write a[...] = np.sort(a), and
-    rng.shuffle(a) of one shuffles a copy written back into it: the overwritten
+    rng.shuffle(a) of one a permutation written back into it: the overwritten
     contents are saved for the adjoint (both were refused, located, until
-    review 5); a shuffle of what rng.normal returned still is."""
+    review 5); a shuffle of what rng.normal drew still is."""
     x = np.array([1.0, 2.0, 3.0])
     for policy in ALL:
         with pytest.raises(srcgrad.SrcGradError, match="np.sort") as info:
