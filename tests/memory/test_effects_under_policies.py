@@ -290,12 +290,24 @@ def draws_then_changes(x):
     return np.sum(h)
 
 
+def draws_then_changes_a_view(x):
+    np.random.seed(5)
+    h = x
+    for i in range(3):
+        a = np.random.normal(size=3)
+        b = a[:2]
+        b[0] = b[0] * 2.0  # changes the draw a through its view
+        h = np.tanh(h * a)
+    return np.sum(h)
+
+
 def test_a_draw_changed_in_place_in_a_checkpointed_loop():
     """A checkpointed loop's rerun reads the draws back; it kept the drawn array
     itself, which the iteration then changed, so the rerun doubled a[0] twice:
     a silently wrong gradient under sqrt and revolve (review 5).  A draw the
     body changes in place is kept, and read back, as a copy."""
     check_policies(draws_then_changes, (np.array([0.5, 1.2, -0.7]),), policies=ALL)
+    check_policies(draws_then_changes_a_view, (np.array([0.5, 1.2, -0.7]),), policies=ALL)
 
 
 def shuffles_then_uses(x):
