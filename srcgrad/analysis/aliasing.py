@@ -84,9 +84,9 @@ from .slot_writes import (
     is_setitem,
     location,
     no_memory,
-    sorts_in_place,
     user_names,
 )
+from .sorts_in_place import sorts_in_place
 
 
 @dataclass
