@@ -44,8 +44,12 @@ from .. import ir
 from ..analysis.activity import Activity, differentiable, operand_names, shape_classes
 from ..errors import NonDifferentiableError
 from ..frontend.linker import CalleePair
-from ..ir.emit import show_statements  # noqa: F401 - used by the docstring examples
+from ..ir.emit import (
+    show_statements,  # noqa: F401 - used by the docstring examples
+    unparse,
+)
 from ..ir.syntax import SliceToCall, call_to
+from ..normalize.dict_merges import may_hold_dict
 from ..rules import registry
 from .constants import check_constant_arguments
 from .in_place import check_in_place_calls
@@ -295,14 +299,15 @@ class _Reverser:
             if rest is not None:
                 out.append(rest)
         tape = self.tape_for(x.id)
-        if isinstance(index, gast.Constant) and isinstance(index.value, str):
-            # d['a'] = v on a dict: the key may be new (params = {}; params['W'] = ...)
+        if isinstance(index, gast.Constant) and isinstance(index.value, str) \
+                or may_hold_dict(self.program, x.id, index):
+            # d['a'] = v, d[k] = v on a dict: the key may be new (params = {}; params['W'] = ...)
             restore = gast.Expr(value=call_to("restore_item", ir.name(x.id),
                                               copy.deepcopy(index), _pop(tape)))
             restore.updates = x.id
             restore.restores = stmt
             restore.saves = call_to("item_or_missing", ir.name(x.id), copy.deepcopy(index))
-            restore.comment = f"restore: {x.id}[{index.value!r}] as it was"
+            restore.comment = f"restore: {x.id}[{unparse(index)}] as it was"
             out.append(restore)
             return out
         restore = ir.assign(gast.Subscript(value=ir.name(x.id), slice=copy.deepcopy(index),

@@ -17,7 +17,12 @@ This pass decides by the type of the object read:
   helper's result): ``ir.GETATTR``, whose run-time rules
   (:func:`~srcgrad.runtime.attribute_grad`, :func:`~srcgrad.runtime.tangent_attr`)
   apply the array attribute's rule where the object turns out to be an array,
-  and the field's where it is an object.  Never a guess.
+  and the field's where it is an object.  Not for an attribute without a
+  derivative (``h.shape``, ``h.size``: as a field, what it computes -- a size
+  for ``rng.normal`` -- would be differentiated too): the array's, with a check
+  before it that refuses, located, an object whose field of that name holds
+  floating-point numbers (:func:`~srcgrad.runtime.array_attribute_read`).
+  Never a guess.
 
 Sound because the statement's text (``th.T``) does not change, only the rule
 that differentiates it, and each rule agrees with Python's attribute lookup on
@@ -43,6 +48,8 @@ import gast
 import numpy as np
 
 from .. import ir
+from ..ir.syntax import helper_ref
+from ..rules import registry
 
 
 def type_attribute_reads(program: ir.Program, objects=frozenset(), entry: bool = True) -> None:
@@ -57,13 +64,56 @@ def type_attribute_reads(program: ir.Program, objects=frozenset(), entry: bool =
     if not reads:
         return
     arrays = array_names(program, objects, entry)
+    guards = []
     for stmt in reads:
         base = stmt.op.args[0]
-        if isinstance(base, gast.Name) and base.id not in arrays:
-            name = stmt.value.attr if isinstance(stmt.value, gast.Attribute) \
-                else stmt.op.label.lstrip(".")
+        if not isinstance(base, gast.Name) or base.id in arrays:
+            continue
+        name = stmt.value.attr if isinstance(stmt.value, gast.Attribute) \
+            else stmt.op.label.lstrip(".")
+        if base.id in objects or not registry.is_nondifferentiable(stmt.op.primitive):
             stmt.op.primitive = ir.GETATTR
             stmt.op.args = [base, gast.Constant(value=name, kind=None)]
+        else:  # h.shape of an array, most likely: no derivative, checked as it runs
+            guards.append((stmt, _guard(program, stmt, base.id, name)))
+    for block in _blocks(program.body):
+        for stmt, guard in guards:
+            for i, s in enumerate(block):
+                if s is stmt:
+                    block.insert(i, guard)
+                    break
+
+
+def _guard(program, stmt, base: str, name: str):
+    """``array_attribute_read(base, name, message, where)`` before ``t = base.name``:
+    an array's attribute without a derivative (``h.shape``), unless ``base``
+    turns out to be an object whose field ``name`` holds numbers to
+    differentiate, which would get no gradient -- refused, located, there."""
+    message = (f"'{base}.{name}': srcgrad took '.{name}' for an array's attribute, which "
+               f"carries no derivative, but '{base}' is an object whose field '{name}' holds "
+               f"numbers, which would get no gradient here; read the field in the function "
+               f"you differentiate, where the object is an argument, and pass it on "
+               f"(helper({base}.{name}, ...))")
+    node = stmt.op.node
+    where = gast.Tuple(elts=[gast.Constant(value=v, kind=None) for v in (
+        program.filename, getattr(node, "lineno", None), getattr(node, "col_offset", None))],
+        ctx=gast.Load())
+    call = gast.Call(func=helper_ref("array_attribute_read"),
+                     args=[ir.name(base), gast.Constant(value=name, kind=None),
+                           gast.Constant(value=message, kind=None), where], keywords=[])
+    guard = gast.copy_location(gast.Expr(value=call), node)
+    guard.op = ir.Op(ir.OPAQUE, [], {}, stmt, "statement")
+    return guard
+
+
+def _blocks(body):
+    """``body`` and every statement list nested in it."""
+    yield body
+    for stmt in body:
+        for field in ("body", "orelse", "finalbody"):
+            inner = getattr(stmt, field, None)
+            if isinstance(inner, list) and inner and isinstance(inner[0], gast.stmt):
+                yield from _blocks(inner)
 
 
 def _array_attribute(prim) -> bool:
@@ -106,7 +156,9 @@ def _makes_array(stmt, arrays) -> bool:
     prim = op.primitive
     if prim is operator.getitem or prim is operator.pos:
         return _is_array(op.args[0], arrays)
-    if isinstance(prim, np.ufunc) or getattr(prim, "__objclass__", None) is np.ndarray:
+    if getattr(prim, "__objclass__", None) is np.ndarray:  # d.copy() of a dict is a dict
+        return _is_array(op.args[0], arrays)
+    if isinstance(prim, np.ufunc):
         return True
     module = getattr(prim, "__module__", None) or ""
     if module in _ARITHMETIC_MODULES:

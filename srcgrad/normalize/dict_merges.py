@@ -14,6 +14,8 @@ change (``a |= b`` is ``a_1 = a | b`` by then: the rebinding keeps the old
 dict for whatever else holds it, which the alias checks see as any rebinding).
 
 Sound because the rules agree with Python's ``|`` on every type it meets there.
+The names certainly not dicts are kept on the program: ``d[k] = v`` on a name
+that may hold one saves the item or its absence (:func:`may_hold_dict`).
 
     >>> from ..frontend.parse import parse_function
     >>> from ..ir.emit import unparse
@@ -41,13 +43,14 @@ from .attribute_reads import array_names
 
 
 def type_dict_merges(program: ir.Program) -> None:
-    """Retarget ``|`` whose operands may be dicts to :func:`~srcgrad.runtime.merged`."""
+    """Retarget ``|`` whose operands may be dicts to :func:`~srcgrad.runtime.merged`;
+    note on the program the names certainly not dicts (``program.not_dicts``,
+    read by :func:`may_hold_dict`)."""
+    arrays = array_names(program, (), entry=False)  # parameters: perhaps dicts
+    program.not_dicts = arrays
     ors = [s for s in ir.walk_statements(program.body)
            if isinstance(s, gast.Assign) and getattr(s, "op", None) is not None
            and s.op.primitive is operator.or_]
-    if not ors:
-        return
-    arrays = array_names(program, (), entry=False)  # parameters: perhaps dicts
     for stmt in ors:
         if not any(_certainly_not_dict(a, arrays) for a in stmt.op.args):
             stmt.op.primitive = merged
@@ -57,3 +60,15 @@ def _certainly_not_dict(node, arrays) -> bool:
     if isinstance(node, gast.Name):
         return node.id in arrays
     return isinstance(node, gast.Constant) and not isinstance(node.value, dict)
+
+
+def may_hold_dict(program: ir.Program, name: str, index) -> bool:
+    """Whether ``name`` may hold a dict where ``name[index] = v`` writes it, so
+    that the key may be new (``d = {}; for k in keys: d[k] = ...``): the forward
+    sweep then saves the item or its absence (``item_or_missing``), not the
+    item itself, which is not there yet.  Not where every definition of
+    ``name`` is an array, a number, a tuple or a list (``program.not_dicts``,
+    ``program.sequences``), nor for an index with a slice (no dict key)."""
+    return name not in getattr(program, "not_dicts", ()) \
+        and name not in getattr(program, "sequences", ()) \
+        and not any(isinstance(n, gast.Slice) for n in gast.walk(index))

@@ -5,8 +5,7 @@ The reverse and forward passes look a method call ``x.f(...)`` up under the
 unbound method ``np.ndarray.f`` (an attribute ``x.T`` under its descriptor)
 and pass the receiver as the first argument, named ``a`` in every rule.  A
 method that computes what a NumPy function computes takes the function's rules
-(:func:`.derive.alias`): here ``x.squeeze()``, ``x.swapaxes``,
-``x.copy()``, ``x.clip``, ``x.diagonal()``, ``x.conj()``; beside their
+(:func:`.derive.alias`): here ``x.squeeze()``, ``x.swapaxes``, ``x.clip``, ``x.diagonal()``, ``x.conj()``; beside their
 functions the reductions (``x.sum``, ``x.max``...), ``x.dot`` and
 ``x.trace``.  The others are linear, so each tangent applies the same
 operation to ``d_a``, spelt with the NumPy function (which also takes a
@@ -16,18 +15,38 @@ scalar tangent; ``x.real`` and ``x.imag`` are ``np.real`` and ``np.imag``);
 
 import numpy as np
 
-from ..runtime import layout_order, match_complex, move_cotangent, reshape_like
+from ..runtime import (
+    layout_order,
+    match_complex,
+    move_cotangent,
+    reshape_like,
+    snapshot,
+)
 from . import construction, indexing, shapes, ufuncs  # noqa: F401 - the twins are registered first
 from .derive import alias, linear
 from .registry import adjoint, nondifferentiable, tangent
 
 alias(np.ndarray.squeeze, np.squeeze, name="np.ndarray.squeeze")
 alias(np.ndarray.swapaxes, np.swapaxes, name="np.ndarray.swapaxes")
-alias(np.ndarray.copy, np.copy, name="np.ndarray.copy")
 alias(np.ndarray.clip, np.clip, "a", "min", "max", name="np.ndarray.clip")
 alias(np.ndarray.diagonal, np.diagonal, name="np.ndarray.diagonal")
 alias(np.ndarray.conj, np.conjugate, "a", name="np.ndarray.conj")
 alias(np.ndarray.conjugate, np.conjugate, "a", name="np.ndarray.conjugate")
+
+
+@adjoint(np.ndarray.copy, "a", name="np.ndarray.copy")
+def copy(out, d_out, a, order="C"):
+    """``x.copy()`` of an array, and of a list or dict (one method name for the
+    three): the cotangent passes through."""
+    return d_out
+
+
+@tangent(np.ndarray.copy, "a", name="np.ndarray.copy")
+def copy_tangent(out, a, order="C", *, d_a):
+    """A copy of the tangent, of its own kind: a list's or dict's tangent stays
+    a list or dict (``np.copy`` made an array of it, which lost a dict's items
+    and refused a list of arrays of different shapes)."""
+    return snapshot(d_a)
 
 
 @linear(np.ndarray.T, name="np.ndarray.T", call="np.transpose")

@@ -200,6 +200,7 @@ from .structures import (
     DictCotangent,
     ListCotangent,
     TupleCotangent,
+    array_attribute_read,
     attribute_cotangent,
     attribute_grad,
     cotangent_at,
@@ -380,5 +381,5 @@ __all__ = [
     "written_cotangent", "written_tangent",
     "restore_part", "slice_written_cotangent", "slice_kept_cotangent",
     "replaced", "replaced_cotangents", "replaced_tangent",
-    "merged", "merge_cotangent", "merge_tangent",
+    "merged", "merge_cotangent", "merge_tangent", "array_attribute_read",
 ]

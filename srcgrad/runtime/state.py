@@ -128,8 +128,9 @@ def _copied_array(v, state, held):
 
 def item_or_missing(mapping, key):
     """What the forward sweep saves before ``mapping[key] = v``: ``(True, a copy of
-    the old item)``, or ``(False, None)`` where the key is new."""
-    if key in mapping:
+    the old item)``, or ``(False, None)`` where the key of a dict is new (a list
+    or an array has the element: where the compiler could not tell a dict)."""
+    if not isinstance(mapping, dict) or key in mapping:
         return True, snapshot(mapping[key])
     return False, None
 

@@ -188,6 +188,21 @@ def array_attribute(obj, name) -> bool:
     return isinstance(obj, (np.ndarray, np.generic, int, float, complex)) or foreign(obj)
 
 
+def array_attribute_read(obj, name, message, where=None) -> None:
+    """Check ``obj.name`` where the compiler took ``.name`` for an array's
+    attribute that carries no derivative (``h.shape`` in a helper, whose
+    parameter's type it could not see): a user's object whose field of that
+    name holds floating-point numbers would silently get no gradient there, so
+    it raises ``message`` at ``where`` instead; an array, a number, a field of
+    ints or strings pass."""
+    if array_attribute(obj, name):
+        return
+    value = getattr(obj, name, None)
+    if isinstance(value, (float, complex, np.inexact)) or (
+            isinstance(value, np.ndarray) and value.dtype.kind in "fc"):
+        raise error_at("UnsupportedSyntaxError", message, where)
+
+
 def array_attribute_grad(g, obj, name):
     """The cotangent of the array ``obj`` in its attribute ``obj.name`` (``.T``,
     ``.mT``, ``.real``, ``.imag``; none through ``.shape`` and the like)."""

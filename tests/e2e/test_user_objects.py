@@ -198,7 +198,8 @@ def test_tangent(case):
 
 
 @pytest.mark.parametrize("case", ["namedtuple .T arrays", "namedtuple .mean .std (t1 2)",
-                                  "dataclass .var (t1 2)", "field read in a helper"])
+                                  "dataclass .var (t1 2)", "field read in a helper",
+                                  "arrays' .T .mT .real .shape in a helper"])
 def test_hvp(case):
     fn, obj, rest = CASES[case]
     theta = _flat(obj)
@@ -229,3 +230,46 @@ def test_array_argument_keeps_the_array_rule():
     assert_close(g(Thermo(np.ones((2, 3)), 1.0), np.ones(3)).T, np.ones((2, 3)))
     assert_close(g(p, np.ones(3)), np.ones((3, 2)))
     assert "attribute_grad" not in srcgrad.grad(f).source
+
+
+def _gamma_terms(p, x):  # a helper: p's type is only known as it runs
+    return p.shape * np.log(p.rate) - gammaln(p.shape) + (p.shape - 1) * np.log(x)
+
+
+def gamma_through_helper(p, x):
+    return -np.sum(_gamma_terms(p, x) - p.rate * x)
+
+
+Config = namedtuple("Config", ["size", "scale"])
+
+
+def _scaled(cfg, h):  # cfg.size an int: an array's size or a field, no derivative either way
+    return h[:cfg.size] * cfg.scale + np.zeros(h.shape)[:cfg.size]
+
+
+def config_through_helper(c, h):
+    return np.sum(_scaled(c, h) ** 2)
+
+
+def test_non_differentiable_name_of_an_object_in_a_helper_is_refused():
+    """p.shape of Gamma(shape, rate) read in a helper: srcgrad takes '.shape'
+    for the array's (no derivative) and checks as the code runs; a field of
+    floats there is refused, located, in both modes -- never a silent zero."""
+    p = Gamma(2.0, 1.5)
+    for run in (lambda: srcgrad.grad(gamma_through_helper)(p, X3),
+                lambda: srcgrad.jvp(gamma_through_helper, (p, X3), (Gamma(1.0, 0.0), None))):
+        with pytest.raises(srcgrad.UnsupportedSyntaxError) as info:
+            run()
+        err = info.value
+        assert err.filename.endswith("test_user_objects.py") and err.lineno
+        assert "p.shape" in err.message and "pass it on" in err.message
+
+
+@pytest.mark.parametrize("policy", POLICIES, ids=str)
+def test_int_field_named_like_an_array_attribute_in_a_helper(policy):
+    """cfg.size an int read in a helper passes the check; h.shape of the array too."""
+    c, h = Config(2, 1.5), np.array([0.3, -0.7, 1.1])
+    _, grad = srcgrad.value_and_grad(config_through_helper, wrt=(0, 1), policy=policy,
+                                     check=True)(c, h)
+    assert_close(grad[1], [2 * 1.5 ** 2 * 0.3, 2 * 1.5 ** 2 * -0.7, 0.0])
+    assert_close(grad[0].scale, 2 * 1.5 * (0.3 ** 2 + 0.7 ** 2))
