@@ -23,9 +23,9 @@ runs), and that numba compiled the kernel.  The NumPy statements stay in the
 
 Threads.  The kernel's loop is ``numba.prange`` over the flat index: ``range``
 in the kernel as decorated, split among numba's threads in its twin
-``fused_<n>_threads`` (:func:`.numba_threads.threaded`, ``parallel=True``),
+``fused_<n>_threads`` (:func:`.numba_threads.parallel_twin`, ``parallel=True``),
 which the guarded call picks for arrays large enough to pay for threads
-(:func:`.numba_threads.wide`).  Elements do not depend on each other, so
+(:func:`.numba_threads.on_threads`).  Elements do not depend on each other, so
 the twin's values are the kernel's bit for bit.
 
 Values.  ``+ - * /``, ``sqrt`` and ``abs`` are IEEE operations, so the kernel
@@ -54,7 +54,7 @@ Before, a run of the NumPy code; after, its kernel and guard:
     import numpy as np
     import numba
     from srcgrad.backends.numba_rules import at, blank, fits, flat
-    from srcgrad.backends.numba_threads import threaded, wide
+    from srcgrad.backends.numba_threads import on_threads, parallel_twin
     from srcgrad.runtime import grad_like
     <BLANKLINE>
     <BLANKLINE>
@@ -71,12 +71,12 @@ Before, a run of the NumPy code; after, its kernel and guard:
         return b_out
     <BLANKLINE>
     <BLANKLINE>
-    fused_1_threads = threaded(fused_1)  # fused_1 on numba's threads (parallel=True)
+    fused_1_threads = parallel_twin(fused_1)  # fused_1 on numba's threads (parallel=True)
     <BLANKLINE>
     <BLANKLINE>
     def grad_f(x):
-        # backend numba: fused_1 runs the next 2 statements in one pass when fits() says it can, on numba's threads where wide()
-        fused = fused_1_threads if wide(x) else fused_1
+        # backend numba: fused_1 runs the next 2 statements in one pass when fits() says it can, on numba's threads where on_threads()
+        fused = fused_1_threads if on_threads(x) else fused_1
         if fits(fused, x):
             b = fused(x, *blank(x, 1))
         else:
@@ -104,11 +104,12 @@ _OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)
 _COMPARE = (ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq)
 _ADJOINT = "# Adjoint sweep"
 _FITS_IMPORT = "from srcgrad.backends.numba_rules import at, blank, fits, flat"
-_THREADS_IMPORT = "from srcgrad.backends.numba_threads import threaded, wide"
+_THREADS_IMPORT = "from srcgrad.backends.numba_threads import on_threads, parallel_twin"
 _POWER_IMPORT = "from srcgrad.backends.numba_rules import power"
 _NOTE = "# backend numba: "
 _MIN_RUN = 2
-_IMPORTED = frozenset({"at", "blank", "fits", "flat", "power", "numba", "threaded", "wide"})
+_IMPORTED = frozenset({"at", "blank", "fits", "flat", "power", "numba", "on_threads",
+                       "parallel_twin"})
 
 
 def fuse(source: str, inexact: str = "never", cache: bool = True) -> str:
@@ -154,7 +155,7 @@ def fuse(source: str, inexact: str = "never", cache: bool = True) -> str:
             powers |= uses_power
             cached = "" if cache else ", cache=False"
             comment = f"# {name} on numba's threads (parallel=True)"
-            kernels.append(text + ["", "", f"{twin} = threaded({name}{cached})  {comment}"])
+            kernels.append(text + ["", "", f"{twin} = parallel_twin({name}{cached})  {comment}"])
             edits.append((run, (name, twin, chosen), plan))
             internal_all |= plan["internal"]
         if internal_all:
@@ -506,9 +507,9 @@ def _guarded(run, names, plan, original):
     first = plan["inputs"][0]
     count = sum(isinstance(s, ast.Assign) for s in run)
     note = (f"{indent}{_NOTE.strip()} {name} runs the next {count} statements in one pass "
-            f"when fits() says it can, on numba's threads where wide()")
+            f"when fits() says it can, on numba's threads where on_threads()")
     numbers = "" if plan["arrays"] == len(plan["inputs"]) else f", arrays={plan['arrays']}"
-    out = [note, f"{indent}{chosen} = {twin} if wide({first}) else {name}",
+    out = [note, f"{indent}{chosen} = {twin} if on_threads({first}) else {name}",
            f"{indent}if fits({chosen}, {args}{numbers}):"]
     outputs = plan["outputs"]
     if outputs:  # NumPy allocates them (huge pages for big arrays: fewer page faults)

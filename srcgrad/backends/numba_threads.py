@@ -2,17 +2,17 @@
 
 A fused kernel (:mod:`.numba_fusion`) loops over the flat index with
 ``numba.prange``.  Compiled as it is written (``@numba.njit``), ``prange`` is
-``range`` and the kernel runs on the calling thread; :func:`threaded` compiles
+``range`` and the kernel runs on the calling thread; :func:`parallel_twin` compiles
 the same code again with ``parallel=True``, where numba splits the index range
 among its threads.  Each element is computed by the same scalar code either way
 (no reductions, fastmath off), so the twin's values are the kernel's bit for
 bit; only the order in which elements are written differs.
 
 Threads cost a start-up of their own (tens of microseconds on an idle machine),
-so the generated call picks the twin where :func:`wide` says the arrays are
+so the generated call picks the twin where :func:`on_threads` says the arrays are
 large enough to pay for it, the serial kernel otherwise::
 
-    fused = fused_1_threads if wide(x) else fused_1
+    fused = fused_1_threads if on_threads(x) else fused_1
     if fits(fused, x):
         b = fused(x, *blank(x, 1))
 
@@ -42,7 +42,7 @@ import numpy as np
 THREADS_FROM = 2 ** 16
 
 
-def threaded(kernel, cache: bool = True):
+def parallel_twin(kernel, cache: bool = True):
     """``kernel`` (a fused kernel's dispatcher) compiled with ``parallel=True``
     as a dispatcher of its own, compiled at its first call of each kind.
 
@@ -63,7 +63,7 @@ def threaded(kernel, cache: bool = True):
     return numba.njit(cache=cache, **options)(twin)
 
 
-def wide(array) -> bool:
+def on_threads(array) -> bool:
     """Whether a fused kernel over ``array`` (the first array it reads; the others
     have its shape, :func:`.numba_rules.fits` checks) should run on numba's
     threads: an ``ndarray`` of at least :data:`THREADS_FROM` elements, and more
@@ -72,4 +72,4 @@ def wide(array) -> bool:
         and numba.get_num_threads() > 1
 
 
-__all__ = ["THREADS_FROM", "threaded", "wide"]
+__all__ = ["THREADS_FROM", "on_threads", "parallel_twin"]

@@ -142,12 +142,12 @@ def test_source_shows_the_kernels_and_the_numpy_code(x):
     source = g.source
     assert "# backend numba: not compiled: it calls the runtime helper" in source
     assert '@numba.njit(cache=True, error_model="numpy")\ndef fused_1(' in source
-    assert "    fused = fused_1_threads if wide(" in source
+    assert "    fused = fused_1_threads if on_threads(" in source
     assert "    if fits(fused, " in source and "    else:\n" in source
     assert "for index in numba.prange(" in source  # range, but in fused_1_threads
-    assert "\nfused_1_threads = threaded(fused_1)  # " in source
+    assert "\nfused_1_threads = parallel_twin(fused_1)  # " in source
     assert "from srcgrad.backends.numba_rules import at, blank, fits, flat" in source
-    assert "from srcgrad.backends.numba_threads import threaded, wide" in source
+    assert "from srcgrad.backends.numba_threads import on_threads, parallel_twin" in source
     compile(source, "<fused>", "exec")
     # exp, log and tanh stay NumPy statements, outside the kernels
     kernel_text = source.split("\ndef grad_chain")[0]
@@ -239,7 +239,8 @@ _PROCESS = textwrap.dedent("""
                if k.startswith("fused_"))
     misses = sum(sum(v.stats.cache_misses.values()) for k, v in names.items()
                  if k.startswith("fused_"))
-    twins = sorted(k for k, v in names.items() if k.endswith("_threads") and v.signatures)
+    twins = sorted(k for k, v in names.items()
+                   if k.startswith("fused_") and k.endswith("_threads") and v.signatures)
     print(json.dumps({{"grads": grads.tolist(), "hits": hits, "misses": misses,
                       "seconds": elapsed, "twins": twins}}))
 """)
@@ -363,7 +364,7 @@ def test_a_number_divided_by_raises_as_python_does(x):
 @pytest.fixture
 def every_call_threaded(monkeypatch):
     """Every kernel call on arrays of at least one element runs the threaded
-    twin (``wide()``'s size threshold lowered to 1), on two threads."""
+    twin (``on_threads()``'s size threshold lowered to 1), on two threads."""
     monkeypatch.setattr(numba_threads, "THREADS_FROM", 1)
     before = numba.get_num_threads()
     numba.set_num_threads(2)
@@ -466,7 +467,7 @@ def test_small_arrays_and_one_thread_run_the_serial_kernel(x):
 
 
 def test_the_twin_is_the_kernel_compiled_with_parallel(x):
-    """threaded() copies the kernel's function under a name of its own (numba's
+    """parallel_twin() copies the kernel's function under a name of its own (numba's
     disk cache files machine code by name and bytecode, not by flags) and
     compiles it with parallel=True; called directly it gives the kernel's bits
     whatever the size of numba's pool."""
@@ -504,3 +505,19 @@ def test_random_programs_on_threads_as_their_numpy_statements(seed, tmp_path,
     assert value == module.f(*args)
     for got, want in zip(grads, _unfused(vg, *args)[1]):
         _same(got, want)
+
+
+def named_like_helpers(x):
+    """Locals named like the threads helpers' words (wide, threaded, fused):
+    the generated module imports other names, so the runs still fuse."""
+    wide = x * x + 1.0
+    threaded = np.sin(wide) * x
+    fused = threaded / wide - x
+    return np.sum(fused * fused)
+
+
+def test_user_names_like_the_helpers_still_fuse(x):
+    g = srcgrad.grad(named_like_helpers, backend="numba")
+    _same(g(x), srcgrad.grad(named_like_helpers)(x))
+    assert kernels_ran(g), g.source
+    assert "    fused_ = fused_1_threads if on_threads(" in g.source
