@@ -215,7 +215,10 @@ class Transformed:
         objects = tuple(i for i, k in enumerate(kinds) if object_kind(k))
         if not floats and not objects and options == self._options:
             return self._get()
-        return compile_function(self._fn, replace(options, floats=floats, objects=objects))
+        compiled = compile_function(self._fn, replace(options, floats=floats, objects=objects))
+        if objects:  # the code that ran is not _get()'s: .source and export show it
+            self._shown = compiled
+        return compiled
 
     def _settled(self, compiled, args, kwargs) -> Compiled:
         """``compiled``, with what runs it on a backend decided for the call
@@ -490,7 +493,8 @@ def export(path, *functions) -> list[str]:
             fixed = (g.__wrapped__.__self__, *fixed)
         if isinstance(g, Transformed):  # the NumPy code, whatever the backend
             shown, mode = g._shown, g._options.mode  # specialised on functions passed: the last
-            compiled = shown if shown is not None and shown.options.callees else g._get()
+            compiled = shown if shown is not None and (
+                shown.options.callees or shown.options.objects) else g._get()
             if g._options.backend != "numpy":
                 compiled = compile_function(g._fn, replace(compiled.options, backend="numpy"))
         else:

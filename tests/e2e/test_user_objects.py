@@ -273,3 +273,19 @@ def test_int_field_named_like_an_array_attribute_in_a_helper(policy):
                                      check=True)(c, h)
     assert_close(grad[1], [2 * 1.5 ** 2 * 0.3, 2 * 1.5 ** 2 * -0.7, 0.0])
     assert_close(grad[0].scale, 2 * 1.5 * (0.3 ** 2 + 0.7 ** 2))
+
+
+def test_source_and_export_are_the_code_specialised_on_the_object(tmp_path):
+    """.source and srcgrad.export write the code that ran for the named tuple
+    (its .T a field), not the code for arrays (export gave dP 2.31 for 3.0)."""
+    import importlib.util
+    g = srcgrad.grad(free_energy)
+    th, V = Thermo(300.0, 2.0), np.array([1.0, 2.0])
+    expected = g(th, V)
+    assert "attribute_grad(d_t3, th, 'T')" in g.source
+    path = tmp_path / "exported.py"
+    srcgrad.export(str(path), g)
+    spec = importlib.util.spec_from_file_location("exported_user_objects", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.grad_free_energy(th, V) == expected == Thermo(-np.log(2.0), 3.0)
