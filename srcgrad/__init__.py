@@ -23,6 +23,7 @@ from .errors import (
     MissingRuleError,
     NonDifferentiableError,
     NonFiniteGradientError,
+    GradientHookError,
     RuleError,
     SourceNotFoundError,
     SrcGradError,
@@ -55,7 +56,7 @@ _LAZY = {
 }
 
 __all__ = [
-    "AliasedUpdateError", "BackendUnavailableError", "GradcheckError", "MissingRuleError",
+    "AliasedUpdateError", "BackendUnavailableError", "GradcheckError", "GradientHookError", "MissingRuleError",
     "NonDifferentiableError", "NonFiniteGradientError", "RuleError", "SourceNotFoundError", "SrcGradError",
     "TranslationError",
     "SrcGradWarning", "UnsupportedSyntaxError", "ZeroGradientWarning", "__version__",

@@ -59,6 +59,7 @@ from .cli_inputs import (
     choose_inputs,
     function_name,
     parameters,
+    parse_policy,
     random_values,
     report,
     run_on,
@@ -260,6 +261,9 @@ def cmd_cache(args) -> int:
     return 0
 
 
+_POLICY_HELP = "save, recompute, save_products, sqrt, or revolve,K (K snapshots; also revolve:K)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="srcgrad", description="Source-to-source "
                                      "automatic differentiation for Python and NumPy.")
@@ -268,7 +272,7 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("target", help="FILE.py:FUNC")
     show.add_argument("--wrt", help="argument positions or names, e.g. 0,1 or W,b "
                                     "(default 0)")
-    show.add_argument("--policy", default="save")
+    show.add_argument("--policy", default="save", type=parse_policy, help=_POLICY_HELP)
     show.add_argument("--mode", default="reverse",
                       choices=(*_SHOW_MODES, *(m for m in compiler.MODES if m != "tangent")))
     show.add_argument("--after", metavar="PASS",
@@ -304,7 +308,7 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--wrt", nargs="+", action="extend", metavar="[FUNC:]ARGS",
                         help="argument positions or names: 0,1 for every function, or per "
                              "function, e.g. --wrt loss:0,1,2,3 step:0 (default 0)")
-    export.add_argument("--policy", default="save")
+    export.add_argument("--policy", default="save", type=parse_policy, help=_POLICY_HELP)
     export.add_argument("--mode", default="grad", choices=("grad", "value_and_grad"))
     export.set_defaults(run=cmd_export)
     explained = sub.add_parser(
@@ -316,7 +320,7 @@ def build_parser() -> argparse.ArgumentParser:
     explained.add_argument("target", help="FILE.py:FUNC")
     explained.add_argument("--wrt", help="argument positions or names, e.g. 0,1 or W,b "
                                          "(default: every argument)")
-    explained.add_argument("--policy", default="save")
+    explained.add_argument("--policy", default="save", type=parse_policy, help=_POLICY_HELP)
     explained.set_defaults(run=cmd_explain)
     cached = sub.add_parser("cache", help="the on-disk cache of generated code")
     cached.add_argument("action", choices=("info", "clear"))

@@ -15,6 +15,7 @@ inputs first, so a failure names the user's line, not NumPy's.
 
 from __future__ import annotations
 
+import argparse
 import inspect
 import os
 import typing
@@ -42,6 +43,24 @@ def parameters(fn) -> list[inspect.Parameter]:
 
 def function_name(fn) -> str:
     return getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
+
+
+def parse_policy(text: str):
+    """``--policy``: a policy's name, or ``revolve,K`` / ``revolve:K`` for
+    ``("revolve", K)``, binomial checkpointing with ``K`` snapshots.
+
+        >>> parse_policy("sqrt"), parse_policy("revolve,3"), parse_policy("revolve:2")
+        ('sqrt', ('revolve', 3), ('revolve', 2))
+    """
+    name, sep, count = text.strip().replace(":", ",").partition(",")
+    name = name.strip()
+    if name == "revolve" and sep and count.strip().isdigit() and int(count) >= 1:
+        return ("revolve", int(count))
+    if name in ("save", "recompute", "save_products", "sqrt") and not sep:
+        return name
+    raise argparse.ArgumentTypeError(
+        f"unknown policy {text!r}: use save, recompute, save_products, sqrt, or revolve,K "
+        f"for binomial checkpointing with K >= 1 snapshots (revolve,3 or revolve:3)")
 
 
 def parse_shapes(text: str) -> list:

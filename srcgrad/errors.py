@@ -99,6 +99,13 @@ class RuleError(SrcGradError):
     """A rule failed validation when it was registered."""
 
 
+class GradientHookError(SrcGradError):
+    """A gradient hook (``srcgrad.on_grad(x, hook)``) returned no cotangent
+    (``None``: a hook that only logs must still ``return g``) or one of
+    another shape; raised where the gradient runs, located at the ``on_grad``
+    call."""
+
+
 class BackendUnavailableError(SrcGradError):
     """A backend whose engine is not installed: ``backend="numba"`` without
     numba (``pip install numba``)."""

@@ -83,7 +83,14 @@ def inline(rule: Rule, op: ir.Op, out, d_out, namer: Namer, *, wanted=lambda nam
     ``wanted(name)`` says whether a variable needs a cotangent; contributions to
     other operands are not generated.  ``shape_class(name)`` (see
     :func:`..analysis.activity.shape_classes`) lets ``unbroadcast`` go where shapes match.
+
+    A call without a rule gets here only when no value being differentiated
+    reaches it (the adjoint sweep refuses the others first): its result is
+    still given a cotangent when the code writes into it later
+    (``d = dict.fromkeys(keys, 0.0); d['a'] = x[0]``), but nothing flows back.
     """
+    if rule is None:
+        return Inlined()
     bound = _bind(rule, op, filename)
     mapping = {"out": out, "d_out": d_out}
     result, slots = _expand(rule, op, bound, mapping, namer,

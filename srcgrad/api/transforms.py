@@ -44,6 +44,7 @@ from .arguments import (
     object_kind,
     object_positions,
 )
+from .call_checks import check_call, check_cotangent
 from .compiled import Compiled, compile_function, compiled_with_source
 from .draws import Draws, may_draw
 from .second_order import Derivative, grad_of_gradient
@@ -141,6 +142,8 @@ class Transformed:
         code for these arguments, check them, remember the code when the next
         call of the same kind may skip the checks, and run it."""
         __tracebackhide__ = True
+        check_call(self._fn, args if self._bound is None else (self._bound, *args), kwargs,
+                   self._options.mode)  # a missing argument names f, not grad_f
         if kwargs:  # g(fn=np.tanh, x=x): specialised as g(np.tanh, x) is
             bound = () if self._bound is None else (self._bound,)
             args, kwargs = functions_by_keyword(self._fn, (*bound, *args), kwargs)
@@ -434,6 +437,7 @@ def vjp(fn, *primals, wrt=None, policy="save", optimize=True, check=None, check_
                       objects=object_positions(args))  # user objects passed: fields
     compiler.validate_options(options)
     backends.require(backend)
+    check_call(func, args, {}, "vjp")
     compiled = compile_function(func, options)
     check_args(func, options, args)
     forward, backward = compiled.functions
@@ -458,6 +462,7 @@ def vjp(fn, *primals, wrt=None, policy="save", optimize=True, check=None, check_
             state["residuals"] = forward(*args)[1]
             draws.finish()
         state["fresh"] = False
+        check_cotangent(cotangent, value, fn)  # as jvp checks its tangents
         grads = backward(state["residuals"], cotangent)
         if expand is None:
             return grads

@@ -347,18 +347,19 @@ class Calls(Selections, NamedTuples, Keywords, Rewrites):
         """``on_grad(h, hook)`` -> ``on_grad(h, hook, where=('f.py', 12, 8, 'h'))``
         for a hook that takes a second argument: it learns which value of the
         source it watches (file, line, column, expression), so one hook can log
-        many sites.  A one-argument hook is called as written."""
+        many sites.  A one-argument hook is called as written, and gets
+        ``where=('f.py', 12, 8)``: one that returns no cotangent is refused
+        there (:func:`~srcgrad.runtime.hook_result`)."""
         given = {kw.arg: kw.value for kw in node.keywords}
         args = list(node.args) + [given.pop(name) for name in ("x", "hook")[len(node.args):]
                                   if name in given]
         if len(args) != 2 or given:
             return node
         hook = static_value(args[1], self.parsed.resolver, self.locals)
-        if hook is MISSING or not runtime.takes_site(hook):
-            return node  # hook(cotangent), as written
-        expr = ast.unparse(gast.gast_to_ast(args[0]))
-        where = constant((self.parsed.filename, getattr(node, "lineno", 0),
-                          getattr(node, "col_offset", 0), expr))
+        site = (self.parsed.filename, getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
+        if hook is not MISSING and runtime.takes_site(hook):
+            site += (ast.unparse(gast.gast_to_ast(args[0])),)
+        where = constant(site)
         return gast.copy_location(gast.Call(
             func=node.func, args=args, keywords=[gast.keyword(arg="where", value=where)]), node)
 

@@ -95,7 +95,7 @@ from .forward import (
     tangent_like,
     zero_tangent,
 )
-from .gradients import grad_like, zeros_grad
+from .gradients import grad_like, hook_result, zeros_grad
 from .indexing import (
     getitem_grad,
     restore_part,
@@ -281,6 +281,7 @@ __all__ = [
     "size_of",
     "grad_seed",
     "grad_like",
+    "hook_result",
     "into_first", "into_second", "unreduced",
     "zeros_grad",
     "stop_gradient",

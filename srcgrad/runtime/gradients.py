@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .errors import error_at
 from .namespaces import foreign, fresh_like
 from .structures import gradient_like
 
@@ -87,3 +88,22 @@ def _foreign_gradient(g, x, dtype):
 def zeros_grad(x):
     """The gradient of an argument the output does not depend on."""
     return grad_like(0.0, x)
+
+
+
+def hook_result(result, g, hook, where=None):
+    """What the gradient hook of ``srcgrad.on_grad(x, hook)`` returned for the
+    cotangent ``g``, checked: it is the cotangent that flows on, so ``None`` (a
+    logging hook without ``return g``) or an array of another shape raises
+    GradientHookError naming the hook, at the ``on_grad`` call (``where``: its
+    file, line and column), not an arithmetic error further down."""
+    if result is None or (np.ndim(result) > 0 and np.shape(result) != np.shape(g)):
+        name = getattr(hook, "__qualname__", None) or type(hook).__qualname__
+        got = "None" if result is None else f"an array of shape {np.shape(result)}"
+        raise error_at(
+            "GradientHookError",
+            f"the gradient hook {name} passed to on_grad returned {got} for a cotangent of "
+            f"shape {np.shape(g)}: a hook returns the cotangent that flows on (end it with "
+            f"'return g', or return a changed array of the same shape)",
+            None if where is None else tuple(where[:3]))
+    return result
