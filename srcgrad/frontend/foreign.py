@@ -30,6 +30,7 @@ from __future__ import annotations
 import sys
 import types
 
+
 def _from_autograd(obj) -> bool:
     module = getattr(obj, "__module__", None)
     return isinstance(module, str) and (module == "autograd" or module.startswith("autograd."))
@@ -46,7 +47,7 @@ def native(obj, name=None):
             return obj
         try:
             inner = _wrapped(obj)
-        except Exception:            # an object whose attributes raise: leave it be
+        except Exception:  # noqa: BLE001 - an object whose attributes raise: leave it be
             return obj
         if inner is not None:
             obj = inner

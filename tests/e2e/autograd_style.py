@@ -10,10 +10,10 @@ from autograd.numpy.linalg import solve
 from autograd.scipy.special import logsumexp
 
 
-def make_layers(scale, sizes, rs=npr.RandomState(0)):
+def make_layers(scale, sizes, rs=npr.RandomState(0)):  # noqa: B008 - as autograd writes it
     """(weights, biases) per layer."""
     return [(scale * rs.randn(m, n), scale * rs.randn(n))
-            for m, n in zip(sizes[:-1], sizes[1:])]
+            for m, n in zip(sizes[:-1], sizes[1:])]  # noqa: RUF007
 
 
 def mlp_log_probs(params, inputs):

@@ -77,10 +77,11 @@ def test_gp_predictive_mean_both_modes():
 def test_autograd_wrappers_read_as_numpy():
     """What srcgrad sees: the wrapped NumPy/SciPy function, for primitives,
     functions with no gradient and the plain Python wrappers alike."""
-    from srcgrad.frontend.foreign import native
     import autograd.numpy as anp
     import autograd.scipy.special as asp
     import scipy.special
+
+    from srcgrad.frontend.foreign import native
     assert native(anp.dot) is numpy.dot and native(anp.tanh) is numpy.tanh
     assert native(anp.shape, "shape") is numpy.shape
     assert native(anp.concatenate, "concatenate") is numpy.concatenate
