@@ -71,18 +71,25 @@ from __future__ import annotations
 import builtins
 import collections
 import inspect
-import types
 from dataclasses import dataclass, field
 
 import gast
 import numpy as np
 
 from ..errors import SrcGradError
-from ..frontend.linker import is_user_function
 from ..frontend.parse import MISSING, parse_function, static_value
 from ..ir.syntax import source_of, updated_in_place, walk
 from .free_reads import bound_names, free_values
-from .helper_depth import HELD, PART, PURE, SAME, Summary, effects, passed_functions
+from .helper_depth import (
+    HELD,
+    PART,
+    PURE,
+    SAME,
+    Summary,
+    effects,
+    passed_functions,
+    user_callable,
+)
 
 #: Methods that change their object in place.
 UPDATING_METHODS = frozenset({
@@ -672,6 +679,13 @@ class Scan:
             return self.deps(node.body) + self.deps(node.orelse)
         if isinstance(node, gast.BoolOp):
             return [d for v in node.values for d in self.deps(v)]
+        displays = (gast.List, gast.Tuple, gast.ListComp)
+        if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Add, gast.Mult)) \
+                and any(isinstance(o, displays) for o in (node.left, node.right)):
+            # ws + [z], [y] * 2: a new list holding the same items (taken, for ws,
+            # as ws itself: what changes its items changes ws's)
+            return [(n, rel if isinstance(o, displays) else SAME)
+                    for o in (node.left, node.right) for n, rel in self.deps(o)]
         if isinstance(node, gast.NamedExpr):
             return self.deps(node.value)
         if isinstance(node, (gast.ListComp, gast.SetComp, gast.GeneratorExp, gast.DictComp)):
@@ -862,8 +876,9 @@ def _updated_here(parsed, found) -> frozenset:
     order = Order(func, scan)
     kept = [p for p in params if not scan.rebound_first(p)]
     bindings = collections.defaultdict(list)
-    for node in walk(func):
-        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+    for node in walk(func):  # (a nested function's parameter is bound to what it is passed)
+        if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Param)) \
+                and node.id not in params:
             bindings[node.id].append(node)
     fresh = {id(t) for stmt in walk(func) if isinstance(stmt, gast.Assign)
              and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)
@@ -992,13 +1007,13 @@ def _calls_passing(func, kept, scan, resolve):
         if not isinstance(call, gast.Call) or not isinstance(
                 call.func, (gast.Name, gast.Attribute)):
             continue
-        callee = resolve(call)
-        if callee is MISSING and isinstance(call.func, gast.Name) \
+        value = resolve(call)
+        callee, preset = user_callable(value)
+        if value is MISSING and isinstance(call.func, gast.Name) \
                 and call.func.id in scan.locals \
                 and call.func.id not in scan.local_functions:
             callee = None  # g(a): whatever g holds
-        elif callee is MISSING or not isinstance(callee, types.FunctionType) \
-                or not is_user_function(callee):
+        elif callee is MISSING:
             continue
         try:
             if callee is None:
@@ -1006,8 +1021,11 @@ def _calls_passing(func, kept, scan, resolve):
             if any(isinstance(a, gast.Starred) for a in call.args) or any(
                     k.arg is None for k in call.keywords):
                 raise TypeError("arguments not known one by one")
+            keywords = {k.arg: k.value for k in call.keywords}
+            blank = gast.Constant(value=None, kind=None)
             bound = inspect.signature(callee).bind_partial(
-                *call.args, **{k.arg: k.value for k in call.keywords})
+                *[blank] * preset[0], *call.args,
+                **{**{k: blank for k in preset[1]}, **keywords})
             passed = [(p, a if isinstance(a, gast.expr) else gast.Tuple(
                 elts=list(a.values() if isinstance(a, dict) else a), ctx=gast.Load()))
                 for p, a in bound.arguments.items()]

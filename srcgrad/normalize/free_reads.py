@@ -36,6 +36,7 @@ from ..frontend.linker import is_user_function
 from ..frontend.parse import MISSING, parse_function, root_name, static_value
 from ..ir.syntax import walk
 from ..runtime.aliases import held_arrays
+from .helper_depth import user_callable
 
 
 def bound_names(func) -> set:
@@ -116,7 +117,7 @@ def free_values(func, local, resolve) -> tuple[dict, dict]:
     for call in walk(func):
         if not isinstance(call, gast.Call) or root_name(call.func) in (None, *local):
             continue
-        for name, value, shown in read_by_callee(resolve(call), set()):
+        for name, value, shown in read_by_callee(user_callable(resolve(call))[0], set()):
             mine = lookup(_name(name))
             found(value, name if mine is value else shown, call, mine is value)
     return dict(reads), bound
@@ -146,7 +147,8 @@ def read_by_callee(fn, following) -> list:
         value = static_value(node, parsed.resolver, local)
         if id(value) in seen:
             continue
-        if isinstance(value, types.FunctionType):
+        if user_callable(value)[0] is not MISSING:  # a function, BOX.set, a partial
+            value = user_callable(value)[0]
             inner = [r for r in read_by_callee(value, following) if id(r[1]) not in seen]
             seen.update(id(v) for _, v, _ in inner)
             found.extend(inner)

@@ -37,11 +37,15 @@ check or a refusal, never a wrong value.
 
 from __future__ import annotations
 
+import functools
 import types
 from dataclasses import dataclass
 
 import gast
 import numpy as np
+
+from ..frontend.linker import is_user_function
+from ..frontend.parse import MISSING
 
 #: How an argument expression relates to a parameter's memory: the same memory
 #: (``a``, ``h`` with ``h = a``), a part of it -- a view or an element (``a[0]``,
@@ -138,6 +142,30 @@ def _carry(theirs, param, own, relation, item, deep, augmented) -> None:
             deep.add(own)
     if param in their_augmented:  # shift(a), and conservatively shift(a[0])
         augmented.add(own)
+
+
+def user_callable(value):
+    """``(function, (n, keywords))`` for a callable whose code is a user
+    function's, ``n`` the positional arguments and ``keywords`` the keyword
+    arguments it is given before the call's own: a function (0, ()); a bound
+    method (``BOX.set``: its receiver, 1); ``functools.partial(setter, ...)``;
+    an object whose class defines ``__call__``.  ``(MISSING, None)`` for
+    anything else (NumPy's functions, classes, what is not known)."""
+    if isinstance(value, types.FunctionType):
+        return (value, (0, ())) if is_user_function(value) else (MISSING, None)
+    if isinstance(value, types.MethodType):
+        inner, preset = user_callable(value.__func__)
+        return (inner, (preset[0] + 1, preset[1])) if preset else (MISSING, None)
+    if isinstance(value, functools.partial):
+        inner, preset = user_callable(value.func)
+        return (inner, (preset[0] + len(value.args), (*preset[1], *value.keywords))) \
+            if preset else (MISSING, None)
+    call = next((k.__dict__["__call__"] for k in type(value).__mro__
+                 if "__call__" in k.__dict__), None)
+    if value is not MISSING and not isinstance(value, type) \
+            and isinstance(call, types.FunctionType) and is_user_function(call):
+        return call, (1, ())
+    return MISSING, None
 
 
 def passed_functions(bound, resolve, local=None) -> tuple:
