@@ -40,6 +40,8 @@ class Options:
     check_finite: bool = False   # anomaly mode: check each cotangent for NaN/Inf (ad/anomaly.py)
     backend: str = "numpy"       # "numba": the module compiled with numba.njit (srcgrad/backends)
     callees: tuple = ()          # functions passed as arguments: api.arguments.Callee entries
+    sequences: tuple = ()        # positions of arguments that are lists or tuples (their + and *
+    #                              concatenate and repeat: normalize/sequences.py)
     objects: tuple = ()          # positions of arguments that are user objects (named tuples,
     #                              dataclasses, instances): their attributes are fields, not
     #                              ndarray attributes (normalize/attribute_reads.py)

@@ -211,6 +211,9 @@ class Compilation:
         # p.T, p.shape of a user object are its fields (normalize/attribute_reads.py)
         objects = set() if self.callee else {params[i] for i in self.options.objects
                                              if i < len(params)}
+        # lists and tuples passed (ws * 2 repeats them: normalize/sequences.py)
+        self.program.sequence_params = set() if self.callee else {
+            params[i] for i in self.options.sequences if i < len(params)}
         type_attribute_reads(self.program, objects | set(params[:self.receiver is not None]),
                              entry=not self.callee)
         type_dict_merges(self.program)  # a | b of dicts (normalize/dict_merges.py)

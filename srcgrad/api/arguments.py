@@ -117,14 +117,31 @@ _NOT_OBJECTS = (np.ndarray, np.generic, int, float, complex, list, dict, set, fr
                 types.BuiltinFunctionType, types.MethodType, functools.partial)
 
 
+#: Libraries whose objects are no user's: their attributes are methods and
+#: properties (``rng.normal``, a logger's ``debug``), not fields.
+_LIBRARIES = frozenset(("numpy", "scipy", "dask", "cupy", "numba", "jax", "torch", "pandas",
+                        "random", "logging", "builtins", "collections", "itertools",
+                        "functools", "decimal", "fractions"))
+
+
 def object_kind(kind) -> bool:
     """Whether an argument of type ``kind`` is a user object whose attributes are
     its fields: a named tuple, a dataclass, an instance of a user class (a
     field named ``T``, ``shape`` or ``mean`` is the field, not the ndarray
-    attribute).  A Dask or CuPy array (NumPy's dispatch) is an array."""
+    attribute).  A Dask or CuPy array (NumPy's dispatch) is an array; a
+    library's object (a NumPy random generator passed as ``rng``) is none."""
     if issubclass(kind, tuple):
         return hasattr(kind, "_fields")
+    if str(getattr(kind, "__module__", "")).split(".")[0] in _LIBRARIES:
+        return False
     return not issubclass(kind, _NOT_OBJECTS) and not hasattr(kind, "__array_function__")
+
+
+def sequence_positions(args) -> tuple:
+    """The positions of the arguments ``args`` that are plain lists or tuples:
+    code is specialised on them (``Options.sequences``), so that ``ws * 2`` and
+    ``ws + ws`` are repetition and concatenation, not arithmetic."""
+    return tuple(i for i, a in enumerate(args) if type(a) in (list, tuple))
 
 
 def object_positions(args) -> tuple:

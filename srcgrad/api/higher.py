@@ -23,6 +23,7 @@ from ..pipeline import Options
 from .arguments import (
     callee_arguments, differentiable_value, function_of, is_user_object, normalize_wrt,
     object_positions,
+    sequence_positions,
 )
 from .compiled import compile_function
 from .draws import Draws, may_draw
@@ -90,7 +91,7 @@ def jvp(fn, primals=None, tangents=None, *, wrt=None, optimize=True, backend="nu
                       callees=callee_arguments(func, wrt_positions, args,  # grad's calls have
                                                int(receiver is not None)),
                       floats=_floats(args, receiver),  # specialised as grad's calls are
-                      objects=object_positions(args))
+                      objects=object_positions(args), sequences=sequence_positions(args))
     compiler.validate_options(options)
     backends.require(backend)
     compiled = compile_function(func, options)

@@ -43,6 +43,7 @@ from .arguments import (
     normalize_wrt,
     object_kind,
     object_positions,
+    sequence_positions,
 )
 from .call_checks import check_call, check_cotangent
 from .compiled import Compiled, compile_function, compiled_with_source
@@ -162,7 +163,8 @@ class Transformed:
         if self._check and options.mode in ("grad", "value_and_grad"):
             return self._checked(full, kwargs, options)
         if receiver:  # its attributes, and those of the other objects passed, are fields
-            compiled = compile_function(self._fn, replace(options, objects=object_positions(full)))
+            compiled = compile_function(self._fn, replace(
+                options, objects=object_positions(full), sequences=sequence_positions(full)))
         else:
             # Code is specialised for the arguments that are Python floats (their
             # arithmetic needs no broadcasting bookkeeping).
@@ -216,9 +218,12 @@ class Transformed:
         floats = tuple(i for i, k in enumerate(kinds) if k is float)
         # the user objects passed: their attributes are fields (p.T, p.shape, p.mean)
         objects = tuple(i for i, k in enumerate(kinds) if object_kind(k))
-        if not floats and not objects and options == self._options:
+        # lists and tuples passed: ws * 2 repeats, ws + ws concatenates
+        sequences = tuple(i for i, k in enumerate(kinds) if k is list or k is tuple)
+        if not floats and not objects and not sequences and options == self._options:
             return self._get()
-        compiled = compile_function(self._fn, replace(options, floats=floats, objects=objects))
+        compiled = compile_function(self._fn, replace(options, floats=floats, objects=objects,
+                                                      sequences=sequences))
         if objects:  # the code that ran is not _get()'s: .source and export show it
             self._shown = compiled
         return compiled
@@ -434,7 +439,8 @@ def vjp(fn, *primals, wrt=None, policy="save", optimize=True, check=None, check_
     options = Options(mode="vjp", wrt=shifted, single=False, policy=policy, optimize=optimize,
                       receiver=receiver, check_finite=anomaly(check_finite), backend=backend,
                       callees=callee_arguments(func, shifted, args, int(receiver is not None)),
-                      objects=object_positions(args))  # user objects passed: fields
+                      objects=object_positions(args),  # user objects passed: fields
+                      sequences=sequence_positions(args))
     compiler.validate_options(options)
     backends.require(backend)
     check_call(func, args, {}, "vjp")

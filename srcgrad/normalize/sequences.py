@@ -84,7 +84,8 @@ def type_sequence_operators(program: ir.Program) -> None:
         for stmt, guard in guards:
             if any(s is stmt for s in block):
                 block.insert(next(i for i, s in enumerate(block) if s is stmt), guard)
-    program.sequences = seqs
+    # (the arguments among them are no containers this function made: sharing.py)
+    program.sequences = seqs - set(getattr(program, "sequence_params", ()))
 
 
 def _int_names(assigns) -> set[str]:
@@ -145,6 +146,8 @@ def sequence_names(program: ir.Program, assigns) -> set[str]:
         for name in ir.assigned_by(stmt):
             defs.setdefault(name, []).append(stmt)
     varargs = set(getattr(program, "vararg_params", ()))
+    # a list or tuple passed, never rebound (the code is specialised on it)
+    varargs |= {p for p in getattr(program, "sequence_params", ()) if p not in defs}
     seqs = {n for n in defs if n not in program.params} | varargs
     listed = {id(s) for s in assigns}  # `s in assigns` scanned the list: quadratic
     changed = True
