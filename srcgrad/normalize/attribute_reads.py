@@ -64,6 +64,7 @@ def type_attribute_reads(program: ir.Program, objects=frozenset(), entry: bool =
     if not reads:
         return
     arrays = array_names(program, objects, entry)
+    objects = set(objects) | _named_tuples(program)
     guards = []
     for stmt in reads:
         base = stmt.op.args[0]
@@ -84,6 +85,18 @@ def type_attribute_reads(program: ir.Program, objects=frozenset(), entry: bool =
                     break
 
 
+def _named_tuples(program) -> set[str]:
+    """Names every definition of which builds a named tuple (``g = G(mean=m, std=s)``):
+    objects, whose attributes are fields."""
+    defs: dict[str, list] = {}
+    for stmt in ir.walk_statements(program.body):
+        if not ir.is_update(stmt):
+            for name in ir.assigned_by(stmt):
+                defs.setdefault(name, []).append(getattr(stmt, "op", None))
+    return {name for name, ops in defs.items()
+            if all(op is not None and op.primitive is ir.BUILD_NAMEDTUPLE for op in ops)}
+
+
 def _guard(program, stmt, base: str, name: str):
     """``array_attribute_read(base, name, message, where)`` before ``t = base.name``:
     an array's attribute without a derivative (``h.shape``), unless ``base``
@@ -91,9 +104,9 @@ def _guard(program, stmt, base: str, name: str):
     differentiate, which would get no gradient -- refused, located, there."""
     message = (f"'{base}.{name}': srcgrad took '.{name}' for an array's attribute, which "
                f"carries no derivative, but '{base}' is an object whose field '{name}' holds "
-               f"numbers, which would get no gradient here; read the field in the function "
-               f"you differentiate, where the object is an argument, and pass it on "
-               f"(helper({base}.{name}, ...))")
+               f"numbers, which would get no gradient here; pass the object itself to the "
+               f"function you differentiate (its fields are then known), or read the field "
+               f"there and pass it on (helper({base}.{name}, ...))")
     node = stmt.op.node
     where = gast.Tuple(elts=[gast.Constant(value=v, kind=None) for v in (
         program.filename, getattr(node, "lineno", None), getattr(node, "col_offset", None))],
@@ -133,13 +146,16 @@ def array_names(program, objects=(), entry: bool = True) -> set[str]:
             defs.setdefault(name, []).append(stmt)
     params = set(program.params)
     arrays = {n for n in defs if n not in params}
-    if entry:
-        arrays |= params - set(objects) - set(getattr(program, "vararg_params", ()))
+    # the entry function's parameters not passed objects: arrays or numbers read
+    # directly (x.T), but perhaps a list or dict whose items are not (d['g'].shape)
+    passed = params - set(objects) - set(getattr(program, "vararg_params", ())) \
+        if entry else set()
+    arrays |= passed
     changed = True
     while changed:
         changed = False
         for name in sorted(arrays & defs.keys()):  # a parameter rebound: each value checked
-            if not all(_makes_array(s, arrays) for s in defs[name]):
+            if not all(_makes_array(s, arrays, passed) for s in defs[name]):
                 arrays.discard(name)
                 changed = True
     return arrays
@@ -149,15 +165,16 @@ def array_names(program, objects=(), entry: bool = True) -> set[str]:
 _ARITHMETIC_MODULES = ("operator", "_operator")
 
 
-def _makes_array(stmt, arrays) -> bool:
+def _makes_array(stmt, arrays, passed=frozenset()) -> bool:
     op = getattr(stmt, "op", None)
     if not isinstance(stmt, gast.Assign) or op is None:
         return False  # a loop target, an unpacking of a helper's results: unknown
     prim = op.primitive
+    contents = arrays - passed  # an item, a copy of a parameter: perhaps a dict's
     if prim is operator.getitem or prim is operator.pos:
-        return _is_array(op.args[0], arrays)
+        return _is_array(op.args[0], contents)
     if getattr(prim, "__objclass__", None) is np.ndarray:  # d.copy() of a dict is a dict
-        return _is_array(op.args[0], arrays)
+        return _is_array(op.args[0], contents)
     if isinstance(prim, np.ufunc):
         return True
     module = getattr(prim, "__module__", None) or ""

@@ -289,3 +289,35 @@ def test_source_and_export_are_the_code_specialised_on_the_object(tmp_path):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     assert module.grad_free_energy(th, V) == expected == Thermo(-np.log(2.0), 3.0)
+
+
+def _built_inside(m, x):
+    g = Gauss3(mean=m * 2, std=np.exp(m), shape=m ** 2)
+    return np.sum((x - g.mean) / g.std) * g.shape
+
+
+Gauss3 = namedtuple("Gauss3", ["mean", "std", "shape"])
+
+
+@pytest.mark.parametrize("policy", POLICIES, ids=str)
+def test_named_tuple_built_inside(policy):
+    """A named tuple built in the function: its .mean, .std, .shape are fields."""
+    m, x = 0.7, X3
+    _, grad = srcgrad.value_and_grad(_built_inside, policy=policy, check=True)(m, x)
+    fd = (_built_inside(m + 1e-6, x) - _built_inside(m - 1e-6, x)) / 2e-6
+    assert_close(grad, fd)
+    assert_close(srcgrad.jvp(_built_inside, (m, x), (1.0, None))[1], fd)
+
+
+def _from_a_dict(d, x):
+    g = d['g']
+    return np.sum((x - g.mean) / g.std) * g.shape
+
+
+def test_field_without_derivative_of_an_object_in_a_dict_is_refused():
+    """d['g'].shape, a named tuple in a dict passed in: refused, located, not a
+    silent zero (its .mean and .std are read as fields, as the code runs)."""
+    d = {'g': Gauss3(0.5, 2.0, 1.5)}
+    with pytest.raises(srcgrad.UnsupportedSyntaxError) as info:
+        srcgrad.grad(_from_a_dict)(d, X3)
+    assert info.value.lineno and "g.shape" in info.value.message
