@@ -27,6 +27,8 @@ imports it.
 
 from __future__ import annotations
 
+import os
+import threading
 import types
 
 import numba
@@ -66,10 +68,36 @@ def parallel_twin(kernel, cache: bool = True):
 def on_threads(array) -> bool:
     """Whether a fused kernel over ``array`` (the first array it reads; the others
     have its shape, :func:`.numba_rules.fits` checks) should run on numba's
-    threads: an ``ndarray`` of at least :data:`THREADS_FROM` elements, and more
-    than one thread for the calling thread (``numba.set_num_threads``)."""
-    return type(array) is np.ndarray and array.size >= THREADS_FROM \
-        and numba.get_num_threads() > 1
+    threads: an ``ndarray`` of at least :data:`THREADS_FROM` elements, more
+    than one thread for the calling thread (``numba.set_num_threads``), and
+    none of the two cases where numba's threads would end the process, where
+    the serial kernel is as right and safe:
+
+    - a child forked from the process that imported this module: GNU
+      OpenMP's threads do not survive ``fork()``, and numba terminates a
+      child that starts them after its parent did (``multiprocessing``'s
+      fork workers computing gradients, say);
+    - under the ``workqueue`` threading layer (numba's choice where neither
+      TBB nor OpenMP is installed), a thread other than the main one: that
+      layer terminates the process when two Python threads start parallel
+      kernels at once."""
+    if type(array) is not np.ndarray or array.size < THREADS_FROM \
+            or os.getpid() != _HOME or numba.get_num_threads() < 2:
+        return False
+    return threading.current_thread() is threading.main_thread() or not _workqueue()
+
+
+#: The process that imported this module (a forked child has another pid).
+_HOME = os.getpid()
+_LAYER: list = []
+
+
+def _workqueue() -> bool:
+    """Whether numba's threads run on its ``workqueue`` layer (launched by now:
+    ``numba.get_num_threads`` launches them)."""
+    if not _LAYER:
+        _LAYER.append(numba.threading_layer())
+    return _LAYER[0] == "workqueue"
 
 
 __all__ = ["THREADS_FROM", "on_threads", "parallel_twin"]

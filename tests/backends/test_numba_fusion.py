@@ -521,3 +521,50 @@ def test_user_names_like_the_helpers_still_fuse(x):
     _same(g(x), srcgrad.grad(named_like_helpers)(x))
     assert kernels_ran(g), g.source
     assert "    fused_ = fused_1_threads if on_threads(" in g.source
+
+
+_HAZARD = textwrap.dedent("""
+    import multiprocessing, sys, threading
+    sys.path.insert(0, {tests!r})
+    import numpy as np
+    import test_numba_fusion as t
+    import srcgrad
+    x = np.random.default_rng(19).uniform(-1.0, 1.0, {size})
+    g = srcgrad.grad(t.poly, backend="numba")
+    want = g(x)  # the main thread: the threaded twins
+    assert t.twins_ran(g)
+    if sys.argv[1] == "fork":
+        context = multiprocessing.get_context("fork")
+        queue = context.Queue()
+        child = context.Process(target=lambda: queue.put(g(x).tobytes()))
+        child.start()
+        got = queue.get(timeout=300)
+        child.join()
+        print(child.exitcode == 0 and got == want.tobytes())
+    else:
+        results = []
+        def work():
+            results.append(all(np.array_equal(g(x), want) for _ in range(5)))
+        workers = [threading.Thread(target=work) for _ in range(3)]
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join()
+        print(results == [True] * 3)
+""")
+
+
+@threads
+@pytest.mark.parametrize("case, layer", [("fork", None), ("threads", "workqueue")])
+def test_no_threads_where_numba_would_end_the_process(case, layer, tmp_path):
+    """A child forked after the parent ran the twins (GNU OpenMP: numba
+    terminates it), and Python threads under the workqueue layer (numba
+    terminates the process when two start parallel kernels at once), run the
+    serial kernels: the same bits, and the process lives."""
+    env = {**os.environ, "SRCGRAD_CACHE_DIR": str(tmp_path / "cache")}
+    if layer:
+        env["NUMBA_THREADING_LAYER"] = layer
+    script = _HAZARD.format(tests=os.path.dirname(__file__), size=numba_threads.THREADS_FROM)
+    done = subprocess.run([sys.executable, "-c", script, case], env=env, capture_output=True,
+                          text=True, timeout=600, check=False)
+    assert done.returncode == 0 and done.stdout.split()[-1] == "True", done.stderr[-2000:]
