@@ -21,12 +21,9 @@ holding a number, a view, another dtype or a Dask array: the NumPy code
 runs), and that numba compiled the kernel.  The NumPy statements stay in the
 ``else`` branch, so the printed module shows both.
 
-Threads.  The kernel's loop is ``numba.prange`` over the flat index: ``range``
-in the kernel as decorated, split among numba's threads in its twin
-``fused_<n>_threads`` (:func:`.numba_threads.parallel_twin`, ``parallel=True``),
-which the guarded call picks for arrays large enough to pay for threads
-(:func:`.numba_threads.on_threads`).  Elements do not depend on each other, so
-the twin's values are the kernel's bit for bit.
+Threads.  The loop is ``numba.prange``: ``range`` in the kernel, split among
+numba's threads in its ``parallel=True`` twin ``fused_<n>_threads``, which the
+call picks for large arrays (:mod:`.numba_threads`); the same bits.
 
 Values.  ``+ - * /``, ``sqrt`` and ``abs`` are IEEE operations, so the kernel
 gives NumPy's bits; ``sin`` and ``cos`` call the same C library as NumPy's
