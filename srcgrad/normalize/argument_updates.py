@@ -645,8 +645,9 @@ class Scan:
         for keyword in call.keywords:
             if keyword.arg == "out":
                 self.update(self.deps(keyword.value), call, "item")
-        if isinstance(func, gast.Name) and func.id in self.local_functions:
-            inner = self.local_functions[func.id]
+        if isinstance(func, gast.Lambda) or isinstance(func, gast.Name) \
+                and func.id in self.local_functions:  # (lambda p: setter(p))(a) too
+            inner = func if isinstance(func, gast.Lambda) else self.local_functions[func.id]
             names = [a.id for a in inner.args.args if isinstance(a, gast.Name)]
             passed = [d for a in [*call.args, *(k.value for k in call.keywords)]
                       for d in self.deps(a)]

@@ -365,11 +365,23 @@ def local_def_caller(x):
     return r + np.sum(y * WEIGHTS)
 
 
+def via_called_lambda(a):
+    return (lambda p: setter(p))(a)  # noqa: PLC3002 (the form under test)
+
+
+def called_lambda_caller(x):
+    y = x * 1.0
+    r = via_called_lambda(y)
+    return r + np.sum(y * WEIGHTS)
+
+
 def others_forget(x):
-    return via_method(x * 1.0) + via_partial(x * 2.0) + via_local_def(x * 3.0)
+    return via_method(x * 1.0) + via_partial(x * 2.0) + via_local_def(x * 3.0) \
+        + via_called_lambda(x * 4.0)
 
 
-@pytest.mark.parametrize("fn", [method_caller, partial_caller, local_def_caller],
+@pytest.mark.parametrize("fn", [method_caller, partial_caller, local_def_caller,
+                                called_lambda_caller],
                          ids=lambda f: f.__name__)
 def test_a_method_partial_or_local_function_that_updates_is_followed(fn):
     test_a_read_after_an_update_passed_on_is_refused_located(fn)
