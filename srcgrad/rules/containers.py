@@ -187,7 +187,7 @@ def build_dict_tangent(out, keys, *values, d_values):
     return {keys[i]: d_values[i] for i in range(len(keys))}
 
 
-@adjoint(merged, "a", "b", name="|")
+@adjoint(merged, "a", "b", name="dict merge")
 def merged_(out, d_out, a, b):
     """``a | b`` of dicts: each item's cotangent goes back to the dict it came
     from (``b`` where it has the key); a bitwise or gets none (decided by the
@@ -195,7 +195,7 @@ def merged_(out, d_out, a, b):
     return merge_cotangent(d_out, out, b, 0), merge_cotangent(d_out, out, b, 1)
 
 
-@tangent(merged, "a", "b", name="|")
+@tangent(merged, "a", "b", name="dict merge")
 def merged_tangent(out, a, b, d_a, d_b):
     return merge_tangent(out, b, d_a, 0), merge_tangent(out, b, d_b, 1)
 
