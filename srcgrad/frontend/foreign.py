@@ -42,6 +42,8 @@ def native(obj, name=None):
     function, which then go the way any other object goes).  ``name``: the
     name the program reads it by (``concatenate`` in ``np.concatenate``),
     which says what a wrapper written as a lambda stands for."""
+    if isinstance(obj, types.ModuleType):
+        return _module(obj)
     for _ in range(4):               # a wrapper of a wrapper, at most a few deep
         if not _from_autograd(obj):
             return obj
@@ -54,6 +56,24 @@ def native(obj, name=None):
             continue
         return _same_name(obj, name)
     return obj
+
+
+def _module(module):
+    """``numpy`` for ``autograd.numpy``, ``scipy.special`` for
+    ``autograd.scipy.special``: what the program's ``np.exp`` then reads, so
+    that generated code calls NumPy itself.  Only modules already imported
+    (autograd's wrappers import what they wrap); anything else stays (autograd's
+    module ``autograd.scipy.stats.norm`` stands for an object of SciPy's, which
+    an exported module could not import: its functions are unwrapped one by
+    one instead)."""
+    name = module.__name__
+    if not name.startswith(("autograd.numpy", "autograd.scipy")):
+        return module
+    parts = name.split(".")[1:]
+    found = sys.modules.get(parts[0])
+    for part in parts[1:]:
+        found = getattr(found, part, None)
+    return found if isinstance(found, types.ModuleType) else module
 
 
 def _wrapped(obj):

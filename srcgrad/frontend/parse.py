@@ -470,11 +470,12 @@ class Resolver:
         return cls(fn.__globals__, cells, fn.__qualname__)
 
     def lookup(self, name: str):
-        """The object ``name`` refers to, or ``_MISSING``."""
+        """The object ``name`` refers to, or ``_MISSING``; an autograd wrapper
+        is what it wraps (:mod:`.foreign`)."""
         if name in self.closure:
-            return self.closure[name]
+            return native(self.closure[name], name)
         if name in self.globals:
-            return self.globals[name]
+            return native(self.globals[name], name)
         return getattr(builtins, name, _MISSING)
 
     def where(self, name: str) -> str:
