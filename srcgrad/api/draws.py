@@ -16,7 +16,7 @@ the first run, and afterwards they are left as one run leaves them.
     >>> draws.rewind()                      # before a rerun
     >>> [rng.normal() for _ in range(2)] == first
     True
-    >>> draws.finish()                      # as after one run
+    >>> draws.finish()                      # as before the rerun
     >>> bool(rng.normal() == np.random.default_rng(0).normal(size=3)[2])
     True
 """
@@ -27,7 +27,8 @@ import random
 
 import numpy as np
 
-_GENERATORS = (np.random.Generator, np.random.RandomState, np.random.BitGenerator)
+_GENERATORS = (np.random.Generator, np.random.RandomState, np.random.BitGenerator,
+               random.Random)
 
 
 def _generators(args) -> list:
@@ -43,13 +44,42 @@ def _generators(args) -> list:
     return found
 
 
+def _reached(fn, limit: int = 200) -> list:
+    """The objects the functions ``fn`` may run read from outside: the globals
+    each names and the contents of its closure, following the user functions
+    among them (a helper ``noise()`` reading a module's ``RNG``)."""
+    found, seen, todo = [], set(), [getattr(fn, "__func__", fn)]
+    while todo and len(seen) < limit:
+        f = todo.pop()
+        code = getattr(f, "__code__", None)
+        if code is None or id(f) in seen:
+            continue
+        seen.add(id(f))
+        held = getattr(f, "__globals__", {})
+        values = [held[n] for n in code.co_names if n in held]
+        for cell in getattr(f, "__closure__", None) or ():
+            try:
+                values.append(cell.cell_contents)
+            except ValueError:  # an empty cell
+                continue
+        for v in values:
+            found.append(v)
+            if callable(v) and hasattr(getattr(v, "__func__", v), "__code__"):
+                todo.append(getattr(v, "__func__", v))
+    return found
+
+
 def _state_of(g):
+    if isinstance(g, random.Random):
+        return g.getstate()
     return g.get_state() if isinstance(g, np.random.RandomState) else g.bit_generator.state \
         if isinstance(g, np.random.Generator) else g.state
 
 
 def _set_state(g, state) -> None:
-    if isinstance(g, np.random.RandomState):
+    if isinstance(g, random.Random):
+        g.setstate(state)
+    elif isinstance(g, np.random.RandomState):
         g.set_state(state)
     elif isinstance(g, np.random.Generator):
         g.bit_generator.state = state
@@ -59,14 +89,13 @@ def _set_state(g, state) -> None:
 
 class Draws:
     """The states of the generators a run may draw from, kept before the first
-    run: those among ``args`` and the globals ``fn`` names.  ``globals_too``: NumPy's global generator and Python's ``random``
+    run: those among ``args``, and the globals and closure contents of ``fn``
+    and the user functions it reaches.  ``globals_too``: NumPy's global generator and Python's ``random``
     too (reading their states costs ~0.15 ms: only where the code draws)."""
 
     def __init__(self, args, fn=None, globals_too: bool = True):
-        code = getattr(getattr(fn, "__func__", fn), "__code__", None)
-        held = getattr(getattr(fn, "__func__", fn), "__globals__", {})
-        named = [held[n] for n in code.co_names if n in held] if code is not None else []
-        self.generators = _generators((*args, *named))  # (RNG = default_rng() of a module)
+        # (RNG = default_rng() of a module, read by fn or a helper; one in a closure)
+        self.generators = _generators((*args, *_reached(fn)))
         self.globals_too = globals_too
         self.start = self._states()
         self.end = None
@@ -86,10 +115,10 @@ class Draws:
             random.setstate(python_state)
 
     def rewind(self) -> None:
-        """Before a rerun: the states before the first run (the states after it
-        are kept for :meth:`finish`)."""
-        if self.end is None:
-            self.end = self._states()
+        """Before a rerun: the states before the first run (the states now --
+        after the last run, and any draws the caller made since -- are kept
+        for :meth:`finish`)."""
+        self.end = self._states()
         self._restore(self.start)
 
     def finish(self) -> None:

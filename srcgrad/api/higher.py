@@ -146,6 +146,16 @@ def _basis(x, k):
     return e.reshape(x.shape)
 
 
+def _may_draw(derivative) -> bool:
+    """Whether ``derivative``'s code may draw from NumPy's global generator or
+    Python's ``random``; True where its source cannot be shown without a call
+    (a function passed as an argument, specialised when it is called)."""
+    try:
+        return may_draw(derivative.source)
+    except SrcGradError:
+        return True
+
+
 def _rerun(draws, k, derivative, *args):
     """The ``k``-th run of a dense derivative's columns: from the second on, the
     generators ``fn`` draws from are rewound, so every column belongs to the
@@ -165,7 +175,7 @@ def hessian(fn, wrt=0, *, backend="numpy"):
     def hess(*args):
         x = args[position]
         n = _flat_size(x)
-        draws = Draws((*args, bound_self), func, may_draw(product.source))
+        draws = Draws((*args, bound_self), func, _may_draw(product))
         columns = [np.ravel(_rerun(draws, k, product, *args, _basis(x, k))) for k in range(n)]
         draws.finish()  # the generators as one run of fn leaves them
         return np.stack(columns, axis=-1).reshape(np.shape(x) + np.shape(x)) \
@@ -194,7 +204,7 @@ def _dense_derivative(dense, wrapped, kind) -> Derivative:
         shape = np.shape(x) * order
         if not n:
             return np.zeros(shape)
-        draws = Draws((*args, bound_self), func, may_draw(chain.source))
+        draws = Draws((*args, bound_self), func, _may_draw(chain))
         columns = [np.ravel(_rerun(draws, k, chain, *args, *(_basis(x, i) for i in combination)))
                    for k, combination in enumerate(
                        itertools.product(range(n), repeat=order - 1))]

@@ -119,3 +119,76 @@ def test_global_generators_are_rewound_too(fn):
     expected = np.stack([(grad_at(X + 1e-5 * e) - grad_at(X - 1e-5 * e)) / 2e-5
                          for e in np.eye(X.size)], axis=-1)
     assert_close(H, expected, what="hessian", rtol=1e-5)
+
+
+def _noise(shape):  # a helper reading the module's generator
+    return RNG.normal(size=shape)
+
+
+def through_helper(x):
+    return np.sum(np.tanh(x * (1.0 + 0.5 * _noise(x.shape))) ** 2)
+
+
+def _closing_over(rng):
+    def g(x):
+        return np.sum(np.tanh(x * (1.0 + 0.5 * rng.normal(size=x.shape))) ** 2)
+    return g
+
+
+def python_random(x, r):  # r: a random.Random
+    h = x * 1.0
+    for i in range(3):
+        h = h + r.gauss(0.0, 0.3) * np.sin(h)
+    return np.sum(h ** 2)
+
+
+def _hessian_fd(fn, reset, *rest):
+    def grad_at(x):
+        reset()
+        return srcgrad.grad(fn)(x, *rest)
+    return np.stack([(grad_at(X + 1e-5 * e) - grad_at(X - 1e-5 * e)) / 2e-5
+                     for e in np.eye(X.size)], axis=-1)
+
+
+def test_generators_a_helper_or_a_closure_reads_are_rewound():
+    start = RNG.bit_generator.state
+
+    def reset():
+        RNG.bit_generator.state = start
+    reset()
+    H = srcgrad.hessian(through_helper)(X)
+    assert_close(H, _hessian_fd(through_helper, reset), what="hessian, helper's RNG", rtol=1e-5)
+    rng = np.random.default_rng(5)
+    g = _closing_over(rng)
+
+    def reset_closure():
+        rng.bit_generator.state = np.random.default_rng(5).bit_generator.state
+    reset_closure()
+    H = srcgrad.hessian(g)(X)
+    assert_close(H, _hessian_fd(g, reset_closure), what="hessian, closure's RNG", rtol=1e-5)
+
+
+def test_a_python_random_instance_is_rewound():
+    import random
+    r = random.Random(4)
+    H = srcgrad.hessian(python_random)(X, r)
+    after = random.Random(4)
+    python_random(X, after)
+    assert r.random() == after.random()  # one call's draws
+
+    def reset():
+        r.seed(4)
+    expected = _hessian_fd(python_random, reset, r)
+    assert_close(H, expected, what="hessian, random.Random", rtol=1e-5)
+
+
+def test_the_callers_draws_between_pullbacks_are_kept():
+    rng = np.random.default_rng(3)
+    _, pullback = srcgrad.vjp(noisy, X, rng, wrt=0)
+    seen = []
+    for _ in range(4):
+        pullback(np.ones(X.size))
+        seen.append(rng.normal())  # the caller draws between pullbacks
+    reference = np.random.default_rng(3)
+    noisy(X, reference)
+    assert seen == [reference.normal() for _ in range(4)]
