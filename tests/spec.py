@@ -1040,6 +1040,11 @@ for e, sx, sy, sz in (("np.linalg.multi_dot([x, y, z])", (2, 3), (3, 4), (4, 2))
     S(f"{e}-{sx}-{sy}-{sz}", np.linalg.multi_dot, e, x=normal(*sx), y=normal(*sy),
       **({"z": normal(*sz)} if sz else {}))
 N("np.digitize", np.digitize, "np.digitize(x, [-0.5, 0.0, 0.5])", x=_X)
+S("quantile_jvp", srcgrad.runtime.quantile_jvp, "srcgrad.runtime.quantile_jvp(t, a, 0.3, 0, o)",
+  t=normal(4, 3), a=distinct(4, 3), o=fixed(np.zeros(3)))
+S("quantile_jvp-scalar", srcgrad.runtime.quantile_jvp,
+  "srcgrad.runtime.quantile_jvp(t, a, [0.5, 0.9], None, o)", t=normal(5), a=distinct(5),
+  o=fixed(np.zeros(2)))
 
 # --- values passed where a constant usually goes (tests/rules/test_constant_parameters.py) ----
 def near(value, *shape, spread=0.02):

@@ -2,7 +2,10 @@
 (``np.median``, ``np.quantile``, ``np.percentile``), weighted means
 (``np.average``), covariances (``np.cov``, ``np.corrcoef``), polynomials
 (``np.polyval``, ``np.vander``), ``np.correlate``, ``np.meshgrid`` and
-``np.linalg.multi_dot``.
+``np.linalg.multi_dot``.  Second derivatives: through the quantiles (their
+tangent helper has rules too); the others' tangent helpers have none yet, so
+``hvp``/``hessian`` of code using them is refused (MissingRuleError), never
+wrong.
 
 A quantile with NumPy's default linear interpolation is a weighted sum of the
 two sorted elements around it (:func:`~srcgrad.runtime.quantile_weights`), so
@@ -64,6 +67,20 @@ def percentile(out, d_out, a, q, axis=None, *, keepdims=False):
 @tangent(np.percentile, "a")
 def percentile_tangent(out, a, q, axis=None, *, keepdims=False, d_a):
     return quantile_jvp(d_a, a, np.true_divide(q, 100), axis, out)
+
+
+@adjoint(quantile_jvp, "t", "a", name="quantile_jvp")
+def quantile_jvp_adjoint(out, d_out, t, a, q, axis, like):
+    """For second derivatives (reverse mode over tangent code): the tangent of
+    a quantile is linear in ``t``; its weights stay put as ``a`` moves (they
+    change only where two elements swap places), so ``a`` gets zeros."""
+    return (unbroadcast(quantile_grad(d_out, a, q, axis), t),
+            in_dtype_of(np.zeros(np.shape(a)), a))
+
+
+@tangent(quantile_jvp, "t", "a", name="quantile_jvp")
+def quantile_jvp_tangent(out, t, a, q, axis, like, *, d_t, d_a):
+    return quantile_jvp(d_t, a, q, axis, like), in_dtype_of(np.zeros(np.shape(out)), out)
 
 
 @adjoint(np.average, "a", "weights")

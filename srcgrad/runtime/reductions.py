@@ -265,11 +265,11 @@ def quantile_grad(g, a, q, axis=None):
     return in_dtype_of(_reduced_back(np.sum(weights * g, axis=tuple(range(qdims))), a, axis), a)
 
 
-def quantile_jvp(t, a, q, axis, out):
-    """The tangent of ``out = np.quantile(a, q, axis)`` for ``a``'s tangent ``t``."""
+def quantile_jvp(t, a, q, axis, like):
+    """The tangent of ``like = np.quantile(a, q, axis)`` for ``a``'s tangent ``t``."""
     moved, _ = _reduced_last(np.broadcast_to(t, np.shape(a)), axis)
     return in_dtype_of(np.reshape(np.sum(quantile_weights(a, q, axis) * moved, axis=-1),
-                                  np.shape(out)), out)
+                                  np.shape(like)), like)
 
 
 def _weights_like(weights, a, axis):

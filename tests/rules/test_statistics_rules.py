@@ -166,3 +166,21 @@ def test_other_interpolation_refused():
     with pytest.raises(srcgrad.SrcGradError) as info:
         srcgrad.grad(f)(V)
     assert "quantile" in str(info.value)
+
+
+def test_second_derivatives_through_quantiles():
+    """hvp and hessian run reverse mode over the tangent code, whose quantile
+    helper has rules of its own; covariances' helpers have none yet: refused."""
+    def f(a):
+        s = 0.0
+        for i in range(3):
+            s = s + np.percentile(a[i] * (i + 1.0), 30.0) ** 2 + np.median(a[i] ** 3)
+        return s + np.sum(np.quantile(a, [0.2, 0.7], axis=1) ** 2)
+    v = np.cos(np.arange(20.0)).reshape(4, 5)
+    hv = srcgrad.hvp(f)(A, v)
+    differences = (srcgrad.grad(f)(A + 1e-6 * v) - srcgrad.grad(f)(A - 1e-6 * v)) / 2e-6
+    assert_close(hv, differences, rtol=1e-6, atol=1e-7)
+    assert_close(srcgrad.hessian(f)(A).reshape(20, 20) @ v.ravel(), hv.ravel(), rtol=1e-12,
+                 atol=1e-12)
+    with pytest.raises(srcgrad.MissingRuleError, match="cov_jvp"):
+        srcgrad.hvp(covariance)(A, v)
