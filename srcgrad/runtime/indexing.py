@@ -149,6 +149,8 @@ def written_cotangent(g, x, index, value=None, where=None):
     if isinstance(x, (list, dict)):
         if isinstance(index, slice) and isinstance(x, list):
             _check_same_length(x, index, value, where)
+            if not is_zero(g):
+                return rows_cotangent(list(g)[index], value)
         return item_cotangent(g, x, index)
     if _truncates(x):
         return 0.0
@@ -224,8 +226,29 @@ def slice_written_cotangent(g, x, index, value):
     if isinstance(x, list):
         if is_zero(g):
             return 0.0
-        return ListCotangent(list(g)[_written_span(len(x), index, len(value))])
+        return rows_cotangent(list(g)[_written_span(len(x), index, len(value))], value)
     return written_cotangent(g, x, index, value)
+
+
+def rows_cotangent(parts, value):
+    """The cotangent of ``value`` in ``L[a:b] = value``, from ``parts``, the
+    cotangents of the list elements it became: a list one for a list or tuple,
+    but an array for an array -- Python stores its rows (``L[0:2] = x[1:] * 2.0``
+    makes ``L[0]`` the row ``x[1] * 2.0``), and the adjoints of what made the
+    array take an array cotangent.  An integer array's rows have none.
+
+        >>> rows_cotangent([1.0, 0.0], np.ones(2))
+        array([1., 0.])
+    """
+    if isinstance(value, (list, tuple)) or not hasattr(value, "shape") or not value.ndim:
+        return ListCotangent(parts)
+    if value.dtype.kind not in "fc" or all(is_zero(p) for p in parts):
+        return 0.0
+    out = namespace_of(value).zeros(value.shape, dtype=value.dtype)
+    for k, part in enumerate(parts):
+        if not is_zero(part):
+            out[k] = part
+    return out
 
 
 def slice_kept_cotangent(g, x, index, value):

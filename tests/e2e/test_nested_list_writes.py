@@ -190,3 +190,76 @@ def test_a_named_slice_that_may_move_the_elements_is_refused_located(s):
     step = np.ones(3) * 1e-6
     want = (through_a_named_slice(X + step, s) - through_a_named_slice(X - step, s)) / 2e-6
     np.testing.assert_allclose(tangent, want, rtol=1e-6)
+
+
+# An array on the right of a list slice assignment: Python stores its rows as
+# the list's items (L[0:2] = x[1:] * 2.0).  The adjoint handed the array's
+# cotangent back as a list, and the next rule failed with a raw TypeError
+# ("can't multiply sequence by non-int of type 'float'") under every policy.
+def array_rows_same_length(x):  # the reviewer's program: gradient [0, -0.8, 2.8, 6]
+    L = [x[0], x[1], x[2]]
+    L[0:2] = x[1:] * 2.0
+    return L[0] * L[1] + L[2] * 3.0
+
+
+def array_rows_resize(x):  # the reviewer's program: gradient [0, 0.2, 2.8, 6]
+    L = [x[0], x[1], x[2]]
+    L[0:1] = x[1:] * 2.0
+    return L[0] * L[1] + L[2] * 3.0 + L[3]
+
+
+def array_rows_in_a_loop(x):
+    L = [x[0], x[1], x[2], x[3]]
+    for k in range(3):
+        if x[k] > 0:
+            L[k:k + 2] = np.sin(x[k:k + 2]) * L[k]
+        else:
+            L[k:k + 1] = x[:2] * x[3]
+    return L[0] * L[1] + L[2] * L[-1] + len(L)
+
+
+def array_of_rows(x):  # a 2-D array: the list holds its rows
+    M = np.outer(x[:2], x[2:])
+    L = [x, x * 2.0]
+    L[1:2] = M * 3.0
+    return np.sum(L[0] * L[1][0]) + np.sum(L[2] ** 2)
+
+
+def _rows_into(L, v):
+    L[1:3] = v * v
+    return L
+
+
+def array_rows_via_helper(x):
+    L = _rows_into([x[0], x[1], x[2], x[3]], x[:2])
+    return L[1] * L[2] + L[3]
+
+
+X4 = np.array([0.3, 0.7, -0.2, 0.5])
+ARRAY_ROWS = [array_rows_same_length, array_rows_resize, array_rows_in_a_loop,
+              array_of_rows, array_rows_via_helper]
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+@pytest.mark.parametrize("fn", ARRAY_ROWS)
+def test_list_slice_assigned_from_an_array(fn, policy):
+    for x in (X4, -X4, np.array([0.3, -0.7, 0.2, 0.5])):  # both branches
+        check_both_modes(fn, x, policy=policy)
+
+
+def test_list_slice_assigned_from_an_array_values_and_second_order():
+    np.testing.assert_allclose(srcgrad.grad(array_rows_same_length)(X4), [0, -0.8, 2.8, 6],
+                               atol=1e-14)
+    np.testing.assert_allclose(srcgrad.grad(array_rows_resize)(X4), [0, 0.2, 2.8, 6],
+                               atol=1e-14)
+    v = np.array([1.0, -0.5, 0.25, 2.0])
+    for fn in ARRAY_ROWS:
+        g = srcgrad.grad(fn)
+        want = (g(X4 + 1e-6 * v) - g(X4 - 1e-6 * v)) / 2e-6
+        np.testing.assert_allclose(srcgrad.hvp(fn)(X4, v), want, rtol=1e-6, atol=1e-7)
+
+
+def test_list_slice_assigned_from_an_array_autograd_agrees():
+    autograd = pytest.importorskip("autograd")
+    for fn in (array_rows_same_length, array_rows_resize):
+        np.testing.assert_allclose(srcgrad.grad(fn)(X4), autograd.grad(fn)(X4), rtol=1e-14)
