@@ -1040,6 +1040,13 @@ for e, sx, sy, sz in (("np.linalg.multi_dot([x, y, z])", (2, 3), (3, 4), (4, 2))
     S(f"{e}-{sx}-{sy}-{sz}", np.linalg.multi_dot, e, x=normal(*sx), y=normal(*sy),
       **({"z": normal(*sz)} if sz else {}))
 N("np.digitize", np.digitize, "np.digitize(x, [-0.5, 0.0, 0.5])", x=_X)
+# f-strings become str.format calls (frontend/fstrings.py): text, no derivative
+N("str.format", str.format, "str.format('{:.3f}', x[0, 0])", x=_X)
+N("str", str, "str(x)", x=_X)
+N("repr", repr, "repr(x)", x=_X)
+N("format", format, "format(x[0, 0], '.2f')", x=_X)
+S("in_dtype_of", srcgrad.runtime.in_dtype_of, "srcgrad.runtime.in_dtype_of(d, x)", d=normal(2, 3),
+  x=fixed(np.zeros(3)))
 S("quantile_jvp", srcgrad.runtime.quantile_jvp, "srcgrad.runtime.quantile_jvp(t, a, 0.3, 0, o)",
   t=normal(4, 3), a=distinct(4, 3), o=fixed(np.zeros(3)))
 S("quantile_jvp-scalar", srcgrad.runtime.quantile_jvp,

@@ -2,10 +2,12 @@
 (``np.median``, ``np.quantile``, ``np.percentile``), weighted means
 (``np.average``), covariances (``np.cov``, ``np.corrcoef``), polynomials
 (``np.polyval``, ``np.vander``), ``np.correlate``, ``np.meshgrid`` and
-``np.linalg.multi_dot``.  Second derivatives: through the quantiles (their
-tangent helper has rules too); the others' tangent helpers have none yet, so
-``hvp``/``hessian`` of code using them is refused (MissingRuleError), never
-wrong.
+``np.linalg.multi_dot``.  Second derivatives (reverse mode over tangent
+code) go through the quantiles (their tangent helper has rules too),
+polynomials, ``np.correlate`` and ``np.meshgrid``; the tangent helpers of
+``np.average``, ``np.cov``, ``np.corrcoef`` and ``multi_dot`` have no rules
+yet, so ``hvp``/``hessian`` of code using them is refused (MissingRuleError),
+never wrong.
 
 A quantile with NumPy's default linear interpolation is a weighted sum of the
 two sorted elements around it (:func:`~srcgrad.runtime.quantile_weights`), so
@@ -179,6 +181,13 @@ def multi_dot(out, d_out, arrays):
 @tangent(np.linalg.multi_dot, "arrays")
 def multi_dot_tangent(out, arrays, *, d_arrays):
     return multi_dot_jvp(arrays, d_arrays, out)
+
+
+@linear(in_dtype_of, "d", name="in_dtype_of", call="in_dtype_of")
+def in_dtype_of_(out, d_out, d, x):
+    """A cast (the tangent and cotangent rules above end with it): linear in
+    ``d``; ``x`` only lends its dtype."""
+    return in_dtype_of(d_out, d)
 
 
 nondifferentiable(np.digitize)

@@ -184,3 +184,14 @@ def test_second_derivatives_through_quantiles():
                  atol=1e-12)
     with pytest.raises(srcgrad.MissingRuleError, match="cov_jvp"):
         srcgrad.hvp(covariance)(A, v)
+
+
+@pytest.mark.parametrize("fn, x", [(polynomial, np.array([1.0, -2.0, 0.5])), (polynomial_x, V),
+                                   (vandermonde, V), (correlate, V), (grid, V[:3]),
+                                   (robust_scale, V)],
+                         ids=["polynomial", "polynomial_x", "vandermonde", "correlate", "grid",
+                              "robust_scale"])
+def test_hvp_matches_differences_of_the_gradient(fn, x):
+    v = np.cos(np.arange(np.size(x)) + 0.5).reshape(np.shape(x))
+    differences = (srcgrad.grad(fn)(x + 1e-6 * v) - srcgrad.grad(fn)(x - 1e-6 * v)) / 2e-6
+    assert_close(srcgrad.hvp(fn)(x, v), differences, rtol=1e-6, atol=1e-6)
