@@ -4,9 +4,9 @@
 (``np.polyval``, ``np.vander``), ``np.correlate``, ``np.meshgrid`` and
 ``np.linalg.multi_dot``.  Second derivatives (reverse mode over tangent
 code) go through the quantiles (their tangent helper has rules too),
-polynomials, ``np.correlate`` and ``np.meshgrid``; the tangent helpers of
-``np.average``, ``np.cov``, ``np.corrcoef`` and ``multi_dot`` have no rules
-yet, so ``hvp``/``hessian`` of code using them is refused (MissingRuleError),
+polynomials, ``np.correlate``, ``np.meshgrid`` and ``multi_dot`` of up to
+three operands; the tangent helpers of ``np.average``, ``np.cov`` and
+``np.corrcoef`` have no rules yet, so ``hvp``/``hessian`` of code using them is refused (MissingRuleError),
 never wrong.
 
 A quantile with NumPy's default linear interpolation is a weighted sum of the
@@ -180,6 +180,15 @@ def multi_dot(out, d_out, arrays):
 
 @tangent(np.linalg.multi_dot, "arrays")
 def multi_dot_tangent(out, arrays, *, d_arrays):
+    """One product per operand, with that operand replaced by its tangent; up
+    to three operands written out (generated code that is differentiated again
+    can follow those), more through :func:`~srcgrad.runtime.multi_dot_jvp`."""
+    if len(arrays) == 2:
+        return in_dtype_of(np.dot(d_arrays[0], arrays[1]) + np.dot(arrays[0], d_arrays[1]), out)
+    if len(arrays) == 3:
+        return in_dtype_of(np.linalg.multi_dot([d_arrays[0], arrays[1], arrays[2]])
+                           + np.linalg.multi_dot([arrays[0], d_arrays[1], arrays[2]])
+                           + np.linalg.multi_dot([arrays[0], arrays[1], d_arrays[2]]), out)
     return multi_dot_jvp(arrays, d_arrays, out)
 
 

@@ -188,9 +188,9 @@ def test_second_derivatives_through_quantiles():
 
 @pytest.mark.parametrize("fn, x", [(polynomial, np.array([1.0, -2.0, 0.5])), (polynomial_x, V),
                                    (vandermonde, V), (correlate, V), (grid, V[:3]),
-                                   (robust_scale, V)],
+                                   (robust_scale, V), (chain, A)],
                          ids=["polynomial", "polynomial_x", "vandermonde", "correlate", "grid",
-                              "robust_scale"])
+                              "robust_scale", "chain"])
 def test_hvp_matches_differences_of_the_gradient(fn, x):
     v = np.cos(np.arange(np.size(x)) + 0.5).reshape(np.shape(x))
     differences = (srcgrad.grad(fn)(x + 1e-6 * v) - srcgrad.grad(fn)(x - 1e-6 * v)) / 2e-6
