@@ -112,6 +112,15 @@ def is_user_function(obj) -> bool:
     return not is_library_module(module)
 
 
+def _identity(obj) -> tuple:
+    """What makes a function passed the same one again: the object itself, or
+    for a bound method (a new object at each read of ``layer.fwd``) the
+    function and the object it is bound to."""
+    if isinstance(obj, types.MethodType):
+        return (obj.__func__, obj.__self__)
+    return (obj, None)
+
+
 class Callee:
     """A function an argument passes (``grad(apply, wrt=1)(np.tanh, x)``): the
     generated code is specialised on it, as for static arguments in a JIT.
@@ -141,10 +150,11 @@ class Callee:
 
     def __eq__(self, other):
         return isinstance(other, Callee) and self.position == other.position \
-            and self.obj is other.obj and all(a is b for a, b in zip(self.code, other.code))
+            and all(a is b for a, b in zip(_identity(self.obj), _identity(other.obj))) \
+            and all(a is b for a, b in zip(self.code, other.code))
 
     def __hash__(self):
-        return hash((self.position, id(self.obj)))
+        return hash((self.position, *map(id, _identity(self.obj))))
 
     def __repr__(self):
         return f"{self.name}={shown_callable(self.obj)}"

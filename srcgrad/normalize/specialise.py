@@ -39,6 +39,7 @@ import numpy as np
 from ..frontend.linker import ElementClasses, element_classes, is_user_function
 from ..frontend.parse import MISSING
 from ..ir.syntax import clone, load_name, source_of, walk
+from .iterators import builtin_call
 from .sugar import builtin_ref
 
 
@@ -163,6 +164,15 @@ class Specialisation:
         ``param``: the code is specialised on the function ``expr`` names."""
         test = gast.Compare(left=load_name(param.id), ops=[gast.IsNot()],
                             comparators=[clone(expr)])
+        if isinstance(self.passed.get(param.id), types.MethodType):
+            # a bound method is a new object at each read (layer.fwd): the
+            # same method is the same function bound to the same object
+            test = gast.BoolOp(op=gast.Or(), values=[gast.Compare(
+                left=builtin_call("getattr", load_name(param.id), gast.Constant(attr, None),
+                                  gast.Constant(None, None)),
+                ops=[gast.IsNot()],
+                comparators=[gast.Attribute(value=clone(expr), attr=attr, ctx=gast.Load())])
+                for attr in ("__func__", "__self__")])
         guard = gast.If(test=test, body=[gast.Raise(exc=gast.Call(
             func=builtin_ref("TypeError"), args=[gast.Constant(value=message, kind=None)],
             keywords=[]), cause=None)], orelse=[])
