@@ -48,6 +48,7 @@ def getitem_grad(g, a, index):
     if is_basic_index(index):
         if foreign(grad):
             index, g = _without_newaxes(grad, index, g)
+            index, g = _forward_steps(grad, index, g)
         grad[index] = g
     elif foreign(grad):
         try:
@@ -83,6 +84,41 @@ def _without_newaxes(grad, index, g):
     lead = axis - np.ndim(g)  # axes g broadcasts along (it may be a number)
     drop = tuple(a - lead for a in newaxes if a >= lead)
     return tuple(p for p in parts if p is not None), np.squeeze(g, axis=drop) if drop else g
+
+
+def _forward_steps(grad, index, g):
+    """``index`` (basic, no ``None``) with each negative-step slice turned into
+    the positive-step slice of the same elements, and ``g`` reversed along
+    that slice's axis: Dask's assignment fails on ``grad[1, ::-1] = g`` (an
+    IndexError from its own code) though it takes ``grad[1, :] = g[::-1]``.
+    Left as it is where an axis's length is unknown (NaN) to Dask.
+
+        >>> _forward_steps(np.zeros((2, 3)), (1, slice(None, None, -1)), np.arange(3))
+        ((1, slice(0, 3, 1)), array([2, 1, 0]))
+    """
+    parts = index if isinstance(index, tuple) else (index,)
+    if not any(isinstance(p, slice) and p.step is not None and p.step < 0 for p in parts):
+        return index, g
+    spread = np.ndim(grad) - sum(p is not Ellipsis for p in parts)
+    out, flips, axis, kept = [], [], 0, 0  # axis: of grad; kept: of grad[index]
+    for p in parts:
+        if p is Ellipsis:
+            axis, kept = axis + spread, kept + spread
+        elif isinstance(p, slice):
+            n = grad.shape[axis]
+            if p.step is not None and p.step < 0 and not math.isnan(n):
+                span = range(*p.indices(int(n)))
+                p = slice(span[-1], span[0] + 1, -p.step) if span else slice(0, 0)
+                flips.append(kept)
+            axis, kept = axis + 1, kept + 1
+        else:
+            axis += 1
+        out.append(p)
+    lead = kept + np.ndim(grad) - axis - np.ndim(g)  # axes g broadcasts along
+    for a in flips:
+        if a >= lead and np.shape(g)[a - lead] != 1:
+            g = g[(slice(None),) * (a - lead) + (slice(None, None, -1),)]
+    return (tuple(out) if isinstance(index, tuple) else out[0]), g
 
 
 def _scatter_rows(grad, index, g):
