@@ -16,7 +16,7 @@ import sys
 
 from . import (construction, containers, forward_helpers, gradient_control, indexing, linalg, math_module, methods, operators, reductions, shapes, ufuncs)  # noqa: F401 (register)
 from . import differences, products, sorting  # noqa: F401 (register)
-from . import fft, sequences, statistics  # noqa: F401 (register)
+from . import dict_builders, fft, sequences, statistics  # noqa: F401 (register)
 from . import array_api, ufunc_methods  # noqa: F401 (register)
 from .derive import alias, linear, pointwise
 from .registry import (Rule, TangentRule, adjoint, all_rules, all_tangents, display_name, is_nondifferentiable, lookup, lookup_tangent, nondifferentiable, register_lazily, tangent)

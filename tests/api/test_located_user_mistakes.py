@@ -3,8 +3,8 @@ errors from srcgrad's internals or generated code; each is now handled.
 
 - ``d = dict.fromkeys(keys, 0.0)`` then ``d['a'] = x[0] * 2``: an
   AttributeError from the adjoint inliner (no rule to inline); the dict built
-  from constants now differentiates (nothing flows back into it); a
-  differentiated value passed to ``dict.fromkeys`` is refused, located.
+  from constants now differentiates (nothing flows back into it), and so does
+  one built from a differentiated value (rules/dict_builders.py).
 - an ``on_grad`` hook that returns None (a logging hook without
   ``return g``): a TypeError from the generated code; now GradientHookError at
   the ``on_grad`` line, naming the hook.
@@ -67,14 +67,20 @@ def test_dict_fromkeys_of_constants(fn, policy):
     assert_close(tangent, np.sum(g), rtol=1e-10)
 
 
-def test_dict_fromkeys_of_a_differentiated_value_is_refused_located():
-    def shared(x):
-        d = dict.fromkeys(["a", "b"], x[0])
-        return d["a"] * d["b"]
-    for run in (lambda: srcgrad.grad(shared)(X), lambda: srcgrad.jvp(shared, (X,), (X,))):
-        with pytest.raises(srcgrad.MissingRuleError) as info:
-            run()
-        assert "dict.fromkeys" in str(info.value) and info.value.lineno is not None
+def shared_value(x):
+    d = dict.fromkeys(["a", "b"], x[0] * x[1])
+    d["b"] = d["b"] + x[2]
+    return d["a"] * d["b"] + sum(helper_of_dict(dict.fromkeys(("w", "v"), x[i])) for i in range(2))
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+def test_dict_fromkeys_of_a_differentiated_value(policy):
+    """Every key holds the same value: its cotangent is the sum of theirs."""
+    value, g = srcgrad.value_and_grad(shared_value, policy=policy)(X)
+    assert_bit_identical(value, shared_value(X))
+    assert_close(g, numeric_grad(shared_value, (X,), 0), rtol=1e-6, atol=1e-8)
+    _, tangent = srcgrad.jvp(shared_value, (X,), (np.array([0.3, -1.0, 2.0]),))
+    assert_close(tangent, g @ np.array([0.3, -1.0, 2.0]), rtol=1e-10)
 
 
 def log_norm(g):
