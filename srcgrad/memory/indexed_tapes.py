@@ -47,16 +47,17 @@ write.  So a tape qualifies only where (checked by :func:`_qualifies`):
 * the push sits in the body of one ``for`` loop -- directly, or in its
   branches, never in a loop nested in it -- that is itself in no loop (in a
   loop, a tape holds the steps of every run of the inner loop); likewise the
-  pop, in the body of the adjoint sweep's loop over ``reversed(t1)`` or, for
-  a loop left early by ``break`` or ``return``, ``reversed(t1[:iterations])``
-  -- the indices the forward loop ran, last first;
+  pop, in the body of the adjoint sweep's loop over ``reversed(t1)`` -- the
+  indices the forward loop ran, last first.  Not a loop left early by
+  ``break`` or ``return`` (``reversed(t1[:iterations])``): its range may be
+  endless (``enumerate(itertools.count())``), and ``len(t1)`` slots would
+  not fit in memory;
 * ``t1`` is bound once, to ``range(n)`` (one argument: the indices are the
   positions ``0 .. n-1``), ``range`` the builtin;
 * neither loop's body assigns the index ``i``.
 
 A branch that pushes on some steps only (a ``continue``) writes the slots of
-those steps; the adjoint's mirrored branch reads them on the same steps.  The
-slots of steps a ``break`` skipped stay ``None`` and are never read.  A slot
+those steps; the adjoint's mirrored branch reads them on the same steps.  A slot
 keeps its value after it is read (a pop let it go): the peak of what the
 tapes hold, at the start of the adjoint sweep, is the same.  The NumPy
 backend only (numba types a list of ``None`` as such), when optimising, and
@@ -175,7 +176,9 @@ def _qualifies(tape, pushes, pops, forward, backward, counts, last) -> bool:
     made = last.get(steps)
     if counts.get(steps) != 1 or not _is_range(made, steps):
         return False
-    if not _backwards_over(back.iter, steps):
+    if not _backwards_over(back.iter, steps) or not isinstance(back.iter.args[0], gast.Name):
+        # (a loop left early runs over a range that may be endless -- enumerate of
+        # itertools.count() -- whose len(t1) slots no memory holds: it keeps its list)
         return False
     index = loop.target.id
     if any(index in ir.assigned_by(s) for s in ir.walk_statements(loop.body + back.body)):
