@@ -143,8 +143,9 @@ class Transformed:
         code for these arguments, check them, remember the code when the next
         call of the same kind may skip the checks, and run it."""
         __tracebackhide__ = True
-        check_call(self._fn, args if self._bound is None else (self._bound, *args), kwargs,
-                   self._options.mode)  # a missing argument names f, not grad_f
+        if self._options.mode in ("grad", "value_and_grad"):  # (jvp's call adds tangents)
+            check_call(self._fn, args if self._bound is None else (self._bound, *args), kwargs,
+                       self._options.mode)  # a missing argument names f, not grad_f
         if kwargs:  # g(fn=np.tanh, x=x): specialised as g(np.tanh, x) is
             bound = () if self._bound is None else (self._bound,)
             args, kwargs = functions_by_keyword(self._fn, (*bound, *args), kwargs)
