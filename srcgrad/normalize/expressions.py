@@ -128,7 +128,8 @@ class Expressions:
         ssa = user_name if user_name not in self.env.values() and user_name not in self.env \
             and not reserved else self.namer.fresh(user_name)
         self.namer.reserve(ssa)
-        self.namer.user_names[ssa] = user_name
+        # (an inlined local function's variable: the name its user wrote)
+        self.namer.user_names[ssa] = self.namer.user_names.get(user_name, user_name)
         self.env[user_name] = ssa
         return ssa
 
@@ -380,15 +381,16 @@ class Expressions:
 
     def opaque(self, node):
         """A copy of ``node`` with local names renamed to their SSA names; evaluated
-        as is."""
-        node = clone(node)
+        as is; a call of a local function in it is computed first (local_tests.py)."""
+        node = clone(self.hoisted_calls(node))
         inner = bound_inside(node)
         for sub in walk(node):
             if isinstance(sub, gast.Call) and self.callee(sub) in DYNAMIC:
                 raise self.error(f"'{self.callee(sub).__name__}' is not supported: srcgrad "
                                  f"differentiates the code it can read", sub)
             if isinstance(sub, gast.Name) and isinstance(sub.ctx, gast.Load):
-                if getattr(sub, "helper", None) is not None or id(sub) in inner:
+                if getattr(sub, "helper", None) is not None or id(sub) in inner \
+                        or getattr(sub, "hoisted", False):
                     continue
                 if sub.id in self.locals:
                     if sub.id not in self.env:

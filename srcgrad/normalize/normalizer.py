@@ -54,6 +54,7 @@ from .control import ControlFlow
 from .expressions import Expressions
 from .inlining import Inlining
 from .jumps import structure
+from .local_tests import LocalCallsInTests, loop_tests_as_breaks
 from .specialise import Specialisation
 from .statements import Statements
 from .sugar import Sugar
@@ -80,7 +81,7 @@ def unparse_body(program: ir.Program) -> str:
 
 
 class _Normalizer(Statements, Expressions, ControlFlow, Calls, Inlining, Specialisation,
-                  Sugar):
+                  Sugar, LocalCallsInTests):
     def __init__(self, parsed: ParsedFunction, receiver_type=None, callees=()):
         self.parsed = parsed
         self.callees = callees
@@ -119,6 +120,7 @@ class _Normalizer(Statements, Expressions, ControlFlow, Calls, Inlining, Special
         output = None
         self.output_node = self.func
         self.desugar()
+        loop_tests_as_breaks(self.func)  # while f(x) > c, f a local function (local_tests.py)
         self.locals |= assigned_names(self.func)
         result, flag = self.namer.fresh("result"), self.namer.fresh("returned")
         parts = structure(self.func, result=result, flag=flag, fresh=self.namer.fresh)

@@ -37,12 +37,19 @@ from .. import ir
 from ..errors import SrcGradError
 from ..frontend.linker import is_user_function
 from ..ir.syntax import (
-    clone, constant, helper_ref, is_append, located, source_of, updated_in_place, walk,
+    clone,
+    constant,
+    helper_ref,
+    is_append,
+    located,
+    source_of,
+    walk,
 )
 from ..rules import registry
 from .argument_checks import entry_checks, update_guards
 from .argument_updates import argument_updates
 from .expressions import BINOPS, MULTI_OUTPUT, OP_LABELS
+from .user_methods import is_user_method, own_updates
 
 
 def constant_of_int(node):
@@ -293,7 +300,8 @@ class Statements:
             self.out[-1].augmented = old
             self.out[-1].augmented_symbol = OP_LABELS.get(BINOPS[type(stmt.op)], "+")
             self.out[-1].user_target = target.id
-        elif isinstance(stmt, gast.Expr) and is_append(stmt.value):
+        elif isinstance(stmt, gast.Expr) and is_append(stmt.value) \
+                and not is_user_method(self.callee, stmt.value.func):  # not self.append(v)
             call = stmt.value
             base = self.updated_array(gast.Subscript(value=call.func.value, slice=None,
                                                      ctx=gast.Load()))
@@ -464,7 +472,7 @@ class Statements:
             self.free[found.refs[shown]] = value
         for param in (p for p in self.params if p in found.checked):
             self.out.extend(entry_checks(param, self.params, found, self.parsed.filename))
-        updated = updated_in_place(self.func) | found.direct | found.shared
+        updated = own_updates(self.func, self.callee) | found.direct | found.shared
         for param in self.params:
             if param in updated:
                 # snapshot() copies an array, list or dict and leaves a number alone

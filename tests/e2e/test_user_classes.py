@@ -1,0 +1,196 @@
+"""Object-oriented and notebook code srcgrad refused although it is valid.
+
+- A user's method named like a container's in-place method (a Kalman filter's
+  ``self.update(m, P, y)``, ``append``, ``pop``, ``fill``, ``sort``...) was
+  taken for ``dict.update`` / ``list.append``: ``self`` was copied as an
+  updated argument and the call got "no adjoint rule for the method
+  '.update()'" (in a loop, the error blamed the other method, ``.predict()``).
+- A local function or lambda called in a test or a comparison (a backtracking
+  line search's ``while f(x + a * d) > fx``, ``m = f(x) > 0.1``) was refused
+  with "name 'f' is not defined".
+
+Each program: the value bit for bit the function's own, the gradient against
+central differences under every policy, the tangent of jvp against
+differences, and autograd's gradient where it runs the program."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from numeric import assert_bit_identical, assert_close, jvp_fd, numeric_grad, pure
+
+import srcgrad
+from srcgrad.errors import UnsupportedSyntaxError
+
+POLICIES = ["save", "recompute", "sqrt", ("revolve", 2)]
+
+
+def check(fn, args, wrt=0, autograd_fn=None):
+    """Value bit-identical, gradient vs differences under each policy, jvp's
+    tangent vs differences (and autograd's gradient, where given)."""
+    expected = pure(fn)(*args)
+    fd = numeric_grad(pure(fn), list(args), wrt)
+    for policy in POLICIES:
+        value, grad = srcgrad.value_and_grad(fn, wrt=wrt, policy=policy)(*args)
+        assert_bit_identical(value, expected)
+        assert_close(grad, fd, what=f"{getattr(fn, '__name__', fn)}, policy {policy!r}")
+    direction = np.linspace(0.5, 1.5, np.size(args[wrt])).reshape(np.shape(args[wrt]))
+    tangents = tuple(direction if i == wrt else np.zeros_like(a) if isinstance(a, np.ndarray)
+                     else 0.0 for i, a in enumerate(args))
+    value, tangent = srcgrad.jvp(fn, tuple(args), tangents) if len(args) > 1 else \
+        srcgrad.jvp(fn, (args[0],), (direction,))
+    assert_bit_identical(value, expected)
+    assert_close(tangent, jvp_fd(pure(fn), list(args), [wrt], [direction]))
+    if autograd_fn is not None:
+        autograd = pytest.importorskip("autograd")
+        assert_close(autograd.grad(autograd_fn, wrt)(*args), fd)
+
+
+# -- 1. a user's method named update, append, pop... --------------------------------------
+
+class KalmanFilter:
+    def __init__(self, q, r):
+        self.q = q
+        self.r = r
+
+    def predict(self, m, P):
+        return m, P + self.q
+
+    def update(self, m, P, y):
+        S = P + self.r
+        K = P / S
+        return m + K * (y - m), (1 - K) * P, -0.5 * (np.log(S) + (y - m) ** 2 / S)
+
+    def loglik(self, ys):
+        m, P, ll = 0.0, 1.0, 0.0
+        for y in ys:
+            m, P = self.predict(m, P)
+            m, P, step = self.update(m, P, y)
+            ll = ll + step
+        return ll
+
+
+def kalman_loglik(kf, ys):  # the object passed first: its methods by its class
+    return kf.loglik(ys) + np.sum(kf.update(0.0, 1.0, ys)[2])
+
+
+YS = np.array([0.3, -0.2, 0.5, 0.9])
+
+
+def test_kalman_update_method_bound():
+    check(KalmanFilter(0.2, 0.5).loglik, (YS,))
+
+
+def test_kalman_update_method_through_the_class_and_an_argument():
+    kf = KalmanFilter(0.2, 0.5)
+    check(KalmanFilter.loglik, (kf, YS), wrt=1)
+    check(kalman_loglik, (kf, YS), wrt=1)
+
+
+@pytest.mark.parametrize("method", ["update", "append", "pop", "fill", "sort", "extend",
+                                    "insert", "setdefault", "remove", "clear", "add"])
+def test_method_named_like_a_container_method(method, tmp_path, monkeypatch):
+    # the class's source must be in a file srcgrad can read
+    path = tmp_path / f"named_{method}.py"
+    path.write_text(
+        f"import numpy as np\n\n\n"
+        f"class C:\n"
+        f"    def __init__(self, r):\n"
+        f"        self.r = r\n\n"
+        f"    def {method}(self, m):\n"
+        f"        return m * self.r\n\n"
+        f"    def loss(self, x):\n"
+        f"        s = 0.0\n"
+        f"        for i in range(2):\n"
+        f"            s = s + np.sum(self.{method}(x) ** 2)\n"
+        f"        if s > 0.0:\n"
+        f"            s = s + np.sum(self.{method}(np.sin(x)))\n"
+        f"        return s\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = __import__(f"named_{method}")
+    check(module.C(1.5).loss, (np.array([0.4, -1.1, 0.8]),))
+
+
+# -- 2. a local function called in a test or comparison ------------------------------------
+
+def line_search(x0, d):
+    def f(x):
+        return np.sum(x ** 4) + np.sum(x ** 2)
+    alpha = 1.0
+    fx = f(x0)
+    while f(x0 + alpha * d) > fx - 1e-4 * alpha:
+        alpha *= 0.5
+    return f(x0 + alpha * d)
+
+
+def lambda_in_conditional(x0):
+    f = lambda x: np.sum(x ** 2)  # noqa: E731
+    return np.sum(x0) if f(x0) > 0.5 else 2 * np.sum(x0)
+
+
+def local_in_mask(x):
+    f = lambda v: v ** 2  # noqa: E731
+    m = f(x) > 0.1
+    return np.sum(x[m] ** 3)
+
+
+def local_in_loop_test(x):
+    def g(v):
+        return np.sum(np.tanh(v))
+    total = 0.0
+    for alpha in (0.5, 1.0, 2.0):
+        if g(x * alpha) > 0.3:
+            total = total + g(x * alpha)
+        else:
+            total = total - np.sum(x ** 2)
+    ok = g(x) > -10.0
+    if ok:
+        total = total * 2.0
+    return total
+
+
+def metropolis(x, u):
+    def logp(z):
+        return -0.5 * np.sum(z ** 2)
+    prop = x * 0.9
+    if np.log(u) < logp(prop) - logp(x):
+        x = prop
+    return np.sum(x ** 2)
+
+
+def filtered(x):
+    def f(v):
+        return v * v
+    return sum([v * 2.0 for v in x if f(v) > 0.1])
+
+
+def test_local_function_in_while_test():
+    x0, d = np.array([1.0, -0.5]), np.array([-1.0, 0.7])
+    check(line_search, (x0, d))
+
+
+@pytest.mark.parametrize("fn", [lambda_in_conditional, local_in_mask, local_in_loop_test,
+                                filtered])
+def test_local_function_in_comparison(fn):
+    check(fn, (np.array([1.0, -0.5, 0.2]),))
+
+
+def test_local_function_in_metropolis_test():
+    x = np.array([1.0, -0.5, 0.2])
+    check(metropolis, (x, 0.7))
+    check(metropolis, (x, 0.999))
+
+
+def skipped_call(x):
+    f = lambda v: np.sum(v)  # noqa: E731
+    if np.sum(x) > 100.0 and f(x) > 0.0:
+        return np.sum(x)
+    return np.sum(x ** 2)
+
+
+def test_local_function_after_and_is_refused_with_advice():
+    with pytest.raises(UnsupportedSyntaxError) as info:
+        srcgrad.grad(skipped_call)(np.array([1.0, 2.0]))
+    err = info.value
+    assert err.lineno and err.filename.endswith("test_user_classes.py")
+    assert "compute the value first" in err.message
