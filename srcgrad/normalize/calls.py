@@ -196,6 +196,8 @@ class Calls(Selections, NamedTuples, Keywords, Rewrites):
             return self.named_tuple(node, prim)
         if returned_functions(prim):  # flatten(p) outside `flat, unflatten = flatten(p)`
             raise self.error(self.closure_use(prim), node)
+        if is_user_function(prim):  # integrate(self.rhs, y0): a lambda (user_methods.py)
+            node = self.methods_as_lambdas(node)
         if is_user_function(prim) and any(self.is_local_function(a) for a in [
                 *node.args, *(kw.value for kw in node.keywords)]):
             # fixed_point(lambda z: g(p, z), x0): the helper inlined, the lambda with it

@@ -58,6 +58,7 @@ from .local_tests import LocalCallsInTests, loop_tests_as_breaks
 from .specialise import Specialisation
 from .statements import Statements
 from .sugar import Sugar
+from .user_methods import MethodArguments
 
 
 def normalize(parsed: ParsedFunction, receiver_type=None, callees=()) -> ir.Program:
@@ -81,7 +82,7 @@ def unparse_body(program: ir.Program) -> str:
 
 
 class _Normalizer(Statements, Expressions, ControlFlow, Calls, Inlining, Specialisation,
-                  Sugar, LocalCallsInTests):
+                  Sugar, LocalCallsInTests, MethodArguments):
     def __init__(self, parsed: ParsedFunction, receiver_type=None, callees=()):
         self.parsed = parsed
         self.callees = callees

@@ -26,10 +26,13 @@ any other (``self.predict(m)``), not a container's update of ``self``.
 
 from __future__ import annotations
 
+import functools
+import inspect
+
 import gast
 
 from ..frontend.linker import is_user_function
-from ..ir.syntax import is_append, walk
+from ..ir.syntax import clone, is_append, load_name, walk
 
 
 def receiver_class(resolve):
@@ -67,3 +70,62 @@ def own_updates(func, resolve) -> set[str]:
         elif is_append(node) and not is_user_method(resolve, node.func):
             updated.add(node.func.value.id)
     return updated
+
+
+class MethodArguments:
+    """Mixed into the normaliser: a bound method of the instance
+    (``integrate(self.rhs, y0)``), or a ``functools.partial`` made in the call
+    (``integrate(functools.partial(rhs, k=k), y0)``), passed to a user
+    function.  Neither is known before the code runs (the instance, ``k``),
+    so the helper cannot be specialised on it; written as the lambda it
+    stands for (``lambda y: self.rhs(y)``), it is inlined with the helper, as
+    a lambda passed there is (:meth:`.inlining.Inlining.inline_helper`)."""
+
+    def methods_as_lambdas(self, node):
+        """``node`` (a call of a user function) with each such argument
+        written as a lambda; ``node`` itself where there is none."""
+        args = [self._as_lambda(a) for a in node.args]
+        keywords = [gast.keyword(arg=k.arg, value=self._as_lambda(k.value))
+                    for k in node.keywords]
+        if all(a is b for a, b in zip(args, node.args)) and all(
+                a.value is b.value for a, b in zip(keywords, node.keywords)):
+            return node
+        return gast.copy_location(gast.Call(func=node.func, args=args, keywords=keywords), node)
+
+    def _as_lambda(self, arg):
+        if isinstance(arg, gast.Attribute) and is_user_method(self.callee, arg) \
+                and not isinstance(inspect.getattr_static(self.receiver_type, arg.attr, None),
+                                   (staticmethod, classmethod)):
+            return self._lambda(arg, getattr(self.receiver_type, arg.attr), 1, [], set())
+        if isinstance(arg, gast.Call) and arg.args and self.callee(arg) is functools.partial \
+                and not any(isinstance(a, gast.Starred) for a in arg.args) \
+                and all(k.arg is not None for k in arg.keywords) \
+                and all(isinstance(v, (gast.Name, gast.Constant)) for v in
+                        [*arg.args[1:], *(k.value for k in arg.keywords)]):
+            target = self.callee(gast.Call(func=arg.args[0], args=[], keywords=[]))
+            if is_user_function(target):  # partial(rhs, k=k): lambda y: rhs(y, k=k)
+                return self._lambda(arg.args[0], target, len(arg.args) - 1, arg.args[1:],
+                                    {k.arg for k in arg.keywords}, arg.keywords)
+        return arg
+
+    def _lambda(self, func, fn, skipped, bound, named, keywords=()):
+        """``lambda a, b: func(*bound, a, b, **keywords)`` for the parameters of
+        ``fn`` after the first ``skipped`` and not in ``named``; the argument
+        itself where ``fn`` takes more than plain parameters."""
+        code = fn.__code__
+        if code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS) \
+                or code.co_kwonlyargcount or fn.__defaults__:
+            return func
+        params = [p for p in code.co_varnames[skipped:code.co_argcount] if p not in named]
+        names = [self.namer.fresh(p) for p in params]
+        call = gast.Call(func=clone(func), args=[*map(clone, bound), *map(load_name, names)],
+                         keywords=[gast.keyword(arg=k.arg, value=clone(k.value))
+                                   for k in keywords])
+        made = gast.Lambda(args=gast.arguments(
+            args=[gast.Name(id=n, ctx=gast.Param(), annotation=None, type_comment=None)
+                  for n in names], posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[],
+            kwarg=None, defaults=[]), body=call)
+        for sub in walk(made):
+            if "lineno" in sub._attributes and getattr(sub, "lineno", None) is None:
+                gast.copy_location(sub, func)
+        return made

@@ -8,12 +8,17 @@
 - A local function or lambda called in a test or a comparison (a backtracking
   line search's ``while f(x + a * d) > fx``, ``m = f(x) > 0.1``) was refused
   with "name 'f' is not defined".
+- A bound method of the instance (``integrate(self.rhs, y0)``) or a
+  ``functools.partial`` made in the function, passed to a helper, was refused
+  (in a loop with a false "euler() updates its argument 'y' in place").
 
 Each program: the value bit for bit the function's own, the gradient against
 central differences under every policy, the tangent of jvp against
 differences, and autograd's gradient where it runs the program."""
 
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 import pytest
@@ -194,3 +199,69 @@ def test_local_function_after_and_is_refused_with_advice():
     err = info.value
     assert err.lineno and err.filename.endswith("test_user_classes.py")
     assert "compute the value first" in err.message
+
+
+# -- 3. a bound method of the instance, or a partial made here, passed to a helper ---------
+
+def euler(f, y, h):
+    return y + h * f(y)
+
+
+def integrate(f, y0):
+    y = y0
+    for i in range(3):
+        y = euler(f, y, 0.1)
+    return np.sum(y ** 2)
+
+
+class Simulation:
+    def __init__(self, k):
+        self.k = k
+
+    def rhs(self, y):
+        return -self.k * y ** 2
+
+    def run(self, y0):
+        return integrate(self.rhs, y0)
+
+    def run_once(self, y0):
+        return np.sum(euler(self.rhs, y0, 0.1) ** 2)
+
+    def run_branch(self, y0):
+        if np.sum(y0) > 0.0:
+            return integrate(f=self.rhs, y0=y0 * 2.0)
+        return integrate(self.rhs, y0)
+
+
+def rhs_k(y, k):
+    return -k * y ** 2
+
+
+def rhs_ak(a, y, k):
+    return -k * y ** 2 + a
+
+
+def run_partial(k, y0):
+    return integrate(functools.partial(rhs_k, k=k), y0)
+
+
+def run_partial_positional(k, y0):
+    return integrate(functools.partial(rhs_ak, k, k=k), y0) \
+        + np.sum(euler(functools.partial(rhs_k, k=2.0), y0, 0.1))
+
+
+Y0 = np.array([1.0, 0.4])
+
+
+@pytest.mark.parametrize("name", ["run", "run_once", "run_branch"])
+def test_bound_method_of_the_instance_passed_to_a_helper(name):
+    sim = Simulation(0.7)
+    check(getattr(sim, name), (Y0,))
+    check(getattr(Simulation, name), (sim, Y0), wrt=1)
+    check(getattr(sim, name), (-Y0,))
+
+
+@pytest.mark.parametrize("fn", [run_partial, run_partial_positional])
+def test_partial_made_in_the_function_passed_to_a_helper(fn):
+    check(fn, (0.7, Y0), wrt=1)
+    check(fn, (0.7, Y0), wrt=0)
