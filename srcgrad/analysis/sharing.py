@@ -84,12 +84,21 @@ def _told_not_to_copy(op) -> bool:
     return copy is not None and not (isinstance(copy, gast.Constant) and copy.value is True)
 
 
+#: Attributes that are a window on an array's memory (``x.T``), read as a field
+#: where the object may be no array (normalize/attribute_reads.py): ``ir.GETATTR``.
+_VIEW_ATTRIBUTES = frozenset(("T", "mT", "real", "imag"))
+
+
 def is_view(stmt) -> bool:
     """Whether ``stmt``'s result may be a window on its first operand's memory
     (``x[1:]``, ``x.T``, ``y = x``; not ``x[[0, 2]]``, which copies)."""
     op = getattr(stmt, "op", None)
     if op is None or not op.args or not isinstance(op.args[0], gast.Name):
         return False
+    if op.primitive is ir.GETATTR:  # v = d['h'].T: a field, or the array's view (as it runs)
+        name = op.args[1].value if len(op.args) > 1 and isinstance(op.args[1], gast.Constant) \
+            else None
+        return name in _VIEW_ATTRIBUTES
     try:
         if op.primitive in _COPY_UNLESS_TOLD:
             return _told_not_to_copy(op)
