@@ -23,6 +23,8 @@ import operator
 import gast
 
 from .. import ir
+from ..ad.in_place import only_reports
+from ..analysis.sharing import held_names, is_view
 from ..errors import UnsupportedSyntaxError
 from ..ir.syntax import call_to, clone, constant
 from ..optimize.dce import eliminate_dead
@@ -33,6 +35,7 @@ from .effects import (
     call_effect,
     changed_in_place,
     expression_effect,
+    passed_to_writers,
     value_effect,
 )
 
@@ -77,6 +80,42 @@ def _state(loop, carried=frozenset()) -> list[str]:
         if isinstance(stmt, gast.For):
             assigned.update(ir.stored_names(stmt.target))
     return sorted((exposed | set(carried)) & assigned)
+
+
+def _with_sharers(body, changed, free) -> set[str]:
+    """``changed`` and every name of ``body`` that may share memory with one of
+    them: a draw changed through a second name (``a = rng.normal(size=3); b = a;
+    b[1] += 1.0``) or a view (``b = a[:2]``) is changed too, and must be kept for
+    the reruns as a copy (review r1: kept as the array itself, each rerun added 1
+    again, silently).  Views, plain copies of a name and containers holding it
+    join their names, and what a call may write into (a user function's
+    ``v[1] += 1.0``) is changed; too much only copies a draw that needed none."""
+    group = {}
+
+    def find(n):
+        while group.get(n, n) != n:
+            n = group[n]
+        return n
+
+    changed = set(changed)
+    for stmt in ir.walk_statements(body):
+        changed.update(passed_to_writers(stmt, free))
+        op = getattr(stmt, "op", None)
+        if isinstance(stmt, gast.Assign):
+            targets = ir.target_names(stmt)[:1]
+        elif op is not None and op.primitive is ir.APPEND and isinstance(op.args[0], gast.Name):
+            targets = [op.args[0].id]  # xs.append(a): xs holds a
+        else:
+            continue
+        joined = list(held_names(stmt))
+        if is_view(stmt):
+            joined.append(stmt.op.args[0].id)
+        for target in targets:
+            for n in joined:
+                group.setdefault(target, target)
+                group[find(n)] = find(target)
+    roots = {find(n) for n in changed}
+    return changed | {n for n in group if find(n) in roots}
 
 
 def _dispatch(action_var, a, b, branches) -> gast.If:
@@ -189,14 +228,15 @@ def _before_continues(stmts, make) -> list:
 
 
 def _not_rerun(stmt, free) -> bool:
-    """A call statement a rerun leaves out: ``print(...)`` (it would print again),
+    """A call statement a rerun leaves out: ``print(...)``, logging and
+    ``warnings.warn`` (it would report again),
     a draw or ``next(it)`` whose value is dropped, ``np.random.seed(i)`` -- the
     rerun reads its draws back, and its generators stay as the forward sweep
     left them."""
     if not isinstance(stmt, gast.Expr) or not isinstance(stmt.value, gast.Call):
         return False
     call = stmt.value
-    if isinstance(call.func, gast.Name) and call.func.id == "print":
+    if only_reports(call, free):
         return True
     return call_effect(call, free) in (RANDOM, NEXT)
 
@@ -277,8 +317,9 @@ class _Rewrite:
         # a draw kept for them is a copy, and so is each read back, since the
         # iteration changes the object it is given (it kept the changed values,
         # which a rerun changed again: a silently wrong gradient, review 5)
-        self.mutated = {n for s in ir.walk_statements(loop.body) for n in (
-            ir.target_names(s)[:1] if ir.is_update(s) else changed_in_place(s, free or {}))}
+        self.mutated = _with_sharers(loop.body, {n for s in ir.walk_statements(loop.body) for n in (
+            ir.target_names(s)[:1] if ir.is_update(s) else changed_in_place(s, free or {}))},
+            free or {})
         for stmt in ir.walk_statements(loop.body):
             if getattr(stmt, "test_replay", None):
                 stmt.test_name = namer.fresh("go_on")

@@ -233,6 +233,38 @@ def mutated_names(stmt, free) -> set[str]:
     return out
 
 
+def passed_to_writers(stmt, free) -> set[str]:
+    """The names ``stmt`` passes to a call that may write into them, on top of
+    :func:`mutated_names`: a user function run as it is (``bump(a)``, whose
+    ``v[1] += 1.0`` is no call this table sees, so that it counts as pure for
+    running twice), wherever the statement calls it.  (Used where a copy too
+    many costs only time: the draws a checkpointed loop keeps.)"""
+    if isinstance(stmt, (gast.If, gast.For, gast.While)) or ir.is_update(stmt):
+        return set()
+    op = getattr(stmt, "op", None)
+    prim = getattr(op, "primitive", None)
+    if isinstance(prim, CalleePair):
+        return set()  # a differentiated user function's updates are made explicit
+    out = set(mutated_names(stmt, free))
+    if op is not None and prim is not ir.OPAQUE and _writer(prim):
+        out.update(n for a in [*op.args, *op.kwargs.values()] for n in ir.names_in(a))
+    for sub in gast.walk(getattr(stmt, "value", None) or gast.Pass()):
+        if isinstance(sub, gast.Call) and _writer(_resolve(sub.func, free)):
+            out.update(n for a in [*sub.args, *(k.value for k in sub.keywords)]
+                       for n in ir.names_in(a))
+    return out
+
+
+def _writer(fn) -> bool:
+    """A user function (its source may write into what it is given) or a call
+    that changes an argument or whose effects are unknown."""
+    if fn is _MISSING or not callable(fn):
+        return False
+    if inspect.isfunction(fn) and not is_library_module(getattr(fn, "__module__", None) or ""):
+        return True
+    return function_effect(fn) in (UNKNOWN, CHANGES_ARGUMENT)
+
+
 def changed_in_place(stmt, free) -> list[str]:
     """The names a statement's calls change in place for certain: the object of a
     method that changes it (``lst.remove(c)``), the array ``rng.shuffle(a)``

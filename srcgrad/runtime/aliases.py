@@ -23,6 +23,8 @@ does the other name see the update at all?  If it does, the update raises
 
 from __future__ import annotations
 
+import random
+
 import numpy as np
 
 from .errors import error_at
@@ -291,6 +293,9 @@ def _sees(other, base, region) -> bool:
             return True
     if other is None or isinstance(other, (np.generic, int, float, complex, str, bool)):
         return False  # immutable: a NumPy scalar read from base is a copy
+    if isinstance(other, (np.random.Generator, np.random.RandomState, np.random.BitGenerator,
+                          random.Random)):
+        return False  # a generator holds its state, never an array it drew (review r1)
     if isinstance(other, (list, tuple)):
         return any(_sees(item, base, region) for item in other)
     if isinstance(other, dict):
