@@ -64,11 +64,19 @@ def harmless(expr, free=None) -> bool:
     ``warnings.warn(...)``), and the run-time checks srcgrad itself inserts
     (``untouched(r, x, ...)``).  Like print, they run as written, with the
     forward values, and give no derivative."""
+    return isinstance(expr, gast.Call) and (
+        getattr(expr.func, "helper", None) is not None or only_reports(expr, free))
+
+
+def only_reports(expr, free=None) -> bool:
+    """A call that only shows its arguments: ``print(...)``, a logger's or the
+    logging module's record, ``warnings.warn(...)``.  A checkpointed loop's
+    reruns leave it out: Python shows each once (memory/checkpointing.py)."""
     if not isinstance(expr, gast.Call):
         return False
     func = expr.func
     if isinstance(func, gast.Name):
-        return func.id in ("print",) or getattr(func, "helper", None) is not None
+        return func.id == "print"
     if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and free:
         owner = free.get(func.value.id)
         if owner is logging or isinstance(owner, (logging.Logger, logging.LoggerAdapter)):

@@ -110,3 +110,40 @@ def test_an_f_string_the_code_formats_is_python_s_text():
         return np.sum(t ** 2) + len(_report(0, np.sum(t), 1)) * 0.0
     srcgrad.grad(f)(W)
     assert len(seen) == 1
+
+
+class _Kept(logging.Handler):
+    def __init__(self):
+        super().__init__()
+        self.messages = []
+
+    def emit(self, record):
+        self.messages.append(record.getMessage())
+
+
+quiet = logging.getLogger("srcgrad.tests.steps")
+
+
+def logged_steps(x):
+    h = x
+    for t in range(6):
+        h = np.tanh(h * 1.1)
+        quiet.info("step %d", t)
+        print("step", t)
+    return np.sum(h)
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+def test_a_checkpointed_loop_reports_each_step_once(policy, capsys):
+    """The reruns of "sqrt" and "revolve" leave print and logging out, as Python
+    reports each step once (review: log.info was emitted again by every rerun,
+    12 and 20 records for Python's 6)."""
+    kept = _Kept()
+    quiet.addHandler(kept)
+    quiet.setLevel(logging.INFO)
+    try:
+        srcgrad.grad(logged_steps, policy=policy)(W.copy())
+    finally:
+        quiet.removeHandler(kept)
+    assert kept.messages == [f"step {t}" for t in range(6)]
+    assert capsys.readouterr().out.splitlines() == [f"step {t}" for t in range(6)]
