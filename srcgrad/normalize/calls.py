@@ -107,6 +107,7 @@ class Calls(Selections, NamedTuples, Keywords, Rewrites):
             default = clone(self.called_parameters[node.func.id])
             node = gast.copy_location(gast.Call(func=gast.copy_location(default, node.func),
                                                 args=node.args, keywords=node.keywords), node)
+        node = self.own_method_call(node)  # self(x), super().m(x) (user_methods.py)
         rebuilt = self.built_like(node)
         if rebuilt is not None:  # type(p)(*(d_a, d_b)), p = P(a, b): P(d_a, d_b)
             node = rebuilt

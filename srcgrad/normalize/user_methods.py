@@ -129,3 +129,55 @@ class MethodArguments:
             if "lineno" in sub._attributes and getattr(sub, "lineno", None) is None:
                 gast.copy_location(sub, func)
         return made
+
+    def own_method_call(self, node):
+        """``self(x)`` in a method, the class defining ``__call__``:
+        ``self.__call__(x)``; ``super().m(x)``: the method ``m`` of the next class
+        in ``self``'s class's order after the one defining this function,
+        called with ``self`` (a name bound to that function, the call marked
+        with ``self``'s class).  ``node`` itself for any other call."""
+        cls, params = self.receiver_type, self.params
+        if cls is None or not params or self.env.get(params[0]) != params[0]:
+            return node
+        func = node.func
+        if isinstance(func, gast.Name) and func.id == params[0] \
+                and is_user_function(vars(cls).get("__call__") or next((vars(k)["__call__"] for k in cls.__mro__ if "__call__" in vars(k)), None)):
+            called = gast.copy_location(gast.Attribute(value=func, attr="__call__",
+                                                       ctx=gast.Load()), func)
+            return gast.copy_location(gast.Call(func=called, args=node.args,
+                                                keywords=node.keywords), node)
+        if not (isinstance(func, gast.Attribute) and isinstance(func.value, gast.Call)
+                and isinstance(func.value.func, gast.Name) and func.value.func.id == "super"
+                and not func.value.args and not func.value.keywords
+                and self.callee(func.value) is super):
+            return node
+        method = self._next_method(func.attr)
+        if method is None:
+            return node
+        name = self.namer.fresh(f"{method.__qualname__.split('.')[-2]}_{func.attr}")
+        self.free[name] = method
+        ref = gast.copy_location(load_name(name), func)
+        ref.helper = method
+        call = gast.copy_location(gast.Call(func=ref, args=[load_name(params[0]), *node.args],
+                                            keywords=node.keywords), node)
+        call.receiver_type = cls
+        for sub in walk(call):
+            if "lineno" in sub._attributes and getattr(sub, "lineno", None) is None:
+                gast.copy_location(sub, node)
+        return call
+
+    def _next_method(self, attr):
+        """The function ``super().attr`` calls here: found after the class that
+        defines the function being compiled, in its receiver's order (None where
+        that class is not found, or the method is no plain user function)."""
+        code = getattr(self.parsed.fn, "__code__", None)
+        mro = self.receiver_type.__mro__
+        owner = next((i for i, k in enumerate(mro) if any(
+            getattr(v, "__code__", None) is code for v in vars(k).values())), None)
+        if code is None or owner is None:
+            return None
+        for k in mro[owner + 1:]:
+            if attr in vars(k):
+                found = vars(k)[attr]
+                return found if is_user_function(found) else None
+        return None

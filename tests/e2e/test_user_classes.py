@@ -11,6 +11,9 @@
 - A bound method of the instance (``integrate(self.rhs, y0)``) or a
   ``functools.partial`` made in the function, passed to a helper, was refused
   (in a loop with a false "euler() updates its argument 'y' in place").
+- ``self(x)`` in a method (the class's ``__call__``) was refused with advice to
+  give 'self' a default function; ``super().forward(x)`` with "no adjoint rule
+  for the method '.forward()' ... register one with srcgrad.register_vjp".
 
 Each program: the value bit for bit the function's own, the gradient against
 central differences under every policy, the tangent of jvp against
@@ -41,7 +44,7 @@ def check(fn, args, wrt=0, autograd_fn=None):
         assert_close(grad, fd, what=f"{getattr(fn, '__name__', fn)}, policy {policy!r}")
     direction = np.linspace(0.5, 1.5, np.size(args[wrt])).reshape(np.shape(args[wrt]))
     tangents = tuple(direction if i == wrt else np.zeros_like(a) if isinstance(a, np.ndarray)
-                     else 0.0 for i, a in enumerate(args))
+                     else 0.0 if isinstance(a, float) else None for i, a in enumerate(args))
     value, tangent = srcgrad.jvp(fn, tuple(args), tangents) if len(args) > 1 else \
         srcgrad.jvp(fn, (args[0],), (direction,))
     assert_bit_identical(value, expected)
@@ -265,3 +268,62 @@ def test_bound_method_of_the_instance_passed_to_a_helper(name):
 def test_partial_made_in_the_function_passed_to_a_helper(fn):
     check(fn, (0.7, Y0), wrt=1)
     check(fn, (0.7, Y0), wrt=0)
+
+
+# -- 4. self(x) in a method, super().forward(x) -------------------------------------------
+
+class Net:
+    def __init__(self, W):
+        self.W = W
+
+    def __call__(self, x):
+        return np.sum(np.tanh(self.W @ x))
+
+    def loss(self, x, y):
+        return (self(x) - y) ** 2
+
+    def looped(self, x):
+        total = 0.0
+        for i in range(3):
+            total = total + self(x * (i + 1.0))
+        return total
+
+
+class Base:
+    def __init__(self, W):
+        self.W = W
+
+    def forward(self, x):
+        return np.tanh(x @ self.W)
+
+    def loss(self, x):
+        return np.sum(self.forward(x) ** 2)
+
+
+class Child(Base):
+    def forward(self, x):
+        return super().forward(x) * 2.0
+
+
+class GrandChild(Child):
+    def forward(self, x):
+        h = x
+        for i in range(2):
+            h = super().forward(h @ self.W.T)
+        return h
+
+
+def test_self_call_in_a_method():
+    net = Net(np.arange(6.0).reshape(2, 3) / 6)
+    x = np.array([0.3, -0.2, 0.5])
+    check(net.loss, (x, 0.1))
+    check(net.looped, (x,))
+    check(Net.loss, (net, x, 0.1), wrt=1)
+
+
+@pytest.mark.parametrize("cls", [Child, GrandChild])
+def test_super_method(cls):
+    model = cls(np.array([[0.5, -0.2, 0.3], [0.1, 0.3, -0.4], [0.0, 1.0, 0.2]]))
+    x = np.array([[1.0, 2.0, -1.0]])
+    check(model.loss, (x,))
+    check(cls.loss, (model, x), wrt=1)
