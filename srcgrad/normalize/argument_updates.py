@@ -86,6 +86,7 @@ from .helper_depth import (
     PURE,
     SAME,
     Summary,
+    default_functions,
     effects,
     passed_functions,
     user_callable,
@@ -950,7 +951,8 @@ def call_effects(fn, call, resolve, passed=None, receiver=False, local=None):
         return resolve(node)
 
     return effects(fn, call_summary,
-                   passed_functions(bound.arguments.items(), known, local))
+                   passed_functions(bound.arguments.items(), known, local)
+                   + default_functions(fn, bound.arguments))
 
 
 def call_summary(fn, binding=None):
@@ -1052,7 +1054,8 @@ def _calls_passing(func, kept, scan, resolve):
                         pairs.append((param, own, relation))
         if pairs:
             yield call, callee, tuple(pairs), () if callee is None else \
-                passed_functions(passed, resolve, scan.local_functions)
+                passed_functions(passed, resolve, scan.local_functions) \
+                + default_functions(callee, dict(passed))
 
 
 def held_below(scan, name) -> set:

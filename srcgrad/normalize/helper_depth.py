@@ -38,6 +38,7 @@ check or a refusal, never a wrong value.
 from __future__ import annotations
 
 import functools
+import inspect
 import types
 from dataclasses import dataclass
 
@@ -190,6 +191,20 @@ def passed_functions(bound, resolve, local=None) -> tuple:
                 value, (type, np.ndarray, types.ModuleType)):
             found.append((param, value))
     return tuple(found)
+
+
+def default_functions(fn, bound) -> tuple:
+    """The ``(param, function)`` pairs of ``fn``'s parameters a call leaves to
+    their defaults (``bound``: the names it passes) where the default is a
+    function (``def net(x, last=softplus)``, called ``net(x)``): what the
+    callee calls there, followed like a function passed."""
+    try:
+        parameters = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return ()
+    return tuple((p.name, p.default) for p in parameters
+                 if p.name not in bound and p.default is not p.empty and callable(p.default)
+                 and not isinstance(p.default, (type, np.ndarray, types.ModuleType)))
 
 
 def _pure_function(node, resolve) -> bool:
