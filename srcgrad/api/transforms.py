@@ -45,7 +45,7 @@ from .arguments import (
     object_positions,
     sequence_positions,
 )
-from .call_checks import check_call, check_cotangent
+from .call_checks import check_call, cotangent_for
 from .compiled import Compiled, compile_function, compiled_with_source
 from .draws import Draws, may_draw
 from .second_order import Derivative, grad_of_gradient
@@ -469,7 +469,7 @@ def vjp(fn, *primals, wrt=None, policy="save", optimize=True, check=None, check_
             state["residuals"] = forward(*args)[1]
             draws.finish()
         state["fresh"] = False
-        check_cotangent(cotangent, value, fn)  # as jvp checks its tangents
+        cotangent = cotangent_for(cotangent, value, fn)  # checked, as jvp checks its tangents
         grads = backward(state["residuals"], cotangent)
         if expand is None:
             return grads
