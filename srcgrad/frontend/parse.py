@@ -39,6 +39,7 @@ from ..ir.syntax import walk
 from .foreign import native
 from .fstrings import format_fstrings
 from .reachable import drop_unreachable
+from .unresolved import defer_unresolved
 
 _MISSING = object()
 
@@ -223,6 +224,7 @@ def parse_function(fn) -> ParsedFunction:
             f"function", node, filename)
     resolver = Resolver.for_function(target)
     drop_unreachable(node, resolver)
+    defer_unresolved(node, resolver, filename)
     format_fstrings(node)
     all_lines = linecache.getlines(filename) or lines
     return ParsedFunction(target, node, filename, resolver, all_lines)
@@ -278,6 +280,7 @@ def _parse_lambda(target, filename) -> ParsedFunction:
     func.end_lineno, func.end_col_offset = node.end_lineno, node.end_col_offset
     resolver = Resolver.for_function(target)
     drop_unreachable(func, resolver)
+    defer_unresolved(func, resolver, filename)
     format_fstrings(func)
     return ParsedFunction(target, func, filename, resolver, lines)
 

@@ -70,6 +70,7 @@ from .decompositions import (
     qr_grad,
     svd_grad,
 )
+from .errors import error_at
 from .elementwise import (
     GradSite,
     grad_seed,
@@ -232,6 +233,7 @@ from .summed_products import (
 )
 
 __all__ = [
+    "error_at",  # a statement naming what does not exist raises it (frontend.unresolved)
     "ListCotangent",
     "TupleCotangent",
     "DictCotangent",
