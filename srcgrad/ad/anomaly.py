@@ -31,7 +31,7 @@ Before (the adjoint sweep of ``np.sum(np.exp(np.sin(x)))``) and after:
         d_t2 = unreduced(d_t3, x)  # t2 has the shape of x
         check_finite(d_t2, 'helpers.py', 16, 11, 'np.sum(np.exp(np.sin(x)))', x=x)
         d_x = into_first(np.multiply, d_t2 * t2, np.cos(x))  # d_t2 * t2 * np.cos(x), written into the new array of d_t2 * t2
-        check_finite(d_x, 'helpers.py', 16, 25, 'np.sin(x)', t2=t2, x=x)
+        check_finite(d_x, 'helpers.py', 16, 25, 'np.sin(x)', {'t2': 'np.exp(np.sin(x))'}, t2=t2, x=x)
         return grad_like(d_x, x)
 
 A statement the optimisations folded together (``d_x = d_t2 * t2 * np.cos(x)``
@@ -57,10 +57,19 @@ def check_cotangents(body: list, program: ir.Program, skip=()) -> list:
     forward = set(program.params)
     for stmt in ir.walk_statements(program.body):
         forward.update(ir.assigned_by(stmt))
-    return _checked(body, program.filename, forward, set(skip))
+    # a value the user never named (t3 = S[0, 0]) is shown as the expression it is
+    written = {n.id for n in gast.walk(program.node) if isinstance(n, gast.Name)}
+    shown = {}
+    for stmt in ir.walk_statements(program.body):
+        node = getattr(getattr(stmt, "op", None), "node", None)
+        if isinstance(stmt, gast.Assign) and node is not None:
+            for name in ir.target_names(stmt):
+                if name not in written and name not in shown:
+                    shown[name] = source_of(node)
+    return _checked(body, program.filename, forward, set(skip), shown)
 
 
-def _checked(stmts, filename, forward, skip) -> list:
+def _checked(stmts, filename, forward, skip, shown=None) -> list:
     out = []
     for stmt in stmts:
         out.append(stmt)
@@ -69,12 +78,12 @@ def _checked(stmts, filename, forward, skip) -> list:
         for field in ("body", "orelse"):
             inner = getattr(stmt, field, None)
             if isinstance(stmt, (gast.For, gast.While, gast.If)) and inner:
-                setattr(stmt, field, _checked(inner, filename, forward, skip))
-        out.extend(_checks(stmt, filename, forward))
+                setattr(stmt, field, _checked(inner, filename, forward, skip, shown))
+        out.extend(_checks(stmt, filename, forward, shown or {}))
     return out
 
 
-def _checks(stmt, filename, forward) -> list:
+def _checks(stmt, filename, forward, shown) -> list:
     """The checks after ``stmt``: none unless it assigns cotangents and mirrors a
     located user expression."""
     source = getattr(stmt, "source_stmt", None)
@@ -88,6 +97,11 @@ def _checks(stmt, filename, forward) -> list:
     reads = [n for n in dict.fromkeys(ir.names_in(stmt.value)) if n in forward]
     where = [gast.Constant(value=v, kind=None) for v in
              (filename, node.lineno, getattr(node, "col_offset", 0), source_of(node))]
+    labels = {n: shown[n] for n in reads if n in shown}
+    if labels:  # the user's expressions for srcgrad's own names, in the message
+        where.append(gast.Dict(keys=[gast.Constant(value=k, kind=None) for k in labels],
+                               values=[gast.Constant(value=v, kind=None)
+                                       for v in labels.values()]))
     out = []
     for target in targets:
         call = gast.Call(func=helper_ref("check_finite"), args=[ir.name(target), *where],

@@ -28,17 +28,21 @@ from .errors import error_at
 __all__ = ["check_finite"]
 
 
-def check_finite(cotangent, filename, lineno, col, expression, /, **forward) -> None:
+def check_finite(cotangent, filename, lineno, col, expression, shown=None, /,
+                 **forward) -> None:
     """Raise ``NonFiniteGradientError`` at ``filename:lineno:col`` (0-based
     column) when ``cotangent`` holds a NaN or an Inf; ``forward`` are the
-    forward values the adjoint of ``expression`` read, described in the message."""
+    forward values the adjoint of ``expression`` read, described in the message
+    (``shown``: the user's expression for a value srcgrad named, ``t3``)."""
     bad = _non_finite(cotangent)
     if bad is None:
         return
     lines = [f"the adjoint of {expression} made a non-finite cotangent", f"  {bad}"]
     if forward:
         lines.append("  the forward values it reads:")
-        lines.extend(f"    {name}: {_describe(value)}" for name, value in forward.items())
+        shown = shown or {}
+        lines.extend(f"    {shown.get(name, name)}: {_describe(value)}"
+                     for name, value in forward.items())
     raise error_at("NonFiniteGradientError", "\n".join(lines), (filename, lineno, col))
 
 
@@ -72,5 +76,9 @@ def _describe(value) -> str:
     bad = 0 if array.dtype.kind in "biu" else array.size - int(np.count_nonzero(
         np.isfinite(array)))
     real = array.real if array.dtype.kind == "c" else array
-    return (f"shape {array.shape}, min {real.min().item()!r}, max {real.max().item()!r}, "
-            f"{bad} non-finite")
+    if bad == array.size:
+        return f"shape {array.shape}, {bad} non-finite (all)"
+    # min and max of the finite elements (NumPy's min is nan where one is)
+    finite = real[np.isfinite(real)] if bad else real
+    return (f"shape {array.shape}, min {finite.min().item()!r}, max {finite.max().item()!r}"
+            f"{' of the finite elements' if bad else ''}, {bad} non-finite")

@@ -179,3 +179,20 @@ def test_forward_values_may_be_named_like_the_checks_parameters():
     got = srcgrad.grad(_named_like_the_checks_parameters, check_finite=True)(x, np.ones(2))
     want = srcgrad.grad(_named_like_the_checks_parameters)(x, np.ones(2))
     np.testing.assert_array_equal(got, want)
+
+
+def _gaussian_nll(v, S):
+    return 0.5 * (np.log(S[0, 0]) + v[0] ** 2 / S[0, 0])
+
+
+def test_the_forward_values_are_shown_as_the_users_expressions():
+    """A value srcgrad named (t3 for S[0, 0]) is shown as the expression the user
+    wrote, and the min and max of an array holding a NaN are those of its finite
+    elements (outside tester: 't3: min nan, max nan')."""
+    error = raised(srcgrad.grad(_gaussian_nll, check_finite=True),
+                   np.array([np.nan, 1.0]), np.eye(2))
+    message = error.message
+    assert "S[0, 0]:" in message or "v[0]:" in message, message
+    assert not any(line.strip().startswith("t") and line.strip()[1:2].isdigit()
+                   for line in message.splitlines()), message
+    assert "min 1.0, max 1.0 of the finite elements, 1 non-finite" in message, message
