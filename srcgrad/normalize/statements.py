@@ -426,6 +426,12 @@ class Statements:
                 return all(basic(e) for e in index.elts)
             if isinstance(index, gast.UnaryOp) and isinstance(index.op, gast.USub):
                 index = index.operand  # y[-1][j] = v
+            if isinstance(index, gast.BinOp) and isinstance(
+                    index.op, (gast.Add, gast.Sub, gast.Mult, gast.FloorDiv, gast.Mod)):
+                # y[t + 1][j] = v: a number, or an array (view_index checks, as it runs)
+                return all(isinstance(side, (gast.Name, gast.BinOp)) or (
+                    isinstance(side, gast.Constant) and type(side.value) is int) and basic(side)
+                    for side in (index.left, index.right))
             # (a str key: a dict's item, st["h"][0] = v)
             return isinstance(index, (gast.Slice, gast.Name)) or (
                 isinstance(index, gast.Constant) and type(index.value) in (int, str))
@@ -576,10 +582,8 @@ class Statements:
         write changes, but a mask or an integer array makes it NumPy's copy, and
         Python's write is lost -- the code below, which writes the part back into
         ``y``, would change ``y``; only the values can tell which."""
-        parts = outer.slice.elts if isinstance(outer.slice, gast.Tuple) else [outer.slice]
-        if not any(isinstance(p.operand if isinstance(p, gast.UnaryOp) else p, gast.Name)
-                   for p in parts):
-            return
+        if not any(isinstance(n, gast.Name) for n in walk(outer.slice)):
+            return  # (y[0][j], y[1:][j]: a view)
         index = self.index(clone(outer.slice))
         if not any(isinstance(n, gast.Name) for n in walk(index)):
             return  # (i = 1; grid[i][0] = v: an int)

@@ -57,7 +57,15 @@ def via_helper(x):
     return np.sum(_into_part(y, x, sel) * x)
 
 
-@pytest.mark.parametrize("fn", [masked, integer_array, masked_column, via_helper])
+def shifted_integer_array(x):  # an index expression that is an array
+    A = np.outer(x, x)
+    m = np.array([0, 1])
+    A[m + 1][0] = 5.0 * x[0]
+    return np.sum(A)
+
+
+@pytest.mark.parametrize("fn", [masked, integer_array, masked_column, via_helper,
+                                shifted_integer_array])
 def test_a_write_into_a_copy_is_refused_located(fn):
     assert_refused_both_modes(fn, UnsupportedSyntaxError, "is a copy", "advanced indexing",
                               x=X)
@@ -85,6 +93,14 @@ def tuple_index(x):
     return np.sum(Y * Y)
 
 
+def index_expressions(x):  # A[t + 1][0] = v was refused ("only elements of a local...")
+    A = np.outer(x, x)
+    for t in range(2):
+        A[t + 1][0] = A[t][1] * x[t]
+        A[2 * t][t - 1] = np.sin(A[t + 1][0])
+    return np.sum(A ** 2)
+
+
 def list_items(x):
     grid = [x * 1.0, x * 2.0]
     for i in range(2):
@@ -101,7 +117,8 @@ def dict_items(x):
 
 
 @pytest.mark.parametrize("policy", POLICIES)
-@pytest.mark.parametrize("fn", [rows_in_loop, sliced, tuple_index, list_items, dict_items])
+@pytest.mark.parametrize("fn", [rows_in_loop, sliced, tuple_index, list_items, dict_items,
+                                index_expressions])
 def test_views_and_items_are_followed(fn, policy):
     check_both_modes(fn, X, policy=policy)
 
