@@ -215,10 +215,13 @@ def in_place_message(stmt, free=None) -> str:
         first = call.args and (func.attr == "at" or _module_function(func, free))
         changed = call.args[0] if first else func.value
     else:
+        first = call.args[0] if call.args and isinstance(call.args[0], gast.Name) else None
+        assign = f"{first.id} = {shown}; in general " if first is not None else ""
         return (f"'{shown}' is run as written, and a value being differentiated flows into "
                 f"it: srcgrad differentiates a function through what it returns, so a call "
-                f"made for what it does to its arguments is not followed: return the new "
-                f"value (acc = f(acc, v)), or define the function inside this one (srcgrad "
+                f"made for what it does to its arguments (filling a buffer it is passed) is "
+                f"not followed: return the filled buffer from the function and assign it "
+                f"({assign}acc = f(acc, v)), or define the function inside this one (srcgrad "
                 f"inlines a local function)")
     return (f"'{shown}' may change '{source_of(changed)}' in place, and a value being "
             f"differentiated flows into it, in a way srcgrad cannot follow: {advice}")
