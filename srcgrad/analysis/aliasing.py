@@ -253,6 +253,8 @@ def _check_aliases(program: ir.Program) -> None:
         for other in sorted(candidates):
             if other == x or find(other) not in affected or no_memory(program, other):
                 continue
+            if item and other in ir.target_names(stmt):
+                continue  # d[k] += v's own result: read afterwards, it is the updated array
             if item and other in containers and other != stmt.item_update[0] and {
                     find(n) for h, names in holders if ir.target_names(h)[0] == other
                     for n in names} <= {find(stmt.item_update[0])}:
@@ -282,7 +284,9 @@ def _check_aliases(program: ir.Program) -> None:
                                       elements, rebase=True)
             # another name for x's array (z = x), or an item of a list that may be it
             same = again is None and follow and (refresh.identical(other, x, copies) or (
-                source is not None and id(source) in elements))
+                source is not None and id(source) in elements) or (
+                item and other not in containers and source is not None
+                and is_identity(source)))  # snap = d[k] refreshed by an earlier d[k] += v
             # a list or dict that may hold x's array (for w in ws: w *= 0.5)
             # (only where x is rebound: after x[i] = v the container already holds the
             # changed array, and storing it again would break the adjoint's restores)

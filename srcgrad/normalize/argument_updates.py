@@ -80,6 +80,7 @@ from ..errors import SrcGradError
 from ..frontend.parse import MISSING, parse_function, static_value
 from ..ir.syntax import source_of, updated_in_place, walk
 from .free_reads import bound_names, free_values
+from .scopes import scoped_names, shown
 from .helper_depth import (
     HELD,
     PART,
@@ -292,7 +293,8 @@ def _items_and_free(func, params, scan, resolve, found):
             else:
                 target = node.target if isinstance(node, gast.AugAssign) else (
                     node.targets[0] if isinstance(node, gast.Assign) else None)
-                how = name if "[" not in name or target is None else source_of(target)
+                how = shown(name) if "[" not in name or target is None \
+                    else source_of(target)
                 key = _static_key(func, param, name, target)
                 if param in found.items and found.items[param][2] != key:
                     key = None  # two items updated, or one not known: any two
@@ -441,7 +443,10 @@ class Scan:
         self.parts: list = []
         self.holds: list = []
         self.updates: list = []  # (name, node, "item" | "augmented")
-        self.locals = set(params) | bound_names(func)
+        # a nested function's own locals are its own (readout's 'output' is not
+        # pred's list 'output'): keyed apart (:func:`.scopes.scoped_names`)
+        self.scoped = scoped_names(func)
+        self.locals = set(params) | bound_names(func) | set(self.scoped.values())
         self.local_functions = {n.name: n for n in walk(func)
                                 if isinstance(n, gast.FunctionDef) and n is not func}
         for node in walk(func):  # f = lambda v: ...
@@ -458,7 +463,7 @@ class Scan:
         * a``), or is an ``if`` whose branches both do, so that no update can
         reach the argument's own memory."""
         for stmt in self.func.body if body is None else body:
-            if not any(isinstance(n, gast.Name) and n.id == param for n in walk(stmt)):
+            if not any(isinstance(n, gast.Name) and self.key(n) == param for n in walk(stmt)):
                 continue
             if isinstance(stmt, gast.If) and stmt.orelse and (not any(
                     isinstance(n, gast.Name) and n.id == param for n in walk(stmt.test))
@@ -471,6 +476,17 @@ class Scan:
                 and isinstance(stmt.targets[0], gast.Name) and stmt.targets[0].id == param \
                 and not any(rel != HELD for _, rel in self.deps(stmt.value))
         return False
+
+    def key(self, node) -> str:
+        """The name a Name node stands for here: its own, or, for a local of a
+        nested function, one kept apart from the enclosing function's."""
+        return self.scoped.get(id(node), node.id)
+
+    def root(self, node):
+        """``x`` in ``x``, ``x[i]``, ``x.a[i].b`` (by :meth:`key`); None for anything else."""
+        while isinstance(node, (gast.Subscript, gast.Attribute)):
+            node = node.value
+        return self.key(node) if isinstance(node, gast.Name) else None
 
     def find(self, v):
         while self.parent.get(v, v) != v:
@@ -526,9 +542,9 @@ class Scan:
             self.reads = collections.defaultdict(list)
             for node in walk(self.func):
                 if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
-                    self.reads[node.id].append(node)
+                    self.reads[self.key(node)].append(node)
                 elif isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name):
-                    self.reads[node.target.id].append(node.target)  # x += v reads x
+                    self.reads[self.key(node.target)].append(node.target)  # x += v reads x
         return [r for name, reads in self.reads.items() if self.find(name) in groups
                 for r in reads]
 
@@ -563,10 +579,10 @@ class Scan:
                 target = node.target
                 if isinstance(target, gast.Name):
                     # xs += ys extends the list xs: it holds ys's items after
-                    self.relate(target.id, [(n, HELD) for n, _ in self.deps(node.value)])
-                    self.updates.append((target.id, node, "augmented"))
+                    self.relate(self.key(target), [(n, HELD) for n, _ in self.deps(node.value)])
+                    self.updates.append((self.key(target), node, "augmented"))
                 else:  # xs[0] += v: the array xs[0] is, in place; then stored back
-                    root = _root(target)
+                    root = self.root(target)
                     if root is not None:
                         whole = isinstance(target.value, gast.Name)
                         self.update([(root, SAME if whole else PART)], node, "item")
@@ -587,7 +603,7 @@ class Scan:
     def bind(self, target, shares, node) -> None:
         """``target = value`` where ``value`` relates to ``shares``."""
         if isinstance(target, gast.Name):
-            self.relate(target.id, shares)
+            self.relate(self.key(target), shares)
         elif isinstance(target, (gast.Tuple, gast.List)):
             for elt in target.elts:  # a, b = pair: each an element of it
                 self.bind(elt, self.element(shares), node)
@@ -595,7 +611,7 @@ class Scan:
             self.bind(target.value, shares, node)
         elif isinstance(target, (gast.Subscript, gast.Attribute)):
             # x[i] = v: x changes, and (a list or dict) holds v's memory from now on
-            root = _root(target)
+            root = self.root(target)
             if root is None:
                 return
             whole = isinstance(target.value, gast.Name)
@@ -615,11 +631,12 @@ class Scan:
                 targets = node.targets if isinstance(node, gast.Assign) else [node.target]
                 for target in targets:
                     if isinstance(target, gast.Name):
-                        (fresh if made else other).add(target.id)
+                        (fresh if made else other).add(self.key(target))
             elif isinstance(node, (gast.For, gast.comprehension, gast.NamedExpr)):
-                other.update(n.id for n in walk(node.target) if isinstance(n, gast.Name))
+                other.update(self.key(n) for n in walk(node.target) if isinstance(n, gast.Name))
             elif isinstance(node, gast.withitem) and node.optional_vars is not None:
-                other.update(n.id for n in walk(node.optional_vars) if isinstance(n, gast.Name))
+                other.update(self.key(n) for n in walk(node.optional_vars)
+                             if isinstance(n, gast.Name))
         return fresh - other - set(self.params)
 
     def makes_array(self, call) -> bool:
@@ -651,7 +668,7 @@ class Scan:
         if isinstance(func, gast.Lambda) or isinstance(func, gast.Name) \
                 and func.id in self.local_functions:  # (lambda p: setter(p))(a) too
             inner = func if isinstance(func, gast.Lambda) else self.local_functions[func.id]
-            names = [a.id for a in inner.args.args if isinstance(a, gast.Name)]
+            names = [self.key(a) for a in inner.args.args if isinstance(a, gast.Name)]
             passed = [d for a in [*call.args, *(k.value for k in call.keywords)]
                       for d in self.deps(a)]
             for name in names:
@@ -668,7 +685,7 @@ class Scan:
         """The local names whose memory ``node``'s value may be, be part of or
         hold, each with that relation."""
         if isinstance(node, gast.Name):
-            return [(node.id, SAME)] if node.id in self.locals else []
+            return [(self.key(node), SAME)] if self.key(node) in self.locals else []
         if isinstance(node, gast.Subscript):
             return self.element(self.deps(node.value))
         if isinstance(node, gast.Attribute):  # x.T, p.W
@@ -716,7 +733,7 @@ class Scan:
             if isinstance(inner, gast.Lambda):
                 returned = self.deps(inner.body)
             return passed + [(n, SAME) for n, _ in returned]
-        if isinstance(func, gast.Attribute) and _root(func) in self.locals:
+        if isinstance(func, gast.Attribute) and self.root(func) in self.locals:
             if outs:  # x.clip(0, 1, out=y) returns y
                 return returned_out
             if func.attr == "copy":  # a new array, or a new list holding the same items
@@ -756,13 +773,6 @@ def _ufunc_at(callee) -> bool:
     """``np.add.at`` and its kind: a ufunc method writing into its first argument."""
     return getattr(callee, "__name__", None) == "at" \
         and isinstance(getattr(callee, "__self__", None), np.ufunc)
-
-
-def _root(node):
-    """``x`` in ``x``, ``x[i]``, ``x.a[i].b``; None for anything else."""
-    while isinstance(node, (gast.Subscript, gast.Attribute)):
-        node = node.value
-    return node.id if isinstance(node, gast.Name) else None
 
 
 class Order:
@@ -882,8 +892,8 @@ def _updated_here(parsed, found) -> frozenset:
     bindings = collections.defaultdict(list)
     for node in walk(func):  # (a nested function's parameter is bound to what it is passed)
         if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Param)) \
-                and node.id not in params:
-            bindings[node.id].append(node)
+                and scan.key(node) not in params:
+            bindings[scan.key(node)].append(node)
     fresh = {id(t) for stmt in walk(func) if isinstance(stmt, gast.Assign)
              and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)
              and not any(rel != HELD for _, rel in scan.deps(stmt.value))
@@ -951,8 +961,30 @@ def call_effects(fn, call, resolve, passed=None, receiver=False, local=None):
         return resolve(node)
 
     return effects(fn, call_summary,
-                   passed_functions(bound.arguments.items(), known, local)
+                   passed_functions(bound.arguments.items(), known, local, _follow(known))
                    + default_functions(fn, bound.arguments))
+
+
+#: The user functions being followed from a lambda (:func:`_follow`): a
+#: recursive one is not followed again, and counts as an update.
+_FOLLOWING: set = set()
+
+
+def _follow(resolve):
+    """``follow(fn, call)`` for :func:`.helper_depth.passed_functions`:
+    whether the call ``call`` (in a lambda or local function, ``resolve`` its
+    look-up) of the user function ``fn`` changes nothing it passes, ``fn``'s
+    calls followed to any depth with the functions the call passes."""
+    def follow(fn, call) -> bool:
+        if id(fn) in _FOLLOWING:
+            return False
+        _FOLLOWING.add(id(fn))
+        try:
+            found = call_effects(fn, call, resolve)
+        finally:
+            _FOLLOWING.discard(id(fn))
+        return not (found.item or found.deep or found.augmented)
+    return follow
 
 
 def call_summary(fn, binding=None):
@@ -1015,7 +1047,7 @@ def _calls_passing(func, kept, scan, resolve):
         value = resolve(call)
         callee, preset = user_callable(value)
         if value is MISSING and isinstance(call.func, gast.Name) \
-                and call.func.id in scan.locals \
+                and scan.key(call.func) in scan.locals \
                 and call.func.id not in scan.local_functions:
             callee = None  # g(a): whatever g holds
         elif callee is MISSING:
@@ -1023,17 +1055,20 @@ def _calls_passing(func, kept, scan, resolve):
         try:
             if callee is None:
                 raise TypeError("a function not known here")
-            if any(isinstance(a, gast.Starred) for a in call.args) or any(
-                    k.arg is None for k in call.keywords):
+            if any(k.arg is None for k in call.keywords):
                 raise TypeError("arguments not known one by one")
             keywords = {k.arg: k.value for k in call.keywords}
             blank = gast.Constant(value=None, kind=None)
-            bound = inspect.signature(callee).bind_partial(
-                *[blank] * preset[0], *call.args,
+            star = next((i for i, a in enumerate(call.args) if isinstance(a, gast.Starred)),
+                        len(call.args))
+            signature = inspect.signature(callee)
+            bound = signature.bind_partial(
+                *[blank] * preset[0], *call.args[:star],
                 **{**{k: blank for k in preset[1]}, **keywords})
             passed = [(p, a if isinstance(a, gast.expr) else gast.Tuple(
                 elts=list(a.values() if isinstance(a, dict) else a), ctx=gast.Load()))
                 for p, a in bound.arguments.items()]
+            passed += _unmatched(signature, bound, call.args[star:])
         except (TypeError, ValueError):
             callee, passed = None, [(None, a) for a in [
                 *call.args, *(k.value for k in call.keywords)]]
@@ -1054,8 +1089,28 @@ def _calls_passing(func, kept, scan, resolve):
                         pairs.append((param, own, relation))
         if pairs:
             yield call, callee, tuple(pairs), () if callee is None else \
-                passed_functions(passed, resolve, scan.local_functions) \
+                passed_functions(passed, resolve, scan.local_functions, _follow(resolve)) \
                 + default_functions(callee, dict(passed))
+
+
+def _unmatched(signature, bound, rest) -> list:
+    """``f(y, t, *args)``: the arguments from the first starred one on, whose
+    parameters are not known one by one, paired with every positional
+    parameter left (an item of ``args`` may be any of them): the call is
+    followed, not taken as updating all it passes (srcgrad refuses a ``*args``
+    of unknown length later, where it matches arguments, with its own reason)."""
+    if not rest:
+        return []
+    items = [gast.Subscript(value=a.value, slice=gast.Constant(value=0, kind=None),
+                            ctx=gast.Load()) if isinstance(a, gast.Starred) else a
+             for a in rest]
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    left = [p.name for p in signature.parameters.values()
+            if p.kind in kinds and p.name not in bound.arguments]
+    rest_param = [p.name for p in signature.parameters.values()
+                  if p.kind == inspect.Parameter.VAR_POSITIONAL]
+    return [(p, item) for p in left for item in items] + [
+        (p, gast.Tuple(elts=items, ctx=gast.Load())) for p in rest_param]
 
 
 def held_below(scan, name) -> set:

@@ -128,7 +128,8 @@ class Expressions:
         ssa = user_name if user_name not in self.env.values() and user_name not in self.env \
             and not reserved else self.namer.fresh(user_name)
         self.namer.reserve(ssa)
-        self.namer.user_names[ssa] = user_name
+        # (an inlined local function's variable: the name its user wrote)
+        self.namer.user_names[ssa] = self.namer.user_names.get(user_name, user_name)
         self.env[user_name] = ssa
         return ssa
 

@@ -169,19 +169,21 @@ def user_callable(value):
     return MISSING, None
 
 
-def passed_functions(bound, resolve, local=None) -> tuple:
+def passed_functions(bound, resolve, local=None, follow=None) -> tuple:
     """The ``(param, function)`` pairs of a call's arguments (``bound``: the
     callee's parameter -> the argument's expression) that are functions known
     at compile time (``setter``, ``np.tanh``, a parameter holding one), or a
     lambda or local function (``local``: name -> its node) that changes
     nothing it is given (:data:`PURE`); ``resolve(call)`` names the object a
-    call's function refers to, or MISSING."""
+    call's function refers to, or MISSING; ``follow(fn, call)``, whether the
+    call ``call`` of the user function ``fn`` in such a lambda changes
+    nothing it passes (``lambda v: act(v) + 1.0``)."""
     found, local = [], local or {}
     for param, arg in bound:
         if isinstance(arg, gast.Name) and arg.id in local:
             arg = local[arg.id]
         if isinstance(arg, (gast.Lambda, gast.FunctionDef)):
-            if _pure_function(arg, resolve):
+            if _pure_function(arg, resolve, follow):
                 found.append((param, PURE))
             continue
         if not isinstance(arg, (gast.Name, gast.Attribute)):
@@ -207,12 +209,12 @@ def default_functions(fn, bound) -> tuple:
                  and not isinstance(p.default, (type, np.ndarray, types.ModuleType)))
 
 
-def _pure_function(node, resolve) -> bool:
+def _pure_function(node, resolve, follow=None) -> bool:
     """Whether the lambda or local function ``node`` changes nothing it is
     given: it stores only into names, updates nothing with ``op=``, and every
     call in it is to a NumPy, math or builtin function that makes a new value
-    (not ``np.copyto``, not ``out=``, not a method of its own values, not a
-    user function)."""
+    (not ``np.copyto``, not ``out=``, not a method of its own values), or to
+    a user function that ``follow`` finds changing nothing it is passed."""
     own = {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
            and not isinstance(n.ctx, gast.Load)}
     for sub in gast.walk(node):
@@ -234,6 +236,9 @@ def _pure_function(node, resolve) -> bool:
                 value, "__name__", "") not in _WRITERS or any(
                 value is b for b in (abs, len, float, int, min, max, sum, round, pow)):
             continue
+        if follow is not None and isinstance(value, types.FunctionType) \
+                and is_user_function(value) and follow(value, sub):
+            continue  # lambda v: act(v) + 1.0, act changing nothing
         return False
     return True
 

@@ -313,6 +313,7 @@ class Inlining:
             gast.copy_location(gast.Return(value=fdef.body), fdef.body)]
         inner = set(params) | assigned_names(gast.Module(body=body, type_ignores=[]))
         renames = {n: self.namer.fresh(n) for n in sorted(inner)}
+        self.namer.user_names.update({new: n for n, new in renames.items()})  # messages
         self.locals.update(renames.values())
         defaults = dict(zip(params[len(params) - len(fdef.args.defaults):], fdef.args.defaults))
         given = dict(zip(params, call.args))

@@ -445,3 +445,127 @@ def test_autograd_agrees_where_it_runs():
 
     assert_close(srcgrad.grad(augmented_forgets)(X.copy()), autograd.grad(plain)(X),
                  what="autograd")
+
+
+# -- a lambda or local function calling a user function that changes nothing --------
+#
+# 09bb7af took every call of a user function in a lambda passed to a helper as an
+# update: apply(lambda v: act(v) + 1.0, y) with y read afterwards was refused with
+# "apply() updates its argument 'a' in place" (outside reviewer r1 #9; db716b8 gave
+# the right gradient).  The user function is now followed, with what it is passed.
+
+def act(v):
+    return np.tanh(v) * 2.0
+
+
+def twice(g, a):
+    return g(g(a))
+
+
+def lambda_calling_pure(x):
+    y = x * 2.0
+    z = apply(lambda v: act(v) + 1.0, y)
+    return np.sum(z * y)
+
+
+def local_def_calling_pure(x):
+    y = x * 2.0
+
+    def shifted(v):
+        return act(v) + 1.0
+    return np.sum(apply(shifted, y) * y)
+
+
+def lambdas_in_a_loop(x):
+    y = x * 1.0
+    g = lambda v: act(act(v))  # noqa: E731 (the form under test)
+    total = 0.0
+    for k in range(3):
+        total = total + np.sum(twice(lambda v: np.sin(v) + act(v), y) * y)
+        if k > 0:
+            total = total + np.sum(apply(g, y) * y)
+    return total
+
+
+def lambda_calling_an_updater(x):  # still refused: the update reached through act-like code
+    y = x * 1.0
+    r = apply(lambda p: d1(p) + 1.0, y)
+    return r + np.sum(y * WEIGHTS)
+
+
+@pytest.mark.parametrize("policy", POLICIES, ids=str)
+@pytest.mark.parametrize("fn", [lambda_calling_pure, local_def_calling_pure, lambdas_in_a_loop],
+                         ids=lambda f: f.__name__)
+def test_a_lambda_calling_a_pure_user_function_runs(fn, policy):
+    test_no_read_afterwards_differentiates(fn, policy)
+
+
+def test_a_lambda_calling_a_pure_user_function_agrees_with_autograd():
+    autograd = pytest.importorskip("autograd")
+    anp = pytest.importorskip("autograd.numpy")
+
+    def plain(x):
+        y = x * 2.0
+        return anp.sum((anp.tanh(y) * 2.0 + 1.0) * y)
+
+    assert_close(srcgrad.grad(lambda_calling_pure)(X.copy()), autograd.grad(plain)(X),
+                 what="autograd")
+
+
+def test_a_lambda_calling_an_updating_user_function_stays_refused():
+    test_a_read_after_an_update_passed_on_is_refused_located(lambda_calling_an_updater)
+
+
+# -- f(y, t, *args) in an odeint-style helper: the documented refusal, its own reason --
+#
+# Outside tester t3 #7: called in a loop, 'step' was said to update 'y' in place and
+# the caller told to pass step(y.copy(), ...), which gave step(y.copy().copy(), ...).
+# A starred call's arguments before the star are matched to their parameters, the
+# rest to every parameter left: nothing updates y, and the refusal says why it is one.
+
+def pend(y, t, g):
+    return np.array([y[1], -g * np.sin(y[0])])
+
+
+def ode_step(f, y, t, args):
+    k1 = f(y, t, *args)
+    return y + 0.1 * k1
+
+
+def ode_in_loop(y0, g):
+    y = y0
+    for _ in range(3):
+        y = ode_step(pend, y, 0.0, (g,))
+    return np.sum(y ** 2)
+
+
+def ode_once(y0, g):
+    return np.sum(ode_step(pend, y0, 0.0, (g,)) ** 2)
+
+
+def write_third(y, t, p):
+    p[0] = y[1] * t
+    return y[0]
+
+
+def star_updater_caller(x):  # the starred items still reach an updating parameter
+    y = x * 1.0
+    args = (2.0, y)
+    r = write_third(x * 2.0, *args)
+    return r + np.sum(y * WEIGHTS)
+
+
+@pytest.mark.parametrize("fn", [ode_in_loop, ode_once], ids=lambda f: f.__name__)
+def test_a_starred_call_of_unknown_length_is_refused_for_that_reason(fn):
+    y0 = np.array([0.5, 0.1])
+    for run in (lambda: srcgrad.value_and_grad(fn)(y0, 9.8),
+                lambda: srcgrad.jvp(fn, (y0, 9.8), (np.ones(2), 0.0))):
+        with pytest.raises(SrcGradError) as info:
+            run()
+        assert "cannot tell how many arguments '*args'" in info.value.message, info.value
+        assert "in place" not in info.value.message
+        assert info.value.filename == __file__ and info.value.lineno
+
+
+def test_starred_items_passed_to_an_updating_parameter_count():
+    test_a_read_after_an_update_passed_on_is_refused_located(star_updater_caller)
