@@ -104,6 +104,7 @@ from ..ir.syntax import (
 )
 from ..rules import registry
 from .builtin_forms import BuiltinForms
+from .chosen_functions import choose_local_functions
 from .generator_reads import StaleIterators, changed_names
 from .iterators import IteratorLoops, builtin_ref
 from .itertools_pulls import ItertoolsPulls
@@ -120,6 +121,7 @@ class Sugar(StaleIterators):
     def desugar(self) -> None:
         """Rewrite the function's tree in place (see the module docstring)."""
         self.refuse_stale_iterators()
+        choose_local_functions(self.func)  # act defined in both branches: chosen per call
         _Desugarer(self, fixed_lengths(self.func)).visit(self.func)
 
     def starred_call(self, node, prim) -> None:

@@ -44,7 +44,7 @@ def local_function_defined_in_two_branches(x):
         act = lambda v: v * 2.0  # noqa: E731  # <- error
     else:
         act = lambda v: v * 3.0  # noqa: E731
-    return np.sum(act(x))
+    return np.sum(list(map(act, x)))  # (called only, it would be chosen per call)
 
 
 def starred_argument_of_unknown_length(x):
