@@ -253,9 +253,12 @@ class Transformed:
             compiled = self._settled(compiled, args, kwargs)
         reference = private_copies(args)
         keywords = dict(zip(kwargs, private_copies(tuple(kwargs.values()))))
+        # the function itself draws what the generated code drew
+        held = (self._fn.__self__,) if inspect.ismethod(self._fn) else ()  # self.rng
+        draws = Draws((*held, *args, *kwargs.values()), self._fn, may_draw(compiled.source))
         value, grads = compiled.functions[0](*args, **kwargs)
         verify(self._fn, reference, value, "value_and_grad" if mode != "grad" else "gradient",
-               keywords)
+               keywords, draws)
         return grads if mode == "grad" else (value, grads)
 
     @property
@@ -455,7 +458,7 @@ def vjp(fn, *primals, wrt=None, policy="save", optimize=True, check=None, check_
     draws = Draws(args, func, may_draw(compiled.source))  # a rerun draws what this run drew
     value, residuals = forward(*args)
     if reference is not None:
-        verify(fn, reference, value, "vjp")
+        verify(fn, reference, value, "vjp", draws=draws)
 
     state = {"residuals": residuals, "fresh": True}
     consumed = _consumed_by_backward(residuals)

@@ -75,11 +75,20 @@ def same_value(a, b) -> bool:
         return a is b
 
 
-def verify(fn, args, value, what: str, kwargs=None) -> None:
+def verify(fn, args, value, what: str, kwargs=None, draws=None) -> None:
     """Raise :class:`TranslationError` unless ``value`` (the generated code's) is
     ``fn(*args, **kwargs)`` bit for bit; ``args`` are private copies of the
-    arguments."""
-    expected = fn(*args, **(kwargs or {}))
+    arguments.  ``draws`` (a :class:`.draws.Draws` taken before the generated
+    code ran): ``fn`` runs from the generators' states the generated code
+    started from -- it draws what that code drew (review r1: another draw was
+    reported as a srcgrad bug) -- and they are left as one run leaves them."""
+    if draws is not None:
+        draws.rewind()
+    try:
+        expected = fn(*args, **(kwargs or {}))
+    finally:
+        if draws is not None:
+            draws.finish()
     if same_value(value, expected):
         return
     code = getattr(fn, "__code__", None)
