@@ -441,6 +441,10 @@ def missing_rule(program, op: ir.Op, forward: bool = False) -> MissingRuleError:
             "change): read the item and rebind the list, 'v = xs[-1]; xs = xs[:-1]'",
             filename=program.filename, lineno=getattr(op.node, "lineno", None),
             col=getattr(op.node, "col_offset", None))
+    if getattr(op, "hint", None):  # self.act(h), opt.update(w, g): a user's method
+        cls, message = op.hint
+        return cls(message, filename=program.filename, lineno=getattr(op.node, "lineno", None),
+                   col=getattr(op.node, "col_offset", None))
     return MissingRuleError(
         f"no {kind} rule for {describe(op)}, and a value being differentiated flows into it "
         f"(register one with srcgrad.{register}, or wrap the value in "

@@ -163,7 +163,9 @@ class Calls(Selections, NamedTuples, Keywords, Rewrites):
                 or ir.UnknownMember(func.attr, True)  # ('w={}'.format(w): str.format)
             expr = gast.Call(func=gast.Attribute(value=receiver, attr=func.attr, ctx=gast.Load()),
                              args=args, keywords=keywords_of(kwargs))
-            return expr, ir.Op(prim, [receiver, *args], kwargs, node, f".{func.attr}()")
+            op = ir.Op(prim, [receiver, *args], kwargs, node, f".{func.attr}()")
+            op.hint = self.method_hint(func, prim)  # self.act(h): why, if refused
+            return expr, op
         prim = self.callee(node)
         if prim in DYNAMIC:
             raise self.error(f"'{prim.__name__}' is not supported: srcgrad differentiates the "

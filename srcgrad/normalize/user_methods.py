@@ -31,6 +31,8 @@ import inspect
 
 import gast
 
+from .. import ir
+from ..errors import MissingRuleError, UnsupportedSyntaxError
 from ..frontend.linker import is_user_function
 from ..ir.syntax import clone, is_append, load_name, walk
 
@@ -181,3 +183,28 @@ class MethodArguments:
                 found = vars(k)[attr]
                 return found if is_user_function(found) else None
         return None
+
+    def method_hint(self, func, prim):
+        """Why ``obj.m(...)`` (``func``), a method srcgrad has no rule for
+        (``prim``), cannot be differentiated, where it is likely the user's own:
+        a function stored in the instance (``self.act = np.tanh``), or a method
+        of an object passed other than first: ``(error class, message)``; None
+        otherwise (the error then offers a rule, srcgrad.register_vjp)."""
+        if not isinstance(prim, ir.UnknownMember) or not isinstance(func.value, gast.Name) \
+                or func.value.id not in self.params:
+            return None
+        name, shown = func.value.id, f"{func.value.id}.{func.attr}"
+        if self.receiver_type is not None and name == self.params[0]:
+            if hasattr(self.receiver_type, func.attr):
+                return None
+            return UnsupportedSyntaxError, (f"'{shown}' is a function stored in the object ({shown} = ...): srcgrad "
+                    f"finds a method by the class of '{name}' when it compiles and cannot "
+                    f"see what an instance holds; define it as a method of the class "
+                    f"(def {func.attr}(self, h): return np.tanh(h)), or pass the function "
+                    f"as a parameter (def {self.func.name}(..., {func.attr}=np.tanh)) and "
+                    f"call that")
+        return MissingRuleError, (f"no adjoint rule for '{shown}(...)'. If '{name}' is an object of your "
+                f"own class, srcgrad finds its methods by class only for the first argument "
+                f"(self): pass '{name}' first (def {self.func.name}({name}, ...)), or call a "
+                f"module-level function that takes it (def {func.attr}({name}, ...)); for a "
+                f"library's method, register a rule with srcgrad.register_vjp")

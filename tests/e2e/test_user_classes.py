@@ -14,6 +14,10 @@
 - ``self(x)`` in a method (the class's ``__call__``) was refused with advice to
   give 'self' a default function; ``super().forward(x)`` with "no adjoint rule
   for the method '.forward()' ... register one with srcgrad.register_vjp".
+- Still refused, now saying what to write instead of offering register_vjp: a
+  function stored in the instance (``self.act = np.tanh``; ``self.act(h)``),
+  and a method of a user object passed other than first (``opt.update(w, g)``
+  with ``opt`` the second argument; passed first, it works).
 
 Each program: the value bit for bit the function's own, the gradient against
 central differences under every policy, the tangent of jvp against
@@ -28,7 +32,7 @@ import pytest
 from numeric import assert_bit_identical, assert_close, jvp_fd, numeric_grad, pure
 
 import srcgrad
-from srcgrad.errors import UnsupportedSyntaxError
+from srcgrad.errors import MissingRuleError, UnsupportedSyntaxError
 
 POLICIES = ["save", "recompute", "sqrt", ("revolve", 2)]
 
@@ -327,3 +331,61 @@ def test_super_method(cls):
     x = np.array([[1.0, 2.0, -1.0]])
     check(model.loss, (x,))
     check(cls.loss, (model, x), wrt=1)
+
+
+# -- refused, saying what to write: a function stored in the instance, a method of an object
+# passed other than first
+
+class StoredActivation:
+    def __init__(self, W, act=np.tanh):
+        self.W = W
+        self.act = act
+
+    def loss(self, x):
+        return np.sum(self.act(x @ self.W) ** 2)
+
+
+class Stepper:
+    def __init__(self, lr):
+        self.lr = lr
+
+    def update(self, w, g):
+        return w - self.lr * g
+
+
+def train(w0, opt):
+    w = w0
+    for i in range(3):
+        w = opt.update(w, 2 * w + np.sin(w))
+    return np.sum(w ** 2)
+
+
+def test_function_stored_in_the_instance_is_refused_with_advice():
+    model = StoredActivation(np.array([[0.5, -0.2], [0.1, 0.3]]))
+    x = np.array([[1.0, 2.0]])
+    for run in (lambda: srcgrad.grad(model.loss)(x),
+                lambda: srcgrad.jvp(model.loss, (x,), (np.ones_like(x),))):
+        with pytest.raises(UnsupportedSyntaxError) as info:
+            run()
+        err = info.value
+        assert err.lineno and err.filename.endswith("test_user_classes.py")
+        assert "'self.act' is a function stored in the object" in err.message
+        assert "def act(self, h)" in err.message and "register_vjp" not in err.message
+
+
+def test_method_of_an_object_passed_second_says_to_pass_it_first():
+    with pytest.raises(MissingRuleError) as info:
+        srcgrad.grad(train)(np.array([0.5, -1.0]), Stepper(0.1))
+    err = info.value
+    assert err.lineno and "pass 'opt' first" in err.message
+
+
+def train_first(opt, w0):
+    w = w0
+    for i in range(3):
+        w = opt.update(w, 2 * w + np.sin(w))
+    return np.sum(w ** 2)
+
+
+def test_method_of_an_object_passed_first_works():
+    check(train_first, (Stepper(0.1), np.array([0.5, -1.0])), wrt=1)
