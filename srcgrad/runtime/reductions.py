@@ -261,7 +261,10 @@ def quantile_grad(g, a, q, axis=None):
     ``g`` (``keepdims`` or not: the same elements in the same order)."""
     weights = quantile_weights(a, q, axis)
     qdims = np.ndim(q)
-    g = np.reshape(g, weights.shape[:-1] + (1,))
+    lead = weights.shape[:-1]
+    if np.size(g) == 1 and int(np.prod(lead)) != 1:  # a scalar: the zero of no cotangent
+        g = np.full(lead, np.reshape(g, ()))
+    g = np.reshape(g, lead + (1,))
     return in_dtype_of(_reduced_back(np.sum(weights * g, axis=tuple(range(qdims))), a, axis), a)
 
 
