@@ -244,8 +244,11 @@ def _check_aliases(program: ir.Program) -> None:
         holds += [(p.op.args[0].id, ir.target_names(p)) for p in parts if in_effect(p)]
         # appending to a list, or setting an item of a list or dict, changes the
         # container: never the arrays it holds
+        # (x.append(v): x is a list, whatever else is known of it -- no array has one)
+        appended = getattr(getattr(stmt, "op", None), "primitive", None) is ir.APPEND
         affected = affected_groups(find(x), [(find(c), {find(n) for n in names})
-                                       for c, names in holds], down=x not in containers)
+                                       for c, names in holds],
+                                   down=x not in containers and not appended)
         candidates = set(made) | set(group) | set(group.values())
         candidates.update(c for c, _ in holds)
         candidates.update(n for _, names in holds for n in names)
@@ -347,6 +350,15 @@ def _message(stmt, x, other, source, user) -> str:
     shown_x = getattr(stmt, "user_target", None) or user(x)
     shown_other = user(other)
     node = getattr(getattr(source, "op", None), "node", None)
+    if source is not None and source.op.primitive is runtime.sequence \
+            and isinstance(source.op.args[0], gast.Name):
+        # for w in ws: w *= 0.5, ws passed in: what the loop runs over is ws itself
+        items, symbol = user(source.op.args[0].id), getattr(stmt, "augmented_symbol", "+")
+        how = f"{items}[i] {symbol}= ..." if not ir.is_update(stmt) else f"{items}[i][...] = ..."
+        return (f"'{shown_x}' is an item of '{items}', which is read afterwards, and is "
+                f"updated in place here; srcgrad cannot follow that change through the "
+                f"loop's variable: update the items by index (for i in range(len({items})): "
+                f"{how})")
     if source is not None and source.op.primitive is not operator.pos \
             and isinstance(node, gast.expr) and not isinstance(node, (gast.Tuple, gast.List)):
         hint = f"{shown_other} = {source_of(node)}.copy()"  # the view, as the user wrote it

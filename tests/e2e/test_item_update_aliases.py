@@ -6,7 +6,9 @@ The first update was followed (``snap`` bound to the updated array where it is
 one), the next ones refused -- in a loop naming srcgrad's temporary 't5' (the
 update's own result, taken for a second name of the old array), in a row naming
 'snap' (outside tester t3 #4; list items alike).  Each update now follows the
-name the one before it bound."""
+name the one before it bound.  A list passed in: appending to it changes no
+array, and an item updated through the loop's variable is refused in the user's
+names (outside tester t2 C1/D1, below)."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ import pytest
 from numeric import assert_bit_identical, assert_close, jvp_fd, numeric_grad, pure
 
 import srcgrad
+from srcgrad.errors import AliasedUpdateError
 
 POLICIES = ["save", "recompute", "sqrt", ("revolve", 2)]
 X = np.array([0.5, -1.0, 0.25])
@@ -93,3 +96,68 @@ def test_autograd_agrees_with_the_loop():
 
     assert_close(srcgrad.grad(dict_in_loop)(X.copy()), autograd.grad(plain)(X),
                  what="autograd")
+
+
+# -- a list passed as an argument (outside tester t2 C1/D1) ---------------------------
+#
+# ws[0][0, 0] = x[0]; ws.append(np.eye(3)): refused, "'ws' is updated in place while
+# 'x' shares its memory" -- ws holds an array that took a value of x's, and the append
+# was taken to change what ws holds.  Appending changes the list alone (no array has an
+# append).  for w in ws: w *= 0.5 with ws passed in stays refused, now in the user's
+# names and with advice that works (the message named srcgrad's 't1' and 'sequence(ws)').
+
+def set_and_append(ws, x):
+    ws[0][0, 0] = x[0]
+    ws.append(np.eye(3))
+    h = x
+    for w in ws:
+        h = np.sin(w @ h)
+    return np.sum(h)
+
+
+W = np.random.default_rng(0).normal(size=(3, 3))
+
+
+@pytest.mark.parametrize("policy", POLICIES, ids=str)
+def test_appending_to_a_list_argument_changes_no_array(policy):
+    def with_x(x):
+        return set_and_append([W.copy()], x)
+
+    expected = set_and_append([W.copy()], X.copy())
+    given = [W.copy()]
+    value, grad = srcgrad.value_and_grad(set_and_append, wrt=1, policy=policy)(given, X.copy())
+    assert_bit_identical(value, expected)
+    assert_close(grad, numeric_grad(with_x, [X], 0), what="gradient")
+    assert len(given) == 1
+    np.testing.assert_array_equal(given[0], W)  # the caller's list and array untouched
+    direction = np.linspace(0.5, 1.5, X.size)
+    value, tangent = srcgrad.jvp(set_and_append, wrt=1)([W.copy()], X.copy(), direction)
+    assert_bit_identical(value, expected)
+    assert_close(tangent, jvp_fd(with_x, [X], [0], [direction]), what="tangent")
+
+
+def scale_layers(ws, x):
+    for w in ws:
+        w *= 0.5
+    return np.sum(ws[0] @ x)
+
+
+def scale_layers_by_index(ws, x):  # what the refusal advises
+    for i in range(len(ws)):
+        ws[i] *= 0.5
+    return np.sum(ws[0] @ x)
+
+
+def test_an_item_of_a_list_argument_updated_through_the_loop_variable_is_refused_in_user_names():
+    with pytest.raises(AliasedUpdateError) as info:
+        srcgrad.value_and_grad(scale_layers, wrt=1)([W.copy()], X.copy())
+    message = info.value.message
+    assert "'w' is an item of 'ws'" in message and "ws[i] *= ..." in message, message
+    assert "t1" not in message and "sequence(" not in message, message
+    assert info.value.filename == __file__ and info.value.lineno
+    given = [W.copy()]
+    value, grad = srcgrad.value_and_grad(scale_layers_by_index, wrt=1)(given, X.copy())
+    assert_bit_identical(value, scale_layers([W.copy()], X.copy()))
+    assert_close(grad, numeric_grad(lambda x: scale_layers([W.copy()], x), [X], 0),
+                 what="gradient")
+    np.testing.assert_array_equal(given[0], W)
