@@ -1047,6 +1047,16 @@ N("repr", repr, "repr(x)", x=_X)
 N("format", format, "format(x[0, 0], '.2f')", x=_X)
 S("in_dtype_of", srcgrad.runtime.in_dtype_of, "srcgrad.runtime.in_dtype_of(d, x)", d=normal(2, 3),
   x=fixed(np.zeros(3)))
+# the linear helpers of np.average's, np.cov's and np.corrcoef's tangent rules (hvp differentiates those)
+for e, sw, sa in (("srcgrad.runtime.weights_like(w, a, 1)", (3,), (2, 3)),
+                  ("srcgrad.runtime.weights_like(w, a, 0)", (3,), (3, 2)),
+                  ("srcgrad.runtime.weights_like(w, a, None)", (2, 3), (2, 3))):
+    S(f"{e}-{sw}-{sa}", srcgrad.runtime.weights_like, e, w=normal(*sw), a=fixed(np.zeros(sa)))
+for e, shape in (("srcgrad.runtime.cov_rows(x, True)", (3, 4)), ("srcgrad.runtime.cov_rows(x, False)", (4, 2)),
+                 ("srcgrad.runtime.cov_rows(x, False)", (5,)), ("srcgrad.runtime.cov_rows(x, True)", (5,))):
+    S(f"{e}-{shape}", srcgrad.runtime.cov_rows, e, x=normal(*shape))
+S("cov_product", srcgrad.runtime.cov_product, "srcgrad.runtime.cov_product(t, xc)", t=normal(3, 5),
+  xc=normal(3, 5))
 S("quantile_jvp", srcgrad.runtime.quantile_jvp, "srcgrad.runtime.quantile_jvp(t, a, 0.3, 0, o)",
   t=normal(4, 3), a=distinct(4, 3), o=fixed(np.zeros(3)))
 S("quantile_jvp-scalar", srcgrad.runtime.quantile_jvp,

@@ -3,11 +3,11 @@
 (``np.average``), covariances (``np.cov``, ``np.corrcoef``), polynomials
 (``np.polyval``, ``np.vander``), ``np.correlate``, ``np.meshgrid`` and
 ``np.linalg.multi_dot``.  Second derivatives (reverse mode over tangent
-code) go through the quantiles (their tangent helper has rules too),
-polynomials, ``np.correlate``, ``np.meshgrid`` and ``multi_dot`` of up to
-three operands; the tangent helpers of ``np.average``, ``np.cov`` and
-``np.corrcoef`` have no rules yet, so ``hvp``/``hessian`` of code using them is refused (MissingRuleError),
-never wrong.
+code) go through all of them: the tangent rules are written in NumPy
+operations that have rules, and the few runtime helpers they call have rules
+of their own (the quantiles' weighted sum, ``in_dtype_of``, and the linear
+pieces of the weighted means and covariances: ``weights_like``, ``cov_rows``,
+``cov_product``).
 
 A quantile with NumPy's default linear interpolation is a weighted sum of the
 two sorted elements around it (:func:`~srcgrad.runtime.quantile_weights`), so
@@ -23,19 +23,21 @@ import numpy as np
 
 from ..runtime import (
     average_grads,
-    average_jvp,
     convolve_grads,
     corrcoef_grads,
-    corrcoef_jvp,
     cotangent_at,
     cov_grads,
-    cov_jvp,
+    cov_product,
+    cov_product_grads,
+    cov_rows,
+    cov_rows_back,
     in_dtype_of,
     multi_dot_grads,
-    multi_dot_jvp,
     quantile_grad,
     quantile_jvp,
     unbroadcast,
+    weights_back,
+    weights_like,
 )
 from .derive import linear
 from .registry import adjoint, nondifferentiable, tangent
@@ -92,8 +94,17 @@ def average(out, d_out, a, axis=None, weights=None, *, keepdims=False):
 
 @tangent(np.average, "a", "weights")
 def average_tangent(out, a, axis=None, weights=None, *, keepdims=False, d_a, d_weights):
-    return (average_jvp(out, a, axis, weights, keepdims, d_a, None),
-            average_jvp(out, a, axis, weights, keepdims, None, d_weights))
+    """``sum(d_a * w + (a - out) * d_w) / sum(w)`` for the weights ``w`` laid
+    out as ``a`` (:func:`~srcgrad.runtime.weights_like`, linear, has rules of
+    its own); without weights the mean of ``d_a``."""
+    if weights is None:
+        return in_dtype_of(np.reshape(np.mean(d_a, axis=axis, keepdims=True), np.shape(out)), out), 0.0
+    w = weights_like(weights, a, axis)
+    total = np.sum(w, axis=axis, keepdims=True)
+    return (in_dtype_of(np.reshape(np.sum(d_a * w, axis=axis, keepdims=True) / total, np.shape(out)), out),
+            in_dtype_of(np.reshape(np.sum((a - np.reshape(out, np.shape(total)))
+                                          * weights_like(d_weights, a, axis), axis=axis, keepdims=True)
+                                   / total, np.shape(out)), out))
 
 
 @adjoint(np.cov, "m", "y")
@@ -103,8 +114,21 @@ def cov(out, d_out, m, y=None, rowvar=True, bias=False, ddof=None):
 
 @tangent(np.cov, "m", "y")
 def cov_tangent(out, m, y=None, rowvar=True, bias=False, ddof=None, *, d_m, d_y):
-    return (cov_jvp(m, y, rowvar, bias, ddof, d_m, None, out),
-            cov_jvp(m, y, rowvar, bias, ddof, None, d_y, out))
+    """``C = Xc Xc^T / f`` for the centred rows ``Xc`` (:func:`~srcgrad.runtime.cov_rows`,
+    linear, has rules of its own): its tangent is ``(Tc Xc^T + Xc Tc^T) / f``
+    for the centred rows ``Tc`` of the tangents (zeros for the other input)."""
+    if y is None:
+        x = cov_rows(m, rowvar)
+    else:
+        x = np.concatenate([cov_rows(m, rowvar), cov_rows(y, rowvar)], axis=0)
+    xc = x - np.mean(x, axis=1, keepdims=True)
+    fact = np.shape(x)[1] - ((0 if bias else 1) if ddof is None else ddof)
+    if y is None:
+        return in_dtype_of(np.reshape(cov_product(cov_rows(d_m, rowvar), xc) / fact, np.shape(out)), out), 0.0
+    t_m = np.concatenate([cov_rows(d_m, rowvar), cov_rows(np.zeros(np.shape(y)), rowvar)], axis=0)
+    t_y = np.concatenate([cov_rows(np.zeros(np.shape(m)), rowvar), cov_rows(d_y, rowvar)], axis=0)
+    return (in_dtype_of(np.reshape(cov_product(t_m, xc) / fact, np.shape(out)), out),
+            in_dtype_of(np.reshape(cov_product(t_y, xc) / fact, np.shape(out)), out))
 
 
 @adjoint(np.corrcoef, "x", "y")
@@ -114,7 +138,30 @@ def corrcoef(out, d_out, x, y=None, rowvar=True):
 
 @tangent(np.corrcoef, "x", "y")
 def corrcoef_tangent(out, x, y=None, rowvar=True, *, d_x, d_y):
-    return corrcoef_jvp(x, y, rowvar, d_x, None, out), corrcoef_jvp(x, y, rowvar, None, d_y, out)
+    """``R = C / sqrt(d d^T)`` for the covariance ``C`` and its diagonal ``d``:
+    its tangent is ``T / sqrt(d d^T) - R (r_i + r_j) / 2`` for the tangent
+    ``T`` of ``C`` (as in :func:`cov_tangent`) and the rates ``r = diag(T) / d``."""
+    c = np.atleast_2d(np.cov(x, y, rowvar))
+    d = np.diag(c)
+    r = np.reshape(out, np.shape(c))
+    if y is None:
+        rows = cov_rows(x, rowvar)
+        t_x = cov_rows(d_x, rowvar)
+    else:
+        rows = np.concatenate([cov_rows(x, rowvar), cov_rows(y, rowvar)], axis=0)
+        t_x = np.concatenate([cov_rows(d_x, rowvar), cov_rows(np.zeros(np.shape(y)), rowvar)], axis=0)
+        t_y = np.concatenate([cov_rows(np.zeros(np.shape(x)), rowvar), cov_rows(d_y, rowvar)], axis=0)
+    xc = rows - np.mean(rows, axis=1, keepdims=True)
+    fact = np.shape(rows)[1] - 1
+    c_x = np.reshape(in_dtype_of(np.reshape(cov_product(t_x, xc) / fact, np.shape(c)), c), np.shape(c))
+    rate_x = np.diag(c_x) / d
+    moved_x = c_x / np.sqrt(np.outer(d, d)) - 0.5 * r * (rate_x[:, np.newaxis] + rate_x[np.newaxis, :])
+    if y is None:
+        return in_dtype_of(np.reshape(moved_x, np.shape(out)), out), 0.0
+    c_y = np.reshape(in_dtype_of(np.reshape(cov_product(t_y, xc) / fact, np.shape(c)), c), np.shape(c))
+    rate_y = np.diag(c_y) / d
+    moved_y = c_y / np.sqrt(np.outer(d, d)) - 0.5 * r * (rate_y[:, np.newaxis] + rate_y[np.newaxis, :])
+    return in_dtype_of(np.reshape(moved_x, np.shape(out)), out), in_dtype_of(np.reshape(moved_y, np.shape(out)), out)
 
 
 @adjoint(np.polyval, "p", "x")
@@ -181,15 +228,22 @@ def multi_dot(out, d_out, arrays):
 @tangent(np.linalg.multi_dot, "arrays")
 def multi_dot_tangent(out, arrays, *, d_arrays):
     """One product per operand, with that operand replaced by its tangent; up
-    to three operands written out (generated code that is differentiated again
-    can follow those), more through :func:`~srcgrad.runtime.multi_dot_jvp`."""
+    to four operands written out (generated code that is differentiated again
+    can follow those; more are a sum over a list, as ``np.einsum``'s)."""
     if len(arrays) == 2:
         return in_dtype_of(np.dot(d_arrays[0], arrays[1]) + np.dot(arrays[0], d_arrays[1]), out)
     if len(arrays) == 3:
         return in_dtype_of(np.linalg.multi_dot([d_arrays[0], arrays[1], arrays[2]])
                            + np.linalg.multi_dot([arrays[0], d_arrays[1], arrays[2]])
                            + np.linalg.multi_dot([arrays[0], arrays[1], d_arrays[2]]), out)
-    return multi_dot_jvp(arrays, d_arrays, out)
+    if len(arrays) == 4:
+        return in_dtype_of(np.linalg.multi_dot([d_arrays[0], arrays[1], arrays[2], arrays[3]])
+                           + np.linalg.multi_dot([arrays[0], d_arrays[1], arrays[2], arrays[3]])
+                           + np.linalg.multi_dot([arrays[0], arrays[1], d_arrays[2], arrays[3]])
+                           + np.linalg.multi_dot([arrays[0], arrays[1], arrays[2], d_arrays[3]]), out)
+    return in_dtype_of(sum([np.linalg.multi_dot([d_arrays[j] if j == i else arrays[j]
+                                                 for j in range(len(arrays))])
+                            for i in range(len(arrays))]), out)
 
 
 @linear(in_dtype_of, "d", name="in_dtype_of", call="in_dtype_of")
@@ -197,6 +251,25 @@ def in_dtype_of_(out, d_out, d, x):
     """A cast (the tangent and cotangent rules above end with it): linear in
     ``d``; ``x`` only lends its dtype."""
     return in_dtype_of(d_out, d)
+
+
+@linear(weights_like, "weights", name="weights_like", call="weights_like")
+def weights_like_(out, d_out, weights, a, axis):
+    """``np.average``'s weights laid out as ``a`` (its tangent rule uses it):
+    linear in ``weights``."""
+    return weights_back(d_out, weights, a, axis)
+
+
+@linear(cov_rows, "part", name="cov_rows", call="cov_rows")
+def cov_rows_(out, d_out, part, rowvar):
+    """``np.cov``'s input as rows of variables (its tangent rule uses it): linear."""
+    return cov_rows_back(d_out, part, rowvar)
+
+
+@linear(cov_product, "t", "xc", name="cov_product", call="cov_product")
+def cov_product_(out, d_out, t, xc):
+    """``Tc Xc^T + Xc Tc^T`` (the tangent of a covariance): linear in each of ``t``, ``xc``."""
+    return cov_product_grads(d_out, t, xc)
 
 
 nondifferentiable(np.digitize)

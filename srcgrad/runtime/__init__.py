@@ -127,6 +127,10 @@ from .reductions import (
     corrcoef_jvp,
     cov_grads,
     cov_jvp,
+    cov_product,
+    cov_product_grads,
+    cov_rows,
+    cov_rows_back,
     cumprod_grad,
     extremum_grad,
     in_dtype_of,
@@ -139,6 +143,8 @@ from .reductions import (
     size_of,
     trace_grad,
     unreduce,
+    weights_back,
+    weights_like,
 )
 from .schedules import OnlineSnapshots, checkpoint_schedule, online_schedule
 from .shapes import (
@@ -279,7 +285,8 @@ __all__ = [
     "unreduce",
     "average_grads", "average_jvp", "corrcoef_grads", "corrcoef_jvp", "cov_grads",
     "cov_jvp", "in_dtype_of", "multi_dot_grads", "multi_dot_jvp", "quantile_grad",
-    "quantile_jvp", "quantile_weights",
+    "quantile_jvp", "quantile_weights", "cov_product", "cov_product_grads", "cov_rows", "cov_rows_back", "weights_like",
+    "weights_back",
     "size_of",
     "grad_seed",
     "grad_like",

@@ -275,8 +275,10 @@ def quantile_jvp(t, a, q, axis, like):
                                   np.shape(like)), like)
 
 
-def _weights_like(weights, a, axis):
-    """``np.average``'s weights laid out as ``a`` (1-D weights run along ``axis``)."""
+def weights_like(weights, a, axis):
+    """``np.average``'s weights laid out as ``a`` (1-D weights run along ``axis``).
+    Linear in ``weights``, with rules (its transpose is :func:`weights_back`):
+    ``np.average``'s tangent rule uses it, and hvp differentiates that again."""
     weights = np.asarray(weights)
     if weights.shape != np.shape(a) and weights.ndim == 1 and axis is not None:
         shape = [1] * np.ndim(a)
@@ -285,7 +287,7 @@ def _weights_like(weights, a, axis):
     return np.broadcast_to(weights, np.shape(a))
 
 
-def _weights_back(d, weights, a, axis):
+def weights_back(d, weights, a, axis):
     """A cotangent laid out as ``a`` summed back to the weights' shape."""
     shape = np.shape(weights)
     if shape != np.shape(a) and len(shape) == 1 and axis is not None:
@@ -302,11 +304,11 @@ def average_grads(out, g, a, axis=None, weights=None, keepdims=False):
     g = unreduce(g, a, axis, keepdims)
     if weights is None:
         return in_dtype_of(g * (np.size(out) / np.size(a)), a), None
-    w = _weights_like(weights, a, axis)
+    w = weights_like(weights, a, axis)
     total = np.sum(w, axis=axis, keepdims=True)
     centred = np.asarray(a) - np.reshape(out, np.shape(total))
     return (in_dtype_of(g * w / total, a),
-            in_dtype_of(_weights_back(g * centred / total, weights, a, axis), weights))
+            in_dtype_of(weights_back(g * centred / total, weights, a, axis), weights))
 
 
 def average_jvp(out, a, axis, weights, keepdims, t_a, t_w):
@@ -314,23 +316,52 @@ def average_jvp(out, a, axis, weights, keepdims, t_a, t_w):
     t_a = np.broadcast_to(t_a, np.shape(a)) if t_a is not None else np.zeros(np.shape(a))
     if weights is None:
         return in_dtype_of(np.reshape(np.mean(t_a, axis=axis, keepdims=True), np.shape(out)), out)
-    w = _weights_like(weights, a, axis)
+    w = weights_like(weights, a, axis)
     total = np.sum(w, axis=axis, keepdims=True)
     moved = t_a * w
     if t_w is not None:
         centred = np.asarray(a) - np.reshape(out, np.shape(total))
-        moved = moved + centred * _weights_like(t_w, a, axis)
+        moved = moved + centred * weights_like(t_w, a, axis)
     return in_dtype_of(np.reshape(np.sum(moved, axis=axis, keepdims=True) / total,
                                   np.shape(out)), out)
 
 
+def cov_rows(part, rowvar):
+    """One of ``np.cov``'s inputs as rows of variables (a 1-D one is one row;
+    with ``rowvar`` false the columns are the variables).  Linear in ``part``,
+    with rules of its own: the tangent rules of ``np.cov``/``np.corrcoef`` use
+    it, and hvp differentiates their code again."""
+    x = np.array(part, ndmin=2)
+    return x.T if not rowvar and x.shape[0] != 1 else x
+
+
+def cov_rows_back(d, part, rowvar):
+    """The transpose of :func:`cov_rows`: a cotangent of the rows laid out as ``part``."""
+    turned = not rowvar and np.ndim(part) > 1 and np.shape(part)[0] != 1
+    return in_dtype_of(np.reshape(np.transpose(d) if turned else d, np.shape(part)), part)
+
+
+def cov_product(t, xc):
+    """``Tc Xc^T + Xc Tc^T`` for the rows ``t`` centred (``Tc``): the tangent of
+    ``Xc Xc^T`` as the rows move by ``t`` (``xc`` is centred).  Linear in ``t``
+    and in ``xc``, with rules of its own (:func:`cov_product_grads`): the
+    tangent rules of ``np.cov``/``np.corrcoef`` use it, and hvp differentiates
+    their code again."""
+    tc = t - np.mean(t, axis=1, keepdims=True)
+    return tc @ xc.T + xc @ tc.T
+
+
+def cov_product_grads(g, t, xc):
+    """The cotangents of ``t`` and ``xc`` for :func:`cov_product`: ``S Xc``
+    centred (the centring is its own transpose) and ``S Tc``, for ``S = G + G^T``."""
+    s = g + np.transpose(g)
+    d_t = s @ xc
+    return d_t - np.mean(d_t, axis=1, keepdims=True), s @ (t - np.mean(t, axis=1, keepdims=True))
+
+
 def _variables(m, y, rowvar):
     """``np.cov``'s observations: one row per variable, ``y``'s rows after ``m``'s."""
-    rows = []
-    for part in (m, y):
-        if part is not None:
-            x = np.array(part, ndmin=2)
-            rows.append(x.T if not rowvar and x.shape[0] != 1 else x)
+    rows = [cov_rows(part, rowvar) for part in (m, y) if part is not None]
     return np.concatenate(rows, axis=0) if len(rows) > 1 else rows[0]
 
 

@@ -170,7 +170,7 @@ def test_other_interpolation_refused():
 
 def test_second_derivatives_through_quantiles():
     """hvp and hessian run reverse mode over the tangent code, whose quantile
-    helper has rules of its own; covariances' helpers have none yet: refused."""
+    helper has rules of its own."""
     def f(a):
         s = 0.0
         for i in range(3):
@@ -182,8 +182,6 @@ def test_second_derivatives_through_quantiles():
     assert_close(hv, differences, rtol=1e-6, atol=1e-7)
     assert_close(srcgrad.hessian(f)(A).reshape(20, 20) @ v.ravel(), hv.ravel(), rtol=1e-12,
                  atol=1e-12)
-    with pytest.raises(srcgrad.MissingRuleError, match="cov_jvp"):
-        srcgrad.hvp(covariance)(A, v)
 
 
 @pytest.mark.parametrize("fn, x", [(polynomial, np.array([1.0, -2.0, 0.5])), (polynomial_x, V),
@@ -195,3 +193,120 @@ def test_hvp_matches_differences_of_the_gradient(fn, x):
     v = np.cos(np.arange(np.size(x)) + 0.5).reshape(np.shape(x))
     differences = (srcgrad.grad(fn)(x + 1e-6 * v) - srcgrad.grad(fn)(x - 1e-6 * v)) / 2e-6
     assert_close(srcgrad.hvp(fn)(x, v), differences, rtol=1e-6, atol=1e-6)
+
+
+# --- second derivatives through np.average, np.cov, np.corrcoef and multi_dot ---------------
+# Their tangent rules called runtime helpers without rules (average_jvp, cov_jvp, corrcoef_jvp,
+# multi_dot_jvp), so hvp/hessian were refused; the rules are now NumPy operations with rules.
+D = rng.normal(size=(4, 2))
+
+
+def average_axis(a):
+    return np.sum(np.sin(np.average(a, axis=1)) ** 2) + np.average(a ** 2)
+
+
+def average_weighted_axis(a):
+    return np.sum(np.average(a, axis=0, weights=W[:4] ** 2) ** 3) + np.average(a ** 2, weights=np.abs(a) + 1.0)
+
+
+def average_weights_moved(w):
+    return (np.average(V, weights=w) ** 2 + np.sum(np.average(A, axis=1, weights=w) ** 2)
+            + np.sum(np.average(A, axis=-1, weights=w * w, keepdims=True) ** 2))
+
+
+def covariance_options(a):
+    return (np.sum(np.cov(a) ** 2) + np.sum(np.sin(np.cov(a, rowvar=False, bias=True)))
+            + np.sum(np.cov(a, ddof=0) ** 2) + np.sum(np.cov(a[:, :3], a[:, 1:4] ** 2) ** 2)
+            + np.sum(np.cov(a, a[:, 1] ** 2, rowvar=False) ** 2))
+
+
+def covariance_of_y(v):
+    return np.sum(np.cov(V, v) ** 2) + np.sum(np.cov(v, A[0] * v, bias=True) ** 2)
+
+
+def correlation_options(a):
+    return (np.sum(np.corrcoef(a) ** 3) + np.sum(np.corrcoef(a, rowvar=False) ** 2)
+            + np.sum(np.corrcoef(a[0], a[1] ** 2) ** 3))
+
+
+def correlation_of_y(v):
+    return np.corrcoef(V, v)[0, 1] + np.sum(np.corrcoef(v, v ** 2) ** 2)
+
+
+def chains(a):
+    return (np.sum(np.linalg.multi_dot([a, a.T]) ** 2) + np.sum(np.linalg.multi_dot([a[:, 0], a, B]) ** 2)
+            + np.sum(np.linalg.multi_dot([a, B, C, D.T]) ** 2) + np.linalg.multi_dot([V[:4], a, a.T, a, V])
+            + np.sum(np.linalg.multi_dot([a, a.T, a, B, C]) ** 2))
+
+
+def standardised_steps(a):
+    """A loop and a helper: each step rescales by a weighted mean and the correlation."""
+    for i in range(2):
+        a = step(a, W[:4] * (i + 1.0))
+    return np.sum(a ** 2)
+
+
+def step(a, w):
+    centre = np.average(a, axis=0, weights=w)
+    return (a - centre) @ np.corrcoef(a, rowvar=False) * 0.5 + np.cov(a, rowvar=False)[0] * 0.1
+
+
+SECOND_ORDER = [(average_axis, A), (average_weighted_axis, A), (average_weights_moved, W),
+                (covariance_options, A), (covariance_of_y, V[::-1] * 1.3 + 0.2),
+                (correlation_options, A), (correlation_of_y, V[::-1] * 1.3 + 0.2), (chains, A),
+                (standardised_steps, A)]
+
+
+@pytest.mark.parametrize("fn, x", SECOND_ORDER, ids=[f.__name__ for f, _ in SECOND_ORDER])
+def test_hvp_and_hessian_through_means_and_covariances(fn, x):
+    v = np.cos(np.arange(np.size(x)) + 0.5).reshape(np.shape(x))
+    value, g = srcgrad.value_and_grad(fn)(x)
+    assert_bit_identical(value, fn(x))
+    assert_close(g, numeric_grad(fn, (x,), 0), rtol=1e-5, atol=1e-6)
+    differences = (srcgrad.grad(fn)(x + 1e-6 * v) - srcgrad.grad(fn)(x - 1e-6 * v)) / 2e-6
+    hv = srcgrad.hvp(fn)(x, v)
+    assert_close(hv, differences, rtol=1e-6, atol=1e-6)
+    hessian = srcgrad.hessian(fn)(x).reshape(np.size(x), np.size(x))
+    assert_close(hessian, hessian.T, rtol=1e-9, atol=1e-9)
+    assert_close(hessian @ np.ravel(v), np.ravel(hv), rtol=1e-9, atol=1e-9)
+
+
+def test_tangents_bit_identical_to_the_helpers_they_replace():
+    """The tangent rules, rewritten in NumPy operations for second derivatives,
+    compute what the runtime helpers did, bit for bit (float64)."""
+    from srcgrad import runtime as rt
+    ta, tv, tw = np.sin(A + 0.3), np.cos(V), np.sin(W)
+
+    def same(found, expected):
+        assert np.asarray(found).dtype == np.asarray(expected).dtype
+        assert np.array_equal(found, expected)
+
+    for f, axis in [(lambda a: np.average(a), None), (lambda a: np.average(a, axis=1), 1)]:
+        same(srcgrad.jvp(f, (A,), (ta,))[1], rt.average_jvp(f(A), A, axis, None, False, ta, None))
+    for f, axis, keep, w, t in [(lambda a, w: np.average(a, axis=1, weights=w), 1, False, W, tw),
+                                (lambda a, w: np.average(a, weights=w), None, False, A ** 2, ta),
+                                (lambda a, w: np.average(a, axis=0, weights=w, keepdims=True), 0,
+                                 True, W[:4], tw[:4])]:
+        out = f(A, w)
+        same(srcgrad.jvp(f, (A, w), (ta, t))[1], rt.average_jvp(out, A, axis, w, keep, ta, None)
+             + rt.average_jvp(out, A, axis, w, keep, None, t))
+        same(srcgrad.jvp(f, (A, w), (None, t))[1], rt.average_jvp(out, A, axis, w, keep, None, t))
+    for f, rowvar, bias, ddof in [(lambda a: np.cov(a), True, False, None),
+                                  (lambda a: np.cov(a, rowvar=False, bias=True), False, True, None),
+                                  (lambda a: np.cov(a, ddof=2), True, False, 2)]:
+        same(srcgrad.jvp(f, (A,), (ta,))[1], rt.cov_jvp(A, None, rowvar, bias, ddof, ta, None, f(A)))
+    for f, rowvar in [(lambda a: np.corrcoef(a), True), (lambda a: np.corrcoef(a, rowvar=False), False)]:
+        same(srcgrad.jvp(f, (A,), (ta,))[1], rt.corrcoef_jvp(A, None, rowvar, ta, None, f(A)))
+    for x, y, tx, ty in [(V, V[::-1] ** 2, tv, tv[::-1]), (A, A[1:3], ta, ta[:2])]:
+        out = np.cov(x, y)
+        same(srcgrad.jvp(lambda x, y: np.cov(x, y), (x, y), (tx, ty))[1],
+             rt.cov_jvp(x, y, True, False, None, tx, None, out) + rt.cov_jvp(x, y, True, False, None, None, ty, out))
+        out = np.corrcoef(x, y)
+        same(srcgrad.jvp(lambda x, y: np.corrcoef(x, y), (x, y), (None, ty))[1],
+             rt.corrcoef_jvp(x, y, True, None, ty, out))
+    operands = [A, B, C, D.T, rng.normal(size=(4, 3))]
+    tangents = [np.cos(o) for o in operands]
+    for n, f in [(4, lambda a, b, c, d: np.linalg.multi_dot([a, b, c, d])),
+                 (5, lambda a, b, c, d, e: np.linalg.multi_dot([a, b, c, d, e]))]:
+        same(srcgrad.jvp(f, tuple(operands[:n]), tuple(tangents[:n]))[1],
+             rt.multi_dot_jvp(operands[:n], tangents[:n], f(*operands[:n])))
