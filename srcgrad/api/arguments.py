@@ -22,6 +22,7 @@ import numpy as np
 from ..errors import NonDifferentiableError, SrcGradError
 from ..frontend.linker import Callee, ElementClasses, element_classes, shown_callable
 from ..runtime.structures import has_differentiable_leaves
+from .partials import as_function
 
 # The modules whose classes are the functions srcgrad makes (Transformed, Derivative).
 _MADE_BY_SRCGRAD = {"srcgrad.api.transforms", "srcgrad.api.second_order", "srcgrad.api.higher"}
@@ -49,6 +50,11 @@ def function_of(fn, transform: str):
         raise SrcGradError(f"{what}, made by srcgrad: the derivatives of generated functions "
                            f"it takes are grad(grad(f)) for a float argument, and hvp, "
                            f"hessian and jacobian(grad(f))")
+    if isinstance(fn, functools.partial) and inspect.isfunction(fn.func):
+        try:  # jvp, vjp, hvp, ...: the def the partial stands for (api/partials.py)
+            return as_function(fn)
+        except TypeError:
+            pass
     if isinstance(fn, functools.partial):
         name = getattr(fn.func, "__name__", "the function")
         raise SrcGradError(f"{what}: differentiate {name} itself, srcgrad.{transform}({name}, "
@@ -148,6 +154,14 @@ def object_positions(args) -> tuple:
     """The positions of the arguments ``args`` that are user objects
     (:func:`object_kind`): code is specialised on them (``Options.objects``)."""
     return tuple(i for i, a in enumerate(args) if object_kind(type(a)))
+
+
+def object_classes(kinds) -> tuple:
+    """``(position, class)`` of each user object among arguments of the types
+    ``kinds``, named tuples aside (``Options.object_classes``): their methods
+    are resolved by class, as ``self``'s are (``opt.update(w, g)``)."""
+    return tuple((i, k) for i, k in enumerate(kinds)
+                 if object_kind(k) and not issubclass(k, tuple))
 
 
 def callee_arguments(fn, wrt, args, first=0) -> tuple:
