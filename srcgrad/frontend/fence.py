@@ -189,6 +189,10 @@ _CHANGES_FIRST = {
     "putmask": "write y[mask] = v (or y = np.where(mask, v, y))",
     "copyto": "write y[...] = v",
     "fill_diagonal": "write y[np.diag_indices_from(y)] = v",
+    # a generator's shuffle changes the array it is given, never the generator
+    # (review r1: "'rng.shuffle(h)' may change 'rng' in place")
+    "shuffle": "assign the shuffled array instead: y = y[rng.permutation(len(y))], the "
+               "same order from the same draws",
 }
 
 
@@ -212,7 +216,7 @@ def in_place_message(stmt, free=None) -> str:
         advice = _CHANGES_FIRST.get(func.attr, (
             "write the update as an assignment (y[...] = v, y[i] = v, y = ...) or use a "
             "function that returns a new value"))
-        first = call.args and (func.attr == "at" or _module_function(func, free))
+        first = call.args and (func.attr in ("at", "shuffle") or _module_function(func, free))
         changed = call.args[0] if first else func.value
     else:
         first = call.args[0] if call.args and isinstance(call.args[0], gast.Name) else None

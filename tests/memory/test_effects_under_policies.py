@@ -816,3 +816,36 @@ def test_a_while_test_that_changes_an_object_in_a_checkpointed_loop_is_refused_l
         with pytest.raises(srcgrad.SrcGradError, match="checkpointed") as info:
             srcgrad.grad(pops_in_while_test, policy=policy)(x)
         assert info.value.lineno == pops_in_while_test.__code__.co_firstlineno + 4
+
+
+def shuffles_with_a_local_generator(x):
+    rng = np.random.default_rng(0)
+    h = x
+    for t in range(4):
+        h = np.tanh(h * 1.1 + 0.1)
+        rng.shuffle(h)
+    return np.sum(h * np.arange(3.0))
+
+
+def permutes_with_a_local_generator(x):
+    rng = np.random.default_rng(0)
+    h = x
+    for t in range(4):
+        h = np.tanh(h * 1.1 + 0.1)
+        h = h[rng.permutation(len(h))]  # what the refusal says to write
+    return np.sum(h * np.arange(3.0))
+
+
+def test_a_local_generator_shuffling_is_refused_naming_the_array_and_what_to_write():
+    """rng.shuffle(h) of a value being differentiated, rng made in the function:
+    the refusal named 'rng' as changed in place (review r1).  It names the
+    array, and what it says to write gives the same numbers."""
+    x = np.array([0.3, 0.7, -0.2])
+    with pytest.raises(srcgrad.SrcGradError,
+                       match=r"'rng.shuffle\(h\)' may change 'h' in place.*"
+                             r"h\[rng.permutation\(len\(h\)\)\]|y = y\[rng.permutation") as info:
+        srcgrad.grad(shuffles_with_a_local_generator)(x)
+    assert info.value.lineno == shuffles_with_a_local_generator.__code__.co_firstlineno + 5
+    assert_close(permutes_with_a_local_generator(x), shuffles_with_a_local_generator(x),
+                 rtol=0, atol=0)
+    check_policies(permutes_with_a_local_generator, (x,), policies=ALL)
