@@ -364,13 +364,16 @@ def _message(stmt, x, other, source, user) -> str:
         hint = f"{shown_other} = {source_of(node)}.copy()"  # the view, as the user wrote it
     else:
         hint = f"{shown_x} = {shown_x}.copy()"
+    # (a local function's 'out' and the caller's: two variables of one name)
+    sharer = f"'{shown_other}'" if shown_other != shown_x or other == x \
+        else f"another variable named '{shown_other}'"
     if ir.is_update(stmt):
-        return (f"'{shown_x}' is updated in place while '{shown_other}' shares its memory "
+        return (f"'{shown_x}' is updated in place while {sharer} shares its memory "
                 f"and is read afterwards; srcgrad cannot follow that change: make a copy "
                 f"({hint})")
     symbol = getattr(stmt, "augmented_symbol", "+")
     return (f"'{shown_x} {symbol}= ...' updates the array '{shown_x}' in place, and "
-            f"'{shown_other}' shares its memory and is read afterwards; srcgrad cannot "
+            f"{sharer} shares its memory and is read afterwards; srcgrad cannot "
             f"follow that change: write '{shown_x} = {shown_x} {symbol} ...' or make a copy "
             f"({hint})")
 

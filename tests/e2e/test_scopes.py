@@ -115,4 +115,5 @@ def test_a_refusal_names_the_users_variables():
     with pytest.raises(AliasedUpdateError) as info:
         srcgrad.value_and_grad(shared_through_a_nested_local)(np.array([0.5, -1.0, 2.0]))
     assert "out_1" not in info.value.message, info.value.message
+    assert "another variable named 'out'" in info.value.message, info.value.message
     assert info.value.filename == __file__ and info.value.lineno
