@@ -97,14 +97,16 @@ def average_tangent(out, a, axis=None, weights=None, *, keepdims=False, d_a, d_w
     """``sum(d_a * w + (a - out) * d_w) / sum(w)`` for the weights ``w`` laid
     out as ``a`` (:func:`~srcgrad.runtime.weights_like`, linear, has rules of
     its own); without weights the mean of ``d_a``."""
+    shape = np.shape(out)
     if weights is None:
-        return in_dtype_of(np.reshape(np.mean(d_a, axis=axis, keepdims=True), np.shape(out)), out), 0.0
+        return in_dtype_of(np.reshape(np.mean(d_a, axis=axis, keepdims=True), shape), out), 0.0
     w = weights_like(weights, a, axis)
     total = np.sum(w, axis=axis, keepdims=True)
-    return (in_dtype_of(np.reshape(np.sum(d_a * w, axis=axis, keepdims=True) / total, np.shape(out)), out),
-            in_dtype_of(np.reshape(np.sum((a - np.reshape(out, np.shape(total)))
-                                          * weights_like(d_weights, a, axis), axis=axis, keepdims=True)
-                                   / total, np.shape(out)), out))
+    centred = a - np.reshape(out, np.shape(total))
+    by_a = np.sum(d_a * w, axis=axis, keepdims=True)
+    by_weights = np.sum(centred * weights_like(d_weights, a, axis), axis=axis, keepdims=True)
+    return (in_dtype_of(np.reshape(by_a / total, shape), out),
+            in_dtype_of(np.reshape(by_weights / total, shape), out))
 
 
 @adjoint(np.cov, "m", "y")
@@ -116,19 +118,22 @@ def cov(out, d_out, m, y=None, rowvar=True, bias=False, ddof=None):
 def cov_tangent(out, m, y=None, rowvar=True, bias=False, ddof=None, *, d_m, d_y):
     """``C = Xc Xc^T / f`` for the centred rows ``Xc`` (:func:`~srcgrad.runtime.cov_rows`,
     linear, has rules of its own): its tangent is ``(Tc Xc^T + Xc Tc^T) / f``
-    for the centred rows ``Tc`` of the tangents (zeros for the other input)."""
+    for the centred rows ``Tc`` of the tangents (:func:`~srcgrad.runtime.cov_product`;
+    zeros for the other input)."""
     if y is None:
         x = cov_rows(m, rowvar)
     else:
         x = np.concatenate([cov_rows(m, rowvar), cov_rows(y, rowvar)], axis=0)
     xc = x - np.mean(x, axis=1, keepdims=True)
     fact = np.shape(x)[1] - ((0 if bias else 1) if ddof is None else ddof)
+    shape = np.shape(out)
     if y is None:
-        return in_dtype_of(np.reshape(cov_product(cov_rows(d_m, rowvar), xc) / fact, np.shape(out)), out), 0.0
+        moved = cov_product(cov_rows(d_m, rowvar), xc)
+        return in_dtype_of(np.reshape(moved / fact, shape), out), 0.0
     t_m = np.concatenate([cov_rows(d_m, rowvar), cov_rows(np.zeros(np.shape(y)), rowvar)], axis=0)
     t_y = np.concatenate([cov_rows(np.zeros(np.shape(m)), rowvar), cov_rows(d_y, rowvar)], axis=0)
-    return (in_dtype_of(np.reshape(cov_product(t_m, xc) / fact, np.shape(out)), out),
-            in_dtype_of(np.reshape(cov_product(t_y, xc) / fact, np.shape(out)), out))
+    return (in_dtype_of(np.reshape(cov_product(t_m, xc) / fact, shape), out),
+            in_dtype_of(np.reshape(cov_product(t_y, xc) / fact, shape), out))
 
 
 @adjoint(np.corrcoef, "x", "y")
@@ -149,19 +154,26 @@ def corrcoef_tangent(out, x, y=None, rowvar=True, *, d_x, d_y):
         t_x = cov_rows(d_x, rowvar)
     else:
         rows = np.concatenate([cov_rows(x, rowvar), cov_rows(y, rowvar)], axis=0)
-        t_x = np.concatenate([cov_rows(d_x, rowvar), cov_rows(np.zeros(np.shape(y)), rowvar)], axis=0)
-        t_y = np.concatenate([cov_rows(np.zeros(np.shape(x)), rowvar), cov_rows(d_y, rowvar)], axis=0)
+        t_x = np.concatenate([cov_rows(d_x, rowvar), cov_rows(np.zeros(np.shape(y)), rowvar)],
+                             axis=0)
+        t_y = np.concatenate([cov_rows(np.zeros(np.shape(x)), rowvar), cov_rows(d_y, rowvar)],
+                             axis=0)
     xc = rows - np.mean(rows, axis=1, keepdims=True)
     fact = np.shape(rows)[1] - 1
-    c_x = np.reshape(in_dtype_of(np.reshape(cov_product(t_x, xc) / fact, np.shape(c)), c), np.shape(c))
+    c_x = np.reshape(in_dtype_of(np.reshape(cov_product(t_x, xc) / fact, np.shape(c)), c),
+                     np.shape(c))
     rate_x = np.diag(c_x) / d
-    moved_x = c_x / np.sqrt(np.outer(d, d)) - 0.5 * r * (rate_x[:, np.newaxis] + rate_x[np.newaxis, :])
+    moved_x = (c_x / np.sqrt(np.outer(d, d))
+               - 0.5 * r * (rate_x[:, np.newaxis] + rate_x[np.newaxis, :]))
     if y is None:
         return in_dtype_of(np.reshape(moved_x, np.shape(out)), out), 0.0
-    c_y = np.reshape(in_dtype_of(np.reshape(cov_product(t_y, xc) / fact, np.shape(c)), c), np.shape(c))
+    c_y = np.reshape(in_dtype_of(np.reshape(cov_product(t_y, xc) / fact, np.shape(c)), c),
+                     np.shape(c))
     rate_y = np.diag(c_y) / d
-    moved_y = c_y / np.sqrt(np.outer(d, d)) - 0.5 * r * (rate_y[:, np.newaxis] + rate_y[np.newaxis, :])
-    return in_dtype_of(np.reshape(moved_x, np.shape(out)), out), in_dtype_of(np.reshape(moved_y, np.shape(out)), out)
+    moved_y = (c_y / np.sqrt(np.outer(d, d))
+               - 0.5 * r * (rate_y[:, np.newaxis] + rate_y[np.newaxis, :]))
+    return (in_dtype_of(np.reshape(moved_x, np.shape(out)), out),
+            in_dtype_of(np.reshape(moved_y, np.shape(out)), out))
 
 
 @adjoint(np.polyval, "p", "x")
@@ -268,7 +280,7 @@ def cov_rows_(out, d_out, part, rowvar):
 
 @linear(cov_product, "t", "xc", name="cov_product", call="cov_product")
 def cov_product_(out, d_out, t, xc):
-    """``Tc Xc^T + Xc Tc^T`` (the tangent of a covariance): linear in each of ``t``, ``xc``."""
+    """``Tc Xc^T + Xc Tc^T`` (a covariance's tangent): linear in each of ``t``, ``xc``."""
     return cov_product_grads(d_out, t, xc)
 
 

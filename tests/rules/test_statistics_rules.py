@@ -206,7 +206,8 @@ def average_axis(a):
 
 
 def average_weighted_axis(a):
-    return np.sum(np.average(a, axis=0, weights=W[:4] ** 2) ** 3) + np.average(a ** 2, weights=np.abs(a) + 1.0)
+    return (np.sum(np.average(a, axis=0, weights=W[:4] ** 2) ** 3)
+            + np.average(a ** 2, weights=np.abs(a) + 1.0))
 
 
 def average_weights_moved(w):
@@ -234,8 +235,10 @@ def correlation_of_y(v):
 
 
 def chains(a):
-    return (np.sum(np.linalg.multi_dot([a, a.T]) ** 2) + np.sum(np.linalg.multi_dot([a[:, 0], a, B]) ** 2)
-            + np.sum(np.linalg.multi_dot([a, B, C, D.T]) ** 2) + np.linalg.multi_dot([V[:4], a, a.T, a, V])
+    return (np.sum(np.linalg.multi_dot([a, a.T]) ** 2)
+            + np.sum(np.linalg.multi_dot([a[:, 0], a, B]) ** 2)
+            + np.sum(np.linalg.multi_dot([a, B, C, D.T]) ** 2)
+            + np.linalg.multi_dot([V[:4], a, a.T, a, V])
             + np.sum(np.linalg.multi_dot([a, a.T, a, B, C]) ** 2))
 
 
@@ -294,13 +297,16 @@ def test_tangents_bit_identical_to_the_helpers_they_replace():
     for f, rowvar, bias, ddof in [(lambda a: np.cov(a), True, False, None),
                                   (lambda a: np.cov(a, rowvar=False, bias=True), False, True, None),
                                   (lambda a: np.cov(a, ddof=2), True, False, 2)]:
-        same(srcgrad.jvp(f, (A,), (ta,))[1], rt.cov_jvp(A, None, rowvar, bias, ddof, ta, None, f(A)))
-    for f, rowvar in [(lambda a: np.corrcoef(a), True), (lambda a: np.corrcoef(a, rowvar=False), False)]:
+        same(srcgrad.jvp(f, (A,), (ta,))[1],
+             rt.cov_jvp(A, None, rowvar, bias, ddof, ta, None, f(A)))
+    for f, rowvar in [(lambda a: np.corrcoef(a), True),
+                      (lambda a: np.corrcoef(a, rowvar=False), False)]:
         same(srcgrad.jvp(f, (A,), (ta,))[1], rt.corrcoef_jvp(A, None, rowvar, ta, None, f(A)))
     for x, y, tx, ty in [(V, V[::-1] ** 2, tv, tv[::-1]), (A, A[1:3], ta, ta[:2])]:
         out = np.cov(x, y)
         same(srcgrad.jvp(lambda x, y: np.cov(x, y), (x, y), (tx, ty))[1],
-             rt.cov_jvp(x, y, True, False, None, tx, None, out) + rt.cov_jvp(x, y, True, False, None, None, ty, out))
+             rt.cov_jvp(x, y, True, False, None, tx, None, out)
+             + rt.cov_jvp(x, y, True, False, None, None, ty, out))
         out = np.corrcoef(x, y)
         same(srcgrad.jvp(lambda x, y: np.corrcoef(x, y), (x, y), (None, ty))[1],
              rt.corrcoef_jvp(x, y, True, None, ty, out))
