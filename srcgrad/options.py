@@ -45,6 +45,8 @@ class Options:
     objects: tuple = ()          # positions of arguments that are user objects (named tuples,
     #                              dataclasses, instances): their attributes are fields, not
     #                              ndarray attributes (normalize/attribute_reads.py)
+    object_classes: tuple = ()   # (position, class) of the user objects passed other than
+    #                              first: their methods resolved by class (opt.update(w, g))
 
 
 def validate_options(options: Options) -> None:

@@ -205,7 +205,8 @@ class Compilation:
     def normalize(self):
         """Desugar into A-normal form, one operation per statement (normalize/normalizer.py)."""
         self.parsed.called = self.callee  # its updates through a view of an argument are checked
-        self.program = a_normal_form(self.parsed, self.receiver, self.options.callees)
+        self.program = a_normal_form(self.parsed, self.receiver, self.options.callees,
+                                     () if self.callee else self.options.object_classes)
         params = self.program.params
         self.program.float_params = {params[i] for i in self.floats if i < len(params)}
         # p.T, p.shape of a user object are its fields (normalize/attribute_reads.py)

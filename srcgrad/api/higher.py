@@ -22,6 +22,7 @@ from ..errors import NonDifferentiableError, SrcGradError
 from ..pipeline import Options
 from .arguments import (
     callee_arguments, differentiable_value, function_of, is_user_object, normalize_wrt,
+    object_classes,
     object_positions,
     sequence_positions,
 )
@@ -91,7 +92,8 @@ def jvp(fn, primals=None, tangents=None, *, wrt=None, optimize=True, backend="nu
                       callees=callee_arguments(func, wrt_positions, args,  # grad's calls have
                                                int(receiver is not None)),
                       floats=_floats(args, receiver),  # specialised as grad's calls are
-                      objects=object_positions(args), sequences=sequence_positions(args))
+                      objects=object_positions(args), sequences=sequence_positions(args),
+                      object_classes=object_classes(tuple(map(type, args))))
     compiler.validate_options(options)
     backends.require(backend)
     compiled = compile_function(func, options)

@@ -41,6 +41,7 @@ from .arguments import (
     functions_by_keyword,
     is_user_object,
     normalize_wrt,
+    object_classes,
     object_kind,
     object_positions,
     sequence_positions,
@@ -165,7 +166,8 @@ class Transformed:
             return self._checked(full, kwargs, options)
         if receiver:  # its attributes, and those of the other objects passed, are fields
             compiled = compile_function(self._fn, replace(
-                options, objects=object_positions(full), sequences=sequence_positions(full)))
+                options, objects=object_positions(full), sequences=sequence_positions(full),
+                object_classes=object_classes(tuple(map(type, full)))))
         else:
             # Code is specialised for the arguments that are Python floats (their
             # arithmetic needs no broadcasting bookkeeping).
@@ -224,7 +226,8 @@ class Transformed:
         if not floats and not objects and not sequences and options == self._options:
             return self._get()
         compiled = compile_function(self._fn, replace(options, floats=floats, objects=objects,
-                                                      sequences=sequences))
+                                                      sequences=sequences,
+                                                      object_classes=object_classes(kinds)))
         if objects:  # the code that ran is not _get()'s: .source and export show it
             self._shown = compiled
         return compiled
@@ -444,7 +447,8 @@ def vjp(fn, *primals, wrt=None, policy="save", optimize=True, check=None, check_
                       receiver=receiver, check_finite=anomaly(check_finite), backend=backend,
                       callees=callee_arguments(func, shifted, args, int(receiver is not None)),
                       objects=object_positions(args),  # user objects passed: fields
-                      sequences=sequence_positions(args))
+                      sequences=sequence_positions(args),
+                      object_classes=object_classes(tuple(map(type, args))))
     compiler.validate_options(options)
     backends.require(backend)
     check_call(func, args, {}, "vjp")

@@ -122,11 +122,12 @@ class Calls(Selections, NamedTuples, Keywords, Rewrites):
             return result, ir.Op(operator.pos, [result], {}, node, "lambda")
         method = self.typed_method(func)
         if method is not None:  # self.helper(x) -> helper(self, x), resolved by type
-            binding = inspect.getattr_static(self.receiver_type, func.attr, None)
+            cls = self.class_of(func.value)
+            binding = inspect.getattr_static(cls, func.attr, None)
             static = isinstance(binding, staticmethod)
             self.check_caller_sees_no_update(method, node, method=not static)
             # self.m(x) for a @staticmethod m: m(x); for a @classmethod: m(type(self), x)
-            receiver = [] if static else [self.bound_value(self.receiver_type, func)] \
+            receiver = [] if static else [self.bound_value(cls, func)] \
                 if isinstance(binding, classmethod) else [self.literal(func.value)]
             args = [*receiver, *[self.passed_value(a) for a in node.args]]
             kwargs = {kw.arg: self.passed_value(kw.value) for kw in node.keywords}
@@ -134,7 +135,7 @@ class Calls(Selections, NamedTuples, Keywords, Rewrites):
             self.free[name] = method
             expr = gast.Call(func=ir.name(name), args=args, keywords=keywords_of(kwargs))
             op = ir.Op(method, args, kwargs, node, f".{func.attr}()")
-            op.receiver_type = None if static else self.receiver_type
+            op.receiver_type = None if static else cls
             return expr, op
         if self.is_local_pop(node):
             return self.popped(node)
@@ -524,14 +525,13 @@ class Calls(Selections, NamedTuples, Keywords, Rewrites):
         return gast.copy_location(ref, node)
 
     def typed_method(self, func):
-        """The function behind ``self.m`` when ``self``'s class is known."""
-        if self.receiver_type is None or not isinstance(func, gast.Attribute) \
-                or not isinstance(func.value, gast.Name) or not self.params \
-                or func.value.id != self.params[0] or self.env.get(self.params[0]) != \
-                self.params[0]:
+        """The function behind ``self.m`` when ``self``'s class is known (or
+        ``opt.m``, ``opt`` a user object passed: :meth:`.user_methods.MethodArguments.class_of`)."""
+        cls = self.class_of(func.value) if isinstance(func, gast.Attribute) else None
+        if cls is None:
             return None
-        method = getattr(self.receiver_type, func.attr, None)
-        if isinstance(inspect.getattr_static(self.receiver_type, func.attr, None), classmethod):
+        method = getattr(cls, func.attr, None)
+        if isinstance(inspect.getattr_static(cls, func.attr, None), classmethod):
             method = method.__func__  # called with the class first, by :meth:`call`
         return method if is_user_function(method) else None
 

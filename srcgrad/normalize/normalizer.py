@@ -61,17 +61,20 @@ from .sugar import Sugar
 from .user_methods import MethodArguments
 
 
-def normalize(parsed: ParsedFunction, receiver_type=None, callees=()) -> ir.Program:
+def normalize(parsed: ParsedFunction, receiver_type=None, callees=(),
+              object_classes=()) -> ir.Program:
     """Turn a fenced function into an :class:`ir.Program` in A-normal form.
 
     ``receiver_type`` is the class of the first parameter when the function is
-    a method (``self``): calls of its methods then resolve statically.
+    a method (``self``): calls of its methods then resolve statically, as do
+    those of the user objects at the positions of ``object_classes`` (pairs
+    ``(position, class)``).
     ``callees`` are the functions the call passes as arguments
     (:class:`~srcgrad.api.arguments.Callee`, with ``position``, ``name`` and
     ``obj``): calls of those parameters are calls of them
     (:meth:`.specialise.Specialisation.function_arguments`).
     """
-    return _Normalizer(parsed, receiver_type, callees).run()
+    return _Normalizer(parsed, receiver_type, callees, object_classes).run()
 
 
 def unparse_body(program: ir.Program) -> str:
@@ -83,7 +86,8 @@ def unparse_body(program: ir.Program) -> str:
 
 class _Normalizer(Statements, Expressions, ControlFlow, Calls, Inlining, Specialisation,
                   Sugar, LocalCallsInTests, MethodArguments):
-    def __init__(self, parsed: ParsedFunction, receiver_type=None, callees=()):
+    def __init__(self, parsed: ParsedFunction, receiver_type=None, callees=(),
+                 object_classes=()):
         self.parsed = parsed
         self.callees = callees
         self.func = parsed.node
@@ -109,6 +113,9 @@ class _Normalizer(Statements, Expressions, ControlFlow, Calls, Inlining, Special
         self.dispatch_classes: dict = {}            # classes of objects in lists (ordered set)
         self.inlining: list = []
         self.receiver_type = receiver_type          # type of the first parameter (methods)
+        # the classes of user objects passed other than first (user_methods.py)
+        self.param_classes = {self.params[i]: c for i, c in object_classes
+                              if i < len(self.params)}
         self.constants: dict[str, object] = {}      # names assigned once, from a literal
         self.assignments = collections.Counter()    # how often each name is assigned
 

@@ -51,9 +51,14 @@ def is_user_method(resolve, func) -> bool:
     is known (module docstring)."""
     if not isinstance(func, gast.Attribute) or not isinstance(func.value, gast.Name):
         return False
-    cls = receiver_class(resolve)
-    params = getattr(getattr(resolve, "__self__", None), "params", None)
-    if cls is None or not params or func.value.id != params[0]:
+    owner = getattr(resolve, "__self__", None)
+    if hasattr(owner, "class_of"):  # the normaliser: self, or a user object passed
+        cls = owner.class_of(func.value)
+    else:
+        cls, params = receiver_class(resolve), getattr(owner, "params", None)
+        if not params or func.value.id != params[0]:
+            return False
+    if cls is None:
         return False
     method = getattr(cls, func.attr, None)
     method = getattr(method, "__func__", method)  # a classmethod's function
@@ -203,8 +208,21 @@ class MethodArguments:
                     f"(def {func.attr}(self, h): return np.tanh(h)), or pass the function "
                     f"as a parameter (def {self.func.name}(..., {func.attr}=np.tanh)) and "
                     f"call that")
-        return MissingRuleError, (f"no adjoint rule for '{shown}(...)'. If '{name}' is an object of your "
-                f"own class, srcgrad finds its methods by class only for the first argument "
-                f"(self): pass '{name}' first (def {self.func.name}({name}, ...)), or call a "
-                f"module-level function that takes it (def {func.attr}({name}, ...)); for a "
-                f"library's method, register a rule with srcgrad.register_vjp")
+        return MissingRuleError, (
+            f"no adjoint rule for '{shown}(...)': srcgrad finds the methods of an object by "
+            f"its class where it knows the class when it compiles -- an argument of the "
+            f"function differentiated (grad(f)(x, {name})), or self in a method. If "
+            f"'{name}' is an object of your own class, call its method there, or call a "
+            f"module-level function taking it (def {func.attr}({name}, ...)); for a "
+            f"library's method, register a rule with srcgrad.register_vjp")
+
+    def class_of(self, node):
+        """The class of the object ``node`` names, where it is known: ``self``
+        (the receiver's class), or a parameter passed a user object
+        (``param_classes``), not rebound in the function; None otherwise."""
+        if not isinstance(node, gast.Name) or self.env.get(node.id) != node.id \
+                or self.assignments.get(node.id):
+            return None
+        if self.receiver_type is not None and self.params and node.id == self.params[0]:
+            return self.receiver_type
+        return getattr(self, "param_classes", {}).get(node.id)

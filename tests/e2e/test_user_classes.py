@@ -16,8 +16,11 @@
   for the method '.forward()' ... register one with srcgrad.register_vjp".
 - Still refused, now saying what to write instead of offering register_vjp: a
   function stored in the instance (``self.act = np.tanh``; ``self.act(h)``),
-  and a method of a user object passed other than first (``opt.update(w, g)``
-  with ``opt`` the second argument; passed first, it works).
+  and a method of a user object a helper is passed (``opt.update(w, g)`` in
+  ``train(w0, opt)`` called from the function differentiated).
+- A method of a user object passed other than first (``opt.update(w, g)``,
+  ``opt`` the second argument) was refused; its class is now known
+  (``Options.object_classes``) and the method differentiated.
 
 Each program: the value bit for bit the function's own, the gradient against
 central differences under every policy, the tangent of jvp against
@@ -373,11 +376,20 @@ def test_function_stored_in_the_instance_is_refused_with_advice():
         assert "def act(self, h)" in err.message and "register_vjp" not in err.message
 
 
-def test_method_of_an_object_passed_second_says_to_pass_it_first():
+def test_method_of_an_object_passed_second():
+    check(train, (np.array([0.5, -1.0]), Stepper(0.1)))
+
+
+def train_through_a_helper(w0, opt):
+    return train(w0, opt)
+
+
+def test_method_of_an_object_a_helper_is_passed_says_where_it_works():
     with pytest.raises(MissingRuleError) as info:
-        srcgrad.grad(train)(np.array([0.5, -1.0]), Stepper(0.1))
+        srcgrad.grad(train_through_a_helper)(np.array([0.5, -1.0]), Stepper(0.1))
     err = info.value
-    assert err.lineno and "pass 'opt' first" in err.message
+    assert err.lineno and "an argument of the function differentiated" in err.message
+    assert "def update(opt, ...)" in err.message
 
 
 def train_first(opt, w0):
