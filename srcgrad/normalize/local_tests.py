@@ -32,9 +32,11 @@ then computed before the ``if``):
             break
         a = a * 0.5
 
-Python may skip a call written after ``and``/``or``, in a branch of a
-conditional expression or in a generator: there the call stays refused, with
-a message saying to compute it first.
+A ``while`` test joined by ``and``/``or`` (``while n < 20 and f(x) > c``) is
+checked operand by operand, one ``if ... break`` each, so a call runs only
+where Python makes it.  Elsewhere Python may skip a call written after
+``and``/``or``, in a branch of a conditional expression or in a generator:
+there the call stays refused, with a message saying to compute it first.
 """
 
 from __future__ import annotations
@@ -75,13 +77,27 @@ def loop_tests_as_breaks(func) -> None:
                 or loop.orelse:
             continue
         test = loop.test
-        stop = gast.If(test=gast.UnaryOp(op=gast.Not(), operand=test),
-                       body=[gast.Break()], orelse=[])
-        for node in walk(stop):
+        stops = _break_unless(test)
+        for node in (n for stop in stops for n in walk(stop)):
             if "lineno" in node._attributes and getattr(node, "lineno", None) is None:
                 gast.copy_location(node, test)
         loop.test = gast.copy_location(gast.Constant(value=True, kind=None), test)
-        loop.body = [stop, *loop.body]
+        loop.body = [*stops, *loop.body]
+
+
+def _break_unless(test) -> list:
+    """Statements that leave the loop unless ``test`` holds, evaluating its
+    operands as Python does: ``a and b`` checks ``a``, then ``b``; ``a or b``
+    checks ``b`` only where ``a`` is false."""
+    if isinstance(test, gast.BoolOp) and isinstance(test.op, gast.And):
+        return [stop for value in test.values for stop in _break_unless(value)]
+    if isinstance(test, gast.BoolOp) and isinstance(test.op, gast.Or):
+        first, *rest = test.values
+        rest = rest[0] if len(rest) == 1 else gast.BoolOp(op=gast.Or(), values=rest)
+        return [gast.If(test=gast.UnaryOp(op=gast.Not(), operand=first),
+                        body=_break_unless(rest), orelse=[])]
+    return [gast.If(test=gast.UnaryOp(op=gast.Not(), operand=test), body=[gast.Break()],
+                    orelse=[])]
 
 
 class LocalCallsInTests:

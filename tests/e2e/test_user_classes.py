@@ -401,3 +401,18 @@ def train_first(opt, w0):
 
 def test_method_of_an_object_passed_first_works():
     check(train_first, (Stepper(0.1), np.array([0.5, -1.0])), wrt=1)
+
+
+def line_search_and(x0, d):
+    f = lambda x: np.sum(x ** 4) + np.sum(x ** 2)  # noqa: E731
+    alpha, fx, n = 1.0, f(x0), 0
+    while n < 20 and (f(x0 + alpha * d) > fx - 1e-4 * alpha or alpha > 0.6):
+        alpha *= 0.5
+        n += 1
+    assert f(x0) >= 0.0
+    return f(x0 + alpha * d) * n
+
+
+def test_local_function_in_a_while_test_with_and_or():
+    x0, d = np.array([1.0, -0.5]), np.array([-1.0, 0.7])
+    check(line_search_and, (x0, d))
