@@ -211,7 +211,8 @@ def vander_tangent(out, x, N=None, increasing=False, *, d_x):
 def correlate(out, d_out, a, v, mode="valid"):
     """``np.correlate(a, v)`` is ``np.convolve(a, v[::-1])`` for real values."""
     d_a, d_reversed = convolve_grads(d_out, a, np.ravel(v)[::-1], mode)
-    return d_a, np.reshape(np.asarray(d_reversed)[::-1], np.shape(v))
+    return d_a, np.reshape(np.ravel(d_reversed)[::-1], np.shape(v)) if np.ndim(d_reversed) \
+        else d_reversed  # (0.0: no cotangent)
 
 
 @adjoint(np.meshgrid, "xi")

@@ -262,9 +262,7 @@ def quantile_grad(g, a, q, axis=None):
     weights = quantile_weights(a, q, axis)
     qdims = np.ndim(q)
     lead = weights.shape[:-1]
-    if np.size(g) == 1 and int(np.prod(lead)) != 1:  # a scalar: the zero of no cotangent
-        g = np.full(lead, np.reshape(g, ()))
-    g = np.reshape(g, lead + (1,))
+    g = np.reshape(spread(g, lead), lead + (1,))
     return in_dtype_of(_reduced_back(np.sum(weights * g, axis=tuple(range(qdims))), a, axis), a)
 
 
@@ -287,8 +285,17 @@ def weights_like(weights, a, axis):
     return np.broadcast_to(weights, np.shape(a))
 
 
+def spread(g, shape):
+    """The cotangent ``g`` in ``shape``: a number (the zero of no cotangent, the
+    cotangent of a one-element output) filled in, else ``g`` reshaped."""
+    if np.size(g) == 1 and int(np.prod(shape)) != 1:
+        return np.full(shape, np.reshape(g, ()))
+    return np.reshape(g, shape)
+
+
 def weights_back(d, weights, a, axis):
     """A cotangent laid out as ``a`` summed back to the weights' shape."""
+    d = spread(d, np.shape(a)) if np.ndim(d) == 0 else d
     shape = np.shape(weights)
     if shape != np.shape(a) and len(shape) == 1 and axis is not None:
         ax = (axis if isinstance(axis, int) else axis[0]) % np.ndim(a)
@@ -338,6 +345,7 @@ def cov_rows(part, rowvar):
 def cov_rows_back(d, part, rowvar):
     """The transpose of :func:`cov_rows`: a cotangent of the rows laid out as ``part``."""
     turned = not rowvar and np.ndim(part) > 1 and np.shape(part)[0] != 1
+    d = spread(d, np.shape(cov_rows(part, rowvar))) if np.ndim(d) == 0 else d
     return in_dtype_of(np.reshape(np.transpose(d) if turned else d, np.shape(part)), part)
 
 
@@ -354,6 +362,7 @@ def cov_product(t, xc):
 def cov_product_grads(g, t, xc):
     """The cotangents of ``t`` and ``xc`` for :func:`cov_product`: ``S Xc``
     centred (the centring is its own transpose) and ``S Tc``, for ``S = G + G^T``."""
+    g = spread(g, (np.shape(xc)[0],) * 2)
     s = g + np.transpose(g)
     d_t = s @ xc
     return d_t - np.mean(d_t, axis=1, keepdims=True), s @ (t - np.mean(t, axis=1, keepdims=True))
@@ -393,7 +402,7 @@ def cov_grads(g, m, y=None, rowvar=True, bias=False, ddof=None):
     ``C = Xc Xc^T / f`` for the centred rows ``Xc``, so ``X`` gets ``(G + G^T)
     Xc / f`` (centring takes nothing away: those rows already sum to 0)."""
     xc, fact = _centred(m, y, rowvar, bias, ddof)
-    g = np.reshape(g, (xc.shape[0], xc.shape[0]))
+    g = spread(g, (xc.shape[0], xc.shape[0]))
     return _variables_back((g + g.T) @ xc / fact, m, y, rowvar)
 
 
@@ -414,7 +423,7 @@ def corrcoef_grads(out, g, x, y=None, rowvar=True):
     c = np.atleast_2d(np.cov(x, y, rowvar))
     d = np.diag(c)
     r = np.reshape(out, c.shape)
-    g = np.reshape(g, c.shape)
+    g = spread(g, c.shape)
     gr = g * r
     d_c = g / np.sqrt(np.outer(d, d)) - 0.5 * np.diag((np.sum(gr, axis=1) + np.sum(gr, axis=0)) / d)
     return cov_grads(d_c, x, y, rowvar)
