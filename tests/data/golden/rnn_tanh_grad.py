@@ -11,20 +11,20 @@ def grad_rnn_tanh(W, U, xs, h0):
     """
     # Forward sweep
     # save: arguments W, U, xs (read by the adjoint sweep)
-    h_tape = []
-    t4_tape = []
-    t5_tape = []
     h = h0  # save: h (read by the adjoint of **, np.tanh, @)
     t1 = sequence(xs)  # save: t1 (read by the adjoint of indexing)
     t2 = range(len(t1))
     t4 = t5 = None  # bound before the loop so that the first save has a value
     t5_steps = products_by_step(t1, U, t2, stepped=1)  # U @ t1[k] for every k of the loop, as one product
+    h_tape = [None] * len(t2)  # a slot for each step of the loop below
+    t4_tape = [None] * len(t2)  # a slot for each step of the loop below
+    t5_tape = [None] * len(t2)  # a slot for each step of the loop below
     for k in t2:
-        t4_tape.append(t4)  # save: t4 before it is overwritten
+        t4_tape[k] = t4  # save: t4 before it is overwritten
         t4 = W @ h * 0.5  # save: t4 (read by the adjoint of +)
-        t5_tape.append(t5)  # save: t5 before it is overwritten
+        t5_tape[k] = t5  # save: t5 before it is overwritten
         t5 = t5_steps[k]  # save: t5 (read by the adjoint of +)
-        h_tape.append(h)  # save: h before it is overwritten
+        h_tape[k] = h  # save: h before it is overwritten
         h = np.tanh(t4 + t5)  # save: h (read by the adjoint of **, np.tanh, @)
     t7 = h ** 2  # save: t7 (read by the adjoint of np.sum)
     t8 = np.sum(t7)
@@ -42,15 +42,15 @@ def grad_rnn_tanh(W, U, xs, h0):
     d_W_steps = []  # the terms of d_W's sum, added with one product after the loop
     for k in reversed(t2):
         d_t6 = d_h * (1 - h ** 2)
-        h = h_tape.pop()  # restore: h
+        h = h_tape[k]  # restore: h
         d_t4 = unbroadcast(d_t6, t4)
         d_t5 = unbroadcast(d_t6, t5)
         x = t1[k]  # recompute: x
         d_U_steps.append((d_t5, x))  # d_U += matmul_grad_a(d_t5, U, x), after the loop
         d_x = matmul_grad_b(d_t5, U, x)
-        t5 = t5_tape.pop()  # restore: t5
+        t5 = t5_tape[k]  # restore: t5
         d_t3 = d_t4 * 0.5
-        t4 = t4_tape.pop()  # restore: t4
+        t4 = t4_tape[k]  # restore: t4
         d_W_steps.append((d_t3, h))  # d_W += matmul_grad_a(d_t3, W, h), after the loop
         d_h = matmul_grad_b(d_t3, W, h)
         d_t1 = scatter_add(d_t1, d_x, t1, k)  # d_t1[k] += d_x, in place
