@@ -69,7 +69,8 @@ def cotangent_for(cotangent, value, fn, where: str = ""):
     - one value stands for that value at every element, as a number always
       did: an array of size one too (``np.ones(1)`` for a scalar output, as
       autograd and NumPy's broadcasting take it), given as that number;
-    - a list or tuple of numbers for an array output is the array it spells;
+    - a list or tuple of numbers for an array output is the array it spells,
+      and an array for a list or tuple output of as many items its rows;
     - otherwise an array must have the output's shape, and a tuple, list or
       dict output a cotangent of the same length or (some of its) keys."""
     if value is None:
@@ -77,6 +78,8 @@ def cotangent_for(cotangent, value, fn, where: str = ""):
     if cotangent is None:
         return _zeros_like(value)
     if isinstance(value, (tuple, list)):
+        if isinstance(cotangent, np.ndarray) and cotangent.ndim and len(cotangent) == len(value):
+            cotangent = list(cotangent)  # one row per item (list(x) of an array's rows)
         if not isinstance(cotangent, (tuple, list)):
             raise SrcGradError(
                 f"the pullback of {_name(fn)} was given a cotangent of type "
