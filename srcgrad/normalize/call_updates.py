@@ -15,7 +15,9 @@ import gast
 
 from .. import ir
 from ..ir.syntax import constant, helper_ref, source_of, walk
-from .argument_updates import HELD, Order, Scan, deep_parameters, held_below
+from .argument_updates import deep_parameters
+from .helper_depth import HELD
+from .memory_scan import Order, Scan, held_below
 
 
 def deeply_updated(fn) -> frozenset:
