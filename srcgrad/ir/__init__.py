@@ -165,6 +165,17 @@ def walk_statements(stmts):
             yield from walk_statements(stmt.orelse)
 
 
+def statement_blocks(body):
+    """``body`` and every statement list nested in it: where a pass inserts a
+    statement next to another (a run-time check before the statement it guards)."""
+    yield body
+    for stmt in body:
+        for part in ("body", "orelse", "finalbody"):
+            inner = getattr(stmt, part, None)
+            if isinstance(inner, list) and inner and isinstance(inner[0], gast.stmt):
+                yield from statement_blocks(inner)
+
+
 def stored_names(node) -> list[str]:
     """Names a target expression assigns."""
     return [n.id for n in walk(node) if isinstance(n, gast.Name)

@@ -77,7 +77,7 @@ def type_attribute_reads(program: ir.Program, objects=frozenset(), entry: bool =
             stmt.op.args = [base, gast.Constant(value=name, kind=None)]
         else:  # h.shape of an array, most likely: no derivative, checked as it runs
             guards.append((stmt, _guard(program, stmt, base.id, name)))
-    for block in _blocks(program.body):
+    for block in ir.statement_blocks(program.body):
         for stmt, guard in guards:
             for i, s in enumerate(block):
                 if s is stmt:
@@ -117,16 +117,6 @@ def _guard(program, stmt, base: str, name: str):
     guard = gast.copy_location(gast.Expr(value=call), node)
     guard.op = ir.Op(ir.OPAQUE, [], {}, stmt, "statement")
     return guard
-
-
-def _blocks(body):
-    """``body`` and every statement list nested in it."""
-    yield body
-    for stmt in body:
-        for field in ("body", "orelse", "finalbody"):
-            inner = getattr(stmt, field, None)
-            if isinstance(inner, list) and inner and isinstance(inner[0], gast.stmt):
-                yield from _blocks(inner)
 
 
 def _array_attribute(prim) -> bool:

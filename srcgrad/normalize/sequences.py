@@ -80,7 +80,7 @@ def type_sequence_operators(program: ir.Program) -> None:
             op.primitive = ir.CONCAT if op.primitive is operator.add else ir.REPEAT
             op.label = op.primitive.label
             guards += [(stmt, guard) for guard in _guards(program, stmt, seqs, ints)]
-    for block in _blocks(program.body):
+    for block in ir.statement_blocks(program.body):
         for stmt, guard in guards:
             if any(s is stmt for s in block):
                 block.insert(next(i for i, s in enumerate(block) if s is stmt), guard)
@@ -123,16 +123,6 @@ def _guards(program, stmt, seqs, ints) -> list:
         guard.op = ir.Op(ir.OPAQUE, [], {}, stmt, "statement")
         guards.append(guard)
     return guards
-
-
-def _blocks(body):
-    """``body`` and every statement list nested in it."""
-    yield body
-    for stmt in body:
-        for field in ("body", "orelse", "finalbody"):
-            inner = getattr(stmt, field, None)
-            if isinstance(inner, list) and inner and isinstance(inner[0], gast.stmt):
-                yield from _blocks(inner)
 
 
 def sequence_names(program: ir.Program, assigns) -> set[str]:
