@@ -168,6 +168,27 @@ def check_both_modes(fn, x, policy="save"):
     np.testing.assert_array_equal(given, x)
 
 
+def check_every_policy(fn, args, wrt=0):
+    """Value bit for bit under every policy and in jvp, the gradient and the
+    tangent against central differences, for ``fn(*args)`` and argument
+    ``wrt``: what the refusal tests (e2e/test_refusals_fixed.py,
+    e2e/test_refusals_lifted.py) check of each program they make work.
+    Returns the gradient."""
+    import srcgrad  # (lazily: this module is also used without srcgrad loaded)
+    want = pure(fn)(*args)
+    fd = numeric_grad(pure(fn), list(args), wrt)
+    for policy in POLICIES:
+        value, grad = srcgrad.value_and_grad(fn, wrt=wrt, policy=policy)(*args)
+        assert_bit_identical(value, want, f"{fn.__name__}, policy {policy!r}")
+        assert_close(grad, fd, rtol=1e-6, atol=1e-8, what=f"{fn.__name__}, policy {policy!r}")
+    direction = np.linspace(-1.0, 1.5, np.size(args[wrt])).reshape(np.shape(args[wrt]))
+    value, tangent = srcgrad.jvp(fn, wrt=[wrt])(*args, direction)
+    assert_bit_identical(value, want, f"{fn.__name__}, jvp")
+    assert_close(tangent, jvp_fd(pure(fn), list(args), [wrt], [direction]), rtol=1e-6,
+                 atol=1e-8, what=f"{fn.__name__}, jvp")
+    return grad
+
+
 def assert_refused_both_modes(fn, kind, *words, x):
     """Refused (at compile time or as the code runs) with a located ``kind``, in
     both modes, the message holding each of ``words``: what every program of the

@@ -33,31 +33,11 @@ from typing import NamedTuple
 
 import numpy as np
 import pytest
-from numeric import (
-    POLICIES,
-    assert_bit_identical,
-    assert_close,
-    jvp_fd,
-    numeric_grad,
-    pure,
-)
+from numeric import assert_bit_identical, assert_close, numeric_grad
+from numeric import check_every_policy as check
 
 import srcgrad
 
-
-def check(fn, args, wrt=0):
-    want = pure(fn)(*args)
-    fd = numeric_grad(pure(fn), list(args), wrt)
-    for policy in POLICIES:
-        value, grad = srcgrad.value_and_grad(fn, wrt=wrt, policy=policy)(*args)
-        assert_bit_identical(value, want, f"{fn.__name__}, policy {policy!r}")
-        assert_close(grad, fd, rtol=1e-6, atol=1e-8, what=f"{fn.__name__}, policy {policy!r}")
-    direction = np.linspace(-1.0, 1.5, np.size(args[wrt])).reshape(np.shape(args[wrt]))
-    value, tangent = srcgrad.jvp(fn, wrt=[wrt])(*args, direction)
-    assert_bit_identical(value, want, f"{fn.__name__}, jvp")
-    assert_close(tangent, jvp_fd(pure(fn), list(args), [wrt], [direction]), rtol=1e-6,
-                 atol=1e-8, what=f"{fn.__name__}, jvp")
-    return grad
 
 
 def against_autograd(fn, args, grad, wrt=0):
