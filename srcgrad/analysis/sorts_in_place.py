@@ -106,12 +106,7 @@ def sorts_in_place(program) -> bool:
             gast.keyword(arg=k, value=v) for k, v in kwargs.items()]))
         made.op = ir.Op(np.sort, [clone(x) for x in args],
                         {k: clone(v) for k, v in kwargs.items()}, node, f"{a}.sort()")
-        every = gast.Constant(value=Ellipsis, kind=None)
-        write = ir.assign(gast.Subscript(value=ir.name(a), slice=every, ctx=gast.Store()),
-                          ir.name(value))
-        write.op = ir.Op(operator.setitem, [ir.name(a), clone(every), ir.name(value)], {},
-                         node, "element assignment")
-        write.user_target = f"{a}.sort()"
+        write = _whole_write(a, value, node, f"{a}.sort()")
         for made_ in (made, write):
             gast.copy_location(made_, stmt)
         at = block.index(stmt)
@@ -135,12 +130,7 @@ def sorts_in_place(program) -> bool:
             value=ir.name(a), attr="copy", ctx=gast.Load()), args=[], keywords=[]))
         made.op = ir.Op(np.ndarray.copy, [ir.name(a)], {}, node, f"{a}.copy()")
         stmt.value.args = [ir.name(value)]
-        every = gast.Constant(value=Ellipsis, kind=None)
-        write = ir.assign(gast.Subscript(value=ir.name(a), slice=every, ctx=gast.Store()),
-                          ir.name(value))
-        write.op = ir.Op(operator.setitem, [ir.name(a), clone(every), ir.name(value)], {},
-                         node, "element assignment")
-        write.user_target = source_of(node)
+        write = _whole_write(a, value, node, source_of(node))
         for made_ in (made, write):
             gast.copy_location(made_, stmt)
         at = block.index(stmt)
@@ -189,17 +179,25 @@ def _permuted(program, stmt, a, block) -> None:
     taken = ir.assign(value, gast.Subscript(value=ir.name(a), slice=ir.name(order),
                                             ctx=gast.Load()))
     taken.op = ir.Op(operator.getitem, [ir.name(a), ir.name(order)], {}, node, "subscript")
-    every = gast.Constant(value=Ellipsis, kind=None)
-    write = ir.assign(gast.Subscript(value=ir.name(a), slice=every, ctx=gast.Store()),
-                      ir.name(value))
-    write.op = ir.Op(operator.setitem, [ir.name(a), clone(every), ir.name(value)], {},
-                     node, "element assignment")
-    write.user_target = source_of(node)
+    write = _whole_write(a, value, node, source_of(node))
     made = [count, draw, taken, write]
     for made_ in made:
         gast.copy_location(made_, stmt)
     at = block.index(stmt)
     block[at:at + 1] = made
+
+
+def _whole_write(a, value, node, shown):
+    """``a[...] = value``, the element write every rewrite here ends with: the
+    new order written into ``a``'s own memory, which its views see (``shown``:
+    what the user wrote, for messages)."""
+    every = gast.Constant(value=Ellipsis, kind=None)
+    write = ir.assign(gast.Subscript(value=ir.name(a), slice=every, ctx=gast.Store()),
+                      ir.name(value))
+    write.op = ir.Op(operator.setitem, [ir.name(a), clone(every), ir.name(value)], {},
+                     node, "element assignment")
+    write.user_target = shown
+    return write
 
 
 def _shuffled(stmt, arrays):

@@ -111,21 +111,25 @@ def _pushes(forward, tapes) -> dict[str, list]:
     """Tape -> ``[(block, innermost loop or None, push statement), ...]``; a
     tape met in a loop nested in a loop is recorded with loop ``False``."""
     found: dict[str, list] = {}
-
-    def visit(block, loops):
-        for stmt in block:
-            tape = _pushed(stmt, tapes)
-            if tape is not None:
-                found.setdefault(tape, []).append(
-                    (block, loops[0] if len(loops) == 1 else False, stmt))
-            if isinstance(stmt, gast.If):
-                visit(stmt.body, loops)
-                visit(stmt.orelse, loops)
-            elif isinstance(stmt, (gast.For, gast.While)):
-                visit(stmt.body, [*loops, stmt])
-                visit(stmt.orelse, loops)
-    visit(forward, [])
+    for block, loops, stmt in _in_loops(forward):
+        tape = _pushed(stmt, tapes)
+        if tape is not None:
+            found.setdefault(tape, []).append(
+                (block, loops[0] if len(loops) == 1 else False, stmt))
     return found
+
+
+def _in_loops(block, loops=()):
+    """``(block, enclosing loops, statement)`` for every statement of ``block``
+    and of the blocks nested in it, outermost loop first."""
+    for stmt in block:
+        yield block, loops, stmt
+        if isinstance(stmt, gast.If):
+            yield from _in_loops(stmt.body, loops)
+            yield from _in_loops(stmt.orelse, loops)
+        elif isinstance(stmt, (gast.For, gast.While)):
+            yield from _in_loops(stmt.body, (*loops, stmt))
+            yield from _in_loops(stmt.orelse, loops)
 
 
 def _pushed(stmt, tapes):
@@ -141,25 +145,15 @@ def _pushed(stmt, tapes):
 def _pops(backward, tapes) -> dict[str, list]:
     """Tape -> ``[(the pop call, its innermost loop or False), ...]``."""
     found: dict[str, list] = {}
-
-    def visit(block, loops):
-        for stmt in block:
-            nodes = [stmt.test] if isinstance(stmt, (gast.If, gast.While)) else \
-                [stmt.iter] if isinstance(stmt, gast.For) else [stmt]
-            for node in nodes:
-                for sub in walk(node):
-                    if isinstance(sub, gast.Call) and isinstance(sub.func, gast.Attribute) \
-                            and sub.func.attr == "pop" and isinstance(sub.func.value, gast.Name) \
-                            and sub.func.value.id in tapes and not sub.args and not sub.keywords:
-                        found.setdefault(sub.func.value.id, []).append(
-                            (sub, loops[0] if len(loops) == 1 else False))
-            if isinstance(stmt, gast.If):
-                visit(stmt.body, loops)
-                visit(stmt.orelse, loops)
-            elif isinstance(stmt, (gast.For, gast.While)):
-                visit(stmt.body, [*loops, stmt])
-                visit(stmt.orelse, loops)
-    visit(backward, [])
+    for _, loops, stmt in _in_loops(backward):
+        node = stmt.test if isinstance(stmt, (gast.If, gast.While)) else \
+            stmt.iter if isinstance(stmt, gast.For) else stmt
+        for sub in walk(node):
+            if isinstance(sub, gast.Call) and isinstance(sub.func, gast.Attribute) \
+                    and sub.func.attr == "pop" and isinstance(sub.func.value, gast.Name) \
+                    and sub.func.value.id in tapes and not sub.args and not sub.keywords:
+                found.setdefault(sub.func.value.id, []).append(
+                    (sub, loops[0] if len(loops) == 1 else False))
     return found
 
 
