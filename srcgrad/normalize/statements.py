@@ -48,6 +48,7 @@ from ..ir.syntax import (
 from ..rules import registry
 from .argument_checks import entry_checks, update_guards
 from .argument_updates import argument_updates
+from .chained_writes import ChainedWrites
 from .expressions import BINOPS, MULTI_OUTPUT, OP_LABELS
 from .user_methods import is_user_method, own_updates
 
@@ -67,7 +68,7 @@ def load_np(ufunc_ref):
     return clone(ufunc_ref.value)
 
 
-class Statements:
+class Statements(ChainedWrites):
     """Statements and assignments (mixed into the normaliser)."""
 
     def whole_write(self, call):
@@ -381,30 +382,7 @@ class Statements:
         elif isinstance(first, (gast.Tuple, gast.List)):
             self.unpack(first, value)
         elif isinstance(first, gast.Subscript) and self.chained_write(first):
-            # y[a][b] = v -> t = snapshot(y[a]); t[b] = v; y[a] = t: a copy of the part
-            # (no view of y to follow), written, then put back
-            part, outer = self.namer.temp(), first.value
-            self.check_view_index(outer, stmt)
-            self.locals.add(part)
-            store = gast.Name(id=part, ctx=gast.Store(), annotation=None, type_comment=None)
-            copied = gast.Call(func=helper_ref("snapshot"), args=[clone(outer)], keywords=[])
-            marks = []
-            for made in (gast.Assign(targets=[store], value=copied, type_comment=None),
-                         gast.Assign(targets=[gast.Subscript(
-                             value=ir.name(part), slice=first.slice, ctx=gast.Store())],
-                             value=value, type_comment=None),
-                         gast.Assign(targets=[gast.Subscript(
-                             value=clone(outer.value), slice=clone(outer.slice),
-                             ctx=gast.Store())], value=ir.name(part), type_comment=None)):
-                self.statement(located(made, stmt))
-                marks.append(self.out[-1])
-            # the item y[a] was copied: where y is a list, tuple or dict, the other
-            # names for that item (lst = [z, z], state = [pos, vel]) must see the write
-            # too -- the alias check follows or checks them (aliasing.follow_slot_writes)
-            old = getattr(getattr(marks[0], "op", None), "args", None)
-            if old and isinstance(old[0], gast.Name) and ir.is_update(marks[1]):
-                marks[2].slot_write = (old[0].id, clone(marks[1].op.args[1]),
-                                       source_of(outer), stmt)
+            self.chained_assign(first, value, stmt)
         elif isinstance(first, gast.Subscript):
             self.setitem(first, self.atom(value), self.index(first.slice), stmt)
         else:
@@ -412,36 +390,6 @@ class Statements:
                              "is not supported yet", first)
         for extra in rest:  # a = b = value, a = d['h'] = value: each gets a's value
             self.bind(extra, gast.copy_location(ir.name(self.env[first.id]), first), stmt)
-
-    def chained_write(self, target) -> bool:
-        """Whether ``target`` is ``y[a][b]`` (or deeper) on a local ``y``, ``a`` a
-        basic index -- an int, a name, a slice -- so that ``y[a]`` is the part of
-        ``y`` (a view, or a list's item) that Python's assignment changes."""
-        outer = target.value
-        if not isinstance(outer, gast.Subscript):
-            return False
-
-        def basic(index):
-            if isinstance(index, gast.Tuple):
-                return all(basic(e) for e in index.elts)
-            if isinstance(index, gast.UnaryOp) and isinstance(index.op, gast.USub):
-                index = index.operand  # y[-1][j] = v
-            if isinstance(index, gast.BinOp) and isinstance(
-                    index.op, (gast.Add, gast.Sub, gast.Mult, gast.FloorDiv, gast.Mod)):
-                # y[t + 1][j] = v: a number, or an array (view_index checks, as it runs)
-                return all(isinstance(side, (gast.Name, gast.BinOp)) or (
-                    isinstance(side, gast.Constant) and type(side.value) is int) and basic(side)
-                    for side in (index.left, index.right))
-            # (a str key: a dict's item, st["h"][0] = v)
-            return isinstance(index, (gast.Slice, gast.Name)) or (
-                isinstance(index, gast.Constant) and type(index.value) in (int, str))
-
-        root = outer
-        while isinstance(root, gast.Subscript):
-            if not basic(root.slice):
-                return False
-            root = root.value
-        return isinstance(root, gast.Name) and root.id in self.locals
 
     def updated_array(self, target) -> str:
         """The current name of the array ``x`` in ``x[i] = ...``."""
@@ -574,27 +522,6 @@ class Statements:
             gast.Constant(value=starred, kind=None), where], keywords=[])
         guard = gast.copy_location(gast.Expr(value=call), node)
         guard.op = ir.Op(ir.OPAQUE, [], {}, node, "statement")
-        self.out.append(guard)
-
-    def check_view_index(self, outer, node):
-        """``view_index(y, a, message, where)`` before ``y[a][b] = v`` where ``a``
-        is (or holds) a name: an int or a slice makes ``y[a]`` a view, which the
-        write changes, but a mask or an integer array makes it NumPy's copy, and
-        Python's write is lost -- the code below, which writes the part back into
-        ``y``, would change ``y``; only the values can tell which."""
-        if not any(isinstance(n, gast.Name) for n in walk(outer.slice)):
-            return  # (y[0][j], y[1:][j]: a view)
-        index = self.index(clone(outer.slice))
-        if not any(isinstance(n, gast.Name) for n in walk(index)):
-            return  # (i = 1; grid[i][0] = v: an int)
-        where = constant((self.parsed.filename, getattr(node, "lineno", None),
-                          getattr(node, "col_offset", None)))
-        call = gast.Call(func=helper_ref("view_index"), args=[
-            self.atom(clone(outer.value)), index, gast.Constant(value=source_of(outer), kind=None),
-            where], keywords=[])
-        guard = gast.copy_location(gast.Expr(value=call), node)
-        guard.op = ir.Op(ir.OPAQUE, [], {}, node, "statement")
-        guard.comment = f"the write below reaches {source_of(outer.value)} if {source_of(outer)} is a view"
         self.out.append(guard)
 
     def bind(self, target, atom, node):
