@@ -149,10 +149,12 @@ def _scatter_rows(grad, index, g):
     idx = np.where(idx < 0, idx + grad.shape[0], idx)
     rows, owner = np.unique(idx, return_inverse=True)
     g = np.broadcast_to(g, idx.shape + grad.shape[1:])
-    if len(rows) < len(idx):  # a repeated row: the sum of its cotangents
-        merge = (owner.ravel() == np.arange(len(rows))[:, None]).astype(g.dtype)
-        g = np.tensordot(namespace_of(grad).asarray(merge), g, axes=(1, 0))
-    grad[rows] = g
+    if len(rows) == len(idx):  # each row once: g's rows go where idx says, in its order
+        grad[idx] = g
+        return grad
+    # a repeated row: the sum of its cotangents, in the sorted order of ``rows``
+    merge = (owner.ravel() == np.arange(len(rows))[:, None]).astype(g.dtype)
+    grad[rows] = np.tensordot(namespace_of(grad).asarray(merge), g, axes=(1, 0))
     return grad
 
 
