@@ -33,6 +33,7 @@ import gast
 from .. import ir, runtime
 from ..analysis.activity import SCALAR, describe
 from ..errors import MissingRuleError, SrcGradError, UnsupportedSyntaxError
+from ..frontend.linker import is_library_module
 from ..ir.naming import Namer
 from ..ir.syntax import SliceToCall, assigned_names, clone, clone_substituted, constant, walk
 from ..optimize.broadcast import DropExpand, DropUnbroadcast
@@ -445,6 +446,17 @@ def missing_rule(program, op: ir.Op, forward: bool = False) -> MissingRuleError:
         cls, message = op.hint
         return cls(message, filename=program.filename, lineno=getattr(op.node, "lineno", None),
                    col=getattr(op.node, "col_offset", None))
+    if isinstance(op.primitive, type) and not is_library_module(
+            getattr(op.primitive, "__module__", "") or ""):  # Plain(w): a user's class
+        name = op.primitive.__name__
+        return MissingRuleError(
+            f"building an object of the class {name} from a value being differentiated: "
+            f"srcgrad builds named tuples and dataclasses whose __init__ only stores its "
+            f"fields (no __init__ of its own, no __post_init__), and cannot see what "
+            f"{name}.__init__ does with its arguments; make {name} such a @dataclass, or "
+            f"build it outside and pass it in (grad(f)(x, obj): its fields are then "
+            f"differentiated)", filename=program.filename,
+            lineno=getattr(op.node, "lineno", None), col=getattr(op.node, "col_offset", None))
     return MissingRuleError(
         f"no {kind} rule for {describe(op)}, and a value being differentiated flows into it "
         f"(register one with srcgrad.{register}, or wrap the value in "

@@ -187,7 +187,8 @@ def held_names(stmt) -> list[str]:
     if isinstance(stmt, gast.Expr) or ir.is_update(stmt) \
             or isinstance(stmt.targets[0], gast.Tuple):
         return []
-    if prim in (ir.BUILD_LIST, ir.BUILD_TUPLE, ir.BUILD_DICT, ir.BUILD_NAMEDTUPLE):
+    if prim in (ir.BUILD_LIST, ir.BUILD_TUPLE, ir.BUILD_DICT, ir.BUILD_NAMEDTUPLE,
+                ir.BUILD_RECORD):
         args = op.args
     elif prim is np.einsum and len(_einsum_operands(op)) == 1:
         # np.einsum('ii->i', y), np.einsum('ij->ji', y): a view of its one operand

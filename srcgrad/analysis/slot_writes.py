@@ -426,7 +426,8 @@ def _tuple_rebuild(store, length, namer):
 
 #: Primitives whose result may be a list, tuple or dict (or anything at all).
 _MAYBE_CONTAINERS = (operator.getitem, operator.pos, ir.BUILD_LIST, ir.BUILD_TUPLE,
-                     ir.BUILD_DICT, ir.BUILD_NAMEDTUPLE, ir.CONCAT, ir.REPEAT, ir.GETATTR,
+                     ir.BUILD_DICT, ir.BUILD_NAMEDTUPLE, ir.BUILD_RECORD, ir.CONCAT, ir.REPEAT,
+                     ir.GETATTR,
                      ir.OPAQUE, runtime.sequence, runtime.private_copy, runtime.snapshot)
 
 

@@ -51,6 +51,7 @@ BUILD_TUPLE = Builder("tuple display")
 BUILD_LIST = Builder("list display")
 BUILD_DICT = Builder("dict display")
 BUILD_NAMEDTUPLE = Builder("named tuple")  # P(a, b) for a named tuple class P
+BUILD_RECORD = Builder("dataclass")  # Lin(w, c) for a dataclass Lin that only stores its fields
 GETATTR = Builder("attribute")
 CONCAT = Builder("sequence +")      # a + b of tuples or lists (see srcgrad.sequences)
 REPEAT = Builder("sequence *")      # a * n of a tuple or list

@@ -86,7 +86,8 @@ def type_attribute_reads(program: ir.Program, objects=frozenset(), entry: bool =
 
 
 def _named_tuples(program) -> set[str]:
-    """Names every definition of which builds a named tuple (``g = G(mean=m, std=s)``):
+    """Names every definition of which builds a named tuple or a dataclass
+    (``g = G(mean=m, std=s)``):
     objects, whose attributes are fields."""
     defs: dict[str, list] = {}
     for stmt in ir.walk_statements(program.body):
@@ -94,7 +95,8 @@ def _named_tuples(program) -> set[str]:
             for name in ir.assigned_by(stmt):
                 defs.setdefault(name, []).append(getattr(stmt, "op", None))
     return {name for name, ops in defs.items()
-            if all(op is not None and op.primitive is ir.BUILD_NAMEDTUPLE for op in ops)}
+            if all(op is not None and op.primitive in (ir.BUILD_NAMEDTUPLE, ir.BUILD_RECORD)
+                   for op in ops)}
 
 
 def _guard(program, stmt, base: str, name: str):

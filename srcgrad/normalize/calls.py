@@ -73,6 +73,7 @@ from .call_updates import call_guard, deeply_updated, read_after_call
 from .inlining import returned_functions
 from .keywords import Keywords
 from .named_tuples import NamedTuples, is_named_tuple_class
+from .records import Records, is_record_class
 from .rewrites import Rewrites
 from .selections import Selections
 from .sugar import NON_DIFFERENTIABLE_BUILTINS, builtin_ref
@@ -86,7 +87,7 @@ TAKES_FUNCTIONS = (sorted, runtime.on_grad, runtime.index_of_max, runtime.index_
 DYNAMIC = (exec, eval, compile, globals, locals, vars, __import__)
 
 
-class Calls(Selections, NamedTuples, Keywords, Rewrites):
+class Calls(Selections, NamedTuples, Records, Keywords, Rewrites):
     """Calls and local functions (mixed into the normaliser); the calls that pick
     one item of a sequence are :class:`.selections.Selections`, those that build
     a named tuple :class:`.named_tuples.NamedTuples`, ``**`` arguments
@@ -198,6 +199,8 @@ class Calls(Selections, NamedTuples, Keywords, Rewrites):
             return result, ir.Op(operator.pos, [result], {}, node, f"{prim.__name__}()")
         if is_named_tuple_class(prim):  # P(a, b=c): its fields in order
             return self.named_tuple(node, prim)
+        if is_record_class(prim):  # Lin(w, c=b) of a dataclass: its fields in order
+            return self.record(node, prim)
         if returned_functions(prim):  # flatten(p) outside `flat, unflatten = flatten(p)`
             raise self.error(self.closure_use(prim), node)
         if is_user_function(prim):  # integrate(self.rhs, y0): a lambda (user_methods.py)

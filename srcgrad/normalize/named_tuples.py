@@ -51,6 +51,7 @@ from .. import ir, runtime
 from ..errors import SrcGradError
 from ..frontend.linker import is_user_function
 from ..ir.syntax import clone, keywords_of, load_name, located, walk
+from .records import is_record_class
 
 
 def is_named_tuple_class(value) -> bool:
@@ -65,6 +66,13 @@ def is_named_tuple_class(value) -> bool:
     return code is not None and code.co_filename == "<string>" \
         and code.co_varnames[1:1 + len(value._fields)] == value._fields \
         and value.__init__ is tuple.__init__
+
+
+def _built_from_fields(cls) -> bool:
+    """A named tuple class, or a dataclass that only stores its fields
+    (:mod:`.records`): a local built by calling it is of that class, its
+    methods resolved by it."""
+    return is_named_tuple_class(cls) or is_record_class(cls)
 
 
 class NamedTuples:
@@ -83,10 +91,13 @@ class NamedTuples:
         called with such a local there (``helper(p)``: its ``receiver_type``, see
         :meth:`named_tuple_receiver`) that it never rebinds; None otherwise
         (``seen``: the names asked about already, r = q._replace(); q = r._replace())."""
+        if isinstance(node, gast.Call):  # helper(Lin(w, c), x)
+            cls = self.callee(node)
+            return cls if _built_from_fields(cls) else None
         if not isinstance(node, gast.Name) or node.id in seen:
             return None
         name = node.id
-        if self.params and name == self.params[0] and is_named_tuple_class(
+        if self.params and name == self.params[0] and _built_from_fields(
                 self.receiver_type) and not any(
                 isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Store)
                 for n in walk(self.func)):
@@ -111,7 +122,7 @@ class NamedTuples:
                     continue  # p = p._replace(W=v): of p's class
                 found.add(self.callee(assign.value))
         cls = found.pop() if len(found) == 1 else None
-        return cls if is_named_tuple_class(cls) else None
+        return cls if _built_from_fields(cls) else None
 
     def named_tuple_receiver(self, node):
         """For a call of a user function ``helper(p, ...)`` whose first argument is a
@@ -155,7 +166,7 @@ class NamedTuples:
         ref = load_name(self.namer.fresh(f"{cls.__name__}_class"))
         ref.helper = cls
         self.free[ref.id] = cls
-        if func.attr == "_replace" and not node.args \
+        if func.attr == "_replace" and not node.args and is_named_tuple_class(cls) \
                 and all(kw.arg in cls._fields for kw in node.keywords):
             given = {kw.arg for kw in node.keywords}
             kept = [gast.keyword(arg=f, value=gast.Attribute(value=clone(func.value), attr=f,

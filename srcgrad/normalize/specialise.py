@@ -40,6 +40,7 @@ from ..frontend.linker import ElementClasses, element_classes, is_user_function
 from ..frontend.parse import MISSING
 from ..ir.syntax import clone, load_name, source_of, walk
 from .iterators import builtin_call
+from .records import is_record_class
 from .sugar import builtin_ref
 
 
@@ -130,7 +131,8 @@ class Specialisation:
 
     def static_element_classes(self) -> dict:
         """The classes of the user objects in the lists and tuples the function
-        reads from its globals and closure (``for layer in LAYERS``), as a dict
+        reads from its globals and closure (``for layer in LAYERS``), and the
+        dataclasses it builds (:mod:`.records`: ``ms = [Lin(w, c) ...]``), as a dict
         used as an ordered set: a method called on an element is called by its
         class (:meth:`.calls.Calls.dispatched`)."""
         found, looked = {}, set()  # each name looked up once (a second adds nothing)
@@ -139,7 +141,10 @@ class Specialisation:
             if isinstance(node, gast.Name) and node.id not in self.locals \
                     and node.id not in looked:
                 looked.add(node.id)
-                found.update(dict.fromkeys(element_classes(resolver.lookup(node.id))))
+                value = resolver.lookup(node.id)
+                found.update(dict.fromkeys(element_classes(value)))
+                if is_record_class(value):  # ms = [Lin(w, c) ...]: m.predict(x)
+                    found[value] = None
         return found
 
     def static_reference(self, value):

@@ -17,6 +17,7 @@ from ..ir import (
     BUILD_DICT,
     BUILD_LIST,
     BUILD_NAMEDTUPLE,
+    BUILD_RECORD,
     BUILD_TUPLE,
     CONCAT,
     GETATTR,
@@ -27,6 +28,7 @@ from ..runtime import (
     attribute_grad,
     cotangent_at,
     cotangent_part,
+    field_cotangents,
     elements_cotangent,
     expand,
     index_of_max,
@@ -85,6 +87,19 @@ def build_named_tuple(out, d_out, *elts):
 @tangent(BUILD_NAMEDTUPLE, "elts", name="named tuple")
 def build_named_tuple_tangent(out, *elts, d_elts):
     """A named tuple of the same class, so that ``p.W`` reads its field's tangent."""
+    return type(out)(*d_elts)
+
+
+@adjoint(BUILD_RECORD, "elts", name="dataclass")
+def build_record(out, d_out, *elts):
+    """``Lin(a, b)`` for a dataclass ``Lin`` that only stores its fields: each
+    field gets the cotangent its attribute reads (``m.w``) gave the object."""
+    return field_cotangents(d_out, out)
+
+
+@tangent(BUILD_RECORD, "elts", name="dataclass")
+def build_record_tangent(out, *elts, d_elts):
+    """An object of the same class, so that ``m.w`` reads its field's tangent."""
     return type(out)(*d_elts)
 
 

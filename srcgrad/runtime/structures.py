@@ -297,6 +297,19 @@ def merge_cotangent(g, out, b, side):
     return DictCotangent((k, cotangent_at(g, k)) for k in out if (k in b) == bool(side))
 
 
+def field_cotangents(g, obj):
+    """The cotangents of the fields of the dataclass ``obj`` that ``Lin(a, b)``
+    built, in field order, from the object's cotangent ``g``: an
+    :class:`AttributeCotangent` keyed by field name (what reading ``obj.w``
+    gives), an object of the same class, or ``0.0`` where none arrived."""
+    names = [f.name for f in dataclasses.fields(obj)]
+    if is_zero(g):
+        return [0.0] * len(names)
+    if isinstance(g, dict):
+        return [g.get(name, 0.0) for name in names]
+    return [getattr(g, name, 0.0) for name in names]
+
+
 def attribute_cotangent(g, name):
     """The cotangent of attribute ``name`` (``0.0`` if none arrived)."""
     return 0.0 if is_zero(g) else g.get(name, 0.0)

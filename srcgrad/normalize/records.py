@@ -1,0 +1,117 @@
+"""Calls that build a dataclass from its fields: ``Lin(w, c)``, ``State(pos=p, vel=v)``.
+
+Part of :mod:`.normalizer` (a mixin of its normaliser, through :mod:`.calls`).
+A dataclass whose ``__init__`` is the one ``@dataclass`` wrote does nothing
+but store its arguments in its fields, so building one inside the
+differentiated function (a model from its parameters, a simulator's state
+from positions and velocities) is a display of its fields in order, like a
+named tuple's (:mod:`.named_tuples`): the primitive
+:data:`srcgrad.ir.BUILD_RECORD`, whose adjoint hands each field the cotangent
+its attribute reads gave the object and whose tangent is an object of the
+same class holding the fields' tangents (:mod:`srcgrad.rules.containers`).
+The call stays ``Lin(...)`` in the code, its fields put in order: a keyword
+field in its place, a field left out its default (or a call of its
+``default_factory``), written in.  A class whose ``__init__`` is its own, or
+that runs ``__post_init__``, takes keyword-only or ``InitVar`` arguments, or
+makes its own ``__new__``, is an ordinary call (it needs a rule): what such an
+``__init__`` does is not a display of fields.
+
+Before, a function building a dataclass by keyword; after, its fields in
+order, the default of ``c`` written in:
+
+    >>> import dataclasses
+    >>> from ..frontend.parse import parse_function
+    >>> from .normalizer import normalize, unparse_body
+    >>> @dataclasses.dataclass
+    ... class Lin:
+    ...     w: object
+    ...     c: float = 0.5
+    >>> def f(x):
+    ...     m = Lin(w=x * 2.0)
+    ...     return m.w + m.c
+    >>> program = normalize(parse_function(f))
+    >>> print(unparse_body(program))
+    t1 = x * 2.0
+    m = Lin(t1, 0.5)
+    t2 = m.w
+    t3 = m.c
+    t4 = t2 + t3
+    return t4
+    >>> program.body[1].op.label
+    'dataclass'
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+
+import gast
+
+from .. import ir
+from ..errors import SrcGradError
+from ..ir.syntax import keywords_of
+
+
+def is_record_class(value) -> bool:
+    """Whether calling ``value`` only stores its arguments in the fields of a
+    dataclass, in order: ``@dataclass`` wrote its ``__init__`` (not the class),
+    every field is an ``__init__`` argument that may be given by position, and
+    there is no ``__post_init__``, ``InitVar`` or ``__new__`` of its own."""
+    if not isinstance(value, type) or not dataclasses.is_dataclass(value):
+        return False
+    init = vars(value).get("__init__")
+    code = getattr(init, "__code__", None)
+    if code is None or not code.co_filename.startswith("<") \
+            or getattr(value, "__post_init__", None) is not None \
+            or value.__new__ is not object.__new__:
+        return False
+    fields = dataclasses.fields(value)
+    try:
+        params = list(inspect.signature(init).parameters.values())[1:]
+    except (TypeError, ValueError):
+        return False
+    return all(f.init for f in fields) and [p.name for p in params] == [f.name for f in fields] \
+        and all(p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD for p in params)
+
+
+class Records:
+    """Building dataclasses (mixed into the normaliser)."""
+
+    def record(self, node, cls):
+        """``Lin(c=b, w=a)`` -> ``Lin(a, b)`` as a :data:`~srcgrad.ir.BUILD_RECORD`
+        of its fields in order; returns the call and its operation."""
+        fields = [f.name for f in dataclasses.fields(cls)]
+        name = cls.__name__
+        if any(isinstance(a, gast.Starred) for a in node.args) \
+                or any(kw.arg is None for kw in node.keywords):
+            raise self.error(f"{name}(*args) or {name}(**kwargs): srcgrad builds a dataclass "
+                             f"from its fields named or given one by one; write "
+                             f"{name}({', '.join(fields)}) with each field's value", node)
+        if len(node.args) > len(fields):
+            raise self.error(f"{name}() takes {len(fields)} positional arguments but "
+                             f"{len(node.args)} were given", node, SrcGradError)
+        given = dict(zip(fields, node.args))
+        for kw in node.keywords:
+            if kw.arg not in fields or kw.arg in given:
+                what = "got multiple values for argument" if kw.arg in given \
+                    else "got an unexpected keyword argument"
+                raise self.error(f"{name}() {what} '{kw.arg}'", kw.value, SrcGradError)
+            given[kw.arg] = kw.value
+        args = [self.literal(given[f.name]) if f.name in given else self._default(cls, f, node)
+                for f in dataclasses.fields(cls)]
+        self.collect_free(node.func)
+        expr = gast.Call(func=node.func, args=args, keywords=keywords_of({}))
+        return expr, ir.Op(ir.BUILD_RECORD, args, {}, node, ir.BUILD_RECORD.label)
+
+    def _default(self, cls, field, node):
+        """The value of a field the call leaves out: its default, or a new value
+        from its ``default_factory`` (called here, as ``__init__`` would)."""
+        if field.default is not dataclasses.MISSING:
+            return self.bound_value(field.default, node)
+        if field.default_factory is not dataclasses.MISSING:
+            made = gast.Call(func=self.bound_value(field.default_factory, node), args=[],
+                             keywords=[])
+            return self.atom(gast.copy_location(made, node))
+        raise self.error(f"{cls.__name__}() missing required argument '{field.name}'", node,
+                         SrcGradError)
