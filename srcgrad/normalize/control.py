@@ -63,6 +63,7 @@ import itertools
 import operator
 
 import gast
+import numpy as np
 
 from .. import ir
 from ..errors import SrcGradError
@@ -232,6 +233,12 @@ class ControlFlow:
                 it), "range")
         if callee in (itertools.pairwise, itertools.product):
             return self.combined_loop(stmt, it, callee)
+        if callee is np.ndenumerate and isinstance(target, gast.Tuple) \
+                and len(target.elts) == 2 and len(it.args) == 1 and not it.keywords \
+                and isinstance(it.func, gast.Attribute) and isinstance(it.args[0], gast.Name) \
+                and it.args[0].id not in assigned_names(gast.Module(body=stmt.body,
+                                                                    type_ignores=[])):
+            return self.enumerated_array(stmt, it)
         self.refuse_endless(it)
         index, start = None, None
         if callee is enumerate and isinstance(target, gast.Tuple) and len(target.elts) == 2 \
@@ -308,11 +315,15 @@ class ControlFlow:
     def makes_iterator(self, call) -> bool:
         """Whether ``call`` makes an iterator, which has no ``len``: ``iter``,
         ``zip`` or ``enumerate`` with arguments srcgrad does not take apart, the
-        ``itertools`` functions, a generator function.  A loop lists it first."""
+        ``itertools`` functions, a generator function, a class whose objects are
+        iterators (``np.ndindex(*shape)``: iterable, without ``len``).  A loop
+        lists it first."""
         callee = self.callee(call)
         return any(callee is f for f in (iter, zip, enumerate, map, filter, reversed)) \
             or getattr(callee, "__module__", None) == "itertools" \
-            or inspect.isgeneratorfunction(callee)
+            or inspect.isgeneratorfunction(callee) \
+            or isinstance(callee, type) and hasattr(callee, "__iter__") \
+            and not hasattr(callee, "__len__")
 
     def bound_to_iterator(self, name) -> bool:
         """Whether a local variable is assigned an iterator somewhere
@@ -484,6 +495,33 @@ class ControlFlow:
         gast.copy_location(loop, stmt)
         index, inner_prefix, range_atom = self.loop_index(loop)
         return index, inner_prefix + prefix, range_atom
+
+    def enumerated_array(self, stmt, it):
+        """``for idx, v in np.ndenumerate(a)`` -> ``for idx in np.ndindex(np.shape(a)):
+        v = a[idx]``: the element read where the loop reaches it, as NumPy's
+        iterator reads it (``a`` is a name the body does not rebind), so that ``v``
+        is an indexing of ``a``, with its derivative, and the indices a loop over
+        tuples of ints."""
+        target, array, module = stmt.target, it.args[0], it.func.value
+        index = target.elts[0]
+        prefix = []
+        if not isinstance(index, gast.Name):  # for (i, j), v in np.ndenumerate(a)
+            index = gast.copy_location(gast.Name(id=self.namer.fresh("idx"), ctx=gast.Store(),
+                                                 annotation=None, type_comment=None), index)
+            prefix.append(gast.copy_location(ir.assign(clone(target.elts[0]), load(index)),
+                                             index))
+        self.locals.add(index.id)
+        prefix.append(gast.copy_location(ir.assign(clone(target.elts[1]), gast.Subscript(
+            value=clone(array), slice=load(index), ctx=gast.Load())), target.elts[1]))
+        shape = gast.Call(func=gast.Attribute(value=clone(module), attr="shape", ctx=gast.Load()),
+                          args=[clone(array)], keywords=[])
+        keys = gast.Call(func=gast.Attribute(value=clone(module), attr="ndindex",
+                                             ctx=gast.Load()), args=[shape], keywords=[])
+        loop = gast.For(target=index, iter=gast.copy_location(keys, it), body=prefix,
+                        orelse=[], type_comment=None)
+        gast.copy_location(loop, stmt)
+        position, inner_prefix, range_atom = self.loop_index(loop)
+        return position, inner_prefix + prefix, range_atom
 
     def sequence(self, seq, body):
         """The sequence a loop indexes, held in a name the body does not reassign.
