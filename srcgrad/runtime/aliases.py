@@ -293,6 +293,11 @@ def _sees(other, base, region) -> bool:
             return True
     if other is None or isinstance(other, (np.generic, int, float, complex, str, bool)):
         return False  # immutable: a NumPy scalar read from base is a copy
+    if _dask(other) and _dask(base):
+        # a Dask array is a graph over immutable chunks: base[i] = v gives the object
+        # base a new graph, and another Dask array (base[0], base[1:], base.T, made
+        # before) keeps computing from the old one; only base itself sees it
+        return False
     if isinstance(other, (np.random.Generator, np.random.RandomState, np.random.BitGenerator,
                           random.Random)):
         return False  # a generator holds its state, never an array it drew (review r1)
@@ -301,6 +306,11 @@ def _sees(other, base, region) -> bool:
     if isinstance(other, dict):
         return any(_sees(item, base, region) for item in other.values())
     return True  # an object: it may hold anything
+
+
+def _dask(x) -> bool:
+    """Whether ``x`` is a Dask array (looked up by its type's module: nothing imported)."""
+    return type(x).__module__.startswith("dask.") and hasattr(x, "dask")
 
 
 def held_arrays(value, path, arrays, boxes, depth=0):
