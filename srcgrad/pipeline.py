@@ -205,6 +205,9 @@ class Compilation:
     def normalize(self):
         """Desugar into A-normal form, one operation per statement (normalize/normalizer.py)."""
         self.parsed.called = self.callee  # its updates through a view of an argument are checked
+        # the lists passed: xs + ys of them concatenates (normalize/scan_sequences.py)
+        self.parsed.sequence_params = () if self.callee else tuple(
+            a.id for i, a in enumerate(self.parsed.node.args.args) if i in self.options.sequences)
         self.program = a_normal_form(self.parsed, self.receiver, self.options.callees,
                                      () if self.callee else self.options.object_classes)
         params = self.program.params

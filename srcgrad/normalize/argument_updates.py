@@ -542,9 +542,25 @@ def call_summary(fn, binding=None):
     augmented = frozenset(p for p in kept if any(
         kind == "augmented" and scan.find(name) == scan.find(p)
         for name, _, kind in scan.updates))
-    return Summary(tuple(params), frozenset(item), frozenset(found.shared), augmented,
+    return Summary(tuple(params), frozenset(item),
+                   frozenset(found.shared) | _items_augmented(scan, kept), augmented,
                    tuple((callee, pairs, passed) for _, callee, pairs, passed
                          in _calls_passing(func, kept, scan, resolve)))
+
+
+def _items_augmented(scan, kept) -> frozenset:
+    """The parameters in ``kept`` an update ``c[k] op= v`` may reach through an
+    item (``ps[0] *= c``, ``zs = ps + qs; zs[1] += c``): where the item is an
+    array, NumPy changes it in place -- the array the caller's list holds, and
+    the caller's name for it sees the change -- while srcgrad's code for the
+    function stores a new one in its copy of the list.  They count as changed
+    below their items (``deep``), so that the caller refuses a read of those
+    arrays afterwards; ``t = ps[0]; t += v`` is checked where it runs
+    (:func:`callee_view_guards`)."""
+    return frozenset(p for p in kept for name, node, kind in scan.updates
+                     if kind == "augmented" and isinstance(node, gast.AugAssign)
+                     and not isinstance(node.target, gast.Name)
+                     and scan.find(p) in scan.reached(name))
 
 
 def _calls_passing(func, kept, scan, resolve):

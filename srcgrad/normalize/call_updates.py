@@ -56,13 +56,16 @@ def call_guard(arg, fn, param, read, filename):
     return check
 
 
-def read_after_call(func, params, resolve, call, arg, deep=True, rebound=None):
+def read_after_call(func, params, resolve, call, arg, deep=True, rebound=None,
+                    sequences=()):
     """The first read in ``func`` that may run after ``call`` and see the memory
     of ``arg``, one of its argument expressions (``t``, ``y[1:]``, ``h`` with
     ``h = y``: a read of ``y``, of a view of it, of a list holding it); None
     where there is none (a read before the call, of a new array, of what the
-    call returns).  Only a read afterwards can tell the callee's update."""
-    scan = Scan(func, params, resolve)
+    call returns).  Only a read afterwards can tell the callee's update.
+    ``sequences``: the parameters passed a list or tuple (``xs + ys`` of them
+    concatenates)."""
+    scan = Scan(func, params, resolve, sequences)
     order = Order(func, scan)
     if id(call) not in order.position:  # rebuilt by the normaliser: found by place
         call = next((n for n in walk(func) if isinstance(n, gast.Call)

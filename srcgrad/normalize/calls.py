@@ -419,7 +419,8 @@ class Calls(Selections, NamedTuples, Records, Keywords, Rewrites):
         for param, arg in bound.arguments.items():
             if param in augmented and param not in updated and isinstance(arg, gast.expr):
                 # p += v in the callee: in place on an array, decided as the code runs
-                read = read_after_call(self.func, self.params, self.callee, call, arg)
+                read = read_after_call(self.func, self.params, self.callee, call, arg,
+                                       sequences=self.sequence_params)
                 if read is None:
                     continue
                 guard = call_guard(arg, fn, param, read, self.parsed.filename)
@@ -436,7 +437,8 @@ class Calls(Selections, NamedTuples, Records, Keywords, Rewrites):
             # (state = step(state): 'state' is then the updated copy step returns)
             read = read_after_call(self.func, self.params, self.callee, call, arg,
                                    deep=param in deeply_updated(fn) | passes.deep,
-                                   rebound=self.bound_to_result(call, fn, param))
+                                   rebound=self.bound_to_result(call, fn, param),
+                                   sequences=self.sequence_params)
             if read is not None:
                 shown = source_of(arg)
                 raise self.error(

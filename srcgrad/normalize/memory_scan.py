@@ -30,6 +30,7 @@ from ..frontend.parse import MISSING
 from ..ir.syntax import walk
 from .free_reads import bound_names
 from .helper_depth import HELD, PART, SAME
+from .scan_sequences import SequenceTyping
 from .scopes import scoped_names
 from .user_methods import is_user_method
 
@@ -90,7 +91,7 @@ FRESH_BUILTINS = frozenset(id(getattr(builtins, n)) for n in (
 #: The relation of ``c[k]`` (or of an item of ``for v in c``) to what ``c`` is.
 _ELEMENT = {SAME: PART, PART: PART, HELD: SAME}
 
-class Scan:
+class Scan(SequenceTyping):
     """The names of a function joined by memory (module docstring).
 
     ``same`` names are one group (union-find); ``parts`` are ``(a, c)``: ``a``
@@ -100,8 +101,10 @@ class Scan:
     an element was taken from, and up); and, where ``u`` may be an element,
     of whatever those hold."""
 
-    def __init__(self, func, params, resolve):
+    def __init__(self, func, params, resolve, sequences=()):
         self.func, self.params, self.resolve = func, list(params), resolve
+        # the parameters passed a list or tuple, where the code is specialised on it
+        self.sequences, self._sequences = set(sequences) & set(params), None
         self.parent: dict[str, str] = {}
         self.parts: list = []
         self.holds: list = []
@@ -370,6 +373,10 @@ class Scan:
             # as ws itself: what changes its items changes ws's)
             return [(n, rel if isinstance(o, displays) else SAME)
                     for o in (node.left, node.right) for n, rel in self.deps(o)]
+        if isinstance(node, gast.BinOp) and self.joins_sequences(node):
+            # xs + ys, ws * 2 with a list (scan_sequences.py): a new list holding their
+            # items, as list(xs) does (an update of one of its items is xs's)
+            return [(n, HELD) for o in (node.left, node.right) for n, _ in self.deps(o)]
         if isinstance(node, gast.NamedExpr):
             return self.deps(node.value)
         if isinstance(node, (gast.ListComp, gast.SetComp, gast.GeneratorExp, gast.DictComp)):

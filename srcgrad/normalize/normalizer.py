@@ -117,6 +117,8 @@ class _Normalizer(Statements, Expressions, ControlFlow, Calls, Inlining, Special
         self.param_classes = {self.params[i]: c for i, c in object_classes
                               if i < len(self.params)}
         self.constants: dict[str, object] = {}      # names assigned once, from a literal
+        # the parameters passed a list or tuple (xs + ys concatenates: scan_sequences.py)
+        self.sequence_params = tuple(getattr(parsed, "sequence_params", ()))
         self.assignments = collections.Counter()    # how often each name is assigned
 
     # -- errors ---------------------------------------------------------------
