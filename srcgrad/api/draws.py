@@ -19,11 +19,25 @@ the first run, and afterwards they are left as one run leaves them.
     >>> draws.finish()                      # as before the rerun
     >>> bool(rng.normal() == np.random.default_rng(0).normal(size=3)[2])
     True
+
+A generator held by a ``functools.partial`` (``noisy = partial(add_noise,
+rng=rng)``, ``partial(rng.normal, 0.0)``) -- one passed, or read from the
+globals or closure -- is rewound as one passed itself:
+
+    >>> import functools
+    >>> draw = functools.partial(rng.normal, 0.0, 1.0)
+    >>> draws = Draws((draw,))
+    >>> first = draw()
+    >>> draws.rewind()
+    >>> bool(draw() == first)
+    True
 """
 
 from __future__ import annotations
 
+import functools
 import random
+import types
 
 import numpy as np
 
@@ -31,14 +45,35 @@ _GENERATORS = (np.random.Generator, np.random.RandomState, np.random.BitGenerato
                random.Random)
 
 
+def _held(value) -> list:
+    """``value`` and what a ``functools.partial`` (or a bound method) holds: its
+    fixed arguments and keywords and its function, through partials of
+    partials, and a method's object (``partial(f, rng=rng)``,
+    ``partial(rng.normal, 0.0)``, ``partial(model.noisy)``): the objects a call
+    of it may draw from."""
+    found, todo = [], [value]
+    while todo:
+        v = todo.pop(0)
+        if any(v is w for w in found):
+            continue
+        found.append(v)
+        if isinstance(v, functools.partial):
+            todo += [v.func, *v.args, *v.keywords.values()]
+        elif getattr(v, "__self__", None) is not None \
+                and not isinstance(v.__self__, types.ModuleType):
+            todo.append(v.__self__)  # rng.normal, model.noisy (its self.rng)
+    return found
+
+
 def _generators(args) -> list:
     """The generators among ``args``, in lists, tuples and dicts among them,
-    and in the attributes of objects among them (``self.rng``): one level."""
+    and in the attributes of objects among them (``self.rng``): one level; a
+    partial or a generator's method counts as what it holds (:func:`_held`)."""
     found = []
-    for a in args:
+    for a in (h for arg in args for h in _held(arg)):
         inner = a.values() if isinstance(a, dict) else a if isinstance(a, (list, tuple)) \
             else vars(a).values() if hasattr(a, "__dict__") and not isinstance(a, type) else ()
-        for g in (a, *inner):
+        for g in (h for i in (a, *inner) for h in _held(i)):
             if isinstance(g, _GENERATORS) and not any(g is h for h in found):
                 found.append(g)
     return found
@@ -62,7 +97,7 @@ def _reached(fn, limit: int = 200) -> list:
                 values.append(cell.cell_contents)
             except ValueError:  # an empty cell
                 continue
-        for v in values:
+        for v in (h for value in values for h in _held(value)):  # noisy = partial(f, rng=RNG)
             found.append(v)
             if callable(v) and hasattr(getattr(v, "__func__", v), "__code__"):
                 todo.append(getattr(v, "__func__", v))
