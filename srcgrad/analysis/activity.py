@@ -193,53 +193,147 @@ def _is_binary(prim) -> bool:
 
 
 def shape_classes(program: ir.Program) -> dict[str, str]:
-    """Map each variable to a class of variables known to share its shape."""
+    """Map each variable to a class of variables known to share its shape.
+
+    A name bound more than once -- a loop's carried value, a branch's merged
+    one, an argument assigned in a loop -- gets a class only where every
+    binding provably has it, all along (a greatest fixed point, see
+    :func:`_rebound_classes`): ``h = x`` then ``h = np.tanh(h * 0.5)`` in a
+    loop keeps ``x``'s shape, and ``unbroadcast`` of ``h`` goes; ``h = 0.0``
+    then ``h = np.tanh(x @ W + h)`` changes shape after the first step, and
+    ``h`` gets no class.
+
+        >>> from ..frontend.parse import parse_function
+        >>> from ..normalize.normalizer import normalize
+        >>> def f(x, W):
+        ...     h = x
+        ...     g = 0.0
+        ...     for i in range(3):
+        ...         h = np.tanh(h * 0.5)
+        ...         g = np.tanh(x @ W + g)
+        ...     return np.sum(h * g)
+        >>> classes = shape_classes(normalize(parse_function(f)))
+        >>> classes["h"], classes["g"]
+        ('x', 'g')
+    """
     floats = getattr(program, "float_params", set())
-    classes = {p: SCALAR if p in floats else p for p in program.params}
     definitions, _ = ir.definitions(program.body)
     always_scalar = _always_scalar(program, floats)
+    params = set(program.params)
+    rebound = {n for n, count in definitions.items()
+               if (count > 1 or n in params) and n not in always_scalar}
+    bindings: dict[str, list] = {}
+    classes = _classes_once(program, floats, definitions, always_scalar, {}, bindings)
+    if rebound:
+        carried = _rebound_classes(program, rebound, definitions, bindings, floats)
+        while carried:  # drop a class a binding contradicts, until none does
+            bindings = {}
+            classes = _classes_once(program, floats, definitions, always_scalar, carried,
+                                    bindings)
+            wrong = {n for n, cls in carried.items()
+                     if any(found != cls for found in bindings.get(n, ()))}
+            if not wrong:
+                break
+            carried = {n: cls for n, cls in carried.items() if n not in wrong}
+            if not carried:  # the first pass's classes, which assumed none
+                classes = _classes_once(program, floats, definitions, always_scalar, {}, {})
+    return classes
+
+
+def _classes_once(program, floats, definitions, always_scalar, carried, bindings) -> dict:
+    """One pass over the statements: the class of each name bound once, with
+    ``carried`` (a name bound several times -> its assumed class) for those;
+    ``bindings`` receives, for each name bound several times, the class of
+    each of its bindings (None where it has none: a tuple target, an update)."""
+    classes = {p: SCALAR if p in floats else carried.get(p, p) for p in program.params}
 
     def cls(node):
         if isinstance(node, gast.Constant) and isinstance(node.value, (int, float)):
             return SCALAR
         if isinstance(node, gast.Name) and node.id in always_scalar:
             return SCALAR
-        if isinstance(node, gast.Name) and definitions.get(node.id, 0) <= 1:
+        if isinstance(node, gast.Name) and node.id in carried:
+            return carried[node.id]
+        if isinstance(node, gast.Name) and definitions.get(node.id, 0) <= 1 \
+                and not (node.id in program.params and definitions.get(node.id)):
             return classes.get(node.id, node.id)
         return None  # reassigned somewhere: its shape may change, so claim nothing
 
     for stmt in ir.walk_statements(program.body):
-        targets = ir.target_names(stmt)
+        targets = ir.assigned_by(stmt)
         op = getattr(stmt, "op", None)
-        if len(targets) != 1 or op is None:
+        if len(targets) != 1 or op is None or ir.is_update(stmt):
+            for target in targets:
+                bindings.setdefault(target, []).append(None)
             continue
-        if targets[0] in always_scalar:
-            classes[targets[0]] = SCALAR   # every definition is a scalar
+        target = targets[0]
+        if target in always_scalar:
+            classes[target] = SCALAR   # every definition is a scalar
             continue
-        if definitions.get(targets[0], 0) > 1 or targets[0] in program.params:
-            classes[targets[0]] = targets[0]  # assigned in several places: no shape claim
+        result = _defined_class(target, op, cls)
+        if definitions.get(target, 0) > 1 or target in program.params:
+            bindings.setdefault(target, []).append(result)
+            classes[target] = carried.get(target, target)  # no claim unless every binding has it
             continue
-        target, prim, args = targets[0], op.primitive, op.args
-        result = target
-        try:
-            if getattr(prim, "__module__", None) == "math" and not op.kwargs:
-                result = SCALAR
-            elif prim in _REDUCTIONS and len(args) == 1 and not op.kwargs:
-                result = SCALAR
-            elif prim in _SCALAR_VALUED:
-                result = SCALAR
-            elif (_is_unary(prim) and len(args) == 1) or prim is operator.pos:
-                result = cls(args[0]) or target
-            elif _is_binary(prim) and len(args) == 2 and not op.kwargs:
-                a, b = cls(args[0]), cls(args[1])
-                if a is not None and (a == b or b == SCALAR):
-                    result = a
-                elif b is not None and a == SCALAR:
-                    result = b
-        except TypeError:  # an unhashable primitive: no shape knowledge
-            pass
         classes[target] = result
     return classes
+
+
+def _defined_class(target, op, cls):
+    """The class of ``target = op(...)``: its own (``target``) where nothing is known."""
+    prim, args = op.primitive, op.args
+    try:
+        if getattr(prim, "__module__", None) == "math" and not op.kwargs:
+            return SCALAR
+        if prim in _REDUCTIONS and len(args) == 1 and not op.kwargs:
+            return SCALAR
+        if prim in _SCALAR_VALUED:
+            return SCALAR
+        if (_is_unary(prim) and len(args) == 1) or prim is operator.pos:
+            return cls(args[0]) or target
+        if _is_binary(prim) and len(args) == 2 and not op.kwargs:
+            a, b = cls(args[0]), cls(args[1])
+            if a is not None and (a == b or b == SCALAR):
+                return a
+            if b is not None and a == SCALAR:
+                return b
+    except TypeError:  # an unhashable primitive: no shape knowledge
+        pass
+    return target
+
+
+def _rebound_classes(program, rebound, definitions, bindings, floats) -> dict:
+    """The class to assume for each name bound several times: an argument's own
+    (the shape it came with), else the class of its first binding -- only a
+    class that names one shape all along: an argument never assigned, or a
+    name assigned once, by an assignment outside every loop (a name assigned
+    in a loop, or a loop's target, has a new value, maybe of a new shape,
+    each step).  The caller then checks
+    every binding against it and drops the names one contradicts.
+
+    Sound when every binding of a name kept has its class, given that every
+    name read has its own: then, by induction over the run, each value has
+    its class's shape whenever it is bound."""
+    in_loops = set()
+    for stmt in ir.walk_statements(program.body):
+        if isinstance(stmt, (gast.For, gast.While)):
+            in_loops.update(id(s) for s in ir.walk_statements(stmt.body + stmt.orelse))
+    _, last = ir.definitions(program.body)
+    params = set(program.params)
+    fixed = {p for p in params if not definitions.get(p)}
+    fixed |= {n for n, count in definitions.items() if count == 1 and n not in params
+              and isinstance(last[n], gast.Assign) and not ir.is_update(last[n])
+              and id(last[n]) not in in_loops}
+    carried = {}
+    for name in sorted(rebound):
+        if name in params:
+            cls = None if name in floats else name
+        else:
+            first = bindings.get(name, [None])[0]
+            cls = first if first in fixed else None
+        if cls is not None and (cls == name and name in params or cls in fixed):
+            carried[name] = cls
+    return carried
 
 
 def _scalar_valued(op, is_scalar, shapes=frozenset()) -> bool:

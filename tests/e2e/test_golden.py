@@ -35,6 +35,8 @@ CASES = [
     ("mlp_loss_vjp", "mlp_loss", Options(mode="vjp", wrt=(0, 1), single=False)),
     ("indexing_grad", "indexing", Options(mode="grad", wrt=(0,))),
     ("rnn_tanh_grad", "rnn_tanh", Options(mode="grad", wrt=(0, 1, 2), single=False)),
+    # a loop's carried value of its argument's shape: no unbroadcast, no shape-only save
+    ("newton_sqrt_grad", "newton_sqrt", Options(mode="grad", wrt=(0,))),
     # forward mode: one tangent statement beside each primal one
     ("mlp_loss_jvp", "mlp_loss", Options(mode="jvp", wrt=(0, 1), single=False)),
     # Python-float arguments: no broadcasting bookkeeping, no shape-only saves
