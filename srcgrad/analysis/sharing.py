@@ -109,6 +109,8 @@ def is_view(stmt) -> bool:
     if op.primitive is operator.pos:  # y = x shares x; y = +x is a new array
         return isinstance(stmt.value, gast.Name)
     if op.primitive is operator.getitem:  # x[[0, 2]] and x[mask] copy; x[1:], x[0] do not
+        if getattr(stmt, "element_copy", False):
+            return False  # hs[::-1] of a list: a new list of the same items (held)
         return not any(isinstance(n, gast.List) for n in gast.walk(op.args[1]))
     return True
 
@@ -135,17 +137,21 @@ def operand_names(op) -> list[str]:
 
 
 #: Builtins that return a new container of their argument's elements.
-_ELEMENT_COPIES = (sorted, list, tuple, reversed, set, frozenset, enumerate, zip, dict)
+_ELEMENT_COPIES = (sorted, list, tuple, reversed, set, frozenset, enumerate, zip, dict,
+                   ir.DICT_COPY)
 
 #: Calls whose result is always a list, tuple or dict: ``np.split(y, 2)`` is a
 #: list of views of ``y``, ``dict(a=y)`` a dict holding ``y``.
-_CONTAINER_CALLS = (np.split, np.array_split, np.hsplit, np.vsplit, np.dsplit, dict,
+_CONTAINER_CALLS = (np.split, np.array_split, np.hsplit, np.vsplit, np.dsplit, dict, ir.DICT_COPY,
                     *([np.unstack] if hasattr(np, "unstack") else []))
 
 
 def copies_elements(stmt) -> bool:
     """Whether ``stmt`` builds a new container of its operand's elements
-    (``list(xs)``, ``sorted(d)``): it holds those elements, not the container."""
+    (``list(xs)``, ``sorted(d)``, ``xs[::-1]`` of a list): it holds those
+    elements, not the container."""
+    if getattr(stmt, "element_copy", False):
+        return True  # (normalize/container_copies.py)
     prim = getattr(getattr(stmt, "op", None), "primitive", None)
     return any(prim is c for c in _ELEMENT_COPIES)
 
@@ -160,7 +166,8 @@ def container_names(program, statements) -> set[str]:
         op = getattr(s, "op", None)
         if not isinstance(s, gast.Assign) or op is None or ir.is_update(s):
             continue
-        if op.primitive is ir.BUILD_DICT or any(op.primitive is c for c in _CONTAINER_CALLS):
+        if op.primitive is ir.BUILD_DICT or any(op.primitive is c for c in _CONTAINER_CALLS) \
+                or getattr(s, "element_copy", False):
             names.update(ir.target_names(s))
         elif op.primitive is runtime.sequence and isinstance(op.args[0], gast.Name) \
                 and op.args[0].id in names:

@@ -184,7 +184,8 @@ def _built_here(stmt) -> bool:
     if op is None or ir.is_update(stmt) or op.primitive is ir.APPEND:
         return True
     return any(op.primitive is p for p in (ir.BUILD_LIST, ir.BUILD_TUPLE, ir.BUILD_DICT,
-                                           ir.CONCAT, ir.REPEAT, list, tuple, sorted))
+                                           ir.CONCAT, ir.REPEAT, list, tuple, sorted,
+                                           ir.DICT_COPY))
 
 
 def follow_slot_writes(program, statements, containers) -> bool:
@@ -427,7 +428,7 @@ def _tuple_rebuild(store, length, namer):
 #: Primitives whose result may be a list, tuple or dict (or anything at all).
 _MAYBE_CONTAINERS = (operator.getitem, operator.pos, ir.BUILD_LIST, ir.BUILD_TUPLE,
                      ir.BUILD_DICT, ir.BUILD_NAMEDTUPLE, ir.BUILD_RECORD, ir.CONCAT, ir.REPEAT,
-                     ir.GETATTR,
+                     ir.GETATTR, ir.DICT_COPY,
                      ir.OPAQUE, runtime.sequence, runtime.private_copy, runtime.snapshot)
 
 

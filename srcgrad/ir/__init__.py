@@ -56,6 +56,7 @@ GETATTR = Builder("attribute")
 CONCAT = Builder("sequence +")      # a + b of tuples or lists (see srcgrad.sequences)
 REPEAT = Builder("sequence *")      # a * n of a tuple or list
 APPEND = Builder(".append()")
+DICT_COPY = Builder("dict copy")  # d.copy(), dict(d) of a dict: its items (normalize/container_copies.py)
 
 
 @dataclass(frozen=True)

@@ -35,13 +35,36 @@ the path Python takes, decided as the code runs::
             act = 2
         return act_1(x) if act == 1 else act_2(x)
 
-Only where every binding of the name is a ``def`` or a lambda of this function
-(not a parameter, not another value), every use of it is a call (a function
-passed on as a value stays refused, located), and no nested function binds
-the name itself.  Sound because exactly one branch of the conditional runs --
+A function named where it is bound -- ``f = np.sin if flag else np.cos``, ``act
+= np.tanh if cfg["act"] == "tanh" else relu``, or ``act = np.tanh`` in one
+branch and a lambda in the other -- is chosen the same way: the conditional
+expression keeps its test and binds the number of the branch it takes, and
+each call runs the function that branch names (a lambda there gets a name of
+its own first)::
+
+    >>> func = gast.parse(
+    ...     "def f(x, flag):\\n"
+    ...     "    act = np.sin if flag else (lambda z: z * z)\\n"
+    ...     "    return act(x)\\n").body[0]
+    >>> choose_local_functions(func)
+    >>> print(source_of(func))
+    def f(x, flag):
+        act_2 = lambda z: z * z
+        act = 1 if flag else 2
+        return np.sin(x) if act == 1 else act_2(x)
+
+Only where every binding of the name is a ``def`` or a lambda of this function,
+or a function it names (a global, a builtin, a parameter or an attribute of one
+-- no name this function binds), or a conditional expression of those (not
+another value), every use of it is a call (a function passed on as a value
+stays refused, located), and no nested function binds the name itself.  Sound because exactly one branch of the conditional runs --
 the one whose definition ran last, as Python's name lookup finds -- with the
 call's arguments evaluated once, there; a call before any definition ran
-raises NameError as Python's does (``act`` is unbound then too).
+raises NameError as Python's does (``act`` is unbound then too).  A function
+named is read where it is called rather than where it is bound: the same
+object, as the names it reads are bound nowhere in the function; a lambda
+bound before its conditional's test runs is the same function (making one
+runs nothing).
 """
 
 from __future__ import annotations
@@ -54,14 +77,19 @@ from ..ir.syntax import clone, walk
 
 
 def choose_local_functions(func) -> None:
-    """Rewrite, in place, the local functions of ``func`` defined more than once
-    (see the module docstring)."""
-    definitions, other = _bindings(func)
+    """Rewrite, in place, the local functions of ``func`` defined more than once,
+    or chosen by a conditional expression (see the module docstring)."""
+    stored = {n.id for n in _own_nodes(func) if isinstance(n, gast.Name)
+              and not isinstance(n.ctx, gast.Load)} | {
+        n.name for n in _own_nodes(func) if isinstance(n, gast.FunctionDef)}
+    definitions, other = _bindings(func, stored)
     taken = {n.id for n in walk(func) if isinstance(n, gast.Name)} | {
         n.name for n in walk(func) if isinstance(n, gast.FunctionDef)}
     params = {a.id for a in func.args.args if isinstance(a, gast.Name)}
     for name, nodes in definitions.items():
-        if len(nodes) < 2 or name in other or name in params:
+        chosen = any(isinstance(n, gast.Assign) and isinstance(n.value, gast.IfExp)
+                     for n in nodes)
+        if len(nodes) < 2 and not chosen or name in other or name in params:
             continue
         loads = [n for n in walk(func) if isinstance(n, gast.Name) and n.id == name
                  and isinstance(n.ctx, gast.Load)]
@@ -69,33 +97,38 @@ def choose_local_functions(func) -> None:
                  and isinstance(c.func, gast.Name) and c.func.id == name]
         if len(loads) != len(calls) or any(_defines(inner, name) for inner in _nested(func)):
             continue
-        names = []
-        for k, node in enumerate(nodes, 1):
-            new = _fresh(f"{name}_{k}", taken)
-            names.append(new)
-            if isinstance(node, gast.FunctionDef):
-                node.name = new
-            else:
-                node.targets[0].id = new
-            node.chosen_tag = gast.copy_location(gast.Assign(
-                targets=[gast.Name(id=name, ctx=gast.Store(), annotation=None,
-                                   type_comment=None)],
-                value=gast.Constant(value=k, kind=None), type_comment=None), node)
+        callees = []  # what the call runs, for each number a binding gives 'name'
+        for node in nodes:
+            if isinstance(node, gast.FunctionDef) or isinstance(node.value, gast.Lambda):
+                new = _fresh(f"{name}_{len(callees) + 1}", taken)
+                if isinstance(node, gast.FunctionDef):
+                    node.name = new
+                else:
+                    node.targets[0].id = new
+                callees.append(_load(new, node))
+                node.chosen_tag = gast.copy_location(gast.Assign(
+                    targets=[_store(name)], value=gast.Constant(value=len(callees), kind=None),
+                    type_comment=None), node)
+            else:  # act = np.tanh, act = np.tanh if c else (lambda z: z): numbered
+                node.chosen_before = []
+                node.value = _numbered(node.value, name, callees, taken, node.chosen_before)
         _insert_tags(func)
         for call in calls:
-            _choose(call, name, names)
+            _choose(call, name, callees)
 
 
-def _bindings(func):
+def _bindings(func, stored):
     """The ``def``s and lambdas bound to each name in ``func``'s own body (not
-    in a nested function's), and the names bound any other way."""
+    in a nested function's), and the functions named there (``act = np.tanh``,
+    ``act = np.tanh if c else relu``: :func:`_names_functions`); and the names
+    bound any other way."""
     definitions, other = collections.defaultdict(list), set()
     for node in _own_nodes(func):
         if isinstance(node, gast.FunctionDef):
             definitions[node.name].append(node)
         elif isinstance(node, gast.Assign) and len(node.targets) == 1 \
                 and isinstance(node.targets[0], gast.Name) \
-                and isinstance(node.value, gast.Lambda):
+                and _names_functions(node.value, stored):
             definitions[node.targets[0].id].append(node)
         elif isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
             other.add(node.id)
@@ -109,6 +142,46 @@ def _bindings(func):
                for n in _own_nodes(func)):
             other.add(name)
     return definitions, other
+
+
+def _names_functions(value, stored) -> bool:
+    """Whether ``value`` is a lambda, a function named by no name the function
+    binds (``np.tanh``, ``relu``, a parameter's ``p.act``), or a conditional
+    expression choosing among those."""
+    if isinstance(value, gast.IfExp):
+        return _names_functions(value.body, stored) and _names_functions(value.orelse, stored)
+    if isinstance(value, gast.Lambda):
+        return True
+    root = value
+    while isinstance(root, gast.Attribute):
+        root = root.value
+    return isinstance(root, gast.Name) and root.id not in stored
+
+
+def _numbered(value, name, callees, taken, before):
+    """``value`` (:func:`_names_functions`) with each function it may take
+    replaced by its number, the function appended to ``callees``; a lambda
+    bound to a name of its own in ``before``."""
+    if isinstance(value, gast.IfExp):
+        body = _numbered(value.body, name, callees, taken, before)
+        orelse = _numbered(value.orelse, name, callees, taken, before)
+        return gast.copy_location(gast.IfExp(test=value.test, body=body, orelse=orelse), value)
+    if isinstance(value, gast.Lambda):
+        new = _fresh(f"{name}_{len(callees) + 1}", taken)
+        before.append(gast.copy_location(gast.Assign(
+            targets=[_store(new)], value=value, type_comment=None), value))
+        value = _load(new, value)
+    callees.append(value)
+    return gast.copy_location(gast.Constant(value=len(callees), kind=None), value)
+
+
+def _store(name):
+    return gast.Name(id=name, ctx=gast.Store(), annotation=None, type_comment=None)
+
+
+def _load(name, node):
+    return gast.copy_location(gast.Name(id=name, ctx=gast.Load(), annotation=None,
+                                        type_comment=None), node)
 
 
 def _own_nodes(func):
@@ -159,6 +232,9 @@ def _insert_tags(node) -> None:
             continue
         out = []
         for stmt in block:
+            out.extend(getattr(stmt, "chosen_before", ()))  # act_2 = lambda z: ...
+            if hasattr(stmt, "chosen_before"):
+                del stmt.chosen_before
             out.append(stmt)
             tag = getattr(stmt, "chosen_tag", None)
             if tag is not None:
@@ -169,21 +245,21 @@ def _insert_tags(node) -> None:
             _insert_tags(stmt)
 
 
-def _choose(call, name: str, names: list) -> None:
-    """Turn the call ``act(...)`` into ``act_1(...) if act == 1 else act_2(...)``."""
-    def called(new):
+def _choose(call, name: str, callees: list) -> None:
+    """Turn the call ``act(...)`` into ``act_1(...) if act == 1 else act_2(...)``,
+    ``callees`` the functions numbered 1, 2, ... (names or expressions)."""
+    def called(func):
         return gast.copy_location(gast.Call(
-            func=gast.copy_location(gast.Name(id=new, ctx=gast.Load(), annotation=None,
-                                              type_comment=None), call.func),
+            func=gast.copy_location(clone(func), call.func),
             args=[clone(a) for a in call.args],
             keywords=[gast.keyword(arg=k.arg, value=clone(k.value)) for k in call.keywords]),
             call)
-    chosen = called(names[-1])
-    for k in range(len(names) - 1, 0, -1):
+    chosen = called(callees[-1])
+    for k in range(len(callees) - 1, 0, -1):
         test = gast.Compare(left=gast.Name(id=name, ctx=gast.Load(), annotation=None,
                                            type_comment=None),
                             ops=[gast.Eq()], comparators=[gast.Constant(value=k, kind=None)])
-        chosen = gast.IfExp(test=gast.copy_location(test, call), body=called(names[k - 1]),
+        chosen = gast.IfExp(test=gast.copy_location(test, call), body=called(callees[k - 1]),
                             orelse=chosen)
     gast.copy_location(chosen, call)
     # the call node itself becomes the conditional, wherever it stands

@@ -327,6 +327,8 @@ class Expressions:
             elts = [self.atom(e) for e in node.elts]
             prim = ir.BUILD_TUPLE if isinstance(node, gast.Tuple) else ir.BUILD_LIST
             return type(node)(elts=elts, ctx=gast.Load()), ir.Op(prim, elts, {}, node, prim.label)
+        if isinstance(node, gast.Dict) and any(k is None for k in node.keys):
+            return self.operation(_unpacked_dict(node))
         if isinstance(node, gast.Dict):
             if not all(isinstance(k, gast.Constant) for k in node.keys):
                 raise self.error("dict displays need constant keys", node)
@@ -422,3 +424,32 @@ class Expressions:
         if value is MISSING:
             raise self.error(f"name '{root}' is not defined", node, SrcGradError)
         self.free[root] = value
+
+
+def _unpacked_dict(node):
+    """``{**a, 'k': v, **b}`` as ``dict(a) | {'k': v} | dict(b)``: the same items
+    in the same order (each ``**`` a shallow copy, later keys winning), which
+    the dict copy and merge rules differentiate."""
+    parts, keys, values = [], [], []
+
+    def flush():
+        if keys:
+            parts.append(gast.copy_location(gast.Dict(keys=list(keys), values=list(values)),
+                                            node))
+            keys.clear()
+            values.clear()
+
+    for key, value in zip(node.keys, node.values):
+        if key is None:
+            flush()
+            func = gast.copy_location(ir.name("dict"), value)
+            parts.append(gast.copy_location(gast.Call(func=func, args=[value], keywords=[]),
+                                            value))
+        else:
+            keys.append(key)
+            values.append(value)
+    flush()
+    merged = parts[0]
+    for part in parts[1:]:
+        merged = gast.copy_location(gast.BinOp(left=merged, op=gast.BitOr(), right=part), node)
+    return merged

@@ -53,6 +53,7 @@ from .. import ir
 from ..errors import UnsupportedSyntaxError
 from ..ir.syntax import helper_ref
 from ..runtime import sequence_tangent
+from .container_copies import type_container_copies
 
 #: Primitives whose result is a sequence (``sequence_tangent``: a sequence's
 #: tangent in generated tangent code, which higher orders differentiate again).
@@ -62,6 +63,7 @@ _MAKERS = (ir.BUILD_TUPLE, ir.BUILD_LIST, ir.CONCAT, ir.REPEAT, tuple, list, sor
 
 def type_sequence_operators(program: ir.Program) -> None:
     """Retarget ``+`` and ``*`` of sequences to their sequence primitives."""
+    type_container_copies(program)  # hs.copy() of a list: list(hs), which a + b may read
     assigns = [s for s in ir.walk_statements(program.body)
                if isinstance(s, gast.Assign) and getattr(s, "op", None) is not None
                and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)

@@ -20,6 +20,7 @@ from ..ir import (
     BUILD_RECORD,
     BUILD_TUPLE,
     CONCAT,
+    DICT_COPY,
     GETATTR,
     REPEAT,
 )
@@ -200,6 +201,19 @@ def build_dict(out, d_out, keys, *values):
 @tangent(BUILD_DICT, "values", name="dict display")
 def build_dict_tangent(out, keys, *values, d_values):
     return {keys[i]: d_values[i] for i in range(len(keys))}
+
+
+@adjoint(DICT_COPY, "mapping", name="dict copy")
+def dict_copy(out, d_out, mapping):
+    """``d.copy()``, ``dict(d)``, ``copy.copy(d)`` of a dict: a new dict of the
+    same items, so the cotangent passes through."""
+    return d_out
+
+
+@tangent(DICT_COPY, "mapping", name="dict copy")
+def dict_copy_tangent(out, mapping, *, d_mapping):
+    """A new dict of the same tangents, as the value is one of the same items."""
+    return snapshot(d_mapping)
 
 
 @adjoint(merged, "a", "b", name="dict merge")

@@ -521,3 +521,19 @@ def _parts(value, arrays, boxes, deep, depth):
             value, type(copy)) and isinstance(getattr(value, "__dict__", None), dict):
         for v in vars(value).values():  # an object's attributes: f(p.W, p) reading p.W
             _parts(v, arrays, boxes, deep, depth + 1)
+
+
+def not_a_container(value, message: str, where=None) -> None:
+    """Check the operand of ``ks = hs.copy()`` (``copy.copy(hs)``, ``hs[:]``)
+    whose type the compiler could not see, where ``ks``'s items are updated
+    below: an array's copy shares nothing, but a list's or dict's holds the same
+    arrays, which an update of ``ks[0]`` in place changes for ``hs`` too -- a
+    change srcgrad's code, taking the copy for an array's, would not see.
+
+        >>> not_a_container(np.ones(2), "never raised")
+        >>> not_a_container([np.ones(2)], "a list")
+        Traceback (most recent call last):
+        srcgrad.errors.AliasedUpdateError: a list
+    """
+    if isinstance(value, (list, dict)):
+        raise error_at("AliasedUpdateError", message, where)
