@@ -26,6 +26,7 @@ import collections
 import gast
 import numpy as np
 
+from .. import runtime
 from ..frontend.parse import MISSING
 from ..ir.syntax import walk
 from .free_reads import bound_names
@@ -82,6 +83,13 @@ FRESH_BUILTINS = frozenset(id(getattr(builtins, n)) for n in (
     "len", "range", "float", "int", "bool", "complex", "str", "isinstance", "print", "abs",
     "sum", "round", "divmod", "pow", "any", "all", "hash", "id", "repr", "type", "callable",
     "hasattr", "format", "ord", "chr"))
+
+#: srcgrad's own copies, which generated code makes and a second derivative
+#: differentiates again (``hs_1 = snapshot(hs)``, ``fresh_tangent(snapshot(d_hs),
+#: hs_1)`` in tangent code): a new array or container that may hold the first
+#: argument's items (a list's shallow copy; an object they do not copy).
+RUNTIME_COPIES = frozenset(id(f) for f in (runtime.snapshot, runtime.fresh_tangent,
+                                           runtime.private_copy, runtime.kept_apart))
 
 # How a name relates to the memory of a name its value was made from (SAME,
 # PART, HELD, from :mod:`.helper_depth`): the same memory (``h = x``,
@@ -417,6 +425,8 @@ class Scan(SequenceTyping):
         if callee is MISSING or id(callee) in VIEW_FUNCTIONS or _told_not_to_copy(call):
             # (np.array(x, copy=None), np.nan_to_num(x, copy=False): x itself)
             return passed
+        if id(callee) in RUNTIME_COPIES and call.args:  # as xs.copy(): a new list, same items
+            return [(n, HELD) for n, _ in self.deps(call.args[0])]
         module = getattr(callee, "__module__", None) or ""
         if outs and module.split(".")[0] == "numpy":
             return returned_out
