@@ -196,9 +196,20 @@ def held_at(container, item, base, index, message, where=None):
 def untouched_except(container, key, item, message, where=None):
     """Check, before ``container[key] op= v`` changes the array ``item`` that
     ``container[key]`` holds in place, that no other item of ``container`` sees
-    it (``xs = [y, y[1:]]; xs[0] += v`` changes ``xs[1]`` too)."""
+    it (``xs = [y, y[1:]]; xs[0] += v`` changes ``xs[1]`` too).  A negative
+    position of a list is its slot counted from the end (``hs[-1] += v``).
+
+        >>> y = np.ones(2)
+        >>> untouched_except([y * 2, y], -1, y, "never raised")
+        >>> untouched_except([y, y], -1, y, "hs[0] is hs[-1]")
+        Traceback (most recent call last):
+        srcgrad.errors.AliasedUpdateError: hs[0] is hs[-1]
+    """
     if not isinstance(item, np.ndarray):
         return
+    if isinstance(container, (list, tuple)) and isinstance(key, (int, np.integer)) \
+            and not isinstance(key, bool) and key < 0:
+        key += len(container)
     others = [v for k, v in (container.items() if isinstance(container, dict)
                              else enumerate(container)) if k != key]
     if _sees(others, item, item):
