@@ -39,6 +39,8 @@ def as_function(partial: functools.partial):
     """The ``def`` that calls ``partial.func`` as ``partial`` does."""
     fn = partial.func
     name = getattr(fn, "__name__", "fn")
+    if not isinstance(name, str) or not name.isidentifier():
+        name = "fn"  # partial(lambda a, x: ...): a name the def can call it by
     signature = inspect.signature(partial)
     namespace = {name: fn}
     fixed = []

@@ -45,3 +45,21 @@ def test_every_transformation_takes_a_partial(p):
     assert_close(H, expected, what="hessian", rtol=1e-5)
     assert_close(srcgrad.hvp(p)(W, np.ones(3)), H @ np.ones(3), what="hvp")
     assert_close(srcgrad.jacobian(p)(W), g, what="jacobian")
+
+
+LAMBDA = functools.partial(lambda a, w: a * np.sum(np.tanh(w) * w), 1.5)  # noqa: E731
+
+
+def test_a_partial_of_a_lambda():
+    """A lambda's name, '<lambda>', is no name a def can call it by: the def the
+    partial stands for raised a raw SyntaxError in jvp, vjp, hessian, jacobian."""
+    g = srcgrad.grad(LAMBDA)(W)
+    assert_close(g, _fd_grad(LAMBDA, W), what="grad")
+    assert_close(srcgrad.jacobian(LAMBDA)(W), g, what="jacobian")
+    value, tangent = srcgrad.jvp(LAMBDA, (W,), (np.ones(3),))
+    assert value == LAMBDA(W)
+    assert_close(tangent, np.sum(g), what="jvp")
+    hessian = srcgrad.hessian(LAMBDA)(W)
+    columns = [(srcgrad.grad(LAMBDA)(W + 1e-5 * e) - srcgrad.grad(LAMBDA)(W - 1e-5 * e)) / 2e-5
+               for e in np.eye(3)]
+    assert_close(hessian, np.array(columns).T, rtol=1e-4, atol=1e-6, what="hessian")
