@@ -195,6 +195,15 @@ def _check_aliases(program: ir.Program) -> None:
                 continue  # a number or NumPy scalar: += rebinds, nothing is shared
         elif getattr(stmt, "item_update", (None,))[0] in containers:
             x = stmt.item_update[1]  # d[k] += v: the array d[k] holds, in place
+        elif getattr(stmt, "item_update", None) is not None and any(
+                id(v) in elements and stmt.item_update[0] in ir.target_names(v) for v in views):
+            # t = d['h']; t[1] *= 3.0 (d['h'][1] *= 3.0): t may be a list, whose
+            # array t[1] changes in place -- checked as the code runs: d sees it
+            # through t (written back), d's other items and other names must not
+            x = stmt.item_update[1]
+            source = next(v for v in views if id(v) in elements
+                          and stmt.item_update[0] in ir.target_names(v))
+            stmt.item_parent = (source.op.args[0].id, source.op.args[1])
         else:
             continue
         here = order[id(stmt)]
@@ -278,6 +287,10 @@ def _check_aliases(program: ir.Program) -> None:
             message = _message(stmt, x, other, source, user)
             augmented = not ir.is_update(stmt)
             stmt.updated = x  # what a run-time check tests
+            parent = getattr(stmt, "item_parent", None)
+            if parent is not None and other in (stmt.item_update[0], parent[0]):
+                guards.append((stmt, other, message))  # the list t itself, or d: apart from t
+                continue
             follow = augmented or is_setitem(stmt)
             again = None
             if source is not None and follow:
@@ -442,7 +455,14 @@ def _guard(stmt, other, message, blocks, program, unbound) -> None:
         ctx=gast.Load())
     text = gast.Constant(value=message, kind=None)
     item = getattr(stmt, "item_update", None)
-    if item is not None and other == item[0]:
+    parent = getattr(stmt, "item_parent", None)
+    if parent is not None and other == parent[0]:
+        # t = d['h']; t[1] *= v: d sees it through t; may d's other items?
+        key = SliceToCall().visit(clone(parent[1]))
+        call = gast.Call(func=helper_ref("untouched_except"),
+                         args=[ir.name(other), key, ir.name(stmt.updated), text, where],
+                         keywords=[])
+    elif item is not None and other == item[0]:
         # d[k] += v: the array d[k] holds changes; do d's other items see it?
         key = SliceToCall().visit(clone(item[2]))
         call = gast.Call(func=helper_ref("untouched_except"),

@@ -63,6 +63,24 @@ class ChainedWrites:
             marks[2].slot_write = (old[0].id, clone(marks[1].op.args[1]),
                                    source_of(outer), stmt)
 
+    def chained_augmented(self, stmt):
+        """``y[a][b] op= v`` as Python runs it: ``t = y[a]; t[b] op= v`` -- the
+        part taken once, then its item updated in place (an array's element, or
+        the array a list's item holds), which the alias check follows into ``y``
+        as it follows ``t = d['h']; t[1] *= 3.0`` written out."""
+        target = stmt.target
+        part = self.namer.fresh("part")
+        self.locals.add(part)
+        store = gast.Name(id=part, ctx=gast.Store(), annotation=None, type_comment=None)
+        self.statement(gast.copy_location(gast.Assign(
+            targets=[gast.copy_location(store, target)], value=clone(target.value),
+            type_comment=None), stmt))
+        update = gast.copy_location(gast.AugAssign(target=gast.copy_location(gast.Subscript(
+            value=gast.copy_location(ir.name(part), target), slice=clone(target.slice),
+            ctx=gast.Store()), target), op=stmt.op, value=stmt.value), stmt)
+        update.user_target = source_of(target)  # messages name y[a][b], not the part
+        self.statement(update)
+
     def chained_write(self, target) -> bool:
         """Whether ``target`` is ``y[a][b]`` (or deeper) on a local ``y``, ``a`` a
         basic index -- an int, a name, a slice -- so that ``y[a]`` is the part of

@@ -265,6 +265,9 @@ class Statements(ChainedWrites):
                 self.assign([stmt.target], stmt.value, stmt)
         elif isinstance(stmt, gast.AugAssign):
             target = stmt.target
+            if isinstance(target, gast.Subscript) and self.chained_write(target):
+                self.chained_augmented(stmt)  # y[a][b] += v: t = y[a]; t[b] += v
+                return
             if isinstance(target, gast.Subscript):  # x[i] += v
                 index = self.index(target.slice)
                 base = self.updated_array(target)
@@ -281,7 +284,8 @@ class Statements(ChainedWrites):
                 # d[k] += v on a list or dict changes the array d[k] holds in place
                 # (then stores it back): the alias check must know
                 self.out[-1].item_update = (base, old_item.id, clone(index))
-                self.out[-1].user_target = source_of(target)
+                self.out[-1].user_target = getattr(stmt, "user_target", None) \
+                    or source_of(target)
                 self.out[-1].augmented_symbol = OP_LABELS.get(BINOPS[type(stmt.op)], "+")
                 self.setitem(target, new_item, index, stmt)
                 return
