@@ -44,13 +44,23 @@ order, the default of ``b`` written in:
 from __future__ import annotations
 
 import inspect
+import operator
 
 import gast
 
 from .. import ir, runtime
 from ..errors import SrcGradError
 from ..frontend.linker import is_user_function
-from ..ir.syntax import clone, keywords_of, load_name, located, walk
+from ..ir.syntax import (
+    clone,
+    constant,
+    helper_ref,
+    keywords_of,
+    load_name,
+    located,
+    source_of,
+    walk,
+)
 from .records import is_record_class
 
 
@@ -205,10 +215,11 @@ class NamedTuples:
         """``P(b=c, W=a)`` -> ``P(a, c)`` as a :data:`~srcgrad.ir.BUILD_NAMEDTUPLE`
         of its fields in order; returns the call and its operation."""
         fields = cls._fields
-        if len(node.args) > len(fields):
+        positional, ready = self.spread_star(node, cls)
+        if len(positional) > len(fields):
             raise self.error(f"{cls.__name__}() takes {len(fields)} positional arguments but "
-                             f"{len(node.args)} were given", node, SrcGradError)
-        given = dict(zip(fields, node.args))
+                             f"{len(positional)} were given", node, SrcGradError)
+        given = dict(zip(fields, positional))
         for kw in node.keywords:
             if kw.arg not in fields or kw.arg in given:
                 what = "got multiple values for argument" if kw.arg in given \
@@ -219,8 +230,63 @@ class NamedTuples:
         if missing:
             raise self.error(f"{cls.__name__}() missing required argument '{missing[0]}'",
                              node, SrcGradError)
-        args = [self.literal(given[f]) if f in given
+        args = [(given[f] if id(given[f]) in ready else self.literal(given[f])) if f in given
                 else self.bound_value(cls._field_defaults[f], node) for f in fields]
         self.collect_free(node.func)
         expr = gast.Call(func=node.func, args=args, keywords=keywords_of({}))
         return expr, ir.Op(ir.BUILD_NAMEDTUPLE, args, {}, node, ir.BUILD_NAMEDTUPLE.label)
+
+    def spread_star(self, node, cls) -> tuple:
+        """The positional arguments of ``P(..., *t, ...)`` with ``*t`` spelt out
+        as ``t[0], ..., t[m - 1]`` where ``t``'s length is only known when the
+        code runs (an argument, a loop's item: ``[Layer(*p) for p in params]``)
+        but the fields of ``P`` leave it one length ``m`` (those without a
+        default, or all of them, given by position); a check before it raises
+        Python's TypeError as the code runs if ``t`` holds another number
+        (``runtime.star_items``).  A ``*t`` of known length was spelt out when
+        the call was desugared (:mod:`.starred`).  Where the defaults allow
+        several lengths, refused, located.  Returns the arguments and the ids
+        of those made into atoms here."""
+        stars = [i for i, a in enumerate(node.args) if isinstance(a, gast.Starred)]
+        if not stars:
+            return list(node.args), set()
+        name, fields, star = cls.__name__, cls._fields, node.args[stars[0]]
+        before, after = node.args[:stars[0]], node.args[stars[0] + 1:]
+        named = {kw.arg for kw in node.keywords}
+
+        def fits(m):  # whether Python's call takes m items from the star
+            count = len(before) + m + len(after)
+            return count <= len(fields) and not named & set(fields[:count]) and all(
+                f in named or f in cls._field_defaults for f in fields[count:])
+
+        lengths = [m for m in range(len(fields) + 1) if fits(m)]
+        text = source_of(star.value)
+        if len(stars) > 1 or len(lengths) != 1:
+            how = "several starred arguments" if len(stars) > 1 else (
+                f"the length of {text} is not known when srcgrad compiles the code, and "
+                + (f"{name}'s defaults let it be any of {lengths}" if lengths
+                   else f"no length of it fits {name}'s fields"))
+            raise self.error(f"{name}(*{text}): {how}; write the fields one by one "
+                             f"({name}({', '.join(f'{text}[{k}]' for k in range(len(fields)))}))",
+                             node)
+        # (in Python's order: the arguments before the star, the star, the rest;
+        # the values made here are atoms already, which the caller takes as they are)
+        before = [self.literal(a) for a in before]
+        whole = self.atom(star.value)
+        if isinstance(whole, gast.Name):
+            where = constant((self.parsed.filename, getattr(node, "lineno", None),
+                              getattr(node, "col_offset", None)))
+            call = gast.Call(func=helper_ref("star_items"), args=[
+                ir.name(whole.id), gast.Constant(value=lengths[0], kind=None),
+                gast.Constant(value=name, kind=None), gast.Constant(value=text, kind=None),
+                where], keywords=[])
+            guard = gast.copy_location(gast.Expr(value=call), node)
+            guard.op = ir.Op(ir.OPAQUE, [], {}, node, "statement")
+            self.out.append(guard)
+        items = []
+        for k in range(lengths[0]):
+            index = gast.Constant(value=k, kind=None)
+            item = gast.Subscript(value=clone(whole), slice=index, ctx=gast.Load())
+            items.append(self.atom_of(item, ir.Op(operator.getitem, [whole, index], {}, star,
+                                                  "unpacking")))
+        return [*before, *items, *after], {id(a) for a in [*before, *items]}

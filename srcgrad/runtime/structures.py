@@ -537,3 +537,25 @@ def not_a_container(value, message: str, where=None) -> None:
     """
     if isinstance(value, (list, dict)):
         raise error_at("AliasedUpdateError", message, where)
+
+
+def star_items(value, count: int, name: str, star: str, where=None) -> None:
+    """Check ``P(*t)`` (a named tuple's class ``name`` called with a tuple or
+    list ``star`` whose length the compiler could not see: an argument, a
+    loop's item) before it is built from ``t[0]``, ..., ``t[count - 1]``: the
+    only length the class's fields leave it.  Python raises a TypeError for
+    any other, and so must the generated code -- indexing alone would take
+    the first items of a longer one.
+
+        >>> star_items((1, 2), 2, "Pair", "p")
+        >>> star_items([1, 2, 3], 2, "Pair", "p", ("f.py", 3, 8))
+        Traceback (most recent call last):
+        TypeError: Pair() takes 2 items from *p here, but p holds 3 (f.py, line 3, column 8)
+    """
+    n = len(value)
+    if n == count:
+        return
+    message = f"{name}() takes {count} items from *{star} here, but {star} holds {n}"
+    if where is not None:
+        message += f" ({where[0]}, line {where[1]}, column {where[2]})"
+    raise TypeError(message)
