@@ -14,6 +14,8 @@ from __future__ import annotations
 import gast
 
 from .. import ir
+from ..errors import SrcGradError
+from ..frontend.parse import parse_function
 from ..ir.syntax import constant, helper_ref, source_of, walk
 from .argument_updates import deep_parameters
 from .helper_depth import HELD
@@ -37,8 +39,9 @@ def call_guard(arg, fn, param, read, filename):
     argument as written; the caller puts the name it is computed into in the
     first two places; ``message`` is the statement's, for a refusal."""
     shown = source_of(arg)
+    symbol = _augmented_symbol(fn, param)
     message = (
-        f"{fn.__name__}() updates its argument '{param}' in place ('{param} += ...' on "
+        f"{fn.__name__}() updates its argument '{param}' in place ('{param} {symbol}= ...' on "
         f"an array, there or in a function it passes '{param}' to), and this function reads '{read.id}' (line "
         f"{getattr(read, 'lineno', '?')}), which shares the memory of '{shown}', after the "
         f"call: srcgrad's code for {fn.__name__} makes a new array there, so that change "
@@ -54,6 +57,25 @@ def call_guard(arg, fn, param, read, filename):
     check.comment = f"{fn.__name__} may change {shown} in place; it is read afterwards"
     check.message = message
     return check
+
+
+_SYMBOLS = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.FloorDiv: "//",
+            gast.Mod: "%", gast.Pow: "**", gast.MatMult: "@", gast.BitOr: "|"}
+
+
+def _augmented_symbol(fn, param) -> str:
+    """The operator of the callee's ``param op= v`` (``g *= 0.5``): the first one
+    in its source, or ``op`` where it is made in a function it passes ``param``
+    to."""
+    try:
+        func = parse_function(fn).node
+    except SrcGradError:
+        return "op"
+    for node in walk(func):
+        if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name) \
+                and node.target.id == param:
+            return _SYMBOLS.get(type(node.op), "op")
+    return "op"
 
 
 def read_after_call(func, params, resolve, call, arg, deep=True, rebound=None,

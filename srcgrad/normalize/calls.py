@@ -419,7 +419,9 @@ class Calls(Selections, NamedTuples, Records, Keywords, Rewrites):
         for param, arg in bound.arguments.items():
             if param in augmented and param not in updated and isinstance(arg, gast.expr):
                 # p += v in the callee: in place on an array, decided as the code runs
+                # (g = clip_(g, c): the reads of 'g' after are of what clip_ returns)
                 read = read_after_call(self.func, self.params, self.callee, call, arg,
+                                       rebound=self.bound_to_result(call, fn, param),
                                        sequences=self.sequence_params)
                 if read is None:
                     continue
@@ -476,7 +478,8 @@ class Calls(Selections, NamedTuples, Records, Keywords, Rewrites):
             helper = self.callee(stmt.value)
             if not is_user_function(helper) or not isinstance(helper, types.FunctionType):
                 continue
-            for updated in updated_parameters(helper):
+            # (a helper's p op= v too: g = clip_(g, c) in one branch, normalize_ in the other)
+            for updated in updated_parameters(helper) | augmented_parameters(helper):
                 for target in bound_to_updated_copy(stmt, helper, updated):
                     if target.id in kept:
                         kept[target.id].add(id(target))
