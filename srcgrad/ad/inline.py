@@ -446,6 +446,14 @@ def missing_rule(program, op: ir.Op, forward: bool = False) -> MissingRuleError:
         cls, message = op.hint
         return cls(message, filename=program.filename, lineno=getattr(op.node, "lineno", None),
                    col=getattr(op.node, "col_offset", None))
+    if getattr(op.primitive, "__module__", None) == "srcgrad.api.gradient_calls":
+        return MissingRuleError(
+            f"{describe(op)} is the derivative rule of a gradient srcgrad made, called "
+            f"inside the function differentiated (dHdq = srcgrad.grad(H); ... dHdq(q)): "
+            f"srcgrad differentiates such a function once, by reverse or forward mode, "
+            f"not a second time (that would be a third derivative of H)",
+            filename=program.filename, lineno=getattr(op.node, "lineno", None),
+            col=getattr(op.node, "col_offset", None))
     if isinstance(op.primitive, type) and not is_library_module(
             getattr(op.primitive, "__module__", "") or ""):  # Plain(w): a user's class
         name = op.primitive.__name__

@@ -49,6 +49,7 @@ from .arguments import (
 from .call_checks import check_call, cotangent_for
 from .compiled import Compiled, compile_function, compiled_with_source
 from .draws import Draws, may_draw
+from .gradient_calls import GradientCall
 from .second_order import Derivative, grad_of_gradient
 from .validation import enabled as checking
 from .validation import private_copies, verify
@@ -132,6 +133,7 @@ class Transformed:
         self._ready = {}      # key -> generated function, for calls that need no checks
         self._keep = []       # the modules in _ready: the objects whose ids are in keys live on
         self._shown = None    # the last call's code, where it differs from _get()'s
+        self._gradient_call = None  # its rules when called in differentiated code
 
     def __call__(self, *args, __tracebackhide__=True, **kw):
         # Two lines, C functions only (a Python function called here is one more
@@ -296,6 +298,16 @@ class Transformed:
 
     def __repr__(self):
         return f"<srcgrad {self._options.mode} of {self._fn.__qualname__}>"
+
+    def __srcgrad_custom_vjp__(self):
+        """This gradient called inside a function srcgrad differentiates
+        (``p - dt * dHdq(q)``): a custom_vjp whose rules are srcgrad's second-order
+        code (:mod:`.gradient_calls`); None for another transform or a bound method."""
+        if self._options.mode != "grad" or self._bound is not None:
+            return None
+        if self._gradient_call is None:
+            self._gradient_call = GradientCall(self)
+        return self._gradient_call.as_custom_vjp()
 
     def __get__(self, obj, objtype=None):
         """``@grad`` on a method: ``wrt`` counts ``self``, as in the definition."""

@@ -169,6 +169,9 @@ class Calls(Selections, NamedTuples, Records, Keywords, Rewrites):
             op.hint = self.method_hint(func, prim)  # self.act(h): why, if refused
             return expr, op
         prim = self.callee(node)
+        if inspect.getattr_static(type(prim), "__srcgrad_custom_vjp__", None) is not None:
+            # dHdq(q) for dHdq = srcgrad.grad(H): a custom_vjp of second-order code
+            prim = prim.__srcgrad_custom_vjp__() or prim
         if prim in DYNAMIC:
             raise self.error(f"'{prim.__name__}' is not supported: srcgrad differentiates the "
                              f"code it can read", node)
