@@ -78,7 +78,7 @@ from .optimize.broadcast import retarget_shape_reads
 from .optimize.dce import drop_zero_starts, eliminate_dead, propagate_copies
 from .optimize.fold import fold_temporaries as fold_single_use
 from .optimize.hoist_products import hoist_step_products
-from .optimize.inplace_adjoint import steady_classes, update_in_place
+from .optimize.inplace_adjoint import forward_values, steady_classes, update_in_place
 from .optimize.loop_products import products_after_loops
 from .optimize.simplify import simplify as simplify_operations
 from .optimize.summed_products import seed_without_product, sum_products
@@ -429,10 +429,11 @@ class Compilation:
         """Write adjoint arithmetic into arrays the sweep owns (optimize/inplace_adjoint.py)."""
         adjoints, classes = self.sweep.adjoints, self.classes or {}
         scalars = {d for v, d in adjoints.items() if classes.get(v) == SCALAR}
+        scalars |= {v for v, c in classes.items() if c == SCALAR}
         steady = steady_classes(self.program, classes)
         for f in self.functions:
             update_in_place(f.body, set(adjoints.values()), {id(s) for s in f.forward}, scalars,
-                            steady)
+                            steady, forward_values(f.forward, f.params))
 
     @compiler_pass
     def release(self):

@@ -43,7 +43,16 @@ arithmetic results of the block.  That arithmetic and ufuncs return a new
 array is NumPy's contract (an object whose operators return an array held
 elsewhere would break it).
 
-Not touched: the forward sweep's statements; loop bodies (arrays there are
+The forward sweep's statements too, where the array written into is a
+forward value NumPy made that nothing reads afterwards (:func:`forward_values`:
+``k = j - a``, ``j`` read no more, ``k = into_first(np.subtract, j, a)``;
+``d_m = d_cc * aa``, ``aa`` read no more, into ``aa``'s array): the same
+ownership proof, over both sweeps in order, so a value the adjoint sweep
+reads, the output, or one a view, copy, container or call holds is never
+written into; the forward sweep's values stay bit for bit the function's
+(tests/optimize/test_inplace_forward.py).
+
+Not touched: loop bodies (arrays there are
 often small, where a helper call costs more than the allocation it saves);
 statements on cotangents whose value is a scalar by its shape class, or
 that call ``math`` (Python floats: nothing to write into).  A branch's body
@@ -92,7 +101,7 @@ _COMPOUND = (gast.If, gast.For, gast.While, gast.With, gast.Try, gast.FunctionDe
 
 
 def update_in_place(stmts, cotangents, skip=frozenset(), scalars=frozenset(),
-                    classes=None) -> list:
+                    classes=None, values=frozenset()) -> list:
     """The adjoint sweep ``stmts`` with arithmetic written into owned arrays
     (see the module docstring); ``cotangents`` are the names whose sums may
     be updated in place, ``skip`` the ids of statements to leave alone (the
@@ -100,13 +109,50 @@ def update_in_place(stmts, cotangents, skip=frozenset(), scalars=frozenset(),
     whose shape class is a scalar), whose statements are left alone too, as
     are those calling ``math``.  ``classes``: the shape classes of the names
     whose shape never changes (see :func:`keep_scalar`), None for none.
+    ``values``: the forward sweep's names whose arrays may be written into
+    too (see :func:`forward_values`); where there are any, the forward
+    sweep's statements are rewritten as well.
     ``stmts`` is changed in place and returned."""
     skip = set(skip)
     if classes:
         keep_scalar(stmts, skip, classes)
-    _block(stmts, set(cotangents), skip, set(), set(scalars))
+    _block(stmts, set(cotangents) | set(values), set() if values else skip, set(),
+           set(scalars))
     return stmts
 
+
+
+def forward_values(forward, params) -> set[str]:
+    """The names the forward sweep's statements ``forward`` assign (its own
+    values, not the parameters ``params``): where one is a fresh array that
+    nothing reads after a statement, that statement may write into it, as an
+    adjoint statement into a cotangent's (``k = j - a``, ``j`` read no more:
+    ``k = into_first(np.subtract, j, a)``).  The same ownership proof holds
+    (see the module docstring): a forward value is owned from an assignment
+    of fresh arithmetic on, until anything but arithmetic reads it, and dead
+    where no later statement -- of either sweep -- mentions it, so a value
+    the adjoint sweep reads, the output, a tape's entry or a value a later
+    statement reads through a view is never written into.
+
+    Only names whose values come from NumPy -- an ``np.`` call or a matrix
+    product ``@``, or arithmetic on such a name -- are offered: code on
+    Python floats (``d = t9 + a ** 3``) would call a helper for nothing.
+
+        >>> body = gast.parse("a = np.sin(x)\\nb = a * 2.0\\nc = x * 2.0\\n"
+        ...                   "d = math.cos(c)\\ne = x @ w").body
+        >>> sorted(forward_values(body, ["x", "w"]))
+        ['a', 'b', 'e']
+    """
+    made: set[str] = set()
+    for stmt in forward:
+        if isinstance(stmt, gast.Assign) and any(
+                isinstance(n, gast.Name) and n.id in made
+                or isinstance(n, gast.BinOp) and isinstance(n.op, gast.MatMult)
+                or isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute)
+                and isinstance(n.func.value, gast.Name) and n.func.value.id == "np"
+                for n in walk(stmt.value)):
+            made.update(ir.target_names(stmt))
+    return made - set(params)
 
 def steady_classes(program, classes) -> dict:
     """``classes`` (:func:`..analysis.activity.shape_classes` of ``program``)

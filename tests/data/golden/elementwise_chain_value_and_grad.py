@@ -15,17 +15,17 @@ def value_and_grad_elementwise_chain(x):
     t2 = np.cos(x)  # save: t2 (read by the adjoint of *)
     t3 = t1 * t2
     t5 = np.exp(-x)  # save: t5 (read by the adjoint of np.exp)
-    a = t3 + t5  # save: a (read by the adjoint of np.arctan)
+    a = into_first(np.add, t3, t5)  # save: a (read by the adjoint of np.arctan)
     t6 = np.log1p(x)
     t7 = np.sqrt(x)  # save: t7 (read by the adjoint of /, np.sqrt)
-    t8 = t6 / t7  # save: t8 (read by the adjoint of /)
+    t8 = into_first(np.true_divide, t6, t7)  # save: t8 (read by the adjoint of /)
     t10 = np.expm1(x * 0.1)  # save: t10 (read by the adjoint of np.expm1)
     b = t8 - t10
     t11 = np.arctan(a)  # save: t11 (read by the adjoint of *)
     t12 = np.tanh(b)  # save: t12 (read by the adjoint of *, np.tanh)
     t13 = t11 * t12
-    t14 = a - b  # save: t14 (read by the adjoint of np.square)
-    c = t13 + np.square(t14)  # save: c (read by the adjoint of *)
+    t14 = into_second(np.subtract, a, b)  # save: t14 (read by the adjoint of np.square)
+    c = into_second(np.add, t13, np.square(t14))  # save: c (read by the adjoint of *)
     t17 = np.reciprocal(1.0 + x)  # save: t17 (read by the adjoint of *, np.reciprocal)
     t19 = np.sum(c * t17)
     del t3, t6, b, t13  # not read by the adjoint sweep
@@ -45,7 +45,7 @@ def value_and_grad_elementwise_chain(x):
     d_x = into_first(np.subtract, d_x, d_b * t8 / t7 / (2 * t7))  # d_x -= d_b * t8 / t7 / (2 * t7), in place
     d_x = into_first(np.add, d_x, d_t6 / (1 + x))  # d_x += d_t6 / (1 + x), in place
     d_x = into_first(np.subtract, d_x, d_a * t5)  # d_x -= d_a * t5, in place
-    d_t1 = d_a * t2
+    d_t1 = into_second(np.multiply, d_a, t2)  # d_a * t2, written into t2's array
     d_x = into_first(np.subtract, d_x, d_a * t1 * np.sin(x))  # d_x -= d_a * t1 * np.sin(x), in place
     d_x = into_first(np.add, d_x, d_t1 * np.cos(x))  # d_x += d_t1 * np.cos(x), in place
     return t19, grad_like(d_x, x)

@@ -1,0 +1,229 @@
+"""optimize/inplace_adjoint.py on the forward sweep: a statement writes into the
+array of a forward value that NumPy made, that no statement of either sweep
+reads afterwards and that nothing but arithmetic has read (``k = j - a``,
+``j`` read no more: ``k = into_first(np.subtract, j, a)``).
+
+The aliasing cases on sweeps written by hand -- a value read later (saved for
+the adjoint sweep, returned), read through a view, copied to another name,
+put in a container, passed to a call, an argument, a value of Python floats
+-- and whole programs whose values must be the function's own bit for bit,
+whose gradients must be bit-identical to the code generated without the pass,
+and whose arguments must come back untouched.
+"""
+
+from __future__ import annotations
+
+import gast
+import numpy as np
+import pytest
+from numeric import assert_bit_identical
+
+import srcgrad
+from srcgrad import pipeline
+from srcgrad.api import compiled
+from srcgrad.ir.emit import show_statements
+from srcgrad.optimize.inplace_adjoint import forward_values, update_in_place
+
+
+def _forward(source, params=("x", "a", "w")):
+    """The pass on ``source``, every statement of it a forward statement."""
+    stmts = gast.parse(source).body
+    update_in_place(stmts, set(), {id(s) for s in stmts}, set(), None,
+                    forward_values(stmts, params))
+    return show_statements(stmts)
+
+
+# --- which arrays a forward statement may write into ------------------------------------
+
+def test_a_dead_value_numpy_made_lends_its_array():
+    out = _forward("j = np.sin(x) * w\nk = j - a\nreturn k")
+    assert "k = into_first(np.subtract, j, a)" in out
+
+
+def test_a_value_read_afterwards_is_not_written():
+    for later in ("return k, j", "d_j = d_k * j\nreturn k, d_j", "del j\nreturn k"):
+        out = _forward("j = np.sin(x) * w\nk = j - a\n" + later)
+        assert "into_first(np.subtract, j" not in out, later
+
+
+def test_a_value_read_through_a_view_copy_container_or_call_is_not_written():
+    for reader in ("v = j[1:]", "v = j.T", "v = j", "v = [j]", "v = (j, 1)", "v = keep(j)",
+                   "v = np.sin(j, out=buf)", "v = j.reshape(2, 3)"):
+        out = _forward(f"j = np.sin(x) * w\n{reader}\nk = j - a\nreturn k, v")
+        assert "into_" not in out.split("\n", 2)[2], reader
+
+
+def test_arguments_and_python_floats_are_never_written():
+    assert "into_" not in _forward("k = x - a\nreturn k")
+    assert "into_" not in _forward("j = x * 2.0\nk = j - a\nreturn k")       # no NumPy call
+    assert "into_" not in _forward("j = math.sin(a)\nk = j * a\nreturn k")
+    assert "into_first(np.add, j" in _forward("j = x @ w\nk = j + a\nreturn k")   # a product
+
+
+def test_loops_and_branches_end_ownership():
+    out = _forward("j = np.sin(x)\nfor i in r:\n    a = a * j\nk = j - a\nreturn k")
+    assert "into_first(np.subtract, j" not in out
+    # a branch is a block of its own: what was made before it is not owned there
+    out = _forward("j = np.sin(x)\nif c:\n    k = j - a\nelse:\n    k = j + a\nreturn k")
+    assert "into_" not in out
+
+
+# --- whole programs ----------------------------------------------------------------------
+
+def _without_forward(monkeypatch):
+    monkeypatch.setattr(pipeline, "forward_values", lambda forward, params: set())
+    compiled._MEMORY.clear()
+
+
+def _compare(monkeypatch, fn, args, wrt=0, mode="grad", fired=True):
+    """``fn``'s gradient (value and gradient for value_and_grad) on ``args`` with
+    and without the forward sweep's writes: bit for bit; the value the
+    function's own; the caller's arrays untouched."""
+    monkeypatch.setenv("SRCGRAD_CACHE", "0")
+    compiled._MEMORY.clear()
+    make = getattr(srcgrad, mode)
+    copies = [np.copy(a) if isinstance(a, np.ndarray) else a for a in args]
+    g = make(fn, wrt=wrt)
+    got = g(*copies)
+    for a, c in zip(args, copies):
+        assert_bit_identical(a, c)
+    forward = g.source.split("# Adjoint sweep")[0]
+    if fired is not None:
+        assert ("into_" in forward) == fired, g.source
+    if mode == "value_and_grad":
+        assert_bit_identical(got[0], fn(*args))
+    with monkeypatch.context() as m:
+        _without_forward(m)
+        expected = make(fn, wrt=wrt)(*args)
+    compiled._MEMORY.clear()
+    assert_bit_identical(got, expected)
+    return got
+
+
+def chain(x):
+    a = np.sin(x)
+    b = a * np.exp(a)
+    c = b + x
+    d = np.tanh(c) * x
+    e = d - a
+    f = e * e
+    g = f + 1.0
+    return np.sum(np.sqrt(g) * a)
+
+
+def views(x):
+    a = np.sin(x) * x
+    v = a[1:]                 # a view of a: a is never written into
+    b = a + 1.0
+    c = b * np.cos(x)
+    return np.sum(c[1:] * v + c[:-1])
+
+
+def aliases(x):
+    a = np.sin(x) * x
+    s = a                     # a second name for a's array
+    b = a * 2.0
+    c = b + x
+    u = s * c
+    return np.sum(u * u)
+
+
+def containers(x, w):
+    a = np.sin(x) * w
+    kept = [a, w]
+    b = a * a
+    c = b - x
+    return np.sum(c * kept[0] + kept[1])
+
+
+def returned(x):
+    a = np.sin(x) * x
+    b = a * a
+    c = b + 1.0
+    return c * np.cos(x)      # the output itself: value_and_grad returns it
+
+
+def broadcasting(a, b):
+    c = np.sin(a) * 2.0       # (3, 1)
+    d = c + b                 # (3, 4): c's array cannot hold it
+    e = np.cos(b) * 3.0       # (3, 4)
+    f = e + a                 # fits e's array
+    return np.sum(d * f)
+
+
+W64 = np.linspace(0.5, 1.5, 20)
+
+
+def mixed(x):
+    a = np.sin(x) * 2.0       # float32
+    b = a + W64               # float64: a's float32 array cannot hold it
+    c = np.cos(x) * x         # float32
+    d = c - 1.0               # fits c's array
+    return np.sum(b * d)
+
+
+@pytest.mark.parametrize("mode", ["grad", "value_and_grad"])
+def test_a_chain_writes_into_its_dead_values(monkeypatch, mode):
+    _compare(monkeypatch, chain, [np.linspace(-1.0, 1.5, 301)], mode=mode)
+
+
+@pytest.mark.parametrize("fn", [views, aliases])
+def test_views_and_aliases(monkeypatch, fn):
+    _compare(monkeypatch, fn, [np.linspace(-1.0, 1.0, 40)], fired=None)
+
+
+def test_views_keep_their_array():
+    g = srcgrad.grad(views)
+    g(np.linspace(-1.0, 1.0, 5))
+    forward = g.source.split("# Adjoint sweep")[0]
+    assert "into_first(np.add, a" not in forward and "into_second(np.add, a" not in forward
+    g = srcgrad.grad(aliases)
+    g(np.linspace(-1.0, 1.0, 5))
+    assert "into_first(np.multiply, a" not in g.source.split("# Adjoint sweep")[0]
+
+
+def test_a_container_keeps_its_item(monkeypatch):
+    x, w = np.linspace(-1.0, 1.0, 30), np.linspace(0.5, 1.0, 30)
+    _compare(monkeypatch, containers, [x, w], wrt=(0, 1), fired=None)
+
+
+def test_the_returned_value(monkeypatch):
+    x = np.linspace(-1.0, 1.0, 30)
+    _compare(monkeypatch, lambda x: np.sum(returned(x)), [x], fired=None)
+    monkeypatch.setenv("SRCGRAD_CACHE", "0")
+    value, back = srcgrad.vjp(returned, x)
+    assert_bit_identical(value, returned(x))
+    assert_bit_identical(back(np.ones_like(x))[0],
+                         srcgrad.grad(lambda x: np.sum(returned(x)))(x))
+
+
+def test_broadcasting_float32_and_0d(monkeypatch):
+    a = np.linspace(0.1, 0.3, 3).reshape(3, 1)
+    b = np.linspace(-1.0, 1.0, 12).reshape(3, 4)
+    _compare(monkeypatch, broadcasting, [a, b], wrt=(0, 1))
+    g = _compare(monkeypatch, mixed, [np.linspace(-1.0, 1.0, 20).astype(np.float32)])
+    assert g.dtype == np.float32
+    _compare(monkeypatch, chain, [np.array(0.7)], mode="value_and_grad")
+    _compare(monkeypatch, chain, [0.7], mode="value_and_grad")
+
+
+@pytest.mark.parametrize("policy", ["save", "recompute", "sqrt", ("revolve", 2)])
+def test_every_policy(monkeypatch, policy):
+    monkeypatch.setenv("SRCGRAD_CACHE", "0")
+    x = np.linspace(-1.0, 1.5, 50)
+    compiled._MEMORY.clear()
+    got = srcgrad.value_and_grad(chain, policy=policy)(x)
+    with monkeypatch.context() as m:
+        _without_forward(m)
+        expected = srcgrad.value_and_grad(chain, policy=policy)(x)
+    compiled._MEMORY.clear()
+    assert_bit_identical(got, expected)
+    assert_bit_identical(got[0], chain(x))
+
+
+def test_the_gradient_is_right():
+    x = np.linspace(-1.0, 1.5, 7)
+    assert srcgrad.gradcheck(chain, x)
+    assert srcgrad.gradcheck(views, x) and srcgrad.gradcheck(aliases, x)
+    assert srcgrad.gradcheck(broadcasting, np.linspace(0.1, 0.3, 3).reshape(3, 1),
+                             np.linspace(-1.0, 1.0, 12).reshape(3, 4), wrt=1)
