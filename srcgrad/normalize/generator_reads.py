@@ -146,13 +146,17 @@ __all__ = ["MUTATING", "changed_names", "listing_hazard", "pulled_generators",
 _VIEWS = frozenset({"values", "keys", "items"})
 
 
-def _in_place_writes(stmts) -> dict:
+def _in_place_writes(stmts, augmented: bool = False) -> dict:
     """Name -> first node changing it in place (``n[k] = ...``, ``n[k] += ...``,
-    ``del n[k]``, ``n.append(...)``) in ``stmts``; rebinding ``n`` does not count."""
+    ``del n[k]``, ``n.append(...)``, and with ``augmented`` ``n *= 3.0``, which
+    changes an array or list in place) in ``stmts``; rebinding ``n`` does not
+    count."""
     found = {}
     for node in (n for s in stmts for n in walk(s)):
         root = None
-        if isinstance(node, (gast.Subscript, gast.Attribute)) \
+        if augmented and isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name):
+            root = node.target
+        elif isinstance(node, (gast.Subscript, gast.Attribute)) \
                 and isinstance(node.ctx, (gast.Store, gast.Del)):
             root = node.value
         elif isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
@@ -211,7 +215,8 @@ def stale_named_iterator(func, callee):
             for j, later in enumerate(block[i + 1:], i + 1):
                 if name in assigned_names(gast.Module(body=[later], type_ignores=[])):
                     break
-                writes = _in_place_writes([later])
+                # y *= 3.0 on what map(np.sin, y) runs over: the array changes in place
+                writes = _in_place_writes([later], augmented=True)
                 hit = next((w for k, w in writes.items() if k in aliases), None)
                 if hit is None and per_item:
                     rebound = assigned_names(gast.Module(body=[later], type_ignores=[]))
