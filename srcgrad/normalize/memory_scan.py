@@ -22,12 +22,15 @@ from __future__ import annotations
 
 import builtins
 import collections
+import functools
 
 import gast
 import numpy as np
 
 from .. import runtime
-from ..frontend.parse import MISSING
+from ..errors import SrcGradError
+from ..frontend.linker import is_user_function
+from ..frontend.parse import MISSING, parse_function, static_value
 from ..ir.syntax import walk
 from .free_reads import bound_names
 from .helper_depth import HELD, PART, SAME
@@ -436,7 +439,48 @@ class Scan(SequenceTyping):
             return [(n, HELD) for n, _ in passed]
         if module.split(".")[0] in ("numpy", "math", "scipy"):
             return []  # NumPy's functions other than the views make new arrays
+        if is_user_function(callee) and returns_fresh(callee):
+            return []  # g = half(params, x): a new array, joining neither to the other
         return passed
+
+_SCANNING: set = set()  # the functions returns_fresh is looking at (recursion: not fresh)
+
+
+def returns_fresh(fn) -> bool:
+    """Whether every value the user function ``fn`` returns is new memory --
+    ``return p['w'] * 0.5`` -- never a parameter, a part of one or a container
+    holding one: its result then shares nothing with what it is passed, and
+    the arguments of a call of it are not joined to each other through it
+    (``g = half(params, x)`` made ``x`` "share the memory of" ``params``).
+    False where the source cannot be read."""
+    return _returns_fresh(fn, fn.__code__)
+
+
+@functools.lru_cache(maxsize=256)
+def _returns_fresh(fn, code) -> bool:
+    if fn in _SCANNING:
+        return False
+    try:
+        parsed = parse_function(fn)
+    except SrcGradError:
+        return False
+    func = parsed.node
+    params = [a.id for a in func.args.args] + [
+        a.id for a in (func.args.vararg, func.args.kwarg) if a is not None]
+    local = bound_names(func) | set(params)
+    _SCANNING.add(fn)
+    try:
+        scan = Scan(func, params, lambda call: static_value(call.func, parsed.resolver, local))
+        scan.run()
+        returned = [n for node in walk(func) if isinstance(node, gast.Return)
+                    and node.value is not None for n, _ in scan.deps(node.value)]
+        seen = {scan.key(r) for p in params for r in scan.seeing(p)} | set(params)
+    finally:
+        _SCANNING.discard(fn)
+    return not any(n in seen or scan.find(n) in {scan.find(p) for p in params}
+                   for n in returned) and not any(
+        isinstance(node, (gast.Yield, gast.YieldFrom)) for node in walk(func))
+
 
 def _told_not_to_copy(call, position=None) -> bool:
     """Whether ``call`` has a ``copy`` argument (a keyword, or the positional
