@@ -21,3 +21,8 @@ def recurrence(x):
     for i in range(10):
         h = np.sin(h) * 1.5
     return np.sum(h)
+
+
+def append_to_default(x, cache=[]):  # noqa: B006 (the shared default is the point)
+    cache.append(x)
+    return x * len(cache)

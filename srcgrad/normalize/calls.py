@@ -72,6 +72,7 @@ from .argument_updates import augmented_parameters, call_effects, updated_argume
 from .call_updates import call_guard, deeply_updated, read_after_call
 from .inlining import returned_functions
 from .keywords import Keywords
+from .mutable_defaults import changed_defaults, default_message
 from .named_tuples import NamedTuples, is_named_tuple_class
 from .records import Records, is_record_class
 from .rewrites import Rewrites
@@ -411,6 +412,8 @@ class Calls(Selections, NamedTuples, Records, Keywords, Rewrites):
         passes = call_effects(fn, call, self.callee, self.passed, method, self.local_functions)
         updated = updated_parameters(fn) | passes.item
         augmented = augmented_parameters(fn) | passes.augmented
+        self.check_defaults_unchanged(fn, call, method, updated | augmented | passes.deep
+                                      | deeply_updated(fn))
         if not updated and not augmented:
             return
         try:
@@ -453,6 +456,23 @@ class Calls(Selections, NamedTuples, Records, Keywords, Rewrites):
                     f"for {fn.__name__} works on a copy of what it updates, so that change "
                     f"would be lost; pass a copy ({fn.__name__}({shown}.copy(), ...)) and "
                     f"return the updated array", arg)
+
+    def check_defaults_unchanged(self, fn, call, method, updated):
+        """Refuse a call of ``fn`` that leaves out a parameter whose mutable
+        default ``fn`` changes in place (``cache=[]``, ``memo={}``): Python
+        shares that object between calls (:mod:`.mutable_defaults`)."""
+        receiver = [gast.Constant(value=None, kind=None)] if method else []
+        try:
+            passed = inspect.signature(fn).bind_partial(*receiver, *call.args, **{
+                kw.arg: kw.value for kw in call.keywords if kw.arg is not None}).arguments
+        except (TypeError, ValueError):
+            return  # the call's own error comes later, located
+        if any(kw.arg is None for kw in call.keywords) \
+                or any(isinstance(a, gast.Starred) for a in call.args):
+            return  # f(x, *t), f(x, **d): the callee's own check, as it runs, sees
+        for param in changed_defaults(fn, passed, updated):
+            default = inspect.signature(fn).parameters[param].default
+            raise self.error(default_message(fn, param, default), call)
 
     def bound_to_result(self, call, fn, param) -> dict:
         """The names this function's statement ``name = helper(...)`` (or

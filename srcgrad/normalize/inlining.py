@@ -50,6 +50,7 @@ from ..frontend.linker import is_user_function
 from ..frontend.parse import Resolver, located_error, parse_function
 from ..ir.syntax import Renamer, assigned_names, clone, is_docstring, load_name, walk
 from .jumps import structure
+from .mutable_defaults import changed_local_defaults, local_default_message
 
 
 class Inlining:
@@ -321,6 +322,9 @@ class Inlining:
             if kw.arg not in params or kw.arg in given:
                 raise self.error(f"unexpected argument '{kw.arg}' for the local function", kw)
             given[kw.arg] = kw.value
+        for param in changed_local_defaults(fdef, given, self.locals):  # acc=[]; acc.append(v)
+            raise self.error(local_default_message(getattr(fdef, "name", "lambda"), param),
+                             call)
         for param in params:
             value = given.get(param, defaults.get(param))
             if value is None:

@@ -50,6 +50,7 @@ from .argument_checks import entry_checks, update_guards
 from .argument_updates import argument_updates
 from .chained_writes import ChainedWrites
 from .expressions import BINOPS, MULTI_OUTPUT, OP_LABELS
+from .mutable_defaults import default_checks
 from .user_methods import is_user_method, own_updates
 
 
@@ -431,6 +432,8 @@ class Statements(ChainedWrites):
         for param in (p for p in self.params if p in found.checked):
             self.out.extend(entry_checks(param, self.params, found, self.parsed.filename))
         updated = own_updates(self.func, self.callee) | found.direct | found.shared
+        self.out.extend(default_checks(self.parsed.fn, self.func, updated, self.namer,
+                                       self.free, self.parsed.filename))  # cache=[]
         for param in self.params:
             if param in updated:
                 # snapshot() copies an array, list or dict and leaves a number alone
