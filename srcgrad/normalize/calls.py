@@ -410,7 +410,8 @@ class Calls(Selections, NamedTuples, Records, Keywords, Rewrites):
         again) is fine, and so is a callee that copies first (``t = t.copy()``)."""
         # apply(setter, y): what the functions it passes do too (call_effects)
         passes = call_effects(fn, call, self.callee, self.passed, method, self.local_functions)
-        updated = updated_parameters(fn) | passes.item
+        # (ks = list(hs); ks[0] *= c in the callee: hs's arrays change, deep alone)
+        updated = updated_parameters(fn) | passes.item | deeply_updated(fn) | passes.deep
         augmented = augmented_parameters(fn) | passes.augmented
         self.check_defaults_unchanged(fn, call, method, updated | augmented | passes.deep
                                       | deeply_updated(fn))

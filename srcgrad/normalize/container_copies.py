@@ -57,7 +57,7 @@ import numpy as np
 
 from .. import ir
 from ..ir.syntax import helper_ref, source_of
-from ..runtime import merged
+from ..runtime import merged, private_copy, snapshot
 
 #: What each kind of maker builds.
 _LISTS = (ir.BUILD_LIST, list, sorted)
@@ -65,6 +65,7 @@ _TUPLES = (ir.BUILD_TUPLE, tuple)
 _DICTS = (ir.BUILD_DICT, ir.DICT_COPY, dict, dict.fromkeys)
 _ORS = (merged, operator.or_)  # a | b, typed as a merge where it may be one of dicts
 _COPIES = (np.ndarray.copy, copy.copy)
+_PRIVATE = (snapshot, private_copy)  # srcgrad's own copies: the same kind of container
 _TOP = "any"  # not known yet (a greatest fixed point: loops copy their own results)
 
 
@@ -100,7 +101,7 @@ def type_container_copies(program: ir.Program) -> None:
         copied = (any(prim is c for c in _COPIES) and len(op.args) == 1) or (
             prim is operator.getitem and isinstance(op.args[1], gast.Slice))
         if copied and kind in (None, _TOP) and op.args[0].id not in arrays \
-                and set(ir.target_names(stmt)) & written:
+                and set(ir.target_names(stmt)) & written and _seen_after(program, stmt):
             guards.append((stmt, _guard(program, stmt)))
         if prim is operator.getitem and kind in ("list", "tuple", "sequence") \
                 and isinstance(op.args[1], gast.Slice):
@@ -121,6 +122,23 @@ def type_container_copies(program: ir.Program) -> None:
         for stmt, guard in guards:
             if any(s is stmt for s in block):
                 block.insert(next(i for i, s in enumerate(block) if s is stmt), guard)
+
+
+def _seen_after(program, copy_stmt) -> bool:
+    """Whether the operand of ``ks = hs.copy()`` may be seen after it: read by a
+    later statement or the return, the copy in a loop, or ``hs`` no parameter
+    (a name bound to what another holds).  A helper's parameter read no more
+    (``def scaled(hs): ks = hs.copy(); ks[0] *= 3.0; return ks``) is the
+    caller's to follow: the caller reads its own list afterwards or not."""
+    name = copy_stmt.op.args[0].id
+    if name not in program.params or any(
+            isinstance(s, (gast.For, gast.While)) and any(t is copy_stmt for t in gast.walk(s))
+            for s in gast.walk(gast.Module(body=program.body, type_ignores=[]))):
+        return True
+    statements = list(ir.walk_statements(program.body))
+    at = next(i for i, s in enumerate(statements) if s is copy_stmt)
+    later = [*statements[at + 1:], program.output]
+    return any(isinstance(n, gast.Name) and n.id == name for s in later for n in gast.walk(s))
 
 
 def _items_changed(program) -> set[str]:
@@ -148,6 +166,12 @@ def _guard(program, stmt):
     target, source = ir.target_names(stmt)[0], stmt.op.args[0].id
     node = stmt.op.node
     shown = source_of(node)
+    # the operand as the user wrote it (hs, not the hs_1 an entry copy made)
+    operand = node.value if isinstance(node, gast.Subscript) else (
+        node.func.value if isinstance(getattr(node, "func", None), gast.Attribute)
+        and not node.args else (node.args[0] if getattr(node, "args", None) else None))
+    if isinstance(operand, gast.expr):
+        source = source_of(operand)
     message = (f"'{target} = {shown}' copies '{source}', which is a list or dict here, and "
                f"an item of the copy is updated below: the copy holds the same arrays, "
                f"and srcgrad, which could not tell '{source}' was a list or dict when "
@@ -158,7 +182,8 @@ def _guard(program, stmt):
         program.filename, getattr(node, "lineno", None), getattr(node, "col_offset", None))],
         ctx=gast.Load())
     call = gast.Call(func=helper_ref("not_a_container"),
-                     args=[ir.name(source), gast.Constant(value=message, kind=None), where],
+                     args=[ir.name(stmt.op.args[0].id), gast.Constant(value=message, kind=None),
+                           where],
                      keywords=[])
     guard = gast.copy_location(gast.Expr(value=call), node)
     guard.op = ir.Op(ir.OPAQUE, [], {}, stmt, "statement")
@@ -191,6 +216,8 @@ def _kind(stmt, kinds):
     if prim is operator.pos or (prim is operator.getitem and isinstance(op.args[1], gast.Slice)
                                 and operands[0] != "dict"):
         return operands[0]
+    if any(prim is c for c in _PRIVATE) and len(op.args) == 1:
+        return operands[0]  # hs_1 = private_copy(hs): the argument copied on entry
     if any(prim is c for c in _COPIES) and len(op.args) == 1:
         if operands[0] == "sequence" and prim is np.ndarray.copy:
             return "list"
