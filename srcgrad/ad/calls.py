@@ -66,42 +66,57 @@ def split_calls(program: ir.Program, act: Activity, linker: Linker) -> None:
 
 
 def bind_arguments(program: ir.Program, op: ir.Op) -> list:
-    """The call's arguments in the callee's parameter order, defaults filled in."""
+    """The call's arguments in the callee's parameter order, defaults filled in.
+
+    A user function's ``*rest`` and ``**kw`` arrive packed by the caller
+    (normalize/calls.py ``helper_call``): the tuple as the last positional
+    argument, the dict as the keyword named ``kw``; each is passed as one
+    argument in its parameter's place, as the callee's normalised signature
+    lists them (positional, ``*rest``, keyword-only, ``**kw``)."""
     fn = op.primitive
     where = dict(filename=program.filename, lineno=getattr(op.node, "lineno", None),
                  col=getattr(op.node, "col_offset", None))
     # the parameters of the function whose source is read (a decorator's wrapper's
     # own, not those of the function it wraps, which inspect would give)
     sig = inspect.signature(source_target(fn), follow_wrapped=False)
-    params = []
+    packed_by_caller = is_user_function(fn)
+    args, kwargs, packed, plain = list(op.args), dict(op.kwargs), {}, []
     for param in sig.parameters.values():
-        if param.kind in (param.VAR_KEYWORD, param.KEYWORD_ONLY):
+        if param.kind in (param.VAR_KEYWORD, param.KEYWORD_ONLY) and not packed_by_caller:
+            # (a custom_vjp's rules are called with the arguments in order)
             made = f" (the wrapper the decorator {decorator_of(fn)} made, which a call " \
                 f"runs)" if hasattr(fn, "__wrapped__") and hasattr(fn, "__code__") else ""
             raise UnsupportedSyntaxError(
                 f"calling '{fn.__name__}'{made}, which has a **kwargs or keyword-only "
                 f"parameter, with a differentiated argument is not supported yet", **where)
-        if param.kind is param.VAR_POSITIONAL:  # the caller packed *args into one tuple
-            param = param.replace(kind=param.POSITIONAL_OR_KEYWORD)
-        params.append(param)
-    sig = sig.replace(parameters=params)
+        if param.kind is param.VAR_POSITIONAL and not packed_by_caller:
+            plain.append(param.replace(kind=param.POSITIONAL_OR_KEYWORD))
+        elif param.kind is param.VAR_POSITIONAL:
+            packed[param.name] = args.pop()
+        elif param.kind is param.VAR_KEYWORD:
+            packed[param.name] = kwargs.pop(param.name)
+        else:
+            plain.append(param)
     try:
-        bound = sig.bind(*op.args, **op.kwargs)
+        bound = sig.replace(parameters=plain).bind(*args, **kwargs)
     except TypeError as exc:
         raise UnsupportedSyntaxError(f"cannot call '{fn.__name__}' like this: {exc}",
                                      **where) from None
-    args = []
+    out = []
     for name, param in sig.parameters.items():
+        if name in packed:
+            out.append(packed[name])
+            continue
         if name in bound.arguments:
-            args.append(bound.arguments[name])
+            out.append(bound.arguments[name])
             continue
         literal = constant(param.default)
         if literal is None:
             bound_name = program.namer.fresh(f"{fn.__name__.strip('<>')}_{name}_default")
             program.free[bound_name] = param.default
             literal = ir.name(bound_name)
-        args.append(literal)
-    return args
+        out.append(literal)
+    return out
 
 
 __all__ = ["CalleePair", "bind_arguments", "split_calls"]

@@ -117,7 +117,9 @@ def check(func: gast.FunctionDef, filename: str, *, callee: bool = False) -> Non
     """Raise ``UnsupportedSyntaxError`` at the first rejected node of ``func``.
 
     ``callee`` is true for a function called from differentiated code, which
-    may take ``*args`` (the caller packs them into one tuple).
+    may take ``*args``, keyword-only parameters and ``**kwargs``: the caller
+    binds its arguments to them when it is compiled, packing ``*args`` into one
+    tuple and the extra keywords into one dict (normalize/calls.py).
     """
     allowed = _allowed_in_context(func)
     for node in walk(func):
@@ -155,8 +157,10 @@ def _allowed_in_context(func) -> set[int]:
 
 
 def _check_arguments(func, filename, callee):
+    if callee:  # bound by the caller (ad/calls.py bind_arguments)
+        return
     args = func.args
-    for what, present in (("*args", None if callee else args.vararg), ("**kwargs", args.kwarg)):
+    for what, present in (("*args", args.vararg), ("**kwargs", args.kwarg)):
         if present is not None:
             raise UnsupportedSyntaxError(
                 f"{what} parameters of the differentiated function {_NOT_YET}",

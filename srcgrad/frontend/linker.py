@@ -401,7 +401,8 @@ class Linker:
 
 
 def _rename_free(program: ir.Program, old: str, new: str) -> None:
-    trees = [*program.body, program.output, *program.node.args.defaults]
+    trees = [*program.body, program.output, *program.node.args.defaults,
+             *(d for d in program.node.args.kw_defaults if d is not None)]
     for tree in trees:
         for node in gast.walk(tree):
             if isinstance(node, gast.Name) and node.id == old:

@@ -135,7 +135,7 @@ class Calls(Selections, NamedTuples, Records, Keywords, Rewrites):
             kwargs = {kw.arg: self.passed_value(kw.value) for kw in node.keywords}
             name = self.namer.fresh(method.__name__)
             self.free[name] = method
-            expr = gast.Call(func=ir.name(name), args=args, keywords=keywords_of(kwargs))
+            expr, args, kwargs = self.helper_call(ir.name(name), method, args, kwargs, node)
             op = ir.Op(method, args, kwargs, node, f".{func.attr}()")
             op.receiver_type = None if static else cls
             return expr, op
@@ -223,7 +223,8 @@ class Calls(Selections, NamedTuples, Records, Keywords, Rewrites):
             self.free[name] = prim.__func__
             args = [receiver, *[self.passed_value(a) for a in node.args]]
             kwargs = {kw.arg: self.passed_value(kw.value) for kw in node.keywords}
-            expr = gast.Call(func=ir.name(name), args=args, keywords=keywords_of(kwargs))
+            expr, args, kwargs = self.helper_call(ir.name(name), prim.__func__, args, kwargs,
+                                                  node)
             op = ir.Op(prim.__func__, args, kwargs, node, f".{prim.__func__.__name__}()")
             op.receiver_type = type(prim.__self__)
             return expr, op
@@ -261,10 +262,9 @@ class Calls(Selections, NamedTuples, Records, Keywords, Rewrites):
         kwargs = {kw.arg: argument(kw.value) for kw in node.keywords}
         if is_user_function(prim):
             self.check_caller_sees_no_update(prim, node)
-        if is_user_function(prim) and source_target(prim).__code__.co_flags & inspect.CO_VARARGS:
-            # the function whose source is read: a decorator's forwarding wrapper is not
-            args = self.pack_varargs(source_target(prim), args, node)
-        expr = gast.Call(func=func, args=args, keywords=keywords_of(kwargs))
+            expr, args, kwargs = self.helper_call(func, prim, args, kwargs, node)
+        else:
+            expr = gast.Call(func=func, args=args, keywords=keywords_of(kwargs))
         op = ir.Op(prim, args, kwargs, node, registry.display_name(prim))
         if is_user_function(prim):
             op.callees = self.passed_functions(prim, node)
@@ -314,14 +314,21 @@ class Calls(Selections, NamedTuples, Records, Keywords, Rewrites):
         or user function by name, a parameter holding one (``solve(f, x0)``) --
         as :class:`~..frontend.linker.Callee` entries: ``fn``'s code is
         specialised on them (:meth:`.specialise.Specialisation.function_arguments`)."""
-        code = fn.__code__
-        params = code.co_varnames[:code.co_argcount]
+        # positions in the order of the signature, as the callee's normaliser
+        # numbers its parameters (keyword-only ones after *args)
+        signature = inspect.signature(source_target(fn), follow_wrapped=False).parameters
+        params = list(signature)
+        kinds = [p.kind for p in signature.values()]
+        fixed = kinds.count(inspect.Parameter.POSITIONAL_ONLY) \
+            + kinds.count(inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        named = {p.name for p in signature.values() if p.kind in (
+            inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)}
         given = []
-        for i, arg in enumerate(node.args):
+        for i, arg in enumerate(node.args[:fixed]):  # (those after: *rest's)
             if isinstance(arg, gast.Starred):
                 break  # the positions after it are not known
             given.append((i, arg))
-        given += [(params.index(kw.arg), kw.value) for kw in node.keywords if kw.arg in params]
+        given += [(params.index(kw.arg), kw.value) for kw in node.keywords if kw.arg in named]
         found = []
         for i, arg in sorted(given, key=lambda item: item[0]):
             value = self.function_value(arg)
@@ -518,6 +525,30 @@ class Calls(Selections, NamedTuples, Records, Keywords, Rewrites):
         gast.copy_location(stmt, call)
         self.out.append(stmt)
 
+    def helper_call(self, func, fn, args, kwargs, node):
+        """The call of the user function ``fn`` as the code runs it and as its
+        operation binds it: ``(expr, args, kwargs)``.  The arguments that
+        ``fn``'s ``*rest`` and ``**kw`` collect are packed into one tuple and
+        one dict, each a name the caller differentiates (the callee's
+        parameter is that value, ad/calls.py bind_arguments); the call run as
+        it stands unpacks them again, ``layer(x, *t1, **t2)``."""
+        code = source_target(fn).__code__  # a decorator's forwarding wrapper's is not
+        starred, packed = [], []
+        if code.co_flags & inspect.CO_VARARGS:
+            args = self.pack_varargs(source_target(fn), args, node)
+            starred = [args[-1]]
+        if code.co_flags & inspect.CO_VARKEYWORDS:
+            kwargs = self.pack_keywords(source_target(fn), kwargs, node)
+            packed = [kwargs[code.co_varnames[code.co_argcount + code.co_kwonlyargcount
+                                              + bool(starred)]]]
+        shown = {k: v for k, v in kwargs.items() if not packed or v is not packed[0]}
+        expr = gast.Call(func=func, args=[*args[:len(args) - len(starred)],
+                                          *(gast.Starred(value=clone(a), ctx=gast.Load())
+                                            for a in starred)],
+                         keywords=[*keywords_of(shown),
+                                   *(gast.keyword(arg=None, value=clone(d)) for d in packed)])
+        return expr, args, kwargs
+
     def pack_varargs(self, fn, args, node):
         """``f(a, b, c)`` for ``def f(x, *rest)``: ``rest`` arrives as one tuple."""
         fixed = fn.__code__.co_argcount
@@ -530,6 +561,25 @@ class Calls(Selections, NamedTuples, Records, Keywords, Rewrites):
         packed = self.atom_of(gast.Tuple(elts=extra, ctx=gast.Load()),
                               ir.Op(ir.BUILD_TUPLE, extra, {}, node, ir.BUILD_TUPLE.label))
         return args[:fixed] + [packed]
+
+    def pack_keywords(self, fn, kwargs, node):
+        """``f(a, k=v, scale=s)`` for ``def f(x, scale=1.0, **kw)``: ``kw``
+        arrives as one dict of the keywords no other parameter takes, built
+        where the call is (``t = {'k': v}``; empty where there are none), and
+        is passed under its own name, which no keyword can be."""
+        code = fn.__code__
+        positional = code.co_varnames[code.co_posonlyargcount:code.co_argcount]
+        named = {*positional, *code.co_varnames[code.co_argcount:
+                                                code.co_argcount + code.co_kwonlyargcount]}
+        extra = {k: v for k, v in kwargs.items() if k not in named}
+        keys = [gast.Constant(value=k, kind=None) for k in extra]
+        values = list(extra.values())  # (atoms already)
+        packed = self.atom_of(gast.Dict(keys=keys, values=[clone(v) for v in values]),
+                              ir.Op(ir.BUILD_DICT, [gast.Tuple(elts=list(keys), ctx=gast.Load()),
+                                                    *values], {}, node, ir.BUILD_DICT.label))
+        rest = code.co_varnames[code.co_argcount + code.co_kwonlyargcount
+                                + bool(code.co_flags & inspect.CO_VARARGS)]
+        return {**{k: v for k, v in kwargs.items() if k in named}, rest: packed}
 
     def unalias(self, func):
         """``model.run`` where ``model = MODEL`` (assigned once) -> ``MODEL.run``."""

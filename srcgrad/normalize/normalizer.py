@@ -77,6 +77,15 @@ def normalize(parsed: ParsedFunction, receiver_type=None, callees=(),
     return _Normalizer(parsed, receiver_type, callees, object_classes).run()
 
 
+def parameter_nodes(func) -> list:
+    """``func``'s parameters in the order of Python's signature: positional,
+    ``*args``, keyword-only, ``**kwargs`` (those of a function called from
+    differentiated code, which the caller binds by name at compile time)."""
+    args = func.args
+    return [*args.posonlyargs, *args.args, *([args.vararg] if args.vararg else []),
+            *args.kwonlyargs, *([args.kwarg] if args.kwarg else [])]
+
+
 def unparse_body(program: ir.Program) -> str:
     """The program's statements and return as source (for doctests and debugging)."""
     lines = block_lines(program.body, 0)
@@ -91,9 +100,10 @@ class _Normalizer(Statements, Expressions, ControlFlow, Calls, Inlining, Special
         self.parsed = parsed
         self.callees = callees
         self.func = parsed.node
-        self.params = [a.id for a in self.func.args.args]
-        if self.func.args.vararg is not None:  # a callee's *args: one tuple parameter
-            self.params.append(self.func.args.vararg.id)
+        # in the order of Python's signature, which the caller binds its arguments
+        # in (ad/calls.py): a callee's *args one tuple, its **kwargs one dict
+        self.param_nodes = parameter_nodes(self.func)
+        self.params = [a.id for a in self.param_nodes]
         # one walk for the names stored, the names of dicts and every name used
         nodes = walk(self.func)
         names = [n for n in nodes if isinstance(n, gast.Name)]
@@ -101,6 +111,8 @@ class _Normalizer(Statements, Expressions, ControlFlow, Calls, Inlining, Special
         self.dict_names = {t.id for n in nodes if isinstance(n, gast.Assign)
                            and isinstance(n.value, (gast.Dict, gast.DictComp))
                            for t in n.targets if isinstance(t, gast.Name)}
+        if self.func.args.kwarg is not None:  # **kw: a dict (kw.get(k, v) reads it)
+            self.dict_names.add(self.func.args.kwarg.id)
         used = {n.id for n in names}
         self.namer = Namer(used | set(registry.RULE_GLOBALS))
         self.env = {p: p for p in self.params}     # user variable -> current SSA name
@@ -157,6 +169,7 @@ class _Normalizer(Statements, Expressions, ControlFlow, Calls, Inlining, Special
                              self.output_node)
         vararg = self.func.args.vararg
         program.vararg_params = (vararg.id,) if vararg is not None else ()
+        program.defaults = self.signature_defaults()
         program.specialised = self.specialised
         return program
 
@@ -165,15 +178,41 @@ class _Normalizer(Statements, Expressions, ControlFlow, Calls, Inlining, Special
         the function's globals and closure give them their value; the value
         itself where they read a variable of the enclosing scope
         (``lambda v, k=k: ...`` in a loop), which the generated module cannot."""
-        defaults = self.func.args.defaults
+        args = self.func.args
+        defaults = args.defaults
         values = getattr(self.parsed.fn, "__defaults__", None) or ()
         if len(values) != len(defaults):
             values = [MISSING] * len(defaults)
-        for i, (default, value) in enumerate(zip(defaults, values)):
+        given = getattr(self.parsed.fn, "__kwdefaults__", None) or {}
+        places = [(defaults, i, default, value)
+                  for i, (default, value) in enumerate(zip(defaults, values))]
+        places += [(args.kw_defaults, i, default, given.get(param.id, MISSING))
+                   for i, (param, default) in enumerate(zip(args.kwonlyargs, args.kw_defaults))
+                   if default is not None]  # a keyword-only parameter's (callees only)
+        for held, i, default, value in places:
             if value is not MISSING and not self.reads_value(default, value):
-                defaults[i] = gast.copy_location(self.bound_value(value, default), default)
+                held[i] = gast.copy_location(self.bound_value(value, default), default)
                 continue
             self.collect_free(default)
+
+    def signature_defaults(self) -> list:
+        """The defaults of the generated signature's trailing parameters, aligned
+        with :attr:`params`: ``def layer(x, w, *, scale=1.0)`` gives ``def
+        layer_forward(x, w, scale=1.0)``; a ``*args`` or ``**kwargs`` parameter,
+        always passed by the caller, ends the run (``def h(x, y=1, *rest)``:
+        none, where ``y``'s default would otherwise have been shown on ``rest``)."""
+        args = self.func.args
+        positional = [*args.posonlyargs, *args.args]
+        given = dict(zip([a.id for a in positional[len(positional) - len(args.defaults):]],
+                         args.defaults))
+        given.update({a.id: d for a, d in zip(args.kwonlyargs, args.kw_defaults)
+                      if d is not None})
+        run = []
+        for name in reversed(self.params):
+            if name not in given:
+                break
+            run.append(given[name])
+        return run[::-1]
 
     def reads_value(self, node, value) -> bool:
         """Whether ``node`` evaluates to ``value`` in the function's own scope."""

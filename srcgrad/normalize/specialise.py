@@ -55,13 +55,19 @@ class Specialisation:
         self.called_parameters = {}
         args = self.func.args
         values = getattr(self.parsed.fn, "__defaults__", None) or ()
-        if len(values) != len(args.defaults) or not values:  # (none: no walk)
+        if len(values) != len(args.defaults):
+            values = ()
+        given = getattr(self.parsed.fn, "__kwdefaults__", None) or {}
+        # a callee's keyword-only parameters too (def layer(x, *, act=np.tanh))
+        defaulted = [*zip(args.args[len(args.args) - len(values):], args.defaults, values),
+                     *((p, d, given[p.id]) for p, d in zip(args.kwonlyargs, args.kw_defaults)
+                       if d is not None and p.id in given)]
+        if not defaulted:  # (none: no walk)
             return
         called = {n.func.id for n in walk(self.func) if isinstance(n, gast.Call)
                   and isinstance(n.func, gast.Name)}
-        named = args.args[len(args.args) - len(values):]
         passed = {c.name for c in self.callees}
-        for param, node, value in zip(named, args.defaults, values):
+        for param, node, value in defaulted:
             name = param.id
             if name not in called or name in passed or self.assignments[name] \
                     or not callable(value) or isinstance(value, type):
@@ -91,7 +97,7 @@ class Specialisation:
         ``self.specialised`` lists them (``act=np.tanh``) for the module's header."""
         self.specialised, self.element_lists, self.passed_on = [], [], {}
         self.dispatch_classes = self.static_element_classes()
-        params = self.func.args.args
+        params = self.param_nodes  # a position in the signature's order (calls.py)
         called = {n.func.id for n in walk(self.func) if isinstance(n, gast.Call)
                   and isinstance(n.func, gast.Name)} if self.callees else set()
         for callee in self.callees:
