@@ -80,10 +80,16 @@ def grad_seed(value):
     """The cotangent 1 that starts ``grad``'s adjoint sweep.
 
     Raises if ``value`` is not a scalar: ``grad`` differentiates scalar
-    functions; ``vjp`` and ``jacobian`` handle the others.
+    functions; ``vjp`` and ``jacobian`` handle the others.  An array of one
+    element (``y.T @ K @ y`` of a column ``y``, ``np.sum(x, keepdims=True)``)
+    is a scalar too, as autograd takes it: its seed is ones of its shape.
     """
     if type(value) is float:
         return 1.0
+    if np.ndim(value) != 0 and np.size(value) == 1:
+        kind = getattr(value, "dtype", None)
+        return np.ones_like(value, dtype=kind if kind is not None and kind.kind in "fc"
+                            else float)
     if np.ndim(value) != 0:
         raise error_at(
             "NonDifferentiableError",

@@ -33,11 +33,17 @@ def numeric_grad(fn, args, index, eps=1e-6):
             plus, minus = x.astype(np.float64), x.astype(np.float64)
             plus[pos] += eps
             minus[pos] -= eps
-            g[pos] = (float(fn(*_with(args, index, plus))) -
-                      float(fn(*_with(args, index, minus)))) / (2 * eps)
+            g[pos] = (_number(fn(*_with(args, index, plus))) -
+                      _number(fn(*_with(args, index, minus)))) / (2 * eps)
         return g
-    return (float(fn(*_with(args, index, x + eps))) -
-            float(fn(*_with(args, index, x - eps)))) / (2 * eps)
+    return (_number(fn(*_with(args, index, x + eps))) -
+            _number(fn(*_with(args, index, x - eps)))) / (2 * eps)
+
+
+def _number(value) -> float:
+    """A scalar output as a float; an array of one element is one too (grad
+    takes ``y.T @ K @ y`` of a column ``y``), a larger one raises."""
+    return float(np.asarray(value).item()) if np.ndim(value) else float(value)
 
 
 def perturbed(args, i, idx, t):
