@@ -74,6 +74,7 @@ from .inlining import returned_functions
 from .keywords import Keywords
 from .mutable_defaults import changed_defaults, default_message
 from .named_tuples import NamedTuples, is_named_tuple_class
+from .partials import Partials, partial_call
 from .records import Records, is_record_class
 from .rewrites import Rewrites
 from .selections import Selections
@@ -88,7 +89,7 @@ TAKES_FUNCTIONS = (sorted, runtime.on_grad, runtime.index_of_max, runtime.index_
 DYNAMIC = (exec, eval, compile, globals, locals, vars, __import__)
 
 
-class Calls(Selections, NamedTuples, Records, Keywords, Rewrites):
+class Calls(Selections, NamedTuples, Records, Keywords, Rewrites, Partials):
     """Calls and local functions (mixed into the normaliser); the calls that pick
     one item of a sequence are :class:`.selections.Selections`, those that build
     a named tuple :class:`.named_tuples.NamedTuples`, ``**`` arguments
@@ -116,6 +117,12 @@ class Calls(Selections, NamedTuples, Records, Keywords, Rewrites):
         if any(isinstance(a, gast.Starred) for a in node.args):  # *x of unknown length
             self.starred_call(node, self.starred_callee(node))
         func = self.unalias(node.func)
+        made = self.partial_lambda(func) if isinstance(func, gast.Call) else None
+        if made is not None:  # functools.partial(np.multiply, w)(x): partials.py
+            return self.call(partial_call(made, node))
+        if isinstance(func, gast.Name) and hasattr(self.local_functions.get(func.id),
+                                                   "partial_of"):
+            return self.call(partial_call(self.local_functions[func.id], node))
         if isinstance(func, gast.Name) and func.id in self.local_functions:
             result = self.inline_local(self.local_functions[func.id], node)
             return result, ir.Op(operator.pos, [result], {}, node, func.id)

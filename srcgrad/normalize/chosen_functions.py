@@ -53,9 +53,10 @@ its own first)::
         act = 1 if flag else 2
         return np.sin(x) if act == 1 else act_2(x)
 
-Only where every binding of the name is a ``def`` or a lambda of this function,
-or a function it names (a global, a builtin, a parameter or an attribute of one
--- no name this function binds), or a conditional expression of those (not
+Only where every binding of the name is a ``def``, a lambda or a partial
+(``functools.partial(np.multiply, w)``) made in this function, or a function
+it names (a global, a builtin, a parameter or an attribute of one -- no name
+this function binds), or a conditional expression of those (not
 another value), every use of it is a call (a function passed on as a value
 stays refused, located), and no nested function binds the name itself.  Sound because exactly one branch of the conditional runs --
 the one whose definition ran last, as Python's name lookup finds -- with the
@@ -99,7 +100,7 @@ def choose_local_functions(func) -> None:
             continue
         callees = []  # what the call runs, for each number a binding gives 'name'
         for node in nodes:
-            if isinstance(node, gast.FunctionDef) or isinstance(node.value, gast.Lambda):
+            if isinstance(node, gast.FunctionDef) or _made_function(node.value):
                 new = _fresh(f"{name}_{len(callees) + 1}", taken)
                 if isinstance(node, gast.FunctionDef):
                     node.name = new
@@ -150,7 +151,7 @@ def _names_functions(value, stored) -> bool:
     expression choosing among those."""
     if isinstance(value, gast.IfExp):
         return _names_functions(value.body, stored) and _names_functions(value.orelse, stored)
-    if isinstance(value, gast.Lambda):
+    if _made_function(value):
         return True
     root = value
     while isinstance(root, gast.Attribute):
@@ -166,13 +167,26 @@ def _numbered(value, name, callees, taken, before):
         body = _numbered(value.body, name, callees, taken, before)
         orelse = _numbered(value.orelse, name, callees, taken, before)
         return gast.copy_location(gast.IfExp(test=value.test, body=body, orelse=orelse), value)
-    if isinstance(value, gast.Lambda):
+    if _made_function(value):
         new = _fresh(f"{name}_{len(callees) + 1}", taken)
         before.append(gast.copy_location(gast.Assign(
             targets=[_store(new)], value=value, type_comment=None), value))
         value = _load(new, value)
     callees.append(value)
     return gast.copy_location(gast.Constant(value=len(callees), kind=None), value)
+
+
+def _made_function(value) -> bool:
+    """Whether ``value`` makes a function here: a lambda, or a partial
+    (``functools.partial(np.multiply, w)``, ``partial(f, k=2)``, by its name:
+    renaming what it is bound to changes nothing whatever it is, and the
+    normaliser resolves it, :mod:`.partials`)."""
+    if isinstance(value, gast.Lambda):
+        return True
+    func = value.func if isinstance(value, gast.Call) else None
+    return (isinstance(func, gast.Name) and func.id == "partial") or (
+        isinstance(func, gast.Attribute) and func.attr == "partial"
+        and isinstance(func.value, gast.Name) and func.value.id == "functools")
 
 
 def _store(name):

@@ -182,6 +182,13 @@ def passed_functions(bound, resolve, local=None, follow=None) -> tuple:
     for param, arg in bound:
         if isinstance(arg, gast.Name) and arg.id in local:
             arg = local[arg.id]
+        if isinstance(arg, gast.Call) and arg.args and isinstance(
+                arg.args[0], (gast.Name, gast.Attribute)) and resolve(arg) is functools.partial:
+            # partial(np.multiply, w): what it does is what its call does (partials.py)
+            arg = gast.Lambda(args=gast.arguments(
+                args=[], posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[],
+                kwarg=None, defaults=[]), body=gast.Call(
+                func=arg.args[0], args=arg.args[1:], keywords=arg.keywords))
         if isinstance(arg, (gast.Lambda, gast.FunctionDef)):
             if _pure_function(arg, resolve, follow):
                 found.append((param, PURE))

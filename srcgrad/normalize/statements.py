@@ -370,6 +370,11 @@ class Statements(ChainedWrites):
         if isinstance(value, gast.Lambda) and len(targets) == 1 and isinstance(first, gast.Name):
             self.local_function(first.id, value)
             return
+        made = self.partial_lambda(value) if len(targets) == 1 \
+            and isinstance(first, gast.Name) else None
+        if made is not None:  # m = functools.partial(np.multiply, w): partials.py
+            self.local_function(first.id, made)
+            return
         written = self.written_by(value) if len(targets) == 1 \
             and isinstance(first, gast.Name) else None
         if written is not None:

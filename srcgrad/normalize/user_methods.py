@@ -26,7 +26,6 @@ any other (``self.predict(m)``), not a container's update of ``self``.
 
 from __future__ import annotations
 
-import functools
 import inspect
 
 import gast
@@ -104,15 +103,9 @@ class MethodArguments:
                 and not isinstance(inspect.getattr_static(self.receiver_type, arg.attr, None),
                                    (staticmethod, classmethod)):
             return self._lambda(arg, getattr(self.receiver_type, arg.attr), 1, [], set())
-        if isinstance(arg, gast.Call) and arg.args and self.callee(arg) is functools.partial \
-                and not any(isinstance(a, gast.Starred) for a in arg.args) \
-                and all(k.arg is not None for k in arg.keywords) \
-                and all(isinstance(v, (gast.Name, gast.Constant)) for v in
-                        [*arg.args[1:], *(k.value for k in arg.keywords)]):
-            target = self.callee(gast.Call(func=arg.args[0], args=[], keywords=[]))
-            if is_user_function(target):  # partial(rhs, k=k): lambda y: rhs(y, k=k)
-                return self._lambda(arg.args[0], target, len(arg.args) - 1, arg.args[1:],
-                                    {k.arg for k in arg.keywords}, arg.keywords)
+        made = self.partial_lambda(arg, keep_names=True) if isinstance(arg, gast.Call) else None
+        if made is not None:  # partial(rhs, k=k), partial(np.multiply, w): partials.py
+            return made
         return arg
 
     def _lambda(self, func, fn, skipped, bound, named, keywords=()):
