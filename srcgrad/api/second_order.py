@@ -19,7 +19,14 @@ from .. import backends
 from ..errors import NonDifferentiableError, SrcGradError
 from ..pipeline import Options
 from ..runtime.structures import is_differentiable_leaf
-from .arguments import callee_arguments, is_user_object, normalize_wrt, object_positions
+from .arguments import (
+    callee_arguments,
+    is_user_object,
+    normalize_wrt,
+    object_classes,
+    object_positions,
+    sequence_positions,
+)
 from .compiled import compile_function
 
 
@@ -46,15 +53,26 @@ def as_tangent(t, primal):
     return t
 
 
-def _tangent_code(fn, position, receiver=None, callees=(), floats=(), objects=()):
+def _tangent_code(fn, position, receiver=None, callees=(), floats=(), objects=(),
+                  specialised=None):
     """The compiled module of ``fn``'s tangent function for a tangent of argument
     ``position``: ``tangent_f(*args, d_arg)`` returns the tangent alone (a scalar
     for a scalar ``fn``), ready to be differentiated in reverse mode.  ``floats``:
-    the positions of arguments that are Python floats, as grad specialises."""
+    the positions of arguments that are Python floats, as grad specialises;
+    ``specialised``: the rest of what grad specialises on (:func:`_specialised`)."""
     options = Options(mode="tangent", wrt=(position,), single=False, receiver=receiver,
                       callees=callees,  # functions passed as arguments (arguments.Callee)
-                      floats=floats, objects=objects)  # user objects passed (their fields)
+                      floats=floats, objects=objects,  # user objects passed (their fields)
+                      **(specialised or {}))
     return compile_function(fn, options)
+
+
+def _specialised(args) -> dict:
+    """The list and tuple arguments and the classes of the user objects among
+    ``args``, which every level's code is specialised on as grad's and jvp's
+    are (``ws * 2`` repetition; ``opt.update(w, g)`` resolved by ``opt``'s class)."""
+    return dict(sequences=sequence_positions(args),
+                object_classes=object_classes(tuple(map(type, args))))
 
 
 def _generated_file(function) -> str | None:
@@ -144,16 +162,18 @@ class HigherOrder:
         floats = () if receiver is not None or not specialise else tuple(
             i for i, a in enumerate(args) if type(a) is float)
         objects = object_positions(args)  # whose attributes are fields: never a guess
+        specialised = {} if receiver is not None else _specialised(args)
         try:
             for level, position in enumerate(self.inners):
                 modules.append(_tangent_code(code, position, receiver if level == 0 else None,
                                              () if level else callee_arguments(
                                                  self.fn, (position, *self.outer), args,
                                                  int(receiver is not None)), floats,
-                                             objects))
+                                             objects, specialised))
                 code = modules[-1].functions[0]
             options = Options(mode="grad", wrt=self.outer, single=self.single,
-                              backend=self.backend, floats=floats, objects=objects)
+                              backend=self.backend, floats=floats, objects=objects,
+                              **specialised)
             modules.append(compile_function(code, options))
         except SrcGradError as error:
             moved = at_user_code(error, self.fn, self._generated(modules))
