@@ -108,6 +108,7 @@ from .chosen_functions import choose_local_functions
 from .generator_reads import StaleIterators, changed_names
 from .iterators import IteratorLoops, builtin_ref
 from .itertools_pulls import ItertoolsPulls
+from .list_methods import ListMethods
 from .loop_exits import LoopExits
 from .starred import StarExpansion, fixed_lengths
 
@@ -216,7 +217,7 @@ def _takes_rest(fn, node, starred) -> bool:
 
 
 class _Desugarer(BuiltinForms, StarExpansion, LoopExits, IteratorLoops, ItertoolsPulls,
-                 gast.NodeTransformer):
+                 ListMethods, gast.NodeTransformer):
     def __init__(self, normalizer, lengths):
         self.n = normalizer
         self.lengths = lengths
