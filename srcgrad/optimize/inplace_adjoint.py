@@ -96,7 +96,14 @@ _UFUNCS = {gast.Add: "add", gast.Sub: "subtract", gast.Mult: "multiply", gast.Di
 _FRESH_OPS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.MatMult, gast.FloorDiv,
               gast.Mod)
 _SYMBOLS = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/"}
-_HELPERS = ("into_first", "into_second")
+_HELPERS = ("into_first", "into_second", "into_operand")
+#: Unary ufuncs whose result on an array of real floats has the array's dtype:
+#: ``np.f(a)`` may be written into ``a``'s array (``into_operand``).
+_UNARY = frozenset({
+    "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh",
+    "arccosh", "arctanh", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt",
+    "cbrt", "square", "reciprocal", "negative", "positive", "absolute", "fabs", "rint",
+    "floor", "ceil", "trunc", "deg2rad", "rad2deg", "sign"})
 _COMPOUND = (gast.If, gast.For, gast.While, gast.With, gast.Try, gast.FunctionDef)
 
 
@@ -347,6 +354,10 @@ def _block(stmts, cotangents, skip, after, scalars) -> None:
         commented = bool(getattr(stmt, "comment", None))  # keeps its own comment
         # walk(stmt) is [stmt, its target, then the value's nodes and the target's ctx]
         nodes = walked[at][2:]
+        # an owned array this statement reads once and nothing reads later
+        reads = [n.id for n in nodes if isinstance(n, gast.Name)]
+        dead = {n for n in set(reads) if n in owned and n in cotangents
+                and reads.count(n) == 1 and n not in after and last.get(n, -1) <= at}
         if target in scalars or any(_is_math(n) for n in nodes):
             pass  # Python floats: nothing to write into, a helper call for nothing
         elif target in owned and target in cotangents and _is_sum_into(value, target):
@@ -354,16 +365,15 @@ def _block(stmts, cotangents, skip, after, scalars) -> None:
                 comment = f"{target} {_SYMBOLS[type(value.op)]}= {source_of(value.right)}, " \
                     "in place"
             value = _into(value, first=True)
+            value.args[2] = _unary_into_operand(value.args[2], dead)
         else:
-            # an owned cotangent this statement reads once and nothing reads later
-            reads = [n.id for n in nodes if isinstance(n, gast.Name)]
-            dead = {n for n in set(reads) if n in owned and n in cotangents
-                    and reads.count(n) == 1 and n not in after and last.get(n, -1) <= at}
             original = value
-            value = _reuse_fresh(value, dead)
+            value = _unary_into_operand(_reuse_fresh(value, dead), dead)
             if _is_helper(value) and not commented:
                 # the arithmetic as written, then where its result goes
                 buffer = _buffer(value)
+                if _is_helper(buffer) and buffer.func.id == "into_operand":
+                    buffer = buffer.args[1]  # np.f(a) written into a's array
                 where = f"{buffer.id}'s array" if isinstance(buffer, gast.Name) \
                     else f"the new array of {source_of(buffer)}"
                 comment = f"{source_of(original)}, written into {where}"
@@ -386,7 +396,39 @@ def _is_helper(node) -> bool:
 
 
 def _buffer(call):
-    return call.args[1] if call.func.id == "into_first" else call.args[2]
+    return call.args[2] if call.func.id == "into_second" else call.args[1]
+
+
+def _unary_into_operand(node, dead):
+    """``node`` with each ``np.f(a)`` in it (``f`` in :data:`_UNARY`), whose
+    operand ``a`` is a fresh unnamed array or a name in ``dead`` (an owned
+    array read once, here, and never after), written into ``a``'s array:
+    ``into_operand(np.f, a)``.  Either way nothing else holds that array,
+    and nothing reads it afterwards but through this call's result.
+
+        >>> from ..ir.emit import show_statements
+        >>> stmts = gast.parse("m = np.sqrt(l + 1.0) * np.cos(y) + np.exp(w)").body
+        >>> stmts[0].value = _unary_into_operand(stmts[0].value, {"y"})
+        >>> print(show_statements(stmts))
+        m = into_operand(np.sqrt, l + 1.0) * into_operand(np.cos, y) + np.exp(w)
+    """
+    if isinstance(node, gast.Call) and _ufunc_call(node) and node.func.attr in _UNARY \
+            and len(node.args) == 1:
+        arg = node.args[0]
+        arg = _unary_into_operand(arg, dead)
+        if _fresh(arg) or _is_helper(arg) or isinstance(arg, gast.Name) and arg.id in dead:
+            func = gast.Attribute(value=load_name("np"), attr=node.func.attr, ctx=gast.Load())
+            return call_to("into_operand", func, arg)
+        node.args[0] = arg
+        return node
+    if isinstance(node, (gast.BinOp, gast.UnaryOp, gast.Call)):
+        for field, child in gast.iter_fields(node):
+            if isinstance(child, gast.expr):
+                setattr(node, field, _unary_into_operand(child, dead))
+            elif isinstance(child, list):
+                setattr(node, field, [_unary_into_operand(c, dead) if isinstance(c, gast.expr)
+                                      else c for c in child])
+    return node
 
 
 def _ufunc_call(node) -> bool:

@@ -54,8 +54,8 @@ def _fits(buffer, other) -> bool:
     """Whether ``ufunc(buffer, other)`` (either order) written into ``buffer``
     is the array the plain operation makes: same type, shape, dtype, layout."""
     if type(buffer) is not np.ndarray or not buffer.flags.c_contiguous \
-            or buffer.dtype.kind not in "fc":
-        return False
+            or buffer.dtype.kind not in "fc" or not buffer.ndim:
+        return False  # (a 0-d array: NumPy's operators give a scalar, not an array)
     kind = type(other)
     if kind is np.ndarray:
         if other.shape != buffer.shape or not other.flags.c_contiguous:
@@ -93,6 +93,29 @@ def into_second(ufunc, a, b):
     if _fits(b, a):
         return ufunc(a, b, out=b)
     return _plain(ufunc, a, b)
+
+
+def into_operand(ufunc, a):
+    """``ufunc(a)`` for a unary ufunc, written into ``a``'s array where that
+    array is the result's type, shape, dtype and layout: a C-contiguous,
+    writeable ``np.ndarray`` of real floats, not 0-d (the pass writes this
+    only for ufuncs whose result on real floats has their dtype: ``np.sin``,
+    ``np.exp``, ``np.sqrt``, ...); the plain ``ufunc(a)`` otherwise.  ``a``
+    must be an array nothing else reads later.  NumPy takes an output that
+    is exactly its input for an elementwise loop, so each element is the
+    same function of the same number.
+
+        >>> a = np.array([0.0, 1.0])
+        >>> b = into_operand(np.exp, a)
+        >>> b is a, b[1] == np.exp(1.0)
+        (True, np.True_)
+        >>> into_operand(np.exp, np.arange(2))     # integers: a new float array
+        array([1.        , 2.71828183])
+    """
+    if type(a) is np.ndarray and a.dtype.kind == "f" and a.ndim \
+            and a.flags.c_contiguous and a.flags.writeable:
+        return ufunc(a, out=a)
+    return ufunc(a)
 
 
 def _plain(ufunc, a, b):

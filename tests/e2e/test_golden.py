@@ -79,5 +79,6 @@ def test_mlp_adjoint_is_clean():
     # unary op: no unbroadcast (the product written into 1 - h ** 2's array: inplace_adjoint)
     assert "d_t2 = into_second(np.multiply, d_h, 1 - h ** 2)" in src
     assert "(d_t4 * (2 * t3), h)" in src            # constant exponent: no unbroadcast
-    assert "h = np.tanh(t1 + b)  # save: h" in src  # a comment at each saved value;
-    #                                                the unsaved t2 folded back in
+    # a comment at each saved value; the unsaved t2 folded back in, its array
+    # taking the tanh (inplace_adjoint's into_operand)
+    assert "h = into_operand(np.tanh, t1 + b)  # save: h" in src

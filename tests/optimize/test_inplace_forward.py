@@ -227,3 +227,89 @@ def test_the_gradient_is_right():
     assert srcgrad.gradcheck(views, x) and srcgrad.gradcheck(aliases, x)
     assert srcgrad.gradcheck(broadcasting, np.linspace(0.1, 0.3, 3).reshape(3, 1),
                              np.linspace(-1.0, 1.0, 12).reshape(3, 4), wrt=1)
+
+
+# --- a unary ufunc written into its operand's array (into_operand) ---------------------
+
+from srcgrad.optimize.inplace_adjoint import _UNARY  # noqa: E402
+from srcgrad.runtime import into_operand  # noqa: E402
+
+
+def test_a_unary_ufunc_of_a_dead_or_fresh_operand_writes_into_it():
+    out = _forward("j = np.sin(x) * w\nk = np.tanh(j)\nm = np.sqrt(k * k + 1.0)\n"
+                   "n = np.exp(-m)\nreturn n")
+    assert "k = into_operand(np.tanh, j)" in out
+    assert "m = into_operand(np.sqrt, k * k + 1.0)" in out
+    assert "n = into_operand(np.exp, -m)" in out
+
+
+def test_a_unary_ufunc_of_a_live_shared_or_twice_read_operand_makes_a_new_array():
+    for program in ("j = np.sin(x) * w\nk = np.tanh(j)\nreturn k, j",         # read later
+                    "j = np.sin(x) * w\nv = j[1:]\nk = np.tanh(j)\nreturn k, v",  # a view
+                    "j = np.sin(x) * w\nk = np.tanh(j) * j\nreturn k",        # read twice
+                    "k = np.tanh(x)\nreturn k",                               # an argument
+                    "j = np.sin(x) * w\nk = np.arctan2(j, 1.0)\nreturn k",    # not unary
+                    "j = np.sin(x) * w\nk = np.isnan(j)\nreturn k"):          # bool result
+        assert "into_operand" not in _forward(program), program
+
+
+def test_nested_in_an_adjoint_product():
+    stmts = gast.parse("y = np.sin(x) * w\nd_y = d_a * np.cos(y)\nreturn d_y").body
+    update_in_place(stmts, {"d_y"}, {id(stmts[0])}, set(), None, forward_values(stmts[:1], ["x"]))
+    assert show_statements(stmts).splitlines()[1] == (
+        "d_y = into_second(np.multiply, d_a, into_operand(np.cos, y))  "
+        "# d_a * np.cos(y), written into y's array")
+
+
+@pytest.mark.parametrize("name", sorted(_UNARY))
+def test_into_operand_gives_the_plain_result_bit_for_bit(name):
+    ufunc = getattr(np, name)
+    rng = np.random.default_rng(len(name))
+    for dtype in (np.float64, np.float32, np.float16):
+        for n in (1, 3, 7, 8, 15, 16, 17, 31, 64, 100, 1000, 4099):
+            x = (rng.uniform(-3.0, 3.0, n) * 10.0 ** rng.integers(-3, 3, n)).astype(dtype)
+            if name in ("arccos", "arcsin", "arctanh"):
+                x = np.clip(x, -0.99, 0.99)
+            x[::5] = np.abs(x[::5]) + 1.0
+            with np.errstate(all="ignore"):
+                want = ufunc(x)
+                buffer = x.copy()
+                got = into_operand(ufunc, buffer)
+            assert got is buffer and got.dtype == want.dtype
+            assert got.tobytes() == want.tobytes() or np.array_equal(got, want, equal_nan=True)
+
+
+def test_into_operand_makes_a_new_array_where_the_operand_cannot_hold_the_result():
+    ints = np.arange(4)
+    assert into_operand(np.sqrt, ints).dtype == np.float64 and ints.dtype.kind == "i"
+    zero_d = np.array(0.5)
+    got = into_operand(np.sin, zero_d)
+    assert type(got) is np.float64 and zero_d == 0.5       # a scalar, as np.sin(zero_d)
+    strided = np.arange(8.0)[::2]
+    assert into_operand(np.exp, strided) is not strided and strided[1] == 2.0
+    frozen = np.ones(3)
+    frozen.flags.writeable = False
+    assert into_operand(np.exp, frozen) is not frozen
+    assert into_operand(np.sin, 0.5) == np.sin(0.5)
+    cplx = np.ones(2, complex)
+    assert into_operand(np.exp, cplx) is not cplx
+
+
+def unary_chain(x):
+    a = np.sin(x) * x
+    b = np.tanh(a + 1.0)
+    c = np.exp(-b) * np.cos(x)
+    d = np.sqrt(c * c + 1.0)
+    return np.sum(np.log(d) * a)
+
+
+@pytest.mark.parametrize("mode", ["grad", "value_and_grad"])
+def test_a_unary_chain_bit_for_bit(monkeypatch, mode):
+    for x in (np.linspace(-1.0, 1.5, 301), np.linspace(-1.0, 1.5, 20).astype(np.float32),
+              np.array(0.3), 0.3):
+        got = _compare(monkeypatch, unary_chain, [x], mode=mode)
+    assert srcgrad.gradcheck(unary_chain, np.linspace(-1.0, 1.5, 7))
+    g = srcgrad.grad(unary_chain)
+    g(np.ones(3))
+    assert "into_operand(np.tanh, a + 1.0)" in g.source
+    assert got is not None
