@@ -133,7 +133,10 @@ def element_writes(program, statements, containers) -> bool:
     changed = False
     for update in statements:
         op = getattr(update, "op", None)
-        if not (ir.is_update(update) and is_setitem(update)
+        # (a = d['trace']; a.append(v), log['trace'].append(v) written so: a list
+        # the item is, appended to the same way -- a copy, appended to, stored back)
+        appended = isinstance(update, gast.Expr) and op is not None and op.primitive is ir.APPEND
+        if not (ir.is_update(update) and (is_setitem(update) or appended)
                 and isinstance(op.args[0], gast.Name)) or op.args[0].id in containers:
             continue
         a = op.args[0].id
@@ -160,16 +163,28 @@ def element_writes(program, statements, containers) -> bool:
         snap = ir.assign(copy_, gast.Call(func=helper_ref("snapshot"), args=[ir.name(a)],
                                           keywords=[]))
         snap.op = ir.Op(runtime.snapshot, [ir.name(a)], {}, node, "snapshot")
-        write = ir.assign(gast.Subscript(value=ir.name(copy_), slice=clone(op.args[1]),
-                                         ctx=gast.Store()), clone(op.args[2]))
-        write.op = ir.Op(operator.setitem, [ir.name(copy_), clone(op.args[1]),
-                                            clone(op.args[2])], {}, node, op.label)
+        if appended:
+            write = gast.Expr(value=gast.Call(func=gast.Attribute(
+                value=ir.name(copy_), attr="append", ctx=gast.Load()),
+                args=[clone(op.args[1])], keywords=[]))
+            write.op = ir.Op(ir.APPEND, [ir.name(copy_), clone(op.args[1])], {}, node,
+                             op.label)
+            # appended to the copy the statement before made, which no other name
+            # holds yet (the item stored last iteration is the old list): aliasing.py
+            write.private_copy = True
+        else:
+            write = ir.assign(gast.Subscript(value=ir.name(copy_), slice=clone(op.args[1]),
+                                             ctx=gast.Store()), clone(op.args[2]))
+            write.op = ir.Op(operator.setitem, [ir.name(copy_), clone(op.args[1]),
+                                                clone(op.args[2])], {}, node, op.label)
         store = ir.assign(gast.Subscript(value=ir.name(box), slice=clone(key),
                                          ctx=gast.Store()), ir.name(copy_))
         store.op = ir.Op(operator.setitem, [ir.name(box), clone(key), ir.name(copy_)], {},
                          node, op.label)
         shown = source_of(view.op.node) if isinstance(view.op.node, gast.expr) else a
-        store.slot_write = (a, clone(op.args[1]), shown, update)
+        store.slot_write = (a, gast.Constant(value=None, kind=None) if appended
+                            else clone(op.args[1]), shown, update)
+        store.slot_append = appended  # (what the messages say changes it)
         at = block.index(update)
         block[at:at + 1] = [gast.copy_location(s, update) for s in (snap, write, store)]
         changed = True
@@ -293,7 +308,9 @@ def follow_slot_writes(program, statements, containers) -> bool:
                 *args, SliceToCall().visit(clone(index)), gast.Constant(value=text, kind=None),
                 clone(where)], keywords=[])
 
-        written = f"'{shown}[...] = ...' changes the array '{shown}'"
+        written = f"'{shown}.append(...)' changes the list '{shown}'" \
+            if getattr(store, "slot_append", False) else \
+            f"'{shown}[...] = ...' changes the array '{shown}'"
         alone = gast.Expr(value=call("slot_alone", [
             ir.name(box), SliceToCall().visit(clone(key)), ir.name(old)],
             f"{written}, which another item of '{user(box)}' also is or shares (a list "
@@ -319,8 +336,10 @@ def follow_slot_writes(program, statements, containers) -> bool:
             text = (f"{written}, and '{user(name)}' shares its memory (a view of it, or a "
                     f"list holding it) and is read afterwards; srcgrad cannot follow that "
                     f"change: make a copy ({shown} = {shown}.copy()) first")
-            if name in containers:
+            if name in containers and not getattr(store, "slot_append", False):
                 # b = list(a); b[0][j] = v: store the written copy where a holds the item
+                # (for an append, a list name is rather the item itself: hs = [];
+                # log = {'t': hs}; log['t'].append(v) -- slot_same binds it, below)
                 flag = program.namer.fresh("key")
                 tests.append(ir.assign(flag, call("held_at", [
                     ir.name(name), ir.name(old), ir.name(old)], text)))

@@ -81,6 +81,86 @@ class ChainedWrites:
         update.user_target = source_of(target)  # messages name y[a][b], not the part
         self.statement(update)
 
+    def part_append(self, stmt) -> bool:
+        """``log['trace'].append(v)``, ``hist[0].append(v)``, ``d.setdefault(k,
+        []).append(v)``: appending to a list reached through an index (or a
+        call) rather than by name.  Written as Python runs it, ``part =
+        log['trace']; part.append(v)`` -- the list taken once, then appended to
+        -- which the alias check follows into the container that holds it
+        (analysis/slot_writes.py element_writes: a copy appended to and stored
+        back, the other names for the list bound to it or refused), as it does
+        that code written out.  Returns whether ``stmt`` was such an append.
+
+            >>> from ..frontend.parse import parse_function
+            >>> from .normalizer import normalize, unparse_body
+            >>> def f(x):
+            ...     log = {'trace': []}
+            ...     log['trace'].append(x * 2.0)
+            ...     return log
+            >>> print(unparse_body(normalize(parse_function(f))))
+            t1 = []
+            log = {'trace': t1}
+            part = log['trace']
+            t2 = x * 2.0
+            part.append(t2)
+            return log
+        """
+        call = stmt.value if isinstance(stmt, gast.Expr) else None
+        if not (isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute)
+                and call.func.attr == "append" and len(call.args) == 1 and not call.keywords
+                and not isinstance(call.args[0], gast.Starred)):
+            return False
+        receiver = call.func.value
+        setdefault = isinstance(receiver, gast.Call) and isinstance(receiver.func, gast.Attribute) \
+            and receiver.func.attr == "setdefault" and isinstance(receiver.func.value, gast.Name) \
+            and receiver.func.value.id in self.dict_names and len(receiver.args) in (1, 2) \
+            and not receiver.keywords and not any(isinstance(a, gast.Starred)
+                                                  for a in receiver.args)
+        if not (isinstance(receiver, gast.Subscript) or setdefault):
+            return False
+        if setdefault:
+            receiver = self.set_default(receiver)
+        part = self.namer.fresh("part")
+        self.locals.add(part)
+        store = gast.Name(id=part, ctx=gast.Store(), annotation=None, type_comment=None)
+        self.statement(gast.copy_location(gast.Assign(
+            targets=[gast.copy_location(store, receiver)], value=clone(receiver),
+            type_comment=None), stmt))
+        appended = gast.copy_location(gast.Call(func=gast.copy_location(gast.Attribute(
+            value=gast.copy_location(ir.name(part), receiver), attr="append",
+            ctx=gast.Load()), call.func), args=call.args, keywords=[]), call)
+        self.statement(gast.copy_location(gast.Expr(value=appended), stmt))
+        self.out[-1].user_target = source_of(call.func.value)  # messages: log['trace']
+        return True
+
+    def set_default(self, call):
+        """``d.setdefault(k, v)`` on a local dict ``d`` as Python runs it: ``k``
+        and ``v`` evaluated once, in order, then ``if k not in d: d[k] = v``;
+        its value is the item ``d[k]`` (returned, as an index of ``d``), which
+        the dataflow then follows as any other item of ``d``."""
+        d = call.func.value
+        held = []
+        for arg, role in zip([*call.args, gast.Constant(value=None, kind=None)], ("key",
+                                                                                 "default")):
+            if not isinstance(arg, (gast.Name, gast.Constant)):  # (read twice below)
+                name = self.namer.fresh(role)
+                self.locals.add(name)
+                self.statement(gast.copy_location(gast.Assign(targets=[gast.copy_location(
+                    gast.Name(id=name, ctx=gast.Store(), annotation=None, type_comment=None),
+                    arg)], value=clone(arg), type_comment=None), arg))
+                arg = gast.copy_location(ir.name(name), arg)
+            held.append(arg)
+        key, default = held
+        item = gast.copy_location(gast.Subscript(value=clone(d), slice=clone(key),
+                                                 ctx=gast.Store()), call)
+        self.statement(gast.copy_location(gast.If(
+            test=gast.Compare(left=clone(key), ops=[gast.NotIn()], comparators=[clone(d)]),
+            body=[gast.copy_location(gast.Assign(targets=[item], value=clone(default),
+                                                 type_comment=None), call)],
+            orelse=[]), call))
+        return gast.copy_location(gast.Subscript(value=clone(d), slice=clone(key),
+                                                 ctx=gast.Load()), call)
+
     def chained_write(self, target) -> bool:
         """Whether ``target`` is ``y[a][b]`` (or deeper) on a local ``y``, ``a`` a
         basic index -- an int, a name, a slice -- so that ``y[a]`` is the part of

@@ -306,6 +306,8 @@ class Statements(ChainedWrites):
             self.out[-1].augmented = old
             self.out[-1].augmented_symbol = OP_LABELS.get(BINOPS[type(stmt.op)], "+")
             self.out[-1].user_target = target.id
+        elif isinstance(stmt, gast.Expr) and self.part_append(stmt):
+            pass  # log['trace'].append(v): part = log['trace']; part.append(v)
         elif isinstance(stmt, gast.Expr) and is_append(stmt.value) \
                 and not is_user_method(self.callee, stmt.value.func):  # not self.append(v)
             call = stmt.value
