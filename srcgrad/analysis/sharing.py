@@ -167,8 +167,8 @@ def container_names(program, statements) -> set[str]:
         if not isinstance(s, gast.Assign) or op is None or ir.is_update(s):
             continue
         if op.primitive is ir.BUILD_DICT or any(op.primitive is c for c in _CONTAINER_CALLS) \
-                or getattr(s, "element_copy", False):
-            names.update(ir.target_names(s))
+                or getattr(s, "element_copy", False) or getattr(s, "container_copy", False):
+            names.update(ir.target_names(s))  # (st = private_copy(st): normalize/held_items.py)
         elif op.primitive is runtime.sequence and isinstance(op.args[0], gast.Name) \
                 and op.args[0].id in names:
             names.update(ir.target_names(s))  # for w in xs[1:]: the list itself

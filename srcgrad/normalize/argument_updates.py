@@ -119,6 +119,8 @@ class ArgumentUpdates:
     #: argument -> the global or closure names (arrays, containers of them)
     #: read after one of its updates, checked at the entry (``apart_from_free``)
     free: dict = field(default_factory=dict)
+    #: argument -> the ``(update node, name updated)`` pairs reaching it
+    updates: dict = field(default_factory=dict)
     #: every such name, also those checked where the update runs (``guards``)
     free_names: set = field(default_factory=set)
     #: those of them the function does not know by that plain name (``layers.W``,
@@ -154,6 +156,7 @@ def argument_updates(func, params, resolve, callee=False, own_only=False) -> Arg
             found.checked.add(param)
             found.where.setdefault(param, (node, name))
             updates[param].append((node, kind))
+            found.updates.setdefault(param, []).append((node, name))
             reaching[id(node)].add(param)
             if kind == "item":
                 (found.shared if name != param else found.direct).add(param)

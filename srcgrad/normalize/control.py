@@ -541,7 +541,9 @@ class ControlFlow:
                 raise self.error(f"the loop runs over '{seq.id}' while its body adds to it "
                                  f"('{seq.id}.{grows.func.attr}'): loop over a copy "
                                  f"(for ... in list({seq.id})) or over a range", grows)
-            unknown = seq.id in self.params or seq.id not in self.locals \
+            # (a list or tuple passed and copied to follow its items: held_items.py)
+            unknown = seq.id in set(self.params) - getattr(self, "held_params", set()) \
+                or seq.id not in self.locals \
                 or seq.id in self.dict_names \
                 or self.bound_to_iterator(seq.id)  # a dict: a loop runs over its keys
         else:

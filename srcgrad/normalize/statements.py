@@ -41,6 +41,7 @@ from ..ir.syntax import (
     constant,
     helper_ref,
     is_append,
+    load_name,
     located,
     source_of,
     walk,
@@ -50,6 +51,7 @@ from .argument_checks import entry_checks, update_guards
 from .argument_updates import argument_updates
 from .chained_writes import ChainedWrites
 from .expressions import BINOPS, MULTI_OUTPUT, OP_LABELS
+from .held_items import held_item_updates
 from .mutable_defaults import default_checks
 from .user_methods import is_user_method, own_updates
 
@@ -436,22 +438,28 @@ class Statements(ChainedWrites):
         for shown, value in found.bound.items():  # layers.W, read by a called helper
             found.refs[shown] = self.namer.fresh("bound")
             self.free[found.refs[shown]] = value
+        # h = st['h']; h *= 2 (for w in ws: w *= 0.5): st's item changes, and the
+        # code follows it through st as for a dict made here (held_items.py)
+        held = self.held_params = held_item_updates(self.func, found, self.sequence_params)
         for param in (p for p in self.params if p in found.checked):
             self.out.extend(entry_checks(param, self.params, found, self.parsed.filename))
         updated = own_updates(self.func, self.callee) | found.direct | found.shared
         self.out.extend(default_checks(self.parsed.fn, self.func, updated, self.namer,
                                        self.free, self.parsed.filename))  # cache=[]
         for param in self.params:
-            if param in updated:
+            if param in updated or param in held:
                 # snapshot() copies an array, list or dict and leaves a number alone
                 # (the name may be rebound to an array before it is updated)
-                copier = "private_copy" if param in found.shared else "snapshot"
-                call = gast.Call(func=helper_ref(copier), args=[ir.name(param)],
-                                 keywords=[])
+                copier = "private_copy" if param in found.shared | held else "snapshot"
+                copied = ir.name(param)
+                if param in held and param in self.sequence_params:  # a tuple too: a list
+                    copied = gast.Call(func=load_name("list"), args=[copied], keywords=[])
+                call = gast.Call(func=helper_ref(copier), args=[copied], keywords=[])
                 gast.copy_location(call, self.func)
                 self.expr_into(call, gast.Name(id=param, ctx=gast.Store(), annotation=None,
                                                type_comment=None))
                 self.out[-1].comment = f"{param} is updated in place below: work on a copy"
+                self.out[-1].container_copy = param in held
 
     def unpack(self, target, value):
         """``a, b = value``: names bound one by one, nested targets recursively.

@@ -17,7 +17,6 @@ import pytest
 from numeric import assert_bit_identical, assert_close, jvp_fd, numeric_grad, pure
 
 import srcgrad
-from srcgrad.errors import AliasedUpdateError
 
 POLICIES = ["save", "recompute", "sqrt", ("revolve", 2)]
 X = np.array([0.5, -1.0, 0.25])
@@ -148,16 +147,13 @@ def scale_layers_by_index(ws, x):  # what the refusal advises
     return np.sum(ws[0] @ x)
 
 
-def test_an_item_of_a_list_argument_updated_through_the_loop_variable_is_refused_in_user_names():
-    with pytest.raises(AliasedUpdateError) as info:
-        srcgrad.value_and_grad(scale_layers, wrt=1)([W.copy()], X.copy())
-    message = info.value.message
-    assert "'w' is an item of 'ws'" in message and "ws[i] *= ..." in message, message
-    assert "t1" not in message and "sequence(" not in message, message
-    assert info.value.filename == __file__ and info.value.lineno
-    given = [W.copy()]
-    value, grad = srcgrad.value_and_grad(scale_layers_by_index, wrt=1)(given, X.copy())
-    assert_bit_identical(value, scale_layers([W.copy()], X.copy()))
-    assert_close(grad, numeric_grad(lambda x: scale_layers([W.copy()], x), [X], 0),
-                 what="gradient")
-    np.testing.assert_array_equal(given[0], W)
+def test_an_item_of_a_list_argument_updated_through_the_loop_variable():
+    # refused until the generated code worked on its own copy of such an argument
+    # (normalize/held_items.py; tests/e2e/test_argument_items_updated_by_name.py)
+    for fn in (scale_layers, scale_layers_by_index):
+        given = [W.copy()]
+        value, grad = srcgrad.value_and_grad(fn, wrt=1)(given, X.copy())
+        assert_bit_identical(value, scale_layers([W.copy()], X.copy()))
+        assert_close(grad, numeric_grad(lambda x: scale_layers([W.copy()], x), [X], 0),
+                     what="gradient")
+        np.testing.assert_array_equal(given[0], W)
