@@ -162,11 +162,11 @@ def _makes_array(stmt, arrays, passed=frozenset()) -> bool:
     if not isinstance(stmt, gast.Assign) or op is None:
         return False  # a loop target, an unpacking of a helper's results: unknown
     prim = op.primitive
-    contents = arrays - passed  # an item, a copy of a parameter: perhaps a dict's
+    # an item, a copy of a parameter: perhaps a dict's (so not the passed ones)
     if prim is operator.getitem or prim is operator.pos:
-        return _is_array(op.args[0], contents)
+        return _is_array(op.args[0], arrays, passed)
     if getattr(prim, "__objclass__", None) is np.ndarray:  # d.copy() of a dict is a dict
-        return _is_array(op.args[0], contents)
+        return _is_array(op.args[0], arrays, passed)
     if isinstance(prim, np.ufunc):
         return True
     module = getattr(prim, "__module__", None) or ""
@@ -175,7 +175,10 @@ def _makes_array(stmt, arrays, passed=frozenset()) -> bool:
     return module == "numpy" or module.startswith(("numpy.", "math", "scipy."))
 
 
-def _is_array(node, arrays) -> bool:
+def _is_array(node, arrays, excluded=frozenset()) -> bool:
+    """Whether ``node`` is a number or a name of ``arrays`` not in ``excluded``
+    (checked name by name: a set difference per statement made the fixed point
+    quadratic in the function's length)."""
     if isinstance(node, gast.Name):
-        return node.id in arrays
+        return node.id in arrays and node.id not in excluded
     return isinstance(node, gast.Constant) and isinstance(node.value, (int, float, complex))
