@@ -187,8 +187,6 @@ def _check_aliases(program: ir.Program) -> None:
              steady) = _structure(program, containers)
             position = next(i for i, s in enumerate(statements) if s is stmt) + 1
             continue
-        if getattr(stmt, "private_copy", False):
-            continue  # appended to a copy just made (slot_writes.element_writes)
         if ir.is_update(stmt):
             x = ir.target_names(stmt)[0]
         elif getattr(stmt, "augmented", None) is not None:
@@ -269,9 +267,8 @@ def _check_aliases(program: ir.Program) -> None:
                 continue
             if item and other in ir.target_names(stmt):
                 continue  # d[k] += v's own result: read afterwards, it is the updated array
-            if item and other in containers and other != stmt.item_update[0] and {
-                    find(n) for h, names in holders if ir.target_names(h)[0] == other
-                    for n in names} <= {find(stmt.item_update[0])}:
+            if item and other in containers and other != stmt.item_update[0] and _holds_whole(
+                    other, stmt.item_update[0], holders, made, elements):
                 continue  # a container holding d itself: sees d[k]'s array through d
             if id(stmt) in written and refresh.chain(
                     other, x, made, lambda v, u=stmt: steady(v, u, base=False),
@@ -356,6 +353,32 @@ def _check_aliases(program: ir.Program) -> None:
     for stmt, other, message in guards:
         _guard(stmt, other, message, blocks, program, unbound)
     bind_at_start(program, unbound)
+
+
+def _holds_whole(other, d, holders, made, elements) -> bool:
+    """Whether the container ``other`` holds the container ``d`` itself (``outer =
+    [d]``), and so sees ``d[k] op= v`` through ``d`` -- not ``d``'s items: a copy
+    of its items (``list(d)``, ``tuple(d)``, ``d * 2``, ``d[::-1]``) or a display
+    of one (``[d[0]]``, ``(d[0], 1)``, a comprehension ``[h for h in d]``) holds
+    the very array the update changes in place, which it must see too (outside
+    testers T2 #4, T1 #14)."""
+    def root(n):
+        while n != d and made.get(n) is not None and id(made[n]) not in elements \
+                and is_identity(made[n]):
+            n = made[n].op.args[0].id  # e = d; outer = [e]
+        return n
+
+    other = root(other)  # (t = t2 after t2 = []; t2.append(h): t2's holders)
+    held = [(h, names) for h, names in holders if ir.target_names(h)[0] == other]
+    if not held:
+        return other == d  # another name for d itself
+    for h, names in held:
+        prim = getattr(getattr(h, "op", None), "primitive", None)
+        if copies_elements(h) or prim in (ir.CONCAT, ir.REPEAT):
+            return False
+        if any(root(n) != d for n in names):
+            return False
+    return True
 
 
 def _message(stmt, x, other, source, user) -> str:
