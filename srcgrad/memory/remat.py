@@ -71,7 +71,7 @@ from ..analysis.aliasing import shared_names
 from ..analysis.sharing import is_view
 from ..errors import SrcGradError, UnsupportedSyntaxError
 from ..frontend.linker import CalleePair
-from ..ir.syntax import clone
+from ..ir.syntax import clone, walk
 from ..rules import registry
 from ..runtime import sequence
 from .effects import RANDOM, changed_in_place, mutated_names, value_effect
@@ -172,7 +172,13 @@ def _refuse_stale_reads(program, backward) -> None:
     def visit(stmts, in_loop):
         fresh: set[str] = set()  # bound here to a new object nothing has read yet
         for stmt in stmts:
-            unread, fresh = fresh, (fresh - set(_names_read(stmt))) | _fresh_names(stmt, free)
+            # what the statement changes in place and was fresh before it; fresh
+            # is updated in place (a new set per statement made this quadratic)
+            compound = isinstance(stmt, (gast.If, gast.For, gast.While))
+            changed = [] if compound else changed_in_place(stmt, free)
+            unread = {name for name in changed if name in fresh}
+            fresh.difference_update(_names_read(stmt))
+            fresh |= _fresh_names(stmt, free)
             if isinstance(stmt, (gast.For, gast.While)):
                 seen.update(ir.names_in(stmt.iter if isinstance(stmt, gast.For) else stmt.test))
                 visit(stmt.body, True)
@@ -183,7 +189,7 @@ def _refuse_stale_reads(program, backward) -> None:
                 visit(stmt.body, in_loop)
                 visit(stmt.orelse, in_loop)
                 continue
-            for name in changed_in_place(stmt, free):
+            for name in changed:
                 if name in read and (in_loop or name in seen) and name not in unread:
                     raise UnsupportedSyntaxError(
                         f"this call changes {name} in place after a value was computed from "
@@ -200,7 +206,7 @@ def _refuse_stale_reads(program, backward) -> None:
 
 def _names_read(stmt) -> list[str]:
     """Every name ``stmt`` reads (a compound statement: its whole body too)."""
-    return [n.id for n in gast.walk(stmt) if isinstance(n, gast.Name)
+    return [n.id for n in walk(stmt) if isinstance(n, gast.Name)
             and isinstance(n.ctx, gast.Load)]
 
 
