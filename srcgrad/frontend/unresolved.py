@@ -53,6 +53,7 @@ def defer_unresolved(func: gast.FunctionDef, resolver, filename: str) -> None:
     ``raise`` of the located error Python's own would be."""
     bound = _bound_anywhere(func)
     always = True  # the function's own statements run until one may leave it
+    complete = set()  # ids of the statements found reading nothing missing
     for stmt in func.body:
         if always and not isinstance(stmt, _NESTED):
             missing = _first_missing(stmt, resolver, bound)
@@ -60,12 +61,16 @@ def defer_unresolved(func: gast.FunctionDef, resolver, filename: str) -> None:
                 node, message = missing
                 raise SrcGradError(message, filename=filename, lineno=node.lineno,
                                    col=node.col_offset)
+            complete.add(id(stmt))
         always = always and not any(isinstance(n, (gast.Return, gast.Raise))
                                     for n in _reads(stmt))
-    _blocks(func, resolver, bound, filename)
+    _blocks(func, resolver, bound, filename, complete)
 
 
-def _blocks(node, resolver, bound, filename) -> None:
+def _blocks(node, resolver, bound, filename, complete=frozenset()) -> None:
+    """Each statement of ``node``'s blocks that reads a missing name replaced by
+    its ``raise``; those in ``complete`` are known not to (not looked at again:
+    the function's own statements were, just before)."""
     for field in ("body", "orelse"):
         stmts = getattr(node, field, None)
         if not isinstance(stmts, list):
@@ -73,7 +78,8 @@ def _blocks(node, resolver, bound, filename) -> None:
         for i, stmt in enumerate(stmts):
             # (try is refused on its own: what its handlers catch is Python's error)
             if isinstance(stmt, gast.stmt) and not isinstance(stmt, (*_NESTED, gast.Try)):
-                missing = _first_missing(stmt, resolver, bound)
+                missing = None if id(stmt) in complete else \
+                    _first_missing(stmt, resolver, bound)
                 if missing is not None:
                     stmts[i] = _raise(stmt, *missing, filename)
                     continue
