@@ -50,6 +50,7 @@ import numpy as np
 
 from .. import ir, runtime
 from ..errors import SrcGradError
+from ..ir.syntax import walk
 from ..rules import registry
 from ..version import __version__
 from .parse import lambda_identity
@@ -368,7 +369,7 @@ class Linker:
     def module(self, program: ir.Program) -> tuple[str, dict]:
         """The module's source and the objects to bind before executing it."""
         body = "\n\n".join(self.functions)
-        used = {n.id for n in ast.walk(ast.parse(body)) if isinstance(n, ast.Name)}
+        used = {n.id for n in walk(ast.parse(body)) if isinstance(n, ast.Name)}
         imports, bindings = [], {}
         for name, obj in sorted(self.free.items()):
             if name not in used:
