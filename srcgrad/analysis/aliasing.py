@@ -66,6 +66,7 @@ from ..frontend.linker import is_user_function
 from ..ir.syntax import SliceToCall, clone, helper_ref, source_of
 from . import paths, refresh
 from .activity import scalar_names
+from .attribute_updates import refuse_hidden_attribute_updates
 from .sharing import (
     affected_groups,
     container_names,
@@ -515,7 +516,10 @@ def copy_updated_attributes(program: ir.Program) -> None:
     Run after :func:`check_aliases`, which refuses programs that would read the
     attribute again after the update: for the others the copy changes nothing
     but the caller's object.  The copy has the attribute read's derivatives, so
-    the operation stays the attribute read."""
+    the operation stays the attribute read.  One read again through its
+    holder afterwards (``p.W`` after ``a = p.W; a[1] = v``) is refused first
+    (:mod:`.attribute_updates`): the copy would hide the change from it."""
+    refuse_hidden_attribute_updates(program)
     updated = {n for stmt in ir.walk_statements(program.body) if ir.is_update(stmt)
                for n in ir.target_names(stmt)}
     for stmt in ir.walk_statements(program.body):
