@@ -13,6 +13,8 @@ stands for a tangent that does not exist and raises where it is used.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from .errors import error_at
@@ -183,8 +185,25 @@ def tangent_attr(t, obj, name):
             and name in type(obj)._fields:
         found = t[type(obj)._fields.index(name)]
     else:
-        found = None if is_zero(t) else getattr(t, name, None)
+        found = None if is_zero(t) else held_attribute(t, name)
     return zero_tangent(getattr(obj, name)) if found is None else found
+
+
+def held_attribute(t, name):
+    """``t.name`` where the tangent object ``t`` holds it itself (in its
+    ``__dict__``, a named tuple's or dataclass's field, or a slot); None for an attribute of its
+    class (a constant ``scale = 5.0``, a ``ClassVar``), whose tangent is zero --
+    the class's value read from the tangent object would be taken for one."""
+    if is_namedtuple(t):  # its fields are its items
+        return getattr(t, name) if name in type(t)._fields else None
+    held = getattr(t, "__dict__", None)
+    if held is not None and name in held:
+        return held[name]
+    if dataclasses.is_dataclass(t) and name in {f.name for f in dataclasses.fields(t)}:
+        return getattr(t, name, None)
+    if any(name in getattr(c, "__slots__", ()) for c in type(t).__mro__):
+        return getattr(t, name, None)
+    return None
 
 
 def array_attribute_tangent(t, obj, name):
