@@ -28,7 +28,7 @@ import inspect
 import numpy as np
 
 from ..rules.custom import custom_vjp
-from ..runtime.structures import is_differentiable_leaf, is_zero
+from ..runtime.structures import TupleCotangent, is_differentiable_leaf, is_zero
 from .second_order import HigherOrder
 
 
@@ -101,7 +101,8 @@ class GradientCall:
                 continue
             outs = tuple(w % n for w in self.wrt)
             term = self._level(j, outs, self.single)(*primals, _direction(t, primals[j]))
-            terms.append(term)
+            # a tuple wrt: forward mode adds the terms item by item, not by concatenation
+            terms.append(term if self.single else TupleCotangent(term))
         return tuple(terms) if n > 1 else terms[0]
 
     def as_custom_vjp(self) -> custom_vjp:
