@@ -72,6 +72,7 @@ from .sharing import (
     container_names,
     copies_elements,
     held_names,
+    helper_results,
     is_identity,
     is_view,
     may_return_an_argument,
@@ -160,6 +161,7 @@ def _check_aliases(program: ir.Program) -> None:
     if written:
         (statements, views, elements, holders, parts, joins, loops, blocks, order,
          steady) = _structure(program, containers)
+    returned = helper_results(program, statements)  # q = pack(p): may hold p's arrays
     guards, refreshes, unbound_refreshed = [], {}, []
     user = user_names(program, statements)  # how the user wrote each name, for messages
     position = 0
@@ -194,7 +196,7 @@ def _check_aliases(program: ir.Program) -> None:
             x = stmt.augmented  # x += v: NumPy changes the array x referred to
             if x in scalars:
                 continue  # a number or NumPy scalar: += rebinds, nothing is shared
-        elif getattr(stmt, "item_update", (None,))[0] in containers:
+        elif getattr(stmt, "item_update", (None,))[0] in containers | returned:
             x = stmt.item_update[1]  # d[k] += v: the array d[k] holds, in place
         elif getattr(stmt, "item_update", None) is not None and any(
                 id(v) in elements and stmt.item_update[0] in ir.target_names(v) for v in views):
@@ -268,6 +270,9 @@ def _check_aliases(program: ir.Program) -> None:
                 continue
             if item and other in ir.target_names(stmt):
                 continue  # d[k] += v's own result: read afterwards, it is the updated array
+            if item and stmt.item_update[0] in returned - containers and other != \
+                    stmt.item_update[0] and find(other) == find(stmt.item_update[0]):
+                continue  # q = make(x), an array: its views see q[k] += v (q[k] = t follows)
             if item and other in containers and other != stmt.item_update[0] and _holds_whole(
                     other, stmt.item_update[0], holders, made, elements):
                 continue  # a container holding d itself: sees d[k]'s array through d

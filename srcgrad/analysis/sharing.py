@@ -34,7 +34,8 @@ from ..normalize.normalizer import normalize
 from ..rules import registry
 
 __all__ = ["IDENTITIES", "VIEWS", "affected_groups", "container_names", "copies_elements",
-           "held_names", "is_identity", "is_view", "may_return_an_argument", "operand_names"]
+           "held_names", "helper_results", "is_identity", "is_view", "may_return_an_argument",
+           "operand_names"]
 
 
 #: Primitives whose result may share memory with their first operand.
@@ -173,6 +174,24 @@ def container_names(program, statements) -> set[str]:
                 and op.args[0].id in names:
             names.update(ir.target_names(s))  # for w in xs[1:]: the list itself
     return names
+
+
+def helper_results(program, statements) -> set[str]:
+    """Names every binding of which is what a user function returns (``q =
+    pack(p)``), no parameter: perhaps a new list or dict holding the caller's
+    arrays (``return {'w': p['w']}``), so ``q['w'] *= 2.0`` changes an array
+    that other names may hold -- the alias check follows that update as it
+    follows one through a container built here (outside tester T1 #15)."""
+    found: dict[str, bool] = {}
+    for s in statements:
+        op = getattr(s, "op", None)
+        if ir.is_update(s):
+            continue  # q['w'] = t: q is still what it was
+        made = isinstance(s, gast.Assign) and op is not None \
+            and isinstance(s.targets[0], gast.Name) and is_user_function(op.primitive)
+        for n in ir.assigned_by(s):
+            found[n] = found.get(n, True) and made
+    return {n for n, made in found.items() if made and n not in program.params}
 
 
 def held_names(stmt) -> list[str]:

@@ -205,8 +205,8 @@ def untouched_except(container, key, item, message, where=None):
         Traceback (most recent call last):
         srcgrad.errors.AliasedUpdateError: hs[0] is hs[-1]
     """
-    if not isinstance(item, np.ndarray):
-        return
+    if not isinstance(item, np.ndarray) or isinstance(container, np.ndarray):
+        return  # (an array's Q[k] op= v writes into Q: its other names see it, as in Python)
     if isinstance(container, (list, tuple)) and isinstance(key, (int, np.integer)) \
             and not isinstance(key, bool) and key < 0:
         key += len(container)
