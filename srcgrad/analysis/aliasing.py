@@ -79,6 +79,7 @@ from .sharing import (
     operand_names,
 )
 from .slot_writes import (
+    array_names,
     augmented_views,
     bind_at_start,
     element_writes,
@@ -157,7 +158,9 @@ def _check_aliases(program: ir.Program) -> None:
             for s in statements)
 
     written = refresh.write_back(statements, views, kept_base, blocks, program.namer,
-                                 lambda v, u: paths.dominates(v, u, blocks), containers)
+                                 lambda v, u: paths.dominates(v, u, blocks), containers,
+                                 (array_names(program, statements),
+                                  user_names(program, statements), program.filename))
     if written:
         (statements, views, elements, holders, parts, joins, loops, blocks, order,
          steady) = _structure(program, containers)

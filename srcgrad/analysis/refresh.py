@@ -64,10 +64,11 @@ import operator
 import gast
 
 from .. import ir, runtime
-from ..ir.syntax import SliceToCall, clone, helper_ref
+from ..ir.syntax import SliceToCall, clone, helper_ref, source_of
 
 
-def write_back(statements, views, steady, blocks, namer, dominates, containers) -> set[int]:
+def write_back(statements, views, steady, blocks, namer, dominates, containers,
+               holders=None) -> set[int]:
     """After each element assignment to a view taken by basic indexing (``r =
     y[1:]``, then ``r[0] = v``), write the view back into its base::
 
@@ -78,7 +79,12 @@ def write_back(statements, views, steady, blocks, namer, dominates, containers) 
 
     In NumPy the update changed ``y`` through ``r``; the write-back changes
     nothing in memory (``y[1:]`` is ``r``) and tells the dataflow that ``y``
-    changed.  Returns the ids of the updates written back."""
+    changed.  Returns the ids of the updates written back.
+
+    ``holders``: ``(arrays, user, filename)`` -- the names known to be arrays,
+    the user's name for each name, the file: the test of a base that may be a
+    tuple (an argument, ``a = t[0]``) refuses one, located, as it runs.
+    """
     made = {ir.target_names(v)[0]: v for v in views}
     done = set()
     for stmt in statements:
@@ -96,6 +102,10 @@ def write_back(statements, views, steady, blocks, namer, dominates, containers) 
         block = blocks[id(stmt)][0]
         flag, test = _test(namer, "shared", "same_window",
                            [ir.name(old), _rebased(view.value, base, base)], view.op.node, stmt)
+        if holders is not None and base not in holders[0]:
+            # (a base that may be a tuple, an argument: a = t[0]; a[1] = v is refused
+            # as it runs there, located, instead of t[0] = a raising TypeError)
+            test.value.keywords = _tuple_check(base, old, view, stmt, holders, statements)
         back = ir.assign(gast.Subscript(value=ir.name(base), slice=clone(index),
                                         ctx=gast.Store()), ir.name(old))
         back.op = ir.Op(operator.setitem, [ir.name(base), clone(index), ir.name(old)], {},
@@ -107,6 +117,39 @@ def write_back(statements, views, steady, blocks, namer, dominates, containers) 
         block[at:at] = [test]
         done.add(id(stmt))
     return done
+
+
+def _tuple_check(base, old, view, stmt, holders, statements) -> list:
+    """The keywords ``holder=base, message=..., where=...`` of the test before
+    ``a[i] = v`` whose write-back ``t[k] = a`` a tuple ``t`` cannot take; the
+    message in the user's names (``for a in arrs`` runs over srcgrad's
+    ``t1 = sequence(arrs)`` by a counter of its own: 'an item of arrs')."""
+    arrays, user, filename = holders
+    source, made = base, {n: s for s in statements for n in ir.assigned_by(s)}
+    while getattr(getattr(made.get(source), "op", None), "primitive", None) in (
+            runtime.sequence, operator.pos) and isinstance(made[source].op.args[0], gast.Name):
+        source = made[source].op.args[0].id
+    shown, name = user(source), user(old)
+    index = view.op.args[1]
+    line, col = (getattr(stmt.op.node, "lineno", None) or getattr(stmt, "lineno", None),
+                 getattr(stmt.op.node, "col_offset", None))
+    if source != base:  # the loop's variable: no index the user wrote
+        message = (f"'{name}[...] = ...' changes the array '{name}', an item of the tuple "
+                   f"'{shown}', in place; srcgrad cannot follow that change into the tuple: "
+                   f"hold the arrays in a list, or make new arrays and return them instead "
+                   f"of changing these in place")
+    else:
+        item = source_of(view.op.node) if isinstance(view.op.node, gast.Subscript) \
+            else f"{shown}[{source_of(index)}]"  # (a, b = t: t[0])
+        message = (f"'{name}[...] = ...' changes the array '{name}', which is '{item}', an "
+                   f"item of the tuple '{shown}', in place; srcgrad cannot follow that change "
+                   f"into the tuple: hold the arrays in a list, or change a copy ({name} = "
+                   f"{item}.copy()) and read '{name}' afterwards instead of '{item}'")
+    where = gast.Tuple(elts=[gast.Constant(value=v, kind=None) for v in (filename, line, col)],
+                       ctx=gast.Load())
+    return [gast.keyword(arg="holder", value=ir.name(base)),
+            gast.keyword(arg="message", value=gast.Constant(value=message, kind=None)),
+            gast.keyword(arg="where", value=where)]
 
 
 def _basic_getitem(view) -> bool:

@@ -57,16 +57,32 @@ def same_object(a, b) -> bool:
     return a is b and isinstance(a, (np.ndarray, list, dict))
 
 
-def same_window(view, again) -> bool:
+def same_window(view, again, holder=None, message=None, where=None) -> bool:
     """Whether the array ``view`` is exactly the window ``again`` -- the same view
     taken afresh from its base: same memory, start, shape and strides.  Not a
     copy (``y[0]`` of a 1-D array, a ``reshape`` that had to copy), and not a view
-    of a base that has since been rebound to another window on the same memory."""
+    of a base that has since been rebound to another window on the same memory.
+
+    ``holder``: the base, where the compiler cannot tell it from a tuple (an
+    argument).  ``a = t[0]; a[1] = v`` changes the array the tuple holds, which
+    generated code cannot store back into it (``t[0] = a``): refused, located
+    (``message``, ``where``), instead of Python's raw TypeError.
+
+        >>> y = np.zeros(2)
+        >>> same_window(y, (y, y)[0], holder=[y, y])
+        True
+        >>> same_window(y, (y, y)[0], holder=(y, y), message="a is t[0]")
+        Traceback (most recent call last):
+        srcgrad.errors.AliasedUpdateError: a is t[0]
+    """
     if not (isinstance(view, np.ndarray) and isinstance(again, np.ndarray)):
         return False
-    return (view.shape == again.shape and view.strides == again.strides
-            and view.dtype == again.dtype
-            and view.__array_interface__["data"][0] == again.__array_interface__["data"][0])
+    shared = (view.shape == again.shape and view.strides == again.strides
+              and view.dtype == again.dtype
+              and view.__array_interface__["data"][0] == again.__array_interface__["data"][0])
+    if shared and isinstance(holder, tuple):
+        raise error_at("AliasedUpdateError", message, where)
+    return shared
 
 
 def untouched(other, base, index, message, where=None):
