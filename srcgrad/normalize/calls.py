@@ -509,6 +509,15 @@ class Calls(Selections, NamedTuples, Records, Keywords, Rewrites, Partials):
         names = {n.id for n in bound_to_updated_copy(own[0], fn, param)}
         if not names:
             return {}
+        # g = clip_(g, c) + g: the second g, read in the statement after the call,
+        # is the old array the callee updated -- nothing is excused then
+        made = next((n for n in walk(own[0].value) if isinstance(n, gast.Call) and (
+            n is call or (getattr(n, "lineno", None), getattr(n, "col_offset", None)) == (
+                line, col))), None)
+        inside = {id(n) for n in walk(made)} if made is not None else set()
+        if made is None or any(isinstance(n, gast.Name) and n.id in names and id(n) not in inside
+                               for n in walk(own[0].value)):
+            return {}
         kept = {name: set() for name in names}
         for stmt in walk(self.func):
             if not isinstance(stmt, gast.Assign) or not isinstance(stmt.value, gast.Call):

@@ -105,6 +105,21 @@ def test_another_name_for_the_old_array_is_still_refused_with_the_operator():
     assert info.value.lineno and "'g *= ...'" in info.value.message, info.value.message
 
 
+def old_array_read_in_the_same_statement(w):  # the second g is the halved old array
+    g = w * 2.0
+    g = clip_(g, 0.5) + g
+    return np.sum(g * w)
+
+
+def test_the_old_name_read_after_the_call_in_its_own_statement_is_refused():
+    """Found by review: ``g = clip_(g, 0.5) + g`` was taken for ``g = clip_(g, 0.5)``
+    (the BinOp starts where the call does), the second ``g`` read as the result:
+    19.77 for 13.18, no error."""
+    with pytest.raises(SrcGradError) as info:
+        srcgrad.value_and_grad(old_array_read_in_the_same_statement)(W.copy())
+    assert info.value.lineno
+
+
 def test_autograd_agrees():
     autograd = pytest.importorskip("autograd")
     anp = pytest.importorskip("autograd.numpy")
