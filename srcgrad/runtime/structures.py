@@ -552,6 +552,13 @@ def star_items(value, count: int, name: str, star: str, where=None) -> None:
         Traceback (most recent call last):
         TypeError: Pair() takes 2 items from *p here, but p holds 3 (f.py, line 3, column 8)
     """
+    if not isinstance(value, (list, tuple, np.ndarray)):
+        # a dict or set: Python's *q runs over its keys, srcgrad's q[0], q[1] would not
+        raise error_at("UnsupportedSyntaxError", (
+            f"{name}(*{star}) with {star} a {type(value).__name__}: srcgrad takes the items "
+            f"of *{star} by position ({star}[0], {star}[1], ...), which a "
+            f"{type(value).__name__} does not give; pass a tuple or list "
+            f"({name}(*tuple({star})))"), where)
     n = len(value)
     if n == count:
         return

@@ -180,3 +180,17 @@ def test_autograd_agrees():
                  rtol=1e-12, what="autograd, x")
     ours, theirs = srcgrad.grad(loop_item)(PS, X), autograd.grad(plain)(PS, X)
     assert_close(_leaves(ours), _leaves(theirs), rtol=1e-12, what="autograd, ps")
+
+
+def from_a_mapping(x, q):
+    p = Pair(*q)  # Python's *q runs over a dict's keys
+    return x[0] * len(p[0]) + x[1]
+
+
+@pytest.mark.parametrize("q", [{"ab": 1.0, "c": 2.0}, {"ab", "c"}], ids=["dict", "set"])
+def test_star_of_a_dict_or_set_refused_located(q):
+    """Found by review: *q spelt q[0], q[1] raised a raw KeyError (a dict) or
+    TypeError (a set) inside the generated code; refused, located, saying what to pass."""
+    with pytest.raises(srcgrad.UnsupportedSyntaxError, match="by position") as info:
+        srcgrad.value_and_grad(from_a_mapping)(np.array([0.7, 1.3]), q)
+    assert info.value.lineno
