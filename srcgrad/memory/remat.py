@@ -52,7 +52,7 @@ sweep.  Tested by tests/memory/test_memory_soundness.py (``view_updated_after``,
         d_t3 = grad_seed(t3)
         d_t2 = unreduced(d_t3, x)  # t2 has the shape of x
         t1 = np.sin(x)  # recompute: t1
-        t2 = np.exp(t1)  # recompute: t2
+        t2 = into_operand(np.exp, t1)  # recompute: t2
         d_x = into_first(np.multiply, d_t2 * t2, np.cos(x))  # d_t2 * t2 * np.cos(x), written into the new array of d_t2 * t2
         return grad_like(d_x, x)
 """
