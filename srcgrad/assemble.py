@@ -105,8 +105,11 @@ class Assembler:
             raise NonDifferentiableError(
                 f"grad needs a function with a scalar output, but {program.name} returns "
                 f"a tuple; use srcgrad.vjp or srcgrad.jacobian for several outputs",
-                filename=program.filename, lineno=program.output_node.lineno,
-                col=program.output_node.col_offset)
+                filename=program.filename,
+                # a return that srcgrad's structuring made (several returns, one
+                # result) has no place of its own: the function's line then
+                lineno=getattr(program.output_node, "lineno", None) or program.node.lineno,
+                col=getattr(program.output_node, "col_offset", None))
         statements, bound = [], {}
         if isinstance(output, gast.Name):
             # grad_seed reads the output: it checks that it is a scalar, gives the

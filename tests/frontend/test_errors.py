@@ -130,3 +130,18 @@ def test_all_errors_derive_from_srcgrad_error():
     for cls in (UnsupportedSyntaxError, NonDifferentiableError, MissingRuleError,
                 srcgrad.GradcheckError):
         assert issubclass(cls, SrcGradError)
+
+
+def returns_tuples_in_two_branches(x):
+    if x[0] > 0:
+        return x * 2.0, x
+    return x, x * 3.0
+
+
+def test_tuple_from_several_returns_is_located_at_the_function():
+    """Found while profiling the compiler on random programs: the one return
+    srcgrad makes of several has no place, and the error read its line (a raw
+    AttributeError)."""
+    with pytest.raises(NonDifferentiableError, match="returns a tuple") as info:
+        srcgrad.grad(returns_tuples_in_two_branches)(np.ones(3))
+    assert info.value.lineno == inspect.getsourcelines(returns_tuples_in_two_branches)[1]
