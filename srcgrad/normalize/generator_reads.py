@@ -148,14 +148,18 @@ _VIEWS = frozenset({"values", "keys", "items"})
 
 def _in_place_writes(stmts, augmented: bool = False) -> dict:
     """Name -> first node changing it in place (``n[k] = ...``, ``n[k] += ...``,
-    ``del n[k]``, ``n.append(...)``, and with ``augmented`` ``n *= 3.0``, which
-    changes an array or list in place) in ``stmts``; rebinding ``n`` does not
-    count."""
+    ``del n[k]``, ``n.append(...)``, and with ``augmented`` ``n *= 3.0`` and a
+    ufunc's ``out=n``, which change an array or list in place) in ``stmts``;
+    rebinding ``n`` does not count."""
     found = {}
     for node in (n for s in stmts for n in walk(s)):
         root = None
+        out = next((k.value for k in node.keywords if k.arg == "out"), None) \
+            if augmented and isinstance(node, gast.Call) else None
         if augmented and isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name):
             root = node.target
+        elif isinstance(out, (gast.Name, gast.Subscript, gast.Attribute)):
+            root = out  # np.multiply(y, 3.0, out=y): y changes in place
         elif isinstance(node, (gast.Subscript, gast.Attribute)) \
                 and isinstance(node.ctx, (gast.Store, gast.Del)):
             root = node.value

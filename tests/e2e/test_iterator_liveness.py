@@ -622,13 +622,21 @@ def named_zip_of_array_shifted(x, w):
     return sum(a * b for a, b in z)
 
 
+def named_map_of_array_written_by_out(x, w):  # found by review: as y *= 3.0
+    y = x * 1.0
+    m = map(np.sin, y)
+    np.multiply(y, 3.0, out=y)
+    return sum(m) * w
+
+
 STALE = [(named_view_written, 'd["b"] = '), (named_reversed_written_in_loop, "xs[0] = "),
          (named_zip_written, "xs[1] = "), (named_map_written, "xs[0] = "),
          (named_generator_rebound, "w = w * 3.0"), (named_view_appended, "d.update"),
          (pairwise_reversed_written, "reversed(xs)"), (pairwise_dict_values_written, "d.values()"),
          (generator_of_reversed_written, "reversed(xs)"), (filter_reversed_written, "reversed(xs)"),
          (map_of_dict_values_written, "d.values()"), (named_map_of_array_scaled, "y *= 3.0"),
-         (named_enumerate_of_array_shifted, "y += 1.0"), (named_zip_of_array_shifted, "y += w")]
+         (named_enumerate_of_array_shifted, "y += 1.0"), (named_zip_of_array_shifted, "y += w"),
+         (named_map_of_array_written_by_out, "np.multiply(y, 3.0, out=y)")]
 
 
 @pytest.mark.parametrize("fn,where", STALE, ids=lambda f: getattr(f, "__name__", ""))
