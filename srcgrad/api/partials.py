@@ -42,6 +42,8 @@ def as_function(partial: functools.partial):
     if not isinstance(name, str) or not name.isidentifier():
         name = "fn"  # partial(lambda a, x: ...): a name the def can call it by
     signature = inspect.signature(partial)
+    while name in signature.parameters:  # partial(lambda w, fn: ..., 2.0): not shadowed
+        name = f"{name}_called"
     namespace = {name: fn}
     fixed = []
     for k, value in enumerate(partial.args, 1):

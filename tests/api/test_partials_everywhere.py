@@ -63,3 +63,17 @@ def test_a_partial_of_a_lambda():
     columns = [(srcgrad.grad(LAMBDA)(W + 1e-5 * e) - srcgrad.grad(LAMBDA)(W - 1e-5 * e)) / 2e-5
                for e in np.eye(3)]
     assert_close(hessian, np.array(columns).T, rtol=1e-4, atol=1e-6, what="hessian")
+
+
+SHADOWED = functools.partial(lambda w, fn: np.sum(np.sin(fn) * w), 2.0)  # noqa: E731
+
+
+def test_a_partial_whose_parameter_is_named_like_the_function():
+    """Found by review: the def written for the partial called its function by the
+    fallback name 'fn', which its own parameter 'fn' shadowed (refused in jvp as a
+    function parameter)."""
+    g = srcgrad.grad(SHADOWED)(W)
+    assert_close(g, _fd_grad(SHADOWED, W), what="grad")
+    value, tangent = srcgrad.jvp(SHADOWED, (W,), (np.ones(3),))
+    assert value == SHADOWED(W)
+    assert_close(tangent, np.sum(g), what="jvp")
