@@ -20,7 +20,12 @@ import types
 import numpy as np
 
 from ..errors import NonDifferentiableError, SrcGradError
-from ..frontend.linker import Callee, ElementClasses, element_classes, shown_callable
+from ..frontend.linker import (
+    Callee,
+    ElementClasses,
+    held_element_classes,
+    shown_callable,
+)
 from ..runtime.structures import has_differentiable_leaves
 from .partials import as_function
 
@@ -178,7 +183,7 @@ def callee_arguments(fn, wrt, args, first=0) -> tuple:
     for i, value in enumerate(args):
         if i >= len(params):
             continue
-        classes = element_classes(value) or _attribute_element_classes(value)
+        classes = held_element_classes(value)
         if classes:  # for layer in layers: layer.forward(x), one branch per class
             found.append(ElementClasses(i, params[i], classes))
         if i < first:
@@ -219,16 +224,3 @@ def functions_by_keyword(fn, args, kwargs) -> tuple:
             break
         args.append(kwargs.pop(name))
     return tuple(args), kwargs
-
-
-def _attribute_element_classes(value) -> tuple:
-    """The classes of the user objects in the lists a user object holds as
-    attributes (``model.layers``), in order of first appearance."""
-    own = getattr(value, "__dict__", None)
-    if not isinstance(own, dict) or isinstance(value, (type, types.ModuleType)) \
-            or inspect.isroutine(value):
-        return ()
-    found = {}
-    for item in own.values():
-        found.update(dict.fromkeys(element_classes(item)))
-    return tuple(found)

@@ -222,6 +222,27 @@ def element_classes(value) -> tuple:
             found[kind] = None
     return tuple(found)
 
+def held_element_classes(value, depth: int = 4) -> tuple:
+    """The classes of the user objects in the list or tuple ``value`` and in the
+    lists and tuples a user object (``value`` or one of its elements) holds as
+    attributes (``model.layers``, ``self.mods`` of a Sequential), and so on
+    ``depth`` levels down (a Sequential of Sequentials), in order of first
+    appearance: the classes whose methods code reading ``value`` may dispatch
+    on (normalize/rewrites.py ``dispatched``)."""
+    found = dict.fromkeys(element_classes(value))
+    if depth <= 0:
+        return tuple(found)
+    items = value if type(value) in (list, tuple) and len(value) <= 10_000 else (value,)
+    for item in items:
+        own = getattr(item, "__dict__", None)
+        if not isinstance(own, dict) or isinstance(item, (type, types.ModuleType)) \
+                or inspect.isroutine(item):
+            continue
+        for held in own.values():
+            found.update(dict.fromkeys(held_element_classes(held, depth - 1)))
+    return tuple(found)
+
+
 def library_path(obj):
     """``[module, name]`` for a library function (NumPy, SciPy, math, builtins)
     that its module holds under that name; None for anything else."""

@@ -69,12 +69,16 @@ function's business from there on.
 from __future__ import annotations
 
 import collections
+import contextlib
+import contextvars
+import dataclasses
 import inspect
 from dataclasses import dataclass, field
 
 import gast
 
 from ..errors import SrcGradError
+from ..frontend.linker import element_classes
 from ..frontend.parse import MISSING, parse_function, static_value
 from ..ir.syntax import source_of, updated_in_place, walk
 from .free_reads import bound_names, free_values
@@ -532,6 +536,28 @@ def call_summary(fn, binding=None):
             return binding[call.func.id]
         return base(call)
 
+    if _DISPATCH.get():  # fn's code dispatches on its own lists' classes too
+        with dispatching((*_DISPATCH.get(), *_own_classes(parsed))):
+            return _summary(parsed, resolve)
+    return _summary(parsed, resolve)
+
+
+def _own_classes(parsed) -> tuple:
+    """The classes of the user objects in the lists ``parsed`` reads from its
+    globals and closure, and the dataclasses it names: those its code also
+    dispatches on (normalize/specialise.py ``static_element_classes``)."""
+    found, local = {}, bound_names(parsed.node)
+    for node in walk(parsed.node):
+        if isinstance(node, gast.Name) and node.id not in local:
+            value = parsed.resolver.lookup(node.id)
+            found.update(dict.fromkeys(element_classes(value)))
+            if isinstance(value, type) and dataclasses.is_dataclass(value):
+                found[value] = None
+    return tuple(found)
+
+
+def _summary(parsed, resolve):
+    func = parsed.node
     params = [a.id for a in func.args.args]
     found = argument_updates(func, params, resolve, own_only=True)
     # *args, **kw: a tuple or dict holding what the caller passed (g(*args) below)
@@ -566,6 +592,37 @@ def _items_augmented(scan, kept) -> frozenset:
                      and scan.find(p) in scan.reached(name))
 
 
+#: The classes of the objects a local name called here may hold (``m(x)`` in
+#: ``for m in self.mods``), while a function given them is normalised: its
+#: code, and that of the user functions it calls (handed the same classes),
+#: calls ``m`` by its class's ``__call__`` -- one of these, or a guard raises.
+_DISPATCH: contextvars.ContextVar = contextvars.ContextVar("dispatch", default=())
+
+
+@contextlib.contextmanager
+def dispatching(classes):
+    """Within it, a call of a local name (``m(x)``) is followed into each of
+    ``classes``' ``__call__`` (the code dispatches on them, normalize/rewrites.py
+    ``dispatched``) rather than taken as updating all it passes."""
+    token = _DISPATCH.set(tuple(classes))
+    try:
+        yield
+    finally:
+        _DISPATCH.reset(token)
+
+
+def _dispatched():
+    """``[(__call__, (1, ())), ...]`` of the classes :func:`dispatching` names
+    that define a user ``__call__``: what ``m(x)`` calls, ``m`` a local."""
+    found = []
+    for cls in _DISPATCH.get():
+        call = next((k.__dict__["__call__"] for k in cls.__mro__ if "__call__" in k.__dict__),
+                    None)
+        if call is not None and user_callable(call)[0] is call:
+            found.append((call, (1, ())))
+    return found
+
+
 def _calls_passing(func, kept, scan, resolve):
     """For each call in ``func`` to a user function: ``(call, callee, pairs,
     passed)``, ``pairs`` the ``(callee's parameter, own parameter, relation)``
@@ -582,51 +639,60 @@ def _calls_passing(func, kept, scan, resolve):
             continue
         value = resolve(call)
         callee, preset = user_callable(value)
+        choices = [(callee, preset)]
         if value is MISSING and isinstance(call.func, gast.Name) \
                 and scan.key(call.func) in scan.locals \
                 and call.func.id not in scan.local_functions:
-            callee = None  # g(a): whatever g holds
+            # g(a): whatever g holds -- m(x) for m in self.mods: its classes' __call__
+            choices = _dispatched() or [(None, preset)]
         elif callee is MISSING:
             continue
-        try:
-            if callee is None:
-                raise TypeError("a function not known here")
-            if any(k.arg is None for k in call.keywords):
-                raise TypeError("arguments not known one by one")
-            keywords = {k.arg: k.value for k in call.keywords}
-            blank = gast.Constant(value=None, kind=None)
-            star = next((i for i, a in enumerate(call.args) if isinstance(a, gast.Starred)),
-                        len(call.args))
-            signature = inspect.signature(callee)
-            bound = signature.bind_partial(
-                *[blank] * preset[0], *call.args[:star],
-                **{**{k: blank for k in preset[1]}, **keywords})
-            passed = [(p, a if isinstance(a, gast.expr) else gast.Tuple(
-                elts=list(a.values() if isinstance(a, dict) else a), ctx=gast.Load()))
-                for p, a in bound.arguments.items()]
-            passed += _unmatched(signature, bound, call.args[star:])
-        except (TypeError, ValueError):
-            callee, passed = None, [(None, a) for a in [
-                *call.args, *(k.value for k in call.keywords)]]
-        pairs = []
-        for param, arg in passed:
-            for name, rel in scan.deps(arg):
-                group, below = scan.find(name), held_below(scan, name)
-                for own in kept:
-                    if scan.find(own) in scan.reached(name):
-                        # h = a[0]; g(h): a part of a, whatever g is passed
-                        relation = rel if scan.find(own) == group else (
-                            HELD if rel == HELD else PART)
-                    elif scan.find(own) in below:  # lst = [a]; g(lst)
-                        relation = HELD
-                    else:
-                        continue
-                    if (param, own, relation) not in pairs:
-                        pairs.append((param, own, relation))
-        if pairs:
-            yield call, callee, tuple(pairs), () if callee is None else \
-                passed_functions(passed, resolve, scan.local_functions, _follow(resolve)) \
-                + default_functions(callee, dict(passed))
+        for callee, preset in choices:
+            yield from _passing(call, callee, preset, kept, scan, resolve)
+
+
+def _passing(call, callee, preset, kept, scan, resolve):
+    """:func:`_calls_passing`'s entry for ``call`` calling ``callee`` (None: not
+    followed), given ``preset`` arguments before the call's own."""
+    try:
+        if callee is None:
+            raise TypeError("a function not known here")
+        if any(k.arg is None for k in call.keywords):
+            raise TypeError("arguments not known one by one")
+        keywords = {k.arg: k.value for k in call.keywords}
+        blank = gast.Constant(value=None, kind=None)
+        star = next((i for i, a in enumerate(call.args) if isinstance(a, gast.Starred)),
+                    len(call.args))
+        signature = inspect.signature(callee)
+        bound = signature.bind_partial(
+            *[blank] * preset[0], *call.args[:star],
+            **{**{k: blank for k in preset[1]}, **keywords})
+        passed = [(p, a if isinstance(a, gast.expr) else gast.Tuple(
+            elts=list(a.values() if isinstance(a, dict) else a), ctx=gast.Load()))
+            for p, a in bound.arguments.items()]
+        passed += _unmatched(signature, bound, call.args[star:])
+    except (TypeError, ValueError):
+        callee, passed = None, [(None, a) for a in [
+            *call.args, *(k.value for k in call.keywords)]]
+    pairs = []
+    for param, arg in passed:
+        for name, rel in scan.deps(arg):
+            group, below = scan.find(name), held_below(scan, name)
+            for own in kept:
+                if scan.find(own) in scan.reached(name):
+                    # h = a[0]; g(h): a part of a, whatever g is passed
+                    relation = rel if scan.find(own) == group else (
+                        HELD if rel == HELD else PART)
+                elif scan.find(own) in below:  # lst = [a]; g(lst)
+                    relation = HELD
+                else:
+                    continue
+                if (param, own, relation) not in pairs:
+                    pairs.append((param, own, relation))
+    if pairs:
+        yield call, callee, tuple(pairs), () if callee is None else \
+            passed_functions(passed, resolve, scan.local_functions, _follow(resolve)) \
+            + default_functions(callee, dict(passed))
 
 
 def _unmatched(signature, bound, rest) -> list:

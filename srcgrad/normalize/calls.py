@@ -51,7 +51,7 @@ import numpy as np
 
 from .. import ir, runtime
 from ..errors import SrcGradError
-from ..frontend.linker import Callee, is_user_function
+from ..frontend.linker import Callee, held_element_classes, is_user_function
 from ..frontend.parse import (
     MISSING,
     parse_function,
@@ -68,7 +68,12 @@ from ..ir.syntax import (
     walk,
 )
 from ..rules import registry
-from .argument_updates import augmented_parameters, call_effects, updated_arguments
+from .argument_updates import (
+    augmented_parameters,
+    call_effects,
+    dispatching,
+    updated_arguments,
+)
 from .call_updates import call_guard, deeply_updated, read_after_call
 from .inlining import returned_functions
 from .keywords import Keywords
@@ -145,6 +150,7 @@ class Calls(Selections, NamedTuples, Records, Keywords, Rewrites, Partials):
             expr, args, kwargs = self.helper_call(ir.name(name), method, args, kwargs, node)
             op = ir.Op(method, args, kwargs, node, f".{func.attr}()")
             op.receiver_type = None if static else cls
+            op.callees = self.handed_on_classes()  # for m in self.mods: m(x)
             return expr, op
         if self.is_local_pop(node):
             return self.popped(node)
@@ -223,8 +229,10 @@ class Calls(Selections, NamedTuples, Records, Keywords, Rewrites, Partials):
             result = self.inline_helper(prim, node)
             return result, ir.Op(operator.pos, [result], {}, node, prim.__name__)
         if isinstance(prim, types.MethodType) and is_user_function(prim.__func__):
-            # MODEL.run(x) -> run(MODEL, x), resolved by MODEL's class
-            self.check_caller_sees_no_update(prim.__func__, node, method=True)
+            # MODEL.run(x) -> run(MODEL, x), resolved by MODEL's class (net(x): its
+            # loop over self.mods calls their classes' __call__, dispatching)
+            with dispatching((*self.dispatch_classes, *held_element_classes(prim.__self__))):
+                self.check_caller_sees_no_update(prim.__func__, node, method=True)
             receiver = self.bound_value(prim.__self__, node)
             name = self.namer.fresh(prim.__func__.__name__)
             self.free[name] = prim.__func__
@@ -234,6 +242,7 @@ class Calls(Selections, NamedTuples, Records, Keywords, Rewrites, Partials):
                                                   node)
             op = ir.Op(prim.__func__, args, kwargs, node, f".{prim.__func__.__name__}()")
             op.receiver_type = type(prim.__self__)
+            op.callees = self.handed_on_classes(prim.__self__)  # net(x): for m in self.mods
             return expr, op
         if isinstance(prim, functools.partial):  # partial(f, a, k=v)(x) -> f(a, x, k=v)
             bound = [self.bound_value(v, node) for v in prim.args]
@@ -274,7 +283,7 @@ class Calls(Selections, NamedTuples, Records, Keywords, Rewrites, Partials):
             expr = gast.Call(func=func, args=args, keywords=keywords_of(kwargs))
         op = ir.Op(prim, args, kwargs, node, registry.display_name(prim))
         if is_user_function(prim):
-            op.callees = self.passed_functions(prim, node)
+            op.callees = self.passed_functions(prim, node) + self.handed_on_classes()
             if getattr(node, "receiver_type", None) is not None:  # Dense_class.forward(obj, x)
                 op.receiver_type = node.receiver_type
             elif self.named_tuple_receiver(node) is not None:  # helper(p), p = P(a, b)

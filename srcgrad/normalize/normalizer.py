@@ -49,6 +49,7 @@ from ..ir.naming import Namer
 from ..ir.syntax import assigned_names, is_docstring, walk
 from ..rules import registry
 from .argument_checks import unplaced_checks
+from .argument_updates import dispatching
 from .calls import Calls
 from .control import ControlFlow
 from .expressions import Expressions
@@ -152,14 +153,17 @@ class _Normalizer(Statements, Expressions, ControlFlow, Calls, Inlining, Special
         self.function_defaults()
         self.function_arguments()
         body = self.func.body
-        for i, stmt in enumerate(body):
-            if isinstance(stmt, gast.Return):
-                self.output_node = stmt.value or stmt
-                output = self.returned(stmt)
-                break
-            if i == 0 and is_docstring(stmt):
-                continue
-            self.statement(stmt)
+        # m(x) for m in self.mods: the classes the code dispatches on, which the
+        # look at what a called helper changes follows too (argument_updates.py)
+        with dispatching(self.dispatch_classes):
+            for i, stmt in enumerate(body):
+                if isinstance(stmt, gast.Return):
+                    self.output_node = stmt.value or stmt
+                    output = self.returned(stmt)
+                    break
+                if i == 0 and is_docstring(stmt):
+                    continue
+                self.statement(stmt)
         if output is None:
             output = gast.Constant(value=None, kind=None)
         self.out[:0] = unplaced_checks(self.argument_checks, self.params, self.parsed.filename)

@@ -36,7 +36,12 @@ import types
 import gast
 import numpy as np
 
-from ..frontend.linker import ElementClasses, element_classes, is_user_function
+from ..frontend.linker import (
+    ElementClasses,
+    element_classes,
+    held_element_classes,
+    is_user_function,
+)
 from ..frontend.parse import MISSING
 from ..ir.syntax import clone, load_name, source_of, walk
 from .iterators import builtin_call
@@ -97,6 +102,9 @@ class Specialisation:
         ``self.specialised`` lists them (``act=np.tanh``) for the module's header."""
         self.specialised, self.element_lists, self.passed_on = [], [], {}
         self.dispatch_classes = self.static_element_classes()
+        # the classes of the objects in the lists the call passed (or that the
+        # objects it passed hold): handed on to the user functions this one calls
+        self.received_classes = [c for c in self.callees if isinstance(c, ElementClasses)]
         params = self.param_nodes  # a position in the signature's order (calls.py)
         called = {n.func.id for n in walk(self.func) if isinstance(n, gast.Call)
                   and isinstance(n.func, gast.Name)} if self.callees else set()
@@ -134,6 +142,21 @@ class Specialisation:
                 f"{self.func.name} was differentiated for {callee!r}, the function passed "
                 f"when it was compiled: this code runs with that function only (a gradient "
                 f"made by srcgrad generates and caches code for each function passed)"))
+
+    def handed_on_classes(self, receiver=None) -> tuple:
+        """The :class:`ElementClasses` a call of a user function passes on: those
+        this function received (a loop over ``self.mods`` or a list argument in
+        the callee dispatches on them, as here), and for a method of an object
+        known when compiling (``net(x)`` with ``net`` passed, ``MODEL.run(x)``)
+        those of the objects in its lists (``self.mods`` of a Sequential)."""
+        classes = {k: None for c in self.received_classes for k in c.classes}
+        names = [c.name for c in self.received_classes]
+        if receiver is not None and held_element_classes(receiver):
+            classes.update(dict.fromkeys(held_element_classes(receiver)))
+            names.append("self")
+        if not classes:
+            return ()
+        return (ElementClasses(-1, "+".join(dict.fromkeys(names)), tuple(classes)),)
 
     def static_element_classes(self) -> dict:
         """The classes of the user objects in the lists and tuples the function
