@@ -148,14 +148,21 @@ def tangent_like(t, x):
 
 
 def _zeros_for_constants(t, x):
-    """``t`` with the zero tangent where a part of a tuple or list ``x`` has none (an
-    integer: ``v, i`` returned from a loop), as a display returned gives
+    """``t`` with the zero tangent where a part of a tuple, list or dict ``x`` has none
+    (an integer: ``v, i`` returned from a loop), as a display returned gives
     (``zero_tangent(i)``), so a caller unpacking it computes with numbers."""
     if t is None:
         return zero_tangent(x)
     if isinstance(x, (list, tuple)) and isinstance(t, (list, tuple)) and len(t) == len(x):
         parts = [_zeros_for_constants(a, b) for a, b in zip(t, x)]
         return type(t)(*parts) if is_namedtuple(t) else type(t)(parts)
+    if isinstance(x, dict) and isinstance(t, dict) and t.keys() == x.keys():
+        # {'t': t} returned, t an int step counter: a caller's loop carries it back in,
+        # and t + 1 there computes with its tangent (Adam's 1 - b1 ** t, T1 #19)
+        out = t.copy()
+        for k in t:
+            out[k] = _zeros_for_constants(t[k], x[k])
+        return out
     return t
 
 

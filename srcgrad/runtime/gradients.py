@@ -62,7 +62,7 @@ def _array_gradient(g, x):
         dtype = np.dtype(x.dtype) if np.dtype(x.dtype).kind in "fc" else np.dtype(np.float64)
     else:
         dtype = np.result_type(x) if np.issubdtype(np.result_type(x), np.inexact) \
-            else np.float64
+            else np.dtype(np.float64)  # (an int's: dtype.kind is read below)
     if (type(g) is np.ndarray and g.dtype == dtype and g.shape == np.shape(x)
             and g.flags.writeable and g.base is None):
         return g  # already a fresh array of the right kind: no copy
