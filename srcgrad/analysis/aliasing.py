@@ -165,6 +165,7 @@ def _check_aliases(program: ir.Program) -> None:
         (statements, views, elements, holders, parts, joins, loops, blocks, order,
          steady) = _structure(program, containers)
     returned = helper_results(program, statements)  # q = pack(p): may hold p's arrays
+    passed = _passed_and_held(program, statements, holders, views, containers)
     guards, refreshes, unbound_refreshed = [], {}, []
     user = user_names(program, statements)  # how the user wrote each name, for messages
     position = 0
@@ -199,7 +200,7 @@ def _check_aliases(program: ir.Program) -> None:
             x = stmt.augmented  # x += v: NumPy changes the array x referred to
             if x in scalars:
                 continue  # a number or NumPy scalar: += rebinds, nothing is shared
-        elif getattr(stmt, "item_update", (None,))[0] in containers | returned:
+        elif getattr(stmt, "item_update", (None,))[0] in containers | returned | passed:
             x = stmt.item_update[1]  # d[k] += v: the array d[k] holds, in place
         elif getattr(stmt, "item_update", None) is not None and any(
                 id(v) in elements and stmt.item_update[0] in ir.target_names(v) for v in views):
@@ -362,6 +363,32 @@ def _check_aliases(program: ir.Program) -> None:
     for stmt, other, message in guards:
         _guard(stmt, other, message, blocks, program, unbound)
     bind_at_start(program, unbound)
+
+
+def _passed_and_held(program, statements, holders, views, containers) -> set[str]:
+    """Parameters, and srcgrad's entry copies of them (``hs_1 = snapshot(hs)``),
+    whose items another container here holds -- a copy of them (``t =
+    list(hs)``, ``q |= p``) or one read from them (``ks = [hs[0]]``): a list
+    or dict passed in, whose ``hs[0] *= 3.0`` changes the
+    array that container holds too, so the update is checked as one of a
+    container built here (outside tester T2 #4, a list argument; a helper's
+    parameter).  Where the parameter is an array after all, the run-time
+    checks find nothing held and nothing else seeing it."""
+    params = set(program.params)
+    names = params | {ir.target_names(s)[0] for s in statements
+                      if isinstance(s, gast.Assign) and not ir.is_update(s)
+                      and getattr(s, "op", None) is not None
+                      and s.op.primitive in (runtime.snapshot, runtime.private_copy)
+                      and s.op.args and isinstance(s.op.args[0], gast.Name)
+                      and s.op.args[0].id in params}
+    items = {ir.target_names(v)[0]: v.op.args[0].id for v in views
+             if v.op.primitive is operator.getitem and v.op.args[0].id in names}
+    held = set()
+    for h, held_ in holders:
+        prim = getattr(getattr(h, "op", None), "primitive", None)
+        copies = copies_elements(h) or prim in (ir.CONCAT, ir.REPEAT)
+        held.update(items[n] if n in items else n for n in held_ if copies or n in items)
+    return (names & held) - containers
 
 
 def _holds_whole(other, d, holders, made, elements) -> bool:

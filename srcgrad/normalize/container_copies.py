@@ -100,9 +100,13 @@ def type_container_copies(program: ir.Program) -> None:
         prim = op.primitive
         copied = (any(prim is c for c in _COPIES) and len(op.args) == 1) or (
             prim is operator.getitem and isinstance(op.args[1], gast.Slice))
-        if copied and kind in (None, _TOP) and op.args[0].id not in arrays \
-                and set(ir.target_names(stmt)) & written and _seen_after(program, stmt):
+        if copied and kind in (None, _TOP) and op.args[0].id not in arrays and (
+                set(ir.target_names(stmt)) & written and _seen_after(program, stmt)):
             guards.append((stmt, _guard(program, stmt)))
+        elif copied and kind in (None, _TOP) and op.args[0].id not in arrays \
+                and op.args[0].id in written and _read_after(program, stmt):
+            # snap = p.copy(); p['w'] *= 0.9; ... snap['w']: the other direction
+            guards.append((stmt, _guard(program, stmt, original=True)))
         if prim is operator.getitem and kind in ("list", "tuple", "sequence") \
                 and isinstance(op.args[1], gast.Slice):
             stmt.element_copy = True  # hs[::-1]: a new list of hs's items
@@ -115,8 +119,9 @@ def type_container_copies(program: ir.Program) -> None:
                 op.primitive = tuple  # the tuple itself
         elif prim is dict and kind == "dict" and len(op.args) == 1 and not op.kwargs:
             op.primitive = ir.DICT_COPY
-        elif prim is merged and all(kinds.get(a.id) == "dict" for a in op.args
+        elif prim is merged and any(kinds.get(a.id) == "dict" for a in op.args
                                     if isinstance(a, gast.Name)):
+            # (q | p with q a dict: p is one too, or Python raises; q |= p of an argument)
             stmt.element_copy = True  # d | {'b': v}: a new dict of d's items
     for block in ir.statement_blocks(program.body):
         for stmt, guard in guards:
@@ -141,6 +146,19 @@ def _seen_after(program, copy_stmt) -> bool:
     return any(isinstance(n, gast.Name) and n.id == name for s in later for n in gast.walk(s))
 
 
+def _read_after(program, copy_stmt) -> bool:
+    """Whether the copy ``ks = hs.copy()`` makes may be read after it: by a later
+    statement or the return, or the copy made in a loop."""
+    name = ir.target_names(copy_stmt)[0]
+    if any(isinstance(s, (gast.For, gast.While)) and any(t is copy_stmt for t in gast.walk(s))
+           for s in gast.walk(gast.Module(body=program.body, type_ignores=[]))):
+        return True
+    statements = list(ir.walk_statements(program.body))
+    at = next(i for i, s in enumerate(statements) if s is copy_stmt)
+    later = [*statements[at + 1:], program.output]
+    return any(isinstance(n, gast.Name) and n.id == name for s in later for n in gast.walk(s))
+
+
 def _items_changed(program) -> set[str]:
     """Names an item of which is changed in place: ``ks[0] *= 3.0``, ``t = ks[0];
     t[1] = v`` (``ks[0][1] = v``), ``t = ks[0]; t += v`` -- not ``ks[0] = v``,
@@ -158,11 +176,12 @@ def _items_changed(program) -> set[str]:
     return names
 
 
-def _guard(program, stmt):
+def _guard(program, stmt, original=False):
     """``not_a_container(hs, message, where)`` before ``ks = hs.copy()`` where
     ``hs`` may be a list or dict the compiler cannot see as one (a helper's
-    result) and ``ks``'s items are set below: refused as the code runs if it
-    is one, where the update of an item would be lost."""
+    result, a dict argument) and ``ks``'s items are set below (``original``:
+    ``hs``'s, with ``ks`` read afterwards): refused as the code runs if it is
+    one, where the update of an item would be lost."""
     target, source = ir.target_names(stmt)[0], stmt.op.args[0].id
     node = stmt.op.node
     shown = source_of(node)
@@ -172,12 +191,20 @@ def _guard(program, stmt):
         and not node.args else (node.args[0] if getattr(node, "args", None) else None))
     if isinstance(operand, gast.expr):
         source = source_of(operand)
-    message = (f"'{target} = {shown}' copies '{source}', which is a list or dict here, and "
-               f"an item of the copy is updated below: the copy holds the same arrays, "
-               f"and srcgrad, which could not tell '{source}' was a list or dict when "
-               f"compiling, would not follow that change; make it one srcgrad can see "
-               f"('{source} = list(...)', 'dict(...)'), or set the item to a new value "
-               f"('{target}[i] = {target}[i] * ...')")
+    if original:  # snap = p.copy(); p['w'] *= 0.9; ... snap['w']
+        message = (f"'{target} = {shown}' copies '{source}', which is a list or dict here, "
+                   f"and an item of '{source}' is updated in place below while '{target}' "
+                   f"is read afterwards: the copy holds the same arrays, and srcgrad, which "
+                   f"could not tell '{source}' was a list or dict when compiling, would not "
+                   f"follow that change; set the item to a new value instead "
+                   f"('{source}[k] = {source}[k] * ...')")
+    else:
+        message = (f"'{target} = {shown}' copies '{source}', which is a list or dict here, "
+                   f"and an item of the copy is updated below: the copy holds the same "
+                   f"arrays, and srcgrad, which could not tell '{source}' was a list or dict "
+                   f"when compiling, would not follow that change; make it one srcgrad can "
+                   f"see ('{source} = list(...)', 'dict(...)'), or set the item to a new "
+                   f"value ('{target}[i] = {target}[i] * ...')")
     where = gast.Tuple(elts=[gast.Constant(value=v, kind=None) for v in (
         program.filename, getattr(node, "lineno", None), getattr(node, "col_offset", None))],
         ctx=gast.Load())
