@@ -50,6 +50,7 @@ copy of one), where Python's copy is shallow.
 from __future__ import annotations
 
 import copy
+import heapq
 import operator
 
 import gast
@@ -80,14 +81,31 @@ def type_container_copies(program: ir.Program) -> None:
     passed = set(getattr(program, "sequence_params", ()))
     kinds = {n: _TOP for n in defs if n not in program.params}
     kinds.update({n: "sequence" for n in passed if n not in defs})
-    changed = True
-    while changed:
-        changed = False
-        for name in sorted(n for n in kinds if n in defs):
-            found = {_kind(s, kinds) for s in defs[name]} - {_TOP}
-            kind = found.pop() if len(found) == 1 else (_TOP if not found else None)
-            if kind != kinds[name]:
-                kinds[name], changed = kind, True
+    # a worklist: a name is looked at again only when a name its bindings read
+    # changed kind (rounds over every name took as many rounds as the longest
+    # chain t2 = t1 + ..., t3 = t2 * ...: quadratic in the function's length);
+    # taken in name order, as the rounds took them
+    readers: dict[str, set] = {}
+    for name, stmts in defs.items():
+        for stmt in stmts:
+            op = getattr(stmt, "op", None)
+            for arg in (op.args if op is not None else ()):
+                if isinstance(arg, gast.Name):
+                    readers.setdefault(arg.id, set()).add(name)
+    pending = sorted(n for n in kinds if n in defs)
+    heapq.heapify(pending)
+    waiting = set(pending)
+    while pending:
+        name = heapq.heappop(pending)
+        waiting.discard(name)
+        found = {_kind(s, kinds) for s in defs[name]} - {_TOP}
+        kind = found.pop() if len(found) == 1 else (_TOP if not found else None)
+        if kind != kinds[name]:
+            kinds[name] = kind
+            for reader in readers.get(name, ()):
+                if reader in kinds and reader in defs and reader not in waiting:
+                    heapq.heappush(pending, reader)
+                    waiting.add(reader)
     written = _items_changed(program)
     arrays = getattr(program, "not_dicts", set())
     guards = []
