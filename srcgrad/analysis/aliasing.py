@@ -194,6 +194,8 @@ def _check_aliases(program: ir.Program) -> None:
              steady) = _structure(program, containers)
             position = next(i for i, s in enumerate(statements) if s is stmt) + 1
             continue
+        if getattr(stmt, "private_copy", False):
+            continue  # appended to a copy just made (slot_writes.element_writes)
         if ir.is_update(stmt):
             x = ir.target_names(stmt)[0]
         elif getattr(stmt, "augmented", None) is not None:
