@@ -425,6 +425,14 @@ def _message(stmt, x, other, source, user) -> str:
     expression (``d['h']``, ``W[1:]``) for a temporary."""
     shown_x = getattr(stmt, "user_target", None) or user(x)
     shown_other = user(other)
+    if getattr(stmt, "written_back", None) is not None:
+        # r = y[1:]; r[0] = v written back (y[1:] = r): the user's r, not the base
+        view, base, looped = stmt.written_back
+        view, what = user(view), "the loop's variable over" if looped else "a view of"
+        return (f"'{view}[...] = ...' changes the array '{view}', {what} '{base}', in "
+                f"place, and '{shown_other}' shares its memory and is read afterwards; "
+                f"srcgrad cannot follow that change: write into '{shown_other}' by index "
+                f"instead ({shown_other}[...] = ...)")
     node = getattr(getattr(source, "op", None), "node", None)
     if source is not None and source.op.primitive is runtime.sequence \
             and isinstance(source.op.args[0], gast.Name):

@@ -110,6 +110,10 @@ def write_back(statements, views, steady, blocks, namer, dominates, containers,
                                         ctx=gast.Store()), ir.name(old))
         back.op = ir.Op(operator.setitem, [ir.name(base), clone(index), ir.name(old)], {},
                         stmt.op.node, "element assignment")
+        # (what the alias check's message about this write says: the user's update
+        # of the view and what the view is of, not srcgrad's base t2 of for col in M.T)
+        back.written_back = (old, _user_base(base, statements, holders[1])
+                             if holders is not None else base, _source(base, statements) != base)
         gast.copy_location(back, stmt)
         branch = gast.copy_location(gast.If(test=ir.name(flag), body=[back], orelse=[]), stmt)
         at = block.index(stmt)
@@ -119,16 +123,35 @@ def write_back(statements, views, steady, blocks, namer, dominates, containers,
     return done
 
 
+def _source(base, statements) -> str:
+    """The name ``base`` stands for where srcgrad made it from another as it is
+    (``t1 = sequence(arrs)`` of ``for a in arrs``, ``t = +u``)."""
+    source, made = base, {n: s for s in statements for n in ir.assigned_by(s)}
+    while getattr(getattr(made.get(source), "op", None), "primitive", None) in (
+            runtime.sequence, operator.pos) and isinstance(made[source].op.args[0], gast.Name):
+        source = made[source].op.args[0].id
+    return source
+
+
+def _user_base(base, statements, user) -> str:
+    """How the user wrote what ``base`` holds: ``M.T`` for the ``t2`` a loop
+    ``for col in M.T`` runs over."""
+    source = _source(base, statements)
+    made = next((s for s in statements if source in ir.assigned_by(s)), None)
+    op = getattr(made, "op", None)
+    if op is not None and op.primitive is runtime.sequence and op.args \
+            and not isinstance(op.args[0], gast.Name):
+        return source_of(op.args[0])  # (t2 = sequence(M.T) in tangent code)
+    return user(source)
+
+
 def _tuple_check(base, old, view, stmt, holders, statements) -> list:
     """The keywords ``holder=base, message=..., where=...`` of the test before
     ``a[i] = v`` whose write-back ``t[k] = a`` a tuple ``t`` cannot take; the
     message in the user's names (``for a in arrs`` runs over srcgrad's
     ``t1 = sequence(arrs)`` by a counter of its own: 'an item of arrs')."""
     arrays, user, filename = holders
-    source, made = base, {n: s for s in statements for n in ir.assigned_by(s)}
-    while getattr(getattr(made.get(source), "op", None), "primitive", None) in (
-            runtime.sequence, operator.pos) and isinstance(made[source].op.args[0], gast.Name):
-        source = made[source].op.args[0].id
+    source = _source(base, statements)
     shown, name = user(source), user(old)
     index = view.op.args[1]
     line, col = (getattr(stmt.op.node, "lineno", None) or getattr(stmt, "lineno", None),
