@@ -31,6 +31,23 @@ def deeply_updated(fn) -> frozenset:
     return deep_parameters(fn)
 
 
+def read_described(read) -> str:
+    """What a refusal says the caller does with ``read``, the name read after the
+    call: ``reads 'y' (line 12)``, or, for a name the normaliser made where the
+    user wrote none (``result`` of a ``return`` on several paths), ``returns
+    a value`` -- never srcgrad's name at 'line ?'.
+
+        >>> import gast
+        >>> read_described(gast.Name(id="result", ctx=gast.Load(), annotation=None,
+        ...                          type_comment=None))
+        'returns a value'
+    """
+    line = getattr(read, "lineno", None)
+    if line is None:
+        return "returns a value"
+    return f"reads '{read.id}' (line {line})"
+
+
 def call_guard(arg, fn, param, read, filename):
     """``untouched(y, y, None, message, where)`` before ``fn(y, ...)``, whose
     ``param += v`` changes an array or list ``y`` in place (a number it
@@ -42,8 +59,8 @@ def call_guard(arg, fn, param, read, filename):
     symbol = _augmented_symbol(fn, param)
     message = (
         f"{fn.__name__}() updates its argument '{param}' in place ('{param} {symbol}= ...' on "
-        f"an array, there or in a function it passes '{param}' to), and this function reads '{read.id}' (line "
-        f"{getattr(read, 'lineno', '?')}), which shares the memory of '{shown}', after the "
+        f"an array, there or in a function it passes '{param}' to), and this function "
+        f"{read_described(read)}, which shares the memory of '{shown}', after the "
         f"call: srcgrad's code for {fn.__name__} makes a new array there, so that change "
         f"would be lost; pass a copy ({fn.__name__}({shown}.copy(), ...)) and return the "
         f"updated array")

@@ -74,7 +74,7 @@ from .argument_updates import (
     dispatching,
     updated_arguments,
 )
-from .call_updates import call_guard, deeply_updated, read_after_call
+from .call_updates import call_guard, deeply_updated, read_after_call, read_described
 from .inlining import returned_functions
 from .keywords import Keywords
 from .mutable_defaults import changed_defaults, default_message
@@ -475,8 +475,8 @@ class Calls(Selections, NamedTuples, Records, Keywords, Rewrites, Partials):
                 shown = source_of(arg)
                 raise self.error(
                     f"{fn.__name__}() updates its argument '{param}' in place, and this "
-                    f"function reads '{read.id}' (line {getattr(read, 'lineno', '?')}), "
-                    f"which shares the memory of '{shown}', after the call: srcgrad's code "
+                    f"function {read_described(read)}, which shares the memory of "
+                    f"'{shown}', after the call: srcgrad's code "
                     f"for {fn.__name__} works on a copy of what it updates, so that change "
                     f"would be lost; pass a copy ({fn.__name__}({shown}.copy(), ...)) and "
                     f"return the updated array", arg)
