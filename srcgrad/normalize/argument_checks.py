@@ -32,12 +32,24 @@ def entry_check(param, params, found, filename):
                       getattr(node, "col_offset", None)))
     call = gast.Call(func=helper_ref("unshared"), args=[
         ir.name(param), gast.Tuple(elts=[ir.name(o) for o in others], ctx=gast.Load()),
-        constant((param, *others)), gast.Constant(value=param in found.shared, kind=None),
+        constant((param, *others)), gast.Constant(value=_deep(param, found), kind=None),
         where], keywords=[])
     check = gast.copy_location(gast.Expr(value=call), node)
     check.op = ir.Op(ir.OPAQUE, [], {}, node, "statement")
     check.comment = f"{param} is updated in place below: no other argument may share it"
     return check
+
+
+def _deep(param, found) -> bool:
+    """Whether the function changes the arrays ``param`` holds, not only
+    ``param`` itself: an update through another name (``found.shared``), or
+    ``xs[k] op= v``, which changes the array ``xs[k]`` is in place before
+    storing it back -- so that another argument holding that array
+    (``f(hs, list(hs))``, ``f([h], h)``) is refused, where it read the old one
+    (outside tester T2 #4 with arguments)."""
+    return param in found.shared or any(
+        isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Subscript)
+        for node, _ in found.updates.get(param, ()))
 
 
 def entry_checks(param, params, found, filename) -> list:
