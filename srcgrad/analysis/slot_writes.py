@@ -17,6 +17,7 @@ these modules use (places, the user's names for messages).
 from __future__ import annotations
 
 import operator
+import re
 import types
 
 import gast
@@ -512,18 +513,37 @@ def location(stmt) -> tuple:
     return None, None
 
 
+#: The names srcgrad gives its temporaries (t2, t2_1), and the files of the code
+#: it generates (compiled in memory, or through the cache: tangent_f_<hash>.py).
+_GENERATED_TEMP = re.compile(r"t\d+(_\d+)?$")
+_GENERATED_FILE = re.compile(r"^<srcgrad:|(^|/)tangent_\w+_[0-9a-f]{16}\.py$")
+
+
 def user_names(program, statements):
     """``name -> how the user wrote it``: the user's variable for a renamed one,
     the expression a temporary holds, else the name itself."""
     renamed = program.namer.user_names
-    temps = {}
+    temps, made = {}, {}
+    # srcgrad's own tangent code, differentiated again (hvp): its t2 = y[1:] are
+    # srcgrad's temporaries too, shown as the expression (outside tester T2 #9)
+    generated = bool(_GENERATED_FILE.search(program.filename or ""))
     for s in statements:
         node = getattr(getattr(s, "op", None), "node", None)
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) \
                 and s.targets[0].id in program.namer.temps and isinstance(node, gast.expr):
             temps.setdefault(s.targets[0].id, node)
+        if generated and isinstance(s, gast.Assign) and not ir.is_update(s):
+            for n in ir.assigned_by(s):
+                made.setdefault(n, []).append(s.value)
 
     def user(name):
+        if generated and _GENERATED_TEMP.match(name) and made.get(name):
+            value = made[name][0]  # (its first binding: t2 = y[1:])
+            if isinstance(value, gast.Call) and isinstance(value.func, gast.Name) \
+                    and value.func.id == "sequence" and len(value.args) == 1 \
+                    and isinstance(value.args[0], gast.Name) and value.args[0].id != name:
+                return user(value.args[0].id)  # what a loop runs over: t2 = sequence(t3)
+            return source_of(value)
         if name in renamed:
             return renamed[name]
         if name in temps:
