@@ -96,6 +96,9 @@ def _load_module(path: str):
     sys.path.insert(0, str(file.parent.resolve()))
     try:
         spec.loader.exec_module(module)
+    except SyntaxError as exc:  # the user's file does not parse: say where, no traceback
+        raise UsageError(f"{exc.filename or path}:{exc.lineno}:{exc.offset or 0}: "
+                         f"syntax error: {exc.msg}") from None
     finally:
         sys.path.pop(0)
     return module

@@ -312,15 +312,22 @@ def write(path, units: list[Unit]) -> list[str]:
     text, entries = render(units)
     compile(text, str(path), "exec")  # a bug here must not leave a broken file behind
     target = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=target.parent or ".", prefix=".tmp-", suffix=".py")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=target.parent or ".", prefix=".tmp-", suffix=".py")
+    except OSError as exc:  # a missing or read-only folder: the user's path, not ours
+        raise SrcGradError(f"cannot write the exported module {path}: "
+                           f"{exc.strerror or exc} ({target.parent})") from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
         os.chmod(tmp, 0o644)
         os.replace(tmp, target)
-    except BaseException:
+    except BaseException as exc:
         if os.path.exists(tmp):
             os.unlink(tmp)
+        if isinstance(exc, OSError):  # the path a folder, the disk full
+            raise SrcGradError(f"cannot write the exported module {path}: "
+                               f"{exc.strerror or exc}") from None
         raise
     return entries
 
