@@ -232,13 +232,27 @@ def attribute_grad(g, obj, name):
     if array_attribute(obj, name):
         return array_attribute_grad(g, obj, name)
     computed = getattr(type(obj), name, None)
-    if (isinstance(computed, property) or type(computed).__name__ == "cached_property") \
-            and not is_zero(g):
-        raise _computed_attribute(type(obj), name, computed)
+    if is_computed(computed) and not is_zero(g):
+        if not holds_floats(getattr(obj, name)):  # a count, a flag: no derivative
+            return 0.0
+        raise computed_attribute(type(obj), name, computed)
     return AttributeCotangent({name: g})
 
 
-def _computed_attribute(cls, name, computed):
+def holds_floats(value) -> bool:
+    """Whether ``value`` is a float or complex number or array (what carries a
+    derivative), not an int, a flag or a shape."""
+    return isinstance(value, (float, complex, np.inexact)) or (
+        isinstance(value, np.ndarray) and value.dtype.kind in "fc")
+
+
+def is_computed(attribute) -> bool:
+    """Whether a class's ``attribute`` computes its value when read (a
+    property, a cached_property): its getter is code srcgrad did not see."""
+    return isinstance(attribute, property) or type(attribute).__name__ == "cached_property"
+
+
+def computed_attribute(cls, name, computed):
     """The error for a property read that the output depends on: its value is
     computed by a getter srcgrad did not differentiate, so the gradient of the
     attributes it reads would be silently missing."""
