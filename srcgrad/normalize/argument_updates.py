@@ -558,7 +558,8 @@ def _own_classes(parsed) -> tuple:
 
 def _summary(parsed, resolve):
     func = parsed.node
-    params = [a.id for a in func.args.args]
+    # (keyword-only parameters too: def upd(x, *, q): q *= 3.0 changes the caller's q)
+    params = [a.id for a in func.args.args + func.args.kwonlyargs]
     found = argument_updates(func, params, resolve, own_only=True)
     # *args, **kw: a tuple or dict holding what the caller passed (g(*args) below)
     params += [a.id for a in (func.args.vararg, func.args.kwarg) if a is not None]

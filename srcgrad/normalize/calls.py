@@ -446,7 +446,7 @@ class Calls(Selections, NamedTuples, Records, Keywords, Rewrites, Partials):
                 kw.arg: kw.value for kw in call.keywords if kw.arg is not None})
         except TypeError:
             return  # the call's own error comes later, located
-        for param, arg in bound.arguments.items():
+        for param, arg in _each_argument(bound):
             if param in augmented and param not in updated and isinstance(arg, gast.expr):
                 # p += v in the callee: in place on an array, decided as the code runs
                 # (g = clip_(g, c): the reads of 'g' after are of what clip_ returns)
@@ -693,6 +693,20 @@ def returned_parameter(fn, param) -> frozenset:
             return frozenset()
         found = here if found is None else found & here
     return frozenset(found or ())
+
+
+def _each_argument(bound):
+    """``(parameter, argument)`` of a call bound to its callee's signature, the
+    arguments packed into ``*args`` and ``**kw`` one by one under that name
+    (``kw['q'] *= 3.0`` in the callee changes the caller's array passed q=h)."""
+    for param, arg in bound.arguments.items():
+        kind = bound.signature.parameters[param].kind
+        if kind is inspect.Parameter.VAR_KEYWORD and isinstance(arg, dict):
+            yield from ((param, value) for value in arg.values())
+        elif kind is inspect.Parameter.VAR_POSITIONAL and isinstance(arg, tuple):
+            yield from ((param, value) for value in arg)
+        else:
+            yield param, arg
 
 
 @functools.lru_cache(maxsize=256)
