@@ -82,7 +82,48 @@ def changed_defaults(fn, passed, updated) -> list:
     except SrcGradError:
         func = None
     written = set(updated) | (written_names(func) if func is not None else set())
-    return [name for name in candidates if name in written]
+    copied = copied_first(func) if func is not None else set()
+    return [name for name in candidates if name in written and name not in copied]
+
+
+#: Calls that make a new container or array from their argument.
+_COPIERS = frozenset({"list", "dict", "set", "tuple", "copy", "deepcopy", "array"})
+
+
+def copied_first(func) -> set:
+    """The parameters ``func`` rebinds to a new copy before anything else could
+    change them (``buf = buf.copy()``, ``acc = list(acc)``, ``buf = buf * 1.0``
+    as a statement of the body itself, with no write through the name before):
+    what it changes afterwards is the copy, never the default."""
+    params = {a.id for a in func.args.args + func.args.kwonlyargs}
+    found, touched = set(), set()
+    for stmt in func.body:
+        if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
+                and isinstance(stmt.targets[0], gast.Name) \
+                and stmt.targets[0].id in params - touched and _copy_of(stmt.value,
+                                                                   stmt.targets[0].id):
+            found.add(stmt.targets[0].id)
+        touched |= written_names(stmt) | {n.id for n in walk(stmt) if isinstance(n, gast.Name)
+                                          and isinstance(n.ctx, gast.Store)}
+    return found
+
+
+def _copy_of(value, name) -> bool:
+    """Whether ``value`` is a new object made from ``name``: ``name.copy()``,
+    ``list(name)``, ``np.array(name)``, ``copy.copy(name)``, arithmetic on it."""
+    if isinstance(value, (gast.BinOp, gast.UnaryOp)):
+        return any(isinstance(n, gast.Name) and n.id == name for n in walk(value))
+    if not isinstance(value, gast.Call):
+        return False
+    func = value.func
+    called = func.id if isinstance(func, gast.Name) else func.attr \
+        if isinstance(func, gast.Attribute) else None
+    if called not in _COPIERS:
+        return False
+    if isinstance(func, gast.Attribute) and called == "copy" and not value.args:
+        return isinstance(func.value, gast.Name) and func.value.id == name  # name.copy()
+    return bool(value.args) and isinstance(value.args[0], gast.Name) \
+        and value.args[0].id == name and not any(k.arg == "copy" for k in value.keywords)
 
 
 def _root(node):
@@ -112,7 +153,7 @@ def written_names(func) -> set:
 def default_message(fn, param, default) -> str:
     """Why the call is refused, and what to write instead."""
     kind = type(default).__name__
-    article = "an" if kind[:1].lower() in "aeiou" else "a"
+    article = "an" if kind[:1].lower() in "aeiou" or kind == "ndarray" else "a"
     return (f"{fn.__name__}() changes its default argument '{param}' in place ({article} {kind} made "
             f"once, where the def runs, and shared by every call that leaves '{param}' out, "
             f"so it keeps what each call put there), and this call leaves '{param}' out: "
@@ -143,7 +184,7 @@ def default_checks(fn, func, updated, namer, free, filename) -> list:
         if name not in nodes or param.default is param.empty or not is_mutable(param.default):
             continue
         written = set(updated) | written_names(func) if written is None else written
-        if name not in written:
+        if name not in written or name in copied_first(func):
             continue
         held = namer.fresh(f"{name}_default")
         free[held] = param.default

@@ -254,3 +254,68 @@ def test_autograd_agrees_on_a_read_default():
 
     assert_close(srcgrad.grad(defaults_read)(X.copy()), autograd.grad(plain)(X),
                  what="autograd")
+
+
+# -- a default the helper copies before it changes anything: the copy changes ------------------
+# (found by review of a1c757b: refused, though the default itself is never touched)
+def _copied_array(x, buf=np.zeros(3)):
+    buf = buf.copy()
+    buf += x
+    return buf
+
+
+def _copied_list(x, acc=[]):  # noqa: B006 - the shared default is the point
+    acc = list(acc)
+    acc.append(x)
+    return acc[-1] * len(acc)
+
+
+def _rebuilt_by_arithmetic(x, buf=np.zeros(3)):
+    buf = buf * 1.0
+    buf[0] = x[1]
+    return buf
+
+
+def _changed_then_copied(x, buf=np.zeros(3)):
+    buf[0] = x[1]
+    buf = buf.copy()
+    return buf
+
+
+def _view_is_no_copy(x, buf=np.zeros(3)):
+    buf = buf[:]
+    buf += x
+    return buf
+
+
+def copies_array_default(x):
+    return np.sum(_copied_array(x) * x) + np.sum(_copied_array(x * 2.0))
+
+
+def copies_list_default(x):
+    return np.sum(_copied_list(x) * x)
+
+
+def rebuilds_default(x):
+    return np.sum(_rebuilt_by_arithmetic(x) * x)
+
+
+def changes_before_copying(x):
+    return np.sum(_changed_then_copied(x) * x)
+
+
+def copies_only_a_view(x):
+    return np.sum(_view_is_no_copy(x) * x)
+
+
+@pytest.mark.parametrize("fn", [copies_array_default, copies_list_default, rebuilds_default],
+                         ids=lambda f: f.__name__)
+def test_a_default_copied_first_is_never_changed(fn):
+    check(fn, (np.array([0.7, 1.3, 2.1]),))
+
+
+@pytest.mark.parametrize("fn", [changes_before_copying, copies_only_a_view],
+                         ids=lambda f: f.__name__)
+def test_a_change_before_the_copy_or_through_a_view_is_still_refused(fn):
+    with pytest.raises(SrcGradError, match="default argument 'buf'"):
+        srcgrad.grad(fn)(np.array([0.7, 1.3, 2.1]))
