@@ -72,13 +72,15 @@ import collections
 import contextlib
 import contextvars
 import dataclasses
+import functools
 import inspect
+import types
 from dataclasses import dataclass, field
 
 import gast
 
 from ..errors import SrcGradError
-from ..frontend.linker import element_classes
+from ..frontend.linker import element_classes, is_user_function
 from ..frontend.parse import MISSING, parse_function, static_value
 from ..ir.syntax import source_of, updated_in_place, walk
 from .free_reads import bound_names, free_values
@@ -463,14 +465,16 @@ def _unknown_pure(fn) -> tuple:
     return tuple((name, PURE) for name in names)
 
 
-def call_effects(fn, call, resolve, passed=None, receiver=False, local=None):
+def call_effects(fn, call, resolve, passed=None, receiver=False, local=None, owner=None):
     """What the call ``call`` of the user function ``fn`` may do to what it
     passes (:class:`.helper_depth.Effects`), knowing the functions it passes
     (``apply(setter, y)``: ``g(a)`` in ``apply`` is ``setter(a)``; a lambda
     or a function not known at compile time is not followed, so it counts as
     an update).  ``resolve(call)``, the caller's; ``passed``, its parameters
     holding known functions; ``receiver``, ``call`` is a method call;
-    ``local``, its local functions and lambdas by name."""
+    ``local``, its local functions and lambdas by name; ``owner``, the object
+    (or class) a method call is made on: its ``self.m(p)`` calls are followed
+    to that class's methods."""
     try:
         bound = inspect.signature(fn).bind_partial(
             *([gast.Constant(value=None, kind=None)] if receiver else []), *call.args,
@@ -486,7 +490,8 @@ def call_effects(fn, call, resolve, passed=None, receiver=False, local=None):
 
     return effects(fn, call_summary,
                    passed_functions(bound.arguments.items(), known, local, _follow(known))
-                   + default_functions(fn, bound.arguments))
+                   + default_functions(fn, bound.arguments)
+                   + _receiver_binding(fn, owner if receiver else None))
 
 
 #: The user functions being followed from a lambda (:func:`_follow`): a
@@ -530,16 +535,59 @@ def call_summary(fn, binding=None):
     base, stored = resolver_of(parsed), {n.id for n in walk(func) if isinstance(
         n, gast.Name) and isinstance(n.ctx, gast.Store)}
 
+    receiver = _receiver_parameter(fn, func)
+
     def resolve(call):  # g(a), g the parameter holding setter: setter(a)
         if isinstance(call.func, gast.Name) and call.func.id in binding \
                 and call.func.id not in stored:
             return binding[call.func.id]
+        if receiver is not None and _on_receiver(call, receiver) and receiver not in stored:
+            # self.set(p): the method of the receiver's class, where that is known
+            return _method_of(binding.get(receiver, PURE), call.func.attr)
         return base(call)
 
     if _DISPATCH.get():  # fn's code dispatches on its own lists' classes too
         with dispatching((*_DISPATCH.get(), *_own_classes(parsed))):
             return _summary(parsed, resolve)
     return _summary(parsed, resolve)
+
+
+def _receiver_parameter(fn, func):
+    """The name of ``fn``'s receiver (``self``) where ``fn`` is a method defined
+    in a class body (``Box.__call__``), else None."""
+    parts = (getattr(fn, "__qualname__", "") or "").split(".")
+    if len(parts) < 2 or parts[-2] == "<locals>" or not func.args.args:
+        return None
+    return func.args.args[0].id
+
+
+def _on_receiver(call, receiver) -> bool:
+    """``self.m(...)``: a call of an attribute of the receiver itself."""
+    return isinstance(call.func, gast.Attribute) and isinstance(call.func.value, gast.Name) \
+        and call.func.value.id == receiver
+
+
+def _method_of(owner, name):
+    """What ``self.name(...)`` calls, ``owner`` the receiver's object or class:
+    a bound method of its class's user function, followed like any call
+    (``def __call__(self, p): return self.set(p)`` changes ``p`` as ``set``
+    does); MISSING for what is no user method (a field holding an array or a
+    NumPy function), and where the receiver is not known here
+    (:data:`.helper_depth.PURE`): the caller's own look, which knows it,
+    follows the call (:func:`call_effects`, given ``owner``)."""
+    if owner is PURE:
+        return MISSING
+    cls = owner if isinstance(owner, type) else type(owner)
+    found = inspect.getattr_static(cls, name, None)
+    if not isinstance(owner, type):
+        field = inspect.getattr_static(owner, name, None)
+        if field is not None and field is not found:
+            return MISSING if not callable(field) else field  # an instance's own field
+    if isinstance(found, (staticmethod, classmethod)):
+        return getattr(owner, name, MISSING)
+    if isinstance(found, types.FunctionType):
+        return types.MethodType(found, owner) if is_user_function(found) else MISSING
+    return MISSING
 
 
 def _own_classes(parsed) -> tuple:
@@ -613,14 +661,14 @@ def dispatching(classes):
 
 
 def _dispatched():
-    """``[(__call__, (1, ())), ...]`` of the classes :func:`dispatching` names
-    that define a user ``__call__``: what ``m(x)`` calls, ``m`` a local."""
+    """``[((__call__, (1, ())), cls), ...]`` of the classes :func:`dispatching`
+    names that define a user ``__call__``: what ``m(x)`` calls, ``m`` a local."""
     found = []
     for cls in _DISPATCH.get():
         call = next((k.__dict__["__call__"] for k in cls.__mro__ if "__call__" in k.__dict__),
                     None)
         if call is not None and user_callable(call)[0] is call:
-            found.append((call, (1, ())))
+            found.append(((call, (1, ())), cls))
     return found
 
 
@@ -640,21 +688,45 @@ def _calls_passing(func, kept, scan, resolve):
             continue
         value = resolve(call)
         callee, preset = user_callable(value)
-        choices = [(callee, preset)]
+        choices = [(callee, preset, _receiver_of(value))]
         if value is MISSING and isinstance(call.func, gast.Name) \
                 and scan.key(call.func) in scan.locals \
                 and call.func.id not in scan.local_functions:
             # g(a): whatever g holds -- m(x) for m in self.mods: its classes' __call__
-            choices = _dispatched() or [(None, preset)]
+            choices = [(*c, cls) for c, cls in _dispatched()] \
+                or [(None, preset, None)]
         elif callee is MISSING:
             continue
-        for callee, preset in choices:
-            yield from _passing(call, callee, preset, kept, scan, resolve)
+        for callee, preset, owner in choices:
+            yield from _passing(call, callee, preset, kept, scan, resolve, owner)
 
 
-def _passing(call, callee, preset, kept, scan, resolve):
+def _receiver_of(value):
+    """The object a call of ``value`` passes as the receiver (``self``) of its
+    code: a bound method's, or a callable object's own; else None."""
+    if isinstance(value, types.MethodType):
+        return value.__self__
+    if value is MISSING or value is PURE or isinstance(
+            value, (type, types.FunctionType, functools.partial)):
+        return None
+    return value
+
+
+def _receiver_binding(callee, owner) -> tuple:
+    """``((self, owner),)``: the callee's receiver parameter paired with the
+    object (or class) it is called on, so that its ``self.m(p)`` calls are
+    followed to ``owner``'s methods (:func:`_method_of`)."""
+    if owner is None or callee is None:
+        return ()
+    names = callee.__code__.co_varnames[:1] if getattr(callee, "__code__", None) \
+        and callee.__code__.co_argcount else ()
+    return tuple((name, owner) for name in names)
+
+
+def _passing(call, callee, preset, kept, scan, resolve, owner=None):
     """:func:`_calls_passing`'s entry for ``call`` calling ``callee`` (None: not
-    followed), given ``preset`` arguments before the call's own."""
+    followed), given ``preset`` arguments before the call's own; ``owner``, the
+    object (or class) it is called on, where it is a method."""
     try:
         if callee is None:
             raise TypeError("a function not known here")
@@ -693,7 +765,7 @@ def _passing(call, callee, preset, kept, scan, resolve):
     if pairs:
         yield call, callee, tuple(pairs), () if callee is None else \
             passed_functions(passed, resolve, scan.local_functions, _follow(resolve)) \
-            + default_functions(callee, dict(passed))
+            + default_functions(callee, dict(passed)) + _receiver_binding(callee, owner)
 
 
 def _unmatched(signature, bound, rest) -> list:

@@ -139,7 +139,7 @@ class Calls(Selections, NamedTuples, Records, Keywords, Rewrites, Partials):
             cls = self.class_of(func.value)
             binding = inspect.getattr_static(cls, func.attr, None)
             static = isinstance(binding, staticmethod)
-            self.check_caller_sees_no_update(method, node, method=not static)
+            self.check_caller_sees_no_update(method, node, method=not static, owner=cls)
             # self.m(x) for a @staticmethod m: m(x); for a @classmethod: m(type(self), x)
             receiver = [] if static else [self.bound_value(cls, func)] \
                 if isinstance(binding, classmethod) else [self.literal(func.value)]
@@ -232,7 +232,8 @@ class Calls(Selections, NamedTuples, Records, Keywords, Rewrites, Partials):
             # MODEL.run(x) -> run(MODEL, x), resolved by MODEL's class (net(x): its
             # loop over self.mods calls their classes' __call__, dispatching)
             with dispatching((*self.dispatch_classes, *held_element_classes(prim.__self__))):
-                self.check_caller_sees_no_update(prim.__func__, node, method=True)
+                self.check_caller_sees_no_update(prim.__func__, node, method=True,
+                                                 owner=prim.__self__)
             receiver = self.bound_value(prim.__self__, node)
             name = self.namer.fresh(prim.__func__.__name__)
             self.free[name] = prim.__func__
@@ -423,7 +424,7 @@ class Calls(Selections, NamedTuples, Records, Keywords, Rewrites, Partials):
             keywords=[gast.keyword(arg=kw.arg, value=hoisted(kw.value))
                       for kw in call.keywords]), call)
 
-    def check_caller_sees_no_update(self, fn, call, method=False):
+    def check_caller_sees_no_update(self, fn, call, method=False, owner=None):
         """Refuse ``helper(t, x)`` where ``helper`` writes into ``t`` in place
         (``t[0] = v``, ``t.append(v)``) and this function reads ``t`` (or a name
         for the same array) again: Python shows the caller the change, while the
@@ -432,7 +433,8 @@ class Calls(Selections, NamedTuples, Records, Keywords, Rewrites, Partials):
         buffer passed only to be filled (``fill(buf, x)`` and ``buf`` not read
         again) is fine, and so is a callee that copies first (``t = t.copy()``)."""
         # apply(setter, y): what the functions it passes do too (call_effects)
-        passes = call_effects(fn, call, self.callee, self.passed, method, self.local_functions)
+        passes = call_effects(fn, call, self.callee, self.passed, method, self.local_functions,
+                              owner)
         # (ks = list(hs); ks[0] *= c in the callee: hs's arrays change, deep alone)
         updated = updated_parameters(fn) | passes.item | deeply_updated(fn) | passes.deep
         augmented = augmented_parameters(fn) | passes.augmented
