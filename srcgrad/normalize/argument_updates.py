@@ -424,9 +424,9 @@ def _updated_here(parsed, found) -> frozenset:
              and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)
              and not any(rel != HELD for _, rel in scan.deps(stmt.value))
              for t in stmt.targets}
-    shared = set()
+    shared, dead = set(), _after_fresh_rebinding(func, params, scan, bindings)
     for name, node, kind in scan.updates:
-        if kind != "item" or name in params:
+        if kind != "item" or name in params or id(node) in dead:
             continue
         root = name.split("[")[0]  # a synthetic part (xs[1]) stands for its root's
         if root not in params and not any(
@@ -435,6 +435,46 @@ def _updated_here(parsed, found) -> frozenset:
         reached = scan.reached(name)
         shared.update(p for p in kept if scan.find(p) in reached)
     return frozenset(found.direct | (found.shared & shared))
+
+
+def _after_fresh_rebinding(func, params, scan, bindings=None) -> set:
+    """The ids of the updates of a local name (``c[0] += x``) that run only
+    after that name is rebound to a new array: ``h, c = state; c = c * 0.9;
+    c[0] += x`` changes none of ``state``.  The scan joins every binding of a
+    name, so this looks at the order: each binding to something other than a
+    new array is followed, before the update, by a statement of the body's
+    own level binding the name to a new one holding nothing else (a branch or
+    loop around either keeps the update counted)."""
+    if bindings is None:
+        bindings = collections.defaultdict(list)
+        for node in walk(func):
+            if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Param)):
+                bindings[scan.key(node)].append(node)
+    # a new array holding nothing of another name (not ks = list(hs): its items
+    # are hs's arrays, and ks[0] *= 3.0 changes them)
+    fresh = {id(t) for stmt in walk(func) if isinstance(stmt, gast.Assign)
+             and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)
+             and not scan.deps(stmt.value) for t in stmt.targets}
+    top = {}
+    for i, stmt in enumerate(func.body):
+        for node in walk(stmt):
+            top.setdefault(id(node), i)
+    level = {}  # name -> the indices of the body's own statements binding it anew
+    for i, stmt in enumerate(func.body):
+        if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
+                and id(stmt.targets[0]) in fresh:
+            level.setdefault(scan.key(stmt.targets[0]), []).append(i)
+    dead = set()
+    for name, node, _ in scan.updates:
+        root = name.split("[")[0]
+        if root in params or root not in level or id(node) not in top:
+            continue
+        at = top[id(node)]
+        if all(id(b) in fresh or id(b) in top and any(
+                top[id(b)] < i < at for i in level[root]) for b in bindings[root]
+                if id(b) not in top or top[id(b)] <= at):
+            dead.add(id(node))
+    return dead
 
 
 def augmented_parameters(fn) -> frozenset:
@@ -620,13 +660,16 @@ def _summary(parsed, resolve):
     augmented = frozenset(p for p in kept if any(
         kind == "augmented" and scan.find(name) == scan.find(p)
         for name, _, kind in scan.updates))
+    dead = _after_fresh_rebinding(func, params, scan)
+    shared = frozenset(p for p in found.shared if any(
+        id(node) not in dead for node, name in found.updates.get(p, ()) if name != p))
     return Summary(tuple(params), frozenset(item),
-                   frozenset(found.shared) | _items_augmented(scan, kept), augmented,
+                   shared | _items_augmented(scan, kept, dead), augmented,
                    tuple((callee, pairs, passed) for _, callee, pairs, passed
                          in _calls_passing(func, kept, scan, resolve)))
 
 
-def _items_augmented(scan, kept) -> frozenset:
+def _items_augmented(scan, kept, dead=frozenset()) -> frozenset:
     """The parameters in ``kept`` an update ``c[k] op= v`` may reach through an
     item (``ps[0] *= c``, ``zs = ps + qs; zs[1] += c``): where the item is an
     array, NumPy changes it in place -- the array the caller's list holds, and
@@ -637,6 +680,7 @@ def _items_augmented(scan, kept) -> frozenset:
     (:func:`callee_view_guards`)."""
     return frozenset(p for p in kept for name, node, kind in scan.updates
                      if kind == "augmented" and isinstance(node, gast.AugAssign)
+                     and id(node) not in dead
                      and not isinstance(node.target, gast.Name)
                      and scan.find(p) in scan.reached(name))
 

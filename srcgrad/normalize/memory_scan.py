@@ -149,10 +149,29 @@ class Scan(SequenceTyping):
                 # a test reading the argument without a call (if a[0] > 0:) cannot change it
                 return self.rebound_first(param, stmt.body) \
                     and self.rebound_first(param, stmt.orelse)
+            if self._returns_it_alone(stmt, param):
+                continue  # if n == 0: return y -- the rest runs only where it does not
             return isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
                 and isinstance(stmt.targets[0], gast.Name) and stmt.targets[0].id == param \
                 and not any(rel != HELD for _, rel in self.deps(stmt.value))
         return False
+
+    def _returns_it_alone(self, stmt, param) -> bool:
+        """``if n == 0: return y`` (no ``else``): a branch that returns, reading
+        ``param`` only as the bare value it returns, and a test that does not
+        read it -- it changes nothing of ``param``, and the statements after it
+        run only where it is not taken (a recursive helper's base case)."""
+        if not isinstance(stmt, gast.If) or stmt.orelse or not stmt.body \
+                or not isinstance(stmt.body[-1], gast.Return):
+            return False
+        if any(isinstance(n, gast.Name) and self.key(n) == param for n in walk(stmt.test)):
+            return False
+        for inner in stmt.body:
+            reads = any(isinstance(n, gast.Name) and self.key(n) == param for n in walk(inner))
+            if reads and not (isinstance(inner, gast.Return) and isinstance(
+                    inner.value, gast.Name) and self.key(inner.value) == param):
+                return False
+        return True
 
     def key(self, node) -> str:
         """The name a Name node stands for here: its own, or, for a local of a
