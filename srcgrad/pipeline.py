@@ -26,7 +26,7 @@ Before: the program once normalised; after: every pass.
     >>> print(source[source.index("    # Forward"):], end="")
         # Forward sweep
         # save: argument x (read by the adjoint sweep)
-        t2 = np.exp(np.sin(x))  # save: t2 (read by the adjoint of np.exp)
+        t2 = into_operand(np.exp, np.sin(x))  # save: t2 (read by the adjoint of np.exp)
         t3 = np.sum(t2)
     <BLANKLINE>
         # Adjoint sweep

@@ -430,8 +430,11 @@ def test_threaded_kernels_on_views_empty_nan_and_signed_zeros(every_call_threade
                         base[:4000].reshape(40, 100)[:, ::2]):
                 threaded = g(arg)
                 _same(threaded, want(arg))
-                numba_threads.THREADS_FROM = 2 ** 62  # the serial kernels: NaNs' signs too
-                _same(threaded, g(arg), nan_signs=True)
+                # the serial kernels: the same bits but for a NaN's sign -- with numba 0.68 /
+                # llvmlite 0.50 the parallel twin of poly's adjoint, vectorised otherwise,
+                # passes on the other operand's NaN at inf * 0 (a sign NumPy leaves open too)
+                numba_threads.THREADS_FROM = 2 ** 62
+                _same(threaded, g(arg))
                 numba_threads.THREADS_FROM = 1
         assert twins_ran(g), f.__name__
 
