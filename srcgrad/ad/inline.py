@@ -423,52 +423,47 @@ def missing_rule(program, op: ir.Op, forward: bool = False) -> MissingRuleError:
     """The error for an operation a differentiated value flows into and which
     has no rule to inline (an adjoint, or with ``forward`` a tangent), at the
     user's line, saying how to give it one or to cut the flow."""
+    def at(cls, message):  # located at the user's line
+        return cls(message, filename=program.filename, lineno=getattr(op.node, "lineno", None),
+                   col=getattr(op.node, "col_offset", None))
+
     kind, register, what = (("tangent (forward-mode)", "register_jvp", "derivative")
                             if forward else ("adjoint", "register_vjp", "gradient"))
     if getattr(op.primitive, "__module__", None) == "itertools" \
             or any(op.primitive is f for f in (iter, zip, enumerate, next)):
         name = getattr(op.primitive, "__name__", "?")
-        return UnsupportedSyntaxError(
+        return at(UnsupportedSyntaxError,
             f"srcgrad cannot follow a value being differentiated through the iterator "
             f"{'itertools.' if op.primitive.__module__ == 'itertools' else ''}{name}(...): "
             f"loop over the sequence itself, by index or with zip/enumerate/"
             f"itertools.pairwise/itertools.product (which srcgrad takes apart), or index "
-            f"it by position", filename=program.filename,
-            lineno=getattr(op.node, "lineno", None), col=getattr(op.node, "col_offset", None))
+            f"it by position")
     if isinstance(op.primitive, ir.UnknownMember) and op.primitive.name == "pop":
-        return UnsupportedSyntaxError(
+        return at(UnsupportedSyntaxError,
             "srcgrad follows xs.pop() only on a list built in this function and only read, "
             "appended to and popped from (here another name, a call or a loop may see it "
-            "change): read the item and rebind the list, 'v = xs[-1]; xs = xs[:-1]'",
-            filename=program.filename, lineno=getattr(op.node, "lineno", None),
-            col=getattr(op.node, "col_offset", None))
+            "change): read the item and rebind the list, 'v = xs[-1]; xs = xs[:-1]'")
     if getattr(op, "hint", None):  # self.act(h), opt.update(w, g): a user's method
         cls, message = op.hint
-        return cls(message, filename=program.filename, lineno=getattr(op.node, "lineno", None),
-                   col=getattr(op.node, "col_offset", None))
+        return at(cls, message)
     if getattr(op.primitive, "__module__", None) == "srcgrad.api.gradient_calls":
-        return MissingRuleError(
+        return at(MissingRuleError,
             f"{describe(op)} is the derivative rule of a gradient srcgrad made, called "
             f"inside the function differentiated (dHdq = srcgrad.grad(H); ... dHdq(q)): "
             f"srcgrad differentiates such a function once, by reverse or forward mode, "
-            f"not a second time (that would be a third derivative of H)",
-            filename=program.filename, lineno=getattr(op.node, "lineno", None),
-            col=getattr(op.node, "col_offset", None))
+            f"not a second time (that would be a third derivative of H)")
     if isinstance(op.primitive, type) and not is_library_module(
             getattr(op.primitive, "__module__", "") or ""):  # Plain(w): a user's class
         name = op.primitive.__name__
-        return MissingRuleError(
+        return at(MissingRuleError,
             f"building an object of the class {name} from a value being differentiated: "
             f"srcgrad builds named tuples and dataclasses whose __init__ only stores its "
             f"fields (no __init__ of its own, no __post_init__), and cannot see what "
             f"{name}.__init__ does with its arguments; make {name} such a @dataclass, or "
             f"build it outside and pass it in (grad(f)(x, obj): its fields are then "
-            f"differentiated)", filename=program.filename,
-            lineno=getattr(op.node, "lineno", None), col=getattr(op.node, "col_offset", None))
-    return MissingRuleError(
+            f"differentiated)")
+    return at(MissingRuleError,
         f"no {kind} rule for {describe(op)}, and a value being differentiated flows into it "
         f"(register one with srcgrad.{register}, or wrap the value in "
-        f"srcgrad.stop_gradient if no {what} should flow there)",
-        filename=program.filename, lineno=getattr(op.node, "lineno", None),
-        col=getattr(op.node, "col_offset", None))
+        f"srcgrad.stop_gradient if no {what} should flow there)")
 

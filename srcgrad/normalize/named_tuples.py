@@ -216,16 +216,7 @@ class NamedTuples:
         of its fields in order; returns the call and its operation."""
         fields = cls._fields
         positional, ready = self.spread_star(node, cls)
-        if len(positional) > len(fields):
-            raise self.error(f"{cls.__name__}() takes {len(fields)} positional arguments but "
-                             f"{len(positional)} were given", node, SrcGradError)
-        given = dict(zip(fields, positional))
-        for kw in node.keywords:
-            if kw.arg not in fields or kw.arg in given:
-                what = "got multiple values for argument" if kw.arg in given \
-                    else "got an unexpected keyword argument"
-                raise self.error(f"{cls.__name__}() {what} '{kw.arg}'", kw.value, SrcGradError)
-            given[kw.arg] = kw.value
+        given = self.fields_given(cls.__name__, fields, positional, node)
         missing = [f for f in fields if f not in given and f not in cls._field_defaults]
         if missing:
             raise self.error(f"{cls.__name__}() missing required argument '{missing[0]}'",

@@ -88,21 +88,28 @@ class Records:
             raise self.error(f"{name}(*args) or {name}(**kwargs): srcgrad builds a dataclass "
                              f"from its fields named or given one by one; write "
                              f"{name}({', '.join(fields)}) with each field's value", node)
-        if len(node.args) > len(fields):
+        given = self.fields_given(name, fields, node.args, node)
+        args = [self.literal(given[f.name]) if f.name in given else self._default(cls, f, node)
+                for f in dataclasses.fields(cls)]
+        self.collect_free(node.func)
+        expr = gast.Call(func=node.func, args=args, keywords=keywords_of({}))
+        return expr, ir.Op(ir.BUILD_RECORD, args, {}, node, ir.BUILD_RECORD.label)
+
+    def fields_given(self, name, fields, positional, node) -> dict:
+        """Field name -> the argument ``name(...)`` gives it, by position then by
+        keyword, as Python binds them (a named tuple's too); Python's TypeError,
+        located, for too many, repeated or unknown ones."""
+        if len(positional) > len(fields):
             raise self.error(f"{name}() takes {len(fields)} positional arguments but "
-                             f"{len(node.args)} were given", node, SrcGradError)
-        given = dict(zip(fields, node.args))
+                             f"{len(positional)} were given", node, SrcGradError)
+        given = dict(zip(fields, positional))
         for kw in node.keywords:
             if kw.arg not in fields or kw.arg in given:
                 what = "got multiple values for argument" if kw.arg in given \
                     else "got an unexpected keyword argument"
                 raise self.error(f"{name}() {what} '{kw.arg}'", kw.value, SrcGradError)
             given[kw.arg] = kw.value
-        args = [self.literal(given[f.name]) if f.name in given else self._default(cls, f, node)
-                for f in dataclasses.fields(cls)]
-        self.collect_free(node.func)
-        expr = gast.Call(func=node.func, args=args, keywords=keywords_of({}))
-        return expr, ir.Op(ir.BUILD_RECORD, args, {}, node, ir.BUILD_RECORD.label)
+        return given
 
     def _default(self, cls, field, node):
         """The value of a field the call leaves out: its default, or a new value
