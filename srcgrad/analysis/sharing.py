@@ -31,6 +31,7 @@ from .. import ir, runtime
 from ..frontend.linker import is_user_function
 from ..frontend.parse import parse_function
 from ..normalize.normalizer import normalize
+from ..normalize.sequences import type_sequence_operators
 from ..rules import registry
 
 __all__ = ["IDENTITIES", "VIEWS", "affected_groups", "container_names", "copies_elements",
@@ -268,6 +269,7 @@ def _result_shares(fn, code) -> bool:
     another returned name (``return v, v``), or if the source cannot be read."""
     try:
         program = normalize(parse_function(fn))
+        type_sequence_operators(program)  # out + list(p): a new list of p's items
     except Exception:  # noqa: BLE001 - unreadable: assume the worst
         return True
     parent: dict[str, str] = {}
@@ -278,8 +280,22 @@ def _result_shares(fn, code) -> bool:
         return v
 
     for stmt in ir.walk_statements(program.body):
-        if not isinstance(stmt, gast.Assign) or ir.is_update(stmt) \
-                or getattr(stmt, "op", None) is None:
+        if getattr(stmt, "op", None) is None:
+            continue
+        if isinstance(stmt, gast.Expr) or ir.is_update(stmt):
+            # out['w'] = t, out.append(t): a container made here holds t from now
+            # on (a helper filling a new dict or list with its argument's arrays);
+            # out.update(p), out.setdefault(k, v): a call srcgrad does not know
+            # may store any name it reads into any other
+            first = stmt.op.args[0] if stmt.op.args else None
+            held, into = held_names(stmt), first.id if isinstance(first, gast.Name) else None
+            if stmt.op.primitive is ir.OPAQUE and isinstance(stmt, gast.Expr):
+                held = ir.names_in(stmt.value)
+                into = held[0] if held else None
+            for n in held if into is not None else ():
+                parent[find(n)] = find(into)
+            continue
+        if not isinstance(stmt, gast.Assign):
             continue
         targets = ir.target_names(stmt)
         if is_view(stmt):
