@@ -226,7 +226,9 @@ def attribute_grad(g, obj, name):
     that ``p.W`` and ``p[0]`` add up and whatever reads the tuple's cotangent by
     position -- ``eigh``'s adjoint, the gradient handed back -- finds it); an
     array's own attribute (``x.T`` where ``x`` may be an array or an object)
-    by the array's rule."""
+    by the array's rule; none for a named tuple's attribute that is no field
+    (``self.C`` with ``NT.C = 3.0`` set on the class: a constant, which a tuple's
+    cotangent has no place for)."""
     if is_namedtuple(obj) and name in obj._fields:
         return cotangent_like(obj, obj._fields.index(name), g)
     if array_attribute(obj, name):
@@ -236,6 +238,8 @@ def attribute_grad(g, obj, name):
         if not holds_floats(getattr(obj, name)):  # a count, a flag: no derivative
             return 0.0
         raise computed_attribute(type(obj), name, computed)
+    if is_namedtuple(obj):
+        return 0.0  # NT.C = 3.0 after the class: a constant of the class, no field
     return AttributeCotangent({name: g})
 
 
