@@ -85,6 +85,44 @@ def _plain(args, wrt) -> bool:
                for i in wrt)
 
 
+def _tangent_call(fn, bound, count, args, kwargs):
+    """The arguments of a call ``g(*args, *tangents)`` of jvp's generated function
+    as it takes them: ``fn``'s positional arguments, the defaults of those the
+    call leaves out (and those it gives by keyword) in their places, then the
+    ``count`` tangents -- always the last arguments, as :func:`.higher.hvp`'s
+    directions are.  Without this, ``g(x, d)`` for ``f(x, s=2.0)`` passed ``d``
+    as ``s`` and missed ``d_x``.  Calls of functions with ``*args``, ``**kw``
+    or keyword-only parameters are left as they are."""
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return args, kwargs
+    kinds = {p.kind for p in sig.parameters.values()}
+    if kinds - {inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD} \
+            or len(args) < count:
+        return args, kwargs
+    names = [p for p in sig.parameters if p in kwargs]
+    primals, tangents = args[:len(args) - count], args[len(args) - count:]
+    front = () if bound is None else (bound,)
+    try:
+        full = sig.bind(*front, *primals, **{n: kwargs[n] for n in names})
+    except TypeError as exc:
+        raise SrcGradError(f"cannot call {fn.__name__} with these arguments (its "
+                           f"positional arguments, then {count} tangent(s)): {exc}") from None
+    full.apply_defaults()
+    rest = {k: v for k, v in kwargs.items() if k not in names}
+    return (*full.args[len(front):], *tangents), rest
+
+
+def _filled(target, slow, given, defaults, *args, **kwargs):
+    """``target`` called with ``defaults`` after the first ``given`` arguments:
+    the fast path of a jvp call that leaves defaulted parameters out (one
+    giving some by keyword takes the ``slow`` path, which places them)."""
+    if kwargs:
+        return slow(*args, **kwargs)
+    return target(*args[:given], *defaults, *args[given:])
+
+
 def _function_watches(callees) -> dict:
     """What code specialised on the functions passed (``callees``) also depends
     on, beside what :attr:`Compiled.watched` holds (their closure cells and
@@ -149,6 +187,10 @@ class Transformed:
         if self._options.mode in ("grad", "value_and_grad"):  # (jvp's call adds tangents)
             check_call(self._fn, args if self._bound is None else (self._bound, *args), kwargs,
                        self._options.mode)  # a missing argument names f, not grad_f
+        given, keywords = args, bool(kwargs)
+        if self._options.mode == "jvp":  # g(x, d_x) for f(x, s=2.0): s's default filled in
+            args, kwargs = _tangent_call(self._fn, self._bound, len(self._options.wrt), args,
+                                         kwargs)
         if kwargs:  # g(fn=np.tanh, x=x): specialised as g(np.tanh, x) is
             bound = () if self._bound is None else (self._bound,)
             args, kwargs = functions_by_keyword(self._fn, (*bound, *args), kwargs)
@@ -190,7 +232,12 @@ class Transformed:
                 # globals (Compiled.watched) -- is watched like the function's own
                 self._remember(args, compiled, target, _function_watches(callees))
         elif _plain(full, options.wrt):
-            self._remember(args, compiled, target)
+            if len(given) == len(args):
+                self._remember(args, compiled, target)
+            elif not keywords:  # the same defaults are filled in for every call of these kinds
+                self._remember(given, compiled, functools.partial(
+                    _filled, target, self._call, len(given) - len(self._options.wrt),
+                    args[len(given) - len(self._options.wrt):-len(self._options.wrt)]))
         return target(*args, **kwargs)
 
     def _remember(self, args, compiled: Compiled, target, extra=None) -> None:
