@@ -66,6 +66,7 @@ from .ir.syntax import source_of, walk
 from .memory.checkpointing import checkpoint_loops, loop_policy
 from .memory.indexed_tapes import index_tapes
 from .memory.release import release_unread
+from .memory.release_read import release_read
 from .memory.remat import annotate_saves, decider, rematerialize
 from .memory.tapes import insert_pushes
 from .normalize.attribute_reads import type_attribute_reads
@@ -443,6 +444,10 @@ class Compilation:
         start = next(i for i, stmt in enumerate(f.body) if id(stmt) not in kept)
         scalars = {n for n, c in self.classes.items() if c == SCALAR}
         f.body = release_unread(f.body, start, self.program.params, scalars)
+        if self.options.backend == "numpy" and not self.options.check_finite:  # each array after its last read
+            scalars |= {d for v, d in self.sweep.adjoints.items() if v in scalars}
+            f.body = release_read(f.body, start, self.program.params, scalars,
+                                  ir.names_in(self.program.output))
 
     @compiler_pass
     def bind_functions(self):

@@ -35,17 +35,26 @@ def value_and_grad_elementwise_chain(x):
     d_t18 = unreduced(d_t19, x)  # t18 has the shape of x
     d_c = d_t18 * t17
     d_t16 = into_first(np.multiply, -(d_t18 * c), t17 ** 2)  # -(d_t18 * c) * t17 ** 2, written into the new array of -(d_t18 * c)
+    del t17, c  # read no more
     d_t14 = into_second(np.multiply, d_c, 2 * t14)  # d_c * (2 * t14), written into the new array of 2 * t14
+    del t14  # read no more
     d_b = -d_t14
     d_t11 = d_c * t12
     d_b = into_first(np.add, d_b, d_c * t11 * (1 - t12 ** 2))  # d_b += d_c * t11 * (1 - t12 ** 2), in place
+    del d_c, t11, t12  # read no more
     d_a = into_second(np.add, d_t14, d_t11 / (1 + a ** 2))  # d_t14 + d_t11 / (1 + a ** 2), written into the new array of d_t11 / (1 + a ** 2)
+    del d_t14, d_t11, a  # read no more
     d_x = into_second(np.subtract, d_t16, d_b * (t10 + 1) * 0.1)  # d_t16 - d_b * (t10 + 1) * 0.1, written into the new array of d_b * (t10 + 1) * 0.1
+    del d_t16, t10  # read no more
     d_t6 = d_b / t7
     d_x = into_first(np.subtract, d_x, d_b * t8 / t7 / (2 * t7))  # d_x -= d_b * t8 / t7 / (2 * t7), in place
+    del t7, d_b, t8  # read no more
     d_x = into_first(np.add, d_x, d_t6 / (1 + x))  # d_x += d_t6 / (1 + x), in place
+    del d_t6  # read no more
     d_x = into_first(np.subtract, d_x, d_a * t5)  # d_x -= d_a * t5, in place
+    del t5  # read no more
     d_t1 = into_second(np.multiply, d_a, t2)  # d_a * t2, written into t2's array
     d_x = into_first(np.subtract, d_x, d_a * t1 * np.sin(x))  # d_x -= d_a * t1 * np.sin(x), in place
+    del d_a, t1  # read no more
     d_x = into_first(np.add, d_x, d_t1 * np.cos(x))  # d_x += d_t1 * np.cos(x), in place
     return t19, grad_like(d_x, x)

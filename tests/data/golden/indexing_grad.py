@@ -30,17 +30,28 @@ def grad_indexing(x):
     d_t13 = grad_seed(t13)
     d_t12 = unbroadcast(d_t13, t12)
     d_e = unreduce(d_t12, e)
+    del e  # read no more
     d_d = unreduce(d_t12 * 3.0, d)
+    del d  # read no more
     d_t5 = unreduce(d_t12, t5)
+    del t5  # read no more
     d_b = unbroadcast(d_t5 * t4, b)
     d_t4 = unbroadcast(d_t5 * b, t4)
+    del t4, d_t5, b  # read no more
     d_c = getitem_grad(d_t4, c, slice(None, 5))
+    del d_t4, c  # read no more
     d_t2 = unreduced(d_t12, t2)  # a scalar: its readers broadcast it
+    del t2  # read no more
     d_a = into_second(np.multiply, d_t2, 2 * a)  # d_t2 * (2 * a), written into the new array of 2 * a
+    del a  # read no more
     d_x = getitem_grad(d_t13, x, (1, -2))
     d_x = d_x + getitem_grad(d_e, x, t1)
+    del d_e, t1  # read no more
     d_x = into_first(np.add, d_x, getitem_grad(d_d, x, ([0, 2, 2], 1)))  # d_x += getitem_grad(d_d, x, ([0, 2, 2], 1)), in place
+    del d_d  # read no more
     d_x = into_first(np.add, d_x, getitem_grad(d_c, x, (slice(None), 0)))  # d_x += getitem_grad(d_c, x, (slice(None), 0)), in place
+    del d_c  # read no more
     d_x = into_first(np.add, d_x, getitem_grad(d_b, x, -1))  # d_x += getitem_grad(d_b, x, -1), in place
+    del d_b  # read no more
     d_x = into_first(np.add, d_x, getitem_grad(d_a, x, (slice(1, 4), slice(None, None, 2))))  # d_x += getitem_grad(d_a, x, (slice(1, 4), slice(None, None, 2))), in place
     return grad_like(d_x, x)

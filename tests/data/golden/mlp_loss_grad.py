@@ -20,9 +20,14 @@ def grad_mlp_loss(W, b, x, y):
     # Adjoint sweep
     d_t5 = grad_seed(t5)
     d_t4 = unreduced(d_t5 / size_of(t4), t4)  # a scalar: its readers broadcast it
+    del t4  # read no more
     d_h = unbroadcast(d_t4 * (2 * t3), h)
+    del t3  # read no more
     d_t2 = into_second(np.multiply, d_h, 1 - h ** 2)  # d_h * (1 - h ** 2), written into the new array of 1 - h ** 2
+    del d_h, h  # read no more
     d_t1 = unbroadcast(d_t2, t1)
+    del t1  # read no more
     d_b = unbroadcast(d_t2, b)
+    del d_t2  # read no more
     d_W = matmul_grad_b(d_t1, x, W)
     return grad_like((d_W, d_b), (W, b))

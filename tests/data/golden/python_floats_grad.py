@@ -36,14 +36,19 @@ def grad_python_floats(a, b):
     d_b = into_first(np.true_divide, d_t16 * b, t16)  # d_t16 * b / t16, written into the new array of d_t16 * b
     d_d = d_t17 * t14
     d_t14 = unbroadcast(d_t17 * d, t14)
+    del d  # read no more
     d_t13 = -d_t14 * math.sin(t13)
     d_a = into_first(np.add, d_a, unbroadcast(d_t13 * b, a))  # d_a += unbroadcast(d_t13 * b, a), in place
     d_b = into_first(np.add, d_b, unbroadcast(d_t13 * a, b))  # d_b += unbroadcast(d_t13 * a, b), in place
+    del d_t13  # read no more
     d_t11 = unbroadcast(d_d, a)  # t11 has the shape of a
     d_t12 = unbroadcast(-d_d, b)  # t12 has the shape of b
+    del d_d  # read no more
     d_b = into_first(np.add, d_b, d_t12 * 2.0)  # d_b += d_t12 * 2.0, in place
+    del d_t12  # read no more
     d_t9 = unbroadcast(d_t11, t9)
     d_a = into_first(np.add, d_a, d_t11 * (3 * a ** 2))  # d_a += d_t11 * (3 * a ** 2), in place
+    del d_t11  # read no more
     d_a = into_first(np.add, d_a, d_t9 * b / (b * b + a * a))  # d_a += d_t9 * b / (b * b + a * a), in place
     d_b = into_first(np.add, d_b, -d_t9 * a / (b * b + a * a))  # d_b += -d_t9 * a / (b * b + a * a), in place
     d_c = d_t9 * (1 - t7 * t7)

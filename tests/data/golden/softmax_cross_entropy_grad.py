@@ -23,11 +23,18 @@ def grad_softmax_cross_entropy(logits, onehot):
     # Adjoint sweep
     d_t8 = grad_seed(t8)
     d_t6 = unreduce(-d_t8 / size_of(t6), t6)
+    del t6  # read no more
     d_t5 = unreduce(d_t6, t5, 1)
+    del d_t6, t5  # read no more
     d_logp = unbroadcast(d_t5 * onehot, logp)
+    del logp, d_t5  # read no more
     d_z = unbroadcast(d_logp, z)
+    del z  # read no more
     d_t4 = unbroadcast(-d_logp, t4)
+    del t4, d_logp  # read no more
     d_t2 = unreduce(d_t4 / t3, t2, 1, True)
+    del d_t4, t3  # read no more
     d_z = into_second(np.add, d_z, d_t2 * t2)  # d_z + d_t2 * t2, written into the new array of d_t2 * t2
+    del d_t2, t2  # read no more
     d_logits = unbroadcast(d_z, logits)
     return grad_like(d_logits, logits)
