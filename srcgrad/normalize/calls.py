@@ -228,6 +228,11 @@ class Calls(Selections, NamedTuples, Records, Keywords, Rewrites, Partials):
             self.check_caller_sees_no_update(prim, node)  # apply(lambda p: setter(p), y)
             result = self.inline_helper(prim, node)
             return result, ir.Op(operator.pos, [result], {}, node, prim.__name__)
+        bound = self.through_the_class(node, prim)  # Box.__call__(box, p): box.__call__(p)
+        if isinstance(bound, gast.Call):
+            return self.call(bound)
+        if bound is not None:
+            prim, node = bound
         if isinstance(prim, types.MethodType) and is_user_function(prim.__func__):
             # MODEL.run(x) -> run(MODEL, x), resolved by MODEL's class (net(x): its
             # loop over self.mods calls their classes' __call__, dispatching)

@@ -27,6 +27,7 @@ any other (``self.predict(m)``), not a container's update of ``self``.
 from __future__ import annotations
 
 import inspect
+import types
 
 import gast
 
@@ -208,6 +209,38 @@ class MethodArguments:
             f"'{name}' is an object of your own class, call its method there, or call a "
             f"module-level function taking it (def {func.attr}({name}, ...)); for a "
             f"library's method, register a rule with srcgrad.register_vjp")
+
+    def through_the_class(self, node, prim):
+        """``Box.__call__(box, p)``, a method reached through its class with the
+        object passed first, as the bound call it is: ``(box.__call__, node
+        without box)`` for a global ``box`` (the caller's look at what it
+        changes in place then follows ``self.set(p)`` inside to the method of
+        ``box``'s class, and so does the code made for it), or the call
+        ``box.__call__(p)`` for a parameter passed an object of a class where
+        that is the same method.  None for any other call, which is compiled
+        and checked as a plain function's (``self.m(...)`` inside then refused,
+        located, ``self``'s class unknown)."""
+        func = node.func
+        if not (is_user_function(prim) and isinstance(func, gast.Attribute) and node.args
+                and not isinstance(node.args[0], gast.Starred)):
+            return None
+        owner = self.callee(gast.Call(func=func.value, args=[], keywords=[]))
+        if not isinstance(owner, type) or inspect.getattr_static(owner, func.attr, None) \
+                is not prim:
+            return None  # (a staticmethod, a function stored on an object)
+        first, rest = node.args[0], node.args[1:]
+        obj = self.callee(gast.Call(func=first, args=[], keywords=[])) \
+            if isinstance(first, (gast.Name, gast.Attribute)) else None
+        if isinstance(obj, owner):
+            call = gast.Call(func=func, args=rest, keywords=node.keywords)
+            return types.MethodType(prim, obj), gast.copy_location(call, node)
+        cls = self.class_of(first)
+        if cls is not None and issubclass(cls, owner) and getattr(cls, func.attr, None) is prim:
+            method = gast.copy_location(gast.Attribute(value=first, attr=func.attr,
+                                                       ctx=gast.Load()), func)
+            return gast.copy_location(gast.Call(func=method, args=rest,
+                                                keywords=node.keywords), node)
+        return None
 
     def class_of(self, node):
         """The class of the object ``node`` names, where it is known: ``self``
