@@ -77,6 +77,7 @@ from .optimize.accumulate import accumulate_in_place
 from .optimize.bind_functions import bind_loop_functions
 from .optimize.broadcast import retarget_shape_reads
 from .optimize.dce import drop_zero_starts, eliminate_dead, propagate_copies
+from .optimize.float_returns import return_floats
 from .optimize.fold import fold_temporaries as fold_single_use
 from .optimize.hoist_products import hoist_step_products
 from .optimize.inplace_adjoint import forward_values, steady_classes, update_in_place
@@ -162,6 +163,8 @@ def passes(c: Compilation, run) -> None:
             run(c.release)            # memory/release.py
         if o.optimize and o.backend == "numpy":
             run(c.bind_functions)     # optimize/bind_functions.py
+        if o.optimize and o.backend == "numpy" and o.mode in JOINT_MODES:
+            run(c.float_returns)      # optimize/float_returns.py
         if o.check_finite:
             run(c.anomaly)            # ad/anomaly.py
     run(c.emit)                       # ir/emit.py
@@ -457,6 +460,13 @@ class Compilation:
                 return set(f.params) | {n.id for stmt in f.body for n in walk(stmt)
                                         if isinstance(n, gast.Name)}
             f.body = bind_loop_functions(f.body, names)
+
+    @compiler_pass
+    def float_returns(self):
+        """Return the gradients of Python floats as they are, without grad_like (optimize/float_returns.py)."""
+        floats = getattr(self.program, "float_params", set())
+        for f in self.functions:
+            f.body = return_floats(f.body, floats, f.params)
 
     @compiler_pass
     def anomaly(self):
