@@ -74,6 +74,9 @@ def load_np(ufunc_ref):
 class Statements(ChainedWrites):
     """Statements and assignments (mixed into the normaliser)."""
 
+    #: the parameters copied at the entry (:meth:`copy_updated_arguments`)
+    copied_params: frozenset | set = frozenset()
+
     def whole_write(self, call):
         """``(y, v, checked)`` for a call statement that overwrites every element
         of the local array ``y`` -- ``y.fill(v)``, ``np.copyto(y, v)``, a ufunc's
@@ -88,8 +91,11 @@ class Statements(ChainedWrites):
             return None
 
         def local(node):
+            # a parameter copied at the entry is the function's own array too
+            # (x.fill(v) on a row's array x: the write the adjoint undoes for x[0])
             return isinstance(node, gast.Name) and node.id in self.locals \
-                and node.id not in self.params and node.id not in self.local_functions
+                and (node.id not in self.params or node.id in self.copied_params) \
+                and node.id not in self.local_functions
 
         func = call.func
         if isinstance(func, gast.Attribute) and func.attr == "fill" and local(func.value) \
@@ -446,6 +452,7 @@ class Statements(ChainedWrites):
         updated = own_updates(self.func, self.callee) | found.direct | found.shared
         self.out.extend(default_checks(self.parsed.fn, self.func, updated, self.namer,
                                        self.free, self.parsed.filename))  # cache=[]
+        self.copied_params = set()
         for param in self.params:
             if param in updated or param in held:
                 # snapshot() copies an array, list or dict and leaves a number alone
@@ -460,6 +467,7 @@ class Statements(ChainedWrites):
                                                type_comment=None))
                 self.out[-1].comment = f"{param} is updated in place below: work on a copy"
                 self.out[-1].container_copy = param in held
+                self.copied_params.add(param)
 
     def unpack(self, target, value):
         """``a, b = value``: names bound one by one, nested targets recursively.
