@@ -428,6 +428,11 @@ S("np.linalg.slogdet", np.linalg.slogdet, "np.linalg.slogdet(x)[1]",
   call="np.linalg.slogdet(x)", x=wellcond(3))
 S("np.linalg.slogdet-batched", np.linalg.slogdet, "np.linalg.slogdet(x)[1]",
   call="np.linalg.slogdet(x)", x=wellcond(3, 2))
+# det's tangent reads the cofactors (singular matrices too), differentiated again by hvp
+S("det_cofactor", srcgrad.runtime.det_cofactor, "srcgrad.runtime.det_cofactor(x)",
+  x=wellcond(3))
+S("det_cofactor-batched", srcgrad.runtime.det_cofactor, "srcgrad.runtime.det_cofactor(x)",
+  x=wellcond(3, 2))
 
 
 # --- matrix factorisations -----------------------------------------------------------

@@ -29,7 +29,8 @@ import numpy as np
 
 from ..runtime import (
     cholesky_grad,
-    cotangent_at,
+    det_cofactor,
+    det_grad,
     eig_grad,
     eigh_grad,
     eigvals_grad,
@@ -44,6 +45,7 @@ from ..runtime import (
     outer_grads,
     pinv_grad,
     qr_grad,
+    slogdet_grad,
     solve_grads,
     svd_grad,
     tensordot_grad_a,
@@ -154,12 +156,31 @@ def solve_tangent(out, a, b, d_a, d_b):
 
 @adjoint(np.linalg.det, name="np.linalg.det")
 def det(out, d_out, a):
-    return (d_out * out)[..., None, None] * np.swapaxes(np.linalg.inv(a), -1, -2)
+    """``g det(a) inv(a)^T``; at a singular matrix the cofactors (det_grad)."""
+    return det_grad(d_out, out, a)
 
 
 @tangent(np.linalg.det, name="np.linalg.det")
 def det_tangent(out, a, d_a):
-    return out * np.trace(np.linalg.solve(a, d_a), axis1=-2, axis2=-1)
+    """``tr(adj(a) da)``: the cofactors contracted with the direction, singular
+    matrices included (``det(a) tr(inv(a) da)`` raised there)."""
+    return np.sum(det_cofactor(a) * d_a, axis=(-2, -1))
+
+
+@adjoint(det_cofactor, name="det_cofactor")
+def det_cofactor_adjoint(out, d_out, a):
+    """det's tangent differentiated again (hvp): ``C = det(a) inv(a)^T`` varies
+    as ``tr(inv da) C - inv^T da^T C``; at an invertible matrix."""
+    inv_t = np.swapaxes(np.linalg.inv(a), -1, -2)
+    trace = np.sum(d_out * out, axis=(-2, -1))
+    return trace[..., None, None] * inv_t - inv_t @ np.swapaxes(d_out, -1, -2) @ out
+
+
+@tangent(det_cofactor, name="det_cofactor")
+def det_cofactor_tangent(out, a, d_a):
+    inv = np.linalg.inv(a)
+    trace = np.trace(inv @ d_a, axis1=-2, axis2=-1)
+    return trace[..., None, None] * out - np.swapaxes(inv, -1, -2) @ np.swapaxes(d_a, -1, -2) @ out
 
 
 @adjoint(np.linalg.slogdet, name="np.linalg.slogdet")
@@ -167,8 +188,7 @@ def slogdet(out, d_out, a):
     """Multi-output: ``out`` is ``(sign, logabsdet)`` and ``d_out`` is
     ``(d_sign, d_logabsdet)``; the sign is piecewise constant, so only
     ``d_out[1]`` contributes."""
-    d_logdet = np.asarray(cotangent_at(d_out, 1), dtype=np.result_type(out[1]))
-    return d_logdet[..., None, None] * np.swapaxes(np.linalg.inv(a), -1, -2)
+    return slogdet_grad(d_out, out, a)
 
 
 @tangent(np.linalg.slogdet, name="np.linalg.slogdet")

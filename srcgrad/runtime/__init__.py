@@ -108,6 +108,9 @@ from .indexing import (
 from .inplace import into_first, into_operand, into_second, unreduced
 from .linalg import (
     cross_grads,
+    det_cofactor,
+    det_grad,
+    slogdet_grad,
     einsum_grads,
     inv_grad,
     kron_grads,
@@ -358,6 +361,9 @@ __all__ = [
     "outer_grads",
     "unpack_cotangent",
     "inv_grad",
+    "det_grad",
+    "det_cofactor",
+    "slogdet_grad",
     "solve_grads",
     "cholesky_grad",
     "eig_grad",

@@ -20,7 +20,7 @@ import numpy as np
 from .elementwise import unbroadcast
 from .errors import error_at
 from .namespaces import as_array
-from .structures import ListCotangent, no_cotangent
+from .structures import ListCotangent, cotangent_at, no_cotangent
 
 
 def _matmul_as_2d(g, a, b):
@@ -187,6 +187,61 @@ def inv_grad(g, out):
         return 0.0
     out_t = np.swapaxes(out, -1, -2)
     return -(out_t @ g @ out_t)
+
+
+def det_grad(g, out, a):
+    """Cotangent of ``a`` in ``out = np.linalg.det(a)``: ``g det(a) inv(a)^T``,
+    or ``g`` times the cofactor matrix (:func:`det_cofactor`) where a matrix
+    of the stack is singular -- the derivative exists there (the adjugate),
+    while ``inv`` raised LinAlgError (outside tester T1, session 30, #6)."""
+    if no_cotangent(g):
+        return 0.0
+    if np.all(np.asarray(out) != 0):
+        try:
+            return (g * out)[..., None, None] * np.swapaxes(np.linalg.inv(a), -1, -2)
+        except np.linalg.LinAlgError:
+            pass
+    return np.asarray(g)[..., None, None] * det_cofactor(a)
+
+
+def slogdet_grad(g, out, a):
+    """Cotangent of ``a`` in ``sign, logabsdet = np.linalg.slogdet(a)``: the sign
+    is piecewise constant, so only ``logabsdet``'s cotangent counts,
+    ``g inv(a)^T``; none where none reached it (only the sign read: ``inv``
+    raised at a singular matrix, where the sign's derivative is zero)."""
+    part = cotangent_at(g, 1)
+    if no_cotangent(part):
+        return 0.0
+    part = np.asarray(part, dtype=np.result_type(out[1]))
+    return part[..., None, None] * np.swapaxes(np.linalg.inv(a), -1, -2)
+
+
+def det_cofactor(a):
+    """The cofactor matrix of ``a`` (``adj(a)^T``, stacks too): the derivative
+    of ``np.linalg.det(a)``, which the tangent of ``det`` contracts with the
+    direction.  ``det(a) inv(a)^T`` where ``a`` is invertible; otherwise from
+    the singular value decomposition ``a = u diag(s) vh``: ``adj(a) =
+    det(u) det(vh) vh^H diag(p) u^H`` with ``p_i`` the product of the other
+    singular values (zero at rank below n - 1, as the adjugate is).
+
+        >>> det_cofactor(np.array([[1.0, 2.0], [2.0, 4.0]]))
+        array([[ 4., -2.],
+               [-2.,  1.]])
+    """
+    a = np.asarray(a)
+    out = np.linalg.det(a)
+    if np.all(out != 0):
+        try:
+            return out[..., None, None] * np.swapaxes(np.linalg.inv(a), -1, -2)
+        except np.linalg.LinAlgError:
+            pass
+    u, s, vh = np.linalg.svd(a)
+    n = s.shape[-1]
+    others = np.where(np.eye(n, dtype=bool), 1.0, s[..., None, :])  # row i: s with s_i as 1
+    p = np.prod(others, axis=-1)
+    sign = np.linalg.det(u) * np.linalg.det(vh)
+    cof = sign[..., None, None] * ((np.conj(u) * p[..., None, :]) @ np.conj(vh))
+    return np.real(cof) if not np.iscomplexobj(a) else cof
 
 
 def solve_grads(g, out, a, b):
