@@ -37,6 +37,8 @@ class Options:
     optimize: bool = True
     receiver: type | None = None  # the class of the first argument, for methods
     floats: tuple = ()           # positions of arguments known to be Python floats
+    ints: tuple = ()             # positions of arguments known to be Python ints (scalars:
+    #                              no broadcasting bookkeeping, analysis/activity.py)
     check_finite: bool = False   # anomaly mode: check each cotangent for NaN/Inf (ad/anomaly.py)
     backend: str = "numpy"       # "numba": the module compiled with numba.njit (srcgrad/backends)
     callees: tuple = ()          # functions passed as arguments: api.arguments.Callee entries

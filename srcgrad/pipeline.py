@@ -216,6 +216,8 @@ class Compilation:
                                      () if self.callee else self.options.object_classes)
         params = self.program.params
         self.program.float_params = {params[i] for i in self.floats if i < len(params)}
+        self.program.int_params = set() if self.callee else {
+            params[i] for i in self.options.ints if i < len(params)}
         # p.T, p.shape of a user object are its fields (normalize/attribute_reads.py)
         objects = set() if self.callee else {params[i] for i in self.options.objects
                                              if i < len(params)}
@@ -465,8 +467,9 @@ class Compilation:
     def float_returns(self):
         """Return the gradients of Python floats as they are, without grad_like (optimize/float_returns.py)."""
         floats = getattr(self.program, "float_params", set())
+        ints = getattr(self.program, "int_params", set())
         for f in self.functions:
-            f.body = return_floats(f.body, floats, f.params)
+            f.body = return_floats(f.body, floats, f.params, ints)
 
     @compiler_pass
     def anomaly(self):

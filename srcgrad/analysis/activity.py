@@ -216,7 +216,7 @@ def shape_classes(program: ir.Program) -> dict[str, str]:
         >>> classes["h"], classes["g"]
         ('x', 'g')
     """
-    floats = getattr(program, "float_params", set())
+    floats = _scalar_params(program)
     definitions, _ = ir.definitions(program.body)
     always_scalar = _always_scalar(program, floats)
     params = set(program.params)
@@ -360,7 +360,13 @@ def _scalar_valued(op, is_scalar, shapes=frozenset()) -> bool:
 def scalar_names(program: ir.Program) -> set[str]:
     """Variables that hold a number or NumPy scalar on every path (immutable:
     nothing else can share their memory)."""
-    return _always_scalar(program, getattr(program, "float_params", set()))
+    return _always_scalar(program, _scalar_params(program))
+
+
+def _scalar_params(program) -> set[str]:
+    """The parameters the code is specialised for as Python floats or ints:
+    numbers, whatever the function does with them."""
+    return set(getattr(program, "float_params", ())) | set(getattr(program, "int_params", ()))
 
 
 def _always_scalar(program: ir.Program, floats) -> set[str]:

@@ -268,13 +268,17 @@ class Transformed:
 
     def _specialised(self, options, kinds) -> Compiled:
         floats = tuple(i for i, k in enumerate(kinds) if k is float)
+        # Python ints (a step count, a divisor): scalars too, for the shape analysis
+        ints = tuple(i for i, k in enumerate(kinds) if k is int)
         # the user objects passed: their attributes are fields (p.T, p.shape, p.mean)
         objects = tuple(i for i, k in enumerate(kinds) if object_kind(k))
         # lists and tuples passed: ws * 2 repeats, ws + ws concatenates
         sequences = tuple(i for i, k in enumerate(kinds) if k is list or k is tuple)
-        if not floats and not objects and not sequences and options == self._options:
+        if not floats and not ints and not objects and not sequences \
+                and options == self._options:
             return self._get()
-        compiled = compile_function(self._fn, replace(options, floats=floats, objects=objects,
+        compiled = compile_function(self._fn, replace(options, floats=floats, ints=ints,
+                                                      objects=objects,
                                                       sequences=sequences,
                                                       object_classes=object_classes(kinds)))
         if objects:  # the code that ran is not _get()'s: .source and export show it

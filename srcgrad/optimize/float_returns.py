@@ -20,10 +20,11 @@ bindings is not provably one.  A binding is a float when its expression is
 * a float constant, a parameter the code is specialised for as a Python
   float (``program.float_params``: ``type(a) is float`` chose this code),
   or a name still assumed a float;
-* ``+ - * /`` of floats and int constants, at least one operand a float
-  (``float op int`` is a float; ``int / int`` is left out), unary ``-`` or
-  ``+`` of a float, ``f ** k`` with ``k`` an int constant (``f ** 0.5`` of
-  a negative float is complex);
+* ``+ - * /`` of floats and ints (int constants, and the parameters the
+  code is specialised for as Python ints where nothing rebinds them), at
+  least one operand a float (``float op int`` is a float; ``int / int`` is
+  left out), unary ``-`` or ``+`` of a float, ``f ** k`` with ``k`` an int
+  (``f ** 0.5`` of a negative float is complex);
 * a call of a function of ``math`` that returns a float for floats
   (``math.sin``, or a local bound once to it, as
   :mod:`.bind_functions` binds them; not ``math.floor``, an int);
@@ -87,19 +88,20 @@ FLOAT_MATH = frozenset({
 _ARITHMETIC = (gast.Add, gast.Sub, gast.Mult, gast.Div)
 
 
-def return_floats(body: list, floats, params=None) -> list:
+def return_floats(body: list, floats, params=None, ints=()) -> list:
     """``body`` (a function's statements) with ``return ... grad_like(G, X) ...``
     written ``return ... G ...`` where every cotangent in ``G`` and argument in
     ``X`` is provably a Python float (see the module docstring); ``floats``:
-    the parameters the code is specialised for as Python floats, ``params``
-    all of them (by default ``floats``).  The return statements are changed in
+    the parameters the code is specialised for as Python floats, ``ints``
+    those it is specialised for as Python ints, ``params`` all of them (by
+    default ``floats``).  The return statements are changed in
     place; ``body`` is returned."""
     returns = [s for s in _statements(body) if isinstance(s, gast.Return)
                and s.value is not None]
     calls = [(stmt, node) for stmt in returns for node in walk(stmt.value) if _is_grad_like(node)]
     if not calls or not floats:
         return body
-    known = python_floats(body, floats, floats if params is None else params)
+    known = python_floats(body, floats, floats if params is None else params, ints)
     for stmt, call in calls:
         pairs = _pairs(*call.args)
         if pairs is None or not all(_is_float(g, known) and _is_float(x, known)
@@ -114,11 +116,12 @@ def return_floats(body: list, floats, params=None) -> list:
     return body
 
 
-def python_floats(body: list, floats, params) -> set[str]:
+def python_floats(body: list, floats, params, ints=()) -> set[str]:
     """The names of ``body`` that hold a Python float wherever they are bound:
     the parameters ``floats`` (of all the parameters ``params``) that nothing
     rebinds otherwise, and the names all of whose bindings are floats (see the
-    module docstring)."""
+    module docstring); ``ints``: parameters that are Python ints, read as int
+    operands where nothing rebinds them."""
     bindings: dict[str, list] = {}   # name -> its bound expressions (None: not a float)
     stored: dict[str, list] = {}     # a tape -> the values stored into it
     appended = set()                 # the ids of the names read as t.append(v)'s t
@@ -157,12 +160,14 @@ def python_floats(body: list, floats, params) -> set[str]:
     candidates = {n for n, values in bindings.items() if n not in tapes and n not in params
                   and all(v is not None and v is not _LOOP for v in values)}
     candidates |= set(floats)
+    whole = {n for n in ints if n not in bindings}  # Python ints all along
     while True:
-        known_tapes = {t for t in tapes if all(_kind(v, candidates, set(), bindings, counters) == "float"
-                                               for v in stored.get(t, ()))}
+        known_tapes = {t for t in tapes
+                       if all(_kind(v, candidates, set(), bindings, counters, whole) == "float"
+                              for v in stored.get(t, ()))}
         dropped = {n for n in candidates
-                   if not all(_kind(v, candidates, known_tapes, bindings, counters) == "float"
-                              for v in bindings.get(n, ()))}
+                   if not all(_kind(v, candidates, known_tapes, bindings, counters, whole)
+                              == "float" for v in bindings.get(n, ()))}
         if not dropped:
             return candidates
         candidates -= dropped
@@ -200,17 +205,17 @@ def _range_loops(body, counter, bindings) -> bool:
                and isinstance(s.target, gast.Name))
 
 
-def _kind(node, names, tapes, bindings, counters=frozenset()):
-    """'float', 'int' (an int constant) or None for ``node``."""
+def _kind(node, names, tapes, bindings, counters=frozenset(), ints=frozenset()):
+    """'float', 'int' (an int constant or parameter ``ints``) or None for ``node``."""
     if isinstance(node, gast.Constant):
         if type(node.value) is float:
             return "float"
         return "int" if type(node.value) is int else None
     if isinstance(node, gast.Name):
-        return "float" if node.id in names else None
+        return "float" if node.id in names else "int" if node.id in ints else None
     if isinstance(node, gast.BinOp):
-        left = _kind(node.left, names, tapes, bindings, counters)
-        right = _kind(node.right, names, tapes, bindings, counters)
+        left = _kind(node.left, names, tapes, bindings, counters, ints)
+        right = _kind(node.right, names, tapes, bindings, counters, ints)
         if isinstance(node.op, _ARITHMETIC):
             return "float" if {left, right} <= {"float", "int"} and "float" in (left, right) \
                 else None
@@ -218,7 +223,7 @@ def _kind(node, names, tapes, bindings, counters=frozenset()):
             return "float"
         return None
     if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
-        return "float" if _kind(node.operand, names, tapes, bindings, counters) == "float" \
+        return "float" if _kind(node.operand, names, tapes, bindings, counters, ints) == "float" \
             else None
     if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) \
             and node.value.id in tapes and isinstance(node.slice, gast.Name) \
@@ -226,7 +231,7 @@ def _kind(node, names, tapes, bindings, counters=frozenset()):
         return "float"  # a slot of a tape of floats, read by a loop's int counter
     if isinstance(node, gast.Call) and not node.keywords and node.args \
             and not any(isinstance(a, gast.Starred) for a in node.args):
-        args = [_kind(a, names, tapes, bindings, counters) for a in node.args]
+        args = [_kind(a, names, tapes, bindings, counters, ints) for a in node.args]
         if not set(args) <= {"float", "int"}:
             return None
         if _math_function(node.func, bindings):

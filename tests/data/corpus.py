@@ -262,6 +262,13 @@ def loop_over_range(x, n):
     return s
 
 
+@case(_args(lambda rng: float(rng.uniform(0.2, 0.8)), lambda rng: 5))
+def float_loop_with_an_int(a, n):
+    for i in range(n):
+        a = a * 0.9 + math.sin(a) / n
+    return a * n
+
+
 @case(_args(_normal(5)))
 def branches(x):
     if np.sum(x) > 0:

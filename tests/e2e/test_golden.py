@@ -42,6 +42,10 @@ CASES = [
     # Python-float arguments: no broadcasting bookkeeping, no shape-only saves
     ("python_floats_grad_floats", "python_floats",
      Options(mode="grad", wrt=(0, 1), single=False, floats=(0, 1))),
+    # a Python int argument (a step count and divisor) is a scalar too: no unbroadcast,
+    # no shape-only saves, the gradient returned without grad_like
+    ("float_loop_with_an_int_grad", "float_loop_with_an_int",
+     Options(mode="grad", wrt=(0,), floats=(0,), ints=(1,))),
     # anomaly mode: a check_finite call after each adjoint statement
     ("softmax_cross_entropy_grad_check_finite", "softmax_cross_entropy",
      Options(mode="grad", wrt=(0,), check_finite=True)),

@@ -174,3 +174,66 @@ def test_only_proven_returns_change():
     body = gast.parse("d_a = a * 2.0\nd_x = x * 2.0\nreturn grad_like((d_a, d_x), (a, x))").body
     out = return_floats(body, {"a"}, ["a", "x"])
     assert show_statements(out[-1:]) == "return grad_like((d_a, d_x), (a, x))"
+
+
+# -- Python int arguments: scalars for the shape analysis (api/transforms.py _specialised) --
+
+def divided(a, n):
+    for i in range(n):
+        a = a * 0.9 + math.sin(a) / n
+    return a * n
+
+
+def int_rebound_to_an_array(a, n):   # n becomes an array: its shape matters again
+    n = np.arange(3.0) + n
+    s = 0.0
+    for i in range(3):
+        s = s + np.sum(a * n) / (i + 1)
+    return s
+
+
+def int_as_a_shape(x, n):            # an array argument; n a size and a divisor
+    s = np.zeros(n)
+    for i in range(n):
+        s = s + np.tanh(x[i] * s) / n
+    return np.sum(s * x[:n])
+
+
+def _without_ints(fn, args, wrt):
+    """The gradient of the code specialised on the floats alone (the code before ints were)."""
+    from srcgrad.api.compiled import compile_function
+    from srcgrad.options import Options
+    floats = tuple(i for i, a in enumerate(args) if type(a) is float)
+    compiled = compile_function(fn, Options(mode="grad", wrt=wrt, single=False, floats=floats))
+    return compiled.functions[0](*args)
+
+
+@pytest.mark.parametrize("fn, args, wrt", [
+    (divided, (0.4, 5), (0,)),
+    (int_rebound_to_an_array, (0.4, 2), (0,)),
+    (int_as_a_shape, (np.linspace(0.1, 0.9, 6), 4), (0,)),
+])
+def test_int_arguments_give_the_same_bits(fn, args, wrt):
+    got = srcgrad.grad(fn, wrt=wrt)(*args)
+    assert srcgrad.grad(fn, wrt=wrt, check=True)(*args) is not None  # value bit for bit
+    want = _without_ints(fn, args, wrt)
+    assert np.array_equal(got[0], want[0]) and type(got[0]) is type(want[0])
+    for policy in POLICIES:
+        again = srcgrad.grad(fn, wrt=wrt, policy=policy)(*args)
+        assert np.array_equal(again[0], want[0])
+    eps = 1e-6
+    x = args[0]
+    if type(x) is float:
+        numeric = (fn(x + eps, *args[1:]) - fn(x - eps, *args[1:])) / (2 * eps)
+        assert math.isclose(got[0], numeric, rel_tol=1e-5)
+
+
+def test_an_int_divisor_needs_no_broadcasting_bookkeeping():
+    g = srcgrad.grad(divided, wrt=0)
+    source = g._specialised(g.options, (float, int)).source
+    assert "unbroadcast" not in source and "t2_tape" not in source and "t3_tape" not in source
+    assert "    return d_a  # Python floats: the gradients as they are\n" in source
+    assert g(0.4, 5) == _without_ints(divided, (0.4, 5), (0,))[0]
+    # a bool is not an int here, nor is np.int64: those calls run the general code
+    assert "unbroadcast" in g._specialised(g.options, (float, np.int64)).source
+    assert g(0.4, np.int64(5)) == g(0.4, 5)
