@@ -121,8 +121,9 @@ def check(func: gast.FunctionDef, filename: str, *, callee: bool = False) -> Non
     binds its arguments to them when it is compiled, packing ``*args`` into one
     tuple and the extra keywords into one dict (normalize/calls.py).
     """
-    allowed = _allowed_in_context(func)
-    for node in walk(func):
+    nodes = walk(func)
+    allowed = _allowed_in_context(func, nodes)
+    for node in nodes:
         kind = type(node).__name__
         if kind in SUPPORTED or id(node) in allowed:
             continue
@@ -132,12 +133,11 @@ def check(func: gast.FunctionDef, filename: str, *, callee: bool = False) -> Non
     _check_arguments(func, filename, callee)
 
 
-def _allowed_in_context(func) -> set[int]:
+def _allowed_in_context(func, nodes) -> set[int]:
     """Nodes accepted only where they stand: ``*x`` in a call's arguments, a
     tuple or list display or an assignment target (not in an index, ``x[*i]``);
     f-strings in what a ``raise`` or an ``assert`` reports (run as written,
-    never differentiated)."""
-    nodes = walk(func)
+    never differentiated); ``nodes``: the :func:`walk` of ``func``."""
     indices = {id(n.slice) for n in nodes if isinstance(n, gast.Subscript)}
     allowed = set()
     for node in nodes:

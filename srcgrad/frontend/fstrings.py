@@ -21,13 +21,16 @@ from __future__ import annotations
 
 import gast
 
+from ..ir.syntax import walk
+
 _CONVERSIONS = {115: "!s", 114: "!r", 97: "!a"}
 
 
 def format_fstrings(func) -> None:
     """Rewrite, in place, every f-string of ``func`` outside ``raise`` and
     ``assert`` statements into a ``str.format`` call, keeping its location."""
-    _Rewriter().visit(func)
+    if any(isinstance(n, gast.JoinedStr) for n in walk(func)):  # (a walk is the cheaper)
+        _Rewriter().visit(func)
 
 
 class _Rewriter(gast.NodeTransformer):

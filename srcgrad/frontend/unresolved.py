@@ -41,7 +41,7 @@ import types
 import gast
 
 from ..errors import SrcGradError
-from ..ir.syntax import walk
+from ..ir.syntax import child_nodes, walk
 from ..runtime.errors import error_at
 
 _NESTED = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.Lambda)
@@ -103,13 +103,18 @@ def _first_missing(stmt, resolver, bound):
     return None
 
 
-def _reads(node):
-    """The nodes of ``node`` in source order, not entering nested functions."""
+def _reads(node) -> list:
+    """The nodes of ``node`` in source order, not entering nested functions (a
+    list made depth first with a stack: a recursive generator was most of the
+    parse of a long function)."""
     if isinstance(node, _NESTED):
-        return
-    yield node
-    for child in gast.iter_child_nodes(node):
-        yield from _reads(child)
+        return []
+    out, todo = [], [node]
+    while todo:
+        current = todo.pop()
+        out.append(current)
+        todo.extend(reversed([c for c in child_nodes(current) if not isinstance(c, _NESTED)]))
+    return out
 
 
 def _missing(node, resolver, bound):

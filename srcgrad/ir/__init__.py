@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import gast
 
 from .naming import Namer
-from .syntax import walk
+from .syntax import loaded_names, walk
 
 
 class Opaque:
@@ -109,12 +109,7 @@ def names_in(node) -> list[str]:
         return [] if isinstance(node.ctx, gast.Store) else [node.id]
     if kind is gast.Constant:
         return []
-    seen = {}
-    name, store = gast.Name, gast.Store
-    for sub in walk(node):
-        if isinstance(sub, name) and not isinstance(sub.ctx, store):
-            seen[sub.id] = None
-    return list(seen)
+    return loaded_names(node)
 
 
 def target_names(stmt) -> list[str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import contextlib
 
 import gast
 
@@ -101,10 +102,81 @@ def _child_fields(kind) -> tuple:
     return _CHILD_FIELDS[kind]
 
 
+def child_nodes(node) -> list:
+    """The children of ``node`` as a list: what ``gast.iter_child_nodes`` gives,
+    read from ``__dict__`` (every field: an except clause's ``name`` is a node
+    in gast, though declared a str)."""
+    out = []
+    values = node.__dict__
+    for name in node._fields:
+        value = values.get(name)
+        if value is None:
+            continue
+        if type(value) is list:
+            out.extend(v for v in value if isinstance(v, gast.AST))
+        elif isinstance(value, gast.AST):
+            out.append(value)
+    return out
+
+
+def loaded_names(node) -> list[str]:
+    """The names ``node`` loads (a Name not stored to), in order of first
+    appearance in :func:`walk`'s order: its loop with the names picked up as it
+    goes, one list, not two (the passes ask this of nearly every statement)."""
+    seen = {}
+    name, store, ast_type = gast.Name, gast.Store, gast.AST
+    todo = [node]
+    append, children = todo.append, _CHILD_FIELDS
+    for sub in todo:
+        kind = type(sub)
+        if kind is name and not isinstance(sub.ctx, store):
+            seen[sub.id] = None
+        fields = children.get(kind)
+        if fields is None:
+            fields = _child_fields(kind)
+        values = sub.__dict__
+        for f in fields:
+            value = values.get(f)
+            if value is None:
+                continue
+            if type(value) is list:
+                for v in value:
+                    if isinstance(v, ast_type):
+                        append(v)
+            elif isinstance(value, ast_type):
+                append(value)
+    return list(seen)
+
+
+#: The trees an :func:`unchanged` block holds still: id -> (tree, its walk).
+_UNCHANGED: dict = {}
+
+
+@contextlib.contextmanager
+def unchanged(tree):
+    """Within the block, :func:`walk` of ``tree`` itself returns a copy of the
+    list made on entry: for a run of analyses that each walk the whole function
+    and change none of it (the checks before normalisation walked a long
+    function a dozen times).  The block must not change ``tree``."""
+    key = id(tree)
+    if key in _UNCHANGED:  # (nested: the outer block's list holds)
+        yield
+        return
+    _UNCHANGED[key] = (tree, walk(tree))
+    try:
+        yield
+    finally:
+        del _UNCHANGED[key]
+
+
 def walk(node) -> list:
     """Every node of a gast tree, breadth first -- the order of ``gast.walk``, as a
     list built without generators (the passes walk trees often, so this skips
     the fields that hold only strings and reads the rest from ``__dict__``)."""
+    if _UNCHANGED:
+        held = _UNCHANGED.get(id(node))
+        if held is not None and held[0] is node:
+            return list(held[1])
     todo = [node]
     ast_type = gast.AST
     append, children = todo.append, _CHILD_FIELDS

@@ -74,24 +74,27 @@ import collections
 
 import gast
 
-from ..ir.syntax import clone, walk
+from ..ir.syntax import child_nodes, clone, walk
 
 
 def choose_local_functions(func) -> None:
     """Rewrite, in place, the local functions of ``func`` defined more than once,
     or chosen by a conditional expression (see the module docstring)."""
-    stored = {n.id for n in _own_nodes(func) if isinstance(n, gast.Name)
+    own = _own_nodes(func)  # (one walk: a long function's were most of the pass)
+    stored = {n.id for n in own if isinstance(n, gast.Name)
               and not isinstance(n.ctx, gast.Load)} | {
-        n.name for n in _own_nodes(func) if isinstance(n, gast.FunctionDef)}
-    definitions, other = _bindings(func, stored)
-    taken = {n.id for n in walk(func) if isinstance(n, gast.Name)} | {
-        n.name for n in walk(func) if isinstance(n, gast.FunctionDef)}
+        n.name for n in own if isinstance(n, gast.FunctionDef)}
+    definitions, other = _bindings(own, stored)
+    taken = None  # every name of the function, once a function is renamed
     params = {a.id for a in func.args.args if isinstance(a, gast.Name)}
     for name, nodes in definitions.items():
         chosen = any(isinstance(n, gast.Assign) and isinstance(n.value, gast.IfExp)
                      for n in nodes)
         if len(nodes) < 2 and not chosen or name in other or name in params:
             continue
+        if taken is None:
+            taken = {n.id for n in walk(func) if isinstance(n, gast.Name)} | {
+                n.name for n in walk(func) if isinstance(n, gast.FunctionDef)}
         loads = [n for n in walk(func) if isinstance(n, gast.Name) and n.id == name
                  and isinstance(n.ctx, gast.Load)]
         calls = [c for c in walk(func) if isinstance(c, gast.Call)
@@ -118,13 +121,13 @@ def choose_local_functions(func) -> None:
             _choose(call, name, callees)
 
 
-def _bindings(func, stored):
-    """The ``def``s and lambdas bound to each name in ``func``'s own body (not
-    in a nested function's), and the functions named there (``act = np.tanh``,
+def _bindings(own, stored):
+    """The ``def``s and lambdas bound to each name in a function's own body
+    (``own``, its nodes not in a nested function's: :func:`_own_nodes`), and the functions named there (``act = np.tanh``,
     ``act = np.tanh if c else relu``: :func:`_names_functions`); and the names
     bound any other way."""
     definitions, other = collections.defaultdict(list), set()
-    for node in _own_nodes(func):
+    for node in own:
         if isinstance(node, gast.FunctionDef):
             definitions[node.name].append(node)
         elif isinstance(node, gast.Assign) and len(node.targets) == 1 \
@@ -140,7 +143,7 @@ def _bindings(func, stored):
     for name, nodes in definitions.items():
         if any(isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Store)
                and not any(n is d.targets[0] for d in nodes if isinstance(d, gast.Assign))
-               for n in _own_nodes(func)):
+               for n in own):
             other.add(name)
     return definitions, other
 
@@ -198,19 +201,23 @@ def _load(name, node):
                                         type_comment=None), node)
 
 
-def _own_nodes(func):
-    """The nodes of ``func``'s body, not those inside a nested function or lambda
-    (their own definitions, which the nested function's own scope holds)."""
+def _own_nodes(func) -> list:
+    """The nodes of ``func``'s body in source order (depth first), not those
+    inside a nested function or lambda (their own definitions, which the nested
+    function's own scope holds)."""
+    out = []
     todo = list(reversed(func.body))
     while todo:
         node = todo.pop()
-        yield node
+        out.append(node)
         if isinstance(node, gast.Lambda):
             continue
-        children = list(gast.iter_child_nodes(node))
         if isinstance(node, gast.FunctionDef):
             children = [*node.args.defaults, *node.decorator_list]
+        else:
+            children = child_nodes(node)
         todo.extend(reversed(children))
+    return out
 
 
 def _nested(func):

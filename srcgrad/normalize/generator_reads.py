@@ -27,7 +27,7 @@ import gast
 import numpy as np
 
 from ..frontend.parse import MISSING
-from ..ir.syntax import assigned_names, source_of, walk
+from ..ir.syntax import assigned_names, source_of, unchanged, walk
 from ..rules import registry
 
 #: Methods that change their object in place (a generator reading it would see).
@@ -180,9 +180,7 @@ def _live_reads(value, callee) -> tuple[set, set] | None:
     ``value`` makes neither."""
     lazy = isinstance(value, gast.GeneratorExp) or isinstance(value, gast.Call) and (
         isinstance(value.func, gast.Attribute) and value.func.attr in _VIEWS
-        and not value.args or any(callee(value) is f for f in (reversed, zip, map, filter,
-                                                               enumerate))
-        or getattr(callee(value), "__module__", None) == "itertools")
+        and not value.args or _lazy_callee(callee(value)))
     if not lazy:
         return None
     names = {n.id for n in walk(value) if isinstance(n, gast.Name)
@@ -191,6 +189,13 @@ def _live_reads(value, callee) -> tuple[set, set] | None:
                                                                   gast.Lambda))
                 for n in walk(part) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
     return names, per_item
+
+
+def _lazy_callee(called) -> bool:
+    """Whether a call of ``called`` makes a lazy iterator (asked once per call:
+    resolving the callee is what a long function's assignments cost here)."""
+    return any(called is f for f in (reversed, zip, map, filter, enumerate)) \
+        or getattr(called, "__module__", None) == "itertools"
 
 
 def stale_named_iterator(func, callee):
@@ -270,7 +275,9 @@ class StaleIterators:
     def refuse_stale_iterators(self) -> None:
         """Refuse a lazy iterator or dict view that Python reads after a write
         into what it runs over, where srcgrad would read a copy made earlier."""
-        found = stale_named_iterator(self.func, self.callee)
+        with unchanged(self.func):  # (two walks of the function: one)
+            found = stale_named_iterator(self.func, self.callee)
+            view = stale_wrapped_view(self.func, self.callee) if found is None else None
         if found is not None:
             write, name = found
             raise self.error(
@@ -278,7 +285,6 @@ class StaleIterators:
                 f"used, after this change to what it runs over; srcgrad reads it where it is "
                 f"made: use it right away, or make it after the change (sum(d.values()) "
                 f"where the sum is needed)", write)
-        view = stale_wrapped_view(self.func, self.callee)
         if view is not None:
             raise self.error(
                 f"'{source_of(view)}' inside itertools.pairwise, map, filter or a generator "

@@ -50,11 +50,12 @@ from ..ir.syntax import clone, walk
 _SCOPES = (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
 
 
-def local_function_names(func) -> set[str]:
+def local_function_names(func, nodes=None) -> set[str]:
     """The names ``func`` binds to a function of its own: a nested ``def``, a
-    name assigned a lambda."""
-    names = {n.name for n in walk(func) if isinstance(n, gast.FunctionDef) and n is not func}
-    for node in walk(func):
+    name assigned a lambda (``nodes``: its :func:`walk`, when made already)."""
+    nodes = walk(func) if nodes is None else nodes
+    names = {n.name for n in nodes if isinstance(n, gast.FunctionDef) and n is not func}
+    for node in nodes:
         if isinstance(node, gast.Assign) and isinstance(node.value, gast.Lambda):
             names |= {t.id for t in node.targets if isinstance(t, gast.Name)}
     return names
@@ -69,10 +70,13 @@ def _calls_local(node, names) -> bool:
 def loop_tests_as_breaks(func) -> None:
     """Rewrite, in place, each ``while TEST:`` of ``func`` whose test calls a
     local function into ``while True: if not TEST: break`` (module docstring)."""
-    names = local_function_names(func)
-    if not names and not any(isinstance(n, gast.Lambda) for n in walk(func)):
+    nodes = walk(func)
+    if not any(isinstance(n, gast.While) for n in nodes):
+        return  # (no loop to rewrite: one walk of a long function, not three)
+    names = local_function_names(func, nodes)
+    if not names and not any(isinstance(n, gast.Lambda) for n in nodes):
         return
-    for loop in walk(func):
+    for loop in nodes:
         if not isinstance(loop, gast.While) or not _calls_local(loop.test, names) \
                 or loop.orelse:
             continue

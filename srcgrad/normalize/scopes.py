@@ -33,15 +33,20 @@ from __future__ import annotations
 
 import gast
 
+from ..ir.syntax import child_nodes, walk
+
 
 def scoped_names(func) -> dict:
     """``id(Name node) -> key`` for every Name in a function or lambda nested
     in ``func`` (at any depth) that is that function's own local: a
     parameter, or a name it binds and declares neither global nor nonlocal."""
     keys, count = {}, [0]
+    if not any(isinstance(n, (gast.FunctionDef, gast.Lambda)) and n is not func
+               for n in walk(func)):
+        return keys  # nothing nested (the walk, not the visit: the cheaper of the two)
 
     def visit(node, env) -> None:
-        for child in gast.iter_child_nodes(node):
+        for child in child_nodes(node):
             if isinstance(child, (gast.FunctionDef, gast.Lambda)):
                 count[0] += 1
                 label = f"{getattr(child, 'name', 'lambda')}{count[0]}"

@@ -70,7 +70,8 @@ def fixed_lengths(func) -> dict[str, int]:
     length, never resized: ``*name`` stands for that many elements."""
     lengths: dict[str, int | None] = {}
     direct = set()
-    for node in walk(func):
+    nodes = walk(func)
+    for node in nodes:
         if isinstance(node, gast.Assign):
             for target in node.targets:
                 if isinstance(target, gast.Name):
@@ -81,7 +82,7 @@ def fixed_lengths(func) -> dict[str, int]:
                     if lengths.get(target.id, n) != n:
                         n = None
                     lengths[target.id] = n
-    for node in walk(func):
+    for node in nodes:
         if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Param)) \
                 and id(node) not in direct:
             lengths[node.id] = None

@@ -44,6 +44,7 @@ from ..ir.syntax import (
     load_name,
     located,
     source_of,
+    unchanged,
     walk,
 )
 from ..rules import registry
@@ -438,18 +439,20 @@ class Statements(ChainedWrites):
         One updated through another name (``h = x; h[0] = v``) is copied whole, the
         arrays a list holds too; and each updated one is checked first against the
         other arguments, which must not share its memory (argument_updates.py)."""
-        self.check_replaced_in_place()
-        found = self.argument_checks = argument_updates(  # called: from differentiated code
-            self.func, self.params, self.callee, getattr(self.parsed, "called", False))
-        for shown, value in found.bound.items():  # layers.W, read by a called helper
-            found.refs[shown] = self.namer.fresh("bound")
-            self.free[found.refs[shown]] = value
-        # h = st['h']; h *= 2 (for w in ws: w *= 0.5): st's item changes, and the
-        # code follows it through st as for a dict made here (held_items.py)
-        held = self.held_params = held_item_updates(self.func, found, self.sequence_params)
-        for param in (p for p in self.params if p in found.checked):
-            self.out.extend(entry_checks(param, self.params, found, self.parsed.filename))
-        updated = own_updates(self.func, self.callee) | found.direct | found.shared
+        with unchanged(self.func):  # analyses only, a dozen walks of the function: one
+            self.check_replaced_in_place()
+            found = self.argument_checks = argument_updates(
+                self.func, self.params, self.callee,
+                getattr(self.parsed, "called", False))  # called: from differentiated code
+            for shown, value in found.bound.items():  # layers.W, read by a called helper
+                found.refs[shown] = self.namer.fresh("bound")
+                self.free[found.refs[shown]] = value
+            # h = st['h']; h *= 2 (for w in ws: w *= 0.5): st's item changes, and the
+            # code follows it through st as for a dict made here (held_items.py)
+            held = self.held_params = held_item_updates(self.func, found, self.sequence_params)
+            for param in (p for p in self.params if p in found.checked):
+                self.out.extend(entry_checks(param, self.params, found, self.parsed.filename))
+            updated = own_updates(self.func, self.callee) | found.direct | found.shared
         self.out.extend(default_checks(self.parsed.fn, self.func, updated, self.namer,
                                        self.free, self.parsed.filename))  # cache=[]
         self.copied_params = set()
