@@ -83,6 +83,8 @@ tests/optimize/test_inplace_adjoint.py.
 
 from __future__ import annotations
 
+import copy
+
 import gast
 import numpy as np
 
@@ -374,6 +376,9 @@ def _block(stmts, cotangents, skip, after, scalars) -> None:
                 buffer = _buffer(value)
                 if _is_helper(buffer) and buffer.func.id == "into_operand":
                     buffer = buffer.args[1]  # np.f(a) written into a's array
+                elif isinstance(original, gast.BinOp) and value.func.id != "into_operand":
+                    # the operand as written (an into_operand inside it is news to no one)
+                    buffer = original.left if value.func.id == "into_first" else original.right
                 where = f"{buffer.id}'s array" if isinstance(buffer, gast.Name) \
                     else f"the new array of {source_of(buffer)}"
                 comment = f"{source_of(original)}, written into {where}"
@@ -411,24 +416,56 @@ def _unary_into_operand(node, dead):
         >>> stmts[0].value = _unary_into_operand(stmts[0].value, {"y"})
         >>> print(show_statements(stmts))
         m = into_operand(np.sqrt, l + 1.0) * into_operand(np.cos, y) + np.exp(w)
+
+    ``1 - a ** 2`` (tanh's derivative) likewise, as ``one_minus_square(a)``
+    (:mod:`srcgrad.runtime.inplace`: ``np.square`` then ``np.subtract``, the
+    two operations ``1 - a ** 2`` is), so no array is made for it at all:
+
+        >>> stmts = gast.parse("d_r = d_s * (1 - s ** 2)").body
+        >>> stmts[0].value = _unary_into_operand(stmts[0].value, {"s"})
+        >>> print(show_statements(stmts))
+        d_r = d_s * into_operand(one_minus_square, s)
     """
-    if isinstance(node, gast.Call) and _ufunc_call(node) and node.func.attr in _UNARY \
+    if _one_minus_square(node):
+        arg = _unary_into_operand(node.right.left, dead)
+        if _fresh(arg) or _is_helper(arg) or isinstance(arg, gast.Name) and arg.id in dead:
+            return call_to("into_operand", load_name("one_minus_square"), arg)
+    elif isinstance(node, gast.Call) and _ufunc_call(node) and node.func.attr in _UNARY \
             and len(node.args) == 1:
-        arg = node.args[0]
-        arg = _unary_into_operand(arg, dead)
+        arg = _unary_into_operand(node.args[0], dead)
         if _fresh(arg) or _is_helper(arg) or isinstance(arg, gast.Name) and arg.id in dead:
             func = gast.Attribute(value=load_name("np"), attr=node.func.attr, ctx=gast.Load())
             return call_to("into_operand", func, arg)
-        node.args[0] = arg
-        return node
     if isinstance(node, (gast.BinOp, gast.UnaryOp, gast.Call)):
+        # a changed node is a copy: the statement's original still reads as written
+        # (its comment quotes it)
+        changed = {}
         for field, child in gast.iter_fields(node):
             if isinstance(child, gast.expr):
-                setattr(node, field, _unary_into_operand(child, dead))
+                new = _unary_into_operand(child, dead)
+                if new is not child:
+                    changed[field] = new
             elif isinstance(child, list):
-                setattr(node, field, [_unary_into_operand(c, dead) if isinstance(c, gast.expr)
-                                      else c for c in child])
+                new = [_unary_into_operand(c, dead) if isinstance(c, gast.expr) else c
+                       for c in child]
+                if any(a is not b for a, b in zip(new, child)):
+                    changed[field] = new
+        if changed:
+            node = copy.copy(node)
+            for field, new in changed.items():
+                setattr(node, field, new)
     return node
+
+
+def _one_minus_square(node) -> bool:
+    """``1 - a ** 2`` (or ``1.0 - a ** 2``), as the tanh rule writes it."""
+    def number(n, value):
+        return isinstance(n, gast.Constant) and type(n.value) in (int, float) \
+            and n.value == value
+    return isinstance(node, gast.BinOp) and isinstance(node.op, gast.Sub) \
+        and number(node.left, 1) and isinstance(node.right, gast.BinOp) \
+        and isinstance(node.right.op, gast.Pow) and number(node.right.right, 2) \
+        and type(node.right.right.value) is int
 
 
 def _ufunc_call(node) -> bool:
@@ -452,9 +489,19 @@ def _fresh(node) -> bool:
     return _ufunc_call(node)
 
 
+#: Runtime helpers that keep no reference to (and never return) the arrays
+#: passed at these positions: a matrix product's cotangents (a new product,
+#: a new array of sums, or 0.0) and, for ``unbroadcast``/``unreduce``, the
+#: value read for its shape alone.  Passing an owned array to them keeps it owned.
+_READ_ONLY_ARGS = {"matmul_grad_a": (0, 1, 2), "matmul_grad_b": (0, 1, 2),
+                   "summed_matmul_grad_a": (0, 1, 2), "summed_matmul_grad_b": (0, 1, 2),
+                   "summed_product_seed": (1, 2), "unbroadcast": (1,), "unreduce": (1,)}
+
+
 def _kept_reads(node) -> set[str]:
-    """Names ``node`` reads other than as an operand of arithmetic or of a ufunc:
-    where the value may be kept (a copy, a call's argument, a container)."""
+    """Names ``node`` reads other than as an operand of arithmetic or of a ufunc
+    or as an argument a helper of :data:`_READ_ONLY_ARGS` only reads: where the
+    value may be kept (a copy, a call's argument, a container)."""
     kept: set[str] = set()
 
     def visit(n, consumed):
@@ -470,6 +517,11 @@ def _kept_reads(node) -> set[str]:
         elif _ufunc_call(n):
             for a in n.args:
                 visit(a, True)
+        elif isinstance(n, gast.Call) and isinstance(n.func, gast.Name) \
+                and n.func.id in _READ_ONLY_ARGS and not n.keywords:
+            read = _READ_ONLY_ARGS[n.func.id]
+            for i, a in enumerate(n.args):
+                visit(a, i in read and not isinstance(a, gast.Starred))
         else:
             for child in gast.iter_child_nodes(n):
                 visit(child, False)

@@ -105,7 +105,7 @@ from .indexing import (
     written_cotangent,
     written_tangent,
 )
-from .inplace import into_first, into_operand, into_second, unreduced
+from .inplace import into_first, into_operand, into_second, one_minus_square, unreduced
 from .linalg import (
     cross_grads,
     det_cofactor,
@@ -300,7 +300,7 @@ __all__ = [
     "grad_seed",
     "grad_like",
     "hook_result",
-    "into_first", "into_operand", "into_second", "unreduced",
+    "into_first", "into_operand", "into_second", "one_minus_square", "unreduced",
     "zeros_grad",
     "stop_gradient",
     "on_grad",

@@ -118,6 +118,29 @@ def into_operand(ufunc, a):
     return ufunc(a)
 
 
+def one_minus_square(a, out=None):
+    """``1 - a ** 2`` (the derivative of ``np.tanh`` at its output ``a``), written
+    into ``out`` where given: ``into_operand(one_minus_square, h)`` is ``h *= h;
+    np.subtract(1, h, out=h)``, a careful hand's tanh adjoint in the array of an
+    ``h`` read no more (``into_operand`` passes ``out`` only for a C-contiguous,
+    writeable ``np.ndarray`` of real floats).  ``a ** 2`` is ``np.square(a)`` for
+    NumPy (its power's fast path), so every element is the same two operations
+    on the same number, NaN, infinities and zeros' signs included; without
+    ``out`` it is the expression itself, for anything ``a`` may be.
+
+        >>> h = np.array([0.5, -1.0, 0.0])
+        >>> g = one_minus_square(h, out=h)
+        >>> g, g is h
+        (array([0.75, 0.  , 1.  ]), True)
+        >>> one_minus_square(3)
+        -8
+    """
+    if out is None:
+        return 1 - a ** 2
+    np.square(a, out=out)
+    return np.subtract(1, out, out=out)
+
+
 def _plain(ufunc, a, b):
     """The operator ``ufunc`` stands for, as the code without the pass has it."""
     if ufunc is np.add:

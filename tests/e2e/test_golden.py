@@ -80,8 +80,9 @@ def test_mlp_adjoint_is_clean():
     """The reviewer's checklist for the MLP loss (issue: foundation)."""
     src = srcgrad.grad(corpus.by_name("mlp_loss").fn, wrt=(0, 1)).source
     assert "zeros" not in src                      # no zero-initialised accumulators
-    # unary op: no unbroadcast (the product written into 1 - h ** 2's array: inplace_adjoint)
-    assert "d_t2 = into_second(np.multiply, d_h, 1 - h ** 2)" in src
+    # unary op: no unbroadcast; 1 - h ** 2 and the product written into h's array,
+    # which nothing reads after (inplace_adjoint)
+    assert "d_t2 = into_second(np.multiply, d_h, into_operand(one_minus_square, h))" in src
     assert "(d_t4 * (2 * t3), h)" in src            # constant exponent: no unbroadcast
     # a comment at each saved value; the unsaved t2 folded back in, its array
     # taking the tanh (inplace_adjoint's into_operand)
