@@ -58,6 +58,7 @@ many to reverse:
 
 from __future__ import annotations
 
+import builtins
 import inspect
 import itertools
 import operator
@@ -71,7 +72,6 @@ from ..frontend.parse import MISSING
 from ..ir.syntax import (
     Renamer,
     assigned_names,
-    call_to,
     clone,
     helper_ref,
     is_dict_view,
@@ -82,6 +82,16 @@ from ..ir.syntax import (
 )
 from ..runtime import keys_of
 from .jumps import contains
+
+
+def call_to(name, *args):
+    """``name(*args)``, a call of the builtin ``name`` (``len``, ``range``,
+    ``min``) that a loop is written with, marked as the builtin (``.helper``):
+    a local of the user's named ``len`` or ``range`` (renamed, see
+    :meth:`.expressions.Expressions.define`) cannot take its place."""
+    func = load_name(name)
+    func.helper = getattr(builtins, name)
+    return gast.Call(func=func, args=list(args), keywords=[])
 
 _ENDLESS = 2 ** 63 - 1  # where itertools.count's range stops: never, for a loop that breaks
 

@@ -36,6 +36,7 @@ first one's truth (:meth:`Expressions.bool_as_conditional`).
 
 from __future__ import annotations
 
+import builtins
 import operator
 
 import gast
@@ -47,6 +48,9 @@ from ..frontend.parse import MISSING, root_name, static_value
 from ..ir.syntax import clone, walk
 from ..rules import registry
 from .calls import DYNAMIC
+
+#: The builtins' names, which generated code may call whatever the user's code does.
+_BUILTINS = frozenset(n for n in dir(builtins) if not n.startswith("_"))
 
 BINOPS = {
     gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
@@ -122,9 +126,11 @@ class Expressions:
         """
         if self.depth and user_name in self.env:
             return self.env[user_name]
-        # a local named like a helper the generated code calls (unbroadcast, np) is
-        # renamed, or it would shadow the helper
-        reserved = user_name in registry.RULE_GLOBALS or user_name in registry.called_functions()
+        # a local named like a helper the generated code calls (unbroadcast, np) or
+        # a builtin it may call (slice, len, range, reversed: rules and loops) is
+        # renamed, or it would shadow the helper (slice = x[1:] * 2.0: T1, s30, #11)
+        reserved = user_name in registry.RULE_GLOBALS or user_name in registry.called_functions() \
+            or user_name in _BUILTINS
         ssa = user_name if user_name not in self.env.values() and user_name not in self.env \
             and not reserved else self.namer.fresh(user_name)
         self.namer.reserve(ssa)
