@@ -247,8 +247,15 @@ def jacobian(fn, wrt=0, *, backend="numpy"):
         x = args[i]
         n = _flat_size(x)
         value, pullback = vjp(fn, *args, wrt=i, backend=backend)
-        if isinstance(value, tuple):
-            raise SrcGradError("jacobian takes functions returning one array or float")
+        if isinstance(value, (tuple, list, dict)):
+            # (a list or dict too: NumPy's raw ValueError, or advice to pass a
+            # cotangent the user never gave -- outside tester T1, session 30, #14)
+            raise SrcGradError(
+                f"jacobian takes functions returning one array or float; "
+                f"{getattr(fn, '__name__', 'the function')} returned a "
+                f"{type(value).__name__}: take the Jacobian of each output (a function "
+                f"returning it), or use srcgrad.vjp / srcgrad.jvp, which take structured "
+                f"outputs")
         m = int(np.size(value))
         if m <= n:
             rows = []
