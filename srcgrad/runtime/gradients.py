@@ -25,7 +25,22 @@ def grad_like(g, x):
     respect to several), and never a read-only view, an alias of an array the
     caller can see, or one array twice.
     """
+    if type(g) is tuple and type(x) is tuple and len(g) == len(x) and _ready(g, x):
+        return g  # the common case, checked without calls per array (30 us for four)
     return _grad_like(g, x, set())
+
+
+def _ready(gs, xs) -> bool:
+    """Whether every ``g`` of ``gs`` is already the gradient :func:`_grad_like`
+    returns for its ``x`` of ``xs`` -- itself: an ``np.ndarray`` of the argument's
+    shape and floating dtype, writeable, owning its memory -- and none is there
+    twice."""
+    for g, x in zip(gs, xs):
+        if not (type(g) is np.ndarray and type(x) is np.ndarray and g.dtype == x.dtype
+                and x.dtype.kind in "fc" and g.shape == x.shape and g.base is None
+                and g.flags.writeable):
+            return False
+    return len({id(g) for g in gs}) == len(gs)
 
 
 def _grad_like(g, x, made):
