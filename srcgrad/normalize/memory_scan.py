@@ -72,6 +72,17 @@ VIEW_FUNCTIONS = frozenset(id(f) for f in (
     getattr(np.lib.stride_tricks, "sliding_window_view", None),
 ) if f is not None)
 
+#: NumPy's views of their first argument whose other arguments are shapes,
+#: axes or counts, never memory (np.reshape(v, f.shape) shares nothing with f).
+FIRST_ONLY_VIEWS = frozenset(id(f) for f in (getattr(np, n, None) for n in (
+    "reshape", "ravel", "transpose", "squeeze", "expand_dims", "swapaxes", "moveaxis",
+    "broadcast_to", "flip", "rot90", "rollaxis", "diagonal", "permute_dims",
+    "matrix_transpose")) if f is not None)
+
+#: The array methods of that kind (x.reshape(n), x.transpose(1, 0)).
+SHAPE_METHODS = frozenset(("reshape", "ravel", "transpose", "squeeze", "swapaxes",
+                           "diagonal"))
+
 #: NumPy functions that write into their first argument.
 UPDATING_FUNCTIONS = frozenset(id(f) for f in (
     getattr(np, n, None) for n in ("copyto", "put", "place", "putmask", "fill_diagonal",
@@ -441,7 +452,16 @@ class Scan(SequenceTyping):
             if func.attr in FRESH_METHODS and not _told_not_to_copy(call):
                 return []  # (x.astype(t, copy=False) may be x itself)
             # x.reshape(...), d.get(k), xs.pop(): the memory or an item of x
-            return [(n, SAME) for n, _ in self.deps(func.value)] + passed
+            mine = [(n, SAME) for n, _ in self.deps(func.value)]
+            return mine if func.attr in SHAPE_METHODS else mine + passed
+        if isinstance(func, gast.Attribute) and func.attr in SHAPE_METHODS \
+                and self.root(func) is None:  # (g * 2.0).reshape(f.shape): g * 2.0's
+            return [(n, SAME) for n, _ in self.deps(func.value)]
+        if call.args and id(self.resolve(call) if isinstance(func, (gast.Name, gast.Attribute))
+                            else MISSING) in FIRST_ONLY_VIEWS:
+            # np.reshape(v, f.shape): a view of v alone; the shape shares nothing
+            # (outside tester T1, session 30, #2: f was taken to share the result)
+            return [(n, SAME) for n, _ in self.deps(call.args[0])]
         callee = self.resolve(call) if isinstance(func, (gast.Name, gast.Attribute)) \
             else MISSING
         if callee is MISSING or id(callee) in VIEW_FUNCTIONS or _told_not_to_copy(call):
