@@ -30,6 +30,7 @@ import numpy as np
 from ..runtime import (
     cholesky_grad,
     det_cofactor,
+    det_cofactor_grad,
     det_grad,
     eig_grad,
     eigh_grad,
@@ -171,9 +172,7 @@ def det_tangent(out, a, d_a):
 def det_cofactor_adjoint(out, d_out, a):
     """det's tangent differentiated again (hvp): ``C = det(a) inv(a)^T`` varies
     as ``tr(inv da) C - inv^T da^T C``; at an invertible matrix."""
-    inv_t = np.swapaxes(np.linalg.inv(a), -1, -2)
-    trace = np.sum(d_out * out, axis=(-2, -1))
-    return trace[..., None, None] * inv_t - inv_t @ np.swapaxes(d_out, -1, -2) @ out
+    return det_cofactor_grad(d_out, out, a)
 
 
 @tangent(det_cofactor, name="det_cofactor")

@@ -109,6 +109,7 @@ from .inplace import into_first, into_operand, into_second, one_minus_square, un
 from .linalg import (
     cross_grads,
     det_cofactor,
+    det_cofactor_grad,
     det_grad,
     slogdet_grad,
     einsum_grads,
@@ -363,6 +364,7 @@ __all__ = [
     "inv_grad",
     "det_grad",
     "det_cofactor",
+    "det_cofactor_grad",
     "slogdet_grad",
     "solve_grads",
     "cholesky_grad",

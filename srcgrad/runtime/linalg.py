@@ -244,6 +244,17 @@ def det_cofactor(a):
     return np.real(cof) if not np.iscomplexobj(a) else cof
 
 
+def det_cofactor_grad(g, out, a):
+    """Cotangent of ``a`` in ``out = det_cofactor(a)`` (det's tangent code
+    differentiated again, hvp): ``C = det(a) inv(a)^T`` varies as ``tr(inv da) C
+    - inv^T da^T C``; at an invertible matrix."""
+    if no_cotangent(g):
+        return 0.0
+    inv_t = np.swapaxes(np.linalg.inv(a), -1, -2)
+    trace = np.sum(g * out, axis=(-2, -1))
+    return trace[..., None, None] * inv_t - inv_t @ np.swapaxes(g, -1, -2) @ out
+
+
 def solve_grads(g, out, a, b):
     """Cotangents of ``a`` and ``b`` in ``out = np.linalg.solve(a, b)``, where ``b``
     is a vector (shape (M,)) or a stack of matrices (..., M, K)."""
