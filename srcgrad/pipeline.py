@@ -185,7 +185,7 @@ class Compilation:
         self.program, self.wrt_names, self.names = program, wrt, names
         self.notes: list[str] = []   # what the last pass found, shown above its dump
         self.parsed = self.act = self.classes = self.assembler = self.sweep = self.made = None
-        self.seeds, self.bound = [], {}
+        self.seeds, self.bound, self.split = [], {}, True
         self.backward = self.result = self.forward = None
         self.tape_setup: list = []   # the statements creating the tapes
         self.extra: list[str] = []
@@ -299,7 +299,7 @@ class Compilation:
     @compiler_pass
     def split_calls(self):
         """Call user functions through their forward/backward pairs (ad/calls.py)."""
-        split_user_calls(self.program, self.act, self.linker)
+        self.split = split_user_calls(self.program, self.act, self.linker)
 
     @compiler_pass
     def seed(self):
@@ -313,8 +313,9 @@ class Compilation:
     @compiler_pass
     def reverse(self):
         """Inline the adjoint rules, last statement first (ad/reverse.py)."""
+        # the shape classes activity found hold unless a call was split since
         self.sweep = reverse_sweep(self.program, self.wrt_names, self.act, seed=self.seeds,
-                                   bound=self.bound)
+                                   bound=self.bound, classes=None if self.split else self.classes)
         self.result = self.assembler.returned(self.sweep)
         self.backward = self.backward + self.sweep.statements
 

@@ -15,7 +15,8 @@ plain positional arguments.
     >>> from .. import _doctest_helpers as h
     >>> program = prepare(h.caller)
     >>> linker = Linker(Options(), prepare)
-    >>> split_calls(program, activity(program, ["x"]), linker)
+    >>> split_calls(program, activity(program, ["x"]), linker)  # a call was split
+    True
     >>> print(unparse(program.body[0]))
     t1, scale_res = scale_forward(x, 3.0)
 """
@@ -35,8 +36,10 @@ from ..ir.syntax import constant
 from ..rules.custom import custom_vjp
 
 
-def split_calls(program: ir.Program, act: Activity, linker: Linker) -> None:
-    """Rewrite, in place, every active call of a user function in ``program``."""
+def split_calls(program: ir.Program, act: Activity, linker: Linker) -> bool:
+    """Rewrite, in place, every active call of a user function in ``program``;
+    return whether there was one (the program's shape classes are then new)."""
+    rewritten = False
     for stmt in ir.walk_statements(program.body):
         op = getattr(stmt, "op", None)
         if op is None or ir.is_update(stmt):
@@ -62,7 +65,9 @@ def split_calls(program: ir.Program, act: Activity, linker: Linker) -> None:
         stmt.op = ir.Op(pair, list(args), {}, op.node, op.label)
         stmt.call_output = target
         stmt.residuals = residuals
+        rewritten = True
     linker.adopt(program)  # the defaults bind_arguments bound (f(x) for def f(x, w=W0))
+    return rewritten
 
 
 def bind_arguments(program: ir.Program, op: ir.Op) -> list:

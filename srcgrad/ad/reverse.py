@@ -68,12 +68,15 @@ class Sweep:
     tapes: dict[str, str] = field(default_factory=dict)       # variable -> tape name
 
 
-def reverse(program: ir.Program, wrt: list[str], act: Activity, seed=(), bound=None) -> Sweep:
+def reverse(program: ir.Program, wrt: list[str], act: Activity, seed=(), bound=None,
+            classes=None) -> Sweep:
     """Build the adjoint sweep of ``program``.
 
     ``bound`` maps output variables to names that already hold their cotangents
     (a parameter of a backward function); ``seed`` lists further output
-    cotangents as ``(variable, expression)`` pairs.
+    cotangents as ``(variable, expression)`` pairs; ``classes``, the program's
+    :func:`..analysis.activity.shape_classes` where the caller has them for the
+    program as it is now (computed here otherwise: a sixth of this pass).
     """
     for stmt in ir.walk_statements(program.body):  # the first missing rule, in program order
         op = getattr(stmt, "op", None)
@@ -86,7 +89,7 @@ def reverse(program: ir.Program, wrt: list[str], act: Activity, seed=(), bound=N
                 raise missing_rule(program, op)
             check_constant_arguments(program, op, rule, act.varied)  # no silent zero
     check_in_place_calls(program, act.varied)  # the same refusal as forward mode's
-    return _Reverser(program, act).run(seed, bound or {})
+    return _Reverser(program, act, classes).run(seed, bound or {})
 
 
 class _Block:
@@ -101,11 +104,11 @@ class _Block:
 
 
 class _Reverser:
-    def __init__(self, program: ir.Program, act: Activity):
+    def __init__(self, program: ir.Program, act: Activity, classes=None):
         self.program = program
         self.act = act
         self.namer = program.namer
-        self.classes = shape_classes(program)
+        self.classes = shape_classes(program) if classes is None else classes
         self.sweep = Sweep()
         self.uses = _occurrences(program)
 

@@ -45,6 +45,10 @@ from ..ir.syntax import child_nodes, walk
 from ..runtime.errors import error_at
 
 _NESTED = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.Lambda)
+#: Statements that hold no statement: a return or raise among their nodes is themselves.
+_SIMPLE = (gast.Assign, gast.AugAssign, gast.AnnAssign, gast.Expr, gast.Return, gast.Raise,
+           gast.Pass, gast.Break, gast.Continue, gast.Delete, gast.Assert, gast.Import,
+           gast.ImportFrom, gast.Global, gast.Nonlocal)
 
 
 def defer_unresolved(func: gast.FunctionDef, resolver, filename: str) -> None:
@@ -62,9 +66,16 @@ def defer_unresolved(func: gast.FunctionDef, resolver, filename: str) -> None:
                 raise SrcGradError(message, filename=filename, lineno=node.lineno,
                                    col=node.col_offset)
             complete.add(id(stmt))
-        always = always and not any(isinstance(n, (gast.Return, gast.Raise))
-                                    for n in _reads(stmt))
+        always = always and not _may_leave(stmt)
     _blocks(func, resolver, bound, filename, complete)
+
+
+def _may_leave(stmt) -> bool:
+    """Whether ``stmt`` holds a ``return`` or ``raise`` (not in a nested function);
+    a statement holding no statement only by being one (no walk of its nodes)."""
+    if isinstance(stmt, _SIMPLE):
+        return isinstance(stmt, (gast.Return, gast.Raise))
+    return any(isinstance(n, (gast.Return, gast.Raise)) for n in _reads(stmt))
 
 
 def _blocks(node, resolver, bound, filename, complete=frozenset()) -> None:

@@ -91,13 +91,14 @@ def sum_products(stmts, program) -> list:
     (its top-level statements ``body``, each with its ``op``).  ``stmts`` is
     changed in place and returned."""
     counts: dict[str, int] = {}
-    for stmt in stmts:
-        for n in walk(stmt):
+    walked = [walk(stmt) for stmt in stmts]  # once each (nothing changes until the end)
+    for nodes in walked:
+        for n in nodes:
             if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del)):
                 counts[n.id] = counts.get(n.id, 0) + 1
     candidates: dict[str, tuple] = {}   # d -> (its statement, its position, the readers' calls)
     for at, stmt in enumerate(stmts):
-        mentioned = {n.id for n in walk(stmt) if isinstance(n, gast.Name)}
+        mentioned = {n.id for n in walked[at] if isinstance(n, gast.Name)} if candidates else ()
         for d in [d for d in candidates if d in mentioned]:
             calls = _product_reads(stmt, d)
             if calls is None:

@@ -89,7 +89,47 @@ class Rule:
 
         Raises ``TypeError`` (as Python would) when they do not fit.
         """
-        return self.signature.bind(*args, **kwargs)
+        return bind_arguments(self.signature, args, kwargs)
+
+
+class _Slot:
+    """A placeholder argument: which positional argument, or keyword, it stands for."""
+
+    __slots__ = ("key",)
+
+    def __init__(self, key):
+        self.key = key
+
+
+#: (id(signature), number of positional arguments, keyword names) -> (signature,
+#: the arguments its bind gives for placeholders); the signature kept alive.
+_PLANS: dict = {}
+
+
+def bind_arguments(signature: inspect.Signature, args, kwargs) -> inspect.BoundArguments:
+    """``signature.bind(*args, **kwargs)``: where each argument goes depends only
+    on how many are positional and the keywords' names, so that is worked out
+    once per signature and shape of call (binding anew was a tenth of the
+    adjoint sweep of a long function)."""
+    key = (id(signature), len(args), tuple(kwargs))
+    found = _PLANS.get(key)
+    if found is None:
+        try:
+            plan = signature.bind(*[_Slot(i) for i in range(len(args))],
+                                  **{k: _Slot(k) for k in kwargs}).arguments
+        except TypeError:
+            return signature.bind(*args, **kwargs)  # raises Python's own message
+        found = _PLANS[key] = (signature, plan)
+
+    def fill(held):
+        if type(held) is _Slot:
+            return kwargs[held.key] if type(held.key) is str else args[held.key]
+        if type(held) is tuple:  # *args
+            return tuple(fill(h) for h in held)
+        return {k: fill(h) for k, h in held.items()}  # **kwargs
+
+    return inspect.BoundArguments(signature, {name: fill(held)
+                                              for name, held in found[1].items()})
 
 
 _RULES: dict[object, Rule] = {}
@@ -332,7 +372,7 @@ class TangentRule:
     called: str | None = None  # a user's rule: generated code calls it by this name
 
     def bind(self, args, kwargs) -> inspect.BoundArguments:
-        return self.signature.bind(*args, **kwargs)
+        return bind_arguments(self.signature, args, kwargs)
 
 
 _TANGENTS: dict[object, TangentRule] = {}
