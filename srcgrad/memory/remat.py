@@ -69,12 +69,14 @@ import numpy as np
 from .. import ir
 from ..analysis.aliasing import shared_names
 from ..analysis.sharing import is_view
+from ..analysis.slot_writes import user_names
 from ..errors import SrcGradError, UnsupportedSyntaxError
 from ..frontend.linker import CalleePair
 from ..ir.syntax import clone, walk
 from ..rules import registry
 from ..runtime import sequence
 from .effects import RANDOM, changed_in_place, mutated_names, value_effect
+from .stale_views import changed_by_calls, refuse_stale_views
 
 SAVE, RECOMPUTE = "save", "recompute"
 
@@ -151,6 +153,7 @@ def rematerialize(program: ir.Program, backward: list, decide) -> list:
     state = _State(program, definitions, counts, blocks, decide, shared_names(program))
     out = state.block(backward, program.body)
     _refuse_stale_reads(program, out)
+    refuse_stale_views(program, out)  # x[0] taped, then x.sort(): stale_views.py
     return out
 
 
@@ -196,6 +199,8 @@ def _refuse_stale_reads(program, backward) -> None:
                 continue
             for name in changed:
                 if name in read and (in_loop or name in seen) and name not in unread:
+                    # (as the user wrote it: x, not the copy x_1 of an argument)
+                    name = user_names(program, ir.walk_statements(program.body))(name)
                     raise UnsupportedSyntaxError(
                         f"this call changes {name} in place after a value was computed from "
                         f"it, and the adjoint sweep reads {name} as it was then: srcgrad keeps "
@@ -257,7 +262,7 @@ class _State:
         # names a call changes in place (lst.remove(c), next(it)): a value read
         # from them is not computed again
         self.mutated = {n for stmt in ir.walk_statements(program.body)
-                        for n in mutated_names(stmt, free)}
+                        for n in mutated_names(stmt, free)} | changed_by_calls(program)
 
     def block(self, backward: list, forward_block: list) -> list:
         out = list(backward)

@@ -232,7 +232,9 @@ class Statements(ChainedWrites):
         return atom
 
     def accumulated_at(self, call):
-        """``np.add.at(y, [0, 0, 2], v)`` on a local array ``y``, the indices a list
+        """``np.add.at(y, [0, 0, 2], v)`` on a local array ``y`` (or an argument
+        copied at the entry: the adjoint then puts its old elements back for a
+        row of it read before), the indices a list
         of int literals -> ``t = np.broadcast_to(v, np.shape(y[[0, 0, 2]]))``, then
         ``y[0] += t[0]; y[0] += t[1]; y[2] += t[2]``: the unbuffered adds, in
         order (bit for bit what ``np.add.at`` computes), each an element update
@@ -246,7 +248,8 @@ class Statements(ChainedWrites):
         y, index, v = call.args
         if op is None or not isinstance(call.func.value, gast.Attribute) \
                 or not isinstance(y, gast.Name) or y.id not in self.locals \
-                or y.id in self.params or not isinstance(index, gast.List) or not index.elts \
+                or y.id in self.params and y.id not in self.copied_params \
+                or not isinstance(index, gast.List) or not index.elts \
                 or not all(constant_of_int(e) is not None for e in index.elts):
             return None
         part = self.namer.fresh("added")

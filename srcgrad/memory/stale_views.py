@@ -1,0 +1,324 @@
+"""Refuse a call that changes an array in place after the adjoint sweep's
+values were taken from it (a view of it, or the array itself).
+
+``s = np.sum(np.sin(w * x[0])); x.sort()`` with ``x`` an argument srcgrad does
+not differentiate: ``x[0]`` is a view of ``x``'s memory, which the adjoint of
+``*`` reads, and ``x.sort()`` -- run as written, on the copy of ``x`` the
+generated code works on -- changes its elements, so the adjoint reads the
+sorted row and the gradient is silently wrong (outside tester T2, session 30:
+every row of an RNN's gradient came out equal).  The same for a helper that
+writes into its argument (``zero_(x)``, ``def zero_(a): a[...] = 0.0``),
+``np.put(x, i, v)``, ``np.add.at(x, idx, v)``, ``np.copyto(x[1:], v)`` or a
+ufunc's ``out=x[1:]``.
+(``np.copyto(x, v)``, ``x.fill(v)``, ``out=x`` and ``a.sort()`` of a local
+array are the element write ``x[...] = v``, whose adjoint puts the old
+elements back: see ``whole_write`` in :mod:`..normalize.statements`.)
+
+No tape keeps the old elements of an array changed by a call srcgrad runs as
+written, so such a program is refused, located at the call, naming the view
+as the user wrote it.  Where the view is taken after the call (``x.sort();
+s = np.sum(w * x[0])``), or the call changes only a new array nothing read
+before it, nothing is stale and nothing is refused.  The array itself read by
+the adjoint for a value computed before such a call (``s = np.sum(np.sin(x *
+y)); scale_(x, 0.5)``) is refused the same way (after a method's change,
+``x.sort()``, by :func:`.remat._refuse_stale_reads`).  And the memory policies
+compute nothing again from what such a call may change (:func:`changed_by_calls`):
+a recompute would read the new elements, or take a new copy of the caller's.
+
+    >>> import numpy as np
+    >>> from ..pipeline import Options, generate
+    >>> def f(w, x):
+    ...     s = np.sum(np.sin(w * x[0]))
+    ...     x.sort()
+    ...     return s
+    >>> try:
+    ...     generate(f, Options())
+    ... except UnsupportedSyntaxError as error:
+    ...     print(error.message.split(":")[0])
+    'x.sort()' changes the elements of 'x' in place after 'x[0]' (line 2), which shares its memory, was read, and the adjoint sweep reads 'x[0]' as it was then
+"""
+
+from __future__ import annotations
+
+import inspect
+import operator
+
+import gast
+import numpy as np
+
+from .. import ir
+from ..analysis.sharing import is_view
+from ..analysis.slot_writes import user_names
+from ..errors import SrcGradError, UnsupportedSyntaxError
+from ..frontend.linker import CalleePair, is_library_module
+from ..frontend.parse import parse_function
+from ..ir.syntax import source_of
+from ..normalize.argument_updates import (
+    augmented_parameters,
+    deep_parameters,
+    updated_arguments,
+)
+from .effects import CHANGES_ARGUMENT, call_effect, changed_in_place
+
+__all__ = ["changed_by_calls", "refuse_stale_views"]
+
+
+def refuse_stale_views(program: ir.Program, backward) -> None:
+    """Raise, located at the call, where a call run as written may change the
+    memory of a name the adjoint sweep (``backward``) reads that was bound,
+    as a view sharing that memory, before the call (or in a loop around
+    both)."""
+    free = program.free
+    statements = list(ir.walk_statements(program.body))
+    changes = [(stmt, names) for stmt in statements
+               if not isinstance(stmt, (gast.If, gast.For, gast.While))
+               for names in [_may_change(stmt, free)] if names]
+    if not changes:
+        return
+    read = {n for stmt in ir.walk_statements(backward) for n in ir.names_in(stmt)}
+    groups = _memory_groups(statements)
+    order = _Order(program.body)
+    user = None
+    for stmt, names in changes:
+        listed = changed_in_place(stmt, free)
+        for name in sorted(names):
+            if name in read and name not in listed and order.read_before(name, stmt) \
+                    and _read_for_before(name, stmt, backward, order):
+                # zero_(x) after s = np.sum(w * x): the adjoint reads x itself for
+                # what was computed before the call (a method's change of x is
+                # _refuse_stale_reads's)
+                user = user or user_names(program, statements)
+                raise UnsupportedSyntaxError(
+                    f"'{_shown_call(stmt)}' changes the elements of '{user(name)}' in place "
+                    f"after a value was computed from it, and the adjoint sweep reads "
+                    f"'{user(name)}' as it was then: srcgrad keeps no copy of the old "
+                    f"elements of an array a call changes.  Compute from a copy where you "
+                    f"read it ('{user(name)}.copy()'), or write the change as an assignment "
+                    f"({user(name)}[...] = v, {user(name)}[i] = v), whose adjoint puts the "
+                    f"old elements back",
+                    filename=program.filename, lineno=getattr(stmt, "lineno", None),
+                    col=getattr(stmt, "col_offset", None))
+            for other in sorted(groups.get(name, ())):
+                view = None if other == name or other not in read \
+                    else order.bound_before(other, stmt, name)
+                if view is None:
+                    continue
+                user = user or user_names(program, statements)
+                raise UnsupportedSyntaxError(
+                    f"'{_shown_call(stmt)}' changes the elements of '{user(name)}' in place "
+                    f"after '{user(other)}' (line {getattr(view, 'lineno', '?')}), which "
+                    f"shares its memory, was read, and the adjoint sweep reads "
+                    f"'{user(other)}' as it was then: srcgrad keeps no copy of the old "
+                    f"elements of an array a call changes.  Read a copy there "
+                    f"('{user(other)}.copy()'), or write the change as an assignment "
+                    f"({user(name)}[...] = v, {user(name)}[...] = np.sort({user(name)}), "
+                    f"{user(name)}[i] = v), whose adjoint puts the old elements back",
+                    filename=program.filename, lineno=getattr(stmt, "lineno", None),
+                    col=getattr(stmt, "col_offset", None))
+
+
+def changed_by_calls(program: ir.Program) -> set[str]:
+    """The names whose elements a call run as written may change (see
+    :func:`_may_change`): a value read from one is not computed again in the
+    adjoint sweep (``x_1 = private_copy(x)`` recomputed after ``zero_(x_1)``
+    would read the caller's elements again), nor one read from a view of one
+    (``c = np.sum(x_1[1])`` recomputed after ``scale_(x_1, 0.5)``)."""
+    statements = list(ir.walk_statements(program.body))
+    changed = {n for stmt in statements if not isinstance(stmt, (gast.If, gast.For, gast.While))
+               for n in _may_change(stmt, program.free)}
+    if not changed:
+        return changed
+    groups = _memory_groups(statements)
+    return changed.union(*(groups.get(n, ()) for n in changed))
+
+
+def _read_for_before(name, call, backward, order) -> bool:
+    """Whether the adjoint sweep reads ``name`` for a forward statement before
+    ``call`` (or in a loop around it): a recompute of a value bound before it,
+    or the adjoint of one (``d_y = d_t1 * x`` for ``t1 = x * y``), whose
+    cotangent it reads.  A read for a statement after the call (``t2 = x[0]
+    # recompute``) sees the change, as the forward sweep did.  A read srcgrad
+    cannot relate to a forward statement counts as one before."""
+    for stmt in ir.walk_statements(backward):
+        if isinstance(stmt, (gast.If, gast.For, gast.While)) or name not in ir.names_in(stmt):
+            continue
+        names = ir.names_in(stmt)
+        related = set(ir.assigned_by(stmt)) | {n[2:] for n in names if n.startswith("d_")}
+        bindings = [b for r in related for b in order.bindings_of(r)]
+        if not bindings or any(name in ir.names_in(getattr(b, "value", b))
+                               and order.is_before(b, call, name) for b in bindings):
+            return True
+    return False
+
+
+def _shown_call(stmt) -> str:
+    node = getattr(getattr(stmt, "op", None), "node", None)
+    text = source_of(getattr(node, "value", node) if isinstance(node, gast.stmt) else node) \
+        if node is not None else source_of(stmt.value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _may_change(stmt, free) -> set[str]:
+    """The names whose elements ``stmt``'s call may change in place: a method
+    that changes its object (``x.sort()``, ``x.fill(v)``), a NumPy function
+    that writes into its first argument (``np.put``, ``np.copyto``), an
+    ``out=`` array, a user function run as written that sets elements of what
+    it is given (``zero_(x)``).  A differentiated user function's updates are
+    explicit statements (CalleePair) and srcgrad's own checks change nothing."""
+    op = getattr(stmt, "op", None)
+    if isinstance(getattr(op, "primitive", None), CalleePair) or ir.is_update(stmt):
+        return set()
+    call = getattr(stmt, "value", None)
+    if not isinstance(call, gast.Call) or getattr(call.func, "helper", None) is not None:
+        return set()
+    # (lst.remove(c), lst.append(v) change the list, never the items read from it)
+    out = {n for n in changed_in_place(stmt, free)
+           if getattr(call.func, "attr", "shuffle") in _CHANGING_ELEMENTS}
+    for keyword in call.keywords:
+        if keyword.arg == "out":
+            out.update(ir.names_in(keyword.value))
+    fn = _callee(call.func, free)
+    if fn is None:
+        return out
+    at = isinstance(getattr(fn, "__self__", None), np.ufunc) and fn.__name__ == "at"
+    if (at or call_effect(call, free) == CHANGES_ARGUMENT) and call.args:
+        out.update(ir.names_in(call.args[0]))  # np.put(x, i, v), np.add.at(x, i, v)
+    elif inspect.isfunction(fn) and not is_library_module(getattr(fn, "__module__", "") or ""):
+        out.update(_passed_to_setters(fn, call))
+    return out
+
+
+#: Methods that change the elements of an array in place (``sort`` and a
+#: generator's ``shuffle`` may be a list's: its items, never changed, are then
+#: taken as views too -- a refusal too many, never a wrong gradient).
+_CHANGING_ELEMENTS = frozenset({"sort", "shuffle", "fill", "put", "partition", "resize",
+                                "itemset"})
+
+
+def _callee(func, free):
+    """The object a call's function names through the free names, or None."""
+    if isinstance(func, gast.Name):
+        return free.get(func.id)
+    if isinstance(func, gast.Attribute):
+        owner = _callee(func.value, free)
+        return getattr(owner, func.attr, None) if owner is not None else None
+    return None
+
+
+def _passed_to_setters(fn, call) -> set[str]:
+    """The names ``call`` passes to a parameter of the user function ``fn`` whose
+    elements ``fn`` (or a function it calls) may set."""
+    try:
+        params = augmented_parameters(fn) | deep_parameters(fn) \
+            | updated_arguments(parse_function(fn))
+    except SrcGradError:
+        params = None  # its source cannot be read: it may change anything it is given
+    code = getattr(fn, "__code__", None)
+    positional = code.co_varnames[:code.co_argcount] if code is not None else ()
+    out = set()
+    for i, arg in enumerate(call.args):
+        if isinstance(arg, gast.Starred) or params is None or i >= len(positional) \
+                or positional[i] in params:
+            out.update(ir.names_in(arg))
+    for keyword in call.keywords:
+        if params is None or keyword.arg is None or keyword.arg in params:
+            out.update(ir.names_in(keyword.value))
+    return out
+
+
+def _memory_groups(statements) -> dict:
+    """``name -> the names that may share its memory``: joined through every
+    view (``t = x[0]``, ``y = x``, ``x.T``), in either direction; not an item
+    of a list display (``c = lst[0]``, a number or an array of its own that
+    ``lst.sort()`` moves, never changes)."""
+    parent: dict = {}
+
+    def find(n):
+        while parent.get(n, n) != n:
+            n = parent[n] = parent.get(parent[n], parent[n])
+        return n
+
+    lists = {stmt.targets[0].id for stmt in statements if isinstance(stmt, gast.Assign)
+             and getattr(getattr(stmt, "op", None), "primitive", None) is ir.BUILD_LIST
+             and isinstance(stmt.targets[0], gast.Name)}
+    for stmt in statements:
+        if isinstance(stmt, gast.Assign) and not ir.is_update(stmt) \
+                and isinstance(stmt.targets[0], gast.Name) and is_view(stmt) \
+                and not (stmt.op.primitive is operator.getitem and stmt.op.args[0].id in lists):
+            a, b = find(stmt.targets[0].id), find(stmt.op.args[0].id)
+            if a != b:
+                parent[a] = b
+    groups: dict = {}
+    for n in list(parent):
+        groups.setdefault(find(n), set()).update((n, find(n)))
+    return {n: group for group in groups.values() for n in group}
+
+
+class _Order:
+    """The statements of a function in source order, and its loops: tells
+    whether a name was bound before a statement on some path to it -- earlier
+    in the function, or anywhere in a loop around it (the previous
+    iteration's)."""
+
+    def __init__(self, body):
+        self.at: dict = {}        # id(stmt) -> its position
+        self.bindings: dict = {}  # name -> [(position, stmt)]
+        self.reads: dict = {}     # name -> [(position, stmt)]
+        self.loops: list = []     # (first, last) position of each loop's statements
+        self._visit(body)
+
+    def _visit(self, stmts):
+        for stmt in stmts:
+            if isinstance(stmt, (gast.For, gast.While)):
+                first = len(self.at)
+                self._visit(stmt.body)
+                self.loops.append((first, len(self.at) - 1))
+                self._visit(stmt.orelse)
+            elif isinstance(stmt, gast.If):
+                self._visit(stmt.body)
+                self._visit(stmt.orelse)
+            else:
+                here = self.at[id(stmt)] = len(self.at)
+                for name in ir.assigned_by(stmt):
+                    self.bindings.setdefault(name, []).append((here, stmt))
+                for name in set(ir.names_in(getattr(stmt, "value", stmt))):
+                    self.reads.setdefault(name, []).append((here, stmt))
+
+    def bound_before(self, name, stmt, changed):
+        """The statement binding ``name`` before ``stmt``, with ``changed``
+        not bound anew in between, or None."""
+        return self._before(self.bindings, name, stmt, changed)
+
+    def read_before(self, name, stmt):
+        """A statement other than ``stmt`` reading ``name`` before it, with
+        ``name`` not bound anew in between, or None."""
+        return self._before(self.reads, name, stmt, name)
+
+    def bindings_of(self, name):
+        """The forward statements binding ``name``."""
+        return [stmt for _, stmt in self.bindings.get(name, ())]
+
+    def is_before(self, first, second, changed) -> bool:
+        """Whether ``first`` runs before ``second`` on some path on which
+        ``changed`` is not bound anew in between (``a = rng.normal(size=3)``
+        at the top of a loop: the last iteration's reads were of another
+        array): earlier, or in a loop around both."""
+        where = self.at.get(id(first))
+        return where is not None and self._reaches(where, second, changed)
+
+    def _before(self, table, name, stmt, changed=None):
+        for where, binding in table.get(name, ()):
+            if binding is not stmt and self._reaches(where, stmt, changed):
+                return binding
+        return None
+
+    def _reaches(self, where, stmt, changed) -> bool:
+        here = self.at.get(id(stmt))
+        if here is None:
+            return False
+        rebound = [at for at, _ in self.bindings.get(changed, ())] if changed else []
+        if where < here:
+            return not any(where < at < here for at in rebound)
+        return any(first <= where <= last and first <= here <= last
+                   and not any(where < at <= last or first <= at < here for at in rebound)
+                   for first, last in self.loops)
