@@ -77,6 +77,7 @@ from .optimize.accumulate import accumulate_in_place
 from .optimize.bind_functions import bind_loop_functions
 from .optimize.broadcast import retarget_shape_reads
 from .optimize.dce import drop_zero_starts, eliminate_dead, propagate_copies
+from .optimize.elementwise_seed import seed_without_elementwise
 from .optimize.float_returns import return_floats
 from .optimize.fold import fold_temporaries as fold_single_use
 from .optimize.hoist_products import hoist_step_products
@@ -330,6 +331,7 @@ class Compilation:
         self.backward = sum_products(self.backward, self.program)
         if self.options.mode == "grad":  # the value is read for the seed alone
             self.backward = seed_without_product(self.backward, self.program)
+            self.backward = seed_without_elementwise(self.backward, self.program)
 
     @compiler_pass
     def remat(self):

@@ -67,7 +67,8 @@ from .. import ir
 from ..ir.syntax import walk
 
 #: Calls whose result is a scalar (the seed, a full reduction's cotangent kept one).
-_SCALAR_CALLS = frozenset({"grad_seed", "unreduced", "summed_product_seed"})
+_SCALAR_CALLS = frozenset({"grad_seed", "unreduced", "summed_product_seed",
+                           "summed_elementwise_seed"})
 #: The in-place helpers and the position of the argument each one writes into.
 _BUFFERS = {"into_first": 1, "into_second": 2, "into_operand": 1}
 _SIMPLE = (gast.Assign, gast.AugAssign, gast.AnnAssign, gast.Expr)
@@ -80,6 +81,10 @@ def release_read(body, start, params, scalars=(), output=()) -> list:
     A function with a loop is returned as it is."""
     last: dict[str, int] = {}
     closed: set[str] = set()   # mentioned by a nested function or lambda
+    # (not the thunk a seed calls at once: summed_elementwise_seed(..., lambda: a * b))
+    thunks = {id(n.args[2]) for stmt in body for n in walk(stmt) if isinstance(n, gast.Call)
+              and isinstance(n.func, gast.Name) and n.func.id == "summed_elementwise_seed"
+              and len(n.args) == 3}
     floats: set[str] = set()   # passed to math.f: Python numbers
     for at, stmt in enumerate(body):
         for n in walk(stmt):
@@ -87,7 +92,7 @@ def release_read(body, start, params, scalars=(), output=()) -> list:
                 last[n.id] = at
             elif isinstance(n, (gast.For, gast.While)):
                 return body  # straight-line code only
-            elif isinstance(n, (gast.FunctionDef, gast.Lambda)):
+            elif isinstance(n, (gast.FunctionDef, gast.Lambda)) and id(n) not in thunks:
                 closed.update(m.id for m in walk(n) if isinstance(m, gast.Name))
             elif _math_call(n):
                 floats.update(a.id for a in n.args if isinstance(a, gast.Name))

@@ -491,11 +491,13 @@ def _fresh(node) -> bool:
 
 #: Runtime helpers that keep no reference to (and never return) the arrays
 #: passed at these positions: a matrix product's cotangents (a new product,
-#: a new array of sums, or 0.0) and, for ``unbroadcast``/``unreduce``, the
+#: a new array of sums, or 0.0), a seed (a number; its operands and the
+#: thunk it may call at once) and, for ``unbroadcast``/``unreduce``, the
 #: value read for its shape alone.  Passing an owned array to them keeps it owned.
 _READ_ONLY_ARGS = {"matmul_grad_a": (0, 1, 2), "matmul_grad_b": (0, 1, 2),
                    "summed_matmul_grad_a": (0, 1, 2), "summed_matmul_grad_b": (0, 1, 2),
-                   "summed_product_seed": (1, 2), "unbroadcast": (1,), "unreduce": (1,)}
+                   "summed_product_seed": (1, 2), "summed_elementwise_seed": (1, 2),
+                   "unbroadcast": (1,), "unreduce": (1,)}
 
 
 def _kept_reads(node) -> set[str]:
@@ -517,6 +519,11 @@ def _kept_reads(node) -> set[str]:
         elif _ufunc_call(n):
             for a in n.args:
                 visit(a, True)
+        elif consumed and isinstance(n, gast.Tuple):   # operands, read one by one
+            for a in n.elts:
+                visit(a, True)
+        elif consumed and isinstance(n, gast.Lambda):  # a thunk the helper calls at once
+            visit(n.body, True)
         elif isinstance(n, gast.Call) and isinstance(n.func, gast.Name) \
                 and n.func.id in _READ_ONLY_ARGS and not n.keywords:
             read = _READ_ONLY_ARGS[n.func.id]

@@ -239,6 +239,7 @@ from .structures import (
     without_item,
 )
 from .summed_products import (
+    summed_elementwise_seed,
     summed_matmul_grad_a,
     summed_matmul_grad_b,
     summed_product_seed,
@@ -321,6 +322,7 @@ __all__ = [
     "matmul_grad_a",
     "matmul_grad_b",
     "summed_matmul_grad_a", "summed_matmul_grad_b", "summed_product_seed", "summed_product_size",
+    "summed_elementwise_seed",
     "tensordot_grad_a",
     "tensordot_grad_b",
     "einsum_grads",

@@ -283,6 +283,35 @@ def summed_product_seed(reduction, a, b):
     return grad_seed(reduction(a @ b))
 
 
+def summed_elementwise_seed(reduction, operands, value):
+    """``grad_seed(reduction(value()))`` for ``reduction`` ``np.sum`` or
+    ``np.mean`` of an elementwise expression ``value`` (``+ - * /`` and
+    negation) of the arrays ``operands`` and Python numbers: the seed 1 of
+    ``grad``'s adjoint sweep, of the dtype of the expression's sum -- where
+    ``grad`` reads the function's value only for that dtype.
+
+    Without the expression where nothing about it is unknown but its numbers:
+    NumPy arrays of real floats of one shape (nothing broadcasts, so nothing
+    can raise) and no floating-point error made an exception; the dtype is
+    then ``np.result_type`` of the arrays (a Python number takes an array's
+    float dtype).  Anything else calls ``value`` and reduces it, as the
+    function does, raising whatever it raises.  Left out: a RuntimeWarning an
+    overflow in the expression would print.
+
+        >>> a = np.ones(3, np.float32)
+        >>> summed_elementwise_seed(np.sum, (a, a), lambda: a * a + 2.0)
+        np.float32(1.0)
+        >>> summed_elementwise_seed(np.sum, (a, np.ones(2)), lambda: a * 2.0)   # as the function
+        np.float32(1.0)
+    """
+    first = operands[0]
+    if type(first) is np.ndarray and first.dtype.kind == "f" and _quiet() and all(
+            type(a) is np.ndarray and a.dtype.kind == "f" and a.shape == first.shape
+            for a in operands):
+        return np.result_type(*operands).type(1)
+    return grad_seed(reduction(value()))
+
+
 def summed_product_size(a, b):
     """``size_of(a @ b)``, the count ``np.mean(a @ b)``'s rule divides by,
     from the operands' shapes where ``a @ b`` is a product of NumPy vectors

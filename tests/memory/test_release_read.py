@@ -206,3 +206,9 @@ def test_the_peak_falls():
         mp.undo()
         compiled._MEMORY.clear()
     assert with_pass <= without - 2, (with_pass, without)
+
+
+def test_the_thunk_a_seed_calls_at_once_is_no_closure():
+    out = _released("a = np.sin(x)\nd_t = summed_elementwise_seed(np.sum, (a, x), lambda: a * x)\n"
+                    "d_b = d_t * a\nz = d_b * 2.0\nreturn z", start=1)
+    assert "del a  # read no more" in out    # after d_b, its last reader
