@@ -55,8 +55,10 @@ def function_of(fn, transform: str):
         raise SrcGradError(f"{what}, made by srcgrad: the derivatives of generated functions "
                            f"it takes are grad(grad(f)) for a float argument, and hvp, "
                            f"hessian and jacobian(grad(f))")
-    if isinstance(fn, functools.partial) and inspect.isfunction(fn.func):
-        try:  # jvp, vjp, hvp, ...: the def the partial stands for (api/partials.py)
+    if isinstance(fn, functools.partial) and (inspect.isfunction(fn.func) or (
+            inspect.ismethod(fn.func) and inspect.isfunction(fn.func.__func__))):
+        try:  # jvp, vjp, hvp, ...: the def the partial stands for (api/partials.py),
+            # of a bound method too (it calls the method, held, as MODEL.run(x))
             return as_function(fn)
         except TypeError:
             pass
