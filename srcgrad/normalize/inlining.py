@@ -51,6 +51,7 @@ from ..frontend.parse import Resolver, located_error, parse_function
 from ..ir.syntax import Renamer, assigned_names, clone, is_docstring, load_name, walk
 from .jumps import structure
 from .mutable_defaults import changed_local_defaults, local_default_message
+from .none_results import returns_none_in_place
 
 
 class Inlining:
@@ -363,6 +364,18 @@ class Inlining:
                     and not any(isinstance(e, gast.Starred) for e in value.elts):
                 return [gast.copy_location(clone(e), e) if isinstance(e, gast.Name)
                         and e.id in self.local_functions else self.atom(e) for e in value.elts]
+            if returns_none_in_place(value, self.callee, self.locals):
+                # lambda v: hs.append(v): the call is made for what it does (none_results.py),
+                # shown in messages with the user's names (v, not v_1)
+                where = value if getattr(value, "lineno", None) is not None else call
+                made = gast.copy_location(gast.Expr(value=value), where)
+                start = len(self.out)
+                self.statement(made)
+                shown = Renamer({new: n for n, new in renames.items()}).visit(clone(value))
+                for stmt in self.out[start:]:
+                    if getattr(getattr(stmt, "op", None), "node", None) is made:
+                        stmt.op.node = gast.copy_location(gast.Expr(value=shown), made)
+                return gast.Constant(value=None, kind=None)
             return self.atom(value)
         finally:
             self.inlining.pop()
