@@ -14,6 +14,8 @@ ufunc's ``out=x[1:]``.
 array are the element write ``x[...] = v``, whose adjoint puts the old
 elements back: see ``whole_write`` in :mod:`..normalize.statements`.)
 
+The same for a method of an object called for what it does (``h.halve()``
+with ``self.a *= 0.5``) after a field of the object (``h.a``) was read.
 No tape keeps the old elements of an array changed by a call srcgrad runs as
 written, so such a program is refused, located at the call, naming the view
 as the user wrote it.  Where the view is taken after the call (``x.sort();
@@ -73,11 +75,14 @@ def refuse_stale_views(program: ir.Program, backward) -> None:
     changes = [(stmt, names) for stmt in statements
                if not isinstance(stmt, (gast.If, gast.For, gast.While))
                for names in [_may_change(stmt, free)] if names]
-    if not changes:
+    methods = _changing_methods(program, statements)
+    if not changes and not methods:
         return
     read = {n for stmt in ir.walk_statements(backward) for n in ir.names_in(stmt)}
     groups = _memory_groups(statements)
     order = _Order(program.body)
+    if methods:
+        _refuse_stale_fields(program, statements, methods, read, groups, order)
     user = None
     for stmt, names in changes:
         listed = changed_in_place(stmt, free)
@@ -117,6 +122,92 @@ def refuse_stale_views(program: ir.Program, backward) -> None:
                     col=getattr(stmt, "col_offset", None))
 
 
+def _object_method_for_effect(stmt) -> bool:
+    """Whether ``stmt`` is a call of a method of a named object whose result
+    is thrown away (``h.halve()``): called for what it does, which may be to
+    change the arrays its object holds (``self.a *= 0.5``).  Methods of
+    arrays, lists, dicts and sets are told apart by the rest of this module."""
+    call = getattr(stmt, "value", None)
+    return isinstance(stmt, gast.Expr) and isinstance(call, gast.Call) \
+        and isinstance(call.func, gast.Attribute) and isinstance(call.func.value, gast.Name) \
+        and getattr(call.func, "helper", None) is None \
+        and not any(hasattr(kind, call.func.attr) for kind in (np.ndarray, list, dict, set))
+
+
+def _refuse_stale_fields(program, statements, methods, read, groups, order) -> None:
+    """Raise, located at the call, where a method of an object run as written
+    (``h.halve()``) comes after a field of the object (``t = h.a``), or a view
+    of one, was read for the adjoint sweep: the method may change that array
+    in place, and the adjoint would read the new elements (outside tester T2,
+    session 30: ``self.a *= 0.5`` in the method gave half the gradient)."""
+    fields = _fields(statements)
+    user = None
+    for call in methods:
+        owner = call.value.func.value.id
+        for field in fields.get(owner, ()):
+            for name in sorted({field} | set(groups.get(field, ()))):
+                view = order.bound_before(name, call, name) if name in read else None
+                if view is None:
+                    continue
+                user = user or user_names(program, statements)
+                raise UnsupportedSyntaxError(
+                    f"'{_shown_call(call)}' may change the arrays '{user(owner)}' holds in "
+                    f"place after '{_shown_binding(view)}' (line "
+                    f"{getattr(view, 'lineno', '?')}) was read, and the adjoint sweep reads "
+                    f"it as it was then: srcgrad runs the method as written and keeps no "
+                    f"copy of the old elements.  Read a copy there "
+                    f"('{_shown_binding(view)}.copy()'), or have the method make a new array "
+                    f"(self.a = self.a * 0.5) instead of changing the old one",
+                    filename=program.filename, lineno=getattr(call, "lineno", None),
+                    col=getattr(call, "col_offset", None))
+
+
+def _changing_methods(program, statements) -> list:
+    """The calls of a method of an object, for what it does, that may change
+    an array the object holds in place."""
+    return [stmt for stmt in statements if _object_method_for_effect(stmt)
+            and _may_change_its_object(program, stmt.value.func.value.id,
+                                       stmt.value.func.attr)]
+
+
+def _fields(statements) -> dict:
+    """``object name -> the names bound to one of its fields`` (``t = h.a``)."""
+    fields: dict = {}
+    for stmt in statements:
+        op = getattr(stmt, "op", None)
+        if isinstance(stmt, gast.Assign) and getattr(op, "primitive", None) is ir.GETATTR \
+                and op.args and isinstance(op.args[0], gast.Name) \
+                and isinstance(stmt.targets[0], gast.Name):
+            fields.setdefault(op.args[0].id, []).append(stmt.targets[0].id)
+    return fields
+
+
+def _may_change_its_object(program, owner, attr) -> bool:
+    """Whether the method ``attr`` of the object ``owner`` names may change an
+    array the object holds in place (``self.a *= 0.5``, ``self.a[...] = v``,
+    or through a function it calls); True where its class or source is not
+    known.  A method that binds a new array (``self.a = self.a * 0.5``)
+    leaves the one read before untouched."""
+    cls = getattr(program, "param_classes", {}).get(owner)
+    method = getattr(cls, attr, None) if cls is not None else None
+    code = getattr(method, "__code__", None)
+    if not inspect.isfunction(method) or not code.co_argcount:
+        return True
+    try:
+        changed = augmented_parameters(method) | deep_parameters(method)
+    except SrcGradError:
+        return True
+    return code.co_varnames[0] in changed
+
+
+def _shown_binding(stmt) -> str:
+    node = getattr(getattr(stmt, "op", None), "node", None)
+    if isinstance(node, gast.stmt):
+        node = getattr(node, "value", None)
+    text = source_of(node if node is not None else stmt.value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 def changed_by_calls(program: ir.Program) -> set[str]:
     """The names whose elements a call run as written may change (see
     :func:`_may_change`): a value read from one is not computed again in the
@@ -126,6 +217,10 @@ def changed_by_calls(program: ir.Program) -> set[str]:
     statements = list(ir.walk_statements(program.body))
     changed = {n for stmt in statements if not isinstance(stmt, (gast.If, gast.For, gast.While))
                for n in _may_change(stmt, program.free)}
+    methods = _changing_methods(program, statements)
+    if methods:  # h.halve(): what was read of h's fields (t = h.a) may change
+        fields = _fields(statements)
+        changed.update(n for call in methods for n in fields.get(call.value.func.value.id, ()))
     if not changed:
         return changed
     groups = _memory_groups(statements)

@@ -175,6 +175,11 @@ class _Normalizer(Statements, Expressions, ControlFlow, Calls, Inlining, Special
         program.vararg_params = (vararg.id,) if vararg is not None else ()
         program.defaults = self.signature_defaults()
         program.specialised = self.specialised
+        # the classes of the user objects passed (memory/stale_views.py reads a
+        # method called for what it does to tell whether it changes their arrays)
+        program.param_classes = dict(getattr(self, "param_classes", {}))
+        if self.receiver_type is not None and self.params:
+            program.param_classes[self.params[0]] = self.receiver_type
         return program
 
     def defaults_as_values(self) -> None:
