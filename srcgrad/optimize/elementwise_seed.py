@@ -56,6 +56,7 @@ import numpy as np
 
 from .. import ir
 from ..ir.syntax import call_to, load_name, source_of, walk
+from .summed_products import returned_definitions
 
 _REDUCTIONS = {np.sum: "sum", np.mean: "mean"}
 _BINARY = {operator.add: gast.Add, operator.sub: gast.Sub, operator.mul: gast.Mult,
@@ -67,19 +68,10 @@ def seed_without_elementwise(stmts, program) -> list:
     expression whose sum or mean the function returns (see the module
     docstring); ``stmts`` unchanged where a condition fails."""
     output = program.output
-    if not isinstance(output, gast.Name) or any(
-            ir.is_update(stmt) for stmt in ir.walk_statements(program.body)):
+    found = returned_definitions(program)
+    if found is None:
         return stmts
-    counts, last = ir.definitions(program.body)
-    top = {id(stmt) for stmt in program.body}
-
-    def once(name):  # the statement assigning name, once, at the top level; else None
-        stmt = last.get(name)
-        return stmt if counts.get(name) == 1 and id(stmt) in top else None
-
-    def steady(name):
-        return once(name) is not None or name in program.params and not counts.get(name)
-
+    once, steady = found
     op = getattr(once(output.id), "op", None)
     if op is None or op.primitive not in _REDUCTIONS or op.kwargs or len(op.args) != 1 \
             or not isinstance(op.args[0], gast.Name):

@@ -172,19 +172,13 @@ def seed_without_product(stmts, program) -> list:
         d_C = summed_matmul_grad_b(d_t4, t2, C)
     """
     output = program.output
-    if not isinstance(output, gast.Name) or any(
-            ir.is_update(stmt) for stmt in ir.walk_statements(program.body)):
+    found = returned_definitions(program)
+    if found is None:
         return stmts
-    counts, last = ir.definitions(program.body)
-    top = {id(stmt) for stmt in program.body}
-
-    def once(name):  # the statement assigning name, once, at the top level; else None
-        stmt = last.get(name)
-        return stmt if counts.get(name) == 1 and id(stmt) in top else None
+    once, steady_name = found
 
     def steady(node):
-        return isinstance(node, gast.Name) and (
-            once(node.id) is not None or node.id in program.params and not counts.get(node.id))
+        return isinstance(node, gast.Name) and steady_name(node.id)
 
     total = once(output.id)
     op = getattr(total, "op", None)
@@ -210,6 +204,30 @@ def seed_without_product(stmts, program) -> list:
     seeds[0].value = call_to("summed_product_seed", reduction, load_name(a.id), load_name(b.id))
     seeds[0].comment = f"grad_seed({output.id}) without {a.id} @ {b.id}"
     return stmts
+
+
+def returned_definitions(program):
+    """``(once, steady)`` for a function returning one name and updating no
+    array in place, else None: ``once(name)``, the statement binding ``name``
+    once, at the top level (else None); ``steady(name)``, whether ``name``
+    keeps one value all through (bound once so, or a parameter never bound):
+    what a seed computed from the operands of the returned value needs
+    (here and in :mod:`.elementwise_seed`)."""
+    output = program.output
+    if not isinstance(output, gast.Name) or any(
+            ir.is_update(stmt) for stmt in ir.walk_statements(program.body)):
+        return None
+    counts, last = ir.definitions(program.body)
+    top = {id(stmt) for stmt in program.body}
+
+    def once(name):
+        stmt = last.get(name)
+        return stmt if counts.get(name) == 1 and id(stmt) in top else None
+
+    def steady(name):
+        return once(name) is not None or name in program.params and not counts.get(name)
+
+    return once, steady
 
 
 def _count_from_operands(g, x, calls, counts) -> None:
