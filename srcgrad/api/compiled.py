@@ -18,6 +18,7 @@ generated code).
 
 from __future__ import annotations
 
+import inspect
 import operator
 import threading
 import types
@@ -26,7 +27,7 @@ import weakref
 from functools import partial
 
 from .. import pipeline
-from ..cache import provenance
+from ..cache import manifest, provenance
 from ..cache import store as cache
 from ..errors import ZeroGradientWarning
 from ..frontend.parse import Resolver
@@ -62,8 +63,8 @@ class Compiled:
             if isinstance(container, dict):
                 if container.get(key, _GONE) is not obj:
                     return True
-            elif isinstance(container, types.FunctionType):  # its defaults
-                if getattr(container, key) is not obj:
+            elif isinstance(container, (types.FunctionType, type)):  # defaults, a method
+                if getattr(container, key, _GONE) is not obj:
                     return True
             else:
                 try:
@@ -103,8 +104,7 @@ def _reached_dependencies(fn, free, options, known) -> list:
     survey of the functions reachable from ``fn`` (:mod:`..cache.provenance`);
     a name found in several places is watched in each (at worst a needless
     recompilation)."""
-    arguments = tuple((c.position, c.obj) for c in options.callees if hasattr(c, "obj"))
-    found = provenance.survey(fn, options.receiver, arguments)
+    found = provenance.survey(fn, options.receiver, manifest.arguments(options))
     at = {repr(path): obj for obj, path in found.seen.values()}
     seen = {(id(container), key) for container, key, _ in known}
     deps = []
@@ -113,7 +113,14 @@ def _reached_dependencies(fn, free, options, known) -> list:
         if path is None or path[0] not in ("global", "closure", "attr"):
             return
         holder, key = at.get(repr(path[1])), path[2]
-        if path[0] == "attr":  # a module's member (helpers.smooth)
+        if path[0] == "attr" and isinstance(holder, type):
+            # a method of a class the code is specialised on (M.act = other):
+            # watched where it is a plain function, which getattr gives as it is
+            value = inspect.getattr_static(holder, key, _GONE)
+            if not isinstance(value, types.FunctionType) or getattr(holder, key) is not value:
+                return
+            container = holder
+        elif path[0] == "attr":  # a module's member (helpers.smooth)
             if not isinstance(holder, types.ModuleType):
                 return
             container, value = vars(holder), vars(holder).get(key, _GONE)
@@ -203,8 +210,8 @@ def _watched(fn, deps) -> dict:
     for container, key, _ in deps:
         if isinstance(container, dict):
             watched[id(container), key] = partial(container.get, key, _GONE)
-        elif isinstance(container, types.FunctionType):
-            watched[id(container), key] = partial(getattr, container, key)
+        elif isinstance(container, (types.FunctionType, type)):
+            watched[id(container), key] = partial(getattr, container, key, _GONE)
         else:
             watched[id(container), "cell_contents"] = partial(getattr, container, "cell_contents")
     return watched

@@ -163,9 +163,16 @@ def restore(data: dict, target, receiver, passed=()) -> tuple[dict, dict]:
 
 
 def arguments(options) -> tuple:
-    """``(position, function)`` for each function the options' code is
-    specialised on (``Options.callees``): roots of the survey, like the entry."""
-    return tuple((c.position, c.obj) for c in options.callees if hasattr(c, "obj"))
+    """``(position, object)`` for each function the options' code is
+    specialised on (``Options.callees``), and the class of each user object
+    passed (``Options.object_classes``), whose methods the code inlines:
+    roots of the survey, like the entry, so that an edited method is a changed
+    source, not a cache hit serving the old code (outside tester T2, session
+    30: 0.6 where the function, its method edited, gave 2.1)."""
+    passed = tuple((c.position, c.obj) for c in options.callees if hasattr(c, "obj"))
+    taken = {position for position, _ in passed}
+    return passed + tuple((position, cls) for position, cls in options.object_classes
+                          if position not in taken)
 
 
 def rebuild(data: dict, source: str, bindings: dict, free: dict, target) -> Generated:
