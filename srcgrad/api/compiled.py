@@ -122,6 +122,9 @@ def _reached_dependencies(fn, free, options, known) -> list:
             container = holder
         elif path[0] == "attr":  # a module's member (helpers.smooth)
             if not isinstance(holder, types.ModuleType):
+                # the function of a partial or bound method (PART.func, BM.__func__):
+                # the global or closure holding it is watched (PART = partial(h, k=3.0))
+                watch(path[1])
                 return
             container, value = vars(holder), vars(holder).get(key, _GONE)
         elif not isinstance(holder, types.FunctionType):
