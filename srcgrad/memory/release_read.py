@@ -37,8 +37,9 @@ function or lambda mentions it (a closure would read it when called, where
 its text is not).  ``del`` unbinds a name only: an array a tape, a view, an
 alias or the result still holds stays alive, unchanged, so every value is
 the one it was.  Runs for the NumPy backend, with ``optimize`` on, in the
-joint modes (as the forward sweep's release).  Tested by
-tests/memory/test_release_read.py.
+joint modes (as the forward sweep's release), not in anomaly mode
+(``check_finite``), whose checks read each array after the statement that
+makes it.  Tested by tests/memory/test_release_read.py.
 
     >>> import gast
     >>> from ..ir.emit import show_statements

@@ -22,8 +22,10 @@ the call (``d_x = gammaln_vjp(y, d_y, x)``).
     >>> print(grad(f).source.split("# Adjoint sweep")[1])  # doctest: +NORMALIZE_WHITESPACE
     d_t3 = grad_seed(t3)
     d_t2 = unreduce(d_t3, t2)
+    del t2  # read no more
     d_t1 = unbroadcast(d_t2 * x, t1)
     d_x = unbroadcast(d_t2 * t1, x)
+    del d_t2  # read no more
     d_x = d_x + softplus_vjp(t1, d_t1, x)
     return grad_like(d_x, x)
 """

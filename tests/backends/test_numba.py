@@ -135,8 +135,8 @@ def test_arrays_fall_back_to_numpy_with_a_note():
     g = srcgrad.grad(on_arrays, backend="numba")
     x = np.linspace(0.0, 1.0, 5)
     np.testing.assert_array_equal(_no_warnings(lambda: g(x)), srcgrad.grad(on_arrays)(x))
-    assert ("# backend numba: not compiled: it calls the runtime helper unreduce, which numba "
-            "cannot type") in g.source
+    assert ("# backend numba: not compiled: it calls the runtime helpers "
+            "summed_elementwise_seed, unreduce, which numba cannot type") in g.source
     # the function runs on NumPy; its elementwise runs are fused kernels (test_numba_fusion.py)
     assert "@numba.njit(cache=True)\n" not in g.source
     assert "\ndef grad_on_arrays(x):" in g.source
