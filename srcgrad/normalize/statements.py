@@ -99,7 +99,12 @@ class Statements(ChainedWrites):
                 and node.id not in self.local_functions
 
         func = call.func
-        if isinstance(func, gast.Attribute) and func.attr == "fill" and local(func.value) \
+        held = func.value if isinstance(func, gast.Attribute) else None
+        while isinstance(held, gast.Subscript):  # C[0].fill(v) is C[0][...] = v
+            if any(isinstance(n, gast.List) for n in gast.walk(held.slice)):
+                return None  # C[[0, 1]].fill(v) fills NumPy's copy: run as written
+            held = held.value
+        if isinstance(func, gast.Attribute) and func.attr == "fill" and local(held) \
                 and len(call.args) == 1 and not call.keywords:
             return clone(func.value), call.args[0], False
         callee = self.callee(call)

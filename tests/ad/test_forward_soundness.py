@@ -227,12 +227,14 @@ def test_in_place_forms_right_in_both_modes_or_refused_by_both(fn):
 
 
 def test_refused_forms_say_which_array_and_what_to_write():
+    # (y[1:].fill(x[2]) was the example until session 30: it is now the element
+    # write y[1:][...] = x[2], right in both modes, checked in LOCAL above)
     with pytest.raises(srcgrad.UnsupportedSyntaxError) as caught:
-        srcgrad.jvp(s_viewfill, (X,), (D,))
+        srcgrad.jvp(s_copyto_view, (X,), (D,))
     message = str(caught.value)
-    assert "'y[1:].fill(x[2])' may change 'y[1:]' in place" in message
-    assert "write the update as an assignment" in message
-    assert caught.value.lineno == s_viewfill.__code__.co_firstlineno + 2
+    assert "'np.copyto(y[1:], x[:3])' may change 'y[1:]' in place" in message
+    assert "write y[...] = v" in message
+    assert caught.value.lineno == s_copyto_view.__code__.co_firstlineno + 2
 
 
 @pytest.mark.parametrize("fn", [a_fill, a_out], ids=lambda f: f.__name__)
@@ -251,7 +253,7 @@ def test_in_place_on_an_argument_followed_by_both(fn):
                                   lambda f: srcgrad.hessian(f)(X)],
                          ids=["jacobian", "hvp", "hessian"])
 def test_what_builds_on_forward_mode_refuses_too(make):
-    for fn in (s_put, s_viewfill, s_copyto_where):
+    for fn in (s_put, s_copyto_view, s_copyto_where):
         with pytest.raises(srcgrad.UnsupportedSyntaxError):
             make(fn)
 
