@@ -93,23 +93,21 @@ def refuse_stale_views(program: ir.Program, backward) -> None:
                 # what was computed before the call (a method's change of x is
                 # _refuse_stale_reads's)
                 user = user or user_names(program, statements)
-                raise UnsupportedSyntaxError(
+                raise _refused(program, stmt, (
                     f"'{_shown_call(stmt)}' changes the elements of '{user(name)}' in place "
                     f"after a value was computed from it, and the adjoint sweep reads "
                     f"'{user(name)}' as it was then: srcgrad keeps no copy of the old "
                     f"elements of an array a call changes.  Compute from a copy where you "
                     f"read it ('{user(name)}.copy()'), or write the change as an assignment "
                     f"({user(name)}[...] = v, {user(name)}[i] = v), whose adjoint puts the "
-                    f"old elements back",
-                    filename=program.filename, lineno=getattr(stmt, "lineno", None),
-                    col=getattr(stmt, "col_offset", None))
+                    f"old elements back"))
             for other in sorted(groups.get(name, ())):
                 view = None if other == name or other not in read \
                     else order.bound_before(other, stmt, name)
                 if view is None:
                     continue
                 user = user or user_names(program, statements)
-                raise UnsupportedSyntaxError(
+                raise _refused(program, stmt, (
                     f"'{_shown_call(stmt)}' changes the elements of '{user(name)}' in place "
                     f"after '{user(other)}' (line {getattr(view, 'lineno', '?')}), which "
                     f"shares its memory, was read, and the adjoint sweep reads "
@@ -117,9 +115,7 @@ def refuse_stale_views(program: ir.Program, backward) -> None:
                     f"elements of an array a call changes.  Read a copy there "
                     f"('{user(other)}.copy()'), or write the change as an assignment "
                     f"({user(name)}[...] = v, {user(name)}[...] = np.sort({user(name)}), "
-                    f"{user(name)}[i] = v), whose adjoint puts the old elements back",
-                    filename=program.filename, lineno=getattr(stmt, "lineno", None),
-                    col=getattr(stmt, "col_offset", None))
+                    f"{user(name)}[i] = v), whose adjoint puts the old elements back"))
 
 
 def _object_method_for_effect(stmt) -> bool:
@@ -150,16 +146,14 @@ def _refuse_stale_fields(program, statements, methods, read, groups, order) -> N
                 if view is None:
                     continue
                 user = user or user_names(program, statements)
-                raise UnsupportedSyntaxError(
+                raise _refused(program, call, (
                     f"'{_shown_call(call)}' may change the arrays '{user(owner)}' holds in "
-                    f"place after '{_shown_binding(view)}' (line "
+                    f"place after '{_shown_call(view, 40)}' (line "
                     f"{getattr(view, 'lineno', '?')}) was read, and the adjoint sweep reads "
                     f"it as it was then: srcgrad runs the method as written and keeps no "
                     f"copy of the old elements.  Read a copy there "
-                    f"('{_shown_binding(view)}.copy()'), or have the method make a new array "
-                    f"(self.a = self.a * 0.5) instead of changing the old one",
-                    filename=program.filename, lineno=getattr(call, "lineno", None),
-                    col=getattr(call, "col_offset", None))
+                    f"('{_shown_call(view, 40)}.copy()'), or have the method make a new array "
+                    f"(self.a = self.a * 0.5) instead of changing the old one"))
 
 
 def _changing_methods(program, statements) -> list:
@@ -200,14 +194,6 @@ def _may_change_its_object(program, owner, attr) -> bool:
     return code.co_varnames[0] in changed
 
 
-def _shown_binding(stmt) -> str:
-    node = getattr(getattr(stmt, "op", None), "node", None)
-    if isinstance(node, gast.stmt):
-        node = getattr(node, "value", None)
-    text = source_of(node if node is not None else stmt.value)
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
 def changed_by_calls(program: ir.Program) -> set[str]:
     """The names whose elements a call run as written may change (see
     :func:`_may_change`): a value read from one is not computed again in the
@@ -246,11 +232,19 @@ def _read_for_before(name, call, backward, order) -> bool:
     return False
 
 
-def _shown_call(stmt) -> str:
+def _refused(program, stmt, message) -> UnsupportedSyntaxError:
+    """The refusal of ``stmt``, located at it in the user's file."""
+    return UnsupportedSyntaxError(message, filename=program.filename,
+                                  lineno=getattr(stmt, "lineno", None),
+                                  col=getattr(stmt, "col_offset", None))
+
+
+def _shown_call(stmt, width=60) -> str:
+    """What ``stmt`` computes as the user wrote it, cut to ``width`` characters."""
     node = getattr(getattr(stmt, "op", None), "node", None)
     text = source_of(getattr(node, "value", node) if isinstance(node, gast.stmt) else node) \
         if node is not None else source_of(stmt.value)
-    return text if len(text) <= 60 else text[:57] + "..."
+    return text if len(text) <= width else text[:width - 3] + "..."
 
 
 def _may_change(stmt, free) -> set[str]:
