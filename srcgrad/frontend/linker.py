@@ -207,6 +207,40 @@ class ElementClasses:
         return None
 
 
+class Packed:
+    """How many items a call of a user function packs into a tuple parameter
+    (its ``*rest``, or a tuple display passed, ``args=(theta,)``), or which
+    keys into its ``**kw``: the callee's code is specialised on them, so that
+    ``f(y, t, *rest)`` in it is ``f(y, t, rest[0])`` and ``g(**kw)`` is ``g(s=kw['s'])``
+    (the odeint idiom, ``def rk4(f, y, t, *args): k1 = f(y, t, *args)``).  An entry
+    of a call's ``callees`` (generated code calls the pair made for it alone,
+    so nothing is checked when the code runs).
+
+        >>> Packed("args", length=2), Packed("kw", keys=("scale",))
+        (args=<2 items>, kw=<keys scale>)
+    """
+
+    __slots__ = ("keys", "length", "name", "position")
+
+    def __init__(self, name: str, length: int | None = None, keys: tuple | None = None):
+        self.name, self.length, self.keys, self.position = name, length, keys, -1
+
+    def __eq__(self, other):
+        return isinstance(other, Packed) and (self.name, self.length, self.keys) == (
+            other.name, other.length, other.keys)
+
+    def __hash__(self):
+        return hash((self.name, self.length, self.keys))
+
+    def __repr__(self):
+        if self.keys is not None:
+            return f"{self.name}=<keys {', '.join(self.keys)}>"
+        return f"{self.name}=<{self.length} items>"
+
+    def stable_description(self):
+        return ["packed", self.name, self.length, list(self.keys or ())]
+
+
 def element_classes(value) -> tuple:
     """The classes of the instances of user classes in the list or tuple
     ``value``, in order of first appearance; () for anything else."""

@@ -774,9 +774,8 @@ def _passing(call, callee, preset, kept, scan, resolve, owner=None):
     try:
         if callee is None:
             raise TypeError("a function not known here")
-        if any(k.arg is None for k in call.keywords):
-            raise TypeError("arguments not known one by one")
-        keywords = {k.arg: k.value for k in call.keywords}
+        keywords = {k.arg: k.value for k in call.keywords if k.arg is not None}
+        spread = [k.value for k in call.keywords if k.arg is None]  # f(**kw)
         blank = gast.Constant(value=None, kind=None)
         star = next((i for i, a in enumerate(call.args) if isinstance(a, gast.Starred)),
                     len(call.args))
@@ -788,6 +787,7 @@ def _passing(call, callee, preset, kept, scan, resolve, owner=None):
             elts=list(a.values() if isinstance(a, dict) else a), ctx=gast.Load()))
             for p, a in bound.arguments.items()]
         passed += _unmatched(signature, bound, call.args[star:])
+        passed += _unmatched_keywords(signature, bound, call.args[star:], spread)
     except (TypeError, ValueError):
         callee, passed = None, [(None, a) for a in [
             *call.args, *(k.value for k in call.keywords)]]
@@ -810,6 +810,28 @@ def _passing(call, callee, preset, kept, scan, resolve, owner=None):
         yield call, callee, tuple(pairs), () if callee is None else \
             passed_functions(passed, resolve, scan.local_functions, _follow(resolve)) \
             + default_functions(callee, dict(passed)) + _receiver_binding(callee, owner)
+
+
+def _unmatched_keywords(signature, bound, rest, spread) -> list:
+    """``f(y, **kw)``: an item of each dict ``kw`` paired with every parameter
+    the call leaves (any may take it), the dict itself with ``**opts``: as
+    :func:`_unmatched` does for a ``*args``."""
+    if not spread:
+        return []
+    items = [gast.Subscript(value=d, slice=gast.Constant(value=0, kind=None), ctx=gast.Load())
+             for d in spread]
+    kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    left = [p.name for p in signature.parameters.values()
+            if p.kind in kinds and p.name not in bound.arguments]
+    if rest:  # (a *args before: the positional parameters it may fill are paired already)
+        left = [p.name for p in signature.parameters.values()
+                if p.kind == inspect.Parameter.KEYWORD_ONLY and p.name not in bound.arguments]
+        left += [p.name for p in signature.parameters.values()
+                 if p.kind == inspect.Parameter.POSITIONAL_OR_KEYWORD]
+    rest_param = [p.name for p in signature.parameters.values()
+                  if p.kind == inspect.Parameter.VAR_KEYWORD]
+    return [(p, item) for p in left for item in items] + [
+        (p, d) for p in rest_param for d in spread]
 
 
 def _unmatched(signature, bound, rest) -> list:

@@ -83,6 +83,7 @@ from .partials import Partials, partial_call
 from .records import Records, is_record_class
 from .rewrites import Rewrites
 from .selections import Selections
+from .starred import packed_shapes
 from .sugar import NON_DIFFERENTIABLE_BUILTINS, builtin_ref
 
 #: Primitives that take a function only to order items or to act on a
@@ -248,7 +249,11 @@ class Calls(Selections, NamedTuples, Records, Keywords, Rewrites, Partials):
                                                   node)
             op = ir.Op(prim.__func__, args, kwargs, node, f".{prim.__func__.__name__}()")
             op.receiver_type = type(prim.__self__)
-            op.callees = self.handed_on_classes(prim.__self__)  # net(x): for m in self.mods
+            receiving = gast.Call(func=node.func, args=[gast.Constant(value=None, kind=None),
+                                                        *node.args], keywords=node.keywords)
+            op.callees = self.handed_on_classes(prim.__self__) + packed_shapes(
+                prim.__func__, node, getattr(self, "tuple_lengths", {}), receiver=1) \
+                + self.passed_functions(prim.__func__, receiving)  # net(x): self.mods
             return expr, op
         if isinstance(prim, functools.partial):  # partial(f, a, k=v)(x) -> f(a, x, k=v)
             bound = [self.bound_value(v, node) for v in prim.args]
@@ -289,7 +294,8 @@ class Calls(Selections, NamedTuples, Records, Keywords, Rewrites, Partials):
             expr = gast.Call(func=func, args=args, keywords=keywords_of(kwargs))
         op = ir.Op(prim, args, kwargs, node, registry.display_name(prim))
         if is_user_function(prim):
-            op.callees = self.passed_functions(prim, node) + self.handed_on_classes()
+            op.callees = self.passed_functions(prim, node) + self.handed_on_classes() \
+                + packed_shapes(source_target(prim), node, getattr(self, "tuple_lengths", {}))
             if getattr(node, "receiver_type", None) is not None:  # Dense_class.forward(obj, x)
                 op.receiver_type = node.receiver_type
             elif self.named_tuple_receiver(node) is not None:  # helper(p), p = P(a, b)

@@ -115,26 +115,29 @@ class Inlining:
         function's is, its parameter bound to the lambda.  ``fn`` must read the
         same globals (a function of this module) and take plain parameters."""
         code = fn.__code__
-        if fn.__closure__ or code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS) \
-                or code.co_kwonlyargcount:
+        rest = spread_count(fn, call)  # def rk4(f, y, *args): the items args gets, or None
+        if fn.__closure__ or code.co_flags & inspect.CO_VARKEYWORDS or code.co_kwonlyargcount \
+                or (code.co_flags & inspect.CO_VARARGS and rest is None):
             raise self.error(
                 f"'{fn.__name__}' is passed a function defined in {self.func.name} (srcgrad "
                 f"inlines such a call, which it can for a module-level function with "
                 f"plain parameters only): define the function passed at module level, or "
                 f"{fn.__name__} at module level with plain parameters", call)
         helpers = self.__dict__.setdefault("inlined_helpers", {})
-        if fn not in helpers:
+        if (fn, rest) not in helpers:
             parsed = parse_function(fn)
             check_supported(parsed.node, parsed.filename, callee=True)
             node = parsed.node
             body = node.body[1:] if len(node.body) > 1 and is_docstring(node.body[0]) \
                 else node.body
-            helpers[fn] = self.own_globals(fn, gast.FunctionDef(
-                name=node.name, args=node.args, body=body, decorator_list=[], returns=None,
-                type_comment=None), parsed.filename)
-        self.check_globals_seen(helpers[fn], fn, call)
+            fdef = gast.FunctionDef(name=node.name, args=node.args, body=body,
+                                    decorator_list=[], returns=None, type_comment=None)
+            if rest is not None:
+                fdef = spread_rest(fdef, rest)
+            helpers[fn, rest] = self.own_globals(fn, fdef, parsed.filename)
+        self.check_globals_seen(helpers[fn, rest], fn, call)
         self.collect_free(call.func)  # bound and watched: a redefined helper regenerates
-        return self.inline_local(helpers[fn], call)
+        return self.inline_local(helpers[fn, rest], call)
 
     def own_globals(self, fn, fdef, filename):
         """``fdef`` (the definition of the user function ``fn``, to be inlined) as
@@ -260,8 +263,9 @@ class Inlining:
         a name in ``self.local_functions``.  Its nested functions get fresh names
         at each call: two calls make two closures."""
         code = fn.__code__
-        if fn.__closure__ or code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS) \
-                or code.co_kwonlyargcount:
+        rest = spread_count(fn, call)  # def rk4(f, y, *args): the items args gets, or None
+        if fn.__closure__ or code.co_flags & inspect.CO_VARKEYWORDS or code.co_kwonlyargcount \
+                or (code.co_flags & inspect.CO_VARARGS and rest is None):
             raise self.error(
                 f"{fn.__name__}() returns a local function, which srcgrad inlines with "
                 f"{fn.__name__}'s body: it can for a module-level function with plain "
@@ -426,3 +430,66 @@ def _returned_functions(fn) -> frozenset:
             found |= {e.id for e in items if isinstance(e, gast.Name) and e.id in local}
             found |= {"a lambda" for e in items if isinstance(e, gast.Lambda)}
     return frozenset(found)
+
+
+def spread_count(fn, call):
+    """How many items the ``*rest`` of the user function ``fn`` gets at ``call``
+    (no ``*t`` passed, no keyword for a positional parameter); None where it
+    has none or the count is not known."""
+    code = fn.__code__
+    if not code.co_flags & inspect.CO_VARARGS or any(
+            isinstance(a, gast.Starred) for a in call.args) or any(
+            k.arg is None or k.arg in code.co_varnames[:code.co_argcount]
+            for k in call.keywords) or len(call.args) < code.co_argcount:
+        return None
+    return len(call.args) - code.co_argcount
+
+
+def spread_rest(fdef, count):
+    """``def rk4(f, y, *args)`` inlined where ``args`` gets ``count`` items: the
+    items are parameters of their own (``args_1``, ...), ``args`` is their
+    tuple, bound first, and each ``*args`` in a call or display is the items,
+    as Python passes them (an ``args`` bound again in the body keeps its star:
+    refused later where its length is needed).
+
+        >>> from ..ir.emit import unparse
+        >>> fdef = gast.parse("def rk(f, y, *args):\\n    return f(y, *args)").body[0]
+        >>> print(unparse(spread_rest(gast.fix_missing_locations(fdef), 2)))
+        def rk(f, y, args_1, args_2):
+            args = (args_1, args_2)
+            return f(y, args_1, args_2)
+    """
+    rest = fdef.args.vararg.id
+    taken = {n.id for n in walk(fdef) if isinstance(n, gast.Name)}
+    items, k = [], 0
+    while len(items) < count:
+        k += 1
+        if f"{rest}_{k}" not in taken:
+            items.append(f"{rest}_{k}")
+    rebound = any(isinstance(n, gast.Name) and n.id == rest and not isinstance(n.ctx, gast.Load)
+                  and n is not fdef.args.vararg for n in walk(fdef))
+    body = [clone(s) for s in fdef.body]
+    if not rebound:
+        for node in walk(gast.Module(body=body, type_ignores=[])):
+            for field in ("args", "elts"):
+                values = getattr(node, field, None)
+                if isinstance(values, list) and isinstance(node, (gast.Call, gast.Tuple,
+                                                                   gast.List)):
+                    setattr(node, field, [
+                        x for v in values for x in (
+                            [gast.copy_location(load_name(i), v) for i in items]
+                            if isinstance(v, gast.Starred) and isinstance(v.value, gast.Name)
+                            and v.value.id == rest else [v])])
+    first = body[0] if body else fdef
+    packed = gast.copy_location(gast.Assign(
+        targets=[gast.Name(id=rest, ctx=gast.Store(), annotation=None, type_comment=None)],
+        value=gast.Tuple(elts=[load_name(i) for i in items], ctx=gast.Load()),
+        type_comment=None), first)
+    args = copy.copy(fdef.args)
+    args.args = [*fdef.args.args, *(gast.copy_location(gast.Name(
+        id=i, ctx=gast.Param(), annotation=None, type_comment=None), fdef.args.vararg)
+        for i in items)]
+    args.vararg = None
+    args.defaults = [] if count else fdef.args.defaults
+    return gast.FunctionDef(name=fdef.name, args=args, body=[packed, *body],
+                            decorator_list=[], returns=None, type_comment=None)

@@ -75,7 +75,14 @@ class Keywords:
     def keyword_dict(self, name):
         """The dict literal the local ``name`` holds at a ``**name``, when it is
         assigned once, at the top of the function, and every other use of it is
-        a read of one key (nothing can add a key); None otherwise."""
+        a read of one key (nothing can add a key); None otherwise.  The
+        ``**kw`` parameter of a helper whose call's keys are known
+        (:class:`~..frontend.linker.Packed`) holds those keys, read from it."""
+        keys = getattr(self, "packed_keys", {}).get(name.id)
+        if keys is not None and name.id == getattr(self.func.args.kwarg, "id", None) \
+                and not self.assignments.get(name.id, 0) and self._read_by_key(name):
+            return gast.Dict(keys=[gast.Constant(value=k, kind=None) for k in keys],
+                             values=[clone(name) for _ in keys])
         if name.id not in self.locals or self.assignments.get(name.id, 0) != 1 \
                 or name.id not in self.env:  # (not assigned yet: Python raises NameError)
             return None
@@ -85,15 +92,18 @@ class Keywords:
         found = [v for v in found if isinstance(v, gast.Dict)]
         if len(found) != 1 or None in found[0].keys:
             return None
+        return found[0] if self._read_by_key(name) else None
+
+    def _read_by_key(self, name) -> bool:
+        """Whether every use of ``name`` reads one key or passes it as ``**name``
+        (``kw.update(...)``, ``g(kw)``, ``kw`` passed on: its keys may change)."""
         allowed = {id(n.value) for n in walk(self.func) if isinstance(n, gast.keyword)
                    and n.arg is None}
         allowed |= {id(n.value) for n in walk(self.func) if isinstance(n, gast.Subscript)
                     and isinstance(n.ctx, gast.Load) and isinstance(n.slice, gast.Constant)}
-        for n in walk(self.func):
-            if isinstance(n, gast.Name) and n.id == name.id and isinstance(n.ctx, gast.Load) \
-                    and id(n) not in allowed:
-                return None  # kw.update(...), g(kw), kw passed on: its keys may change
-        return found[0]
+        return not any(isinstance(n, gast.Name) and n.id == name.id
+                       and isinstance(n.ctx, gast.Load) and id(n) not in allowed
+                       for n in walk(self.func))
 
 
     def as_display(self, value):

@@ -38,6 +38,7 @@ import numpy as np
 
 from ..frontend.linker import (
     ElementClasses,
+    Packed,
     element_classes,
     held_element_classes,
     is_user_function,
@@ -113,6 +114,8 @@ class Specialisation:
             if isinstance(callee, ElementClasses):  # in the header once a call uses them
                 self.dispatch_classes.update(dict.fromkeys(callee.classes))
                 self.element_lists.append(repr(callee))
+                continue
+            if isinstance(callee, Packed):  # a *rest's length, a **kw's keys (sugar.py)
                 continue
             if callee.position >= len(params) or params[callee.position].id != name \
                     or self.assignments[name]:

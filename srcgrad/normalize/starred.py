@@ -28,9 +28,11 @@ user function with ``*rest`` gets one star that is all of ``rest``:
 
 from __future__ import annotations
 
+import inspect
+
 import gast
 
-from ..frontend.linker import is_user_function
+from ..frontend.linker import Packed, is_user_function
 from ..ir.syntax import clone, walk
 from .iterators import builtin_ref
 
@@ -98,6 +100,82 @@ def fixed_lengths(func) -> dict[str, int]:
                 if isinstance(arg, gast.Name):
                     lengths[arg.id] = None
     return {name: n for name, n in lengths.items() if n is not None}
+
+
+def with_packed_lengths(func, lengths, packed) -> dict[str, int]:
+    """``lengths`` (:func:`fixed_lengths`) with the parameters whose length the
+    call fixed (``packed``: :class:`~..frontend.linker.Packed` entries, a
+    ``*rest`` or a tuple display passed) where nothing in ``func`` binds them
+    again, changes an element or names a parameter of a nested function so."""
+    known = {p.name: p.length for p in packed if p.length is not None}
+    if not known:
+        return lengths
+    own = func.args
+    for node in walk(func):
+        if isinstance(node, gast.Name) and node.id in known and not isinstance(
+                node.ctx, gast.Load) and not _own_parameter(own, node):
+            known.pop(node.id)
+        elif isinstance(node, gast.Subscript) and not isinstance(node.ctx, gast.Load) \
+                and isinstance(node.value, gast.Name):
+            known.pop(node.value.id, None)
+        elif isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
+                and node.func.attr in _RESIZING and isinstance(node.func.value, gast.Name):
+            known.pop(node.func.value.id, None)
+    return {**lengths, **known}
+
+
+def _own_parameter(args, node) -> bool:
+    return any(node is a for a in [*args.posonlyargs, *args.args, args.vararg,
+                                    *args.kwonlyargs, args.kwarg])
+
+
+def packed_shapes(fn, node, lengths, receiver: int = 0) -> tuple:
+    """What a call ``node`` of the user function ``fn`` packs, as
+    :class:`~..frontend.linker.Packed` entries its code is specialised on: the
+    number of items its ``*rest`` gets (no ``*t`` of unknown length passed),
+    the keys its ``**kw`` gets, and the length of a tuple display, or of a
+    name of the caller's ``lengths``, passed to another parameter
+    (``odeint(f, y0, ts, args=(theta,))``); ``receiver``: 1 for a method
+    called on an object (``model.run(x, *a)``: ``self`` is not in ``node.args``)."""
+    code = fn.__code__
+    try:
+        params = list(inspect.signature(fn, follow_wrapped=False).parameters.values())
+    except (TypeError, ValueError):
+        return ()
+    found = []
+    params = params[receiver:]
+    fixed = code.co_argcount - receiver
+    starred = any(isinstance(a, gast.Starred) for a in node.args)
+    if code.co_flags & inspect.CO_VARARGS and not starred:
+        rest = next(p.name for p in params if p.kind is p.VAR_POSITIONAL)
+        found.append(Packed(rest, length=max(0, len(node.args) - fixed)))
+    if code.co_flags & inspect.CO_VARKEYWORDS and all(k.arg is not None for k in node.keywords):
+        named = {p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+        rest = next(p.name for p in params if p.kind is p.VAR_KEYWORD)
+        found.append(Packed(rest, keys=tuple(k.arg for k in node.keywords
+                                              if k.arg not in named)))
+    given = [] if starred else list(zip([p.name for p in params[:fixed]], node.args))
+    given += [(k.arg, k.value) for k in node.keywords
+              if k.arg is not None and any(p.name == k.arg and p.kind in (
+                  p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) for p in params)]
+    for name, arg in given:
+        if isinstance(arg, gast.Tuple) and not any(isinstance(e, gast.Starred) for e in arg.elts):
+            found.append(Packed(name, length=len(arg.elts)))
+        elif isinstance(arg, gast.Name) and arg.id in lengths:
+            found.append(Packed(name, length=lengths[arg.id]))
+    return tuple(found)
+
+
+def tuple_lengths(func) -> dict[str, int]:
+    """:func:`fixed_lengths` of the names only ever bound to tuple displays: a
+    tuple keeps its length wherever it is passed (a list passed may grow)."""
+    lengths = fixed_lengths(func)
+    for node in walk(func):
+        if isinstance(node, gast.Assign) and not isinstance(node.value, gast.Tuple):
+            for target in node.targets:
+                if isinstance(target, gast.Name):
+                    lengths.pop(target.id, None)
+    return lengths
 
 
 class StarExpansion:
@@ -181,4 +259,5 @@ class StarExpansion:
         return gast.copy_location(whole, node)
 
 
-__all__ = ["StarExpansion", "fixed_lengths"]
+__all__ = ["StarExpansion", "fixed_lengths", "packed_shapes", "tuple_lengths",
+           "with_packed_lengths"]

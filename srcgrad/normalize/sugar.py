@@ -93,7 +93,7 @@ import numpy as np
 
 from .. import ir
 from ..errors import SrcGradError
-from ..frontend.linker import is_user_function
+from ..frontend.linker import Packed, is_user_function
 from ..frontend.parse import MISSING
 from ..ir.syntax import (
     assigned_names,
@@ -110,7 +110,7 @@ from .iterators import IteratorLoops, builtin_ref
 from .itertools_pulls import ItertoolsPulls
 from .list_methods import ListMethods
 from .loop_exits import LoopExits
-from .starred import StarExpansion, fixed_lengths
+from .starred import StarExpansion, fixed_lengths, tuple_lengths, with_packed_lengths
 
 #: Builtins whose value carries no derivative: computed as written (like a comparison).
 NON_DIFFERENTIABLE_BUILTINS = (any, all, isinstance, issubclass, callable, hasattr, bool)
@@ -123,7 +123,13 @@ class Sugar(StaleIterators):
         """Rewrite the function's tree in place (see the module docstring)."""
         self.refuse_stale_iterators()
         choose_local_functions(self.func)  # act defined in both branches: chosen per call
-        _Desugarer(self, fixed_lengths(self.func)).visit(self.func)
+        # a *rest, **kw or tuple display the call packed (Packed): of known size
+        packed = [c for c in self.callees if isinstance(c, Packed)]
+        lengths = with_packed_lengths(self.func, fixed_lengths(self.func), packed)
+        self.tuple_lengths = {**tuple_lengths(self.func),
+                              **{p.name: lengths[p.name] for p in packed if p.name in lengths}}
+        self.packed_keys = {p.name: p.keys for p in packed if p.keys is not None}
+        _Desugarer(self, lengths).visit(self.func)
 
     def starred_call(self, node, prim) -> None:
         """Refuse a call that keeps a ``*x`` of unknown length where srcgrad must

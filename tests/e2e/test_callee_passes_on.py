@@ -555,11 +555,23 @@ def star_updater_caller(x):  # the starred items still reach an updating paramet
     return r + np.sum(y * WEIGHTS)
 
 
+def ode_of_a_list(y0, gs):  # *args of a list whose length the call does not fix
+    return np.sum(ode_step(pend, y0, 0.0, gs) ** 2)
+
+
 @pytest.mark.parametrize("fn", [ode_in_loop, ode_once], ids=lambda f: f.__name__)
+def test_a_starred_tuple_of_known_length_is_followed(fn):
+    # (refused, "cannot tell how many arguments '*args'", until ode_step's code was
+    # specialised on the length of the tuple display passed: frontend/linker.Packed)
+    from numeric import check_every_policy  # noqa: PLC0415
+    check_every_policy(fn, (np.array([0.5, 0.1]), 9.8))
+
+
+@pytest.mark.parametrize("fn", [ode_of_a_list], ids=lambda f: f.__name__)
 def test_a_starred_call_of_unknown_length_is_refused_for_that_reason(fn):
     y0 = np.array([0.5, 0.1])
-    for run in (lambda: srcgrad.value_and_grad(fn)(y0, 9.8),
-                lambda: srcgrad.jvp(fn, (y0, 9.8), (np.ones(2), 0.0))):
+    for run in (lambda: srcgrad.value_and_grad(fn)(y0, [9.8]),
+                lambda: srcgrad.jvp(fn, (y0, [9.8]), (np.ones(2), [0.0]))):
         with pytest.raises(SrcGradError) as info:
             run()
         assert "cannot tell how many arguments '*args'" in info.value.message, info.value
