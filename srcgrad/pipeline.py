@@ -84,6 +84,7 @@ from .optimize.hoist_products import hoist_step_products
 from .optimize.inplace_adjoint import forward_values, steady_classes, update_in_place
 from .optimize.loop_products import products_after_loops
 from .optimize.simplify import simplify as simplify_operations
+from .optimize.steady_loops import steady_adjoint_loops
 from .optimize.summed_products import seed_without_product, sum_products
 from .options import FORWARD_MODES, JOINT_MODES, MODES, POLICIES, Options, validate_options
 
@@ -154,6 +155,7 @@ def passes(c: Compilation, run) -> None:
         run(c.forward_dce)            # optimize/dce.py
         if o.optimize and o.backend == "numpy" and not loop_policy(o.policy):
             run(c.indexed_tapes)      # memory/indexed_tapes.py
+            run(c.steady_loops)       # optimize/steady_loops.py
         run(c.assemble)               # assemble.py
         run(c.annotate)               # memory/remat.py
         if o.optimize:
@@ -409,6 +411,12 @@ class Compilation:
         """Write and read the tapes of a loop over range(n) by its index (memory/indexed_tapes.py)."""
         self.forward, self.backward = index_tapes(self.forward, self.backward,
                                                   set(self.sweep.tapes.values()), self.program.free)
+
+    @compiler_pass
+    def steady_loops(self):
+        """Run an adjoint loop without its shape checks where a guard shows every step's shapes alike (optimize/steady_loops.py)."""
+        self.backward = steady_adjoint_loops(self.backward, set(self.sweep.tapes.values()),
+                                             set(ir.names_in(self.result)))
 
     # -- the functions -----------------------------------------------------------------------
     @compiler_pass

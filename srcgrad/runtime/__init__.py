@@ -205,6 +205,7 @@ from .steps import (
     matmul_grad_a_steps,
     matmul_grad_b_steps,
     products_by_step,
+    steady_tape,
 )
 from .structures import (
     AttributeCotangent,
@@ -403,6 +404,7 @@ __all__ = [
     "gradient_grad",
     "check_finite",
     "matmul_grad_b_steps", "matmul_grad_a_steps", "products_by_step", "ProductsByStep",
+    "steady_tape",
     "StepTerms",
     "written_cotangent", "written_tangent",
     "restore_part", "slice_written_cotangent", "slice_kept_cotangent",

@@ -225,6 +225,23 @@ def products_by_step(x, w, iterations, stepped=0):
     return ProductsByStep(x, w, stepped)
 
 
+def steady_tape(tape, shape, first=1):
+    """Whether every entry of ``tape`` from ``first`` on is an ``np.ndarray``
+    (exactly) of shape ``shape``: the check an adjoint loop run without its
+    shape checks makes once (:mod:`srcgrad.optimize.steady_loops`).
+
+        >>> steady_tape([None, np.zeros(2), np.ones(2)], (2,))
+        True
+        >>> steady_tape([np.zeros(2), np.ones(3)], (2,), 0)
+        False
+    """
+    for k in range(first, len(tape)):
+        value = tape[k]
+        if type(value) is not np.ndarray or value.shape != shape:
+            return False
+    return True
+
+
 class ProductsByStep:
     """``x[t] @ w`` (or ``w @ x[t]``) computed when indexed by ``t``."""
 

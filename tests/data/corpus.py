@@ -905,3 +905,13 @@ def dict_views_as_values(w, m):
     names, values = zip(*sorted(params.items()))
     last = list(params.values())[-1]
     return total + np.sum(values[1] * last) + len(list(params.keys())) * np.sum(values[0])
+
+
+@case(_args(_normal(4, 5), _normal(5, 5), _normal(6, 3, 4), _normal(3, 5)))
+def rnn_steps(W, U, xs, h0):
+    """A recurrent loop over the rows of xs whose steps all see one shape: the
+    adjoint loop runs without its shape checks (optimize/steady_loops.py)."""
+    h = h0
+    for t in range(xs.shape[0]):
+        h = np.tanh(xs[t] @ W + h @ U)
+    return np.sum(h * h)

@@ -35,6 +35,9 @@ CASES = [
     ("mlp_loss_vjp", "mlp_loss", Options(mode="vjp", wrt=(0, 1), single=False)),
     ("indexing_grad", "indexing", Options(mode="grad", wrt=(0,))),
     ("rnn_tanh_grad", "rnn_tanh", Options(mode="grad", wrt=(0, 1, 2), single=False)),
+    # a loop over range(n) whose steps see one shape: its adjoint loop twice, under a
+    # guard, the fast copy without unbroadcast and matmul_grad_a (optimize/steady_loops.py)
+    ("rnn_steps_grad", "rnn_steps", Options(mode="grad", wrt=(0, 1), single=False)),
     # a loop's carried value of its argument's shape: no unbroadcast, no shape-only save
     ("newton_sqrt_grad", "newton_sqrt", Options(mode="grad", wrt=(0,))),
     # forward mode: one tangent statement beside each primal one
