@@ -37,6 +37,8 @@ import gast
 from .. import ir
 from ..errors import UnsupportedSyntaxError
 from ..frontend.fence import in_place_message
+from ..ir.syntax import walk
+from ..normalize.none_results import writes_into_argument
 
 
 def check_in_place_calls(program: ir.Program, varied) -> None:
@@ -65,7 +67,26 @@ def harmless(expr, free=None) -> bool:
     (``untouched(r, x, ...)``).  Like print, they run as written, with the
     forward values, and give no derivative."""
     return isinstance(expr, gast.Call) and (
-        getattr(expr.func, "helper", None) is not None or only_reports(expr, free))
+        getattr(expr.func, "helper", None) is not None
+        or only_reports(expr, free) and not _writes_inside(expr, free or {}))
+
+
+def _writes_inside(expr, free) -> bool:
+    """Whether a call in the arguments of ``expr`` writes into its first
+    argument (``print(np.putmask(y, m, v))``): showing its None result is
+    harmless, the change it makes is not (it would go unseen by both modes)."""
+    return any(isinstance(sub, gast.Call) and writes_into_argument(_callee(sub.func, free))
+               for sub in walk(expr) if sub is not expr)
+
+
+def _callee(func, free):
+    """The object the callee ``func`` names through the free names (``np.putmask``,
+    ``np.add.at``), or None."""
+    if isinstance(func, gast.Name):
+        return free.get(func.id)
+    if isinstance(func, gast.Attribute):
+        return getattr(_callee(func.value, free), func.attr, None)
+    return None
 
 
 def only_reports(expr, free=None) -> bool:

@@ -79,6 +79,7 @@ from .inlining import returned_functions
 from .keywords import Keywords
 from .mutable_defaults import changed_defaults, default_message
 from .named_tuples import NamedTuples, is_named_tuple_class
+from .none_results import writes_into_argument
 from .partials import Partials, partial_call
 from .records import Records, is_record_class
 from .rewrites import Rewrites
@@ -108,6 +109,25 @@ class Calls(Selections, NamedTuples, Records, Keywords, Rewrites, Partials):
             return MISSING
         return static_value(func, self.parsed.resolver, self.locals)
 
+    def shown_statement(self, made, shown) -> None:
+        """The statement ``made`` (one srcgrad wrote for the user's), shown in
+        messages about it as ``shown``: the call as the user would write it."""
+        start = len(self.out)
+        self.statement(made)
+        for stmt in self.out[start:]:
+            if getattr(getattr(stmt, "op", None), "node", None) is made:
+                stmt.op.node = shown
+
+    def written_in_place(self, node, shown):
+        """``t = np.putmask(y, m, v)``: the call ``node`` of a function that
+        writes into its first argument, made the statement it is -- followed or
+        refused as one, shown in messages as ``shown`` (the user's names) -- and
+        None, its value in Python (none_results.py)."""
+        made = gast.copy_location(gast.Expr(value=node), node)
+        self.shown_statement(made, gast.copy_location(gast.Expr(value=shown), made))
+        none = gast.copy_location(gast.Constant(value=None, kind=None), node)
+        return none, ir.Op(operator.pos, [none], {}, node, "None")
+
     def call(self, node):
         if any(kw.arg is None for kw in node.keywords):
             node = self.expanded_keywords(node)
@@ -124,11 +144,16 @@ class Calls(Selections, NamedTuples, Records, Keywords, Rewrites, Partials):
             self.starred_call(node, self.starred_callee(node))
         func = self.unalias(node.func)
         made = self.partial_lambda(func) if isinstance(func, gast.Call) else None
+        if made is None and isinstance(func, gast.Name) \
+                and hasattr(self.local_functions.get(func.id), "partial_of"):
+            made = self.local_functions[func.id]
         if made is not None:  # functools.partial(np.multiply, w)(x): partials.py
-            return self.call(partial_call(made, node))
-        if isinstance(func, gast.Name) and hasattr(self.local_functions.get(func.id),
-                                                   "partial_of"):
-            return self.call(partial_call(self.local_functions[func.id], node))
+            call = partial_call(made, node)
+            if writes_into_argument(self.callee(call)):
+                return self.written_in_place(call, partial_call(made, node, made.partial_shown))
+            return self.call(call)
+        if writes_into_argument(self.callee(node)):
+            return self.written_in_place(node, node)
         if isinstance(func, gast.Name) and func.id in self.local_functions:
             result = self.inline_local(self.local_functions[func.id], node)
             return result, ir.Op(operator.pos, [result], {}, node, func.id)

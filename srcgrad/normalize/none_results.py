@@ -44,7 +44,16 @@ def returns_none_in_place(call, callee, local_names) -> bool:
     if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) \
             and func.value.id in local_names and func.attr in _METHODS:
         return True
-    fn = callee(call)
+    return writes_into_argument(callee(call))
+
+
+def writes_into_argument(fn) -> bool:
+    """Whether the function ``fn`` is a NumPy function above or a ufunc's
+    ``at``: it writes into its first argument and returns None.  A call of one
+    inside an expression (``t = np.putmask(y, m, v)``, ``p(m, v)`` for ``p =
+    functools.partial(np.putmask, y)``) is made the statement it is, its value
+    None (:meth:`.calls.Calls.call`), so that the change is followed or refused
+    as the statement's is, never lost with an unused result."""
     if any(fn is f for f in _NUMPY):
         return True
     return isinstance(getattr(fn, "__self__", None), np.ufunc) \

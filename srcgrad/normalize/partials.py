@@ -72,11 +72,12 @@ def free_parameters(fn, skipped, named) -> list[str]:
     return names
 
 
-def partial_call(fdef, call):
+def partial_call(fdef, call, partial=None):
     """The call ``call`` of the partial that ``fdef`` (its lambda) stands for,
     as the call of its function: the bound values, then ``call``'s arguments;
-    the partial's keywords where ``call`` does not give them, then ``call``'s."""
-    func, bound, keywords = fdef.partial_of
+    the partial's keywords where ``call`` does not give them, then ``call``'s.
+    ``partial``: other (function, bound values, keywords) than ``fdef``'s."""
+    func, bound, keywords = partial or fdef.partial_of
     given = {kw.arg for kw in call.keywords}
     made = gast.Call(func=clone(func), args=[*map(clone, bound), *call.args],
                      keywords=[*(gast.keyword(arg=k.arg, value=clone(k.value))
@@ -102,6 +103,27 @@ class Partials:
                 and not any(isinstance(a, gast.Starred) for a in node.args)
                 and all(k.arg is not None for k in node.keywords)
                 and isinstance(node.args[0], (gast.Name, gast.Attribute)))
+
+    def calls_partial(self, call) -> bool:
+        """Whether ``call`` calls a partial: one made here by name (``p(m, v)``
+        after ``p = functools.partial(np.putmask, y)``) or in place
+        (``functools.partial(np.putmask, y)(m, v)``)."""
+        func = self.unalias(call.func)
+        if isinstance(func, gast.Name):
+            return hasattr(self.local_functions.get(func.id), "partial_of")
+        return self.is_partial(func)
+
+    def partial_statement(self, stmt):
+        """The call statement ``stmt`` of a partial (:meth:`calls_partial`) as
+        the statement calling its function (:func:`partial_call`), and that
+        statement as the user would write it, for messages (``np.putmask(y, m,
+        v)``, not the names the bound values are held in)."""
+        func = self.unalias(stmt.value.func)
+        made = self.local_functions[func.id] if isinstance(func, gast.Name) \
+            else self.partial_lambda(func, keep_names=True)
+        call = _located(gast.Expr(value=partial_call(made, stmt.value)), stmt)
+        shown = gast.Expr(value=partial_call(made, stmt.value, made.partial_shown))
+        return call, _located(shown, stmt)
 
     def partial_lambda(self, node, keep_names=False):
         """The lambda the partial ``node`` stands for (module docstring), its
@@ -138,6 +160,7 @@ class Partials:
             kwarg=None, defaults=[]), body=body)
         made = _located(gast.copy_location(made, node), node)
         made.partial_of = (func, values, keywords)
+        made.partial_shown = (func, bound, node.keywords)  # as written, for messages
         made.defaults_bound = True
         return made
 

@@ -336,6 +336,12 @@ class Statements(ChainedWrites):
             node.op = ir.Op(ir.APPEND, [ir.name(base), item], {}, stmt, ".append()")
             self.out.append(gast.copy_location(node, stmt))
         elif isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) \
+                and self.calls_partial(stmt.value):
+            # p(m, v), p = functools.partial(np.putmask, y): the statement
+            # np.putmask(y, m, v) -- followed or refused as that call is, never
+            # taken for a pure call whose result is unused (partials.py)
+            self.shown_statement(*self.partial_statement(stmt))
+        elif isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) \
                 and (self.is_local_function(self.unalias(stmt.value.func))
                      or self.is_local_pop(stmt.value)):
             # add(v), a local function called for what it does (acc[0] += v), or
