@@ -559,6 +559,15 @@ def conv_loop(x, w):
     return s
 
 
+def append_loop(X, w):
+    """The same, each step's value appended to a list, stacked and summed after
+    the loop: the adjoint pops the list's cotangent once per step."""
+    ys = []
+    for i in range(X.shape[0]):
+        ys.append(np.tanh(X[i] @ w))
+    return np.sum(np.stack(ys))
+
+
 def rows_args(rng, n):
     return (rng.standard_normal((n, 32)), rng.standard_normal(32) / 6)
 
@@ -583,6 +592,8 @@ SCALING = [
             "for i in range(n): s = s + np.tanh(X[i] @ w), X n x 32"),
     Scaling("iter_loop", iter_loop, rows_args, (1000, 4000, 16000),
             "for x in X: s = s + np.tanh(x @ w), X n x 32"),
+    Scaling("append_loop", append_loop, rows_args, (1000, 4000, 16000),
+            "ys.append(np.tanh(X[i] @ w)) for each row, then np.sum(np.stack(ys))"),
     Scaling("conv_loop", conv_loop, signal_args, (3000, 10000, 30000),
             "for i in range(n - k): s += np.tanh(x[i:i+k] @ w), k = 32"),
 ]

@@ -83,6 +83,7 @@ from .optimize.fold import fold_temporaries as fold_single_use
 from .optimize.hoist_products import hoist_step_products
 from .optimize.inplace_adjoint import forward_values, steady_classes, update_in_place
 from .optimize.loop_products import products_after_loops
+from .optimize.owned_lists import pop_in_place
 from .optimize.simplify import simplify as simplify_operations
 from .optimize.steady_loops import steady_adjoint_loops
 from .optimize.summed_products import seed_without_product, sum_products
@@ -168,6 +169,8 @@ def passes(c: Compilation, run) -> None:
             run(c.bind_functions)     # optimize/bind_functions.py
         if o.optimize and o.backend == "numpy" and o.mode in JOINT_MODES:
             run(c.float_returns)      # optimize/float_returns.py
+        if o.optimize:
+            run(c.owned_lists)        # optimize/owned_lists.py
         if o.check_finite:
             run(c.anomaly)            # ad/anomaly.py
     run(c.emit)                       # ir/emit.py
@@ -481,6 +484,12 @@ class Compilation:
         ints = getattr(self.program, "int_params", set())
         for f in self.functions:
             f.body = return_floats(f.body, floats, f.params, ints)
+
+    @compiler_pass
+    def owned_lists(self):
+        """Pop a list's cotangent in place where no other name can hold it (optimize/owned_lists.py)."""
+        for f in self.functions:
+            pop_in_place(f.body)
 
     @compiler_pass
     def anomaly(self):

@@ -18,6 +18,7 @@ generated code names one place:
 - :mod:`.summed_products`: adjoints of a matrix product summed whole
   (``np.sum(a @ b)``), without the product;
 - :mod:`.structures`: cotangents of lists, tuples, dicts and objects;
+- :mod:`.owned_lists`: a list's cotangent the adjoint sweep owns, popped in place;
 - :mod:`.gradients`: the gradients handed back (``grad_like``);
 - :mod:`.forward`: tangents, for forward mode;
 - :mod:`.state`: snapshots that tapes and checkpoints keep;
@@ -124,6 +125,7 @@ from .linalg import (
     tensordot_grad_a,
     tensordot_grad_b,
 )
+from .owned_lists import OwnedListCotangent, drop_last_in_place
 from .reductions import (
     average_grads,
     average_jvp,
@@ -266,6 +268,8 @@ __all__ = [
     "private_copy",
     "unshared",
     "drop_last",
+    "drop_last_in_place",
+    "OwnedListCotangent",
     "untouched",
     "items_apart",
     "item_once",

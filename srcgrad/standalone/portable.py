@@ -53,6 +53,7 @@ from ..runtime import indexing as runtime_indexing
 from ..runtime import inplace as runtime_inplace
 from ..runtime import linalg as runtime_linalg
 from ..runtime import namespaces as runtime_namespaces
+from ..runtime import owned_lists as runtime_owned_lists
 from ..runtime import reductions as runtime_reductions
 from ..runtime import schedules as runtime_schedules
 from ..runtime import shapes as runtime_shapes
@@ -68,7 +69,8 @@ from . import exported_errors
 MAX_ARRAY_LITERAL = 10_000
 #: Where helpers live, in the order their copies are written (a module after
 #: those it imports from; the package itself, a facade, last).
-_HOMES = (exported_errors, runtime_namespaces, runtime_state, structures, runtime_forward,
+_HOMES = (exported_errors, runtime_namespaces, runtime_state, structures, runtime_owned_lists,
+          runtime_forward,
           runtime_gradients,
           runtime_aliases, runtime_anomaly, runtime_elementwise, runtime_linalg,
           runtime_decompositions,
