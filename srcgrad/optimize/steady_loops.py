@@ -52,9 +52,15 @@ Sound because the guard covers every value the fast body reads:
   in the first step): the guard checks those entries;
 * the value operations whose result it describes keep an exact
   ``np.ndarray`` exact (``+ - * / **`` and negation with Python numbers or
-  arrays of the same shape, a row ``X[t]`` of a 2-D or higher array,
+  arrays of the same shape -- or a loop-invariant array that broadcasts to
+  the other operand's shape, checked by
+  :func:`srcgrad.runtime.steps.broadcasts_to` --, a row ``X[t]`` of a 2-D or higher array,
   ``@`` of two 2-D arrays, NumPy's unary math functions); anything else is
-  described as unknown, and a helper with an unknown operand is kept.
+  described as unknown, and a helper with an unknown operand is kept;
+* only what a written-out helper rests on is checked: ``unbroadcast(g, b)``
+  of a loop-invariant ``b`` (a bias, which broadcasts) stays a call, and a
+  sum it feeds (``d_b = d_b + unbroadcast(d_t6, b)``, from ``0.0``) needs no
+  description.
 
 Runs in reverse mode for the NumPy backend when optimising, after the
 indexed tapes, for the policies that keep a loop's steps (``save``,
@@ -74,7 +80,7 @@ left alone.  Tested by tests/optimize/test_steady_loops.py.
     ...     "    t3 = t3_tape[t]\\n").body
     >>> print(show_statements(steady_adjoint_loops(sweep, {"h_tape", "t3_tape"}, set())))
     # where every step of the loop sees the shapes checked here, the loop without its helpers' shape checks
-    if len(t1) and type(d_h) is np.ndarray and (type(h) is np.ndarray) and (type(t3) is np.ndarray) and (type(U) is np.ndarray) and (d_h.ndim == 2) and (h.ndim == 2) and (t3.ndim >= 1) and (U.ndim == 2) and steady_tape(h_tape, h.shape, 0) and steady_tape(t3_tape, t3.shape, 1) and (d_h.shape == h.shape) and (d_h.shape == t3.shape) and ((d_h.shape[0], U.shape[0]) == d_h.shape):
+    if len(t1) and type(d_h) is np.ndarray and (type(h) is np.ndarray) and (type(t3) is np.ndarray) and (type(U) is np.ndarray) and (t3.ndim >= 1) and (U.ndim == 2) and (d_h.ndim == 2) and (h.ndim == 2) and steady_tape(h_tape, h.shape, 0) and steady_tape(t3_tape, t3.shape, 1) and (d_h.shape == h.shape) and (d_h.shape == t3.shape) and ((d_h.shape[0], U.shape[0]) == d_h.shape):
         for t in reversed(t1):
             d_t5 = d_h * (1 - h ** 2)
             h = h_tape[t]
@@ -128,15 +134,21 @@ _COMMENT = ("where every step of the loop sees the shapes checked here, the loop
 class _Array:
     """An exact ``np.ndarray`` of at least one dimension whose shape is the
     value of ``shape`` (an expression evaluated at the guard); ``ndim``
-    where it is known when the code is compiled (a product's 2)."""
+    where it is known when the code is compiled (a product's 2).  ``needs``:
+    the guard's checks that make the description true (``(order, text)``);
+    ``carried``: the names the loop assigns whose description at the step's
+    start it rests on."""
 
     shape: str
     ndim: int | None = None
     base: str | None = None   # the name whose shape[skip:] this is, if any
     skip: int = 0
+    needs: frozenset = frozenset()
+    carried: frozenset = frozenset()
 
 
 _NUMBER = "number"   # a Python int, float, complex or bool written in the code
+_TYPES, _RANKS, _TAPES, _SHAPES = range(4)   # the order of the guard's checks
 
 
 def steady_adjoint_loops(backward, tapes, live_after) -> list:
@@ -164,37 +176,45 @@ def _reversed_loop(stmt) -> bool:
         and not stmt.iter.keywords
 
 
+def _union(*described):
+    arrays = [d for d in described if isinstance(d, _Array)]
+    return (frozenset().union(*(a.needs for a in arrays)),
+            frozenset().union(*(a.carried for a in arrays)))
+
+
 class _Reader:
-    """The symbolic reading of one loop body: descriptions and the guard."""
+    """The symbolic reading of one loop body: descriptions, the helpers
+    written out, and the checks their proofs need."""
 
     def __init__(self, loop, tapes):
         self.index = loop.target.id
         self.body = loop.body
         self.tapes = tapes
         self.assigned = {n for stmt in self.body for n in ir.target_names(stmt)}
-        self.types, self.ndims, self.steady, self.equal = [], [], [], []
-        self.ranks: dict[str, list[int | None]] = {}   # name -> [least ndim, exact ndim]
-        self.entry: dict[str, _Array] = {}   # names read as they are at the guard
+        self.proof: list = []               # the checks the guard makes, in order found
+        self.needed: set[str] = set()       # carried names a proof rests on
+        self.entry: dict[str, _Array] = {}  # names read as they are at the guard
         self.env: dict[str, object] = {}
         self.replaced: dict[int, gast.expr] = {}   # id of a helper call -> its fast form
-
-    def _add(self, kind, condition):
-        if condition not in kind:
-            kind.append(condition)
 
     def _entry(self, name):
         if name == self.index:
             return None
         if name not in self.entry:
-            self._array(name, 1)
-            self.entry[name] = _Array(f"{name}.shape", base=name)
+            self.entry[name] = _Array(
+                f"{name}.shape", base=name,
+                needs=frozenset({(_TYPES, f"type({name}) is np.ndarray"),
+                                 (_RANKS, f"{name}.ndim >= 1")}),
+                carried=frozenset({name} & self.assigned))
         return self.entry[name]
 
-    def _array(self, name, least):
-        """Check that ``name`` is an exact ``np.ndarray`` of ``least`` dimensions or more."""
-        self._add(self.types, f"type({name}) is np.ndarray")
-        rank = self.ranks.setdefault(name, [0, None])
-        rank[0] = max(rank[0], least)
+    def prove(self, *described, check=None):
+        """Add the checks that the descriptions ``described`` (and ``check``) need."""
+        needs, carried = _union(*described)
+        for need in sorted(needs) + ([(_SHAPES, check)] if check else []):
+            if need not in self.proof:
+                self.proof.append(need)
+        self.needed |= carried
 
     def read(self, name):
         if name in self.env:
@@ -207,24 +227,31 @@ class _Reader:
             return None
         if a == _NUMBER:
             return b
-        if b == _NUMBER or a.shape == b.shape:
+        if b == _NUMBER:
             return a
-        self._add(self.equal, f"{a.shape} == {b.shape}")
-        return a
+        if self._invariant(a) and not self._invariant(b):
+            a, b = b, a
+        needs, carried = _union(a, b)
+        if a.shape != b.shape:   # a loop-invariant operand (a bias, a scale) may broadcast
+            needs |= {(_SHAPES, f"broadcasts_to({b.shape}, {a.shape})" if self._invariant(b)
+                       else f"{a.shape} == {b.shape}")}
+        return _Array(a.shape, a.ndim if a.ndim is not None else b.ndim, a.base, a.skip,
+                      needs, carried)
+
+    def _invariant(self, a) -> bool:
+        """Whether ``a`` describes a name the loop does not assign, as it is."""
+        return a.base is not None and a.base not in self.assigned and a.skip == 0 \
+            and a.ndim is None
 
     def matrix(self, a):
+        """``a`` described as a 2-D array (the guard checks its rank), or None."""
         if not isinstance(a, _Array):
-            return False
+            return None
         if a.ndim == 2:
-            return True
-        if a.base is None:
-            self._add(self.ndims, f"len({a.shape}) == 2")
-        else:
-            rank = self.ranks[a.base]
-            if rank[1] is not None and rank[1] != 2 + a.skip:
-                self._add(self.ndims, f"len({a.shape}) == 2")   # never true: the guard fails
-            rank[1] = 2 + a.skip
-        return True
+            return a
+        rank = (_RANKS, f"{a.base}.ndim == {2 + a.skip}" if a.base is not None
+                else f"len({a.shape}) == 2")
+        return _Array(a.shape, 2, a.base, a.skip, a.needs | {rank}, a.carried)
 
     def value(self, node):
         kind = type(node)
@@ -238,8 +265,10 @@ class _Reader:
             left, right = self.value(node.left), self.value(node.right)
             if isinstance(node.op, _ELEMENTWISE):
                 return self.same(left, right)
-            if isinstance(node.op, gast.MatMult) and self.matrix(left) and self.matrix(right):
-                return _Array(f"({left.shape}[0], {right.shape}[1])", 2)
+            left, right = self.matrix(left), self.matrix(right)
+            if isinstance(node.op, gast.MatMult) and left is not None and right is not None:
+                return _Array(f"({left.shape}[0], {right.shape}[1])", 2,
+                              *_union(left, right))
             return None
         if kind is gast.Subscript:
             return self._row(node)
@@ -253,32 +282,29 @@ class _Reader:
                 and node.slice.id == self.index and node.value.id not in self.assigned \
                 and node.value.id not in self.tapes:
             array = node.value.id
-            self._array(array, 2)
-            return _Array(f"{array}.shape[1:]", base=array, skip=1)
+            return _Array(f"{array}.shape[1:]", base=array, skip=1, needs=frozenset({
+                (_TYPES, f"type({array}) is np.ndarray"), (_RANKS, f"{array}.ndim >= 2")}))
         return None
 
     def _call(self, node):
         func = node.func
-        if node.keywords or any(isinstance(a, gast.Starred) for a in node.args):
-            return None
         args = [self.value(a) for a in node.args]
-        if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) \
-                and func.value.id == "np" and func.attr in _UNARY and len(args) == 1:
+        if isinstance(func, gast.Attribute):   # np.tanh(a): a's description
             return args[0] if isinstance(args[0], _Array) else None
-        if not (isinstance(func, gast.Name) and func.id in _FAST and len(args) == 2 + (
-                func.id != "unbroadcast")):
-            return None
         if func.id == "unbroadcast":
             g, x = args
-            if not (isinstance(g, _Array) and isinstance(x, _Array)):
+            # a loop-invariant operand (a bias) is the one that broadcasts: kept
+            invariant = isinstance(node.args[1], gast.Name) \
+                and node.args[1].id not in self.assigned
+            if invariant or not (isinstance(g, _Array) and isinstance(x, _Array)):
                 return None
-            if g.shape != x.shape:
-                self._add(self.equal, f"{g.shape} == {x.shape}")
+            self.prove(g, x, check=f"{g.shape} == {x.shape}" if g.shape != x.shape else None)
             self.replaced[id(node)] = node.args[0]
             return g
-        g, a, b = args
-        if not (self.matrix(g) and self.matrix(a) and self.matrix(b)):
+        g, a, b = (self.matrix(d) for d in args)
+        if g is None or a is None or b is None:
             return None
+        self.prove(g, a, b)
         g_node, a_node, b_node = node.args
 
         def transposed(n):
@@ -286,10 +312,10 @@ class _Reader:
         if func.id == "matmul_grad_a":   # g @ b.T
             self.replaced[id(node)] = gast.BinOp(left=copy.deepcopy(g_node), op=gast.MatMult(),
                                                  right=transposed(b_node))
-            return _Array(f"({g.shape}[0], {b.shape}[0])", 2)
+            return _Array(f"({g.shape}[0], {b.shape}[0])", 2, *_union(g, b))
         self.replaced[id(node)] = gast.BinOp(left=transposed(a_node), op=gast.MatMult(),
                                              right=copy.deepcopy(g_node))  # a.T @ g
-        return _Array(f"({a.shape}[1], {g.shape}[1])", 2)
+        return _Array(f"({a.shape}[1], {g.shape}[1])", 2, *_union(a, g))
 
     def restore(self, stmt):
         """The tape name if ``stmt`` is ``x = x_tape[t]`` of an indexed tape."""
@@ -301,8 +327,8 @@ class _Reader:
         return None
 
     def read_body(self) -> bool:
-        """Describe every value of the body; False where a statement is not one
-        the pass knows."""
+        """Describe the body's values and write out its helpers; False where a
+        statement is not one the pass knows, or nothing is written out."""
         for k, stmt in enumerate(self.body):
             if isinstance(stmt, gast.Expr):
                 if not _append(stmt):
@@ -317,18 +343,27 @@ class _Reader:
             tape = self.restore(stmt)
             if tape is not None:
                 self.env[target] = self._restored(target, tape, k)
+            elif not _known(stmt.value):   # a call the pass does not know may resize
+                return False
             else:
                 self.env[target] = self.value(stmt.value)
-                if self.env[target] is None:   # a call the pass does not know may resize
-                    return False
-        for name, start in self.entry.items():   # carried values keep their description
-            if name in self.assigned:
-                end = self.env.get(name)
-                if not isinstance(end, _Array):
-                    return False
-                if end.shape != start.shape:
-                    self._add(self.equal, f"{end.shape} == {start.shape}")
-        return bool(self.replaced)
+        return self._carried() and bool(self.replaced)
+
+    def _carried(self) -> bool:
+        """Check that each carried value a proof rests on ends a step as it began."""
+        pending, seen = sorted(self.needed, reverse=True), set()
+        while pending:
+            name = pending.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            end, start = self.env.get(name), self.entry[name]
+            if not isinstance(end, _Array):
+                return False
+            self.prove(end, check=f"{end.shape} == {start.shape}"
+                       if end.shape != start.shape else None)
+            pending.extend(sorted(end.carried, reverse=True))
+        return True
 
     def _restored(self, name, tape, k):
         """The description of ``name`` after its restore from ``tape`` (statement
@@ -339,18 +374,37 @@ class _Reader:
                  if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
         first = 0 if name in later else 1
         described = self._entry(name)
-        self._add(self.steady, f"steady_tape({tape}, {described.shape}, {first})")
-        return described
+        steady = (_TAPES, f"steady_tape({tape}, {described.shape}, {first})")
+        return _Array(described.shape, None, described.base, 0, described.needs | {steady},
+                      described.carried)
 
     def guard(self, steps) -> str:
         """Every check, each one safe to evaluate once those before it hold;
         first that the loop runs a step (a loop that runs none reads nothing)."""
-        ranks = [f"{name}.ndim == {exact}" if exact is not None else f"{name}.ndim >= {least}"
-                 for name, (least, exact) in self.ranks.items() if exact is None or exact >= least]
-        ranks += [f"{name}.ndim < 0" for name, (least, exact) in self.ranks.items()
-                  if exact is not None and exact < least]   # never true: the guard fails
-        return " and ".join([f"len({steps})"] + self.types + ranks + self.ndims + self.steady
-                            + self.equal)
+        texts = [text for _, text in sorted(self.proof, key=lambda need: need[0])]
+        exact = {text.split(".ndim == ")[0]: int(text.split(" == ")[1]) for text in texts
+                 if ".ndim == " in text}
+        texts = [text for text in texts if not (
+            ".ndim >= " in text and text.split(".ndim >= ")[0] in exact
+            and exact[text.split(".ndim >= ")[0]] >= int(text.split(" >= ")[1]))]
+        return " and ".join([f"len({steps})"] + texts)
+
+
+def _known(value) -> bool:
+    """Whether every call in ``value`` is one the pass describes (none changes an array)."""
+    for node in walk(value):
+        if isinstance(node, gast.Call):
+            func = node.func
+            if node.keywords or any(isinstance(a, gast.Starred) for a in node.args):
+                return False
+            if isinstance(func, gast.Attribute):
+                if not (isinstance(func.value, gast.Name) and func.value.id == "np"
+                        and func.attr in _UNARY and len(node.args) == 1):
+                    return False
+            elif not (isinstance(func, gast.Name) and func.id in _FAST
+                      and len(node.args) == 2 + (func.id != "unbroadcast")):
+                return False
+    return True
 
 
 def _append(stmt) -> bool:

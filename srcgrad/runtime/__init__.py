@@ -206,6 +206,7 @@ from .steps import (
     StepTerms,
     matmul_grad_a_steps,
     matmul_grad_b_steps,
+    broadcasts_to,
     products_by_step,
     steady_tape,
 )
@@ -408,7 +409,7 @@ __all__ = [
     "gradient_grad",
     "check_finite",
     "matmul_grad_b_steps", "matmul_grad_a_steps", "products_by_step", "ProductsByStep",
-    "steady_tape",
+    "steady_tape", "broadcasts_to",
     "StepTerms",
     "written_cotangent", "written_tangent",
     "restore_part", "slice_written_cotangent", "slice_kept_cotangent",

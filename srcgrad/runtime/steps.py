@@ -242,6 +242,19 @@ def steady_tape(tape, shape, first=1):
     return True
 
 
+def broadcasts_to(shape, target):
+    """Whether an array of ``shape`` broadcast with one of ``target`` gives
+    ``target`` (False, not an error, where the two do not broadcast).
+
+        >>> broadcasts_to((5,), (3, 5)), broadcasts_to((3, 5), (5,)), broadcasts_to((2,), (3,))
+        (True, False, False)
+    """
+    try:
+        return np.broadcast_shapes(shape, target) == target
+    except ValueError:
+        return False
+
+
 class ProductsByStep:
     """``x[t] @ w`` (or ``w @ x[t]``) computed when indexed by ``t``."""
 
