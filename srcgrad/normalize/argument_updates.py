@@ -88,6 +88,7 @@ from .helper_depth import (
     HELD,
     PART,
     PURE,
+    SAME,
     Summary,
     default_functions,
     effects,
@@ -152,6 +153,8 @@ def argument_updates(func, params, resolve, callee=False, own_only=False) -> Arg
         callee_view_guards(func, params, scan, found)
     # a = a.copy() first: from there on, 'a' is a new array of the function's
     kept = [p for p in params if not scan.rebound_first(p)]
+    # (a summary of a called function follows its calls at any depth itself)
+    deep = set() if own_only else _updaters_as_updates(func, kept, scan, resolve)
     updates = collections.defaultdict(list)  # param -> the updates reaching it
     reaching = collections.defaultdict(set)  # id(update) -> the params it reaches
     for name, node, kind in scan.updates:
@@ -165,10 +168,14 @@ def argument_updates(func, params, resolve, callee=False, own_only=False) -> Arg
             found.updates.setdefault(param, []).append((node, name))
             reaching[id(node)].add(param)
             if kind == "item":
-                (found.shared if name != param else found.direct).add(param)
+                (found.shared if name != param or param in deep else found.direct).add(param)
     if own_only:
         return found
     order = _items_and_free(func, params, scan, resolve, found)
+    for param, call in deep.items():
+        # the callee may read another item after changing one ("f([z, z])"): the
+        # copy of the list and its arrays would hide that, so they are checked apart
+        found.items.setdefault(param, (call, shown(param), None))
     if len(params) < 2 or not found.checked:
         return found
     order = order or Order(func, scan)
@@ -179,7 +186,8 @@ def argument_updates(func, params, resolve, callee=False, own_only=False) -> Arg
     for param in (p for p in params if p in found.checked):
         # only another argument read after an update can see it (or differ)
         others = [q for q in params if q != param and any(
-            order.after(read, node) for node, _ in updates[param] for read in seen[q])]
+            order.after(read, node) or _read_by(read, node, scan)
+            for node, _ in updates[param] for read in seen[q])]
         if not others:
             continue
         # 't = b[2]; t *= v' changes b's memory only where t turns out an array:
@@ -289,15 +297,83 @@ def _passed_to_updaters(func, params, scan, resolve) -> dict:
     :func:`augmented_parameters`), at any depth; a call that cannot be
     followed counts as one."""
     found = collections.defaultdict(list)
+    for call, own, _, _ in _updater_calls(func, params, scan, resolve):
+        if call not in found[own]:
+            found[own].append(call)
+    return found
+
+
+def _updater_calls(func, params, scan, resolve):
+    """``(call, param, relation, deep)`` for each call of :func:`_passed_to_updaters`
+    and each of ``params`` whose memory it may change: ``relation`` how what is
+    passed relates to the parameter (``PART``: ``g(x[0])``), ``deep`` whether the
+    callee may change the arrays a list it is passed holds (None: the callee is
+    not known)."""
     for call, callee, pairs, passed in _calls_passing(func, params, scan, resolve):
         theirs = effects(callee, call_summary, passed) if callee is not None else None
         for param, own, relation in pairs:
             if theirs is not None and param not in theirs.deep and (
                     relation == HELD or param not in theirs.item | theirs.augmented):
                 continue
-            if call not in found[own]:
-                found[own].append(call)
+            yield call, own, relation, None if theirs is None else param in theirs.deep
+
+
+def _updaters_as_updates(func, kept, scan, resolve) -> set:
+    """Record in ``scan`` each call passing one of ``kept`` to a user function
+    that changes it in place (``zero_(x)``, ``def zero_(a): a[0] = 0.0``) as
+    an update of that parameter's memory, as ``np.putmask(x, m, v)`` is one: the
+    function's caller then gets a copy, checked against the other arguments and
+    its other items ("f(w, [z, z])"), as for an update the function makes itself.
+    Such a call that srcgrad runs as written (its argument not differentiated)
+    changed the caller's array.  Returns the parameters whose arrays held in a
+    list the callee may change (to copy whole, ``private_copy``)."""
+    deep, scan.by_callees = {}, set()
+    called = _called_parameters(func, kept, scan, resolve)
+    for call, own, relation, holds in _updater_calls(func, kept, scan, resolve):
+        if own in called or holds is None:
+            # via(box, y): box, a callable object the code is specialised on; f(x), f a
+            # function passed: specialised on it, the code calls it as the caller's
+            continue
+        if any(node is call for _, node, _ in scan.updates) and id(call) not in scan.by_callees:
+            continue  # x.update_(v) of a user's method: the scan has it already
+        scan.by_callees.add(id(call))
+        scan.update([(own, PART if relation == PART else SAME)], call, "item")
+        if holds:
+            deep.setdefault(own, call)
+    return deep
+
+
+def _called_parameters(func, kept, scan, resolve) -> set:
+    """Those of ``kept`` that hold something called: called here (``box(y)``,
+    ``box.run(y)``), or passed to a user function that calls what it gets
+    (``via(box, y)``, ``def via(box, a): return box(a)``) -- an object the code
+    is specialised on, never an array to copy (the scan's look, flow-insensitive,
+    joins ``box`` to ``y`` through ``r = via(box, y)``)."""
+    def calls(body, name):
+        return any(isinstance(n, gast.Call) and (
+            isinstance(n.func, gast.Name) and n.func.id == name
+            or isinstance(n.func, gast.Attribute) and isinstance(n.func.value, gast.Name)
+            and n.func.value.id == name) for n in walk(body))
+    found = {p for p in kept if calls(func, p)}
+    for call, callee, pairs, _ in _calls_passing(func, kept, scan, resolve):
+        try:
+            node = parse_function(callee).node if callee is not None else None
+        except SrcGradError:
+            node = None
+        for param, own, _ in pairs:
+            passed = [a for a in [*call.args, *(k.value for k in call.keywords)]
+                      if isinstance(a, gast.Name) and a.id == own]
+            if passed and node is not None and param is not None and calls(node, param):
+                found.add(own)
     return found
+
+
+def _read_by(read, node, scan) -> bool:
+    """Whether ``read`` is in the call ``node`` that :func:`_updaters_as_updates`
+    took for an update: the callee may read it after its update, and it would
+    not see the update on the copy the caller now passes (``helper(x, w)``
+    called ``f(z, z)``), so it counts as read after the update."""
+    return id(node) in getattr(scan, "by_callees", ()) and any(read is n for n in walk(node))
 
 
 def _static_key(func, param, name, target):
