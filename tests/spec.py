@@ -433,6 +433,11 @@ S("det_cofactor", srcgrad.runtime.det_cofactor, "srcgrad.runtime.det_cofactor(x)
   x=wellcond(3))
 S("det_cofactor-batched", srcgrad.runtime.det_cofactor, "srcgrad.runtime.det_cofactor(x)",
   x=wellcond(3, 2))
+# slogdet's tangent (inf or nan at a singular matrix), differentiated again by hvp
+S("slogdet_tangent_part", srcgrad.runtime.slogdet_tangent_part,
+  "srcgrad.runtime.slogdet_tangent_part(x, y)", x=wellcond(3), y=normal(3, 3))
+S("slogdet_tangent_part-batched", srcgrad.runtime.slogdet_tangent_part,
+  "srcgrad.runtime.slogdet_tangent_part(x, y)", x=wellcond(3, 2), y=normal(2, 3, 3))
 
 
 # --- matrix factorisations -----------------------------------------------------------

@@ -47,6 +47,7 @@ from ..runtime import (
     pinv_grad,
     qr_grad,
     slogdet_grad,
+    slogdet_tangent_part,
     solve_grads,
     svd_grad,
     tensordot_grad_a,
@@ -192,7 +193,24 @@ def slogdet(out, d_out, a):
 
 @tangent(np.linalg.slogdet, name="np.linalg.slogdet")
 def slogdet_tangent(out, a, d_a):
-    return zero_tangent(out[0]), np.trace(np.linalg.solve(a, d_a), axis1=-2, axis2=-1)
+    """``tr(solve(a, d_a))``, inf or nan at a singular matrix, as NumPy divides
+    (solve raised LinAlgError there: slogdet_tangent_part)."""
+    return zero_tangent(out[0]), slogdet_tangent_part(a, d_a)
+
+
+@adjoint(slogdet_tangent_part, name="slogdet_tangent_part")
+def slogdet_tangent_part_adjoint(out, d_out, a, t):
+    """slogdet's tangent differentiated again: ``out = tr(inv(a) t)``; at an
+    invertible matrix."""
+    inv_t = np.swapaxes(np.linalg.inv(a), -1, -2)
+    g = np.asarray(d_out)[..., None, None]
+    return -g * (inv_t @ np.swapaxes(t, -1, -2) @ inv_t), g * inv_t
+
+
+@tangent(slogdet_tangent_part, name="slogdet_tangent_part")
+def slogdet_tangent_part_tangent(out, a, t, d_a, d_t):
+    return (-np.trace(np.linalg.solve(a, d_a @ np.linalg.solve(a, t)), axis1=-2, axis2=-1),
+            np.trace(np.linalg.solve(a, d_t), axis1=-2, axis2=-1))
 
 
 # -- factorisations -----------------------------------------------------------------

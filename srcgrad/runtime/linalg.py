@@ -250,9 +250,53 @@ def det_cofactor_grad(g, out, a):
     - inv^T da^T C``; at an invertible matrix."""
     if no_cotangent(g):
         return 0.0
-    inv_t = np.swapaxes(np.linalg.inv(a), -1, -2)
-    trace = np.sum(g * out, axis=(-2, -1))
-    return trace[..., None, None] * inv_t - inv_t @ np.swapaxes(g, -1, -2) @ out
+    if np.all(np.linalg.det(a) != 0):
+        try:
+            inv_t = np.swapaxes(np.linalg.inv(a), -1, -2)
+            trace = np.sum(g * out, axis=(-2, -1))
+            return trace[..., None, None] * inv_t - inv_t @ np.swapaxes(g, -1, -2) @ out
+        except np.linalg.LinAlgError:
+            pass
+    # a singular matrix (hvp of det there raised LinAlgError): the cofactors are
+    # polynomials in a's elements, their derivatives the second minors
+    return np.einsum("...ij,...ijkl->...kl", g, _cofactor_derivative(np.asarray(a)))
+
+
+def _cofactor_derivative(a):
+    """``d C[i, j] / d a[k, l]`` for ``C = det_cofactor(a)`` (stacks too), shape
+    ``(..., n, n, n, n)``: ``C[i, j] = (-1)^(i+j) det(a without row i, column j)``,
+    whose derivative by ``a[k, l]`` (k != i, l != j) is the cofactor of that
+    element in the minor: a second minor of ``a`` with its sign.  Exact at a
+    singular matrix, where ``inv`` has none; n^4 determinants of size n - 2.
+
+        >>> _cofactor_derivative(np.array([[1.0, 2.0], [2.0, 4.0]]))[0, 0]
+        array([[0., 0.],
+               [0., 1.]])
+    """
+    n = a.shape[-1]
+    out = np.zeros((*a.shape[:-2], n, n, n, n), dtype=np.result_type(a, 1.0))
+    rows = range(n)
+    for i in rows:
+        for j in rows:
+            minor = np.delete(np.delete(a, i, axis=-2), j, axis=-1)
+            for k in (r for r in rows if r != i):
+                for m in (c for c in rows if c != j):
+                    k2, m2 = k - (k > i), m - (m > j)  # the element's place in the minor
+                    second = np.delete(np.delete(minor, k2, axis=-2), m2, axis=-1)
+                    sign = (-1.0) ** (i + j + k2 + m2)
+                    out[..., i, j, k, m] = sign * np.linalg.det(second)
+    return out
+
+
+def slogdet_tangent_part(a, t):
+    """``tr(solve(a, t))``, the tangent of ``slogdet(a)[1]`` in direction ``t``;
+    at a singular matrix, where ``solve`` raised LinAlgError, ``tr(adj(a) t) / det(a)`` as
+    NumPy divides: inf, -inf or nan with its RuntimeWarning (jvp of the sign,
+    whose own tangent is zero, raised there too)."""
+    try:
+        return np.trace(np.linalg.solve(a, t), axis1=-2, axis2=-1)
+    except np.linalg.LinAlgError:
+        return np.true_divide(np.sum(det_cofactor(a) * t, axis=(-2, -1)), np.linalg.det(a))
 
 
 def solve_grads(g, out, a, b):
