@@ -112,7 +112,7 @@ A loop with a branch in its body is left alone:
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 
 import gast
 
@@ -141,6 +141,7 @@ class _Array:
 
     shape: str
     ndim: int | None = None
+    _: KW_ONLY
     base: str | None = None   # the name whose shape[skip:] this is, if any
     skip: int = 0
     needs: frozenset = frozenset()
@@ -180,6 +181,13 @@ def _union(*described):
     arrays = [d for d in described if isinstance(d, _Array)]
     return (frozenset().union(*(a.needs for a in arrays)),
             frozenset().union(*(a.carried for a in arrays)))
+
+
+def _joined(*described) -> dict:
+    """The checks and carried names of a result of ``described``, as keywords of
+    :class:`_Array` (never positionally: its third and fourth fields are others)."""
+    needs, carried = _union(*described)
+    return {"needs": needs, "carried": carried}
 
 
 class _Reader:
@@ -235,8 +243,8 @@ class _Reader:
         if a.shape != b.shape:   # a loop-invariant operand (a bias, a scale) may broadcast
             needs |= {(_SHAPES, f"broadcasts_to({b.shape}, {a.shape})" if self._invariant(b)
                        else f"{a.shape} == {b.shape}")}
-        return _Array(a.shape, a.ndim if a.ndim is not None else b.ndim, a.base, a.skip,
-                      needs, carried)
+        return _Array(a.shape, a.ndim if a.ndim is not None else b.ndim, base=a.base,
+                      skip=a.skip, needs=needs, carried=carried)
 
     def _invariant(self, a) -> bool:
         """Whether ``a`` describes a name the loop does not assign, as it is."""
@@ -251,7 +259,8 @@ class _Reader:
             return a
         rank = (_RANKS, f"{a.base}.ndim == {2 + a.skip}" if a.base is not None
                 else f"len({a.shape}) == 2")
-        return _Array(a.shape, 2, a.base, a.skip, a.needs | {rank}, a.carried)
+        return _Array(a.shape, 2, base=a.base, skip=a.skip, needs=a.needs | {rank},
+                      carried=a.carried)
 
     def value(self, node):
         kind = type(node)
@@ -268,7 +277,7 @@ class _Reader:
             left, right = self.matrix(left), self.matrix(right)
             if isinstance(node.op, gast.MatMult) and left is not None and right is not None:
                 return _Array(f"({left.shape}[0], {right.shape}[1])", 2,
-                              *_union(left, right))
+                              **_joined(left, right))
             return None
         if kind is gast.Subscript:
             return self._row(node)
@@ -312,10 +321,10 @@ class _Reader:
         if func.id == "matmul_grad_a":   # g @ b.T
             self.replaced[id(node)] = gast.BinOp(left=copy.deepcopy(g_node), op=gast.MatMult(),
                                                  right=transposed(b_node))
-            return _Array(f"({g.shape}[0], {b.shape}[0])", 2, *_union(g, b))
+            return _Array(f"({g.shape}[0], {b.shape}[0])", 2, **_joined(g, a, b))
         self.replaced[id(node)] = gast.BinOp(left=transposed(a_node), op=gast.MatMult(),
                                              right=copy.deepcopy(g_node))  # a.T @ g
-        return _Array(f"({a.shape}[1], {g.shape}[1])", 2, *_union(a, g))
+        return _Array(f"({a.shape}[1], {g.shape}[1])", 2, **_joined(g, a, b))
 
     def restore(self, stmt):
         """The tape name if ``stmt`` is ``x = x_tape[t]`` of an indexed tape."""
@@ -375,8 +384,8 @@ class _Reader:
         first = 0 if name in later else 1
         described = self._entry(name)
         steady = (_TAPES, f"steady_tape({tape}, {described.shape}, {first})")
-        return _Array(described.shape, None, described.base, 0, described.needs | {steady},
-                      described.carried)
+        return _Array(described.shape, base=described.base, needs=described.needs | {steady},
+                      carried=described.carried)
 
     def guard(self, steps) -> str:
         """Every check, each one safe to evaluate once those before it hold;

@@ -254,6 +254,10 @@ def _programs():
     # a scale of three axes makes the state grow after the first step: the guard fails
     yield "a scale that grows the state", rnn_scaled, [w, u, xs, rng.normal(size=(3, 5)),
                                                        rng.normal(size=(2, 3, 5))], (0, 1), False
+    # rows that are vectors, the state a matrix (I, H) the first step broadcasts to: the
+    # product xs[t] @ W of a row has one axis, t3's unbroadcast sums, never written out
+    yield "vector rows, a matrix state", rnn, [w, u, rng.normal(size=(6, 4)),
+                                               rng.normal(size=(4, 5))], (0, 1), False
     yield "a bias", rnn_bias, [w, u, rng.normal(size=5), xs, rng.normal(size=(3, 5))], \
         (0, 1, 2), True
     yield "a bias of the state's shape", rnn_bias, [w, u, rng.normal(size=(3, 5)), xs,
