@@ -241,10 +241,15 @@ def unrollaxis(g, a, axis, start=0):
 
 def unroll(g, shift, axis=None):
     """Cotangent of ``a`` in ``np.roll(a, shift, axis)``: ``g`` rolled back (each of
-    several shifts negated)."""
+    several shifts negated).  A bool shift is the int NumPy takes it for
+    (``np.roll(x, True)`` rolls by 1), whose negation NumPy refuses for a bool.
+
+        >>> unroll(np.array([1.0, 2.0, 3.0]), True)
+        array([2., 3., 1.])
+    """
     if no_cotangent(g):
         return 0.0
-    return np.roll(g, np.negative(shift), axis)
+    return np.roll(g, np.negative(np.asarray(shift).astype(np.intp)), axis)
 
 
 def pad_grad(g, array, pad_width, mode="constant", reflect_type="even"):
