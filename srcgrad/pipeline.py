@@ -87,6 +87,7 @@ from .optimize.owned_lists import pop_in_place
 from .optimize.simplify import simplify as simplify_operations
 from .optimize.steady_loops import steady_adjoint_loops
 from .optimize.summed_products import seed_without_product, sum_products
+from .optimize.unit_seed import seed_products
 from .options import FORWARD_MODES, JOINT_MODES, MODES, POLICIES, Options, validate_options
 
 
@@ -163,6 +164,7 @@ def passes(c: Compilation, run) -> None:
             run(c.fold_temporaries)   # optimize/fold.py
         if o.optimize and o.backend == "numpy":
             run(c.inplace_adjoint)    # optimize/inplace_adjoint.py
+            run(c.seed_products)      # optimize/unit_seed.py
         if o.optimize and o.mode in JOINT_MODES:
             run(c.release)            # memory/release.py
         if o.optimize and o.backend == "numpy":
@@ -454,6 +456,15 @@ class Compilation:
         for f in self.functions:
             update_in_place(f.body, set(adjoints.values()), {id(s) for s in f.forward}, scalars,
                             steady, forward_values(f.forward, f.params))
+
+    @compiler_pass
+    def seed_products(self):
+        """Multiply by the seed 1 without a pass over the array (optimize/unit_seed.py)."""
+        classes = self.classes or {}
+        scalars = {v for v, c in classes.items() if c == SCALAR}
+        scalars |= {d for v, d in self.sweep.adjoints.items() if v in scalars}
+        for f in self.functions:
+            f.body = seed_products(f.body, scalars)
 
     @compiler_pass
     def release(self):

@@ -106,7 +106,7 @@ from .indexing import (
     written_cotangent,
     written_tangent,
 )
-from .inplace import into_first, into_operand, into_second, one_minus_square, unreduced
+from .inplace import into_first, into_operand, into_second, one_minus_square, times_one, unreduced
 from .linalg import (
     cross_grads,
     det_cofactor,
@@ -309,7 +309,8 @@ __all__ = [
     "grad_seed",
     "grad_like",
     "hook_result",
-    "into_first", "into_operand", "into_second", "one_minus_square", "unreduced",
+    "into_first", "into_operand", "into_second", "one_minus_square", "times_one",
+    "unreduced",
     "zeros_grad",
     "stop_gradient",
     "on_grad",

@@ -75,6 +75,8 @@ def into_first(ufunc, a, b):
     where that array is the result's type, shape, dtype and layout; the plain
     ``a op b`` otherwise.  ``a`` must be an array nothing else reads later."""
     if _fits(a, b):  # a += b is np.add(a, b, out=a), without the keyword's cost
+        if (ufunc is np.multiply or ufunc is np.true_divide) and _real_one(a, b):
+            return a  # a * 1 and a / 1 are a, element for element
         if ufunc is np.add:
             a += b
         elif ufunc is np.subtract:
@@ -91,8 +93,45 @@ def into_second(ufunc, a, b):
     """``a op b``, written into ``b``'s array where it fits (see
     :func:`into_first`); ``b`` must be an array nothing else reads later."""
     if _fits(b, a):
+        if ufunc is np.multiply and _real_one(b, a):
+            return b  # 1 * b is b, element for element
         return ufunc(a, b, out=b)
     return _plain(ufunc, a, b)
+
+
+def times_one(s, b):
+    """``s * b`` for a number ``s`` (a scalar cotangent: ``grad``'s seed, a
+    full sum's), without the pass over ``b`` where it would change nothing:
+    ``b`` itself where ``s`` is 1 and ``b`` a NumPy array of real floats of
+    the product's dtype.  IEEE multiplication by 1 gives back every number,
+    infinities, NaN (its sign too) and the sign of zero included; only a
+    signalling NaN, which arithmetic never makes, would come back quieted,
+    and subnormals on a CPU told to flush them to zero (NumPy does not).
+    The caller (:mod:`srcgrad.optimize.unit_seed`) makes sure nothing writes
+    into the result or gives it back, since it may be ``b``'s array.
+
+        >>> b = np.array([2.0, -0.0, np.inf])
+        >>> times_one(np.float64(1.0), b) is b, times_one(1.0, b) is b
+        (True, True)
+        >>> times_one(np.float64(1.0), b.astype(np.float32)).dtype   # promoted: a product
+        dtype('float64')
+        >>> times_one(2.0, b)
+        array([ 4., -0., inf])
+    """
+    if type(b) is np.ndarray and _real_one(b, s):
+        return b
+    return s * b
+
+
+def _real_one(array, number) -> bool:
+    """Whether ``number`` is a real 1 whose product with the NumPy array of
+    real floats ``array`` has ``array``'s dtype (1 times a complex number is
+    not always that number: ``inf * 0`` in its imaginary part)."""
+    kind = type(number)
+    if kind is float or kind is int:
+        return number == 1 and array.dtype.kind == "f"
+    return isinstance(number, np.floating) and number == 1 and array.dtype.kind == "f" \
+        and np.result_type(array, number) == array.dtype
 
 
 def into_operand(ufunc, a):
