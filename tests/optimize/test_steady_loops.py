@@ -346,3 +346,80 @@ def test_the_callers_arrays_are_left_alone(monkeypatch):
     grad(*args)
     for a, b in zip(args, kept):
         np.testing.assert_array_equal(a, b)
+
+
+# -- random shapes: the guard against the loop with its checks -----------------------------
+
+def fuzz_tanh(W, U, xs, h0, b):
+    h = h0
+    for t in range(xs.shape[0]):
+        h = np.tanh(xs[t] @ W + h @ U + b)
+    return np.sum(h * h)
+
+
+def fuzz_scaled(W, U, xs, h0, b):
+    h = h0
+    for t in range(xs.shape[0]):
+        a = xs[t] @ W
+        h = np.sin(a * b - h @ U) + h * 0.5
+    return np.sum(h ** 2)
+
+
+def fuzz_two_states(W, U, xs, h0, b):
+    h = h0
+    c = h0 * 0.5
+    for t in range(xs.shape[0]):
+        z = xs[t] @ W + h @ U
+        c = c * 0.9 + np.tanh(z) * b
+        h = np.tanh(c) * z
+    return np.sum(h * c)
+
+
+def fuzz_left(W, U, xs, h0, b):
+    h = h0
+    for t in range(xs.shape[0]):
+        h = np.tanh(U @ h + b) + xs[t] @ W
+    return np.sum(h)
+
+
+FUZZ = (fuzz_tanh, fuzz_scaled, fuzz_two_states, fuzz_left)
+
+
+def _fuzz_args(rng):
+    B, I, H = (int(n) for n in rng.integers(1, 4, size=3))
+    T = int(rng.integers(0, 4))
+    xs = rng.normal(size=[(T, B, I), (T, I), (T, 1, I)][rng.integers(3)])
+    W, U = rng.normal(size=(I, H)), rng.normal(size=(H, H)) * 0.5
+    h0 = [rng.normal(size=(B, H)), rng.normal(size=(1, H)), rng.normal(size=(H,)), 0.3,
+          rng.normal(size=(I, H))][rng.integers(5)]
+    b = [rng.normal(size=(B, H)), rng.normal(size=(H,)), 1.5, rng.normal(size=(1, 1))][
+        rng.integers(4)]
+    return [W.astype(np.float32) if rng.random() < 0.2 else W, U, xs, h0, b]
+
+
+def test_random_shapes_give_the_loops_own_bits(monkeypatch):
+    """Shapes that broadcast at the first step, vectors, one-element axes, a Python
+    float, float32 weights, no step at all: the same bits, or the same exception, as
+    the loop with its checks (under recompute a product's checks were once lost:
+    0a4712d)."""
+    rng = np.random.default_rng(1600)
+    compiled = {}
+    for _ in range(100):
+        fn = FUZZ[rng.integers(len(FUZZ))]
+        args = _fuzz_args(rng)
+        for policy in FAST:
+            if (fn, policy) not in compiled:
+                compiled[fn, policy] = [_compiled(monkeypatch, fn, p, wrt=(0, 1), policy=policy)[1]
+                                        for p in (True, False)]
+            results = []
+            for grad in compiled[fn, policy]:
+                try:
+                    results.append(grad(*[np.copy(a) if isinstance(a, np.ndarray) else a
+                                          for a in args]))
+                except Exception as error:  # noqa: BLE001 - compared, not handled
+                    results.append(type(error))
+            what = f"{fn.__name__}, {policy}, {[np.shape(a) for a in args]}"
+            if isinstance(results[1], type):
+                assert results[0] is results[1], what
+            else:
+                assert_bit_identical(results[0], results[1], what)
