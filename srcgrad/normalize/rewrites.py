@@ -17,7 +17,7 @@ import gast
 import numpy as np
 
 from ..frontend.linker import is_user_function
-from ..ir.syntax import clone, load_name, walk
+from ..ir.syntax import clone, helper_ref, load_name, walk
 from .sugar import builtin_ref
 
 #: What an array has: an array's method is never a user class's (``dir``, as
@@ -88,7 +88,7 @@ class Rewrites:
         per class calling its method, resolved like ``self.m`` in a method::
 
             if type(obj) is not Dense_class and type(obj) is not ReLU_class:
-                raise TypeError(...)
+                raise error_at("SrcGradError", ..., where)
             if type(obj) is Dense_class:
                 result = Dense_class.m(obj, a)
             else:
@@ -111,15 +111,20 @@ class Rewrites:
         message = (f"{self.func.name} was differentiated for "
                    f"'{ast.unparse(gast.gast_to_ast(obj))}.{func.attr}(...)' on objects of the "
                    f"classes {names}, those of the lists it read or was passed when it was "
-                   f"compiled (a gradient made by srcgrad makes code for the classes of each "
-                   f"list passed)")
+                   f"compiled, and this object is of another class: srcgrad makes code for "
+                   f"the classes of each list passed, not for a global list whose items "
+                   f"were replaced since -- pass the list as an argument")
         tests = [kind_is(ref, gast.IsNot) for ref in refs]
+        # a SrcGradError located at the call (a raw TypeError until session 31)
+        raised = gast.Call(func=helper_ref("error_at"), args=[
+            gast.Constant(value="SrcGradError", kind=None),
+            gast.Constant(value=message, kind=None),
+            gast.Tuple(elts=[gast.Constant(value=v, kind=None) for v in (
+                self.parsed.filename, node.lineno, node.col_offset)], ctx=gast.Load())],
+            keywords=[])
         guard = gast.If(test=tests[0] if len(tests) == 1 else gast.BoolOp(op=gast.And(),
                                                                          values=tests),
-                        body=[gast.Raise(exc=gast.Call(
-                            func=builtin_ref("TypeError"),
-                            args=[gast.Constant(value=message, kind=None)], keywords=[]),
-                            cause=None)], orelse=[])
+                        body=[gast.Raise(exc=raised, cause=None)], orelse=[])
         self.specialised.extend(self.element_lists)
         self.element_lists = []
         result = self.namer.fresh("result")

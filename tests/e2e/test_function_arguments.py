@@ -325,7 +325,7 @@ def test_a_list_with_another_class_gets_code_for_it():
     g(_layers(), XS)
     direct = g._shown.functions[0]
     only_gains = [Gain(np.full(3, 0.5)), Gain(np.full(3, 2.0))]
-    with pytest.raises(TypeError, match="on objects of the classes Affine, Gain"):
+    with pytest.raises(srcgrad.SrcGradError, match="on objects of the classes Affine, Gain"):
         direct([*_layers(), Stack([])], XS)
     assert_close(g(only_gains, XS), numeric_grad(run_layers, (only_gains, XS), 1), rtol=1e-6)
     assert "# Specialised for layers=[Gain]" in g.source

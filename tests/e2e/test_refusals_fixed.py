@@ -177,7 +177,7 @@ def test_objects_in_a_list_are_called_by_their_class():
 
 def test_an_object_of_another_class_is_refused_as_the_code_runs():
     srcgrad.grad(call_each, wrt=1)([Lin(W), Tanh()], np.ones(2))
-    with pytest.raises(TypeError, match=r"layer.__call__\(...\)' on objects of the classes Lin,"):
+    with pytest.raises(srcgrad.SrcGradError, match=r"layer.__call__\(...\)' on objects of the classes Lin,"):
         srcgrad.grad(call_each, wrt=1)([Lin(W), np.tanh], np.ones(2))
 
 
