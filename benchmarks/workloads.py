@@ -568,6 +568,14 @@ def append_loop(X, w):
     return np.sum(np.stack(ys))
 
 
+def extend_loop(X, w):
+    """The same with ``ys += [v]``, which Python runs in place."""
+    ys = []
+    for i in range(X.shape[0]):
+        ys += [np.tanh(X[i] @ w)]
+    return np.sum(np.stack(ys))
+
+
 def rows_args(rng, n):
     return (rng.standard_normal((n, 32)), rng.standard_normal(32) / 6)
 
@@ -594,6 +602,8 @@ SCALING = [
             "for x in X: s = s + np.tanh(x @ w), X n x 32"),
     Scaling("append_loop", append_loop, rows_args, (1000, 4000, 16000),
             "ys.append(np.tanh(X[i] @ w)) for each row, then np.sum(np.stack(ys))"),
+    Scaling("extend_loop", extend_loop, rows_args, (1000, 4000, 16000),
+            "ys += [np.tanh(X[i] @ w)] for each row, then np.sum(np.stack(ys))"),
     Scaling("conv_loop", conv_loop, signal_args, (3000, 10000, 30000),
             "for i in range(n - k): s += np.tanh(x[i:i+k] @ w), k = 32"),
 ]

@@ -56,6 +56,7 @@ from .analysis.activity import SCALAR, has_effect, shape_classes
 from .analysis.activity import activity as find_activity
 from .analysis.aliasing import check_aliases, copy_updated_attributes, shared_names
 from .analysis.inplace import keep_in_place_types
+from .analysis.list_extends import append_in_place
 from .assemble import Assembler, Function
 from .errors import SrcGradError
 from .frontend.fence import check as check_supported
@@ -126,6 +127,7 @@ def passes(c: Compilation, run) -> None:
     run(c.simplify)                   # optimize/simplify.py
     run(c.in_place)                   # analysis/inplace.py
     run(c.aliases)                    # analysis/aliasing.py
+    run(c.list_extends)               # analysis/list_extends.py
     run(c.attribute_copies)           # analysis/aliasing.py
     run(c.wrt)                        # ad/reverse.py
     run(c.adopt)                      # frontend/linker.py
@@ -255,6 +257,11 @@ class Compilation:
     def aliases(self):
         """Refuse or guard updates seen through an alias (analysis/aliasing.py)."""
         check_aliases(self.program)
+
+    @compiler_pass
+    def list_extends(self):
+        """Append in place where ys += [v] extends a local list (analysis/list_extends.py)."""
+        append_in_place(self.program)
 
     @compiler_pass
     def attribute_copies(self):

@@ -301,6 +301,10 @@ class _Reverser:
                                            "element assignment"))
             if rest is not None:
                 out.append(rest)
+        if getattr(stmt, "stores_itself", False):
+            # d['log'] = part where part is d['log'], appended to in place
+            # (analysis/item_appends.py): nothing overwritten, nothing to restore
+            return out
         tape = self.tape_for(x.id)
         if isinstance(index, gast.Constant) and isinstance(index.value, str) \
                 or may_hold_dict(self.program, x.id, index):
