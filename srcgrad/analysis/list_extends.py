@@ -1,4 +1,4 @@
-"""``ys += [v]`` on a local list: appended in place, as Python does.
+"""``ys += [v]`` (``ys.extend([v])``) on a local list: appended in place, as Python does.
 
 Python's ``ys += [v]`` extends the list ``ys`` in place: O(1) a step.  The
 normaliser writes it as the sum it is for every other type, ``t = [v]; u =
@@ -112,7 +112,9 @@ def _extend(three, loads, temps):
                for s in three) or None in ops:
         return None
     t, u, ys = (s.targets[0].id for s in three)
-    if ops[0].primitive is not ir.BUILD_LIST or ops[1].primitive is not ir.CONCAT \
+    shown = ops[0].args[0] if ops[0].primitive is list and len(ops[0].args) == 1 else None
+    if not (ops[0].primitive is ir.BUILD_LIST or isinstance(shown, gast.List)) \
+            or ops[1].primitive is not ir.CONCAT \
             or getattr(store, "augmented", None) != ys or not (t in temps and u in temps):
         return None
     left, right = ops[1].args
@@ -121,7 +123,9 @@ def _extend(three, loads, temps):
         return None
     if loads.get(t) != 1 or loads.get(u) != 1 or ys in (t, u):
         return None
-    items = list(build.value.elts) if isinstance(build.value, gast.List) else None
+    # [a, b], or list([a, b]) (ys.extend([a, b]), which the normaliser writes ys += so)
+    items = list(build.value.elts) if isinstance(build.value, gast.List) else \
+        list(shown.elts) if isinstance(shown, gast.List) else None
     if items is None or not all(isinstance(e, (gast.Name, gast.Constant)) for e in items):
         return None
     return ys, items, build

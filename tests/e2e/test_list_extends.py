@@ -69,6 +69,21 @@ def in_a_helper(w, x):
     return np.sum(_collect(w, x[0]) * _collect(w, x[1]))
 
 
+def by_extend(w, x):  # ys.extend([a, b]): the normaliser writes ys += list([a, b])
+    ys = []
+    for t in range(x.shape[0]):
+        ys.extend([np.tanh(w * x[t]), w * 2.0])
+    return np.sum(np.stack(ys) ** 2)
+
+
+def extend_by_a_name(w, x):  # ys.extend(zs): a list from elsewhere, still a sum
+    ys = []
+    for t in range(x.shape[0]):
+        zs = [w * x[t], np.sin(w)]
+        ys.extend(zs)
+    return np.sum(np.stack(ys) ** 2)
+
+
 def another_name_read_after(w, x):  # zs is ys: Python's zs sees each +=
     ys = [w]
     zs = ys
@@ -92,8 +107,8 @@ def from_elsewhere(w, x):  # a list made by list(): left as it was
     return np.sum(np.stack(ys) ** 2)
 
 
-PROGRAMS = [extended, two_items, reads_back, in_a_branch, in_a_helper,
-            another_name_read_after, an_old_version_kept, from_elsewhere]
+PROGRAMS = [extended, two_items, reads_back, in_a_branch, in_a_helper, by_extend,
+            extend_by_a_name, another_name_read_after, an_old_version_kept, from_elsewhere]
 
 
 @pytest.mark.parametrize("fn", PROGRAMS, ids=lambda f: f.__name__)
@@ -111,15 +126,15 @@ def test_autograd_agrees(fn):
     assert_close(srcgrad.grad(fn)(W, X), autograd.grad(theirs)(W, X), rtol=1e-12, atol=1e-12)
 
 
-@pytest.mark.parametrize("fn", [extended, two_items, reads_back, in_a_branch, in_a_helper],
-                         ids=lambda f: f.__name__)
+@pytest.mark.parametrize("fn", [extended, two_items, reads_back, in_a_branch, in_a_helper,
+                                by_extend], ids=lambda f: f.__name__)
 def test_appended_in_place(fn):
     source = srcgrad.grad(fn).source
     assert "ys.append(" in source and " = ys + " not in source and "ys_tape" not in source, source
 
 
-@pytest.mark.parametrize("fn", [another_name_read_after, an_old_version_kept, from_elsewhere],
-                         ids=lambda f: f.__name__)
+@pytest.mark.parametrize("fn", [extend_by_a_name, another_name_read_after, an_old_version_kept,
+                                from_elsewhere], ids=lambda f: f.__name__)
 def test_kept_as_sums(fn):
     assert "ys.append(" not in srcgrad.grad(fn).source
 
