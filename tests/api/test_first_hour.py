@@ -174,6 +174,12 @@ def test_a_second_call_runs_two_srcgrad_lines_before_the_generated_code(case):
     make, args, entry = CALLS[case]
     seen, entered = steps_before_the_generated_code(make(), *args)
     assert entered == entry, (seen, entered)
+    # a call with a float argument goes through one more frame, three lines: the
+    # try around the generated code that gives NumPy's inf where Python's float
+    # arithmetic raised in a derivative (api/float_errors.py)
+    floats = [step for step in seen if step[:2] == ("float_errors.py", "gradient")]
+    assert len(floats) <= (3 if any(isinstance(a, float) for a in args) else 0), seen
+    seen = [step for step in seen if step not in floats]
     assert len(seen) <= 2, seen
     assert {(file, fn) for file, fn, _ in seen} <= {("transforms.py", "__call__")}, seen
 
