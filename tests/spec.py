@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import ast
 import collections
+import copy
 import math
 import operator
 import zlib
@@ -168,7 +169,8 @@ class _Index:
 
 def _eval(node, env):
     return eval(compile(ast.Expression(node), "<spec>", "eval"),  # noqa: S307
-                {"np": np, "math": math, "srcgrad": srcgrad, "_Index": _Index(), "scipy": scipy,
+                {"np": np, "math": math, "copy": copy, "srcgrad": srcgrad, "_Index": _Index(),
+                 "scipy": scipy,
                  "keys_of": keys_of, "sequence": sequence, "snapshot": snapshot}, env)
 
 
@@ -881,6 +883,8 @@ N("sorted_order", srcgrad.runtime.sorted_order, "srcgrad.runtime.sorted_order(x)
 N("zero_tangent", srcgrad.runtime.zero_tangent, "srcgrad.runtime.zero_tangent(x)", x=_X)
 N("missing_tangent", srcgrad.runtime.missing_tangent,  # a tangent that does not exist
   "srcgrad.runtime.missing_tangent('no derivative')")
+N("along_axis_index", srcgrad.runtime.along_axis_index,
+  "srcgrad.runtime.along_axis_index(x, i, 1)", x=_X, i=fixed(np.array([[0], [1], [3]])))
 N("size_of", srcgrad.runtime.size_of, "srcgrad.runtime.size_of(x)", x=_X)  # np.size, Dask lazy
 # what tangent code calls, differentiated again by hvp (tests/api/test_hvp_coverage.py)
 N("np.result_type", np.result_type, "np.result_type(x)", x=_X)
@@ -1156,6 +1160,49 @@ for e, shape in (("np.maximum.reduce(x)", (4, 3)), ("np.minimum.reduce(x, axis=1
                  ("np.minimum.reduce(x, keepdims=True)", (3, 2))):
     prim = eval(e.split("(")[0], {"np": np})
     S(f"{e}-{shape}", prim, e, x=distinct(*shape))
+# running extrema (rules/ufunc_methods.py), values distinct: no ties
+for e, shape in (("np.maximum.accumulate(x)", (6,)), ("np.minimum.accumulate(x, axis=1)", (2, 5)),
+                 ("np.fmax.accumulate(x)", (4, 3)), ("np.fmin.accumulate(x, 0)", (5,))):
+    prim = eval(e.split("(")[0], {"np": np})
+    S(f"{e}-{shape}", prim, e, x=distinct(*shape))
+_RUN = np.maximum.accumulate(np.array([0.5, 2.0, 1.0, 3.0, 2.5]))
+S("running_extremum_tangent", srcgrad.runtime.running_extremum_tangent,
+  "srcgrad.runtime.running_extremum_tangent(t, a, r)", t=normal(5),
+  a=fixed(np.array([0.5, 2.0, 1.0, 3.0, 2.5])), r=fixed(_RUN))
+S("running_extremum_grad", srcgrad.runtime.running_extremum_grad,
+  "srcgrad.runtime.running_extremum_grad(t, a, r)", t=normal(5),
+  a=fixed(np.array([0.5, 2.0, 1.0, 3.0, 2.5])), r=fixed(_RUN))
+# np.add.at(y, idx, v) as y[...] = added_at(y, idx, v) (normalize/statements.py)
+S("added_at", srcgrad.runtime.added_at, "srcgrad.runtime.added_at(x, i, v)", x=normal(4),
+  i=fixed(np.array([0, 2, 0, 3, 2])), v=normal(5))
+S("added_at-bcast", srcgrad.runtime.added_at, "srcgrad.runtime.added_at(x, i, v)",
+  x=normal(3, 2), i=fixed(np.array([1, 1, 0])), v=normal(2))
+S("subtracted_at", srcgrad.runtime.subtracted_at, "srcgrad.runtime.subtracted_at(x, i, v)",
+  x=normal(4), i=fixed((np.array([0, 2, 0]),)), v=normal(3))
+S("np.choose", np.choose, "np.choose(i, [x, y, z])", i=fixed(np.array([[0, 2, 1], [1, 1, 0]])),
+  x=normal(2, 3), y=normal(3), z=normal(2, 3))
+S("np.choose-wrap", np.choose, "np.choose(i, [x, y], mode='wrap')",
+  i=fixed(np.array([0, 3, -1, 2])), x=normal(4), y=normal(4))
+S("np.block", np.block, "np.block([x, y, z])", x=normal(2, 2), y=normal(2, 1), z=normal(2, 3))
+S("np.block-1d", np.block, "np.block([x, y])", x=normal(3), y=normal(2))
+S("block_tangent", srcgrad.runtime.block_tangent, "srcgrad.runtime.block_tangent([t, u], [a, b])",
+  t=normal(2), u=normal(3), a=fixed(np.zeros(2)), b=fixed(np.zeros(3)))
+S("x.view()", np.ndarray.view, "x.view()", x=normal(2, 3))
+S("copy.deepcopy", copy.deepcopy, "copy.deepcopy(x)", x=normal(2, 3))
+S("np.ptp", np.ptp, "np.ptp(x)", x=distinct(2, 3))
+S("np.ptp-axis", np.ptp, "np.ptp(x, axis=1, keepdims=True)", x=distinct(3, 4))
+S("np.ediff1d", np.ediff1d, "np.ediff1d(x)", x=normal(2, 3))
+S("np.ediff1d-ends", np.ediff1d, "np.ediff1d(x, to_end=[1.0, 2.0], to_begin=0.5)", x=normal(5))
+S("np.unwrap", np.unwrap, "np.unwrap(x)", x=uniform(-1.0, 1.0, 6))
+# reductions' where, initial and dtype (rules/reductions.py)
+_KEPT = fixed(np.array([[True, False, True], [True, True, False]]))
+S("np.sum-where", np.sum, "np.sum(x, axis=1, where=m, initial=1.5)", x=normal(2, 3), m=_KEPT)
+S("np.sum-dtype", np.sum, "np.sum(x, dtype=np.float64)", dtypes=F64, x=normal(4))
+S("np.mean-where", np.mean, "np.mean(x, where=m)", x=normal(2, 3), m=_KEPT)
+S("np.prod-where", np.prod, "np.prod(x, axis=0, where=m, initial=2.0)", x=normal(2, 3), m=_KEPT)
+S("np.max-where", np.max, "np.max(x, axis=1, where=m, initial=-10.0)", x=distinct(2, 3),
+  m=_KEPT)
+S("np.min-initial", np.min, "np.min(x, initial=0.1)", x=distinct(2, 3))
 for e, sx, sy in (("np.add.outer(x, y)", (3,), (4,)), ("np.add.outer(x, y)", (2, 3), (2,)),
                   ("np.subtract.outer(x, y)", (3,), (2, 2)),
                   ("np.multiply.outer(x, y)", (3,), (4,)),

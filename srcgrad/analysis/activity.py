@@ -55,15 +55,23 @@ def differentiable(op: ir.Op) -> bool:
 _CONVERSIONS = (np.ndarray.astype, np.astype, np.asarray, np.array, np.asanyarray, np.ascontiguousarray)
 
 
+#: Reductions whose ``dtype=`` is the dtype of their result (and of what they add up).
+_DTYPE_REDUCTIONS = (np.sum, np.prod, np.mean, np.cumsum, np.cumprod, np.ndarray.sum,
+                     np.ndarray.prod, np.ndarray.mean, np.ndarray.cumsum, np.ndarray.cumprod)
+
+
 def integer_cast(op: ir.Op, free: dict) -> bool:
     """Whether ``op`` converts to an integer or bool dtype -- ``x.astype(T)``,
     ``np.astype(x, T)``,
     ``np.asarray(x, dtype=T)`` with ``T`` ``int``, ``"int32"``, ``np.uint8``,
     ``bool`` or a global naming one: piecewise constant, like ``int(x)``, so no
     derivative flows through it."""
-    if not any(op.primitive is c for c in _CONVERSIONS):
+    if any(op.primitive is r for r in _DTYPE_REDUCTIONS):  # np.sum(x, dtype=int)
+        dtype = _static(op.kwargs.get("dtype"), free)
+    elif not any(op.primitive is c for c in _CONVERSIONS):
         return False
-    dtype = _static(op.kwargs.get("dtype", op.args[1] if len(op.args) > 1 else None), free)
+    else:
+        dtype = _static(op.kwargs.get("dtype", op.args[1] if len(op.args) > 1 else None), free)
     if dtype is _UNKNOWN or dtype is None:  # None: the input's own dtype
         return False
     try:

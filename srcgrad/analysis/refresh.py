@@ -62,6 +62,7 @@ from __future__ import annotations
 import operator
 
 import gast
+import numpy as np
 
 from .. import ir, runtime
 from ..ir.syntax import SliceToCall, clone, helper_ref, source_of
@@ -96,8 +97,13 @@ def write_back(statements, views, steady, blocks, namer, dominates, containers,
         old = ir.target_names(stmt)[0]
         view = made.get(old)
         if view is None or not dominates(view, stmt) or not steady(view, stmt) \
-                or not _basic_getitem(view) or view.op.args[0].id in containers:
+                or not (_basic_getitem(view) or _undone(view, old, namer) is not None) \
+                or view.op.args[0].id in containers:
             continue  # (an item of a list is the array it holds, not a window on it)
+        if not _basic_getitem(view):  # v = y.reshape(2, 3); v[0] = a: y[...] = reshaped v
+            _write_back_whole(stmt, view, old, namer, blocks[id(stmt)][0])
+            done.add(id(stmt))
+            continue
         base, index = view.op.args[0].id, view.op.args[1]
         block = blocks[id(stmt)][0]
         flag, test = _test(namer, "shared", "same_window",
@@ -121,6 +127,90 @@ def write_back(statements, views, steady, blocks, namer, dominates, containers,
         block[at:at] = [test]
         done.add(id(stmt))
     return done
+
+
+#: Views of a whole array by its shape (``v = y.reshape(2, 3)``), and how the
+#: call that undoes each is written: ``v`` reshaped to ``y``'s shape, its axes
+#: swapped back, transposed back, or ``v`` itself (``y.view()``).
+_RESHAPES = (np.reshape, np.ndarray.reshape, np.ravel, np.ndarray.ravel)
+_SWAPS = (np.swapaxes, np.ndarray.swapaxes)
+_TRANSPOSES = (np.transpose, np.ndarray.transpose, np.ndarray.T)
+
+
+def _undone(view, old, namer):
+    """The statements making ``y``'s new value from the view ``old`` of it
+    (``view``, a reshape, ravel, axis swap, transpose or ``view()`` of all of
+    ``y``, C order) after an element of ``old`` is written, and that value's
+    name; None for any other view."""
+    prim, args = view.op.primitive, view.op.args
+    base, node = args[0].id if isinstance(args[0], gast.Name) else None, view.op.node
+    if base is None or view.op.kwargs:
+        return None
+    if any(prim is p for p in _RESHAPES) and (prim in (np.ravel, np.ndarray.ravel)) == (
+            len(args) == 1):
+        shape = namer.fresh("shape")
+        first = ir.assign(shape, gast.Call(func=_np("shape"), args=[ir.name(base)], keywords=[]))
+        first.op = ir.Op(np.shape, [ir.name(base)], {}, node, "np.shape")
+        value = namer.fresh(base)
+        second = ir.assign(value, gast.Call(func=_np("reshape"),
+                                            args=[ir.name(old), ir.name(shape)], keywords=[]))
+        second.op = ir.Op(np.reshape, [ir.name(old), ir.name(shape)], {}, node, "np.reshape")
+        return [first, second], value
+    if any(prim is p for p in _SWAPS) and len(args) == 3 \
+            and all(isinstance(a, gast.Constant) for a in args[1:]):
+        value = namer.fresh(base)
+        back = ir.assign(value, gast.Call(func=_np("swapaxes"),
+                                          args=[ir.name(old), *map(clone, args[1:])],
+                                          keywords=[]))
+        back.op = ir.Op(np.swapaxes, [ir.name(old), *map(clone, args[1:])], {}, node,
+                        "np.swapaxes")
+        return [back], value
+    if any(prim is p for p in _TRANSPOSES) and len(args) == 1:
+        value = namer.fresh(base)
+        back = ir.assign(value, gast.Call(func=_np("transpose"), args=[ir.name(old)],
+                                          keywords=[]))
+        back.op = ir.Op(np.transpose, [ir.name(old)], {}, node, "np.transpose")
+        return [back], value
+    if prim is np.ndarray.view and len(args) == 1:
+        return [], old
+    return None
+
+
+def _np(attr):
+    return gast.Attribute(value=ir.name("np"), attr=attr, ctx=gast.Load())
+
+
+def _write_back_whole(stmt, view, old, namer, block) -> None:
+    """After ``stmt``, an element write into ``old``, a view of all of ``y`` by
+    its shape (:func:`_undone`)::
+
+        shared = same_window(v, y.reshape(2, 3))
+        v[0] = a
+        if shared:
+            y_1 = np.reshape(v, np.shape(y))
+            y[...] = y_1
+
+    The write-back changes nothing in memory where ``v`` is that window on
+    ``y`` (the run-time test), and tells the dataflow that ``y`` changed; where
+    the view was a copy (a reshape that had to copy), nothing is written, as
+    NumPy writes nothing into ``y``."""
+    base = view.op.args[0].id
+    made, value = _undone(view, old, namer)
+    flag, test = _test(namer, "shared", "same_window",
+                       [ir.name(old), _rebased(view.value, base, base)], view.op.node, stmt)
+    everything = gast.Constant(value=Ellipsis, kind=None)
+    back = ir.assign(gast.Subscript(value=ir.name(base), slice=everything, ctx=gast.Store()),
+                     ir.name(value))
+    back.op = ir.Op(operator.setitem, [ir.name(base), clone(everything), ir.name(value)], {},
+                    stmt.op.node, "element assignment")
+    back.written_back = (old, base, False)
+    for s in (*made, back):
+        gast.copy_location(s, stmt)
+    branch = gast.copy_location(gast.If(test=ir.name(flag), body=[*made, back], orelse=[]),
+                                stmt)
+    at = block.index(stmt)
+    block[at + 1:at + 1] = [branch]
+    block[at:at] = [test]
 
 
 def _source(base, statements) -> str:

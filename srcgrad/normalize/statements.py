@@ -243,7 +243,10 @@ class Statements(ChainedWrites):
         of int literals -> ``t = np.broadcast_to(v, np.shape(y[[0, 0, 2]]))``, then
         ``y[0] += t[0]; y[0] += t[1]; y[2] += t[2]``: the unbuffered adds, in
         order (bit for bit what ``np.add.at`` computes), each an element update
-        srcgrad differentiates (``np.subtract.at``: ``-=``).  None otherwise."""
+        srcgrad differentiates (``np.subtract.at``: ``-=``).  Any other index
+        (an array, a name, a tuple ``(rows, 1)``) -> ``y[...] = added_at(y,
+        index, v)`` (``subtracted_at``): the same adds into a copy, stored back
+        into ``y``, a whole write (runtime/scatter.py).  None otherwise."""
         if not isinstance(call, gast.Call) or call.keywords or len(call.args) != 3 \
                 or not isinstance(call.func, gast.Attribute) or call.func.attr != "at":
             return None
@@ -253,10 +256,17 @@ class Statements(ChainedWrites):
         y, index, v = call.args
         if op is None or not isinstance(call.func.value, gast.Attribute) \
                 or not isinstance(y, gast.Name) or y.id not in self.locals \
-                or y.id in self.params and y.id not in self.copied_params \
-                or not isinstance(index, gast.List) or not index.elts \
-                or not all(constant_of_int(e) is not None for e in index.elts):
+                or y.id in self.params and y.id not in self.copied_params:
             return None
+        if not isinstance(index, gast.List) or not index.elts \
+                or not all(constant_of_int(e) is not None for e in index.elts):
+            helper = "added_at" if isinstance(op, gast.Add) else "subtracted_at"
+            return [gast.Assign(
+                targets=[gast.Subscript(value=clone(y), slice=gast.Constant(value=Ellipsis,
+                                                                            kind=None),
+                                        ctx=gast.Store())],
+                value=gast.Call(func=helper_ref(helper), args=[clone(y), index, v],
+                                keywords=[]), type_comment=None)]
         part = self.namer.fresh("added")
         self.locals.add(part)
         gathered = gast.Subscript(value=clone(y), slice=clone(index), ctx=gast.Load())
@@ -274,6 +284,56 @@ class Statements(ChainedWrites):
                 value=gast.Subscript(value=ir.name(part), slice=gast.Constant(value=j, kind=None),
                                      ctx=gast.Load())))
         return made
+
+    def put_along(self, call):
+        """``np.put_along_axis(y, idx, v, axis)`` on a local array ``y`` (as for
+        :meth:`accumulated_at`), ``axis`` not None -> ``y[along_axis_index(y,
+        idx, axis)] = v``: the assignment NumPy makes, through the
+        index it builds (runtime/picks.py), which srcgrad differentiates (a
+        place written twice keeps the last value).  None otherwise."""
+        if not isinstance(call, gast.Call) or len(call.args) + len(call.keywords) != 4 \
+                or self.callee(call) is not np.put_along_axis \
+                or any(k.arg not in ("indices", "values", "axis") for k in call.keywords):
+            return None
+        given = dict(zip(("arr", "indices", "values", "axis"), call.args))
+        given.update({k.arg: k.value for k in call.keywords})
+        y, axis = given.get("arr"), given.get("axis")
+        if not isinstance(y, gast.Name) or y.id not in self.locals \
+                or y.id in self.params and y.id not in self.copied_params \
+                or axis is None or isinstance(axis, gast.Constant) and axis.value is None:
+            return None
+        index = gast.Call(func=helper_ref("along_axis_index"),
+                          args=[clone(y), given["indices"], axis], keywords=[])
+        return gast.Assign(targets=[gast.Subscript(value=clone(y), slice=index,
+                                                   ctx=gast.Store())],
+                           value=given["values"], type_comment=None)
+
+    def dict_update(self, call):
+        """``d.update({'a': x}, b=y)`` on a local dict ``d`` (one assigned a
+        display) -> ``d['a'] = x; d['b'] = y``: the items in the order Python
+        stores them, each an item write srcgrad follows.  None otherwise (a
+        dict of keys unknown here, another object's ``update``)."""
+        if not isinstance(call, gast.Call) or not isinstance(call.func, gast.Attribute) \
+                or call.func.attr != "update" or not isinstance(call.func.value, gast.Name) \
+                or call.func.value.id not in self.dict_names or len(call.args) > 1 \
+                or any(k.arg is None for k in call.keywords):
+            return None
+        d = call.func.value
+        if any(isinstance(n, gast.Assign) and not isinstance(n.value, gast.Dict) and any(
+                isinstance(t, gast.Name) and t.id == d.id for t in n.targets)
+               for n in walk(self.func)):
+            return None  # (d bound to something else somewhere: its update may be another's)
+        items = []
+        if call.args:
+            given = call.args[0]
+            if not isinstance(given, gast.Dict) or not all(
+                    isinstance(k, gast.Constant) for k in given.keys):
+                return None
+            items += list(zip(given.keys, given.values))
+        items += [(gast.Constant(value=k.arg, kind=None), k.value) for k in call.keywords]
+        return [gast.Assign(targets=[gast.Subscript(value=clone(d), slice=clone(key),
+                                                    ctx=gast.Store())],
+                            value=value, type_comment=None) for key, value in items]
 
     def statement(self, stmt):
         if isinstance(stmt, gast.Assign):
@@ -353,6 +413,11 @@ class Statements(ChainedWrites):
         elif isinstance(stmt, gast.Expr) and self.accumulated_at(stmt.value) is not None:
             for made in self.accumulated_at(stmt.value):
                 self.statement(located(made, stmt))
+        elif isinstance(stmt, gast.Expr) and self.dict_update(stmt.value) is not None:
+            for made in self.dict_update(stmt.value):
+                self.statement(located(made, stmt))
+        elif isinstance(stmt, gast.Expr) and self.put_along(stmt.value) is not None:
+            self.statement(located(self.put_along(stmt.value), stmt))
         elif isinstance(stmt, gast.Expr) and self.filled_diagonal(stmt.value) is not None:
             self.statement(located(self.filled_diagonal(stmt.value), stmt))  # (calls.py)
         elif isinstance(stmt, gast.Expr) and self.whole_write(stmt.value) is not None:

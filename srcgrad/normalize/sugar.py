@@ -101,6 +101,7 @@ from ..ir.syntax import (
     is_dict_view,
     source_of,
     updated_in_place,
+    walk,
 )
 from ..rules import registry
 from .builtin_forms import BuiltinForms
@@ -130,6 +131,9 @@ class Sugar(StaleIterators):
                               **{p.name: lengths[p.name] for p in packed if p.name in lengths}}
         self.packed_keys = {p.name: p.keys for p in packed if p.keys is not None}
         _Desugarer(self, lengths).visit(self.func)
+        self.dict_names |= {t.id for n in walk(self.func) if isinstance(n, gast.Assign)
+                            and isinstance(n.value, gast.Dict) for t in n.targets
+                            if isinstance(t, gast.Name)}  # (d = dict(a=x): a display now)
 
     def starred_call(self, node, prim) -> None:
         """Refuse a call that keeps a ``*x`` of unknown length where srcgrad must
@@ -345,6 +349,12 @@ class _Desugarer(BuiltinForms, StarExpansion, LoopExits, IteratorLoops, Itertool
                 and isinstance(node.func.value, (gast.Name, gast.Attribute)):
             return self.dict_view(node)
         prim = self.callee(node)
+        if prim is dict and not node.args and node.keywords \
+                and all(k.arg is not None for k in node.keywords):
+            # dict(a=x, b=y) is the display {'a': x, 'b': y}: keys known, values followed
+            return gast.copy_location(gast.Dict(
+                keys=[gast.Constant(value=k.arg, kind=None) for k in node.keywords],
+                values=[k.value for k in node.keywords]), node)
         if prim in (zip, enumerate) and node.keywords:
             node = self.positional(node, prim)
         if any(isinstance(a, gast.Starred) for a in node.args):

@@ -13,6 +13,8 @@ attribute name, so reading ``self.W`` reads ``tangent_attr(d_self, self,
 themselves.
 """
 
+import copy
+
 from ..ir import (
     BUILD_DICT,
     BUILD_LIST,
@@ -36,6 +38,7 @@ from ..runtime import (
     index_of_min,
     iterated_as_is,
     keys_of,
+    kept_apart,
     merge_cotangent,
     merge_tangent,
     merged,
@@ -150,6 +153,19 @@ def repeat_(out, d_out, a, n):
 @tangent(REPEAT, "a", name="sequence *")
 def repeat_tangent(out, a, n, d_a):
     return sequence_tangent(d_a, a) * n
+
+
+@adjoint(copy.deepcopy, "x", name="copy.deepcopy")
+def deepcopy(out, d_out, x):
+    """``copy.deepcopy`` of an array or a dict, list or tuple of them: new
+    arrays of the same numbers, so the cotangent passes through as it is."""
+    return d_out
+
+
+@tangent(copy.deepcopy, "x", name="copy.deepcopy")
+def deepcopy_tangent(out, x, *, d_x):
+    """The tangent copied as deep (every array in it a new one), as the copy is."""
+    return kept_apart(d_x)
 
 
 @adjoint(list, "iterable", name="list")

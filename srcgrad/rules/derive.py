@@ -266,6 +266,9 @@ def _linear_tangent(fname, rule, spell, keywords, unused) -> ast.FunctionDef:
 
 
 def _at_default(param):
+    if param.default is None or isinstance(param.default, bool):  # where=True: may be an array
+        return ast.Compare(left=ast.Name(id=param.name), ops=[ast.Is()],
+                           comparators=[ast.Constant(value=param.default)])
     if param.default is None:
         return ast.Compare(left=ast.Name(id=param.name), ops=[ast.Is()],
                            comparators=[ast.Constant(value=None)])

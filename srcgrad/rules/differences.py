@@ -1,4 +1,5 @@
-"""Rules of finite differences: ``np.diff``, ``np.gradient`` and ``np.trapezoid``, both modes.
+"""Rules of finite differences: ``np.diff``, ``np.gradient``, ``np.trapezoid``,
+``np.ediff1d`` and ``np.unwrap`` (the identity's derivative), both modes.
 
 Both are linear in the array they difference, so the tangent is the same
 difference of the tangent.  The adjoint of ``np.diff`` is minus the difference
@@ -17,7 +18,7 @@ linear in ``y`` for a fixed spacing, and in the spacing for a fixed ``y``, so
 
 import numpy as np
 
-from ..runtime import diff_grad, getitem_grad, gradient_grad, unbroadcast
+from ..runtime import diff_grad, ediff1d_grad, getitem_grad, gradient_grad, unbroadcast
 from .registry import adjoint, tangent
 
 
@@ -162,3 +163,36 @@ if hasattr(np, "trapezoid"):  # NumPy 2's name of np.trapz
         if x is None:
             return np.trapezoid(d_y, dx=dx, axis=axis), None, out * (d_dx / dx)
         return np.trapezoid(d_y, x, axis=axis), np.trapezoid(y, d_x, axis=axis), None
+
+
+@adjoint(np.ediff1d, "ary", name="np.ediff1d")
+def ediff1d(out, d_out, ary, to_end=None, to_begin=None):
+    """The differences of the flattened ``ary`` between ``to_begin`` and
+    ``to_end`` (constants): each element's cotangent is the one of the
+    difference before it minus the one of the difference after it."""
+    return ediff1d_grad(d_out, ary, to_begin)
+
+
+@tangent(np.ediff1d, "ary", name="np.ediff1d")
+def ediff1d_tangent(out, ary, to_end=None, to_begin=None, *, d_ary):
+    """The tangent's differences, zeros where ``to_begin`` and ``to_end`` are."""
+    if to_begin is None and to_end is None:
+        return np.ediff1d(d_ary)
+    if to_end is None:
+        return np.ediff1d(d_ary, to_begin=np.zeros(np.size(to_begin)))
+    if to_begin is None:
+        return np.ediff1d(d_ary, to_end=np.zeros(np.size(to_end)))
+    return np.ediff1d(d_ary, to_end=np.zeros(np.size(to_end)),
+                      to_begin=np.zeros(np.size(to_begin)))
+
+
+@adjoint(np.unwrap, "p", name="np.unwrap")
+def unwrap(out, d_out, p, discont=None, axis=-1, *, period=2 * np.pi):
+    """``p`` plus a multiple of ``period`` that is constant between jumps: the
+    derivative is the identity."""
+    return d_out
+
+
+@tangent(np.unwrap, "p", name="np.unwrap")
+def unwrap_tangent(out, p, discont=None, axis=-1, *, period=2 * np.pi, d_p):
+    return d_p

@@ -14,9 +14,9 @@ the other elements.
 
 The other ways of picking elements are linear too: ``np.take`` and
 ``np.take_along_axis`` (scattered back like an advanced index), diagonals (``np.diag``,
-``np.diagonal``), triangles (``np.tril``, ``np.triu``) and ``np.select``, which
-is linear in its choices and default and gives each element's cotangent to
-the one it took.  Generated forward-mode code writes a tangent into an array
+``np.diagonal``), triangles (``np.tril``, ``np.triu``), and ``np.select`` and
+``np.choose``, which are linear in their choices (and default) and give each
+element's cotangent to the one it took.  Generated forward-mode code writes a tangent into an array
 through ``written_tangent`` (nothing into an integer array), linear too.
 """
 
@@ -25,6 +25,8 @@ import operator
 import numpy as np
 
 from ..runtime import (
+    along_axis_index,
+    choose_grads,
     diag_grad,
     diagonal_grad,
     getitem_grad,
@@ -35,7 +37,7 @@ from ..runtime import (
     written_tangent,
 )
 from .derive import linear
-from .registry import adjoint, tangent
+from .registry import adjoint, nondifferentiable, tangent
 
 
 @linear(operator.getitem, "a", name="[]")
@@ -94,6 +96,13 @@ def triu(out, d_out, m, k=0):
     return unbroadcast(move_cotangent(d_out, np.triu, k), m)
 
 
+@linear(np.choose, "choices")
+def choose(out, d_out, a, choices, *, mode="raise"):
+    """Linear in the choices: each element's cotangent goes to the choice it
+    took (``mode`` wraps or clips ``a`` as NumPy does); one per choice."""
+    return choose_grads(d_out, a, choices, mode)
+
+
 @adjoint(np.select, "choicelist", "default", name="np.select")
 def select(out, d_out, condlist, choicelist, default=0):
     """Each element's cotangent goes to the first choice whose condition holds
@@ -107,3 +116,8 @@ def select_tangent(out, condlist, choicelist, default=0, *, d_choicelist, d_defa
     the default's term is its tangent where no condition holds."""
     return (np.select(condlist, d_choicelist, 0),
             np.select(condlist, [np.zeros_like(out) for c in condlist], d_default))
+
+
+# the index np.put_along_axis(y, idx, v, axis) writes through, y[index] = v
+# (normalize/statements.py put_along): integers, whatever y holds
+nondifferentiable(along_axis_index, name="along_axis_index")

@@ -49,6 +49,18 @@ def copy_tangent(out, a, order="C", *, d_a):
     return snapshot(d_a)
 
 
+@adjoint(np.ndarray.view, "a", name="np.ndarray.view")
+def view(out, d_out, a):
+    """``x.view()``: the same elements, another array object (a ``dtype`` or
+    ``type`` reinterprets the bytes: not taken, refused where it is called)."""
+    return d_out
+
+
+@tangent(np.ndarray.view, "a", name="np.ndarray.view")
+def view_tangent(out, a, *, d_a):
+    return d_a
+
+
 @linear(np.ndarray.T, name="np.ndarray.T", call="np.transpose")
 def T(out, d_out, a):  # noqa: N802 - mirrors the attribute
     return np.transpose(d_out)

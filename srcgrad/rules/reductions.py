@@ -32,6 +32,7 @@ import numpy as np
 from ..runtime import (
     cumprod_grad,
     extremum_grad,
+    extremum_kept_grad,
     norm_grad,
     prod_except,
     reverse_cumsum,
@@ -43,55 +44,88 @@ from .derive import alias, linear
 from .registry import adjoint, nondifferentiable, tangent
 
 
-@linear(np.sum, "a", keywords=("axis",))
-def sum_(out, d_out, a, axis=None, *, keepdims=False):
-    return unreduce(d_out, a, axis, keepdims)
+@linear(np.sum, "a", keywords=("axis",), unused=("initial",))
+def sum_(out, d_out, a, axis=None, *, dtype=None, keepdims=False, initial=None, where=True):
+    """``initial`` adds a constant; ``where`` leaves the masked-out elements out
+    (no cotangent); ``dtype`` is the sum's (the tangent is summed in it too)."""
+    if where is True:
+        return unreduce(d_out, a, axis, keepdims)
+    return np.where(where, unreduce(d_out, a, axis, keepdims), 0)
 
 
 @linear(np.mean, "a", keywords=("axis",))
-def mean(out, d_out, a, axis=None, *, keepdims=False):
+def mean(out, d_out, a, axis=None, *, dtype=None, keepdims=False, where=True):
+    """With ``where``, the mean of the elements it keeps: each gets the
+    cotangent over their count along ``axis``."""
+    if where is not True:
+        return np.where(where, unreduce(d_out, a, axis, keepdims), 0) / np.sum(
+            np.broadcast_to(where, np.shape(a)), axis=axis, keepdims=True, dtype=out.dtype)
     if axis is None:  # folded at inlining: the common full mean reads like a hand-written one
         return unreduce(d_out / size_of(a), a, None, keepdims)
     return unreduce(d_out, a, axis, keepdims) * (size_of(out) / size_of(a))
 
 
 @adjoint(np.prod, "a")
-def prod(out, d_out, a, axis=None, *, keepdims=False):
-    return unreduce(d_out, a, axis, keepdims) * prod_except(a, axis)
+def prod(out, d_out, a, axis=None, *, dtype=None, keepdims=False, initial=None, where=True):
+    """``initial`` multiplies the product; an element ``where`` leaves out counts as 1
+    and gets no cotangent."""
+    if where is not True:
+        others = np.where(where, prod_except(np.where(where, a, 1), axis), 0)
+    else:
+        others = prod_except(a, axis)
+    if initial is not None:
+        others = others * initial
+    return unreduce(d_out, a, axis, keepdims) * others
 
 
 @tangent(np.prod, "a")
-def prod_tangent(out, a, axis=None, *, keepdims=False, d_a):
+def prod_tangent(out, a, axis=None, *, dtype=None, keepdims=False, initial=None, where=True,
+                 d_a):
     """d out / d a_i is the product of the other elements: the product of the
     nonzero ones over a_i (1 for a zero a_i), times the product of the zero
     ones other than a_i.  That is 1 when there are none, 0 when there are
     several, and the one zero element itself when there is one: 0 as well,
     but written so that it moves when generated code is differentiated again
-    (``zero_left``, the sum of the other zero elements)."""
-    zero = np.equal(a, 0)  # not a == 0: a may be a list
-    nonzero = np.where(zero, 1, a)
-    at_zeros = np.where(zero, a, 0)
+    (``zero_left``, the sum of the other zero elements).  An element ``where``
+    leaves out counts as 1 with no tangent; ``initial`` multiplies it all."""
+    if where is True:
+        zero = np.equal(a, 0)  # not a == 0: a may be a list
+        nonzero = np.where(zero, 1, a)
+        at_zeros = np.where(zero, a, 0)
+        moved = d_a
+    else:  # (the rule's parameters are the caller's names: never assigned here)
+        zero = np.equal(a, 0) & where
+        nonzero = np.where(zero | np.logical_not(where), 1, a)
+        at_zeros = np.where(zero, a, 0)
+        moved = np.where(where, d_a, 0)
     zeros_left = np.sum(zero, axis=axis, keepdims=True) - zero
     zero_left = np.sum(at_zeros, axis=axis, keepdims=True) - at_zeros
     others = (np.prod(nonzero, axis=axis, keepdims=True) / nonzero
               * ((zeros_left == 0) + zero_left * (zeros_left == 1)))
-    return np.sum(d_a * others, axis=axis, keepdims=keepdims)
+    if initial is None:
+        return np.sum(moved * others, axis=axis, keepdims=keepdims)
+    return np.sum(moved * others, axis=axis, keepdims=keepdims) * initial
 
 
 @adjoint(np.max, "a")
 @adjoint(np.amax, "a")
 @adjoint(np.nanmax, "a")
-def max_(out, d_out, a, axis=None, *, keepdims=False):
-    """Tied maxima share the cotangent equally."""
-    return extremum_grad(d_out, out, a, axis, keepdims)
+def max_(out, d_out, a, axis=None, *, keepdims=False, initial=None, where=True):
+    """Tied maxima share the cotangent equally; with ``initial`` or ``where``,
+    those of the elements ``where`` keeps (none where ``initial`` is larger)."""
+    if initial is None and where is True:
+        return extremum_grad(d_out, out, a, axis, keepdims)
+    return extremum_kept_grad(d_out, out, a, axis, keepdims, where)
 
 
 @adjoint(np.min, "a")
 @adjoint(np.amin, "a")
 @adjoint(np.nanmin, "a")
-def min_(out, d_out, a, axis=None, *, keepdims=False):
-    """Tied minima share the cotangent equally."""
-    return extremum_grad(d_out, out, a, axis, keepdims)
+def min_(out, d_out, a, axis=None, *, keepdims=False, initial=None, where=True):
+    """Tied minima share the cotangent equally (as :func:`max_`)."""
+    if initial is None and where is True:
+        return extremum_grad(d_out, out, a, axis, keepdims)
+    return extremum_kept_grad(d_out, out, a, axis, keepdims, where)
 
 
 @tangent(np.max, "a")
@@ -100,15 +134,38 @@ def min_(out, d_out, a, axis=None, *, keepdims=False):
 @tangent(np.amin, "a")
 @tangent(np.nanmax, "a")
 @tangent(np.nanmin, "a")
-def extremum_tangent(out, a, axis=None, *, keepdims=False, d_a):
+def extremum_tangent(out, a, axis=None, *, keepdims=False, initial=None, where=True, d_a):
     """The mean of the tangents of the tied maxima (or minima): the elements equal
-    to the result."""
+    to the result (and kept by ``where``; none, a tangent 0, where ``initial`` wins)."""
     if axis is None or keepdims:
         hit = a == out
     else:
         hit = a == np.expand_dims(out, axis)
+    if where is not True:
+        hit = hit & where
+    if initial is None:
+        return (np.sum(d_a * hit, axis=axis, keepdims=keepdims)
+                / np.sum(hit, axis=axis, keepdims=keepdims, dtype=out.dtype))
     return (np.sum(d_a * hit, axis=axis, keepdims=keepdims)
-            / np.sum(hit, axis=axis, keepdims=keepdims, dtype=out.dtype))
+            / np.maximum(np.sum(hit, axis=axis, keepdims=keepdims, dtype=out.dtype), 1))
+
+
+@adjoint(np.ptp, "a")
+def ptp(out, d_out, a, axis=None, *, keepdims=False):
+    """``max - min``: the maxima's share of the cotangent minus the minima's."""
+    return (extremum_grad(d_out, np.max(a, axis=axis, keepdims=keepdims), a, axis, keepdims)
+            - extremum_grad(d_out, np.min(a, axis=axis, keepdims=keepdims), a, axis, keepdims))
+
+
+@tangent(np.ptp, "a")
+def ptp_tangent(out, a, axis=None, *, keepdims=False, d_a):
+    """The mean tangent of the tied maxima minus that of the tied minima."""
+    high = np.max(a, axis=axis, keepdims=True)
+    low = np.min(a, axis=axis, keepdims=True)
+    return (np.sum(d_a * (a == high), axis=axis, keepdims=keepdims)
+            / np.sum(a == high, axis=axis, keepdims=keepdims, dtype=high.dtype)
+            - np.sum(d_a * (a == low), axis=axis, keepdims=keepdims)
+            / np.sum(a == low, axis=axis, keepdims=keepdims, dtype=low.dtype))
 
 
 @adjoint(np.var, "a")

@@ -13,6 +13,8 @@ carry no derivative.
 import numpy as np
 
 from ..runtime import (
+    block_grads,
+    block_tangent,
     layout_order,
     memory_ravel,
     memory_unravel,
@@ -219,6 +221,23 @@ def concatenate(out, d_out, arrays, axis=0):
 def stack(out, d_out, arrays, axis=0):
     """One cotangent per stacked array."""
     return unstack(d_out, arrays, axis)
+
+
+@adjoint(np.block, "arrays", name="np.block")
+def block(out, d_out, arrays):
+    """Each array's block of the cotangent, nested as the arrays are."""
+    return block_grads(d_out, arrays)
+
+
+@tangent(np.block, "arrays", name="np.block")
+def block_tangent_(out, arrays, *, d_arrays):
+    """The tangents blocked alike, zeros for arrays that do not move."""
+    return block_tangent(d_arrays, arrays)
+
+
+@linear(block_tangent, "t", name="block_tangent")
+def block_tangent_transpose(out, d_out, t, arrays):
+    return block_grads(d_out, arrays)
 
 
 @linear(np.hstack, "tup")

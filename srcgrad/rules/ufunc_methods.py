@@ -25,10 +25,15 @@ from __future__ import annotations
 import numpy as np
 
 from ..runtime import (
+    added_at,
     cumprod_grad,
     extremum_grad,
     prod_except,
     reverse_cumsum,
+    running_extremum_grad,
+    running_extremum_tangent,
+    scattered_grad,
+    subtracted_at,
     tensordot_grad_a,
     tensordot_grad_b,
     unreduce,
@@ -128,6 +133,36 @@ def multiply_accumulate_tangent(out, array, axis=0, *, d_array):
                    + (zeros == 2) * (d_zero * at_zero - both))
 
 
+@adjoint(np.maximum.accumulate, "array", name="np.maximum.accumulate")
+@adjoint(np.minimum.accumulate, "array", name="np.minimum.accumulate")
+@adjoint(np.fmax.accumulate, "array", name="np.fmax.accumulate")
+@adjoint(np.fmin.accumulate, "array", name="np.fmin.accumulate")
+def extremum_accumulate(out, d_out, array, axis=0):
+    """Each step is a ``np.maximum`` (``minimum``, ...): the cotangent runs back
+    to the element that set the running value, ties splitting it 0.5/0.5."""
+    return running_extremum_grad(d_out, array, out, axis)
+
+
+@tangent(np.maximum.accumulate, "array", name="np.maximum.accumulate")
+@tangent(np.minimum.accumulate, "array", name="np.minimum.accumulate")
+@tangent(np.fmax.accumulate, "array", name="np.fmax.accumulate")
+@tangent(np.fmin.accumulate, "array", name="np.fmin.accumulate")
+def extremum_accumulate_tangent(out, array, axis=0, *, d_array):
+    return running_extremum_tangent(d_array, array, out, axis)
+
+
+@linear(running_extremum_tangent, "t", name="running_extremum_tangent")
+def running_extremum_tangent_(out, d_out, t, a, running, axis=0):
+    """Linear in the tangent ``t`` (the steps fixed): its transpose is the
+    adjoint's helper, so forward-over-reverse code differentiates again."""
+    return running_extremum_grad(d_out, a, running, axis)
+
+
+@linear(running_extremum_grad, "g", name="running_extremum_grad")
+def running_extremum_grad_(out, d_out, g, a, running, axis=0):
+    return running_extremum_tangent(d_out, a, running, axis)
+
+
 # -- outer -------------------------------------------------------------------------------
 
 
@@ -170,3 +205,30 @@ def divide_outer(out, d_out, A, B):
 @tangent(np.divide.outer, name="np.divide.outer")
 def divide_outer_tangent(out, A, B, d_A, d_B):
     return np.divide.outer(d_A, B), -np.multiply.outer(A, d_B / (B * B))
+
+
+# -- at: np.add.at(y, idx, v) as y[...] = added_at(y, idx, v) ----------------------------
+
+@adjoint(added_at, "a", "v", name="added_at")
+def added_at_(out, d_out, a, index, v):
+    """``y`` keeps its cotangent; ``v`` gets the output's at ``index`` (repeated
+    indices each take theirs)."""
+    return d_out, scattered_grad(d_out, index, v, 1)
+
+
+@tangent(added_at, "a", "v", name="added_at")
+def added_at_tangent(out, a, index, v, *, d_a, d_v):
+    """Linear in ``a`` and ``v`` together: the two terms add up to
+    ``added_at(d_a, index, d_v)``."""
+    return d_a, added_at(np.zeros_like(out), index, d_v)
+
+
+@adjoint(subtracted_at, "a", "v", name="subtracted_at")
+def subtracted_at_(out, d_out, a, index, v):
+    """As :func:`added_at_`, ``v``'s cotangent negated."""
+    return d_out, scattered_grad(d_out, index, v, -1)
+
+
+@tangent(subtracted_at, "a", "v", name="subtracted_at")
+def subtracted_at_tangent(out, a, index, v, *, d_a, d_v):
+    return d_a, subtracted_at(np.zeros_like(out), index, d_v)

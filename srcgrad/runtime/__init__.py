@@ -14,6 +14,8 @@ generated code names one place:
 - :mod:`.reductions`, :mod:`.linalg`, :mod:`.shapes`, :mod:`.indexing`: the
   helpers of the adjoint rules of reductions, linear algebra, shape
   operations, and indexing and writes through an index;
+- :mod:`.scatter`: ``np.add.at`` / ``np.subtract.at`` as values (``added_at``);
+- :mod:`.picks`: running extrema, ``np.choose``, ``np.block``, ``np.put_along_axis``'s index;
 - :mod:`.steps`: matrix products over the steps of a loop, formed once;
 - :mod:`.summed_products`: adjoints of a matrix product summed whole
   (``np.sum(a @ b)``), without the product;
@@ -107,6 +109,17 @@ from .indexing import (
     written_tangent,
 )
 from .inplace import into_first, into_operand, into_second, one_minus_square, times_one, unreduced
+from .picks import (
+    along_axis_index,
+    block_grads,
+    block_tangent,
+    choice_index,
+    choose_grads,
+    ediff1d_grad,
+    running_extremum_grad,
+    running_extremum_tangent,
+)
+from .scatter import added_at, scattered_grad, subtracted_at
 from .linalg import (
     cross_grads,
     det_cofactor,
@@ -126,7 +139,7 @@ from .linalg import (
     tensordot_grad_a,
     tensordot_grad_b,
 )
-from .owned_lists import OwnedListCotangent, drop_last_in_place
+from .owned_lists import OwnedListCotangent, drop_last_in_place, item_added_in_place
 from .reductions import (
     average_grads,
     average_jvp,
@@ -140,6 +153,7 @@ from .reductions import (
     cov_rows_back,
     cumprod_grad,
     extremum_grad,
+    extremum_kept_grad,
     in_dtype_of,
     norm_grad,
     prod_except,
@@ -252,6 +266,17 @@ from .summed_products import (
 )
 
 __all__ = [
+    "added_at",
+    "along_axis_index",
+    "block_grads",
+    "block_tangent",
+    "choice_index",
+    "choose_grads",
+    "ediff1d_grad",
+    "running_extremum_grad",
+    "running_extremum_tangent",
+    "scattered_grad",
+    "subtracted_at",
     "error_at",  # a statement naming what does not exist raises it (frontend.unresolved)
     "ListCotangent",
     "TupleCotangent",
@@ -271,6 +296,7 @@ __all__ = [
     "unshared",
     "drop_last",
     "drop_last_in_place",
+    "item_added_in_place",
     "OwnedListCotangent",
     "untouched",
     "items_apart",
@@ -336,6 +362,7 @@ __all__ = [
     "einsum_grads",
     "prod_except",
     "extremum_grad",
+    "extremum_kept_grad",
     "norm_grad",
     "trace_grad",
     "untile",

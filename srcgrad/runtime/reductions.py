@@ -132,6 +132,20 @@ def extremum_grad(g, out, a, axis=None, keepdims=False):
     return g * hit
 
 
+def extremum_kept_grad(g, out, a, axis=None, keepdims=False, where=True):
+    """:func:`extremum_grad` of ``np.max(a, axis, initial=..., where=where)``: ``g``
+    goes to the elements ``where`` keeps that equal the extremum, split among
+    them; none (``initial`` the extremum, or nothing kept) gets nothing."""
+    if no_cotangent(g):
+        return 0.0
+    a = as_array(a)
+    if axis is not None and not keepdims:
+        out, g = _keep_reduced_axes(out, a.ndim, axis), _keep_reduced_axes(g, a.ndim, axis)
+    hit = (a == out) & where
+    count = np.maximum(np.sum(hit, axis=axis, keepdims=True), 1).astype(np.result_type(g))
+    return g / count * hit
+
+
 def norm_grad(g, out, x, ord=None, axis=None, keepdims=False):
     """Cotangent of ``x`` in ``np.linalg.norm(x, ord, axis, keepdims)``: vector
     norms and the Frobenius norm, 0 (a subgradient) where the norm is 0; the

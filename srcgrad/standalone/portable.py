@@ -54,7 +54,9 @@ from ..runtime import inplace as runtime_inplace
 from ..runtime import linalg as runtime_linalg
 from ..runtime import namespaces as runtime_namespaces
 from ..runtime import owned_lists as runtime_owned_lists
+from ..runtime import picks as runtime_picks
 from ..runtime import reductions as runtime_reductions
+from ..runtime import scatter as runtime_scatter
 from ..runtime import schedules as runtime_schedules
 from ..runtime import shapes as runtime_shapes
 from ..runtime import signals as runtime_signals
@@ -75,7 +77,8 @@ _HOMES = (exported_errors, runtime_namespaces, runtime_state, structures, runtim
           runtime_aliases, runtime_anomaly, runtime_elementwise, runtime_linalg,
           runtime_decompositions,
           runtime_reductions, runtime_summed_products, runtime_signals, runtime_special,
-          runtime_shapes, runtime_indexing, runtime_accumulate, runtime_steps, runtime_inplace,
+          runtime_shapes, runtime_picks, runtime_scatter, runtime_indexing, runtime_accumulate,
+          runtime_steps, runtime_inplace,
           runtime_schedules,
           runtime)
 #: Helpers whose copy in an exported module is another definition: srcgrad's

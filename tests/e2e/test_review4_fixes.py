@@ -225,8 +225,16 @@ def sort_in_helper(x):
     return np.sum(_sort_helper(u) * x)
 
 
-@pytest.mark.parametrize("fn, name", [(put_method, "y"), (put_along_axis_call, "y"),
-                                      (put_function, "z"), (add_at_in_loop, "w"),
+@pytest.mark.parametrize("fn", [put_along_axis_call, add_at_in_loop], ids=lambda f: f.__name__)
+def test_put_along_axis_and_add_at_by_a_loop_index_are_followed(fn):
+    # (refused until np.put_along_axis became the assignment it makes and np.add.at
+    # with an index not all literals y[...] = added_at(y, idx, v): test_picking_rules.py,
+    # test_add_at_index_arrays.py)
+    from numeric import check_every_policy  # noqa: PLC0415
+    check_every_policy(fn, (X.copy(),))
+
+
+@pytest.mark.parametrize("fn, name", [(put_method, "y"), (put_function, "z"),
                                       (sort_in_helper, "v")],
                          ids=lambda a: getattr(a, "__name__", a))
 def test_an_in_place_refusal_names_the_array_changed(fn, name):

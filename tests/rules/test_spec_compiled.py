@@ -24,7 +24,8 @@ import srcgrad
 
 
 def _module(entries, stem):
-    lines = ["import math", "import operator", "", "import numpy as np", "", "import srcgrad",
+    lines = ["import copy", "import math", "import operator", "", "import numpy as np", "",
+             "import srcgrad",
              "from srcgrad.runtime import keys_of, sequence, snapshot", ""]
     if SCIPY:  # the entries of SciPy's functions
         lines += ["import scipy.signal", "import scipy.special", "import scipy.stats", ""]
