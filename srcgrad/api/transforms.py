@@ -65,7 +65,9 @@ _SHOWN = {np.ndarray: "dtype", types.FunctionType: "__call__", np.ufunc: "__call
 #: starts again from the last call's (lambdas made anew at each call add theirs).
 _WATCH_MAX = 256
 _CLASS = repeat("__class__")
-_CALL = operator.methodcaller("__call__")
+# Calls each watched callable: operator.call (Python 3.11) calls it straight
+# away; methodcaller fetches a bound ``__call__`` first, twice the time a call.
+_CALL = getattr(operator, "call", None) or operator.methodcaller("__call__")
 _READY_MAX = 64  # kinds of calls remembered per function
 _NUMBERS = (float, complex, np.floating, np.complexfloating)
 _REMEMBERING = threading.Lock()  # one _remember at a time: _ready and _keep change together
@@ -74,7 +76,8 @@ _REMEMBERING = threading.Lock()  # one _remember at a time: _ready and _keep cha
 def _kinds(args) -> tuple:
     """The part of a call's key that ``args`` decide (``Transformed.__call__``
     computes the same inline)."""
-    return (*map(type, args), *map(getattr, args, map(_SHOWN.get, map(type, args), _CLASS)))
+    kinds = (*map(type, args),)
+    return (*kinds, *map(getattr, args, map(_SHOWN.get, kinds, _CLASS)))
 
 
 def _plain(args, wrt) -> bool:
@@ -176,9 +179,15 @@ class Transformed:
 
     def __call__(self, *args, __tracebackhide__=True, **kw):
         # Two lines, C functions only (a Python function called here is one more
-        # frame to step through); the first is _kinds(args), inlined.
-        kind = (*map(type, args), *map(getattr, args, map(_SHOWN.get, map(type, args), _CLASS)))
-        return self._ready.get((*map(id, map(_CALL, self._deps)), *kind), self._call)(*args, **kw)
+        # frame to step through): the key is the deps' ids and _kinds(args),
+        # inlined.  Every read costs: between two calls of a long gradient the
+        # CPU's caches forget this path (the scalar loop's 60 us call paid 5 us
+        # here with twice the reads), so each type is read once and the bound
+        # method self._call is made only on a miss.
+        kinds = (*map(type, args),)
+        return (self._ready.get((*map(id, map(_CALL, self._deps)), *kinds,
+                                 *map(getattr, args, map(_SHOWN.get, kinds, _CLASS))))
+                or self._call)(*args, **kw)
 
     def _call(self, *args, **kwargs):
         """A call the lookup in ``__call__`` did not find: compile (or fetch) the

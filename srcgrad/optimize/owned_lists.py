@@ -19,7 +19,10 @@ the list once into a list only ``d_ys`` holds and pops from it from then on
   or a new list.
 
 Then no other name, container or call ever receives the list ``d_ys`` holds,
-so popping it changes what no one else reads.  Sound for every policy and
+so popping it changes what no one else reads; and ``d_ys = d_ys +
+getitem_grad(g, ys, k)`` (a read of ``ys[k]``, a list of zeros but one, added
+element by element: O(len) a step) becomes ``d_ys = item_added_in_place(d_ys,
+g, ys, k)``, which adds ``g`` at ``k`` of the owned list.  Sound for every policy and
 loop: the condition is on the whole function, read as text, whatever the
 order in which its statements run.  The popped elements are the same
 objects ``drop_last`` keeps, so the gradient is bit for bit the same.  Tested
@@ -70,6 +73,8 @@ def pop_in_place(body: list) -> list:
             harmless.add(id(node.value.args[0]))
         elif _self_sum(node):
             harmless.add(id(node.value.left))
+        elif _self_added(node):
+            harmless.add(id(node.value.args[0]))
         elif isinstance(node, gast.Call) and isinstance(node.func, gast.Name) \
                 and node.func.id == "cotangent_at" and node.args:
             harmless.add(id(node.args[0]))
@@ -85,6 +90,12 @@ def pop_in_place(body: list) -> list:
     for name, stmts in drops.items():
         for stmt in stmts:  # (a drop written in place before, escaping now: a copy again)
             stmt.value.func = helper_ref("drop_last" if name in escaped else "drop_last_in_place")
+    for node in nodes:  # d_ys = d_ys + getitem_grad(g, ys, k): added at k, in place
+        if _self_sum(node) and node.targets[0].id in drops \
+                and node.targets[0].id not in escaped and _item_read(node.value.right):
+            read = node.value.right
+            node.value = gast.Call(func=helper_ref("item_added_in_place"),
+                                   args=[node.value.left, *read.args], keywords=[])
     return body
 
 
@@ -99,6 +110,22 @@ def _dropped(node):
             and isinstance(value.args[0], gast.Name) and value.args[0].id == name:
         return name
     return None
+
+
+def _self_added(node) -> bool:
+    """Whether ``node`` is ``d = item_added_in_place(d, ...)`` (this pass's)."""
+    return isinstance(node, gast.Assign) and len(node.targets) == 1 \
+        and isinstance(node.targets[0], gast.Name) and isinstance(node.value, gast.Call) \
+        and isinstance(node.value.func, gast.Name) \
+        and node.value.func.id == "item_added_in_place" and node.value.args \
+        and isinstance(node.value.args[0], gast.Name) \
+        and node.value.args[0].id == node.targets[0].id
+
+
+def _item_read(node) -> bool:
+    """Whether ``node`` is ``getitem_grad(g, x, k)``."""
+    return isinstance(node, gast.Call) and isinstance(node.func, gast.Name) \
+        and node.func.id == "getitem_grad" and len(node.args) == 3 and not node.keywords
 
 
 def _self_sum(node) -> bool:

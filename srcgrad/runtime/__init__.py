@@ -116,6 +116,7 @@ from .picks import (
     choice_index,
     choose_grads,
     ediff1d_grad,
+    normal_shape,
     running_extremum_grad,
     running_extremum_tangent,
 )
@@ -273,6 +274,7 @@ __all__ = [
     "choice_index",
     "choose_grads",
     "ediff1d_grad",
+    "normal_shape",
     "running_extremum_grad",
     "running_extremum_tangent",
     "scattered_grad",

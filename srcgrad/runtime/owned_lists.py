@@ -25,11 +25,22 @@ gradient is bit for bit the same.
     OwnedListCotangent([array([1.])])
     >>> drop_last_in_place(0.0)           # no cotangent reached the list
     0.0
+
+A read of one item, ``ys[k]``, adds its cotangent to the list's: ``d_ys = d_ys
++ getitem_grad(g, ys, k)`` builds a list as long as ``ys`` of zeros but one
+and adds it element by element.  :func:`item_added_in_place` adds ``g`` at
+``k`` of an owned list instead (the same sums, in the same order).
+
+    >>> item_added_in_place(e, np.ones(1), [np.zeros(1)], -1) is e
+    True
+    >>> e
+    OwnedListCotangent([array([2.])])
 """
 
 from __future__ import annotations
 
-from .structures import ListCotangent, is_zero
+from .indexing import getitem_grad
+from .structures import ListCotangent, add, is_zero
 
 
 class OwnedListCotangent(ListCotangent):
@@ -47,3 +58,17 @@ def drop_last_in_place(g):
         g.pop()
         return g
     return OwnedListCotangent(g[:-1])
+
+
+def item_added_in_place(g, d_item, items, index):
+    """``g + getitem_grad(d_item, items, index)``: the cotangent of the list
+    ``items`` after its item ``index`` was read, where that read's is
+    ``d_item``.  Added at ``index`` of ``g`` itself where ``g`` is an
+    :class:`OwnedListCotangent` as long as the list and ``index`` an int, else
+    as written.  Element by element the same sum: every other element of the
+    sum is ``g``'s own (``add(x, 0.0)`` is ``x``)."""
+    if type(g) is OwnedListCotangent and type(items) is list and type(index) is int \
+            and len(g) == len(items):
+        g[index] = add(g[index], d_item)
+        return g
+    return g + getitem_grad(d_item, items, index)

@@ -79,3 +79,39 @@ def test_the_sum_of_an_owned_list_is_a_new_one():
     total = owned + other
     assert total is not owned and total == [11.0, 22.0]
     assert (owned + 0.0) is owned and (0.0 + other) is other
+
+
+def test_an_item_read_is_added_in_place():
+    out = _run(LOOP + "    d_ys = d_ys + getitem_grad(d_t2, ys, -1)\n")
+    assert "d_ys = item_added_in_place(d_ys, d_t2, ys, -1)" in out
+    assert "d_ys = drop_last_in_place(d_ys)" in out
+
+
+def test_an_item_read_of_an_escaping_list_stays_a_sum():
+    out = _run(LOOP + "    d_ys = d_ys + getitem_grad(d_t2, ys, -1)\n    d_zs = d_ys\n")
+    assert "item_added_in_place" not in out and "d_ys + getitem_grad" in out
+
+
+@pytest.mark.parametrize("index", [0, -1, 2])
+def test_the_item_added_in_place_is_the_sum_bit_for_bit(index):
+    from srcgrad.runtime import getitem_grad, item_added_in_place
+    items = [np.zeros(2), np.zeros(2), np.zeros(2)]
+    for cotangent in ([np.ones(2) * 0.1, 0.0, np.full(2, 0.3)], [0.0, 0.0, 0.0]):
+        owned = drop_last_in_place(ListCotangent(cotangent + [9.0]))
+        want = ListCotangent(cotangent) + getitem_grad(np.full(2, 0.7), items, index)
+        got = item_added_in_place(owned, np.full(2, 0.7), items, index)
+        assert got is owned and len(got) == len(want)
+        for a, b in zip(got, want):
+            assert np.array_equal(a, b) and np.asarray(a).dtype == np.asarray(b).dtype
+
+
+def test_the_item_added_to_anything_else_is_the_plain_sum():
+    from srcgrad.runtime import getitem_grad, item_added_in_place
+    items = [1.0, 2.0]
+    plain = ListCotangent([0.5, 0.25])  # not owned: a new list, the given one unchanged
+    got = item_added_in_place(plain, 1.0, items, 0)
+    assert got is not plain and got == [1.5, 0.25] and plain == [0.5, 0.25]
+    assert item_added_in_place(0.0, 1.0, items, 1) == getitem_grad(1.0, items, 1)
+    owned = drop_last_in_place(ListCotangent([0.5, 0.25, 0.0]))
+    assert item_added_in_place(owned, 1.0, (1.0, 2.0), 0) is not owned  # a tuple's
+    assert item_added_in_place(owned, [1.0], items, slice(0, 1)) is not owned  # a slice
