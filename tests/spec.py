@@ -885,6 +885,7 @@ N("missing_tangent", srcgrad.runtime.missing_tangent,  # a tangent that does not
   "srcgrad.runtime.missing_tangent('no derivative')")
 N("along_axis_index", srcgrad.runtime.along_axis_index,
   "srcgrad.runtime.along_axis_index(x, i, 1)", x=_X, i=fixed(np.array([[0], [1], [3]])))
+N("normal_shape", srcgrad.runtime.normal_shape, "srcgrad.runtime.normal_shape(x, 1.0)", x=_X)
 N("size_of", srcgrad.runtime.size_of, "srcgrad.runtime.size_of(x)", x=_X)  # np.size, Dask lazy
 # what tangent code calls, differentiated again by hvp (tests/api/test_hvp_coverage.py)
 N("np.result_type", np.result_type, "np.result_type(x)", x=_X)

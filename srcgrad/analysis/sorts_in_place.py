@@ -16,6 +16,9 @@ opaque: refused where a value being differentiated flows into it
   shuffle the positions by one Fisher-Yates pass), an indexing srcgrad
   differentiates, drawn once, so that a checkpointed loop's rerun reads it
   back with the other draws;
+- NumPy's ``t = rng.normal(loc, scale, size)`` is ``z = rng.standard_normal(s);
+  t = loc + scale * z``: what ``normal`` computes from the same draws, bit for
+  bit, so that ``loc`` and ``scale`` are differentiated (reparameterised);
 - another ``x.shuffle(a)`` runs on a copy written back into ``a``, unless
   ``a`` was just made and nothing read it yet (its old contents matter to
   nothing then: left as written).
@@ -51,7 +54,8 @@ import gast
 import numpy as np
 
 from .. import ir
-from ..ir.syntax import clone, source_of
+from ..ir.syntax import clone, helper_ref, source_of
+from ..runtime import normal_shape
 from . import paths
 from .sharing import is_view
 from .slot_writes import array_names, bindings
@@ -112,6 +116,11 @@ def sorts_in_place(program) -> bool:
         at = block.index(stmt)
         block[at:at + 1] = [made, write]
         changed = True
+    for stmt in statements:
+        drawn = _normal_draw(stmt, program, defs)
+        if drawn is not None:
+            _reparameterised(program, stmt, *drawn, blocks[id(stmt)][0])
+            changed = True
     for stmt in statements:
         a = _shuffled(stmt, arrays)
         if a is None:
@@ -198,6 +207,64 @@ def _whole_write(a, value, node, shown):
                      node, "element assignment")
     write.user_target = shown
     return write
+
+
+def _normal_draw(stmt, program, defs):
+    """``(receiver, loc, scale, size)`` for ``t = rng.normal(loc, scale, size)``
+    (or ``np.random.normal``) of NumPy's ``rng`` (:func:`_numpy_generator`); None
+    for any other statement."""
+    call = getattr(stmt, "value", None)
+    if not (isinstance(stmt, gast.Assign) and not ir.is_update(stmt)
+            and isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute)
+            and call.func.attr == "normal" and len(call.args) <= 3
+            and all(k.arg in ("loc", "scale", "size") for k in call.keywords)
+            and _numpy_generator(call.func.value, program, defs)):
+        return None
+    given = dict(zip(("loc", "scale", "size"), call.args))
+    given.update({k.arg: k.value for k in call.keywords})
+    if not all(isinstance(v, (gast.Name, gast.Constant)) or isinstance(v, gast.Tuple) and all(
+            isinstance(e, (gast.Name, gast.Constant)) for e in v.elts) for v in given.values()):
+        return None
+    if not any(isinstance(given.get(k), gast.Name) for k in ("loc", "scale")):
+        return None  # (numbers alone: nothing to differentiate, left as written)
+    return (call.func.value, given.get("loc", gast.Constant(value=0.0, kind=None)),
+            given.get("scale", gast.Constant(value=1.0, kind=None)), given.get("size"))
+
+
+def _reparameterised(program, stmt, receiver, loc, scale, size, block) -> None:
+    """``t = rng.normal(loc, scale)`` as ``z = rng.standard_normal(s); t = loc +
+    scale * z``, ``s`` the size given or the shape of ``loc`` and ``scale``
+    broadcast (None for two numbers): NumPy's ``normal`` computes ``loc + scale
+    * standard_normal`` from the same draws, bit for bit, so ``loc`` and
+    ``scale`` are differentiated (the reparameterisation), the draw drawn once
+    and saved like any draw."""
+    node, target = stmt.op.node, stmt.targets[0].id
+    made = []
+    if size is None:
+        size = ir.name(program.namer.fresh("shape"))
+        shaped = ir.assign(size.id, gast.Call(func=helper_ref("normal_shape"),
+                                              args=[clone(loc), clone(scale)], keywords=[]))
+        shaped.op = ir.Op(normal_shape, [clone(loc), clone(scale)], {}, node, "normal_shape")
+        made.append(shaped)
+    z, scaled = program.namer.fresh("draw"), program.namer.fresh("scaled")
+    draw = ir.assign(z, gast.Call(func=gast.Attribute(value=clone(receiver),
+                                                      attr="standard_normal", ctx=gast.Load()),
+                                  args=[clone(size)], keywords=[]))
+    if isinstance(receiver, gast.Name):
+        draw.op = ir.Op(ir.UnknownMember("standard_normal", True),
+                        [ir.name(receiver.id), clone(size)], {}, node, ".standard_normal()")
+    else:
+        draw.op = ir.Op(np.random.standard_normal, [clone(size)], {}, node,
+                        "np.random.standard_normal")
+    times = ir.assign(scaled, gast.BinOp(left=clone(scale), op=gast.Mult(), right=ir.name(z)))
+    times.op = ir.Op(operator.mul, [clone(scale), ir.name(z)], {}, node, "*")
+    plus = ir.assign(target, gast.BinOp(left=clone(loc), op=gast.Add(), right=ir.name(scaled)))
+    plus.op = ir.Op(operator.add, [clone(loc), ir.name(scaled)], {}, node, "+")
+    made += [draw, times, plus]
+    for made_ in made:
+        gast.copy_location(made_, stmt)
+    at = block.index(stmt)
+    block[at:at + 1] = made
 
 
 def _shuffled(stmt, arrays):

@@ -31,6 +31,7 @@ from ..runtime import (
     diagonal_grad,
     getitem_grad,
     move_cotangent,
+    normal_shape,
     select_grads,
     take_along_axis_grad,
     unbroadcast,
@@ -121,3 +122,5 @@ def select_tangent(out, condlist, choicelist, default=0, *, d_choicelist, d_defa
 # the index np.put_along_axis(y, idx, v, axis) writes through, y[index] = v
 # (normalize/statements.py put_along): integers, whatever y holds
 nondifferentiable(along_axis_index, name="along_axis_index")
+# the size rng.normal(loc, scale) draws (analysis/sorts_in_place.py): a shape
+nondifferentiable(normal_shape, name="normal_shape")

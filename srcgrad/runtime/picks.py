@@ -158,5 +158,14 @@ def ediff1d_grad(g, ary, to_begin=None):
     return np.reshape(np.concatenate([zero, mid]) - np.concatenate([mid, zero]), np.shape(ary))
 
 
+def normal_shape(loc, scale):
+    """The size ``rng.normal(loc, scale)`` draws: the shape of ``loc`` and
+    ``scale`` broadcast, None (one number) where both are numbers."""
+    if np.ndim(loc) == 0 and np.ndim(scale) == 0 and not isinstance(loc, np.ndarray) \
+            and not isinstance(scale, np.ndarray):
+        return None
+    return np.broadcast_shapes(np.shape(loc), np.shape(scale))
+
+
 __all__ = ["along_axis_index", "block_grads", "block_tangent", "choice_index", "choose_grads",
-           "ediff1d_grad", "running_extremum_grad", "running_extremum_tangent"]
+           "ediff1d_grad", "normal_shape", "running_extremum_grad", "running_extremum_tangent"]
