@@ -216,8 +216,18 @@ class ControlFlow:
         body = prefix + stmt.body
         self.pin(body)
         counter = self.counter_start(stmt.body)
+        prior = self.env.get(target.id) if target.id in self.locals else None
         index = self.define(target.id)
         self.locals.add(target.id)
+        unbound = self.__dict__.setdefault("unbound_after_loops", set())
+        if prior is not None and prior != index and prior not in unbound:
+            # i = 0; for i in range(n): a loop that runs no step leaves i as it was
+            # (a raw UnboundLocalError where the loop bound a new name only: T3, F3-2)
+            kept = gast.copy_location(ir.assign(index, ir.name(prior)), target)
+            kept.op = ir.Op(ir.OPAQUE, [], {}, stmt, "loop index kept")
+            self.out.append(kept)
+        elif prior is None:
+            unbound.add(index)  # unbound after a loop of no step, as in Python
         inner = self.nested(body)
         if counter:
             inner.insert(0, self.counter_step(counter, stmt))
