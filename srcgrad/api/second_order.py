@@ -253,7 +253,12 @@ class Derivative:
         self.__doc__ = getattr(call, "__doc__", None)
         self.chain, self.dense = chain, dense
 
-    def __call__(self, *args):
+    def __call__(self, *args, **kwargs):
+        if kwargs:  # a raw TypeError about this method until session 31 (T3, F3-11)
+            raise SrcGradError(
+                f"{self.__name__} takes the arguments of the function by position only "
+                f"(given by keyword: {', '.join(map(repr, kwargs))}): pass them in order, "
+                f"or differentiate functools.partial(f, {next(iter(kwargs))}=...)")
         return self._call(*args)
 
     @property

@@ -495,7 +495,7 @@ def value_and_grad(fn=None, wrt=0, *, policy="save", optimize=True, check=None,
 
 
 def vjp(fn, *primals, wrt=None, policy="save", optimize=True, check=None, check_finite=None,
-        backend="numpy"):
+        backend="numpy", **keywords):
     """Evaluate ``fn(*primals)`` and return ``(value, pullback)``.
 
     ``pullback(cotangent)`` returns a tuple of cotangents, one per ``wrt``
@@ -505,7 +505,11 @@ def vjp(fn, *primals, wrt=None, policy="save", optimize=True, check=None, check_
     split mode: a forward function returns its residuals explicitly and the
     backward function takes them; ``pullback.source`` shows both.
     ``check_finite`` (anomaly mode) and ``backend`` are as for :func:`grad`.
+    Keywords after those are ``fn``'s own (``vjp(f, x, n=2)``): ``fn`` is
+    differentiated as ``functools.partial(fn, n=2)``.
     """
+    if keywords:  # a raw TypeError until session 31 (T3, F3-11)
+        fn = functools.partial(fn, **keywords)
     fn = function_of(fn, "vjp")
     if wrt is None:
         positions = tuple(i for i, a in enumerate(primals) if differentiable_value(a))
