@@ -178,16 +178,14 @@ class Transformed:
         self._gradient_call = None  # its rules when called in differentiated code
 
     def __call__(self, *args, __tracebackhide__=True, **kw):
-        # Two lines, C functions only (a Python function called here is one more
-        # frame to step through): the key is the deps' ids and _kinds(args),
-        # inlined.  Every read costs: between two calls of a long gradient the
-        # CPU's caches forget this path (the scalar loop's 60 us call paid 5 us
-        # here with twice the reads), so each type is read once and the bound
+        # Two lines (one each: a debugger steps through each physical line), C
+        # functions only (a Python function called here is one more frame to
+        # step through); the key is the deps' ids and _kinds(args), inlined.
+        # Every read costs: between two calls of a long gradient the CPU's
+        # caches forget this path, so each type is read once and the bound
         # method self._call is made only on a miss.
-        kinds = (*map(type, args),)
-        return (self._ready.get((*map(id, map(_CALL, self._deps)), *kinds,
-                                 *map(getattr, args, map(_SHOWN.get, kinds, _CLASS))))
-                or self._call)(*args, **kw)
+        kinds = (*(k := (*map(type, args),)), *map(getattr, args, map(_SHOWN.get, k, _CLASS)))
+        return (self._ready.get((*map(id, map(_CALL, self._deps)), *kinds)) or self._call)(*args, **kw)
 
     def _call(self, *args, **kwargs):
         """A call the lookup in ``__call__`` did not find: compile (or fetch) the
