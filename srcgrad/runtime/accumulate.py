@@ -76,6 +76,10 @@ def _scatter_add(acc, g, a, index):
             or not (type(g) is np.ndarray or isinstance(g, (int, float, complex, np.generic))) \
             or np.result_type(acc.dtype, a.dtype) != acc.dtype:
         return acc + getitem_grad(g, a, index)  # (a Dask or CuPy g stays in its library)
+    if np.iscomplexobj(g) and not np.iscomplexobj(acc):
+        # a real argument's gradient is the real part of its cotangent; written into the
+        # real buffer as is, NumPy warned (ComplexWarning, an error under -W error: T3, F3-10)
+        g = np.real(g)
     if is_basic_index(index):
         view = acc[index]  # a view of acc, or one element
         if type(view) is np.ndarray and type(g) is np.ndarray and g.ndim <= view.ndim \
