@@ -17,6 +17,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+
+import pytest
+
+# The pass is off in the pipeline (pipeline.py): its guard read a name the adjoint does not
+# hold (UnboundLocalError 'h' in tests/api/test_reruns_draw_alike.py; findings F3-15).
+pytestmark = pytest.mark.skip(reason='steady_loops is off in the pipeline until its guard is fixed (F3-15)')
 from pathlib import Path
 
 import gast
