@@ -291,6 +291,13 @@ def snapshot_(out, d_out, value):
     return d_out
 
 
+@linear(kept_apart, "value", name="kept_apart")
+def kept_apart_(out, d_out, value):
+    """Arrays copied, containers rebuilt (copy.deepcopy's tangent, differentiated
+    again by hvp): the cotangent passes through, the tangent is copied too."""
+    return d_out
+
+
 @linear(private_copy, "value", name="private_copy")
 def private_copy_(out, d_out, value):
     """A copy of an argument, arrays inside it too: the cotangent passes through,

@@ -92,7 +92,7 @@ def unknown_method(x):
 
 
 def rule_cannot_bind(x):
-    return np.sum(x, where=x > 0)  # <- error
+    return np.sum(x, keep_dims=True)  # <- error (NumPy spells it keepdims)
 
 
 def returns_tuple(x):
