@@ -282,7 +282,8 @@ def checkpoint_loops(forward: list, backward: list, policy, namer, defined=(), f
         tested = _tested(loop.body, free, filename)
         draws = _replayed(loop.body, free) or tested
         changed = _changed_objects(loop.body, free, filename) & carried
-        rewrite = _Rewrite(loop, backward[mirror], namer, carried, draws, changed, free)
+        rewrite = _Rewrite(loop, backward[mirror], namer, carried, draws, changed, free,
+                           _restored_later(backward[mirror + 1:]))
         new_names += [rewrite.snapshots] + ([rewrite.schedule] if rewrite.schedule else []) \
             + ([rewrite.originals] if rewrite.originals else []) \
             + ([rewrite.draws] if rewrite.draws else [])
@@ -304,11 +305,22 @@ def checkpoint_loops(forward: list, backward: list, policy, namer, defined=(), f
     return new_names
 
 
+def _restored_later(adjoint: list) -> set[str]:
+    """The names whose elements the adjoint sweep puts back after it has reversed
+    a loop (``a[1] = a_tape.pop()`` for a write before the loop): the restore must
+    reach the object the write changed, which a helper's residuals or a view may
+    hold, not a copy a rerun from a snapshot rebound the name to."""
+    return {s.updates if getattr(s, "updates", None) else ir.target_names(s)[0]
+            for s in ir.walk_statements(adjoint)
+            if getattr(s, "restores", None) is not None
+            and (getattr(s, "updates", None) or ir.target_names(s))}
+
+
 class _Rewrite:
     """The pieces of one checkpointed loop."""
 
     def __init__(self, loop, reverse, namer, carried=frozenset(), draws=False,
-                 changed=frozenset(), free=None):
+                 changed=frozenset(), free=None, restored=frozenset()):
         self.loop, self.reverse = loop, reverse
         self.free = free
         self.draws = namer.fresh("draws") if draws else None
@@ -336,7 +348,7 @@ class _Rewrite:
         self.in_place = [v for v in self.state if any(
             ir.is_update(s) and getattr(getattr(s, "op", None), "primitive", None)
             is operator.setitem and ir.target_names(s)[0] == v
-            for s in ir.walk_statements(loop.body))]
+            for s in ir.walk_statements(loop.body)) or v in restored]
         self.originals = namer.fresh("originals") if self.in_place else None
         self.snapshots = namer.fresh("snapshots")
         self.schedule = namer.fresh("schedule") if isinstance(loop, gast.For) else None
