@@ -87,11 +87,13 @@ from .optimize.loop_products import products_after_loops
 from .optimize.owned_lists import pop_in_place
 from .optimize.simplify import simplify as simplify_operations
 from .optimize.steady_loops import steady_adjoint_loops
-
-STEADY_LOOPS = False   # optimize/steady_loops.py is off until its guard is fixed (F3-15)
 from .optimize.summed_products import seed_without_product, sum_products
 from .optimize.unit_seed import seed_products
 from .options import FORWARD_MODES, JOINT_MODES, MODES, POLICIES, Options, validate_options
+
+#: Whether the reverse sweep's steady loops run without their helpers' shape checks
+#: (optimize/steady_loops.py); a switch to compare the pass against the loop as it was.
+STEADY_LOOPS = True
 
 
 @dataclass
@@ -428,11 +430,7 @@ class Compilation:
 
     @compiler_pass
     def steady_loops(self):
-        """Run an adjoint loop without its shape checks where a guard shows every step's shapes alike (optimize/steady_loops.py).
-
-        Off for now: its guard could read a name the adjoint does not hold (UnboundLocalError
-        'h' in tests/api/test_reruns_draw_alike.py; findings F3-15).
-        """
+        """Run an adjoint loop without its shape checks where a guard shows every step's shapes alike (optimize/steady_loops.py)."""
         if not STEADY_LOOPS:
             return
         self.backward = steady_adjoint_loops(self.backward, set(self.sweep.tapes.values()),

@@ -55,7 +55,7 @@ Sound because the guard covers every value the fast body reads:
   arrays of the same shape -- or a loop-invariant array that broadcasts to
   the other operand's shape, checked by
   :func:`srcgrad.runtime.steps.broadcasts_to` --, a row ``X[t]`` of a 2-D or higher array,
-  ``@`` of two 2-D arrays, NumPy's unary math functions); anything else is
+  ``@`` of two 2-D arrays, ``X.T`` of a 2-D array, NumPy's unary math functions); anything else is
   described as unknown, and a helper with an unknown operand is kept;
 * only what a written-out helper rests on is checked: ``unbroadcast(g, b)``
   of a loop-invariant ``b`` (a bias, which broadcasts) stays a call, and a
@@ -111,13 +111,12 @@ A loop with a branch in its body is left alone:
 
 from __future__ import annotations
 
-import copy
 from dataclasses import KW_ONLY, dataclass
 
 import gast
 
 from .. import ir
-from ..ir.syntax import walk
+from ..ir.syntax import clone, walk
 
 #: NumPy's unary math functions whose result, for an exact ``np.ndarray`` of
 #: at least one dimension, is an exact ``np.ndarray`` of the same shape.
@@ -199,6 +198,7 @@ class _Reader:
         self.body = loop.body
         self.tapes = tapes
         self.assigned = {n for stmt in self.body for n in ir.target_names(stmt)}
+        self.held = _read_first(loop)       # the names the guard may read
         self.proof: list = []               # the checks the guard makes, in order found
         self.needed: set[str] = set()       # carried names a proof rests on
         self.entry: dict[str, _Array] = {}  # names read as they are at the guard
@@ -281,6 +281,10 @@ class _Reader:
             return None
         if kind is gast.Subscript:
             return self._row(node)
+        if kind is gast.Attribute and node.attr == "T":   # X.T of a 2-D X, recomputed
+            a = self.matrix(self.value(node.value))
+            return None if a is None else _Array(f"({a.shape}[1], {a.shape}[0])", 2,
+                                                 **_joined(a))
         if kind is gast.Call:
             return self._call(node)
         return None
@@ -317,13 +321,13 @@ class _Reader:
         g_node, a_node, b_node = node.args
 
         def transposed(n):
-            return gast.Attribute(value=copy.deepcopy(n), attr="T", ctx=gast.Load())
+            return gast.Attribute(value=clone(n), attr="T", ctx=gast.Load())
         if func.id == "matmul_grad_a":   # g @ b.T
-            self.replaced[id(node)] = gast.BinOp(left=copy.deepcopy(g_node), op=gast.MatMult(),
+            self.replaced[id(node)] = gast.BinOp(left=clone(g_node), op=gast.MatMult(),
                                                  right=transposed(b_node))
             return _Array(f"({g.shape}[0], {b.shape}[0])", 2, **_joined(g, a, b))
         self.replaced[id(node)] = gast.BinOp(left=transposed(a_node), op=gast.MatMult(),
-                                             right=copy.deepcopy(g_node))  # a.T @ g
+                                             right=clone(g_node))  # a.T @ g
         return _Array(f"({a.shape}[1], {g.shape}[1])", 2, **_joined(g, a, b))
 
     def restore(self, stmt):
@@ -378,7 +382,15 @@ class _Reader:
         """The description of ``name`` after its restore from ``tape`` (statement
         ``k``): its value at the guard's; the guard checks the entries a step
         reads -- from ``tape[1]`` on, and ``tape[0]`` where the body reads the
-        restored value (as step 0 does)."""
+        restored value (as step 0 does).  Where the body reads ``name`` only
+        after restoring it, the adjoint need not hold it at the guard (a split
+        backward function is not given the forward's last ``h``): the tape's
+        first entry describes it then, and the guard checks every entry."""
+        if name not in self.held:
+            first = f"{tape}[0]"   # the loop runs a step, so the tape has a slot
+            return _Array(f"{first}.shape", needs=frozenset({
+                (_TYPES, f"type({first}) is np.ndarray"), (_RANKS, f"{first}.ndim >= 1"),
+                (_TAPES, f"steady_tape({tape}, {first}.shape, 1)")}))
         later = {n.id for stmt in self.body[k + 1:] for n in walk(stmt)
                  if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
         first = 0 if name in later else 1
@@ -397,6 +409,24 @@ class _Reader:
             ".ndim >= " in text and text.split(".ndim >= ")[0] in exact
             and exact[text.split(".ndim >= ")[0]] >= int(text.split(" >= ")[1]))]
         return " and ".join([f"len({steps})"] + texts)
+
+
+def _read_first(loop) -> set:
+    """The names a step of ``loop`` (a straight-line body) reads before it
+    assigns them, and the steps' sequence: those the first step reads as they
+    are before the loop, so bound there whenever the loop runs a step -- the
+    only names its guard, which first checks that it does, may read."""
+    held, assigned = set(ir.names_in(loop.iter)), set()
+    for stmt in loop.body:
+        if not isinstance(stmt, (gast.Assign, gast.Expr)):
+            break   # a body read_body refuses: the loop is left alone
+        held |= set(ir.names_in(stmt.value)) - assigned
+        assigned |= set(ir.target_names(stmt))
+    return held
+
+
+#: What a guard calls besides the loop's names: builtins, NumPy and the runtime's checks.
+_GUARD_GLOBALS = frozenset({"len", "type", "np", "steady_tape", "broadcasts_to"})
 
 
 def _known(value) -> bool:
@@ -441,20 +471,33 @@ def _specialise(loop, tapes, live_after):
     if not reader.read_body() or not any(reader.restore(s) for s in loop.body
                                          if isinstance(s, gast.Assign)):
         return None
-    memo: dict = {}
-    body = copy.deepcopy(loop.body, memo)
-    replace = _Replace({id(memo[k]): fast for k, fast in reader.replaced.items()})
-    body = _without_unread([replace.visit(stmt) for stmt in body], live_after)
-    fast = gast.For(target=copy.deepcopy(loop.target), iter=copy.deepcopy(loop.iter),
+    # ir's clone, not copy.deepcopy: the nodes carry the passes' marks -- the forward
+    # statement a restore mirrors (source_stmt, restores), objects the names resolved
+    # to (ndarray.T's descriptor, unpicklable) --, which the copy shares, not copies
+    body = clone(loop.body)
+    copies = {id(old): new for stmt, copied in zip(loop.body, body)
+              for old, new in zip(walk(stmt), walk(copied))}
+    replace = _Replace({id(copies[k]): fast for k, fast in reader.replaced.items()})
+    body = _without_unread([stmt for stmt in map(replace.visit, body) if not _copies_itself(stmt)],
+                           live_after)
+    fast = gast.For(target=clone(loop.target), iter=clone(loop.iter),
                     body=body, orelse=[], type_comment=None)
     for attr, value in vars(loop).items():   # comments, marks of the passes
         if attr not in ("target", "iter", "body", "orelse", "type_comment") \
                 and not attr.startswith("_"):
             setattr(fast, attr, value)
     test = gast.parse(reader.guard(loop.iter.args[0].id)).body[0].value
+    if {n.id for n in walk(test) if isinstance(n, gast.Name)} - reader.held - _GUARD_GLOBALS:
+        return None   # a value the adjoint may not hold before the loop: left alone
     made = gast.If(test=test, body=[fast], orelse=[loop])
     made.comment_before = [_COMMENT]
     return made
+
+
+def _copies_itself(stmt) -> bool:
+    """``d_w = d_w``: a written-out ``d_w = unbroadcast(d_w, w)``, which does nothing."""
+    return isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.Name) \
+        and stmt.value.id == stmt.targets[0].id
 
 
 def _without_unread(body, live_after) -> list:
