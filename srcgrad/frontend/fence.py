@@ -33,7 +33,7 @@ SUPPORTED = frozenset({
     # expressions
     "Constant", "BinOp", "UnaryOp", "BoolOp", "Compare", "Call", "Attribute",
     "Subscript", "Slice", "Tuple", "List", "IfExp", "Dict",
-    "ListComp", "GeneratorExp", "comprehension", "Lambda",
+    "ListComp", "DictComp", "GeneratorExp", "comprehension", "Lambda",
     # control flow
     "If", "For", "While", "Break", "Continue",
     # operators
@@ -48,7 +48,6 @@ _NOT_YET = "are not supported yet"
 #: Node types rejected, with the reason given to the user.
 REJECTED = {
     "SetComp": "set comprehensions are not supported",
-    "DictComp": f"dict comprehensions {_NOT_YET}",
     "Set": "set displays are not supported",
     "Starred": f"starred expressions {_NOT_YET} here (only in calls, tuple and list "
                f"displays, and assignment targets)",

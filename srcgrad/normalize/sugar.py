@@ -106,6 +106,7 @@ from ..ir.syntax import (
 from ..rules import registry
 from .builtin_forms import BuiltinForms
 from .chosen_functions import choose_local_functions
+from .dict_comprehensions import DictComprehensions
 from .generator_reads import StaleIterators, changed_names
 from .iterators import IteratorLoops, builtin_ref
 from .itertools_pulls import ItertoolsPulls
@@ -227,7 +228,7 @@ def _takes_rest(fn, node, starred) -> bool:
 
 
 class _Desugarer(BuiltinForms, StarExpansion, LoopExits, IteratorLoops, ItertoolsPulls,
-                 ListMethods, gast.NodeTransformer):
+                 ListMethods, DictComprehensions, gast.NodeTransformer):
     def __init__(self, normalizer, lengths):
         self.n = normalizer
         self.lengths = lengths
@@ -258,7 +259,7 @@ class _Desugarer(BuiltinForms, StarExpansion, LoopExits, IteratorLoops, Itertool
         finally:
             self.deferred -= 1
 
-    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = visit_Lambda
+    visit_ListComp = visit_SetComp = visit_GeneratorExp = visit_Lambda  # (dict: .dict_comprehensions)
 
     # -- what is run as written: left alone ------------------------------------------
     def visit_If(self, node):
