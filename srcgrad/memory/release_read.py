@@ -83,12 +83,13 @@ def release_read(body, start, params, scalars=(), output=()) -> list:
     last: dict[str, int] = {}
     closed: set[str] = set()   # mentioned by a nested function or lambda
     # (not the thunk a seed calls at once: summed_elementwise_seed(..., lambda: a * b))
-    thunks = {id(n.args[2]) for stmt in body for n in walk(stmt) if isinstance(n, gast.Call)
+    walks = [walk(stmt) for stmt in body]  # (each statement's nodes, read three times below)
+    thunks = {id(n.args[2]) for nodes in walks for n in nodes if isinstance(n, gast.Call)
               and isinstance(n.func, gast.Name) and n.func.id == "summed_elementwise_seed"
               and len(n.args) == 3}
     floats: set[str] = set()   # passed to math.f: Python numbers
-    for at, stmt in enumerate(body):
-        for n in walk(stmt):
+    for at, nodes in enumerate(walks):
+        for n in nodes:
             if isinstance(n, gast.Name):
                 last[n.id] = at
             elif isinstance(n, (gast.For, gast.While)):
@@ -111,10 +112,10 @@ def release_read(body, start, params, scalars=(), output=()) -> list:
             bound.update(targets)
         if at < start or at + 1 < len(body) and isinstance(body[at + 1], gast.Return):
             continue  # (the return releases everything)
-        held = {arg.id for n in walk(stmt) if _helper(n)
+        held = {arg.id for n in walks[at] if _helper(n)
                 for arg in [n.args[_BUFFERS[n.func.id]]] if isinstance(arg, gast.Name)}
         dead = []
-        for n in walk(stmt):
+        for n in walks[at]:
             if isinstance(n, gast.Name) and last.get(n.id) == at and n.id in bound \
                     and n.id not in keep and n.id not in held and n.id not in targets \
                     and n.id not in dead:

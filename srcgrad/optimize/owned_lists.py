@@ -66,7 +66,10 @@ def pop_in_place(body: list) -> list:
     ``body``."""
     nodes = [node for stmt in body for node in walk(stmt)]
     drops, harmless = {}, set()
+    assign, call = gast.Assign, gast.Call
     for node in nodes:
+        if type(node) is not assign and type(node) is not call:
+            continue  # (the forms below are assignments and calls: most nodes are neither)
         name = _dropped(node)
         if name is not None:
             drops.setdefault(name, []).append(node)

@@ -51,7 +51,7 @@ from collections import Counter
 import gast
 import numpy as np
 
-from ..ir.syntax import call_to, load_name
+from ..ir.syntax import call_to, load_name, walk
 
 #: The runtime helpers whose value is a scalar cotangent.
 _SEEDS = frozenset({"grad_seed", "unreduced", "summed_elementwise_seed", "summed_product_seed"})
@@ -64,8 +64,9 @@ def seed_products(body, scalars=frozenset()) -> list:
     """``body`` (a function's statements) with each product of a seed and an
     array made with ``times_one`` where the module docstring's conditions hold;
     ``scalars``: names known to hold numbers (no array to keep: left alone)."""
-    counts = Counter(n.id for stmt in body for n in gast.walk(stmt)
-                     if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store))
+    name, store = gast.Name, gast.Store
+    counts = Counter(n.id for stmt in body for n in walk(stmt)
+                     if type(n) is name and type(n.ctx) is store)
     seeds = {stmt.targets[0].id for stmt in body if _binds_name(stmt)
              and isinstance(stmt.value, gast.Call) and isinstance(stmt.value.func, gast.Name)
              and stmt.value.func.id in _SEEDS and counts.get(stmt.targets[0].id) == 1}
@@ -101,7 +102,7 @@ def _only_read(stmts, name) -> bool:
         if isinstance(stmt, gast.Delete):
             continue
         if isinstance(stmt, _COMPOUND):
-            if any(isinstance(n, gast.Name) and n.id == name for n in gast.walk(stmt)):
+            if any(isinstance(n, gast.Name) and n.id == name for n in walk(stmt)):
                 return False
             continue
         if not _reads_alone(stmt, name, None, None):
