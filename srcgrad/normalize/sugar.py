@@ -107,6 +107,7 @@ from ..rules import registry
 from .builtin_forms import BuiltinForms
 from .chosen_functions import choose_local_functions
 from .dict_comprehensions import DictComprehensions
+from .effect_calls import EffectCalls
 from .generator_reads import StaleIterators, changed_names
 from .iterators import IteratorLoops, builtin_ref
 from .itertools_pulls import ItertoolsPulls
@@ -228,7 +229,7 @@ def _takes_rest(fn, node, starred) -> bool:
 
 
 class _Desugarer(BuiltinForms, StarExpansion, LoopExits, IteratorLoops, ItertoolsPulls,
-                 ListMethods, DictComprehensions, gast.NodeTransformer):
+                 EffectCalls, ListMethods, DictComprehensions, gast.NodeTransformer):
     def __init__(self, normalizer, lengths):
         self.n = normalizer
         self.lengths = lengths
