@@ -632,3 +632,41 @@ def test_descent_every_policy_and_jvp(fn, make):
                                    rng.normal(size=(6, 2))]
     check_every_policy(fn, args, 0)
     check_every_policy(fn, args, 1)
+
+
+def _split_fuzz_args(rng):
+    B, H = (int(n) for n in rng.integers(1, 4, size=2))
+    x = [rng.normal(size=(B, H)), rng.normal(size=(H,)), rng.normal(size=(1, H)), 0.4][
+        rng.integers(4)]
+    c = [rng.normal(size=(B, H)), rng.normal(size=(H,)), rng.normal(size=(2, B, H)), 0.7,
+         rng.normal(size=(1, 1))][rng.integers(5)]
+    return x, c, rng.normal(size=(H, H)) * 0.5
+
+
+def test_random_shapes_in_a_split_backward_function_give_the_loops_own_bits(monkeypatch):
+    """The tape-described state of vjp's backward function (h read only after its
+    restore): states that start as a Python float or a row and grow at the first step,
+    scales of three axes -- the same bits, or the same exception, as the loop with
+    its checks."""
+    rng = np.random.default_rng(1601)
+    compiled = {}
+    for _ in range(60):
+        x, c, U = _split_fuzz_args(rng)
+        fn, args = [(decay, [x, c]), (decay_product, [x, U])][rng.integers(2)]
+        for policy in FAST:
+            if (fn, policy) not in compiled:
+                compiled[fn, policy] = [_split(monkeypatch, fn, p, (0, 1), policy)[1]
+                                        for p in (True, False)]
+            results = []
+            for forward, backward in compiled[fn, policy]:
+                try:
+                    value, residuals = forward(*[np.copy(a) if isinstance(a, np.ndarray) else a
+                                                 for a in args])
+                    results.append(backward(residuals, np.cos(value)))
+                except Exception as error:  # noqa: BLE001 - compared, not handled
+                    results.append(type(error))
+            what = f"{fn.__name__}, {policy}, {[np.shape(a) for a in args]}"
+            if isinstance(results[1], type):
+                assert results[0] is results[1], what
+            else:
+                assert_bit_identical(results[0], results[1], what)
