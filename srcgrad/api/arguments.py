@@ -26,7 +26,7 @@ from ..frontend.linker import (
     held_element_classes,
     shown_callable,
 )
-from ..runtime.structures import has_differentiable_leaves
+from ..runtime.structures import has_differentiable_leaves, is_callable_object
 from .partials import as_function
 
 # The modules whose classes are the functions srcgrad makes (Transformed, Derivative).
@@ -91,18 +91,23 @@ def normalize_wrt(wrt) -> tuple[tuple[int, ...], bool]:
 
 def differentiable_value(value) -> bool:
     """Whether srcgrad can differentiate with respect to ``value``: a float, a float
-    array, or a list, tuple, dict or object holding some."""
+    array, or a list, tuple, dict or object holding some.  A callable object is
+    a function passed unless a gradient is asked for it (:func:`data_object`),
+    so not one of the arguments ``vjp`` or ``explain`` take by default."""
     if type(value) is float or (type(value) is np.ndarray and value.dtype.kind in "fc"):
         return True  # the common cases, first: this runs on every call
-    return has_differentiable_leaves(value)
+    return has_differentiable_leaves(value) and not is_callable_object(value)
 
 
 def check_args(fn, options, args) -> None:
     """Raise :class:`NonDifferentiableError` for the first ``wrt`` argument of a
     call of ``fn`` that holds nothing to differentiate."""
     for index in options.wrt:
-        if index < len(args) and not differentiable_value(args[index]):
+        if index < len(args) and not differentiable_value(args[index]) \
+                and not data_object(args[index]):
             _reject(fn, index, args[index])
+
+
 
 
 def _reject(fn, index, value):
@@ -116,12 +121,43 @@ def _reject(fn, index, value):
         f"float array")
 
 
-def is_user_object(value) -> bool:
+def is_user_object(value, differentiated=False) -> bool:
     """An instance of a user class (not an array, number, container or module;
-    a Dask or CuPy array, which takes part in NumPy's dispatch, is an array)."""
+    a Dask or CuPy array, which takes part in NumPy's dispatch, is an array).
+    A callable object (its class defines ``__call__``: a layer, a model) is one
+    where it is ``differentiated`` (:func:`data_object`); elsewhere the code is
+    specialised on it as on a function passed."""
     return hasattr(value, "__dict__") and not isinstance(
         value, (np.ndarray, np.generic, list, tuple, dict, type, types.ModuleType)) \
-        and not callable(value) and not hasattr(type(value), "__array_function__")
+        and (not callable(value) or differentiated and data_object(value)) \
+        and not hasattr(type(value), "__array_function__")
+
+
+def data_object(value) -> bool:
+    """Whether ``value``, passed where a gradient is asked for, is a callable
+    user object holding numbers (``loss(model, x, y)``, ``model`` a ``Model``
+    whose ``__call__`` runs its layers): differentiated as an object, its
+    fields its numbers and ``model(x)`` its class's ``__call__``, as
+    ``model.forward(x)`` is, rather than refused as a function.
+
+        >>> class Scale:
+        ...     def __init__(self, k):
+        ...         self.k = k
+        ...     def __call__(self, x):
+        ...         return self.k * x
+        >>> data_object(Scale(2.0)), data_object(Scale(2)), data_object(abs)
+        (True, False, False)
+        >>> data_object(Scale), data_object(Scale(2.0).__call__)
+        (False, False)
+    """
+    return is_callable_object(value) and object_kind(type(value)) \
+        and has_differentiable_leaves(value)
+
+
+def differentiated_at(index, wrt, count) -> bool:
+    """Whether argument ``index`` of ``count`` is among the positions ``wrt``
+    (a negative one counting from the end)."""
+    return index in wrt or index - count in wrt
 
 
 #: Types whose attributes are NumPy's (or Python's) own, never a user's fields.
@@ -192,6 +228,8 @@ def callee_arguments(fn, wrt, args, first=0) -> tuple:
             continue
         if not callable(value) or isinstance(value, (type, np.ndarray)):
             continue
+        if differentiated_at(i, wrt, len(args)) and data_object(value):
+            continue  # grad(loss)(model, x): a callable object, differentiated as an object
         if i in wrt or i - len(args) in wrt:
             raise NonDifferentiableError(
                 f"cannot differentiate {fn.__name__} with respect to argument '{params[i]}' "

@@ -21,7 +21,9 @@ from .. import pipeline as compiler
 from ..errors import NonDifferentiableError, SrcGradError
 from ..pipeline import Options
 from .arguments import (
-    callee_arguments, differentiable_value, function_of, is_user_object, normalize_wrt,
+    callee_arguments, data_object, differentiable_value, differentiated_at, function_of,
+    is_user_object,
+    normalize_wrt,
     object_classes,
     object_positions,
     sequence_positions,
@@ -77,7 +79,7 @@ def jvp(fn, primals=None, tangents=None, *, wrt=None, optimize=True, backend="nu
     for i, (p, t) in enumerate(zip(primals, tangents)):
         if t is None:
             continue
-        if not differentiable_value(p):
+        if not differentiable_value(p) and not data_object(p):  # (a model: its fields)
             raise NonDifferentiableError(
                 f"argument {i} of {func.__name__} is {type(p).__name__}, not a float or "
                 f"float array: pass None as its tangent")
@@ -85,7 +87,8 @@ def jvp(fn, primals=None, tangents=None, *, wrt=None, optimize=True, backend="nu
     args = all_arguments(func, bound_self, primals)
     shift = 1 if bound_self is not None else 0
     wrt_positions = tuple(p + shift for p in positions)
-    receiver = type(args[0]) if args and (bound_self is not None or is_user_object(args[0])) \
+    receiver = type(args[0]) if args and (bound_self is not None or is_user_object(
+        args[0], differentiated_at(0, wrt_positions, len(args)))) \
         else None
     options = Options(mode="jvp", wrt=wrt_positions, single=False, optimize=optimize,
                       receiver=receiver, backend=backend,  # and the functions passed, as

@@ -21,6 +21,7 @@ from ..pipeline import Options
 from ..runtime.structures import is_differentiable_leaf
 from .arguments import (
     callee_arguments,
+    differentiated_at,
     is_user_object,
     normalize_wrt,
     object_classes,
@@ -156,7 +157,8 @@ class HigherOrder:
     def _compiled(self, args, specialise=True) -> list:
         """The generated module of each tangent level, then the gradient's module
         (specialised for the arguments that are Python floats, as grad's are)."""
-        receiver = type(args[0]) if args and (self.bound is not None or is_user_object(args[0])) \
+        receiver = type(args[0]) if args and (self.bound is not None or is_user_object(
+            args[0], differentiated_at(0, self.outer, len(args)))) \
             else None
         modules, code = [], self.fn
         floats = () if receiver is not None or not specialise else tuple(

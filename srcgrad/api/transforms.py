@@ -37,6 +37,7 @@ from .arguments import (
     callee_arguments,
     check_args,
     differentiable_value,
+    differentiated_at,
     function_of,
     functions_by_keyword,
     is_user_object,
@@ -210,7 +211,7 @@ class Transformed:
         if callees:  # functions passed as arguments: code specialised on each (by identity)
             options = replace(options, callees=callees)
         receiver = self._bound is None and full and options.receiver is None \
-            and is_user_object(full[0])
+            and is_user_object(full[0], differentiated_at(0, options.wrt, len(full)))
         if receiver:
             # grad(Model.loss)(model, x): resolve model's methods by its class
             options = replace(options, receiver=type(full[0]))

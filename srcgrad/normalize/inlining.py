@@ -59,10 +59,12 @@ class Inlining:
 
     def local_function(self, name, node):
         """Remember a nested ``def`` or a lambda: each call is inlined."""
-        args = node.args
-        if args.vararg or args.kwarg or args.kwonlyargs or getattr(node, "decorator_list", []):
-            raise self.error("nested functions with *args, **kwargs, keyword-only parameters "
-                             "or decorators are not supported", node)
+        if getattr(node, "decorator_list", []):
+            raise self.error(
+                f"a decorated nested function ('{name}') is not supported: srcgrad inlines "
+                f"a nested function at each call and cannot follow what the decorator "
+                f"makes of it; define '{name}' and its decorator at module level, or call "
+                f"the function undecorated", node)
         if self.depth and len({(getattr(n, "lineno", None), getattr(n, "col_offset", None))
                                for n in walk(self.func) if (
                 isinstance(n, gast.FunctionDef) and n.name == name and n is not self.func) or (
@@ -83,11 +85,16 @@ class Inlining:
         (Python evaluates defaults once, at the definition: ``lambda v, k=k: v * k``
         keeps the ``k`` of that moment, whatever ``k`` is when it is called, which
         is how a closure made in a loop keeps its ``i``)."""
-        if getattr(node, "defaults_bound", False) or not node.args.defaults:
+        if getattr(node, "defaults_bound", False) or not node.args.defaults and not any(
+                node.args.kw_defaults):
             return node
         params = node.args.args[len(node.args.args) - len(node.args.defaults):]
         defaults = []
-        for param, default in zip(params, node.args.defaults):
+        for param, default in [*zip(params, node.args.defaults),
+                               *zip(node.args.kwonlyargs, node.args.kw_defaults)]:
+            if default is None:  # a keyword-only parameter without a default
+                defaults.append(default)
+                continue
             if not self.is_local_function(default) and any(
                     isinstance(n, gast.Name) and n.id in self.locals for n in walk(default)):
                 held = self.namer.fresh(f"{param.id}_default")
@@ -99,7 +106,8 @@ class Inlining:
             defaults.append(default)
         node = copy.copy(node)
         node.args = copy.copy(node.args)
-        node.args.defaults = defaults
+        node.args.defaults = defaults[:len(params)]
+        node.args.kw_defaults = defaults[len(params):]
         node.defaults_bound = True
         return node
 
@@ -107,6 +115,24 @@ class Inlining:
         """A lambda written here, or the name of a local function or lambda."""
         return isinstance(node, gast.Lambda) or (
             isinstance(node, gast.Name) and node.id in self.local_functions)
+
+    def spread_local(self, fdef, call):
+        """``fdef`` (a nested def or a lambda) as inlined at ``call``: with
+        ``*rest``, the items the call passes past the positional parameters as
+        parameters of their own and ``rest`` their tuple (:func:`spread_rest`)."""
+        if fdef.args.vararg is None:
+            return fdef
+        if any(isinstance(a, gast.Starred) for a in call.args):
+            raise self.error("a local function taking *args, called with *items of a length "
+                             "srcgrad does not know when it compiles: pass the items one by "
+                             "one, or define the function at module level", call)
+        if isinstance(fdef, gast.Lambda):
+            fdef = gast.copy_location(gast.FunctionDef(
+                name="lambda", args=fdef.args, body=[gast.copy_location(
+                    gast.Return(value=fdef.body), fdef.body)],
+                decorator_list=[], returns=None, type_comment=None), fdef)
+        return gast.copy_location(
+            spread_rest(fdef, max(len(call.args) - len(fdef.args.args), 0)), fdef)
 
     def inline_helper(self, fn, call):
         """A call of the user function ``fn`` that passes it a local function or a
@@ -314,19 +340,34 @@ class Inlining:
         if any(f is fdef for f in self.inlining):
             raise self.error("recursive local functions are not supported: define the "
                              "function at module level", call)
+        fdef = self.spread_local(fdef, call)  # def h(a, *rest): rest the items passed
         params = [a.id for a in fdef.args.args]
+        kwonly = [a.id for a in fdef.args.kwonlyargs]
+        kwarg = fdef.args.kwarg.id if fdef.args.kwarg is not None else None
         body = fdef.body if isinstance(fdef.body, list) else [
             gast.copy_location(gast.Return(value=fdef.body), fdef.body)]
-        inner = set(params) | assigned_names(gast.Module(body=body, type_ignores=[]))
+        inner = set(params) | set(kwonly) | {kwarg} - {None} \
+            | assigned_names(gast.Module(body=body, type_ignores=[]))
         renames = {n: self.namer.fresh(n) for n in sorted(inner)}
         self.namer.user_names.update({new: n for n, new in renames.items()})  # messages
         self.locals.update(renames.values())
         defaults = dict(zip(params[len(params) - len(fdef.args.defaults):], fdef.args.defaults))
-        given = dict(zip(params, call.args))
+        defaults.update((k, d) for k, d in zip(kwonly, fdef.args.kw_defaults) if d is not None)
+        if len(call.args) > len(params):
+            raise self.error(f"the local function takes {len(params)} positional arguments "
+                             f"but {len(call.args)} were given", call)
+        given, extra = dict(zip(params, call.args)), {}
         for kw in call.keywords:
-            if kw.arg not in params or kw.arg in given:
+            if kw.arg in given or kw.arg not in params + kwonly and kwarg is None:
                 raise self.error(f"unexpected argument '{kw.arg}' for the local function", kw)
-            given[kw.arg] = kw.value
+            (given if kw.arg in params + kwonly else extra)[kw.arg] = kw.value
+        params = params + kwonly
+        if kwarg is not None:  # def h(a, **kw): kw the dict of the keywords left
+            self.dict_names.add(renames[kwarg])
+            self.assign([gast.Name(id=renames[kwarg], ctx=gast.Store(), annotation=None,
+                                   type_comment=None)], gast.copy_location(gast.Dict(
+                keys=[gast.Constant(value=k, kind=None) for k in extra],
+                values=list(extra.values())), call), call)
         for param in changed_local_defaults(fdef, given, self.locals):  # acc=[]; acc.append(v)
             raise self.error(local_default_message(getattr(fdef, "name", "lambda"), param),
                              call)
@@ -347,7 +388,7 @@ class Inlining:
         result, flag = self.namer.fresh("result"), self.namer.fresh("returned")
         parts = structure(wrapper, result=result, flag=flag)
         self.count_assignments(wrapper.body)
-        self.assignments.update(renames[p] for p in params)
+        self.assignments.update(renames[p] for p in params + [kwarg] if p is not None)
         self.locals.update({result, flag, *parts})  # flag: a return inside a loop
         stmts = wrapper.body
         output = stmts.pop() if stmts and isinstance(stmts[-1], gast.Return) else None

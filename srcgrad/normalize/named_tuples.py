@@ -43,6 +43,7 @@ order, the default of ``b`` written in:
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import operator
 
@@ -123,12 +124,16 @@ class NamedTuples:
                 if assign is None or not isinstance(assign.value, gast.Call):
                     return None  # unpacked, a loop's target, p += ...: not known
                 made = assign.value.func
+                if self.callee(assign.value) is dataclasses.replace and assign.value.args:
+                    made = gast.Attribute(value=assign.value.args[0], attr="_replace",
+                                          ctx=gast.Load())  # q = dataclasses.replace(p, W=v)
                 if isinstance(made, gast.Attribute) and made.attr == "_replace" \
                         and isinstance(made.value, gast.Name):
                     if made.value.id != name and made.value.id not in seen:
                         # r = q._replace(W=v): of q's class (a name asked about
                         # already is of the class the others give)
-                        found.add(self.named_tuple_class_of(made.value, seen | {name}))
+                        found.add(self.named_tuple_class_of(made.value, seen | {name})
+                                  or self.class_of(made.value))  # (p an argument)
                     continue  # p = p._replace(W=v): of p's class
                 found.add(self.callee(assign.value))
         cls = found.pop() if len(found) == 1 else None
@@ -146,7 +151,11 @@ class NamedTuples:
         known class ``P`` (:meth:`named_tuple_class_of`): the tangent of ``p =
         P(...)`` as srcgrad's forward-mode code writes it, read again for a
         second derivative (hvp), where the class the call makes must be known.
-        None for any other call."""
+        None for any other call.  ``dataclasses.replace(p, W=v)`` is ``P(W=v,
+        b=p.b)`` (:meth:`.records.Records.replaced_record`)."""
+        made = self.replaced_record(node)
+        if made is not None:
+            return made
         func = node.func
         if not isinstance(func, gast.Call) or len(func.args) != 1 or func.keywords \
                 or not isinstance(func.func, gast.Name) or func.func.id != "type" \

@@ -50,7 +50,7 @@ import gast
 
 from .. import ir
 from ..errors import SrcGradError
-from ..ir.syntax import keywords_of
+from ..ir.syntax import keywords_of, load_name
 
 
 def is_record_class(value) -> bool:
@@ -94,6 +94,47 @@ class Records:
         self.collect_free(node.func)
         expr = gast.Call(func=node.func, args=args, keywords=keywords_of({}))
         return expr, ir.Op(ir.BUILD_RECORD, args, {}, node, ir.BUILD_RECORD.label)
+
+    def replaced_record(self, node):
+        """``dataclasses.replace(p, W=v)`` -> ``P(W=v, b=p.b)`` for ``p`` of a
+        dataclass ``P`` known when compiling (an argument, ``self``, a local built
+        by ``P(...)``) that only stores its fields: what ``replace`` does, a new
+        object built from the fields given and ``p``'s others, so a display of
+        fields (:meth:`record`).  A class not known, or one whose ``__init__``
+        does more, is refused, located, saying what to write.  None for another
+        call."""
+        if self.callee(node) is not dataclasses.replace:
+            return None
+        obj = node.args[0] if len(node.args) == 1 and not isinstance(
+            node.args[0], gast.Starred) else None
+        cls = None if obj is None else self.named_tuple_class_of(obj) or self.class_of(obj)
+        if cls is None or not is_record_class(cls) or any(kw.arg is None
+                                                         for kw in node.keywords):
+            shown = cls.__name__ if isinstance(cls, type) else "P"
+            raise self.error(
+                f"dataclasses.replace(p, field=value) is differentiated where p is a "
+                f"dataclass that only stores its fields (no __post_init__, InitVar or "
+                f"field outside __init__) and its class is known when srcgrad compiles: "
+                f"an argument of the function differentiated, self, or a local built by "
+                f"calling the class, with each field named; otherwise build the new object "
+                f"from its fields, {shown}(W=..., b=p.b)", node)
+        fields = [f.name for f in dataclasses.fields(cls)]
+        for kw in node.keywords:
+            if kw.arg not in fields:
+                raise self.error(f"{cls.__name__}.__init__() got an unexpected keyword "
+                                 f"argument '{kw.arg}'", kw.value, SrcGradError)
+        if not isinstance(obj, gast.Name):
+            obj = self.atom(obj)  # evaluated once, first, as replace's argument is
+        given = {kw.arg for kw in node.keywords}
+        kept = [gast.keyword(arg=f, value=gast.copy_location(gast.Attribute(
+            value=gast.copy_location(gast.Name(id=obj.id, ctx=gast.Load(), annotation=None,
+                                               type_comment=None), obj),
+            attr=f, ctx=gast.Load()), node)) for f in fields if f not in given]
+        ref = gast.copy_location(load_name(self.namer.fresh(f"{cls.__name__}_class")),
+                                 node.func)
+        ref.helper = self.free[ref.id] = cls
+        made = gast.Call(func=ref, args=[], keywords=[*node.keywords, *kept])
+        return gast.copy_location(made, node)
 
     def fields_given(self, name, fields, positional, node) -> dict:
         """Field name -> the argument ``name(...)`` gives it, by position then by

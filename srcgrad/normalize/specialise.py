@@ -41,6 +41,7 @@ from ..frontend.linker import (
     Packed,
     element_classes,
     held_element_classes,
+    is_library_module,
     is_user_function,
 )
 from ..frontend.parse import MISSING
@@ -159,7 +160,29 @@ class Specialisation:
             names.append("self")
         if not classes:
             return ()
+        # predict(model, x) calling model(x) or model.forward(x): the callee
+        # dispatches on these classes, so those of the objects this function knows
+        # by class and passes to a function are among them, not only those of the
+        # elements of their lists
+        classes.update(dict.fromkeys(
+            k for k in self.passed_object_classes() if k not in classes))
         return (ElementClasses(-1, "+".join(dict.fromkeys(names)), tuple(classes)),)
+
+    def passed_object_classes(self) -> list:
+        """The classes of this function's parameters that hold user objects of a
+        class known when compiling (``self``'s, ``param_classes``) and that it
+        passes as an argument to some call (``predict(model, x)``)."""
+        if not hasattr(self, "_passed_object_classes"):
+            passed = {a.id for n in walk(self.func) if isinstance(n, gast.Call)
+                      for a in (*n.args, *(k.value for k in n.keywords))
+                      if isinstance(a, gast.Name)}
+            known = dict(getattr(self, "param_classes", {}))
+            if self.receiver_type is not None and self.params:
+                known[self.params[0]] = self.receiver_type
+            self._passed_object_classes = [
+                k for name, k in known.items() if name in passed and isinstance(k, type)
+                and not issubclass(k, tuple) and not is_library_module(k.__module__ or "")]
+        return self._passed_object_classes
 
     def static_element_classes(self) -> dict:
         """The classes of the user objects in the lists and tuples the function

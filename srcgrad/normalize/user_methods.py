@@ -35,6 +35,7 @@ from .. import ir
 from ..errors import MissingRuleError, UnsupportedSyntaxError
 from ..frontend.linker import is_user_function
 from ..ir.syntax import clone, is_append, load_name, walk
+from ..rules import registry
 
 
 def receiver_class(resolve):
@@ -133,14 +134,24 @@ class MethodArguments:
 
     def own_method_call(self, node):
         """``self(x)`` in a method, the class defining ``__call__``:
-        ``self.__call__(x)``; ``super().m(x)``: the method ``m`` of the next class
-        in ``self``'s class's order after the one defining this function,
-        called with ``self`` (a name bound to that function, the call marked
-        with ``self``'s class).  ``node`` itself for any other call."""
+        ``self.__call__(x)``, and so ``m(x)`` for an argument ``m`` passed an
+        object of such a class (:meth:`class_of`); ``super().m(x)``: the
+        method ``m`` of the next class in ``self``'s class's order after the
+        one defining this function, called with ``self`` (a name bound to that
+        function, the call marked with ``self``'s class).  ``node`` itself for
+        any other call."""
+        func = node.func
+        owner = self.class_of(func) if isinstance(func, gast.Name) else None
+        if owner is not None and is_user_function(inspect.getattr_static(owner, "__call__",
+                                                                         None)):
+            # m(x), m an argument passed a callable object differentiated (its class known)
+            called = gast.copy_location(gast.Attribute(value=func, attr="__call__",
+                                                       ctx=gast.Load()), func)
+            return gast.copy_location(gast.Call(func=called, args=node.args,
+                                                keywords=node.keywords), node)
         cls, params = self.receiver_type, self.params
         if cls is None or not params or self.env.get(params[0]) != params[0]:
             return node
-        func = node.func
         if isinstance(func, gast.Name) and func.id == params[0] \
                 and is_user_function(vars(cls).get("__call__") or next((vars(k)["__call__"] for k in cls.__mro__ if "__call__" in vars(k)), None)):
             called = gast.copy_location(gast.Attribute(value=func, attr="__call__",
@@ -219,8 +230,20 @@ class MethodArguments:
         ``box.__call__(p)`` for a parameter passed an object of a class where
         that is the same method.  None for any other call, which is compiled
         and checked as a plain function's (``self.m(...)`` inside then refused,
-        located, ``self``'s class unknown)."""
+        located, ``self``'s class unknown).
+
+        ``S(x)`` for an object ``S`` of a user class that defines ``__call__``
+        (``S = Scale(2.0)``, a global or a closure's) is ``Scale.__call__(S,
+        x)``: ``(S.__call__, node)``, followed like ``MODEL.run(x)``, the
+        object's fields read as they are when the code runs."""
         func = node.func
+        call = inspect.getattr_static(type(prim), "__call__", None)
+        if isinstance(call, types.FunctionType) and is_user_function(call) \
+                and not isinstance(prim, (type, types.FunctionType, types.MethodType)) \
+                and getattr(prim, "__srcgrad_custom_vjp__", None) is None \
+                and registry.lookup(prim) is None and registry.lookup_tangent(prim) is None \
+                and not registry.is_nondifferentiable(prim):  # (register_vjp(S, rule): S's)
+            return types.MethodType(call, prim), node
         if not (is_user_function(prim) and isinstance(func, gast.Attribute) and node.args
                 and not isinstance(node.args[0], gast.Starred)):
             return None

@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import inspect
+import types
 
 import numpy as np
 
@@ -453,9 +455,18 @@ def has_differentiable_leaves(x) -> bool:
         return any(has_differentiable_leaves(v) for v in x.values())
     if isinstance(x, (list, tuple)):
         return any(has_differentiable_leaves(v) for v in x)
-    if hasattr(x, "__dict__") and not isinstance(x, type) and not callable(x):
+    if hasattr(x, "__dict__") and not isinstance(x, type) and (
+            not callable(x) or is_callable_object(x)):
         return any(has_differentiable_leaves(v) for v in vars(x).values())
     return False
+
+
+def is_callable_object(x) -> bool:
+    """Whether ``x`` is an instance of a class that defines ``__call__`` in
+    Python (a layer, a model, whose fields may be its numbers), not a function
+    (a function's, a method's or a partial's class has no Python ``__call__``)."""
+    return not isinstance(x, type) and isinstance(
+        inspect.getattr_static(type(x), "__call__", None), types.FunctionType)
 
 
 def private_copy(value):
