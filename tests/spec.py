@@ -829,6 +829,7 @@ S("replaced_tangent", srcgrad.runtime.replaced_tangent,
   call="srcgrad.runtime.replaced_tangent(p, ('w',), (p, p.w), (p, t))", dtypes=F64,
   p=fixed(PAIR), t=normal(3))
 S("private_copy", srcgrad.runtime.private_copy, "srcgrad.runtime.private_copy(x)", x=normal(3, 2))
+S("kept_apart", srcgrad.runtime.kept_apart, "srcgrad.runtime.kept_apart(x)", x=normal(3, 2))
 S("on_grad", srcgrad.on_grad, "srcgrad.on_grad(x, srcgrad.stop_gradient)", x=normal(3, 2))
 S("op-mod", operator.mod, "x % y", x=uniform(0.1, 0.9, 3, 4), y=uniform(1.5, 2.0, 3, 4))
 S("np.remainder", np.remainder, "np.remainder(x, y)", x=uniform(2.1, 2.9, 3), y=uniform(1.5, 2.0, 3))
