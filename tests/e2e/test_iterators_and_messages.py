@@ -566,8 +566,11 @@ def test_in_place_calls_refused_naming_what_they_change():
     for fn in (fill_parameter, out_of_parameter):
         for wrt in (0, 1):
             check_every_policy(fn, (x, 0.5), wrt=wrt)
-    _refused(module_helper_updates, (x, 0.5), 1, UnsupportedSyntaxError, "'upd(acc, v * w)'",
-             "acc = f(acc, v)", "inside this one")
+    # upd(acc, v * w), a module-level helper called for its update: refused until
+    # session 32, now inlined where it is called (normalize/effect_calls.py; the
+    # message is checked on a helper srcgrad leaves a call, test_out_parameter_helpers.py)
+    for wrt in (0, 1):
+        check_every_policy(module_helper_updates, (x, 0.5), wrt=wrt)
 
 
 def apply_lambda(X, w):
