@@ -68,6 +68,7 @@ from ..ir.syntax import (
     walk,
 )
 from ..rules import registry
+from .array_operands import ArrayOperands
 from .argument_updates import (
     augmented_parameters,
     call_effects,
@@ -96,7 +97,7 @@ TAKES_FUNCTIONS = (sorted, runtime.on_grad, runtime.index_of_max, runtime.index_
 DYNAMIC = (exec, eval, compile, globals, locals, vars, __import__)
 
 
-class Calls(Selections, NamedTuples, Records, Keywords, Rewrites, Partials):
+class Calls(Selections, NamedTuples, Records, Keywords, Rewrites, Partials, ArrayOperands):
     """Calls and local functions (mixed into the normaliser); the calls that pick
     one item of a sequence are :class:`.selections.Selections`, those that build
     a named tuple :class:`.named_tuples.NamedTuples`, ``**`` arguments
@@ -117,30 +118,6 @@ class Calls(Selections, NamedTuples, Records, Keywords, Rewrites, Partials):
         for stmt in self.out[start:]:
             if getattr(getattr(stmt, "op", None), "node", None) is made:
                 stmt.op.node = shown
-
-    def displays_as_arrays(self, node):
-        """``np.maximum([p[0], p[1]], 0.1)`` -> ``np.maximum(np.array([p[0],
-        p[1]]), 0.1)``: a ufunc takes a list or tuple display as the array
-        ``np.array`` makes of it (the same numbers, the same dtype), and an
-        array is what its rules differentiate -- with the list, the adjoint
-        compared the list itself (a raw TypeError: T3, F3-7).  None where
-        ``node`` is no such call of a NumPy ufunc named through ``np``."""
-        func = node.func
-        if not isinstance(self.callee(node), np.ufunc) or not isinstance(func, gast.Attribute) \
-                or static_value(func.value, self.parsed.resolver, self.locals) is not np \
-                or not any(isinstance(a, (gast.List, gast.Tuple)) and not any(
-                    isinstance(e, gast.Starred) for e in a.elts) for a in node.args):
-            return None
-        args = [gast.copy_location(gast.Call(
-            func=gast.Attribute(value=clone(func.value), attr="array", ctx=gast.Load()),
-            args=[a], keywords=[]), a)
-            if isinstance(a, (gast.List, gast.Tuple))
-            and not any(isinstance(e, gast.Starred) for e in a.elts) else a for a in node.args]
-        made = gast.Call(func=func, args=args, keywords=node.keywords)
-        for sub in walk(made):
-            if "lineno" in sub._attributes and getattr(sub, "lineno", None) is None:
-                gast.copy_location(sub, node)
-        return gast.copy_location(made, node)
 
     def written_in_place(self, node, shown):
         """``t = np.putmask(y, m, v)``: the call ``node`` of a function that

@@ -191,6 +191,46 @@ class ChainedWrites:
             root = root.value
         return isinstance(root, gast.Name) and root.id in self.locals
 
+    def written_view(self, target) -> bool:
+        """Whether ``target`` is ``y.T[i]`` (or ``y.transpose()[i]``,
+        ``y.reshape(...)[i]``, ``y.swapaxes(...)[i]``, ``y.view()[i]``,
+        ``y.ravel()[i]``) on a local ``y``: a write through a view of the
+        whole of ``y`` by its shape, which :meth:`view_assign` names."""
+        view = target.value
+        if isinstance(view, gast.Call) and not view.keywords \
+                and isinstance(view.func, gast.Attribute) \
+                and view.func.attr in ("transpose", "reshape", "swapaxes", "view", "ravel") \
+                and not any(isinstance(a, gast.Starred) for a in view.args):
+            view = view.func
+        elif not (isinstance(view, gast.Attribute) and view.attr == "T"):
+            return False
+        return isinstance(view.value, gast.Name) and view.value.id in self.locals \
+            and view.value.id not in self.params  # (an argument's: refused, located)
+
+    def named_view(self, target, stmt):
+        """``t = y.T`` for the target ``y.T[1]``: the view's new local name."""
+        view = self.namer.temp()
+        self.locals.add(view)
+        store = gast.Name(id=view, ctx=gast.Store(), annotation=None, type_comment=None)
+        self.statement(located(gast.Assign(targets=[store], value=target.value,
+                                           type_comment=None), stmt))
+        return located(gast.Subscript(value=ir.name(view), slice=target.slice,
+                                      ctx=gast.Store()), target)
+
+    def view_augmented(self, stmt):
+        """``y.T[1] += v`` as ``t = y.T; t[1] += v`` (:meth:`view_assign`)."""
+        made = located(gast.AugAssign(target=self.named_view(stmt.target, stmt), op=stmt.op,
+                                      value=stmt.value), stmt)
+        made.user_target = source_of(stmt.target)
+        self.statement(made)
+
+    def view_assign(self, first, value, stmt):
+        """``y.T[1] = v`` as ``t = y.T; t[1] = v``: the write through a named
+        view, which analysis/refresh.py writes back into ``y`` (behind its
+        run-time test that ``t`` is that window on ``y``: a reshape that had
+        to copy changes nothing in ``y``, as in NumPy)."""
+        self.assign([self.named_view(first, stmt)], value, stmt)
+
     def check_view_index(self, outer, node):
         """``view_index(y, a, message, where)`` before ``y[a][b] = v`` where ``a``
         is (or holds) a name: an int or a slice makes ``y[a]`` a view, which the

@@ -301,6 +301,7 @@ class Expressions:
                 and isinstance(node.op, (gast.USub, gast.UAdd)):
             return None
         if isinstance(node, gast.BinOp):
+            node = self.operands_as_arrays(node)  # M @ [a, b]: array_operands.py
             left, right = self.atom(node.left), self.atom(node.right)
             prim = BINOPS[type(node.op)]
             return gast.BinOp(left=left, op=node.op, right=right), \

@@ -233,6 +233,9 @@ class Statements(ChainedWrites, CallWrites):
             if isinstance(target, gast.Subscript) and self.chained_write(target):
                 self.chained_augmented(stmt)  # y[a][b] += v: t = y[a]; t[b] += v
                 return
+            if isinstance(target, gast.Subscript) and self.written_view(target):
+                self.view_augmented(stmt)  # y.T[1] += v: t = y.T; t[1] += v
+                return
             if isinstance(target, gast.Subscript):  # x[i] += v
                 index = self.index(target.slice)
                 base = self.updated_array(target)
@@ -370,7 +373,10 @@ class Statements(ChainedWrites, CallWrites):
             self.unpack(first, value)
         elif isinstance(first, gast.Subscript) and self.chained_write(first):
             self.chained_assign(first, value, stmt)
-        elif isinstance(first, gast.Subscript):
+        elif isinstance(first, gast.Subscript) and self.written_view(first):  # y.T[1] = v
+            self.view_assign(first, value, stmt)
+        elif isinstance(first, gast.Subscript):  # y[0] = [a, b] of an array: array_operands.py
+            value = self.written_as_array(first, value)
             self.setitem(first, self.atom(value), self.index(first.slice), stmt)
         else:
             raise self.error("assignment to an element or attribute (in-place update) "

@@ -1,0 +1,259 @@
+"""List and tuple displays that NumPy takes as arrays, written as the arrays.
+
+NumPy converts a list operand to an array (``np.asarray``) before it computes:
+``M @ [a, b]``, ``np.linalg.solve(A, [a, 1.0])``, ``np.where(c, [a, b], 0.0)``,
+``y[0] = [x[0], x[1], 1.0]`` of an array ``y``.  srcgrad's rules differentiate
+arrays; given the Python list itself, an adjoint took it for a sequence (a raw
+run-time refusal, or ``'*' of a tuple or list`` in a second derivative).  So a
+display in such a place becomes ``np.array(display)``: the array NumPy makes of
+it -- the same numbers and dtype (``np.array`` and ``np.asarray`` of a new list
+agree) -- which the rules differentiate, and a display's items reach it through
+the rule of ``np.array``.  The places, each where the conversion is certain,
+never a guess (a list stays a list wherever it could be one):
+
+- an argument of a NumPy ufunc called through ``np`` (T3, F3-7), or of another
+  NumPy function at a parameter NumPy documents as ``array_like`` (by name:
+  :data:`ARRAY_PARAMETERS`; ``np.concatenate``'s ``arrays`` and shape
+  parameters are no such name), where the display holds a name or expression
+  (a display of constants carries no derivative and is left as written);
+- an operand beside one that is certainly a NumPy value
+  (:meth:`ArrayOperands.certainly_numpy`: a global array, ``np.zeros(...)``,
+  a ufunc's result, ...), and an operand of ``-``, ``/``, ``//``, ``**`` or
+  ``@`` beside a name, item or call: a list has none of those operators, so
+  Python runs them only through the other operand's NumPy method (beside a
+  list there, Python raises TypeError where the generated code computes
+  NumPy's arithmetic: a program that fails either way, never a gradient of
+  one that runs); beside a number they stay as written (Python's TypeError),
+  and ``+`` and ``*`` beside anything else may concatenate or repeat;
+- the value written into an element or slice of a local that is certainly a
+  NumPy value (``y = np.zeros(...)``; ``y[0] = [...]``); a list's item
+  written with a display stays a list.
+
+Before and after:
+
+    >>> from ..frontend.parse import parse_function
+    >>> from .normalizer import normalize, unparse_body
+    >>> M = np.eye(2)
+    >>> def f(x):
+    ...     y = np.zeros((2, 2))
+    ...     y[0] = [x[0], 1.0]
+    ...     return np.sum(M @ [x[1], x[0]]) + y[0, 0]
+    >>> print(unparse_body(normalize(parse_function(f))))
+    y = np.zeros((2, 2))
+    t1 = x[0]
+    t2 = np.array([t1, 1.0])
+    y[0] = t2
+    t3 = x[1]
+    t4 = x[0]
+    t5 = np.array([t3, t4])
+    t6 = M @ t5
+    t7 = np.sum(t6)
+    t8 = y[0, 0]
+    t9 = t7 + t8
+    return t9
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import gast
+import numpy as np
+
+from ..frontend.parse import MISSING, static_value
+from ..ir.syntax import load_name, walk
+
+#: Parameter names NumPy gives its ``array_like`` operands (``np.where``'s
+#: ``condition, x, y``, ``np.linalg.solve``'s ``a, b``, ``np.max``'s ``a``,
+#: ``np.interp``'s ``x, xp, fp``, ``np.einsum``'s ``*operands``); a shape,
+#: an axis, indices or a sequence of arrays (``arrays``, ``tup``) has another.
+ARRAY_PARAMETERS = frozenset((
+    "a", "b", "x", "y", "x1", "x2", "v", "p", "m", "A", "B", "condition", "xp", "fp",
+    "a_min", "a_max", "arr", "operands"))
+
+#: NumPy functions that make an array of their argument themselves.
+_MAKERS_OF_ARRAYS = (np.array, np.asarray, np.asanyarray, np.ascontiguousarray,
+                     np.asfortranarray, np.asarray_chkfinite, np.copy)
+
+#: Functions whose result is a new ndarray: a local bound to one is an array.
+ARRAY_MAKERS = frozenset(id(f) for f in (
+    *_MAKERS_OF_ARRAYS, np.zeros, np.ones, np.empty, np.full, np.zeros_like, np.ones_like,
+    np.empty_like, np.full_like, np.eye, np.identity, np.arange, np.linspace, np.diag,
+    np.tile, np.stack, np.concatenate, np.hstack, np.vstack, np.outer, np.reshape))
+
+_NO_LIST_OPERATORS = (gast.Sub, gast.Div, gast.FloorDiv, gast.Pow, gast.MatMult)
+
+
+def is_display(node) -> bool:
+    """A list or tuple display with no starred item."""
+    return isinstance(node, (gast.List, gast.Tuple)) \
+        and not any(isinstance(e, gast.Starred) for e in node.elts)
+
+
+def _carries_values(node) -> bool:
+    """Whether a display holds a name or an expression (one of constants, even
+    nested, carries no derivative)."""
+    return any(not isinstance(n, (gast.Constant, gast.List, gast.Tuple, gast.UnaryOp,
+                                  gast.USub, gast.UAdd, gast.Load))
+               for n in walk(node))
+
+
+def _numpy_function(prim) -> bool:
+    module = getattr(prim, "__module__", None) or ""
+    return module == "numpy" or module.startswith("numpy.")
+
+
+class ArrayOperands:
+    """The rewrites of the module docstring (mixed into the normaliser)."""
+
+    def as_array(self, display, np_ref=None):
+        """``np.array(display)``, located at the display; ``np_ref`` the user's
+        own reference to NumPy where the call had one (``np`` otherwise)."""
+        if np_ref is None:
+            np_ref = load_name("np")
+            np_ref.helper = np
+        func = gast.Attribute(value=np_ref, attr="array", ctx=gast.Load())
+        made = gast.Call(func=func, args=[display], keywords=[])
+        for sub in (made, func, np_ref):
+            gast.copy_location(sub, display)
+        return made
+
+    def displays_as_arrays(self, node):
+        """``np.maximum([p[0], p[1]], 0.1)`` -> ``np.maximum(np.array([p[0],
+        p[1]]), 0.1)``; ``np.linalg.solve(A, [a, 1.0])`` -> ``np.linalg.solve(A,
+        np.array([a, 1.0]))``: the array the function makes of its operand
+        (module docstring).  None where ``node`` is no such call."""
+        func = node.func
+        if not isinstance(func, gast.Attribute) or not any(is_display(a) for a in node.args) \
+                and not any(is_display(k.value) for k in node.keywords):
+            return None
+        prim = self.callee(node)
+        root = func.value
+        while isinstance(root, gast.Attribute):
+            root = root.value
+        if prim is MISSING or static_value(root, self.parsed.resolver, self.locals) is not np:
+            return None
+        if isinstance(prim, np.ufunc) and func.value is not root:
+            return None  # np.add.at(...): a method of a ufunc
+        if isinstance(prim, np.ufunc):
+            converted = {i for i, a in enumerate(node.args) if is_display(a)}
+            named = set()
+        else:
+            if not _numpy_function(prim) or any(prim is m for m in _MAKERS_OF_ARRAYS):
+                return None
+            converted, named = self._array_arguments(prim, node)
+            converted = {i for i in converted if _carries_values(node.args[i])}
+            named = {k for k in named if _carries_values(
+                next(kw.value for kw in node.keywords if kw.arg == k))}
+        if not converted and not named:
+            return None
+        args = [self.as_array(a, _copied(root)) if i in converted else a
+                for i, a in enumerate(node.args)]
+        keywords = [gast.keyword(arg=k.arg, value=self.as_array(k.value, _copied(root)))
+                    if k.arg in named else k for k in node.keywords]
+        return gast.copy_location(gast.Call(func=func, args=args, keywords=keywords), node)
+
+    @staticmethod
+    def _array_arguments(prim, node):
+        """The positions and keywords of ``node``'s displays that ``prim`` takes
+        at an ``array_like`` parameter (:data:`ARRAY_PARAMETERS`)."""
+        try:
+            signature = inspect.signature(prim)
+            bound = signature.bind_partial(*range(len(node.args)),
+                                           **{k.arg: k.arg for k in node.keywords})
+        except (TypeError, ValueError):
+            return set(), set()
+        positions, names = set(), set()
+        for name, held in bound.arguments.items():
+            if name not in ARRAY_PARAMETERS:
+                continue
+            kind = signature.parameters[name].kind
+            for slot in held if kind is inspect.Parameter.VAR_POSITIONAL else (held,):
+                if isinstance(slot, int) and is_display(node.args[slot]):
+                    positions.add(slot)
+                elif isinstance(slot, str) and any(k.arg == slot and is_display(k.value)
+                                                   for k in node.keywords):
+                    names.add(slot)
+        return positions, names
+
+    def operands_as_arrays(self, node):
+        """``M @ [a, b]`` -> ``M @ np.array([a, b])``, ``x - [a, b]``, and ``y *
+        [a, b]`` for ``y`` certainly a NumPy value: the operand NumPy makes of
+        the display (module docstring).  ``node`` itself where nothing changes."""
+        left, right = is_display(node.left), is_display(node.right)
+        if left == right:
+            return node
+        other = node.right if left else node.left
+        if not self.certainly_numpy(other) and not (
+                isinstance(node.op, _NO_LIST_OPERATORS) and isinstance(other, (
+                    gast.Name, gast.Attribute, gast.Subscript, gast.Call, gast.BinOp))):
+            return node
+        made = gast.BinOp(left=self.as_array(node.left) if left else node.left, op=node.op,
+                          right=self.as_array(node.right) if right else node.right)
+        return gast.copy_location(made, node)
+
+    def written_as_array(self, target, value):
+        """``y[0] = [a, b]`` -> ``y[0] = np.array([a, b])`` where ``y`` is certainly
+        a NumPy value; ``value`` itself otherwise."""
+        if is_display(value) and _carries_values(value) \
+                and self.certainly_numpy(target.value):
+            return self.as_array(value)
+        return value
+
+    def certainly_numpy(self, node) -> bool:
+        """Whether ``node``'s value is certainly an ndarray or a NumPy scalar
+        (whose item write raises, with a list or an array alike): a global
+        array, a call of :data:`ARRAY_MAKERS` or a ufunc, ``.copy()`` or
+        arithmetic of such values, or a local name every binding of which is
+        one (:meth:`numpy_names`)."""
+        if isinstance(node, gast.Name) and node.id in self.locals:
+            return node.id in self.numpy_names()
+        if isinstance(node, (gast.Name, gast.Attribute)):
+            value = static_value(node, self.parsed.resolver, self.locals)
+            if isinstance(value, (np.ndarray, np.generic)):
+                return True
+        if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
+                and node.func.attr == "copy" and not node.args:
+            return self.certainly_numpy(node.func.value)
+        if isinstance(node, gast.Call) and isinstance(node.func, (gast.Name, gast.Attribute)):
+            prim = self.callee(node)
+            return prim is not MISSING and (isinstance(prim, np.ufunc) or id(prim) in ARRAY_MAKERS)
+        if isinstance(node, gast.BinOp) and not isinstance(node.op, gast.Mod):
+            sides = (node.left, node.right)
+            return any(self.certainly_numpy(s) for s in sides) and all(
+                self.certainly_numpy(s) or isinstance(s, gast.Constant) and isinstance(
+                    s.value, (int, float)) for s in sides)
+        return False
+
+    def numpy_names(self) -> set:
+        """The locals every binding of which (``y = value``; ``y op= v`` keeps an
+        array one) is certainly a NumPy value: a greatest fixed point."""
+        found = self.__dict__.get("_numpy_names")
+        if found is not None:
+            return found
+        values, simple = {}, set()
+        for node in walk(self.func):
+            if isinstance(node, gast.Assign) and all(isinstance(t, gast.Name)
+                                                     for t in node.targets):
+                for target in node.targets:
+                    values.setdefault(target.id, []).append(node.value)
+                    simple.add(id(target))
+            elif isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name):
+                simple.add(id(node.target))
+        other = {n.id for n in walk(self.func) if isinstance(n, gast.Name)
+                 and not isinstance(n.ctx, gast.Load) and id(n) not in simple}
+        found = self._numpy_names = set(values) - set(self.params) - other
+        changed = True
+        while changed:
+            changed = False
+            for name in sorted(found):
+                if not all(self.certainly_numpy(v) for v in values[name]):
+                    found.discard(name)
+                    changed = True
+        return found
+
+
+def _copied(node):
+    """A fresh copy of the reference ``node`` (``np``), located like it."""
+    made = gast.Name(id=node.id, ctx=gast.Load(), annotation=None, type_comment=None)
+    return gast.copy_location(made, node)
