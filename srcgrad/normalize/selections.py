@@ -195,11 +195,18 @@ class Selections:
                 continue
             parent = parents.get(id(n))
             if isinstance(n.ctx, gast.Store):
-                if not (isinstance(parent, gast.Assign) and len(parent.targets) == 1
-                        and (isinstance(parent.value, (gast.List, gast.ListComp))
-                             or isinstance(parent.value, gast.Call)
-                             and isinstance(parent.value.func, gast.Name)
-                             and parent.value.func.id == "list")):
+                value = parent.value if isinstance(parent, gast.Assign) \
+                    and len(parent.targets) == 1 else None
+                if isinstance(parent, gast.Tuple):  # S, Y = [], []
+                    outer = parents.get(id(parent))
+                    if isinstance(outer, gast.Assign) and outer.targets == [parent] \
+                            and isinstance(outer.value, (gast.Tuple, gast.List)) \
+                            and len(outer.value.elts) == len(parent.elts) \
+                            and not any(isinstance(e, gast.Starred) for e in parent.elts):
+                        value = outer.value.elts[parent.elts.index(n)]
+                if not (isinstance(value, (gast.List, gast.ListComp))
+                        or isinstance(value, gast.Call) and isinstance(value.func, gast.Name)
+                        and value.func.id == "list"):
                     return False
             elif not self.only_read(n, parent, parents, name):
                 return False
@@ -221,6 +228,10 @@ class Selections:
         if isinstance(parent, gast.Call) and parent.func is not n:
             prim = static_value(parent.func, self.parsed.resolver, self.locals) \
                 if isinstance(parent.func, (gast.Name, gast.Attribute)) else None
+            if any(prim is b for b in (zip, enumerate, reversed)) and n in parent.args:
+                # for s, y in zip(S, Y): the iterator reads the list as the loop
+                # runs, so the call is read as the list itself would be
+                return self.only_read(parent, parents.get(id(parent)), parents, name)
             return any(prim is b for b in READING_BUILTINS) or isinstance(prim, np.ufunc) \
                 or (getattr(prim, "__module__", None) or "").split(".")[0] in ("numpy", "math")
         if isinstance(parent, (gast.For, gast.comprehension)) and parent.iter is n:
