@@ -1181,6 +1181,10 @@ S("added_at-bcast", srcgrad.runtime.added_at, "srcgrad.runtime.added_at(x, i, v)
   x=normal(3, 2), i=fixed(np.array([1, 1, 0])), v=normal(2))
 S("subtracted_at", srcgrad.runtime.subtracted_at, "srcgrad.runtime.subtracted_at(x, i, v)",
   x=normal(4), i=fixed((np.array([0, 2, 0]),)), v=normal(3))
+S("multiplied_at", srcgrad.runtime.multiplied_at, "srcgrad.runtime.multiplied_at(x, i, v)",
+  x=normal(4), i=fixed(np.array([0, 2, 0, 3, 2])), v=normal(5))
+S("multiplied_at-rows", srcgrad.runtime.multiplied_at, "srcgrad.runtime.multiplied_at(x, i, v)",
+  x=normal(3, 2), i=fixed((np.array([1, 1, 0]), 0)), v=normal(3))
 S("np.choose", np.choose, "np.choose(i, [x, y, z])", i=fixed(np.array([[0, 2, 1], [1, 1, 0]])),
   x=normal(2, 3), y=normal(3), z=normal(2, 3))
 S("np.choose-wrap", np.choose, "np.choose(i, [x, y], mode='wrap')",

@@ -4,9 +4,10 @@ Part of :mod:`.statements` (a mixin of its normaliser), kept apart because
 each rewrite answers one question -- what does this call leave in its first
 argument? -- and writes that as an assignment:
 
-- ``np.add.at(y, idx, v)`` / ``np.subtract.at``: the element updates, in
-  order, for a list of int literals; ``y[...] = added_at(y, idx, v)`` for any
-  other index (runtime/scatter.py);
+- ``np.add.at(y, idx, v)`` / ``np.subtract.at`` / ``np.multiply.at``: the
+  element updates, in order, for a list of int literals; ``y[...] =
+  added_at(y, idx, v)`` (``multiplied_at``, ...) for any other index
+  (runtime/scatter.py);
 - ``np.put_along_axis(y, idx, v, axis)``: ``y[along_axis_index(y, idx, axis)]
   = v``, the assignment NumPy makes (runtime/picks.py);
 - ``d.update({'a': x}, b=y)`` on a local dict: ``d['a'] = x; d['b'] = y``.
@@ -61,16 +62,17 @@ class CallWrites:
         of int literals -> ``t = np.broadcast_to(v, np.shape(y[[0, 0, 2]]))``, then
         ``y[0] += t[0]; y[0] += t[1]; y[2] += t[2]``: the unbuffered adds, in
         order (bit for bit what ``np.add.at`` computes), each an element update
-        srcgrad differentiates (``np.subtract.at``: ``-=``).  Any other index
-        (an array, a name, a tuple ``(rows, 1)``) -> ``y[...] = added_at(y,
-        index, v)`` (``subtracted_at``): the same adds into a copy, stored back
-        into ``y``, a whole write (runtime/scatter.py).  None otherwise."""
+        srcgrad differentiates (``np.subtract.at``: ``-=``, ``np.multiply.at``:
+        ``*=``).  Any other index (an array, a name, a tuple ``(rows, 1)``) ->
+        ``y[...] = added_at(y, index, v)`` (``subtracted_at``,
+        ``multiplied_at``): the same updates into a copy, stored back into
+        ``y``, a whole write (runtime/scatter.py).  None otherwise."""
         if not isinstance(call, gast.Call) or call.keywords or len(call.args) != 3 \
                 or not isinstance(call.func, gast.Attribute) or call.func.attr != "at":
             return None
         callee = self.callee(call)
-        op = {id(np.add): gast.Add(), id(np.subtract): gast.Sub()}.get(
-            id(getattr(callee, "__self__", None)))
+        op = {id(np.add): gast.Add(), id(np.subtract): gast.Sub(),
+              id(np.multiply): gast.Mult()}.get(id(getattr(callee, "__self__", None)))
         y, index, v = call.args
         if op is None or not isinstance(call.func.value, gast.Attribute) \
                 or not isinstance(y, gast.Name) or y.id not in self.locals \
@@ -78,7 +80,8 @@ class CallWrites:
             return None
         if not isinstance(index, gast.List) or not index.elts \
                 or not all(constant_of_int(e) is not None for e in index.elts):
-            helper = "added_at" if isinstance(op, gast.Add) else "subtracted_at"
+            helper = {gast.Add: "added_at", gast.Sub: "subtracted_at",
+                      gast.Mult: "multiplied_at"}[type(op)]
             return [gast.Assign(
                 targets=[gast.Subscript(value=clone(y), slice=gast.Constant(value=Ellipsis,
                                                                             kind=None),

@@ -28,6 +28,9 @@ from ..runtime import (
     added_at,
     cumprod_grad,
     extremum_grad,
+    multiplied_at,
+    multiplied_at_grad,
+    multiplied_at_tangent,
     prod_except,
     reverse_cumsum,
     running_extremum_grad,
@@ -232,3 +235,17 @@ def subtracted_at_(out, d_out, a, index, v):
 @tangent(subtracted_at, "a", "v", name="subtracted_at")
 def subtracted_at_tangent(out, a, index, v, *, d_a, d_v):
     return d_a, subtracted_at(np.zeros_like(out), index, d_v)
+
+
+@adjoint(multiplied_at, "a", "v", name="multiplied_at")
+def multiplied_at_(out, d_out, a, index, v):
+    """np.multiply.at(y, idx, v) as y[...] = multiplied_at(y, idx, v): ``y``'s
+    cotangent is the output's times the factors put at each place; each factor
+    of ``v`` gets the output's at its place times ``y`` and the other factors
+    there (runtime/scatter.py)."""
+    return d_out * multiplied_at(np.ones_like(out), index, v), multiplied_at_grad(d_out, a, index, v)
+
+
+@tangent(multiplied_at, "a", "v", name="multiplied_at")
+def multiplied_at_tangent_(out, a, index, v, *, d_a, d_v):
+    return d_a * multiplied_at(np.ones_like(out), index, v), multiplied_at_tangent(a, index, v, d_v)

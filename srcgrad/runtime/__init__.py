@@ -14,7 +14,7 @@ generated code names one place:
 - :mod:`.reductions`, :mod:`.linalg`, :mod:`.shapes`, :mod:`.indexing`: the
   helpers of the adjoint rules of reductions, linear algebra, shape
   operations, and indexing and writes through an index;
-- :mod:`.scatter`: ``np.add.at`` / ``np.subtract.at`` as values (``added_at``);
+- :mod:`.scatter`: ``np.add.at`` / ``np.subtract.at`` / ``np.multiply.at`` as values (``added_at``);
 - :mod:`.picks`: running extrema, ``np.choose``, ``np.block``, ``np.put_along_axis``'s index;
 - :mod:`.steps`: matrix products over the steps of a loop, formed once;
 - :mod:`.summed_products`: adjoints of a matrix product summed whole
@@ -120,7 +120,14 @@ from .picks import (
     running_extremum_grad,
     running_extremum_tangent,
 )
-from .scatter import added_at, scattered_grad, subtracted_at
+from .scatter import (
+    added_at,
+    multiplied_at,
+    multiplied_at_grad,
+    multiplied_at_tangent,
+    scattered_grad,
+    subtracted_at,
+)
 from .linalg import (
     cross_grads,
     det_cofactor,
@@ -268,6 +275,9 @@ from .summed_products import (
 
 __all__ = [
     "added_at",
+    "multiplied_at",
+    "multiplied_at_grad",
+    "multiplied_at_tangent",
     "along_axis_index",
     "block_grads",
     "block_tangent",

@@ -141,7 +141,7 @@ def multiplied(x, v):
     return np.sum(a)
 
 
-def test_multiply_at_stays_refused_located():
-    with pytest.raises(srcgrad.SrcGradError) as info:
-        srcgrad.grad(multiplied)(X, V)
-    assert info.value.lineno and "np.multiply.at" in info.value.message
+@pytest.mark.parametrize("wrt", [0, 1])
+def test_multiply_at(wrt):
+    # refused before; y[...] = multiplied_at(y, idx, v) now (tests/e2e/test_multiply_at.py)
+    check(multiplied, (X, V), wrt)
