@@ -220,11 +220,18 @@ class ControlFlow:
         index = self.define(target.id)
         self.locals.add(target.id)
         unbound = self.__dict__.setdefault("unbound_after_loops", set())
-        if prior is not None and prior != index and prior not in unbound:
+        if prior is not None and prior != index:
             # i = 0; for i in range(n): a loop that runs no step leaves i as it was
             # (a raw UnboundLocalError where the loop bound a new name only: T3, F3-2)
             kept = gast.copy_location(ir.assign(index, ir.name(prior)), target)
             kept.op = ir.Op(ir.OPAQUE, [], {}, stmt, "loop index kept")
+            if prior in unbound:
+                # an earlier loop's index, unbound if that loop ran no step: read only
+                # where this one runs none, as Python reads it then
+                kept = gast.copy_location(gast.If(
+                    test=gast.UnaryOp(op=gast.Not(), operand=clone(range_atom)),
+                    body=[kept], orelse=[]), target)
+                unbound.add(index)
             self.out.append(kept)
         elif prior is None:
             unbound.add(index)  # unbound after a loop of no step, as in Python

@@ -82,11 +82,38 @@ def test_every_policy_and_jvp(fn, x):
     check(fn, (x,))
 
 
-def test_a_second_loop_over_the_same_name():
-    # with steps in both loops; a second loop of no step after a first with steps
-    # (x of length 2 here) still raises UnboundLocalError: the earlier value is then
-    # that of a loop, which srcgrad cannot tell was bound (left open, findings F3-2)
-    check(two_loops, (LONG,))
+def two_loops_of_any_length(x, n):
+    s = x * 1.0
+    for i in range(n):
+        s = s * np.sin(s)
+    for i in range(len(x) - 3):
+        s = s + 0.5 * s * i
+    return np.sum(s) * i
+
+
+def two_loops_in_a_helper(x):
+    return two_loops(x) + x[0]
+
+
+@pytest.mark.parametrize("x", [SHORT, LONG], ids=["no step", "steps"])
+def test_a_second_loop_over_the_same_name(x):
+    # a second loop of no step after a first with steps (x of length 2): i is the
+    # first loop's last index, as in Python -- read only where the second loop runs
+    # no step (if not t4: i_1 = i), since the first may have run none either
+    check(two_loops, (x,))
+    check(two_loops_in_a_helper, (x,))
+    check(two_loops_of_any_length, (x, 3))
+
+
+def test_two_loops_of_no_step_leave_the_name_unbound_as_in_python():
+    with pytest.raises(UnboundLocalError):
+        two_loops_of_any_length(SHORT, 0)
+    for policy in ("save", "sqrt"):
+        with pytest.raises(UnboundLocalError, match="'i'"):
+            srcgrad.grad(two_loops_of_any_length, policy=policy)(SHORT, 0)
+    with pytest.raises(UnboundLocalError, match="'i'"):
+        srcgrad.jvp(two_loops_of_any_length, wrt=[0])(SHORT, 0, SHORT)
+    check(two_loops_of_any_length, (LONG, 0))  # the second loop's steps bind it
 
 
 def test_the_testers_values():
