@@ -7,9 +7,9 @@ fills a new dict, before its statement.  Each program: value bit for bit and
 gradient against central differences under every policy, jvp against
 differences, autograd where it runs the program; the comprehension at top
 level, in a loop, in a branch, in a helper (returned), with a condition, two
-generators, int keys, zip, a name of the function's own that the
-comprehension's variable shadows; one evaluated later (in a lambda) is
-refused, located.
+generators, int keys, zip, in loop and branch conditions, a name of the
+function's own that the comprehension's variable shadows; one evaluated later
+(in a lambda) is refused, located.
 """
 
 from __future__ import annotations
@@ -80,7 +80,18 @@ def zipped(x):
     return d["a"] * d["c"] - d["b"]
 
 
-PROGRAMS = [scaled_items, sgd_steps, in_the_loop, in_a_branch, filtered, int_keys, zipped]
+def in_conditions(x):  # in a while and an if test (run as written) and a call's argument
+    d = {"a": x[0], "b": x[1]}
+    n = 0
+    while {k: v * n for k, v in d.items()}["a"] < 1.0 and n < 5:
+        n += 1
+    if {k: -v for k, v in d.items()}["b"] > 0:
+        n += 1
+    return x[0] * n + sum({k: v ** 2 for k, v in d.items()}.values())
+
+
+PROGRAMS = [scaled_items, sgd_steps, in_the_loop, in_a_branch, filtered, int_keys, zipped,
+            in_conditions]
 
 
 @pytest.mark.parametrize("fn", PROGRAMS)
