@@ -249,7 +249,13 @@ _WARNED: "weakref.WeakKeyDictionary[object, set]" = weakref.WeakKeyDictionary()
 
 def warn_zero_gradients(fn, names) -> None:
     """Warn (:class:`ZeroGradientWarning`, at ``fn``'s definition) once per
-    function and argument that the gradient asked for is always zero."""
+    function and argument that the gradient asked for is always zero.  Not for
+    srcgrad's own generated code, differentiated again for a second derivative
+    (hvp's ``tangent_f``): the user never wrote that function and cannot call
+    ``explain`` on it (the user's function warns where its gradient is asked)."""
+    if (getattr(fn, "__module__", None) or "").startswith("srcgrad.generated.") \
+            or fn.__code__.co_filename.startswith("<srcgrad:"):
+        return
     warned = _WARNED.setdefault(fn, set())
     for name in names:
         if name in warned:
