@@ -56,6 +56,7 @@ from __future__ import annotations
 
 import functools
 import operator
+import re
 from dataclasses import dataclass, field
 
 import gast
@@ -295,7 +296,7 @@ def _check_aliases(program: ir.Program) -> None:
                 and paths.stale(later, stmt, other, order, loops, blocks)), None)
             if stale is None:
                 continue
-            message = _message(stmt, x, other, source, user)
+            message = _message(stmt, x, other, source, user, other in containers)
             augmented = not ir.is_update(stmt)
             stmt.updated = x  # what a run-time check tests
             parent = getattr(stmt, "item_parent", None)
@@ -419,12 +420,22 @@ def _holds_whole(other, d, holders, made, elements) -> bool:
     return True
 
 
-def _message(stmt, x, other, source, user) -> str:
+def _message(stmt, x, other, source, user, held=False) -> str:
     """What an update ``stmt`` of ``x`` that ``other`` sees is refused with, in the
     user's names: ``x`` for the ``x_1`` the compiler renamed it to, the user's
-    expression (``d['h']``, ``W[1:]``) for a temporary."""
+    expression (``d['h']``, ``W[1:]``) for a temporary.  ``held``: ``other`` is
+    a list, tuple or dict holding ``x`` (``lst.append(b); b[1] = v``), which
+    sees the write -- a copy of ``x`` would change what the program computes."""
     shown_x = getattr(stmt, "user_target", None) or user(x)
     shown_other = user(other)
+    if held and ir.is_update(stmt) and source is None and shown_other.isidentifier() \
+            and not re.fullmatch(r"t\d+", other) \
+            and getattr(stmt, "written_back", None) is None:  # (t1: a display of srcgrad's)
+        return (f"'{shown_x}' is updated in place while '{shown_other}', which holds it "
+                f"(or a view of it), is read afterwards; srcgrad cannot follow that "
+                f"change into '{shown_other}': write the element through "
+                f"'{shown_other}' ({shown_other}[i][...] = ...), or update '{shown_x}' "
+                f"before it is stored in '{shown_other}'")
     if getattr(stmt, "written_back", None) is not None:
         # r = y[1:]; r[0] = v written back (y[1:] = r): the user's r, not the base
         view, base, looped = stmt.written_back
