@@ -352,6 +352,28 @@ def test_a_callable_object_passed_last():
                  / 2e-6, rtol=1e-6)
 
 
+NET = Model([Dense(np.linspace(-1.0, 1.0, 15).reshape(3, 5), np.linspace(0.2, -0.2, 5)),
+             Dense(np.linspace(0.5, -0.5, 10).reshape(5, 2), np.zeros(2))])
+
+
+def global_model(x):  # a global callable model: its layers' classes known as it compiles
+    return np.sum(NET(x) ** 2)
+
+
+def _closing_over(model):
+    def closure(x):
+        return np.sum(np.sin(model(x)))
+    return closure
+
+
+closure_over_a_model = _closing_over(NET)
+
+
+@pytest.mark.parametrize("fn", [global_model, closure_over_a_model], ids=lambda f: f.__name__)
+def test_a_model_held_outside_is_followed(fn):
+    check(fn, (XS.copy(),))
+
+
 def test_callable_layers_are_differentiated_as_forward_layers_are():
     model = _model()
     same = ModelF([DenseF(layer.W, layer.b) for layer in model.layers])
