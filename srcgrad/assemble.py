@@ -72,9 +72,11 @@ class Function:
     body: list
     doc: str
     forward: list = field(default_factory=list)   # the forward sweep's statements in body
+    errstate: dict = field(default_factory=dict)  # np.errstate settings it runs under
 
     def source(self) -> str:
-        return function_source(self.name, self.params, self.defaults, self.body, self.doc)
+        return function_source(self.name, self.params, self.defaults, self.body, self.doc,
+                               self.errstate)
 
 
 class Assembler:

@@ -228,6 +228,7 @@ class Compilation:
             a.id for i, a in enumerate(self.parsed.node.args.args) if i in self.options.sequences)
         self.program = a_normal_form(self.parsed, self.receiver, self.options.callees,
                                      () if self.callee else self.options.object_classes)
+        self.program.errstate = self.parsed.errstate
         params = self.program.params
         self.program.float_params = {params[i] for i in self.floats if i < len(params)}
         self.program.int_params = set() if self.callee else {
@@ -524,6 +525,10 @@ class Compilation:
     @compiler_pass
     def emit(self):
         """Write the functions as Python source, comments included (ir/emit.py)."""
+        errstate = getattr(self.program, "errstate", None)
+        for f in self.functions:
+            if errstate and isinstance(f, Function):
+                f.errstate = errstate  # (with np.errstate(...) blocks: frontend/errstate.py)
         self.sources = [f.source() for f in self.functions]
 
     # -- one module --------------------------------------------------------------------------

@@ -235,6 +235,9 @@ def _bind_branch_names(lines: list[str]) -> None:
 
 def refusal(source: str, bindings: dict) -> str | None:
     """Why numba cannot compile the module, as far as its source shows; or None."""
+    if "\n    with np.errstate(" in source:  # (ir/emit.function_source)
+        return ("it runs under np.errstate, as the function's 'with' blocks ask, which "
+                "numba cannot compile")
     for name in INEXACT:
         if f"{name}(" in source:
             return (f"it calls {name}, which numba computes differently from Python "

@@ -37,6 +37,7 @@ import gast
 from ..errors import SourceNotFoundError, SrcGradError, UnsupportedSyntaxError
 from ..ir.syntax import walk
 from .foreign import native
+from .errstate import run_errstate_blocks
 from .fstrings import format_fstrings
 from .reachable import drop_unreachable
 from .unresolved import defer_unresolved
@@ -53,6 +54,8 @@ class ParsedFunction:
     filename: str
     resolver: "Resolver"
     lines: list[str] = field(default_factory=list)
+    #: the np.errstate settings of its ``with`` blocks (frontend/errstate.py)
+    errstate: dict = field(default_factory=dict)
 
     def error(self, cls, message: str, node=None) -> SrcGradError:
         """Build an error of class ``cls`` located at ``node``."""
@@ -223,11 +226,12 @@ def parse_function(fn) -> ParsedFunction:
             f"parameters (def {code.co_name}(x): ...), or differentiate the undecorated "
             f"function", node, filename)
     resolver = Resolver.for_function(target)
+    errstate = run_errstate_blocks(node, resolver, filename)
     drop_unreachable(node, resolver)
     defer_unresolved(node, resolver, filename)
     format_fstrings(node)
     all_lines = linecache.getlines(filename) or lines
-    return ParsedFunction(target, node, filename, resolver, all_lines)
+    return ParsedFunction(target, node, filename, resolver, all_lines, errstate)
 
 
 def _parse_lambda(target, filename) -> ParsedFunction:

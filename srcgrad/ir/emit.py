@@ -85,10 +85,13 @@ def block_lines(stmts, depth: int) -> list[str]:
     return lines
 
 
-def function_source(name: str, params: list[str], defaults: list, body, docstring: str) -> str:
+def function_source(name: str, params: list[str], defaults: list, body, docstring: str,
+                    errstate=None) -> str:
     """Source of ``def name(params): body`` with a docstring.
 
-    ``defaults`` are gast expressions for the trailing parameters' defaults.
+    ``defaults`` are gast expressions for the trailing parameters' defaults;
+    ``errstate``, NumPy's error settings the body runs under (the function's
+    ``with np.errstate(...)`` blocks, :mod:`..frontend.errstate`).
     """
     rendered = list(params)
     offset = len(params) - len(defaults)
@@ -102,7 +105,13 @@ def function_source(name: str, params: list[str], defaults: list, body, docstrin
         lines.append(f'{INDENT}"""{doc_lines[0]}')
         lines.extend((INDENT + d) if d else "" for d in doc_lines[1:])
         lines.append(f'{INDENT}"""')
-    lines.extend(block_lines(body, 1) if body else [])
+    if errstate and body:
+        settings = ", ".join(f"{k}={v!r}" for k, v in sorted(errstate.items()))
+        lines.append(f"{INDENT}with np.errstate({settings}):  # as in the function's own "
+                     f"'with' blocks: the same numbers, silenced warnings stay silent")
+        lines.extend(block_lines(body, 2))
+    else:
+        lines.extend(block_lines(body, 1) if body else [])
     return "\n".join(lines) + "\n"
 
 
