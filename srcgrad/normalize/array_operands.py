@@ -60,8 +60,9 @@ import inspect
 import gast
 import numpy as np
 
+from .. import ir
 from ..frontend.parse import MISSING, static_value
-from ..ir.syntax import load_name, walk
+from ..ir.syntax import constant, helper_ref, load_name, source_of, walk
 
 #: Parameter names NumPy gives its ``array_like`` operands (``np.where``'s
 #: ``condition, x, y``, ``np.linalg.solve``'s ``a, b``, ``np.max``'s ``a``,
@@ -192,13 +193,55 @@ class ArrayOperands:
                           right=self.as_array(node.right) if right else node.right)
         return gast.copy_location(made, node)
 
-    def written_as_array(self, target, value):
+    def written_as_array(self, target, value, stmt):
         """``y[0] = [a, b]`` -> ``y[0] = np.array([a, b])`` where ``y`` is certainly
-        a NumPy value; ``value`` itself otherwise."""
-        if is_display(value) and _carries_values(value) \
-                and self.certainly_numpy(target.value):
+        a NumPy value; ``value`` itself otherwise, after ``list_written(y, ...)``
+        where ``y`` may be an array too (not bound only to displays or
+        ``list()``/``dict()``): the located refusal, as the code runs, of a list
+        written into an array that srcgrad could not see was one."""
+        if not is_display(value) or not _carries_values(value):
+            return value
+        if self.certainly_numpy(target.value):
             return self.as_array(value)
+        base = target.value
+        if isinstance(base, gast.Name) and base.id in self.locals \
+                and base.id not in self.container_names() and base.id in self.env:
+            shown = source_of(target)
+            message = (f"'{shown} = [...]' writes a list into what is an array here, which "
+                       f"srcgrad could not tell when it compiled: write {shown} = "
+                       f"np.array([...])")
+            call = gast.Call(func=helper_ref("list_written"), args=[
+                ir.name(self.env[base.id]), gast.Constant(value=message, kind=None),
+                constant((self.parsed.filename, getattr(stmt, "lineno", None),
+                          getattr(stmt, "col_offset", None)))], keywords=[])
+            guard = gast.copy_location(gast.Expr(value=call), stmt)
+            guard.op = ir.Op(ir.OPAQUE, [], {}, stmt, "statement")
+            self.out.append(guard)
         return value
+
+    def container_names(self) -> set:
+        """The locals bound only to list, tuple or dict displays, comprehensions,
+        ``list(...)`` or ``dict(...)``: a display written into their item is
+        stored as it is."""
+        found = self.__dict__.get("_container_names")
+        if found is None:
+            bound, other = {}, set()
+            for node in walk(self.func):
+                if isinstance(node, gast.Assign):
+                    for t in node.targets:
+                        if isinstance(t, gast.Name):
+                            bound.setdefault(t.id, []).append(node.value)
+                elif isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+                    other.add(node.id)
+            other -= {t.id for node in walk(self.func) if isinstance(node, gast.Assign)
+                      for t in node.targets if isinstance(t, gast.Name)}
+            found = self._container_names = {
+                name for name, values in bound.items() if name not in other and all(
+                    isinstance(v, (gast.List, gast.Tuple, gast.Dict, gast.ListComp,
+                                   gast.DictComp))
+                    or isinstance(v, gast.Call) and isinstance(v.func, gast.Name)
+                    and v.func.id in ("list", "dict") for v in values)}
+        return found
 
     def certainly_numpy(self, node) -> bool:
         """Whether ``node``'s value is certainly an ndarray or a NumPy scalar

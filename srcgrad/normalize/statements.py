@@ -376,7 +376,7 @@ class Statements(ChainedWrites, CallWrites):
         elif isinstance(first, gast.Subscript) and self.written_view(first):  # y.T[1] = v
             self.view_assign(first, value, stmt)
         elif isinstance(first, gast.Subscript):  # y[0] = [a, b] of an array: array_operands.py
-            value = self.written_as_array(first, value)
+            value = self.written_as_array(first, value, stmt)
             self.setitem(first, self.atom(value), self.index(first.slice), stmt)
         else:
             raise self.error("assignment to an element or attribute (in-place update) "

@@ -32,6 +32,23 @@ _SCALARS = dict.fromkeys((float, int, complex, bool, np.bool_, np.float64, np.fl
                           np.int32, np.int16, np.int8, np.uint64, np.uint32, np.uint16, np.uint8))
 
 
+def list_written(target, message: str, where=None) -> None:
+    """Check ``y[i] = [a, b]`` where the compiler could not tell whether ``y``
+    is an array (normalize/array_operands.py writes the display as an array
+    where it can): into a list or dict the display is stored as it is, which
+    srcgrad follows; into an array NumPy makes an array of it, whose adjoint
+    would take the list for a sequence -- refused here, at the user's line,
+    before any derivative is computed.
+
+        >>> list_written([0.0, 1.0], "never raised")
+        >>> list_written(np.zeros((2, 2)), "write y[0] = np.array([...])")
+        Traceback (most recent call last):
+        srcgrad.errors.UnsupportedSyntaxError: write y[0] = np.array([...])
+    """
+    if isinstance(target, (np.ndarray, np.generic)):
+        raise error_at("UnsupportedSyntaxError", message, where)
+
+
 def unbroadcast(g, x):
     """Sum ``g`` down to the shape of ``x``, undoing NumPy broadcasting.
 

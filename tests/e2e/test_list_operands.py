@@ -176,3 +176,33 @@ def test_times_a_list_of_an_unknown_value_refused_located():
         srcgrad.grad(unknown_times_a_list)(X)
     assert info.value.lineno == unknown_times_a_list.__code__.co_firstlineno + 2
     assert "np.asarray" in str(info.value)
+
+
+def written_into_an_unknown(w):
+    y = w.copy()  # an array, which srcgrad cannot tell from a list of lists here
+    y[0] = [w[0, 0] * 2.0, w[1, 1] ** 2]
+    return np.sum(y ** 2)
+
+
+def test_a_list_written_into_an_unknown_array_is_refused_located():
+    # (was a raw, unlocated refusal from inside the adjoint)
+    w = np.array([[0.5, 1.0], [2.0, -1.0]])
+    for run in (lambda: srcgrad.grad(written_into_an_unknown)(w),
+                lambda: srcgrad.jvp(written_into_an_unknown, (w,), (np.ones((2, 2)),))):
+        with pytest.raises(srcgrad.UnsupportedSyntaxError) as info:
+            run()
+        assert info.value.lineno == written_into_an_unknown.__code__.co_firstlineno + 2
+        assert "np.array([...])" in str(info.value)
+
+
+def rows_of_a_list_of_lists(x):
+    grid = [[0.0, 0.0], [1.0, 1.0]]
+    grid[0] = [x[0], x[1] * x[2]]  # a list's item: no check, stays a list
+    return grid[0][1] * grid[1][0] + grid[0][0]
+
+
+def test_a_list_of_lists_row():
+    check(rows_of_a_list_of_lists, (X,))
+    gradient = srcgrad.grad(rows_of_a_list_of_lists)
+    gradient(X)
+    assert "list_written" not in gradient.source
