@@ -143,6 +143,11 @@ def _inlined(fn, fdef, call, local_names, fresh) -> list:
                                type_comment=None)], value=value, type_comment=None), call))
     for name in sorted(stored - set(renames)):
         renames[name] = fresh(name)
+    # in the order the call evaluates its arguments (h(b=f(), a=g()): f first), the
+    # defaults' constants after them
+    written = [id(a) for a in call.args] + [id(k.value) for k in call.keywords]
+    bindings.sort(key=lambda b: written.index(id(b.value)) if id(b.value) in written
+                  else len(written))
     rename = Renamer(renames)
     return [*_located(bindings, call), *(rename.visit(clone(s)) for s in fdef.body)]
 

@@ -9,9 +9,10 @@ parameter the caller passes a variable for written as that variable.  Each
 program: value bit for bit and gradient against central differences under
 every policy, jvp against differences, the caller's arrays left alone; the
 helper in a time loop, a branch, another helper, with a default, with a local
-named like the caller's variable, passed
-a view, the same array twice, the differentiated argument itself; hvp
-against differences of the gradient, autograd where it runs the program.
+named like the caller's variable, passed a view, the same array twice, the
+differentiated argument itself, keyword arguments out of order (evaluated in
+the order written); hvp against differences of the gradient, autograd where
+it runs the program.
 """
 
 from __future__ import annotations
@@ -115,7 +116,19 @@ def in_a_helper(x):  # the call inside a helper the function calls
     return layer(heat(x) * np.ones(2), x[0])[1]
 
 
-PROGRAMS = [heat, optimiser, logged, with_a_shadowed_name,
+def put_pair(buf, first, second):
+    buf[0] = first
+    buf[1] = second
+
+
+def keywords_out_of_order(x):  # the draws in the order written: second's first
+    rng = np.random.default_rng(1)
+    buf = np.zeros(2)
+    put_pair(buf, second=rng.normal() * x[0], first=rng.normal() * x[1])
+    return np.sum(buf * x[:2])
+
+
+PROGRAMS = [keywords_out_of_order, heat, optimiser, logged, with_a_shadowed_name,
             through_a_view, the_same_array_twice, the_argument_itself, in_a_helper]
 
 
