@@ -32,7 +32,9 @@ statement reads that dict:
 Sound because Python evaluates a dict comprehension exactly so: the first
 iterable in the enclosing scope, once, then each generator's items in order,
 the conditions, and key and value of each item (a later equal key replaces
-the value, as a store does), into a dict no other name holds.  The
+the value, as a store does), into a dict no other name holds; a key other
+than a name or a constant is computed into a name first, since a store
+evaluates its value before its target's key.  The
 comprehension's variables have their own scope: they get fresh names here,
 so the function's own ``k`` and ``v`` keep their values.  The rewrite needs
 statements before the one that holds the comprehension, which a
@@ -67,18 +69,27 @@ class DictComprehensions:
                     type_comment=None)], type_ignores=[]))):
                 renames.setdefault(name, self.fresh(name))
         rename = Renamer(renames)
-        store = gast.Assign(targets=[gast.Subscript(
-            value=clone(made), slice=rename.visit(clone(node.key)), ctx=gast.Store())],
-            value=rename.visit(clone(node.value)), type_comment=None)
-        stmt = gast.copy_location(store, node.key)
+        key = rename.visit(clone(node.key))
+        body = []
+        if not isinstance(key, (gast.Name, gast.Constant)):
+            # Python evaluates the key before the value, a store the value first
+            (key_store,), (key_load,) = self.names("key", 1)
+            body.append(gast.copy_location(gast.Assign(targets=[key_store], value=key,
+                                                       type_comment=None), node.key))
+            key = key_load
+        body.append(gast.copy_location(gast.Assign(targets=[gast.Subscript(
+            value=clone(made), slice=key, ctx=gast.Store())],
+            value=rename.visit(clone(node.value)), type_comment=None), node.key))
+        stmt = body
         for gen in reversed(node.generators):
             for cond in reversed(gen.ifs):
-                stmt = gast.copy_location(gast.If(test=rename.visit(clone(cond)), body=[stmt],
-                                                  orelse=[]), cond)
+                stmt = [gast.copy_location(gast.If(test=rename.visit(clone(cond)), body=stmt,
+                                                   orelse=[]), cond)]
             iterable = gen.iter if gen is node.generators[0] else rename.visit(clone(gen.iter))
-            stmt = gast.copy_location(gast.For(target=rename.visit(clone(gen.target)),
-                                               iter=iterable, body=[stmt], orelse=[],
-                                               type_comment=None), gen.target)
+            stmt = [gast.copy_location(gast.For(target=rename.visit(clone(gen.target)),
+                                                iter=iterable, body=stmt, orelse=[],
+                                                type_comment=None), gen.target)]
+        stmt = stmt[0]
         start = gast.Assign(targets=[made_store], value=gast.Dict(keys=[], values=[]),
                             type_comment=None)
         for new in (start, stmt):

@@ -7,9 +7,9 @@ fills a new dict, before its statement.  Each program: value bit for bit and
 gradient against central differences under every policy, jvp against
 differences, autograd where it runs the program; the comprehension at top
 level, in a loop, in a branch, in a helper (returned), with a condition, two
-generators, int keys, zip, in loop and branch conditions, a name of the
-function's own that the comprehension's variable shadows; one evaluated later
-(in a lambda) is refused, located.
+generators, int keys, keys drawn before their values, zip, in loop and branch
+conditions, a name of the function's own that the comprehension's variable
+shadows; one evaluated later (in a lambda) is refused, located.
 """
 
 from __future__ import annotations
@@ -90,8 +90,14 @@ def in_conditions(x):  # in a while and an if test (run as written) and a call's
     return x[0] * n + sum({k: v ** 2 for k, v in d.items()}.values())
 
 
+def drawn_keys(x):  # the key drawn before the value, as Python evaluates them
+    rng = np.random.default_rng(3)
+    d = {int(rng.integers(100)): rng.normal() * x[i] for i in range(3)}
+    return sum(k * v for k, v in d.items())
+
+
 PROGRAMS = [scaled_items, sgd_steps, in_the_loop, in_a_branch, filtered, int_keys, zipped,
-            in_conditions]
+            in_conditions, drawn_keys]
 
 
 @pytest.mark.parametrize("fn", PROGRAMS)
