@@ -214,7 +214,8 @@ class BuiltinForms:
             return self.comprehension(elt, [index_store], positions, node, gast.GeneratorExp)
         indexable = isinstance(items, (gast.Tuple, gast.List)) or (
             isinstance(items, gast.Name) and items.id in n.locals
-            and items.id not in n.params and items.id not in n.dict_names) or (
+            and items.id not in n.params and items.id not in n.dict_names
+            and not n.maybe_unindexable(items.id)) or (
             isinstance(items, gast.Call)
             and any(self.callee(items) is f for f in (range, list, tuple, sorted)))
         if not indexable:  # a dict's keys, an iterator: listed first

@@ -359,6 +359,22 @@ class ControlFlow:
                    and any(isinstance(t, gast.Name) and t.id == name for t in n.targets)
                    and self.makes_iterator(n.value) for n in walk(self.func))
 
+    def maybe_unindexable(self, name) -> bool:
+        """Whether a local variable may hold a dict, a set or another iterable a
+        loop cannot index by position: some binding of it is not certainly a
+        list, tuple or array (``params = init(x)``, ``b = a``, ``e = d.copy()``,
+        ``a, n = ...``, a loop's item).  A loop over it lists it first
+        (``sequence(params)``: a dict's keys, a list as it is); indexing a dict
+        by position read its values (findings R1-1)."""
+        bindings = [n for n in walk(self.func)
+                    if isinstance(n, (gast.Assign, gast.AnnAssign, gast.For))
+                    and name in ir.stored_names(n.target if isinstance(n, (gast.AnnAssign,
+                                                                           gast.For))
+                                                else gast.Tuple(elts=n.targets,
+                                                                ctx=gast.Store()))]
+        return any(isinstance(n, gast.For) or not _certainly_indexable(self, n, name)
+                   for n in bindings)
+
     def refuse_endless(self, it):
         """Refuse loops over iterators without end that srcgrad cannot run as a range."""
         callee = self.callee(it) if isinstance(it, gast.Call) else MISSING
@@ -572,14 +588,16 @@ class ControlFlow:
             unknown = seq.id in set(self.params) - getattr(self, "held_params", set()) \
                 or seq.id not in self.locals \
                 or seq.id in self.dict_names \
-                or self.bound_to_iterator(seq.id)  # a dict: a loop runs over its keys
+                or self.bound_to_iterator(seq.id) \
+                or self.maybe_unindexable(seq.id)  # a dict: a loop runs over its keys
         else:
             unknown = isinstance(seq, (gast.Attribute, gast.Call, gast.Subscript))
         if isinstance(seq, gast.Call) and (self.callee(seq) is keys_of) \
                 or getattr(seq, "indexable", False):  # keys_of(d), reversed(xs) as xs[::-1]
             unknown = False
         self.refuse_endless(seq)
-        if unknown and (not isinstance(seq, gast.Call) or self.makes_iterator(seq)):
+        if unknown and (not isinstance(seq, gast.Call) or self.makes_iterator(seq)
+                        or self.callee(seq) in (set, frozenset, dict)):  # (no positions)
             seq = gast.copy_location(gast.Call(func=helper_ref("sequence"), args=[seq],
                                                keywords=[]), seq)
         elif isinstance(seq, gast.Name) and seq.id not in assigned_names(
@@ -637,4 +655,23 @@ class ControlFlow:
         loop = gast.While(test=test, body=inner, orelse=[])
         loop.counter = counter
         self.out.append(gast.copy_location(loop, stmt))
+
+
+def _certainly_indexable(normaliser, binding, name) -> bool:
+    """Whether ``binding`` (an assignment) binds ``name`` to a list, tuple or array."""
+    targets = [binding.target] if isinstance(binding, gast.AnnAssign) else binding.targets
+    if not any(isinstance(t, gast.Name) and t.id == name for t in targets):
+        return False  # (a, n = ...: an item of something)
+    value = binding.value
+    if isinstance(value, (gast.List, gast.Tuple, gast.ListComp, gast.UnaryOp)):
+        return True
+    if isinstance(value, gast.BinOp):
+        return not isinstance(value.op, gast.BitOr)  # (d | e merges dicts)
+    if isinstance(value, gast.Subscript):
+        return isinstance(value.slice, gast.Slice)
+    if isinstance(value, gast.Call):
+        callee = normaliser.callee(value)
+        return callee in (list, tuple, sorted, range) or isinstance(callee, np.ufunc) \
+            or (getattr(callee, "__module__", None) or "").startswith("numpy")
+    return False
 

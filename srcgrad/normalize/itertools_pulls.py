@@ -113,6 +113,7 @@ class ItertoolsPulls:
         n = self.n
         if isinstance(expr, gast.Name) and expr.id in n.locals and expr.id not in n.params \
                 and expr.id not in n.dict_names and not n.bound_to_iterator(expr.id) \
+                and not n.maybe_unindexable(expr.id) \
                 and (inline or expr.id not in self.changed):  # (rebound in the body: bound)
             return expr
         if inline:

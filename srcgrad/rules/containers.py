@@ -307,7 +307,10 @@ def private_copy_(out, d_out, value):
 
 @adjoint(sum, "iterable", "start", name="sum")
 def sum_(out, d_out, iterable, start=0):
-    """``start`` is added like any element (``sum(xs, x0)``)."""
+    """``start`` is added like any element (``sum(xs, x0)``); ``sum(d)`` of a dict
+    adds its keys, which carry no derivative (findings R1-9)."""
+    if isinstance(iterable, dict):
+        return 0.0, unbroadcast(d_out, start)
     return ListCotangent([unbroadcast(d_out, x) for x in iterable]), unbroadcast(d_out, start)
 
 
@@ -315,7 +318,9 @@ def sum_(out, d_out, iterable, start=0):
 def sum_tangent(out, iterable, start=0, *, d_iterable, d_start):
     """The tangents broadcast against each other as the elements do; only a
     ``start`` other than the default 0 may widen the output further, and may
-    move itself (``sum(xs, x0)``)."""
+    move itself (``sum(xs, x0)``).  A dict's keys carry none."""
+    if isinstance(iterable, dict):
+        return zero_tangent(out), expand(d_start, out)
     if isinstance(start, int) and start == 0:
         return sum(d_iterable), d_start
     return expand(sum(d_iterable), out), expand(d_start, out)

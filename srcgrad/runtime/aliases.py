@@ -597,6 +597,11 @@ def unpacked(value, count: int, starred: bool = False, where=None) -> None:
         Traceback (most recent call last):
         ValueError: too many values to unpack (expected 2) (f.py, line 3, column 4)
     """
+    if isinstance(value, (dict, set, frozenset)):  # (unpacked by position below: R1-10)
+        kind = type(value).__name__
+        raise error_at("UnsupportedSyntaxError", f"unpacking a {kind} gives its "
+                       f"{'keys' if kind == 'dict' else 'elements'}, which srcgrad reads by "
+                       f"position: unpack list(...) of it", where)
     n = len(value)
     if n == count or (starred and n >= count):
         return
