@@ -431,9 +431,11 @@ def _message(stmt, x, other, source, user, held=False) -> str:
     if held and ir.is_update(stmt) and source is None and shown_other.isidentifier() \
             and not re.fullmatch(r"t\d+", other) \
             and getattr(stmt, "written_back", None) is None:  # (t1: a display of srcgrad's)
-        return (f"'{shown_x}' is updated in place while '{shown_other}', which holds it "
+        holder = f"'{shown_other}'" if shown_other != shown_x or other == x \
+            else f"another variable named '{shown_other}'"  # (a local function's 'out')
+        return (f"'{shown_x}' is updated in place while {holder}, which holds it "
                 f"(or a view of it), is read afterwards; srcgrad cannot follow that "
-                f"change into '{shown_other}': write the element through "
+                f"change into it: write the element through "
                 f"'{shown_other}' ({shown_other}[i][...] = ...), or update '{shown_x}' "
                 f"before it is stored in '{shown_other}'")
     if getattr(stmt, "written_back", None) is not None:
