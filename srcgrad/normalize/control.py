@@ -222,17 +222,23 @@ class ControlFlow:
         unbound = self.__dict__.setdefault("unbound_after_loops", set())
         if prior is not None and prior != index:
             # i = 0; for i in range(n): a loop that runs no step leaves i as it was
-            # (a raw UnboundLocalError where the loop bound a new name only: T3, F3-2)
+            # (a raw UnboundLocalError where the loop bound a new name only: T3, F3-2).
+            # Only then: an earlier loop's index may be unbound (read where Python
+            # reads it), and a value being differentiated (i = 2 * x[0]) gets the
+            # cotangent of the i read after the loop only where no step rebound it
+            # (findings R1-2: an unconditional copy, opaque, dropped it)
             kept = gast.copy_location(ir.assign(index, ir.name(prior)), target)
-            kept.op = ir.Op(ir.OPAQUE, [], {}, stmt, "loop index kept")
+            kept.op = ir.Op(operator.pos, [ir.name(prior)], {}, stmt, "assignment")
+            # (else: a number the loop's first step replaces, so that forward mode
+            # has a tangent for i_1 on both paths -- zero where the loop binds it)
+            zero = gast.Constant(value=0, kind=None)
+            placeholder = gast.copy_location(ir.assign(index, zero), target)
+            placeholder.op = ir.Op(operator.pos, [zero], {}, stmt, "assignment")
+            self.out.append(gast.copy_location(gast.If(
+                test=gast.UnaryOp(op=gast.Not(), operand=clone(range_atom)),
+                body=[kept], orelse=[placeholder]), target))
             if prior in unbound:
-                # an earlier loop's index, unbound if that loop ran no step: read only
-                # where this one runs none, as Python reads it then
-                kept = gast.copy_location(gast.If(
-                    test=gast.UnaryOp(op=gast.Not(), operand=clone(range_atom)),
-                    body=[kept], orelse=[]), target)
                 unbound.add(index)
-            self.out.append(kept)
         elif prior is None:
             unbound.add(index)  # unbound after a loop of no step, as in Python
         inner = self.nested(body)

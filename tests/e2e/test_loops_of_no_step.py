@@ -134,3 +134,37 @@ def test_a_name_only_the_loop_binds_is_unbound_after_no_step_as_in_python():
     with pytest.raises(UnboundLocalError):
         srcgrad.grad(first_bound_by_the_loop)(SHORT)
     check(first_bound_by_the_loop, (LONG,))
+
+
+def differentiated_before(x, m):
+    i = x[0] * 2.0
+    for i in range(m):
+        x = x * 1.5
+    return i * x[1]
+
+
+def differentiated_before_two_loops(x, m):
+    i = x[0] * 2.0
+    for i in range(m):
+        x = x * 1.5
+    for i in range(m - 1):
+        x = x * 1.25
+    return i * x[1]
+
+
+def differentiated_before_read_in_the_body(x, m):
+    i = x[0] * 2.0
+    s = 0.0
+    for i in range(m):
+        s = s + i * x[2]
+    return i * x[1] + s
+
+
+@pytest.mark.parametrize("m", [0, 1, 3])
+@pytest.mark.parametrize("fn", [differentiated_before, differentiated_before_two_loops,
+                                differentiated_before_read_in_the_body],
+                         ids=lambda f: f.__name__)
+def test_a_value_being_differentiated_left_by_a_loop_of_no_step(fn, m):
+    # i = 2 * x[0] survives a loop of no step: its cotangent reaches x[0] then, and
+    # only then (findings R1-2: the kept copy was opaque, the gradient dropped it)
+    check(fn, (LONG, m))
