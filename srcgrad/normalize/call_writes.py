@@ -78,6 +78,8 @@ class CallWrites:
                 or not isinstance(y, gast.Name) or y.id not in self.locals \
                 or y.id in self.params and y.id not in self.copied_params:
             return None
+        if isinstance(v, (gast.List, gast.Tuple)) and hasattr(self, "as_array"):
+            v = self.as_array(v)  # (ufunc.at makes an array of its values: findings R1-4)
         if not isinstance(index, gast.List) or not index.elts \
                 or not all(constant_of_int(e) is not None for e in index.elts):
             helper = {gast.Add: "added_at", gast.Sub: "subtracted_at",

@@ -123,3 +123,40 @@ def test_hvp_of_an_index_array_is_refused_located():
         srcgrad.hvp(index_array)(X, np.ones(3))
     assert info.value.lineno == index_array.__code__.co_firstlineno
     assert "multiplied_at_tangent" in str(info.value)
+
+
+def factors_a_display(x):
+    y = x * 1.0
+    np.multiply.at(y, np.array([0, 0]), [x[1], 2.0])
+    return np.sum(y ** 2)
+
+
+def factors_a_display_index_a_name(x):
+    y = x * 1.0
+    k = 2
+    np.multiply.at(y, [k, 0], [x[1], 2.0])
+    np.add.at(y, [k, 1], [x[3], x[0]])
+    return np.sum(y ** 2)
+
+
+def factors_a_display_in_a_while_loop(x):
+    y = x * 1.0
+    k = 0
+    while k < 3:
+        np.multiply.at(y, [k % 4, 0], [x[1] + 1.5, 1.1])
+        k += 1
+    return np.sum(y ** 2)
+
+
+def on_the_argument(x):
+    np.multiply.at(x, [2, 2], [x[0], x[3]])
+    return np.sum(x ** 2)
+
+
+@pytest.mark.parametrize("fn", [factors_a_display, factors_a_display_index_a_name,
+                                factors_a_display_in_a_while_loop, on_the_argument],
+                         ids=lambda f: f.__name__)
+def test_values_given_as_a_display(fn):
+    # ufunc.at makes an array of a list of values: a raw TypeError from
+    # runtime/scatter.py, or an unlocated refusal, before (findings R1-4)
+    check(fn, (np.array([0.7, -0.4, 1.3, 0.45]),))
