@@ -102,6 +102,13 @@ def _errstate_items(stmt, resolver, filename, settings) -> bool:
     return True
 
 
+def merge_errstate(into: dict, settings: dict) -> None:
+    """Add the settings of a function inlined into another (a helper's ``with
+    np.errstate`` blocks) to that function's, the quieter winning."""
+    for category, value in settings.items():
+        _merge(into, category, value)
+
+
 def _merge(settings, category, value) -> None:
     if category == "all":
         for each in _CATEGORIES[1:]:

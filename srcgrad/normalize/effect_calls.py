@@ -54,6 +54,7 @@ import types
 import gast
 
 from ..errors import SrcGradError
+from ..frontend.errstate import merge_errstate
 from ..frontend.fence import check as check_supported
 from ..frontend.linker import is_user_function
 from ..frontend.parse import parse_function
@@ -92,6 +93,7 @@ class EffectCalls:
             name=fn.__name__, args=parsed.node.args, body=body, decorator_list=[],
             returns=None, type_comment=None), parsed.node), parsed.filename)
         self.n.check_globals_seen(fdef, fn, call)
+        merge_errstate(self.n.parsed.errstate, parsed.errstate)  # (its with np.errstate)
         self.n.collect_free(call.func)  # bound and watched: a redefined helper regenerates
         inlining.append(fn)
         try:

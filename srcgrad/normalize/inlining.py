@@ -47,6 +47,7 @@ from .. import ir
 from ..errors import SrcGradError
 from ..frontend.fence import check as check_supported
 from ..frontend.linker import is_user_function
+from ..frontend.errstate import merge_errstate
 from ..frontend.parse import Resolver, located_error, parse_function
 from ..ir.syntax import Renamer, assigned_names, clone, is_docstring, load_name, walk
 from .jumps import structure
@@ -153,6 +154,7 @@ class Inlining:
         if (fn, rest) not in helpers:
             parsed = parse_function(fn)
             check_supported(parsed.node, parsed.filename, callee=True)
+            merge_errstate(self.parsed.errstate, parsed.errstate)  # (its with np.errstate)
             node = parsed.node
             body = node.body[1:] if len(node.body) > 1 and is_docstring(node.body[0]) \
                 else node.body
@@ -302,6 +304,7 @@ class Inlining:
                              f"srcgrad cannot inline it", call)
         parsed = parse_function(fn)
         check_supported(parsed.node, parsed.filename, callee=True)
+        merge_errstate(self.parsed.errstate, parsed.errstate)  # (its with np.errstate)
         node = parsed.node
         body = node.body[1:] if len(node.body) > 1 and is_docstring(node.body[0]) else node.body
         fdef = self.own_globals(fn, gast.FunctionDef(

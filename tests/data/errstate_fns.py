@@ -60,3 +60,14 @@ def other_context(x):
     with open(__file__) as handle:
         y = x * len(handle.read(1))
     return np.sum(y)
+
+
+def log_into(out, v):
+    with np.errstate(divide="ignore"):
+        out[:] = np.log(v)
+
+
+def helper_called_for_its_update(x):
+    u = np.zeros(4)
+    log_into(u, np.abs(x) + 0.5)
+    return np.sum(u * x)

@@ -25,7 +25,8 @@ P = np.array([0.0, 0.2, 0.5, 0.3])
 
 
 @pytest.mark.parametrize("fn", [fns.entropy, fns.in_a_loop, fns.in_a_branch,
-                                fns.through_a_helper, fns.nested], ids=lambda f: f.__name__)
+                                fns.through_a_helper, fns.nested,
+                                fns.helper_called_for_its_update], ids=lambda f: f.__name__)
 def test_every_policy_and_jvp_against_differences(fn):
     x = np.abs(X) if fn is fns.entropy else X
     check_every_policy(fn, (x,))
@@ -96,3 +97,10 @@ def test_refused_located(fn, words):
     assert words in str(err)
     assert os.path.basename(err.filename) == "errstate_fns.py" and err.lineno and \
         err.col is not None
+
+
+def test_an_inlined_helpers_blocks_hold_for_the_caller():
+    # a helper called for what it does to its argument is inlined: its blocks'
+    # settings become the caller's (findings R1-8: dropped, the warning came back)
+    source = srcgrad.grad(fns.helper_called_for_its_update).source
+    assert "    with np.errstate(divide='ignore'):" in source
