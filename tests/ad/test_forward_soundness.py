@@ -502,6 +502,11 @@ def test_every_runtime_helper_in_a_tangent_rule_has_rules():
 
     from srcgrad import runtime
     from srcgrad.rules import registry
+    # The one known gap, refused and located instead (hvp of np.multiply.at with an
+    # index array, b4efefa: the factors' tangent has no rule of its own;
+    # tests/e2e/test_multiply_at.py::test_hvp_of_an_index_array_is_refused_located
+    # checks the refusal).  Any other helper must have rules.
+    refused = {("multiplied_at_tangent", "multiplied_at")}
     lacking = set()
     for rule in registry.all_tangents().values():
         try:
@@ -514,7 +519,7 @@ def test_every_runtime_helper_in_a_tangent_rule_has_rules():
                 if not (registry.is_nondifferentiable(helper) or (
                         registry.lookup(helper) and registry.lookup_tangent(helper))):
                     lacking.add((node.id, rule.name))
-    assert not lacking, sorted(lacking)
+    assert not lacking - refused, sorted(lacking - refused)
 
 
 def test_hvp_through_periodic_interpolation_knots():
