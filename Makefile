@@ -21,9 +21,12 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(PY) examples/quickstart.py
 
-# Unit tests plus doctests in srcgrad/ (configured in pyproject.toml).
+# Unit tests plus doctests in srcgrad/ (configured in pyproject.toml), on two
+# processes (pytest-xdist; each has its own code cache, see tests/conftest.py).
+# TEST_JOBS=0 runs them in this process, as plain `python -m pytest` does.
+TEST_JOBS ?= 2
 test: $(STAMP)
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(TEST_JOBS)
 
 # Long property-based runs of the tests marked `fuzz`.  Exit status 5 means
 # "no tests collected", which is not a failure here.
