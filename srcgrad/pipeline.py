@@ -525,10 +525,8 @@ class Compilation:
     @compiler_pass
     def emit(self):
         """Write the functions as Python source, comments included (ir/emit.py)."""
-        errstate = getattr(self.program, "errstate", None)
-        for f in self.functions:
-            if errstate and isinstance(f, Function):
-                f.errstate = errstate  # (with np.errstate(...) blocks: frontend/errstate.py)
+        for f in self.functions:  # (with np.errstate(...) blocks: frontend/errstate.py)
+            f.errstate = getattr(self.program, "errstate", None) or {}
         self.sources = [f.source() for f in self.functions]
 
     # -- one module --------------------------------------------------------------------------

@@ -125,10 +125,7 @@ def _static(node, resolver):
         base = _static(node.value, resolver)
         return getattr(base, node.attr, None) if base is not None else None
     if isinstance(node, gast.Name):
-        try:
-            return resolver.lookup(node.id)
-        except Exception:  # (a local, an unbound name: not np.errstate)
-            return None
+        return resolver.lookup(node.id)  # (a sentinel for a name it does not know)
     return None
 
 

@@ -82,6 +82,7 @@ from ..ir.syntax import (
 )
 from ..runtime import keys_of
 from .jumps import contains
+from .indexable import maybe_unindexable
 
 
 def call_to(name, *args):
@@ -366,30 +367,8 @@ class ControlFlow:
                    and self.makes_iterator(n.value) for n in walk(self.func))
 
     def maybe_unindexable(self, name) -> bool:
-        """Whether a local variable may hold a dict, a set or another iterable a
-        loop cannot index by position: some binding of it is not certainly a
-        list, tuple or array (``params = init(x)``, ``b = a``, ``e = d.copy()``,
-        ``a, n = ...``, a loop's item).  A loop over it lists it first
-        (``sequence(params)``: a dict's keys, a list as it is); indexing a dict
-        by position read its values (findings R1-1).  A list or tuple argument
-        copied at the entry to follow its items (held_items.py) is one."""
-        return self._maybe_unindexable(name, set())
-
-    def _maybe_unindexable(self, name, seen) -> bool:
-        if name in getattr(self, "held_params", ()) \
-                or name in getattr(self, "sequence_params", ()) or name in seen:
-            return False  # (a list or tuple passed: the call's specialisation knows)
-        seen.add(name)
-        if name in self.params:
-            return True
-        bindings = [n for n in walk(self.func)
-                    if isinstance(n, (gast.Assign, gast.AnnAssign, gast.For))
-                    and name in ir.stored_names(n.target if isinstance(n, (gast.AnnAssign,
-                                                                           gast.For))
-                                                else gast.Tuple(elts=n.targets,
-                                                                ctx=gast.Store()))]
-        return any(isinstance(n, gast.For) or not _certainly_indexable(self, n, name, seen)
-                   for n in bindings)
+        """Whether a loop must list the local ``name`` first (:mod:`.indexable`)."""
+        return maybe_unindexable(self, name)
 
     def refuse_endless(self, it):
         """Refuse loops over iterators without end that srcgrad cannot run as a range."""
@@ -671,25 +650,4 @@ class ControlFlow:
         loop = gast.While(test=test, body=inner, orelse=[])
         loop.counter = counter
         self.out.append(gast.copy_location(loop, stmt))
-
-
-def _certainly_indexable(normaliser, binding, name, seen) -> bool:
-    """Whether ``binding`` (an assignment) binds ``name`` to a list, tuple or array."""
-    targets = [binding.target] if isinstance(binding, gast.AnnAssign) else binding.targets
-    if not any(isinstance(t, gast.Name) and t.id == name for t in targets):
-        return False  # (a, n = ...: an item of something)
-    value = binding.value
-    if isinstance(value, gast.Name):  # b = a (an inlined helper's parameter): as a is
-        return not normaliser._maybe_unindexable(value.id, seen)
-    if isinstance(value, (gast.List, gast.Tuple, gast.ListComp, gast.UnaryOp)):
-        return True
-    if isinstance(value, gast.BinOp):
-        return not isinstance(value.op, gast.BitOr)  # (d | e merges dicts)
-    if isinstance(value, gast.Subscript):
-        return isinstance(value.slice, gast.Slice)
-    if isinstance(value, gast.Call):
-        callee = normaliser.callee(value)
-        return callee in (list, tuple, sorted, range) or isinstance(callee, np.ufunc) \
-            or (getattr(callee, "__module__", None) or "").startswith("numpy")
-    return False
 
