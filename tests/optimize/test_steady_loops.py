@@ -282,6 +282,24 @@ def _compiled(monkeypatch, fn, with_pass, **options):
     return namespace, namespace[made.entries[0]], made.source
 
 
+def _with_and_without(monkeypatch, fn, args, what, counting, **options):
+    """Run ``fn``'s generated code with the pass and without it on copies of
+    ``args``: the value is the function's own and both runs agree bit for bit.
+    Returns the source with the pass, the helper calls ``counting`` saw and
+    the gradient."""
+    namespace, with_pass, source = _compiled(monkeypatch, fn, True, **options)
+    _, without, _ = _compiled(monkeypatch, fn, False, **options)
+    counts: dict = {}
+    counting(namespace, counts)
+    value, grad = with_pass(*[np.copy(a) for a in args])
+    value0, grad0 = without(*[np.copy(a) for a in args])
+    policy = options["policy"]
+    assert_bit_identical(value, pure(fn)(*args), f"{what}, {policy!r}")
+    assert_bit_identical(value0, value, f"{what}, {policy!r}")
+    assert_bit_identical(grad, grad0, f"{what}, {policy!r}")
+    return source, counts, grad
+
+
 def _counting(namespace, counts):
     """Count the calls of the helpers the fast loop writes out."""
     for name in ("unbroadcast", "matmul_grad_a"):
@@ -298,16 +316,8 @@ def test_gradients_are_bit_identical_to_the_loop_with_its_checks(monkeypatch, wh
                                                                  wrt, fast):
     for policy in POLICIES:
         options = dict(mode="value_and_grad", wrt=wrt, policy=policy)
-        namespace, with_pass, source = _compiled(monkeypatch, fn, True, **options)
-        _, without, _ = _compiled(monkeypatch, fn, False, **options)
+        source, counts, grad = _with_and_without(monkeypatch, fn, args, what, _counting, **options)
         assert ("steady_tape(" in source) <= (policy in FAST), (what, policy)
-        counts: dict = {}
-        _counting(namespace, counts)
-        value, grad = with_pass(*[np.copy(a) for a in args])
-        value0, grad0 = without(*[np.copy(a) for a in args])
-        assert_bit_identical(value, pure(fn)(*args), f"{what}, {policy!r}")
-        assert_bit_identical(value0, value, f"{what}, {policy!r}")
-        assert_bit_identical(grad, grad0, f"{what}, {policy!r}")
         if fast and policy in FAST:   # the guard held: no helper ran in the loop
             assert "steady_tape(" in source and "matmul_grad_a" not in counts, (what, counts)
         if fast is False and "steady_tape(" in source and len(args[2]):
@@ -606,15 +616,8 @@ def test_an_attribute_of_a_loop_invariant_array_in_the_loop(monkeypatch, what, f
     args = make(np.random.default_rng(18))
     for policy in POLICIES:
         options = dict(mode="value_and_grad", wrt=wrt, single=False, policy=policy)
-        namespace, with_pass, source = _compiled(monkeypatch, fn, True, **options)
-        _, without, _ = _compiled(monkeypatch, fn, False, **options)
-        counts: dict = {}
-        _counting_all(namespace, counts)
-        value, grad = with_pass(*[np.copy(a) for a in args])
-        value0, grad0 = without(*[np.copy(a) for a in args])
-        assert_bit_identical(value, pure(fn)(*args), f"{what}, {policy!r}")
-        assert_bit_identical(value0, value, f"{what}, {policy!r}")
-        assert_bit_identical(grad, grad0, f"{what}, {policy!r}")
+        source, counts, grad = _with_and_without(monkeypatch, fn, args, what, _counting_all,
+                                           **options)
         if fast and policy in FAST:   # the guard held: no helper ran in the loop
             assert "steady_tape(" in source and not counts, (what, policy, counts)
         if fast is False and "steady_tape(" in source:
