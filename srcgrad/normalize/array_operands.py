@@ -20,11 +20,15 @@ never a guess (a list stays a list wherever it could be one):
   (:meth:`ArrayOperands.certainly_numpy`: a global array, ``np.zeros(...)``,
   a ufunc's result, ...), and an operand of ``-``, ``/``, ``//``, ``**`` or
   ``@`` beside a name, item or call: a list has none of those operators, so
-  Python runs them only through the other operand's NumPy method (beside a
-  list there, Python raises TypeError where the generated code computes
-  NumPy's arithmetic: a program that fails either way, never a gradient of
-  one that runs); beside a number they stay as written (Python's TypeError),
-  and ``+`` and ``*`` beside anything else may concatenate or repeat;
+  Python runs them only through the other operand's NumPy method; beside a
+  number they stay as written (Python's TypeError), and ``+`` and ``*``
+  beside anything else may concatenate or repeat.  Where the other operand
+  is not certainly an ndarray (an argument, a NumPy scalar, which repeats a
+  list under ``*``), ``display_operand`` checks it first as the code runs
+  (runtime/elementwise.py): beside a list, a tuple or a number it raises
+  Python's TypeError, as the function does (R1-5: ``[a, b] - lst`` and
+  ``[a, b] ** n`` ran NumPy's arithmetic), beside any other value that gives
+  no array a located refusal;
 - the value written into an element or slice of a local that is certainly a
   NumPy value (``y = np.zeros(...)``; ``y[0] = [...]``); a list's item
   written with a display stays a list.
@@ -63,6 +67,7 @@ import numpy as np
 from .. import ir
 from ..frontend.parse import MISSING, static_value
 from ..ir.syntax import constant, helper_ref, load_name, source_of, walk
+from .iterators import builtin_ref
 
 #: Parameter names NumPy gives its ``array_like`` operands (``np.where``'s
 #: ``condition, x, y``, ``np.linalg.solve``'s ``a, b``, ``np.max``'s ``a``,
@@ -83,6 +88,12 @@ ARRAY_MAKERS = frozenset(id(f) for f in (
     np.tile, np.stack, np.concatenate, np.hstack, np.vstack, np.outer, np.reshape))
 
 _NO_LIST_OPERATORS = (gast.Sub, gast.Div, gast.FloorDiv, gast.Pow, gast.MatMult)
+
+#: Each binary operator's symbol (runtime/elementwise.display_operand's key)
+_SYMBOLS = {gast.Sub: "-", gast.Div: "/", gast.FloorDiv: "//", gast.Pow: "**",
+            gast.MatMult: "@", gast.Add: "+", gast.Mult: "*", gast.Mod: "%",
+            gast.LShift: "<<", gast.RShift: ">>", gast.BitOr: "|", gast.BitXor: "^",
+            gast.BitAnd: "&"}
 
 
 def is_display(node) -> bool:
@@ -180,7 +191,11 @@ class ArrayOperands:
     def operands_as_arrays(self, node):
         """``M @ [a, b]`` -> ``M @ np.array([a, b])``, ``x - [a, b]``, and ``y *
         [a, b]`` for ``y`` certainly a NumPy value: the operand NumPy makes of
-        the display (module docstring).  ``node`` itself where nothing changes."""
+        the display (module docstring).  ``node`` itself where nothing changes.
+        Where the other operand is not certainly an ndarray, the result's
+        ``checked_display`` says whether the display is the left operand, and
+        the sources of the operation and of the other operand:
+        :meth:`display_checked` puts the run-time check before it."""
         left, right = is_display(node.left), is_display(node.right)
         if left == right:
             return node
@@ -191,7 +206,33 @@ class ArrayOperands:
             return node
         made = gast.BinOp(left=self.as_array(node.left) if left else node.left, op=node.op,
                           right=self.as_array(node.right) if right else node.right)
+        if not self.certainly_numpy(other, arrays=True):
+            made.checked_display = (left, source_of(node), source_of(other))
         return gast.copy_location(made, node)
+
+    def display_checked(self, node, left, right) -> None:
+        """Before ``[a, b] - y`` written as ``np.array([a, b]) - y`` (``left`` and
+        ``right`` the atoms of the two operands), where ``y`` may be no
+        ndarray: ``display_operand('-', list, y, ...)``, which raises Python's
+        TypeError where ``y`` is a list, a tuple or a number, as the function
+        raises it, or refuses, located, any other value NumPy does not take
+        beside the list (runtime/elementwise.py)."""
+        display_first, shown, other = node.checked_display
+        display = node.left if display_first else node.right  # np.array([...]) now
+        kind = builtin_ref("list" if isinstance(display.args[0], gast.List) else "tuple")
+        symbol = _SYMBOLS[type(node.op)]
+        message = (f"srcgrad compiled '{shown}' as NumPy's arithmetic on the array made of "
+                   f"the {kind.id}, but '{other}' holds a value beside which Python makes no "
+                   f"such array: write np.array(...) where an array is meant")
+        operands = (kind, right) if display_first else (left, kind)
+        call = gast.Call(func=helper_ref("display_operand"), args=[
+            gast.Constant(value=symbol, kind=None), *operands,
+            gast.Constant(value=message, kind=None),
+            constant((self.parsed.filename, getattr(node, "lineno", None),
+                      getattr(node, "col_offset", None)))], keywords=[])
+        guard = gast.copy_location(gast.Expr(value=call), node)
+        guard.op = ir.Op(ir.OPAQUE, [], {}, node, "statement")
+        self.out.append(guard)
 
     def written_as_array(self, target, value, stmt):
         """``y[0] = [a, b]`` -> ``y[0] = np.array([a, b])`` where ``y`` is certainly
@@ -243,35 +284,40 @@ class ArrayOperands:
                     and v.func.id in ("list", "dict") for v in values)}
         return found
 
-    def certainly_numpy(self, node) -> bool:
+    def certainly_numpy(self, node, arrays=False) -> bool:
         """Whether ``node``'s value is certainly an ndarray or a NumPy scalar
         (whose item write raises, with a list or an array alike): a global
         array, a call of :data:`ARRAY_MAKERS` or a ufunc, ``.copy()`` or
         arithmetic of such values, or a local name every binding of which is
-        one (:meth:`numpy_names`)."""
+        one (:meth:`numpy_names`).  With ``arrays``, certainly an ndarray
+        (beside which NumPy makes an array of a list whatever the operator): a
+        ufunc's result or arithmetic may be a scalar (of a 0-d array too)."""
         if isinstance(node, gast.Name) and node.id in self.locals:
-            return node.id in self.numpy_names()
+            return node.id in self.numpy_names(arrays)
         if isinstance(node, (gast.Name, gast.Attribute)):
             value = static_value(node, self.parsed.resolver, self.locals)
-            if isinstance(value, (np.ndarray, np.generic)):
+            if isinstance(value, np.ndarray if arrays else (np.ndarray, np.generic)):
                 return True
         if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
                 and node.func.attr == "copy" and not node.args:
-            return self.certainly_numpy(node.func.value)
+            return self.certainly_numpy(node.func.value, arrays)
         if isinstance(node, gast.Call) and isinstance(node.func, (gast.Name, gast.Attribute)):
             prim = self.callee(node)
-            return prim is not MISSING and (isinstance(prim, np.ufunc) or id(prim) in ARRAY_MAKERS)
-        if isinstance(node, gast.BinOp) and not isinstance(node.op, gast.Mod):
+            return prim is not MISSING and (
+                id(prim) in ARRAY_MAKERS or not arrays and isinstance(prim, np.ufunc))
+        if isinstance(node, gast.BinOp) and not isinstance(node.op, gast.Mod) and not arrays:
             sides = (node.left, node.right)
             return any(self.certainly_numpy(s) for s in sides) and all(
                 self.certainly_numpy(s) or isinstance(s, gast.Constant) and isinstance(
                     s.value, (int, float)) for s in sides)
         return False
 
-    def numpy_names(self) -> set:
+    def numpy_names(self, arrays=False) -> set:
         """The locals every binding of which (``y = value``; ``y op= v`` keeps an
-        array one) is certainly a NumPy value: a greatest fixed point."""
-        found = self.__dict__.get("_numpy_names")
+        array one) is certainly a NumPy value (with ``arrays``, an ndarray): a
+        greatest fixed point."""
+        key = "_array_names" if arrays else "_numpy_names"
+        found = self.__dict__.get(key)
         if found is not None:
             return found
         values, simple = {}, set()
@@ -285,12 +331,13 @@ class ArrayOperands:
                 simple.add(id(node.target))
         other = {n.id for n in walk(self.func) if isinstance(n, gast.Name)
                  and not isinstance(n.ctx, gast.Load) and id(n) not in simple}
-        found = self._numpy_names = set(values) - set(self.params) - other
+        found = set(values) - set(self.params) - other
+        setattr(self, key, found)
         changed = True
         while changed:
             changed = False
             for name in sorted(found):
-                if not all(self.certainly_numpy(v) for v in values[name]):
+                if not all(self.certainly_numpy(v, arrays) for v in values[name]):
                     found.discard(name)
                     changed = True
         return found

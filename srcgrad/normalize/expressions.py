@@ -303,6 +303,8 @@ class Expressions:
         if isinstance(node, gast.BinOp):
             node = self.operands_as_arrays(node)  # M @ [a, b]: array_operands.py
             left, right = self.atom(node.left), self.atom(node.right)
+            if hasattr(node, "checked_display"):
+                self.display_checked(node, left, right)
             prim = BINOPS[type(node.op)]
             return gast.BinOp(left=left, op=node.op, right=right), \
                 ir.Op(prim, [left, right], {}, node, OP_LABELS.get(prim, prim.__name__))

@@ -76,6 +76,7 @@ from .decompositions import (
 from .errors import error_at
 from .elementwise import (
     GradSite,
+    display_operand,
     grad_seed,
     in_place,
     list_written,
@@ -340,6 +341,7 @@ __all__ = [
     "unbroadcast",
     "in_place",
     "list_written",
+    "display_operand",
     "unreduce",
     "average_grads", "average_jvp", "corrcoef_grads", "corrcoef_jvp", "cov_grads",
     "cov_jvp", "in_dtype_of", "multi_dot_grads", "multi_dot_jvp", "quantile_grad",

@@ -19,6 +19,7 @@ a differentiated function: identities, whose rules act on the cotangent.
 from __future__ import annotations
 
 import inspect
+import operator
 
 import numpy as np
 
@@ -47,6 +48,44 @@ def list_written(target, message: str, where=None) -> None:
     """
     if isinstance(target, (np.ndarray, np.generic)):
         raise error_at("UnsupportedSyntaxError", message, where)
+
+
+#: The operators after which srcgrad may take a list display for an array (a
+#: list has none of the first five; the others beside a NumPy value): the name
+#: of each one's function in :mod:`operator`
+_DISPLAY_OPERATORS = {"-": "sub", "/": "truediv", "//": "floordiv", "**": "pow", "@": "matmul",
+                      "+": "add", "*": "mul", "%": "mod", "<<": "lshift", ">>": "rshift",
+                      "|": "or_", "^": "xor", "&": "and_"}
+
+
+def display_operand(symbol: str, left, right, message: str, where=None) -> None:
+    """Check ``[a, b] - y`` (``symbol`` ``'-'``; the display's side given as its
+    type, ``list`` or ``tuple``, the other as the value ``y``) where the
+    compiler wrote the display as ``np.array([a, b])``, what NumPy makes of it
+    beside an array, but could not tell that ``y`` is one.  Beside an ndarray
+    nothing is raised.  Beside anything else the operator on an empty display
+    gives Python's own answer, which depends on the types alone: its TypeError
+    (``[a, b] - [1.0, 2.0]``, ``[a, b] ** 2``) is raised as the function raises
+    it, a NumPy scalar's array is NumPy's value too; any other result
+    (``[a, b] * np.int64(2)`` repeats the list, a user's ``__rsub__``) is one
+    srcgrad did not generate: refused, located, with ``message``.
+
+        >>> display_operand("-", list, np.ones(2), "never raised")
+        >>> display_operand("-", list, np.float64(1.0), "never raised")
+        >>> display_operand("**", list, 2, "never raised")
+        Traceback (most recent call last):
+        TypeError: unsupported operand type(s) for ** or pow(): 'list' and 'int'
+    """
+    display_first = isinstance(left, type)
+    other = right if display_first else left
+    if isinstance(other, np.ndarray):
+        return
+    if type(other).__module__ in ("builtins", "numpy"):
+        apply = getattr(operator, _DISPLAY_OPERATORS[symbol])
+        made = apply(left(), other) if display_first else apply(other, right())
+        if isinstance(made, np.ndarray):
+            return
+    raise error_at("UnsupportedSyntaxError", message, where)
 
 
 def unbroadcast(g, x):
