@@ -31,6 +31,8 @@ from ..runtime import (
     attribute_grad,
     cotangent_at,
     cotangent_part,
+    dict_cotangent,
+    dict_tangent,
     field_cotangents,
     elements_cotangent,
     expand,
@@ -230,6 +232,32 @@ def dict_copy(out, d_out, mapping):
 def dict_copy_tangent(out, mapping, *, d_mapping):
     """A new dict of the same tangents, as the value is one of the same items."""
     return snapshot(d_mapping)
+
+
+@adjoint(dict, "iterable", name="dict")
+def dict_(out, d_out, iterable):
+    """``dict(items)`` where the compiler cannot tell what ``items`` is (a
+    parameter, a helper's result; a dict it can see is a ``dict copy``): a
+    mapping's copy passes the cotangent through, pairs give each kept pair's
+    value its key's, as ``dict`` decides when it runs (runtime/dicts.py)."""
+    return dict_cotangent(d_out, iterable)
+
+
+@tangent(dict, "iterable", name="dict")
+def dict_tangent_(out, iterable, *, d_iterable):
+    return dict_tangent(d_iterable, iterable)
+
+
+@linear(dict_cotangent, "g", name="dict_cotangent")
+def dict_cotangent_(out, d_out, g, items):
+    """Linear in ``g``: its transpose takes a cotangent of ``items`` to one of
+    the dict, as the tangent rule of ``dict`` does (second order)."""
+    return dict_tangent(d_out, items)
+
+
+@linear(dict_tangent, "t", name="dict_tangent")
+def dict_tangent__(out, d_out, t, items):
+    return dict_cotangent(d_out, items)
 
 
 @adjoint(merged, "a", "b", name="dict merge")

@@ -20,6 +20,7 @@ generated code names one place:
 - :mod:`.summed_products`: adjoints of a matrix product summed whole
   (``np.sum(a @ b)``), without the product;
 - :mod:`.structures`: cotangents of lists, tuples, dicts and objects;
+- :mod:`.dicts`: ``dict(items)`` of a mapping or of pairs, decided as it runs;
 - :mod:`.owned_lists`: a list's cotangent the adjoint sweep owns, popped in place;
 - :mod:`.gradients`: the gradients handed back (``grad_like``);
 - :mod:`.forward`: tangents, for forward mode;
@@ -73,6 +74,7 @@ from .decompositions import (
     qr_grad,
     svd_grad,
 )
+from .dicts import dict_cotangent, dict_tangent
 from .errors import error_at
 from .elementwise import (
     GradSite,
@@ -461,6 +463,7 @@ __all__ = [
     "StepTerms",
     "written_cotangent", "written_tangent",
     "restore_part", "slice_written_cotangent", "slice_kept_cotangent",
+    "dict_cotangent", "dict_tangent",
     "replaced", "replaced_cotangents", "replaced_tangent",
     "merged", "merge_cotangent", "merge_tangent", "array_attribute_read",
 ]

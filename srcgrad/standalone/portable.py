@@ -45,6 +45,7 @@ from ..runtime import accumulate as runtime_accumulate
 from ..runtime import aliases as runtime_aliases
 from ..runtime import anomaly as runtime_anomaly
 from ..runtime import decompositions as runtime_decompositions
+from ..runtime import dicts as runtime_dicts
 from ..runtime import elementwise as runtime_elementwise
 from ..runtime import errors as runtime_errors
 from ..runtime import forward as runtime_forward
@@ -72,7 +73,7 @@ MAX_ARRAY_LITERAL = 10_000
 #: Where helpers live, in the order their copies are written (a module after
 #: those it imports from; the package itself, a facade, last).
 _HOMES = (exported_errors, runtime_namespaces, runtime_state, structures, runtime_owned_lists,
-          runtime_forward,
+          runtime_forward, runtime_dicts,
           runtime_gradients,
           runtime_aliases, runtime_anomaly, runtime_elementwise, runtime_linalg,
           runtime_decompositions,

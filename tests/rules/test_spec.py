@@ -318,6 +318,8 @@ def test_every_rule_has_an_entry():
     tested.add(id(srcgrad.runtime.tangent_attr))  # reads a tangent object: test_higher.py
     # dicts in, dicts out (a | b): the end-to-end tests of e2e/test_containers_more.py, hvp too
     tested |= {id(srcgrad.runtime.merged), id(srcgrad.runtime.merge_tangent)}
+    # dict(items) of a mapping or pairs, a dict out: e2e/test_dict_calls.py, hvp too
+    tested |= {id(dict), id(srcgrad.runtime.dict_cotangent), id(srcgrad.runtime.dict_tangent)}
     # a dict out, dict.fromkeys(keys, v): tests/api/test_located_user_mistakes.py, both modes
     tested |= {id(p) for t in (registry.all_rules(), registry.all_tangents()) for p in t
                if p == dict.fromkeys}
