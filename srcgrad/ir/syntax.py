@@ -200,6 +200,28 @@ def walk(node) -> list:
     return todo
 
 
+#: The statements that hold statements (a body, a handler's); any other one, simple,
+#: holds expressions alone, so :func:`statements_in` of it is itself.
+_COMPOUND_STATEMENTS = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.For,
+                        gast.AsyncFor, gast.While, gast.If, gast.With, gast.AsyncWith,
+                        gast.Try, *((gast.Match,) if hasattr(gast, "Match") else ()),
+                        *((gast.TryStar,) if hasattr(gast, "TryStar") else ()))
+
+
+def statements_in(stmt) -> list:
+    """The statements of :func:`walk` of ``stmt``, in its order, without walking a
+    simple statement's expressions (the late passes ask it of every statement of
+    a long sweep, where nearly all are simple assignments).
+
+        >>> loop = gast.parse("for i in r:\\n    a = i\\n    if a:\\n        b = a").body[0]
+        >>> [type(s).__name__ for s in statements_in(loop)]
+        ['For', 'Assign', 'If', 'Assign']
+    """
+    if not isinstance(stmt, _COMPOUND_STATEMENTS):
+        return [stmt]
+    return [node for node in walk(stmt) if isinstance(node, gast.stmt)]
+
+
 def clone(node):
     """A deep copy of a gast tree that shares, not copies, the objects the passes
     attach to nodes (a resolved helper, a bound array): only the syntax is new."""

@@ -76,7 +76,7 @@ from __future__ import annotations
 import gast
 
 from .. import ir
-from ..ir.syntax import walk
+from ..ir.syntax import statements_in, walk
 
 #: The functions of ``math`` that return a float for float (or int) arguments.
 FLOAT_MATH = frozenset({
@@ -96,6 +96,8 @@ def return_floats(body: list, floats, params=None, ints=()) -> list:
     those it is specialised for as Python ints, ``params`` all of them (by
     default ``floats``).  The return statements are changed in
     place; ``body`` is returned."""
+    if not floats:  # (before the walk: no Python-float parameter, nothing to do)
+        return body
     returns = [s for s in _statements(body) if isinstance(s, gast.Return)
                and s.value is not None]
     calls = [(stmt, node) for stmt in returns for node in walk(stmt.value) if _is_grad_like(node)]
@@ -180,7 +182,7 @@ _LOOP = object()
 def _statements(body) -> list:
     """Every statement in ``body``, at any depth (a loop's, a branch's, a
     ``with``'s or ``try``'s body), in order."""
-    return [node for stmt in body for node in walk(stmt) if isinstance(node, gast.stmt)]
+    return [node for stmt in body for node in statements_in(stmt)]
 
 
 def _stores(node) -> list[str]:

@@ -123,10 +123,11 @@ def update_in_place(stmts, cotangents, skip=frozenset(), scalars=frozenset(),
     sweep's statements are rewritten as well.
     ``stmts`` is changed in place and returned."""
     skip = set(skip)
+    walks = [walk(stmt) for stmt in stmts]  # (each statement's nodes, for both steps)
     if classes:
-        keep_scalar(stmts, skip, classes)
+        keep_scalar(stmts, skip, classes, walks)
     _block(stmts, set(cotangents) | set(values), set() if values else skip, set(),
-           set(scalars))
+           set(scalars), walks)
     return stmts
 
 
@@ -180,7 +181,7 @@ def steady_classes(program, classes) -> dict:
             if n in steady and (c == SCALAR or c in steady)}
 
 
-def keep_scalar(stmts, skip, classes) -> None:
+def keep_scalar(stmts, skip, classes, walks=None) -> None:
     """``d = unreduce(g, x)`` -> ``d = unreduced(g, x)``, ``g`` kept a scalar,
     where every reader of ``d`` is an elementwise ``+ - * /`` whose other
     operand has ``x``'s shape: the broadcast array of ``x``'s size is never
@@ -198,6 +199,8 @@ def keep_scalar(stmts, skip, classes) -> None:
     scalar broadcasts against it to the
     very shape ``x``'s array had; and a NumPy scalar promotes as an array of
     its dtype (NumPy 2, NEP 50: the helper keeps ``unreduce`` otherwise).
+    ``walks``: :func:`walk` of each statement, where the caller has them (those
+    of the statements rewritten here are made again).
 
         >>> import gast
         >>> from ..ir.emit import show_statements
@@ -212,7 +215,9 @@ def keep_scalar(stmts, skip, classes) -> None:
     """
     # each statement's names, walked once (three walks per statement were a
     # tenth of a long function's compile)
-    names = [[n for n in walk(stmt) if isinstance(n, gast.Name)] for stmt in stmts]
+    if walks is None:
+        walks = [walk(stmt) for stmt in stmts]
+    names = [[n for n in nodes if isinstance(n, gast.Name)] for nodes in walks]
     stored = {n.id for stmt, mentioned in zip(stmts, names) if id(stmt) not in skip
               for n in mentioned if isinstance(n.ctx, gast.Store)}
     steady = {n: c for n, c in classes.items() if n not in stored}
@@ -245,8 +250,11 @@ def keep_scalar(stmts, skip, classes) -> None:
         if is_unreduce(value) and counts.get(target) == 1 and value.args[1].id in steady \
                 and steady[value.args[1].id] is not None:
             candidates[target] = (stmt, steady[value.args[1].id])
+    if candidates:
+        at = {id(stmt): i for i, stmt in enumerate(stmts)}
     for d, (stmt, _) in candidates.items():
         stmt.value.func = load_name("unreduced")
+        walks[at[id(stmt)]] = walk(stmt)
         if not getattr(stmt, "comment", None):
             stmt.comment = "a scalar: its readers broadcast it"
 
@@ -321,14 +329,16 @@ def _is_math(node) -> bool:
         and node.value.id == "math"
 
 
-def _block(stmts, cotangents, skip, after, scalars) -> None:
+def _block(stmts, cotangents, skip, after, scalars, walked=None) -> None:
     """Rewrite one block; ``after``: the names mentioned after it (in the
-    enclosing blocks' later statements)."""
+    enclosing blocks' later statements); ``walked``: :func:`walk` of each of
+    its statements, where the caller has them."""
     owned: set[str] = set()
     last = {}  # name -> the index of the last statement of the block mentioning it
     # each statement walked once, here (an assignment is rewritten only when
     # its turn comes, so its nodes are still these then)
-    walked = [walk(stmt) for stmt in stmts]
+    if walked is None:
+        walked = [walk(stmt) for stmt in stmts]
     for i, nodes in enumerate(walked):
         for n in nodes:
             if isinstance(n, gast.Name):

@@ -54,7 +54,7 @@ from __future__ import annotations
 
 import gast
 
-from ..ir.syntax import helper_ref, walk
+from ..ir.syntax import helper_ref, statements_in, walk
 
 _DROPS = ("drop_last", "drop_last_in_place")
 
@@ -64,6 +64,9 @@ def pop_in_place(body: list) -> list:
     ``d = drop_last_in_place(d)`` for each name ``d`` that only the forms of
     the module docstring read.  Changes the statements in place; returns
     ``body``."""
+    # a drop is an assignment, a statement: where none is, no node needs a look
+    if all(_dropped(s) is None for stmt in body for s in statements_in(stmt)):
+        return body
     nodes = [node for stmt in body for node in walk(stmt)]
     drops, harmless = {}, set()
     assign, call = gast.Assign, gast.Call
