@@ -256,17 +256,8 @@ def _parse_lambda(target, filename) -> ParsedFunction:
             f"cannot find the source code of the lambda defined at {filename}:{first}; "
             f"srcgrad reads a function's source, so define it in a file, a notebook cell "
             f"or a module")
-    try:
-        tree = ast.parse("".join(lines), filename)
-    except (SyntaxError, ValueError):
-        tree = None
-    parents = {}
-    candidates = []
-    for node in ast.walk(tree) if tree is not None else ():
-        for child in ast.iter_child_nodes(node):
-            parents[child] = node
-        if isinstance(node, ast.Lambda) and node.lineno == first:
-            candidates.append(node)
+    on_line = _lambdas_by_line(filename, "".join(lines)).get(first, ())
+    candidates = [node for node, _ in on_line]
     chosen = _choose_lambda(candidates, code, filename)
     if chosen is None:
         what = (f"{len(candidates)} lambdas begin on line {first} of {filename} and srcgrad "
@@ -277,6 +268,7 @@ def _parse_lambda(target, filename) -> ParsedFunction:
             f"own, or define it with 'def'", filename=filename, lineno=first)
     node = gast.ast_to_gast(chosen)
     body = gast.copy_location(gast.Return(value=node.body), node.body)
+    parents = {lam: parent for lam, parent in on_line}
     func = gast.FunctionDef(name=_lambda_name(chosen, parents), args=node.args, body=[body],
                             decorator_list=[], returns=None, type_comment=None,
                             type_params=[])
@@ -287,6 +279,38 @@ def _parse_lambda(target, filename) -> ParsedFunction:
     defer_unresolved(func, resolver, filename)
     format_fstrings(func)
     return ParsedFunction(target, func, filename, resolver, lines)
+
+
+#: The lambdas of the files lambdas were last read from, by first line, each with
+#: its parent node (its name comes from there): {filename: (text, {line: [(lambda,
+#: parent)]})}.  Parsing and walking a whole module costs far more than the rest
+#: of a lambda's parse, and a file's lambdas are read again for each lambda, each
+#: callee that is one and each set of options; kept while the file's text is the
+#: same, for a few files.  The ``ast`` nodes are only read (the function's
+#: tree is a gast copy), so sharing them is safe.
+_LAMBDA_FILES: dict[str, tuple[str, dict]] = {}
+_LAMBDA_FILES_KEPT = 8
+
+
+def _lambdas_by_line(filename: str, text: str) -> dict:
+    """The lambdas in ``text`` (the source of ``filename``) by first line, each as
+    ``(node, parent)``; empty where the text does not parse."""
+    known = _LAMBDA_FILES.get(filename)
+    if known is not None and known[0] == text:
+        return known[1]
+    try:
+        tree = ast.parse(text, filename)
+    except (SyntaxError, ValueError):
+        tree = None
+    by_line: dict[int, list] = {}
+    for node in ast.walk(tree) if tree is not None else ():
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.Lambda):
+                by_line.setdefault(child.lineno, []).append((child, node))
+    if len(_LAMBDA_FILES) >= _LAMBDA_FILES_KEPT:
+        _LAMBDA_FILES.clear()
+    _LAMBDA_FILES[filename] = (text, by_line)
+    return by_line
 
 
 def lambda_spans(code) -> list[tuple[int, int, int, int]] | None:
