@@ -65,6 +65,12 @@ def append_in_place(program) -> None:
     """Write each ``ys += [a, b]`` of a local list ``ys`` as ``ys.append(a);
     ys.append(b)`` where the module docstring says it is sound."""
     statements = list(ir.walk_statements(program.body))
+    # both forms need an augmented assignment (ys += [v]) or an append: without
+    # one, no read needs counting
+    if not any(getattr(s, "augmented", None) is not None
+               or getattr(getattr(s, "op", None), "primitive", None) is ir.APPEND
+               for block in ir.statement_blocks(program.body) for s in block):
+        return
     loads = _loads(program, statements)
     found = []
     for block in ir.statement_blocks(program.body):

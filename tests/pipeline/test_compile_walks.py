@@ -71,3 +71,19 @@ def test_float_returns_with_and_without_floats():
     floats = g._specialised(g.options, (float, float)).source
     assert "return d_a, d_b  # Python floats: the gradients as they are" in floats
     assert "return grad_like((d_a, d_b), (a, b))" in g.source  # no float parameter: kept
+
+
+def test_augmented_assignments_still_kept_in_place():
+    # the pre-scans of analysis/inplace.py and list_extends.py find x += v and ys += [v]
+    def f(x, w):
+        h = np.zeros(3, dtype=np.float32)
+        h += x * w
+        ys = []
+        for i in range(2):
+            ys += [h * i]
+        return np.sum(np.stack(ys))
+    g = srcgrad.grad(f, wrt=1)
+    assert "in_place(" in g.source
+    assert "ys.append(" in g.source
+    x, w = np.linspace(0.5, 1.5, 3), np.linspace(-1.0, 1.0, 3)
+    assert np.allclose(g(x, w), x)
