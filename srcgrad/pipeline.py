@@ -400,7 +400,8 @@ class Compilation:
     def tapes(self):
         """Push, before each overwrite, what the adjoint sweep restores (memory/tapes.py)."""
         self.forward, self.tape_setup = insert_pushes(
-            self.program.body, self.backward, self.sweep.tapes, defined=self.program.params)
+            self.program.body, self.backward, self.sweep.tapes, defined=self.program.params,
+            user_names=self.program.namer.user_names)
 
     @compiler_pass
     def checkpointing(self):

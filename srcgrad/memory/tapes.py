@@ -41,6 +41,7 @@ from __future__ import annotations
 import gast
 
 from .. import ir
+from .unbound_reads import checked_reads
 
 
 def _surviving(backward) -> dict[int, list]:
@@ -66,12 +67,13 @@ def _push(tape: str, var: str, saved):
     return stmt
 
 
-def insert_pushes(forward, backward, tapes: dict[str, str], defined=()):
+def insert_pushes(forward, backward, tapes: dict[str, str], defined=(), user_names=None):
     """``(forward statements with pushes, tape-creating statements)``.
 
     ``defined`` names the variables bound before the forward sweep starts (the
     parameters); a pushed variable not bound before its top-level statement
-    gets ``var = None`` there.
+    gets ``var = None`` there; ``user_names`` the user's name of a renamed
+    variable, for the message of :mod:`.unbound_reads`.
 
     Sound when every pop in the adjoint sweep meets its own push: the push sits
     right before its overwrite, in the same block (a branch's push runs exactly
@@ -84,10 +86,10 @@ def insert_pushes(forward, backward, tapes: dict[str, str], defined=()):
     start of the function, so it never clobbers a value.  A push of a whole
     variable may sit above its overwrite, by assignments to names that are
     neither it nor pushed (:func:`_earliest`): the variable names one object
-    all the way, so the same reference is appended, on the same path.  It does change one
-    thing: where the function would raise UnboundLocalError reading such a
-    variable (a loop that ran zero times), the generated code reads ``None``
-    (usually a TypeError instead).  Tested by tests/memory/test_memory_soundness.py
+    all the way, so the same reference is appended, on the same path.  Where the
+    function would raise UnboundLocalError reading such a variable (a loop that
+    ran zero times), the variable is bound to ``Unbound`` instead and the read
+    checked (:mod:`.unbound_reads`).  Tested by tests/memory/test_memory_soundness.py
     (``push_in_branch``, ``bound_on_some_iterations``, ``bound_in_earlier_branch``,
     ``nested_loops``, ``list_grown_in_loop``).
     """
@@ -128,7 +130,7 @@ def insert_pushes(forward, backward, tapes: dict[str, str], defined=()):
         body.extend(rewritten)
         bound |= set(ir.target_names(stmt))
         seen |= {n for s in ir.walk_statements([stmt]) for n in ir.assigned_by(s)}
-    body = first + body
+    body = checked_reads(first + body, defined, user_names or {})
     creations = [ir.assign(tape, gast.List(elts=[], ctx=gast.Load()))
                  for tape in sorted(used.values())]
     return body, creations

@@ -226,7 +226,7 @@ from .special import (
     signal_convolve_grads,
 )
 from .state import (
-    item_or_missing, kept_apart, restore_item, restored_into, snapshot, snapshot_state,
+    Unbound, item_or_missing, kept_apart, restore_item, restored_into, snapshot, snapshot_state,
 )
 from .steps import (
     ProductsByStep,
@@ -364,6 +364,7 @@ __all__ = [
     "GradSite",
     "snapshot",
     "snapshot_state",
+    "Unbound",
     "kept_apart",
     "restored_into",
     "item_or_missing",

@@ -19,7 +19,16 @@ import numpy as np
 
 from .namespaces import foreign
 
-__all__ = ["item_or_missing", "restore_item", "restored_into", "snapshot", "snapshot_state"]
+__all__ = ["Unbound", "item_or_missing", "restore_item", "restored_into", "snapshot",
+           "snapshot_state"]
+
+
+class Unbound:
+    """What a variable holds, in the forward sweep, before the function binds
+    it, where a tape saves it before that (memory/unbound_reads.py): the class
+    itself is the marker, which no value of the program's is, and a read of
+    the function's that may find it is checked for it first, raising
+    UnboundLocalError as the function does."""
 
 
 def snapshot(value):
