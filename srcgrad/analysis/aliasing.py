@@ -296,7 +296,8 @@ def _check_aliases(program: ir.Program) -> None:
                 and paths.stale(later, stmt, other, order, loops, blocks)), None)
             if stale is None:
                 continue
-            message = _message(stmt, x, other, source, user, other in containers)
+            message = _message(stmt, x, other, source, user, other in containers,
+                               getattr(made.get(x), "loop_item_of", None))
             augmented = not ir.is_update(stmt)
             stmt.updated = x  # what a run-time check tests
             parent = getattr(stmt, "item_parent", None)
@@ -420,12 +421,15 @@ def _holds_whole(other, d, holders, made, elements) -> bool:
     return True
 
 
-def _message(stmt, x, other, source, user, held=False) -> str:
+def _message(stmt, x, other, source, user, held=False, looped=None) -> str:
     """What an update ``stmt`` of ``x`` that ``other`` sees is refused with, in the
     user's names: ``x`` for the ``x_1`` the compiler renamed it to, the user's
     expression (``d['h']``, ``W[1:]``) for a temporary.  ``held``: ``other`` is
     a list, tuple or dict holding ``x`` (``lst.append(b); b[1] = v``), which
-    sees the write -- a copy of ``x`` would change what the program computes."""
+    sees the write -- a copy of ``x`` would change what the program computes.
+    ``looped``: ``x`` is the variable of ``for x in Y`` (what the loop runs
+    over, as written), which a copy or a new array for ``x`` would leave
+    unchanged: the update is to be written by index, ``Y[i] -= ...``."""
     shown_x = getattr(stmt, "user_target", None) or user(x)
     shown_other = user(other)
     if held and ir.is_update(stmt) and source is None and shown_other.isidentifier() \
@@ -447,10 +451,12 @@ def _message(stmt, x, other, source, user, held=False) -> str:
                 f"srcgrad cannot follow that change: write into '{shown_other}' by index "
                 f"instead ({shown_other}[...] = ...)")
     node = getattr(getattr(source, "op", None), "node", None)
-    if source is not None and source.op.primitive is runtime.sequence \
-            and isinstance(source.op.args[0], gast.Name):
+    if looped is not None or (source is not None and source.op.primitive is runtime.sequence
+                              and isinstance(source.op.args[0], gast.Name)):
         # for w in ws: w *= 0.5, ws passed in: what the loop runs over is ws itself
-        items, symbol = user(source.op.args[0].id), getattr(stmt, "augmented_symbol", "+")
+        items = source_of(looped) if isinstance(looped, gast.expr) else user(
+            looped or source.op.args[0].id)
+        symbol = getattr(stmt, "augmented_symbol", "+")
         how = f"{items}[i] {symbol}= ..." if not ir.is_update(stmt) else f"{items}[i][...] = ..."
         return (f"'{shown_x}' is an item of '{items}', which is read afterwards, and is "
                 f"updated in place here; srcgrad cannot follow that change through the "

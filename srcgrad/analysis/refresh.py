@@ -86,7 +86,9 @@ def write_back(statements, views, steady, blocks, namer, dominates, containers,
     the user's name for each name, the file: the test of a base that may be a
     tuple (an argument, ``a = t[0]``) refuses one, located, as it runs.
     """
-    made = {ir.target_names(v)[0]: v for v in views}
+    made: dict[str, list] = {}  # (for row in Y: ... in two loops: two views named row)
+    for v in views:
+        made.setdefault(ir.target_names(v)[0], []).append(v)
     done = set()
     for stmt in statements:
         if not (ir.is_update(stmt) and getattr(stmt, "op", None) is not None
@@ -95,8 +97,9 @@ def write_back(statements, views, steady, blocks, namer, dominates, containers,
             # stays a window on y: that case is left to the alias check)
             continue
         old = ir.target_names(stmt)[0]
-        view = made.get(old)
-        if view is None or not dominates(view, stmt) or not steady(view, stmt) \
+        # the view that reaches the write: the last of its name on every path to it
+        view = next((v for v in reversed(made.get(old, [])) if dominates(v, stmt)), None)
+        if view is None or not steady(view, stmt) \
                 or not (_basic_getitem(view) or _undone(view, old, namer) is not None) \
                 or view.op.args[0].id in containers:
             continue  # (an item of a list is the array it holds, not a window on it)

@@ -48,6 +48,8 @@ def augmented_views(program, statements, containers) -> bool:
     blocks = paths.blocks_of(program.body)
     arrays = array_names(program, statements)
     defs = bindings(statements)
+    loops = paths.enclosing_loops(program.body)
+    order = {id(s): i for i, s in enumerate(statements)}
     # the augmented updates, by the name each updates (row *= 2; row += x: both
     # write into the view row, one after the other)
     augmented = {id(s): s.augmented for s in statements
@@ -60,20 +62,30 @@ def augmented_views(program, statements, containers) -> bool:
                 or not isinstance(update.targets[0], gast.Name):
             continue
         made = [d for d in defs.get(x, []) if not ir.is_update(d) and augmented.get(id(d)) != x]
-        if len(made) != 1 or not (isinstance(made[0], gast.Assign) and is_view(made[0])
-                                  and made[0].op.primitive is operator.getitem):
+
+        def own_view(stmt):
+            """The last binding of ``x`` before ``stmt`` in ``stmt``'s block, if any."""
+            found = [d for d in made if blocks[id(d)][0] is blocks[id(stmt)][0]
+                     and order[id(d)] < order[id(stmt)]]
+            return found[-1] if found else None
+        # (for row in Y: ... in two loops: each loop's row = t[k] is its updates' view)
+        view = made[0] if len(made) == 1 else own_view(update)
+        if not (isinstance(view, gast.Assign) and is_view(view)
+                and view.op.primitive is operator.getitem):
             continue
-        view = made[0]
+        _index_the_array(view, defs, arrays, order, loops)
         base, index = view.op.args[0].id, view.op.args[1]
         if base not in arrays or any(isinstance(n, (gast.List, gast.Compare))
                                      for n in gast.walk(index)):
             continue  # (an argument's view stays refused: the caller's array would change)
         block = blocks[id(view)][0]
         if blocks[id(update)][0] is not block or block.index(view) > block.index(update) \
-                or any(blocks[id(d)][0] is not block or block.index(d) < block.index(view)
+                or any(own_view(d) is None if blocks[id(d)][0] is not block
+                       else block.index(d) < block.index(view)
                        for d in defs[x] if augmented.get(id(d)) == x):
             # (every update of the view in its block, after it: one that runs on
-            # what an earlier iteration bound is the alias check's to refuse)
+            # what an earlier iteration bound is the alias check's to refuse; one
+            # in another block, after a binding of its own there, updates that)
             continue
         kept = {x, base, *ir.names_in(index)}
         # (an earlier update of the view, written into it already -- its test and
@@ -120,6 +132,33 @@ def augmented_views(program, statements, containers) -> bool:
         written.update((id(update), id(test), id(branch)))
         changed = True
     return changed
+
+
+def _index_the_array(view, defs, arrays, order, loops) -> None:
+    """``for row in Y`` of an array ``Y`` runs ``t = sequence(Y)`` (``Y`` bound
+    by ``X.copy()``, perhaps a list's copy, is listed first), ``row = t[k]``:
+    where ``Y`` is an array (``arrays``) and not rebound while the loop runs,
+    ``t`` is ``Y`` itself, so the view is written ``row = Y[k]``, the row of
+    ``Y`` that :func:`augmented_views` writes an update of back into ``Y``
+    (reviewer s33, F5: ``for row in Y: row -= row.mean()`` was refused)."""
+    base = view.op.args[0].id
+    made = defs.get(base, [])
+    if len(made) != 1 or getattr(made[0], "op", None) is None or ir.is_update(made[0]) \
+            or made[0].op.primitive is not runtime.sequence \
+            or not isinstance(made[0].op.args[0], gast.Name):
+        return
+    listed, array = made[0], made[0].op.args[0].id
+    # (where the update stays refused, the message says to update Y[i] by index)
+    node = getattr(listed.op, "node", None)
+    view.loop_item_of = node.args[0] if isinstance(node, gast.Call) and node.args else array
+    if array not in arrays:
+        return
+    running = loops.get(id(view), set()) - loops.get(id(listed), set())
+    if not running or any(order[id(listed)] < order[id(d)] < order[id(view)]
+                          or loops.get(id(d), set()) & running for d in defs[array]):
+        return  # (no loop, or Y rebound after t = sequence(Y) while it runs)
+    view.value.value = gast.copy_location(ir.name(array), view.value.value)
+    view.op.args[0] = ir.name(array)
 
 
 def element_writes(program, statements, containers) -> bool:
