@@ -67,6 +67,10 @@ __all__ = ["sorts_in_place"]
 _SORT_PARAMETERS = ("axis", "kind", "order", "stable")
 
 
+#: The methods whose calls this module rewrites.
+_METHODS = ("sort", "normal", "shuffle")
+
+
 def sorts_in_place(program) -> bool:
     """``a.sort()`` on a local array ``a`` (``a = x * w; a.sort()``): the element
     write ``a[...] = np.sort(a)`` that it is, with ``np.sort``'s derivative and
@@ -77,6 +81,12 @@ def sorts_in_place(program) -> bool:
     was every ``a.sort()``; a name that may hold a list, or a parameter (the
     caller's array), still is.  Returns whether it changed the program."""
     statements = list(ir.walk_statements(program.body))
+    # each form below calls a.sort(), rng.normal(...) or rng.shuffle(a): where no
+    # statement does, neither the array names nor the blocks are needed
+    if not any(isinstance(getattr(s, "value", None), gast.Call)
+               and isinstance(s.value.func, gast.Attribute)
+               and s.value.func.attr in _METHODS for s in statements):
+        return False
     arrays = array_names(program, statements)
     # (r = Y[1], a row of an array: a view, which the write is written back from)
     arrays |= {n for n, stmts in bindings(statements).items() if n not in program.params

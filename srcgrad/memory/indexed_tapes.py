@@ -79,9 +79,9 @@ def index_tapes(forward, backward, tapes, free) -> tuple[list, list]:
     """``(forward, backward)`` with the tapes of counted loops written and
     read by index (see the module docstring).  ``tapes``: the tape names;
     ``free``: the program's free names (``range`` must be the builtin)."""
-    if free.get("range", builtins.range) is not builtins.range \
+    if not tapes or free.get("range", builtins.range) is not builtins.range \
             or free.get("len", builtins.len) is not builtins.len:
-        return forward, backward
+        return forward, backward  # (no tape: straight-line code, no walk of the sweep)
     pushes = _pushes(forward, set(tapes))
     pops = _pops(backward, set(tapes))
     counts, last = ir.definitions(forward)
