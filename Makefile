@@ -7,7 +7,7 @@ PY     := $(VENV)/bin/python
 PIP    := $(VENV)/bin/pip
 STAMP  := $(VENV)/.installed
 
-.PHONY: all demo test fuzz bench clean
+.PHONY: all demo test slow fuzz bench clean
 
 all: test
 
@@ -27,6 +27,16 @@ demo: $(STAMP)
 TEST_JOBS ?= 2
 test: $(STAMP)
 	$(PY) -m pytest -n $(TEST_JOBS)
+
+# The long part of the matrices `make test` samples, marked `slow` (every corpus
+# function under every policy, the full counts of the quick fuzzers, ...; see
+# tests/README.md), on two processes like `make test`.  Exit status 5 means "no
+# tests collected", which is not a failure here.
+slow: $(STAMP)
+	$(PY) -m pytest -n $(TEST_JOBS) -m slow; \
+	rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "make slow: no slow tests selected"; exit 0; fi; \
+	exit $$rc
 
 # Long property-based runs of the tests marked `fuzz`.  Exit status 5 means
 # "no tests collected", which is not a failure here.

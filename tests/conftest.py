@@ -53,34 +53,48 @@ def pytest_sessionfinish(session, exitstatus):
         session.exitstatus = 1
 
 
-# --- fuzz tests: skipped unless asked for -------------------------------------------
+# --- fuzz and slow tests: skipped unless asked for -----------------------------------
 #
-# Tests marked ``fuzz`` are long property-based runs (``make fuzz``).  A plain
-# ``pytest`` / ``make test`` skips them; they run when ``-m`` selects them
-# (``pytest -m fuzz``, ``-m "fuzz and not slow"``) or SRCGRAD_FUZZ is set to a
-# value other than "" or "0".
+# Tests marked ``fuzz`` are long property-based runs (``make fuzz``); tests marked
+# ``slow`` are the rest of a matrix whose everyday part runs in ``make test`` (every
+# corpus function under every policy, the full counts of the quick fuzzers, ...;
+# ``make slow``).  A plain ``pytest`` / ``make test`` skips both; a marker's tests
+# run when ``-m`` selects it (``pytest -m fuzz``, ``-m "slow and not fuzz"``) or
+# SRCGRAD_FUZZ / SRCGRAD_SLOW is set to a value other than "" or "0".
 
 import os as _os
 import re as _re
 
 import pytest as _pytest
 
+_ASK = {
+    "fuzz": ("SRCGRAD_FUZZ", "long fuzz run: use `make fuzz`, `pytest -m fuzz` or set "
+                             "SRCGRAD_FUZZ=1"),
+    "slow": ("SRCGRAD_SLOW", "the long part of a matrix `make test` samples: use `make slow`, "
+                             "`pytest -m slow` or set SRCGRAD_SLOW=1"),
+}
 
-def _fuzz_requested(config) -> bool:
-    if _os.environ.get("SRCGRAD_FUZZ", "").strip() not in ("", "0"):
+
+def _requested(config, marker) -> bool:
+    if _os.environ.get(_ASK[marker][0], "").strip() not in ("", "0"):
         return True
     markexpr = config.getoption("markexpr", default="") or ""
-    # "fuzz" as a marker name in the -m expression, not negated by "not"
+    # the marker's name in the -m expression, not negated by "not"
     return any(not _re.search(r"\bnot\s*\(?\s*$", markexpr[:m.start()])
-               for m in _re.finditer(r"\bfuzz\b", markexpr))
+               for m in _re.finditer(rf"\b{marker}\b", markexpr))
+
+
+def pytest_configure(config):
+    # registered here, not in pyproject.toml (whose every edit rebuilds `make`'s venv)
+    config.addinivalue_line("markers", "slow: the long part of a matrix `make test` samples; "
+                                       "`make slow` runs them")
 
 
 def pytest_collection_modifyitems(config, items):
-    if _fuzz_requested(config):
-        return
-    skip = _pytest.mark.skip(reason="long fuzz run: use `make fuzz`, `pytest -m fuzz` or "
-                                   "set SRCGRAD_FUZZ=1")
-    for item in items:
-        if item.get_closest_marker("fuzz") is not None:
-            item.add_marker(skip)
-
+    for marker, (_, reason) in _ASK.items():
+        if _requested(config, marker):
+            continue
+        skip = _pytest.mark.skip(reason=reason)
+        for item in items:
+            if item.get_closest_marker(marker) is not None:
+                item.add_marker(skip)

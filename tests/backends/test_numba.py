@@ -423,8 +423,23 @@ def _random_program(rng, name):
     return "\n".join(lines) + "\n"
 
 
+#: The random programs below: 16 of them, of which `make test` checks the first
+#: QUICK (each costs a numba compile of seconds) and `make slow` the rest.
+RANDOM_PROGRAMS, QUICK = 16, 5
+
+
 @pytest.mark.filterwarnings("ignore::srcgrad.ZeroGradientWarning")
-def test_random_float_programs_match_numpy(tmp_path, count=16, seed=19):
+def test_random_float_programs_match_numpy(tmp_path):
+    _check_random_programs(tmp_path, range(QUICK))
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::srcgrad.ZeroGradientWarning")
+def test_random_float_programs_match_numpy_slow(tmp_path):
+    _check_random_programs(tmp_path, range(QUICK, RANDOM_PROGRAMS))
+
+
+def _check_random_programs(tmp_path, checked, count=RANDOM_PROGRAMS, seed=19):
     import importlib.util
     import random
 
@@ -436,7 +451,7 @@ def test_random_float_programs_match_numpy(tmp_path, count=16, seed=19):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     compiled = 0
-    for i in range(count):
+    for i in checked:
         fn = getattr(module, f"p{i}")
         jit = srcgrad.value_and_grad(fn, wrt=(0, 1), backend="numba")
         ref = srcgrad.value_and_grad(fn, wrt=(0, 1))
@@ -446,4 +461,4 @@ def test_random_float_programs_match_numpy(tmp_path, count=16, seed=19):
             assert value == ref_value == fn(a, b, n), (fn.__name__, a, b, n)
             assert _close(grads, ref_grads), (fn.__name__, a, b, n, grads, ref_grads)
         compiled += "@numba.njit(cache=True)" in jit.source
-    assert compiled == count, compiled
+    assert compiled == len(checked), compiled

@@ -150,13 +150,28 @@ def test_optimize_off_gives_the_same_gradient(case):
         assert_close(a, b, rtol=1e-12, atol=1e-12)
 
 
-POLICIES = ["recompute", "save_products", lambda c: "recompute" if c.primitive != "@" else "save",
-            "sqrt", ("revolve", 2), ("revolve", 1)]
+POLICIES = {"recompute": "recompute", "save_products": "save_products",
+            "callable": lambda c: "recompute" if c.primitive != "@" else "save",
+            "sqrt": "sqrt", "revolve-2": ("revolve", 2), "revolve-1": ("revolve", 1)}
+#: Every function runs under these in `make test`; under each of the others in turn
+#: (a third of the corpus each), and under all of them in `make slow`: save_products
+#: and a callable policy are recompute's machinery choosing per value, revolve-1 is
+#: revolve-2's schedule with one snapshot; tests/memory and check_every_policy
+#: (tests/data/numeric.py) test them on their own.
+EVERY_RUN = ("recompute", "sqrt", "revolve-2")
+IN_TURN = ("save_products", "callable", "revolve-1")
+assert set(EVERY_RUN + IN_TURN) == set(POLICIES)
 
 
-@pytest.mark.parametrize("policy", POLICIES, ids=["recompute", "save_products", "callable",
-                                                  "sqrt", "revolve-2", "revolve-1"])
-@pytest.mark.parametrize("case", CASES)
+def _policy_param(index, case, name):
+    turn = name in EVERY_RUN or IN_TURN.index(name) == index % len(IN_TURN)
+    return pytest.param(case.values[0], POLICIES[name], id=f"{case.id}-{name}",
+                        marks=() if turn else pytest.mark.slow)
+
+
+@pytest.mark.parametrize(("case", "policy"), [
+    _policy_param(index, case, name)
+    for name in POLICIES for index, case in enumerate(CASES)])
 def test_every_policy_gives_the_same_gradient(case, policy):
     args = _args(case)
     for a, b in zip(_gradients(case), _gradients(case, policy=policy)):

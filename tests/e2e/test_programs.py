@@ -33,8 +33,8 @@ tests for fixed bugs, xfails naming the open ones.
 Every failure message carries the program's source and how to rebuild the
 inputs (failures of one kind share an exception class, so Hypothesis shrinks
 each kind to a small program of its own).  ``SRCGRAD_FUZZ_EXAMPLES`` sets the
-number of examples (default 200 here; the ``fuzz``-marked twin, run by
-``make fuzz``, defaults to 10000).  Also checked: ``grad`` with another ``wrt``
+number of examples (default 50 here, 200 in the ``slow``-marked twin run by
+``make slow``; the ``fuzz``-marked twin, run by ``make fuzz``, defaults to 10000).  Also checked: ``grad`` with another ``wrt``
 (an int, a reordered tuple) picks the same gradients, vjp of tuple outputs, and
 that the generated code does not depend on PYTHONHASHSEED.
 """
@@ -71,9 +71,11 @@ from numeric import bit_identical, perturbed
 #: tests/data: programs.py, numeric.py, and fuzz_failures/ (below)
 DATA = Path(__file__).resolve().parents[1] / "data"
 
-EXAMPLES = int(os.environ.get("SRCGRAD_FUZZ_EXAMPLES", "200"))
+EXAMPLES = int(os.environ.get("SRCGRAD_FUZZ_EXAMPLES", "50"))
+SLOW_EXAMPLES = int(os.environ.get("SRCGRAD_FUZZ_EXAMPLES", "200"))
 FUZZ_EXAMPLES = int(os.environ.get("SRCGRAD_FUZZ_EXAMPLES", "10000"))
-FOCUS_EXAMPLES = 15
+FOCUS_EXAMPLES = 5
+SLOW_FOCUS_EXAMPLES = 15
 
 EPS = 1e-6
 RTOL = 1e-4
@@ -514,6 +516,14 @@ def test_random_programs(program, seed, scalar_kind, wrt, workdir):
     check_program(program, seed, scalar_kind, workdir, wrt, ACCEPTED)
 
 
+@pytest.mark.slow
+@fuzz_settings(SLOW_EXAMPLES)
+@given(program=programs(), seed=SEEDS, scalar_kind=SCALAR_KINDS, wrt=WRTS)
+def test_random_programs_slow(program, seed, scalar_kind, wrt, workdir):
+    """200 more programs (``make slow``): the count ``make test`` ran before it sampled 50."""
+    check_program(program, seed, scalar_kind, workdir, wrt, ACCEPTED)
+
+
 @pytest.mark.fuzz
 @fuzz_settings(FUZZ_EXAMPLES)
 @given(program=programs(), seed=SEEDS, scalar_kind=SCALAR_KINDS, wrt=WRTS)
@@ -606,6 +616,20 @@ def _focus_param(construct):
 @fuzz_settings(FOCUS_EXAMPLES, phases=(Phase.explicit, Phase.generate))
 @given(data=st.data(), seed=SEEDS, scalar_kind=SCALAR_KINDS)
 def test_focused_constructs(construct, data, seed, scalar_kind, workdir):
+    _check_focused(construct, data, seed, scalar_kind, workdir)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("construct", [_focus_param(c) for c in sorted(CONSTRUCTS)])
+@fuzz_settings(SLOW_FOCUS_EXAMPLES, phases=(Phase.explicit, Phase.generate))
+@given(data=st.data(), seed=SEEDS, scalar_kind=SCALAR_KINDS)
+def test_focused_constructs_slow(construct, data, seed, scalar_kind, workdir):
+    """15 more programs per construct (``make slow``), the count ``make test`` ran
+    before it sampled 5."""
+    _check_focused(construct, data, seed, scalar_kind, workdir)
+
+
+def _check_focused(construct, data, seed, scalar_kind, workdir):
     program = data.draw(programs(focus={construct}), label="program")
     # srcgrad may refuse an in-place update seen through a view, with a located error
     accept = (srcgrad.UnsupportedSyntaxError,) if construct == "alias_update" else ACCEPTED
