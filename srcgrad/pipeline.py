@@ -88,6 +88,7 @@ from .optimize.loop_products import products_after_loops
 from .optimize.owned_lists import pop_in_place
 from .optimize.simplify import simplify as simplify_operations
 from .optimize.steady_loops import steady_adjoint_loops
+from .optimize.steady_products import dot_products
 from .optimize.summed_products import seed_without_product, sum_products
 from .optimize.unit_seed import seed_products
 from .options import FORWARD_MODES, JOINT_MODES, MODES, POLICIES, Options, validate_options
@@ -173,6 +174,7 @@ def passes(c: Compilation, run) -> None:
         if o.optimize and o.backend == "numpy":
             run(c.inplace_adjoint)    # optimize/inplace_adjoint.py
             run(c.seed_products)      # optimize/unit_seed.py
+            run(c.steady_products)    # optimize/steady_products.py
         if o.optimize and o.mode in JOINT_MODES:
             run(c.release)            # memory/release.py
         if o.optimize and o.backend == "numpy":
@@ -488,6 +490,12 @@ class Compilation:
         scalars |= {d for v, d in self.sweep.adjoints.items() if v in scalars}
         for f in self.functions:
             f.body = seed_products(f.body, scalars)
+
+    @compiler_pass
+    def steady_products(self):
+        """Multiply a steady loop's cotangent by a fixed matrix with np.dot where that is @ bit for bit (optimize/steady_products.py)."""
+        for f in self.functions:   # (the loops steady_loops made, marked)
+            f.body = dot_products(f.body, self.program.namer)
 
     @compiler_pass
     def release(self):

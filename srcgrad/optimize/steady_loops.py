@@ -323,8 +323,9 @@ class _Reader:
         def transposed(n):
             return gast.Attribute(value=clone(n), attr="T", ctx=gast.Load())
         if func.id == "matmul_grad_a":   # g @ b.T
-            self.replaced[id(node)] = gast.BinOp(left=clone(g_node), op=gast.MatMult(),
-                                                 right=transposed(b_node))
+            product = gast.BinOp(left=clone(g_node), op=gast.MatMult(), right=transposed(b_node))
+            product.rows = f"{g.shape}[0]"   # g's rows at every step (optimize/steady_products.py)
+            self.replaced[id(node)] = product
             return _Array(f"({g.shape}[0], {b.shape}[0])", 2, **_joined(g, a, b))
         self.replaced[id(node)] = gast.BinOp(left=transposed(a_node), op=gast.MatMult(),
                                              right=clone(g_node))  # a.T @ g

@@ -289,6 +289,37 @@ def stacked_tape(tape, first, *last):
     return joined.reshape((len(values),) + head.shape)
 
 
+def dot_dtype(b, rows):
+    """``b``'s dtype where ``np.dot(g, b)`` is bit for bit ``g @ b`` for every
+    ``g`` of that dtype, C- or F-contiguous, aligned, of two axes and ``rows``
+    rows (a new array that an operation made: :mod:`srcgrad.optimize.
+    steady_products`), else None.
+
+    Both call the same BLAS routine with the same arguments there.  For 2-D
+    float32 or float64 operands of one dtype, aligned, each C- or F-contiguous,
+    with no axis below 2 (NumPy's ``numpy/_core/src/umath/matmul.c.src``,
+    ``@TYPE@_matmul``, and ``numpy/_core/src/common/cblasfuncs.c``,
+    ``cblas_matrixproduct``): neither copies an operand, both take the
+    matrix-matrix branch (an axis of 1 sends ``matmul`` to gemv or a dot and
+    ``np.dot`` to its row or column cases, which differ), both pass a
+    C-contiguous operand as ``CblasNoTrans`` with its row length as leading
+    dimension and an F-contiguous one as ``CblasTrans`` with its column length,
+    both write a new C-contiguous result (``ldc`` its row length) with beta 0,
+    and both call syrk instead of gemm on the same condition (one buffer seen
+    as a matrix and its transpose).  ``np.dot`` takes a microsecond less per
+    call on small matrices: the ufunc machinery it skips.
+
+        >>> U = np.ones((3, 3))
+        >>> dot_dtype(U.T, 4), dot_dtype(U, 1), dot_dtype(U[:, :2], 4)
+        (dtype('float64'), None, None)
+    """
+    if type(b) is np.ndarray and b.ndim == 2 and b.dtype in _ROUNDED_ONCE and rows > 1 \
+            and min(b.shape) > 1 and b.flags.aligned \
+            and (b.flags.c_contiguous or b.flags.f_contiguous):
+        return b.dtype
+    return None
+
+
 def broadcasts_to(shape, target):
     """Whether an array of ``shape`` broadcast with one of ``target`` gives
     ``target`` (False, not an error, where the two do not broadcast).
