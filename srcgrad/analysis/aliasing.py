@@ -79,9 +79,9 @@ from .sharing import (
     may_return_an_argument,
     operand_names,
 )
+from .augmented_views import augmented_views
 from .slot_writes import (
     array_names,
-    augmented_views,
     bind_at_start,
     element_writes,
     follow_slot_writes,

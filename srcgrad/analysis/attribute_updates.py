@@ -82,20 +82,49 @@ def refuse_hidden_attribute_updates(program: ir.Program) -> None:
         if seen is None:
             continue
         shown = f"{user(holder)}.{attribute}"
-        where = "" if seen == "returned" else f" (line {location(seen)[0]})"
+        where = " (it is returned)" if seen == "returned" else f" (line {location(seen)[0]})"
         if ir.is_update(update):
             what = f"'{user(a)}[...] = ...' changes the array '{user(a)}'"
         else:
             symbol = getattr(update, "augmented_symbol", None) or "op"
             what = f"'{user(a)} {symbol}= ...' changes the array '{user(a)}'"
-        message = (f"{what}, which is '{shown}', in place, and '{shown}' is read "
-                   f"afterwards{where if seen != 'returned' else ' (it is returned)'}: "
-                   f"srcgrad cannot follow a change to an attribute's array made through "
-                   f"another name: read '{user(a)}' afterwards instead of '{shown}', or "
-                   f"change a copy ({user(a)} = {shown}.copy()) if '{shown}' should keep "
-                   f"its value")
+        # (what is read afterwards: the attribute, or the holder itself -- B after
+        # Bt = B.T, which is all of B where B is an array)
+        read = shown if seen != "returned" and _reads_attribute(seen, holder, attribute) \
+            else user(holder)
+        if attribute in _ARRAY_VIEWS:
+            # B.T of a helper's B: an array's view or an object's field, decided as
+            # the code runs; the method is the array's alone, and is followed
+            how = (f"if '{user(holder)}' is an array, take the view with a method "
+                   f"({user(a)} = {_ARRAY_VIEWS[attribute].format(user(holder))}), which "
+                   f"srcgrad follows; if it is an object, read '{user(a)}' afterwards "
+                   f"instead of '{shown}'")
+        else:
+            how = (f"read '{user(a)}' afterwards instead of '{shown}', or change a copy "
+                   f"({user(a)} = {shown}.copy()) if '{shown}' should keep its value")
+        message = (f"{what}, which is '{shown}', in place, and '{read}' is read "
+                   f"afterwards{where}: srcgrad, which cannot tell here whether "
+                   f"'{user(holder)}' is an array or an object, cannot follow a change to "
+                   f"an attribute's array made through another name: {how}"
+                   if attribute in _ARRAY_VIEWS else
+                   f"{what}, which is '{shown}', in place, and '{read}' is read "
+                   f"afterwards{where}: srcgrad cannot follow a change to an attribute's "
+                   f"array made through another name: {how}")
         lineno, col = location(update)
         raise AliasedUpdateError(message, filename=program.filename, lineno=lineno, col=col)
+
+
+#: Attributes that are views of all of an array, with the method that takes
+#: the same view (an object's field of that name has no such method).
+_ARRAY_VIEWS = {"T": "{}.transpose()"}
+
+
+def _reads_attribute(stmt, holder, attribute) -> bool:
+    """Whether ``stmt`` reads ``holder`` only as ``holder.attribute``."""
+    op = getattr(stmt, "op", None)
+    return isinstance(stmt, gast.Assign) and op is not None and op.primitive is ir.GETATTR \
+        and isinstance(op.args[0], gast.Name) and op.args[0].id == holder \
+        and _attribute(op) == attribute
 
 
 def _attribute(op):

@@ -145,12 +145,10 @@ def _undone(view, old, namer):
     (``view``, a reshape, ravel, axis swap, transpose or ``view()`` of all of
     ``y``, C order) after an element of ``old`` is written, and that value's
     name; None for any other view."""
-    prim, args = view.op.primitive, view.op.args
-    base, node = args[0].id if isinstance(args[0], gast.Name) else None, view.op.node
-    if base is None or view.op.kwargs:
-        return None
-    if any(prim is p for p in _RESHAPES) and (prim in (np.ravel, np.ndarray.ravel)) == (
-            len(args) == 1):
+    args = view.op.args
+    kind = undo_kind(view)
+    base, node = args[0].id if kind is not None else None, view.op.node
+    if kind == "reshape":
         shape = namer.fresh("shape")
         first = ir.assign(shape, gast.Call(func=_np("shape"), args=[ir.name(base)], keywords=[]))
         first.op = ir.Op(np.shape, [ir.name(base)], {}, node, "np.shape")
@@ -159,8 +157,7 @@ def _undone(view, old, namer):
                                             args=[ir.name(old), ir.name(shape)], keywords=[]))
         second.op = ir.Op(np.reshape, [ir.name(old), ir.name(shape)], {}, node, "np.reshape")
         return [first, second], value
-    if any(prim is p for p in _SWAPS) and len(args) == 3 \
-            and all(isinstance(a, gast.Constant) for a in args[1:]):
+    if kind == "swap":
         value = namer.fresh(base)
         back = ir.assign(value, gast.Call(func=_np("swapaxes"),
                                           args=[ir.name(old), *map(clone, args[1:])],
@@ -168,14 +165,33 @@ def _undone(view, old, namer):
         back.op = ir.Op(np.swapaxes, [ir.name(old), *map(clone, args[1:])], {}, node,
                         "np.swapaxes")
         return [back], value
-    if any(prim is p for p in _TRANSPOSES) and len(args) == 1:
+    if kind == "transpose":
         value = namer.fresh(base)
         back = ir.assign(value, gast.Call(func=_np("transpose"), args=[ir.name(old)],
                                           keywords=[]))
         back.op = ir.Op(np.transpose, [ir.name(old)], {}, node, "np.transpose")
         return [back], value
-    if prim is np.ndarray.view and len(args) == 1:
+    if kind == "view":
         return [], old
+    return None
+
+
+def undo_kind(view):
+    """Which whole view of its base ``view`` is that :func:`_undone` can undo
+    -- "reshape", "swap", "transpose", "view" -- or None."""
+    prim, args = view.op.primitive, view.op.args
+    if not args or not isinstance(args[0], gast.Name) or view.op.kwargs:
+        return None
+    if any(prim is p for p in _RESHAPES) and (prim in (np.ravel, np.ndarray.ravel)) == (
+            len(args) == 1):
+        return "reshape"
+    if any(prim is p for p in _SWAPS) and len(args) == 3 \
+            and all(isinstance(a, gast.Constant) for a in args[1:]):
+        return "swap"
+    if any(prim is p for p in _TRANSPOSES) and len(args) == 1:
+        return "transpose"
+    if prim is np.ndarray.view and len(args) == 1:
+        return "view"
     return None
 
 

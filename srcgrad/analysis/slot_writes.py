@@ -7,10 +7,9 @@ list copied from ``lst`` -- are followed (bound to the written copy where, as
 the code runs, they are that very object) or checked (a run-time
 AliasedUpdateError where they share its memory otherwise): see
 :func:`follow_slot_writes`.  ``a = d['h']; a[0] = v`` is written that way too
-(:func:`element_writes`), and ``row = Y[k]; row *= 2`` as the element write
-``row[...] = row * 2`` that NumPy makes of it (:func:`augmented_views`), which
-the alias check of :mod:`.aliasing` writes back into ``Y`` (``a.sort()`` as
-``a[...] = np.sort(a)`` is :mod:`.sorts_in_place`'s).  Also the small helpers
+(:func:`element_writes`); ``row = Y[k]; row *= 2`` as the element write
+``row[...] = row * 2`` that NumPy makes of it is :mod:`.augmented_views`'s
+(``a.sort()`` as ``a[...] = np.sort(a)`` is :mod:`.sorts_in_place`'s).  Also the small helpers
 these modules use (places, the user's names for messages).
 """
 
@@ -30,135 +29,8 @@ from ..rules import registry
 from . import paths
 from .sharing import held_names, is_identity, is_view, operand_names
 
-__all__ = ["array_names", "augmented_views", "bindings", "element_writes",
+__all__ = ["array_names", "bindings", "element_writes",
            "follow_slot_writes", "is_setitem", "location", "no_memory", "user_names"]
-
-
-def augmented_views(program, statements, containers) -> bool:
-    """``row = Y[k]; row *= 2`` (``for row in Y: row *= 2``): NumPy writes into the
-    view, and so into ``Y``.  Where ``row`` is bound once, by basic indexing of
-    a name that is no list, tuple or dict, just before (nothing between rebinds
-    ``row``, ``Y`` or the index), the update is written as the element write it
-    is, ``row[...] = row * 2``, which the alias check writes back into ``Y``
-    (:func:`.refresh.write_back`) -- where ``row`` is an array as the code runs
-    (``is_window``); a NumPy scalar (``Y`` 1-D) is rebound, as Python does.  It
-    was refused, valid code (found by review).  Several updates of the view
-    (``row *= a; row += b``), element writes between them, are each written so;
-    only the first was (review 5).  Returns whether it changed the program."""
-    blocks = paths.blocks_of(program.body)
-    arrays = array_names(program, statements)
-    defs = bindings(statements)
-    loops = paths.enclosing_loops(program.body)
-    order = {id(s): i for i, s in enumerate(statements)}
-    # the augmented updates, by the name each updates (row *= 2; row += x: both
-    # write into the view row, one after the other)
-    augmented = {id(s): s.augmented for s in statements
-                 if getattr(s, "augmented", None) is not None and isinstance(s, gast.Assign)
-                 and not ir.is_update(s)}
-    written, changed = set(), False
-    for update in statements:
-        x = getattr(update, "augmented", None)
-        if x is None or not isinstance(update, gast.Assign) or ir.is_update(update) \
-                or not isinstance(update.targets[0], gast.Name):
-            continue
-        made = [d for d in defs.get(x, []) if not ir.is_update(d) and augmented.get(id(d)) != x]
-
-        def own_view(stmt):
-            """The last binding of ``x`` before ``stmt`` in ``stmt``'s block, if any."""
-            found = [d for d in made if blocks[id(d)][0] is blocks[id(stmt)][0]
-                     and order[id(d)] < order[id(stmt)]]
-            return found[-1] if found else None
-        # (for row in Y: ... in two loops: each loop's row = t[k] is its updates' view)
-        view = made[0] if len(made) == 1 else own_view(update)
-        if not (isinstance(view, gast.Assign) and is_view(view)
-                and view.op.primitive is operator.getitem):
-            continue
-        _index_the_array(view, defs, arrays, order, loops)
-        base, index = view.op.args[0].id, view.op.args[1]
-        if base not in arrays or any(isinstance(n, (gast.List, gast.Compare))
-                                     for n in gast.walk(index)):
-            continue  # (an argument's view stays refused: the caller's array would change)
-        block = blocks[id(view)][0]
-        if blocks[id(update)][0] is not block or block.index(view) > block.index(update) \
-                or any(own_view(d) is None if blocks[id(d)][0] is not block
-                       else block.index(d) < block.index(view)
-                       for d in defs[x] if augmented.get(id(d)) == x):
-            # (every update of the view in its block, after it: one that runs on
-            # what an earlier iteration bound is the alias check's to refuse; one
-            # in another block, after a binding of its own there, updates that)
-            continue
-        kept = {x, base, *ir.names_in(index)}
-        # (an earlier update of the view, written into it already -- its test and
-        # branch -- leaves row the view, or, a number, rebound by itself)
-        between = [s for s in block[block.index(view) + 1:block.index(update)]
-                   if id(s) not in written]
-        # (row[0] = v, Y[j] = v write into the arrays, and bind nothing)
-        if any(augmented.get(id(s)) == x for s in between) \
-                or any(kept & set(ir.assigned_by(s)) for s in ir.walk_statements(between)
-                       if not ir.is_update(s)):
-            continue
-        target, node = update.targets[0].id, update.op.node
-        value = program.namer.fresh(x)
-        update.targets = [ir.name(value, store=True)]
-        update.augmented = None
-        flag = program.namer.fresh("window")
-        test = ir.assign(flag, gast.Call(func=helper_ref("is_window"), args=[ir.name(x)],
-                                         keywords=[]))
-        test.op = ir.Op(ir.OPAQUE, [], {}, node, "statement")
-        every = gast.Constant(value=Ellipsis, kind=None)
-        write = ir.assign(gast.Subscript(value=ir.name(x), slice=every, ctx=gast.Store()),
-                          ir.name(value))
-        write.op = ir.Op(operator.setitem, [ir.name(x), clone(every), ir.name(value)], {},
-                         node, "element assignment")
-        write.user_target = getattr(update, "user_target", None)
-        inside, outside = [write], []
-        for stmt_, source in ((inside, x), (outside, value)):
-            if source != target:
-                # (the number rebound, +row_1: a value of its own, no view for the
-                # write-back to take row for)
-                bind = ir.assign(target, ir.name(source) if stmt_ is inside else gast.UnaryOp(
-                    op=gast.UAdd(), operand=ir.name(source)))
-                bind.op = ir.Op(operator.pos, [ir.name(source)], {}, node, "assignment")
-                if stmt_ is outside:
-                    # a number, no window on the base: a later update of the view
-                    # (row += x) finds row the view where it is an array
-                    bind.refresh_of = bind
-                stmt_.append(bind)
-        branch = gast.If(test=ir.name(flag), body=inside, orelse=outside)
-        for made_ in (test, write, branch, *inside[1:], *outside):
-            gast.copy_location(made_, update)
-        at = block.index(update)
-        block[at + 1:at + 1] = [test, branch]
-        written.update((id(update), id(test), id(branch)))
-        changed = True
-    return changed
-
-
-def _index_the_array(view, defs, arrays, order, loops) -> None:
-    """``for row in Y`` of an array ``Y`` runs ``t = sequence(Y)`` (``Y`` bound
-    by ``X.copy()``, perhaps a list's copy, is listed first), ``row = t[k]``:
-    where ``Y`` is an array (``arrays``) and not rebound while the loop runs,
-    ``t`` is ``Y`` itself, so the view is written ``row = Y[k]``, the row of
-    ``Y`` that :func:`augmented_views` writes an update of back into ``Y``
-    (reviewer s33, F5: ``for row in Y: row -= row.mean()`` was refused)."""
-    base = view.op.args[0].id
-    made = defs.get(base, [])
-    if len(made) != 1 or getattr(made[0], "op", None) is None or ir.is_update(made[0]) \
-            or made[0].op.primitive is not runtime.sequence \
-            or not isinstance(made[0].op.args[0], gast.Name):
-        return
-    listed, array = made[0], made[0].op.args[0].id
-    # (where the update stays refused, the message says to update Y[i] by index)
-    node = getattr(listed.op, "node", None)
-    view.loop_item_of = node.args[0] if isinstance(node, gast.Call) and node.args else array
-    if array not in arrays:
-        return
-    running = loops.get(id(view), set()) - loops.get(id(listed), set())
-    if not running or any(order[id(listed)] < order[id(d)] < order[id(view)]
-                          or loops.get(id(d), set()) & running for d in defs[array]):
-        return  # (no loop, or Y rebound after t = sequence(Y) while it runs)
-    view.value.value = gast.copy_location(ir.name(array), view.value.value)
-    view.op.args[0] = ir.name(array)
 
 
 def element_writes(program, statements, containers) -> bool:

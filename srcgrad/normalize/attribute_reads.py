@@ -50,6 +50,7 @@ import numpy as np
 from .. import ir
 from ..ir.syntax import helper_ref
 from ..rules import registry
+from ..runtime import private_copy
 
 
 def type_attribute_reads(program: ir.Program, objects=frozenset(), entry: bool = True) -> None:
@@ -63,7 +64,7 @@ def type_attribute_reads(program: ir.Program, objects=frozenset(), entry: bool =
              and _array_attribute(s.op.primitive)]
     if not reads:
         return
-    arrays = array_names(program, objects, entry)
+    arrays = array_names(program, objects, entry, attributes=True)
     objects = set(objects) | _named_tuples(program)
     guards = []
     for stmt in reads:
@@ -126,10 +127,15 @@ def _array_attribute(prim) -> bool:
     return getattr(prim, "__objclass__", None) is np.ndarray and not callable(prim)
 
 
-def array_names(program, objects=(), entry: bool = True) -> set[str]:
+def array_names(program, objects=(), entry: bool = True, attributes: bool = False) -> set[str]:
     """Names that hold an array or a number on every path: a greatest fixed
     point over their definitions (assume every assigned name does, drop those
-    with a definition that is not certainly one)."""
+    with a definition that is not certainly one).  ``attributes``: for reading
+    an attribute, a name that is an array or a list or dict, never an object,
+    is as good -- ``B = A.copy()`` of an argument passed no object (an array,
+    or a list's or dict's copy, which has no ``.T``: Python raises there) reads
+    ``B.T`` as the array's (reviewer s33, F3: a write through ``Bt = B.T`` was
+    refused as one through an object's field)."""
     defs: dict[str, list] = {}
     for stmt in ir.walk_statements(program.body):
         if ir.is_update(stmt):
@@ -147,7 +153,7 @@ def array_names(program, objects=(), entry: bool = True) -> set[str]:
     while changed:
         changed = False
         for name in sorted(arrays & defs.keys()):  # a parameter rebound: each value checked
-            if not all(_makes_array(s, arrays, passed) for s in defs[name]):
+            if not all(_makes_array(s, arrays, passed, attributes) for s in defs[name]):
                 arrays.discard(name)
                 changed = True
     return arrays
@@ -157,7 +163,7 @@ def array_names(program, objects=(), entry: bool = True) -> set[str]:
 _ARITHMETIC_MODULES = ("operator", "_operator")
 
 
-def _makes_array(stmt, arrays, passed=frozenset()) -> bool:
+def _makes_array(stmt, arrays, passed=frozenset(), attributes=False) -> bool:
     op = getattr(stmt, "op", None)
     if not isinstance(stmt, gast.Assign) or op is None:
         return False  # a loop target, an unpacking of a helper's results: unknown
@@ -165,8 +171,9 @@ def _makes_array(stmt, arrays, passed=frozenset()) -> bool:
     # an item, a copy of a parameter: perhaps a dict's (so not the passed ones)
     if prim is operator.getitem or prim is operator.pos:
         return _is_array(op.args[0], arrays, passed)
-    if getattr(prim, "__objclass__", None) is np.ndarray:  # d.copy() of a dict is a dict
-        return _is_array(op.args[0], arrays, passed)
+    if getattr(prim, "__objclass__", None) is np.ndarray or prim is private_copy:
+        # d.copy() of a dict is a dict (A_1 = private_copy(A): the argument's own copy)
+        return _is_array(op.args[0], arrays, () if attributes else passed)
     if isinstance(prim, np.ufunc):
         return True
     module = getattr(prim, "__module__", None) or ""
