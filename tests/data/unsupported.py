@@ -74,8 +74,9 @@ def uses_starred_args(*xs):  # <- error
 
 def updates_an_alias_read_later(x):
     y = x * 1.0
-    r = y.reshape(3)  # a view the alias check cannot write back (y[1:] is followed)
-    r += 3.0  # <- error
+    r = y[1:]  # (r += 3.0 of a view alone is followed, since fd761fb of a reshape too)
+    r *= 2.0
+    r[0] = 3.0  # <- error
     return np.sum(y)
 
 
