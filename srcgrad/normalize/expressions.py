@@ -45,7 +45,7 @@ import numpy as np
 from .. import ir, runtime
 from ..errors import SrcGradError
 from ..frontend.parse import MISSING, root_name, static_value
-from ..ir.syntax import clone, walk
+from ..ir.syntax import clone, source_of, walk
 from ..rules import registry
 from .calls import DYNAMIC
 
@@ -347,7 +347,17 @@ class Expressions:
                 ir.Op(ir.BUILD_DICT, [keys, *values], {}, node, ir.BUILD_DICT.label)
         if isinstance(node, (gast.ListComp, gast.GeneratorExp)):
             return self.comprehension(node)
-        raise self.error(f"'{type(node).__name__}' expressions are not supported", node)
+        if isinstance(node, gast.Lambda):
+            # [lambda t, k=k: t * k for k in ...], fs.append(lambda t: ...)
+            raise self.error(
+                "a lambda kept as a value (in a list, tuple or dict, or appended to one) is "
+                "not supported: srcgrad calls only a function it can name when "
+                "it compiles -- a lambda bound to a name (g = lambda t: ...), a local or "
+                "global function, a function passed as an argument -- not one taken from a "
+                "list or dict when the code runs; call such a function directly and pass "
+                "what differs between the lambdas as an argument (g = lambda t, k: t * k; "
+                "sum(g(x, k) for k in ks))", node)
+        raise self.error(f"this expression ('{source_of(node)}') is not supported here", node)
 
     def subscript(self, node):
         value = node.value
