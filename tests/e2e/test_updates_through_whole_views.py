@@ -93,6 +93,13 @@ def reshaped_whole(A):
     return np.sum(B ** 3)
 
 
+def reshaped_copy(A):  # B not contiguous: the reshape is a copy, B stays as it was
+    B = (A * 1.0).T
+    v = B.reshape(-1)
+    v *= 2.0
+    return np.sum(B ** 3) + np.sum(v * np.arange(4.0))
+
+
 def two_updates(x):  # the reviewer's F2 program
     y = x.copy()
     v = y[1:3]
@@ -153,7 +160,7 @@ def numbers_of_a_vector(x):  # v a NumPy scalar: each update rebinds it, y is un
 
 
 PROGRAMS = [transposed, transposed_in_a_loop, transposed_in_a_branch, transposed_in_a_helper,
-            written_directly, transposed_whole, reshaped_whole]
+            written_directly, transposed_whole, reshaped_whole, reshaped_copy]
 VECTOR_PROGRAMS = [two_updates, three_updates, two_updates_in_a_loop, two_updates_in_a_branch,
                    two_updates_in_a_helper, numbers_of_a_vector]
 
