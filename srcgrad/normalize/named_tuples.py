@@ -161,7 +161,7 @@ class NamedTuples:
                 or not isinstance(func.func, gast.Name) or func.func.id != "type" \
                 or self.callee(func) is not type:
             return None
-        cls = self.named_tuple_class_of(func.args[0])
+        cls = self.named_tuple_class_of(func.args[0]) or self.built_just_before(node)
         if cls is None:
             return None
         ref = load_name(self.namer.fresh(f"{cls.__name__}_class"))
@@ -176,6 +176,26 @@ class NamedTuples:
                 args.append(arg)
         return located(gast.Call(func=located(ref, func), args=args, keywords=node.keywords),
                        node)
+
+    def built_just_before(self, node):
+        """``P`` where the statement right before ``d_p = type(p)(*(...))`` is
+        ``p = P(...)``, a named tuple or dataclass built from its fields: there
+        ``type(p)`` is ``P`` whatever else ``p`` is bound to (``s = s0``, an
+        argument, then ``s = State(...)`` in a loop: forward-mode code read
+        again for hvp; reviewer s33, F1).  None otherwise."""
+        made = node.func.args[0]
+        if not isinstance(made, gast.Name):
+            return None
+        for block in ir.statement_blocks(self.func.body):
+            for before, stmt in zip(block, block[1:]):
+                if isinstance(stmt, gast.Assign) and stmt.value is node \
+                        and isinstance(before, gast.Assign) and len(before.targets) == 1 \
+                        and isinstance(before.targets[0], gast.Name) \
+                        and before.targets[0].id == made.id \
+                        and isinstance(before.value, gast.Call):
+                    cls = self.callee(before.value)
+                    return cls if _built_from_fields(cls) else None
+        return None
 
     def named_tuple_method(self, node, cls):
         """``p.m(v)`` for a local named tuple ``p`` of class ``P``: ``P.m(p, v)``,
