@@ -64,12 +64,19 @@ def seed_products(body, scalars=frozenset()) -> list:
     """``body`` (a function's statements) with each product of a seed and an
     array made with ``times_one`` where the module docstring's conditions hold;
     ``scalars``: names known to hold numbers (no array to keep: left alone)."""
+    made = {stmt.targets[0].id for stmt in body if _binds_name(stmt)
+            and isinstance(stmt.value, gast.Call) and isinstance(stmt.value.func, gast.Name)
+            and stmt.value.func.id in _SEEDS}
+    if not any(_binds_name(stmt) and isinstance(stmt.value, gast.BinOp)
+               and isinstance(stmt.value.op, gast.Mult)
+               and (isinstance(stmt.value.left, gast.Name) and stmt.value.left.id in made
+                    or isinstance(stmt.value.right, gast.Name) and stmt.value.right.id in made)
+               for stmt in body):
+        return body  # no product of a seed: no need to count every assignment
     name, store = gast.Name, gast.Store
     counts = Counter(n.id for stmt in body for n in walk(stmt)
                      if type(n) is name and type(n.ctx) is store)
-    seeds = {stmt.targets[0].id for stmt in body if _binds_name(stmt)
-             and isinstance(stmt.value, gast.Call) and isinstance(stmt.value.func, gast.Name)
-             and stmt.value.func.id in _SEEDS and counts.get(stmt.targets[0].id) == 1}
+    seeds = {n for n in made if counts.get(n) == 1}
     for at, stmt in enumerate(body):
         if not (_binds_name(stmt) and isinstance(stmt.value, gast.BinOp)
                 and isinstance(stmt.value.op, gast.Mult)):
