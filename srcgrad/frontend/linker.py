@@ -262,7 +262,9 @@ def held_element_classes(value, depth: int = 4) -> tuple:
     attributes (``model.layers``, ``self.mods`` of a Sequential), and so on
     ``depth`` levels down (a Sequential of Sequentials), in order of first
     appearance: the classes whose methods code reading ``value`` may dispatch
-    on (normalize/rewrites.py ``dispatched``)."""
+    on (normalize/rewrites.py ``dispatched``).  A callable user object held as
+    an attribute (``self.l1 = Dense(...)``, called ``self.l1(x)``) gives its
+    class too."""
     found = dict.fromkeys(element_classes(value))
     if depth <= 0:
         return tuple(found)
@@ -273,6 +275,9 @@ def held_element_classes(value, depth: int = 4) -> tuple:
                 or inspect.isroutine(item):
             continue
         for held in own.values():
+            if element_classes([held]) and is_user_function(
+                    inspect.getattr_static(type(held), "__call__", None)):
+                found[type(held)] = None
             found.update(dict.fromkeys(held_element_classes(held, depth - 1)))
     return tuple(found)
 

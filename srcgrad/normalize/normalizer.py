@@ -154,8 +154,9 @@ class _Normalizer(Statements, Expressions, ControlFlow, Calls, Inlining, Special
         self.function_arguments()
         body = self.func.body
         # m(x) for m in self.mods: the classes the code dispatches on, which the
-        # look at what a called helper changes follows too (argument_updates.py)
-        with dispatching(self.dispatch_classes):
+        # look at what a called helper changes follows too (argument_updates.py),
+        # with those of the objects passed on (predict(m, x) calling m(x))
+        with dispatching((*self.dispatch_classes, *self.passed_object_classes())):
             for i, stmt in enumerate(body):
                 if isinstance(stmt, gast.Return):
                     self.output_node = stmt.value or stmt

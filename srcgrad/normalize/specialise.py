@@ -158,14 +158,16 @@ class Specialisation:
         if receiver is not None and held_element_classes(receiver):
             classes.update(dict.fromkeys(held_element_classes(receiver)))
             names.append("self")
-        if not classes:
-            return ()
         # predict(model, x) calling model(x) or model.forward(x): the callee
         # dispatches on these classes, so those of the objects this function knows
         # by class and passes to a function are among them, not only those of the
-        # elements of their lists
-        classes.update(dict.fromkeys(
-            k for k in self.passed_object_classes() if k not in classes))
+        # elements of their lists -- a model holding no list too (R1-6)
+        passed = [k for k in self.passed_object_classes() if k not in classes]
+        if not classes and not passed:
+            return ()
+        classes.update(dict.fromkeys(passed))
+        if not names:
+            names = [n for n, k in self.param_classes.items() if k in passed]
         return (ElementClasses(-1, "+".join(dict.fromkeys(names)), tuple(classes)),)
 
     def passed_object_classes(self) -> list:

@@ -34,6 +34,7 @@ import gast
 from .. import ir
 from ..errors import MissingRuleError, UnsupportedSyntaxError
 from ..frontend.linker import is_user_function
+from ..frontend.parse import MISSING
 from ..ir.syntax import clone, is_append, load_name, walk
 from ..rules import registry
 
@@ -275,3 +276,23 @@ class MethodArguments:
         if self.receiver_type is not None and self.params and node.id == self.params[0]:
             return self.receiver_type
         return getattr(self, "param_classes", {}).get(node.id)
+
+    def held_callable(self, node):
+        """``self.l1(x)``, where ``self.l1`` is no attribute of ``self``'s (known)
+        class but a field, and the objects the function was passed or reads
+        hold callable objects (``self.l1 = Dense(...)``: ``ElementClasses``,
+        frontend/linker.held_element_classes) -> ``t(x)`` after ``t =
+        self.l1``: a call of a local, by the class of what it holds
+        (``dispatched``, one branch per class, a located error for another).
+        None for any other call."""
+        func = node.func
+        cls = self.class_of(func.value) if isinstance(func, gast.Attribute) else None
+        if cls is None or inspect.getattr_static(cls, func.attr, MISSING) is not MISSING \
+                or not any(is_user_function(inspect.getattr_static(c, "__call__", None))
+                           for c in self.dispatch_classes):
+            return None
+        held = self.atom(func)
+        self.locals.add(held.id)
+        self.env[held.id] = held.id  # a local bound here (no user name of its own)
+        return gast.copy_location(gast.Call(func=held, args=node.args,
+                                            keywords=node.keywords), node)
