@@ -157,9 +157,15 @@ def _sees_the_result(read, rebound, call, func, order, scan) -> bool:
         return isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
             and stmt.targets[0] is n and not scan.deps(stmt.value)
 
+    def updated(n) -> bool:
+        # u = step(u, c); u *= 0.9: the result updated in place (or, a number, a new
+        # value), never the old memory (reviewer s33, F19)
+        stmt = order.position.get(id(n), (None,))[0]
+        return isinstance(stmt, gast.AugAssign) and stmt.target is n
+
     return not any(isinstance(n, gast.Name) and n.id == read.id
                    and not isinstance(n.ctx, (gast.Load, gast.Param))  # bound at entry
-                   and id(n) not in rebound[read.id] and not new_value(n)
+                   and id(n) not in rebound[read.id] and not new_value(n) and not updated(n)
                    and order.after(n, call) for n in walk(func))
 
 

@@ -285,8 +285,12 @@ class Scan(SequenceTyping):
             elif isinstance(node, gast.AugAssign):
                 target = node.target
                 if isinstance(target, gast.Name):
-                    # xs += ys extends the list xs: it holds ys's items after
-                    self.relate(self.key(target), [(n, HELD) for n, _ in self.deps(node.value)])
+                    # xs += ys extends the list xs: it holds ys's items after (d |= e,
+                    # s ^= t likewise); u *= s, u -= v hold nothing of the value's
+                    # (a list repeats its own items; an array copies numbers)
+                    if isinstance(node.op, (gast.Add, gast.BitOr, gast.BitXor)):
+                        self.relate(self.key(target),
+                                    [(n, HELD) for n, _ in self.deps(node.value)])
                     self.updates.append((self.key(target), node, "augmented"))
                 else:  # xs[0] += v: the array xs[0] is, in place; then stored back
                     root = self.root(target)
