@@ -320,6 +320,8 @@ for meth, exprs in METHOD_CALLS.items():
         S(f"ndarray.{e[2:]}", getattr(np.ndarray, meth), e,
           x=distinct(2, 3, 4) if meth in ("max", "min") else normal(2, 3, 4))
 S("np.cumsum", np.cumsum, "np.cumsum(x)", x=normal(3, 4))
+S("np.bincount", np.bincount, "np.bincount(i, weights=w, minlength=5)",
+  i=fixed(np.array([0, 2, 2, 1, 0, 2])), w=normal(6))
 S("np.cumsum-axis", np.cumsum, "np.cumsum(x, axis=0)", x=normal(3, 4))
 
 

@@ -53,6 +53,18 @@ def sum_(out, d_out, a, axis=None, *, dtype=None, keepdims=False, initial=None, 
     return np.where(where, unreduce(d_out, a, axis, keepdims), 0)
 
 
+@adjoint(np.bincount, "weights", name="np.bincount")
+def bincount(out, d_out, x, weights=None, minlength=0):
+    """The weights summed by bin (a segment sum, ``np.bincount(idx, weights=w)``),
+    linear in them: each weight gets the cotangent of its bin, in its dtype."""
+    return np.asarray(np.broadcast_to(d_out, np.shape(out))[x], dtype=np.result_type(weights))
+
+
+@tangent(np.bincount, "weights", name="np.bincount")
+def bincount_tangent(out, x, weights=None, minlength=0, *, d_weights):
+    return np.bincount(x, weights=d_weights, minlength=minlength)
+
+
 @linear(np.mean, "a", keywords=("axis",))
 def mean(out, d_out, a, axis=None, *, dtype=None, keepdims=False, where=True):
     """With ``where``, the mean of the elements it keeps: each gets the
