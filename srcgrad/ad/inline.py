@@ -35,7 +35,15 @@ from ..analysis.activity import SCALAR, describe
 from ..errors import MissingRuleError, SrcGradError, UnsupportedSyntaxError
 from ..frontend.linker import is_library_module
 from ..ir.naming import Namer
-from ..ir.syntax import SliceToCall, assigned_names, clone, clone_substituted, constant, walk
+from ..ir.syntax import (
+    SliceToCall,
+    assigned_names,
+    clone,
+    clone_substituted,
+    constant,
+    source_of,
+    walk,
+)
 from ..optimize.broadcast import DropExpand, DropUnbroadcast
 from ..optimize.peephole import STATIC_NAMES, partially_evaluate
 from ..rules.registry import Rule
@@ -96,6 +104,7 @@ def inline(rule: Rule, op: ir.Op, out, d_out, namer: Namer, *, wanted=lambda nam
     mapping = {"out": out, "d_out": d_out}
     result, slots = _expand(rule, op, bound, mapping, namer,
                             ("unbroadcast", DropUnbroadcast, shape_class))
+    result.statements = _refusals(result.statements, rule, op, filename)
     for pname, slot in zip(rule.wrt, slots):
         _contribute(mapping[pname], slot, namer, result, wanted)
     return result
@@ -301,10 +310,96 @@ def inline_tangent(rule, op: ir.Op, out, tangent, namer: Namer, *, shape_class=N
         mapping[f"d_{pname}"] = t if t is not None else gast.Constant(value=0.0, kind=None)
     result, slots = _expand(rule, op, bound, mapping, namer,
                             ("expand", DropExpand, shape_class))
+    result.statements = _refusals(result.statements, rule, op, filename)
     for pname, slot in zip(rule.wrt, slots):
         if moving[pname] is not None:
             result.contributions.append((pname, slot))
     return result
+
+
+def _refusals(statements, rule, op: ir.Op, filename):
+    """A rule's ``assert False, message`` -- the arguments it has no
+    derivative for (``np.pad``'s maximum mode) -- at this call site.  Where the
+    arguments decide it here (partial evaluation left the assert unconditional),
+    MissingRuleError, located at the call, as a call without a rule gets; where
+    they decide it as the code runs (a mode held in a variable), a ``raise``
+    of that error in place of the assert, which ``python -O`` would strip and
+    so run a derivative the rule does not have.
+
+        >>> import gast
+        >>> from ..ir.emit import show_statements
+        >>> body = gast.parse("if m != 'edge':\\n    assert False, 'no tangent'\\n"
+        ...                   "d_t1 = np.pad(d_x, 2, m)").body
+        >>> print(show_statements(_refusals(body, None, None, 'f.py')))
+        if m != 'edge':
+            raise error_at('MissingRuleError', 'no tangent')
+        d_t1 = np.pad(d_x, 2, m)
+    """
+    for stmt in statements:
+        if _refusal(stmt):
+            raise MissingRuleError(f"{_message(stmt)}: srcgrad has no derivative of "
+                                   f"{rule.name} for these arguments", filename=filename,
+                                   lineno=getattr(op.node, "lineno", None),
+                                   col=getattr(op.node, "col_offset", None))
+    raised = _RaiseAsserts()
+    return [s for s in map(raised.visit, statements) if s is not None]
+
+
+def _refusal(stmt) -> bool:
+    return isinstance(stmt, gast.Assert) and isinstance(stmt.test, gast.Constant) \
+        and stmt.test.value is False
+
+
+def _message(stmt) -> str:
+    msg = stmt.msg
+    return msg.value if isinstance(msg, gast.Constant) and isinstance(msg.value, str) \
+        else "srcgrad's rule has no derivative for these arguments"
+
+
+class _RaiseAsserts(gast.NodeTransformer):
+    """An ``assert`` left in the rule's code: ``raise error_at(...)`` (under
+    ``if not test:`` where the test is not ``False``), gone where it is ``True``."""
+
+    def visit_Assert(self, node):
+        node.test = _folded(node.test)
+        if isinstance(node.test, gast.Constant) and node.test.value is True:
+            return None
+        name = gast.Name(id="error_at", ctx=gast.Load(), annotation=None, type_comment=None)
+        name.helper = runtime.error_at
+        call = gast.Call(func=name, args=[gast.Constant(value="MissingRuleError", kind=None),
+                                          gast.Constant(value=_message(node), kind=None)],
+                         keywords=[])
+        raised = gast.copy_location(gast.Raise(exc=call, cause=None), node)
+        if _refusal(node):
+            return raised
+        return gast.copy_location(gast.If(test=_negated(node.test), body=[raised], orelse=[]),
+                                  node)
+
+
+def _folded(test):
+    """``True or x`` is ``True``; ``True and x`` is ``x`` (a test partial
+    evaluation decided in part)."""
+    if not isinstance(test, gast.BoolOp):
+        return test
+    values = [_folded(v) for v in test.values]
+    decided = isinstance(test.op, gast.Or)  # the value that decides an or
+    if any(isinstance(v, gast.Constant) and v.value is decided for v in values):
+        return gast.Constant(value=decided, kind=None)
+    values = [v for v in values if not (isinstance(v, gast.Constant) and v.value is not decided)]
+    if not values:
+        return gast.Constant(value=not decided, kind=None)
+    return values[0] if len(values) == 1 else gast.BoolOp(op=test.op, values=values)
+
+
+_OPPOSITE = {gast.In: gast.NotIn, gast.NotIn: gast.In, gast.Eq: gast.NotEq, gast.NotEq: gast.Eq}
+
+
+def _negated(test):
+    """``not test``, written as ``a not in b`` / ``a != b`` where it is a comparison."""
+    if isinstance(test, gast.Compare) and len(test.ops) == 1 and type(test.ops[0]) in _OPPOSITE:
+        return gast.Compare(left=test.left, ops=[_OPPOSITE[type(test.ops[0])]()],
+                            comparators=test.comparators)
+    return gast.UnaryOp(op=gast.Not(), operand=test)
 
 
 def _bind(rule: Rule, op: ir.Op, filename) -> dict:
@@ -419,6 +514,23 @@ def _contribute(operand, expr, namer, result: Inlined, wanted) -> None:
         _contribute(elt, part, namer, result, wanted)
 
 
+def _pop_message(node) -> str:
+    """Why ``lst.pop(i)`` is refused, in the user's names, with the rewrite
+    that takes the same item (reviewer s33, F14: it said 'xs.pop()' and took the
+    last item whatever ``i`` was)."""
+    func = getattr(node, "func", None)
+    name = source_of(func.value) if isinstance(func, gast.Attribute) else "xs"
+    args = getattr(node, "args", None) or []
+    index = source_of(args[0]) if args else "-1"
+    rest = {"-1": f"{name}[:-1]", "0": f"{name}[1:]"}.get(
+        index, f"{name}[:{index}] + {name}[{index}:][1:]")
+    return (f"srcgrad follows {name}.pop({index if args else ''}) only on a list built in "
+            f"this function and otherwise only read and appended to (here it is also "
+            f"changed another way -- reversed, sorted, written by index -- or another name, "
+            f"a call or a loop may see it change): read the item and rebind the list, "
+            f"'v = {name}[{index}]; {name} = {rest}'")
+
+
 def missing_rule(program, op: ir.Op, forward: bool = False) -> MissingRuleError:
     """The error for an operation a differentiated value flows into and which
     has no rule to inline (an adjoint, or with ``forward`` a tangent), at the
@@ -439,10 +551,7 @@ def missing_rule(program, op: ir.Op, forward: bool = False) -> MissingRuleError:
             f"itertools.pairwise/itertools.product (which srcgrad takes apart), or index "
             f"it by position")
     if isinstance(op.primitive, ir.UnknownMember) and op.primitive.name == "pop":
-        return at(UnsupportedSyntaxError,
-            "srcgrad follows xs.pop() only on a list built in this function and only read, "
-            "appended to and popped from (here another name, a call or a loop may see it "
-            "change): read the item and rebind the list, 'v = xs[-1]; xs = xs[:-1]'")
+        return at(UnsupportedSyntaxError, _pop_message(op.node))
     if getattr(op, "hint", None):  # self.act(h), opt.update(w, g): a user's method
         cls, message = op.hint
         return at(cls, message)

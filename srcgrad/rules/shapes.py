@@ -322,6 +322,10 @@ def pad(out, d_out, array, pad_width, mode="constant", *, constant_values=0,
     fills (a corner belongs to the later axis, as NumPy fills it), found by
     padding labels the same way; summed back to the shape the constants were
     given in (one, one pair, or a pair per axis)."""
+    assert mode in ("constant", "edge", "wrap", "reflect", "symmetric"), \
+        "np.pad: only the constant, edge, wrap, reflect and symmetric modes have an adjoint"
+    assert reflect_type == "even" or mode in ("constant", "edge", "wrap"), \
+        "np.pad: reflect and symmetric have an adjoint with reflect_type='even' only"
     if mode != "constant":
         return pad_grad(d_out, array, pad_width, mode, reflect_type), None
     labels = np.pad(np.full(np.shape(array), -1), pad_width,
