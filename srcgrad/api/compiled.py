@@ -125,8 +125,18 @@ def _reached_dependencies(fn, free, options, known) -> list:
                 # the function of a partial or bound method (PART.func, BM.__func__):
                 # the global or closure holding it is watched (PART = partial(h, k=3.0))
                 watch(path[1])
-                return
-            container, value = vars(holder), vars(holder).get(key, _GONE)
+                if key not in getattr(holder, "__dict__", {}) and provenance.user_object(holder):
+                    # MODEL.run(x), S(x): the method of the object's class, which
+                    # Runner.run = other rebinds (R1-7)
+                    container = type(holder)
+                    value = inspect.getattr_static(container, key, _GONE)
+                    if not isinstance(value, types.FunctionType) \
+                            or getattr(container, key) is not value:
+                        return
+                else:
+                    return
+            else:
+                container, value = vars(holder), vars(holder).get(key, _GONE)
         elif not isinstance(holder, types.FunctionType):
             return
         elif path[0] == "global":

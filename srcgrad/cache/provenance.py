@@ -63,10 +63,25 @@ def _library(obj) -> bool:
 
 
 def _user_namespace(obj) -> bool:
-    """A user module, class or object whose members the generated code may name."""
+    """A user module, class or object whose members the generated code may name
+    (a callable object of a user class too: ``S(x)`` runs ``S.__call__``)."""
     if isinstance(obj, (types.ModuleType, type)):
         return not _library(obj)
-    return hasattr(obj, "__dict__") and not callable(obj) and not _library(obj)
+    return hasattr(obj, "__dict__") and not _library(obj) \
+        and (not callable(obj) or callable_object(obj))
+
+
+def user_object(obj) -> bool:
+    """An instance of a user class: its methods are found through the class."""
+    return not isinstance(obj, (types.ModuleType, type)) and type(obj) not in _SPECIAL \
+        and _user_namespace(obj)
+
+
+def callable_object(obj) -> bool:
+    """An instance of a user class that defines ``__call__`` in Python."""
+    return not isinstance(obj, (type, types.FunctionType, types.MethodType,
+                                functools.partial)) \
+        and is_user_function(inspect.getattr_static(type(obj), "__call__", None))
 
 
 def _member(obj, name):
@@ -278,7 +293,9 @@ class Survey:
             for name in _SPECIAL[type(obj)]:
                 self._visit_member(getattr(obj, name), ["attr", path, name])
         elif _user_namespace(obj):
-            for name in sorted(self.interest):
+            # S(x) of a callable object reads no name '__call__': its method, too
+            called = ("__call__",) if callable_object(obj) else ()
+            for name in (*called, *sorted(self.interest)):
                 member = _member(obj, name)
                 if member is not _MISSING:
                     self.visit(member, ["attr", path, name])
@@ -384,5 +401,5 @@ def _jsonish(value):
     return value
 
 
-__all__ = ["Mismatch", "Survey", "check", "fingerprint", "marks", "resolve", "source_hash",
-           "source_text", "survey"]
+__all__ = ["Mismatch", "Survey", "callable_object", "check", "fingerprint", "marks", "resolve",
+           "source_hash", "source_text", "survey", "user_object"]
