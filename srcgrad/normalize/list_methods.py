@@ -60,7 +60,6 @@ class ListMethods:
         count, keywords = _METHODS[call.func.attr]
         if len(call.args) != count or any(isinstance(a, gast.Starred) for a in call.args) \
                 or any(kw.arg not in keywords for kw in call.keywords) \
-                or (call.func.attr == "sort" and not call.keywords) \
                 or not self.certainly_list(call.func.value.id):
             return node
         name = call.func.value
@@ -89,10 +88,14 @@ class ListMethods:
 
     def certainly_list(self, name: str, seen=frozenset()) -> bool:
         """Whether every binding of the local ``name`` makes a list: a display,
-        a list comprehension, ``list(...)`` or another such name (``ks = hs``);
-        not a parameter, a loop's target or an unpacked value."""
-        if name in self.n.params or name in seen:
+        a list comprehension, ``list(...)``, another such name (``ks = hs``) or
+        a slice of one (``hs = hs[1:]``: taken to be a list where every other
+        binding is, a greatest fixed point); not a parameter, a loop's target
+        or an unpacked value."""
+        if name in self.n.params:
             return False
+        if name in seen:
+            return True  # (hs = hs[1:]: a list if hs's other bindings are)
         found = False
         for node in walk(self.n.func):
             if isinstance(node, gast.Name) and node.id == name \
@@ -104,7 +107,10 @@ class ListMethods:
                         isinstance(value, gast.Call) and isinstance(value.func, gast.Name)
                         and self.callee(value) is list) or (
                         isinstance(value, gast.Name)
-                        and self.certainly_list(value.id, seen | {name}))):
+                        and self.certainly_list(value.id, seen | {name})) or (
+                        isinstance(value, gast.Subscript) and isinstance(value.slice, gast.Slice)
+                        and isinstance(value.value, gast.Name)
+                        and self.certainly_list(value.value.id, seen | {name}))):
                     return False
                 found = True
         return found

@@ -469,7 +469,7 @@ def test_pop_of_a_local_list():
     x = np.array([0.3, 0.9, 1.0])
     for fn in (stack_pop, queue_pop, pop_middle):
         _check(fn, (x,), wrts=(0,))
-    _refused(pop_aliased, (x,), 0, UnsupportedSyntaxError, "xs.pop()", "xs = xs[:-1]")
+    _refused(pop_aliased, (x,), 0, UnsupportedSyntaxError, "q.pop()", "v = q[-1]; q = q[:-1]")
 
 
 def fill_(x, w):
