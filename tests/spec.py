@@ -770,6 +770,10 @@ S("math.lgamma-neg", math.lgamma, "math.lgamma(x)", dtypes=F64, x=pyfloat(-2.9, 
 for fn in ("pow", "atan2", "hypot"):
     S(f"math.{fn}", getattr(math, fn), f"math.{fn}(x, y)", dtypes=F64, x=pyfloat(0.5, 2),
       y=pyfloat(-1, 1))
+S("math.prod", math.prod, "math.prod([x, y, z])", dtypes=F64, x=pyfloat(0.5, 2),
+  y=pyfloat(-1, 1), z=pyfloat(1, 3))
+S("math.prod-arrays", math.prod, "math.prod([x, y], start=s)", x=normal(3), y=normal(2, 3),
+  s=normal())
 S("math.fmod", math.fmod, "math.fmod(x, y)", dtypes=F64, x=pyfloat(1.1, 1.9), y=pyfloat(0.5, 0.55))
 S("math.copysign", math.copysign, "math.copysign(x, y)", dtypes=F64, x=pyfloat(0.5, 2),
   y=pyfloat(-1, -0.2))

@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from ..runtime import expand, grad_like, match_complex, psi, signum, unbroadcast
+from ..runtime import ListCotangent, expand, grad_like, match_complex, psi, signum, unbroadcast
 from .derive import pointwise
 from .registry import adjoint, nondifferentiable, tangent
 
@@ -93,6 +93,24 @@ def atan2(out, d_out, y, x):
 @tangent(math.atan2)
 def atan2_tangent(out, y, x, d_y, d_x):
     return d_y * x / (x * x + y * y), -d_x * y / (x * x + y * y)
+
+
+@adjoint(math.prod, "iterable", "start", name="math.prod")
+def prod(out, d_out, iterable, *, start=1):
+    """Each factor gets the cotangent times the product of the others (and of
+    ``start``), formed without dividing: exact where a factor is zero."""
+    items = list(iterable)
+    return (ListCotangent([unbroadcast(d_out * math.prod(items[:i] + items[i + 1:], start=start),
+                                       items[i]) for i in range(len(items))]),
+            unbroadcast(d_out * math.prod(items), start))
+
+
+@tangent(math.prod, "iterable", "start", name="math.prod")
+def prod_tangent(out, iterable, *, start=1, d_iterable, d_start):
+    items = list(iterable)
+    return (expand(sum([d_iterable[i] * math.prod(items[:i] + items[i + 1:], start=start)
+                        for i in range(len(items))]), out),
+            expand(d_start * math.prod(items), out))
 
 
 @adjoint(math.hypot, name="math.hypot")
