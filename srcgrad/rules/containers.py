@@ -235,7 +235,7 @@ def dict_copy_tangent(out, mapping, *, d_mapping):
 
 
 @adjoint(dict, "iterable", name="dict")
-def dict_(out, d_out, iterable):
+def dict_(out, d_out, iterable=()):
     """``dict(items)`` where the compiler cannot tell what ``items`` is (a
     parameter, a helper's result; a dict it can see is a ``dict copy``): a
     mapping's copy passes the cotangent through, pairs give each kept pair's
@@ -244,7 +244,7 @@ def dict_(out, d_out, iterable):
 
 
 @tangent(dict, "iterable", name="dict")
-def dict_tangent_(out, iterable, *, d_iterable):
+def dict_tangent_(out, iterable=(), *, d_iterable):
     return dict_tangent(d_iterable, iterable)
 
 

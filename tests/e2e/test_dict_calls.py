@@ -182,3 +182,17 @@ def test_hvp_against_differences_of_the_gradient(fn):
     g = srcgrad.grad(fn)
     fd = (g(X + eps * v) - g(X - eps * v)) / (2 * eps)
     assert_close(srcgrad.hvp(fn)(X.copy(), v), fd, rtol=1e-5, atol=1e-7)
+
+
+def filled_from_empty(x):  # dict() of nothing: no derivative flows into it
+    q = dict()
+    for i, k in enumerate("ab"):
+        q[k] = x * (i + 1.0)
+    if x[0] > 0:
+        q["a"] = np.sin(q["a"])
+    return np.sum(q["a"] * q["b"])
+
+
+def test_an_empty_dict_call():
+    check(filled_from_empty, (X.copy(),))
+    check(filled_from_empty, (-X,))
