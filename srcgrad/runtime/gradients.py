@@ -88,7 +88,7 @@ def _array_gradient(g, x):
     if (type(g) is not np.ndarray or type(x) is not np.ndarray) and (foreign(g) or foreign(x)):
         return _foreign_gradient(g, x, dtype)
     out = np.array(np.broadcast_to(g, np.shape(x)), dtype=dtype)
-    return out if np.ndim(x) else out[()]
+    return out if np.ndim(x) or isinstance(x, np.ndarray) else out[()]  # a 0-d array: one too
 
 
 def _foreign_gradient(g, x, dtype):
