@@ -230,6 +230,13 @@ class Compilation:
         # the lists passed: xs + ys of them concatenates (normalize/scan_sequences.py)
         self.parsed.sequence_params = () if self.callee else tuple(
             a.id for i, a in enumerate(self.parsed.node.args.args) if i in self.options.sequences)
+        # the arguments differentiated that are no Python float, list, tuple or
+        # user object: arrays (an int is refused there), so x * [a, b] is
+        # NumPy's product (normalize/array_operands.py)
+        self.parsed.array_params = () if self.callee else tuple(
+            a.id for i, a in enumerate(self.parsed.node.args.args)
+            if i in self.options.wrt and i not in self.floats and i not in self.options.sequences
+            and i not in self.options.objects and i not in self.options.ints)
         self.program = a_normal_form(self.parsed, self.receiver, self.options.callees,
                                      () if self.callee else self.options.object_classes)
         self.program.errstate = self.parsed.errstate

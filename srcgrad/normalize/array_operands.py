@@ -29,6 +29,11 @@ never a guess (a list stays a list wherever it could be one):
   Python's TypeError, as the function does (R1-5: ``[a, b] - lst`` and
   ``[a, b] ** n`` ran NumPy's arithmetic), beside any other value that gives
   no array a located refusal;
+- an operand of ``*`` or ``+`` beside an argument being differentiated (or
+  arithmetic of one with numbers, ``x ** 2``) that the call passed no Python
+  float, list, tuple or object and nothing rebinds: an ndarray or a NumPy
+  scalar, as an int is refused there (``x * [1.0, 2.0, 3.0]``, F23), checked
+  as the code runs as above;
 - the value written into an element or slice of a local that is certainly a
   NumPy value (``y = np.zeros(...)``; ``y[0] = [...]``); a list's item
   written with a display stays a list.
@@ -85,7 +90,8 @@ _MAKERS_OF_ARRAYS = (np.array, np.asarray, np.asanyarray, np.ascontiguousarray,
 ARRAY_MAKERS = frozenset(id(f) for f in (
     *_MAKERS_OF_ARRAYS, np.zeros, np.ones, np.empty, np.full, np.zeros_like, np.ones_like,
     np.empty_like, np.full_like, np.eye, np.identity, np.arange, np.linspace, np.diag,
-    np.tile, np.stack, np.concatenate, np.hstack, np.vstack, np.outer, np.reshape))
+    np.tile, np.stack, np.concatenate, np.hstack, np.vstack, np.outer, np.reshape, np.sort,
+    np.argsort, np.cumsum, np.cumprod, np.diff, np.ravel))
 
 _NO_LIST_OPERATORS = (gast.Sub, gast.Div, gast.FloorDiv, gast.Pow, gast.MatMult)
 
@@ -202,13 +208,38 @@ class ArrayOperands:
         other = node.right if left else node.left
         if not self.certainly_numpy(other) and not (
                 isinstance(node.op, _NO_LIST_OPERATORS) and isinstance(other, (
-                    gast.Name, gast.Attribute, gast.Subscript, gast.Call, gast.BinOp))):
+                    gast.Name, gast.Attribute, gast.Subscript, gast.Call, gast.BinOp))) \
+                and not self.differentiated_array(other):
             return node
         made = gast.BinOp(left=self.as_array(node.left) if left else node.left, op=node.op,
                           right=self.as_array(node.right) if right else node.right)
         if not self.certainly_numpy(other, arrays=True):
             made.checked_display = (left, source_of(node), source_of(other))
         return gast.copy_location(made, node)
+
+    def differentiated_array(self, node) -> bool:
+        """Whether ``node`` is an argument being differentiated that the call
+        passed no Python float, list, tuple or object (an int is refused there),
+        and that nothing rebinds: an ndarray or a NumPy scalar, beside which
+        ``x * [a, b]`` and ``x + [a, b]`` are NumPy's arithmetic -- the
+        display's run-time check (:meth:`display_checked`) raises Python's
+        TypeError where a NumPy scalar makes none, as the function does."""
+        if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
+            return self.differentiated_array(node.operand)  # -x
+        if isinstance(node, gast.BinOp) and not isinstance(node.op, gast.Mod):  # x ** 2
+            sides = (node.left, node.right)
+            return any(self.differentiated_array(s) for s in sides) and all(
+                self.differentiated_array(s) or isinstance(s, gast.Constant)
+                and type(s.value) in (int, float) for s in sides)
+        if not isinstance(node, gast.Name) or node.id not in getattr(
+                self.parsed, "array_params", ()):
+            return False
+        rebound = self.__dict__.get("_rebound_params")
+        if rebound is None:
+            rebound = self._rebound_params = {
+                n.id for n in walk(self.func)
+                if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del))}
+        return node.id not in rebound
 
     def display_checked(self, node, left, right) -> None:
         """Before ``[a, b] - y`` written as ``np.array([a, b]) - y`` (``left`` and
