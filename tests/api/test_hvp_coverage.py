@@ -138,7 +138,16 @@ def view_then_loop(x):
     return s
 
 
-VIEWS = [view_write, rows, reshaped, view_then_loop]
+VIEWS = [rows, reshaped, view_then_loop]
+
+
+def test_a_write_through_an_expanded_view_hvp():
+    """hvp follows view_write (a write through z[None, :], read through
+    np.squeeze of the view) since the augmented-view work of session 33:
+    against differences of the gradient."""
+    v = np.array([0.4, -1.0, 0.7])
+    np.testing.assert_allclose(srcgrad.hvp(view_write)(X, v), _fd_hvp(view_write, X, v),
+                               rtol=1e-6, atol=1e-6)
 
 
 @pytest.mark.parametrize("fn", VIEWS, ids=lambda f: f.__name__)
