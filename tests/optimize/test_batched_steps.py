@@ -22,12 +22,12 @@ import numpy as np
 import pytest
 from numeric import POLICIES, assert_bit_identical, assert_close, check_every_policy, \
     numeric_grad, pure
+from recurrences import compiled_without, gru, rnn
+from recurrences import gru_args as _gru_args, rnn_args as _rnn_args
 
-from srcgrad import pipeline
 from srcgrad.ir.emit import show_statements
 from srcgrad.ir.naming import Namer
 from srcgrad.optimize.batched_steps import batch_step_terms
-from srcgrad.options import Options
 from srcgrad.runtime import stackable_tape, stacked_tape
 
 FAST = ("save", "recompute", "save_products")   # the policies steady_loops runs for
@@ -145,22 +145,6 @@ def test_elementwise_terms_give_each_rows_bits_batched(dtype, shape):
 
 # -- whole programs ------------------------------------------------------------------------
 
-def rnn(W, U, xs, h0):
-    h = h0
-    for t in range(xs.shape[0]):
-        h = np.tanh(xs[t] @ W + h @ U)
-    return np.sum(h * h)
-
-
-def gru(Wz, Uz, Wh, Uh, xs, h0):   # a sigmoid gate: z * (1 - z) of the gate's output
-    h = h0
-    for t in range(xs.shape[0]):
-        z = 1.0 / (1.0 + np.exp(-(xs[t] @ Wz + h @ Uz)))
-        c = np.tanh(xs[t] @ Wh + h @ Uh)
-        h = (1.0 - z) * h + z * c
-    return np.sum(h * h)
-
-
 def rnn_slice(W, U, xs, h0):   # a loop over a slice of the rows
     h = h0
     for x in xs[1:]:
@@ -180,19 +164,6 @@ def rnn_squares(W, U, xs, h0):   # h read after its restore, in a square
     for t in range(xs.shape[0]):
         h = np.tanh(xs[t] @ W + (h * h) @ U)
     return np.sum(h)
-
-
-def _rnn_args(rng, steps=6, batch=3, width=4, hidden=5, dtype=np.float64):
-    return [(rng.normal(size=(width, hidden)) * 0.5).astype(dtype),
-            (rng.normal(size=(hidden, hidden)) * 0.5).astype(dtype),
-            rng.normal(size=(steps, batch, width)).astype(dtype),
-            (rng.normal(size=(batch, hidden)) * 0.5).astype(dtype)]
-
-
-def _gru_args(rng, steps=5, batch=3, width=4, hidden=5):
-    weights = [rng.normal(size=shape) * 0.5 for shape in
-               ((width, hidden), (hidden, hidden), (width, hidden), (hidden, hidden))]
-    return weights + [rng.normal(size=(steps, batch, width)), rng.normal(size=(batch, hidden))]
 
 
 def _programs():
@@ -218,15 +189,9 @@ PROGRAMS = list(_programs())
 
 
 def _compiled(monkeypatch, fn, with_pass, **options):
-    """``fn``'s generated function, with the pass or without it (straight from
-    the pipeline: the cache would not tell the two apart)."""
-    with monkeypatch.context() as patch:
-        if not with_pass:
-            patch.setattr(pipeline, "batch_step_terms", lambda backward, *args: backward)
-        made = pipeline.generate(fn, Options(**options))
-    namespace = dict(made.bindings)
-    exec(compile(made.source, f"<{fn.__name__}>", "exec"), namespace)  # noqa: S102
-    return namespace, namespace[made.entries[0]], made.source
+    """``fn``'s generated function, with the pass or without it."""
+    return compiled_without(monkeypatch, fn, None if with_pass else "batch_step_terms",
+                            **options)
 
 
 def _counting(namespace, counts):

@@ -24,6 +24,7 @@ import numpy as np
 import pytest
 from numeric import POLICIES, assert_bit_identical, assert_close, check_every_policy, \
     numeric_grad, pure
+from recurrences import compiled_without, rnn
 
 from srcgrad import pipeline
 from srcgrad.ir.emit import show_statements
@@ -156,13 +157,6 @@ def test_broadcasts_to_answers_without_raising():
 
 # -- whole programs ------------------------------------------------------------------------
 
-def rnn(W, U, xs, h0):
-    h = h0
-    for t in range(xs.shape[0]):
-        h = np.tanh(xs[t] @ W + h @ U)
-    return np.sum(h * h)
-
-
 def rnn_float_state(W, xs, c):   # the state starts as a Python float: the guard fails
     h = 0.0
     for t in range(xs.shape[0]):
@@ -271,15 +265,9 @@ PROGRAMS = list(_programs())
 
 
 def _compiled(monkeypatch, fn, with_pass, **options):
-    """``fn``'s generated function, with the pass or without it (straight from
-    the pipeline: the cache would not tell the two apart)."""
-    with monkeypatch.context() as patch:
-        if not with_pass:
-            patch.setattr(pipeline, "steady_adjoint_loops", lambda backward, *args: backward)
-        made = pipeline.generate(fn, Options(**options))
-    namespace = dict(made.bindings)
-    exec(compile(made.source, f"<{fn.__name__}>", "exec"), namespace)  # noqa: S102
-    return namespace, namespace[made.entries[0]], made.source
+    """``fn``'s generated function, with the pass or without it."""
+    return compiled_without(monkeypatch, fn, None if with_pass else "steady_adjoint_loops",
+                            **options)
 
 
 def _with_and_without(monkeypatch, fn, args, what, counting, **options):

@@ -22,13 +22,13 @@ import numpy as np
 import pytest
 from numeric import POLICIES, assert_bit_identical, assert_close, check_every_policy, \
     numeric_grad, pure
+from recurrences import compiled_without, gru, rnn
+from recurrences import gru_args as _gru_args, rnn_args as _rnn_args
 
 import srcgrad
-from srcgrad import pipeline
 from srcgrad.ir.emit import show_statements
 from srcgrad.ir.naming import Namer
 from srcgrad.optimize.steady_products import dot_products
-from srcgrad.options import Options
 from srcgrad.runtime import dot_dtype
 
 # -- the runtime ---------------------------------------------------------------------------
@@ -128,41 +128,11 @@ def test_a_product_steady_loops_did_not_mark_stays():
 
 # -- whole programs ------------------------------------------------------------------------
 
-def rnn(W, U, xs, h0):
-    h = h0
-    for t in range(xs.shape[0]):
-        h = np.tanh(xs[t] @ W + h @ U)
-    return np.sum(h * h)
-
-
-def gru(Wz, Uz, Wh, Uh, xs, h0):
-    h = h0
-    for t in range(xs.shape[0]):
-        z = 1.0 / (1.0 + np.exp(-(xs[t] @ Wz + h @ Uz)))
-        c = np.tanh(xs[t] @ Wh + h @ Uh)
-        h = (1.0 - z) * h + z * c
-    return np.sum(h * h)
-
-
 def linear_rnn(W, U, xs, h0):   # no tanh: the carried cotangent itself times U.T
     h = h0
     for t in range(xs.shape[0]):
         h = xs[t] @ W + h @ U
     return np.sum(h * h)
-
-
-def _rnn_args(rng, steps=6, batch=3, width=4, hidden=5, dtype=np.float64, state=None):
-    state = dtype if state is None else state
-    return [(rng.normal(size=(width, hidden)) * 0.5).astype(dtype),
-            (rng.normal(size=(hidden, hidden)) * 0.5).astype(dtype),
-            rng.normal(size=(steps, batch, width)).astype(state),
-            (rng.normal(size=(batch, hidden)) * 0.5).astype(state)]
-
-
-def _gru_args(rng, steps=5, batch=3, width=4, hidden=5):
-    weights = [rng.normal(size=shape) * 0.5 for shape in
-               ((width, hidden), (hidden, hidden), (width, hidden), (hidden, hidden))]
-    return weights + [rng.normal(size=(steps, batch, width)), rng.normal(size=(batch, hidden))]
 
 
 def _programs():
@@ -188,13 +158,9 @@ PROGRAMS = list(_programs())
 
 
 def _compiled(monkeypatch, fn, with_pass, **options):
-    with monkeypatch.context() as patch:
-        if not with_pass:
-            patch.setattr(pipeline, "dot_products", lambda body, *args: body)
-        made = pipeline.generate(fn, Options(**options))
-    namespace = dict(made.bindings)
-    exec(compile(made.source, f"<{fn.__name__}>", "exec"), namespace)  # noqa: S102
-    return namespace, namespace[made.entries[0]], made.source
+    """``fn``'s generated function, with the pass or without it."""
+    return compiled_without(monkeypatch, fn, None if with_pass else "dot_products",
+                            **options)
 
 
 def _watching(namespace, seen):
