@@ -642,10 +642,20 @@ def _broken(view, update, statements, order, loops, blocks, since=False) -> bool
     # (since: a reassignment before the view does not count; a statement handing
     # a side's memory to another name does, wherever it is in the loop: `t3 = t`
     # before `hist = t; t = u` keeps hist and t3 sharing the old list)
+    target, base = ir.target_names(view)[0], view.op.args[0].id
+    # w = z; z = u: the name z is rebound, but w keeps z's old array, and what else
+    # shares it (b = z[:, 1] made earlier: w, z = z, w in a loop) -- the names are
+    # joined by this view alone, so the view holds where the base shares its
+    # memory with any other name (fuzz 9900032: b *= 0.5 went unseen by w)
+    base_shared = any(s is not view and _passes_on(s, base) or (
+        isinstance(s, gast.Assign) and not ir.is_update(s) and is_view(s)
+        and base in ir.target_names(s)) for s in statements)
     for other in in_loop:
         if since and order[id(other)] < order[id(view)]:
             continue
         lost = names & set(ir.assigned_by(other))
+        if base_shared and target not in lost:
+            lost = set()
         if order[id(other)] < order[id(update)] and lost and other is not view \
                 and paths.dominates(other, update, blocks) \
                 and not any(_passes_on(s, n) for s in in_loop if s is not view
