@@ -55,3 +55,15 @@ def compiled_without(monkeypatch, fn, left_out, **options):
     namespace = dict(made.bindings)
     exec(compile(made.source, f"<{fn.__name__}>", "exec"), namespace)  # noqa: S102
     return namespace, namespace[made.entries[0]], made.source
+
+
+def counting(namespace, counts, names):
+    """Count in ``counts`` the calls the generated code in ``namespace`` makes of
+    the runtime helpers ``names`` (those a fast loop writes out, or calls)."""
+    for name in names:
+        helper = namespace.get(name)
+        if helper is not None:
+            def counted(*args, helper=helper, name=name):
+                counts[name] = counts.get(name, 0) + 1
+                return helper(*args)
+            namespace[name] = counted

@@ -59,18 +59,8 @@ def swap_in_branch(x):
     return np.sum(w * w) + np.sum(z)
 
 
-def _swap_helper(x):
-    z = np.tanh(x)
-    w = np.sin(x)
-    b = z[:, 1]
-    for k in range(1):
-        w, z = z, w
-        b *= 0.5
-    return np.sum(w * w) + np.sum(z)
-
-
 def swap_in_helper(x):
-    return _swap_helper(x) * 2.0
+    return swap_in_loop(x) * 2.0   # the loop inlined from a helper
 
 
 @pytest.mark.parametrize("fn", [swap_in_loop, swap_over_list_items, swap_in_nested_loops,

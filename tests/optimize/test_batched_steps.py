@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 from numeric import POLICIES, assert_bit_identical, assert_close, check_every_policy, \
     numeric_grad, pure
-from recurrences import compiled_without, gru, rnn
+from recurrences import compiled_without, counting, gru, rnn
 from recurrences import gru_args as _gru_args, rnn_args as _rnn_args
 
 from srcgrad.ir.emit import show_statements
@@ -195,13 +195,7 @@ def _compiled(monkeypatch, fn, with_pass, **options):
 
 
 def _counting(namespace, counts):
-    for name in ("stacked_tape", "unbroadcast", "matmul_grad_a"):
-        helper = namespace.get(name)
-        if helper is not None:
-            def counted(*args, helper=helper, name=name):
-                counts[name] = counts.get(name, 0) + 1
-                return helper(*args)
-            namespace[name] = counted
+    counting(namespace, counts, ("stacked_tape", "unbroadcast", "matmul_grad_a"))
 
 
 @pytest.mark.parametrize("what, fn, args, wrt, fast", PROGRAMS, ids=[p[0] for p in PROGRAMS])

@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 from numeric import POLICIES, assert_bit_identical, assert_close, check_every_policy, \
     numeric_grad, pure
-from recurrences import compiled_without, rnn
+from recurrences import compiled_without, counting, rnn
 
 from srcgrad import pipeline
 from srcgrad.ir.emit import show_statements
@@ -290,13 +290,7 @@ def _with_and_without(monkeypatch, fn, args, what, counting, **options):
 
 def _counting(namespace, counts):
     """Count the calls of the helpers the fast loop writes out."""
-    for name in ("unbroadcast", "matmul_grad_a"):
-        helper = namespace.get(name)
-        if helper is not None:
-            def counted(*args, helper=helper, name=name):
-                counts[name] = counts.get(name, 0) + 1
-                return helper(*args)
-            namespace[name] = counted
+    counting(namespace, counts, ("unbroadcast", "matmul_grad_a"))
 
 
 @pytest.mark.parametrize("what, fn, args, wrt, fast", PROGRAMS, ids=[p[0] for p in PROGRAMS])
