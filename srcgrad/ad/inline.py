@@ -335,6 +335,8 @@ def _refusals(statements, rule, op: ir.Op, filename):
             raise error_at('MissingRuleError', 'no tangent')
         d_t1 = np.pad(d_x, 2, m)
     """
+    if rule is not None and not _asserts(_tree_of(rule)):
+        return statements  # (most rules: no walk of their expansion)
     for stmt in statements:
         if _refusal(stmt):
             raise MissingRuleError(f"{_message(stmt)}: srcgrad has no derivative of "
@@ -343,6 +345,12 @@ def _refusals(statements, rule, op: ir.Op, filename):
                                    col=getattr(op.node, "col_offset", None))
     raised = _RaiseAsserts()
     return [s for s in map(raised.visit, statements) if s is not None]
+
+
+@lru_cache(maxsize=None)
+def _asserts(func) -> bool:
+    """Whether a rule's tree has an ``assert``."""
+    return any(isinstance(n, gast.Assert) for n in walk(func))
 
 
 def _refusal(stmt) -> bool:
