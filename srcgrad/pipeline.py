@@ -86,6 +86,7 @@ from .optimize.hoist_products import hoist_step_products
 from .optimize.inplace_adjoint import forward_values, steady_classes, update_in_place
 from .optimize.loop_products import products_after_loops
 from .optimize.owned_lists import pop_in_place
+from .optimize.signs import carry_signs
 from .optimize.simplify import simplify as simplify_operations
 from .optimize.steady_loops import steady_adjoint_loops
 from .optimize.steady_products import dot_products
@@ -171,6 +172,7 @@ def passes(c: Compilation, run) -> None:
         run(c.annotate)               # memory/remat.py
         if o.optimize:
             run(c.fold_temporaries)   # optimize/fold.py
+            run(c.signs)              # optimize/signs.py
         if o.optimize and o.backend == "numpy":
             run(c.inplace_adjoint)    # optimize/inplace_adjoint.py
             run(c.seed_products)      # optimize/unit_seed.py
@@ -207,6 +209,7 @@ class Compilation:
         self.backward = self.result = self.forward = None
         self.tape_setup: list = []   # the statements creating the tapes
         self.extra: list[str] = []
+        self.minus: dict[str, str] = {}   # optimize/signs.py: minus_ name -> the name it replaced
         self.reads: set[str] = set()
         self.functions = self.sources = self.module = None
         self.entries: tuple[str, ...] = ()
@@ -479,15 +482,28 @@ class Compilation:
             f.body = fold_single_use(f.body, namer.temps - output, namer.temp_cotangents - seeds)
 
     @compiler_pass
+    def signs(self):
+        """Carry minus signs into the sums and constants that take them for free (optimize/signs.py)."""
+        for f in self.functions:
+            f.body = carry_signs(f.body, {id(s) for s in f.forward}, self.program.namer,
+                                 self.minus)
+
+    def _and_minus(self, names) -> set:
+        """``names`` and the ``minus_`` names optimize/signs.py bound in place of any of them."""
+        return set(names) | {new for new, old in self.minus.items() if old in names}
+
+    @compiler_pass
     def inplace_adjoint(self):
         """Write adjoint arithmetic into arrays the sweep owns (optimize/inplace_adjoint.py)."""
         adjoints, classes = self.sweep.adjoints, self.classes or {}
         scalars = {d for v, d in adjoints.items() if classes.get(v) == SCALAR}
         scalars |= {v for v, c in classes.items() if c == SCALAR}
+        scalars = self._and_minus(scalars)
         steady = steady_classes(self.program, classes)
         for f in self.functions:
-            update_in_place(f.body, set(adjoints.values()), {id(s) for s in f.forward}, scalars,
-                            steady, forward_values(f.forward, f.params))
+            update_in_place(f.body, self._and_minus(adjoints.values()),
+                            {id(s) for s in f.forward}, scalars, steady,
+                            forward_values(f.forward, f.params))
 
     @compiler_pass
     def seed_products(self):
@@ -496,7 +512,7 @@ class Compilation:
         scalars = {v for v, c in classes.items() if c == SCALAR}
         scalars |= {d for v, d in self.sweep.adjoints.items() if v in scalars}
         for f in self.functions:
-            f.body = seed_products(f.body, scalars)
+            f.body = seed_products(f.body, self._and_minus(scalars))
 
     @compiler_pass
     def steady_products(self):
@@ -514,7 +530,7 @@ class Compilation:
         f.body = release_unread(f.body, start, self.program.params, scalars)
         if self.options.backend == "numpy" and not self.options.check_finite:  # each array after its last read
             scalars |= {d for v, d in self.sweep.adjoints.items() if v in scalars}
-            f.body = release_read(f.body, start, self.program.params, scalars,
+            f.body = release_read(f.body, start, self.program.params, self._and_minus(scalars),
                                   ir.names_in(self.program.output))
 
     @compiler_pass

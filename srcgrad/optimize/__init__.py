@@ -14,7 +14,9 @@ the other way round.
 - :mod:`.broadcast`: broadcasting bookkeeping dropped where shapes match;
 - :mod:`.dce`: dead-code elimination, copy propagation, a cotangent's zero
   start merged into its first accumulation;
-- :mod:`.fold`: single-use temporaries folded back into their reader.
+- :mod:`.fold`: single-use temporaries folded back into their reader;
+- :mod:`.signs`: minus signs carried into the sums and constants that take
+  them for free.
 
 May import: ``errors``, :mod:`..runtime`, :mod:`..ir`, :mod:`..rules`,
 :mod:`..frontend`, :mod:`..normalize`, :mod:`..analysis`.

@@ -32,7 +32,7 @@ def grad_newton_sqrt(x):
         d_t3 = d_h * 0.5
         h = h_tape[i]  # restore: h
         d_x = d_x + d_t3 / h
-        d_h = d_t3 + -d_t3 * t2 / h
+        d_h = d_t3 - d_t3 * t2 / h
         t2 = t2_tape[i]  # restore: t2
     d_x = d_x + d_h
     return grad_like(d_x, x)

@@ -50,7 +50,7 @@ def grad_python_floats(a, b):
     d_a = into_first(np.add, d_a, d_t11 * (3 * a ** 2))  # d_a += d_t11 * (3 * a ** 2), in place
     del d_t11  # read no more
     d_a = into_first(np.add, d_a, d_t9 * b / (b * b + a * a))  # d_a += d_t9 * b / (b * b + a * a), in place
-    d_b = into_first(np.add, d_b, -d_t9 * a / (b * b + a * a))  # d_b += -d_t9 * a / (b * b + a * a), in place
+    d_b = into_first(np.subtract, d_b, d_t9 * a / (b * b + a * a))  # d_b -= d_t9 * a / (b * b + a * a), in place
     d_c = d_t9 * (1 - t7 * t7)
     d_t4 = d_c / t5
     d_b = into_first(np.subtract, d_b, d_c * t6 / t5 / (2 * t5))  # d_b -= d_c * t6 / t5 / (2 * t5), in place

@@ -1,0 +1,344 @@
+"""Minus signs carried to where they cost nothing.
+
+Adjoint rules bring minus signs: ``cos``'s is ``d_x = -d_y * np.sin(x)``,
+subtraction's ``d_b = -d_t``, ``exp(-n)``'s ``d_n = -(d_o * o)``.  On arrays
+each one is a pass over the data and a new array: the benchmark's 30-op
+elementwise chain spent five of its adjoint's sixty passes negating (three,
+with this pass).  A careful
+hand carries the sign instead, into a constant (``dg *= -0.5``) or a later sum
+(``dm -= dnn``), and this pass does the same.  It keeps, for a name bound to a
+negation, the value without its sign (named ``minus_...``: the cotangent is
+minus it), writes the sign into the statements that read the name, and there
+moves it out of products and quotients until a sum or a constant takes it::
+
+    d_v = -d_w * np.sin(v)           minus_d_v = d_w * np.sin(v)
+    d_u = d_v * 0.5             ->   d_u = minus_d_v * -0.5
+    d_s = d_cc + d_u * (2 * s)       d_s = d_cc + d_u * (2 * s)
+    d_a = d_x + d_v                  d_a = d_x - minus_d_v
+
+Bit for bit the same numbers (NaN's sign bit aside), because each rewrite is
+an IEEE identity, exact for every operand -- infinities and signed zeros
+included -- in round-to-nearest, whose rounding is symmetric about zero:
+
+* ``(-a) * b`` and ``(-a) / b`` are ``-(a * b)`` and ``-(a / b)``, and ``(-a) * c``
+  is ``a * (-c)`` for a number ``c`` (the sign of a product or quotient is the
+  exclusive or of its operands', its magnitude theirs; complex products and
+  NumPy's complex division are sums of such terms, each negated);
+* ``a + (-b)`` is ``a - b`` and ``(-b) + a`` is ``a - b`` (IEEE defines
+  ``a - b`` as ``a + (-b)``; addition commutes); ``a - (-b)`` is ``a + b``;
+  ``-(-a)`` is ``a``.  ``(-a) - b`` is not ``-(a + b)`` (``a = 0.0, b = -0.0``
+  gives ``0.0`` against ``-0.0``), and is left alone.
+
+A name is carried only where that saves a negation: it is bound once in the
+function, by a statement of the adjoint sweep, and read only by later
+statements of the same block (not by a nested block, nor by a loop's next
+step before the binding); the statements that read it are rewritten, and the
+change is kept only where the negations of arrays (a minus before anything
+but a number) in them and the binding are fewer than before.  The forward
+sweep is never touched (its values are the function's own).  Runs after
+:mod:`.fold`, which has put single-use temporaries into their readers, and
+before :mod:`.inplace_adjoint`, which then writes the rewritten arithmetic
+into owned arrays as it did the original (``minus_`` names are cotangents and
+scalars where the names they replace were).  Tested by
+tests/optimize/test_signs.py.
+
+    >>> from ..ir.emit import show_statements
+    >>> from ..ir.naming import Namer
+    >>> body = gast.parse("d_v = -d_w * np.sin(v)\\nd_u = d_v * 0.5\\n"
+    ...                   "d_s = d_cc + d_u * (2 * s)\\nd_a = d_x + d_v").body
+    >>> renamed = {}
+    >>> body = carry_signs(body, set(), Namer(), renamed)
+    >>> print(show_statements(body))
+    minus_d_v = d_w * np.sin(v)  # minus d_v: its sign is taken where it is read
+    d_u = minus_d_v * -0.5
+    d_s = d_cc + d_u * (2 * s)
+    d_a = d_x - minus_d_v
+    >>> renamed
+    {'minus_d_v': 'd_v'}
+
+A name whose readers could not take its sign keeps it:
+
+    >>> body = gast.parse("d_b = -d_t\\nd_x = f(d_b)").body
+    >>> print(show_statements(carry_signs(body, set(), Namer(), {})))
+    d_b = -d_t
+    d_x = f(d_b)
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import gast
+import numpy as np
+
+from ..ir.syntax import clone, walk
+
+_PRODUCTS = (gast.Mult, gast.Div)
+_COMPOUND = (gast.For, gast.While, gast.If, gast.With, gast.Try, gast.FunctionDef,
+             gast.AsyncFor, gast.AsyncWith, gast.AsyncFunctionDef, gast.ClassDef)
+_COMMENT = "its sign is taken where it is read"
+_FRESH = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.FloorDiv, gast.Mod)
+_DEPTH = 8   # how many readers in a row may carry a sign on before one takes it
+
+
+def carry_signs(body, skip, namer, renamed) -> list:
+    """``body`` (a function's statements) with the minus signs of its adjoint
+    statements carried to where they cost nothing (see the module docstring);
+    ``renamed`` gains ``{new name: the name it replaces}``.  ``skip``: the ids
+    of the forward sweep's statements, left alone.  ``body`` is changed in
+    place."""
+    if not any(_negation(node) for stmt in body if id(stmt) not in skip for node in walk(stmt)):
+        return body
+    stores, loads = Counter(), Counter()
+    for stmt in body:
+        for node in walk(stmt):
+            if type(node) is gast.Name:
+                (loads if type(node.ctx) is gast.Load else stores)[node.id] += 1
+    _blocks(body, skip, stores, loads, namer, renamed)
+    return body
+
+
+def _blocks(stmts, skip, stores, loads, namer, renamed) -> None:
+    """Carry the signs of each block of ``stmts``, nested blocks first."""
+    for stmt in stmts:
+        if isinstance(stmt, _COMPOUND) and id(stmt) not in skip:
+            for field in ("body", "orelse", "finalbody"):
+                inner = getattr(stmt, field, None)
+                if inner:
+                    _blocks(inner, skip, stores, loads, namer, renamed)
+            for handler in getattr(stmt, "handlers", ()):
+                _blocks(handler.body, skip, stores, loads, namer, renamed)
+    for k, stmt in enumerate(stmts):   # a + -b * c -> a - b * c, within a statement
+        if id(stmt) not in skip and not isinstance(stmt, _COMPOUND) and _cost(stmt):
+            signed = _signed(clone(stmt))
+            if _cost(signed) < _cost(stmt):
+                stmts[k] = signed
+    changed = True
+    while changed:   # a carried sign may leave a reader bound to a negation in turn
+        changed = False
+        for k, stmt in enumerate(stmts):
+            if id(stmt) not in skip and _negated_name(stmt, stores, loads):
+                if _substitute(stmts, k, skip, loads):
+                    changed = True
+                    continue
+            if id(stmt) not in skip and _candidate(stmt, stores):
+                work, taken, names = list(stmts), set(namer.taken), dict(renamed)
+                counts = Counter(loads)
+                if (_carry(work, k, skip, stores, counts, namer, names) or 0) > 0:
+                    stmts[:] = work
+                    loads.clear(), loads.update(counts)
+                    renamed.clear(), renamed.update(names)
+                    changed = True
+                else:   # no negation saved: as it was
+                    namer.taken.clear(), namer.taken.update(taken)
+
+
+def _candidate(stmt, stores) -> bool:
+    """Whether ``stmt`` binds a name, bound nowhere else, to an expression
+    with a minus sign (``-a``, ``-a * b``) that may be a negation."""
+    return isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
+        and type(stmt.targets[0]) is gast.Name and stores[stmt.targets[0].id] == 1 \
+        and any(_negation(node) for node in walk(stmt.value))
+
+
+def _carry(stmts, k, skip, stores, loads, namer, renamed, depth=0):
+    """Bind ``stmts[k]``'s name without its sign and rewrite its readers (new
+    statements in the list; none is changed): the number of negations that
+    saves, or None where it cannot be done.  Where it saves none, a reader
+    left bound to a negation is carried in turn (``d_n = -(d_o * o)``, read by
+    ``d_h = d_n * n / h``, read by ``d_m = d_m + d_h``)."""
+    binding = stmts[k]
+    name = binding.targets[0].id
+    value = _Signs().visit(clone(binding.value))
+    if not (_negation(value) and _fresh(value.operand)):
+        return None
+    readers = [j for j in range(k + 1, len(stmts)) if _reads(stmts[j], name)]
+    if not readers or sum(_count(stmts[j], name) for j in readers) != loads[name] \
+            or any(isinstance(stmts[j], _COMPOUND) or id(stmts[j]) in skip for j in readers):
+        return None
+    before = _cost(binding) + sum(_cost(stmts[j]) for j in readers)
+    minus = namer.fresh(f"minus_{name}")
+    bound = clone(binding)
+    bound.targets = [gast.Name(id=minus, ctx=gast.Store(), annotation=None, type_comment=None)]
+    bound.value = value.operand
+    earlier = getattr(binding, "comment", None)
+    bound.comment = f"minus {name}: {_COMMENT}" + (f"; {earlier}" if earlier else "")
+    stmts[k] = bound
+    for j in readers:
+        stmts[j] = _signed(_renamed(clone(stmts[j]), name, minus))
+    loads[minus] = loads.pop(name)
+    renamed[minus] = renamed.pop(name, name)
+    saved = before - _cost(bound) - sum(_cost(stmts[j]) for j in readers)
+    if saved <= 0 and depth < _DEPTH:
+        for j in readers:
+            if _candidate(stmts[j], stores):
+                saved += _carry(stmts, j, skip, stores, loads, namer, renamed, depth + 1) or 0
+    return saved
+
+
+def _negated_name(stmt, stores, loads) -> bool:
+    """Whether ``stmt`` is ``n = -m`` of a name ``m`` (``d_t3 = -d_s``), ``n``
+    bound nowhere else and read somewhere."""
+    return isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
+        and type(stmt.targets[0]) is gast.Name and stores[stmt.targets[0].id] == 1 \
+        and _negation(stmt.value) and type(stmt.value.operand) is gast.Name \
+        and loads[stmt.targets[0].id] > 0
+
+
+def _substitute(stmts, k, skip, loads) -> bool:
+    """``n = -m`` (``m`` a name) left out, each read of ``n`` made ``-m`` and the
+    readers' signs moved, where that saves a negation and ``m`` keeps its
+    value up to the last reader: nothing between mentions it but readers
+    that only read it (no binding, no update, no call that may change it)."""
+    binding = stmts[k]
+    name, operand = binding.targets[0].id, binding.value.operand.id
+    readers = [j for j in range(k + 1, len(stmts)) if _reads(stmts[j], name)]
+    if not readers or sum(_count(stmts[j], name) for j in readers) != loads[name] \
+            or any(isinstance(stmts[j], _COMPOUND) or id(stmts[j]) in skip for j in readers):
+        return False
+    for j in range(k + 1, readers[-1] + 1):
+        mentions = [node for node in walk(stmts[j]) if type(node) is gast.Name
+                    and node.id == operand]
+        if mentions and (j < readers[-1] and any(type(n.ctx) is not gast.Load for n in mentions)
+                         or not _only_arithmetic(stmts[j], operand)):
+            return False
+    if any(not isinstance(stmts[j], (gast.Assign, gast.AugAssign)) for j in readers):
+        return False   # (a del of the name, say: not one of the name it stood for)
+    rewritten = {j: _signed(_renamed(clone(stmts[j]), name, operand)) for j in readers}
+    if 1 + sum(_cost(stmts[j]) for j in readers) <= sum(map(_cost, rewritten.values())):
+        return False
+    for j, stmt in rewritten.items():
+        stmts[j] = stmt
+    del stmts[k]
+    loads[operand] += loads.pop(name) - 1
+    return True
+
+
+def _only_arithmetic(stmt, name) -> bool:
+    """Whether ``stmt`` is an assignment to a name whose value reads ``name``
+    only as an operand of arithmetic (nothing that could change its array)."""
+    if not (isinstance(stmt, gast.Assign) and all(type(t) is gast.Name for t in stmt.targets)):
+        return False
+    parents = {}
+    for node in walk(stmt.value):
+        for child in gast.iter_child_nodes(node):
+            parents[id(child)] = node
+    for node in walk(stmt.value):
+        if type(node) is gast.Name and node.id == name:
+            parent = parents.get(id(node))
+            if parent is not None and type(parent) not in (gast.BinOp, gast.UnaryOp):
+                return False
+    return True
+
+
+def _fresh(node) -> bool:
+    """Whether ``node`` makes a new value (arithmetic, a function's result):
+    bound without its sign, the name must not share an array that something
+    may still change (``-d_X[1:]`` is a copy, ``d_X[1:]`` a view)."""
+    return type(node) is gast.BinOp and type(node.op) in _FRESH \
+        or type(node) is gast.Call and type(node.func) is gast.Attribute \
+        and type(node.func.value) is gast.Name and node.func.value.id == "np" \
+        and isinstance(getattr(np, node.func.attr, None), np.ufunc)
+
+
+def _negation(node) -> bool:
+    """Whether ``node`` is a minus before anything but a number (a pass over an array)."""
+    return type(node) is gast.UnaryOp and type(node.op) is gast.USub and not _number(node.operand)
+
+
+def _number(node) -> bool:
+    if type(node) is gast.UnaryOp and type(node.op) in (gast.USub, gast.UAdd):
+        return _number(node.operand)
+    return type(node) is gast.Constant and type(node.value) in (int, float, complex)
+
+
+def _negated_number(node):
+    """``-c`` of a number ``c``, as a constant where it is one."""
+    if type(node) is gast.Constant:
+        return gast.Constant(value=-node.value, kind=None)
+    if type(node) is gast.UnaryOp and type(node.op) is gast.USub:
+        return node.operand
+    return gast.UnaryOp(op=gast.USub(), operand=node)
+
+
+def _reads(stmt, name) -> bool:
+    return any(type(node) is gast.Name and node.id == name for node in walk(stmt))
+
+
+def _count(stmt, name) -> int:
+    return sum(1 for node in walk(stmt) if type(node) is gast.Name and node.id == name
+               and type(node.ctx) is gast.Load)
+
+
+def _cost(node) -> int:
+    return sum(1 for sub in walk(node) if _negation(sub))
+
+
+def _renamed(stmt, name, minus):
+    """``stmt`` with each read of ``name`` made ``-minus`` (``del name``: ``del minus``)."""
+    for node in list(walk(stmt)):
+        for field, value in gast.iter_fields(node):
+            if type(value) is list:
+                for i, item in enumerate(value):
+                    if type(item) is gast.Name and item.id == name:
+                        value[i] = _replacement(item, minus)
+            elif type(value) is gast.Name and value.id == name:
+                setattr(node, field, _replacement(value, minus))
+    return stmt
+
+
+def _replacement(node, minus):
+    named = gast.Name(id=minus, ctx=node.ctx, annotation=None, type_comment=None)
+    if type(node.ctx) is gast.Load:
+        return gast.UnaryOp(op=gast.USub(), operand=named)
+    return named
+
+
+def _signed(stmt):
+    """``stmt`` with its signs moved out of products into sums and constants
+    (the module docstring's identities), children first."""
+    _Signs().visit(stmt)
+    if type(stmt) is gast.AugAssign and type(stmt.op) in (gast.Add, gast.Sub) \
+            and _negation(stmt.value):   # x += -v  ->  x -= v
+        stmt.value = stmt.value.operand
+        stmt.op = gast.Sub() if type(stmt.op) is gast.Add else gast.Add()
+    return stmt
+
+
+class _Signs(gast.NodeTransformer):
+    """The identities of the module docstring, applied bottom-up."""
+
+    def visit_UnaryOp(self, node):
+        self.generic_visit(node)
+        if type(node.op) is gast.USub and _negation(node.operand):
+            return node.operand.operand   # -(-a) -> a
+        return node
+
+    def visit_BinOp(self, node):
+        self.generic_visit(node)
+        left, right, op = node.left, node.right, type(node.op)
+        if op in _PRODUCTS:
+            minus_left, minus_right = _negation(left), _negation(right)
+            if minus_left and minus_right:
+                node.left, node.right = left.operand, right.operand
+            elif minus_left and _number(right):
+                node.left, node.right = left.operand, _negated_number(right)
+            elif minus_right and _number(left):
+                node.left, node.right = _negated_number(left), right.operand
+            elif minus_left or minus_right:
+                if minus_left:
+                    node.left = left.operand
+                else:
+                    node.right = right.operand
+                return gast.UnaryOp(op=gast.USub(), operand=node)
+            return node
+        if op is gast.Add and _negation(right):
+            return gast.BinOp(left=left, op=gast.Sub(), right=right.operand)
+        if op is gast.Add and _negation(left):
+            return gast.BinOp(left=right, op=gast.Sub(), right=left.operand)
+        if op is gast.Sub and _negation(right):
+            return gast.BinOp(left=left, op=gast.Add(), right=right.operand)
+        return node
+
+
+__all__ = ["carry_signs"]
