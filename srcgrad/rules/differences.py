@@ -18,7 +18,15 @@ linear in ``y`` for a fixed spacing, and in the spacing for a fixed ``y``, so
 
 import numpy as np
 
-from ..runtime import diff_grad, ediff1d_grad, getitem_grad, gradient_grad, unbroadcast
+from ..runtime import (
+    diff_grad,
+    ediff1d_ends_grad,
+    ediff1d_grad,
+    getitem_grad,
+    gradient_grad,
+    in_dtype_of,
+    unbroadcast,
+)
 from .registry import adjoint, tangent
 
 
@@ -165,25 +173,34 @@ if hasattr(np, "trapezoid"):  # NumPy 2's name of np.trapz
         return np.trapezoid(d_y, x, axis=axis), np.trapezoid(y, d_x, axis=axis), None
 
 
-@adjoint(np.ediff1d, "ary", name="np.ediff1d")
+@adjoint(np.ediff1d, "ary", "to_end", "to_begin", name="np.ediff1d")
 def ediff1d(out, d_out, ary, to_end=None, to_begin=None):
     """The differences of the flattened ``ary`` between ``to_begin`` and
-    ``to_end`` (constants): each element's cotangent is the one of the
-    difference before it minus the one of the difference after it."""
-    return ediff1d_grad(d_out, ary, to_begin)
+    ``to_end``: each element's cotangent is the one of the difference before
+    it minus the one of the difference after it; ``to_begin`` and ``to_end``,
+    copied into the output's ends, get the cotangents there."""
+    ends = ediff1d_ends_grad(d_out, ary, to_end, to_begin)
+    return ediff1d_grad(d_out, ary, to_begin), ends[0], ends[1]
 
 
-@tangent(np.ediff1d, "ary", name="np.ediff1d")
-def ediff1d_tangent(out, ary, to_end=None, to_begin=None, *, d_ary):
-    """The tangent's differences, zeros where ``to_begin`` and ``to_end`` are."""
+@tangent(np.ediff1d, "ary", "to_end", "to_begin", name="np.ediff1d")
+def ediff1d_tangent(out, ary, to_end=None, to_begin=None, *, d_ary, d_to_end, d_to_begin):
+    """The tangent's differences, zeros where ``to_begin`` and ``to_end`` are;
+    the tangents of ``to_begin`` and ``to_end`` at the ends, zeros between."""
+    inner = max(np.size(ary) - 1, 0)
+    begin = 0 if to_begin is None else np.size(to_begin)
+    end = 0 if to_end is None else np.size(to_end)
     if to_begin is None and to_end is None:
-        return np.ediff1d(d_ary)
-    if to_end is None:
-        return np.ediff1d(d_ary, to_begin=np.zeros(np.size(to_begin)))
-    if to_begin is None:
-        return np.ediff1d(d_ary, to_end=np.zeros(np.size(to_end)))
-    return np.ediff1d(d_ary, to_end=np.zeros(np.size(to_end)),
-                      to_begin=np.zeros(np.size(to_begin)))
+        by_ary = np.ediff1d(d_ary)
+    elif to_end is None:
+        by_ary = np.ediff1d(d_ary, to_begin=np.zeros(begin))
+    elif to_begin is None:
+        by_ary = np.ediff1d(d_ary, to_end=np.zeros(end))
+    else:
+        by_ary = np.ediff1d(d_ary, to_end=np.zeros(end), to_begin=np.zeros(begin))
+    return (by_ary,
+            in_dtype_of(np.concatenate([np.zeros(begin + inner), np.ravel(d_to_end)]), out),
+            in_dtype_of(np.concatenate([np.ravel(d_to_begin), np.zeros(inner + end)]), out))
 
 
 @adjoint(np.unwrap, "p", name="np.unwrap")

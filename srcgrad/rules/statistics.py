@@ -12,8 +12,8 @@ pieces of the weighted means and covariances: ``weights_like``, ``cov_rows``,
 A quantile with NumPy's default linear interpolation is a weighted sum of the
 two sorted elements around it (:func:`~srcgrad.runtime.quantile_weights`), so
 both its rules are that weighted sum, of the tangent or transposed to the
-cotangent; the other interpolation methods are refused (the rules have no
-``method`` parameter).  ``np.average``'s weights, ``np.cov``'s ``y`` and
+cotangent; ``method="linear"`` may be written out, the other interpolation
+methods are refused (the rules' ``assert``: MissingRuleError at the call).  ``np.average``'s weights, ``np.cov``'s ``y`` and
 ``np.polyval``'s coefficients are differentiable as well; ``np.cov``'s
 ``fweights``/``aweights`` and ``np.average(..., returned=True)`` are refused
 the same way.  ``np.digitize`` gives bin numbers: no derivative.
@@ -54,22 +54,27 @@ def median_tangent(out, a, axis=None, *, keepdims=False, d_a):
 
 
 @adjoint(np.quantile, "a")
-def quantile(out, d_out, a, q, axis=None, *, keepdims=False):
+def quantile(out, d_out, a, q, axis=None, *, method="linear", keepdims=False):
+    assert method == "linear", "np.quantile: only method='linear' (the default) has a derivative"
     return quantile_grad(d_out, a, q, axis)
 
 
 @tangent(np.quantile, "a")
-def quantile_tangent(out, a, q, axis=None, *, keepdims=False, d_a):
+def quantile_tangent(out, a, q, axis=None, *, method="linear", keepdims=False, d_a):
+    assert method == "linear", "np.quantile: only method='linear' (the default) has a tangent"
     return quantile_jvp(d_a, a, q, axis, out)
 
 
 @adjoint(np.percentile, "a")
-def percentile(out, d_out, a, q, axis=None, *, keepdims=False):
+def percentile(out, d_out, a, q, axis=None, *, method="linear", keepdims=False):
+    assert method == "linear", \
+        "np.percentile: only method='linear' (the default) has a derivative"
     return quantile_grad(d_out, a, np.true_divide(q, 100), axis)
 
 
 @tangent(np.percentile, "a")
-def percentile_tangent(out, a, q, axis=None, *, keepdims=False, d_a):
+def percentile_tangent(out, a, q, axis=None, *, method="linear", keepdims=False, d_a):
+    assert method == "linear", "np.percentile: only method='linear' (the default) has a tangent"
     return quantile_jvp(d_a, a, np.true_divide(q, 100), axis, out)
 
 

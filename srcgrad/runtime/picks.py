@@ -158,6 +158,28 @@ def ediff1d_grad(g, ary, to_begin=None):
     return np.reshape(np.concatenate([zero, mid]) - np.concatenate([mid, zero]), np.shape(ary))
 
 
+def ediff1d_ends_grad(g, ary, to_end, to_begin):
+    """The cotangents of ``to_end`` and ``to_begin`` in ``np.ediff1d(ary,
+    to_end, to_begin)``: the output's first ``size(to_begin)`` elements are
+    ``to_begin``'s, its last ``size(to_end)`` ``to_end``'s (flattened, as
+    NumPy lays them out), each back in its own shape; None for one not given."""
+    if no_cotangent(g):
+        return 0.0, 0.0
+    g = np.asarray(g)
+    start = 0 if to_begin is None else np.size(to_begin)
+    stop = start + max(np.size(ary) - 1, 0)
+    return _shaped_as(g[stop:], to_end), _shaped_as(g[:start], to_begin)
+
+
+def _shaped_as(g, like):
+    """The flat cotangent ``g`` of ``like`` in its shape: a list or tuple gets
+    one cotangent per item (what a display hands out), None none."""
+    if like is None:
+        return None
+    g = np.reshape(g, np.shape(like))
+    return list(g) if isinstance(like, (list, tuple)) else g
+
+
 def normal_shape(loc, scale):
     """The size ``rng.normal(loc, scale)`` draws: the shape of ``loc`` and
     ``scale`` broadcast, None (one number) where both are numbers."""
