@@ -37,7 +37,7 @@ import gast
 from .. import ir
 from ..errors import UnsupportedSyntaxError
 from ..frontend.fence import in_place_message
-from ..ir.syntax import walk
+from ..ir.syntax import source_of, walk
 from ..normalize.none_results import writes_into_argument
 
 
@@ -49,9 +49,39 @@ def check_in_place_calls(program: ir.Program, varied) -> None:
         if isinstance(stmt, gast.Expr) and getattr(stmt, "op", None) is not None \
                 and stmt.op.primitive is ir.OPAQUE and not harmless(stmt.value, program.free) \
                 and any(n in varied for n in ir.names_in(stmt)):
+            message = store_message(stmt, varied, program) if getattr(
+                stmt, "attribute_store", None) is not None \
+                else in_place_message(stmt.op.node, program.free)
             raise UnsupportedSyntaxError(
-                    in_place_message(stmt.op.node, program.free), filename=program.filename,
+                    message, filename=program.filename,
                     lineno=getattr(stmt, "lineno", None), col=getattr(stmt, "col_offset", None))
+
+
+def store_message(stmt, varied, program) -> str:
+    """Why an attribute assignment kept as written (``self.m = v``, see
+    normalize/attribute_stores.py) is refused where a value being
+    differentiated reaches it."""
+    user = stmt.op.node  # the statement as written: obj.a = v, obj.a op= v
+    shown = source_of(user).strip()
+    owner = source_of(stmt.attribute_target.value)
+    obj, _, stored = stmt.value.args
+    cls = getattr(program, "param_classes", {}).get(getattr(obj, "id", None))
+    if cls is not None:  # self in a method, an object passed: its class named
+        owner += f"' (an object of class {cls.__name__})"
+    else:
+        owner += "'"
+    if any(n in varied for n in ir.names_in(stored)):
+        return (f"'{shown}' stores a value being differentiated in an attribute of "
+                f"'{owner}: srcgrad runs an attribute assignment as written and carries "
+                f"no derivative through it (a step counter, a flag, a schedule -- values "
+                f"without a derivative -- are followed).  Keep differentiated state in "
+                f"local variables, passed to the method and returned "
+                f"(w, m = opt.step(w, m, g)), or build a new dataclass object holding it")
+    return (f"'{shown}' assigns an attribute of '{owner}, which holds values being "
+            f"differentiated: srcgrad carries their derivatives through the fields the "
+            f"object was built or passed with, not through attributes assigned "
+            f"afterwards.  Keep the new value in a local variable, or build a new "
+            f"dataclass object holding it")
 
 
 #: Methods of a logger (and functions of the logging module) that only read

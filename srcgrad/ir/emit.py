@@ -64,12 +64,24 @@ def statement_lines(stmt, depth: int) -> list[str]:
         text = "return " + ", ".join(unparse(e) for e in stmt.value.elts)
         text += "," if len(stmt.value.elts) == 1 else ""
     else:
-        text = unparse(stmt)
+        text = unparse(as_written(stmt))
     comment = getattr(stmt, "comment", None)
     first, *rest = text.split("\n")
     lines.append(f"{pad}{first}" + (f"  # {comment}" if comment else ""))
     lines.extend(pad + r for r in rest)
     return lines
+
+
+def as_written(stmt):
+    """``stmt`` as the user wrote it: an attribute assignment the normaliser keeps
+    as ``setattr(obj, "a", v)`` (``stmt.attribute_store``, the attribute's name:
+    see normalize/attribute_stores.py) is ``obj.a = v``."""
+    attr = getattr(stmt, "attribute_store", None)
+    if attr is None:
+        return stmt
+    obj, _, stored = stmt.value.args
+    return gast.Assign(targets=[gast.Attribute(value=obj, attr=attr, ctx=gast.Store())],
+                       value=stored, type_comment=None)
 
 
 def _is_pass(stmts) -> bool:

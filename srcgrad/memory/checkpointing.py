@@ -26,12 +26,13 @@ from .. import ir
 from ..ad.in_place import only_reports
 from ..analysis.sharing import held_names, is_view
 from ..errors import UnsupportedSyntaxError
-from ..ir.syntax import call_to, clone, constant
+from ..ir.syntax import call_to, clone, constant, source_of
 from ..optimize.dce import eliminate_dead
 from .effects import (
     MUTATES,
     NEXT,
     RANDOM,
+    UNKNOWN,
     call_effect,
     changed_in_place,
     expression_effect,
@@ -174,6 +175,38 @@ def _changed_objects(stmts, free, filename) -> set[str]:
     return out
 
 
+def _refuse_object_changes(stmts, free, filename) -> None:
+    """Refuse, located, an attribute assignment (``c.t += 1``) or a call of an
+    object's method for what it does (``c.tick()``, its effect unknown) in a
+    checkpointed loop's body: a rerun from a snapshot would change the object
+    again (the snapshots keep arrays, lists and dicts, not a user's objects),
+    and the values read from it afterwards would differ from the first run's
+    -- a silently wrong gradient.  A method whose value the loop uses
+    (``w = opt.step(w, g)``) is not rerun: its values are read back."""
+    for stmt in ir.walk_statements(stmts):
+        call = getattr(stmt, "value", None)
+        if getattr(stmt, "attribute_store", None) is not None:
+            shown = f"'{source_of(stmt.op.node).strip()}' changes the object " \
+                f"'{source_of(stmt.attribute_target.value)}'"
+        elif isinstance(stmt, gast.Expr) and isinstance(call, gast.Call) \
+                and isinstance(call.func, gast.Attribute) \
+                and isinstance(call.func.value, gast.Name) \
+                and getattr(call.func, "helper", None) is None \
+                and not _not_rerun(stmt, free) and call_effect(call, free) == UNKNOWN:
+            shown = f"'{source_of(call)}' may change the object '{call.func.value.id}' " \
+                f"(a method called for what it does)"
+        else:
+            continue
+        node = getattr(getattr(stmt, "op", None), "node", None) or stmt
+        raise UnsupportedSyntaxError(
+            f"this loop is checkpointed (its iterations run again in the adjoint sweep), "
+            f"and {shown}, which a rerun would change again: srcgrad's snapshots keep "
+            f"arrays, lists and dicts, not the state of your objects.  Use policy='save' "
+            f"or 'recompute', or keep that state in a local variable of the loop",
+            filename=filename, lineno=getattr(node, "lineno", None),
+            col=getattr(node, "col_offset", None))
+
+
 def _tested(stmts, free, filename) -> bool:
     """Mark, in place, the nested ``while`` loops of a checkpointed loop's body whose
     test has an effect (``while rng.random() < 0.6``: ``stmt.test_replay``, the
@@ -279,6 +312,7 @@ def checkpoint_loops(forward: list, backward: list, policy, namer, defined=(), f
         for stmt in ir.walk_statements(forward[:at]):
             if not getattr(stmt, "placeholder", False):
                 carried.update(ir.assigned_by(stmt))
+        _refuse_object_changes(loop.body, free, filename)
         tested = _tested(loop.body, free, filename)
         draws = _replayed(loop.body, free) or tested
         changed = _changed_objects(loop.body, free, filename) & carried

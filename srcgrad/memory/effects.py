@@ -53,6 +53,7 @@ NEXT = "next() advances an iterator"
 MUTATES = "a method that changes its object"
 UNKNOWN = "a call with unknown effects"
 CHANGES_ARGUMENT = "a call that changes its argument"
+STORES_ATTRIBUTE = "an assignment to an attribute of an object it is given"
 
 #: Methods that change their object in place.
 MUTATING = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update",
@@ -294,6 +295,24 @@ _SOURCE_EFFECTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _ACTIVE: set = set()
 
 
+def _stores_attribute(tree, own) -> bool:
+    """Whether ``tree`` assigns an attribute (``self.t += 1``, ``opt.lr = v``) of
+    an object it did not make itself (``own``: its locals other than its
+    parameters): run twice, the object changes twice."""
+    for sub in gast.walk(tree):
+        targets = sub.targets if isinstance(sub, gast.Assign) else \
+            [sub.target] if isinstance(sub, (gast.AugAssign, gast.AnnAssign)) else []
+        for target in targets:
+            for part in gast.walk(target):
+                if isinstance(part, gast.Attribute) and isinstance(part.ctx, gast.Store):
+                    root = part.value
+                    while isinstance(root, (gast.Attribute, gast.Subscript)):
+                        root = root.value
+                    if not (isinstance(root, gast.Name) and root.id in own):
+                        return True
+    return False
+
+
 def _source_effect(fn) -> str | None:
     """The first effect of a call in the source of the user function ``fn``
     (srcgrad differentiates it by source: its calls are what it does)."""
@@ -323,8 +342,10 @@ def _source_effect(fn) -> str | None:
                   and isinstance(n.ctx, gast.Param)}
         for name in local:
             free.pop(name, None)
-        found = None
+        found = STORES_ATTRIBUTE if _stores_attribute(tree, local - params) else None
         for sub in gast.walk(tree):
+            if found is not None:
+                break
             if not isinstance(sub, gast.Call) or isinstance(sub.func, gast.Name) \
                     and sub.func.id in local:  # a local function: its body is walked too
                 continue

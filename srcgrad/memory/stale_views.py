@@ -189,9 +189,39 @@ def _may_change_its_object(program, owner, attr) -> bool:
         return True
     try:
         changed = augmented_parameters(method) | deep_parameters(method)
+        return code.co_varnames[0] in changed or _augments_attribute(method, cls, set())
     except SrcGradError:
         return True
-    return code.co_varnames[0] in changed
+
+
+def _augments_attribute(method, cls, seen) -> bool:
+    """Whether ``method``, run as written, may apply ``op=`` to an attribute of
+    its object (``self.a *= 0.5``: in place on an array), itself or through
+    another method of ``cls`` it calls on its object; True where it hands its
+    object to any other call (which may do so)."""
+    if method in seen:
+        return False
+    seen.add(method)
+    node = parse_function(method).node
+    args = node.args.posonlyargs + node.args.args
+    if not args:
+        return True
+    own = args[0].id
+    for sub in gast.walk(node):
+        if isinstance(sub, gast.AugAssign) and isinstance(sub.target, gast.Attribute):
+            return True
+        if not isinstance(sub, gast.Call):
+            continue
+        func = sub.func
+        if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) \
+                and func.value.id == own:
+            called = getattr(cls, func.attr, None)
+            if not inspect.isfunction(called) or _augments_attribute(called, cls, seen):
+                return True
+        if any(isinstance(a, gast.Name) and a.id == own
+               for a in [*sub.args, *(k.value for k in sub.keywords)]):
+            return True
+    return False
 
 
 def changed_by_calls(program: ir.Program) -> set[str]:

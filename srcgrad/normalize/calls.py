@@ -168,7 +168,10 @@ class Calls(Selections, NamedTuples, Records, Keywords, Rewrites, Partials, Arra
         if method is not None:  # self.helper(x) -> helper(self, x), resolved by type
             cls = self.class_of(func.value)
             binding = inspect.getattr_static(cls, func.attr, None)
-            static = isinstance(binding, staticmethod)
+            # cls.f(z) in a classmethod: f as the class holds it (cls.h(z) of a plain
+            # method h passes z first, as Python does)
+            static = isinstance(binding, staticmethod) or (
+                self.receives_class(func.value) and not isinstance(binding, classmethod))
             self.check_caller_sees_no_update(method, node, method=not static, owner=cls)
             # self.m(x) for a @staticmethod m: m(x); for a @classmethod: m(type(self), x)
             receiver = [] if static else [self.bound_value(cls, func)] \
@@ -280,7 +283,9 @@ class Calls(Selections, NamedTuples, Records, Keywords, Rewrites, Partials, Arra
             expr, args, kwargs = self.helper_call(ir.name(name), prim.__func__, args, kwargs,
                                                   node)
             op = ir.Op(prim.__func__, args, kwargs, node, f".{prim.__func__.__name__}()")
-            op.receiver_type = type(prim.__self__)
+            # a classmethod bound to its class (Act.g(x)): cls in it is that class
+            op.receiver_type = prim.__self__ if isinstance(prim.__self__, type) \
+                else type(prim.__self__)
             receiving = gast.Call(func=node.func, args=[gast.Constant(value=None, kind=None),
                                                         *node.args], keywords=node.keywords)
             op.callees = self.handed_on_classes(prim.__self__) + packed_shapes(

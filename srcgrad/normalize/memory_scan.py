@@ -292,7 +292,10 @@ class Scan(SequenceTyping):
                         self.relate(self.key(target),
                                     [(n, HELD) for n, _ in self.deps(node.value)])
                     self.updates.append((self.key(target), node, "augmented"))
-                else:  # xs[0] += v: the array xs[0] is, in place; then stored back
+                elif isinstance(target, gast.Subscript):
+                    # xs[0] += v: the array xs[0] is, in place; then stored back.  (obj.a
+                    # += v is the attribute's rebinding where srcgrad differentiates it:
+                    # normalize/attribute_stores.py; run as written, memory/stale_views.py)
                     root = self.root(target)
                     if root is not None:
                         whole = isinstance(target.value, gast.Name)
@@ -328,6 +331,8 @@ class Scan(SequenceTyping):
             whole = isinstance(target.value, gast.Name)
             if whole and root not in self.arrays:  # an array's elements take v's values
                 self.relate(root, [(n, HELD) for n, _ in shares])
+            if isinstance(target, gast.Attribute):
+                return  # obj.a = v rebinds the attribute, no array changes: attribute_stores.py
             # x[i][j] = v, p.W[0] = v: a part of x changes
             self.update([(root, SAME if whole else PART)], node, "item")
 

@@ -50,6 +50,7 @@ from ..ir.syntax import (
 from ..rules import registry
 from .argument_checks import entry_checks, update_guards
 from .argument_updates import argument_updates
+from .attribute_stores import AttributeStores
 from .call_writes import CallWrites
 from .chained_writes import ChainedWrites
 from .expressions import BINOPS, MULTI_OUTPUT, OP_LABELS
@@ -58,7 +59,7 @@ from .mutable_defaults import default_checks
 from .user_methods import is_user_method, own_updates
 
 
-class Statements(ChainedWrites, CallWrites):
+class Statements(ChainedWrites, CallWrites, AttributeStores):
     """Statements and assignments (mixed into the normaliser)."""
 
     #: the parameters copied at the entry (:meth:`copy_updated_arguments`)
@@ -257,9 +258,9 @@ class Statements(ChainedWrites, CallWrites):
                 self.out[-1].augmented_symbol = OP_LABELS.get(BINOPS[type(stmt.op)], "+")
                 self.setitem(target, new_item, index, stmt)
                 return
-            if not isinstance(target, gast.Name):
-                raise self.error("augmented assignment to an attribute is not supported yet",
-                                 target)
+            if isinstance(target, gast.Attribute):  # self.t += 1: attribute_stores.py
+                self.attribute_store(target, stmt.value, stmt, stmt.op)
+                return
             load = gast.Name(id=target.id, ctx=gast.Load(), annotation=None, type_comment=None)
             gast.copy_location(load, target)
             binop = gast.BinOp(left=load, op=stmt.op, right=stmt.value)
@@ -378,6 +379,9 @@ class Statements(ChainedWrites, CallWrites):
         elif isinstance(first, gast.Subscript):  # y[0] = [a, b] of an array: array_operands.py
             value = self.written_as_array(first, value, stmt)
             self.setitem(first, self.atom(value), self.index(first.slice), stmt)
+        elif isinstance(first, gast.Attribute) and not rest:  # attribute_stores.py
+            self.attribute_store(first, value, stmt)
+            return
         else:
             raise self.error("assignment to an element or attribute (in-place update) "
                              "is not supported yet", first)
@@ -499,9 +503,10 @@ class Statements(ChainedWrites, CallWrites):
             self.unpack_starred_atom(target, whole, node)
             return
         for elt in target.elts:
-            if not isinstance(elt, (gast.Name, gast.Tuple, gast.List, gast.Subscript)):
-                raise self.error("only names, elements and tuples of them can be unpacked "
-                                 "into", elt)
+            if not isinstance(elt, (gast.Name, gast.Tuple, gast.List, gast.Subscript,
+                                    gast.Attribute)):
+                raise self.error("only names, elements, attributes and tuples of them can be "
+                                 "unpacked into", elt)
         whole = self.parallel_sources(target.elts, [whole], node, after=-1)[0]
         self.check_unpacked(whole, len(target.elts), False, node)
         for i, elt in enumerate(target.elts):
@@ -538,8 +543,11 @@ class Statements(ChainedWrites, CallWrites):
             self.unpack_atom(target, atom, node)
         elif isinstance(target, gast.Subscript):  # u[0], u[1] = u[1], u[0]
             self.setitem(target, atom, self.index(target.slice), node)
+        elif isinstance(target, gast.Attribute):  # c.t, c.u = c.u, c.t: attribute_stores.py
+            self.attribute_store(target, None, node, atom=atom)
         else:
-            raise self.error("only names, elements and tuples of them can be unpacked into",
+            raise self.error("only names, elements, attributes and tuples of them can be "
+                             "unpacked into",
                              target)
 
     def parallel_sources(self, targets, atoms, node, after=0):

@@ -26,6 +26,7 @@ any other (``self.predict(m)``), not a container's update of ``self``.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import types
 
@@ -269,13 +270,51 @@ class MethodArguments:
     def class_of(self, node):
         """The class of the object ``node`` names, where it is known: ``self``
         (the receiver's class), or a parameter passed a user object
-        (``param_classes``), not rebound in the function; None otherwise."""
-        if not isinstance(node, gast.Name) or self.env.get(node.id) != node.id \
-                or self.assignments.get(node.id):
+        (``param_classes``), not rebound in the function, or a local bound once
+        to an object the function builds (``opt = Adam(len(w0))``:
+        :meth:`built_class`); None otherwise."""
+        if not isinstance(node, gast.Name) or self.env.get(node.id) != node.id:
             return None
+        if self.assignments.get(node.id):
+            return self.built_class(node.id) if self.assignments[node.id] == 1 else None
         if self.receiver_type is not None and self.params and node.id == self.params[0]:
             return self.receiver_type
         return getattr(self, "param_classes", {}).get(node.id)
+
+    def receives_class(self, node) -> bool:
+        """Whether ``node`` is the first parameter of a classmethod being
+        compiled (``cls``, the class itself, not an instance of it)."""
+        fn, cls = getattr(self.parsed, "fn", None), self.receiver_type
+        if cls is None or fn is None or not isinstance(node, gast.Name) or not self.params \
+                or node.id != self.params[0]:
+            return False
+        binding = next((vars(k)[fn.__name__] for k in cls.__mro__
+                        if fn.__name__ in vars(k)), None)
+        return isinstance(binding, classmethod) and binding.__func__ is fn
+
+    def built_class(self, name):
+        """The class ``C`` where the function's one assignment of ``name`` is
+        ``name = C(...)``, ``C`` a plain class of the user's (its ``__init__``
+        written in Python or none, no ``__new__`` or metaclass of its own: the
+        call makes an object of ``C``), not a dataclass or named tuple that
+        only stores its fields (built as a display: records.py); else None.
+        Built from values without a derivative (an optimiser's zeros), the
+        object's methods are then differentiated by its class, as those of an
+        object passed are; built from differentiated values, the call itself
+        is refused (it needs a rule)."""
+        for stmt in walk(self.func):
+            if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
+                    and isinstance(stmt.targets[0], gast.Name) \
+                    and stmt.targets[0].id == name and isinstance(stmt.value, gast.Call):
+                cls = self.callee(stmt.value)
+                break
+        else:
+            return None
+        if not isinstance(cls, type) or type(cls) is not type or cls.__new__ is not object.__new__ \
+                or issubclass(cls, tuple) or dataclasses.is_dataclass(cls) \
+                or not (cls.__init__ is object.__init__ or is_user_function(cls.__init__)):
+            return None
+        return cls
 
     def held_callable(self, node):
         """``self.l1(x)``, where ``self.l1`` is no attribute of ``self``'s (known)

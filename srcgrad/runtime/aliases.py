@@ -121,6 +121,23 @@ def untouched(other, base, index, message, where=None):
         raise error
 
 
+def rebinding(value, message, where=None):
+    """Check, before ``obj.a op= v`` runs as ``obj.a = obj.a op v``, that ``value``
+    (``obj.a``) is a number, a NumPy scalar, a string or a tuple, which ``op=``
+    rebinds; raise where it is an array, a list or anything else ``op=`` may
+    change in place, which the arrays read from ``obj`` before would show.
+
+        >>> rebinding(3, "never raised")
+        >>> rebinding(np.ones(2), "self.w -= g changes self.w's array in place")
+        Traceback (most recent call last):
+        srcgrad.errors.AliasedUpdateError: self.w -= g changes self.w's array in place
+    """
+    if isinstance(value, (bool, int, float, complex, np.generic, str, bytes, tuple,
+                          frozenset)) or value is None:
+        return
+    raise error_at("AliasedUpdateError", message, where)
+
+
 def taken_again(view, window, base, index, message, where=None) -> bool:
     """Before ``base[index] = v`` (``index`` None: ``base += v``): whether ``view``
     is still exactly ``window`` (the view taken afresh), so that the generated
