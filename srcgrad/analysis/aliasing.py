@@ -56,7 +56,6 @@ from __future__ import annotations
 
 import functools
 import operator
-import re
 from dataclasses import dataclass, field
 
 import gast
@@ -64,9 +63,10 @@ import gast
 from .. import ir, runtime
 from ..errors import AliasedUpdateError
 from ..frontend.linker import is_user_function
-from ..ir.syntax import SliceToCall, clone, helper_ref, source_of
+from ..ir.syntax import SliceToCall, clone, helper_ref
 from . import paths, refresh
 from .activity import scalar_names
+from .alias_messages import refusal
 from .attribute_updates import refuse_hidden_attribute_updates
 from .sharing import (
     affected_groups,
@@ -275,6 +275,14 @@ def _check_aliases(program: ir.Program) -> None:
         for other in sorted(candidates):
             if other == x or find(other) not in affected or no_memory(program, other):
                 continue
+            if other in getattr(getattr(stmt, "slot_store", None), "slot_followed", ()) \
+                    and other not in (stmt.item_update[0],
+                                      getattr(stmt, "item_parent", (None,))[0]):
+                # a[1:] *= 0.9 on an item a of d, written back as d's item (a copy,
+                # written, stored): another name for that item is bound to the copy
+                # there, or checked, and nothing reads it in between (u0 = d['u'], then
+                # a helper's a[1:] *= 0.9 on d['u']); a and d keep their checks here
+                continue
             if item and other in ir.target_names(stmt):
                 continue  # d[k] += v's own result: read afterwards, it is the updated array
             if item and stmt.item_update[0] in returned - containers and other != \
@@ -296,7 +304,7 @@ def _check_aliases(program: ir.Program) -> None:
                 and paths.stale(later, stmt, other, order, loops, blocks)), None)
             if stale is None:
                 continue
-            message = _message(stmt, x, other, source, user, other in containers,
+            message = refusal(stmt, x, other, source, user, other in containers,
                                getattr(made.get(x), "loop_item_of", None))
             augmented = not ir.is_update(stmt)
             stmt.updated = x  # what a run-time check tests
@@ -315,7 +323,11 @@ def _check_aliases(program: ir.Program) -> None:
             same = again is None and follow and (refresh.identical(other, x, copies) or (
                 source is not None and id(source) in elements) or (
                 item and other not in containers and source is not None
-                and is_identity(source)))  # snap = d[k] refreshed by an earlier d[k] += v
+                and is_identity(source)) or (  # snap = d[k] refreshed by an earlier d[k] += v
+                item and other not in containers | passed | returned and source is None
+                and _held_itself(other, holders, in_effect)))
+            # (the last: box = [h]; box[0] *= 3.0 changes h's array, h read after it --
+            # found by review; bound to the update where it is that array, else checked)
             # a list or dict that may hold x's array (for w in ws: w *= 0.5)
             # (only where x is rebound: after x[i] = v the container already holds the
             # changed array, and storing it again would break the adjoint's restores)
@@ -395,6 +407,18 @@ def _passed_and_held(program, statements, holders, views, containers) -> set[str
     return (names & held) - containers
 
 
+def _held_itself(name, holders, in_effect) -> bool:
+    """Whether a container built here holds ``name`` itself (``box = [h]``,
+    ``hist.append(h)``), not the items of a container ``name`` (``list(hs)``,
+    ``q |= p``): an array, then, that ``box[0] *= 3.0`` may change in place."""
+    for h, names in holders:
+        prim = getattr(getattr(h, "op", None), "primitive", None)
+        if name in names and in_effect(h) and not copies_elements(h) \
+                and prim not in (ir.CONCAT, ir.REPEAT):
+            return True
+    return False
+
+
 def _holds_whole(other, d, holders, made, elements) -> bool:
     """Whether the container ``other`` holds the container ``d`` itself (``outer =
     [d]``), and so sees ``d[k] op= v`` through ``d`` -- not ``d``'s items: a copy
@@ -419,66 +443,6 @@ def _holds_whole(other, d, holders, made, elements) -> bool:
         if any(root(n) != d for n in names):
             return False
     return True
-
-
-def _message(stmt, x, other, source, user, held=False, looped=None) -> str:
-    """What an update ``stmt`` of ``x`` that ``other`` sees is refused with, in the
-    user's names: ``x`` for the ``x_1`` the compiler renamed it to, the user's
-    expression (``d['h']``, ``W[1:]``) for a temporary.  ``held``: ``other`` is
-    a list, tuple or dict holding ``x`` (``lst.append(b); b[1] = v``), which
-    sees the write -- a copy of ``x`` would change what the program computes.
-    ``looped``: ``x`` is the variable of ``for x in Y`` (what the loop runs
-    over, as written), which a copy or a new array for ``x`` would leave
-    unchanged: the update is to be written by index, ``Y[i] -= ...``."""
-    shown_x = getattr(stmt, "user_target", None) or user(x)
-    shown_other = user(other)
-    if held and ir.is_update(stmt) and source is None and shown_other.isidentifier() \
-            and not re.fullmatch(r"t\d+", other) \
-            and getattr(stmt, "written_back", None) is None:  # (t1: a display of srcgrad's)
-        holder = f"'{shown_other}'" if shown_other != shown_x or other == x \
-            else f"another variable named '{shown_other}'"  # (a local function's 'out')
-        return (f"'{shown_x}' is updated in place while {holder}, which holds it "
-                f"(or a view of it), is read afterwards; srcgrad cannot follow that "
-                f"change into it: write the element through "
-                f"'{shown_other}' ({shown_other}[i][...] = ...), or update '{shown_x}' "
-                f"before it is stored in '{shown_other}'")
-    if getattr(stmt, "written_back", None) is not None:
-        # r = y[1:]; r[0] = v written back (y[1:] = r): the user's r, not the base
-        view, base, looped = stmt.written_back
-        view, what = user(view), "the loop's variable over" if looped else "a view of"
-        return (f"'{view}[...] = ...' changes the array '{view}', {what} '{base}', in "
-                f"place, and '{shown_other}' shares its memory and is read afterwards; "
-                f"srcgrad cannot follow that change: write into '{shown_other}' by index "
-                f"instead ({shown_other}[...] = ...)")
-    node = getattr(getattr(source, "op", None), "node", None)
-    if looped is not None or (source is not None and source.op.primitive is runtime.sequence
-                              and isinstance(source.op.args[0], gast.Name)):
-        # for w in ws: w *= 0.5, ws passed in: what the loop runs over is ws itself
-        items = source_of(looped) if isinstance(looped, gast.expr) else user(
-            looped or source.op.args[0].id)
-        symbol = getattr(stmt, "augmented_symbol", "+")
-        how = f"{items}[i] {symbol}= ..." if not ir.is_update(stmt) else f"{items}[i][...] = ..."
-        return (f"'{shown_x}' is an item of '{items}', which is read afterwards, and is "
-                f"updated in place here; srcgrad cannot follow that change through the "
-                f"loop's variable: update the items by index (for i in range(len({items})): "
-                f"{how})")
-    if source is not None and source.op.primitive is not operator.pos \
-            and isinstance(node, gast.expr) and not isinstance(node, (gast.Tuple, gast.List)):
-        hint = f"{shown_other} = {source_of(node)}.copy()"  # the view, as the user wrote it
-    else:
-        hint = f"{shown_x} = {shown_x}.copy()"
-    # (a local function's 'out' and the caller's: two variables of one name)
-    sharer = f"'{shown_other}'" if shown_other != shown_x or other == x \
-        else f"another variable named '{shown_other}'"
-    if ir.is_update(stmt):
-        return (f"'{shown_x}' is updated in place while {sharer} shares its memory "
-                f"and is read afterwards; srcgrad cannot follow that change: make a copy "
-                f"({hint})")
-    symbol = getattr(stmt, "augmented_symbol", "+")
-    return (f"'{shown_x} {symbol}= ...' updates the array '{shown_x}' in place, and "
-            f"{sharer} shares its memory and is read afterwards; srcgrad cannot "
-            f"follow that change: write '{shown_x} = {shown_x} {symbol} ...' or make a copy "
-            f"({hint})")
 
 
 def _structure(program, containers):
@@ -566,9 +530,18 @@ def _guard(stmt, other, message, blocks, program, unbound) -> None:
             x, index = stmt.updated, gast.Constant(value=None, kind=None)
         call = gast.Call(func=helper_ref("untouched"),
                          args=[ir.name(other), ir.name(x), index, text, where], keywords=[])
-    guard = gast.copy_location(gast.Expr(value=call), stmt)
-    guard.op = ir.Op(ir.OPAQUE, [], {}, stmt, "statement")
-    block.insert(block.index(stmt), guard)
+    calls = [call]
+    written = getattr(stmt, "written_from", None)
+    if written is not None:
+        # y[k] = r writing back r[i] = v, y perhaps a list: r is then its item, which
+        # other sees if it is that array or a view of it (refresh.write_back)
+        calls.append(gast.Call(func=helper_ref("untouched"), args=[
+            ir.name(other), ir.name(written[0]), SliceToCall().visit(clone(written[1])),
+            text, where], keywords=[]))
+    for call in calls:
+        guard = gast.copy_location(gast.Expr(value=call), stmt)
+        guard.op = ir.Op(ir.OPAQUE, [], {}, stmt, "statement")
+        block.insert(block.index(stmt), guard)
     if other not in unbound and paths.maybe_unbound(other, stmt, program, blocks):
         unbound.append(other)
 

@@ -123,6 +123,11 @@ def write_back(statements, views, steady, blocks, namer, dominates, containers,
         # of the view and what the view is of, not srcgrad's base t2 of for col in M.T)
         back.written_back = (old, _user_base(base, statements, holders[1])
                              if holders is not None else base, _source(base, statements) != base)
+        if holders is not None and base not in holders[0]:
+            # (a base that may be a list: u = L[0][1]; u[0] = v changes the item u
+            # itself, which another name for it sees -- h in L = [[y, h]]: the
+            # checks of this write-back test the item too, as it was written)
+            back.written_from = (old, clone(stmt.op.args[1]))
         gast.copy_location(back, stmt)
         branch = gast.copy_location(gast.If(test=ir.name(flag), body=[back], orelse=[]), stmt)
         at = block.index(stmt)

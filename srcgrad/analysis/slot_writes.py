@@ -53,6 +53,9 @@ def element_writes(program, statements, containers) -> bool:
             continue
         a = op.args[0].id
         made = [d for d in defs.get(a, []) if not ir.is_update(d)]
+        scaled = _scaled_item(made, defs)
+        if scaled is not None:
+            made = [scaled[1]]  # a = d['h']; a *= 2 (a_1 = a * 2); a_1[0] = v
         if len(made) != 1 or not (isinstance(made[0], gast.Assign) and is_view(made[0])
                                   and made[0].op.primitive is operator.getitem):
             continue
@@ -62,13 +65,22 @@ def element_writes(program, statements, containers) -> bool:
                 or not all(_built_here(d) for d in defs.get(box, [])):
             continue
         block = blocks[id(view)][0]
-        if blocks[id(update)][0] is not block or block.index(view) > block.index(update):
+        if blocks[id(update)][0] is not block or block.index(view) > block.index(update) \
+                or scaled is not None and scaled[0] not in block:
             continue
-        kept = {a, box, *ir.names_in(key)}
+        kept = {a, box, *ir.names_in(key), *ir.target_names(view)}
         between = list(ir.walk_statements(block[block.index(view) + 1:block.index(update)]))
-        if any(kept & set(ir.assigned_by(s)) or (box in ir.names_in(s) and not (
-                isinstance(s, gast.Assign) and not ir.is_update(s) and is_view(s)
-                and s.op.primitive is operator.getitem)) for s in between):
+        # (an earlier write through a written so, a[0] = s; a[1:] *= 0.9: the item is
+        # stored back, and a bound to it again (follow_slot_writes), so a still is
+        # the item d holds -- a helper's argument updated twice, found by review;
+        # a *= 2 before it is NumPy's update of that item, stored back into d by the
+        # alias check where d holds it -- runtime.held_at -- or refused there)
+        chain = (a, box, source_of(key))
+        if any(getattr(s, "element_write", None) != chain
+               and (scaled is None or s is not scaled[0]) and (
+                kept & set(ir.assigned_by(s)) or (box in ir.names_in(s) and not (
+                    isinstance(s, gast.Assign) and not ir.is_update(s) and is_view(s)
+                    and s.op.primitive is operator.getitem))) for s in between):
             continue
         node = op.node
         copy_ = program.namer.fresh(a)
@@ -98,9 +110,43 @@ def element_writes(program, statements, containers) -> bool:
                             else clone(op.args[1]), shown, update)
         store.slot_append = appended  # (what the messages say changes it)
         at = block.index(update)
+        augmented = block[at - 1] if at else None
+        if not appended and getattr(augmented, "item_update", (None,))[0] == a \
+                and _sliced(op.args[1]) and isinstance(op.args[2], gast.Name) \
+                and ir.target_names(augmented) == [op.args[2].id]:
+            # a[1:] *= 0.9 (t2 = a[1:]; t3 = t2 * 0.9; a[1:] = t3): t2 is a view of
+            # the array a, or a new list (a list's slice), so what sees its memory
+            # sees a's, and is followed or checked at the store, right after
+            # (follow_slot_writes) -- not a[1] *= 0.9, where a may be a list whose
+            # item t2 another name holds (d = {'h': [y, h]}; d['h'][1] *= 3.0)
+            augmented.slot_store = store
+        for s in (snap, write, store):
+            s.element_write = chain
         block[at:at + 1] = [gast.copy_location(s, update) for s in (snap, write, store)]
         changed = True
     return changed
+
+
+def _scaled_item(made, defs):
+    """``(aug, view)`` where ``made`` (the bindings of a name ``a_1``) is one
+    augmented update ``a_1 = a * 2`` (``a *= 2``) of a name ``a`` bound once,
+    by ``view`` -- or, in a loop, where names are not renamed, ``made`` is
+    ``view`` then the update of ``a`` itself; None otherwise."""
+    if len(made) == 2 and getattr(made[1], "augmented", None) in ir.target_names(made[0]):
+        return made[1], made[0]  # in a loop: a = d['h']; t = a * 2; a = t (a *= 2)
+    if len(made) != 1 or getattr(made[0], "augmented", None) is None \
+            or not isinstance(made[0], gast.Assign):
+        return None
+    first = [d for d in defs.get(made[0].augmented, []) if not ir.is_update(d)]
+    return (made[0], first[0]) if len(first) == 1 else None
+
+
+def _sliced(index) -> bool:
+    """Whether ``a[index]`` is a view of ``a`` if it is an array and a new list if
+    it is a list: a slice or ``...``, alone or in a tuple (``a[1:]``, ``a[0, :]``)."""
+    parts = index.elts if isinstance(index, gast.Tuple) else [index]
+    return any(isinstance(p, gast.Slice) or isinstance(p, gast.Constant)
+               and p.value is Ellipsis for p in parts)
 
 
 def _built_here(stmt) -> bool:
@@ -205,11 +251,13 @@ def follow_slot_writes(program, statements, containers) -> bool:
                 join(owner, n, parent)
     order = {id(s): i for i, s in enumerate(statements)}
     loops = paths.enclosing_loops(program.body)
-    blocks = paths.blocks_of(program.body)
     user = user_names(program, statements)
     tuples = _tuple_lengths(statements, stores)
     unbound = []
     for store in stores:
+        # (taken afresh for each store: the checks put before an earlier one moved
+        # the statements after it, whose places paths.stale looks up)
+        blocks = paths.blocks_of(program.body)
         box, key, new = store.op.args[0].id, store.op.args[1], store.op.args[2].id
         old, index, shown, written_at = store.slot_write
         where = gast.Tuple(elts=[gast.Constant(value=v, kind=None) for v in (
@@ -230,6 +278,7 @@ def follow_slot_writes(program, statements, containers) -> bool:
             f"follow that change: build the items apart ([np.zeros(n) for _ in "
             f"range(k)]) or store copies"))
         tests, again = [alone], []
+        store.slot_followed = set()  # the names bound to the copy or checked (aliasing.py)
         root = find(old, parent)
         # a tuple built here is built again with the written item (t[0][1] = v; it
         # was a raw TypeError): another name for the old tuple then holds the old
@@ -245,9 +294,13 @@ def follow_slot_writes(program, statements, containers) -> bool:
                     and paths.stale(later, store, name, order, loops, blocks)
                     for later in statements if later is not store):
                 continue
+            # (the advice keeps the program's meaning: the name taken after the write
+            # sees it, as in Python; a copy made first is the user's choice to make)
             text = (f"{written}, and '{user(name)}' shares its memory (a view of it, or a "
                     f"list holding it) and is read afterwards; srcgrad cannot follow that "
-                    f"change: make a copy ({shown} = {shown}.copy()) first")
+                    f"change into '{user(name)}': take '{user(name)}' from '{shown}' after "
+                    f"the write, or, for '{user(name)}' to keep the values it had, make a "
+                    f"copy ({shown} = {shown}.copy()) before it")
             if name in containers and not getattr(store, "slot_append", False):
                 # b = list(a); b[0][j] = v: store the written copy where a holds the item
                 # (for an append, a list name is rather the item itself: hs = [];
@@ -271,6 +324,7 @@ def follow_slot_writes(program, statements, containers) -> bool:
                 rebind.refresh_of = rebind  # not a new definition of the name
                 held = ir.name(flag)
             gast.copy_location(rebind, store)
+            store.slot_followed.add(name)
             again.append(gast.copy_location(gast.If(test=held, body=[rebind], orelse=[]),
                                             store))
             if name not in unbound and paths.maybe_unbound(name, store, program, blocks):

@@ -52,6 +52,18 @@ def load_np(ufunc_ref):
     return clone(ufunc_ref.value)
 
 
+def _held_root(y):
+    """The local name ``y`` is or is an item of: ``S`` for ``S['acc']`` or
+    ``L[1][0]`` (keys and indices of names and constants, evaluated twice by
+    the rewrite, and no list index, whose item NumPy copies); None otherwise."""
+    node = y
+    while isinstance(node, gast.Subscript):
+        if any(isinstance(n, (gast.List, gast.Call, gast.NamedExpr)) for n in walk(node.slice)):
+            return None
+        node = node.value
+    return node if isinstance(node, gast.Name) else None
+
+
 class CallWrites:
     """Calls writing into their first argument, as assignments (mixed into the normaliser)."""
 
@@ -74,22 +86,26 @@ class CallWrites:
         op = {id(np.add): gast.Add(), id(np.subtract): gast.Sub(),
               id(np.multiply): gast.Mult()}.get(id(getattr(callee, "__self__", None)))
         y, index, v = call.args
+        root = _held_root(y)
         if op is None or not isinstance(call.func.value, gast.Attribute) \
-                or not isinstance(y, gast.Name) or y.id not in self.locals \
-                or y.id in self.params and y.id not in self.copied_params:
+                or root is None or root.id not in self.locals \
+                or root.id in self.params and root.id not in self.copied_params:
             return None
         if isinstance(v, (gast.List, gast.Tuple)) and hasattr(self, "as_array"):
             v = self.as_array(v)  # (ufunc.at makes an array of its values: findings R1-4)
-        if not isinstance(index, gast.List) or not index.elts \
+        # (an item of a list or dict, np.add.at(S['acc'], idx, v), is written whole,
+        # S['acc'][...] = added_at(S['acc'], idx, v): the write into an item that the
+        # alias check follows through every name for it -- found by review)
+        if y is not root or not isinstance(index, gast.List) or not index.elts \
                 or not all(constant_of_int(e) is not None for e in index.elts):
             helper = {gast.Add: "added_at", gast.Sub: "subtracted_at",
                       gast.Mult: "multiplied_at"}[type(op)]
-            return [gast.Assign(
+            return [gast.copy_location(gast.Assign(
                 targets=[gast.Subscript(value=clone(y), slice=gast.Constant(value=Ellipsis,
                                                                             kind=None),
                                         ctx=gast.Store())],
                 value=gast.Call(func=helper_ref(helper), args=[clone(y), index, v],
-                                keywords=[]), type_comment=None)]
+                                keywords=[]), type_comment=None), call)]
         part = self.namer.fresh("added")
         self.locals.add(part)
         gathered = gast.Subscript(value=clone(y), slice=clone(index), ctx=gast.Load())
