@@ -113,6 +113,7 @@ class GradientCall:
             params = [p for p in inspect.signature(self.fn).parameters.values()
                       if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
             name = getattr(self.fn, "__name__", "f")
+            name = name if name.isidentifier() else "lambda"  # grad(lambda t: ...)
 
             def forward(*args):
                 return self.forward(*args)

@@ -391,14 +391,18 @@ class Linker:
                 raise SrcGradError(f"custom_vjp function {custom.__name__} has no rule yet: "
                                    f"call {custom.__name__}.defvjp(fwd, bwd) first")
             names = []
+            # srcgrad.grad(lambda t: ...) called in the code: its rules' names, and
+            # the residuals' named after the pair, need a name that is an identifier
+            label = custom.__name__ if custom.__name__.isidentifier() else "lambda"
             for fn, role in ((custom.fwd, "fwd"), (custom.bwd, "bwd")):
                 base = getattr(fn, "__name__", "")
                 if not base.isidentifier() or base == "<lambda>":
-                    base = f"{custom.__name__}_{role}"
+                    base = f"{label}_{role}"
                 name = base if self.free.get(base) is fn else self.global_name(base)
                 self.free[name] = fn
                 names.append(name)
-            self.pairs[key] = CalleePair(custom, tuple(range(n_args)), *names)
+            self.pairs[key] = CalleePair(custom, tuple(range(n_args)), *names,
+                                         name="" if label == custom.__name__ else label)
         return self.pairs[key]
 
     def request_tangent(self, fn, positions: tuple[int, ...], receiver=None,

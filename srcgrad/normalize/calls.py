@@ -78,6 +78,7 @@ from .argument_updates import (
 from .call_updates import call_guard, deeply_updated, read_after_call, read_described
 from .inlining import returned_functions
 from .keywords import Keywords
+from .made_transforms import MadeTransforms, is_transform
 from .mutable_defaults import changed_defaults, default_message
 from .named_tuples import NamedTuples, is_named_tuple_class
 from .none_results import writes_into_argument
@@ -97,7 +98,8 @@ TAKES_FUNCTIONS = (sorted, runtime.on_grad, runtime.index_of_max, runtime.index_
 DYNAMIC = (exec, eval, compile, globals, locals, vars, __import__)
 
 
-class Calls(Selections, NamedTuples, Records, Keywords, Rewrites, Partials, ArrayOperands):
+class Calls(Selections, NamedTuples, Records, Keywords, Rewrites, Partials, ArrayOperands,
+            MadeTransforms):
     """Calls and local functions (mixed into the normaliser); the calls that pick
     one item of a sequence are :class:`.selections.Selections`, those that build
     a named tuple :class:`.named_tuples.NamedTuples`, ``**`` arguments
@@ -144,10 +146,14 @@ class Calls(Selections, NamedTuples, Records, Keywords, Rewrites, Partials, Arra
         if any(isinstance(a, gast.Starred) for a in node.args):  # *x of unknown length
             self.starred_call(node, self.starred_callee(node))
         func = self.unalias(node.func)
-        made = self.partial_lambda(func) if isinstance(func, gast.Call) else None
+        made = (self.partial_lambda(func) or self.transform_lambda(func)) \
+            if isinstance(func, gast.Call) else None  # srcgrad.grad(L)(w): made_transforms.py
         if made is None and isinstance(func, gast.Name) \
                 and hasattr(self.local_functions.get(func.id), "partial_of"):
             made = self.local_functions[func.id]
+        if made is not None and not hasattr(made, "partial_of"):  # srcgrad.grad(L)(w)
+            result = self.inline_local(made, node)
+            return result, ir.Op(operator.pos, [result], {}, node, source_of(func))
         if made is not None:  # functools.partial(np.multiply, w)(x): partials.py
             call = partial_call(made, node)
             if writes_into_argument(self.callee(call)):
@@ -361,6 +367,11 @@ class Calls(Selections, NamedTuples, Records, Keywords, Rewrites, Partials, Arra
         name = registry.display_name(prim) if prim is not MISSING else source_of(node.func)
         what = "a lambda" if isinstance(passed, gast.Lambda) else f"the local function " \
             f"'{passed.id}'"
+        if is_transform(prim):  # f, g = grad(L), grad(M); [grad(L)]: made_transforms.py
+            raise self.error(f"srcgrad.{prim.__name__} of {what} can be made in the function "
+                             f"differentiated only assigned to one name (g = "
+                             f"srcgrad.{prim.__name__}(f), then g(x)) or called at once "
+                             f"(srcgrad.{prim.__name__}(f)(x)); write it so", passed)
         if prim is np.apply_along_axis:
             advice = ("call it on each row yourself: np.stack([f(row) for row in X]) for "
                       "axis=1 of a 2-D X, np.stack([f(col) for col in X.T], axis=-1) for axis=0")

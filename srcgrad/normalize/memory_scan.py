@@ -34,6 +34,7 @@ from ..frontend.parse import MISSING, parse_function, static_value
 from ..ir.syntax import walk
 from .free_reads import bound_names
 from .helper_depth import HELD, PART, SAME
+from .made_transforms import MADE, made_transform
 from .scan_sequences import SequenceTyping
 from .scopes import scoped_names
 from .user_methods import is_user_method
@@ -142,6 +143,13 @@ class Scan(SequenceTyping):
                 for target in node.targets:
                     if isinstance(target, gast.Name):
                         self.local_functions[target.id] = node.value
+            elif isinstance(node, gast.Assign) and made_transform(node.value, resolve):
+                # g = srcgrad.grad(L): a function made here, which changes nothing
+                # it is passed (made_transforms.py); its result, taken as sharing
+                # their memory, as a local function's is
+                for target in node.targets:
+                    if isinstance(target, gast.Name):
+                        self.local_functions[target.id] = MADE
         self.synthetic = 0
         self.fresh_calls: set = set()  # ids of calls whose result is taken as new
 

@@ -353,6 +353,8 @@ class Statements(ChainedWrites, CallWrites, AttributeStores):
             return
         made = self.partial_lambda(value) if len(targets) == 1 \
             and isinstance(first, gast.Name) else None
+        if made is None and len(targets) == 1 and isinstance(first, gast.Name):
+            made = self.transform_lambda(value)  # g = srcgrad.grad(L): made_transforms.py
         if made is not None:  # m = functools.partial(np.multiply, w): partials.py
             self.local_function(first.id, made)
             return

@@ -1,0 +1,265 @@
+"""srcgrad's transformations made inside the function differentiated.
+
+A cold review (s33, F16) found ``g = srcgrad.grad(L)`` refused when ``L`` is a
+local function or a lambda ("the local function 'L' can only be called
+here"), and ``g = srcgrad.grad(Lm)`` of a module-level ``Lm`` refused too
+(``g`` held "a function only known when the code runs"), while the same
+programs with the gradient made at module level worked: the inner gradient
+steps of meta-learning (MAML) and the derivative a Newton solve divides by.
+A function reading only its parameters and globals is the same whenever the
+code runs, so srcgrad now makes the transformation when it compiles
+(srcgrad/normalize/made_transforms.py) and differentiates its calls as those
+of a gradient made at module level.  Each program runs under every policy
+(value bit for bit, gradient against central differences) and in forward
+mode, in a loop, a branch and a helper, against autograd where it runs the
+program; the cases srcgrad cannot make when it compiles (a closure over the
+function's variables, arguments computed when the code runs) are refused,
+located, saying how to write them.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import autograd
+import autograd.numpy as anp
+import numpy as np
+import pytest
+from numeric import assert_close
+from numeric import check_every_policy as check
+
+import srcgrad
+
+RNG = np.random.default_rng(16)
+W3 = RNG.standard_normal(3)
+XS = [RNG.standard_normal(4) for _ in range(3)]
+YS = [RNG.standard_normal(4) for _ in range(3)]
+THETA = RNG.standard_normal(2)
+
+
+# -- the review's programs (pq.py) ---------------------------------------------------
+
+def gd_inner(w0):
+    def L(w):
+        return np.sum((w - 1.0) ** 2 * np.arange(1.0, w.size + 1)) + np.sum(w ** 4) * 0.1
+    g = srcgrad.grad(L)
+    w = w0
+    for _ in range(4):
+        w = w - 0.05 * g(w)
+    return L(w)  # L called directly too
+
+
+def gd_inner_ag(w0):
+    def L(w):
+        return anp.sum((w - 1.0) ** 2 * anp.arange(1.0, w.size + 1)) + anp.sum(w ** 4) * 0.1
+    g = autograd.grad(L)
+    w = w0
+    for _ in range(4):
+        w = w - 0.05 * g(w)
+    return L(w)
+
+
+def newton_inner(a):
+    x = a
+    fprime = srcgrad.grad(lambda t: t ** 3 + t)
+    for _ in range(8):
+        x = x - (x ** 3 + x - a) / fprime(x)
+    return x
+
+
+def maml(theta, xs, ys):
+    def loss(t, x, y):
+        return np.mean((x * t[0] + t[1] - y) ** 2)
+    gl = srcgrad.grad(loss)
+    tot = 0.0
+    for i in range(len(xs)):
+        t_i = theta - 0.1 * gl(theta, xs[i], ys[i])
+        tot = tot + loss(t_i, xs[i], ys[i])
+    return tot
+
+
+def maml_ag(theta, xs, ys):
+    def loss(t, x, y):
+        return anp.mean((x * t[0] + t[1] - y) ** 2)
+    gl = autograd.grad(loss)
+    tot = 0.0
+    for i in range(len(xs)):
+        t_i = theta - 0.1 * gl(theta, xs[i], ys[i])
+        tot = tot + loss(t_i, xs[i], ys[i])
+    return tot
+
+
+def test_gradient_steps_on_a_local_loss():
+    grad = check(gd_inner, (W3.copy(),))
+    assert_close(grad, autograd.grad(gd_inner_ag)(W3), what="autograd")
+
+
+def test_newton_divides_by_the_gradient_of_a_lambda():
+    grad = check(newton_inner, (1.3,))
+    # x(a) solves x ** 3 + x = a: dx/da = 1 / (3 x ** 2 + 1)
+    x = newton_inner(1.3)
+    assert_close(grad, 1.0 / (3 * x ** 2 + 1), rtol=1e-9, what="implicit derivative")
+
+
+def test_maml_with_a_local_inner_loss():
+    grad = check(maml, (THETA.copy(), XS, YS))
+    assert_close(grad, autograd.grad(maml_ag)(THETA, XS, YS), what="autograd")
+
+
+def test_generated_code_calls_the_gradients_rules():
+    source = srcgrad.grad(gd_inner).source
+    assert "grad_L_fwd(w)" in source and "grad_L_bwd(" in source
+    source = srcgrad.grad(newton_inner).source
+    assert "grad_lambda_fwd(x)" in source and "<lambda>" not in source
+
+
+# -- variants: a branch, a default, a call made at once, a helper, a tuple wrt -----------
+
+def in_a_branch(w0):
+    def L(w, c=2.0):
+        return np.sum(np.sin(w) * c) + np.sum(w ** 2)
+    w = w0
+    if np.sum(w0) > 0:
+        w = w - 0.1 * srcgrad.grad(L)(w)      # c's default
+    else:
+        w = w + 0.1 * srcgrad.grad(L)(w, 3.0)
+    return np.sum(w ** 3)
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_made_and_called_at_once_in_a_branch(sign):
+    check(in_a_branch, (sign * np.abs(W3),))
+
+
+def Lm(w, x):
+    return np.sum(np.tanh(x * w) ** 2)
+
+
+def module_level_inside(w0, x):
+    g = srcgrad.grad(Lm, wrt=(0, 1))
+    gw, gx = g(w0, x)
+    return np.sum(gw * gx) + np.sum(w0)
+
+
+@pytest.mark.parametrize("wrt", [0, 1])
+def test_module_level_function_with_a_tuple_wrt(wrt):
+    check(module_level_inside, (W3.copy(), W3 + 1.0), wrt=wrt)
+
+
+def helper_step(w):
+    g = srcgrad.grad(lambda v: np.sum(np.cos(v) * v))
+    return w - 0.2 * g(w)
+
+
+def through_a_helper(w0):
+    w = helper_step(w0)
+    for _ in range(2):
+        w = helper_step(w)
+    return np.sum(w ** 2)
+
+
+def test_made_in_a_helper_called_in_a_loop():
+    check(through_a_helper, (W3.copy(),))
+
+
+def apply_twice(f, w):
+    return f(f(w))
+
+
+def passed_to_a_helper(w0):
+    def E(q):
+        return np.sum(q ** 4) / 4 - np.sum(q ** 2)
+    force = srcgrad.grad(E)
+    q = apply_twice(lambda v: v - 0.1 * force(v), w0)
+    return np.sum(q * q) + E(q)
+
+
+def test_called_by_a_lambda_passed_to_a_helper():
+    check(passed_to_a_helper, (W3.copy(),))
+
+
+def value_and_gradient(w0):
+    vg = srcgrad.value_and_grad(lambda w: np.sum(np.exp(w) * w))
+    v, g = vg(w0)
+    return v * np.sum(g * w0)
+
+
+def test_value_and_grad_made_inside():
+    with pytest.raises(srcgrad.MissingRuleError, match="value_and_grad"):
+        srcgrad.grad(value_and_gradient)(W3.copy())  # as a module-level one is refused
+    assert np.isfinite(value_and_gradient(W3))
+
+
+def hvp_of_outer(w0):
+    g = srcgrad.grad(lambda a: np.sum(a ** 3))
+    return np.sum(g(w0) ** 2)
+
+
+def test_third_derivative_refused_as_for_a_module_level_gradient():
+    check(hvp_of_outer, (W3.copy(),))
+    with pytest.raises(srcgrad.MissingRuleError, match="third derivative"):
+        srcgrad.hvp(hvp_of_outer)(W3.copy(), np.ones(3))
+
+
+# -- refused, located ----------------------------------------------------------------
+
+def closure_over_data(w0, xs):
+    def loss(w):
+        return np.sum((w * xs) ** 2)
+    g = srcgrad.grad(loss)
+    return np.sum(w0 - 0.1 * g(w0))
+
+
+def closure_over_the_input(w0):
+    def loss(w):
+        return np.sum((w * w0) ** 2)
+    return np.sum(srcgrad.grad(loss)(w0))
+
+
+def wrt_computed(w0):
+    k = 0
+    g = srcgrad.grad(lambda a: np.sum(a ** 2), wrt=k)
+    return np.sum(g(w0))
+
+
+def wrt_out_of_range(w0):
+    g = srcgrad.grad(lambda a: np.sum(a ** 2), wrt=3)
+    return np.sum(g(w0))
+
+
+def partial_made_here(w0):
+    p = functools.partial(np.dot, w0)
+    g = srcgrad.grad(p)
+    return np.sum(g(w0))
+
+
+def kept_in_a_list(w0):
+    g = srcgrad.grad(lambda a: np.sum(a ** 2))
+    fs = [g]
+    return np.sum(fs[0](w0))
+
+
+def two_at_once(w0):
+    f, g = srcgrad.grad(lambda a: np.sum(a ** 2)), srcgrad.grad(lambda a: np.sum(a ** 3))
+    return np.sum(f(w0) * g(w0))
+
+
+@pytest.mark.parametrize("fn, words", [
+    (closure_over_data, ["'loss'", "'xs'", "def f(w, xs)"]),
+    (closure_over_the_input, ["'loss'", "'w0'", "parameters and globals"]),
+    (wrt_computed, ["literals", "wrt=0"]),
+    (wrt_out_of_range, ["wrt=3", "1 positional argument"]),
+    (partial_made_here, ["functools.partial made here"]),
+    (kept_in_a_list, ["'g' can only be called here"]),
+    (two_at_once, ["assigned to one name", "srcgrad.grad(f)(x)"]),
+])
+def test_refused_located(fn, words):
+    args = (W3.copy(), W3.copy()) if fn is closure_over_data else (W3.copy(),)
+    for run in (lambda: srcgrad.grad(fn)(*args),
+                lambda: srcgrad.jvp(fn, wrt=[0])(*args, np.ones(3))):
+        with pytest.raises(srcgrad.UnsupportedSyntaxError) as info:
+            run()
+        err = info.value
+        assert err.filename == __file__ and err.lineno > fn.__code__.co_firstlineno, err
+        for word in words:
+            assert word in err.message, err.message
