@@ -28,21 +28,55 @@ import inspect
 import numpy as np
 
 from ..rules.custom import custom_vjp
-from ..runtime.structures import TupleCotangent, is_differentiable_leaf, is_zero
+from ..runtime.structures import (
+    DictCotangent,
+    ListCotangent,
+    TupleCotangent,
+    is_differentiable_leaf,
+    is_zero,
+)
 from .second_order import HigherOrder
 
 
 def _floats(args) -> tuple:
-    """The positions of the arguments that carry derivatives (floats, float arrays)."""
-    return tuple(i for i, a in enumerate(args)
-                 if isinstance(a, float) or (isinstance(a, np.ndarray) or np.isscalar(a))
-                 and is_differentiable_leaf(a))
+    """The positions of the arguments that carry derivatives (floats, float arrays,
+    lists, tuples and dicts holding them)."""
+    return tuple(i for i, a in enumerate(args) if _carries(a))
+
+
+def _carries(a) -> bool:
+    """Whether ``a`` is a float or float array, or a list, tuple or dict holding one."""
+    if isinstance(a, (list, tuple)):
+        return any(_carries(v) for v in a)
+    if isinstance(a, dict):
+        return any(_carries(v) for v in a.values())
+    return isinstance(a, float) or (isinstance(a, np.ndarray) or np.isscalar(a)) \
+        and is_differentiable_leaf(a)
 
 
 def _kept(value):
     """An argument as the adjoint sweep reads it again: an array the outer
-    function may change in place afterwards is copied."""
-    return value.copy() if isinstance(value, np.ndarray) else value
+    function may change in place afterwards is copied (a list's, tuple's or
+    dict's too, in a container of the same kind)."""
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    if type(value) in (list, tuple):
+        return type(value)(_kept(v) for v in value)
+    if type(value) is dict:
+        return {k: _kept(v) for k, v in value.items()}
+    return value
+
+
+def _structured(g, like):
+    """``g``, a derivative for an argument shaped like ``like``, as the generated
+    code adds derivatives: a list's, tuple's or dict's item by item (a plain
+    list or tuple would be concatenated)."""
+    if type(like) in (list, tuple) and isinstance(g, (list, tuple)):
+        kind = ListCotangent if type(like) is list else TupleCotangent
+        return kind(_structured(a, b) for a, b in zip(g, like))
+    if type(like) is dict and isinstance(g, dict):
+        return DictCotangent({k: _structured(v, like.get(k)) for k, v in g.items()})
+    return g
 
 
 def _direction(c, like):
@@ -86,6 +120,7 @@ class GradientCall:
             position = w % len(args)
             found = self._level(position, floats, False)(*args, _direction(c, args[position]))
             for p, g in zip(floats, found):
+                g = _structured(g, args[p])
                 total[p] = g if is_zero(total[p]) else total[p] + g
         return tuple(total)
 
@@ -101,8 +136,10 @@ class GradientCall:
                 continue
             outs = tuple(w % n for w in self.wrt)
             term = self._level(j, outs, self.single)(*primals, _direction(t, primals[j]))
-            # a tuple wrt: forward mode adds the terms item by item, not by concatenation
-            terms.append(term if self.single else TupleCotangent(term))
+            # a tuple wrt, a list argument: forward mode adds the terms item by
+            # item, not by concatenation
+            terms.append(_structured(term, primals[outs[0]]) if self.single else TupleCotangent(
+                _structured(part, primals[w]) for part, w in zip(term, outs)))
         return tuple(terms) if n > 1 else terms[0]
 
     def as_custom_vjp(self) -> custom_vjp:

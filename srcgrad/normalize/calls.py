@@ -68,6 +68,7 @@ from ..ir.syntax import (
     walk,
 )
 from ..rules import registry
+from ..rules.custom import custom_vjp
 from .array_operands import ArrayOperands
 from .argument_updates import (
     augmented_parameters,
@@ -327,7 +328,10 @@ class Calls(Selections, NamedTuples, Records, Keywords, Rewrites, Partials, Arra
             node = self.lambdas_as_values(node)
         elif not is_user_function(prim):
             self.refuse_passed_functions(node, prim)
-        argument = self.passed_value if is_user_function(prim) else self.literal
+        # a list display passed to a custom_vjp (G(w, [a, b]), G = srcgrad.grad(loss)) is
+        # built into a name too: kept a display, it was a constant, its items got no gradient
+        argument = self.passed_value if is_user_function(prim) or isinstance(prim, custom_vjp) \
+            else self.literal
         args = [argument(a) for a in node.args]
         kwargs = {kw.arg: argument(kw.value) for kw in node.keywords}
         if is_user_function(prim):
