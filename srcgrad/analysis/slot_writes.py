@@ -252,6 +252,11 @@ def follow_slot_writes(program, statements, containers) -> bool:
     order = {id(s): i for i, s in enumerate(statements)}
     loops = paths.enclosing_loops(program.body)
     user = user_names(program, statements)
+    # the arrays views are taken of, no view themselves (u in t = u[1:]): for messages
+    made_views = [s for s in statements if isinstance(s, gast.Assign) and not ir.is_update(s)
+                  and getattr(s, "op", None) is not None and is_view(s) and not is_identity(s)]
+    bases = {s.op.args[0].id for s in made_views} - {
+        n for s in made_views for n in ir.target_names(s)}
     tuples = _tuple_lengths(statements, stores)
     unbound = []
     for store in stores:
@@ -295,12 +300,19 @@ def follow_slot_writes(program, statements, containers) -> bool:
                     for later in statements if later is not store):
                 continue
             # (the advice keeps the program's meaning: the name taken after the write
-            # sees it, as in Python; a copy made first is the user's choice to make)
+            # sees it, as in Python; the array the item is a view of, written itself,
+            # too; a copy made first is the user's choice to make)
+            if name in containers:  # L = [S['a'][:]]: a list holding a view of it
+                how = f"put it into '{user(name)}' after the write"
+            elif name in bases:  # u in L = [u[1:]]
+                how = (f"write into '{user(name)}' itself ({user(name)}[...] = ...) and "
+                       f"store into '{user(box)}' after that write")
+            else:
+                how = f"take '{user(name)}' from '{shown}' after the write"
             text = (f"{written}, and '{user(name)}' shares its memory (a view of it, or a "
                     f"list holding it) and is read afterwards; srcgrad cannot follow that "
-                    f"change into '{user(name)}': take '{user(name)}' from '{shown}' after "
-                    f"the write, or, for '{user(name)}' to keep the values it had, make a "
-                    f"copy ({shown} = {shown}.copy()) before it")
+                    f"change into '{user(name)}': {how}, or, for '{user(name)}' to keep the "
+                    f"values it had, make a copy ({shown} = {shown}.copy()) before it")
             if name in containers and not getattr(store, "slot_append", False):
                 # b = list(a); b[0][j] = v: store the written copy where a holds the item
                 # (for an append, a list name is rather the item itself: hs = [];

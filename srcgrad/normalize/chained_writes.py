@@ -70,6 +70,7 @@ class ChainedWrites:
         as it follows ``t = d['h']; t[1] *= 3.0`` written out."""
         target = stmt.target
         part = self.namer.fresh("part")
+        self.namer.user_names[part] = source_of(target.value)  # messages: d['h'][1], not part
         self.locals.add(part)
         store = gast.Name(id=part, ctx=gast.Store(), annotation=None, type_comment=None)
         self.statement(gast.copy_location(gast.Assign(

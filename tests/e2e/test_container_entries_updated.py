@@ -455,6 +455,20 @@ def item_of_a_nested_list_written_out(x):  # (the same, 0.9 for 0.6 in the gradi
     return np.sum(h * x)
 
 
+def view_of_an_array_passed(x):  # L holds a view of u: u sees bump's writes
+    u = np.sin(x)
+    L = [u[1:]]
+    bump(L[0], x[0])
+    return np.sum(u)
+
+
+def nested_item_sliced(x):  # (the message named srcgrad's 'part')
+    h = x * 2.0
+    d = {'h': [x * 1.0, h]}
+    d['h'][1][1:] *= 3.0
+    return np.sum(h * x) + np.sum(d['h'][1])
+
+
 def total_of(u, s):  # a helper that returns a result besides updating u: not inlined
     u[0] = s
     u[1:] *= 0.9
@@ -472,6 +486,9 @@ def helper_with_a_result(x):
     (view_kept_across_add_at, AliasedUpdateError, ["'tail'", "take 'tail' from 'S['acc']'"]),
     (view_of_h_held, AliasedUpdateError, ["'box[0] *= ...'", "update 'h' itself",
                                           "store into 'box' after"]),
+    (view_of_an_array_passed, AliasedUpdateError, ["'L[0][...] = ...'",
+                                                   "write into 'u' itself"]),
+    (nested_item_sliced, AliasedUpdateError, ["'d['h'][1][...] = ...'"]),
     (item_of_a_nested_list, AliasedUpdateError, ["'h'"]),
     (item_of_a_nested_list_written_out, AliasedUpdateError, ["'h'"]),
     (helper_with_a_result, UnsupportedSyntaxError, ["total_of()", "'state'",
@@ -479,6 +496,9 @@ def helper_with_a_result(x):
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_what_stays_refused_is_located_in_the_users_names(fn, kind, words):
     assert_refused_both_modes(fn, kind, *words, x=X)
+    with pytest.raises(kind) as info:
+        srcgrad.grad(fn)(X.copy())
+    assert "part" not in info.value.message and "u_1" not in info.value.message
 
 
 @pytest.mark.parametrize("fn", [view_of_the_entry_taken_after, view_of_h_held_updated_through_h],
