@@ -3,7 +3,7 @@
 Adjoint rules bring minus signs: ``cos``'s is ``d_x = -d_y * np.sin(x)``,
 subtraction's ``d_b = -d_t``, ``exp(-n)``'s ``d_n = -(d_o * o)``.  On arrays
 each one is a pass over the data and a new array: the benchmark's 30-op
-elementwise chain spent five of its adjoint's sixty passes negating (three,
+elementwise chain spent five of its adjoint's sixty passes negating (none,
 with this pass).  A careful
 hand carries the sign instead, into a constant (``dg *= -0.5``) or a later sum
 (``dm -= dnn``), and this pass does the same.  It keeps, for a name bound to a
@@ -15,6 +15,9 @@ moves it out of products and quotients until a sum or a constant takes it::
     d_u = d_v * 0.5             ->   d_u = minus_d_v * -0.5
     d_s = d_cc + d_u * (2 * s)       d_s = d_cc + d_u * (2 * s)
     d_a = d_x + d_v                  d_a = d_x - minus_d_v
+
+A negation followed by a sum into the same name, ``d_a = -d_k`` then ``d_a =
+d_a + d_c * b``, becomes one statement, ``d_a = d_c * b - d_k``.
 
 Bit for bit the same numbers (NaN's sign bit aside), because each rewrite is
 an IEEE identity, exact for every operand -- infinities and signed zeros
@@ -28,6 +31,11 @@ included -- in round-to-nearest, whose rounding is symmetric about zero:
   ``a - b`` as ``a + (-b)``; addition commutes); ``a - (-b)`` is ``a + b``;
   ``-(-a)`` is ``a``.  ``(-a) - b`` is not ``-(a + b)`` (``a = 0.0, b = -0.0``
   gives ``0.0`` against ``-0.0``), and is left alone.
+
+The sign of a NaN is the one bit that may change: IEEE 754 leaves it
+uninterpreted, and moving a minus changes the sign of a NaN an operation
+makes (``inf * 0``) or passes on.  The rest of the pipeline keeps it, which
+its tests check against the pipeline without this pass.
 
 A name is carried only where that saves a negation: it is bound once in the
 function, by a statement of the adjoint sweep, and read only by later
@@ -113,24 +121,29 @@ def _blocks(stmts, skip, stores, loads, namer, renamed) -> None:
             signed = _signed(clone(stmt))
             if _cost(signed) < _cost(stmt):
                 stmts[k] = signed
-    changed = True
-    while changed:   # a carried sign may leave a reader bound to a negation in turn
-        changed = False
-        for k, stmt in enumerate(stmts):
-            if id(stmt) not in skip and _negated_name(stmt, stores, loads):
-                if _substitute(stmts, k, skip, loads):
-                    changed = True
-                    continue
-            if id(stmt) not in skip and _candidate(stmt, stores):
-                work, taken, names = list(stmts), set(namer.taken), dict(renamed)
-                counts = Counter(loads)
-                if (_carry(work, k, skip, stores, counts, namer, names) or 0) > 0:
-                    stmts[:] = work
-                    loads.clear(), loads.update(counts)
-                    renamed.clear(), renamed.update(names)
-                    changed = True
-                else:   # no negation saved: as it was
-                    namer.taken.clear(), namer.taken.update(taken)
+    while _step(stmts, skip, stores, loads, namer, renamed):
+        pass   # a carried sign may leave a reader bound to a negation in turn
+
+
+def _step(stmts, skip, stores, loads, namer, renamed) -> bool:
+    """One change to the block that saves negations, if there is one."""
+    for k, stmt in enumerate(stmts):
+        if id(stmt) in skip:
+            continue
+        if _negated_name(stmt, stores, loads) and _substitute(stmts, k, skip, loads):
+            return True
+        if _merged(stmts, k, skip, stores):
+            return True
+        if _candidate(stmt, stores):
+            work, taken, names, counts = list(stmts), set(namer.taken), dict(renamed), Counter(loads)
+            _carry(work, k, skip, stores, counts, namer, names)
+            if sum(map(_cost, work)) < sum(map(_cost, stmts)):
+                stmts[:] = work
+                loads.clear(), loads.update(counts)
+                renamed.clear(), renamed.update(names)
+                return True
+            namer.taken.clear(), namer.taken.update(taken)   # no negation saved: as it was
+    return False
 
 
 def _candidate(stmt, stores) -> bool:
@@ -141,22 +154,22 @@ def _candidate(stmt, stores) -> bool:
         and any(_negation(node) for node in walk(stmt.value))
 
 
-def _carry(stmts, k, skip, stores, loads, namer, renamed, depth=0):
+def _carry(stmts, k, skip, stores, loads, namer, renamed, depth=0) -> None:
     """Bind ``stmts[k]``'s name without its sign and rewrite its readers (new
-    statements in the list; none is changed): the number of negations that
-    saves, or None where it cannot be done.  Where it saves none, a reader
-    left bound to a negation is carried in turn (``d_n = -(d_o * o)``, read by
-    ``d_h = d_n * n / h``, read by ``d_m = d_m + d_h``)."""
+    statements in the list; none is changed), where that can be done.  A
+    reader left bound to a negation is merged into the sum that follows it,
+    or carried in turn (``d_n = -(d_o * o)``, read by ``d_h = d_n * n / h``,
+    read by ``d_m = d_m + d_h``); the caller keeps the result where it has
+    fewer negations."""
     binding = stmts[k]
     name = binding.targets[0].id
     value = _Signs().visit(clone(binding.value))
     if not (_negation(value) and _fresh(value.operand)):
-        return None
+        return
     readers = [j for j in range(k + 1, len(stmts)) if _reads(stmts[j], name)]
     if not readers or sum(_count(stmts[j], name) for j in readers) != loads[name] \
             or any(isinstance(stmts[j], _COMPOUND) or id(stmts[j]) in skip for j in readers):
-        return None
-    before = _cost(binding) + sum(_cost(stmts[j]) for j in readers)
+        return
     minus = namer.fresh(f"minus_{name}")
     bound = clone(binding)
     bound.targets = [gast.Name(id=minus, ctx=gast.Store(), annotation=None, type_comment=None)]
@@ -168,12 +181,75 @@ def _carry(stmts, k, skip, stores, loads, namer, renamed, depth=0):
         stmts[j] = _signed(_renamed(clone(stmts[j]), name, minus))
     loads[minus] = loads.pop(name)
     renamed[minus] = renamed.pop(name, name)
-    saved = before - _cost(bound) - sum(_cost(stmts[j]) for j in readers)
-    if saved <= 0 and depth < _DEPTH:
-        for j in readers:
-            if _candidate(stmts[j], stores):
-                saved += _carry(stmts, j, skip, stores, loads, namer, renamed, depth + 1) or 0
-    return saved
+    if depth < _DEPTH:
+        for reader in [stmts[j] for j in readers]:
+            if reader in stmts and _cost(reader):
+                j = stmts.index(reader)
+                if not _merged(stmts, j, skip, stores) and _candidate(reader, stores):
+                    _carry(stmts, j, skip, stores, loads, namer, renamed, depth + 1)
+
+
+def _merged(stmts, k, skip, stores) -> bool:
+    """``n = -F`` then, next, ``n = n + X`` (or ``X + n``), which only reads it:
+    the two made one ``n = X - F`` (exactly the sum: ``(-F) + X`` is ``X - F``),
+    where nothing in between mentions ``n`` or may change what ``F`` reads."""
+    stmt = stmts[k]
+    if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
+            and type(stmt.targets[0]) is gast.Name and _negation(stmt.value)
+            and _pure(stmt.value)):
+        return False
+    name = stmt.targets[0].id
+    read = {node.id for node in walk(stmt.value) if type(node) is gast.Name}
+    for j in range(k + 1, len(stmts)):
+        later = stmts[j]
+        if id(later) in skip or isinstance(later, _COMPOUND):
+            return False
+        mentioned = {node.id for node in walk(later) if type(node) is gast.Name}
+        if name in mentioned:
+            break
+        if read & mentioned and not (all(_only_arithmetic(later, r) for r in read & mentioned)
+                                     and not read & set(_targets(later))):
+            return False
+    else:
+        return False
+    total = later.value if isinstance(later, gast.Assign) else None
+    if not (isinstance(later, gast.Assign) and len(later.targets) == 1
+            and type(later.targets[0]) is gast.Name and later.targets[0].id == name
+            and type(total) is gast.BinOp and type(total.op) is gast.Add
+            and _count(later, name) == 1):
+        return False
+    if type(total.left) is gast.Name and total.left.id == name:
+        other = total.right
+    elif type(total.right) is gast.Name and total.right.id == name:
+        other = total.left
+    else:
+        return False
+    merged = clone(later)
+    merged.value = gast.BinOp(left=clone(other), op=gast.Sub(), right=stmt.value.operand)
+    stmts[j] = merged
+    del stmts[k]
+    return True
+
+
+def _pure(node) -> bool:
+    """Whether ``node`` is arithmetic of names, numbers and NumPy ufuncs: the
+    same value read later where the names hold the same arrays."""
+    for sub in walk(node):
+        if type(sub) is gast.Call:
+            if not (type(sub.func) is gast.Attribute and type(sub.func.value) is gast.Name
+                    and sub.func.value.id == "np"
+                    and isinstance(getattr(np, sub.func.attr, None), np.ufunc)
+                    and not sub.keywords):
+                return False
+        elif not isinstance(sub, (gast.Name, gast.Constant, gast.BinOp, gast.UnaryOp,
+                                  gast.Attribute, gast.Load, gast.operator, gast.unaryop)):
+            return False
+    return True
+
+
+def _targets(stmt) -> list:
+    return [node.id for target in getattr(stmt, "targets", ()) for node in walk(target)
+            if type(node) is gast.Name]
 
 
 def _negated_name(stmt, stores, loads) -> bool:

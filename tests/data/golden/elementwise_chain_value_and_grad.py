@@ -38,9 +38,8 @@ def value_and_grad_elementwise_chain(x):
     del t17, c  # read no more
     d_t14 = into_second(np.multiply, d_c, 2 * t14)  # d_c * (2 * t14), written into the new array of 2 * t14
     del t14  # read no more
-    d_b = -d_t14
     d_t11 = d_c * t12
-    d_b = into_first(np.add, d_b, d_c * t11 * into_operand(one_minus_square, t12))  # d_b += d_c * t11 * (1 - t12 ** 2), in place
+    d_b = into_first(np.subtract, d_c * t11 * into_operand(one_minus_square, t12), d_t14)  # d_c * t11 * (1 - t12 ** 2) - d_t14, written into the new array of d_c * t11 * (1 - t12 ** 2)
     del d_c, t11  # read no more
     d_a = into_second(np.add, d_t14, d_t11 / (1 + a ** 2))  # d_t14 + d_t11 / (1 + a ** 2), written into the new array of d_t11 / (1 + a ** 2)
     del d_t14, d_t11, a  # read no more
