@@ -114,6 +114,9 @@ def key(target, options) -> str | None:
                source, opts, users]
     if code.co_name == "<lambda>":  # the lambdas of one line share all of the above
         payload.append(lambda_identity(code))
+    lifted = getattr(target, "__srcgrad_lifted__", None)
+    if lifted:  # a closure made a function of its variables (normalize/made_transforms.py)
+        payload.append(["lifted", *lifted])
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode("utf-8")).hexdigest()[:32]
 
 

@@ -213,6 +213,7 @@ def parse_function(fn) -> ParsedFunction:
             f"the source of {target.__qualname__} at {filename}:{first} is not a plain "
             f"'def' statement (a lambda?)")
     node.decorator_list = []
+    _lift(node, target)
     if indent:
         _relocate(node, 0, indent)
     if hasattr(target, "__wrapped__") and node.args.kwarg is not None:
@@ -232,6 +233,16 @@ def parse_function(fn) -> ParsedFunction:
     format_fstrings(node)
     all_lines = linecache.getlines(filename) or lines
     return ParsedFunction(target, node, filename, resolver, all_lines, errstate)
+
+
+def _lift(node, target) -> None:
+    """A local function lifted out of the function around it (``srcgrad.grad(L)``
+    made there, ``L`` a closure: normalize/made_transforms.py) is compiled with
+    the variables it reads of that function as parameters after its own, named
+    by ``__srcgrad_lifted__``; its source, read from the file, gets them too."""
+    for name in getattr(target, "__srcgrad_lifted__", ()):
+        node.args.args.append(gast.copy_location(gast.Name(
+            id=name, ctx=gast.Param(), annotation=None, type_comment=None), node))
 
 
 def _parse_lambda(target, filename) -> ParsedFunction:
@@ -274,6 +285,7 @@ def _parse_lambda(target, filename) -> ParsedFunction:
                             type_params=[])
     gast.copy_location(func, node)
     func.end_lineno, func.end_col_offset = node.end_lineno, node.end_col_offset
+    _lift(func, target)
     resolver = Resolver.for_function(target)
     drop_unreachable(func, resolver)
     defer_unresolved(func, resolver, filename)

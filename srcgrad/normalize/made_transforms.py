@@ -12,10 +12,18 @@ srcgrad's second-order code, api/gradient_calls.py).  The local function keeps
 its own code: srcgrad finds it among the constants of the compiled function
 around it (:func:`local_code`), so its source, file and lines are the user's.
 
-A local function reading a variable of the function around it (a closure over
-``xs``, or over a value being differentiated, whose gradient's dependence on
-it would be a second derivative) is refused, located, with the way to write
-it: pass the values as arguments of the function.
+A local function reading variables of the function around it (a closure over
+the data ``xs``, or over a value being differentiated) is lifted: compiled
+again from its text with those variables as parameters after its own
+(:func:`lifted_code`; srcgrad's frontend reads its source with them too,
+frontend/parse.py), and each call ``g(w)`` passes them as they are at the
+call, as Python's closure reads them.  The gradient made is then a function
+of them as well, so the second-order rules differentiate it along them: the
+inner gradient's dependence on a closed-over value being differentiated is
+part of the outer gradient.  Refused, located, saying to pass them as
+arguments: a closure reading a local function, one with defaults or
+``*args``, and a closure given to hvp, hessian or jacobian (whose calls take
+other arguments than the function's).
 
 The object made is held by a name bound in the generated module
 (``grad_L``), and ``g`` is kept as a lambda standing for it (``lambda w:
@@ -54,7 +62,9 @@ calls of the gradients made (``L`` itself, called directly, is inlined):
 from __future__ import annotations
 
 import ast
+import copy
 import inspect
+import linecache
 import types
 
 import gast
@@ -160,7 +170,9 @@ class MadeTransforms:
             raise self.error(f"{name} called here with the function to transform given "
                              f"otherwise than as its first argument: write {name}(f, ...)",
                              node)
-        fn = self.transformed_function(node.args[0], name)
+        lifting = maker.__name__ in ("grad", "value_and_grad")  # (hvp(f)(x, v): v last)
+        fn = self.transformed_function(node.args[0], name, lifting)
+        lifted = getattr(fn, "__srcgrad_lifted__", ())
         rest = [*node.args[1:], *(k.value for k in node.keywords)]
         values = [_literal(a) for a in rest]
         for arg, value in zip(rest, values):
@@ -171,8 +183,9 @@ class MadeTransforms:
                                  f"the code runs", arg)
         args, kwargs = values[:len(node.args) - 1], dict(zip(
             [k.arg for k in node.keywords], values[len(node.args) - 1:]))
-        signature = self.signature_of(fn) if maker.__name__ in ("grad", "value_and_grad") \
-            else None
+        signature = self.signature_of(fn) if lifting else None
+        if signature is not None:  # its own parameters (a lifted one's come after)
+            signature = signature[:len(signature) - len(lifted)]
         wrt = kwargs.get("wrt", args[0] if args else 0)
         if signature is not None and any(
                 not isinstance(w, int) or not -len(signature) <= w < len(signature)
@@ -180,6 +193,10 @@ class MadeTransforms:
             raise self.error(f"{name}(..., wrt={wrt!r}) made here: the function takes "
                              f"{len(signature)} positional argument(s) "
                              f"({', '.join(p.name for p in signature)})", node)
+        if lifted:  # wrt=-1 counts from the end of its own parameters, before the lifted
+            wrt = tuple(w % len(signature) for w in wrt) if isinstance(wrt, tuple) \
+                else wrt % len(signature)
+            args, kwargs = [], {**kwargs, "wrt": wrt}
         try:
             made = maker(fn, *args, **kwargs)
         except Exception as exc:  # a bad wrt, an unknown policy: where it is written
@@ -193,17 +210,18 @@ class MadeTransforms:
         lam = gast.Lambda(args=gast.arguments(
             args=[], posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None,
             defaults=[]), body=call)
-        if signature is None or all(p.default is p.empty for p in signature):
+        if not lifted and (signature is None or all(p.default is p.empty for p in signature)):
             # g(w), hvp(f)(x, v): made(w), made(x, v), the arguments passed on as they are
             params = [self.namer.fresh(p) for p in free_parameters(fn, 0, set())]
             lam.partial_of = lam.partial_shown = (func, [], [])
-        else:  # grad(L)(w) of def L(w, c=2.0): inlined, L's defaults filled in
+        else:  # grad(L)(w) of def L(w, c=2.0): inlined, L's defaults filled in; the
+            # variables a lifted closure reads passed after, as they are at the call
             params = [self.namer.fresh(p.name) for p in signature]
             lam.args.defaults = [self.bound_value(p.default, node) for p in signature
                                  if p.default is not p.empty]
         lam.args.args = [gast.Name(id=p, ctx=gast.Param(), annotation=None, type_comment=None)
                          for p in params]
-        call.args = [load_name(p) for p in params]
+        call.args = [load_name(p) for p in [*params, *lifted]]
         lam = _located(gast.copy_location(lam, node), node)
         lam.transform_of = made
         lam.defaults_bound = True
@@ -220,7 +238,7 @@ class MadeTransforms:
             return None
         return params
 
-    def transformed_function(self, arg, name):
+    def transformed_function(self, arg, name, lifting):
         """The function object ``arg`` (the first argument of the transformation
         ``name``) is when srcgrad compiles: a module-level function (or another
         object srcgrad transforms), a transformation made here, or a local
@@ -234,9 +252,9 @@ class MadeTransforms:
                                  f"binds are known only when the code runs, and srcgrad "
                                  f"makes {name} when it compiles; make the partial at "
                                  f"module level, or pass the values as arguments", arg)
-            return self.local_function_object(local, arg.id, name, arg)
+            return self.local_function_object(local, arg.id, name, arg, lifting)
         if isinstance(arg, gast.Lambda):
-            return self.local_function_object(arg, "lambda", name, arg)
+            return self.local_function_object(arg, "lambda", name, arg, lifting)
         fn = self.function_value(arg)
         if fn is MISSING:
             raise self.error(f"{name} of '{source_of(arg)}', which is not a function srcgrad "
@@ -244,10 +262,13 @@ class MadeTransforms:
                              f"function, or a function defined here", arg)
         return fn
 
-    def local_function_object(self, node, shown, name, where):
+    def local_function_object(self, node, shown, name, where, lifting):
         """The function the local ``def`` or lambda ``node`` is, made from its
-        code (:func:`local_code`): refused, located, where it reads a variable
-        of the function around it or has defaults other than literals."""
+        code (:func:`local_code`); a closure over variables of this function
+        compiled again with them as parameters after its own (:func:`lifted_code`;
+        ``lifting``: for grad and value_and_grad, whose made object's calls pass
+        them).  Refused, located, where that cannot be, or where it has defaults
+        other than literals."""
         what = "a lambda" if isinstance(node, gast.Lambda) else f"the local function '{shown}'"
         outer = source_target(self.parsed.fn)
         codes = [outer.__code__] + [f.returning.__code__ for f in self.inlining
@@ -257,16 +278,22 @@ class MadeTransforms:
             raise self.error(f"{name} of {what}: srcgrad cannot find its code among "
                              f"those of the function around it; define it at module level",
                              where)
-        if code.co_freevars:
-            names = ", ".join(f"'{n}'" for n in code.co_freevars)
-            plural = "s" if len(code.co_freevars) > 1 else ""
-            raise self.error(
-                f"{name} of {what}, which reads the variable{plural} {names} of the "
-                f"function around it: srcgrad makes {name} of a function defined here "
-                f"once, when it compiles (as it would at module level), so the function "
-                f"may read only its parameters and globals; pass {names} as "
-                f"argument{plural} (def f(w, {', '.join(code.co_freevars)}): ...; called "
-                f"with them), or define the function at module level", where)
+        lifted = code.co_freevars
+        if lifted:
+            read = {n.id for n in walk(node) if isinstance(n, gast.Name)
+                    and isinstance(n.ctx, gast.Load)}
+            why = self.unliftable(node, lifted, read, lifting, name)
+            made = None if why else lifted_code(node, self.parsed.filename, lifted)
+            if made is None:
+                why = why or "srcgrad cannot compile it again with them as parameters"
+                names = ", ".join(f"'{n}'" for n in lifted)
+                plural = "s" if len(lifted) > 1 else ""
+                raise self.error(
+                    f"{name} of {what}, which reads the variable{plural} {names} of the "
+                    f"function around it: {why}; "
+                    f"pass {names} as argument{plural} (def f(w, {', '.join(lifted)}): ...; "
+                    f"called with them), or define the function at module level", where)
+            qualname, code = code.co_qualname, made
         defaults = [_literal(d) for d in node.args.defaults]
         kw_defaults = {a.id: _literal(d) for a, d in zip(node.args.kwonlyargs,
                                                           node.args.kw_defaults)
@@ -278,11 +305,63 @@ class MadeTransforms:
         fn = types.FunctionType(code, outer.__globals__, code.co_name, tuple(defaults) or None)
         if kw_defaults:
             fn.__kwdefaults__ = kw_defaults
+        if lifted:  # srcgrad's frontend reads its source with them as parameters
+            fn.__qualname__ = qualname
+            fn.__srcgrad_lifted__ = lifted
         try:
             parse_function(fn)  # its source is found (several lambdas of a line told apart)
         except SrcGradError as exc:
             raise self.error(f"{name} of {what}: {exc.message}", where) from None
         return fn
 
+    def unliftable(self, node, names, read, lifting, name):
+        """Why the closure ``node`` over ``names`` (the variables of this function
+        it reads; ``read``: the names its tree loads) cannot be lifted; None
+        where it can."""
+        if not lifting:
+            return (f"srcgrad lifts such a function (its variables passed after its own "
+                    f"parameters) for srcgrad.grad and srcgrad.value_and_grad only, not "
+                    f"{name}")
+        args = node.args
+        if args.defaults or args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs:
+            return ("srcgrad passes them after its parameters, which it can only where "
+                    "they are plain ones without defaults")
+        for n in names:
+            if n in self.local_functions:
+                return f"'{n}' is a local function, which srcgrad inlines and cannot pass"
+            if n not in self.locals or n not in read:
+                return f"srcgrad does not find '{n}' among this function's variables here"
+        return None
 
-__all__ = ["MADE", "MadeTransforms", "TRANSFORMS", "is_transform", "local_code", "made_transform"]
+
+def lifted_code(node, filename, names):
+    """The code of the local ``def`` or lambda ``node`` compiled again as a
+    module-level function taking ``names`` (variables of the function around
+    it, which it reads) as parameters after its own, from its text in
+    ``filename`` (the locations its code keeps are the user's); None where
+    that text is not found or does not compile so."""
+    lam = isinstance(node, gast.Lambda)
+    try:
+        tree = ast.parse("".join(linecache.getlines(filename)), filename)
+    except (SyntaxError, ValueError):
+        return None
+    found = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda if lam else ast.FunctionDef)
+             and (n.lineno, n.col_offset) == (node.lineno, node.col_offset)]
+    if len(found) != 1:
+        return None
+    made = copy.deepcopy(found[0])
+    made.args.args += [ast.copy_location(ast.arg(arg=n), made) for n in names]
+    if not lam:
+        made.decorator_list = []
+    module = ast.fix_missing_locations(ast.Module(
+        body=[ast.copy_location(ast.Expr(value=made), made) if lam else made], type_ignores=[]))
+    try:
+        compiled = compile(module, filename, "exec")
+    except (SyntaxError, ValueError):  # (nonlocal n, in its body)
+        return None
+    code = next(c for c in compiled.co_consts if isinstance(c, types.CodeType))
+    return None if code.co_freevars else code
+
+
+__all__ = ["MADE", "MadeTransforms", "TRANSFORMS", "is_transform", "lifted_code", "local_code",
+           "made_transform"]

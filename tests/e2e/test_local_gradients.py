@@ -9,12 +9,15 @@ steps of meta-learning (MAML) and the derivative a Newton solve divides by.
 A function reading only its parameters and globals is the same whenever the
 code runs, so srcgrad now makes the transformation when it compiles
 (srcgrad/normalize/made_transforms.py) and differentiates its calls as those
-of a gradient made at module level.  Each program runs under every policy
-(value bit for bit, gradient against central differences) and in forward
-mode, in a loop, a branch and a helper, against autograd where it runs the
-program; the cases srcgrad cannot make when it compiles (a closure over the
-function's variables, arguments computed when the code runs) are refused,
-located, saying how to write them.
+of a gradient made at module level; a closure over variables of the function
+(data, or the value being differentiated) is lifted, those variables passed
+to it at each call, so the inner gradient's dependence on them is
+differentiated too.  Each program runs under every policy (value bit for bit,
+gradient against central differences) and in forward mode, in a loop, a
+branch and a helper, against autograd where it runs the program; the cases
+srcgrad cannot make when it compiles (arguments computed when the code runs,
+a closure over a local function) are refused, located, saying how to write
+them.
 """
 
 from __future__ import annotations
@@ -201,19 +204,100 @@ def test_third_derivative_refused_as_for_a_module_level_gradient():
         srcgrad.hvp(hvp_of_outer)(W3.copy(), np.ones(3))
 
 
-# -- refused, located ----------------------------------------------------------------
+# -- closures: the variables they read passed after their parameters -----------------
 
 def closure_over_data(w0, xs):
     def loss(w):
         return np.sum((w * xs) ** 2)
     g = srcgrad.grad(loss)
-    return np.sum(w0 - 0.1 * g(w0))
+    return np.sum(w0 - 0.1 * g(w0) * w0)
+
+
+@pytest.mark.parametrize("wrt", [0, 1])  # wrt=1: xs, which the inner gradient reads
+def test_closure_over_data_and_its_second_order(wrt):
+    check(closure_over_data, (W3.copy(), W3[::-1] + 0.5), wrt=wrt)
 
 
 def closure_over_the_input(w0):
     def loss(w):
-        return np.sum((w * w0) ** 2)
+        return np.sum((w * w0) ** 2) + np.sum(np.sin(w0) * w)
+    return np.sum(srcgrad.grad(loss)(w0) * w0)
+
+
+def closure_over_the_input_ag(w0):
+    def loss(w):
+        return anp.sum((w * w0) ** 2) + anp.sum(anp.sin(w0) * w)
+    return anp.sum(autograd.grad(loss)(w0) * w0)
+
+
+def test_closure_over_the_value_differentiated():
+    grad = check(closure_over_the_input, (W3.copy(),))
+    assert_close(grad, autograd.grad(closure_over_the_input_ag)(W3), what="autograd")
+
+
+def maml_closure(theta, xs, ys):
+    tot = 0.0
+    for i in range(len(xs)):
+        x, y = xs[i], ys[i]
+        loss = lambda t: np.mean((x * t[0] + t[1] - y) ** 2)  # noqa: E731
+        g = srcgrad.grad(loss)
+        t_i = theta - 0.1 * g(theta)
+        tot = tot + loss(t_i)
+    return tot
+
+
+def test_maml_closing_over_each_tasks_data():
+    grad = check(maml_closure, (THETA.copy(), XS, YS))
+    assert_close(grad, autograd.grad(maml_ag)(THETA, XS, YS), what="autograd")
+
+
+def rebound_after(w0, s0):
+    s = s0
+    def L(w):
+        return np.sum(np.sin(w * s))
+    g = srcgrad.grad(L)
+    w = w0
+    for _ in range(3):
+        w = w - 0.1 * g(w)  # reads s as it is now, as Python's closure does
+        s = s * 1.5
+    return np.sum(w ** 2) + L(w)
+
+
+@pytest.mark.parametrize("wrt", [0, 1])
+def test_closure_reads_the_variable_as_it_is_at_the_call(wrt):
+    check(rebound_after, (W3.copy(), 0.8), wrt=wrt)
+
+
+def value_and_grad_of_a_closure(w0):
+    c = np.cos(w0)
+    vg = srcgrad.value_and_grad(lambda w: np.sum(np.exp(w) * c), wrt=-1)
+    return vg(w0)[0]
+
+
+def test_negative_wrt_counts_the_closures_own_parameters():
+    assert srcgrad.value_and_grad(lambda w: np.sum(np.exp(w) * np.cos(W3)), wrt=-1)(W3)[0] \
+        == value_and_grad_of_a_closure(W3)
+
+
+# -- refused, located ----------------------------------------------------------------
+
+def closure_over_a_local_function(w0):
+    def act(v):
+        return np.tanh(v)
+    def loss(w):
+        return np.sum(act(w) ** 2)
     return np.sum(srcgrad.grad(loss)(w0))
+
+
+def closure_with_a_default(w0):
+    def loss(w, k=2.0):
+        return np.sum((w * w0) ** 2) * k
+    return np.sum(srcgrad.grad(loss)(w0))
+
+
+def hvp_of_a_closure(w0):
+    h = srcgrad.hvp(lambda w: np.sum(w ** 3 * w0))
+    return np.sum(h(w0, np.ones(3)))
 
 
 def wrt_computed(w0):
@@ -245,8 +329,9 @@ def two_at_once(w0):
 
 
 @pytest.mark.parametrize("fn, words", [
-    (closure_over_data, ["'loss'", "'xs'", "def f(w, xs)"]),
-    (closure_over_the_input, ["'loss'", "'w0'", "parameters and globals"]),
+    (closure_over_a_local_function, ["'loss'", "'act' is a local function"]),
+    (closure_with_a_default, ["'w0'", "without defaults", "def f(w, w0)"]),
+    (hvp_of_a_closure, ["'w0'", "srcgrad.grad and srcgrad.value_and_grad only"]),
     (wrt_computed, ["literals", "wrt=0"]),
     (wrt_out_of_range, ["wrt=3", "1 positional argument"]),
     (partial_made_here, ["functools.partial made here"]),
@@ -254,7 +339,7 @@ def two_at_once(w0):
     (two_at_once, ["assigned to one name", "srcgrad.grad(f)(x)"]),
 ])
 def test_refused_located(fn, words):
-    args = (W3.copy(), W3.copy()) if fn is closure_over_data else (W3.copy(),)
+    args = (W3.copy(),)
     for run in (lambda: srcgrad.grad(fn)(*args),
                 lambda: srcgrad.jvp(fn, wrt=[0])(*args, np.ones(3))):
         with pytest.raises(srcgrad.UnsupportedSyntaxError) as info:
