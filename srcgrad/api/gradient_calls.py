@@ -24,11 +24,14 @@ outer function) is refused where it would differentiate these rules.
 from __future__ import annotations
 
 import inspect
+import types
 
 import numpy as np
 
+from ..frontend.linker import is_library_module
 from ..rules.custom import custom_vjp
 from ..runtime.structures import (
+    AttributeCotangent,
     DictCotangent,
     ListCotangent,
     TupleCotangent,
@@ -45,13 +48,22 @@ def _floats(args) -> tuple:
 
 
 def _carries(a) -> bool:
-    """Whether ``a`` is a float or float array, or a list, tuple or dict holding one."""
+    """Whether ``a`` is a float or float array, or a list, tuple, dict or user
+    object (a dataclass, a plain class's instance) holding one."""
     if isinstance(a, (list, tuple)):
         return any(_carries(v) for v in a)
     if isinstance(a, dict):
         return any(_carries(v) for v in a.values())
+    if _user_object(a):
+        return any(_carries(v) for v in vars(a).values())
     return isinstance(a, float) or (isinstance(a, np.ndarray) or np.isscalar(a)) \
         and is_differentiable_leaf(a)
+
+
+def _user_object(a) -> bool:
+    """An instance of a user's class, whose fields the generated code differentiates."""
+    return hasattr(a, "__dict__") and not isinstance(a, (type, types.ModuleType)) \
+        and not callable(a) and not is_library_module(type(a).__module__ or "")
 
 
 def _kept(value):
@@ -71,11 +83,15 @@ def _structured(g, like):
     """``g``, a derivative for an argument shaped like ``like``, as the generated
     code adds derivatives: a list's, tuple's or dict's item by item (a plain
     list or tuple would be concatenated)."""
-    if type(like) in (list, tuple) and isinstance(g, (list, tuple)):
-        kind = ListCotangent if type(like) is list else TupleCotangent
+    if isinstance(like, (list, tuple)) and isinstance(g, (list, tuple)):
+        kind = ListCotangent if isinstance(like, list) else TupleCotangent  # (named too)
         return kind(_structured(a, b) for a, b in zip(g, like))
-    if type(like) is dict and isinstance(g, dict):
+    if isinstance(like, dict) and isinstance(g, dict):
         return DictCotangent({k: _structured(v, like.get(k)) for k, v in g.items()})
+    if _user_object(like) and (_user_object(g) or isinstance(g, dict)):
+        # a dataclass's: by field name, as reading obj.w gives it
+        items = g.items() if isinstance(g, dict) else vars(g).items()
+        return AttributeCotangent({k: _structured(v, getattr(like, k, None)) for k, v in items})
     return g
 
 
