@@ -264,3 +264,13 @@ def functions_by_keyword(fn, args, kwargs) -> tuple:
             break
         args.append(kwargs.pop(name))
     return tuple(args), kwargs
+
+
+def has_keyword_only(fn) -> bool:
+    """Whether ``fn``, a plain function, has keyword-only parameters
+    (``def f(x, *, scale=2.0)``): a call of its generated function takes them
+    by position, bound by the transformation (transforms._by_position)."""
+    if not inspect.isfunction(fn):
+        return False
+    return any(p.kind is inspect.Parameter.KEYWORD_ONLY
+               for p in inspect.signature(fn).parameters.values())

@@ -49,9 +49,15 @@ def as_function(partial: functools.partial):
     for k, value in enumerate(partial.args, 1):
         namespace[f"fixed_{k}"] = value
         fixed.append(f"fixed_{k}")
-    params, passed = [], []
+    params, passed, defaults = [], [], []
     for p in signature.parameters.values():
         if p.name in partial.keywords:  # a fixed keyword (passed again: not followed)
+            continue
+        if p.kind is p.KEYWORD_ONLY and p.default is not p.empty:
+            # vjp(f, x, shift=1.0) of def f(x, *, scale=2.0, shift): scale's default,
+            # which no positional caller of the def could change, passed as f's own
+            namespace[f"default_{p.name}"] = p.default
+            defaults.append(f"{p.name}=default_{p.name}")
             continue
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD, p.KEYWORD_ONLY):
             raise TypeError(f"{partial!r} leaves a parameter that is not plain ({p})")
@@ -67,7 +73,7 @@ def as_function(partial: functools.partial):
         keywords.append(f"{key}=fixed_{key}")
     made = f"{name}_partial"
     source = (f"def {made}({', '.join(params)}):\n"
-              f"    return {name}({', '.join([*fixed, *passed, *keywords])})\n")
+              f"    return {name}({', '.join([*fixed, *passed, *keywords, *defaults])})\n")
     filename = f"<srcgrad partial of {name} {next(_FILES)}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     namespace["__name__"] = getattr(fn, "__module__", None) or "__main__"

@@ -22,6 +22,7 @@ from ..runtime.structures import is_differentiable_leaf
 from .arguments import (
     callee_arguments,
     differentiated_at,
+    has_keyword_only,
     is_user_object,
     normalize_wrt,
     object_classes,
@@ -254,8 +255,21 @@ class Derivative:
         self.__name__ = f"{kind}_{getattr(wrapped, '__name__', 'f')}"
         self.__doc__ = getattr(call, "__doc__", None)
         self.chain, self.dense = chain, dense
+        fn = wrapped
+        while hasattr(fn, "__wrapped__"):  # grad(grad(f)): f itself
+            fn = fn.__wrapped__
+        # f(x, *, scale=2.0): its name where the generated code would miss the defaults
+        self._keyword_only = fn.__name__ if kind != "jacobian" and has_keyword_only(
+            getattr(fn, "__func__", fn)) else None
 
     def __call__(self, *args, **kwargs):
+        if self._keyword_only is not None:
+            name = self._keyword_only
+            raise SrcGradError(
+                f"{self.__name__}: {name} has keyword-only parameters, which the "
+                f"second-order transformations do not fill in (grad, value_and_grad, vjp, "
+                f"jvp and jacobian do); differentiate functools.partial({name}, ...=...) "
+                f"with them given")
         if kwargs:  # a raw TypeError about this method until session 31 (T3, F3-11)
             raise SrcGradError(
                 f"{self.__name__} takes the arguments of the function by position only "

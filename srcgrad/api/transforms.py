@@ -40,6 +40,7 @@ from .arguments import (
     differentiated_at,
     function_of,
     functions_by_keyword,
+    has_keyword_only,
     is_user_object,
     normalize_wrt,
     object_classes,
@@ -119,6 +120,23 @@ def _tangent_call(fn, bound, count, args, kwargs):
     return (*full.args[len(front):], *tangents), rest
 
 
+def _by_position(fn, bound, args, kwargs, count):
+    """The arguments of a call of a function with keyword-only parameters
+    (``def f(x, *, scale=2.0)``) as its generated function takes them: every
+    parameter in order, by position (``grad_f(x, scale)``), its default where
+    the call leaves it out, then jvp's ``count`` tangents."""
+    sig = inspect.signature(fn)
+    front = () if bound is None else (bound,)
+    split = len(args) - count
+    try:
+        full = sig.bind(*front, *args[:split], **kwargs)
+    except TypeError as exc:
+        raise SrcGradError(f"cannot call {fn.__name__} with these arguments: {exc}") from None
+    full.apply_defaults()
+    values = [full.arguments[name] for name in sig.parameters][len(front):]
+    return (*values, *args[split:]), {}
+
+
 def _filled(target, slow, given, defaults, *args, **kwargs):
     """``target`` called with ``defaults`` after the first ``given`` arguments:
     the fast path of a jvp call that leaves defaulted parameters out (one
@@ -177,6 +195,8 @@ class Transformed:
         self._keep = []       # the modules in _ready: the objects whose ids are in keys live on
         self._shown = None    # the last call's code, where it differs from _get()'s
         self._gradient_call = None  # its rules when called in differentiated code
+        # def f(x, *, scale=2.0): every call binds its arguments by position (_by_position)
+        self._keyword_only = has_keyword_only(self._fn)
 
     def __call__(self, *args, __tracebackhide__=True, **kw):
         # Two lines (one each: a debugger steps through each physical line), C
@@ -197,7 +217,10 @@ class Transformed:
             check_call(self._fn, args if self._bound is None else (self._bound, *args), kwargs,
                        self._options.mode)  # a missing argument names f, not grad_f
         given, keywords = args, bool(kwargs)
-        if self._options.mode == "jvp":  # g(x, d_x) for f(x, s=2.0): s's default filled in
+        if self._keyword_only:  # f(x, *, scale=2.0): g(x, scale) with scale filled in
+            args, kwargs = _by_position(self._fn, self._bound, args, kwargs, len(
+                self._options.wrt) if self._options.mode == "jvp" else 0)
+        elif self._options.mode == "jvp":  # g(x, d_x) for f(x, s=2.0): s's default filled in
             args, kwargs = _tangent_call(self._fn, self._bound, len(self._options.wrt), args,
                                          kwargs)
         if kwargs:  # g(fn=np.tanh, x=x): specialised as g(np.tanh, x) is
@@ -238,7 +261,9 @@ class Transformed:
             target = on_float_errors(target, self.__wrapped__,
                                      tuple(p - shift for p in options.wrt), options.single,
                                      options.mode == "value_and_grad", vjp)
-        if callees and SPECIALISED in compiled.source:
+        if self._keyword_only:
+            pass  # each call binds its keywords (_by_position): none runs the code directly
+        elif callees and SPECIALISED in compiled.source:
             self._shown = compiled
             if _plain(full, options.wrt) and all(
                     isinstance(c, Callee) and _SHOWN.get(type(c.obj)) == "__call__"

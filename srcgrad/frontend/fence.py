@@ -116,9 +116,11 @@ def check(func: gast.FunctionDef, filename: str, *, callee: bool = False) -> Non
     """Raise ``UnsupportedSyntaxError`` at the first rejected node of ``func``.
 
     ``callee`` is true for a function called from differentiated code, which
-    may take ``*args``, keyword-only parameters and ``**kwargs``: the caller
-    binds its arguments to them when it is compiled, packing ``*args`` into one
-    tuple and the extra keywords into one dict (normalize/calls.py).
+    may take ``*args`` and ``**kwargs``: the caller binds its arguments to them
+    when it is compiled, packing ``*args`` into one tuple and the extra
+    keywords into one dict (normalize/calls.py).  Keyword-only parameters are
+    taken by both: a transformation binds a call's keywords by position
+    (api/transforms._by_position), as a caller binds a callee's.
     """
     nodes = walk(func)
     allowed = _allowed_in_context(func, nodes)
@@ -164,13 +166,6 @@ def _check_arguments(func, filename, callee):
             raise UnsupportedSyntaxError(
                 f"{what} parameters of the differentiated function {_NOT_YET}",
                 filename=filename, lineno=func.lineno, col=func.col_offset)
-    if args.kwonlyargs:
-        node = args.kwonlyargs[0]
-        raise UnsupportedSyntaxError(
-            "keyword-only parameters of the differentiated function are not supported: "
-            "srcgrad differentiates with respect to positional arguments",
-            filename=filename, lineno=getattr(node, "lineno", func.lineno),
-            col=getattr(node, "col_offset", func.col_offset))
 
 
 def _line_of(node, func):

@@ -43,8 +43,23 @@ def test_the_callers_arrays_are_not_changed_and_check_mode_validates():
     np.testing.assert_array_equal(x, X)
 
 
+def scaled(x, scale, y):
+    return np.sum(np.tanh(x) * scale) * y
+
+
 def test_other_transformations_say_what_to_write():
-    with pytest.raises(SrcGradError, match="differentiate loss itself"):
-        srcgrad.jvp(functools.partial(loss, scale=2.0), (X,), (np.ones(3),))
+    # y is left keyword-only without a default: no def with positional parameters
+    # stands for the partial
+    with pytest.raises(SrcGradError, match="differentiate scaled itself"):
+        srcgrad.jvp(functools.partial(scaled, scale=2.0), (X,), (np.ones(3),))
     with pytest.raises(SrcGradError, match="position >= 0"):
         srcgrad.grad(functools.partial(loss, scale=2.0), wrt=-1)
+
+
+
+def test_a_keyword_only_default_left_by_the_partial_is_passed():
+    # partial(loss, scale=2.0) leaves y keyword-only with its default 1.0, which the
+    # def standing for the partial passes (refused before session 34)
+    value, tangent = srcgrad.jvp(functools.partial(loss, scale=2.0), (X,), (np.ones(3),))
+    assert value == loss(X, scale=2.0)
+    assert tangent == pytest.approx(np.sum(2.0 * (1 - np.tanh(X) ** 2)))
