@@ -270,20 +270,25 @@ class MadeTransforms:
         them).  Refused, located, where that cannot be, or where it has defaults
         other than literals."""
         what = "a lambda" if isinstance(node, gast.Lambda) else f"the local function '{shown}'"
-        outer = source_target(self.parsed.fn)
-        codes = [outer.__code__] + [f.returning.__code__ for f in self.inlining
-                                    if getattr(f, "returning", None) is not None]
-        code = next((c for c in (local_code(c, node) for c in codes) if c is not None), None)
-        if code is None or code.co_filename != self.parsed.filename:
+        # the function differentiated, and the helpers inlined into it (whose
+        # own local functions are inlined with them)
+        owners = [source_target(self.parsed.fn), *(f.returning for f in self.inlining if getattr(
+            f, "returning", None) is not None), *(fn for fn, _ in getattr(
+                self, "inlined_helpers", {}))]
+        filename = getattr(node, "source_file", self.parsed.filename)
+        found = [(c, f) for c, f in ((local_code(f.__code__, node), f) for f in owners)
+                 if c is not None and c.co_filename == filename]
+        if not found:
             raise self.error(f"{name} of {what}: srcgrad cannot find its code among "
                              f"those of the function around it; define it at module level",
                              where)
+        code, outer = found[0]
         lifted = code.co_freevars
         if lifted:
             read = {n.id for n in walk(node) if isinstance(n, gast.Name)
                     and isinstance(n.ctx, gast.Load)}
             why = self.unliftable(node, lifted, read, lifting, name)
-            made = None if why else lifted_code(node, self.parsed.filename, lifted)
+            made = None if why else lifted_code(node, filename, lifted)
             if made is None:
                 why = why or "srcgrad cannot compile it again with them as parameters"
                 names = ", ".join(f"'{n}'" for n in lifted)
@@ -291,8 +296,8 @@ class MadeTransforms:
                 raise self.error(
                     f"{name} of {what}, which reads the variable{plural} {names} of the "
                     f"function around it: {why}; "
-                    f"pass {names} as argument{plural} (def f(w, {', '.join(lifted)}): ...; "
-                    f"called with them), or define the function at module level", where)
+                    f"add {names} to its parameters and pass {'them' if plural else 'it'} "
+                    f"at each call, or define the function at module level", where)
             qualname, code = code.co_qualname, made
         defaults = [_literal(d) for d in node.args.defaults]
         kw_defaults = {a.id: _literal(d) for a, d in zip(node.args.kwonlyargs,
