@@ -209,6 +209,31 @@ def test_value_and_grad_made_inside():
     assert np.isfinite(value_and_gradient(W3))
 
 
+C3 = np.array([0.5, 1.0, -1.0])
+
+
+def curvature_of_constants(w0):
+    H = srcgrad.hessian(lambda w: np.sum(w ** 4) + w[0] * w[1])
+    hv = srcgrad.hvp(lambda w: np.sum(np.sin(w) * w))(C3, np.ones(3))
+    J = srcgrad.jacobian(lambda w: np.tanh(w) * 2.0)
+    return np.sum(H(C3) @ w0) + np.sum(hv * w0 ** 2) + np.sum(J(C3) @ np.sin(w0))
+
+
+def test_hessian_hvp_and_jacobian_made_inside_of_constants():
+    check(curvature_of_constants, (W3.copy(),))
+
+
+def hvp_of_the_input(w0):
+    hv = srcgrad.hvp(lambda w: np.sum(np.sin(w) * w))
+    return np.sum(hv(w0, np.ones(3)))
+
+
+def test_hvp_made_inside_of_a_value_differentiated_refused_as_at_module_level():
+    with pytest.raises(srcgrad.MissingRuleError, match="hvp_") as info:
+        srcgrad.grad(hvp_of_the_input)(W3.copy())
+    assert info.value.filename == __file__ and info.value.lineno
+
+
 def hvp_of_outer(w0):
     g = srcgrad.grad(lambda a: np.sum(a ** 3))
     return np.sum(g(w0) ** 2)
