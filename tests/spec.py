@@ -1200,6 +1200,8 @@ S("np.block-1d", np.block, "np.block([x, y])", x=normal(3), y=normal(2))
 S("block_tangent", srcgrad.runtime.block_tangent, "srcgrad.runtime.block_tangent([t, u], [a, b])",
   t=normal(2), u=normal(3), a=fixed(np.zeros(2)), b=fixed(np.zeros(3)))
 S("x.view()", np.ndarray.view, "x.view()", x=normal(2, 3))
+S("x.tolist()", np.ndarray.tolist, "x.tolist()", x=normal(2, 3))
+S("x.tolist()-vector", np.ndarray.tolist, "x.tolist()", x=normal(4))
 S("copy.deepcopy", copy.deepcopy, "copy.deepcopy(x)", x=normal(2, 3))
 S("np.ptp", np.ptp, "np.ptp(x)", x=distinct(2, 3))
 S("np.ptp-axis", np.ptp, "np.ptp(x, axis=1, keepdims=True)", x=distinct(3, 4))

@@ -17,6 +17,7 @@ import numpy as np
 
 from ..runtime import (
     layout_order,
+    listed_cotangent,
     match_complex,
     move_cotangent,
     reshape_like,
@@ -47,6 +48,19 @@ def copy_tangent(out, a, order="C", *, d_a):
     a list or dict (``np.copy`` made an array of it, which lost a dict's items
     and refused a list of arrays of different shapes)."""
     return snapshot(d_a)
+
+
+@adjoint(np.ndarray.tolist, "a", name="np.ndarray.tolist")
+def tolist(out, d_out, a):
+    """``x.tolist()``: nested lists of ``x``'s elements as Python numbers (a
+    number for a 0-d array); ``x`` gets their cotangents laid out as it is."""
+    return listed_cotangent(d_out, a)
+
+
+@tangent(np.ndarray.tolist, "a", name="np.ndarray.tolist")
+def tolist_tangent(out, a, *, d_a):
+    """The tangent's elements in the same nested lists."""
+    return np.broadcast_to(d_a, np.shape(a)).tolist()
 
 
 @adjoint(np.ndarray.view, "a", name="np.ndarray.view")

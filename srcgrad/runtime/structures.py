@@ -149,6 +149,33 @@ def elements_cotangent(g, x):
     return TupleCotangent(g) if isinstance(x, tuple) else ListCotangent(g)
 
 
+def listed_cotangent(g, a):
+    """The cotangent of the array ``a`` in ``a.tolist()``: the nested lists'
+    cotangent ``g`` laid out as ``a`` (zeros for a row or an item no cotangent
+    reached), in ``a``'s floating dtype.
+
+        >>> listed_cotangent([1.0, 0.0, 2.5], np.zeros(3))
+        array([1. , 0. , 2.5])
+        >>> listed_cotangent([0.0, [1.0, 2.0]], np.zeros((2, 2), np.float32))
+        array([[0., 0.],
+               [1., 2.]], dtype=float32)
+    """
+    kind = np.asarray(a).dtype
+    return _laid_out(g, np.shape(a), kind if kind.kind in "fc" else np.float64)
+
+
+def _laid_out(part, shape, dtype):
+    """The nested cotangent ``part`` as an array of ``shape`` (a module-level
+    recursion: a nested function calling itself is a reference cycle)."""
+    if is_zero(part) and shape:
+        return np.zeros(shape, dtype)
+    if not shape:
+        return np.asarray(part, dtype)
+    if not len(part):
+        return np.zeros(shape, dtype)
+    return np.stack([_laid_out(p, shape[1:], dtype) for p in part])
+
+
 def sorted_order(items, key=None, reverse=False) -> list:
     """The positions of ``items`` in the order ``sorted`` puts them (stable, like
     ``sorted``); a dict's keys carry no derivative, so an empty list for one."""
