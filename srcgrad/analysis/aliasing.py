@@ -80,6 +80,7 @@ from .sharing import (
     operand_names,
 )
 from .augmented_views import augmented_views
+from .global_writes import outside_names, refuse_outside_writes
 from .slot_writes import (
     array_names,
     bind_at_start,
@@ -123,8 +124,11 @@ def check_aliases(program: ir.Program) -> None:
     returned = gast.Expr(value=program.output)
     returned.op = ir.Op(ir.OPAQUE, [], {}, returned, "return")
     program.body.append(returned)
+    outside = outside_names(program, statements)
+    before = {id(s) for s in ir.walk_statements(program.body)}
     try:
         _check_aliases(program)
+        refuse_outside_writes(program, before, outside)
     finally:
         program.body.remove(returned)
         program.output = returned.value
