@@ -280,7 +280,7 @@ class Statements(ChainedWrites, CallWrites, AttributeStores):
                 and not is_user_method(self.callee, stmt.value.func):  # not self.append(v)
             call = stmt.value
             base = self.updated_array(gast.Subscript(value=call.func.value, slice=None,
-                                                     ctx=gast.Load()))
+                                                     ctx=gast.Load()), appended=True)
             item = self.atom(call.args[0])
             node = gast.Expr(value=gast.Call(func=gast.Attribute(
                 value=ir.name(base), attr="append", ctx=gast.Load()), args=[item], keywords=[]))
@@ -390,9 +390,20 @@ class Statements(ChainedWrites, CallWrites, AttributeStores):
         for extra in rest:  # a = b = value, a = d['h'] = value: each gets a's value
             self.bind(extra, gast.copy_location(ir.name(self.env[first.id]), first), stmt)
 
-    def updated_array(self, target) -> str:
-        """The current name of the array ``x`` in ``x[i] = ...``."""
+    def updated_array(self, target, appended=False) -> str:
+        """The current name of the array ``x`` in ``x[i] = ...`` (of the list ``x``
+        in ``x.append(v)``, ``appended``)."""
         base = target.value
+        if appended and not (isinstance(base, gast.Name) and base.id in self.locals):
+            # (L.append(v) on a module-level list was refused as an element
+            # assignment, which it is not: review s34, R2-4)
+            shown = source_of(base)
+            where = ("is not a local variable (a global, or a variable of an enclosing "
+                     "function)") if isinstance(base, gast.Name) else "is not a local variable"
+            raise self.error(f"'{shown}.append(...)' changes '{shown}' in place, and '{shown}' "
+                             f"{where}: srcgrad does not follow a change a function makes to a "
+                             f"container it does not own; build a local list instead (ys = []; "
+                             f"ys.append(v)) and return it or read it in the function", base)
         if not isinstance(base, gast.Name) or base.id not in self.locals:
             raise self.error("only elements of a local variable can be assigned "
                              "(x[i] = v, x[i][j] = v with x[i] a basic index); assign to a "
