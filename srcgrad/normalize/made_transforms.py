@@ -112,7 +112,9 @@ def local_code(code, node):
         for const in todo.pop().co_consts:
             if isinstance(const, types.CodeType):
                 todo.append(const)
-                if const.co_firstlineno == node.lineno and (const.co_name == "<lambda>") == lam:
+                # (a comprehension's code, <listcomp>, is neither a def's nor a lambda's)
+                if const.co_firstlineno == node.lineno and (
+                        const.co_name == "<lambda>" if lam else const.co_name.isidentifier()):
                     found.append(const)
     if len(found) > 1:  # several on the line: the one whose instructions lie inside node
         part = node.body if lam else node
