@@ -58,7 +58,7 @@ from .analysis.aliasing import check_aliases, copy_updated_attributes, shared_na
 from .analysis.inplace import keep_in_place_types
 from .analysis.list_extends import append_in_place
 from .assemble import Assembler, Function
-from .errors import SrcGradError
+from .errors import NonDifferentiableError, SrcGradError
 from .frontend.fence import check as check_supported
 from .frontend.linker import Linker, TangentFunction
 from .frontend.parse import parse_function
@@ -189,6 +189,22 @@ def passes(c: Compilation, run) -> None:
             run(c.anomaly)            # ad/anomaly.py
     run(c.emit)                       # ir/emit.py
     run(c.link)                       # frontend/linker.py
+
+
+def _check_constant_output(program, options) -> None:
+    """grad of a function that returns None (its ``return`` forgotten) or a
+    string: a located error, not an all-zero gradient."""
+    output = program.output
+    if options.mode not in ("grad", "value_and_grad") or type(output) is not gast.Constant \
+            or not (output.value is None or isinstance(output.value, (str, bytes))):
+        return
+    where = program.output_node if getattr(program.output_node, "lineno", None) else program.node
+    what = "None (is its return statement missing?)" if output.value is None \
+        else f"the {type(output.value).__name__} {output.value!r}"
+    raise NonDifferentiableError(
+        f"grad needs a function with a scalar output, but {program.node.name} returns {what}; "
+        f"return the number to differentiate", filename=program.filename,
+        lineno=where.lineno, col=getattr(where, "col_offset", 0))
 
 
 class Compilation:
@@ -338,6 +354,7 @@ class Compilation:
     @compiler_pass
     def seed(self):
         """Start the adjoint sweep from the output's cotangent (assemble.py)."""
+        _check_constant_output(self.program, self.options)
         self.assembler = Assembler(self.program, self.options, self.wrt_names, self.linker,
                                    self.names)
         self.backward, self.seeds, self.bound = self.assembler.seed(self.act)

@@ -569,6 +569,8 @@ def vjp(fn, *primals, wrt=None, policy="save", optimize=True, check=None, check_
     reference = private_copies(primals) if checking(check) else None
     draws = Draws(args, func, may_draw(compiled.source))  # a rerun draws what this run drew
     value, residuals = forward(*args)
+    # the value is the caller's to change (pred -= y): not an array the pullback reads
+    value = _unshared(value, _arrays_in(residuals))
     if reference is not None:
         verify(fn, reference, value, "vjp", draws=draws)
 
@@ -585,7 +587,8 @@ def vjp(fn, *primals, wrt=None, policy="save", optimize=True, check=None, check_
             draws.finish()
         state["fresh"] = False
         cotangent = cotangent_for(cotangent, value, fn)  # checked, as jvp checks its tangents
-        grads = backward(state["residuals"], cotangent)
+        # each gradient an array of its own, not the cotangent passed (x + 0.0's)
+        grads = _unshared(backward(state["residuals"], cotangent), _arrays_in(cotangent))
         if expand is None:
             return grads
         full = [None] * expand
@@ -597,6 +600,29 @@ def vjp(fn, *primals, wrt=None, policy="save", optimize=True, check=None, check_
     pullback.draws = draws  # (jacobian's tangents rerun the function too)
     pullback.__wrapped__ = fn
     return value, pullback
+
+
+def _arrays_in(value) -> list:
+    """The NumPy arrays in ``value`` and the tuples, lists and dicts it holds."""
+    if isinstance(value, np.ndarray):
+        return [value]
+    if isinstance(value, (tuple, list)):
+        return [a for item in value for a in _arrays_in(item)]
+    if isinstance(value, dict):
+        return [a for item in value.values() for a in _arrays_in(item)]
+    return []
+
+
+def _unshared(value, others):
+    """``value`` with each array that may share memory with one of ``others``
+    copied (tuples and lists rebuilt around the copies)."""
+    if not others:
+        return value
+    if isinstance(value, np.ndarray):
+        return value.copy() if any(np.may_share_memory(value, o) for o in others) else value
+    if type(value) in (tuple, list):
+        return type(value)(_unshared(item, others) for item in value)
+    return value
 
 
 def export(path, *functions) -> list[str]:
@@ -664,7 +690,13 @@ def show(g, file=None, *, after=None) -> None:
                                f"value_and_grad or jvp; got {g!r}")
         source = compiler.generate(g._fn, g._options, dump_after=after)
     else:
-        source = g.source
+        source = getattr(g, "source", None)
+        if not isinstance(source, str):
+            name = getattr(g, "__name__", None)
+            hint = f"srcgrad.show(srcgrad.grad({name})) prints the gradient of {name}; " \
+                if name and callable(g) else ""
+            raise SrcGradError(f"srcgrad.show takes a function made by srcgrad (grad, "
+                               f"value_and_grad, jvp, hvp, ...): {hint}got {g!r}")
     out = file or sys.stdout
     if getattr(out, "isatty", lambda: False)():
         try:

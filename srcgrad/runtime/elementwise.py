@@ -142,6 +142,7 @@ def grad_seed(value):
     """
     if type(value) is float:
         return 1.0
+    _check_output(value)
     if np.ndim(value) != 0 and np.size(value) == 1:
         kind = getattr(value, "dtype", None)
         return np.ones_like(value, dtype=kind if kind is not None and kind.kind in "fc"
@@ -155,6 +156,27 @@ def grad_seed(value):
     if isinstance(value, np.generic):
         return value.dtype.type(1)
     return 1.0
+
+
+def _check_output(value) -> None:
+    """Raise where ``value`` is no real number or array: ``grad`` of a function
+    that returns None (its ``return`` forgotten), a string or a dict would
+    otherwise seed 1 and give zeros or fail inside srcgrad, and of a complex
+    one the derivative of its real part, silently (autograd and JAX refuse
+    both)."""
+    if value is None or isinstance(value, (str, bytes, dict, set)):
+        what = "None (is its return statement missing?)" if value is None \
+            else f"a {type(value).__name__}"
+        raise error_at(
+            "NonDifferentiableError",
+            f"grad needs a function with a scalar output, but it returned {what}; "
+            f"return the number to differentiate (srcgrad.vjp takes other outputs)")
+    if isinstance(value, complex) or np.iscomplexobj(value):
+        raise error_at(
+            "NonDifferentiableError",
+            "grad needs a function with a real scalar output, but it returned a complex "
+            "value; differentiate a real function of it (np.real(f), np.abs(f) ** 2), or "
+            "use srcgrad.vjp or srcgrad.jvp for the derivative of a complex output")
 
 
 def signum(x):
