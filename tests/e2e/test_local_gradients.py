@@ -346,6 +346,12 @@ def closure_with_a_default(w0):
     return np.sum(srcgrad.grad(loss)(w0))
 
 
+def default_computed(w0):
+    def L(w, c=[2.0 for _ in range(1)][0]):  # a comprehension's code on the def's line
+        return np.sum(w ** 2) * c
+    return np.sum(srcgrad.grad(L)(w0))
+
+
 def hvp_of_a_closure(w0):
     h = srcgrad.hvp(lambda w: np.sum(w ** 3 * w0))
     return np.sum(h(w0, np.ones(3)))
@@ -383,6 +389,7 @@ def two_at_once(w0):
     (closure_over_a_local_function, ["'loss'", "'act' is a local function"]),
     (closure_over_a_passed_lambda, ["'L'", "'f' is a local function"]),
     (closure_with_a_default, ["'w0'", "without defaults", "add 'w0' to its parameters"]),
+    (default_computed, ["'L'", "defaults computed when the code runs"]),
     (hvp_of_a_closure, ["'w0'", "srcgrad.grad and srcgrad.value_and_grad only"]),
     (wrt_computed, ["literals", "wrt=0"]),
     (wrt_out_of_range, ["wrt=3", "1 positional argument"]),
