@@ -29,6 +29,7 @@ code, naming the call, the array it may change and what to write instead.
 
 from __future__ import annotations
 
+import io
 import logging
 import warnings
 
@@ -90,6 +91,11 @@ _LOGGING = frozenset(("debug", "info", "warning", "warn", "error", "critical", "
                       "log"))
 
 
+#: Methods of a stream (``sys.stderr``, a file) that write what they are given and
+#: change nothing else: no ``readinto``, which fills its argument.
+_STREAM_WRITES = frozenset(("write", "writelines", "flush"))
+
+
 def harmless(expr, free=None) -> bool:
     """A statement-level call that cannot change its arguments: ``print(...)``,
     logging (``log.debug("w=%s", w)`` on a logger, ``logging.info(...)``,
@@ -121,7 +127,8 @@ def _callee(func, free):
 
 def only_reports(expr, free=None) -> bool:
     """A call that only shows its arguments: ``print(...)``, a logger's or the
-    logging module's record, ``warnings.warn(...)``.  A checkpointed loop's
+    logging module's record, ``warnings.warn(...)``, a stream's ``write``
+    (``sys.stderr.write(text)``).  A checkpointed loop's
     reruns leave it out: Python shows each once (memory/checkpointing.py)."""
     if not isinstance(expr, gast.Call):
         return False
@@ -132,5 +139,10 @@ def only_reports(expr, free=None) -> bool:
         owner = free.get(func.value.id)
         if owner is logging or isinstance(owner, (logging.Logger, logging.LoggerAdapter)):
             return func.attr in _LOGGING
-        return owner is warnings and func.attr == "warn"
+        if owner is warnings and func.attr == "warn":
+            return True
+    if isinstance(func, gast.Attribute) and func.attr in _STREAM_WRITES and free:
+        # sys.stderr.write(f"y={y}\n"), a log file's write: the stream takes text
+        # (or bytes) and changes only itself, as print does (review s34, R2-17)
+        return isinstance(_callee(func.value, free), io.IOBase)
     return False
