@@ -67,8 +67,24 @@ __all__ = ["sorts_in_place"]
 _SORT_PARAMETERS = ("axis", "kind", "order", "stable")
 
 
+#: The location-scale draws reparameterised: ``method -> (parameters, defaults,
+#: the standard draw's method and arguments, how the draw is moved and scaled)``.
+#: NumPy computes each from its standard draw, bit for bit: ``normal`` as ``loc +
+#: scale * standard_normal``, ``uniform`` as ``low + (high - low) * u``,
+#: ``exponential`` as ``scale * standard_exponential``, ``gumbel`` as ``loc -
+#: scale * log(-log(U))`` (``loc + scale * g``, ``g = gumbel(0.0, 1.0) =
+#: -log(-log(U))``: a negation is exact).  The standard draws ``uniform(0.0,
+#: 1.0)``, ``exponential(1.0)``, ``gumbel(0.0, 1.0)`` are NumPy's draws
+#: themselves (``0.0 + 1.0 * u`` is ``u``), from the same state.
+_FAMILIES = {
+    "normal": (("loc", "scale"), (0.0, 1.0), "standard_normal", (), "shift"),
+    "uniform": (("low", "high"), (0.0, 1.0), "uniform", (0.0, 1.0), "between"),
+    "gumbel": (("loc", "scale"), (0.0, 1.0), "gumbel", (0.0, 1.0), "shift"),
+    "exponential": (("scale",), (1.0,), "exponential", (1.0,), "scale"),
+}
+
 #: The methods whose calls this module rewrites.
-_METHODS = ("sort", "normal", "shuffle")
+_METHODS = ("sort", "shuffle", *_FAMILIES)
 
 
 def sorts_in_place(program) -> bool:
@@ -220,57 +236,79 @@ def _whole_write(a, value, node, shown):
 
 
 def _normal_draw(stmt, program, defs):
-    """``(receiver, loc, scale, size)`` for ``t = rng.normal(loc, scale, size)``
-    (or ``np.random.normal``) of NumPy's ``rng`` (:func:`_numpy_generator`); None
-    for any other statement."""
+    """``(receiver, family, parameters, size)`` for ``t = rng.normal(loc, scale,
+    size)`` (``uniform``, ``exponential``, ``gumbel``: :data:`_FAMILIES`; or
+    ``np.random.normal``) of NumPy's ``rng`` (:func:`_numpy_generator`), a
+    parameter a name; None for any other statement."""
     call = getattr(stmt, "value", None)
     if not (isinstance(stmt, gast.Assign) and not ir.is_update(stmt)
             and isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute)
-            and call.func.attr == "normal" and len(call.args) <= 3
-            and all(k.arg in ("loc", "scale", "size") for k in call.keywords)
+            and call.func.attr in _FAMILIES):
+        return None
+    family = _FAMILIES[call.func.attr]
+    names = (*family[0], "size")
+    if not (len(call.args) <= len(names) and all(k.arg in names for k in call.keywords)
             and _numpy_generator(call.func.value, program, defs)):
         return None
-    given = dict(zip(("loc", "scale", "size"), call.args))
+    given = dict(zip(names, call.args))
     given.update({k.arg: k.value for k in call.keywords})
     if not all(isinstance(v, (gast.Name, gast.Constant)) or isinstance(v, gast.Tuple) and all(
             isinstance(e, (gast.Name, gast.Constant)) for e in v.elts) for v in given.values()):
         return None
-    if not any(isinstance(given.get(k), gast.Name) for k in ("loc", "scale")):
+    if not any(isinstance(given.get(k), gast.Name) for k in family[0]):
         return None  # (numbers alone: nothing to differentiate, left as written)
-    return (call.func.value, given.get("loc", gast.Constant(value=0.0, kind=None)),
-            given.get("scale", gast.Constant(value=1.0, kind=None)), given.get("size"))
+    params = [given.get(k, gast.Constant(value=d, kind=None)) for k, d in zip(*family[:2])]
+    return call.func.value, family, params, given.get("size")
 
 
-def _reparameterised(program, stmt, receiver, loc, scale, size, block) -> None:
+def _reparameterised(program, stmt, receiver, family, params, size, block) -> None:
     """``t = rng.normal(loc, scale)`` as ``z = rng.standard_normal(s); t = loc +
-    scale * z``, ``s`` the size given or the shape of ``loc`` and ``scale``
-    broadcast (None for two numbers): NumPy's ``normal`` computes ``loc + scale
-    * standard_normal`` from the same draws, bit for bit, so ``loc`` and
-    ``scale`` are differentiated (the reparameterisation), the draw drawn once
-    and saved like any draw."""
+    scale * z`` (``t = rng.uniform(low, high)`` as ``z = rng.uniform(0.0, 1.0,
+    s); w = high - low; t = low + w * z``, ...: :data:`_FAMILIES`), ``s`` the
+    size given or the shape of the parameters broadcast (None for numbers):
+    NumPy computes the draw that way from the same standard draw, bit for bit,
+    so the parameters are differentiated (the reparameterisation), the draw
+    drawn once and saved like any draw."""
     node, target = stmt.op.node, stmt.targets[0].id
+    _, _, method, standard, combine = family
     made = []
     if size is None:
         size = ir.name(program.namer.fresh("shape"))
+        pair = [clone(params[0]), clone(params[-1] if len(params) > 1
+                                        else gast.Constant(value=1.0, kind=None))]
         shaped = ir.assign(size.id, gast.Call(func=helper_ref("normal_shape"),
-                                              args=[clone(loc), clone(scale)], keywords=[]))
-        shaped.op = ir.Op(normal_shape, [clone(loc), clone(scale)], {}, node, "normal_shape")
+                                              args=pair, keywords=[]))
+        shaped.op = ir.Op(normal_shape, [clone(p) for p in pair], {}, node, "normal_shape")
         made.append(shaped)
-    z, scaled = program.namer.fresh("draw"), program.namer.fresh("scaled")
-    draw = ir.assign(z, gast.Call(func=gast.Attribute(value=clone(receiver),
-                                                      attr="standard_normal", ctx=gast.Load()),
-                                  args=[clone(size)], keywords=[]))
+    z = program.namer.fresh("draw")
+    args = [gast.Constant(value=v, kind=None) for v in standard] + [clone(size)]
+    draw = ir.assign(z, gast.Call(func=gast.Attribute(value=clone(receiver), attr=method,
+                                                      ctx=gast.Load()),
+                                  args=args, keywords=[]))
     if isinstance(receiver, gast.Name):
-        draw.op = ir.Op(ir.UnknownMember("standard_normal", True),
-                        [ir.name(receiver.id), clone(size)], {}, node, ".standard_normal()")
+        draw.op = ir.Op(ir.UnknownMember(method, True),
+                        [ir.name(receiver.id), *(clone(a) for a in args)], {}, node,
+                        f".{method}()")
     else:
-        draw.op = ir.Op(np.random.standard_normal, [clone(size)], {}, node,
-                        "np.random.standard_normal")
-    times = ir.assign(scaled, gast.BinOp(left=clone(scale), op=gast.Mult(), right=ir.name(z)))
-    times.op = ir.Op(operator.mul, [clone(scale), ir.name(z)], {}, node, "*")
-    plus = ir.assign(target, gast.BinOp(left=clone(loc), op=gast.Add(), right=ir.name(scaled)))
-    plus.op = ir.Op(operator.add, [clone(loc), ir.name(scaled)], {}, node, "+")
-    made += [draw, times, plus]
+        draw.op = ir.Op(getattr(np.random, method), [clone(a) for a in args], {}, node,
+                        f"np.random.{method}")
+    made.append(draw)
+
+    def binop(name, left, op, right, prim, label):
+        made.append(ir.assign(name, gast.BinOp(left=clone(left), op=op, right=clone(right))))
+        made[-1].op = ir.Op(prim, [clone(left), clone(right)], {}, node, label)
+        return ir.name(name)
+
+    if combine == "scale":
+        binop(target, params[0], gast.Mult(), ir.name(z), operator.mul, "*")
+    else:
+        loc, scale = params
+        if combine == "between":
+            scale = binop(program.namer.fresh("width"), params[1], gast.Sub(), params[0],
+                          operator.sub, "-")
+        scaled = binop(program.namer.fresh("scaled"), scale, gast.Mult(), ir.name(z),
+                       operator.mul, "*")
+        binop(target, loc, gast.Add(), scaled, operator.add, "+")
     for made_ in made:
         gast.copy_location(made_, stmt)
     at = block.index(stmt)
