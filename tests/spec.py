@@ -1079,6 +1079,12 @@ for e, shape in (("srcgrad.runtime.cov_rows(x, True)", (3, 4)), ("srcgrad.runtim
     S(f"{e}-{shape}", srcgrad.runtime.cov_rows, e, x=normal(*shape))
 S("cov_product", srcgrad.runtime.cov_product, "srcgrad.runtime.cov_product(t, xc)", t=normal(3, 5),
   xc=normal(3, 5))
+S("np.histogram-weights", np.histogram, "np.histogram(x, bins=3, weights=w)", x=distinct(6),
+  w=normal(6))
+S("np.histogram-edges", np.histogram, "np.histogram(x, bins=[-2.0, -0.05, 0.25, 2.0], weights=w)",
+  x=distinct(2, 3), w=normal(2, 3))
+S("binned", srcgrad.runtime.binned, "srcgrad.runtime.binned(v, a, e)", v=normal(5),
+  a=fixed(np.array([0.1, -0.7, 0.45, 0.9, 2.5])), e=fixed(np.array([-1.0, 0.0, 0.5, 1.0])))
 S("quantile_jvp", srcgrad.runtime.quantile_jvp, "srcgrad.runtime.quantile_jvp(t, a, 0.3, 0, o)",
   t=normal(4, 3), a=distinct(4, 3), o=fixed(np.zeros(3)))
 S("quantile_jvp-scalar", srcgrad.runtime.quantile_jvp,

@@ -16,13 +16,18 @@ cotangent; ``method="linear"`` may be written out, the other interpolation
 methods are refused (the rules' ``assert``: MissingRuleError at the call).  ``np.average``'s weights, ``np.cov``'s ``y`` and
 ``np.polyval``'s coefficients are differentiable as well; ``np.cov``'s
 ``fweights``/``aweights`` and ``np.average(..., returned=True)`` are refused
-the same way.  ``np.digitize`` gives bin numbers: no derivative.
+the same way.  ``np.digitize`` gives bin numbers: no derivative; ``np.histogram``'s
+counts have none in the data either, but a weighted histogram's sums are
+linear in the weights, and edges spaced between the data's extremes move
+with them (``density=True`` is refused).
 """
 
 import numpy as np
 
 from ..runtime import (
     average_grads,
+    binned,
+    binned_grad,
     convolve_grads,
     corrcoef_grads,
     cotangent_at,
@@ -31,6 +36,7 @@ from ..runtime import (
     cov_product_grads,
     cov_rows,
     cov_rows_back,
+    histogram_grads,
     in_dtype_of,
     multi_dot_grads,
     quantile_grad,
@@ -38,6 +44,7 @@ from ..runtime import (
     unbroadcast,
     weights_back,
     weights_like,
+    zero_tangent,
 )
 from .derive import linear
 from .registry import adjoint, nondifferentiable, tangent
@@ -291,3 +298,46 @@ def cov_product_(out, d_out, t, xc):
 
 
 nondifferentiable(np.digitize)
+
+
+@adjoint(np.histogram, "a", "weights", name="np.histogram")
+def histogram(out, d_out, a, bins=10, range=None, density=None, weights=None):
+    """Counts: no derivative in ``a`` (bin numbers, as ``np.digitize``'s); the
+    sums of a weighted histogram: each weight its bin's cotangent; edges spaced
+    between ``a``'s extremes (``bins`` a number, no ``range``): those extremes'
+    (runtime ``histogram_grads``)."""
+    assert density in (None, False), "np.histogram: density=True has no derivative here"
+    return histogram_grads(d_out, out, a, bins, range, weights)
+
+
+@tangent(np.histogram, "a", "weights", name="np.histogram")
+def histogram_tangent(out, a, bins=10, range=None, density=None, weights=None, *, d_a,
+                      d_weights):
+    """The weights' tangents summed in the same bins (``out[1]``, the edges
+    NumPy used: the same membership); the edges' tangent, where they are spaced
+    between ``a``'s extremes, the extremes' tangents spread as the edges are."""
+    assert density in (None, False), "np.histogram: density=True has no tangent here"
+    edges = out[1]
+    flat = np.ravel(a)
+    moves = np.ravel(np.broadcast_to(d_a, np.shape(a)))
+    low = flat == np.min(flat)
+    high = flat == np.max(flat)
+    k = np.arange(np.size(edges)) / (np.size(edges) - 1)
+    spaced = np.ndim(bins) == 0 and range is None
+    by_a = (np.sum(moves * low) / np.sum(low) * (1 - k)
+            + np.sum(moves * high) / np.sum(high) * k) * spaced
+    by_weights = binned(np.broadcast_to(d_weights, np.shape(a)), a, edges)
+    return ((zero_tangent(out[0]), in_dtype_of(by_a, edges)),
+            (by_weights, zero_tangent(edges)))
+
+
+@adjoint(binned, "values", name="binned")
+def binned_adjoint(out, d_out, values, a, edges):
+    """For second derivatives: ``binned`` is linear in ``values``; the bins
+    (``a``, ``edges``) only choose where each value goes."""
+    return np.reshape(binned_grad(d_out, a, edges), np.shape(values))
+
+
+@tangent(binned, "values", name="binned")
+def binned_tangent(out, values, a, edges, *, d_values):
+    return binned(d_values, a, edges)

@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from .elementwise import unbroadcast
-from .structures import ListCotangent, no_cotangent
+from .structures import ListCotangent, cotangent_at, no_cotangent
 
 
 def _steps(a, running, axis):
@@ -178,6 +178,53 @@ def _shaped_as(g, like):
         return None
     g = np.reshape(g, np.shape(like))
     return list(g) if isinstance(like, (list, tuple)) else g
+
+
+def histogram_grads(g, out, a, bins, range, weights):
+    """Cotangents of ``a`` and ``weights`` in ``hist, edges = np.histogram(a,
+    bins, range, weights=weights)`` (no density).  The counts are piecewise
+    constant in ``a``; a weighted histogram's sums are linear in the weights,
+    each weight getting its bin's cotangent (none outside the edges); edges
+    NumPy spaces between ``a``'s smallest and largest elements (``bins`` a
+    number or a rule's name, no ``range``) move with them: edge ``k`` of ``n``
+    by ``1 - k/n`` of the smallest, ``k/n`` of the largest (ties share)."""
+    if no_cotangent(g):
+        return 0.0, 0.0
+    g_hist, g_edges = cotangent_at(g, 0), cotangent_at(g, 1)
+    edges = out[1]
+    flat = np.ravel(a)
+    kind = np.asarray(a).dtype
+    d_a = np.zeros(np.shape(a), kind if kind.kind in "fc" else np.float64)
+    if range is None and np.ndim(bins) == 0 and not no_cotangent(g_edges) and flat.size:
+        k = np.arange(np.size(edges)) / (np.size(edges) - 1)
+        g_edges = np.broadcast_to(g_edges, np.shape(edges))
+        low, high = flat == np.min(flat), flat == np.max(flat)
+        moved = np.sum(g_edges * (1 - k)) * low / np.sum(low) \
+            + np.sum(g_edges * k) * high / np.sum(high)
+        d_a = np.reshape(moved, np.shape(a)).astype(d_a.dtype)
+    d_weights = 0.0
+    if weights is not None and not no_cotangent(g_hist):
+        d_weights = np.reshape(binned_grad(g_hist, a, edges), np.shape(weights))
+    return d_a, d_weights
+
+
+def binned(values, a, edges):
+    """The sums of ``values`` in the bins ``edges`` of ``a``'s elements, as
+    ``np.histogram(a, edges, weights=values)[0]``: linear in ``values`` (a
+    histogram's tangent, with rules of its own for second derivatives)."""
+    return np.histogram(a, edges, weights=values)[0]
+
+
+def binned_grad(g, a, edges):
+    """Each element of ``a`` (flattened) gets the cotangent ``g`` of its bin --
+    ``edges[i] <= v < edges[i + 1]``, the last bin closed, as NumPy bins --
+    and none outside the edges: the transpose of :func:`binned`."""
+    flat = np.ravel(a)
+    last = np.size(edges) - 2
+    place = np.where(flat == edges[-1], last, np.searchsorted(edges, flat, side="right") - 1)
+    inside = (flat >= edges[0]) & (flat <= edges[-1])
+    picked = np.broadcast_to(g, (last + 1,))[np.clip(place, 0, last)]
+    return np.where(inside, picked, 0.0)
 
 
 def normal_shape(loc, scale):
