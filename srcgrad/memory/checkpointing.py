@@ -39,6 +39,7 @@ from .effects import (
     passed_to_writers,
     value_effect,
 )
+from .helper_state import only_reporting_call, state_changing_call, state_read_elsewhere
 
 
 def loop_policy(policy):
@@ -164,6 +165,15 @@ def _changed_objects(stmts, free, filename) -> set[str]:
             why = call_effect(call, free)
             if why == MUTATES and isinstance(call.func, gast.Attribute) \
                     and isinstance(call.func.value, gast.Name):
+                if call.func.value.id in free:  # S.add(i) on a module-level set
+                    raise UnsupportedSyntaxError(
+                        f"this loop is checkpointed (its iterations run again in the adjoint "
+                        f"sweep), and '{source_of(call)}' changes '{call.func.value.id}', a "
+                        f"module-level or closed-over value its snapshots do not keep, which a "
+                        f"rerun would change again: keep it in a local variable, or use "
+                        f"policy='save' or 'recompute'", filename=filename,
+                        lineno=getattr(stmt, "lineno", None),
+                        col=getattr(stmt, "col_offset", None))
                 out.add(call.func.value.id)
             elif why == RANDOM and getattr(call.func, "attr", "") == "shuffle":
                 raise UnsupportedSyntaxError(
@@ -177,8 +187,11 @@ def _changed_objects(stmts, free, filename) -> set[str]:
 
 def _refuse_object_changes(stmts, free, filename) -> None:
     """Refuse, located, an attribute assignment (``c.t += 1``) or a call of an
-    object's method for what it does (``c.tick()``, its effect unknown) in a
-    checkpointed loop's body: a rerun from a snapshot would change the object
+    object's method for what it does (``c.tick()``, its effect unknown), or a
+    user helper writing module-level or closed-over state that the function
+    or another helper reads (``record(1)`` with ``LOG.append(v)``, then
+    ``len(LOG)``; :mod:`.helper_state`) in a checkpointed loop's body: a rerun
+    from a snapshot would change the object
     again (the snapshots keep arrays, lists and dicts, not a user's objects),
     and the values read from it afterwards would differ from the first run's
     -- a silently wrong gradient.  A method whose value the loop uses
@@ -195,6 +208,12 @@ def _refuse_object_changes(stmts, free, filename) -> None:
                 and not _not_rerun(stmt, free) and call_effect(call, free) == UNKNOWN:
             shown = f"'{source_of(call)}' may change the object '{call.func.value.id}' " \
                 f"(a method called for what it does)"
+        elif (helper := state_changing_call(stmt, free))[0] is not None and (
+                isinstance(stmt, gast.Assign) or stmt.value is not helper[0]
+                or state_read_elsewhere(helper[0], ir.walk_statements(stmts), free)):
+            shown = f"'{source_of(helper[0])}' changes " + ", ".join(
+                f"'{n}'" for n in helper[1]) + " outside the function (a helper run as " \
+                "written that writes a module-level or closed-over value)"
         else:
             continue
         node = getattr(getattr(stmt, "op", None), "node", None) or stmt
@@ -269,8 +288,8 @@ def _not_rerun(stmt, free) -> bool:
     if not isinstance(stmt, gast.Expr) or not isinstance(stmt.value, gast.Call):
         return False
     call = stmt.value
-    if only_reports(call, free):
-        return True
+    if only_reports(call, free) or only_reporting_call(stmt, free):
+        return True  # (log(i) with print inside: helper_state.py)
     return call_effect(call, free) in (RANDOM, NEXT)
 
 

@@ -82,8 +82,8 @@ _PURE_BUILTINS = frozenset({
     dict, set, frozenset, slice, hash, repr, type, callable, getattr, hasattr, id, ord, chr})
 
 #: NumPy functions that write into an argument.
-_NUMPY_WRITERS = frozenset({"copyto", "put", "place", "putmask", "fill_diagonal",
-                            "put_along_axis", "seterr", "set_printoptions"})
+NUMPY_WRITERS = frozenset({"copyto", "put", "place", "putmask", "fill_diagonal",
+                           "put_along_axis", "seterr", "set_printoptions"})
 
 _MISSING = object()
 
@@ -136,7 +136,7 @@ def function_effect(fn) -> str | None:
                                                          np.random.Generator))):
         return RANDOM
     if module.split(".")[0] == "numpy":
-        return CHANGES_ARGUMENT if getattr(fn, "__name__", "") in _NUMPY_WRITERS else None
+        return CHANGES_ARGUMENT if getattr(fn, "__name__", "") in NUMPY_WRITERS else None
     if module in ("math", "cmath") or module.startswith("srcgrad.runtime."):
         return None  # srcgrad's runtime helpers compute values
     if inspect.isfunction(fn) and not is_library_module(module):

@@ -61,6 +61,7 @@ from __future__ import annotations
 
 import bisect
 import operator
+import types
 from dataclasses import dataclass
 
 import gast
@@ -71,11 +72,12 @@ from ..analysis.aliasing import shared_names
 from ..analysis.sharing import is_view
 from ..analysis.slot_writes import user_names
 from ..errors import SrcGradError, UnsupportedSyntaxError
-from ..frontend.linker import CalleePair
+from ..frontend.linker import CalleePair, is_library_module
 from ..ir.syntax import clone, walk
 from ..rules import registry
 from ..runtime import sequence
 from .effects import RANDOM, changed_in_place, mutated_names, value_effect
+from .helper_state import state_changing_call
 from .stale_views import changed_by_calls, refuse_stale_views
 
 SAVE, RECOMPUTE = "save", "recompute"
@@ -126,6 +128,33 @@ def decider(policy):
 #: Calls that run through an iterable they are given: of an iterator (a generator
 #: argument, zip, iter(xs)), a second call finds it spent.
 _CONSUMING = (sequence, list, tuple, sum, sorted, min, max, dict, set, frozenset)
+
+
+def _read_from(program, names) -> set[str]:
+    """``names`` and the names bound to a part of one, at any depth (``t3 =
+    STEP.__closure__[0]``, ``t4 = t3.cell_contents``): what a helper changing
+    the state they hold changes too."""
+    out, grew = set(names), True
+    while grew:
+        grew = False
+        for stmt in ir.walk_statements(program.body):
+            op = getattr(stmt, "op", None)
+            if isinstance(stmt, gast.Assign) and op is not None and op.args \
+                    and getattr(op, "primitive", None) in (ir.GETATTR, operator.getitem) \
+                    and set(ir.names_in(op.args[0])) & out:
+                new = set(ir.target_names(stmt)) - out
+                out |= new
+                grew = grew or bool(new)
+    return out
+
+
+def _library_value(value) -> bool:
+    """A module, a ufunc, or a function of a library: what a user helper changing
+    module state cannot change (see :mod:`.helper_state`)."""
+    if isinstance(value, (types.ModuleType, np.ufunc)):
+        return True
+    module = getattr(value, "__module__", None)
+    return callable(value) and isinstance(module, str) and is_library_module(module)
 
 
 def _pure(op) -> bool:
@@ -263,6 +292,12 @@ class _State:
         # from them is not computed again
         self.mutated = {n for stmt in ir.walk_statements(program.body)
                         for n in mutated_names(stmt, free)} | changed_by_calls(program)
+        if any(state_changing_call(stmt, free)[0] is not None
+               for stmt in ir.walk_statements(program.body)):
+            # bump() changes module state: a value read from a global or computed
+            # by a helper (cur() reading CNT) may differ when computed again
+            self.mutated |= _read_from(program, {n for n, v in free.items()
+                                                 if not _library_value(v)})
 
     def block(self, backward: list, forward_block: list) -> list:
         out = list(backward)

@@ -61,6 +61,7 @@ from ..normalize.argument_updates import (
     updated_arguments,
 )
 from .effects import CHANGES_ARGUMENT, call_effect, changed_in_place
+from .helper_state import helper_of, names_changed, returns_outside
 
 __all__ = ["changed_by_calls", "refuse_stale_views"]
 
@@ -72,6 +73,7 @@ def refuse_stale_views(program: ir.Program, backward) -> None:
     both)."""
     free = program.free
     statements = list(ir.walk_statements(program.body))
+    _refuse_written_returns(program, statements)
     changes = [(stmt, names) for stmt in statements
                if not isinstance(stmt, (gast.If, gast.For, gast.While))
                for names in [_may_change(stmt, free)] if names]
@@ -83,10 +85,16 @@ def refuse_stale_views(program: ir.Program, backward) -> None:
     order = _Order(program.body)
     if methods:
         _refuse_stale_fields(program, statements, methods, read, groups, order)
+    fields = _fields(statements)
     user = None
     for stmt, names in changes:
         listed = changed_in_place(stmt, free)
+        outside = names_changed(stmt.value, free)
         for name in sorted(names):
+            if name in outside:
+                _refuse_outside(program, stmt, name, read, groups.get(name, set()) | set(
+                    fields.get(name, ())), backward, order)
+                continue
             if name in read and name not in listed and order.read_before(name, stmt) \
                     and _read_for_before(name, stmt, backward, order):
                 # zero_(x) after s = np.sum(w * x): the adjoint reads x itself for
@@ -116,6 +124,65 @@ def refuse_stale_views(program: ir.Program, backward) -> None:
                     f"('{user(other)}.copy()'), or write the change as an assignment "
                     f"({user(name)}[...] = v, {user(name)}[...] = np.sort({user(name)}), "
                     f"{user(name)}[i] = v), whose adjoint puts the old elements back"))
+
+
+def _refuse_written_returns(program, statements) -> None:
+    """Raise, located at the call, where a helper run as written hands out
+    module-level or closed-over state (``b = get_buf()`` with ``return BUF``)
+    and the function writes into it (``b[:] = np.sin(x)``): srcgrad cannot
+    tell which other names -- the global itself, the result of a second call
+    -- are that array, so it cannot follow the write (outside review, session
+    34, R2-9: a silently wrong gradient under every policy)."""
+    handed = {}
+    for stmt in statements:
+        call = getattr(stmt, "value", None)
+        if isinstance(stmt, gast.Assign) and isinstance(call, gast.Call) \
+                and isinstance(stmt.targets[0], gast.Name):
+            fn, _ = helper_of(call.func, program.free)
+            if fn is not None and returns_outside(fn):
+                handed[stmt.targets[0].id] = stmt
+    if not handed:
+        return
+    groups = _memory_groups(statements)
+    for stmt in statements:
+        if not ir.is_update(stmt):
+            continue
+        for name in ir.target_names(stmt):
+            for held in sorted({name} | set(groups.get(name, ()))):
+                call = handed.get(held)
+                if call is None:
+                    continue
+                user = user_names(program, statements)
+                raise _refused(program, call, (
+                    f"'{_shown_call(call)}' returns a module-level or closed-over value, and "
+                    f"'{user(held)}' is written in place (line {getattr(stmt, 'lineno', '?')}): "
+                    f"srcgrad cannot tell which other names (the global itself, the result of "
+                    f"another call) are that array, so it cannot follow the write.  Write into "
+                    f"a copy ('{user(held)} = {_shown_call(call, 40)}.copy()') or a new array "
+                    f"of the function's own (np.empty_like(x))"))
+
+
+def _refuse_outside(program, call, name, read, views, backward, order) -> None:
+    """Raise, located at ``call`` -- a helper run as written that may change
+    the module-level or closed-over ``name`` in place (``decay()`` with
+    ``W[...] *= 0.8``) -- where the adjoint sweep reads ``name``, or a part of
+    it read before the call (``t = P['W']``, ``t = GM.W``), as it was then."""
+    stale = name if name in read and order.read_before(name, call) \
+        and _read_for_before(name, call, backward, order) else None
+    for other in sorted(views - {name}):
+        if stale is None and other in read and order.bound_before(other, call, name) is not None:
+            stale = other
+    if stale is None:
+        return
+    user = user_names(program, list(ir.walk_statements(program.body)))
+    shown = _shown_call(call)
+    raise _refused(program, call, (
+        f"'{shown}' may change '{name}' (a module-level or closed-over value) in place: "
+        f"the helper, run as written, writes into it, after '{user(stale)}' was read, "
+        f"and the adjoint sweep reads '{user(stale)}' as it was then -- srcgrad keeps no "
+        f"copy of state a helper changes.  Read a copy before the call "
+        f"('{user(stale)}.copy()'), or pass the array to the function as an argument "
+        f"and have the helper return the new value"))
 
 
 def _object_method_for_effect(stmt) -> bool:
@@ -234,9 +301,11 @@ def changed_by_calls(program: ir.Program) -> set[str]:
     changed = {n for stmt in statements if not isinstance(stmt, (gast.If, gast.For, gast.While))
                for n in _may_change(stmt, program.free)}
     methods = _changing_methods(program, statements)
+    fields = _fields(statements)
     if methods:  # h.halve(): what was read of h's fields (t = h.a) may change
-        fields = _fields(statements)
         changed.update(n for call in methods for n in fields.get(call.value.func.value.id, ()))
+    # GM.decay() (helper_state.py): what was read of GM's fields may change
+    changed.update(n for name in list(changed) for n in fields.get(name, ()))
     if not changed:
         return changed
     groups = _memory_groups(statements)
@@ -298,13 +367,14 @@ def _may_change(stmt, free) -> set[str]:
             out.update(ir.names_in(keyword.value))
     fn = _callee(call.func, free)
     if fn is None:
-        return out
+        return out | names_changed(call, free)
     at = isinstance(getattr(fn, "__self__", None), np.ufunc) and fn.__name__ == "at"
     if (at or call_effect(call, free) == CHANGES_ARGUMENT) and call.args:
         out.update(ir.names_in(call.args[0]))  # np.put(x, i, v), np.add.at(x, i, v)
     elif inspect.isfunction(fn) and not is_library_module(getattr(fn, "__module__", "") or ""):
         out.update(_passed_to_setters(fn, call))
-    return out
+    # decay() writing the module's W, GM.decay() changing GM.W: helper_state.py
+    return out | names_changed(call, free)
 
 
 #: Methods that change the elements of an array in place (``sort`` and a
