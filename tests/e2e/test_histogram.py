@@ -78,7 +78,7 @@ def test_every_policy(fn):
     check(fn, (X.copy(),))
 
 
-@pytest.mark.parametrize("fn", [counts_and_edges, weighted_given_edges, in_a_helper])
+@pytest.mark.parametrize("fn", [counts_and_edges, weighted_given_edges, in_a_loop, in_a_helper])
 def test_hvp(fn):
     v = np.linspace(-0.5, 1.0, X.size) * 1e-2
     eps = 1e-4
