@@ -287,6 +287,17 @@ S("np.where-bcast", np.where, "np.where(c, x, y)",
 S("np.clip", np.clip, "np.clip(x, -0.5, 0.5)", x=clipped(-0.5, 0.5, 3, 4))
 S("np.clip-lower", np.clip, "np.clip(x, -0.2, None)", x=clipped(-0.2, 2.0, 6))
 S("ndarray.clip", np.ndarray.clip, "x.clip(-0.5, 0.5)", x=clipped(-0.5, 0.5, 6))
+# the arithmetic dunders written as calls (review s34, R2-14)
+for _name, _expr in (("__add__", "x.__add__(y)"), ("__radd__", "x.__radd__(y)"),
+                     ("__sub__", "x.__sub__(y)"), ("__mul__", "x.__mul__(y)"),
+                     ("__rmul__", "x.__rmul__(y)"), ("__matmul__", "x.__matmul__(y)")):
+    S(f"ndarray.{_name}", getattr(np.ndarray, _name), _expr, x=normal(3, 3), y=normal(3, 3))
+S("ndarray.__truediv__", np.ndarray.__truediv__, "x.__truediv__(y)", x=normal(3, 4), y=away(3, 4))
+S("ndarray.__pow__", np.ndarray.__pow__, "x.__pow__(y)", x=positive(2, 3), y=normal(2, 3))
+S("ndarray.__pow__-2", np.ndarray.__pow__, "x.__pow__(2)", x=normal(4))
+S("ndarray.__neg__", np.ndarray.__neg__, "x.__neg__()", x=normal(3))
+S("ndarray.repeat", np.ndarray.repeat, "x.repeat(2)", x=normal(2, 3))
+S("ndarray.repeat-axis", np.ndarray.repeat, "x.repeat([1, 0, 2], axis=1)", x=normal(2, 3))
 
 # --- reductions ----------------------------------------------------------------------
 VARIANTS = ("", "axis=0", "axis=1", "axis=-1", "axis=(0, 2)", "keepdims=True",
@@ -390,6 +401,8 @@ S("ndarray.dot", np.ndarray.dot, "x.dot(y)", x=normal(3, 4), y=normal(4, 2))
 for key, (sa, sb) in {"vec": ((4,), (4,)), "2d": ((3, 4), (2, 4)), "nd": ((2, 3, 4), (5, 4)),
                       "scalar": ((), (3,))}.items():
     S(f"np.inner-{key}", np.inner, "np.inner(x, y)", x=normal(*sa), y=normal(*sb))
+S("np.vdot", np.vdot, "np.vdot(x, y)", x=normal(4), y=normal(4))
+S("np.vdot-flatten", np.vdot, "np.vdot(x, y)", x=normal(2, 3), y=normal(3, 2))
 S("np.outer", np.outer, "np.outer(x, y)", x=normal(3), y=normal(4))
 S("np.outer-flatten", np.outer, "np.outer(x, y)", x=normal(2, 3), y=normal(4))
 for axes, sa, sb in (("", (3, 4, 5), (4, 5, 2)), (", axes=1", (3, 4), (4, 2)),
@@ -861,6 +874,8 @@ for uf in (np.sign, np.floor, np.ceil, np.rint, np.trunc, np.isnan, np.isfinite,
     N(f"np.{uf.__name__}", uf, f"np.{uf.__name__}(x)", x=_X)
 for uf in (np.nanargmax, np.nanargmin):
     N(f"np.{uf.__name__}", uf, f"np.{uf.__name__}(x)", x=_X)
+N("np.fix", np.fix, "np.fix(x)", x=_X)
+N("ndarray.round", np.ndarray.round, "x.round(1)", x=_X)
 N("np.searchsorted", np.searchsorted, "np.searchsorted(k, x)", k=fixed(np.arange(-2.0, 3.0)),
   x=_X)
 for uf in (np.greater, np.greater_equal, np.less, np.less_equal, np.equal, np.not_equal,

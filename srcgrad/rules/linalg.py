@@ -40,6 +40,7 @@ from ..runtime import (
     inv_grad,
     lstsq_grads,
     matmul_grad_a,
+    match_complex,
     matmul_grad_b,
     matrix_power_grad,
     missing_tangent,
@@ -81,6 +82,16 @@ def inner(out, d_out, a, b):
         return unbroadcast(d_out * b, a), unbroadcast(d_out * a, b)
     axes = ([np.ndim(a) - 1], [np.ndim(b) - 1])
     return tensordot_grad_a(d_out, a, b, axes), tensordot_grad_b(d_out, a, b, axes)
+
+
+@linear(np.vdot)
+def vdot(out, d_out, a, b):
+    """``np.vdot(a, b) = sum(conj(a).ravel() * b.ravel())``: ``b`` gets ``conj(a)``
+    (a holomorphic product), ``a`` the conjugate of what ``conj(a)`` gets (as
+    ``np.conjugate``'s rule), each in its own shape; the tangent ``vdot(d_a, b)
+    + vdot(a, d_b)`` conjugates ``d_a`` as the function does."""
+    return (match_complex(np.reshape(np.conjugate(d_out * np.ravel(b)), np.shape(a)), a),
+            match_complex(np.reshape(d_out * np.conjugate(np.ravel(a)), np.shape(b)), b))
 
 
 @linear(np.outer)

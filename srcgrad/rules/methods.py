@@ -33,6 +33,16 @@ alias(np.ndarray.clip, np.clip, "a", "min", "max", name="np.ndarray.clip")
 alias(np.ndarray.diagonal, np.diagonal, name="np.ndarray.diagonal")
 alias(np.ndarray.conj, np.conjugate, "a", name="np.ndarray.conj")
 alias(np.ndarray.conjugate, np.conjugate, "a", name="np.ndarray.conjugate")
+alias(np.ndarray.repeat, np.repeat, "a", name="np.ndarray.repeat")
+nondifferentiable(np.ndarray.round, name="np.ndarray.round")  # as np.round: piecewise constant
+# x.__pow__(2), x.__mul__(y): the operators written as calls (a reflected x.__radd__(y)
+# only where the operands commute, so that the twin's operand order does not matter)
+for _dunder, _twin in (("__add__", np.add), ("__radd__", np.add), ("__sub__", np.subtract),
+                       ("__mul__", np.multiply), ("__rmul__", np.multiply),
+                       ("__truediv__", np.divide), ("__pow__", np.power),
+                       ("__matmul__", np.matmul)):
+    alias(getattr(np.ndarray, _dunder), _twin, "a", "b", name=f"np.ndarray.{_dunder}")
+alias(np.ndarray.__neg__, np.negative, "a", name="np.ndarray.__neg__")
 
 
 @adjoint(np.ndarray.copy, "a", name="np.ndarray.copy")
@@ -167,15 +177,27 @@ def astype_function(out, d_out, x, dtype, *, copy=True, device=None):
 
 
 @adjoint(np.ndarray.item, "a", name="np.ndarray.item")
-def item(out, d_out, a):
+def item(out, d_out, a, *args):
     """``x.item()`` of a one-element array: its one element as a Python number;
-    the cotangent goes back to that element, in ``a``'s shape and dtype."""
-    return np.full(np.shape(a), d_out, dtype=a.dtype if a.dtype.kind in "fc" else None)
+    the cotangent goes back to that element, in ``a``'s shape and dtype.
+    ``x.item(i)`` (a flat index) and ``x.item(i, j)`` / ``x.item((i, j))``: the
+    element there gets it, the others zero."""
+    if not args:
+        return np.full(np.shape(a), d_out, dtype=a.dtype if a.dtype.kind in "fc" else None)
+    # (the element's flat position is what item(*args) picks of the positions)
+    positions = np.reshape(np.arange(np.size(a)), np.shape(a))
+    if len(args) == 1:
+        return (positions == positions.item(args[0])) * d_out
+    return (positions == positions.item(args)) * d_out
 
 
 @tangent(np.ndarray.item, "a", name="np.ndarray.item")
-def item_tangent(out, a, *, d_a):
-    return np.reshape(d_a, -1)[0] if np.ndim(d_a) else d_a
+def item_tangent(out, a, *args, d_a):
+    if not args:
+        return np.reshape(d_a, -1)[0] if np.ndim(d_a) else d_a
+    if len(args) == 1:
+        return np.broadcast_to(d_a, np.shape(a)).item(args[0])
+    return np.broadcast_to(d_a, np.shape(a)).item(args)
 
 
 for _attr in ("shape", "ndim", "size", "dtype", "nonzero", "itemsize", "nbytes"):

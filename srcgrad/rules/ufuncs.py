@@ -248,7 +248,7 @@ nondifferentiable(
     np.not_equal, np.logical_and, np.logical_or, np.logical_not, np.logical_xor,
     np.floor_divide, np.heaviside, np.bitwise_and,
     np.bitwise_or, np.bitwise_xor, np.invert, np.left_shift, np.right_shift)
-nondifferentiable(np.round, np.around)
+nondifferentiable(np.round, np.around, np.fix)
 nondifferentiable(np.isclose, np.allclose, np.array_equal, np.nonzero, np.flatnonzero)
 
 
