@@ -61,7 +61,7 @@ from ..normalize.argument_updates import (
     updated_arguments,
 )
 from .effects import CHANGES_ARGUMENT, call_effect, changed_in_place
-from .helper_state import helper_of, names_changed, returns_outside
+from .helper_state import helper_of, names_changed, returns_outside, state_changing_call
 
 __all__ = ["changed_by_calls", "refuse_stale_views"]
 
@@ -73,7 +73,9 @@ def refuse_stale_views(program: ir.Program, backward) -> None:
     both)."""
     free = program.free
     statements = list(ir.walk_statements(program.body))
-    _refuse_written_returns(program, statements)
+    handed = _refuse_written_returns(program, statements)
+    if handed:
+        _refuse_stale_handed(program, statements, handed, backward)
     changes = [(stmt, names) for stmt in statements
                if not isinstance(stmt, (gast.If, gast.For, gast.While))
                for names in [_may_change(stmt, free)] if names]
@@ -126,13 +128,14 @@ def refuse_stale_views(program: ir.Program, backward) -> None:
                     f"{user(name)}[i] = v), whose adjoint puts the old elements back"))
 
 
-def _refuse_written_returns(program, statements) -> None:
+def _refuse_written_returns(program, statements) -> dict:
     """Raise, located at the call, where a helper run as written hands out
     module-level or closed-over state (``b = get_buf()`` with ``return BUF``)
     and the function writes into it (``b[:] = np.sin(x)``): srcgrad cannot
     tell which other names -- the global itself, the result of a second call
     -- are that array, so it cannot follow the write (outside review, session
-    34, R2-9: a silently wrong gradient under every policy)."""
+    34, R2-9: a silently wrong gradient under every policy).  Returns the
+    names bound to such state: ``name -> the call``."""
     handed = {}
     for stmt in statements:
         call = getattr(stmt, "value", None)
@@ -142,7 +145,7 @@ def _refuse_written_returns(program, statements) -> None:
             if fn is not None and returns_outside(fn):
                 handed[stmt.targets[0].id] = stmt
     if not handed:
-        return
+        return handed
     groups = _memory_groups(statements)
     for stmt in statements:
         if not ir.is_update(stmt):
@@ -160,6 +163,35 @@ def _refuse_written_returns(program, statements) -> None:
                     f"another call) are that array, so it cannot follow the write.  Write into "
                     f"a copy ('{user(held)} = {_shown_call(call, 40)}.copy()') or a new array "
                     f"of the function's own (np.empty_like(x))"))
+    return handed
+
+
+def _refuse_stale_handed(program, statements, handed, backward) -> None:
+    """Raise, located at the call, where a helper run as written that changes
+    module-level or closed-over state (``decay()``) comes after a helper
+    handed out such state (``t = weights()`` with ``return W``) and the
+    adjoint sweep reads that name for a value computed before the call."""
+    free = program.free
+    order = _Order(program.body)
+    read = {n for stmt in ir.walk_statements(backward) for n in ir.names_in(stmt)}
+    groups = _memory_groups(statements)
+    for stmt in statements:
+        if isinstance(stmt, (gast.If, gast.For, gast.While)) \
+                or state_changing_call(stmt, free)[0] is None:
+            continue
+        for name in sorted(handed):
+            for other in sorted({name} | set(groups.get(name, ()))):
+                if other in read and order.bound_before(other, stmt, other) is not None \
+                        and _read_for_before(other, stmt, backward, order):
+                    user = user_names(program, statements)
+                    raise _refused(program, stmt, (
+                        f"'{_shown_call(stmt)}' may change module-level or closed-over state "
+                        f"in place after the array '{_shown_call(handed[name])}' returned (line "
+                        f"{getattr(handed[name], 'lineno', '?')}) was read, and the adjoint "
+                        f"sweep reads it as it was then -- srcgrad keeps no copy of state a "
+                        f"helper changes.  Read a copy "
+                        f"('{_shown_call(handed[name], 40)}.copy()'), or pass the array to "
+                        f"the function as an argument"))
 
 
 def _refuse_outside(program, call, name, read, views, backward, order) -> None:

@@ -187,6 +187,17 @@ def decayed_after_the_last_read(x):
     return y
 
 
+def weights():
+    return W
+
+
+def weights_from_a_getter_decayed(x):
+    reset()
+    a = np.tanh(x @ weights())
+    decay()  # <- refused
+    return np.sum(np.tanh(a @ weights()) ** 2)
+
+
 # -- R2-9: a module buffer handed out by a helper, then written ----------------------
 
 BUF = np.zeros(3)
@@ -217,7 +228,7 @@ REFUSED_EVERYWHERE = [
     (weights_decayed_between_reads, (X,)), (weights_decayed_in_a_loop, (X, XS)),
     (weights_decayed_in_a_branch, (X,)), (weights_decayed_two_helpers_down, (X,)),
     (decayed_after_the_last_read, (X,)), (dict_entry_decayed, (X,)), (closure_decayed, (X,)),
-    (module_object_decayed, (X,)),
+    (module_object_decayed, (X,)), (weights_from_a_getter_decayed, (X,)),
     (decayed_with_out, (X,)), (row_filled, (X,)), (row_sorted_through_an_alias, (X,)),
     (buffer_handed_out_twice, (X,)), (buffer_read_through_the_global, (X,)),
 ]
@@ -493,6 +504,13 @@ def scaled_weights():
     return 2.0 * W
 
 
+def decayed_read_through_a_new_array(x):
+    reset()
+    a = np.tanh(x @ scaled_weights())
+    decay()
+    return np.sum(np.tanh(a @ scaled_weights()) ** 2)
+
+
 def reads_globals_only(x, xs):
     reset()
     h = x
@@ -544,7 +562,7 @@ def counted_steps(x):
 
 @pytest.mark.parametrize("fn, args", [
     (reads_globals_only, (X, XS)), (prints_in_a_loop, (X,)), (writes_its_locals_only, (X,)),
-    (counted_steps, (X,)),
+    (counted_steps, (X,)), (decayed_read_through_a_new_array, (X,)),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_helpers_that_change_nothing_read_keep_working(fn, args):
     check(fn, tuple(a.copy() for a in args))
