@@ -207,13 +207,35 @@ def _last_line(code) -> int:
 
 def source_hash(fn) -> str:
     """A hash of ``fn``'s source text (of its bytecode when it has no source),
-    and of the function it wraps, if it is a decorator's wrapper."""
+    and of the function it wraps, if it is a decorator's wrapper.  The
+    instructions of its code too: a function loaded before its file was
+    edited has the new text but the old code, and must not find the code
+    generated from the new text (the frontend refuses to compile it)."""
     digest = hashlib.sha256()
     for layer in dict.fromkeys([fn, inspect.unwrap(fn)]):
         text = source_text(layer) if isinstance(layer, types.FunctionType) else None
         digest.update(text.encode("utf-8") if text is not None
                       else b"code:" + marshal.dumps(getattr(layer, "__code__", None)))
+        code = getattr(layer, "__code__", None)
+        if text is not None and isinstance(code, types.CodeType):
+            _digest_code(digest, code)
     return digest.hexdigest()[:32]
+
+
+def _digest_code(digest, code) -> None:
+    """Add what ``code`` runs to ``digest``: its bytecode and the names and
+    constants it reads, nested code included (not its line numbers, which
+    move when lines are added above it; marshal's bytes are not the same
+    from one process to the next)."""
+    digest.update(code.co_code)
+    digest.update(repr((code.co_names, code.co_varnames, code.co_freevars)).encode())
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            _digest_code(digest, const)
+        elif isinstance(const, frozenset):  # (x in {"a", "b"}: its order varies by process)
+            digest.update(repr(sorted(map(repr, const))).encode("utf-8", "backslashreplace"))
+        else:
+            digest.update(repr(const).encode("utf-8", "backslashreplace"))
 
 
 def fingerprint(value, depth: int = 0):

@@ -27,8 +27,11 @@ from __future__ import annotations
 import ast
 import builtins
 import dis
+import importlib.machinery
 import inspect
 import linecache
+import os
+import sys
 import textwrap
 from dataclasses import dataclass, field
 
@@ -208,10 +211,16 @@ def parse_function(fn) -> ParsedFunction:
     except SyntaxError as exc:  # pragma: no cover - inspect found valid code
         raise SrcGradError(f"cannot parse the source of {target.__qualname__}: {exc}") from exc
     node = _find_definition(module, target)
-    if node is None:
+    if node is None and not _stale(target, filename):
         raise SourceNotFoundError(
             f"the source of {target.__qualname__} at {filename}:{first} is not a plain "
             f"'def' statement (a lambda?)")
+    if node is None or not _runs_this_source(target, dedented, filename):
+        raise SourceNotFoundError(
+            f"the source of {target.__qualname__} in {filename} is not the code Python runs "
+            f"for it: the file was changed after it was loaded; reload the module "
+            f"(importlib.reload) or run the cell again, then make the gradient again (srcgrad "
+            f"reads the function's source, and would differentiate the new text)")
     node.decorator_list = []
     _lift(node, target)
     if indent:
@@ -366,6 +375,99 @@ def _choose_lambda(candidates, code, filename):
     return same[0] if same else None
 
 
+def _runs_this_source(target, text, filename) -> bool:
+    """Whether compiling ``target``'s definition found in ``text`` (its file
+    as it is now) gives the instructions of the code Python runs for it: a
+    file edited after it was loaded (an editor's save while a notebook holds
+    the module; a reload, with an object of the old class kept) has text that
+    is not the function's, and differentiating the text would give the
+    derivative of other code, silently.  Compared as :func:`_same_code`
+    compares a lambda's, in a function whose parameters are the code's free
+    variables (inside a class of the method's class's name, which mangles
+    ``__names`` as the class did); where the text does not compile alone,
+    nothing is claimed."""
+    code = target.__code__
+    if not _plainly_loaded(target, filename):
+        return True
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:  # pragma: no cover - inspect found it
+        return True
+    found = next((n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+                  and n.name == code.co_name), None)
+    if found is None:
+        return False
+    found.decorator_list = []
+    # a closure lifted out of its function (normalize/made_transforms.py) is compiled
+    # with the variables it reads as parameters after its own (see _lift)
+    found.args.args += [ast.arg(arg=n) for n in getattr(target, "__srcgrad_lifted__", ())]
+    outer = ast.FunctionDef(
+        name="outer", args=ast.arguments(
+            posonlyargs=[], args=[ast.arg(arg=n) for n in code.co_freevars], vararg=None,
+            kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
+        body=[found, ast.Return(value=ast.Name(id=found.name, ctx=ast.Load()))],
+        decorator_list=[], returns=None, type_params=[])
+    body = [outer]
+    owner = target.__qualname__.split(".")[-2:-1]
+    if owner and owner[0] != "<locals>":
+        body = [ast.ClassDef(name=owner[0], bases=[], keywords=[], body=body,
+                             decorator_list=[], type_params=[])]
+    module = ast.fix_missing_locations(ast.Module(body=body, type_ignores=[]))
+    try:
+        made = compile(module, filename, "exec", dont_inherit=True,
+                       flags=code.co_flags & _FUTURE_FLAGS)
+    except (SyntaxError, ValueError):
+        return True
+    inner = _nested_named(made, code.co_name)
+    return inner is None or _instructions(inner) == _instructions(code)
+
+
+def _plainly_loaded(target, filename) -> bool:
+    """Whether ``target`` was compiled from its file as the file read then, by
+    Python's own loader: what :func:`_runs_this_source` can compare.  Not
+    srcgrad's generated code (hvp's ``tangent_f``: one file name may stand for
+    several versions, and no user edits it), a notebook cell (its text is
+    never edited in place, and IPython transforms it before compiling), nor a
+    module an import hook rewrote (pytest's assertion rewriting of test files):
+    its code is not its text's."""
+    if filename.startswith("<") or not os.path.isfile(filename):
+        return False
+    module = sys.modules.get(getattr(target, "__module__", None) or "")
+    loader = getattr(module, "__loader__", None)
+    return type(loader) is importlib.machinery.SourceFileLoader \
+        and getattr(module, "__file__", None) is not None
+
+
+#: The ``from __future__`` flags a code object carries, which compile() takes.
+_FUTURE_FLAGS = 0
+for _feature in ("annotations", "generator_stop", "barry_as_FLUFL"):
+    _FUTURE_FLAGS |= getattr(__import__("__future__"), _feature).compiler_flag
+
+
+def _nested_named(code, name):
+    """The code object named ``name`` nested anywhere in ``code``, or None."""
+    for const in code.co_consts:
+        if isinstance(const, type(code)):
+            if const.co_name == name:
+                return const
+            found = _nested_named(const, name)
+            if found is not None:
+                return found
+    return None
+
+
+def _stale(target, filename) -> bool:
+    """Whether ``target``'s file has no definition of its name at the line its
+    code starts on: lines were added or removed above it since it was loaded."""
+    lines = linecache.getlines(filename)
+    first, name = target.__code__.co_firstlineno, target.__code__.co_name
+    if not lines or first > len(lines):
+        return bool(lines)
+    line = lines[first - 1].lstrip()
+    return not (line.startswith("@") or line.startswith((f"def {name}(", f"def {name} ",
+                                                          f"async def {name}(")))
+
+
 def _same_code(node, code, filename) -> bool:
     """Whether compiling the lambda ``node`` gives ``code``'s instructions: compiled
     inside a function whose parameters are ``code``'s free variables, so that
@@ -387,7 +489,8 @@ def _same_code(node, code, filename) -> bool:
 
 _SCOPE_LOADS = {"LOAD_GLOBAL", "LOAD_DEREF", "LOAD_NAME", "LOAD_CLASSDEREF"}
 _ATTRIBUTE_LOADS = {"LOAD_ATTR", "LOAD_METHOD"}
-_BOOKKEEPING = {"RESUME", "COPY_FREE_VARS", "MAKE_CELL", "CACHE", "PUSH_NULL", "NOP"}
+_BOOKKEEPING = {"RESUME", "COPY_FREE_VARS", "MAKE_CELL", "CACHE", "PUSH_NULL", "NOP",
+                "EXTENDED_ARG"}  # (jump offsets, which line numbers move, take it or not)
 _JUMPS = set(dis.hasjrel) | set(dis.hasjabs)
 
 
