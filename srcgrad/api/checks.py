@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import GradcheckError
+from ..errors import GradcheckError, SrcGradError
 from .transforms import grad
 
 _MAX_ELEMENTS = 400
@@ -106,6 +106,14 @@ def measure(fn, *args, wrt=0, eps=1e-6, rtol=1e-5, atol=1e-8, seed=0) -> Measure
     the first argument (in ``wrt`` order) whose check fails; every argument is
     measured all the same."""
     positions = (wrt,) if isinstance(wrt, int) else tuple(wrt)
+    for index in positions:
+        if -len(args) <= index < len(args) and isinstance(args[index], (dict, list, tuple)):
+            raise SrcGradError(
+                f"gradcheck compares gradients with finite differences element by element "
+                f"for float and array arguments; argument {index} of "
+                f"{getattr(fn, '__name__', 'the function')} is a {type(args[index]).__name__}: "
+                f"check a function of its arrays (lambda W, b: loss({{'W': W, 'b': b}}, x)) "
+                f"with respect to each")
     args = [_as_float64(a) for a in args]
     g = grad(fn, wrt=positions)
     analytic = g(*args)

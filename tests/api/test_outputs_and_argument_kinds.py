@@ -166,3 +166,21 @@ def test_show_of_a_plain_function_says_what_it_takes():
     out = io.StringIO()
     srcgrad.show(srcgrad.grad(squares), file=out)
     assert "def grad_squares" in out.getvalue()
+
+
+def dict_loss(p, x):
+    return np.sum(np.tanh(x @ p["W"] + p["b"]) ** 2)
+
+
+@pytest.mark.parametrize("params", [
+    {"W": np.eye(3) * 0.5, "b": np.ones(3) * 0.1},
+    [np.eye(3) * 0.5, np.ones(3) * 0.1],
+    (np.eye(3) * 0.5, np.ones(3) * 0.1),
+], ids=["dict", "list", "tuple"])
+def test_gradcheck_of_a_container_argument_says_how_to_check_it(params):
+    # (a raw TypeError / ValueError from inside gradcheck before, review s34 R2-18)
+    with pytest.raises(SrcGradError, match="gradcheck compares .* is a (dict|list|tuple)"):
+        srcgrad.gradcheck(dict_loss, params, X)
+    if isinstance(params, dict):
+        assert srcgrad.gradcheck(lambda W, b: dict_loss({"W": W, "b": b}, X),
+                                 params["W"], params["b"], wrt=(0, 1))
