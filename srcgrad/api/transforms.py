@@ -622,6 +622,8 @@ def _unshared(value, others):
         return value.copy() if any(np.may_share_memory(value, o) for o in others) else value
     if type(value) in (tuple, list):
         return type(value)(_unshared(item, others) for item in value)
+    if type(value) is dict:
+        return {key: _unshared(item, others) for key, item in value.items()}
     return value
 
 

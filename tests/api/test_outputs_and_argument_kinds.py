@@ -184,3 +184,19 @@ def test_gradcheck_of_a_container_argument_says_how_to_check_it(params):
     if isinstance(params, dict):
         assert srcgrad.gradcheck(lambda W, b: dict_loss({"W": W, "b": b}, X),
                                  params["W"], params["b"], wrt=(0, 1))
+
+
+def dict_model(W, x):
+    return {"pred": np.tanh(W @ x), "scale": 2.0}
+
+
+def test_vjp_dict_value_changed_in_place_does_not_change_the_pullback():
+    rng = np.random.default_rng(1)
+    W, x, y = rng.standard_normal((3, 3)), rng.standard_normal(3), rng.standard_normal(3)
+    out, pullback = srcgrad.vjp(dict_model, W, x)
+    want = pullback({"pred": out["pred"] - y, "scale": 0.0})
+    out, pullback = srcgrad.vjp(dict_model, W, x)
+    out["pred"] -= y
+    got = pullback({"pred": out["pred"], "scale": 0.0})
+    for a, b in zip(got, want):
+        np.testing.assert_array_equal(a, b)
