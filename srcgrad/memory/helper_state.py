@@ -385,7 +385,7 @@ def state_read_elsewhere(call, stmts, free) -> bool:
     (``tick()`` counting steps for the caller) may be rerun."""
     fn, _ = helper_of(call.func, free)
     writes = outside_writes(fn)
-    if any(n in free for n in writes.rebound):
+    if writes.rebound:  # global t; t += 1: any helper may read t
         return True
     read = [v for v in free.values() if not isinstance(v, _NOT_STATE)]
     read += [cell.cell_contents for v in free.values()  # STEP.__closure__ read in f

@@ -61,7 +61,13 @@ from ..normalize.argument_updates import (
     updated_arguments,
 )
 from .effects import CHANGES_ARGUMENT, call_effect, changed_in_place
-from .helper_state import helper_of, names_changed, returns_outside, state_changing_call
+from .helper_state import (
+    helper_of,
+    names_changed,
+    outside_writes,
+    returns_outside,
+    state_changing_call,
+)
 
 __all__ = ["changed_by_calls", "refuse_stale_views"]
 
@@ -73,6 +79,7 @@ def refuse_stale_views(program: ir.Program, backward) -> None:
     both)."""
     free = program.free
     statements = list(ir.walk_statements(program.body))
+    _refuse_rebound_globals(program, statements)
     handed = _refuse_written_returns(program, statements)
     if handed:
         _refuse_stale_handed(program, statements, handed, backward)
@@ -126,6 +133,31 @@ def refuse_stale_views(program: ir.Program, backward) -> None:
                     f"('{user(other)}.copy()'), or write the change as an assignment "
                     f"({user(name)}[...] = v, {user(name)}[...] = np.sort({user(name)}), "
                     f"{user(name)}[i] = v), whose adjoint puts the old elements back"))
+
+
+def _refuse_rebound_globals(program, statements) -> None:
+    """Raise, located at the call, where a helper run as written rebinds a
+    name the function reads (``tick()`` with ``global T; T = T + 1``, ``T``
+    read in the function): the generated module binds the globals it reads
+    when it is compiled, so it would go on reading the old value -- a wrong
+    value and gradient."""
+    free = program.free
+    for stmt in statements:
+        value = getattr(stmt, "value", None)
+        if isinstance(stmt, (gast.If, gast.For, gast.While)) or value is None:
+            continue
+        for call in gast.walk(value):
+            fn = helper_of(call.func, free)[0] if isinstance(call, gast.Call) else None
+            rebound = sorted(n for n in outside_writes(fn).rebound if n in free) \
+                if fn is not None else ()
+            if rebound:
+                raise _refused(program, stmt, (
+                    f"'{_shown_call(stmt)}' rebinds '{rebound[0]}' (a 'global' or "
+                    f"'nonlocal' name of {fn.__name__}), which the function reads: srcgrad "
+                    f"binds the globals the function reads when it compiles it, and the "
+                    f"generated code would go on reading the old value.  Pass "
+                    f"'{rebound[0]}' to the function as an argument, or have the helper "
+                    f"return the new value"))
 
 
 def _refuse_written_returns(program, statements) -> dict:

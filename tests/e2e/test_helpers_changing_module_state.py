@@ -198,6 +198,23 @@ def weights_from_a_getter_decayed(x):
     return np.sum(np.tanh(a @ weights()) ** 2)
 
 
+T = 1.0
+
+
+def rebind_t():
+    global T
+    T = T + 1.0
+
+
+def global_rebound_by_a_helper(x):
+    """The generated module binds T when it is compiled: it would read 1.0
+    throughout (wrong value and gradient before)."""
+    rebind_t()  # <- refused
+    c = T * 1.0
+    rebind_t()
+    return np.sum(np.sin(x)) * c + T
+
+
 # -- R2-9: a module buffer handed out by a helper, then written ----------------------
 
 BUF = np.zeros(3)
@@ -229,6 +246,7 @@ REFUSED_EVERYWHERE = [
     (weights_decayed_in_a_branch, (X,)), (weights_decayed_two_helpers_down, (X,)),
     (decayed_after_the_last_read, (X,)), (dict_entry_decayed, (X,)), (closure_decayed, (X,)),
     (module_object_decayed, (X,)), (weights_from_a_getter_decayed, (X,)),
+    (global_rebound_by_a_helper, (X,)),
     (decayed_with_out, (X,)), (row_filled, (X,)), (row_sorted_through_an_alias, (X,)),
     (buffer_handed_out_twice, (X,)), (buffer_read_through_the_global, (X,)),
 ]
