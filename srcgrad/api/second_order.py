@@ -45,7 +45,32 @@ def all_arguments(fn, bound_self, primals) -> tuple:
 
 
 def as_tangent(t, primal):
-    """A tangent as the generated code reads it: arrays of the primal's float type."""
+    """A tangent as the generated code reads it: arrays of the primal's float
+    type; for a dict, list or tuple argument, the same structure, a part left
+    out or None a zero tangent (as vjp takes None for a zero cotangent)."""
+    if isinstance(primal, dict):
+        if t is None:
+            t = {}
+        if not isinstance(t, dict) or not t.keys() <= primal.keys():
+            raise SrcGradError(
+                f"the tangent of a dict argument is a dict of some of its keys "
+                f"({', '.join(map(repr, primal))}); got "
+                + (f"the keys {sorted(map(repr, t.keys() - primal.keys()))} it does not have"
+                   if isinstance(t, dict) else f"a {type(t).__name__}"))
+        return {k: as_tangent(t.get(k), v) for k, v in primal.items()}
+    if type(primal) in (list, tuple):
+        if t is None:
+            t = [None] * len(primal)
+        if not isinstance(t, (list, tuple)) or len(t) != len(primal):
+            raise SrcGradError(
+                f"the tangent of a {type(primal).__name__} argument of {len(primal)} items is "
+                f"a list or tuple of as many (None for a zero one); got "
+                + (f"{len(t)} items" if isinstance(t, (list, tuple)) else f"a {type(t).__name__}"))
+        return type(primal)(as_tangent(u, v) for u, v in zip(t, primal))
+    if t is None:  # a part of a structured argument left at zero
+        if isinstance(primal, np.ndarray) and is_differentiable_leaf(primal):
+            return np.zeros_like(primal)
+        return 0.0 if isinstance(primal, (float, np.floating)) else None
     if isinstance(primal, np.ndarray) and is_differentiable_leaf(primal):
         t = np.asarray(t)
         if t.shape != primal.shape:

@@ -200,3 +200,40 @@ def test_vjp_dict_value_changed_in_place_does_not_change_the_pullback():
     got = pullback({"pred": out["pred"], "scale": 0.0})
     for a, b in zip(got, want):
         np.testing.assert_array_equal(a, b)
+
+
+def dict_params(p, x):
+    return np.sum(np.tanh(p["W"] @ x + p["b"]) ** 2)
+
+
+def list_params(ps, x):
+    return np.sum(np.tanh(ps[0] @ x + ps[1]) ** 2)
+
+
+P = {"W": np.eye(2) * 0.5, "b": np.array([0.1, -0.2])}
+XP = np.array([0.3, -0.7])
+
+
+@pytest.mark.parametrize("tangent", [{"W": np.ones((2, 2))}, {"W": np.ones((2, 2)), "b": None}])
+def test_a_dict_tangent_leaving_out_a_part_takes_it_as_zero(tangent):
+    # (a raw KeyError / TypeError before, review s34 R2-19)
+    _, got = srcgrad.jvp(dict_params, (P, XP), (tangent, None))
+    _, want = srcgrad.jvp(dict_params, (P, XP), ({"W": np.ones((2, 2)), "b": np.zeros(2)}, None))
+    assert got == want
+    h = srcgrad.hvp(dict_params)(P, XP, tangent)
+    h0 = srcgrad.hvp(dict_params)(P, XP, {"W": np.ones((2, 2)), "b": np.zeros(2)})
+    for key in P:
+        np.testing.assert_array_equal(h[key], h0[key])
+
+
+@pytest.mark.parametrize("tangent, said", [
+    ([np.ones((2, 2))], "list argument of 2 items .* got 1 items"),
+    ({"W": np.ones((2, 2)), "c": np.ones(2)}, None),
+])
+def test_a_tangent_of_another_structure_is_a_srcgrad_error(tangent, said):
+    if said is None:
+        with pytest.raises(SrcGradError, match="keys .*'c'"):
+            srcgrad.jvp(dict_params, (P, XP), (tangent, None))
+        return
+    with pytest.raises(SrcGradError, match=said):
+        srcgrad.jvp(list_params, ([P["W"], P["b"]], XP), (tangent, None))
