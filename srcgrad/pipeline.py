@@ -69,6 +69,7 @@ from .memory.indexed_tapes import index_tapes
 from .memory.release import release_unread
 from .memory.release_read import release_read
 from .memory.remat import annotate_saves, decider, rematerialize
+from .memory.stale_views import refuse_rebound_globals
 from .memory.tapes import insert_pushes
 from .normalize.attribute_reads import type_attribute_reads
 from .normalize.dict_merges import type_dict_merges
@@ -318,6 +319,7 @@ class Compilation:
     @compiler_pass
     def tangent(self):
         """Forward mode: a tangent statement after each statement (ad/forward.py)."""
+        refuse_rebound_globals(self.program)  # tick() with global T: memory/stale_views.py
         self.made, self.result = tangent_sweep(self.program, self.wrt_names, self.linker,
                                                value=self.options.mode == "jvp")
         self.forward = self.made.body

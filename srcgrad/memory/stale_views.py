@@ -69,7 +69,7 @@ from .helper_state import (
     state_changing_call,
 )
 
-__all__ = ["changed_by_calls", "refuse_stale_views"]
+__all__ = ["changed_by_calls", "refuse_rebound_globals", "refuse_stale_views"]
 
 
 def refuse_stale_views(program: ir.Program, backward) -> None:
@@ -79,7 +79,7 @@ def refuse_stale_views(program: ir.Program, backward) -> None:
     both)."""
     free = program.free
     statements = list(ir.walk_statements(program.body))
-    _refuse_rebound_globals(program, statements)
+    refuse_rebound_globals(program, statements)
     handed = _refuse_written_returns(program, statements)
     if handed:
         _refuse_stale_handed(program, statements, handed, backward)
@@ -135,14 +135,15 @@ def refuse_stale_views(program: ir.Program, backward) -> None:
                     f"{user(name)}[i] = v), whose adjoint puts the old elements back"))
 
 
-def _refuse_rebound_globals(program, statements) -> None:
+def refuse_rebound_globals(program, statements=None) -> None:
     """Raise, located at the call, where a helper run as written rebinds a
     name the function reads (``tick()`` with ``global T; T = T + 1``, ``T``
     read in the function): the generated module binds the globals it reads
     when it is compiled, so it would go on reading the old value -- a wrong
-    value and gradient."""
+    value and gradient.  (Reverse mode asks from :func:`refuse_stale_views`,
+    forward mode from the pipeline.)"""
     free = program.free
-    for stmt in statements:
+    for stmt in statements if statements is not None else ir.walk_statements(program.body):
         value = getattr(stmt, "value", None)
         if isinstance(stmt, (gast.If, gast.For, gast.While)) or value is None:
             continue

@@ -274,6 +274,13 @@ def test_a_helper_changing_state_read_before_it_is_refused_at_the_call(fn, args,
     _assert_refused_at_mark(fn, args, policy)
 
 
+def test_a_rebound_global_is_refused_in_forward_mode_too():
+    with pytest.raises(UnsupportedSyntaxError) as info:
+        srcgrad.jvp(global_rebound_by_a_helper)(X.copy(), np.ones(3))
+    assert info.value.lineno == _marked_line(global_rebound_by_a_helper)
+    assert "rebinds 'T'" in str(info.value)
+
+
 def test_the_refusal_names_the_state_and_a_rewrite():
     with pytest.raises(UnsupportedSyntaxError) as info:
         srcgrad.grad(weights_decayed_between_reads)(X)
