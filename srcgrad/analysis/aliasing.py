@@ -80,7 +80,7 @@ from .sharing import (
     operand_names,
 )
 from .augmented_views import augmented_views
-from .global_writes import outside_names, refuse_outside_writes
+from .global_writes import outside_names, refuse_attribute_writes, refuse_outside_writes
 from .slot_writes import (
     array_names,
     bind_at_start,
@@ -124,6 +124,7 @@ def check_aliases(program: ir.Program) -> None:
     returned = gast.Expr(value=program.output)
     returned.op = ir.Op(ir.OPAQUE, [], {}, returned, "return")
     program.body.append(returned)
+    refuse_attribute_writes(program, statements)
     outside = outside_names(program, statements)
     before = {id(s) for s in ir.walk_statements(program.body)}
     try:

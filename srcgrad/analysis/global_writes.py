@@ -79,3 +79,54 @@ def refuse_outside_writes(program: ir.Program, before: set[int], outside: set[st
             f"outside it; update a copy made in {program.node.name} ({copy_}) and read that "
             f"copy afterwards instead of '{name}'",
             filename=program.filename, lineno=lineno, col=col)
+
+
+def refuse_attribute_writes(program: ir.Program, statements) -> None:
+    """Raise ``AliasedUpdateError`` at an update of a name bound to an array that
+    an attribute of a global holds (``b = wsmod.BUF; b[:] = v``, ``w = GM.W; w *=
+    0.8``): the module's or object's array changes, which srcgrad does not
+    follow -- and a second name for it (``b2 = wsmod.BUF``) was not seen as one,
+    silently (review s34, R2-22: a zero gradient).  The same write through a
+    global's own name, ``b = BUF``, is refused by :func:`refuse_outside_writes`."""
+    held = {}
+    for s in statements:
+        if isinstance(s, gast.Assign) and len(s.targets) == 1 \
+                and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Attribute):
+            value = _attribute_value(program, s.value)
+            if isinstance(value, np.ndarray):
+                held[s.targets[0].id] = source_of(s.value)
+    if not held:
+        return
+    for s in statements:
+        if not (ir.is_update(s) or getattr(s, "augmented", None)):  # (w *= 0.8: in place)
+            continue
+        written = set(ir.target_names(s)) if ir.is_update(s) else {s.augmented}
+        hit = sorted(written & held.keys())
+        if hit:
+            lineno, col = location(s)
+            raise AliasedUpdateError(
+                f"this update changes the array {held[hit[0]]} through the name '{hit[0]}', "
+                f"but {held[hit[0]]} is not a variable of {program.node.name} (an attribute "
+                f"of a global): srcgrad does not follow a change a function makes to a value "
+                f"from outside it; update a copy made in {program.node.name} "
+                f"({hit[0]} = {held[hit[0]]}.copy()) and read that copy afterwards",
+                filename=program.filename, lineno=lineno, col=col)
+
+
+def _attribute_value(program: ir.Program, node):
+    """The value ``node`` (``a.b.c`` of a name the function reads from outside)
+    has when the code is compiled, or None."""
+    chain = []
+    while isinstance(node, gast.Attribute):
+        chain.append(node.attr)
+        node = node.value
+    if not isinstance(node, gast.Name) or node.id not in program.free \
+            or node.id in program.params:
+        return None
+    value = program.free[node.id]
+    for attr in reversed(chain):
+        try:
+            value = getattr(value, attr)
+        except Exception:  # noqa: BLE001 - a property that raises: nothing known
+            return None
+    return value
