@@ -102,13 +102,14 @@ def pure(fn):
     return call
 
 
-def bit_identical(actual, expected) -> bool:
+def bit_identical(actual, expected, nan_signs=True) -> bool:
     """Whether ``actual`` is ``expected`` bit for bit: the same type (tuples element by
     element), shape and dtype, equal elements (NaN where NaN) and the same sign of
-    every zero.  The generated code must compute the function's own value exactly."""
+    every zero.  The generated code must compute the function's own value exactly.
+    ``nan_signs=False``: the sign bit of a NaN left out (:func:`bit_identical_but_nan_signs`)."""
     if isinstance(actual, tuple) or isinstance(expected, tuple):
         return (type(actual) is type(expected) and len(actual) == len(expected)
-                and all(bit_identical(a, e) for a, e in zip(actual, expected)))
+                and all(bit_identical(a, e, nan_signs) for a, e in zip(actual, expected)))
     if type(actual) is not type(expected):
         return False
     a, e = np.asarray(actual), np.asarray(expected)
@@ -116,27 +117,17 @@ def bit_identical(actual, expected) -> bool:
         return False
     if a.dtype.kind not in "fc":
         return bool(np.array_equal(a, e))
+    kept = np.ones(a.shape, bool) if nan_signs else ~np.isnan(a)
     return bool(np.array_equal(a, e, equal_nan=True)
-                and np.array_equal(np.signbit(a.real), np.signbit(e.real))
-                and np.array_equal(np.signbit(a.imag), np.signbit(e.imag)))
+                and np.array_equal(np.signbit(a.real)[kept], np.signbit(e.real)[kept])
+                and np.array_equal(np.signbit(a.imag)[kept], np.signbit(e.imag)[kept]))
 
 
 def bit_identical_but_nan_signs(actual, expected) -> bool:
     """:func:`bit_identical`, except the sign bit of a NaN, which IEEE 754 leaves
     uninterpreted: what optimize/signs.py keeps (moving a minus sign changes the
     sign of a NaN an operation makes, ``inf * 0``, or passes on)."""
-    if isinstance(actual, tuple) or isinstance(expected, tuple):
-        return (type(actual) is type(expected) and len(actual) == len(expected)
-                and all(bit_identical_but_nan_signs(a, e) for a, e in zip(actual, expected)))
-    if type(actual) is not type(expected):
-        return False
-    a, e = np.asarray(actual), np.asarray(expected)
-    if a.shape != e.shape or a.dtype != e.dtype or a.dtype.kind not in "fc":
-        return bit_identical(actual, expected)
-    nan = np.isnan(a)
-    return bool(np.array_equal(a, e, equal_nan=True)
-                and np.array_equal(np.signbit(a.real)[~nan], np.signbit(e.real)[~nan])
-                and np.array_equal(np.signbit(a.imag)[~nan], np.signbit(e.imag)[~nan]))
+    return bit_identical(actual, expected, nan_signs=False)
 
 
 def _describe(value) -> str:
