@@ -232,6 +232,12 @@ class _Scan:
                     for n in node.names}
         self.declared = declared
         self.params = {n.id for n in gast.walk(self.tree.args) if isinstance(n, gast.Name)}
+        # a method of a module-level class: its self.other() calls are resolved
+        code = fn.__code__
+        self.own = code.co_varnames[0] if code.co_argcount else None
+        owner = fn.__globals__.get(fn.__qualname__.split(".")[0]) \
+            if fn.__qualname__.count(".") == 1 else None
+        self.cls = owner if isinstance(owner, type) else None
         self.local = {n.id for n in gast.walk(self.tree) if isinstance(n, gast.Name)
                       and isinstance(n.ctx, (gast.Store, gast.Param))} - declared
         self.local |= {n.name for n in gast.walk(self.tree)
@@ -320,6 +326,11 @@ class _Scan:
             changed(_root(call.args[0]))  # np.add.at(W, i, v)
             return False
         fn, owner = helper_of(func, free)
+        if fn is None and isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) \
+                and func.value.id == self.own and self.cls is not None:
+            # self.decay() in a method of a module-level class: that method's writes
+            fn = inspect.getattr_static(self.cls, func.attr, None)
+            fn, owner = (fn, self.own) if inspect.isfunction(fn) else (None, None)
         if fn is None:
             return False
         inner = outside_writes(fn)

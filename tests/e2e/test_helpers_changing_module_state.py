@@ -129,6 +129,9 @@ class Model:
     def decay(self):
         self.W *= 0.8
 
+    def step(self):
+        self.decay()
+
 
 GM = Model()
 
@@ -137,6 +140,13 @@ def module_object_decayed(x):
     GM.reset()
     a = np.tanh(x @ GM.W)
     GM.decay()  # <- refused
+    return np.sum(np.tanh(a @ GM.W) ** 2)
+
+
+def module_object_decayed_by_another_method(x):
+    GM.reset()
+    a = np.tanh(x @ GM.W)
+    GM.step()  # <- refused
     return np.sum(np.tanh(a @ GM.W) ** 2)
 
 
@@ -246,7 +256,7 @@ REFUSED_EVERYWHERE = [
     (weights_decayed_in_a_branch, (X,)), (weights_decayed_two_helpers_down, (X,)),
     (decayed_after_the_last_read, (X,)), (dict_entry_decayed, (X,)), (closure_decayed, (X,)),
     (module_object_decayed, (X,)), (weights_from_a_getter_decayed, (X,)),
-    (global_rebound_by_a_helper, (X,)),
+    (global_rebound_by_a_helper, (X,)), (module_object_decayed_by_another_method, (X,)),
     (decayed_with_out, (X,)), (row_filled, (X,)), (row_sorted_through_an_alias, (X,)),
     (buffer_handed_out_twice, (X,)), (buffer_read_through_the_global, (X,)),
 ]
