@@ -181,10 +181,15 @@ def _first_parameter(fn):
 
 
 def _related(value, obj) -> bool:
-    """Whether ``value`` is ``obj``, holds it, or is held by it (one level)."""
-    if value is obj:
-        return True
-    return any(item is obj for item in _held(value)) or any(item is value for item in _held(obj))
+    """Whether ``value`` is ``obj``, holds it, or is held by it (up to three
+    levels down: ``CFG['model']['W']``)."""
+    return value is obj or _holds(value, obj, 3) or _holds(obj, value, 3)
+
+
+def _holds(outer, inner, depth) -> bool:
+    if depth == 0:
+        return False
+    return any(item is inner or _holds(item, inner, depth - 1) for item in _held(outer))
 
 
 def _held(obj) -> list:

@@ -99,6 +99,26 @@ def dict_entry_decayed(x):
     return np.sum(np.tanh(a @ P["W"]) ** 2)
 
 
+W_NESTED = W0.copy()
+CFG = {"model": {"W": W_NESTED}}
+
+
+def nested_reset():
+    CFG["model"]["W"][...] = W0
+
+
+def nested_decay():
+    CFG["model"]["W"] *= 0.8
+
+
+def nested_entry_decayed(x):
+    """The function reads the array itself, the helper two dicts down."""
+    nested_reset()
+    a = np.tanh(x @ W_NESTED)
+    nested_decay()  # <- refused
+    return np.sum(np.tanh(a @ W_NESTED) ** 2)
+
+
 def _closure_program():
     wc = W0.copy()
 
@@ -257,6 +277,7 @@ REFUSED_EVERYWHERE = [
     (decayed_after_the_last_read, (X,)), (dict_entry_decayed, (X,)), (closure_decayed, (X,)),
     (module_object_decayed, (X,)), (weights_from_a_getter_decayed, (X,)),
     (global_rebound_by_a_helper, (X,)), (module_object_decayed_by_another_method, (X,)),
+    (nested_entry_decayed, (X,)),
     (decayed_with_out, (X,)), (row_filled, (X,)), (row_sorted_through_an_alias, (X,)),
     (buffer_handed_out_twice, (X,)), (buffer_read_through_the_global, (X,)),
 ]
