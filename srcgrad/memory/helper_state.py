@@ -69,6 +69,11 @@ class Writes:
 
 
 _NOTHING = Writes()
+#: The in-place operator methods, called by name (PARAMS[0].__imul__(0.8)).
+_IN_PLACE_DUNDERS = frozenset({"__iadd__", "__isub__", "__imul__", "__itruediv__",
+                               "__ifloordiv__", "__imod__", "__ipow__", "__imatmul__",
+                               "__iand__", "__ior__", "__ixor__", "__ilshift__", "__irshift__",
+                               "__setitem__", "__delitem__"})
 _CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _ACTIVE: set = set()
 #: Objects whose contents never change, or that are no state of the program.
@@ -168,11 +173,35 @@ def names_changed(call, free) -> set[str]:
         return set()
     out = {n for n in writes.rebound if n in free}
     for name, value in free.items():
+        if isinstance(value, (types.ModuleType, type)):
+            # omod.W, Cfg.W: state the function reaches as an attribute of a
+            # module or class (review s34, R2-21: the helper in another module)
+            if any(value is obj or _attribute_of(value, obj) for obj in objects):
+                out.add(name)
+            continue
         if isinstance(value, _NOT_STATE):
             continue
         if any(_related(value, obj) for obj in objects):
             out.add(name)
     return out
+
+
+def _namespace(value) -> bool:
+    """Whether ``value`` is a user's module or class, whose attributes are state
+    (``Cfg.W[...] *= 0.8`` in a staticmethod changes ``Cfg``)."""
+    if isinstance(value, types.ModuleType):
+        return not is_library_module(value.__name__)
+    return isinstance(value, type) and not is_library_module(getattr(value, "__module__", "") or "")
+
+
+def _attribute_of(owner, obj) -> bool:
+    """Whether ``obj`` is, or is held by (two levels down), an attribute of the
+    module or class ``owner``."""
+    fields = getattr(owner, "__dict__", None)
+    if fields is None or is_library_module(getattr(owner, "__name__", "") or ""):
+        return False
+    return any(value is obj or _holds(value, obj, 2) for value in list(fields.values())
+               if not isinstance(value, _NOT_STATE))
 
 
 def _first_parameter(fn):
@@ -271,7 +300,7 @@ class _Scan:
                 continue
             value = self.env.get(root, getattr(builtins, root, None))
             self.used.append((self.fn, root, value))
-            if value is not None and not isinstance(value, _NOT_STATE):
+            if value is not None and (not isinstance(value, _NOT_STATE) or _namespace(value)):
                 return value
         return None
 
@@ -318,7 +347,7 @@ class _Scan:
                         changed(part.id)
         if only_reports(call, self.env):
             return True
-        if isinstance(func, gast.Attribute) and func.attr in MUTATING:
+        if isinstance(func, gast.Attribute) and (func.attr in MUTATING or func.attr in _IN_PLACE_DUNDERS):
             changed(_root(func.value))  # LOG.append(v), W[0].fill(v), D.update(...)
         free = {k: v for k, v in self.env.items() if k not in self.local}
         target = _resolved(func, free)
