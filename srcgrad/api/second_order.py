@@ -48,35 +48,43 @@ def as_tangent(t, primal):
     """A tangent as the generated code reads it: arrays of the primal's float
     type; for a dict, list or tuple argument, the same structure, a part left
     out or None a zero tangent (as vjp takes None for a zero cotangent)."""
-    if isinstance(primal, dict):
+    if isinstance(primal, dict) and (t is None or isinstance(t, dict)):
         if t is None:
             t = {}
-        if not isinstance(t, dict) or not t.keys() <= primal.keys():
+        if not t.keys() <= primal.keys():
             raise SrcGradError(
                 f"the tangent of a dict argument is a dict of some of its keys "
-                f"({', '.join(map(repr, primal))}); got "
-                + (f"the keys {sorted(map(repr, t.keys() - primal.keys()))} it does not have"
-                   if isinstance(t, dict) else f"a {type(t).__name__}"))
-        return {k: as_tangent(t.get(k), v) for k, v in primal.items()}
-    if type(primal) in (list, tuple):
+                f"({', '.join(map(repr, primal))}); got the keys "
+                f"{sorted(map(repr, t.keys() - primal.keys()))} it does not have")
+        return {k: _part(t.get(k), v) for k, v in primal.items()}
+    if type(primal) in (list, tuple) and (t is None or isinstance(t, (list, tuple))):
         if t is None:
             t = [None] * len(primal)
-        if not isinstance(t, (list, tuple)) or len(t) != len(primal):
+        if len(t) != len(primal):
             raise SrcGradError(
                 f"the tangent of a {type(primal).__name__} argument of {len(primal)} items is "
-                f"a list or tuple of as many (None for a zero one); got "
-                + (f"{len(t)} items" if isinstance(t, (list, tuple)) else f"a {type(t).__name__}"))
-        return type(primal)(as_tangent(u, v) for u, v in zip(t, primal))
-    if t is None:  # a part of a structured argument left at zero
-        if isinstance(primal, np.ndarray) and is_differentiable_leaf(primal):
-            return np.zeros_like(primal)
-        return 0.0 if isinstance(primal, (float, np.floating)) else None
+                f"a list or tuple of as many (None for a zero one); got {len(t)} items")
+        return type(primal)(_part(u, v) for u, v in zip(t, primal))
     if isinstance(primal, np.ndarray) and is_differentiable_leaf(primal):
         t = np.asarray(t)
         if t.shape != primal.shape:
             raise SrcGradError(f"a tangent of shape {t.shape} for an argument of shape "
                                f"{primal.shape}")
         return t.astype(primal.dtype, copy=False)
+    return t
+
+
+def _part(t, primal):
+    """A part of a structured argument's tangent: None a zero tangent (an array
+    of zeros, 0.0), a structure taken part by part, anything else as given."""
+    if t is None:
+        if isinstance(primal, np.ndarray) and is_differentiable_leaf(primal):
+            return np.zeros_like(primal)
+        if isinstance(primal, (dict, list, tuple)):
+            return as_tangent(None, primal)
+        return 0.0 if isinstance(primal, (float, np.floating)) else None
+    if isinstance(primal, (dict, list, tuple)):
+        return as_tangent(t, primal)
     return t
 
 

@@ -279,7 +279,9 @@ def summed_product_seed(reduction, a, b):
         np.float32(1.0)
     """
     if _vectors_or_matrices(a, b) and a.size and b.size and _quiet():
-        return np.result_type(a.dtype, b.dtype).type(1)  # what np.sum(a @ b) has
+        kind = np.result_type(a.dtype, b.dtype)
+        if kind.kind != "c":  # (a complex sum: grad_seed refuses it)
+            return kind.type(1)  # what np.sum(a @ b) has
     return grad_seed(reduction(a @ b))
 
 

@@ -18,6 +18,7 @@ import pytest
 from numeric import POLICIES, assert_bit_identical, check_policies
 
 import srcgrad
+from srcgrad.errors import NonDifferentiableError
 from srcgrad import pipeline
 from srcgrad.api import compiled
 from srcgrad.runtime import grad_seed, summed_elementwise_seed
@@ -105,12 +106,19 @@ def test_anything_unknown_makes_the_expression():
 
     i = np.arange(4)
     f = np.ones(4)
-    for operands, v in [((i, i), lambda: i * i), ((f, np.ones((3, 4))), lambda: f * 2.0),
-                        ((f, f.astype(np.complex128)), lambda: f * (f + 0j))]:
+    for operands, v in [((i, i), lambda: i * i), ((f, np.ones((3, 4))), lambda: f * 2.0)]:
         calls.clear()
         assert_bit_identical(summed_elementwise_seed(np.sum, operands, value(v)),
                              grad_seed(np.sum(v())))
         assert calls, operands
+    # a complex sum: made, and refused as grad_seed refuses it (grad of a complex output)
+    calls.clear()
+    complex_operands, complex_value = (f, f.astype(np.complex128)), lambda: f * (f + 0j)
+    with pytest.raises(NonDifferentiableError, match="complex") as expected:
+        grad_seed(np.sum(complex_value()))
+    with pytest.raises(NonDifferentiableError) as got:
+        summed_elementwise_seed(np.sum, complex_operands, value(complex_value))
+    assert calls and str(got.value) == str(expected.value)
     with pytest.raises(ValueError):   # what the function raises
         summed_elementwise_seed(np.sum, (np.ones(3), np.ones(4)), lambda: np.ones(3) * np.ones(4))
     big = np.full(3, 1e300)
