@@ -53,6 +53,7 @@ from .compiled import Compiled, compile_function, compiled_with_source
 from .draws import Draws, may_draw
 from .float_errors import on_float_errors
 from .gradient_calls import GradientCall
+from .ownership import arrays_in, unshared
 from .second_order import Derivative, grad_of_gradient
 from .validation import enabled as checking
 from .validation import private_copies, verify
@@ -570,7 +571,7 @@ def vjp(fn, *primals, wrt=None, policy="save", optimize=True, check=None, check_
     draws = Draws(args, func, may_draw(compiled.source))  # a rerun draws what this run drew
     value, residuals = forward(*args)
     # the value is the caller's to change (pred -= y): not an array the pullback reads
-    value = _unshared(value, _arrays_in(residuals))
+    value = unshared(value, arrays_in(residuals))
     if reference is not None:
         verify(fn, reference, value, "vjp", draws=draws)
 
@@ -588,7 +589,7 @@ def vjp(fn, *primals, wrt=None, policy="save", optimize=True, check=None, check_
         state["fresh"] = False
         cotangent = cotangent_for(cotangent, value, fn)  # checked, as jvp checks its tangents
         # each gradient an array of its own, not the cotangent passed (x + 0.0's)
-        grads = _unshared(backward(state["residuals"], cotangent), _arrays_in(cotangent))
+        grads = unshared(backward(state["residuals"], cotangent), arrays_in(cotangent))
         if expand is None:
             return grads
         full = [None] * expand
@@ -600,31 +601,6 @@ def vjp(fn, *primals, wrt=None, policy="save", optimize=True, check=None, check_
     pullback.draws = draws  # (jacobian's tangents rerun the function too)
     pullback.__wrapped__ = fn
     return value, pullback
-
-
-def _arrays_in(value) -> list:
-    """The NumPy arrays in ``value`` and the tuples, lists and dicts it holds."""
-    if isinstance(value, np.ndarray):
-        return [value]
-    if isinstance(value, (tuple, list)):
-        return [a for item in value for a in _arrays_in(item)]
-    if isinstance(value, dict):
-        return [a for item in value.values() for a in _arrays_in(item)]
-    return []
-
-
-def _unshared(value, others):
-    """``value`` with each array that may share memory with one of ``others``
-    copied (tuples and lists rebuilt around the copies)."""
-    if not others:
-        return value
-    if isinstance(value, np.ndarray):
-        return value.copy() if any(np.may_share_memory(value, o) for o in others) else value
-    if type(value) in (tuple, list):
-        return type(value)(_unshared(item, others) for item in value)
-    if type(value) is dict:
-        return {key: _unshared(item, others) for key, item in value.items()}
-    return value
 
 
 def export(path, *functions) -> list[str]:
