@@ -74,6 +74,7 @@ A name whose readers could not take its sign keeps it:
 
 from __future__ import annotations
 
+import threading
 from collections import Counter
 
 import gast
@@ -87,6 +88,7 @@ _COMPOUND = (gast.For, gast.While, gast.If, gast.With, gast.Try, gast.FunctionDe
 _COMMENT = "its sign is taken where it is read"
 _FRESH = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.FloorDiv, gast.Mod)
 _DEPTH = 8   # how many readers in a row may carry a sign on before one takes it
+_MEMO = threading.local()   # facts of the statements of the run in progress (see _facts)
 
 
 def carry_signs(body, skip, namer, renamed) -> list:
@@ -102,8 +104,31 @@ def carry_signs(body, skip, namer, renamed) -> list:
         for node in walk(stmt):
             if type(node) is gast.Name:
                 (loads if type(node.ctx) is gast.Load else stores)[node.id] += 1
-    _blocks(body, skip, stores, loads, namer, renamed)
+    _MEMO.facts = {}
+    try:
+        _blocks(body, skip, stores, loads, namer, renamed)
+    finally:
+        del _MEMO.facts
     return body
+
+
+def _facts(node) -> tuple:
+    """``(negations of arrays, names mentioned, Counter of names read)`` of
+    ``node``, kept for the run: the pass weighs each candidate against the
+    whole block, so walking every statement each time made it quadratic (13 s
+    for a 1,000-line function).  Sound because no node is changed once its
+    facts are taken: every rewrite is of a clone, put in the list as a new
+    statement; the run's statements stay alive in the memo, so no key is reused."""
+    memo = getattr(_MEMO, "facts", None)
+    known = memo.get(node) if memo is not None else None
+    if known is None:
+        nodes = walk(node)
+        names = [sub for sub in nodes if type(sub) is gast.Name]
+        known = (sum(1 for sub in nodes if _negation(sub)), frozenset(n.id for n in names),
+                 Counter(n.id for n in names if type(n.ctx) is gast.Load))
+        if memo is not None:
+            memo[node] = known
+    return known
 
 
 def _blocks(stmts, skip, stores, loads, namer, renamed) -> None:
@@ -127,6 +152,7 @@ def _blocks(stmts, skip, stores, loads, namer, renamed) -> None:
 
 def _step(stmts, skip, stores, loads, namer, renamed) -> bool:
     """One change to the block that saves negations, if there is one."""
+    present = None   # {id: statement} of the block, made at the first candidate
     for k, stmt in enumerate(stmts):
         if id(stmt) in skip:
             continue
@@ -137,13 +163,23 @@ def _step(stmts, skip, stores, loads, namer, renamed) -> bool:
         if _candidate(stmt, stores):
             work, taken, names, counts = list(stmts), set(namer.taken), dict(renamed), Counter(loads)
             _carry(work, k, skip, stores, counts, namer, names)
-            if sum(map(_cost, work)) < sum(map(_cost, stmts)):
+            present = present or {id(s): s for s in stmts}
+            if _fewer_negations(work, present):
                 stmts[:] = work
                 loads.clear(), loads.update(counts)
                 renamed.clear(), renamed.update(names)
                 return True
             namer.taken.clear(), namer.taken.update(taken)   # no negation saved: as it was
     return False
+
+
+def _fewer_negations(work, present) -> bool:
+    """Whether the block ``work`` negates fewer arrays than the block whose
+    statements are ``present`` (``{id: statement}``), of which it replaces or
+    leaves out some: only the statements that differ are counted."""
+    kept = {id(s) for s in work}
+    added = sum(_cost(s) for s in work if id(s) not in present)
+    return added < sum(_cost(s) for key, s in present.items() if key not in kept)
 
 
 def _candidate(stmt, stores) -> bool:
@@ -204,7 +240,7 @@ def _merged(stmts, k, skip, stores) -> bool:
         later = stmts[j]
         if id(later) in skip or isinstance(later, _COMPOUND):
             return False
-        mentioned = {node.id for node in walk(later) if type(node) is gast.Name}
+        mentioned = _facts(later)[1]
         if name in mentioned:
             break
         if read & mentioned and not (all(_only_arithmetic(later, r) for r in read & mentioned)
@@ -338,16 +374,15 @@ def _negated_number(node):
 
 
 def _reads(stmt, name) -> bool:
-    return any(type(node) is gast.Name and node.id == name for node in walk(stmt))
+    return name in _facts(stmt)[1]
 
 
 def _count(stmt, name) -> int:
-    return sum(1 for node in walk(stmt) if type(node) is gast.Name and node.id == name
-               and type(node.ctx) is gast.Load)
+    return _facts(stmt)[2][name]
 
 
 def _cost(node) -> int:
-    return sum(1 for sub in walk(node) if _negation(sub))
+    return _facts(node)[0]
 
 
 def _renamed(stmt, name, minus):
