@@ -44,9 +44,9 @@ from ..ad.in_place import only_reports
 from ..frontend.linker import is_library_module
 from .effects import MUTATING, NUMPY_WRITERS
 
-__all__ = ["Writes", "helper_of", "names_changed", "only_reporting_call", "outside_writes",
-           "outside_reads", "returns_outside", "state_changing_call",
-           "state_read_elsewhere"]
+__all__ = ["Writes", "helper_of", "names_changed", "namespace_helper_read",
+           "only_reporting_call", "outside_writes", "outside_reads", "returns_outside",
+           "state_changing_call", "state_read_elsewhere"]
 
 
 @dataclass(frozen=True)
@@ -55,12 +55,14 @@ class Writes:
     may change in place; ``rebound``, names it assigns after ``global`` or
     ``nonlocal``; ``params``, its parameters whose contents it may change;
     ``reports``, whether it prints or logs (an effect that changes no state);
-    ``shown``, the names it writes through, as its source spells them."""
+    ``shown``, the names it writes through, as its source spells them;
+    ``readable``, whether its source was read (False: nothing is known)."""
     objects: tuple = ()
     rebound: frozenset = frozenset()
     params: frozenset = frozenset()
     reports: bool = False
     shown: tuple = ()
+    readable: bool = True
 
     @property
     def changes(self) -> bool:
@@ -69,6 +71,7 @@ class Writes:
 
 
 _NOTHING = Writes()
+_UNREAD = Writes(readable=False)
 #: The in-place operator methods, called by name (PARAMS[0].__imul__(0.8)).
 _IN_PLACE_DUNDERS = frozenset({"__iadd__", "__isub__", "__imul__", "__itruediv__",
                                "__ifloordiv__", "__imod__", "__ipow__", "__imatmul__",
@@ -184,6 +187,18 @@ def names_changed(call, free) -> set[str]:
         if any(_related(value, obj) for obj in objects):
             out.add(name)
     return out
+
+
+def namespace_helper_read(call, free) -> bool:
+    """Whether ``call`` is of a function of a module or class (``omod.decay()``,
+    ``Cfg.decay()``) whose source was read here: what it may change is then
+    :func:`names_changed`'s, not that of a method changing its own object."""
+    func = call.func
+    if not isinstance(func, gast.Attribute) or not isinstance(func.value, gast.Name) \
+            or not isinstance(free.get(func.value.id), (types.ModuleType, type)):
+        return False
+    fn, _ = helper_of(func, free)
+    return fn is not None and outside_writes(fn).readable
 
 
 def _namespace(value) -> bool:
@@ -306,7 +321,7 @@ class _Scan:
 
     def writes(self) -> Writes:
         if self.tree is None:
-            return _NOTHING
+            return _UNREAD
         objects, params, rebound, reports, shown = [], set(), set(), False, []
 
         def changed(name):

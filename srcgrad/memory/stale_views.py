@@ -64,6 +64,7 @@ from .effects import CHANGES_ARGUMENT, call_effect, changed_in_place
 from .helper_state import (
     helper_of,
     names_changed,
+    namespace_helper_read,
     outside_writes,
     returns_outside,
     state_changing_call,
@@ -292,19 +293,29 @@ def _changing_methods(program, statements) -> list:
     """The calls of a method of an object, for what it does, that may change
     an array the object holds in place."""
     return [stmt for stmt in statements if _object_method_for_effect(stmt)
+            and not namespace_helper_read(stmt.value, program.free)  # names_changed's
             and _may_change_its_object(program, stmt.value.func.value.id,
                                        stmt.value.func.attr)]
 
 
 def _fields(statements) -> dict:
-    """``object name -> the names bound to one of its fields`` (``t = h.a``)."""
+    """``object name -> the names bound to one of its fields`` (``t = h.a``),
+    or to a part of one read in the same statement (``t = omod.PARAMS[0]``:
+    the array a module's list holds, review s34 R2-21)."""
     fields: dict = {}
     for stmt in statements:
         op = getattr(stmt, "op", None)
-        if isinstance(stmt, gast.Assign) and getattr(op, "primitive", None) is ir.GETATTR \
-                and op.args and isinstance(op.args[0], gast.Name) \
-                and isinstance(stmt.targets[0], gast.Name):
-            fields.setdefault(op.args[0].id, []).append(stmt.targets[0].id)
+        if not isinstance(stmt, gast.Assign) or not op or not op.args \
+                or not isinstance(stmt.targets[0], gast.Name):
+            continue
+        owner = op.args[0]
+        if getattr(op, "primitive", None) is ir.GETATTR and isinstance(owner, gast.Name):
+            fields.setdefault(owner.id, []).append(stmt.targets[0].id)
+        elif isinstance(owner, gast.Attribute) and op.primitive in (ir.GETATTR, operator.getitem):
+            while isinstance(owner, (gast.Attribute, gast.Subscript)):
+                owner = owner.value
+            if isinstance(owner, gast.Name):
+                fields.setdefault(owner.id, []).append(stmt.targets[0].id)
     return fields
 
 
