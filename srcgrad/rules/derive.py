@@ -141,9 +141,8 @@ def _lambda_tree(fn) -> ast.Lambda:
     if code is None or fn.__name__ != "<lambda>":
         raise RuleError(f"a pointwise derivative must be a lambda, not {fn!r}")
     params = list(code.co_varnames[:code.co_argcount])
-    found = [node for node in ast.walk(_module_tree(code.co_filename))
-             if isinstance(node, ast.Lambda) and node.lineno == code.co_firstlineno
-             and [a.arg for a in node.args.args] == params]
+    found = [node for node in _lambdas(code.co_filename).get(code.co_firstlineno, ())
+             if [a.arg for a in node.args.args] == params]
     if len(found) != 1:
         where = f"{code.co_filename}, line {code.co_firstlineno}"
         raise RuleError(f"{where}: write one pointwise derivative per line" if found
@@ -152,8 +151,15 @@ def _lambda_tree(fn) -> ast.Lambda:
 
 
 @cache
-def _module_tree(filename) -> ast.Module:
-    return ast.parse("".join(linecache.getlines(filename)))
+def _lambdas(filename) -> dict[int, list[ast.Lambda]]:
+    """The lambdas of a rules module by first line, read once per module
+    (walking the module's tree for each of its lambdas made importing the
+    rules quadratic in their number)."""
+    by_line = {}
+    for node in ast.walk(ast.parse("".join(linecache.getlines(filename)))):
+        if isinstance(node, ast.Lambda):
+            by_line.setdefault(node.lineno, []).append(node)
+    return by_line
 
 
 # -- linear ------------------------------------------------------------------------------
