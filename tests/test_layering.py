@@ -18,6 +18,7 @@ are strings, so the imports they show are not seen.  The checks:
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -122,7 +123,11 @@ def imports_of(module: str, path: Path) -> list[Import]:
     return found
 
 
-GRAPH = {module: imports_of(module, path) for module, path in MODULES.items()}
+@functools.cache
+def graph() -> dict[str, list[Import]]:
+    """Each module's imports, parsed when a test first asks (not on import:
+    every pytest-xdist worker collects this file, one runs its tests)."""
+    return {module: imports_of(module, path) for module, path in MODULES.items()}
 
 
 def where(module: str, line: int) -> str:
@@ -131,7 +136,7 @@ def where(module: str, line: int) -> str:
 
 def test_every_import_names_a_module():
     missing = [f"{where(m, i.line)} imports {i.target}"
-               for m, imports in GRAPH.items() for i in imports if i.target not in MODULES]
+               for m, imports in graph().items() for i in imports if i.target not in MODULES]
     assert not missing, "\n".join(missing)
 
 
@@ -143,14 +148,14 @@ def test_every_module_has_a_stage():
 def test_no_import_from_a_later_stage():
     upward = [f"{where(m, i.line)}: {m} (stage {stage_of(m)}) imports {i.target} "
               f"(stage {stage_of(i.target)})"
-              for m, imports in GRAPH.items() for i in imports
+              for m, imports in graph().items() for i in imports
               if i.target in MODULES and stage_of(i.target) > stage_of(m)]
     assert not upward, "\n".join(upward)
 
 
 def test_no_import_cycle():
     edges = {m: sorted({i.target for i in imports if i.target in MODULES and i.target != m})
-             for m, imports in GRAPH.items()}
+             for m, imports in graph().items()}
     state, path, cycles = {}, [], []
 
     def visit(module):
@@ -172,17 +177,17 @@ def test_no_import_cycle():
 
 def test_no_private_name_crosses_modules():
     leaks = [f"{where(m, i.line)}: {m} takes {name} from {i.target}"
-             for m, imports in GRAPH.items() for i in imports if i.target != m
+             for m, imports in graph().items() for i in imports if i.target != m
              for name in i.names if is_private(name)]
     leaks += [f"{where(m, i.line)}: {m} imports the private module {i.target}"
-              for m, imports in GRAPH.items() for i in imports
+              for m, imports in graph().items() for i in imports
               if any(is_private(part) for part in i.target.split("."))]
     assert not leaks, "\n".join(leaks)
 
 
 def test_runtime_imports_only_runtime():
     outside = [f"{where(m, i.line)}: {m} imports {i.target}"
-               for m, imports in GRAPH.items() if m.startswith("srcgrad.runtime")
+               for m, imports in graph().items() if m.startswith("srcgrad.runtime")
                for i in imports
                if not (i.target + ".").startswith("srcgrad.runtime.")
                and (m, i.target) not in RUNTIME_EXCEPTIONS]
