@@ -161,15 +161,15 @@ def _step(stmts, skip, stores, loads, namer, renamed) -> bool:
         if _merged(stmts, k, skip, stores):
             return True
         if _candidate(stmt, stores):
-            work, taken, names, counts = _Edited(stmts), set(namer.taken), dict(renamed), Counter(loads)
-            _carry(work, k, skip, stores, counts, namer, names)
+            work, trial, names, counts = _Edited(stmts), _Trial(namer), dict(renamed), Counter(loads)
+            _carry(work, k, skip, stores, counts, trial, names)
             present = present or {id(s): s for s in stmts}
             if _fewer_negations(work, present, len(stmts)):
                 stmts[:] = work
                 loads.clear(), loads.update(counts)
                 renamed.clear(), renamed.update(names)
                 return True
-            namer.taken.clear(), namer.taken.update(taken)   # no negation saved: as it was
+            namer.taken.difference_update(trial.made)   # no negation saved: as it was
     return False
 
 
@@ -185,6 +185,20 @@ def _fewer_negations(work, present, size) -> bool:
     kept = {id(s) for s in work}
     added = sum(_cost(s) for s in work if id(s) not in present)
     return added < sum(_cost(s) for key, s in present.items() if key not in kept)
+
+
+class _Trial:
+    """The namer as a candidate uses it, noting the names it hands out: those
+    are all a rejected candidate took (a copy of every name taken, per
+    candidate, was quadratic in the function)."""
+
+    def __init__(self, namer):
+        self.namer, self.made = namer, []
+
+    def fresh(self, base: str) -> str:
+        name = self.namer.fresh(base)
+        self.made.append(name)
+        return name
 
 
 class _Edited(list):
@@ -211,10 +225,11 @@ class _Edited(list):
 
 def _candidate(stmt, stores) -> bool:
     """Whether ``stmt`` binds a name, bound nowhere else, to an expression
-    with a minus sign (``-a``, ``-a * b``) that may be a negation."""
+    with a minus sign (``-a``, ``-a * b``) that may be a negation (its
+    target a name, the statement's negations are its value's)."""
     return isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
         and type(stmt.targets[0]) is gast.Name and stores[stmt.targets[0].id] == 1 \
-        and any(_negation(node) for node in walk(stmt.value))
+        and _cost(stmt) > 0
 
 
 def _carry(stmts, k, skip, stores, loads, namer, renamed, depth=0) -> None:
