@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 import inspect
 import textwrap
 import types
@@ -105,15 +106,47 @@ def helper_of(func, free):
             owner = None  # helpers.decay(), Class.function(x): no object bound
     else:
         owner = None
-    if not inspect.isfunction(fn) or is_library_module(getattr(fn, "__module__", "") or ""):
-        return None, None
-    return fn, owner
+    if isinstance(fn, functools.partial):  # decay = partial(scale_by, W, 0.8): R2-21c
+        return (fn, None) if _user_function(fn.func) else (None, None)
+    return (fn, owner) if _user_function(fn) else (None, None)
+
+
+def _user_function(fn) -> bool:
+    return inspect.isfunction(fn) and not is_library_module(getattr(fn, "__module__", "") or "")
+
+
+def _partial_writes(fn) -> Writes:
+    """What the partial ``fn`` may change: what its function changes, and the
+    objects it was given for a parameter its function changes in place
+    (``partial(scale_by, W, 0.8)`` with ``a *= s``: ``W``)."""
+    inner = outside_writes(fn.func)
+    positional = _positional(fn.func)
+    bound = dict(zip(positional, fn.args)) | dict(fn.keywords)
+    objects, shown = list(inner.objects), list(inner.shown)
+    for name, value in bound.items():
+        if name in inner.params and not isinstance(value, _NOT_STATE) \
+                and not any(value is o for o in objects):
+            objects.append(value)
+            shown.append(name)
+    return Writes(tuple(objects), inner.rebound, inner.params - bound.keys(), inner.reports,
+                  tuple(shown), inner.readable)
+
+
+def _positional(fn) -> list:
+    """The names of the parameters a call of the user function (or partial)
+    ``fn`` passes positionally."""
+    if isinstance(fn, functools.partial):
+        return _positional(fn.func)[len(fn.args):]
+    code = fn.__code__
+    return list(code.co_varnames[:code.co_argcount])
 
 
 def outside_writes(fn) -> Writes:
     """What the user function ``fn`` may change outside itself (see
     :class:`Writes`), from its source and those of the helpers it calls.
     Nothing where its source cannot be read."""
+    if isinstance(fn, functools.partial):
+        return _partial_writes(fn)
     try:
         found, used = _CACHE[fn]
     except (KeyError, TypeError):
@@ -220,8 +253,8 @@ def _attribute_of(owner, obj) -> bool:
 
 
 def _first_parameter(fn):
-    code = fn.__code__
-    return code.co_varnames[0] if code.co_argcount else None
+    positional = _positional(fn)
+    return positional[0] if positional else None
 
 
 def _related(value, obj) -> bool:
@@ -387,8 +420,7 @@ class _Scan:
         objects.extend(o for o in inner.objects if not any(o is p for p in objects))
         rebound.update(inner.rebound)
         shown.extend(n for n in inner.shown if n not in shown)
-        code = fn.__code__
-        positional = list(code.co_varnames[:code.co_argcount])
+        positional = _positional(fn)
         if owner is not None and positional:
             if positional[0] in inner.params:
                 changed(func.value.id)
@@ -418,7 +450,13 @@ def outside_reads(fn) -> tuple:
     (its source's, and those of the helpers it calls)."""
     seen, out, todo = set(), [], [fn]
     while todo:
-        scan = _Scan(todo.pop())
+        fn = todo.pop()
+        if isinstance(fn, functools.partial):  # what it was given, and its function's
+            out.extend(v for v in (*fn.args, *fn.keywords.values())
+                       if not isinstance(v, _NOT_STATE) and not any(v is o for o in out))
+            todo.append(fn.func)
+            continue
+        scan = _Scan(fn)
         if scan.tree is None or scan.fn.__code__ in seen:
             continue
         seen.add(scan.fn.__code__)

@@ -155,7 +155,7 @@ def refuse_rebound_globals(program, statements=None) -> None:
             if rebound:
                 raise _refused(program, stmt, (
                     f"'{_shown_call(stmt)}' rebinds '{rebound[0]}' (a 'global' or "
-                    f"'nonlocal' name of {fn.__name__}), which the function reads: srcgrad "
+                    f"'nonlocal' name of {getattr(fn, 'func', fn).__name__}), which the function reads: srcgrad "
                     f"binds the globals the function reads when it compiles it, and the "
                     f"generated code would go on reading the old value.  Pass "
                     f"'{rebound[0]}' to the function as an argument, or have the helper "

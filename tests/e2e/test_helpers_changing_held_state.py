@@ -11,6 +11,7 @@ that module that changes nothing keeps running.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import sys
 import textwrap
@@ -124,3 +125,106 @@ def test_what_the_refusal_advises_gives_the_gradient_of_the_function():
 
 def test_a_helper_of_that_module_changing_nothing_still_runs():
     check_every_policy(list_read_by_a_pure_helper, (X,), 0)
+
+
+# -- R2-21c: a functools.partial run as written that changes what it was given --
+
+W = W0.copy()
+
+
+def reset_w():
+    W[...] = W0
+
+
+def scale_by(a, s):
+    a *= s
+
+
+def decay_w_by(s):
+    W[...] *= s
+
+
+def scaled(a, s):
+    return a * s
+
+
+decay_bound = functools.partial(scale_by, W, 0.8)        # W given: changed in place
+decay_keyword = functools.partial(scale_by, a=W, s=0.8)
+decay_global = functools.partial(decay_w_by, 0.8)       # changes W itself
+w_scaled = functools.partial(scaled, W)                 # changes nothing
+
+
+def partial_bound(x):
+    reset_w()
+    a = np.tanh(x @ W)
+    decay_bound()
+    return np.sum(np.tanh(a @ W) ** 2)
+
+
+def partial_keyword(x):
+    reset_w()
+    a = np.tanh(x @ W)
+    decay_keyword()
+    return np.sum(np.tanh(a @ W) ** 2)
+
+
+def partial_global(x):
+    reset_w()
+    a = np.tanh(x @ W)
+    decay_global()
+    return np.sum(np.tanh(a @ W) ** 2)
+
+
+def partial_in_loop(x):
+    reset_w()
+    for _ in range(3):
+        x = np.tanh(x @ W)
+        decay_bound()
+    return np.sum(x ** 2)
+
+
+def partial_in_branch(x):
+    reset_w()
+    a = np.tanh(x @ W)
+    if x[0] > 0:
+        decay_bound()
+    return np.sum(np.tanh(a @ W) ** 2)
+
+
+PARTIAL_LINE = {partial_bound: 3, partial_keyword: 3, partial_global: 3, partial_in_loop: 4,
+                partial_in_branch: 4}
+
+
+@pytest.mark.parametrize("fn", list(PARTIAL_LINE), ids=lambda f: f.__name__)
+@pytest.mark.parametrize("policy", ["save", "recompute", "sqrt", ("revolve", 2)], ids=str)
+def test_a_partial_changing_state_between_two_reads_is_refused_at_the_call(fn, policy):
+    with pytest.raises(UnsupportedSyntaxError) as caught:
+        srcgrad.grad(fn, policy=policy)(X)
+    error = caught.value
+    assert error.filename == __file__
+    assert error.lineno == fn.__code__.co_firstlineno + PARTIAL_LINE[fn]
+    assert "'W'" in str(error) and "may change" in str(error)
+
+
+def partial_changing_nothing(x):
+    reset_w()
+    a = np.tanh(x @ W)
+    b = w_scaled(0.8)
+    return np.sum(np.tanh(a @ b) ** 2)
+
+
+def partial_given_the_argument(x):
+    reset_w()
+    return np.sum(np.tanh(functools.partial(scaled, s=0.8)(x) @ W) ** 2)
+
+
+def partial_changing_before_the_reads(x):
+    reset_w()
+    decay_bound()
+    return np.sum(np.tanh(np.tanh(x @ W) @ W) ** 2)
+
+
+@pytest.mark.parametrize("fn", [partial_changing_nothing, partial_given_the_argument,
+                                partial_changing_before_the_reads], ids=lambda f: f.__name__)
+def test_a_partial_whose_changes_nothing_reads_is_followed(fn):
+    check_every_policy(fn, (X,), 0)
