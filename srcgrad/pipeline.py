@@ -90,6 +90,7 @@ from .optimize.owned_lists import pop_in_place
 from .optimize.signs import carry_signs
 from .optimize.simplify import simplify as simplify_operations
 from .optimize.steady_loops import steady_adjoint_loops
+from .optimize.step_operands import stack_step_operands
 from .optimize.steady_products import dot_products
 from .optimize.summed_products import seed_without_product, sum_products
 from .optimize.unit_seed import seed_products
@@ -169,6 +170,7 @@ def passes(c: Compilation, run) -> None:
             run(c.indexed_tapes)      # memory/indexed_tapes.py
             run(c.steady_loops)       # optimize/steady_loops.py
             run(c.batched_steps)      # optimize/batched_steps.py
+            run(c.step_operands)      # optimize/step_operands.py
         run(c.assemble)               # assemble.py
         run(c.annotate)               # memory/remat.py
         if o.optimize:
@@ -476,6 +478,12 @@ class Compilation:
         """Compute a steady loop's elementwise terms of its restored values for every step at once (optimize/batched_steps.py)."""
         self.backward = batch_step_terms(self.backward, set(self.sweep.tapes.values()),
                                          self.program.namer)
+
+    @compiler_pass
+    def step_operands(self):
+        """Read a steady loop's per-step operands of a weight's product from its stacked tape (optimize/step_operands.py)."""
+        self.backward = stack_step_operands(self.backward, set(self.sweep.tapes.values()),
+                                            self.program.namer)
 
     # -- the functions -----------------------------------------------------------------------
     @compiler_pass

@@ -99,7 +99,7 @@ def batch_step_terms(backward, tapes, namer) -> list:
     return backward
 
 
-def _restores(loop, tapes) -> dict:
+def restores(loop, tapes) -> dict:
     """``{name: (position, tape)}`` of the body's restores ``name = tape[t]``
     of a name the body assigns nowhere else."""
     index, found, assigned = loop.target.id, {}, {}
@@ -171,7 +171,7 @@ def _batch(made, tapes, namer) -> None:
     """Compute the terms of the fast loop of ``made`` (the guarded pair of
     loops) before it, in place."""
     loop = made.body[0]
-    restored = _restores(loop, tapes)
+    restored = restores(loop, tapes)
     if not restored:
         return
     terms = _Terms(loop, restored, namer)
@@ -248,4 +248,4 @@ def _extend_guard(made, check) -> None:
         made.test = gast.BoolOp(op=gast.And(), values=[test, check])
 
 
-__all__ = ["batch_step_terms"]
+__all__ = ["batch_step_terms", "restores"]

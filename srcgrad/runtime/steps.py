@@ -72,16 +72,20 @@ class StepTerms(list):
     __slots__ = ("joined",)
 
 
-def matmul_grad_b_steps(start, steps, b, rows=None, shares=None):
+def matmul_grad_b_steps(start, steps, b, rows=None, shares=None, stacked=None):
     """``start`` plus the cotangent of ``b`` in ``a @ b`` over the steps of a
     loop: ``steps`` holds each step's ``(g, a)``, or ``(g, i)`` with ``a`` the
-    row ``rows[i]`` of an array the loop indexed.  That is ``start +
+    row ``rows[i]`` of an array the loop indexed (or the entry ``rows[i]`` of
+    a tape, a list, where ``stacked`` is given).  That is ``start +
     matmul_grad_b(g, a, b)`` for each step in turn, formed as one product of
     the stacked steps where it is that sum (see the module docstring).
     ``shares``: the :class:`StepTerms` of another sum of the loop, whose
-    stacked cotangents are used where they are these steps' very arrays."""
+    stacked cotangents are used where they are these steps' very arrays.
+    ``stacked``: ``rows[1:]`` stacked as one array (``stacked_tape(tape, 1,
+    last)``, whose row ``i`` holds the values of ``rows[i + 1]``), from which
+    the product's operands are read (:func:`_operands`)."""
     if steps:
-        total = _stacked_b(steps, b, rows, shares)
+        total = _stacked_b(steps, b, rows, shares, stacked)
         if total is not None:
             return start + total
     for g, a in steps:
@@ -89,13 +93,13 @@ def matmul_grad_b_steps(start, steps, b, rows=None, shares=None):
     return start
 
 
-def matmul_grad_a_steps(start, steps, a, rows=None, shares=None):
+def matmul_grad_a_steps(start, steps, a, rows=None, shares=None, stacked=None):
     """``start`` plus the cotangent of ``a`` in ``a @ b`` over the steps of a
     loop: ``steps`` holds each step's ``(g, b)``, or ``(g, i)`` with ``b`` the
     row ``rows[i]``; as :func:`matmul_grad_b_steps`, for the left operand
     (whose stacked cotangents are joined along columns: not shared)."""
     if steps:
-        total = _stacked_a(steps, a, rows)
+        total = _stacked_a(steps, a, rows, stacked)
         if total is not None:
             return start + total
     for g, b in steps:
@@ -126,25 +130,43 @@ def _rows(arrays, axis=0):
     return joined if first.ndim == 2 else joined.reshape(len(arrays), -1)
 
 
-def _operands(operands, rows, axis):
+def _operands(operands, rows, axis, stacked=None):
     """The steps' other operands as :func:`_rows` joins them, in the order of
     their cotangents: read from ``rows`` (an array the loop indexed) where it
     is given, as ``rows[:n]`` itself where the steps read its first ``n`` rows
-    in order."""
+    in order; from ``rows[0]`` then ``stacked[:n - 1]`` (``rows`` a tape whose
+    later entries ``stacked`` holds) where that is the same matrix -- one
+    copy, where joining the tape's entries looks at each first."""
     if rows is None:
         return _rows(operands, axis)
-    if type(rows) is not np.ndarray or set(map(type, operands)) != {int}:
+    if (type(rows) is not np.ndarray and stacked is None) or set(map(type, operands)) != {int}:
         return None
     n = len(operands)
-    if n <= len(rows) and operands[0] == 0 and list(operands) == list(range(n)) \
-            and rows.ndim in (2, 3) and rows.dtype in _BLAS_TYPES:
-        block = rows[:n]
-        if block.ndim == 2:
-            return block
-        if axis == 0:
-            return block.reshape(-1, block.shape[-1])
-        return block.transpose(1, 0, 2).reshape(block.shape[1], -1)
-    return _rows([rows[i] for i in operands], axis)
+    block = None
+    if n <= len(rows) and operands[0] == 0 and list(operands) == list(range(n)):
+        if stacked is not None:
+            block = _after_first(rows[0], stacked, n)
+        elif rows.ndim in (2, 3) and rows.dtype in _BLAS_TYPES:
+            block = rows[:n]
+    if block is None:
+        return _rows([rows[i] for i in operands], axis)
+    if block.ndim == 2:
+        return block
+    if axis == 0:
+        return block.reshape(-1, block.shape[-1])
+    return block.transpose(1, 0, 2).reshape(block.shape[1], -1)
+
+
+def _after_first(head, stacked, n):
+    """``head`` then ``stacked[:n - 1]`` as one array (a new first axis), or
+    None unless ``head`` is an ``np.ndarray`` (exactly) of the shape and dtype
+    of ``stacked``'s rows, a float or complex array of 1-D or 2-D rows: the
+    values :func:`_rows` would join, in a C-contiguous array as it makes."""
+    if type(stacked) is np.ndarray and type(head) is np.ndarray and stacked.ndim in (2, 3) \
+            and stacked.dtype in _BLAS_TYPES and head.dtype == stacked.dtype \
+            and head.shape == stacked.shape[1:] and len(stacked) >= n - 1:
+        return np.concatenate((head[None], stacked[:n - 1]))
+    return None
 
 
 def _steps_in_order(steps):
@@ -171,30 +193,32 @@ def _joined(gs, steps, shares):
 
 def _ndim(operands, rows):
     """The dimensions of one step's operand (``operands`` joined by :func:`_operands`)."""
-    return rows.ndim - 1 if rows is not None else operands[0].ndim
+    if rows is None:
+        return operands[0].ndim
+    return rows.ndim - 1 if type(rows) is np.ndarray else np.ndim(rows[operands[0]])
 
 
-def _stacked_b(steps, b, rows, shares):
+def _stacked_b(steps, b, rows, shares, stacked=None):
     """The sum over the steps of ``a.T @ g``: ``A.T @ G``, the steps' rows
     one after another."""
     if type(b) is not np.ndarray or b.ndim != 2:
         return None
     gs, operands = _steps_in_order(steps)
     G = _joined(gs, steps, shares)
-    A = None if G is None else _operands(operands, rows, 0)
+    A = None if G is None else _operands(operands, rows, 0, stacked)
     if A is None or _ndim(operands, rows) != gs[0].ndim or A.shape != (G.shape[0], b.shape[0]) or G.shape[1] != b.shape[1]:
         return None
     return A.T @ G
 
 
-def _stacked_a(steps, a, rows):
+def _stacked_a(steps, a, rows, stacked=None):
     """The sum over the steps of ``g @ b.T``: ``G @ B.T``, the steps' columns
     one after another (1-D steps: ``G.T @ B``, a sum of outer products)."""
     if type(a) is not np.ndarray or a.ndim != 2:
         return None
     gs, operands = _steps_in_order(steps)
     G = _rows(gs, axis=1)
-    B = None if G is None else _operands(operands, rows, 1)
+    B = None if G is None else _operands(operands, rows, 1, stacked)
     if B is None or _ndim(operands, rows) != gs[0].ndim:
         return None
     if gs[0].ndim == 1:  # rows of G and B: one per step

@@ -11,7 +11,7 @@ def grad_rnn_steps(W, U, xs, h0):
     """
     # Forward sweep
     # save: arguments W, U, xs (read by the adjoint sweep)
-    h = h0  # save: h (read by the adjoint of *, @, np.tanh)
+    h = h0  # save: h (read by the adjoint of *, np.tanh, @)
     t1 = range(xs.shape[0])
     t3 = t4 = None  # bound before the loop so that the first save has a value
     t3_steps = products_by_step(xs, W, t1)  # xs[t] @ W for every t of the loop, as one product
@@ -24,7 +24,7 @@ def grad_rnn_steps(W, U, xs, h0):
         t4_tape[t] = t4  # save: t4 before it is overwritten
         t4 = h @ U  # save: t4 (read by the adjoint of +)
         h_tape[t] = h  # save: h before it is overwritten
-        h = np.tanh(t3 + t4)  # save: h (read by the adjoint of *, @, np.tanh)
+        h = np.tanh(t3 + t4)  # save: h (read by the adjoint of *, np.tanh, @)
     t6 = h * h  # save: t6 (read by the adjoint of np.sum)
     t7 = np.sum(t6)
     del t3_steps  # not read by the adjoint sweep
@@ -40,7 +40,8 @@ def grad_rnn_steps(W, U, xs, h0):
     d_W_steps = []  # the terms of d_W's sum, added with one product after the loop
     # where every step of the loop sees the shapes checked here, the loop without its helpers' shape checks
     if len(t1) and type(d_h) is np.ndarray and (type(h) is np.ndarray) and (type(t3) is np.ndarray) and (type(t4) is np.ndarray) and (type(U) is np.ndarray) and (t3.ndim >= 1) and (t4.ndim >= 1) and (U.ndim == 2) and (d_h.ndim == 2) and (h.ndim == 2) and steady_tape(h_tape, h.shape, 0) and steady_tape(t3_tape, t3.shape, 1) and steady_tape(t4_tape, t4.shape, 1) and (d_h.shape == h.shape) and (d_h.shape == t3.shape) and (d_h.shape == t4.shape) and ((d_h.shape[0], U.shape[0]) == d_h.shape) and stackable_tape(h_tape, 1, h):
-        h_terms = into_second(np.subtract, 1, stacked_tape(h_tape, 1, h) ** 2)  # 1 - h ** 2 of every step at once (h as each step finds it: h_tape[1:], then h)
+        h_states = stacked_tape(h_tape, 1, h)  # h as each step finds it: h_tape[1:], then h
+        h_terms = into_second(np.subtract, 1, h_states ** 2)  # 1 - h ** 2 of every step at once (h as each step finds it: h_tape[1:], then h)
         U_T = U.T
         U_T_dtype = dot_dtype(U_T, d_h.shape[0])  # U_T's dtype where np.dot(g, U_T) is g @ U_T
         for t in reversed(t1):
@@ -49,9 +50,12 @@ def grad_rnn_steps(W, U, xs, h0):
             d_t3 = d_t5
             d_t4 = d_t5
             d_h = np.dot(d_t4, U_T) if d_t4.dtype is U_T_dtype else d_t4 @ U_T
-            d_U_steps.append((d_t4, h))  # d_U += matmul_grad_b(d_t4, h, U), after the loop
+            d_U_steps.append((d_t4, t))  # d_U += matmul_grad_b(d_t4, h, U), after the loop
             d_W_steps.append((d_t3, t))  # d_W += matmul_grad_b(d_t3, xs[t], W), after the loop
         del h_terms  # read by the loop only
+        d_U = matmul_grad_b_steps(d_U, d_U_steps, U, rows=h_tape, stacked=h_states)  # one product of the stacked steps
+        d_W = matmul_grad_b_steps(d_W, d_W_steps, W, rows=xs, shares=d_U_steps)  # one product of the stacked steps
+        del h_states  # read by the products only
     else:
         for t in reversed(t1):
             d_t5 = d_h * (1 - h ** 2)
@@ -63,6 +67,6 @@ def grad_rnn_steps(W, U, xs, h0):
             t4 = t4_tape[t]  # restore: t4
             d_W_steps.append((d_t3, t))  # d_W += matmul_grad_b(d_t3, xs[t], W), after the loop
             t3 = t3_tape[t]  # restore: t3
-    d_U = matmul_grad_b_steps(d_U, d_U_steps, U)  # one product of the stacked steps
-    d_W = matmul_grad_b_steps(d_W, d_W_steps, W, rows=xs, shares=d_U_steps)  # one product of the stacked steps
+        d_U = matmul_grad_b_steps(d_U, d_U_steps, U)  # one product of the stacked steps
+        d_W = matmul_grad_b_steps(d_W, d_W_steps, W, rows=xs, shares=d_U_steps)  # one product of the stacked steps
     return grad_like((d_W, d_U), (W, U))
