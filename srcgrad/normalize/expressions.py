@@ -338,9 +338,10 @@ class Expressions:
             return type(node)(elts=elts, ctx=gast.Load()), ir.Op(prim, elts, {}, node, prim.label)
         if isinstance(node, gast.Dict) and any(k is None for k in node.keys):
             return self.operation(_unpacked_dict(node))
+        if isinstance(node, gast.Dict) and not all(isinstance(k, gast.Constant)
+                                                   for k in node.keys):
+            return self.operation(_dict_of_pairs(node))
         if isinstance(node, gast.Dict):
-            if not all(isinstance(k, gast.Constant) for k in node.keys):
-                raise self.error("dict displays need constant keys", node)
             values = [self.atom(v) for v in node.values]
             keys = gast.Tuple(elts=list(node.keys), ctx=gast.Load())
             return gast.Dict(keys=list(node.keys), values=values), \
@@ -443,6 +444,18 @@ class Expressions:
         if value is MISSING:
             raise self.error(f"name '{root}' is not defined", node, SrcGradError)
         self.free[root] = value
+
+
+def _dict_of_pairs(node):
+    """``{k: v, name: w}`` (a key not a constant) as ``dict([(k, v), (name, w)])``:
+    Python's order of evaluation (each key, then its value), and the same
+    dict (a repeated key keeps its first place and takes its last value),
+    which the rule of ``dict`` over a list of pairs differentiates."""
+    pairs = [gast.copy_location(gast.Tuple(elts=[k, v], ctx=gast.Load()), v)
+             for k, v in zip(node.keys, node.values)]
+    func = gast.copy_location(ir.name("dict"), node)
+    items = gast.copy_location(gast.List(elts=pairs, ctx=gast.Load()), node)
+    return gast.copy_location(gast.Call(func=func, args=[items], keywords=[]), node)
 
 
 def _unpacked_dict(node):
