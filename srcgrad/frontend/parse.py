@@ -402,7 +402,7 @@ def _runs_this_source(target, text, filename) -> bool:
     # with the variables it reads as parameters after its own (see _lift)
     found.args.args += [ast.arg(arg=n) for n in getattr(target, "__srcgrad_lifted__", ())]
     outer = ast.FunctionDef(
-        name="outer", args=ast.arguments(
+        name=_WRAPPER, args=ast.arguments(
             posonlyargs=[], args=[ast.arg(arg=n) for n in code.co_freevars], vararg=None,
             kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
         body=[found, ast.Return(value=ast.Name(id=found.name, ctx=ast.Load()))],
@@ -418,8 +418,17 @@ def _runs_this_source(target, text, filename) -> bool:
                        flags=code.co_flags & _FUTURE_FLAGS)
     except (SyntaxError, ValueError):
         return True
-    inner = _nested_named(made, code.co_name)
+    wrapper = _nested_named(made, _WRAPPER)
+    inner = None if wrapper is None else next(
+        (c for c in wrapper.co_consts if isinstance(c, type(code)) and c.co_name == code.co_name),
+        None)
     return inner is None or _instructions(inner) == _instructions(code)
+
+
+#: The name of the function :func:`_runs_this_source` compiles a definition in:
+#: not an identifier, so that it names no function of the user's (a user's
+#: ``outer`` was found in its place, and every call of it refused as stale).
+_WRAPPER = "<srcgrad: the definition compiled again>"
 
 
 def _plainly_loaded(target, filename) -> bool:

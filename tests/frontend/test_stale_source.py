@@ -132,3 +132,57 @@ def test_srcgrads_own_generated_code_is_not_taken_for_a_stale_file():
     g = srcgrad.grad(leapfrog, wrt=2)
     want = (g(q0, p0, 0.1 + h) - g(q0, p0, 0.1 - h)) / (2 * h)
     np.testing.assert_allclose(srcgrad.hvp(leapfrog, wrt=2)(q0, p0, 0.1, 1.0), want, rtol=1e-5)
+
+
+NAMES = textwrap.dedent('''\
+    import numpy as np
+
+
+    def outer(x):
+        return np.sum(x ** 3)
+
+
+    def uses_outer(x):
+        return outer(x) * 2.0
+
+
+    class Solver:
+        def outer(self, x):
+            return np.sum(np.sin(x) * 2.0)
+
+
+    class Model:
+        def Model(self, x):
+            return np.sum(x ** 2)
+
+
+    def step(x):
+        def step(v):
+            return v * 2.0
+        return np.sum(step(x) ** 2)
+''')
+
+
+def test_functions_named_like_the_checks_own_wrapper_are_not_stale(tmp_path, monkeypatch):
+    """Review s35 R3-15: the check compiled the definition inside a function it
+    named ``outer`` and then looked for the user's code by name -- a user's
+    ``outer`` (or a method named like its class) found the wrapper, and every
+    call was refused as edited after loading."""
+    (tmp_path / "named_outer.py").write_text(NAMES)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    sys.modules.pop("named_outer", None)
+    mod = importlib.import_module("named_outer")
+    try:
+        x = np.array([0.3, -0.5, 0.9])
+        path = tmp_path / "named_outer.py"
+        path.write_text(NAMES.replace("x ** 3", "x ** 4"))   # an edit is still seen
+        with pytest.raises(SourceNotFoundError, match="reload"):
+            srcgrad.grad(mod.outer)(x)
+        mod = importlib.reload(mod)
+        np.testing.assert_allclose(srcgrad.grad(mod.outer)(x), 4 * x ** 3)
+        np.testing.assert_allclose(srcgrad.grad(mod.uses_outer)(x), 8 * x ** 3)
+        np.testing.assert_allclose(srcgrad.grad(mod.Solver().outer)(x), 2 * np.cos(x))
+        np.testing.assert_allclose(srcgrad.grad(mod.Model().Model)(x), 2 * x)
+        np.testing.assert_allclose(srcgrad.grad(mod.step)(x), 8 * x)
+    finally:
+        sys.modules.pop("named_outer", None)
