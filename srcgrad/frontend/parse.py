@@ -412,7 +412,8 @@ def _runs_this_source(target, text, filename) -> bool:
     if owner and owner[0] != "<locals>":
         body = [ast.ClassDef(name=owner[0], bases=[], keywords=[], body=body,
                              decorator_list=[], type_params=[])]
-    module = ast.fix_missing_locations(ast.Module(body=body, type_ignores=[]))
+    module = ast.fix_missing_locations(ast.Module(body=_imported(target) + body,
+                                                  type_ignores=[]))
     try:
         made = compile(module, filename, "exec", dont_inherit=True,
                        flags=code.co_flags & _FUTURE_FLAGS)
@@ -422,13 +423,41 @@ def _runs_this_source(target, text, filename) -> bool:
     inner = None if wrapper is None else next(
         (c for c in wrapper.co_consts if isinstance(c, type(code)) and c.co_name == code.co_name),
         None)
-    return inner is None or _instructions(inner) == _instructions(code)
+    return inner is None or _same_instructions(inner, code)
 
 
 #: The name of the function :func:`_runs_this_source` compiles a definition in:
 #: not an identifier, so that it names no function of the user's (a user's
 #: ``outer`` was found in its place, and every call of it refused as stale).
 _WRAPPER = "<srcgrad: the definition compiled again>"
+
+
+def _imported(target) -> list:
+    """``import m`` of each global name ``target``'s code reads that holds a
+    module (``np``), put before the definition compiled again: Python compiles
+    ``np.sin(x)`` of an imported ``np`` as an attribute load and a call, not
+    as a method call, so that the bytes of the two codes match where the
+    module imported it (:func:`_same_instructions`; where it did not, the
+    bytes differ and the instructions are compared)."""
+    names, todo = set(), [target.__code__]
+    for code in todo:
+        names.update(code.co_names)
+        todo.extend(c for c in code.co_consts if isinstance(c, type(code)))
+    scope = getattr(target, "__globals__", {})
+    return [ast.Import(names=[ast.alias(name=name, asname=None)]) for name in sorted(names)
+            if isinstance(scope.get(name), type(sys))]
+
+
+def _same_instructions(made, code) -> bool:
+    """Whether :func:`_instructions` of ``made`` and ``code`` are equal: at once
+    where their bytes and every table the bytes index are (then so is each
+    instruction and its argument); else one instruction at a time, which for
+    a long function took a third of its parse."""
+    if made.co_code == code.co_code and made.co_consts == code.co_consts \
+            and made.co_names == code.co_names and made.co_varnames == code.co_varnames \
+            and made.co_cellvars == code.co_cellvars and made.co_freevars == code.co_freevars:
+        return True
+    return _instructions(made) == _instructions(code)
 
 
 def _plainly_loaded(target, filename) -> bool:
@@ -482,7 +511,7 @@ def _same_code(node, code, filename) -> bool:
     inside a function whose parameters are ``code``'s free variables, so that
     the names it reads have the scopes they have in ``code``."""
     outer = ast.FunctionDef(
-        name="outer", args=ast.arguments(
+        name=_WRAPPER, args=ast.arguments(
             posonlyargs=[], args=[ast.arg(arg=n) for n in code.co_freevars], vararg=None,
             kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
         body=[ast.Return(value=node)], decorator_list=[], returns=None, type_params=[])
