@@ -52,7 +52,7 @@ class Compiled:
         deps = _dependencies(fn, generated.free) + _callee_dependencies(options)
         deps += _reached_dependencies(fn, {**generated.bindings, **generated.free}, options,
                                       deps)
-        self.deps = deps + _default_dependencies(fn, deps)
+        self.deps = deps + _default_dependencies(fn, deps) + _code_dependencies(fn, deps)
         self.rules = registry.generation()
         self.watched = _watched(fn, self.deps)
 
@@ -172,6 +172,21 @@ def _default_dependencies(fn, deps) -> list:
         if id(f) not in seen:
             seen.add(id(f))
             out += [(f, "__defaults__", f.__defaults__), (f, "__kwdefaults__", f.__kwdefaults__)]
+    return out
+
+
+def _code_dependencies(fn, deps) -> list:
+    """The code objects of the user functions the code inlines or calls (those
+    ``deps`` holds), as ``(function, "__code__", code)``: a hot reload that
+    patches only the edited helper (``helper.__code__ = new.__code__``, as
+    jurigged or an IDE's hot swap does) must regenerate ``fn``'s code, whose
+    object and globals did not change (review s35 R3-16: the old helper's
+    gradient was served, from memory, next to a value computed by the new)."""
+    seen, out = {id(fn)}, []
+    for _, _, obj in deps:
+        if isinstance(obj, types.FunctionType) and id(obj) not in seen:
+            seen.add(id(obj))
+            out.append((obj, "__code__", obj.__code__))
     return out
 
 
