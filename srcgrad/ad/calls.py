@@ -29,7 +29,7 @@ import gast
 
 from .. import ir
 from ..analysis.activity import Activity
-from ..errors import UnsupportedSyntaxError
+from ..errors import SourceNotFoundError, UnsupportedSyntaxError
 from ..frontend.linker import CalleePair, Linker, is_user_function
 from ..frontend.parse import decorator_of, source_target
 from ..ir.syntax import constant
@@ -55,8 +55,12 @@ def split_calls(program: ir.Program, act: Activity, linker: Linker) -> bool:
         else:
             positions = tuple(i for i, a in enumerate(args)
                               if isinstance(a, gast.Name) and act.is_active(a.id))
-            pair = linker.request(op.primitive, positions, getattr(op, "receiver_type", None),
-                                  getattr(op, "callees", ()))
+            try:
+                pair = linker.request(op.primitive, positions,
+                                      getattr(op, "receiver_type", None),
+                                      getattr(op, "callees", ()))
+            except SourceNotFoundError as error:
+                raise _at_the_call(error, program, stmt, op.primitive) from None
         residuals = program.namer.fresh(f"{pair}_res")
         target = stmt.targets[0]
         stmt.targets = [gast.Tuple(elts=[target, ir.name(residuals, store=True)],
@@ -68,6 +72,19 @@ def split_calls(program: ir.Program, act: Activity, linker: Linker) -> bool:
         rewritten = True
     linker.adopt(program)  # the defaults bind_arguments bound (f(x) for def f(x, w=W0))
     return rewritten
+
+
+def _at_the_call(error, program, stmt, fn) -> SourceNotFoundError:
+    """``error`` (the source of the user function ``fn`` cannot be read: made by
+    ``exec``) located at the call a value being differentiated flows into."""
+    if error.lineno is not None:
+        return error
+    return SourceNotFoundError(
+        f"{error.message}.  A value being differentiated flows into this call of "
+        f"{fn.__qualname__}: define it with 'def' in a file, or, if its result needs "
+        f"no gradient, pass srcgrad.stop_gradient(...) of what it is given",
+        filename=program.filename, lineno=getattr(stmt, "lineno", None),
+        col=getattr(stmt, "col_offset", None))
 
 
 def bind_arguments(program: ir.Program, op: ir.Op) -> list:

@@ -43,9 +43,17 @@ import numpy as np
 
 from ..ad.in_place import only_reports
 from ..frontend.linker import is_library_module
-from .effects import MUTATING, NUMPY_WRITERS
+from . import code_writes
+from .effects import (
+    CHANGES_ARGUMENT,
+    MUTATES,
+    MUTATING,
+    NUMPY_WRITERS,
+    UNKNOWN,
+    function_effect,
+)
 
-__all__ = ["Writes", "helper_of", "names_changed", "namespace_helper_read",
+__all__ = ["Writes", "helper_of", "how_it_writes", "names_changed", "namespace_helper_read",
            "only_reporting_call", "outside_writes", "outside_reads", "returns_outside",
            "state_changing_call", "state_read_elsewhere"]
 
@@ -107,7 +115,11 @@ def helper_of(func, free):
     else:
         owner = None
     if isinstance(fn, functools.partial):  # decay = partial(scale_by, W, 0.8): R2-21c
-        return (fn, None) if _user_function(fn.func) else (None, None)
+        return fn, None
+    call = getattr(type(fn), "__call__", None) if isinstance(func, gast.Name) \
+        and not isinstance(fn, _NOT_STATE) and not _user_function(fn) else None
+    if _user_function(call):  # decay = Decayer(): its __call__, bound to it
+        return call, fn
     return (fn, owner) if _user_function(fn) else (None, None)
 
 
@@ -119,6 +131,15 @@ def _partial_writes(fn) -> Writes:
     """What the partial ``fn`` may change: what its function changes, and the
     objects it was given for a parameter its function changes in place
     (``partial(scale_by, W, 0.8)`` with ``a *= s``: ``W``)."""
+    if not _user_function(fn.func):  # partial(operator.imul, W, 0.8), out=W
+        given = [(f"argument {i + 1}", v) for i, v in enumerate(fn.args)] + list(
+            fn.keywords.items())
+        if "out" not in fn.keywords and function_effect(fn.func) not in (
+                MUTATES, CHANGES_ARGUMENT, UNKNOWN):
+            return _UNREAD
+        given = [(n, v) for n, v in given if not isinstance(v, _NOT_STATE)]
+        return Writes(tuple(v for _, v in given), shown=tuple(n for n, _ in given),
+                      readable=False)
     inner = outside_writes(fn.func)
     positional = _positional(fn.func)
     bound = dict(zip(positional, fn.args)) | dict(fn.keywords)
@@ -137,8 +158,8 @@ def _positional(fn) -> list:
     ``fn`` passes positionally."""
     if isinstance(fn, functools.partial):
         return _positional(fn.func)[len(fn.args):]
-    code = fn.__code__
-    return list(code.co_varnames[:code.co_argcount])
+    code = getattr(fn, "__code__", None)
+    return list(code.co_varnames[:code.co_argcount]) if code is not None else []
 
 
 def outside_writes(fn) -> Writes:
@@ -220,6 +241,15 @@ def names_changed(call, free) -> set[str]:
         if any(_related(value, obj) for obj in objects):
             out.add(name)
     return out
+
+
+def how_it_writes(call, free) -> str:
+    """How the helper ``call`` calls may change state, for a message."""
+    fn, _ = helper_of(call.func, free)
+    if fn is None or outside_writes(fn).readable:
+        return "the helper, run as written, writes into it"
+    return ("srcgrad cannot read the helper's source (made by exec, or not a Python "
+            "function) and its code may write into it")
 
 
 def namespace_helper_read(call, free) -> bool:
@@ -354,7 +384,7 @@ class _Scan:
 
     def writes(self) -> Writes:
         if self.tree is None:
-            return _UNREAD
+            return _code_writes(self.fn)
         objects, params, rebound, reports, shown = [], set(), set(), False, []
 
         def changed(name):
@@ -423,7 +453,7 @@ class _Scan:
         positional = _positional(fn)
         if owner is not None and positional:
             if positional[0] in inner.params:
-                changed(func.value.id)
+                changed(_root(func.value if isinstance(func, gast.Attribute) else func))
             positional = positional[1:]
         for i, arg in enumerate(call.args):
             if isinstance(arg, gast.Starred) or i < len(positional) \
@@ -433,6 +463,27 @@ class _Scan:
             if keyword.arg is None or keyword.arg in inner.params:
                 changed(_root(keyword.value))
         return inner.reports
+
+
+def _code_writes(fn) -> Writes:
+    """What a user function whose source cannot be read (made by ``exec``) may
+    change, from its instructions (:mod:`.code_writes`): nothing, or whatever
+    it names and is given."""
+    code = getattr(fn, "__code__", None)
+    if code is None or code_writes.changes_nothing(code):
+        return _UNREAD
+    objects, shown = [], []
+    for name, value in code_writes.reachable(fn):
+        inner = outside_writes(value) if _user_function(value) else None
+        if inner is not None:
+            objects.extend(o for o in inner.objects if not any(o is p for p in objects))
+            shown.extend(n for n in inner.shown if n not in shown)
+        elif not isinstance(value, _NOT_STATE) or _namespace(value):
+            objects.append(value)
+            shown.append(name)
+    return Writes(tuple(objects), code_writes.rebound(code),
+                  frozenset(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]),
+                  False, tuple(shown), readable=False)
 
 
 def _resolved(func, free):
@@ -522,7 +573,8 @@ def state_changing_call(stmt, free):
             if writes.changes:
                 return node, writes.shown
             if owner is not None and _first_parameter(fn) in writes.params:
-                return node, (node.func.value.id,)
+                return node, (_root(node.func.value if isinstance(node.func, gast.Attribute)
+                                    else node.func),)
     return None, ()
 
 

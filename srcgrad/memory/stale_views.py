@@ -63,6 +63,7 @@ from ..normalize.argument_updates import (
 from .effects import CHANGES_ARGUMENT, call_effect, changed_in_place
 from .helper_state import (
     helper_of,
+    how_it_writes,
     names_changed,
     namespace_helper_read,
     outside_writes,
@@ -244,7 +245,7 @@ def _refuse_outside(program, call, name, read, views, backward, order) -> None:
     shown = _shown_call(call)
     raise _refused(program, call, (
         f"'{shown}' may change '{name}' (a module-level or closed-over value) in place: "
-        f"the helper, run as written, writes into it, after '{user(stale)}' was read, "
+        f"{how_it_writes(call.value, program.free)}, after '{user(stale)}' was read, "
         f"and the adjoint sweep reads '{user(stale)}' as it was then -- srcgrad keeps no "
         f"copy of state a helper changes.  Read a copy before the call "
         f"('{user(stale)}.copy()'), or pass the array to the function as an argument "
@@ -476,8 +477,8 @@ def _passed_to_setters(fn, call) -> set[str]:
     try:
         params = augmented_parameters(fn) | deep_parameters(fn) \
             | updated_arguments(parse_function(fn))
-    except SrcGradError:
-        params = None  # its source cannot be read: it may change anything it is given
+    except SrcGradError:  # its source cannot be read: what its code may change
+        params = None if outside_writes(fn).readable or outside_writes(fn).params else set()
     code = getattr(fn, "__code__", None)
     positional = code.co_varnames[:code.co_argcount] if code is not None else ()
     out = set()

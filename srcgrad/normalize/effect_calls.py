@@ -53,7 +53,7 @@ import types
 
 import gast
 
-from ..errors import SrcGradError
+from ..errors import SourceNotFoundError, SrcGradError
 from ..frontend.errstate import merge_errstate
 from ..frontend.fence import check as check_supported
 from ..frontend.linker import is_user_function
@@ -181,7 +181,10 @@ def _inlinable(fn, call) -> bool:
         inspect.signature(fn).bind(*call.args, **{k.arg: k.value for k in call.keywords})
     except TypeError:
         return False  # the call's own error comes later, located
-    parsed = parse_function(fn)
+    try:
+        parsed = parse_function(fn)
+    except SourceNotFoundError:
+        return False  # made by exec: run as written (memory/helper_state.py looks at its code)
     params = {a.id for a in parsed.node.args.args}
     rebound = {n.id for n in walk(parsed.node) if isinstance(n, gast.Name)
                and isinstance(n.ctx, gast.Store)}
