@@ -50,6 +50,7 @@ from ..frontend.linker import is_user_function
 from ..frontend.errstate import merge_errstate
 from ..frontend.parse import Resolver, located_error, parse_function
 from ..ir.syntax import Renamer, assigned_names, clone, is_docstring, load_name, walk
+from .iterators import builtin_ref
 from .jumps import structure
 from .mutable_defaults import changed_local_defaults, local_default_message
 from .none_results import returns_none_in_place
@@ -120,20 +121,26 @@ class Inlining:
     def spread_local(self, fdef, call):
         """``fdef`` (a nested def or a lambda) as inlined at ``call``: with
         ``*rest``, the items the call passes past the positional parameters as
-        parameters of their own and ``rest`` their tuple (:func:`spread_rest`)."""
+        parameters of their own and ``rest`` their tuple (:func:`spread_rest`);
+        called ``h(a, *t)`` with ``t`` of a length not known when srcgrad
+        compiles, ``rest`` a parameter given ``tuple(t)``, what Python binds
+        it to (:func:`packed_rest`).  With the call as the function sees it."""
         if fdef.args.vararg is None:
-            return fdef
-        if any(isinstance(a, gast.Starred) for a in call.args):
-            raise self.error("a local function taking *args, called with *items of a length "
-                             "srcgrad does not know when it compiles: pass the items one by "
-                             "one, or define the function at module level", call)
+            return fdef, call
         if isinstance(fdef, gast.Lambda):
             fdef = gast.copy_location(gast.FunctionDef(
                 name="lambda", args=fdef.args, body=[gast.copy_location(
                     gast.Return(value=fdef.body), fdef.body)],
                 decorator_list=[], returns=None, type_comment=None), fdef)
+        if any(isinstance(a, gast.Starred) for a in call.args):
+            if not takes_rest(fdef, call):
+                raise self.error("a local function taking *args, called with *items of a "
+                                 "length srcgrad does not know when it compiles, before "
+                                 "other positional arguments: pass the items one by one, or "
+                                 "define the function at module level", call)
+            return packed_rest(fdef, call)
         return gast.copy_location(
-            spread_rest(fdef, max(len(call.args) - len(fdef.args.args), 0)), fdef)
+            spread_rest(fdef, max(len(call.args) - len(fdef.args.args), 0)), fdef), call
 
     def inline_helper(self, fn, call):
         """A call of the user function ``fn`` that passes it a local function or a
@@ -343,7 +350,7 @@ class Inlining:
         if any(f is fdef for f in self.inlining):
             raise self.error("recursive local functions are not supported: define the "
                              "function at module level", call)
-        fdef = self.spread_local(fdef, call)  # def h(a, *rest): rest the items passed
+        fdef, call = self.spread_local(fdef, call)  # def h(a, *rest): rest the items passed
         params = [a.id for a in fdef.args.args]
         kwonly = [a.id for a in fdef.args.kwonlyargs]
         kwarg = fdef.args.kwarg.id if fdef.args.kwarg is not None else None
@@ -487,6 +494,34 @@ def spread_count(fn, call):
             for k in call.keywords) or len(call.args) < code.co_argcount:
         return None
     return len(call.args) - code.co_argcount
+
+
+def takes_rest(fdef, call) -> bool:
+    """``h(a, *t)`` for a local ``def h(x, *rest)`` (or lambda): each positional
+    parameter given before the one starred argument, which is last, and no
+    keywords: ``rest`` is ``tuple(t)``, whatever ``t``'s length."""
+    return fdef.args.vararg is not None and bool(call.args) \
+        and isinstance(call.args[-1], gast.Starred) \
+        and not any(isinstance(a, gast.Starred) for a in call.args[:-1]) \
+        and len(call.args) - 1 == len(fdef.args.args) and not call.keywords
+
+
+def packed_rest(fdef, call):
+    """``fdef`` with its ``*rest`` a plain last parameter, and ``call`` passing
+    it the tuple of the starred argument (:func:`takes_rest`)::
+
+        def h(x, *rest): ...     h(a, *t)   ->   def h(x, rest): ...   h(a, tuple(t))
+    """
+    args = copy.copy(fdef.args)
+    args.args = [*fdef.args.args, fdef.args.vararg]
+    args.vararg = None
+    packed = gast.copy_location(clone(fdef), fdef)
+    packed.args = args
+    starred = call.args[-1]
+    items = gast.copy_location(gast.Call(func=builtin_ref("tuple"), args=[starred.value],
+                                         keywords=[]), starred)
+    return packed, gast.copy_location(
+        gast.Call(func=call.func, args=[*call.args[:-1], items], keywords=[]), call)
 
 
 def spread_rest(fdef, count):

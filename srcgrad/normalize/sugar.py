@@ -109,6 +109,7 @@ from .chosen_functions import choose_local_functions
 from .dict_comprehensions import DictComprehensions
 from .effect_calls import EffectCalls
 from .generator_reads import StaleIterators, changed_names
+from .inlining import takes_rest
 from .iterators import IteratorLoops, builtin_ref
 from .itertools_pulls import ItertoolsPulls
 from .list_methods import ListMethods
@@ -141,6 +142,9 @@ class Sugar(StaleIterators):
         """Refuse a call that keeps a ``*x`` of unknown length where srcgrad must
         match arguments to parameters (a rule, a user function, a method)."""
         starred = next(a for a in node.args if isinstance(a, gast.Starred))
+        local = self.local_callee(node)
+        if local is not None and takes_rest(local, node):
+            return   # h(a, *t) for a local def h(x, *rest): rest is tuple(t) (inlining.py)
         if prim is MISSING or registry.lookup(prim) is not None \
                 or isinstance(prim, functools.partial) \
                 or (isinstance(prim, types.MethodType) and is_user_function(prim.__func__)) \
@@ -149,6 +153,16 @@ class Sugar(StaleIterators):
                 f"srcgrad cannot tell how many arguments '*{source_of(starred.value)}' "
                 f"passes here: build the tuple in the function (args = (a, b)) or pass its "
                 f"elements one by one", starred)
+
+    def local_callee(self, node):
+        """The local def or lambda a call calls, or None."""
+        func = self.unalias(node.func)
+        if isinstance(func, gast.Lambda):
+            return func
+        if isinstance(func, gast.Name) and isinstance(
+                self.local_functions.get(func.id), (gast.FunctionDef, gast.Lambda)):
+            return self.local_functions[func.id]
+        return None
 
     def starred_callee(self, node):
         """What a call with a ``*x`` argument calls, as :meth:`starred_call` needs it."""
