@@ -28,6 +28,7 @@ from ..frontend.linker import (
 )
 from ..runtime.structures import has_differentiable_leaves, is_callable_object
 from .partials import as_function
+from .subclasses import check_subclass
 
 # The modules whose classes are the functions srcgrad makes (Transformed, Derivative).
 _MADE_BY_SRCGRAD = {"srcgrad.api.transforms", "srcgrad.api.second_order", "srcgrad.api.higher"}
@@ -102,38 +103,14 @@ def differentiable_value(value) -> bool:
 def check_args(fn, options, args) -> None:
     """Raise :class:`NonDifferentiableError` for the first ``wrt`` argument of a
     call of ``fn`` that holds nothing to differentiate, and for any argument
-    that is an ``np.matrix`` or a masked array (:func:`_check_subclass`)."""
+    that is an ``np.matrix`` or a masked array (:mod:`.subclasses`)."""
     for index, value in enumerate(args):
         if isinstance(value, np.ndarray) and type(value) is not np.ndarray:
-            _check_subclass(fn, index, value)
+            check_subclass(fn, index, value)  # np.matrix, __pow__ of its own
     for index in options.wrt:
         if index < len(args) and not differentiable_value(args[index]) \
                 and not data_object(args[index]):
             _reject(fn, index, args[index])
-
-
-def _check_subclass(fn, index, value) -> None:
-    """Refuse the ndarray subclasses whose arithmetic is not ndarray's: an
-    ``np.matrix`` multiplies by ``*`` as matrices do, a masked array leaves its
-    masked entries out of sums; srcgrad's rules are those of ``np.ndarray``,
-    so either would get the derivative of other arithmetic, silently."""
-    if isinstance(value, np.matrix):
-        what, advice = ("an np.matrix, whose '*' is a matrix product",
-                        "np.asarray(...) (with '@' where a matrix product is meant)")
-    elif isinstance(value, np.ma.MaskedArray):
-        what, advice = ("a masked array, whose sums and means leave its masked entries out",
-                        "an ndarray with the masked entries filled (a.filled(0.0)) "
-                        "or the mask as weights")
-    else:
-        return
-    params = fn.__code__.co_varnames[:fn.__code__.co_argcount]
-    name = f"'{params[index]}'" if index < len(params) else f"at position {index}"
-    raise NonDifferentiableError(
-        f"argument {name} of {fn.__name__} is {what}: srcgrad's rules follow "
-        f"np.ndarray's arithmetic, which would give the derivative of other code; "
-        f"pass {advice}")
-
-
 
 
 def _reject(fn, index, value):

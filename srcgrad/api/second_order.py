@@ -30,6 +30,7 @@ from .arguments import (
     sequence_positions,
 )
 from .compiled import compile_function
+from .subclasses import check_subclass
 
 
 def all_arguments(fn, bound_self, primals) -> tuple:
@@ -41,6 +42,9 @@ def all_arguments(fn, bound_self, primals) -> tuple:
         full.apply_defaults()
     except TypeError as exc:
         raise SrcGradError(f"cannot call {fn.__name__} with these primals: {exc}") from None
+    for index, value in enumerate(full.args):  # np.matrix, a subclass's own __pow__
+        if isinstance(value, np.ndarray) and type(value) is not np.ndarray:
+            check_subclass(fn, index, value)
     return tuple(full.args)
 
 
