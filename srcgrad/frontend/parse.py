@@ -42,6 +42,7 @@ from ..ir.syntax import walk
 from .foreign import native
 from .errstate import run_errstate_blocks
 from .fstrings import format_fstrings
+from .mangle import mangle_private_names
 from .reachable import drop_unreachable
 from .unresolved import defer_unresolved
 
@@ -222,6 +223,7 @@ def parse_function(fn) -> ParsedFunction:
             f"(importlib.reload) or run the cell again, then make the gradient again (srcgrad "
             f"reads the function's source, and would differentiate the new text)")
     node.decorator_list = []
+    mangle_private_names(node, target.__qualname__)  # self.__w of class C: self._C__w
     _lift(node, target)
     if indent:
         _relocate(node, 0, indent)
