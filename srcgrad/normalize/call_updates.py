@@ -16,7 +16,7 @@ import gast
 from .. import ir
 from ..errors import SrcGradError
 from ..frontend.parse import parse_function
-from ..ir.syntax import constant, helper_ref, source_of, walk
+from ..ir.syntax import clone, constant, helper_ref, source_of, walk
 from .argument_updates import deep_parameters
 from .helper_depth import HELD
 from .memory_scan import Order, Scan, held_below
@@ -48,7 +48,23 @@ def read_described(read) -> str:
     return f"reads '{read.id}' (line {line})"
 
 
-def call_guard(arg, fn, param, read, filename):
+def copy_passed(call, arg) -> str:
+    """The text of ``call`` with ``arg`` (one of its arguments) passed as
+    ``arg.copy()``, where it stands -- the advice of a refusal::
+
+        >>> call = gast.parse("accumulate(x, 1, buf)").body[0].value
+        >>> copy_passed(call, call.args[2])
+        'accumulate(x, 1, buf.copy())'
+    """
+    copied = gast.Call(func=gast.Attribute(value=clone(arg), attr="copy", ctx=gast.Load()),
+                       args=[], keywords=[])
+    args = [copied if a is arg else a for a in call.args]
+    keywords = [gast.keyword(arg=k.arg, value=copied) if k.value is arg else k
+                for k in call.keywords]
+    return source_of(gast.Call(func=call.func, args=args, keywords=keywords))
+
+
+def call_guard(arg, fn, param, read, filename, call=None):
     """``untouched(y, y, None, message, where)`` before ``fn(y, ...)``, whose
     ``param += v`` changes an array or list ``y`` in place (a number it
     rebinds), while this function reads ``read`` -- that memory -- after the
@@ -62,8 +78,9 @@ def call_guard(arg, fn, param, read, filename):
         f"an array, there or in a function it passes '{param}' to), and this function "
         f"{read_described(read)}, which shares the memory of '{shown}', after the "
         f"call: srcgrad's code for {fn.__name__} makes a new array there, so that change "
-        f"would be lost; pass a copy ({fn.__name__}({shown}.copy(), ...)) and return the "
-        f"updated array")
+        f"would be lost; pass a copy ("
+        f"{copy_passed(call, arg) if call is not None else f'{fn.__name__}({shown}.copy(), ...)'}"
+        f") and return the updated array")
     where = constant((filename, getattr(arg, "lineno", None),
                       getattr(arg, "col_offset", None)))
     call = gast.Call(func=helper_ref("untouched"), args=[

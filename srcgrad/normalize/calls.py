@@ -76,7 +76,13 @@ from .argument_updates import (
     dispatching,
     updated_arguments,
 )
-from .call_updates import call_guard, deeply_updated, read_after_call, read_described
+from .call_updates import (
+    call_guard,
+    copy_passed,
+    deeply_updated,
+    read_after_call,
+    read_described,
+)
 from .inlining import returned_functions
 from .keywords import Keywords
 from .made_transforms import MadeTransforms, is_transform
@@ -520,7 +526,7 @@ class Calls(Selections, NamedTuples, Records, Keywords, Rewrites, Partials, Arra
                                        sequences=self.sequence_params)
                 if read is None:
                     continue
-                guard = call_guard(arg, fn, param, read, self.parsed.filename)
+                guard = call_guard(arg, fn, param, read, self.parsed.filename, call)
                 if not isinstance(arg, (gast.Name, gast.Subscript, gast.Attribute)):
                     raise self.error(guard.message, arg)  # a call: evaluated once only
                 value = self.atom(arg)
@@ -543,8 +549,8 @@ class Calls(Selections, NamedTuples, Records, Keywords, Rewrites, Partials, Arra
                     f"function {read_described(read)}, which shares the memory of "
                     f"'{shown}', after the call: srcgrad's code "
                     f"for {fn.__name__} works on a copy of what it updates, so that change "
-                    f"would be lost; pass a copy ({fn.__name__}({shown}.copy(), ...)) and "
-                    f"return the updated array", arg)
+                    f"would be lost; pass a copy ({copy_passed(call, arg)}) and "
+                    f"return the updated value", arg)
 
     def check_defaults_unchanged(self, fn, call, method, updated):
         """Refuse a call of ``fn`` that leaves out a parameter whose mutable
