@@ -28,6 +28,7 @@ from ..frontend.linker import (
 )
 from ..runtime.structures import has_differentiable_leaves, is_callable_object
 from .partials import as_function
+from .protocols import check_protocols
 from .subclasses import check_subclass
 
 # The modules whose classes are the functions srcgrad makes (Transformed, Derivative).
@@ -103,10 +104,12 @@ def differentiable_value(value) -> bool:
 def check_args(fn, options, args) -> None:
     """Raise :class:`NonDifferentiableError` for the first ``wrt`` argument of a
     call of ``fn`` that holds nothing to differentiate, and for any argument
-    that is an ``np.matrix`` or a masked array (:mod:`.subclasses`)."""
+    that is an ``np.matrix`` or a masked array (:mod:`.subclasses`), or a
+    container whose class reads its items its own way (:mod:`.protocols`)."""
     for index, value in enumerate(args):
         if isinstance(value, np.ndarray) and type(value) is not np.ndarray:
             check_subclass(fn, index, value)  # np.matrix, __pow__ of its own
+    check_protocols(fn, args)  # a list subclass with its own __iter__ (protocols.py)
     for index in options.wrt:
         if index < len(args) and not differentiable_value(args[index]) \
                 and not data_object(args[index]):

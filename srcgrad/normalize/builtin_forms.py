@@ -177,9 +177,10 @@ class BuiltinForms:
         keys_of(d)]``; ``d.items()`` -> ``[(k, d[k]) for k in keys_of(d)]``."""
         kind, mapping = node.func.attr, node.func.value
         made = gast.GeneratorExp if id(node) in self.live else gast.ListComp  # read live
+        checked = self.n.view_checked(mapping, node)  # s.items() of a user's class?
         mapping = self.held(mapping, node)
-        keys = gast.copy_location(gast.Call(func=helper_ref("keys_of"), args=[clone(mapping)],
-                                            keywords=[]), node)
+        keys = gast.copy_location(gast.Call(func=helper_ref("keys_of"),
+                                            args=[clone(mapping), *checked], keywords=[]), node)
         if kind == "keys":
             return keys
         (key_store,), (key,) = self.names("key", 1)

@@ -283,7 +283,7 @@ class ControlFlow:
                 seqs, items = self.zipped(seqs[0], items[0])
         elif self.is_zip(it):
             seqs, items = self.zipped(it, target)
-        elif is_dict_view(it):  # for k, v in d.items(), for k in d.keys(), for v in d.values()
+        elif is_dict_view(it) and not self.own_view(it):  # for k, v in d.items(), d.keys(), d.values()
             return self.dict_loop(stmt, it)
         else:
             seqs, items = [it], [target]
@@ -518,7 +518,8 @@ class ControlFlow:
     def dict_loop(self, stmt, it):
         """``for k, v in d.items()`` -> over ``keys_of(d)``, reading ``d[k]``."""
         kind, mapping = it.func.attr, it.func.value
-        keys = gast.Call(func=helper_ref("keys_of"), args=[mapping], keywords=[])
+        keys = gast.Call(func=helper_ref("keys_of"),
+                         args=[mapping, *self.view_checked(mapping, it)], keywords=[])
         key = stmt.target.elts[0] if kind == "items" else stmt.target if kind == "keys" \
             else gast.Name(id=self.namer.fresh("key"), ctx=gast.Store(), annotation=None,
                            type_comment=None)

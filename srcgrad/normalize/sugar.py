@@ -334,6 +334,8 @@ class _Desugarer(BuiltinForms, StarExpansion, LoopExits, IteratorLoops, Itertool
         or ``enumerate`` there, and ``reversed(xs)`` of a list the body changes,
         become generators that read each item when the loop gets to it, as
         Python's views and reverse iterators do."""
+        if is_dict_view(node) and self.n.own_view(node):  # s.items() of a user's class
+            return
         if is_dict_view(node) and top:  # for k, v in d.items(): the loop reads d[k]
             self.iterated.add(id(node))  # (in a zip: the values read as the loop goes)
         elif is_dict_view(node) and changed is not None:
@@ -362,7 +364,8 @@ class _Desugarer(BuiltinForms, StarExpansion, LoopExits, IteratorLoops, Itertool
     def visit_Call(self, node):
         node = self.generic_visit(node)
         if is_dict_view(node) and id(node) not in self.iterated \
-                and isinstance(node.func.value, (gast.Name, gast.Attribute)):
+                and isinstance(node.func.value, (gast.Name, gast.Attribute)) \
+                and not self.n.own_view(node):
             return self.dict_view(node)
         prim = self.callee(node)
         if prim is dict and not node.args and node.keywords \

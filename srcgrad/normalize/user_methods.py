@@ -281,6 +281,43 @@ class MethodArguments:
             return self.receiver_type
         return getattr(self, "param_classes", {}).get(node.id)
 
+    def own_view(self, node) -> bool:
+        """Whether ``node`` (``s.items()``, a dict view by its syntax) calls the
+        user's own ``items``/``values``/``keys`` of an argument whose class is
+        known (``param_classes``, or ``self``'s) and that the function does not
+        rebind: that method, differentiated through its source, not dict's
+        (a store giving ``np.exp`` of what it holds)."""
+        receiver = node.func.value
+        if not isinstance(receiver, gast.Name) or receiver.id not in self.params:
+            return False
+        cls = getattr(self, "param_classes", {}).get(receiver.id)
+        if cls is None and self.receiver_type is not None and receiver.id == self.params[0]:
+            cls = self.receiver_type
+        if cls is None or any(isinstance(n, gast.Name) and n.id == receiver.id
+                              and isinstance(n.ctx, (gast.Store, gast.Del))
+                              for n in walk(self.func)):
+            return False
+        method = inspect.getattr_static(cls, node.func.attr, None)
+        return is_user_function(getattr(method, "__func__", method))
+
+    def view_checked(self, mapping, node) -> list:
+        """The arguments after ``d`` of ``keys_of(d, ...)`` for ``d.items()``
+        (``node``): none where ``d`` is certainly a dict (a display's name, a
+        ``**kw``, an argument of the function differentiated, not rebound: its
+        class checked at the call, api/protocols.py); else the view and where
+        it is, so that the code refuses an object whose class has its own
+        (runtime ``keys_of``)."""
+        if isinstance(mapping, gast.Name) and (mapping.id in self.dict_names or (
+                mapping.id in self.params and not getattr(self.parsed, "called", False)
+                and not any(isinstance(n, gast.Name) and n.id == mapping.id
+                            and isinstance(n.ctx, (gast.Store, gast.Del))
+                            for n in walk(self.func)))):
+            return []
+        where = gast.Tuple(elts=[gast.Constant(value=v, kind=None) for v in (
+            self.parsed.filename, getattr(node, "lineno", None),
+            getattr(node, "col_offset", None))], ctx=gast.Load())
+        return [gast.Constant(value=node.func.attr, kind=None), where]
+
     def receives_class(self, node) -> bool:
         """Whether ``node`` is the first parameter of a classmethod being
         compiled (``cls``, the class itself, not an instance of it)."""

@@ -393,8 +393,25 @@ def without_item(g, x, index):
     return g
 
 
-def keys_of(mapping):
-    """The keys of a dict, as a list (what ``for k in d`` runs over)."""
+def keys_of(mapping, view=None, where=None):
+    """The keys of a dict, as a list (what ``for k in d`` runs over).
+
+    ``view`` (``"items"``, ``"values"``, ``"keys"``): the code reads
+    ``mapping.items()`` as a dict's, the compiler not knowing ``mapping``'s
+    class (a helper's parameter, a helper's result); an object whose class has
+    its own such method (a store giving ``np.exp`` of what it holds) would get
+    the dict's value and derivative, silently, so it is refused, located at
+    ``where``."""
+    if view is not None and type(mapping) is not dict:
+        own = getattr(type(mapping), view, None)
+        if isinstance(own, types.FunctionType):  # written in Python (an OrderedDict's is not)
+            kind = type(mapping).__qualname__
+            raise error_at("UnsupportedSyntaxError", (
+                f"'.{view}()' of a {kind} here is {kind}.{view}, its class's own, but srcgrad "
+                f"took it for a dict's: it could not see the object's class when it compiled "
+                f"this code (a helper's parameter or result, an item of a container); pass "
+                f"the object to the function you differentiate, whose arguments' classes are "
+                f"known (its {view}() is then followed), or pass a plain dict"), where)
     return list(mapping)
 
 
