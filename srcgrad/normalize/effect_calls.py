@@ -99,7 +99,7 @@ class EffectCalls:
         try:
             out = []
             for stmt in _inlined(fn, fdef, call, self.n.locals - set(self.n.params),
-                                 self.fresh):
+                                 self.fresh, set(self.n.params)):
                 made = self.visit(stmt)  # its own rewrites (and effect calls in it)
                 out.extend(made if isinstance(made, list) else [made])
             return out
@@ -112,7 +112,7 @@ def _plain(value) -> bool:
     return value is None or isinstance(value, (gast.Name, gast.Constant))
 
 
-def _inlined(fn, fdef, call, local_names, fresh) -> list:
+def _inlined(fn, fdef, call, local_names, fresh, params=frozenset()) -> list:
     """The statements the call stands for: each parameter bound to what the call
     passes (a fresh name assigned first, or, where the call passes a variable
     of the caller and the helper never rebinds the parameter, that variable
@@ -123,7 +123,11 @@ def _inlined(fn, fdef, call, local_names, fresh) -> list:
     fresh names, then its body.  ``local_names``: the caller's variables that
     may stand for a parameter (not the caller's own parameters: the updates of
     those are followed on the copy made at the entry, through the new name,
-    where ``for a in xs: a[0] = v`` on the caller's ``xs`` itself is refused)."""
+    where ``for a in xs: a[0] = v`` on the caller's ``xs`` itself is refused).
+    A caller's parameter (``params``) the helper does not loop over is written
+    as itself too: ``h.append(v)`` in ``push(h, v)`` is an update of the
+    caller's ``h``, followed on its entry copy, where ``h_1.append(v)`` was
+    refused as an update through a second name for ``h`` (review s34, R2-5)."""
     bound = inspect.signature(fn).bind(*call.args, **{k.arg: k.value for k in call.keywords})
     bound.apply_defaults()
     stored = {n.id for n in walk(fdef) if isinstance(n, gast.Name)
@@ -131,10 +135,12 @@ def _inlined(fn, fdef, call, local_names, fresh) -> list:
     # the globals it reads: every other name of the helper gets a new one here
     free = {n.id for n in walk(fdef) if isinstance(n, gast.Name)} - stored \
         - {a.id for a in fdef.args.args}
+    looped = {n.id for loop in walk(fdef) if isinstance(loop, (gast.For, gast.comprehension))
+              for n in walk(loop.iter) if isinstance(n, gast.Name)}
     renames, bindings = {}, []
     for param, value in zip(fdef.args.args, bound.arguments.values()):
-        if isinstance(value, gast.Name) and value.id in local_names and value.id not in free \
-                and param.id not in stored:
+        if isinstance(value, gast.Name) and value.id not in free and param.id not in stored \
+                and (value.id in local_names or value.id in params and param.id not in looped):
             renames[param.id] = value.id
             continue
         renames[param.id] = fresh(param.id)
