@@ -33,6 +33,7 @@ from ..errors import SourceNotFoundError, UnsupportedSyntaxError
 from ..frontend.linker import CalleePair, Linker, is_user_function
 from ..frontend.parse import decorator_of, source_target
 from ..ir.syntax import constant
+from ..rules import registry
 from ..rules.custom import custom_vjp
 
 
@@ -45,8 +46,9 @@ def split_calls(program: ir.Program, act: Activity, linker: Linker) -> bool:
         if op is None or ir.is_update(stmt):
             continue
         custom = isinstance(op.primitive, custom_vjp)
-        if not (custom or is_user_function(op.primitive)):
-            continue
+        if not (custom or is_user_function(op.primitive)) \
+                or registry.user_rule(op.primitive, "vjp") is not None:
+            continue   # (a rule the user registered for a function: called, not its source)
         if not any(act.is_active(t) for t in ir.target_names(stmt)):
             continue
         args = bind_arguments(program, op)

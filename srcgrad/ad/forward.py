@@ -196,8 +196,9 @@ class Forward:
         op = getattr(stmt, "op", None)
         moving = op is not None and differentiable(op) \
             and any(n in self.varied for n in operand_names(op))
-        if moving and is_user_function(op.primitive):
-            return self.call(stmt, op, op.primitive)
+        if moving and is_user_function(op.primitive) \
+                and registry.user_rule(op.primitive, "jvp") is None:
+            return self.call(stmt, op, op.primitive)   # (else the rule the user registered)
         if moving and isinstance(op.primitive, custom_vjp) \
                 and registry.lookup_tangent(op.primitive) is None:
             return self.call(stmt, op, op.primitive.fn)  # forward mode through its source

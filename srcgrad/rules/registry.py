@@ -280,9 +280,12 @@ def _register_adjoint(primitive, fn, wrt, name, called=None) -> Rule:
     chosen = tuple(wrt) or default_wrt
     primal_sig, params = _check_rule(primitive, fn, chosen, label, inlined=called is None)
     key = _key(primitive)
+    rule = Rule(primitive, label, fn, params, chosen, primal_sig, called)
+    if called is None and getattr(_RULES.get(key), "called", None) is not None:
+        return rule   # a family loaded lazily after the user's rule: the user's stays
     if name:
         _NAMES[key] = name
-    rule = _RULES[key] = Rule(primitive, label, fn, params, chosen, primal_sig, called)
+    _RULES[key] = rule
     _NONDIFF.pop(key, None)
     return rule
 
@@ -430,8 +433,10 @@ def _register_tangent(primitive, fn, wrt, name, called=None) -> TangentRule:
     # Check the primal parameters exactly as an adjoint rule's are checked.
     fake = sig.replace(parameters=[values[0], values[0].replace(name="d_out"), *primal])
     _, params = _check_rule(primitive, fn, chosen, label, inlined=called is None, sig=fake)
-    rule = _TANGENTS[_key(primitive)] = TangentRule(
-        primitive, label, fn, params, chosen, sig.replace(parameters=primal), called)
+    rule = TangentRule(primitive, label, fn, params, chosen, sig.replace(parameters=primal),
+                       called)
+    if called is not None or getattr(_TANGENTS.get(_key(primitive)), "called", None) is None:
+        _TANGENTS[_key(primitive)] = rule   # (a lazily loaded family keeps the user's)
     return rule
 
 
@@ -503,6 +508,18 @@ def record_user_rule(kind: str, label: str, *fns) -> None:
     for fn in fns:
         _USER.append((kind, label, None, fn))
     touch()
+
+
+def user_rule(primitive, kind: str):
+    """The rule a user registered for ``primitive`` (``kind`` ``"vjp"`` or
+    ``"jvp"``), or None: it takes the place of the function's source, which
+    srcgrad would otherwise differentiate (a straight-through estimator
+    registered for a function of the user's own module)."""
+    try:
+        found = (_RULES if kind == "vjp" else _TANGENTS).get(_key(primitive))
+    except TypeError:
+        return None
+    return found if getattr(found, "called", None) is not None else None
 
 
 def called_functions() -> dict[str, Callable]:
