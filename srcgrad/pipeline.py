@@ -82,6 +82,7 @@ from .optimize.broadcast import retarget_shape_reads
 from .optimize.dce import drop_zero_starts, eliminate_dead, propagate_copies
 from .optimize.elementwise_seed import seed_without_elementwise
 from .optimize.float_returns import return_floats
+from .optimize.forward_dots import dot_forward_products
 from .optimize.fold import fold_temporaries as fold_single_use
 from .optimize.hoist_products import hoist_step_products
 from .optimize.inplace_adjoint import forward_values, steady_classes, update_in_place
@@ -171,6 +172,8 @@ def passes(c: Compilation, run) -> None:
             run(c.steady_loops)       # optimize/steady_loops.py
             run(c.batched_steps)      # optimize/batched_steps.py
             run(c.step_operands)      # optimize/step_operands.py
+        if o.optimize and o.backend == "numpy":
+            run(c.forward_dots)       # optimize/forward_dots.py
         run(c.assemble)               # assemble.py
         run(c.annotate)               # memory/remat.py
         if o.optimize:
@@ -484,6 +487,11 @@ class Compilation:
         """Read a steady loop's per-step operands of a weight's product from its stacked tape (optimize/step_operands.py)."""
         self.backward = stack_step_operands(self.backward, set(self.sweep.tapes.values()),
                                             self.program.namer)
+
+    @compiler_pass
+    def forward_dots(self):
+        """Multiply a forward loop's value by a fixed matrix with np.dot where that is @ bit for bit (optimize/forward_dots.py)."""
+        self.forward = dot_forward_products(self.forward, self.program.params, self.program.namer)
 
     # -- the functions -----------------------------------------------------------------------
     @compiler_pass

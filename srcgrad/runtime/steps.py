@@ -344,6 +344,19 @@ def dot_dtype(b, rows):
     return None
 
 
+def dot_ready(g) -> bool:
+    """Whether ``g`` is laid out as the new array an operation makes: an
+    ``np.ndarray`` (exactly) of two axes, aligned, C- or F-contiguous -- the
+    operands :func:`dot_dtype` speaks of, given the dtype and the rows
+    (:mod:`srcgrad.optimize.forward_dots` checks those at each step).
+
+        >>> dot_ready(np.ones((3, 2))), dot_ready(np.ones((3, 4))[:, ::2]), dot_ready(2.0)
+        (True, False, False)
+    """
+    return type(g) is np.ndarray and g.ndim == 2 and g.flags.aligned \
+        and (g.flags.c_contiguous or g.flags.f_contiguous)
+
+
 def broadcasts_to(shape, target):
     """Whether an array of ``shape`` broadcast with one of ``target`` gives
     ``target`` (False, not an error, where the two do not broadcast).
