@@ -34,7 +34,10 @@ from .subclasses import check_subclass
 
 
 def all_arguments(fn, bound_self, primals) -> tuple:
-    """The primals with ``self`` in front (a bound method) and defaults filled in."""
+    """The primals with ``self`` in front (a bound method) and defaults filled
+    in; then the keyword-only parameters' values (``def f(x, *, scale=2.0)``),
+    which generated functions take by position after the others
+    (transforms._by_position)."""
     args = ((bound_self,) if bound_self is not None else ()) + tuple(primals)
     try:
         sig = inspect.signature(fn)
@@ -45,7 +48,9 @@ def all_arguments(fn, bound_self, primals) -> tuple:
     for index, value in enumerate(full.args):  # np.matrix, a subclass's own __pow__
         if isinstance(value, np.ndarray) and type(value) is not np.ndarray:
             check_subclass(fn, index, value)
-    return tuple(full.args)
+    keyword_only = [full.arguments[p.name] for p in sig.parameters.values()
+                    if p.kind is inspect.Parameter.KEYWORD_ONLY]
+    return (*full.args, *keyword_only)
 
 
 def as_tangent(t, primal):

@@ -120,3 +120,30 @@ def test_second_order_of_the_partial():
     eps = 1e-5
     fd = (srcgrad.grad(f)(X + eps * v) - srcgrad.grad(f)(X - eps * v)) / (2 * eps)
     assert_close(srcgrad.hvp(f)(X.copy(), v), fd, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("fn", [kwonly, in_a_loop, in_a_branch, in_a_helper],
+                         ids=lambda f: f.__name__)
+def test_jvp_with_primals_fills_the_keyword_only_defaults(fn):
+    """Review s35 R3-23: jvp(f, primals, tangents) passed the tangent where the
+    generated function takes the keyword-only parameter (a raw TypeError
+    'jvp_f4() missing 1 required positional argument: d_x')."""
+    v = np.array([1.0, -0.5, 2.0])
+    value, tangent = srcgrad.jvp(fn, (X.copy(),), (v,))
+    assert_bit_identical(value, fn(X.copy()), fn.__name__)
+    eps = 1e-6
+    assert_close(tangent, (fn(X + eps * v) - fn(X - eps * v)) / (2 * eps), rtol=1e-6, atol=1e-7)
+
+
+def test_jvp_with_a_defaulted_positional_and_a_keyword_only_parameter():
+    def f3(x, W, b=0.5, *, scale=2.0):
+        return np.sum(np.tanh(x @ W + b) ** 2) * scale
+
+    W, v = np.eye(3) * 0.7, np.array([1.0, 0.0, 0.0])
+    for primals, tangents in [((X, W), (v, None)), ((X, W, 0.25), (v, None, None))]:
+        value, tangent = srcgrad.jvp(f3, primals, tangents)
+        assert_bit_identical(value, f3(*primals), "f3")
+        eps = 1e-6
+        moved = [(X + s * eps * v, *primals[1:]) for s in (1, -1)]
+        assert_close(tangent, (f3(*moved[0]) - f3(*moved[1])) / (2 * eps), rtol=1e-6,
+                     atol=1e-7)
