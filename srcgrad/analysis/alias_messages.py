@@ -25,12 +25,13 @@ import re
 import gast
 
 from .. import ir, runtime
+from ..frontend.linker import is_user_function
 from ..ir.syntax import source_of
 
 __all__ = ["refusal"]
 
 
-def refusal(stmt, x, other, source, user, held=False, looped=None) -> str:
+def refusal(stmt, x, other, source, user, held=False, looped=None, maker=None) -> str:
     """What an update ``stmt`` of ``x`` that ``other`` sees is refused with, in the
     user's names: ``x`` for the ``x_1`` the compiler renamed it to, the user's
     expression (``d['h']``, ``W[1:]``) for a temporary.  ``held``: ``other`` is
@@ -38,7 +39,10 @@ def refusal(stmt, x, other, source, user, held=False, looped=None) -> str:
     sees the write -- a copy of ``x`` would change what the program computes.
     ``looped``: ``x`` is the variable of ``for x in Y`` (what the loop runs
     over, as written), which a copy or a new array for ``x`` would leave
-    unchanged: the update is to be written by index, ``Y[i] -= ...``."""
+    unchanged: the update is to be written by index, ``Y[i] -= ...``.
+    ``maker``: the statement that bound ``x``; where it calls a user function
+    (``b = ident(buf)``), a copy of ``x`` would leave ``other`` unchanged: the
+    write is to be ``other``'s own (review s34, R2-10/R2-20)."""
     shown_x = getattr(stmt, "user_target", None) or user(x)
     shown_other = user(other)
     if held and ir.is_update(stmt) and source is None and shown_other.isidentifier() \
@@ -79,6 +83,16 @@ def refusal(stmt, x, other, source, user, held=False, looped=None) -> str:
     # (a local function's 'out' and the caller's: two variables of one name)
     sharer = f"'{shown_other}'" if shown_other != shown_x or other == x \
         else f"another variable named '{shown_other}'"
+    call = getattr(getattr(maker, "op", None), "node", None)
+    if ir.is_update(stmt) and is_user_function(getattr(getattr(maker, "op", None),
+                                                       "primitive", None)) \
+            and isinstance(call, gast.Call) and shown_other.isidentifier():
+        return (f"'{shown_x}' is updated in place while {sharer} shares its memory "
+                f"and is read afterwards ('{source_of(call)}' may return '{shown_other}' "
+                f"itself, or a view of it); srcgrad cannot follow a change made through "
+                f"what a helper returns: write into '{shown_other}' itself "
+                f"({shown_other}[...] = ...), or take the view in the function "
+                f"({shown_x} = {shown_other}[...])")
     if ir.is_update(stmt):
         return (f"'{shown_x}' is updated in place while {sharer} shares its memory "
                 f"and is read afterwards; srcgrad cannot follow that change: make a copy "

@@ -309,8 +309,10 @@ def _check_aliases(program: ir.Program) -> None:
                 and paths.stale(later, stmt, other, order, loops, blocks)), None)
             if stale is None:
                 continue
+            maker = made.get(x) or next((h for h, _ in holders  # b = ident(buf)
+                                         if x in ir.target_names(h)), None)
             message = refusal(stmt, x, other, source, user, other in containers,
-                               getattr(made.get(x), "loop_item_of", None))
+                               getattr(made.get(x), "loop_item_of", None), maker)
             augmented = not ir.is_update(stmt)
             stmt.updated = x  # what a run-time check tests
             parent = getattr(stmt, "item_parent", None)
