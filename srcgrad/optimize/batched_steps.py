@@ -40,7 +40,9 @@ Sound -- each step's term is bit for bit the one it computed -- because:
   dtype on both sides, takes the same loop), of one shape and dtype, and
   C-contiguous -- so row ``t`` of the result, a view, has the strides the
   step's own result would have, and what is computed from it next (a product,
-  the matrix-product helpers after the loop) takes the same path;
+  the matrix-product helpers after the loop) takes the same path; the
+  guard's ``steady_tape`` of the same tape then checks only the entry that
+  ``stackable_tape`` leaves out (:func:`_first_entry_only`);
 * the body writes no array in place (:mod:`.steady_loops` writes out only
   straight-line assignments to names and ``append`` calls): the tape's values
   are those the steps would read;
@@ -66,7 +68,7 @@ cases.  Tested by tests/optimize/test_batched_steps.py.
     ...     "    pass\\n").body
     >>> sweep[0].steady_loop = True
     >>> print(show_statements(batch_step_terms(sweep, {"h_tape"}, Namer())))
-    if len(t1) and steady_tape(h_tape, h.shape, 0) and stackable_tape(h_tape, 1, h):
+    if len(t1) and steady_tape(h_tape[:1], h.shape, 0) and stackable_tape(h_tape, 1, h):
         h_terms = 1 - stacked_tape(h_tape, 1, h) ** 2  # 1 - h ** 2 of every step at once (h as each step finds it: h_tape[1:], then h)
         for t in reversed(t1):
             d_t5 = d_h * h_terms[t]
@@ -196,6 +198,8 @@ def _batch(made, tapes, namer) -> None:
         args = [ir.name(tape), gast.Constant(value=1 if phase == _BEFORE else 0, kind=None)]
         args += [ir.name(name)] if phase == _BEFORE else []
         _extend_guard(made, call_to("stackable_tape", *args))
+        if phase == _BEFORE:
+            _first_entry_only(made, tape, name)
         stacks[read] = call_to("stacked_tape", *clone(args))
         if used[read] > 1:   # read twice: stacked once, kept until the terms are made
             held = namer.fresh(f"{name}_steps")
@@ -238,6 +242,42 @@ def _delete(name, comment) -> gast.Delete:
                                           type_comment=None)])
     stmt.comment = comment
     return stmt
+
+
+def _first_entry_only(made, tape, name) -> None:
+    """The guard's ``steady_tape(tape, name.shape, 0)`` reduced to the entry
+    ``stackable_tape(tape, 1, name)``, which it now also makes, leaves out:
+    ``steady_tape(tape[:1], name.shape, 0)`` (and ``steady_tape(tape,
+    name.shape, 1)`` dropped).  The conjunction is the same: ``stackable_tape``
+    holds the entries from the second on and ``name`` to exact ``np.ndarray``
+    values of one shape, ``name``'s -- what ``steady_tape`` checks of them;
+    and nothing between the two checks raises.  Each walk of the tape looks
+    at fifty entries in the RNN benchmark: 14 us of a 700 us gradient.
+
+        >>> made = gast.parse("if steady_tape(h_tape, h.shape, 0) and stackable_tape(h_tape, 1, h):"
+        ...                   "\\n    pass").body[0]
+        >>> _first_entry_only(made, "h_tape", "h")
+        >>> print(source_of(made.test))
+        steady_tape(h_tape[:1], h.shape, 0) and stackable_tape(h_tape, 1, h)
+    """
+    test = made.test
+    if not (isinstance(test, gast.BoolOp) and isinstance(test.op, gast.And)):
+        return
+    kept = []
+    for check in test.values:
+        args = getattr(check, "args", None)
+        if isinstance(check, gast.Call) and isinstance(check.func, gast.Name) \
+                and check.func.id == "steady_tape" and len(args) == 3 and not check.keywords \
+                and isinstance(args[0], gast.Name) and args[0].id == tape \
+                and source_of(args[1]) == f"{name}.shape" \
+                and isinstance(args[2], gast.Constant) and type(args[2].value) is int \
+                and args[2].value in (0, 1):
+            if args[2].value == 1:
+                continue
+            args[0] = gast.Subscript(value=ir.name(tape), slice=gast.Slice(
+                lower=None, upper=gast.Constant(value=1, kind=None), step=None), ctx=gast.Load())
+        kept.append(check)
+    test.values[:] = kept
 
 
 def _extend_guard(made, check) -> None:

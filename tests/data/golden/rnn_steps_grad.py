@@ -41,7 +41,7 @@ def grad_rnn_steps(W, U, xs, h0):
     d_U_steps = StepTerms()  # the terms of d_U's sum, added with one product after the loop
     d_W_steps = []  # the terms of d_W's sum, added with one product after the loop
     # where every step of the loop sees the shapes checked here, the loop without its helpers' shape checks
-    if len(t1) and type(d_h) is np.ndarray and (type(h) is np.ndarray) and (type(t3) is np.ndarray) and (type(t4) is np.ndarray) and (type(U) is np.ndarray) and (t3.ndim >= 1) and (t4.ndim >= 1) and (U.ndim == 2) and (d_h.ndim == 2) and (h.ndim == 2) and steady_tape(h_tape, h.shape, 0) and steady_tape(t3_tape, t3.shape, 1) and steady_tape(t4_tape, t4.shape, 1) and (d_h.shape == h.shape) and (d_h.shape == t3.shape) and (d_h.shape == t4.shape) and ((d_h.shape[0], U.shape[0]) == d_h.shape) and stackable_tape(h_tape, 1, h):
+    if len(t1) and type(d_h) is np.ndarray and (type(h) is np.ndarray) and (type(t3) is np.ndarray) and (type(t4) is np.ndarray) and (type(U) is np.ndarray) and (t3.ndim >= 1) and (t4.ndim >= 1) and (U.ndim == 2) and (d_h.ndim == 2) and (h.ndim == 2) and steady_tape(h_tape[:1], h.shape, 0) and steady_tape(t3_tape, t3.shape, 1) and steady_tape(t4_tape, t4.shape, 1) and (d_h.shape == h.shape) and (d_h.shape == t3.shape) and (d_h.shape == t4.shape) and ((d_h.shape[0], U.shape[0]) == d_h.shape) and stackable_tape(h_tape, 1, h):
         h_states = stacked_tape(h_tape, 1, h)  # h as each step finds it: h_tape[1:], then h
         h_terms = into_second(np.subtract, 1, h_states ** 2)  # 1 - h ** 2 of every step at once (h as each step finds it: h_tape[1:], then h)
         U_T = U.T
