@@ -429,6 +429,8 @@ class Calls(Selections, NamedTuples, Records, Keywords, Rewrites, Partials, Arra
             if arg.id in self.passed_on:  # the helper's code is specialised on it
                 self.specialised.append(self.passed_on.pop(arg.id))
             return self.passed[arg.id]
+        if isinstance(arg, (gast.Name, gast.Attribute)):
+            arg = self.unalias(arg)  # act = np.cos; apply(act, x)
         if not isinstance(arg, (gast.Name, gast.Attribute)) or (
                 root_name(arg) in self.locals and getattr(arg, "helper", None) is None):
             return MISSING
@@ -678,13 +680,17 @@ class Calls(Selections, NamedTuples, Records, Keywords, Rewrites, Partials, Arra
         return {**{k: v for k, v in kwargs.items() if k in named}, rest: packed}
 
     def unalias(self, func):
-        """``model.run`` where ``model = MODEL`` (assigned once) -> ``MODEL.run``."""
+        """``model.run`` where ``model = MODEL`` (assigned once) -> ``MODEL.run``;
+        ``act`` where ``act = np.tanh`` (or a global function, assigned once) ->
+        ``np.tanh``: the function a local name is bound to when srcgrad compiles."""
         chain, node = [], func
         while isinstance(node, gast.Attribute):
             chain.append(node.attr)
             node = node.value
-        if not chain or not isinstance(node, gast.Name) or node.id not in self.env \
-                or self.env[node.id] not in self.constants:
+        if not isinstance(node, gast.Name) or node.id not in self.env \
+                or self.env[node.id] not in self.constants \
+                or not chain and not isinstance(self.constants[self.env[node.id]],
+                                                (gast.Name, gast.Attribute)):
             return func
         rebuilt = clone(self.constants[self.env[node.id]])
         for attr in reversed(chain):
