@@ -13,6 +13,7 @@ stands for a tangent that does not exist and raises where it is used.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 
 import numpy as np
@@ -98,6 +99,11 @@ def zero_tangent(x):
         return np.zeros(x.shape, x.dtype if x.dtype.kind in "fc" else np.float64)
     if foreign(x):  # a Dask or CuPy array: zeros of its library
         return np.zeros_like(x, dtype=x.dtype if np.dtype(x.dtype).kind in "fc" else np.float64)
+    if isinstance(x, collections.defaultdict):  # its missing keys' tangents: zeros too
+        factory = x.default_factory
+        return collections.defaultdict(
+            None if factory is None else lambda: zero_tangent(factory()),
+            ((k, zero_tangent(v)) for k, v in x.items()))
     if isinstance(x, dict):
         return type(x)((k, zero_tangent(v)) for k, v in x.items())
     if isinstance(x, (list, tuple)):
@@ -124,6 +130,8 @@ def fresh_tangent(t, x):
     if isinstance(x, list):
         return list(t) if isinstance(t, (list, tuple)) else zero_tangent(x)
     if isinstance(x, dict):
+        if isinstance(t, collections.defaultdict):  # (zero_tangent's, of a defaultdict)
+            return collections.defaultdict(t.default_factory, t)
         return dict(t) if isinstance(t, dict) else zero_tangent(x)
     if isinstance(x, tuple):  # u = state of a tuple: its own items' tangents
         return tuple(t) if isinstance(t, (list, tuple)) else zero_tangent(x)
