@@ -76,6 +76,10 @@ class Specialisation:
         passed = {c.name for c in self.callees}
         for param, node, value in defaulted:
             name = param.id
+            if isinstance(value, types.ModuleType) and name not in passed \
+                    and not self.assignments[name]:
+                self.module_default(param, node, value)
+                continue
             if name not in called or name in passed or self.assignments[name] \
                     or not callable(value) or isinstance(value, type):
                 continue
@@ -90,6 +94,22 @@ class Specialisation:
             self.guard(param, expr, f"{self.func.name} was differentiated for "
                                     f"{name}={source_of(node)}, its default: pass no other "
                                     f"function there (srcgrad generated the code for that one)")
+
+    def module_default(self, param, node, value) -> None:
+        """``def f(x, xp=np)``: a parameter whose default is a module (the array
+        namespace of backend-agnostic code) is that module where the body reads
+        it (``xp.tanh(h)`` is ``np.tanh(h)``, differentiated by its rule), and a
+        guard at the top refuses another module passed there when the code runs."""
+        if self.reads_value(node, value) and not isinstance(node, gast.Constant):
+            expr = node
+        else:
+            expr = load_name(self.namer.fresh(f"{param.id}_default"))
+            expr.helper = value
+            self.free[expr.id] = value
+        self.guard(param, expr, f"{self.func.name} was differentiated for "
+                                f"{param.id}={source_of(node)}, its default: pass no other "
+                                f"module there (srcgrad generated the code for that one)")
+        self.constants[param.id] = expr   # (after the guard, which reads the parameter)
 
     def function_arguments(self) -> None:
         """Parameters the call passed a function to (``grad(apply, wrt=1)(np.tanh,

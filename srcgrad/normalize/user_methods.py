@@ -220,8 +220,10 @@ class MethodArguments:
             f"its class where it knows the class when it compiles -- an argument of the "
             f"function differentiated (grad(f)(x, {name})), or self in a method. If "
             f"'{name}' is an object of your own class, call its method there, or call a "
-            f"module-level function taking it (def {func.attr}({name}, ...)); for a "
-            f"library's method, register a rule with srcgrad.register_vjp")
+            f"module-level function taking it (def {func.attr}({name}, ...)); if it is a "
+            f"module (an array namespace, {name} = np), make the module the parameter's "
+            f"default (def {self.func.name}(..., {name}=np)), which srcgrad compiles for; "
+            f"for a library's method, register a rule with srcgrad.register_vjp")
 
     def through_the_class(self, node, prim):
         """``Box.__call__(box, p)``, a method reached through its class with the
