@@ -146,6 +146,11 @@ class Calls(Selections, NamedTuples, Records, Keywords, Rewrites, Partials, Arra
             default = clone(self.called_parameters[node.func.id])
             node = gast.copy_location(gast.Call(func=gast.copy_location(default, node.func),
                                                 args=node.args, keywords=node.keywords), node)
+        if isinstance(node.func, gast.Name) and self.receives_class(node.func) \
+                and not self.assignments[node.func.id]:
+            # cls(...) in a classmethod (Normal.from_params(theta)): the class it runs for
+            node = gast.copy_location(gast.Call(func=self.bound_value(
+                self.receiver_type, node.func), args=node.args, keywords=node.keywords), node)
         node = self.own_method_call(node)  # self(x), super().m(x) (user_methods.py)
         rebuilt = self.built_like(node)
         if rebuilt is not None:  # type(p)(*(d_a, d_b)), p = P(a, b): P(d_a, d_b)
