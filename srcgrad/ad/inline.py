@@ -33,6 +33,7 @@ import gast
 from .. import ir, runtime
 from ..analysis.activity import SCALAR, describe
 from ..errors import MissingRuleError, SrcGradError, UnsupportedSyntaxError
+from ..frontend.fence import dict_call, dict_pop_advice
 from ..frontend.linker import is_library_module
 from ..ir.naming import Namer
 from ..ir.syntax import (
@@ -529,6 +530,8 @@ def _pop_message(node) -> str:
     func = getattr(node, "func", None)
     name = source_of(func.value) if isinstance(func, gast.Attribute) else "xs"
     args = getattr(node, "args", None) or []
+    if dict_call("pop", args):  # d.pop('c'), d.pop(k, v): a dict's (review s35, R3-3)
+        return dict_pop_advice(name, args)
     index = source_of(args[0]) if args else "-1"
     rest = {"-1": f"{name}[:-1]", "0": f"{name}[1:]"}.get(
         index, f"{name}[:{index}] + {name}[{index}:][1:]")

@@ -210,6 +210,9 @@ def in_place_message(stmt, free=None) -> str:
     func, out = call.func, [k.value for k in call.keywords if k.arg == "out"]
     if out:
         changed, advice = out[0], "assign the result instead: y[...] = f(...) or y = f(...)"
+    elif isinstance(func, gast.Attribute) and dict_call(func.attr, call.args):
+        # cache.pop('tmp'), d.setdefault(k, v): a dict's (review s35, R3-3)
+        return dict_pop_advice(source_of(func.value), call.args, func.attr)
     elif isinstance(func, gast.Attribute):
         advice = _CHANGES_FIRST.get(func.attr, (
             "write the update as an assignment (y[...] = v, y[i] = v, y = ...) or use a "
@@ -227,6 +230,29 @@ def in_place_message(stmt, free=None) -> str:
                 f"inlines a local function)")
     return (f"'{shown}' may change '{source_of(changed)}' in place, and a value being "
             f"differentiated flows into it, in a way srcgrad cannot follow: {advice}")
+
+
+def dict_call(method, args) -> bool:
+    """Whether ``.method(*args)`` is a dict's: ``setdefault``, or ``pop`` with a
+    default or a string key (``xs.pop(0)`` may be a list's)."""
+    return method == "setdefault" and bool(args) or method == "pop" and (
+        len(args) == 2 or bool(args) and isinstance(args[0], gast.Constant)
+        and isinstance(args[0].value, str))
+
+
+def dict_pop_advice(name, args, method="pop") -> str:
+    """Why ``name.pop(k)`` / ``name.setdefault(k, v)`` of a dict is refused, with
+    the rewrite srcgrad follows, in the user's names (``args``: the call's)."""
+    key = source_of(args[0])
+    if method == "setdefault":
+        value = source_of(args[1]) if len(args) > 1 else "None"
+        return (f"'{name}.setdefault({key}, ...)' changes the dict '{name}' in place, a "
+                f"change srcgrad does not follow: write 'if {key} not in {name}: "
+                f"{name}[{key}] = {value}' and read {name}[{key}]")
+    read = f"{name}.get({key}, {source_of(args[1])})" if len(args) > 1 else f"{name}[{key}]"
+    return (f"'{name}.pop({key})' changes the dict '{name}' in place, a change srcgrad does "
+            f"not follow: read the item and rebind the dict, 'v = {read}; {name} = "
+            f"{{k: w for k, w in {name}.items() if k != {key}}}'")
 
 
 def _module_function(func, free) -> bool:
