@@ -73,6 +73,7 @@ from .memory.stale_views import refuse_rebound_globals
 from .memory.tapes import insert_pushes
 from .normalize.attribute_reads import type_attribute_reads
 from .normalize.dict_merges import type_dict_merges
+from .normalize.method_receivers import check_method_receivers
 from .normalize.normalizer import normalize as a_normal_form
 from .normalize.sequences import type_sequence_operators
 from .optimize.accumulate import accumulate_in_place
@@ -277,6 +278,9 @@ class Compilation:
             params[i] for i in self.options.sequences if i < len(params)}
         type_attribute_reads(self.program, objects | set(params[:self.receiver is not None]),
                              entry=not self.callee)
+        # m.dot(x) of a helper's result: refused as it runs where m has its own dot
+        check_method_receivers(self.program, objects | set(params[:self.receiver is not None]),
+                               entry=not self.callee, module=getattr(self.fn, "__globals__", None))
         type_dict_merges(self.program)  # a | b of dicts (normalize/dict_merges.py)
 
     @compiler_pass

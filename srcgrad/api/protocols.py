@@ -12,11 +12,11 @@ rules, the value or the gradient is that of other code, silently.  Such an
 argument is refused when the call is checked, naming the argument, its class
 and the method, located at the function's ``def``.
 
-    >>> class RevList(list):
-    ...     def __iter__(self):
-    ...         return iter(reversed(list(super().__iter__())))
-    >>> own_protocol(RevList)
-    ('__iter__', 'list')
+    >>> from .._doctest_helpers import scale      # a function of a user's module
+    >>> class ScaledList(list):
+    ...     __getitem__ = scale                     # def __getitem__(self, i) in the class
+    >>> own_protocol(ScaledList)
+    ('__getitem__', 'list')
     >>> own_protocol(list), own_protocol(dict)
     (None, None)
 """

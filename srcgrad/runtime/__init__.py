@@ -252,6 +252,7 @@ from .structures import (
     ListCotangent,
     TupleCotangent,
     array_attribute_read,
+    array_method_call,
     attribute_cotangent,
     field_cotangents,
     attribute_grad,
@@ -482,4 +483,5 @@ __all__ = [
     "restore_part", "slice_written_cotangent", "slice_kept_cotangent",
     "replaced", "replaced_cotangents", "replaced_tangent",
     "merged", "merge_cotangent", "merge_tangent", "array_attribute_read",
+    "array_method_call",
 ]

@@ -232,6 +232,20 @@ def array_attribute_read(obj, name, message, where=None) -> None:
         raise error_at("UnsupportedSyntaxError", message, where)
 
 
+def array_method_call(obj, name, message, where=None) -> None:
+    """Check ``obj.name(...)`` where the compiler took ``.name`` for an array's
+    method (``m.dot(x)``, ``q.mean()``) or an operator for NumPy's (``name``
+    ``"__add__"``), not seeing ``obj``'s class: an object whose class defines
+    ``name`` in Python runs its own method, which the array's rule would
+    differentiate wrongly -- refused, ``message`` at ``where``.  An array, a
+    number, a list, tuple or dict, a library's object pass."""
+    if isinstance(obj, (np.ndarray, np.generic, float, int, complex)) \
+            or type(obj) in (list, tuple, dict):
+        return
+    if isinstance(getattr(type(obj), name, None), types.FunctionType):
+        raise error_at("UnsupportedSyntaxError", message, where)
+
+
 def array_attribute_grad(g, obj, name):
     """The cotangent of the array ``obj`` in its attribute ``obj.name`` (``.T``,
     ``.mT``, ``.real``, ``.imag``; none through ``.shape`` and the like)."""
