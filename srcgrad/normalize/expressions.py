@@ -300,6 +300,9 @@ class Expressions:
         if isinstance(node, gast.UnaryOp) and isinstance(node.operand, gast.Constant) \
                 and isinstance(node.op, (gast.USub, gast.UAdd)):
             return None
+        made = self.user_operator(node)  # a + b, a's class defining __add__: user_operators.py
+        if made is not None:
+            return self.call(made)
         if isinstance(node, gast.BinOp):
             node = self.operands_as_arrays(node)  # M @ [a, b]: array_operands.py
             left, right = self.atom(node.left), self.atom(node.right)

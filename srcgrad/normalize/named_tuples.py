@@ -105,6 +105,8 @@ class NamedTuples:
         if isinstance(node, gast.Call):  # helper(Lin(w, c), x)
             cls = self.callee(node)
             return cls if _built_from_fields(cls) else None
+        if isinstance(node, (gast.BinOp, gast.UnaryOp)):  # (a + b).dot(a): user_operators.py
+            return self.operator_result_class(node)
         if not isinstance(node, gast.Name) or node.id in seen:
             return None
         name = node.id
@@ -121,6 +123,10 @@ class NamedTuples:
         for n in walk(self.func):
             if isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Store):
                 assign = assigns.get(id(n))
+                made = None if assign is None else self.operator_result_class(assign.value)
+                if made is not None:  # c = a + b, V2.__add__ returning V2(...): user_operators.py
+                    found.add(made)
+                    continue
                 if assign is None or not isinstance(assign.value, gast.Call):
                     return None  # unpacked, a loop's target, p += ...: not known
                 made = assign.value.func

@@ -59,6 +59,7 @@ from .local_tests import LocalCallsInTests, loop_tests_as_breaks
 from .specialise import Specialisation
 from .statements import Statements
 from .sugar import Sugar
+from .user_operators import UserOperators
 from .user_methods import MethodArguments
 
 
@@ -95,7 +96,7 @@ def unparse_body(program: ir.Program) -> str:
 
 
 class _Normalizer(Statements, Expressions, ControlFlow, Calls, Inlining, Specialisation,
-                  Sugar, LocalCallsInTests, MethodArguments):
+                  Sugar, LocalCallsInTests, MethodArguments, UserOperators):
     def __init__(self, parsed: ParsedFunction, receiver_type=None, callees=(),
                  object_classes=()):
         self.parsed = parsed

@@ -1,0 +1,178 @@
+"""Operators of a user's class: ``a + b`` as the call of its ``__add__``.
+
+srcgrad differentiates ``+ - * / @ **`` and unary ``-`` with NumPy's rules.
+A user's class may define its own (a 2-vector dataclass whose ``__add__``
+weighs the second operand, a named tuple subclass multiplying fields, a
+matrix-free operator whose ``__matmul__`` applies a stencil): NumPy's rule
+for ``+`` then differentiates other arithmetic than the one that runs --
+silently wrong gradients and tangents, or raw errors from a rule that
+transposes the operator object.
+
+Where the class of an operand is known when compiling -- an argument of the
+function (``param_classes``), ``self``, a local bound to the class's call
+(``a = V2(x, y)``, a dataclass or named tuple built here) -- and that class
+defines the operator's method in Python, the operation is rewritten into
+the call of that method, which srcgrad follows through its source like any
+other method of a known class::
+
+    c = a + b      ->  c = a.__add__(b)        (a's class defines __add__)
+    y = 2.0 * v    ->  y = v.__rmul__(2.0)     (v's class defines __rmul__,
+                                                2.0's class no __mul__ of the user's)
+    u = L @ u      ->  u = L.__matmul__(u)     (L an argument, a LinearOperator)
+
+Sound as Python's own dispatch is: the left operand's method first; the right
+operand's reflected method where the left operand's class has none of the
+user's (a number, an array of no user's class).  An array on the left of an
+object whose class defines only the reflected method would make NumPy build
+an array of objects, element by element -- no differentiable program, and not
+what such code means.
+
+    >>> import gast
+    >>> from .._doctest_helpers import scale       # a function of a user's module
+    >>> class V2:
+    ...     __add__ = scale                          # def __add__(self, o) in the class
+    >>> class Owner(UserOperators):                  # what the normaliser offers
+    ...     param_classes = {"a": V2}
+    ...     def class_of(self, node):
+    ...         return V2 if getattr(node, "id", None) == "a" else None
+    ...     def named_tuple_class_of(self, node):
+    ...         return None
+    >>> call = Owner().user_operator(gast.parse("a + b").body[0].value)
+    >>> call.func.value.id, call.func.attr, [a.id for a in call.args]
+    ('a', '__add__', ['b'])
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import textwrap
+
+import gast
+
+from ..frontend.linker import is_user_function
+from ..ir.syntax import clone, walk
+from .method_receivers import user_method_names
+
+#: The methods an operator calls: its own and the reflected one.
+_BINARY = {
+    gast.Add: ("__add__", "__radd__"), gast.Sub: ("__sub__", "__rsub__"),
+    gast.Mult: ("__mul__", "__rmul__"), gast.Div: ("__truediv__", "__rtruediv__"),
+    gast.MatMult: ("__matmul__", "__rmatmul__"), gast.Pow: ("__pow__", "__rpow__"),
+    gast.FloorDiv: ("__floordiv__", "__rfloordiv__"), gast.Mod: ("__mod__", "__rmod__"),
+}
+_UNARY = {gast.USub: "__neg__", gast.UAdd: "__pos__"}
+_OPERATOR_NAMES = frozenset({m for pair in _BINARY.values() for m in pair} | set(_UNARY.values()))
+
+
+class UserOperators:
+    """The rewrite of a user class's operators (mixed into the normaliser)."""
+
+    def defined_operators(self) -> frozenset:
+        """The operator methods the user's classes this function can meet define
+        in Python -- those of its module and the user's modules it imports
+        (:func:`.method_receivers.user_method_names`), of its arguments and
+        ``self`` -- looked up once per function."""
+        if "_defined_operators" not in self.__dict__:
+            parsed = getattr(self, "parsed", None)
+            module = dict(getattr(getattr(parsed, "fn", None), "__globals__", None) or {})
+            known = [*getattr(self, "param_classes", {}).values(),
+                     getattr(self, "receiver_type", None)]
+            module.update({f"_{i}": k for i, k in enumerate(known) if isinstance(k, type)})
+            self._defined_operators = user_method_names(module).intersection(_OPERATOR_NAMES)
+        return self._defined_operators
+
+    def operand_class(self, node):
+        """The class of ``node`` where it is known when compiling and is a
+        user's (:meth:`class_of`, :meth:`named_tuple_class_of`); else None."""
+        if not isinstance(node, (gast.Name, gast.Call)):
+            return None
+        cls = self.class_of(node) if isinstance(node, gast.Name) else None
+        return cls or self.named_tuple_class_of(node)
+
+    def user_operator(self, node):
+        """``a.__add__(b)`` for ``a + b`` (``node``) where the class of ``a`` is
+        known and defines ``__add__`` in Python, ``b.__radd__(a)`` where that
+        of ``b`` defines ``__radd__`` and that of ``a`` no ``__add__`` of the
+        user's, ``v.__neg__()`` for ``-v``; None for any other operation."""
+        if not self.defined_operators().intersection(
+                _BINARY.get(type(getattr(node, "op", None)), ())
+                + (_UNARY.get(type(getattr(node, "op", None))),)):
+            return None  # no class that can reach here defines it (most code: quick)
+        if isinstance(node, gast.UnaryOp):
+            method = _UNARY.get(type(node.op))
+            if method is None or not _defines(self.operand_class(node.operand), method):
+                return None
+            return _located(_call(node.operand, method, []), node)
+        if not isinstance(node, gast.BinOp) or type(node.op) not in _BINARY:
+            return None
+        own, reflected = _BINARY[type(node.op)]
+        if _defines(self.operand_class(node.left), own):
+            return _located(_call(node.left, own, [node.right]), node)
+        if _defines(self.operand_class(node.right), reflected):
+            return _located(_call(node.right, reflected, [node.left]), node)
+        return None
+
+    def operator_result_class(self, node):
+        """The class of what ``node`` (``a + b``) gives where it is the call of a
+        user's method (:meth:`user_operator`) of a class known here whose every
+        ``return`` builds an object of that class (``return V2(...)``,
+        ``return type(self)(...)``): ``c = a + b; c.dot(c)`` then calls V2's
+        ``dot``; None otherwise."""
+        asking = self.__dict__.setdefault("_operators_asked", set())
+        if not isinstance(node, (gast.BinOp, gast.UnaryOp)) or id(node) in asking:
+            return None  # (c = c + a: c's class is asked about while it is found)
+        asking.add(id(node))
+        try:
+            made = self.user_operator(node)
+            cls = None if made is None else self.operand_class(made.func.value)
+        finally:
+            asking.discard(id(node))
+        if cls is None:
+            return None
+        method = inspect.getattr_static(cls, made.func.attr, None)
+        return cls if _returns_own_class(getattr(method, "__func__", method), cls) else None
+
+
+def _returns_own_class(fn, cls) -> bool:
+    """Whether each ``return`` of the function ``fn`` is a call of ``cls`` (by
+    its name in ``fn``'s globals, ``type(self)`` or ``self.__class__``)."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    except (OSError, TypeError, SyntaxError):
+        return False
+    returns = [n for n in ast.walk(tree) if isinstance(n, ast.Return)]
+    if not returns or any(isinstance(n, (ast.FunctionDef, ast.Lambda, ast.AsyncFunctionDef))
+                          for n in ast.walk(tree.body[0]) if n is not tree.body[0]):
+        return False
+    for ret in returns:
+        made = ret.value.func if isinstance(ret.value, ast.Call) else None
+        if isinstance(made, ast.Name) and fn.__globals__.get(made.id) is cls:
+            continue
+        if isinstance(made, ast.Call) and isinstance(made.func, ast.Name) \
+                and made.func.id == "type" and len(made.args) == 1:
+            continue  # type(self)(...)
+        if isinstance(made, ast.Attribute) and made.attr == "__class__":
+            continue  # self.__class__(...)
+        return False
+    return True
+
+
+def _defines(cls, method) -> bool:
+    """Whether ``cls`` (a class or None) defines ``method`` as a user's function."""
+    if cls is None:
+        return False
+    found = inspect.getattr_static(cls, method, None)
+    return is_user_function(getattr(found, "__func__", found))
+
+
+def _call(receiver, method, args):
+    func = gast.Attribute(value=clone(receiver), attr=method, ctx=gast.Load())
+    return gast.Call(func=func, args=[clone(a) for a in args], keywords=[])
+
+
+def _located(made, node):
+    for sub in walk(made):
+        if "lineno" in sub._attributes and getattr(sub, "lineno", None) is None:
+            gast.copy_location(sub, node)
+    return made
