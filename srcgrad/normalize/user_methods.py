@@ -35,7 +35,7 @@ import gast
 from .. import ir
 from ..errors import MissingRuleError, UnsupportedSyntaxError
 from ..frontend.linker import is_user_function
-from ..frontend.parse import MISSING
+from ..frontend.parse import MISSING, root_name, static_value
 from ..ir.syntax import clone, is_append, load_name, walk
 from ..rules import registry
 
@@ -141,7 +141,8 @@ class MethodArguments:
         method ``m`` of the next class in ``self``'s class's order after the
         one defining this function, called with ``self`` (a name bound to that
         function, the call marked with ``self``'s class).  ``node`` itself for
-        any other call."""
+        any other call; ``super(K, self).m(x)`` after ``K``; ``type(self).m(self, x)``
+        through ``self``'s class."""
         func = node.func
         owner = self.class_of(func) if isinstance(func, gast.Name) else None
         if owner is not None and is_user_function(inspect.getattr_static(owner, "__call__",
@@ -160,12 +161,23 @@ class MethodArguments:
                                                        ctx=gast.Load()), func)
             return gast.copy_location(gast.Call(func=called, args=node.args,
                                                 keywords=node.keywords), node)
+        if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Call) \
+                and self.callee(func.value) is type and len(func.value.args) == 1 \
+                and not func.value.keywords and isinstance(func.value.args[0], gast.Name) \
+                and func.value.args[0].id == params[0]:
+            # type(self).m(self, x): the class of self, known when the code is made
+            owner = gast.copy_location(gast.Attribute(value=self.bound_value(cls, func.value),
+                                                      attr=func.attr, ctx=gast.Load()), func)
+            return gast.copy_location(gast.Call(func=owner, args=node.args,
+                                                keywords=node.keywords), node)
         if not (isinstance(func, gast.Attribute) and isinstance(func.value, gast.Call)
                 and isinstance(func.value.func, gast.Name) and func.value.func.id == "super"
-                and not func.value.args and not func.value.keywords
-                and self.callee(func.value) is super):
+                and not func.value.keywords and self.callee(func.value) is super):
             return node
-        method = self._next_method(func.attr)
+        after = self._super_start(func.value.args, params[0])
+        if after is MISSING:
+            return node
+        method = self._next_method(func.attr, after)
         if method is None:
             return node
         name = self.namer.fresh(f"{method.__qualname__.split('.')[-2]}_{func.attr}")
@@ -180,14 +192,31 @@ class MethodArguments:
                 gast.copy_location(sub, node)
         return call
 
-    def _next_method(self, attr):
-        """The function ``super().attr`` calls here: found after the class that
-        defines the function being compiled, in its receiver's order (None where
-        that class is not found, or the method is no plain user function)."""
+    def _super_start(self, args, receiver):
+        """The class ``super(...)`` looks after: None for ``super()`` (the class
+        defining the function); ``K`` for ``super(K, self)``, ``K`` a class the
+        code names and ``self`` the receiver; MISSING for any other form."""
+        if not args:
+            return None
+        if len(args) != 2 or not isinstance(args[1], gast.Name) or args[1].id != receiver \
+                or not isinstance(args[0], (gast.Name, gast.Attribute)) \
+                or root_name(args[0]) in self.locals:
+            return MISSING
+        start = static_value(args[0], self.parsed.resolver, self.locals)
+        return start if isinstance(start, type) and start in self.receiver_type.__mro__ \
+            else MISSING
+
+    def _next_method(self, attr, after=None):
+        """The function ``super().attr`` (``super(after, self).attr``) calls
+        here: found after the class that defines the function being compiled
+        (or ``after``), in its receiver's order (None where that class is not
+        found, or the method is no plain user function)."""
         code = getattr(self.parsed.fn, "__code__", None)
         mro = self.receiver_type.__mro__
         owner = next((i for i, k in enumerate(mro) if any(
             getattr(v, "__code__", None) is code for v in vars(k).values())), None)
+        if after is not None:
+            owner = mro.index(after)
         if code is None or owner is None:
             return None
         for k in mro[owner + 1:]:
