@@ -272,6 +272,9 @@ BINARY = {np.add: (normal, normal), np.subtract: (normal, normal),
 for uf, (gx, gy) in BINARY.items():
     S(f"np.{uf.__name__}", uf, f"np.{uf.__name__}(x, y)", x=gx(3, 4), y=gy(3, 4))
     S(f"np.{uf.__name__}-bcast", uf, f"np.{uf.__name__}(x, y)", x=gx(2, 3), y=gy(3, 1, 1))
+S("np.copysign", np.copysign, "np.copysign(x, y)", x=away(3, 4),
+  y=fixed(np.array([1.0, -1.0, -0.0, 2.0])))
+S("np.copysign-bcast", np.copysign, "np.copysign(x, y)", x=away(2, 3), y=fixed(-1.5))
 S("np.true_divide", np.true_divide, "np.true_divide(x, y)", x=normal(4), y=away(4))
 S("np.power-2", np.power, "np.power(x, 2)", x=normal(3))
 for uf in (np.maximum, np.minimum, np.fmax, np.fmin):
