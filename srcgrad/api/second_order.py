@@ -30,6 +30,7 @@ from .arguments import (
     sequence_positions,
 )
 from .compiled import compile_function
+from .protocols import check_protocols
 from .subclasses import check_subclass
 
 
@@ -48,6 +49,7 @@ def all_arguments(fn, bound_self, primals) -> tuple:
     for index, value in enumerate(full.args):  # np.matrix, a subclass's own __pow__
         if isinstance(value, np.ndarray) and type(value) is not np.ndarray:
             check_subclass(fn, index, value)
+    check_protocols(fn, full.args)  # a list subclass with its own __iter__ (protocols.py)
     keyword_only = [full.arguments[p.name] for p in sig.parameters.values()
                     if p.kind is inspect.Parameter.KEYWORD_ONLY]
     return (*full.args, *keyword_only)

@@ -140,11 +140,15 @@ RAW = {"a": np.array([0.1, 0.2, 0.3]), "b": np.array([-0.1, 0.0, 0.4])}
 ])
 @pytest.mark.parametrize("wrt", [0, 1])
 def test_container_with_its_own_reading_refused(fn, arg, method, base, wrt):
-    """Refused, in grad and jvp, naming the argument, the class and the method,
-    located at the def (before: a wrong value or gradient, silently)."""
+    """Refused, in grad, jvp (both forms), hvp and jacobian, naming the
+    argument, the class and the method, located at the def (before: a wrong
+    value, gradient or tangent, silently)."""
     param = fn.__code__.co_varnames[0]
     for run in (lambda: srcgrad.value_and_grad(fn, wrt=wrt)(arg, X),
-                lambda: srcgrad.jvp(fn, wrt=[1])(arg, X, np.ones(3))):
+                lambda: srcgrad.jvp(fn, wrt=[1])(arg, X, np.ones(3)),
+                lambda: srcgrad.jvp(fn, (arg, X), (None, np.ones(3))),
+                lambda: srcgrad.hvp(fn, wrt=1)(arg, X, np.ones(3)),
+                lambda: srcgrad.jacobian(fn, wrt=1)(arg, X)):
         with pytest.raises(NonDifferentiableError) as info:
             run()
         text = str(info.value)
