@@ -62,6 +62,7 @@ from ..frontend.parse import (
 from ..ir.syntax import (
     clone,
     constant,
+    helper_ref,
     keywords_of,
     source_of,
     updated_in_place,
@@ -190,6 +191,9 @@ class Calls(Selections, NamedTuples, Records, Keywords, Rewrites, Partials, Arra
             # method h passes z first, as Python does)
             static = isinstance(binding, staticmethod) or (
                 self.receives_class(func.value) and not isinstance(binding, classmethod))
+            if not static and not isinstance(binding, classmethod) \
+                    and not self.receives_class(func.value):
+                self.refuse_instance_override(func, cls, node)
             self.check_caller_sees_no_update(method, node, method=not static, owner=cls)
             # self.m(x) for a @staticmethod m: m(x); for a @classmethod: m(type(self), x)
             receiver = [] if static else [self.bound_value(cls, func)] \
@@ -399,6 +403,36 @@ class Calls(Selections, NamedTuples, Records, Keywords, Rewrites, Partials, Arra
         raise self.error(f"{what} can only be called here (srcgrad inlines it where it is "
                          f"called): it is passed to {name}, whose calls srcgrad cannot follow: "
                          f"{advice}", passed)
+
+    def refuse_instance_override(self, func, cls, node) -> None:
+        """Before ``obj.m(...)``, a call srcgrad resolves by ``obj``'s class, a
+        check that ``obj`` holds no attribute ``m`` of its own: Python calls
+        that one (``layer.activation = np.sin`` hides ``Layer.activation``), and
+        the code made from the class's method would compute something else
+        (review s35 R3-19: value and gradient of tanh for sin, silently).
+        Raises a SrcGradError located at the call when the code runs."""
+        obj, attr = func.value, func.attr
+        shown = ast.unparse(gast.gast_to_ast(obj))
+        message = (f"'{shown}.{attr}' is set on the object itself, which hides the method "
+                   f"{cls.__qualname__}.{attr} that srcgrad differentiated: srcgrad calls a "
+                   f"method by the object's class; make the per-object choice a parameter "
+                   f"(def {attr}(self, z, act=np.tanh)) or a subclass overriding {attr}")
+        held = gast.Call(func=builtin_ref("getattr"), args=[
+            clone(obj), gast.Constant(value="__dict__", kind=None),
+            gast.Tuple(elts=[], ctx=gast.Load())], keywords=[])
+        test = gast.Compare(left=gast.Constant(value=attr, kind=None), ops=[gast.In()],
+                            comparators=[held])
+        raised = gast.Call(func=helper_ref("error_at"), args=[
+            gast.Constant(value="SrcGradError", kind=None),
+            gast.Constant(value=message, kind=None),
+            gast.Tuple(elts=[gast.Constant(value=v, kind=None) for v in (
+                self.parsed.filename, node.lineno, node.col_offset)], ctx=gast.Load())],
+            keywords=[])
+        guard = gast.If(test=test, body=[gast.Raise(exc=raised, cause=None)], orelse=[])
+        for sub in walk(guard):
+            if "lineno" in sub._attributes:
+                gast.copy_location(sub, node)
+        self.statement(guard)
 
     def passed_functions(self, fn, node) -> tuple:
         """The functions a call of the user function ``fn`` passes it -- a NumPy
