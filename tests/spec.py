@@ -275,6 +275,7 @@ for uf, (gx, gy) in BINARY.items():
 S("np.copysign", np.copysign, "np.copysign(x, y)", x=away(3, 4),
   y=fixed(np.array([1.0, -1.0, -0.0, 2.0])))
 S("np.copysign-bcast", np.copysign, "np.copysign(x, y)", x=away(2, 3), y=fixed(-1.5))
+S("np.copysign-sign-moves", np.copysign, "np.copysign(x, y)", x=away(2, 3), y=away(3))
 S("np.true_divide", np.true_divide, "np.true_divide(x, y)", x=normal(4), y=away(4))
 S("np.power-2", np.power, "np.power(x, 2)", x=normal(3))
 for uf in (np.maximum, np.minimum, np.fmax, np.fmin):
@@ -715,6 +716,22 @@ for e, shape in (("np.reshape(x, (3, 4))", (2, 6)), ("np.reshape(x, -1)", (2, 3)
                  ("np.repeat(x, [1, 0, 2], axis=-1)", (2, 3)), ("np.repeat(x, [2, 1])", (2,))):
     prim = eval(e.split("(")[0], {"np": np})  # noqa: S307 - trusted table
     S(f"{e}-{shape}", prim, e, x=normal(*shape))
+S("np.broadcast_arrays", np.broadcast_arrays, "np.broadcast_arrays(x, y)", x=normal(3, 1),
+  y=normal(4))
+S("np.broadcast_arrays-three", np.broadcast_arrays, "np.broadcast_arrays(x, y, z)", x=normal(2, 3),
+  y=normal(), z=normal(1, 3))
+for e, sx, sv in (("np.insert(x, 1, v)", (2, 3), ()), ("np.insert(x, 2, v, axis=1)", (2, 3), (2,)),
+                  ("np.insert(x, [0, 2, 2], v, axis=0)", (3, 2), (3, 2)),
+                  ("np.insert(x, [1, 3], v)", (4,), (2,)),
+                  ("np.insert(x, 0, v, axis=0)", (2, 3), (1, 3)),
+                  ("np.insert(x, slice(0, 2), v, axis=-1)", (2, 3), (2, 1))):
+    S(f"{e}-{sx}-{sv}", np.insert, e, x=normal(*sx), v=normal(*sv))
+for e, shape in (("np.asfortranarray(x)", (2, 3)), ("np.ascontiguousarray(x)", (3, 2)),
+                 ("np.asfortranarray(x, dtype=x.dtype)", (2, 3))):
+    prim = eval(e.split("(")[0], {"np": np})  # noqa: S307 - trusted table
+    S(f"{e}-{shape}", prim, e, x=normal(*shape))
+S("np.ascontiguousarray-transposed", np.ascontiguousarray, "np.ascontiguousarray(x.T)",
+  call="np.ascontiguousarray(x)", x=normal(2, 3))
 S("np.atleast_1d-multi", np.atleast_1d, "np.atleast_1d(x, y)", x=normal(), y=normal(2))
 S("np.atleast_2d-multi", np.atleast_2d, "np.atleast_2d(x, y)", x=normal(3), y=normal(2, 2))
 for e, sx, sy in (("np.concatenate([x, y])", (2, 3), (4, 3)),

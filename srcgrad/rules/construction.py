@@ -16,7 +16,7 @@ derivative through, cast.
 import numpy as np
 
 from ..runtime import grad_like, unbroadcast, unpack_cotangent
-from .derive import linear
+from .derive import alias, linear
 from .registry import adjoint, nondifferentiable, tangent
 
 
@@ -37,6 +37,11 @@ def asarray(out, d_out, a, dtype=None):
     if isinstance(a, (list, tuple)):
         return unpack_cotangent(d_out, a)
     return np.asarray(d_out, dtype=np.result_type(a))
+
+
+# the same values in C or Fortran memory order: the memory order does not matter
+alias(np.ascontiguousarray, np.asarray, name="np.ascontiguousarray")
+alias(np.asfortranarray, np.asarray, name="np.asfortranarray")
 
 
 @linear(np.full, "fill_value", name="np.full", keywords=("dtype",))

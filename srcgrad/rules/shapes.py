@@ -15,6 +15,8 @@ import numpy as np
 from ..runtime import (
     block_grads,
     block_tangent,
+    cotangent_at,
+    grad_like,
     layout_order,
     memory_ravel,
     memory_unravel,
@@ -221,6 +223,43 @@ def concatenate(out, d_out, arrays, axis=0):
 def stack(out, d_out, arrays, axis=0):
     """One cotangent per stacked array."""
     return unstack(d_out, arrays, axis)
+
+
+@adjoint(np.broadcast_arrays, "args")
+def broadcast_arrays(out, d_out, *args):
+    """Each output is its input broadcast: its cotangent summed back
+    (``0.0`` for an output no cotangent reached)."""
+    return [unbroadcast(cotangent_at(d_out, i), a) for i, a in enumerate(args)]
+
+
+@tangent(np.broadcast_arrays, "args")
+def broadcast_arrays_tangent(out, *args, d_args):
+    return tuple(np.broadcast_to(t, np.shape(o)) for t, o in zip(d_args, out))
+
+
+@adjoint(np.insert, "arr", "values", name="np.insert")
+def insert(out, d_out, arr, obj, values, axis=None):
+    """Linear in ``arr`` and ``values`` together.  Inserting the flat positions
+    of ``arr``'s elements (``-1`` for the slots) shows where each one went, and
+    inserting those of ``values`` into ``-1``s where each value went, however
+    NumPy broadcast it: the cotangent of ``arr`` is gathered back, each value's
+    is the sum over its copies."""
+    g = np.broadcast_to(d_out, np.shape(out))
+    source = np.insert(np.arange(np.size(arr)).reshape(np.shape(arr)), obj, -1, axis)
+    kept = source >= 0
+    d_arr = g[kept][np.argsort(source[kept])].reshape(np.shape(arr))
+    placed = np.insert(np.full(np.shape(arr), -1), obj,
+                       np.arange(np.size(values)).reshape(np.shape(values)), axis)
+    copies = placed >= 0
+    d_values = g[copies] @ (placed[copies][:, None] == np.arange(np.size(values)))
+    return d_arr, grad_like(d_values.reshape(np.shape(values)), values)
+
+
+@tangent(np.insert, "arr", "values", name="np.insert")
+def insert_tangent(out, arr, obj, values, axis=None, *, d_arr, d_values):
+    """The tangents inserted alike, zeros in the other one's places."""
+    return (np.insert(d_arr, obj, np.zeros((), dtype=out.dtype), axis),
+            np.insert(np.zeros(np.shape(arr), dtype=out.dtype), obj, d_values, axis))
 
 
 @adjoint(np.block, "arrays", name="np.block")

@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-from ..runtime import expand, match_complex, signum, unbroadcast
+from ..runtime import expand, match_complex, signum, unbroadcast, zero_tangent, zeros_grad
 from .derive import linear, pointwise
 from .registry import adjoint, nondifferentiable, tangent
 
@@ -240,16 +240,17 @@ def hypot_tangent(out, x, y, d_x, d_y):
     return d_x * x / out, d_y * y / out
 
 
-@adjoint(np.copysign, "x1")
+@adjoint(np.copysign)
 def copysign(out, d_out, x1, x2):
     """``|x1|`` with ``x2``'s sign: ``x1``'s derivative is +-1 (-1 where the two
     signs differ), ``x2``'s is 0 (it only picks the sign)."""
-    return unbroadcast(np.where(np.signbit(x1) == np.signbit(x2), d_out, -d_out), x1)
+    return (unbroadcast(np.where(np.signbit(x1) == np.signbit(x2), d_out, -d_out), x1),
+            zeros_grad(x2))
 
 
-@tangent(np.copysign, "x1")
-def copysign_tangent(out, x1, x2, d_x1):
-    return np.where(np.signbit(x1) == np.signbit(x2), d_x1, -d_x1)
+@tangent(np.copysign)
+def copysign_tangent(out, x1, x2, d_x1, d_x2):
+    return np.where(np.signbit(x1) == np.signbit(x2), d_x1, -d_x1), zero_tangent(out)
 
 
 # --- piecewise constant or not real-valued -------------------------------------------
