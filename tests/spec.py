@@ -1184,6 +1184,18 @@ S("np.linspace-arrays", np.linspace, "np.linspace(a, b, 3, axis=1)", a=normal(2)
   b=normal(3, 2))
 S("np.linspace-retstep", np.linspace, "np.linspace(a, b, 6, retstep=True)", dtypes=F64,
   a=pyfloat(-1, 1), b=pyfloat(1, 3))
+S("np.logspace", np.logspace, "np.logspace(a, b, 5)", dtypes=F64, a=pyfloat(-1, 1),
+  b=pyfloat(1, 2))
+S("np.logspace-base-open", np.logspace, "np.logspace(a, b, 4, endpoint=False, base=2.0)",
+  dtypes=F64, a=pyfloat(-1, 1), b=pyfloat(1, 2))
+S("np.logspace-arrays", np.logspace, "np.logspace(a, b, 3, axis=1)", a=normal(2),
+  b=normal(3, 2))
+S("np.geomspace", np.geomspace, "np.geomspace(a, b, 5)", dtypes=F64, a=pyfloat(0.5, 1),
+  b=pyfloat(2, 4))
+S("np.geomspace-negative-open", np.geomspace, "np.geomspace(a, b, 4, endpoint=False)",
+  dtypes=F64, a=pyfloat(-2, -1), b=pyfloat(-4, -3))
+S("np.geomspace-arrays", np.geomspace, "np.geomspace(a, b, 3, axis=-1)", a=positive(2),
+  b=positive(3, 2))
 S("np.arange", np.arange, "np.arange(a, 2.0, s)", dtypes=F64, a=pyfloat(-0.95, -0.55),
   s=pyfloat(0.31, 0.33))
 S("np.arange-start", np.arange, "np.arange(a, 3.0)", dtypes=F64, a=pyfloat(0.1, 0.9))

@@ -112,6 +112,70 @@ def linspace_tangent(out, start, stop, num=50, endpoint=True, retstep=False, dty
     return t_start, t_stop
 
 
+@adjoint(np.logspace, "start", "stop", name="np.logspace")
+def logspace(out, d_out, start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+    """``base`` to the power of ``np.linspace(start, stop)``'s samples: the
+    cotangents times ``out log(base)`` are the samples', weighted as in
+    ``np.linspace``'s rule (``stop`` by ``k / div``, ``start`` by the rest).
+    ``base`` is a constant."""
+    if not np.issubdtype(out.dtype, np.inexact):
+        return 0.0, 0.0
+    div = max(num - 1 if endpoint else num, 1)
+    log_base = np.log(np.expand_dims(np.array(base, ndmin=np.ndim(out) - 1), axis))
+    g = np.broadcast_to(d_out, np.shape(out)) * out * np.asarray(log_base, dtype=out.dtype)
+    moved = np.moveaxis(g, axis, 0)
+    weights = np.asarray(np.arange(num) / div, dtype=out.dtype).reshape(
+        (-1,) + (1,) * (np.ndim(moved) - 1))
+    d_stop = np.sum(moved * weights, axis=0)
+    return (grad_like(unbroadcast(np.sum(moved, axis=0) - d_stop, start), start),
+            grad_like(unbroadcast(d_stop, stop), stop))
+
+
+@tangent(np.logspace, "start", "stop", name="np.logspace")
+def logspace_tangent(out, start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0,
+                     *, d_start, d_stop):
+    """``out log(base)`` times the samples' tangents, as in ``np.linspace``'s."""
+    at = axis % np.ndim(out)
+    div = max(num - 1 if endpoint else num, 1)
+    rest = np.shape(out)[:at] + np.shape(out)[at + 1:]
+    weights = np.moveaxis(np.asarray(np.arange(num) / div, dtype=out.dtype).reshape(
+        (-1,) + (1,) * (np.ndim(out) - 1)), 0, at)
+    log_base = np.log(np.expand_dims(np.array(base, ndmin=np.ndim(out) - 1), axis))
+    slope = out * np.asarray(log_base, dtype=out.dtype) * np.issubdtype(out.dtype, np.inexact)
+    return (slope * (1 - weights) * np.expand_dims(np.broadcast_to(d_start, rest), at),
+            slope * weights * np.expand_dims(np.broadcast_to(d_stop, rest), at))
+
+
+@adjoint(np.geomspace, "start", "stop", name="np.geomspace")
+def geomspace(out, d_out, start, stop, num=50, endpoint=True, dtype=None, axis=0):
+    """Sample ``k`` is ``start ** (1 - k / div) * stop ** (k / div)``: ``start``
+    gets the cotangents times ``out (1 - k / div) / start``, ``stop`` times
+    ``out (k / div) / stop``."""
+    if not np.issubdtype(out.dtype, np.inexact):
+        return 0.0, 0.0
+    div = max(num - 1 if endpoint else num, 1)
+    moved = np.moveaxis(np.broadcast_to(d_out, np.shape(out)) * out, axis, 0)
+    weights = np.asarray(np.arange(num) / div, dtype=out.dtype).reshape(
+        (-1,) + (1,) * (np.ndim(moved) - 1))
+    to_stop = np.sum(moved * weights, axis=0)
+    return (grad_like(unbroadcast((np.sum(moved, axis=0) - to_stop) / start, start), start),
+            grad_like(unbroadcast(to_stop / stop, stop), stop))
+
+
+@tangent(np.geomspace, "start", "stop", name="np.geomspace")
+def geomspace_tangent(out, start, stop, num=50, endpoint=True, dtype=None, axis=0, *,
+                      d_start, d_stop):
+    at = axis % np.ndim(out)
+    div = max(num - 1 if endpoint else num, 1)
+    rest = np.shape(out)[:at] + np.shape(out)[at + 1:]
+    weights = np.moveaxis(np.asarray(np.arange(num) / div, dtype=out.dtype).reshape(
+        (-1,) + (1,) * (np.ndim(out) - 1)), 0, at)
+    inexact = np.issubdtype(out.dtype, np.inexact)
+    return (out * (1 - weights) * np.expand_dims(np.broadcast_to(d_start / start, rest), at)
+            * inexact,
+            out * weights * np.expand_dims(np.broadcast_to(d_stop / stop, rest), at) * inexact)
+
+
 @adjoint(np.arange, "start", "stop", "step", name="np.arange")
 def arange(out, d_out, start, stop=None, step=1, *, dtype=None):
     """Element ``k`` is ``start + k step``: ``start`` gets the sum of the
