@@ -916,6 +916,7 @@ for fn in ("floor", "ceil", "trunc", "isnan", "isinf", "isfinite"):
 N("round", round, "round(x)", x=pyfloat(-2, 2))
 N("int", int, "int(x)", x=pyfloat(-2, 2))
 N("len", len, "len(x)", x=_X)
+N("range", range, "range(n)", n=fixed(3))
 N("stop_gradient", srcgrad.stop_gradient, "srcgrad.stop_gradient(x)", x=_X)
 N("keys_of", keys_of, "keys_of(d)", d=fixed({"a": 1.0}))
 N("layout_order", srcgrad.runtime.layout_order, "srcgrad.runtime.layout_order(x, 'A')",

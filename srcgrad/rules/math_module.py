@@ -228,3 +228,6 @@ def min_tangent(out, a, b, d_a, d_b):
 nondifferentiable(round, name="round")
 nondifferentiable(int, name="int")
 nondifferentiable(len, name="len")
+# range takes ints only: its items carry no derivative (range(params['n']) with an int
+# item of a dict being differentiated, once the tangent code binds it first: R3-7)
+nondifferentiable(range, name="range")
