@@ -12,17 +12,23 @@ reads (:func:`srcgrad.vjp`).
 
 from __future__ import annotations
 
+import copy
+import dataclasses
+
 import numpy as np
 
 
 def arrays_in(value) -> list:
-    """The NumPy arrays in ``value`` and the tuples, lists and dicts it holds."""
+    """The NumPy arrays in ``value`` and the tuples (named ones too), lists,
+    dicts and dataclass objects it holds."""
     if isinstance(value, np.ndarray):
         return [value]
     if isinstance(value, (tuple, list)):
         return [a for item in value for a in arrays_in(item)]
     if isinstance(value, dict):
         return [a for item in value.values() for a in arrays_in(item)]
+    if _is_record(value):
+        return [a for f in dataclasses.fields(value) for a in arrays_in(getattr(value, f.name))]
     return []
 
 
@@ -35,6 +41,21 @@ def unshared(value, others):
         return value.copy() if any(np.may_share_memory(value, o) for o in others) else value
     if type(value) in (tuple, list):
         return type(value)(unshared(item, others) for item in value)
+    if isinstance(value, tuple) and hasattr(type(value), "_fields"):  # a named tuple
+        return type(value)(*(unshared(item, others) for item in value))
     if type(value) is dict:
         return {key: unshared(item, others) for key, item in value.items()}
+    if _is_record(value):   # a dataclass object: a shallow copy holding the copies
+        fields = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+        changed = {k: unshared(v, others) for k, v in fields.items()}
+        if all(changed[k] is v for k, v in fields.items()):
+            return value
+        made = copy.copy(value)
+        for k, v in changed.items():
+            object.__setattr__(made, k, v)   # (a frozen dataclass's fields too)
+        return made
     return value
+
+
+def _is_record(value) -> bool:
+    return dataclasses.is_dataclass(value) and not isinstance(value, type)

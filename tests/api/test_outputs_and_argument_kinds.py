@@ -13,7 +13,9 @@ back, from a cold review (session 34, R2-11, R2-12, R2-13, R2-15, R2-16):
 
 from __future__ import annotations
 
+import dataclasses
 import io
+import typing
 
 import numpy as np
 import pytest
@@ -237,3 +239,69 @@ def test_a_tangent_of_another_structure_is_a_srcgrad_error(tangent, said):
         return
     with pytest.raises(SrcGradError, match=said):
         srcgrad.jvp(list_params, ([P["W"], P["b"]], XP), (tangent, None))
+
+
+@dataclasses.dataclass
+class _Out:
+    h: np.ndarray
+    s: np.ndarray
+
+
+class _OutNT(typing.NamedTuple):
+    h: np.ndarray
+    s: np.ndarray
+
+
+@dataclasses.dataclass(frozen=True)
+class _Frozen:
+    h: np.ndarray
+    s: np.ndarray
+
+
+def _dataclass_out(W, x):
+    h = np.tanh(W @ x)
+    return _Out(h, h ** 2)
+
+
+def _named_tuple_out(W, x):
+    h = np.tanh(W @ x)
+    return _OutNT(h, h ** 2)
+
+
+def _frozen_out(W, x):
+    h = np.tanh(W @ x)
+    return _Frozen(h, h ** 2)
+
+
+def _list_of_dataclasses_out(W, x):
+    h = np.tanh(W @ x)
+    return [_Out(h, h ** 2), _Out(h * 2.0, h)]
+
+
+@pytest.mark.parametrize("fn", [_dataclass_out, _named_tuple_out, _frozen_out],
+                         ids=lambda f: f.__name__)
+def test_vjp_record_value_changed_in_place_does_not_change_the_pullback(fn):
+    """Review s35 R3-32: a dataclass's or named tuple's arrays were the
+    pullback's residuals, so ``out.h -= y`` changed the gradient."""
+    rng = np.random.default_rng(2)
+    W, x, y = rng.standard_normal((3, 3)), rng.standard_normal(3), rng.standard_normal(3)
+    cot = type(fn(W, x))(np.ones(3), np.arange(3.0))
+    _, pullback = srcgrad.vjp(fn, W, x)
+    want = pullback(cot)
+    out, pullback = srcgrad.vjp(fn, W, x)
+    out.h[...] -= y
+    for a, b in zip(pullback(cot), want):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_vjp_list_of_dataclasses_changed_in_place_does_not_change_the_pullback():
+    rng = np.random.default_rng(3)
+    W, x, y = rng.standard_normal((3, 3)), rng.standard_normal(3), rng.standard_normal(3)
+    cot = [_Out(np.ones(3), np.arange(3.0)), _Out(np.zeros(3), np.ones(3))]
+    _, pullback = srcgrad.vjp(_list_of_dataclasses_out, W, x)
+    want = pullback(cot)
+    out, pullback = srcgrad.vjp(_list_of_dataclasses_out, W, x)
+    out[0].h -= y
+    out[1].s *= 3.0
+    for a, b in zip(pullback(cot), want):
+        np.testing.assert_array_equal(a, b)
