@@ -681,6 +681,13 @@ if SCIPY:
       x=normal(6), y=normal(3))
     S("signal_convolve", srcgrad.runtime.signal_convolve,
       "srcgrad.runtime.signal_convolve(x, y, 'same')", x=normal(3, 3), y=normal(2, 3))
+    SINV = registered(scipy.linalg.inv)
+    S("scipy.linalg.inv", SINV, "scipy.linalg.inv(x)", x=wellcond(3))
+    S("scipy.linalg.inv-batched", SINV, "scipy.linalg.inv(x, check_finite=False)",
+      x=wellcond(3, 2))
+    SDET = registered(scipy.linalg.det)
+    S("scipy.linalg.det", SDET, "scipy.linalg.det(x)", x=wellcond(3))
+    S("scipy.linalg.det-batched", SDET, "scipy.linalg.det(x)", x=wellcond(3, 2))
     TRSV = registered(scipy.linalg.solve_triangular)
     for args, sy in (("lower=True", (3,)), ("", (3, 2)), ("trans=1, lower=True", (3,)),
                      ("trans='T'", (3, 2)), ("lower=True, unit_diagonal=True", (3, 2))):

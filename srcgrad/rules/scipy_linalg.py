@@ -1,5 +1,5 @@
-"""Rules of ``scipy.linalg``, both modes: ``solve_triangular``, ``cholesky``,
-``cho_factor`` and ``cho_solve``.
+"""Rules of ``scipy.linalg``, both modes: ``inv``, ``det``, ``solve_triangular``,
+``cholesky``, ``cho_factor`` and ``cho_solve``.
 
 Registered lazily, like :mod:`.scipy_special`, once the user's code has
 imported ``scipy.linalg`` (Gaussian-process code writes
@@ -18,15 +18,50 @@ entries in the other (SciPy leaves them there), so ``c`` is the factor's
 triangle plus the identity on the rest; ``cho_solve((c, lower), b)`` reads
 only the factor's triangle of ``c``: with ``A = F F^T`` (``F`` lower, or
 ``U^T U``), ``d_b = A^-1 g`` and ``d_F = -(d_b x^T + x d_b^T) F`` in the
-triangle.  All are written with NumPy operations, so that generated tangent
+triangle.  ``inv`` and ``det`` compute what ``np.linalg.inv`` and
+``np.linalg.det`` do and take their rules (``overwrite_a`` and
+``check_finite`` change nothing; ``inv``'s ``assume_a`` and ``lower``, which
+read one triangle only, are refused as unknown parameters).  All are written with NumPy operations, so that generated tangent
 code can be differentiated again.
 """
 
 import numpy as np
 from scipy import linalg
 
-from ..runtime import TupleCotangent, cholesky_grad, cotangent_at, zero_tangent
+from ..runtime import (
+    TupleCotangent,
+    cholesky_grad,
+    cotangent_at,
+    det_cofactor,
+    det_grad,
+    in_dtype_of,
+    inv_grad,
+    zero_tangent,
+)
 from .registry import adjoint, tangent
+
+
+@adjoint(linalg.inv, "a", name="scipy.linalg.inv")
+def inv(out, d_out, a, overwrite_a=False, check_finite=True):
+    """As ``np.linalg.inv``'s: ``-out^T g out^T``."""
+    return inv_grad(d_out, out)
+
+
+@tangent(linalg.inv, "a", name="scipy.linalg.inv")
+def inv_tangent(out, a, overwrite_a=False, check_finite=True, *, d_a):
+    return -(out @ d_a @ out)
+
+
+@adjoint(linalg.det, "a", name="scipy.linalg.det")
+def det(out, d_out, a, overwrite_a=False, check_finite=True):
+    """As ``np.linalg.det``'s: ``g det(a) inv(a)^T``, the cofactors at a
+    singular matrix; in ``a``'s dtype (SciPy's det of float32 is float64)."""
+    return in_dtype_of(det_grad(d_out, out, a), a)
+
+
+@tangent(linalg.det, "a", name="scipy.linalg.det")
+def det_tangent(out, a, overwrite_a=False, check_finite=True, *, d_a):
+    return in_dtype_of(np.sum(det_cofactor(a) * d_a, axis=(-2, -1)), out)
 
 
 @adjoint(linalg.solve_triangular, "a", "b", name="scipy.linalg.solve_triangular")
