@@ -1288,7 +1288,11 @@ S("np.divide.outer", np.divide.outer, "np.divide.outer(x, y)", x=normal(3), y=aw
 for e, shape in (("np.take(x, np.array([0, 2, 2, -1]))", (2, 3)), ("np.take(x, 4)", (5,)),
                  ("np.take(x, [[1, 0], [1, 1]], axis=0)", (3, 2)),
                  ("np.take(x, np.array([2, 0]), axis=-1)", (2, 2, 3)),
-                 ("np.take(x, 1, 1)", (2, 3))):
+                 ("np.take(x, 1, 1)", (2, 3)),
+                 ("np.take(x, np.array([0, 7, -1, 3]), mode='wrap')", (2, 3)),
+                 ("np.take(x, [[4, -2], [1, 1]], axis=0, mode='wrap')", (3, 2)),
+                 ("np.take(x, np.array([-3, 2, 9]), mode='clip')", (5,)),
+                 ("np.take(x, np.array([5, 0, -1]), 1, mode='clip')", (2, 3))):
     S(f"{e}-{shape}", np.take, e, x=normal(*shape))
 if hasattr(np, "trapezoid"):
     for e, shape in (("np.trapezoid(x)", (5,)), ("np.trapezoid(x, axis=0)", (4, 3)),

@@ -61,14 +61,19 @@ def take_along_axis(out, d_out, arr, indices, axis=-1):
 
 
 @linear(np.take, "a")
-def take(out, d_out, a, indices, axis=None):
+def take(out, d_out, a, indices, axis=None, *, mode="raise"):
     """``np.ravel(a)[indices]`` or, on ``axis``, ``a[:, ..., indices]``: scattered
-    back like that advanced index, repeated indices adding up (``mode`` is not
-    supported: its variants refuse, located)."""
+    back like that advanced index, repeated indices adding up; ``mode="wrap"``
+    and ``"clip"`` first bring the indices into range as NumPy does."""
+    picked = indices
+    if mode == "wrap":
+        picked = np.mod(indices, np.size(a) if axis is None else np.shape(a)[axis])
+    if mode == "clip":
+        picked = np.clip(indices, 0, (np.size(a) if axis is None else np.shape(a)[axis]) - 1)
     if axis is None:
-        return getitem_grad(d_out, a, np.unravel_index(np.arange(np.size(a))[indices],
+        return getitem_grad(d_out, a, np.unravel_index(np.arange(np.size(a))[picked],
                                                        np.shape(a)))
-    return getitem_grad(d_out, a, (slice(None),) * (axis % np.ndim(a)) + (indices,))
+    return getitem_grad(d_out, a, (slice(None),) * (axis % np.ndim(a)) + (picked,))
 
 
 @linear(np.diag, "v")
