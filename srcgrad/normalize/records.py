@@ -50,7 +50,7 @@ import gast
 
 from .. import ir
 from ..errors import SrcGradError
-from ..ir.syntax import keywords_of, load_name
+from ..ir.syntax import keywords_of, load_name, walk
 
 
 def is_record_class(value) -> bool:
@@ -107,7 +107,8 @@ class Records:
             return None
         obj = node.args[0] if len(node.args) == 1 and not isinstance(
             node.args[0], gast.Starred) else None
-        cls = None if obj is None else self.named_tuple_class_of(obj) or self.class_of(obj)
+        cls = None if obj is None else self.named_tuple_class_of(obj) or self.class_of(obj) \
+            or self._replaced_parameter_class(obj)
         if cls is None or not is_record_class(cls) or any(kw.arg is None
                                                          for kw in node.keywords):
             shown = cls.__name__ if isinstance(cls, type) else "P"
@@ -135,6 +136,35 @@ class Records:
         ref.helper = self.free[ref.id] = cls
         made = gast.Call(func=ref, args=[], keywords=[*node.keywords, *kept])
         return gast.copy_location(made, node)
+
+    def _replaced_parameter_class(self, obj):
+        """The class of the parameter ``obj`` passed a dataclass object, where
+        every binding of it in the function is ``obj = dataclasses.replace(obj,
+        ...)`` (a loop carrying it: review s35, R3-6) -- each one an object of
+        that class again; None otherwise."""
+        if not isinstance(obj, gast.Name) or obj.id not in self.params:
+            return None
+        cls = getattr(self, "param_classes", {}).get(obj.id)
+        if cls is None and self.receiver_type is not None and obj.id == self.params[0]:
+            cls = self.receiver_type
+        for node in walk(self.func):
+            if isinstance(node, gast.Name) and node.id == obj.id \
+                    and isinstance(node.ctx, (gast.Store, gast.Del)):
+                bound = self._binding_of(node)
+                call = getattr(bound, "value", None)
+                if not isinstance(bound, gast.Assign) or len(bound.targets) != 1 \
+                        or not isinstance(call, gast.Call) \
+                        or self.callee(call) is not dataclasses.replace or not call.args \
+                        or not isinstance(call.args[0], gast.Name) or call.args[0].id != obj.id:
+                    return None
+        return cls
+
+    def _binding_of(self, name):
+        """The statement of the function whose only target is ``name``, or None."""
+        for node in walk(self.func):
+            if isinstance(node, gast.Assign) and any(t is name for t in node.targets):
+                return node
+        return None
 
     def fields_given(self, name, fields, positional, node) -> dict:
         """Field name -> the argument ``name(...)`` gives it, by position then by
