@@ -183,6 +183,12 @@ class Calls(Selections, NamedTuples, Records, Keywords, Rewrites, Partials, Arra
         if isinstance(func, gast.Lambda):
             result = self.inline_local(func, node)
             return result, ir.Op(operator.pos, [result], {}, node, "lambda")
+        held = self.class_held_function(func)
+        if held is not None:  # self.act(z) of a class attribute act = np.tanh: np.tanh(z)
+            self.refuse_instance_override(func, self.class_of(func.value), node)
+            return self.call(gast.copy_location(gast.Call(
+                func=self.static_reference(held) or self.bound_value(held, func),
+                args=node.args, keywords=node.keywords), node))
         method = self.typed_method(func)
         if method is not None:  # self.helper(x) -> helper(self, x), resolved by type
             cls = self.class_of(func.value)
@@ -746,6 +752,22 @@ class Calls(Selections, NamedTuples, Records, Keywords, Rewrites, Partials, Arra
         ref = gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None)
         ref.helper = value
         return gast.copy_location(ref, node)
+
+    def class_held_function(self, func):
+        """The function ``obj.attr`` reads where ``obj``'s class is known and holds
+        there a callable Python does not bind (a ufunc, a builtin, a partial, a
+        staticmethod's function: ``act = np.tanh``, ``act = staticmethod(f)``),
+        so that ``obj.act(z)`` calls it with ``z`` alone; else None."""
+        cls = self.class_of(func.value) if isinstance(func, gast.Attribute) else None
+        if cls is None or self.receives_class(func.value):
+            return None
+        held = inspect.getattr_static(cls, func.attr, None)
+        if isinstance(held, staticmethod):
+            held = held.__func__
+            return held if callable(held) and not is_user_function(held) else None
+        if isinstance(held, (np.ufunc, types.BuiltinFunctionType, functools.partial)):
+            return held
+        return None
 
     def typed_method(self, func):
         """The function behind ``self.m`` when ``self``'s class is known (or
