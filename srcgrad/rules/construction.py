@@ -10,7 +10,9 @@ Constructors that depend only on shapes (``np.zeros``, ``np.eye``,
 ``np.zeros_like``...) are constants; ``np.linspace`` and ``np.arange`` are
 linear in their end points and step (their lengths are integers), and so are casts to integer and boolean
 types (``np.int64(x)``); a cast to a float type (``np.float32(x)``) passes the
-derivative through, cast.
+derivative through, cast.  ``np.logspace`` (``base`` to the power of
+linspace's samples) and ``np.geomspace`` (``start ** (1 - k / div) stop **
+(k / div)``) are not linear: their samples scale linspace's weights.
 """
 
 import numpy as np

@@ -6,7 +6,8 @@ tangent, and its adjoint, the transpose, which moves the cotangent back: a
 reshape reshapes it to the input's shape, a transpose applies the inverse
 permutation, a join splits it (one cotangent per joined array; the tangent
 joins the tangents, zeros for arrays that do not move), a broadcast or tile
-sums the copies.  ``np.shape``, ``np.ndim`` and ``np.size`` are integers and
+sums the copies.  ``np.insert`` is linear in its array and its values
+together: where each element went is found by inserting their positions.  ``np.shape``, ``np.ndim`` and ``np.size`` are integers and
 carry no derivative.
 """
 
