@@ -679,6 +679,14 @@ if SCIPY:
               f"scipy.signal.convolve(x, y, '{mode}')", x=normal(*sa), y=normal(*sb))
     S("scipy.signal.convolve-method", CONV, "scipy.signal.convolve(x, y, method='fft')",
       x=normal(6), y=normal(3))
+    for name, sa, sb in (("fftconvolve", (5,), (3,)), ("oaconvolve", (3, 4), (2, 2)),
+                         ("convolve2d", (3, 4), (2, 3))):
+        prim = registered(getattr(scipy.signal, name))
+        for mode in ("full", "same", "valid"):
+            S(f"scipy.signal.{name}-{mode}-{sa}-{sb}", prim,
+              f"scipy.signal.{name}(x, y, '{mode}')", x=normal(*sa), y=normal(*sb))
+    S("scipy.signal.convolve2d-keyword", registered(scipy.signal.convolve2d),
+      "scipy.signal.convolve2d(x, y, mode='same')", x=normal(2, 3), y=normal(3, 3))
     S("signal_convolve", srcgrad.runtime.signal_convolve,
       "srcgrad.runtime.signal_convolve(x, y, 'same')", x=normal(3, 3), y=normal(2, 3))
     SINV = registered(scipy.linalg.inv)
