@@ -23,6 +23,7 @@ that spot.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import textwrap
 from dataclasses import dataclass, field
@@ -542,6 +543,26 @@ def _pop_message(node) -> str:
             f"'v = {name}[{index}]; {name} = {rest}'")
 
 
+def _not_a_plain_record(cls) -> str:
+    """What keeps the dataclass ``cls`` from being one srcgrad builds (its
+    fields keyword-only, a __post_init__, a field __init__ leaves out, an
+    __init__ of its own), in words; '' for a class that is no dataclass."""
+    if not dataclasses.is_dataclass(cls):
+        return ""
+    fields = dataclasses.fields(cls)
+    keyword_only = [f.name for f in fields if getattr(f, "kw_only", False) is True]
+    if keyword_only:
+        return (f"its fields {', '.join(map(repr, keyword_only))} are keyword-only "
+                f"(kw_only=True), which srcgrad does not build yet: drop kw_only")
+    if getattr(cls, "__post_init__", None) is not None:
+        return f"{cls.__name__} has a __post_init__, which srcgrad does not run"
+    left_out = [f.name for f in fields if not f.init]
+    if left_out:
+        return (f"__init__ leaves out the fields {', '.join(map(repr, left_out))} "
+                f"(init=False)")
+    return f"{cls.__name__}.__init__ is not the one @dataclass writes"
+
+
 def missing_rule(program, op: ir.Op, forward: bool = False) -> MissingRuleError:
     """The error for an operation a differentiated value flows into and which
     has no rule to inline (an adjoint, or with ``forward`` a tangent), at the
@@ -575,6 +596,13 @@ def missing_rule(program, op: ir.Op, forward: bool = False) -> MissingRuleError:
     if isinstance(op.primitive, type) and not is_library_module(
             getattr(op.primitive, "__module__", "") or ""):  # Plain(w): a user's class
         name = op.primitive.__name__
+        why = _not_a_plain_record(op.primitive)
+        if why:  # a @dataclass, but one srcgrad does not build (review s35, R3-20)
+            return at(MissingRuleError,
+                f"building an object of the dataclass {name} from a value being "
+                f"differentiated: srcgrad builds dataclasses whose __init__ only stores "
+                f"their fields, given by position or name, and {why}; build it outside and "
+                f"pass it in (grad(f)(x, obj): its fields are then differentiated)")
         return at(MissingRuleError,
             f"building an object of the class {name} from a value being differentiated: "
             f"srcgrad builds named tuples and dataclasses whose __init__ only stores its "

@@ -13,6 +13,7 @@ functions sit below all of them.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 import types
@@ -121,6 +122,12 @@ def _reject(fn, index, value):
     kind = type(value).__name__
     if isinstance(value, np.ndarray):
         kind = f"array of dtype {value.dtype}"
+    elif dataclasses.is_dataclass(value) and not hasattr(value, "__dict__"):
+        raise NonDifferentiableError(  # (review s35, R3-20)
+            f"cannot differentiate {fn.__name__} with respect to argument "
+            f"'{params[index]}' (position {index}): it is {kind}, a dataclass with "
+            f"slots=True, whose fields srcgrad does not differentiate yet (it reads an "
+            f"object's fields from its __dict__): drop slots=True, or pass its arrays")
     raise NonDifferentiableError(
         f"cannot differentiate {fn.__name__} with respect to argument "
         f"'{params[index]}' (position {index}): it is {kind}, not a float or a "
