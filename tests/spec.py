@@ -1096,6 +1096,10 @@ for e, sx, sy in (("np.cov(x)", (3, 5), None), ("np.cov(x)", (6,), None),
 for e, sp, sx in (("np.polyval(p, x)", (3,), (4,)), ("np.polyval(p, x)", (1,), (2, 2)),
                   ("np.polyval(p, x)", (4,), ())):
     S(f"{e}-{sp}-{sx}", np.polyval, e, p=normal(*sp), x=normal(*sx))
+S("np.polyfit", np.polyfit, "np.polyfit(t, y, 2)", t=fixed(np.linspace(-1.0, 2.0, 6)),
+  y=normal(6))
+S("np.polyfit-columns", np.polyfit, "np.polyfit(t, y, 1)", t=fixed(np.arange(4.0)),
+  y=normal(4, 3))
 for e, shape in (("np.vander(x)", (3,)), ("np.vander(x, 4)", (3,)),
                  ("np.vander(x, 2, increasing=True)", (4,))):
     S(f"{e}-{shape}", np.vander, e, x=normal(*shape))

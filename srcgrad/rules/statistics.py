@@ -1,7 +1,7 @@
 """Rules of the functions of ordinary statistics code, both modes: quantiles
 (``np.median``, ``np.quantile``, ``np.percentile``), weighted means
 (``np.average``), covariances (``np.cov``, ``np.corrcoef``), polynomials
-(``np.polyval``, ``np.vander``), ``np.correlate``, ``np.meshgrid`` and
+(``np.polyval``, ``np.vander``, ``np.polyfit``), ``np.correlate``, ``np.meshgrid`` and
 ``np.linalg.multi_dot``.  Second derivatives (reverse mode over tangent
 code) go through all of them: the tangent rules are written in NumPy
 operations that have rules, and the few runtime helpers they call have rules
@@ -186,6 +186,21 @@ def corrcoef_tangent(out, x, y=None, rowvar=True, *, d_x, d_y):
                - 0.5 * r * (rate_y[:, np.newaxis] + rate_y[np.newaxis, :]))
     return (in_dtype_of(np.reshape(moved_x, np.shape(out)), out),
             in_dtype_of(np.reshape(moved_y, np.shape(out)), out))
+
+
+@adjoint(np.polyfit, "y", name="np.polyfit")
+def polyfit(out, d_out, x, y, deg):
+    """A least-squares fit: the coefficients are ``pinv(V) y`` for the
+    Vandermonde matrix ``V`` of ``x`` (of full rank), linear in ``y``; ``x``
+    is a constant (a moving ``x`` is refused, located) and so are the
+    options (weights ``w``, ``full``, ``cov``: refused as arguments)."""
+    g = np.broadcast_to(d_out, np.shape(out))
+    return in_dtype_of(np.linalg.pinv(np.vander(x, deg + 1)).T @ g, y)
+
+
+@tangent(np.polyfit, "y", name="np.polyfit")
+def polyfit_tangent(out, x, y, deg, d_y):
+    return in_dtype_of(np.polyfit(x, d_y, deg), out)
 
 
 @adjoint(np.polyval, "p", "x")
