@@ -657,6 +657,15 @@ if SCIPY:
       x=normal(2, 3), df=uniform(1.5, 6.0), m=normal(3), s=positive(2, 1))
     S("scipy.stats.t.logpdf-keywords", T, "scipy.stats.t.logpdf(x, df=4.0, loc=m, scale=s)",
       dtypes=F64_ONLY, x=normal(4), m=normal(), s=positive())
+    GAMMA = registered(ST.gamma.logpdf)
+    S("scipy.stats.gamma.logpdf", GAMMA, "scipy.stats.gamma.logpdf(x, a)", dtypes=F64_ONLY,
+      x=positive(3, 4), a=uniform(1.5, 4.0, 3, 4))
+    S("scipy.stats.gamma.logpdf-all", GAMMA, "scipy.stats.gamma.logpdf(x, a, m, s)",
+      dtypes=F64_ONLY, x=uniform(2.0, 4.0, 2, 3), a=uniform(1.5, 4.0), m=uniform(-1.0, 1.0, 3),
+      s=positive(2, 1))
+    S("scipy.stats.gamma.logpdf-keywords", GAMMA,
+      "scipy.stats.gamma.logpdf(x, a=2.5, loc=m, scale=s)", dtypes=F64_ONLY,
+      x=uniform(2.0, 4.0, 4), m=uniform(-1.0, 1.0), s=positive())
     MVN = registered(ST.multivariate_normal.logpdf)
     S("scipy.stats.multivariate_normal.logpdf", MVN,
       "scipy.stats.multivariate_normal.logpdf(x, m, c)", dtypes=F64_ONLY, x=normal(4, 3),

@@ -4,7 +4,8 @@ Registered lazily, like :mod:`.scipy_special`, once the user's code has
 imported ``scipy.stats``.  The primitives are the methods of SciPy's
 distribution objects as the code calls them: ``norm.logpdf(x, loc, scale)``,
 ``norm.pdf``, ``norm.cdf``, ``norm.sf``, ``norm.logcdf`` (Black-Scholes),
-``t.logpdf(x, df, loc, scale)``, ``multivariate_normal.logpdf(x, mean, cov)``
+``t.logpdf(x, df, loc, scale)``, ``gamma.logpdf(x, a, loc, scale)``,
+``multivariate_normal.logpdf(x, mean, cov)``
 (not frozen distributions such as ``norm(mu, sigma).logpdf(x)``, which are
 objects made at run time).  Every parameter is differentiable.  SciPy
 computes these densities in float64, whatever the inputs' dtype.
@@ -25,6 +26,7 @@ _NORM = stats.norm.logpdf
 _NORM_PDF, _NORM_CDF, _NORM_SF, _NORM_LOGCDF = (stats.norm.pdf, stats.norm.cdf, stats.norm.sf,
                                                 stats.norm.logcdf)  # one object each: both rules' key
 _T = stats.t.logpdf
+_GAMMA = stats.gamma.logpdf
 _MVN = stats.multivariate_normal.logpdf
 
 
@@ -132,6 +134,25 @@ def t_logpdf_tangent(out, x, df, loc=0, scale=1, *, d_x, d_df, d_loc, d_scale):
             d_df * 0.5 * (psi(0, (df + 1) / 2) - psi(0, df / 2) - 1 / df
                           - np.log1p(z * z / df) + (df + 1) * z * z / (df * q)),
             -d_loc * slope, d_scale * ((df + 1) * z * z / q - 1) / scale)
+
+
+@adjoint(_GAMMA, "x", "a", "loc", "scale", name="scipy.stats.gamma.logpdf")
+def gamma_logpdf(out, d_out, x, a, loc=0, scale=1):
+    """``(a - 1) log z - z - gammaln(a) - log(scale)`` with ``z = (x - loc) /
+    scale``: ``x`` gets ``((a - 1) / z - 1) / scale``, ``a`` ``log z - psi(a)``,
+    ``scale`` ``(z - a) / scale``."""
+    z = (x - loc) / scale
+    g_x = d_out * ((a - 1) / z - 1) / scale
+    return (unbroadcast(g_x, x), unbroadcast(d_out * (np.log(z) - psi(0, a)), a),
+            unbroadcast(-g_x, loc), unbroadcast(d_out * (z - a) / scale, scale))
+
+
+@tangent(_GAMMA, "x", "a", "loc", "scale", name="scipy.stats.gamma.logpdf")
+def gamma_logpdf_tangent(out, x, a, loc=0, scale=1, *, d_x, d_a, d_loc, d_scale):
+    z = (x - loc) / scale
+    slope = ((a - 1) / z - 1) / scale
+    return (d_x * slope, d_a * (np.log(z) - psi(0, a)), -d_loc * slope,
+            d_scale * (z - a) / scale)
 
 
 @adjoint(_MVN, "x", "mean", "cov", name="scipy.stats.multivariate_normal.logpdf")
