@@ -72,18 +72,18 @@ def check_method_receivers(program: ir.Program, objects=frozenset(), entry: bool
     ``objects`` and ``entry`` as for :func:`.attribute_reads.type_attribute_reads`."""
     calls = [s for s in ir.walk_statements(program.body)
              if isinstance(s, gast.Assign) and getattr(s, "op", None) is not None
-             and s.op.args and (_array_method(s.op.primitive) or s.op.primitive in OPERATORS)]
+             and s.op.args and (_array_method(s) or s.op.primitive in OPERATORS)]
     if not calls:
         return
     names = user_method_names(module)
-    calls = [s for s in calls if _array_method(s.op.primitive) and s.op.primitive.__name__
-             in names or names.intersection(OPERATORS.get(s.op.primitive, ()))]
+    calls = [s for s in calls if _array_method(s) and _member(s) in names
+             or names.intersection(OPERATORS.get(s.op.primitive, ()))]
     if not calls:
         return
     arrays = array_names(program, objects, entry)
     guards = []
     for stmt in calls:
-        if _array_method(stmt.op.primitive):
+        if _array_method(stmt):
             if isinstance(stmt.op.args[0], gast.Name) and stmt.op.args[0].id not in arrays:
                 guards.append((stmt, _guard(program, stmt)))
             continue
@@ -132,8 +132,13 @@ def _operator_guard(program, stmt, base, method):
     operation srcgrad differentiates with NumPy's rule."""
     node = stmt.op.node
     text = ast.unparse(gast.gast_to_ast(node)) if isinstance(node, gast.AST) else stmt.op.label
+    operands = [getattr(node, "left", None), getattr(node, "right", None)] \
+        if isinstance(node, gast.BinOp) else [getattr(node, "operand", None)]
+    shown = next((ast.unparse(gast.gast_to_ast(o)) for o, a in zip(operands, stmt.op.args)
+                  if isinstance(a, gast.Name) and a.id == base and isinstance(o, gast.AST)),
+                 base)
     message = (f"'{text}': srcgrad differentiates '{stmt.op.label}' with NumPy's rule here, not "
-               f"knowing the class of '{base}' when it compiled this code (a helper's result "
+               f"knowing the class of '{shown}' when it compiled this code (a helper's result "
                f"or parameter, an item of a list or dict, a name bound more than once), but it "
                f"is an object whose class defines its own {method}, which that rule would "
                f"differentiate wrongly; use the operator where srcgrad knows the object's "
@@ -151,9 +156,22 @@ def _operator_guard(program, stmt, base, method):
     return guard
 
 
-def _array_method(prim) -> bool:
-    """A method of ``np.ndarray`` (``.dot``, ``.sum``), not data (``.T``)."""
-    return getattr(prim, "__objclass__", None) is np.ndarray and callable(prim)
+def _array_method(stmt) -> bool:
+    """Whether ``stmt`` calls a member of ``np.ndarray``: a method (``.dot``,
+    ``.sum``), or data called as one (``m.real(x)``, a user's method named like
+    the attribute, which :mod:`.attribute_reads` may have retargeted to
+    :data:`ir.GETATTR`), not data read (``.T``)."""
+    prim, value = stmt.op.primitive, stmt.value
+    called = isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) \
+        and callable(getattr(np.ndarray, value.func.attr, None)) is False
+    return getattr(prim, "__objclass__", None) is np.ndarray \
+        and (callable(prim) or called) or prim is ir.GETATTR and called
+
+
+def _member(stmt) -> str:
+    """The name of the member of ``np.ndarray`` that ``stmt`` calls."""
+    func = getattr(stmt.value, "func", None)
+    return func.attr if isinstance(func, gast.Attribute) else stmt.op.primitive.__name__
 
 
 def _guard(program, stmt):

@@ -85,6 +85,8 @@ class UserOperators:
     def operand_class(self, node):
         """The class of ``node`` where it is known when compiling and is a
         user's (:meth:`class_of`, :meth:`named_tuple_class_of`); else None."""
+        if isinstance(node, (gast.BinOp, gast.UnaryOp)):  # 0.5 * (c - a)
+            return self.operator_result_class(node)
         if not isinstance(node, (gast.Name, gast.Call)):
             return None
         cls = self.class_of(node) if isinstance(node, gast.Name) else None

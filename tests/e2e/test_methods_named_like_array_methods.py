@@ -32,6 +32,9 @@ class Lin:
     def sum(self):
         return np.sum(self.W ** 2)
 
+    def real(self, h):
+        return np.sin(h @ self.W) * 3.0
+
 
 @dataclass
 class Normal:
@@ -77,6 +80,11 @@ def sum_of_helper_result(W, x):
     return make(W).sum() + np.sum(x)
 
 
+def real_of_helper_result(W, x):
+    m = make(W)
+    return np.sum(m.real(x) ** 2)
+
+
 def in_loop(W, x):
     h = x
     for i in range(2):
@@ -101,6 +109,7 @@ X0 = np.array([0.3, -0.5, 0.9])
     (from_choice, "m", "dot"),
     (sum_of_helper_result, "make(W)", "sum"),
     (in_loop, "m", "dot"),
+    (real_of_helper_result, "m", "real"),
     (kl, "q", None),
 ])
 def test_user_method_on_an_object_of_unseen_class_refused(fn, shown, method):

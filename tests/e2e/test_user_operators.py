@@ -117,6 +117,12 @@ def f_helper(p):
     return _combined(p) * 3.0
 
 
+def f_nested(p):
+    a = V2(p[0], p[1])
+    c = a + V2(p[2], p[3])
+    return (0.5 * (c + a)).dot(-a)
+
+
 def f_nt(p):
     u = NT2(p[0], p[1])
     v = NT2(p[2], p[3])
@@ -138,7 +144,7 @@ P0 = np.array([0.3, -0.5, 0.9, 0.2])
 U0 = np.array([0.3, -1.0, 1.8, 0.8])
 
 
-@pytest.mark.parametrize("fn", [f_add, f_neg, f_branch, f_helper, f_nt])
+@pytest.mark.parametrize("fn", [f_add, f_neg, f_branch, f_helper, f_nested, f_nt])
 def test_operators_of_a_known_class_followed(fn):
     """Before: NumPy's rule, grad [6.3, -0.3, 6.3, -0.3] for [4.2, -0.2, 8.4, -0.4]."""
     check_every_policy(fn, (P0,), wrt=0)
