@@ -21,8 +21,9 @@ only the factor's triangle of ``c``: with ``A = F F^T`` (``F`` lower, or
 triangle.  ``inv`` and ``det`` compute what ``np.linalg.inv`` and
 ``np.linalg.det`` do and take their rules (``overwrite_a`` and
 ``check_finite`` change nothing; ``inv``'s ``assume_a`` and ``lower``, which
-read one triangle only, are refused as unknown parameters).  All are written with NumPy operations, so that generated tangent
-code can be differentiated again.
+read one triangle only, are refused as unknown parameters).  All are
+written with NumPy operations, so that generated tangent code can be
+differentiated again.
 """
 
 import numpy as np

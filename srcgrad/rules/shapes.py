@@ -7,8 +7,9 @@ reshape reshapes it to the input's shape, a transpose applies the inverse
 permutation, a join splits it (one cotangent per joined array; the tangent
 joins the tangents, zeros for arrays that do not move), a broadcast or tile
 sums the copies.  ``np.insert`` is linear in its array and its values
-together: where each element went is found by inserting their positions.  ``np.shape``, ``np.ndim`` and ``np.size`` are integers and
-carry no derivative.
+together: where each element went is found by inserting their positions.
+``np.shape``, ``np.ndim`` and ``np.size`` are integers and carry no
+derivative.
 """
 
 import numpy as np
