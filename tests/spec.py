@@ -1088,6 +1088,15 @@ for e, shape in (("np.median(x)", (5,)), ("np.median(x)", (2, 4)), ("np.median(x
                  ("np.percentile(x, 40)", (3, 3)), ("np.percentile(x, [25, 90], axis=-1)", (2, 6))):
     prim = eval(e.split("(")[0], {"np": np})  # noqa: S307 - trusted table
     S(f"{e}-{shape}", prim, e, x=distinct(*shape))
+for e, shape in (("np.quantile(x, 0.3, method='lower')", (6,)),
+                 ("np.quantile(x, [0.1, 0.5, 0.8], axis=1, method='higher')", (2, 5)),
+                 ("np.quantile(x, 0.4, axis=0, method='nearest', keepdims=True)", (6, 2)),
+                 ("np.quantile(x, [0.25, 0.5], axis=(0, 2), method='midpoint')", (2, 3, 3)),
+                 ("np.quantile(x, 0.7, method='hazen')", (3, 3)),
+                 ("np.percentile(x, [30, 75], axis=-1, method='midpoint')", (2, 6)),
+                 ("np.percentile(x, 60, method='lower')", (7,)),
+                 ("np.percentile(x, 10, axis=0, method='weibull')", (5, 2))):
+    S(f"{e}-{shape}", eval(e.split("(")[0], {"np": np}), e, x=distinct(*shape))  # noqa: S307
 for e, sx, sw in (("np.average(x)", (2, 3), None), ("np.average(x, axis=1)", (2, 3), None),
                   ("np.average(x, weights=w)", (4,), (4,)),
                   ("np.average(x, axis=0, weights=w)", (3, 2), (3,)),

@@ -12,8 +12,9 @@ pieces of the weighted means and covariances: ``weights_like``, ``cov_rows``,
 A quantile with NumPy's default linear interpolation is a weighted sum of the
 two sorted elements around it (:func:`~srcgrad.runtime.quantile_weights`), so
 both its rules are that weighted sum, of the tangent or transposed to the
-cotangent; ``method="linear"`` may be written out, the other interpolation
-methods are refused (the rules' ``assert``: MissingRuleError at the call).  ``np.average``'s weights, ``np.cov``'s ``y`` and
+cotangent; another interpolation ``method`` is a weighted sum of one or two
+sorted elements too, at the virtual position NumPy's own quantile of the
+positions ``0 .. n - 1`` gives.  ``np.average``'s weights, ``np.cov``'s ``y`` and
 ``np.polyval``'s coefficients are differentiable as well; ``np.cov``'s
 ``fweights``/``aweights`` and ``np.average(..., returned=True)`` are refused
 the same way.  ``np.digitize`` gives bin numbers: no derivative; ``np.histogram``'s
@@ -62,27 +63,44 @@ def median_tangent(out, a, axis=None, *, keepdims=False, d_a):
 
 @adjoint(np.quantile, "a")
 def quantile(out, d_out, a, q, axis=None, *, method="linear", keepdims=False):
-    assert method == "linear", "np.quantile: only method='linear' (the default) has a derivative"
-    return quantile_grad(d_out, a, q, axis)
+    """Another ``method`` puts the quantile at another virtual position of the
+    sorted elements (an element for ``"lower"``, ``"higher"``, ``"nearest"``,
+    halfway between two for ``"midpoint"``): NumPy's own quantile of the
+    positions ``0 .. n - 1`` is that position, and the linear method's weights
+    at it (``q = position / (n - 1)``) are the method's."""
+    if method == "linear":
+        return quantile_grad(d_out, a, q, axis)
+    n = np.size(a) if axis is None else np.prod(np.take(np.shape(a), axis))
+    at = np.quantile(np.arange(n), q, method=method) / max(n - 1, 1)
+    return quantile_grad(d_out, a, at, axis)
 
 
 @tangent(np.quantile, "a")
 def quantile_tangent(out, a, q, axis=None, *, method="linear", keepdims=False, d_a):
-    assert method == "linear", "np.quantile: only method='linear' (the default) has a tangent"
-    return quantile_jvp(d_a, a, q, axis, out)
+    if method == "linear":
+        return quantile_jvp(d_a, a, q, axis, out)
+    n = np.size(a) if axis is None else np.prod(np.take(np.shape(a), axis))
+    at = np.quantile(np.arange(n), q, method=method) / max(n - 1, 1)
+    return quantile_jvp(d_a, a, at, axis, out)
 
 
 @adjoint(np.percentile, "a")
 def percentile(out, d_out, a, q, axis=None, *, method="linear", keepdims=False):
-    assert method == "linear", \
-        "np.percentile: only method='linear' (the default) has a derivative"
-    return quantile_grad(d_out, a, np.true_divide(q, 100), axis)
+    """As ``np.quantile``'s, at ``q / 100``."""
+    if method == "linear":
+        return quantile_grad(d_out, a, np.true_divide(q, 100), axis)
+    n = np.size(a) if axis is None else np.prod(np.take(np.shape(a), axis))
+    at = np.percentile(np.arange(n), q, method=method) / max(n - 1, 1)
+    return quantile_grad(d_out, a, at, axis)
 
 
 @tangent(np.percentile, "a")
 def percentile_tangent(out, a, q, axis=None, *, method="linear", keepdims=False, d_a):
-    assert method == "linear", "np.percentile: only method='linear' (the default) has a tangent"
-    return quantile_jvp(d_a, a, np.true_divide(q, 100), axis, out)
+    if method == "linear":
+        return quantile_jvp(d_a, a, np.true_divide(q, 100), axis, out)
+    n = np.size(a) if axis is None else np.prod(np.take(np.shape(a), axis))
+    at = np.percentile(np.arange(n), q, method=method) / max(n - 1, 1)
+    return quantile_jvp(d_a, a, at, axis, out)
 
 
 @adjoint(quantile_jvp, "t", "a", name="quantile_jvp")
