@@ -72,12 +72,12 @@ def check_method_receivers(program: ir.Program, objects=frozenset(), entry: bool
     ``objects`` and ``entry`` as for :func:`.attribute_reads.type_attribute_reads`."""
     calls = [s for s in ir.walk_statements(program.body)
              if isinstance(s, gast.Assign) and getattr(s, "op", None) is not None
-             and s.op.args and (_array_method(s) or s.op.primitive in OPERATORS)]
+             and s.op.args and (_array_method(s) or _operator(s.op.primitive))]
     if not calls:
         return
     names = user_method_names(module)
     calls = [s for s in calls if _array_method(s) and _member(s) in names
-             or names.intersection(OPERATORS.get(s.op.primitive, ()))]
+             or _operator(s.op.primitive) and names.intersection(OPERATORS[s.op.primitive])]
     if not calls:
         return
     arrays = array_names(program, objects, entry)
@@ -99,6 +99,15 @@ def check_method_receivers(program: ir.Program, objects=frozenset(), entry: bool
 
 
 #: The methods an operator calls on its operands, in order.
+def _operator(primitive) -> bool:
+    """Whether ``primitive`` is one of :data:`OPERATORS` (a primitive may be
+    unhashable: the ``mappingproxy`` an attribute read ``p.__dict__`` gives)."""
+    try:
+        return primitive in OPERATORS
+    except TypeError:
+        return False
+
+
 OPERATORS = {
     operator.add: ("__add__", "__radd__"), operator.sub: ("__sub__", "__rsub__"),
     operator.mul: ("__mul__", "__rmul__"), operator.truediv: ("__truediv__", "__rtruediv__"),

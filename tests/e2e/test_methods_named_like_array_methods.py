@@ -164,3 +164,29 @@ def test_arrays_from_helpers_and_lists_pass_the_check():
     branch: checked and differentiated as before."""
     check_every_policy(arrays_from_helper, (W0, X0), wrt=0)
     check_every_policy(arrays_from_helper, (W0, X0), wrt=1)
+
+
+@dataclass
+class _Fields:
+    W: np.ndarray
+
+
+def _reads_its_dict(p, x):
+    return np.sum(p.W * x) + len(p.__dict__)
+
+
+def _iterates_its_dict(p, x):
+    reg = 0.0
+    for _, v in p.__dict__.items():
+        reg = reg + np.sum(v ** 2)
+    return np.sum(p.W * x) + reg
+
+
+def test_an_objects_dict_read_does_not_crash_the_check():
+    """Review s35 R3-36: the check's look for operators met the unhashable
+    primitive of ``p.__dict__`` (a mappingproxy) and raised a raw TypeError."""
+    p, x = _Fields(np.ones(3)), np.arange(3.0)
+    np.testing.assert_array_equal(srcgrad.grad(_reads_its_dict, wrt=1)(p, x), np.ones(3))
+    with pytest.raises(srcgrad.SrcGradError) as err:
+        srcgrad.grad(_iterates_its_dict, wrt=0)(p, x)
+    assert "test_methods_named_like_array_methods.py" in str(err.value)
