@@ -110,11 +110,18 @@ def _guard(program, stmt, base: str, name: str):
                f"numbers, which would get no gradient here; pass the object itself to the "
                f"function you differentiate (its fields are then known), or read the field "
                f"there and pass it on (helper({base}.{name}, ...))")
+    return located_check(program, stmt, "array_attribute_read", base, name, message)
+
+
+def located_check(program, stmt, helper: str, base: str, name: str, message: str):
+    """The statement ``helper(base, name, message, where)`` to put before
+    ``stmt``: a check the generated code makes as it runs, raising a
+    SrcGradError located at ``stmt``'s place in the user's code (``where``)."""
     node = stmt.op.node
     where = gast.Tuple(elts=[gast.Constant(value=v, kind=None) for v in (
         program.filename, getattr(node, "lineno", None), getattr(node, "col_offset", None))],
         ctx=gast.Load())
-    call = gast.Call(func=helper_ref("array_attribute_read"),
+    call = gast.Call(func=helper_ref(helper),
                      args=[ir.name(base), gast.Constant(value=name, kind=None),
                            gast.Constant(value=message, kind=None), where], keywords=[])
     guard = gast.copy_location(gast.Expr(value=call), node)

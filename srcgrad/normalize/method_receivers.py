@@ -57,8 +57,7 @@ import numpy as np
 
 from .. import ir
 from ..frontend.linker import is_library_module, is_user_function
-from ..ir.syntax import helper_ref
-from .attribute_reads import array_names
+from .attribute_reads import array_names, located_check
 
 
 def check_method_receivers(program: ir.Program, objects=frozenset(), entry: bool = True,
@@ -154,15 +153,7 @@ def _operator_guard(program, stmt, base, method):
                f"class -- on an argument of the function you differentiate, or on a name bound "
                f"once to the class's call or to such an operation (c = a + b) -- or call a "
                f"method of the class by its name")
-    where = gast.Tuple(elts=[gast.Constant(value=v, kind=None) for v in (
-        program.filename, getattr(node, "lineno", None), getattr(node, "col_offset", None))],
-        ctx=gast.Load())
-    call = gast.Call(func=helper_ref("array_method_call"),
-                     args=[ir.name(base), gast.Constant(value=method, kind=None),
-                           gast.Constant(value=message, kind=None), where], keywords=[])
-    guard = gast.copy_location(gast.Expr(value=call), node)
-    guard.op = ir.Op(ir.OPAQUE, [], {}, stmt, "statement")
-    return guard
+    return located_check(program, stmt, "array_method_call", base, method, message)
 
 
 def _array_method(stmt) -> bool:
@@ -202,12 +193,4 @@ def _guard(program, stmt):
                f"srcgrad knows the object's class -- on an argument of the function you "
                f"differentiate, or on a name bound once in it to the class's call "
                f"(m = Lin(W)) -- or give the method a name no array method has")
-    where = gast.Tuple(elts=[gast.Constant(value=v, kind=None) for v in (
-        program.filename, getattr(node, "lineno", None), getattr(node, "col_offset", None))],
-        ctx=gast.Load())
-    call = gast.Call(func=helper_ref("array_method_call"),
-                     args=[ir.name(base), gast.Constant(value=name, kind=None),
-                           gast.Constant(value=message, kind=None), where], keywords=[])
-    guard = gast.copy_location(gast.Expr(value=call), node)
-    guard.op = ir.Op(ir.OPAQUE, [], {}, stmt, "statement")
-    return guard
+    return located_check(program, stmt, "array_method_call", base, name, message)
