@@ -66,11 +66,11 @@ import gast
 
 from .. import ir
 from ..ir.syntax import call_to, source_of, walk
+from .steady_products import new_array
 
 _UNARY = frozenset({"sin", "cos", "tan", "exp", "log", "sqrt", "tanh", "sinh", "cosh",
                     "square", "abs", "absolute", "negative", "sign", "log1p", "expm1",
                     "arctan", "reciprocal", "conj", "conjugate"})
-_NEW = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.MatMult)
 
 
 def dot_forward_products(forward, params, namer) -> list:
@@ -86,17 +86,6 @@ def dot_forward_products(forward, params, namer) -> list:
         bound.update(ir.target_names(stmt) if not isinstance(stmt, (gast.For, gast.While, gast.If))
                      else ())
     return out
-
-
-def _new_array(value) -> bool:
-    """Whether ``value`` makes a new array (given operands that are arrays)."""
-    if isinstance(value, gast.BinOp):
-        return isinstance(value.op, _NEW)
-    if isinstance(value, gast.UnaryOp):
-        return isinstance(value.op, gast.USub)
-    return isinstance(value, gast.Call) and not value.keywords and len(value.args) == 1 \
-        and isinstance(value.func, gast.Attribute) and value.func.attr in _UNARY \
-        and isinstance(value.func.value, gast.Name) and value.func.value.id == "np"
 
 
 def _assigned(body) -> dict:
@@ -131,7 +120,7 @@ def _made_before(body, k, name) -> bool | None:
             return False
         if isinstance(value, gast.Name):
             return _made_before(body, j, value.id) is True
-        return _new_array(value)
+        return new_array(value, _UNARY)
     return None
 
 
@@ -139,7 +128,7 @@ def _carried_new(body, name) -> bool:
     """Whether the body assigns ``name`` once, at its top level, a new array."""
     if _assigned(body).get(name) != 1:
         return False
-    return any(_assignment(stmt)[0] == name and _new_array(_assignment(stmt)[1])
+    return any(_assignment(stmt)[0] == name and new_array(_assignment(stmt)[1], _UNARY)
                for stmt in body)
 
 

@@ -93,14 +93,15 @@ def _fast_loop(made):
     return None, None
 
 
-def _new_array(value) -> bool:
-    """Whether ``value`` makes a new array (given operands that are arrays)."""
+def new_array(value, unary=_UNARY) -> bool:
+    """Whether ``value`` makes a new array (given operands that are arrays):
+    arithmetic, a negation, or ``np.f(a)`` of a function named in ``unary``."""
     if isinstance(value, gast.BinOp):
         return isinstance(value.op, _NEW)
     if isinstance(value, gast.UnaryOp):
         return isinstance(value.op, gast.USub)
     return isinstance(value, gast.Call) and not value.keywords and len(value.args) == 1 \
-        and isinstance(value.func, gast.Attribute) and value.func.attr in _UNARY \
+        and isinstance(value.func, gast.Attribute) and value.func.attr in unary \
         and isinstance(value.func.value, gast.Name) and value.func.value.id == "np"
 
 
@@ -116,7 +117,7 @@ def _made_in_step(body, k, name) -> bool:
         value = stmt.value
         if isinstance(value, gast.Name):   # a copy: where its value was made
             return _made_in_step(body, body.index(stmt), value.id)
-        return _new_array(value)
+        return new_array(value)
     return False
 
 
