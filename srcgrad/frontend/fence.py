@@ -208,6 +208,8 @@ def in_place_message(stmt, free=None) -> str:
     text = source_of(call)
     shown = text if len(text) <= 60 else text[:57] + "..."
     func, out = call.func, [k.value for k in call.keywords if k.arg == "out"]
+    if out and any(k.arg == "where" for k in call.keywords):  # R3-21: safe division
+        return where_advice(call)
     if out:
         changed, advice = out[0], "assign the result instead: y[...] = f(...) or y = f(...)"
     elif isinstance(func, gast.Attribute) and dict_call(func.attr, call.args):
@@ -230,6 +232,21 @@ def in_place_message(stmt, free=None) -> str:
                 f"inlines a local function)")
     return (f"'{shown}' may change '{source_of(changed)}' in place, and a value being "
             f"differentiated flows into it, in a way srcgrad cannot follow: {advice}")
+
+
+def where_advice(call) -> str:
+    """Why a ufunc call with ``where=`` and ``out=`` (``np.divide(a, b, out=z,
+    where=b != 0)``, safe division) is refused, with the np.where form that
+    srcgrad follows and that computes the same (review s35, R3-21)."""
+    keywords = {k.arg: k.value for k in call.keywords}
+    mask, fill = source_of(keywords["where"]), source_of(keywords["out"])
+    args = [source_of(a) for a in call.args]
+    guarded = ", ".join(args[:-1] + [f"np.where(m, {args[-1]}, 1.0)"]) if len(args) > 1 \
+        else f"np.where(m, {args[0]}, 1.0)" if args else "..."
+    return (f"'{source_of(call)}' computes only where {mask} and keeps {fill}'s values "
+            f"elsewhere, through out= and where=, which srcgrad does not follow: write "
+            f"'m = {mask}; r = np.where(m, {source_of(call.func)}({guarded}), {fill})' "
+            f"(the inner np.where keeps the operation away from the values left out)")
 
 
 def dict_call(method, args) -> bool:

@@ -35,6 +35,7 @@ import numpy as np
 
 from .. import ir
 from ..errors import SrcGradError
+from ..frontend.fence import where_advice
 from ..frontend.linker import is_user_function
 from ..ir.syntax import (
     clone,
@@ -185,6 +186,8 @@ class Statements(ChainedWrites, CallWrites, AttributeStores):
                                  "follows that as a statement of its own or as 'z = "
                                  "np.nan_to_num(y, copy=False)' with y a variable: write it "
                                  "so, or drop copy=False", node)
+            if any(k.arg == "where" for k in node.keywords):  # np.divide(..., where=m)
+                raise self.error(where_advice(node), node)
             raise self.error(f"'{source_of(node)}' writes into its out= array, a change "
                              f"srcgrad follows only for a NumPy function called as a "
                              f"statement of its own, or as 'z = np.f(..., out=y)' with y a "
@@ -363,7 +366,7 @@ class Statements(ChainedWrites, CallWrites, AttributeStores):
         if written is not None:
             # z = np.nan_to_num(y, copy=False), z = np.add(a, b, out=y): y changes in
             # place (a statement of its own), and z is y itself
-            self.statement(located(gast.Expr(value=value), stmt))
+            self.statement(gast.copy_location(gast.Expr(value=value), stmt))
             self.assign(targets, clone(written), stmt)
             return
         closure = self.closure_call(value)
