@@ -62,7 +62,8 @@ _BINARY = {
     gast.FloorDiv: ("__floordiv__", "__rfloordiv__"), gast.Mod: ("__mod__", "__rmod__"),
 }
 _UNARY = {gast.USub: "__neg__", gast.UAdd: "__pos__"}
-_OPERATOR_NAMES = frozenset({m for pair in _BINARY.values() for m in pair} | set(_UNARY.values()))
+_OPERATOR_NAMES = frozenset({m for pair in _BINARY.values() for m in pair} | set(_UNARY.values())
+                           | {"__getitem__"})
 
 
 class UserOperators:
@@ -97,6 +98,8 @@ class UserOperators:
         known and defines ``__add__`` in Python, ``b.__radd__(a)`` where that
         of ``b`` defines ``__radd__`` and that of ``a`` no ``__add__`` of the
         user's, ``v.__neg__()`` for ``-v``; None for any other operation."""
+        if isinstance(node, gast.Subscript):
+            return self.user_subscript(node)
         if not self.defined_operators().intersection(
                 _BINARY.get(type(getattr(node, "op", None)), ())
                 + (_UNARY.get(type(getattr(node, "op", None))),)):
@@ -114,6 +117,21 @@ class UserOperators:
         if _defines(self.operand_class(node.right), reflected):
             return _located(_call(node.right, reflected, [node.left]), node)
         return None
+
+    def user_subscript(self, node):
+        """``u.__getitem__(t)`` for ``u[t]`` read, where the class of ``u`` is
+        known and defines ``__getitem__`` in Python (an interpolated signal
+        ``u[t]`` of a float ``t``, a parameter store ``s["W"]``): differentiated
+        through that method, not as an array's indexing, whose index carries
+        no derivative (review s35 R3-13: a zero gradient for ``t``; R3-37: the
+        object's gradient shaped as an array's).  A slice (``u[1:3]``) is left
+        to indexing.  None for any other subscript."""
+        if "__getitem__" not in self.defined_operators() \
+                or not isinstance(node.ctx, gast.Load) \
+                or any(isinstance(n, gast.Slice) for n in walk(node.slice)) \
+                or not _defines(self.operand_class(node.value), "__getitem__"):
+            return None
+        return _located(_call(node.value, "__getitem__", [node.slice]), node)
 
     def operator_result_class(self, node):
         """The class of what ``node`` (``a + b``) gives where it is the call of a
