@@ -276,8 +276,8 @@ def attribute_grad(g, obj, name):
         return cotangent_like(obj, obj._fields.index(name), g)
     if array_attribute(obj, name):
         return array_attribute_grad(g, obj, name)
-    computed = getattr(type(obj), name, None)
-    if is_computed(computed) and not is_zero(g):
+    computed = computed_by(obj, name)
+    if computed is not None and not is_zero(g):
         if not holds_floats(getattr(obj, name)):  # a count, a flag: no derivative
             return 0.0
         raise computed_attribute(type(obj), name, computed)
@@ -299,18 +299,53 @@ def is_computed(attribute) -> bool:
     return isinstance(attribute, property) or type(attribute).__name__ == "cached_property"
 
 
+def computed_by(obj, name):
+    """What computes ``obj.name`` when it is read, where srcgrad did not
+    differentiate it: a property of its class, another descriptor's
+    ``__get__`` (``W = ExpParam()``), or the class's ``__getattr__`` for a
+    name the object does not hold (review s35 R3-14: the gradient of the
+    attributes they read was silently zero); None for a stored attribute."""
+    cls = type(obj)
+    try:
+        found = inspect.getattr_static(cls, name)
+    except AttributeError:
+        held = getattr(obj, "__dict__", None)
+        if (held is None or name not in held) and hasattr(cls, "__getattr__"):
+            return cls.__getattr__
+        return None
+    if isinstance(getattr(obj, "__dict__", None), dict) and name in obj.__dict__ \
+            and not hasattr(type(found), "__set__"):
+        return None   # the object's own value (a non-data descriptor gives way to it)
+    if is_computed(found) or (hasattr(type(found), "__get__") and not isinstance(
+            found, (types.FunctionType, staticmethod, classmethod, types.BuiltinFunctionType,
+                    types.MemberDescriptorType, types.GetSetDescriptorType))):
+        return found   # (a slot or a C type's field holds the object's own value)
+    return None
+
+
 def computed_attribute(cls, name, computed):
     """The error for a property read that the output depends on: its value is
     computed by a getter srcgrad did not differentiate, so the gradient of the
     attributes it reads would be silently missing."""
-    getter = getattr(computed, "fget", None) or getattr(computed, "func", None)
+    if isinstance(computed, types.FunctionType):   # the class's __getattr__
+        getter = computed
+    else:   # a property's getter, a cached_property's function, a descriptor's __get__
+        getter = getattr(computed, "fget", None) or getattr(computed, "func", None) \
+            or getattr(type(computed), "__get__", None)
     code = getattr(getter, "__code__", None)
     where = None if code is None else (code.co_filename, code.co_firstlineno, 0)
+    if is_computed(computed):
+        return error_at(
+            "MissingRuleError",
+            f"the property {cls.__name__}.{name} is computed by a getter that srcgrad does "
+            f"not differentiate, so the gradient through it would be missing: where the "
+            f"function reads .{name}, compute it from the attributes the property reads", where)
+    kind = "__getattr__ of" if isinstance(computed, types.FunctionType) else "a descriptor of"
     return error_at(
         "MissingRuleError",
-        f"the property {cls.__name__}.{name} is computed by a getter that srcgrad does not "
-        f"differentiate, so the gradient through it would be missing: where the function "
-        f"reads .{name}, compute it from the attributes the property reads", where)
+        f"{kind} {cls.__name__} computes .{name} when it is read, by code that srcgrad does "
+        f"not differentiate, so the gradient through it would be missing: where the "
+        f"function reads .{name}, compute it from the attributes that code reads", where)
 
 
 def replaced(names, obj, *values):
