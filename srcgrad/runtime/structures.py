@@ -240,8 +240,8 @@ def array_method_call(obj, name, message, where=None) -> None:
     differentiate wrongly -- refused, ``message`` at ``where``.  An array, a
     number, a list, tuple or dict, a library's object pass."""
     if isinstance(obj, (np.ndarray, np.generic, float, int, complex)) \
-            or type(obj) in (list, tuple, dict):
-        return
+            or type(obj) in (list, tuple, dict) or foreign(obj):
+        return   # (a Dask or CuPy array: its operators are NumPy's, dispatched)
     if isinstance(getattr(type(obj), name, None), types.FunctionType):
         raise error_at("UnsupportedSyntaxError", message, where)
 

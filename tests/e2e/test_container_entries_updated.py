@@ -492,7 +492,7 @@ def helper_with_a_result(x):
     (item_of_a_nested_list, AliasedUpdateError, ["'h'"]),
     (item_of_a_nested_list_written_out, AliasedUpdateError, ["'h'"]),
     (helper_with_a_result, UnsupportedSyntaxError, ["total_of()", "'state'",
-                                                    "total_of(state['u'].copy(), ...)"]),
+                                                    "total_of(state['u'].copy(), x[1] ** 2)"]),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_what_stays_refused_is_located_in_the_users_names(fn, kind, words):
     assert_refused_both_modes(fn, kind, *words, x=X)
