@@ -62,7 +62,6 @@ from ..frontend.parse import (
 from ..ir.syntax import (
     clone,
     constant,
-    helper_ref,
     keywords_of,
     source_of,
     updated_in_place,
@@ -92,7 +91,7 @@ from .named_tuples import NamedTuples, is_named_tuple_class
 from .none_results import writes_into_argument
 from .partials import Partials, partial_call
 from .records import Records, is_record_class
-from .rewrites import Rewrites
+from .rewrites import Rewrites, located_guard
 from .selections import Selections
 from .starred import packed_shapes
 from .sugar import NON_DIFFERENTIABLE_BUILTINS, builtin_ref
@@ -428,13 +427,7 @@ class Calls(Selections, NamedTuples, Records, Keywords, Rewrites, Partials, Arra
             gast.Tuple(elts=[], ctx=gast.Load())], keywords=[])
         test = gast.Compare(left=gast.Constant(value=attr, kind=None), ops=[gast.In()],
                             comparators=[held])
-        raised = gast.Call(func=helper_ref("error_at"), args=[
-            gast.Constant(value="SrcGradError", kind=None),
-            gast.Constant(value=message, kind=None),
-            gast.Tuple(elts=[gast.Constant(value=v, kind=None) for v in (
-                self.parsed.filename, node.lineno, node.col_offset)], ctx=gast.Load())],
-            keywords=[])
-        guard = gast.If(test=test, body=[gast.Raise(exc=raised, cause=None)], orelse=[])
+        guard = located_guard(test, message, self.parsed.filename, node)
         for sub in walk(guard):
             if "lineno" in sub._attributes:
                 gast.copy_location(sub, node)

@@ -116,15 +116,8 @@ class Rewrites:
                    f"were replaced since -- pass the list as an argument")
         tests = [kind_is(ref, gast.IsNot) for ref in refs]
         # a SrcGradError located at the call (a raw TypeError until session 31)
-        raised = gast.Call(func=helper_ref("error_at"), args=[
-            gast.Constant(value="SrcGradError", kind=None),
-            gast.Constant(value=message, kind=None),
-            gast.Tuple(elts=[gast.Constant(value=v, kind=None) for v in (
-                self.parsed.filename, node.lineno, node.col_offset)], ctx=gast.Load())],
-            keywords=[])
-        guard = gast.If(test=tests[0] if len(tests) == 1 else gast.BoolOp(op=gast.And(),
-                                                                         values=tests),
-                        body=[gast.Raise(exc=raised, cause=None)], orelse=[])
+        guard = located_guard(tests[0] if len(tests) == 1 else gast.BoolOp(
+            op=gast.And(), values=tests), message, self.parsed.filename, node)
         self.specialised.extend(self.element_lists)
         self.element_lists = []
         result = self.namer.fresh("result")
@@ -149,3 +142,16 @@ class Rewrites:
         for stmt in branch:
             self.statement(stmt)
         return self.atom(load_name(result))
+
+
+def located_guard(test, message: str, filename: str, node):
+    """``if test: raise error_at("SrcGradError", message, where)``: a check the
+    generated code makes as it runs, its error located at ``node`` in the
+    user's file ``filename``."""
+    raised = gast.Call(func=helper_ref("error_at"), args=[
+        gast.Constant(value="SrcGradError", kind=None),
+        gast.Constant(value=message, kind=None),
+        gast.Tuple(elts=[gast.Constant(value=v, kind=None) for v in (
+            filename, node.lineno, node.col_offset)], ctx=gast.Load())],
+        keywords=[])
+    return gast.If(test=test, body=[gast.Raise(exc=raised, cause=None)], orelse=[])
