@@ -25,10 +25,10 @@ from .structures import (
     DictCotangent,
     array_attribute,
     computed_attribute,
+    computed_by,
     cotangent_at,
     gradient_like,
     holds_floats,
-    is_computed,
     is_namedtuple,
     is_zero,
 )
@@ -197,10 +197,11 @@ def tangent_attr(t, obj, name):
     an array or an object) moves its tangent as the attribute moves the array."""
     if array_attribute(obj, name):
         return array_attribute_tangent(t, obj, name)
-    computed = getattr(type(obj), name, None)
-    if is_computed(computed) and not is_zero(t):
-        # m.energy, a property: its getter's reads are not followed (as grad refuses
-        # it); one giving no float (a count, a flag) has no tangent to miss
+    computed = computed_by(obj, name)
+    if computed is not None and not is_zero(t):
+        # m.energy, a property (a descriptor, __getattr__): its getter's reads are not
+        # followed (as grad refuses it); one giving no float (a count, a flag) has no
+        # tangent to miss
         value = getattr(obj, name)
         if holds_floats(value):
             raise computed_attribute(type(obj), name, computed)

@@ -306,6 +306,8 @@ def computed_by(obj, name):
     name the object does not hold (review s35 R3-14: the gradient of the
     attributes they read was silently zero); None for a stored attribute."""
     cls = type(obj)
+    if is_namedtuple(obj) and name in obj._fields:
+        return None   # a field (its class's descriptor reads the tuple's item)
     try:
         found = inspect.getattr_static(cls, name)
     except AttributeError:

@@ -72,3 +72,11 @@ def test_other_arguments_and_stored_attributes_are_followed():
     check_every_policy(through_descriptor, (o, X), 1)
     g = srcgrad.grad(stored_only, wrt=0)(o, X)
     np.testing.assert_allclose(g.raw, np.exp(o.raw) * X * 2.0)
+
+
+def test_the_tangent_through_a_computed_attribute_is_refused_located():
+    """The forward-mode half of R3-14: a tangent on ``raw`` gave 0.0 through the
+    descriptor (differences: 2.807)."""
+    o = WithDescriptor(np.array([0.1, 0.2, 0.3]))
+    with pytest.raises(srcgrad.MissingRuleError, match=r"computes \.W when it is read"):
+        srcgrad.jvp(through_descriptor, (o, X), (WithDescriptor(np.ones(3)), None))
