@@ -245,6 +245,7 @@ class Transformed:
             compiled = compile_function(self._fn, replace(
                 options, objects=object_positions(full), sequences=sequence_positions(full),
                 object_classes=object_classes(tuple(map(type, full)))))
+            self._shown = compiled  # .source and export show it, not _get()'s (no receiver)
         else:
             # Code is specialised for the arguments that are Python floats (their
             # arithmetic needs no broadcasting bookkeeping).

@@ -222,8 +222,8 @@ class Calls(Selections, NamedTuples, Records, Keywords, Rewrites, Partials, Arra
             call = self.replaced_fields(node) if cls is None else None
             if call is not None:  # p._replace(W=v), p's class known when the code runs
                 return self.call(call)
-            held = self.held_callable(node)
-            if held is not None:  # self.l1(x), self.l1 = Dense(...): user_methods.py
+            held = self.held_callable(node) or self.held_object_method(node)
+            if held is not None:  # self.l1(x), self.enc.forward(x): user_methods.py
                 return self.call(held)
             classes = self.dispatchable(func)
             if classes:  # layer.forward(x), layer from a list of objects: by its class

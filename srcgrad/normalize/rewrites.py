@@ -108,12 +108,15 @@ class Rewrites:
                                                keywords=[]), ops=[op()], comparators=[clone(ref)])
 
         names = ", ".join(c.__qualname__ for c in classes)
+        shown = getattr(obj, "shown", None)  # self.enc, where obj is the local holding it
+        held, whose = ("objects", "object whose parts") if shown is not None \
+            else ("lists", "list whose items")
         message = (f"{self.func.name} was differentiated for "
-                   f"'{ast.unparse(gast.gast_to_ast(obj))}.{func.attr}(...)' on objects of the "
-                   f"classes {names}, those of the lists it read or was passed when it was "
-                   f"compiled, and this object is of another class: srcgrad makes code for "
-                   f"the classes of each list passed, not for a global list whose items "
-                   f"were replaced since -- pass the list as an argument")
+                   f"'{ast.unparse(gast.gast_to_ast(shown or obj))}.{func.attr}(...)' on "
+                   f"objects of the classes {names}, those of the {held} it read or was passed "
+                   f"when it was compiled, and this object is of another class: srcgrad makes "
+                   f"code for the classes of each {held[:-1]} passed, not for a global {whose} "
+                   f"were replaced since -- pass the {held[:-1]} as an argument")
         tests = [kind_is(ref, gast.IsNot) for ref in refs]
         # a SrcGradError located at the call (a raw TypeError until session 31)
         guard = located_guard(tests[0] if len(tests) == 1 else gast.BoolOp(

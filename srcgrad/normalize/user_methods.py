@@ -403,3 +403,30 @@ class MethodArguments:
         self.env[held.id] = held.id  # a local bound here (no user name of its own)
         return gast.copy_location(gast.Call(func=held, args=node.args,
                                             keywords=node.keywords), node)
+
+    def held_object_method(self, node):
+        """``self.enc.forward(x)``, where ``enc`` is no attribute of ``self``'s
+        (known) class but a field, and the objects the function was passed or
+        reads hold user objects whose classes define ``forward`` in Python
+        (``self.enc = Linear(W)``: ``ElementClasses``) -> ``t.forward(x)`` after
+        ``t = self.enc``: the method of a local, by the class of what it holds
+        (``dispatched``: one branch per class, a located error for another, so
+        an attribute rebound to another object since is refused, not misread).
+        None for any other call."""
+        func = node.func
+        if not isinstance(func, gast.Attribute) or not isinstance(func.value, gast.Attribute):
+            return None
+        holder = func.value
+        cls = self.class_of(holder.value)
+        if cls is None or inspect.getattr_static(cls, holder.attr, MISSING) is not MISSING \
+                or not any(is_user_function(inspect.getattr_static(c, func.attr, None))
+                           for c in self.dispatch_classes):
+            return None
+        held = self.atom(holder)
+        self.locals.add(held.id)
+        self.env[held.id] = held.id  # a local bound here (no user name of its own)
+        held.shown = holder  # messages name self.enc, not the local
+        method = gast.copy_location(gast.Attribute(value=held, attr=func.attr,
+                                                   ctx=gast.Load()), func)
+        return gast.copy_location(gast.Call(func=method, args=node.args,
+                                            keywords=node.keywords), node)
