@@ -92,6 +92,7 @@ from .optimize.owned_lists import pop_in_place
 from .optimize.signs import carry_signs
 from .optimize.simplify import simplify as simplify_operations
 from .optimize.steady_loops import steady_adjoint_loops
+from .optimize.step_cotangents import write_step_cotangents
 from .optimize.step_operands import stack_step_operands
 from .optimize.steady_products import dot_products
 from .optimize.summed_products import seed_without_product, sum_products
@@ -173,6 +174,7 @@ def passes(c: Compilation, run) -> None:
             run(c.steady_loops)       # optimize/steady_loops.py
             run(c.batched_steps)      # optimize/batched_steps.py
             run(c.step_operands)      # optimize/step_operands.py
+            run(c.step_cotangents)    # optimize/step_cotangents.py
         if o.optimize and o.backend == "numpy":
             run(c.forward_dots)       # optimize/forward_dots.py
         run(c.assemble)               # assemble.py
@@ -491,6 +493,11 @@ class Compilation:
         """Read a steady loop's per-step operands of a weight's product from its stacked tape (optimize/step_operands.py)."""
         self.backward = stack_step_operands(self.backward, set(self.sweep.tapes.values()),
                                             self.program.namer)
+
+    @compiler_pass
+    def step_cotangents(self):
+        """Write a steady loop's per-step cotangents into its terms array's rows, which the products after it read (optimize/step_cotangents.py)."""
+        self.backward = write_step_cotangents(self.backward, self.program.namer)
 
     @compiler_pass
     def forward_dots(self):

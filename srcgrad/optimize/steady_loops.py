@@ -400,6 +400,16 @@ class _Reader:
         return _Array(described.shape, base=described.base, needs=described.needs | {steady},
                       carried=described.carried)
 
+    def proven_entries(self) -> frozenset:
+        """The names the guard proves, at the start of every step, exact
+        ``np.ndarray`` values of the shape they have at the guard: each read
+        as it is at the guard, its description's checks all made, and, where
+        the body assigns it, its end-of-step shape checked (:meth:`_carried`)."""
+        proof = set(self.proof)
+        return frozenset(name for name, described in self.entry.items()
+                         if described.needs <= proof
+                         and (name not in self.assigned or name in self.needed))
+
     def guard(self, steps) -> str:
         """Every check, each one safe to evaluate once those before it hold;
         first that the loop runs a step (a loop that runs none reads nothing)."""
@@ -493,6 +503,7 @@ def _specialise(loop, tapes, live_after):
     made = gast.If(test=test, body=[fast], orelse=[loop])
     made.comment_before = [_COMMENT]
     made.steady_loop = True   # the pair optimize/batched_steps.py looks for
+    made.steady_entries = reader.proven_entries()   # optimize/step_cotangents.py reads it
     return made
 
 

@@ -26,8 +26,11 @@ dtype (any other, or a dtype object that is not the same one, takes ``@``);
 the rest holds because ``g`` is a new array: assigned, earlier in the same
 step, the result of an arithmetic operator, ``@`` or a NumPy unary function
 (through plain copies ``d_t4 = d_t5``), which NumPy allocates whole,
-aligned, C- or F-contiguous for two axes; ``steady_loops``' guard proved it
-an ``np.ndarray`` of two axes.  A product whose ``g`` is anything else (a
+aligned, C- or F-contiguous for two axes -- or the product that
+:mod:`.step_cotangents` writes into a row of a new C-contiguous array
+(marked ``row_of_new_array``): a C-contiguous, aligned row, or where it
+computes the product, a new array; ``steady_loops``' guard proved it an
+``np.ndarray`` of two axes.  A product whose ``g`` is anything else (a
 value carried from the step before, a row, an in-place update) stays ``@``.
 
 Runs for the NumPy backend when optimising, on the loops ``steady_loops``
@@ -117,7 +120,7 @@ def _made_in_step(body, k, name) -> bool:
         value = stmt.value
         if isinstance(value, gast.Name):   # a copy: where its value was made
             return _made_in_step(body, body.index(stmt), value.id)
-        return new_array(value)
+        return new_array(value) or getattr(stmt, "row_of_new_array", False)
     return False
 
 

@@ -53,6 +53,8 @@ small, NumPy alone, copied into exported modules.
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from .linalg import matmul_grad_a, matmul_grad_b
@@ -72,7 +74,8 @@ class StepTerms(list):
     __slots__ = ("joined",)
 
 
-def matmul_grad_b_steps(start, steps, b, rows=None, shares=None, stacked=None):
+def matmul_grad_b_steps(start, steps, b, rows=None, shares=None, stacked=None,
+                        cotangents=None):
     """``start`` plus the cotangent of ``b`` in ``a @ b`` over the steps of a
     loop: ``steps`` holds each step's ``(g, a)``, or ``(g, i)`` with ``a`` the
     row ``rows[i]`` of an array the loop indexed (or the entry ``rows[i]`` of
@@ -83,9 +86,13 @@ def matmul_grad_b_steps(start, steps, b, rows=None, shares=None, stacked=None):
     stacked cotangents are used where they are these steps' very arrays.
     ``stacked``: ``rows[1:]`` stacked as one array (``stacked_tape(tape, 1,
     last)``, whose row ``i`` holds the values of ``rows[i + 1]``), from which
-    the product's operands are read (:func:`_operands`)."""
+    the product's operands are read (:func:`_operands`).  ``cotangents``: an
+    array whose row ``t`` step ``t`` wrote its cotangent into, where it could
+    (:mod:`srcgrad.optimize.step_cotangents`): the steps' cotangents as one
+    matrix without joining them, where each is such a row
+    (:func:`_written_rows`)."""
     if steps:
-        total = _stacked_b(steps, b, rows, shares, stacked)
+        total = _stacked_b(steps, b, rows, shares, stacked, cotangents)
         if total is not None:
             return start + total
     for g, a in steps:
@@ -177,18 +184,45 @@ def _steps_in_order(steps):
     return gs[::-1], operands[::-1]
 
 
-def _joined(gs, steps, shares):
-    """:func:`_rows` of the cotangents ``gs``: those ``shares`` stacked where
-    they are the same arrays, in the same order; kept on ``steps`` for a
-    later sum."""
+def _joined(gs, steps, shares, cotangents=None):
+    """:func:`_rows` of the cotangents ``gs``: the array ``cotangents`` itself
+    where they are its rows (:func:`_written_rows`); those ``shares`` stacked
+    where they are the same arrays, in the same order; kept on ``steps`` for
+    a later sum."""
     kept = getattr(shares, "joined", None)
     if kept is not None and len(kept[0]) == len(gs) and all(a is g for a, g in zip(kept[0], gs)):
         G = kept[1]
+    elif cotangents is not None and _written_rows(gs, cotangents):
+        G = cotangents.reshape(-1, cotangents.shape[-1])
     else:
         G = _rows(gs)
     if G is not None and type(steps) is StepTerms:
         steps.joined = (gs, G)
     return G
+
+
+def _written_rows(gs, cotangents) -> bool:
+    """Whether the steps' cotangents ``gs`` (first step first) are the rows of
+    ``cotangents``, step ``t``'s in row ``t``, as :func:`_rows` would join
+    them: ``cotangents`` a C-contiguous ``np.ndarray`` of float32 or float64
+    (or complex) of two or three axes that owns its memory, one row per step,
+    and every ``g`` a view whose base it is.  The loop that
+    :mod:`srcgrad.optimize.step_cotangents` writes makes step ``t``'s
+    cotangent either row ``t`` or a new array (where the row could not take
+    it): a new array's base is not ``cotangents``, and then the cotangents
+    are joined as they are.  The matrix is then the one :func:`_rows` makes,
+    without copying each row.
+
+        >>> terms = np.arange(12.0).reshape(3, 2, 2).copy()   # an array of its own
+        >>> _written_rows([terms[0], terms[1], terms[2]], terms)
+        True
+        >>> _written_rows([terms[0], terms[1], terms[2] * 1.0], terms)   # a new array
+        False
+    """
+    return type(cotangents) is np.ndarray and cotangents.base is None \
+        and cotangents.ndim in (2, 3) and cotangents.dtype in _BLAS_TYPES \
+        and cotangents.flags.c_contiguous and len(cotangents) == len(gs) \
+        and set(map(type, gs)) == {np.ndarray} and set(map(id, map(operator.attrgetter("base"), gs))) == {id(cotangents)}
 
 
 def _ndim(operands, rows):
@@ -198,13 +232,13 @@ def _ndim(operands, rows):
     return rows.ndim - 1 if type(rows) is np.ndarray else np.ndim(rows[operands[0]])
 
 
-def _stacked_b(steps, b, rows, shares, stacked=None):
+def _stacked_b(steps, b, rows, shares, stacked=None, cotangents=None):
     """The sum over the steps of ``a.T @ g``: ``A.T @ G``, the steps' rows
     one after another."""
     if type(b) is not np.ndarray or b.ndim != 2:
         return None
     gs, operands = _steps_in_order(steps)
-    G = _joined(gs, steps, shares)
+    G = _joined(gs, steps, shares, cotangents)
     A = None if G is None else _operands(operands, rows, 0, stacked)
     if A is None or _ndim(operands, rows) != gs[0].ndim or A.shape != (G.shape[0], b.shape[0]) or G.shape[1] != b.shape[1]:
         return None

@@ -38,7 +38,9 @@ CASES = [
     # a loop over range(n) whose steps see one shape: its adjoint loop twice, under a
     # guard, the fast copy without unbroadcast and matmul_grad_a (optimize/steady_loops.py),
     # tanh's 1 - h ** 2 of every step made before it (optimize/batched_steps.py)
-    # and the cotangent's product with U.T as np.dot where it is @ (optimize/steady_products.py)
+    # and the cotangent's product with U.T as np.dot where it is @ (optimize/steady_products.py);
+    # each step's cotangent written into its row of those terms, which the weights' products
+    # after the loop read as one matrix (optimize/step_cotangents.py)
     ("rnn_steps_grad", "rnn_steps", Options(mode="grad", wrt=(0, 1), single=False)),
     # a loop's carried value of its argument's shape: no unbroadcast, no shape-only save
     ("newton_sqrt_grad", "newton_sqrt", Options(mode="grad", wrt=(0,))),

@@ -44,20 +44,21 @@ def grad_rnn_steps(W, U, xs, h0):
     if len(t1) and type(d_h) is np.ndarray and (type(h) is np.ndarray) and (type(t3) is np.ndarray) and (type(t4) is np.ndarray) and (type(U) is np.ndarray) and (t3.ndim >= 1) and (t4.ndim >= 1) and (U.ndim == 2) and (d_h.ndim == 2) and (h.ndim == 2) and steady_tape(h_tape[:1], h.shape, 0) and steady_tape(t3_tape, t3.shape, 1) and steady_tape(t4_tape, t4.shape, 1) and (d_h.shape == h.shape) and (d_h.shape == t3.shape) and (d_h.shape == t4.shape) and ((d_h.shape[0], U.shape[0]) == d_h.shape) and stackable_tape(h_tape, 1, h):
         h_states = stacked_tape(h_tape, 1, h)  # h as each step finds it: h_tape[1:], then h
         h_terms = into_second(np.subtract, 1, h_states ** 2)  # 1 - h ** 2 of every step at once (h as each step finds it: h_tape[1:], then h)
+        h_terms_fit = d_h.shape == h_terms.shape[1:]  # d_h has this shape at every step (the guard's proof): a row's
         U_T = U.T
         U_T_dtype = dot_dtype(U_T, d_h.shape[0])  # U_T's dtype where np.dot(g, U_T) is g @ U_T
         for t in reversed(t1):
-            d_t5 = d_h * h_terms[t]
+            d_t5 = h_terms[t]  # h_terms's row of this step, which then holds d_h * h_terms[t]
+            d_t5 = np.multiply(d_h, d_t5, d_t5) if h_terms_fit and d_h.dtype is d_t5.dtype else d_h * d_t5
             h = h_tape[t]  # restore: h
             d_t3 = d_t5
             d_t4 = d_t5
             d_h = np.dot(d_t4, U_T) if d_t4.dtype is U_T_dtype else d_t4 @ U_T
             d_U_steps.append((d_t4, t))  # d_U += matmul_grad_b(d_t4, h, U), after the loop
             d_W_steps.append((d_t3, t))  # d_W += matmul_grad_b(d_t3, xs[t], W), after the loop
-        del h_terms  # read by the loop only
-        d_U = matmul_grad_b_steps(d_U, d_U_steps, U, rows=h_tape, stacked=h_states)  # one product of the stacked steps
-        d_W = matmul_grad_b_steps(d_W, d_W_steps, W, rows=xs, shares=d_U_steps)  # one product of the stacked steps
-        del h_states  # read by the products only
+        d_U = matmul_grad_b_steps(d_U, d_U_steps, U, rows=h_tape, stacked=h_states, cotangents=h_terms)  # one product of the stacked steps
+        d_W = matmul_grad_b_steps(d_W, d_W_steps, W, rows=xs, shares=d_U_steps, cotangents=h_terms)  # one product of the stacked steps
+        del h_terms, h_states  # read by the products only
     else:
         for t in reversed(t1):
             d_t5 = d_h * (1 - h ** 2)
