@@ -243,11 +243,13 @@ class Packed:
 
 def element_classes(value) -> tuple:
     """The classes of the instances of user classes in the list or tuple
-    ``value``, in order of first appearance; () for anything else."""
-    if type(value) not in (list, tuple) or len(value) > 10_000:
+    ``value`` or among the values of the dict ``value`` (a ``ModuleDict``-style
+    ``self.layers = {"enc": Dense(...), ...}``), in order of first appearance;
+    () for anything else."""
+    if type(value) not in (list, tuple, dict) or len(value) > 10_000:
         return ()
     found = {}
-    for item in value:
+    for item in (value.values() if type(value) is dict else value):
         kind = type(item)
         if kind not in found and hasattr(item, "__dict__") and not isinstance(
                 item, (type, types.ModuleType, types.FunctionType, types.MethodType,
@@ -268,7 +270,8 @@ def held_element_classes(value, depth: int = 4) -> tuple:
     found = dict.fromkeys(element_classes(value))
     if depth <= 0:
         return tuple(found)
-    items = value if type(value) in (list, tuple) and len(value) <= 10_000 else (value,)
+    items = value if type(value) in (list, tuple) and len(value) <= 10_000 else \
+        value.values() if type(value) is dict and len(value) <= 10_000 else (value,)
     for item in items:
         own = getattr(item, "__dict__", None)
         if not isinstance(own, dict) or isinstance(item, (type, types.ModuleType)) \

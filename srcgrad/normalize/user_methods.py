@@ -31,6 +31,7 @@ import inspect
 import types
 
 import gast
+import numpy as np
 
 from .. import ir
 from ..errors import MissingRuleError, UnsupportedSyntaxError
@@ -406,22 +407,26 @@ class MethodArguments:
 
     def held_object_method(self, node):
         """``self.enc.forward(x)``, where ``enc`` is no attribute of ``self``'s
-        (known) class but a field, and the objects the function was passed or
-        reads hold user objects whose classes define ``forward`` in Python
+        (known) class but a field, or ``self.layers["enc"].forward(x)`` (an item
+        of a list or dict), and the objects the function was passed or reads
+        hold user objects whose classes define ``forward`` in Python
         (``self.enc = Linear(W)``: ``ElementClasses``) -> ``t.forward(x)`` after
         ``t = self.enc``: the method of a local, by the class of what it holds
         (``dispatched``: one branch per class, a located error for another, so
         an attribute rebound to another object since is refused, not misread).
         None for any other call."""
         func = node.func
-        if not isinstance(func, gast.Attribute) or not isinstance(func.value, gast.Attribute):
-            return None
-        holder = func.value
-        cls = self.class_of(holder.value)
-        if cls is None or inspect.getattr_static(cls, holder.attr, MISSING) is not MISSING \
+        if not isinstance(func, gast.Attribute) \
+                or not isinstance(func.value, (gast.Attribute, gast.Subscript)) \
+                or hasattr(np.ndarray, func.attr) \
                 or not any(is_user_function(inspect.getattr_static(c, func.attr, None))
                            for c in self.dispatch_classes):
             return None
+        holder = func.value
+        if isinstance(holder, gast.Attribute):
+            cls = self.class_of(holder.value)
+            if cls is None or inspect.getattr_static(cls, holder.attr, MISSING) is not MISSING:
+                return None
         held = self.atom(holder)
         self.locals.add(held.id)
         self.env[held.id] = held.id  # a local bound here (no user name of its own)

@@ -122,3 +122,36 @@ def test_the_code_made_for_one_class_refuses_another_located():
         run(model, X)
     err = info.value
     assert err.lineno and "self.enc.forward(...)" in err.message
+
+
+class DictNet:
+    """A ModuleDict-style model: its parts in a dict."""
+
+    def __init__(self, layers):
+        self.layers = layers
+
+    def by_items(self, x):
+        for _, layer in self.layers.items():
+            x = layer.forward(x)
+        return np.sum(x ** 2)
+
+    def by_key(self, x):
+        return np.sum(self.layers["dec"].forward(self.layers["enc"].forward(x)) ** 2)
+
+
+def over_values(layers, x):
+    for layer in layers.values():
+        if np.sum(x) > 0:
+            x = layer.forward(x)
+    return np.sum(x ** 2)
+
+
+@pytest.mark.parametrize("name", ["by_items", "by_key"])
+def test_methods_of_objects_held_in_a_dict(name):
+    net = DictNet({"enc": Linear(np.eye(3) * 0.5 + 0.1), "dec": Scaled(0.7)})
+    check_every_policy(getattr(net, name), (X,), 0)
+
+
+def test_a_dict_of_objects_passed_dispatches_by_class():
+    layers = {"enc": Linear(np.eye(3) * 0.5 + 0.1), "dec": Scaled(0.7)}
+    check_every_policy(over_values, (layers, np.abs(X)), 1)
