@@ -34,6 +34,8 @@ from .second_order import (
     Derivative,
     HigherOrder,
     SecondOrder,
+    _specialised,
+    _tangent_code,
     all_arguments,
     as_tangent,
 )
@@ -233,6 +235,9 @@ def jacobian(fn, wrt=0, *, backend="numpy"):
     compiler.validate_options(Options(backend=backend))
     backends.require(backend)
     i = position[0]
+    if isinstance(fn, Derivative) and fn.dense is None and fn.jacobian_of is not None \
+            and fn.jacobian_of[1] == i:
+        return _jacobian_of_jacobian(*fn.jacobian_of, fn, backend)
     if isinstance(fn, Derivative):
         if fn.dense is None or fn.dense[2] != i:
             raise SrcGradError(
@@ -278,7 +283,44 @@ def jacobian(fn, wrt=0, *, backend="numpy"):
             flat = np.stack(cols, axis=-1)
         return flat.reshape(np.shape(value) + np.shape(x))
 
-    return Derivative(jac, lambda: _jacobian_source(fn, i), fn, "jacobian")
+    made = Derivative(jac, lambda: _jacobian_source(fn, i), fn, "jacobian")
+    made.jacobian_of = (fn, i)  # jacobian of it: the second derivative tensor
+    return made
+
+
+def _jacobian_of_jacobian(fn, i, inner, backend) -> Derivative:
+    """``jacobian(jacobian(fn))``, the second derivative of a function of any
+    output shape (JAX's ``jacfwd(jacrev(f))``): ``T(*args)`` has shape
+    ``out.shape + x.shape + x.shape``, ``T[k, a, b] = d^2 f_k / dx_a dx_b``.
+    Column ``a`` of the Jacobian is the tangent of ``fn`` along the basis
+    direction ``e_a``, and generated tangent code is differentiable source:
+    the Jacobian of that code with respect to ``x`` (one pullback per output
+    element or one tangent per input element, as :func:`jacobian` chooses) is
+    ``T[..., a, :]``.  For a scalar ``fn`` it is the Hessian."""
+    func, bound_self = _function(fn, "jacobian")
+    shift = 1 if bound_self is not None else 0
+
+    def tensor(*args):
+        x = args[i]
+        n = _flat_size(x)
+        full = args if bound_self is None else (bound_self, *args)
+        receiver = type(full[0]) if is_user_object(full[0], differentiated_at(
+            0, (i + shift,), len(full))) else None
+        code = _tangent_code(func, i + shift, receiver,
+                             callee_arguments(func, (i + shift,), full, int(receiver is not None)),
+                             (), object_positions(full), {} if receiver is not None
+                             else _specialised(full)).functions[0]
+        columns = jacobian(code, i + shift, backend=backend)
+        draws = Draws((*args, bound_self), func, _may_draw(inner))
+        rows = [_rerun(draws, a, columns, *full, _basis(x, a)) for a in range(n)]
+        draws.finish()
+        if not rows:
+            return np.zeros(np.shape(fn(*args)) + np.shape(x) * 2)
+        out = np.shape(rows[0])[:np.ndim(rows[0]) - np.ndim(x)]
+        stacked = np.stack([np.reshape(r, (-1, n)) for r in rows], axis=1)
+        return stacked.reshape(out + np.shape(x) * 2)
+
+    return Derivative(tensor, inner._source, inner, "jacobian")
 
 
 def _jacobian_source(fn, i) -> str:

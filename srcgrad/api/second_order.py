@@ -299,6 +299,7 @@ class Derivative:
         self.__name__ = f"{kind}_{getattr(wrapped, '__name__', 'f')}"
         self.__doc__ = getattr(call, "__doc__", None)
         self.chain, self.dense = chain, dense
+        self.jacobian_of = None  # (fn, position) of a plain jacobian (higher.jacobian)
         fn = wrapped
         while hasattr(fn, "__wrapped__"):  # grad(grad(f)): f itself
             fn = fn.__wrapped__

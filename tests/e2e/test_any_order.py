@@ -349,3 +349,40 @@ def test_third_derivative_through_abs_of_a_complex_value(x):
     assert_close(d3(x), autograd.grad(autograd.grad(autograd.grad(ag)))(x), rtol=1e-10,
                  atol=1e-10)
     assert_close(d3(x), _fd(d2, x), rtol=1e-6, atol=1e-7)
+
+
+# ------------------------------------------- jacobian(jacobian(f)) (review s36 R4-5)
+
+def vector_fn(x):
+    """R^(2x2) -> R^3 with a loop and a branch: a second derivative tensor of
+    shape (3, 2, 2, 2, 2)."""
+    h = x
+    for _ in range(2):
+        h = np.tanh(h @ x) if np.sum(h) > 0 else h * x
+    return np.stack([np.sum(h ** 2), np.prod(x), np.sum(np.sin(h) * x)])
+
+
+class Quadratic:
+    def __init__(self, a):
+        self.a = a
+
+    def out(self, x):
+        return np.array([self.a * np.sum(x ** 3), x[0] * x[1]])
+
+
+@pytest.mark.parametrize("fn, x", [
+    (vector_fn, np.array([[0.3, -0.2], [0.5, 0.4]])),
+    (tensor_fn, np.array([0.3, -0.5, 0.8])),         # scalar: the Hessian
+    (Quadratic(1.5).out, np.array([0.4, -0.7])),     # a bound method
+])
+def test_jacobian_of_jacobian_is_the_second_derivative(fn, x):
+    """jacobian(jacobian(f)), JAX's jacfwd(jacrev(f)), was refused as 'a third
+    derivative'; it is the second derivative tensor, out.shape + x.shape * 2."""
+    J = srcgrad.jacobian(fn)
+    T = srcgrad.jacobian(J)(x)
+    assert T.shape == np.shape(fn(x)) + x.shape * 2
+    assert_close(T, _fd_array(J, x), rtol=1e-6, atol=1e-7)
+    if np.ndim(fn(x)) == 0:
+        assert_close(T, srcgrad.hessian(fn)(x), rtol=1e-12, atol=1e-12)
+    with pytest.raises(SrcGradError, match="third derivative"):
+        srcgrad.jacobian(srcgrad.jacobian(J))
