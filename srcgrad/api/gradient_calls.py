@@ -15,6 +15,10 @@ mode over ``H``'s generated tangent code):
 - forward mode needs ``dH/dq``'s tangent along each moving argument ``t_j``:
   ``d/dq <dH/d(arg j), t_j>``, the same code with the roles swapped.
 
+A ``value_and_grad(H)`` called inside returns ``(value, gradient)``: the
+value's cotangent adds ``d_value * grad H`` (a pullback of ``H`` itself), and
+its tangent is ``H``'s own jvp.
+
 The outer function's generated code calls these rules by name (``dHdq_fwd``,
 ``dHdq_bwd``), bound to this module's functions: it runs in a process that has
 srcgrad, and ``export`` refuses it, saying so.  A third derivative (hvp of the
@@ -111,6 +115,9 @@ class GradientCall:
         self.fn = gradient.__wrapped__
         self.wrt = gradient.options.wrt
         self.single = gradient.options.single
+        # value_and_grad(fn): the output is (value, gradient), the value's
+        # derivative a first derivative of fn (vjp and jvp of fn itself)
+        self.with_value = gradient.options.mode == "value_and_grad"
         self._levels = {}
         self._custom = None
 
@@ -125,9 +132,18 @@ class GradientCall:
         return self.gradient(*args), tuple(_kept(a) for a in args)
 
     def backward(self, args, d_out):
-        """One cotangent per argument: ``d/d(args) <d_out, grad fn(args)>``."""
+        """One cotangent per argument: ``d/d(args) <d_out, grad fn(args)>``
+        (for value_and_grad, ``d_out`` is ``(d_value, d_gradient)``, and
+        ``d_value * grad fn(args)`` is added)."""
         floats = _floats(args)
         total = [0.0] * len(args)
+        if self.with_value:
+            d_value, d_out = (0.0, 0.0) if is_zero(d_out) else d_out
+            if not is_zero(d_value) and floats:
+                from .transforms import vjp  # (transforms imports this module)
+                _, pullback = vjp(self.fn, *args, wrt=floats)
+                for p, g in zip(floats, pullback(d_value)):
+                    total[p] = _structured(g, args[p])
         parts = [d_out] if self.single else (
             [0.0] * len(self.wrt) if is_zero(d_out) else list(d_out))
         for w, c in zip(self.wrt, parts):
@@ -154,8 +170,12 @@ class GradientCall:
             term = self._level(j, outs, self.single)(*primals, _direction(t, primals[j]))
             # a tuple wrt, a list argument: forward mode adds the terms item by
             # item, not by concatenation
-            terms.append(_structured(term, primals[outs[0]]) if self.single else TupleCotangent(
-                _structured(part, primals[w]) for part, w in zip(term, outs)))
+            term = _structured(term, primals[outs[0]]) if self.single else TupleCotangent(
+                _structured(part, primals[w]) for part, w in zip(term, outs))
+            if self.with_value:  # the value's tangent along t: fn's own jvp
+                from .higher import jvp  # (higher imports transforms, which imports this)
+                term = TupleCotangent((jvp(self.fn, wrt=[j])(*primals, t)[1], term))
+            terms.append(term)
         return tuple(terms) if n > 1 else terms[0]
 
     def as_custom_vjp(self) -> custom_vjp:

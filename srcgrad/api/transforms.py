@@ -397,7 +397,7 @@ class Transformed:
         """This gradient called inside a function srcgrad differentiates
         (``p - dt * dHdq(q)``): a custom_vjp whose rules are srcgrad's second-order
         code (:mod:`.gradient_calls`); None for another transform or a bound method."""
-        if self._options.mode != "grad" or self._bound is not None:
+        if self._options.mode not in ("grad", "value_and_grad") or self._bound is not None:
             return None
         if self._gradient_call is None:
             self._gradient_call = GradientCall(self)

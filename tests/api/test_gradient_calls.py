@@ -162,3 +162,53 @@ def test_jvp_before_any_reverse_mode_in_a_fresh_process(tmp_path):
     out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env,
                          timeout=300)
     assert out.stdout.strip() == "True", out.stderr[-2000:]
+
+
+# ------------------------------- value_and_grad called inside (review s36 R4-6)
+
+vg_inner = srcgrad.value_and_grad(inner_loss)
+vg_both = srcgrad.value_and_grad(H, (0, 1))
+
+
+def maml_with_value(w, x, y):
+    """The inner step's loss and gradient from one call, both used."""
+    value, g = vg_inner(w, x, y)
+    w1 = w - 0.1 * g
+    return inner_loss(w1, x * 2.0, y) + 0.01 * value
+
+
+def value_only(w, x, y):
+    value, _ = vg_inner(w, x, y)
+    return value * value
+
+
+def gradient_only_in_a_loop(q, p):
+    for _ in range(3):
+        _, (gq, gp) = vg_both(q, p, 1.5)
+        q = q - 0.1 * gq
+        p = p + 0.1 * np.tanh(gp)
+    return np.sum(q * p)
+
+
+def maml_with_value_ag(w, x, y):
+    value = inner_loss_ag(w, x, y)
+    w1 = w - 0.1 * autograd.grad(inner_loss_ag)(w, x, y)
+    return inner_loss_ag(w1, x * 2.0, y) + 0.01 * value
+
+
+@pytest.mark.parametrize("fn, args, wrt", [
+    (maml_with_value, (W, X, Y), 0),
+    (maml_with_value, (W, X, Y), 1),
+    (value_only, (W, X, Y), 0),
+    (gradient_only_in_a_loop, (Q0, P0), 0),
+    (gradient_only_in_a_loop, (Q0, P0), 1),
+])
+def test_value_and_grad_called_inside(fn, args, wrt):
+    """Refused with 'no adjoint rule for inner_loss' before; now the value's
+    derivative (a first derivative) and the gradient's (second) both flow."""
+    check(fn, tuple(a.copy() for a in args), wrt=wrt)
+
+
+def test_value_and_grad_called_inside_against_autograd():
+    assert_close(srcgrad.grad(maml_with_value)(W.copy(), X, Y),
+                 autograd.grad(maml_with_value_ag)(W, X, Y), what="autograd")
