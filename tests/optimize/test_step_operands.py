@@ -190,3 +190,26 @@ def test_random_shapes_give_the_loops_own_bits(monkeypatch):
         dtype = (np.float32, np.float64)[int(rng.integers(2))]
         args = _rnn_args(rng, steps, batch, width, hidden, dtype)
         assert_bit_identical(with_pass(*args), without(*args), (steps, batch, width, hidden))
+
+
+def test_the_first_entry_is_stacked_in_front_and_read_without_a_copy():
+    """stacked_tape(tape, 1, h) puts a copy of tape[0] in front of the rows, in the
+    same memory: _after_first reads the operands' matrix as that buffer (no
+    second copy of every state), and joins as before where the entry it is
+    given is not the one in front, or none could be put there."""
+    rng = np.random.default_rng(5)
+    tape = [rng.normal(size=(3, 4)) for _ in range(5)]
+    last = rng.normal(size=(3, 4))
+    states = runtime_steps.stacked_tape(tape, 1, last)
+    assert_bit_identical(states, np.stack(tape[1:] + [last]))
+    block = runtime_steps._after_first(tape[0], states, 5)
+    assert_bit_identical(block, np.stack(tape))
+    assert np.shares_memory(block, states)   # a view: the buffer stacked_tape made
+    other = tape[0] + 1.0   # not the entry stacked in front: joined, a copy
+    joined = runtime_steps._after_first(other, states, 5)
+    assert_bit_identical(joined, np.stack([other] + tape[1:]))
+    assert not np.shares_memory(joined, states)
+    for head in (tape[0].astype(np.float32), np.asfortranarray(tape[0]), None):
+        apart = runtime_steps.stacked_tape([head] + tape[1:], 1, last)   # nothing in front
+        assert_bit_identical(apart, states)
+        assert apart.base.size == states.size
