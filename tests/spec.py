@@ -974,6 +974,10 @@ for e, shape in (("np.radians(x)", (3, 4)), ("np.degrees(x)", (3, 4)), ("np.sinc
     prim = eval(e.split("(")[0], {"np": np})  # noqa: S307 - trusted table
     S(f"{e}-{shape}", prim, e, x=normal(*shape))
 S("np.sinc-at-zero", np.sinc, "np.sinc(x)", x=with_zeros((5,), 2))
+# the derivatives of np.sinc (its rule's helper): a series where |pi x| < 1, a closed form beyond
+for k in (1, 2, 3):
+    S(f"sinc_derivative-{k}", srcgrad.runtime.sinc_derivative,
+      f"srcgrad.runtime.sinc_derivative({k}, x)", x=with_zeros((3, 4), (0, 1)))
 S("np.angle", np.angle, "np.angle(x)", x=away(3, 4))
 S("np.angle-deg", np.angle, "np.angle(x, deg=True)", x=away(5))
 S("np.nan_to_num-nonfinite", np.nan_to_num, "np.nan_to_num(x, posinf=9.0, neginf=-9.0)",

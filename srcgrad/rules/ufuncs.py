@@ -23,7 +23,9 @@ import math
 
 import numpy as np
 
-from ..runtime import expand, match_complex, signum, unbroadcast, zero_tangent, zeros_grad
+from ..runtime import (
+    expand, match_complex, signum, sinc_derivative, unbroadcast, zero_tangent, zeros_grad,
+)
 from .derive import linear, pointwise
 from .registry import adjoint, nondifferentiable, tangent
 
@@ -354,9 +356,23 @@ def nan_to_num_tangent(out, x, copy=True, nan=0.0, posinf=None, neginf=None, *, 
             d_neginf * (x == -np.inf))
 
 
-# sinc(x) = sin(pi x) / (pi x): the derivative (cos(pi x) - sinc(x)) / x, 0 at x = 0
-pointwise(np.sinc, lambda x, out: np.where(x == 0, 0, (np.cos(np.pi * x) - out)
-                                           / np.where(x == 0, 1, x)))
+# sinc(x) = sin(pi x) / (pi x): its derivatives come from one runtime helper, a series
+# near 0 and the closed form elsewhere, so that second order differentiates a function
+# right at and near 0 (the closed form's (cos(pi x) - sinc(x)) / x, with 0 put at x = 0,
+# cancels below |x| ~ 1e-4 and has the derivative 0 at 0, where sinc'' is -pi**2 / 3).
+pointwise(np.sinc, lambda x: sinc_derivative(1, x))
+
+
+@adjoint(sinc_derivative, "x", name="sinc_derivative")
+def sinc_derivative_(out, d_out, k, x):
+    """The order ``k`` is a constant: ``d sinc_derivative(k, x) / dx`` is the
+    next derivative."""
+    return unbroadcast(d_out * sinc_derivative(k + 1, x), x)
+
+
+@tangent(sinc_derivative, "x", name="sinc_derivative")
+def sinc_derivative_tangent(out, k, x, d_x):
+    return expand(d_x * sinc_derivative(k + 1, x), out)
 
 
 # --- complex parts -------------------------------------------------------------------

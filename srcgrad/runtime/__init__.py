@@ -229,6 +229,7 @@ from .special import (
     psi,
     signal_convolve,
     signal_convolve_grads,
+    sinc_derivative,
 )
 from .state import (
     Unbound, item_or_missing, kept_apart, restore_item, restored_into, snapshot, snapshot_state,
@@ -432,6 +433,7 @@ __all__ = [
     "mvn_logpdf_grads",
     "signal_convolve",
     "signal_convolve_grads",
+    "sinc_derivative",
     "outer_grads",
     "unpack_cotangent",
     "inv_grad",

@@ -1,5 +1,5 @@
 """Helpers of the rules of SciPy's functions (``scipy.special``, ``scipy.stats``,
-``scipy.signal``).
+``scipy.signal``), and the derivatives of ``np.sinc`` (:func:`sinc_derivative`).
 
 A runtime helper module (see :mod:`srcgrad.runtime`, which re-exports it):
 small and copied into exported modules.  SciPy is optional: srcgrad never
@@ -72,6 +72,46 @@ def _polygamma_of_float(n, x):
     for k, b in enumerate(_BERNOULLI, 1):
         total += b * math.factorial(2 * k + n - 1) / (math.factorial(2 * k) * x ** (2 * k + n))
     return sign * total + shift
+
+
+def sinc_derivative(k, x):
+    """The ``k``-th derivative (``k >= 1``) of ``np.sinc`` at ``x``: the
+    derivative in the rule of ``np.sinc``, differentiated again (its own rule
+    reads ``k + 1``) for second and higher order.
+
+    With ``u = pi x`` and ``s(u) = sin(u) / u``, the derivative is
+    ``pi**k s^(k)(u)``.  The closed form ``s^(k)(u) = sum_j C(k, j)
+    sin(u + j pi / 2) (-1)**(k-j) (k-j)! / u**(k-j+1)`` cancels
+    catastrophically as ``u`` goes to 0 (and divides by 0 there), so for
+    ``|u| < 1`` the Maclaurin series ``s^(k)(u) = sum_n (-1)**n
+    u**(2n-k) / ((2n+1) (2n-k)!)`` (``2n >= k``) is summed instead, whose
+    terms fall below rounding within 14 of them.  The result has ``x``'s
+    floating dtype.
+
+        >>> [round(float(sinc_derivative(k, 0.0)), 6) for k in (2, 4)]  # -pi**2 / 3, pi**4 / 5
+        [-3.289868, 19.481818]
+        >>> x = np.array([1e-12, 0.5, 2.0])
+        >>> bool(np.allclose(sinc_derivative(1, x), (np.cos(np.pi * x) - np.sinc(x)) / x))
+        True
+    """
+    u = np.pi * x
+    small = np.abs(u) < 1
+    # the series, at |u| < 1 (0 elsewhere: its powers would overflow there)
+    v = np.where(small, u, 0.0)
+    first = (k + 1) // 2  # the first n with 2n >= k
+    total = 0.0
+    for n in range(first + 13, first - 1, -1):  # Horner's scheme in u**2
+        total = total * v * v + (-1) ** n / ((2 * n + 1) * math.factorial(2 * n - k))
+    series = total * v ** (2 * first - k)
+    # the closed form, at |u| >= 1 (1 elsewhere: no division by 0)
+    w = np.where(small, 1.0, u)
+    sin, cos = np.sin(w), np.cos(w)
+    closed = 0.0
+    for j in range(k + 1):
+        phase = (sin, cos, -sin, -cos)[j % 4]  # sin(w + j pi / 2)
+        closed = closed + (math.comb(k, j) * (-1) ** (k - j) * math.factorial(k - j)
+                           * phase / w ** (k - j + 1))
+    return np.pi ** k * np.where(small, series, closed)
 
 
 def logsumexp_grads(g, out, a, axis=None, b=None, keepdims=False):

@@ -33,3 +33,13 @@ def near_zero(x):
 
 def l2_of_difference(x, y):
     return np.linalg.norm(x - y)
+
+
+def sinc(d):
+    return np.sinc(d)
+
+
+def sinc_filter(d):
+    """A fractional-delay filter: sinc taps at a delay ``d``, weighted."""
+    taps = np.sinc(np.arange(-3, 4) - d)
+    return np.sum(taps * np.array([0.1, -0.2, 0.3, 1.0, 0.3, -0.2, 0.1]))

@@ -67,3 +67,35 @@ def test_float32_in_float32_out_in_both_modes(fn):
     assert srcgrad.grad(fn)(x).dtype == np.float32
     value, tangent = srcgrad.jvp(fn, (x,), (np.ones(3, dtype=np.float32),))
     assert np.asarray(tangent).dtype == np.asarray(value).dtype
+
+
+@pytest.mark.parametrize("d", [0.0, 1e-12, 1e-8, 1e-4, 0.3, -2.5])
+def test_sinc_derivatives_at_and_near_zero(d):
+    """np.sinc is analytic at 0, where its derivative rule's closed form divides
+    by 0: the second derivative there was 0.0 (true -pi**2 / 3), -9.87 at 1e-12
+    (review s36 R4-4); the first lost its digits below ~1e-8."""
+    mp = pytest.importorskip("mpmath")
+    mp.mp.dps = 40
+
+    def exact(k):
+        return float(mp.diff(lambda t: mp.sinc(mp.pi * t), d, k))
+
+    assert srcgrad.grad(fns.sinc)(d) == pytest.approx(exact(1), rel=1e-13, abs=1e-15)
+    assert srcgrad.jvp(fns.sinc, (d,), (1.0,))[1] == pytest.approx(exact(1), rel=1e-13,
+                                                                  abs=1e-15)
+    second = exact(2)
+    assert srcgrad.grad(srcgrad.grad(fns.sinc))(d) == pytest.approx(second, rel=1e-12)
+    assert float(srcgrad.hessian(fns.sinc)(d)) == pytest.approx(second, rel=1e-12)
+    assert float(srcgrad.hvp(fns.sinc)(d, 1.0)) == pytest.approx(second, rel=1e-12)
+    third = srcgrad.grad(srcgrad.grad(srcgrad.grad(fns.sinc)))(d)
+    assert third == pytest.approx(exact(3), rel=1e-11, abs=1e-12)
+
+
+def test_sinc_filter_newton_step_on_the_delay():
+    """At d = 0 the filter's second derivative in the delay was 1.444, of the
+    wrong sign (differences of the gradient: -1.845)."""
+    grad = srcgrad.grad(fns.sinc_filter)
+    e = 1e-5
+    expected = (grad(e) - grad(-e)) / (2 * e)
+    assert float(srcgrad.hvp(fns.sinc_filter)(0.0, 1.0)) == pytest.approx(expected, rel=1e-6)
+    assert float(srcgrad.hessian(fns.sinc_filter)(0.0)) == pytest.approx(expected, rel=1e-6)
