@@ -364,6 +364,9 @@ class Expressions:
         raise self.error(f"this expression ('{source_of(node)}') is not supported here", node)
 
     def subscript(self, node):
+        made = self.concatenation(node)  # np.r_[a, b]: index_tricks.py
+        if made is not None:
+            return self.call(made)
         value = node.value
         if isinstance(value, gast.Call) and isinstance(node.slice, gast.Constant) \
                 and isinstance(node.slice.value, int):

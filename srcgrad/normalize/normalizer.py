@@ -53,6 +53,7 @@ from .argument_updates import dispatching
 from .calls import Calls
 from .control import ControlFlow
 from .expressions import Expressions
+from .index_tricks import IndexTricks
 from .inlining import Inlining
 from .jumps import structure
 from .local_tests import LocalCallsInTests, loop_tests_as_breaks
@@ -96,7 +97,7 @@ def unparse_body(program: ir.Program) -> str:
 
 
 class _Normalizer(Statements, Expressions, ControlFlow, Calls, Inlining, Specialisation,
-                  Sugar, LocalCallsInTests, MethodArguments, UserOperators):
+                  Sugar, LocalCallsInTests, MethodArguments, UserOperators, IndexTricks):
     def __init__(self, parsed: ParsedFunction, receiver_type=None, callees=(),
                  object_classes=()):
         self.parsed = parsed
