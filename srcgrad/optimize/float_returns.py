@@ -29,6 +29,9 @@ bindings is not provably one.  A binding is a float when its expression is
   (``math.sin``, or a local bound once to it, as
   :mod:`.bind_functions` binds them; not ``math.floor``, an int);
 * ``grad_seed(f)`` of a float (1.0);
+* a comparison of floats and ints is an int operand: a bool, 0 or 1 to
+  Python's arithmetic (``f + (f == 0)``, a rule's guard against dividing by
+  0, is a float);
 * an element of a tape (``a = a_tape[i]``): a list built as ``[None] *
   n`` or ``[]`` (no other binding) whose elements are set only by ``t[k] =
   v`` or ``t.append(v)`` with ``v`` a float.  A tape's slot read before it
@@ -69,6 +72,10 @@ tests/optimize/test_float_returns.py.
     >>> print(show_statements(return_floats(body[:-1] + gast.parse(
     ...     "return grad_like((d_a, np.sin(d_b)), (a, b))").body, {"a", "b"})[-1:]))
     return grad_like((d_a, np.sin(d_b)), (a, b))
+    >>> print(show_statements(return_floats(body[:-1] + gast.parse(
+    ...     "d_b = d_b / (a + (a == 0))\\n"
+    ...     "return grad_like((d_a, d_b), (a, b))").body, {"a", "b"})[-1:]))
+    return d_a, d_b  # Python floats: the gradients as they are
 """
 
 from __future__ import annotations
@@ -224,6 +231,10 @@ def _kind(node, names, tapes, bindings, counters=frozenset(), ints=frozenset()):
         if isinstance(node.op, gast.Pow) and left == "float" and right == "int":
             return "float"
         return None
+    if isinstance(node, gast.Compare):  # a bool, where both sides are numbers
+        sides = [node.left, *node.comparators]
+        return "int" if all(_kind(n, names, tapes, bindings, counters, ints) in ("float", "int")
+                            for n in sides) else None
     if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
         return "float" if _kind(node.operand, names, tapes, bindings, counters, ints) == "float" \
             else None

@@ -87,12 +87,16 @@ def pow_tangent(out, x, y, d_x, d_y):
 
 @adjoint(math.atan2)
 def atan2(out, d_out, y, x):
-    return d_out * x / (x * x + y * y), -d_out * y / (x * x + y * y)
+    """0 at the origin, as np.arctan2's (rules/ufuncs.py): the sum of squares
+    divides with 1 added where it is 0, so no ZeroDivisionError."""
+    return (d_out * x / (x * x + y * y + (x * x + y * y == 0)),
+            -d_out * y / (x * x + y * y + (x * x + y * y == 0)))
 
 
 @tangent(math.atan2)
 def atan2_tangent(out, y, x, d_y, d_x):
-    return d_y * x / (x * x + y * y), -d_x * y / (x * x + y * y)
+    return (d_y * x / (x * x + y * y + (x * x + y * y == 0)),
+            -d_x * y / (x * x + y * y + (x * x + y * y == 0)))
 
 
 @adjoint(math.prod, "iterable", "start", name="math.prod")
@@ -115,13 +119,14 @@ def prod_tangent(out, iterable, *, start=1, d_iterable, d_start):
 
 @adjoint(math.hypot, name="math.hypot")
 def hypot(out, d_out, x, y):
-    """Two coordinates only."""
-    return d_out * x / out, d_out * y / out
+    """Two coordinates only; 0 at the origin, as np.hypot's (rules/ufuncs.py):
+    ``out`` divides with 1 added where it is 0."""
+    return d_out * x / (out + (out == 0)), d_out * y / (out + (out == 0))
 
 
 @tangent(math.hypot, name="math.hypot")
 def hypot_tangent(out, x, y, d_x, d_y):
-    return d_x * x / out, d_y * y / out
+    return d_x * x / (out + (out == 0)), d_y * y / (out + (out == 0))
 
 
 @adjoint(math.fmod, name="math.fmod")

@@ -221,25 +221,35 @@ pointwise(np.radians, lambda x: math.pi / 180)
 pointwise(np.degrees, lambda x: 180 / math.pi)
 
 
+# At the origin arctan2 and hypot have no derivative; their rules divide by 1 there
+# instead of 0, so the derivative is 0 (as abs's and norm's at 0) and a zero cotangent or
+# tangent stays zero: np.where(r > 0, 1 / np.where(r > 0, r, 1), 0) of r = np.hypot(dx, dy)
+# differentiates to numbers, where 0 * 0 / 0 made every entry NaN.
+
 @adjoint(np.arctan2)
 def arctan2(out, d_out, y, x):
-    return (unbroadcast(d_out * x / (x ** 2 + y ** 2), y),
-            unbroadcast(-d_out * y / (x ** 2 + y ** 2), x))
+    squares = x ** 2 + y ** 2
+    squares = np.where(squares == 0, 1, squares)
+    return unbroadcast(d_out * x / squares, y), unbroadcast(-d_out * y / squares, x)
 
 
 @tangent(np.arctan2)
 def arctan2_tangent(out, y, x, d_y, d_x):
-    return d_y * x / (x ** 2 + y ** 2), -d_x * y / (x ** 2 + y ** 2)
+    squares = x ** 2 + y ** 2
+    squares = np.where(squares == 0, 1, squares)
+    return d_y * x / squares, -d_x * y / squares
 
 
 @adjoint(np.hypot)
 def hypot(out, d_out, x, y):
-    return unbroadcast(d_out * x / out, x), unbroadcast(d_out * y / out, y)
+    nonzero = np.where(out == 0, 1, out)
+    return unbroadcast(d_out * x / nonzero, x), unbroadcast(d_out * y / nonzero, y)
 
 
 @tangent(np.hypot)
 def hypot_tangent(out, x, y, d_x, d_y):
-    return d_x * x / out, d_y * y / out
+    nonzero = np.where(out == 0, 1, out)
+    return d_x * x / nonzero, d_y * y / nonzero
 
 
 @adjoint(np.copysign)

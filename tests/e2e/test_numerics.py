@@ -11,6 +11,7 @@ from __future__ import annotations
 import numerics_fns as fns
 import numpy as np
 import pytest
+from numeric import check_every_policy
 
 import srcgrad
 
@@ -99,3 +100,26 @@ def test_sinc_filter_newton_step_on_the_delay():
     expected = (grad(e) - grad(-e)) / (2 * e)
     assert float(srcgrad.hvp(fns.sinc_filter)(0.0, 1.0)) == pytest.approx(expected, rel=1e-6)
     assert float(srcgrad.hessian(fns.sinc_filter)(0.0)) == pytest.approx(expected, rel=1e-6)
+
+
+POINTS = np.array([[0.0, 0.0], [1.0, 0.5], [0.3, -0.7]])
+
+
+@pytest.mark.parametrize("fn", [fns.pair_energy_hypot, fns.pair_angles])
+def test_hypot_and_arctan2_at_the_origin_behind_a_mask(fn):
+    """np.hypot(0, 0) and np.arctan2(0, 0) on a masked diagonal: the rules divided a
+    zero cotangent (tangent) by 0, and every entry of the gradient was NaN (review s36
+    R4-10; differences: [2.789, -2.454, ...]).  Now their derivative at the origin is 0,
+    as np.linalg.norm's."""
+    with np.errstate(all="raise"):
+        check_every_policy(fn, (POINTS.copy(),))
+        hvp = srcgrad.hvp(fn)(POINTS.copy(), np.ones((3, 2)))
+    assert np.all(np.isfinite(hvp))
+
+
+def test_math_hypot_and_atan2_at_the_origin():
+    """Python floats: ZeroDivisionError from the generated code before."""
+    assert srcgrad.grad(fns.float_polar, wrt=(0, 1))(0.0, 0.0) == (0.0, 0.0)
+    assert srcgrad.jvp(fns.float_polar, (0.0, 0.0), (1.0, 1.0))[1] == 0.0
+    check_every_policy(fns.float_polar, (0.0, 0.0))
+    check_every_policy(fns.float_polar, (0.3, -0.4), wrt=1)

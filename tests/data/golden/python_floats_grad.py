@@ -32,8 +32,8 @@ def grad_python_floats(a, b):
     # Adjoint sweep
     d_t17 = grad_seed(t17)
     d_t16 = unbroadcast(d_t17, t16)
-    d_a = into_first(np.true_divide, d_t16 * a, t16)  # d_t16 * a / t16, written into the new array of d_t16 * a
-    d_b = into_first(np.true_divide, d_t16 * b, t16)  # d_t16 * b / t16, written into the new array of d_t16 * b
+    d_a = into_first(np.true_divide, d_t16 * a, t16 + (t16 == 0))  # d_t16 * a / (t16 + (t16 == 0)), written into the new array of d_t16 * a
+    d_b = into_first(np.true_divide, d_t16 * b, t16 + (t16 == 0))  # d_t16 * b / (t16 + (t16 == 0)), written into the new array of d_t16 * b
     d_d = d_t17 * t14
     d_t14 = unbroadcast(d_t17 * d, t14)
     del d  # read no more
@@ -49,8 +49,8 @@ def grad_python_floats(a, b):
     d_t9 = unbroadcast(d_t11, t9)
     d_a = into_first(np.add, d_a, d_t11 * (3 * a ** 2))  # d_a += d_t11 * (3 * a ** 2), in place
     del d_t11  # read no more
-    d_a = into_first(np.add, d_a, d_t9 * b / (b * b + a * a))  # d_a += d_t9 * b / (b * b + a * a), in place
-    d_b = into_first(np.subtract, d_b, d_t9 * a / (b * b + a * a))  # d_b -= d_t9 * a / (b * b + a * a), in place
+    d_a = into_first(np.add, d_a, d_t9 * b / (b * b + a * a + (b * b + a * a == 0)))  # d_a += d_t9 * b / (b * b + a * a + (b * b + a * a == 0)), in place
+    d_b = into_first(np.subtract, d_b, d_t9 * a / (b * b + a * a + (b * b + a * a == 0)))  # d_b -= d_t9 * a / (b * b + a * a + (b * b + a * a == 0)), in place
     d_c = d_t9 * (1 - t7 * t7)
     d_t4 = d_c / t5
     d_b = into_first(np.subtract, d_b, d_c * t6 / t5 / (2 * t5))  # d_b -= d_c * t6 / t5 / (2 * t5), in place

@@ -28,16 +28,16 @@ def grad_python_floats(a, b):
 
     # Adjoint sweep
     d_t17 = grad_seed(t17)
-    d_a = d_t17 * a / t16
-    d_b = d_t17 * b / t16
+    d_a = d_t17 * a / (t16 + (t16 == 0))
+    d_b = d_t17 * b / (t16 + (t16 == 0))
     d_d = d_t17 * t14
     minus_d_t13 = d_t17 * d * math.sin(t13)  # minus d_t13: its sign is taken where it is read
     d_a = d_a - minus_d_t13 * b
     d_b = d_b - minus_d_t13 * a
     d_b = d_b - d_d * 2.0
     d_a = d_a + d_d * (3 * a ** 2)
-    d_a = d_a + d_d * b / (b * b + a * a)
-    d_b = d_b - d_d * a / (b * b + a * a)
+    d_a = d_a + d_d * b / (b * b + a * a + (b * b + a * a == 0))
+    d_b = d_b - d_d * a / (b * b + a * a + (b * b + a * a == 0))
     d_c = d_d * (1 - t7 * t7)
     d_t4 = d_c / t5
     d_b = d_b - d_c * t6 / t5 / (2 * t5)
