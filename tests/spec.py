@@ -794,6 +794,8 @@ S("np.asarray-list", np.asarray, "np.asarray([x, y])", x=normal(2), y=normal(2))
 S("np.full", np.full, "np.full((2, 3), c)", c=normal())
 S("np.full-bcast", np.full, "np.full((2, 3), c)", c=normal(3))
 S("np.full_like", np.full_like, "np.full_like(a, c)", a=fixed(np.zeros((2, 3))), c=normal())
+S("np.full_like-dtype", np.full_like, "np.full_like(a, c, dtype=np.float64)",
+  a=fixed(np.zeros((2, 3), dtype=int)), c=normal())
 S("np.copy", np.copy, "np.copy(x)", x=normal(2, 3))
 
 # --- ndarray methods and attributes --------------------------------------------------

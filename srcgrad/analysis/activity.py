@@ -68,6 +68,8 @@ def integer_cast(op: ir.Op, free: dict) -> bool:
     derivative flows through it."""
     if any(op.primitive is r for r in _DTYPE_REDUCTIONS):  # np.sum(x, dtype=int)
         dtype = _static(op.kwargs.get("dtype"), free)
+    elif op.primitive is np.full or op.primitive is np.full_like:  # np.full(3, x, dtype=int)
+        dtype = _static(op.kwargs.get("dtype", op.args[2] if len(op.args) > 2 else None), free)
     elif not any(op.primitive is c for c in _CONVERSIONS):
         return False
     else:

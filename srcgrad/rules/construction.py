@@ -46,15 +46,50 @@ alias(np.ascontiguousarray, np.asarray, name="np.ascontiguousarray")
 alias(np.asfortranarray, np.asarray, name="np.asfortranarray")
 
 
-@linear(np.full, "fill_value", name="np.full", keywords=("dtype",))
+# np.full(3, x, dtype=int), or np.full_like of an integer template (the dtype
+# the result takes when none is given): integers, piecewise constant in the
+# fill value, so no derivative (review s36 R4-9: the fill value's went through).
+
+@adjoint(np.full, "fill_value", name="np.full")
 def full(out, d_out, shape, fill_value, dtype=None):
+    """The fill value is broadcast everywhere: its cotangent is the sum, in the
+    fill value's dtype (a ``dtype=`` casts the result, not the fill value)."""
+    if not np.issubdtype(out.dtype, np.inexact):
+        return 0.0
+    if out.dtype != np.result_type(fill_value) and np.issubdtype(np.result_type(fill_value),
+                                                                   np.inexact):
+        return np.asarray(unbroadcast(d_out, fill_value), dtype=np.result_type(fill_value))
     return unbroadcast(d_out, fill_value)
 
 
-@linear(np.full_like, "fill_value", name="np.full_like", keywords=("dtype",))
+@tangent(np.full, "fill_value", name="np.full")
+def full_tangent(out, shape, fill_value, dtype=None, *, d_fill_value):
+    if not np.issubdtype(out.dtype, np.inexact):
+        return np.zeros(np.shape(out))
+    if dtype is None:
+        return np.full(shape, d_fill_value)
+    return np.full(shape, d_fill_value, dtype)
+
+
+@adjoint(np.full_like, "fill_value", name="np.full_like")
 def full_like(out, d_out, a, fill_value, dtype=None):
-    """Only the fill value is differentiable; ``a`` gives just a shape."""
+    """Only the fill value is differentiable; ``a`` gives a shape (and, with
+    no ``dtype``, the result's dtype)."""
+    if not np.issubdtype(out.dtype, np.inexact):
+        return 0.0
+    if out.dtype != np.result_type(fill_value) and np.issubdtype(np.result_type(fill_value),
+                                                                   np.inexact):
+        return np.asarray(unbroadcast(d_out, fill_value), dtype=np.result_type(fill_value))
     return unbroadcast(d_out, fill_value)
+
+
+@tangent(np.full_like, "fill_value", name="np.full_like")
+def full_like_tangent(out, a, fill_value, dtype=None, *, d_fill_value):
+    if not np.issubdtype(out.dtype, np.inexact):
+        return np.zeros(np.shape(out))
+    if dtype is None:
+        return np.full_like(a, d_fill_value)
+    return np.full_like(a, d_fill_value, dtype)
 
 
 @linear(np.copy, "a", name="np.copy", unused=("order",))
