@@ -32,6 +32,7 @@ from ..analysis.activity import Activity
 from ..errors import SourceNotFoundError, UnsupportedSyntaxError
 from ..frontend.linker import CalleePair, Linker, is_user_function
 from ..frontend.parse import decorator_of, source_target
+from ..frontend.wrappers import takes_wrapped_parameters
 from ..ir.syntax import constant
 from ..rules import registry
 from ..rules.custom import custom_vjp
@@ -102,7 +103,9 @@ def bind_arguments(program: ir.Program, op: ir.Op) -> list:
                  col=getattr(op.node, "col_offset", None))
     # the parameters of the function whose source is read (a decorator's wrapper's
     # own, not those of the function it wraps, which inspect would give)
-    sig = inspect.signature(source_target(fn), follow_wrapped=False)
+    target = source_target(fn)
+    # ... except a wrapper read as taking the wrapped function's (frontend/wrappers.py)
+    sig = inspect.signature(target, follow_wrapped=takes_wrapped_parameters(target))
     packed_by_caller = is_user_function(fn)
     args, kwargs, packed, plain = list(op.args), dict(op.kwargs), {}, []
     for param in sig.parameters.values():

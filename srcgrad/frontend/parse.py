@@ -45,6 +45,7 @@ from .fstrings import format_fstrings
 from .mangle import mangle_private_names
 from .reachable import drop_unreachable
 from .unresolved import defer_unresolved
+from .wrappers import bind_wrapper_parameters
 
 _MISSING = object()
 
@@ -227,6 +228,8 @@ def parse_function(fn) -> ParsedFunction:
     _lift(node, target)
     if indent:
         _relocate(node, 0, indent)
+    if hasattr(target, "__wrapped__") and node.args.vararg is not None:
+        bind_wrapper_parameters(node, target)  # def wrapper(*args, **kw): wrappers.py
     if hasattr(target, "__wrapped__") and node.args.kwarg is not None:
         code = target.__code__
         raise located_error(

@@ -52,6 +52,7 @@ import numpy as np
 from .. import ir, runtime
 from ..errors import SrcGradError
 from ..frontend.linker import Callee, held_element_classes, is_user_function
+from ..frontend.wrappers import takes_wrapped_parameters
 from ..frontend.parse import (
     MISSING,
     parse_function,
@@ -670,6 +671,9 @@ class Calls(Selections, NamedTuples, Records, Keywords, Rewrites, Partials, Arra
         it stands unpacks them again, ``layer(x, *t1, **t2)``."""
         code = source_target(fn).__code__  # a decorator's forwarding wrapper's is not
         starred, packed = [], []
+        if takes_wrapped_parameters(source_target(fn)):  # wrapper(*a, **k): frontend/wrappers.py
+            return gast.Call(func=func, args=list(args), keywords=keywords_of(kwargs)), \
+                args, kwargs
         if code.co_flags & inspect.CO_VARARGS:
             args = self.pack_varargs(source_target(fn), args, node)
             starred = [args[-1]]
