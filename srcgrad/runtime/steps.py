@@ -53,8 +53,6 @@ small, NumPy alone, copied into exported modules.
 
 from __future__ import annotations
 
-import operator
-
 import numpy as np
 
 from .linalg import matmul_grad_a, matmul_grad_b
@@ -249,7 +247,7 @@ def _written_rows(gs, cotangents) -> bool:
     return type(cotangents) is np.ndarray and cotangents.base is None \
         and cotangents.ndim in (2, 3) and cotangents.dtype in _BLAS_TYPES \
         and cotangents.flags.c_contiguous and len(cotangents) == len(gs) \
-        and set(map(type, gs)) == {np.ndarray} and set(map(id, map(operator.attrgetter("base"), gs))) == {id(cotangents)}
+        and set(map(type, gs)) == {np.ndarray} and all(g.base is cotangents for g in gs)
 
 
 def _ndim(operands, rows):
