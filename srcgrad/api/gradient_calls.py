@@ -110,8 +110,11 @@ class GradientCall:
     """The rules of calls of one gradient ``g = grad(fn, wrt)`` (see the module
     docstring); :meth:`as_custom_vjp` is what the outer function's code calls."""
 
-    def __init__(self, gradient):
+    def __init__(self, gradient, vjp, tangent_function):
         self.gradient = gradient
+        # transforms.vjp and the tangent function of fn along one argument
+        # (its jvp transform), handed in: transforms imports this module
+        self.vjp, self.tangent_function = vjp, tangent_function
         self.fn = gradient.__wrapped__
         self.wrt = gradient.options.wrt
         self.single = gradient.options.single
@@ -140,8 +143,7 @@ class GradientCall:
         if self.with_value:
             d_value, d_out = (0.0, 0.0) if is_zero(d_out) else d_out
             if not is_zero(d_value) and floats:
-                from .transforms import vjp  # (transforms imports this module)
-                _, pullback = vjp(self.fn, *args, wrt=floats)
+                _, pullback = self.vjp(self.fn, *args, wrt=floats)
                 for p, g in zip(floats, pullback(d_value)):
                     total[p] = _structured(g, args[p])
         parts = [d_out] if self.single else (
@@ -173,8 +175,8 @@ class GradientCall:
             term = _structured(term, primals[outs[0]]) if self.single else TupleCotangent(
                 _structured(part, primals[w]) for part, w in zip(term, outs))
             if self.with_value:  # the value's tangent along t: fn's own jvp
-                from .higher import jvp  # (higher imports transforms, which imports this)
-                term = TupleCotangent((jvp(self.fn, wrt=[j])(*primals, t)[1], term))
+                value_term = self.tangent_function(self.fn, j)(*primals, t)[1]
+                term = TupleCotangent((value_term, term))
             terms.append(term)
         return tuple(terms) if n > 1 else terms[0]
 

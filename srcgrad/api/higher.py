@@ -34,8 +34,8 @@ from .second_order import (
     Derivative,
     HigherOrder,
     SecondOrder,
-    _specialised,
-    _tangent_code,
+    specialised_on,
+    tangent_code,
     all_arguments,
     as_tangent,
 )
@@ -306,10 +306,10 @@ def _jacobian_of_jacobian(fn, i, inner, backend) -> Derivative:
         full = args if bound_self is None else (bound_self, *args)
         receiver = type(full[0]) if is_user_object(full[0], differentiated_at(
             0, (i + shift,), len(full))) else None
-        code = _tangent_code(func, i + shift, receiver,
+        code = tangent_code(func, i + shift, receiver,
                              callee_arguments(func, (i + shift,), full, int(receiver is not None)),
                              (), object_positions(full), {} if receiver is not None
-                             else _specialised(full)).functions[0]
+                             else specialised_on(full)).functions[0]
         columns = jacobian(code, i + shift, backend=backend)
         draws = Draws((*args, bound_self), func, _may_draw(inner))
         rows = [_rerun(draws, a, columns, *full, _basis(x, a)) for a in range(n)]

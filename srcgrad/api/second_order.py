@@ -99,13 +99,13 @@ def _part(t, primal):
     return t
 
 
-def _tangent_code(fn, position, receiver=None, callees=(), floats=(), objects=(),
+def tangent_code(fn, position, receiver=None, callees=(), floats=(), objects=(),
                   specialised=None):
     """The compiled module of ``fn``'s tangent function for a tangent of argument
     ``position``: ``tangent_f(*args, d_arg)`` returns the tangent alone (a scalar
     for a scalar ``fn``), ready to be differentiated in reverse mode.  ``floats``:
     the positions of arguments that are Python floats, as grad specialises;
-    ``specialised``: the rest of what grad specialises on (:func:`_specialised`)."""
+    ``specialised``: the rest of what grad specialises on (:func:`specialised_on`)."""
     options = Options(mode="tangent", wrt=(position,), single=False, receiver=receiver,
                       callees=callees,  # functions passed as arguments (arguments.Callee)
                       floats=floats, objects=objects,  # user objects passed (their fields)
@@ -113,7 +113,7 @@ def _tangent_code(fn, position, receiver=None, callees=(), floats=(), objects=()
     return compile_function(fn, options)
 
 
-def _specialised(args) -> dict:
+def specialised_on(args) -> dict:
     """The list and tuple arguments and the classes of the user objects among
     ``args``, which every level's code is specialised on as grad's and jvp's
     are (``ws * 2`` repetition; ``opt.update(w, g)`` resolved by ``opt``'s class)."""
@@ -209,10 +209,10 @@ class HigherOrder:
         floats = () if receiver is not None or not specialise else tuple(
             i for i, a in enumerate(args) if type(a) is float)
         objects = object_positions(args)  # whose attributes are fields: never a guess
-        specialised = {} if receiver is not None else _specialised(args)
+        specialised = {} if receiver is not None else specialised_on(args)
         try:
             for level, position in enumerate(self.inners):
-                modules.append(_tangent_code(code, position, receiver if level == 0 else None,
+                modules.append(tangent_code(code, position, receiver if level == 0 else None,
                                              () if level else callee_arguments(
                                                  self.fn, (position, *self.outer), args,
                                                  int(receiver is not None)), floats,

@@ -400,7 +400,8 @@ class Transformed:
         if self._options.mode not in ("grad", "value_and_grad") or self._bound is not None:
             return None
         if self._gradient_call is None:
-            self._gradient_call = GradientCall(self)
+            self._gradient_call = GradientCall(
+                self, vjp, lambda fn, j: transform("jvp", fn, j, "save", True))
         return self._gradient_call.as_custom_vjp()
 
     def __get__(self, obj, objtype=None):
