@@ -139,9 +139,15 @@ def grad_seed(value):
     functions; ``vjp`` and ``jacobian`` handle the others.  An array of one
     element (``y.T @ K @ y`` of a column ``y``, ``np.sum(x, keepdims=True)``)
     is a scalar too, as autograd takes it: its seed is ones of its shape.
+
+        >>> grad_seed(2.5), grad_seed(np.float64(2.5)), grad_seed(np.float32(2.5))
+        (1.0, np.float64(1.0), np.float32(1.0))
     """
-    if type(value) is float:
+    kind = type(value)
+    if kind is float:
         return 1.0
+    if kind is np.float64 or kind is np.float32:   # a NumPy sum's: what the checks below give
+        return kind(1)
     _check_output(value)
     if np.ndim(value) != 0 and np.size(value) == 1:
         kind = getattr(value, "dtype", None)
