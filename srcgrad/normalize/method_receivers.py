@@ -111,7 +111,7 @@ OPERATORS = {
     operator.add: ("__add__", "__radd__"), operator.sub: ("__sub__", "__rsub__"),
     operator.mul: ("__mul__", "__rmul__"), operator.truediv: ("__truediv__", "__rtruediv__"),
     operator.matmul: ("__matmul__", "__rmatmul__"), operator.pow: ("__pow__", "__rpow__"),
-    operator.neg: ("__neg__",),
+    operator.neg: ("__neg__",), operator.getitem: ("__getitem__",),
 }
 
 
@@ -119,14 +119,21 @@ def user_method_names(module) -> frozenset:
     """The names of the methods the user's classes in ``module`` (a function's
     globals, and the user's modules it holds, one level down) define in
     Python: only a call or operation of such a name can meet an object whose
-    class has its own."""
+    class has its own.  The classes of the objects it holds count too, and of
+    those in a list, tuple or dict it holds (``from tables import TABLE``,
+    ``HELD = [TABLE]``: review s36 R4-11, whose class is in no module here)."""
     found, classes = set(), []
     for value in list((module or {}).values()):
         if isinstance(value, type):
             classes.append(value)
-        elif isinstance(value, types.ModuleType) \
-                and not is_library_module(getattr(value, "__name__", "") or ""):
-            classes += [v for v in list(vars(value).values()) if isinstance(v, type)]
+        elif isinstance(value, types.ModuleType):
+            if not is_library_module(getattr(value, "__name__", "") or ""):
+                classes += [v for v in list(vars(value).values()) if isinstance(v, type)]
+        else:
+            items = value.values() if type(value) is dict \
+                else value if type(value) in (list, tuple) else (value,)
+            classes += [k for k in set(map(type, items))  # (a long list: its few types)
+                        if not is_library_module(getattr(k, "__module__", "") or "")]
     for cls in classes:  # (a library's class holds no user function)
         for k in cls.__mro__[:-1]:
             for name, member in list(vars(k).items()):
@@ -141,7 +148,8 @@ def _operator_guard(program, stmt, base, method):
     node = stmt.op.node
     text = ast.unparse(gast.gast_to_ast(node)) if isinstance(node, gast.AST) else stmt.op.label
     operands = [getattr(node, "left", None), getattr(node, "right", None)] \
-        if isinstance(node, gast.BinOp) else [getattr(node, "operand", None)]
+        if isinstance(node, gast.BinOp) else [node.value] if isinstance(node, gast.Subscript) \
+        else [getattr(node, "operand", None)]
     shown = next((ast.unparse(gast.gast_to_ast(o)) for o, a in zip(operands, stmt.op.args)
                   if isinstance(a, gast.Name) and a.id == base and isinstance(o, gast.AST)),
                  base)

@@ -10,7 +10,8 @@ transposes the operator object.
 
 Where the class of an operand is known when compiling -- an argument of the
 function (``param_classes``), ``self``, a local bound to the class's call
-(``a = V2(x, y)``, a dataclass or named tuple built here) -- and that class
+(``a = V2(x, y)``, a dataclass or named tuple built here), an object at module
+level (``P = Poly(c)``, read by a free name) -- and that class
 defines the operator's method in Python, the operation is rewritten into
 the call of that method, which srcgrad follows through its source like any
 other method of a known class::
@@ -47,10 +48,12 @@ from __future__ import annotations
 import ast
 import inspect
 import textwrap
+import types
 
 import gast
 
 from ..frontend.linker import is_user_function
+from ..frontend.parse import MISSING
 from ..ir.syntax import clone, walk
 from .method_receivers import user_method_names
 
@@ -88,10 +91,27 @@ class UserOperators:
         user's (:meth:`class_of`, :meth:`named_tuple_class_of`); else None."""
         if isinstance(node, (gast.BinOp, gast.UnaryOp)):  # 0.5 * (c - a)
             return self.operator_result_class(node)
+        if isinstance(node, gast.Attribute):  # tables.P
+            return self.module_object_class(node)
         if not isinstance(node, (gast.Name, gast.Call)):
             return None
         cls = self.class_of(node) if isinstance(node, gast.Name) else None
-        return cls or self.named_tuple_class_of(node)
+        return cls or self.named_tuple_class_of(node) or self.module_object_class(node)
+
+    def module_object_class(self, node):
+        """The class of the object a free name (``P``, ``tables.P``: a global,
+        not a local or parameter) holds when srcgrad compiles, or None.  An
+        object at module level (a polynomial ``P = Poly(c)``, an interpolation
+        table) is as known as an argument is: its method is followed as
+        ``P.at(t)`` is, where ``P[t]`` read as an array's indexing gave a zero
+        derivative in ``t`` (review s36 R4-11)."""
+        callee = getattr(self, "callee", None)
+        if callee is None or not isinstance(node, (gast.Name, gast.Attribute)):
+            return None
+        value = callee(gast.Call(func=node, args=[], keywords=[]))
+        if value is MISSING or isinstance(value, (type, types.ModuleType)):
+            return None
+        return type(value)
 
     def user_operator(self, node):
         """``a.__add__(b)`` for ``a + b`` (``node``) where the class of ``a`` is

@@ -14,7 +14,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from numeric import POLICIES, assert_bit_identical, assert_close, check_every_policy
+from held_tables import TABLE
+from numeric import (
+    POLICIES, assert_bit_identical, assert_close, assert_refused_both_modes, check_every_policy,
+    numeric_grad,
+)
 
 import srcgrad
 
@@ -95,3 +99,71 @@ def test_the_gradient_with_respect_to_an_object_read_through_its_getitem():
         w = np.exp(s._d["W"])
         assert_close(g._d["W"], (1 - np.tanh(w * x) ** 2) * x * w, rtol=1e-12, atol=1e-15)
         assert_close(g._d["b"], 3 * np.exp(s._d["b"]), rtol=1e-12, atol=0)
+
+
+# --- an object at module level (review s36 R4-11) ----------------------------------------
+# U[t] of the module's U, TABLE[t] of an object imported by name: read as an array's
+# indexing, d/dt was 0.0 (differences 0.544) or missed the table's part (0.84 for 0.18).
+# Now the object's class, known when srcgrad compiles, dispatches as an argument's does;
+# an object srcgrad cannot see (an item of a list) is refused as the code runs.
+
+class Quadratic:
+    def __init__(self, c):
+        self.c = c
+
+    def __getitem__(self, t):
+        return self.c[0] + self.c[1] * t + self.c[2] * t ** 2
+
+    def __mul__(self, t):
+        return self.c[1] * t ** 3
+
+    def __neg__(self):
+        return Quadratic(-self.c)
+
+
+Q = Quadratic(np.array([1.0, -2.0, 3.0]))
+HELD = [TABLE]
+
+
+def sampled_global(t):
+    return np.sum(U[t] ** 2)
+
+
+def quadratic_global(t):
+    return Q[t] ** 2 + Q * t + (-Q)[t]
+
+
+def table_imported(t):
+    return TABLE[t] * t
+
+
+def table_in_a_list(t):
+    return HELD[0][t] * t
+
+
+def table_in_a_display(t):
+    return [TABLE, TABLE][1][t] * t
+
+
+@pytest.mark.parametrize("fn, t", [(sampled_global, np.array([0.3, 0.8, 1.4])),
+                                   (quadratic_global, 0.4), (table_imported, 0.33)],
+                         ids=["array", "operators", "imported"])
+def test_a_module_level_objects_getitem_carries_the_derivative(fn, t):
+    check_every_policy(fn, (t,), 0)
+    e = 1e-5
+    expected = (srcgrad.grad(fn)(t + e) - srcgrad.grad(fn)(t - e)) / (2 * e)
+    hvp = srcgrad.hvp(fn)(t, np.ones_like(t))
+    assert_close(hvp, expected, rtol=1e-5, atol=1e-7)
+
+
+def test_a_module_level_object_rebound_is_followed(monkeypatch):
+    g = srcgrad.grad(quadratic_global)
+    assert g(0.4) == pytest.approx(2 * 0.68 * 0.4 + 3 * -2.0 * 0.16 - 0.4, rel=1e-12)
+    monkeypatch.setitem(globals(), "Q", Quadratic(np.array([0.0, 1.0, 1.0])))
+    assert g(0.4) == pytest.approx(numeric_grad(quadratic_global, [0.4], 0), rel=1e-7)
+
+
+@pytest.mark.parametrize("fn", [table_in_a_list, table_in_a_display])
+def test_an_item_whose_class_has_its_getitem_is_refused_as_it_runs(fn):
+    assert_refused_both_modes(fn, srcgrad.UnsupportedSyntaxError, "__getitem__",
+                              "not knowing the class", x=np.array(0.4))
