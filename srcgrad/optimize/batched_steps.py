@@ -46,6 +46,9 @@ Sound -- each step's term is bit for bit the one it computed -- because:
 * the body writes no array in place (:mod:`.steady_loops` writes out only
   straight-line assignments to names and ``append`` calls): the tape's values
   are those the steps would read;
+* the values a term reads together have rows of one shape (the guard's
+  ``t4.shape == y_tape[0].shape``, :func:`_same_rows`), so that the stacks pair
+  row for row instead of broadcasting across the steps;
 * every step of the loop runs (no ``break``), the expression raising nowhere
   the step's would not: at worst a warning, once, before the loop.
 
@@ -207,6 +210,8 @@ def _batch(made, tapes, namer) -> None:
             stacked[-1].comment = _found(name, tape, phase)
             unstacked.append(_delete(held, "not read once the terms are made"))
             stacks[read] = ir.name(held)
+    for check in _same_rows(terms.terms, restored):
+        _extend_guard(made, check)
     made_terms = []
     for (text, reads), (target, node) in terms.terms.items():
         phases = dict(reads)
@@ -216,6 +221,28 @@ def _batch(made, tapes, namer) -> None:
         made_terms[-1].comment = f"{text} of every step at once" + (f" ({found})" if found else "")
     made.body[:] = stacked + made_terms + unstacked + [loop] + \
         [_delete(name, "read by the loop only") for name, _ in terms.terms.values()]
+
+
+def _same_rows(terms, restored) -> list:
+    """The guard's checks that the values each term reads together have rows
+    of one shape: ``t4.shape == y_tape[0].shape`` for a term ``y - t4``.  Each
+    stack is of one shape (``stackable_tape``), but two stacks of different
+    shapes broadcast against each other across the steps' axis: a ``(1, 3)``
+    value's stack ``(4, 1, 3)`` minus a ``(3,)`` value's ``(4, 3)`` is ``(4, 4,
+    3)``, each row every step's operand against one step's, which the
+    step's ``unbroadcast`` then summed -- a gradient 3.8 times too large
+    (review s36 R4-18).  With one shape the stacks' rows pair step for step.
+
+        >>> terms = {("y - t4", frozenset({("y", _AFTER), ("t4", _BEFORE)})): ("t4_terms", None)}
+        >>> [source_of(c) for c in _same_rows(terms, {"y": (1, "y_tape"), "t4": (3, "t4_tape")})]
+        ['t4.shape == y_tape[0].shape']
+    """
+    checks = set()
+    for _, reads in terms:
+        shapes = sorted({f"{name}.shape" if phase == _BEFORE else f"{restored[name][1]}[0].shape"
+                         for name, phase in reads})
+        checks.update(f"{a} == {b}" for a, b in zip(shapes, shapes[1:]))
+    return [gast.parse(check).body[0].value for check in sorted(checks)]
 
 
 class _Stacked(gast.NodeTransformer):

@@ -464,13 +464,21 @@ def _append(stmt) -> bool:
 
 
 class _Replace(gast.NodeTransformer):
+    """Writes the fast form of each helper call into the fast loop's body.  A
+    fast form is built from the original loop's nodes (``g`` of
+    ``unbroadcast(g, x)`` is the original's ``g``): it goes in as a copy, so
+    that the passes after this one, which rewrite the fast loop in place
+    (:mod:`.batched_steps` puts its terms' rows there), leave the fallback
+    loop as it was -- a shared node made the fallback read ``t4_terms[i]``,
+    which only the fast branch binds (review s36 R4-1)."""
+
     def __init__(self, replaced):
         self.replaced = replaced
 
     def visit_Call(self, node):
         fast = self.replaced.get(id(node))
         if fast is not None:
-            return fast
+            return clone(fast)
         return self.generic_visit(node)
 
 

@@ -25,6 +25,7 @@ from numeric import POLICIES, assert_bit_identical, assert_close, check_every_po
 from recurrences import compiled_without, counting, gru, rnn
 from recurrences import gru_args as _gru_args, rnn_args as _rnn_args
 
+import srcgrad
 from srcgrad.ir.emit import show_statements
 from srcgrad.ir.naming import Namer
 from srcgrad.optimize.batched_steps import batch_step_terms
@@ -88,6 +89,14 @@ def test_a_loop_steady_loops_did_not_write_out_is_left_alone():
 def test_the_same_term_twice_is_made_once():
     out = _run(["d_a = d_h * (1 - h ** 2)", "d_b = d_g * (1 - h ** 2)", "h = h_tape[t]"])
     assert out.count("stacked_tape(") == 1 and "d_b = d_g * h_terms[t]" in out
+
+
+def test_a_term_of_two_values_checks_that_their_rows_have_one_shape():
+    """Two stacks of different shapes broadcast across the steps' axis (review
+    s36 R4-18): the guard holds their rows to one shape."""
+    out = _run(["d_a = d_h * np.exp(s - h)", "h = h_tape[t]", "s = s_tape[t]"])
+    assert "h.shape == s.shape" in out.split("\n")[0]
+    assert "h.shape ==" not in _run(["d_a = d_h * (1 - h ** 2)", "h = h_tape[t]"])
 
 
 # -- the runtime -----------------------------------------------------------------------------
@@ -250,3 +259,58 @@ def test_the_terms_are_let_go_after_the_loop(monkeypatch):
     gone = next(k for k, line in enumerate(lines) if "del h_terms" in line)
     loop = next(k for k, line in enumerate(lines) if line.strip().startswith("for t in reversed"))
     assert made < loop < gone
+
+
+# -- review s36: np.logaddexp's terms read two values ----------------------------------------
+
+def logaddexp_row(x, a):
+    """A carried (1, 3) row against a (3,) operand: the terms' stacks, (4, 1, 3)
+    and (4, 3), broadcast to (4, 4, 3) -- d/dx 22.96 for 6.06, d/da 31.87 for
+    7.97 under "save" (R4-18)."""
+    y = x[None, :] * 1.0
+    c = a * 0.5 + 1.0
+    for i in range(4):
+        y = np.logaddexp(y, x + c)
+    return np.sum(y ** 2)
+
+
+def logaddexp_from_a_float(x):
+    """The carried value starts as a Python float: the guard fails and the
+    fallback loop read the fast loop's t4_terms (R4-1: UnboundLocalError)."""
+    y = 0.5
+    for i in range(3):
+        y = np.logaddexp(y, 1.0 + x ** 2)
+    return np.sum(y)
+
+
+def arctan2_from_a_float(x):
+    s = 0.0
+    for i in range(3):
+        s = s + np.arctan2(x, 1.0 + x ** 2 * i)
+    return np.sum(s)
+
+
+def logaddexp_scaled_row(x, a):
+    c = a * 0.5
+    h = x[None, :] * 1.0
+    for t in range(4):
+        h = np.logaddexp(c * h, np.arctan(x * t))
+    return np.sum(h ** 2)
+
+
+@pytest.mark.parametrize("fn, args, wrt", [
+    (logaddexp_row, (np.array([0.37, -0.61, 0.83]), 0.4), 0),
+    (logaddexp_row, (np.array([0.37, -0.61, 0.83]), 0.4), 1),
+    (logaddexp_from_a_float, (np.array([0.37, -0.61, 0.83]),), 0),
+    (arctan2_from_a_float, (np.array([0.37, -0.61, 0.83]),), 0),
+    (logaddexp_scaled_row, (np.array([0.37, -0.61, 0.83]), 0.4), 1),
+], ids=["row-x", "row-a", "float-start", "arctan2-float-start", "scaled-row-a"])
+def test_terms_of_operands_of_two_shapes_and_a_float_start(fn, args, wrt):
+    check_every_policy(fn, args, wrt)
+    g = lambda *a: srcgrad.grad(fn, wrt=wrt)(*a)  # noqa: E731
+    v = np.ones(np.shape(args[wrt])) if np.ndim(args[wrt]) else 1.0
+    e = 1e-5
+    plus, minus = list(args), list(args)
+    plus[wrt], minus[wrt] = args[wrt] + e * v, args[wrt] - e * v
+    assert_close(srcgrad.hvp(fn, wrt=wrt)(*args, v), (g(*plus) - g(*minus)) / (2 * e),
+                 rtol=1e-5, atol=1e-7)

@@ -66,6 +66,16 @@ def test_the_fast_loop_writes_the_helpers_fast_branches():
         assert check in guard, check
 
 
+def test_the_fast_loop_shares_no_node_with_the_loop_it_falls_back_to():
+    """A fast form is built from the original loop's nodes (``g`` of
+    ``unbroadcast(g, x)``); shared, a later pass's rewrite of the fast loop
+    (batched_steps' ``t4_terms[i]``) showed in the fallback too, which then
+    read a name only the fast branch binds (review s36 R4-1: UnboundLocalError)."""
+    made = steady_adjoint_loops(gast.parse(SWEEP).body, {"h_tape", "t3_tape"}, set())[0]
+    fast, slow = made.body[0], made.orelse[0]
+    assert not {id(n) for n in gast.walk(fast)} & {id(n) for n in gast.walk(slow)}
+
+
 def test_a_value_read_after_the_loop_is_still_restored():
     out = _run(SWEEP, live=("t3",))
     assert out.split("\nelse:\n")[0].count("t3 = t3_tape[t]") == 1
