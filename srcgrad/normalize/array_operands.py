@@ -73,6 +73,7 @@ from .. import ir
 from ..frontend.parse import MISSING, static_value
 from ..ir.syntax import constant, helper_ref, load_name, source_of, walk
 from .iterators import builtin_ref
+from .list_methods import certainly_list
 
 #: Parameter names NumPy gives its ``array_like`` operands (``np.where``'s
 #: ``condition, x, y``, ``np.linalg.solve``'s ``a, b``, ``np.max``'s ``a``,
@@ -136,13 +137,36 @@ class ArrayOperands:
             gast.copy_location(sub, display)
         return made
 
+    def certainly_sequence(self, node) -> bool:
+        """Whether ``node``, an operand of a ufunc, is certainly a list or tuple
+        other than a display: a local every binding of which makes a list
+        (``vals = []; vals.append(...)``; ``list_methods.certainly_list``) or a
+        call of ``list``, ``tuple`` or ``sorted``.  A ufunc makes the array
+        ``np.array`` makes of it; written so, forward mode's tangent of it is an
+        array too, not a list that ``-d_vals`` cannot negate (review s36 R4-3)."""
+        if isinstance(node, gast.Call):
+            return isinstance(node.func, gast.Name) \
+                and any(self.callee(node) is f for f in (list, tuple, sorted))
+        if not isinstance(node, gast.Name) or node.id not in self.locals:
+            return False
+        known = self.__dict__.get("_certain_lists")
+        if known is None:  # bound to a list display somewhere: worth the full look
+            known = self._certain_lists = {
+                t.id: None for a in walk(self.func) if isinstance(a, gast.Assign)
+                and isinstance(a.value, (gast.List, gast.ListComp)) for t in a.targets
+                if isinstance(t, gast.Name)}
+        if node.id in known and known[node.id] is None:
+            known[node.id] = certainly_list(self.func, self.params, self.callee, node.id)
+        return bool(known.get(node.id))
+
     def displays_as_arrays(self, node):
         """``np.maximum([p[0], p[1]], 0.1)`` -> ``np.maximum(np.array([p[0],
         p[1]]), 0.1)``; ``np.linalg.solve(A, [a, 1.0])`` -> ``np.linalg.solve(A,
         np.array([a, 1.0]))``: the array the function makes of its operand
         (module docstring).  None where ``node`` is no such call."""
         func = node.func
-        if not isinstance(func, gast.Attribute) or not any(is_display(a) for a in node.args) \
+        if not isinstance(func, gast.Attribute) or not any(
+                is_display(a) or self.certainly_sequence(a) for a in node.args) \
                 and not any(is_display(k.value) for k in node.keywords):
             return None
         prim = self.callee(node)
@@ -154,7 +178,8 @@ class ArrayOperands:
         if isinstance(prim, np.ufunc) and func.value is not root:
             return None  # np.add.at(...): a method of a ufunc
         if isinstance(prim, np.ufunc):
-            converted = {i for i, a in enumerate(node.args) if is_display(a)}
+            converted = {i for i, a in enumerate(node.args)
+                         if is_display(a) or self.certainly_sequence(a)}
             named = set()
         else:
             if not _numpy_function(prim) or any(prim is m for m in _MAKERS_OF_ARRAYS):

@@ -86,34 +86,41 @@ class ListMethods:
             gast.copy_location(part, node)
         return gast.copy_location(made, node)
 
-    def certainly_list(self, name: str, seen=frozenset()) -> bool:
-        """Whether every binding of the local ``name`` makes a list: a display,
-        a list comprehension, ``list(...)``, another such name (``ks = hs``) or
-        a slice of one (``hs = hs[1:]``: taken to be a list where every other
-        binding is, a greatest fixed point); not a parameter, a loop's target
-        or an unpacked value."""
-        if name in self.n.params:
-            return False
-        if name in seen:
-            return True  # (hs = hs[1:]: a list if hs's other bindings are)
-        found = False
-        for node in walk(self.n.func):
-            if isinstance(node, gast.Name) and node.id == name \
-                    and isinstance(node.ctx, gast.Store):
-                value = next((a.value for a in walk(self.n.func)
-                              if isinstance(a, gast.Assign) and len(a.targets) == 1
-                              and a.targets[0] is node), None)
-                if not (isinstance(value, (gast.List, gast.ListComp)) or (
-                        isinstance(value, gast.Call) and isinstance(value.func, gast.Name)
-                        and self.callee(value) is list) or (
-                        isinstance(value, gast.Name)
-                        and self.certainly_list(value.id, seen | {name})) or (
-                        isinstance(value, gast.Subscript) and isinstance(value.slice, gast.Slice)
-                        and isinstance(value.value, gast.Name)
-                        and self.certainly_list(value.value.id, seen | {name}))):
-                    return False
-                found = True
-        return found
+    def certainly_list(self, name: str) -> bool:
+        """Whether every binding of the local ``name`` makes a list
+        (:func:`certainly_list`)."""
+        return certainly_list(self.n.func, self.n.params, self.callee, name)
+
+
+def certainly_list(func, params, callee, name: str, seen=frozenset()) -> bool:
+    """Whether every binding of the local ``name`` of ``func`` makes a list: a
+    display, a list comprehension, ``list(...)`` (``callee`` resolves a call's
+    function), another such name (``ks = hs``) or a slice of one (``hs =
+    hs[1:]``: taken to be a list where every other binding is, a greatest
+    fixed point); not a parameter, a loop's target or an unpacked value."""
+    if name in params:
+        return False
+    if name in seen:
+        return True  # (hs = hs[1:]: a list if hs's other bindings are)
+    found = False
+    for node in walk(func):
+        if isinstance(node, gast.Name) and node.id == name \
+                and isinstance(node.ctx, gast.Store):
+            value = next((a.value for a in walk(func)
+                          if isinstance(a, gast.Assign) and len(a.targets) == 1
+                          and a.targets[0] is node), None)
+            if not (isinstance(value, (gast.List, gast.ListComp)) or (
+                    isinstance(value, gast.Call) and isinstance(value.func, gast.Name)
+                    and callee(value) is list) or (
+                    isinstance(value, gast.Name)
+                    and certainly_list(func, params, callee, value.id, seen | {name})) or (
+                    isinstance(value, gast.Subscript) and isinstance(value.slice, gast.Slice)
+                    and isinstance(value.value, gast.Name)
+                    and certainly_list(func, params, callee, value.value.id,
+                                       seen | {name}))):
+                return False
+            found = True
+    return found
 
 
 def _store(name):
