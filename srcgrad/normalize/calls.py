@@ -90,6 +90,7 @@ from .made_transforms import MadeTransforms, is_transform
 from .mutable_defaults import changed_defaults, default_message
 from .named_tuples import NamedTuples, is_named_tuple_class
 from .none_results import writes_into_argument
+from .numpy_callables import NumpyCallables
 from .partials import Partials, partial_call
 from .records import Records, is_record_class
 from .rewrites import Rewrites, located_guard
@@ -107,7 +108,7 @@ DYNAMIC = (exec, eval, compile, globals, locals, vars, __import__)
 
 
 class Calls(Selections, NamedTuples, Records, Keywords, Rewrites, Partials, ArrayOperands,
-            MadeTransforms):
+            MadeTransforms, NumpyCallables):
     """Calls and local functions (mixed into the normaliser); the calls that pick
     one item of a sequence are :class:`.selections.Selections`, those that build
     a named tuple :class:`.named_tuples.NamedTuples`, ``**`` arguments
@@ -247,6 +248,9 @@ class Calls(Selections, NamedTuples, Records, Keywords, Rewrites, Partials, Arra
             op.hint = self.method_hint(func, prim)  # self.act(h): why, if refused
             return expr, op
         prim = self.callee(node)
+        polynomial = self.polynomial_call(node, prim)
+        if polynomial is not None:  # P(x) of a np.poly1d: np.polyval(P.coeffs, x)
+            return self.call(polynomial)
         if inspect.getattr_static(type(prim), "__srcgrad_custom_vjp__", None) is not None:
             # dHdq(q) for dHdq = srcgrad.grad(H): a custom_vjp of second-order code
             prim = prim.__srcgrad_custom_vjp__() or prim

@@ -145,9 +145,15 @@ def _key(primitive):
 
 
 def display_name(primitive) -> str:
-    """How generated code and messages name a primitive (``np.linalg.inv``)."""
-    if primitive in _NAMES:
-        return _NAMES[primitive]
+    """How generated code and messages name a primitive (``np.linalg.inv``).
+    A primitive may be unhashable (a callable ``np.poly1d``, an object whose
+    class defines ``__eq__`` alone: review s36 R4-14); it has no registered name."""
+    try:
+        named = _NAMES.get(primitive)
+    except TypeError:
+        named = None
+    if named is not None:
+        return named
     module = getattr(primitive, "__module__", None) or ""
     qual = getattr(primitive, "__qualname__", None) or getattr(primitive, "__name__", repr(primitive))
     if isinstance(primitive, np.ufunc):

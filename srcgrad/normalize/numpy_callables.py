@@ -1,0 +1,53 @@
+"""Calls of NumPy's callable objects: ``P(x)`` of a ``np.poly1d``.
+
+A ``np.poly1d`` evaluates its polynomial when called: its ``__call__`` is
+``np.polyval(self.coeffs, x)``, library code whose source srcgrad does not
+follow, and the object itself is no primitive a rule can be registered for
+(each polynomial is an object of its own, and not even hashable: its class
+defines ``__eq__`` alone, which made the compiler raise a raw TypeError, review
+s36 R4-14).  The call is written as what it runs, differentiated by
+``np.polyval``'s rule, its value the same bits::
+
+    P(x)  ->  np.polyval(P.coeffs, x)     (P a np.poly1d srcgrad sees when it compiles)
+
+    >>> import gast, numpy as np
+    >>> class Owner(NumpyCallables):
+    ...     def static_reference(self, value):
+    ...         return gast.Attribute(value=gast.Name(id="np", ctx=gast.Load(),
+    ...             annotation=None, type_comment=None), attr=value.__name__, ctx=gast.Load())
+    >>> node = gast.parse("P(x + 1.0)").body[0].value
+    >>> print(gast.unparse(Owner().polynomial_call(node, np.poly1d([1.0, -2.0]))))
+    np.polyval(P.coeffs, x + 1.0)
+"""
+
+from __future__ import annotations
+
+import types
+
+import gast
+import numpy as np
+
+from ..ir.syntax import clone
+
+
+class NumpyCallables:
+    """Mixed into the normaliser (module docstring)."""
+
+    def polynomial_call(self, node, prim):
+        """``np.polyval(P.coeffs, x)`` for ``P(x)`` (``node``) where ``prim``,
+        what ``P`` holds, is a ``np.poly1d`` (or ``P.__call__(x)``, as the call of
+        a polynomial passed as an argument reaches here); None for any other call."""
+        polynomial = node.func
+        if isinstance(prim, types.MethodType) and prim.__func__ is np.poly1d.__call__ \
+                and isinstance(polynomial, gast.Attribute) and polynomial.attr == "__call__":
+            prim, polynomial = prim.__self__, polynomial.value  # Q(x), Q passed: Q.__call__(x)
+        if not isinstance(prim, np.poly1d) or len(node.args) != 1 or node.keywords \
+                or isinstance(node.args[0], gast.Starred):
+            return None
+        coeffs = gast.Attribute(value=clone(polynomial), attr="coeffs", ctx=gast.Load())
+        polyval = self.static_reference(np.polyval) or self.bound_value(np.polyval, node)
+        made = gast.Call(func=polyval, args=[coeffs, node.args[0]], keywords=[])
+        for sub in gast.walk(made):
+            if "lineno" in sub._attributes and getattr(sub, "lineno", None) is None:
+                gast.copy_location(sub, node)
+        return made
