@@ -111,7 +111,7 @@ OPERATORS = {
     operator.add: ("__add__", "__radd__"), operator.sub: ("__sub__", "__rsub__"),
     operator.mul: ("__mul__", "__rmul__"), operator.truediv: ("__truediv__", "__rtruediv__"),
     operator.matmul: ("__matmul__", "__rmatmul__"), operator.pow: ("__pow__", "__rpow__"),
-    operator.neg: ("__neg__",), operator.getitem: ("__getitem__",),
+    operator.neg: ("__neg__",),
 }
 
 
@@ -148,8 +148,7 @@ def _operator_guard(program, stmt, base, method):
     node = stmt.op.node
     text = ast.unparse(gast.gast_to_ast(node)) if isinstance(node, gast.AST) else stmt.op.label
     operands = [getattr(node, "left", None), getattr(node, "right", None)] \
-        if isinstance(node, gast.BinOp) else [node.value] if isinstance(node, gast.Subscript) \
-        else [getattr(node, "operand", None)]
+        if isinstance(node, gast.BinOp) else [getattr(node, "operand", None)]
     shown = next((ast.unparse(gast.gast_to_ast(o)) for o, a in zip(operands, stmt.op.args)
                   if isinstance(a, gast.Name) and a.id == base and isinstance(o, gast.AST)),
                  base)

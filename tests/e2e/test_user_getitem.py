@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from held_tables import TABLE
 from numeric import (
-    POLICIES, assert_bit_identical, assert_close, assert_refused_both_modes, check_every_policy,
+    POLICIES, assert_bit_identical, assert_close, check_every_policy,
     numeric_grad,
 )
 
@@ -104,8 +104,7 @@ def test_the_gradient_with_respect_to_an_object_read_through_its_getitem():
 # --- an object at module level (review s36 R4-11) ----------------------------------------
 # U[t] of the module's U, TABLE[t] of an object imported by name: read as an array's
 # indexing, d/dt was 0.0 (differences 0.544) or missed the table's part (0.84 for 0.18).
-# Now the object's class, known when srcgrad compiles, dispatches as an argument's does;
-# an object srcgrad cannot see (an item of a list) is refused as the code runs.
+# Now the object's class, known when srcgrad compiles, dispatches as an argument's does.
 
 class Quadratic:
     def __init__(self, c):
@@ -122,7 +121,6 @@ class Quadratic:
 
 
 Q = Quadratic(np.array([1.0, -2.0, 3.0]))
-HELD = [TABLE]
 
 
 def sampled_global(t):
@@ -136,13 +134,6 @@ def quadratic_global(t):
 def table_imported(t):
     return TABLE[t] * t
 
-
-def table_in_a_list(t):
-    return HELD[0][t] * t
-
-
-def table_in_a_display(t):
-    return [TABLE, TABLE][1][t] * t
 
 
 @pytest.mark.parametrize("fn, t", [(sampled_global, np.array([0.3, 0.8, 1.4])),
@@ -162,8 +153,3 @@ def test_a_module_level_object_rebound_is_followed(monkeypatch):
     monkeypatch.setitem(globals(), "Q", Quadratic(np.array([0.0, 1.0, 1.0])))
     assert g(0.4) == pytest.approx(numeric_grad(quadratic_global, [0.4], 0), rel=1e-7)
 
-
-@pytest.mark.parametrize("fn", [table_in_a_list, table_in_a_display])
-def test_an_item_whose_class_has_its_getitem_is_refused_as_it_runs(fn):
-    assert_refused_both_modes(fn, srcgrad.UnsupportedSyntaxError, "__getitem__",
-                              "not knowing the class", x=np.array(0.4))
