@@ -427,3 +427,44 @@ def test_the_readme_shows_what_check_prints(tmp_path):
         return re.sub(r"\[\d+(, \d+)*\]", "[I]", text)
 
     assert masked(result.stdout) == masked(shown)
+
+
+PARTS = textwrap.dedent("""
+    import functools
+    import numpy as np
+
+    def base(W, x, k=2.0):
+        return np.sum(np.tanh(W @ x)) * k
+
+    part = functools.partial(base, np.eye(2), k=3.0)
+
+    class Model:
+        def __init__(self):
+            self.W = np.eye(2)
+
+        def loss(self, x):
+            return np.sum(np.tanh(self.W @ x))
+""")
+
+
+def test_show_takes_a_partial_as_grad_does(tmp_path):
+    """Review s36 R4-7: show refused a module-level functools.partial (rc 2, a
+    message with a memory address) that check, export and explain take."""
+    path = tmp_path / "parts.py"
+    path.write_text(PARTS)
+    for wrt in ("0", "x"):
+        result = run("show", f"{path}:part", "--wrt", wrt)
+        assert result.returncode == 0, result.stderr
+        assert "def grad_base(W, x, k=2.0):" in result.stdout
+        assert "Gradient of base with respect to x." in result.stdout
+    result = run("show", f"{path}:part", "--mode", "forward")
+    assert result.returncode == 0 and "def jvp_base(W, x, k, d_x):" in result.stdout
+
+
+def test_check_of_a_method_says_it_cannot_make_self(tmp_path):
+    path = tmp_path / "parts.py"
+    path.write_text(PARTS)
+    result = run("check", f"{path}:Model.loss")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.startswith("srcgrad: error: Model.loss is a method: srcgrad check ")
+    assert "Model(...).loss(x)" in result.stderr and "AttributeError" not in result.stderr
