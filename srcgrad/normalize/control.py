@@ -68,6 +68,7 @@ import numpy as np
 
 from .. import ir
 from ..errors import SrcGradError
+from ..frontend.linker import is_user_function
 from ..frontend.parse import MISSING
 from ..ir.syntax import (
     Renamer,
@@ -593,7 +594,11 @@ class ControlFlow:
             unknown = False
         self.refuse_endless(seq)
         if unknown and (not isinstance(seq, gast.Call) or self.makes_iterator(seq)
-                        or self.callee(seq) in (set, frozenset, dict)):  # (no positions)
+                        or self.callee(seq) in (set, frozenset, dict)  # (no positions)
+                        # a helper's result: a generator expression, map(...), a dict's
+                        # items as well as a list (review s36 R4-16: "has no len()")
+                        or is_user_function(self.callee(seq))
+                        or self.callee(seq) is MISSING):
             seq = gast.copy_location(gast.Call(func=helper_ref("sequence"), args=[seq],
                                                keywords=[]), seq)
         elif isinstance(seq, gast.Name) and seq.id not in assigned_names(
