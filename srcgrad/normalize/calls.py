@@ -41,6 +41,7 @@ the marker is named without ``srcgrad.``:
 from __future__ import annotations
 
 import ast
+import collections
 import functools
 import inspect
 import operator
@@ -105,6 +106,13 @@ TAKES_FUNCTIONS = (sorted, runtime.on_grad, runtime.index_of_max, runtime.index_
 
 #: Builtins that run or inspect code srcgrad cannot see.
 DYNAMIC = (exec, eval, compile, globals, locals, vars, __import__)
+
+
+def bounded_deque(call) -> bool:
+    """Whether ``call`` (of ``collections.deque``) gives a ``maxlen`` that may
+    not be None (review s36 R4-20: its appends drop items, a list's do not)."""
+    given = [kw.value for kw in call.keywords if kw.arg in ("maxlen", None)] + call.args[1:]
+    return any(not (isinstance(v, gast.Constant) and v.value is None) for v in given)
 
 
 class Calls(Selections, NamedTuples, Records, Keywords, Rewrites, Partials, ArrayOperands,
@@ -257,6 +265,12 @@ class Calls(Selections, NamedTuples, Records, Keywords, Rewrites, Partials, Arra
         if prim in DYNAMIC:
             raise self.error(f"'{prim.__name__}' is not supported: srcgrad differentiates the "
                              f"code it can read", node)
+        if prim is collections.deque and bounded_deque(node):
+            raise self.error(
+                f"'{source_of(node)}' is not supported: a deque with a maxlen drops its oldest "
+                f"item when an append fills it, which srcgrad, following the deque's appends "
+                f"as a list's, does not do; keep the window as a list, as in window = "
+                f"(window + [v])[-k:]", node)
         if prim is MISSING:
             name = ast.unparse(gast.gast_to_ast(func))
             if isinstance(func, gast.Name) and func.id in self.locals and any(

@@ -106,6 +106,8 @@ def zero_tangent(x):
             ((k, zero_tangent(v)) for k, v in x.items()))
     if isinstance(x, dict):
         return type(x)((k, zero_tangent(v)) for k, v in x.items())
+    if isinstance(x, collections.deque):  # followed as a list (without a maxlen)
+        return [zero_tangent(v) for v in x]
     if isinstance(x, (list, tuple)):
         parts = [zero_tangent(v) for v in x]
         if isinstance(x, tuple) and hasattr(x, "_fields"):
@@ -127,7 +129,7 @@ def fresh_tangent(t, x):
     """A private, writable copy of the tangent ``t`` of ``x``, shaped like ``x``:
     what an in-place update of ``x`` (``x[i] = v``, ``xs.append(v)``) updates
     alongside ``d_x`` -- never an array another name or the caller can see."""
-    if isinstance(x, list):
+    if isinstance(x, (list, collections.deque)):  # (a deque's tangent: a list)
         return list(t) if isinstance(t, (list, tuple)) else zero_tangent(x)
     if isinstance(x, dict):
         if isinstance(t, collections.defaultdict):  # (zero_tangent's, of a defaultdict)
@@ -135,10 +137,15 @@ def fresh_tangent(t, x):
         return dict(t) if isinstance(t, dict) else zero_tangent(x)
     if isinstance(x, tuple):  # u = state of a tuple: its own items' tangents
         return tuple(t) if isinstance(t, (list, tuple)) else zero_tangent(x)
-    dtype = np.result_type(x) if np.issubdtype(np.result_type(x), np.inexact) else np.float64
     if foreign(t) or foreign(x):
+        dtype = np.result_type(x) if np.issubdtype(np.result_type(x), np.inexact) \
+            else np.float64
         return fresh_like(t, x, dtype)
-    return np.array(np.broadcast_to(t, np.shape(x)), dtype=dtype)
+    # np.asarray, not np.result_type: an array.array or a memoryview is a buffer NumPy
+    # reads, but np.result_type refuses it (review s36 R4-20)
+    values = np.asarray(x)
+    dtype = values.dtype if np.issubdtype(values.dtype, np.inexact) else np.float64
+    return np.array(np.broadcast_to(t, values.shape), dtype=dtype)
 
 
 def tangent_like(t, x):
