@@ -168,7 +168,7 @@ def _power_text(node, text: bytes) -> str:
 
 #: Functions numba compiles to other bits than Python computes (measured on
 #: 5000 points each; every other function of ``math`` srcgrad differentiates agrees).
-INEXACT = ("math.hypot",)
+INEXACT = ("math.hypot", "math.gamma", "math.lgamma")
 
 
 def _drop_deletes(lines: list[str]) -> None:
