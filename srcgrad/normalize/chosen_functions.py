@@ -86,6 +86,7 @@ def choose_local_functions(func) -> None:
         n.name for n in own if isinstance(n, gast.FunctionDef)}
     definitions, other = _bindings(own, stored)
     taken = None  # every name of the function, once a function is renamed
+    loops = None  # the loops around each node, once a call is chosen
     params = {a.id for a in func.args.args if isinstance(a, gast.Name)}
     for name, nodes in definitions.items():
         chosen = any(isinstance(n, gast.Assign) and isinstance(n.value, gast.IfExp)
@@ -102,6 +103,7 @@ def choose_local_functions(func) -> None:
         if len(loads) != len(calls) or any(_defines(inner, name) for inner in _nested(func)):
             continue
         callees = []  # what the call runs, for each number a binding gives 'name'
+        origins = []  # the binding that gives each number
         for node in nodes:
             if isinstance(node, gast.FunctionDef) or _made_function(node.value):
                 new = _fresh(f"{name}_{len(callees) + 1}", taken)
@@ -110,15 +112,20 @@ def choose_local_functions(func) -> None:
                 else:
                     node.targets[0].id = new
                 callees.append(_load(new, node))
+                origins.append(node)
                 node.chosen_tag = gast.copy_location(gast.Assign(
                     targets=[_store(name)], value=gast.Constant(value=len(callees), kind=None),
                     type_comment=None), node)
             else:  # act = np.tanh, act = np.tanh if c else (lambda z: z): numbered
                 node.chosen_before = []
                 node.value = _numbered(node.value, name, callees, taken, node.chosen_before)
+                origins.extend([node] * (len(callees) - len(origins)))
         _insert_tags(func)
-        for call in calls:
-            _choose(call, name, callees)
+        loops = _enclosing_loops(own) if loops is None else loops
+        for call in calls:  # (one in a nested function or lambda runs when it is called)
+            _choose(call, name, callees, [k + 1 for k, origin in enumerate(origins)
+                                          if _may_reach(origin, call, loops)]
+                    if id(call) in loops else None)
 
 
 def _bindings(own, stored):
@@ -266,24 +273,53 @@ def _insert_tags(node) -> None:
             _insert_tags(stmt)
 
 
-def _choose(call, name: str, callees: list) -> None:
+def _enclosing_loops(own) -> dict:
+    """``id(node)`` -> the ids of the ``for`` and ``while`` loops of the function
+    around it, for its own nodes (:func:`_own_nodes`, depth first: a node's
+    loops are known before its children's)."""
+    around = {}
+    for node in own:
+        if isinstance(node, (gast.Lambda, gast.FunctionDef)):
+            continue  # (what a nested function holds runs when it is called)
+        inner = around.get(id(node), ()) + (
+            (id(node),) if isinstance(node, (gast.For, gast.While)) else ())
+        for child in child_nodes(node):
+            around[id(child)] = inner
+    return around
+
+
+def _may_reach(binding, call, loops) -> bool:
+    """Whether the definition ``binding`` may have run, the last to bind the
+    name, when ``call`` runs: it comes before the call in the source, or a loop
+    holds both (an earlier iteration ran it).  A definition after the call and
+    outside its loops never has (``g = lambda ...; g(x); g = lambda ...;
+    g(x)``: the first call runs the first lambda, review s36 R4-2)."""
+    if (binding.lineno, binding.col_offset) < (call.lineno, call.col_offset):
+        return True
+    return bool(set(loops.get(id(binding), ())) & set(loops.get(id(call), ())))
+
+
+def _choose(call, name: str, callees: list, reaching=None) -> None:
     """Turn the call ``act(...)`` into ``act_1(...) if act == 1 else act_2(...)``,
-    ``callees`` the functions numbered 1, 2, ... (names or expressions)."""
+    ``callees`` the functions numbered 1, 2, ... (names or expressions), among
+    those numbered ``reaching`` (the definitions that may have run, :func:`_may_reach`;
+    all where none may: Python's NameError then)."""
     def called(func):
         return gast.copy_location(gast.Call(
             func=gast.copy_location(clone(func), call.func),
             args=[clone(a) for a in call.args],
             keywords=[gast.keyword(arg=k.arg, value=clone(k.value)) for k in call.keywords]),
             call)
-    chosen = called(callees[-1])
-    for k in range(len(callees) - 1, 0, -1):
+    numbers = reaching or list(range(1, len(callees) + 1))
+    chosen = called(callees[numbers[-1] - 1])
+    for k in reversed(numbers[:-1]):
         test = gast.Compare(left=gast.Name(id=name, ctx=gast.Load(), annotation=None,
                                            type_comment=None),
                             ops=[gast.Eq()], comparators=[gast.Constant(value=k, kind=None)])
         chosen = gast.IfExp(test=gast.copy_location(test, call), body=called(callees[k - 1]),
                             orelse=chosen)
     gast.copy_location(chosen, call)
-    # the call node itself becomes the conditional, wherever it stands
-    call.__class__ = gast.IfExp
+    # the call node itself becomes the conditional (or the one call), wherever it stands
+    call.__class__ = chosen.__class__
     call.__dict__.clear()
     call.__dict__.update(chosen.__dict__)
