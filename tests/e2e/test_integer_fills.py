@@ -45,7 +45,7 @@ def full_like_int_template_in_a_loop(x):
 
 
 def float_fill(x):
-    return np.sum(np.full((2, 3), x[0], np.float32) * 2.0) + np.sum(np.full_like(
+    return np.sum(np.full((2, 3), x[0], np.float64) * 2.0) + np.sum(np.full_like(
         np.arange(3), x[1], dtype=float) * x)
 
 
