@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import gast
 
-from ..ir.syntax import constant, walk
+from ..ir.syntax import constant, walk_nodes
 
 #: Runtime helpers that take ``where=`` and may raise with it.
 PLACED = frozenset({"svd_grad", "missing_tangent"})
@@ -33,7 +33,7 @@ def place(nodes, filename, lineno, col, helper=None) -> None:
     :data:`PLACED` (or of ``helper``) inside ``nodes`` (statements or
     expressions, changed in place)."""
     for root in nodes:
-        for node in walk(root):
+        for node in walk_nodes(root):
             if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) \
                     and (node.func.id in PLACED or node.func.id == helper) \
                     and not any(k.arg == "where" for k in node.keywords):

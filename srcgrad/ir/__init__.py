@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import gast
 
 from .naming import Namer
-from .syntax import loaded_names, walk
+from .syntax import loaded_names, walk, walk_nodes
 
 
 class Opaque:
@@ -175,7 +175,7 @@ def statement_blocks(body):
 
 def stored_names(node) -> list[str]:
     """Names a target expression assigns."""
-    return [n.id for n in walk(node) if isinstance(n, gast.Name)
+    return [n.id for n in walk_nodes(node) if isinstance(n, gast.Name)
             and isinstance(n.ctx, gast.Store)]
 
 

@@ -126,14 +126,14 @@ def loaded_names(node) -> list[str]:
     seen = {}
     name, store, ast_type = gast.Name, gast.Store, gast.AST
     todo = [node]
-    append, children = todo.append, _CHILD_FIELDS
+    append, children = todo.append, _NODE_FIELDS  # (contexts and operators hold no name)
     for sub in todo:
         kind = type(sub)
         if kind is name and not isinstance(sub.ctx, store):
             seen[sub.id] = None
         fields = children.get(kind)
         if fields is None:
-            fields = _child_fields(kind)
+            fields = _node_fields(kind)
         values = sub.__dict__
         for f in fields:
             value = values.get(f)
@@ -190,6 +190,56 @@ def walk(node) -> list:
             for name in fields:
                 value = values.get(name)
                 if value is None:  # an absent child (most optional fields)
+                    continue
+                if type(value) is list:
+                    for v in value:
+                        if isinstance(v, ast_type):
+                            append(v)
+                elif isinstance(value, ast_type):
+                    append(value)
+    return todo
+
+
+#: The fields that hold only a leaf no pass looks for through a walk: an expression's
+#: context (``Load``, ``Store``) and an operator (``Add``, ``USub``, ``Eq``, ``And``).
+#: Nearly a third of a tree's nodes; :func:`walk_nodes` leaves them out.
+_LEAF_FIELDS = frozenset({"ctx", "op", "ops"})
+_NODE_FIELDS: dict = {}
+
+
+def _node_fields(kind) -> tuple:
+    fields = _CHILD_FIELDS.get(kind)
+    if fields is None:
+        fields = _child_fields(kind)
+    _NODE_FIELDS[kind] = tuple(f for f in fields if f not in _LEAF_FIELDS)
+    return _NODE_FIELDS[kind]
+
+
+def walk_nodes(node) -> list:
+    """:func:`walk` without the contexts and operators, the rest in its order:
+    for the passes that look for names, calls, subscripts or statements (most
+    of them), which then skip a third of the nodes and never ask of them.
+    A pass that reads a context does so through its node (``name.ctx``).
+
+        >>> tree = gast.parse("a = -b * c").body[0]
+        >>> [type(n).__name__ for n in walk(tree)]
+        ['Assign', 'Name', 'BinOp', 'Store', 'UnaryOp', 'Mult', 'Name', 'USub', 'Name', 'Load', 'Load']
+        >>> [type(n).__name__ for n in walk_nodes(tree)]
+        ['Assign', 'Name', 'BinOp', 'UnaryOp', 'Name', 'Name']
+    """
+    todo = [node]
+    ast_type = gast.AST
+    append, children = todo.append, _NODE_FIELDS
+    for current in todo:
+        kind = type(current)
+        fields = children.get(kind)
+        if fields is None:
+            fields = _node_fields(kind)
+        if fields:
+            values = current.__dict__
+            for name in fields:
+                value = values.get(name)
+                if value is None:
                     continue
                 if type(value) is list:
                     for v in value:

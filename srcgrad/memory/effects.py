@@ -45,7 +45,7 @@ import numpy as np
 
 from .. import ir
 from ..frontend.linker import CalleePair, is_library_module
-from ..ir.syntax import walk
+from ..ir.syntax import walk_nodes
 from ..rules import registry
 
 RANDOM = "a random draw"
@@ -177,7 +177,7 @@ def call_effect(call, free) -> str | None:
 
 def expression_effect(node, free) -> str | None:
     """The first effect of a call inside the expression ``node``, or None."""
-    for sub in walk(node):
+    for sub in walk_nodes(node):
         if isinstance(sub, gast.Call):
             why = call_effect(sub, free)
             if why is not None:
@@ -218,7 +218,7 @@ def mutated_names(stmt, free) -> set[str]:
     if value is None or isinstance(stmt, (gast.If, gast.For, gast.While)) or ir.is_update(stmt) \
             or isinstance(getattr(getattr(stmt, "op", None), "primitive", None), CalleePair):
         return out  # tracked as updates; a user function's are made explicit
-    for sub in walk(value):
+    for sub in walk_nodes(value):
         if not isinstance(sub, gast.Call) \
                 or isinstance(sub.func, gast.Name) and _resolve(sub.func, free) is _MISSING:
             continue
@@ -250,7 +250,7 @@ def passed_to_writers(stmt, free) -> set[str]:
     out = set(mutated_names(stmt, free))
     if op is not None and prim is not ir.OPAQUE and _writer(prim):
         out.update(n for a in [*op.args, *op.kwargs.values()] for n in ir.names_in(a))
-    for sub in walk(getattr(stmt, "value", None) or gast.Pass()):
+    for sub in walk_nodes(getattr(stmt, "value", None) or gast.Pass()):
         if isinstance(sub, gast.Call) and _writer(_resolve(sub.func, free)):
             out.update(n for a in [*sub.args, *(k.value for k in sub.keywords)]
                        for n in ir.names_in(a))
@@ -277,7 +277,7 @@ def changed_in_place(stmt, free) -> list[str]:
     if value is None or isinstance(stmt, (gast.If, gast.For, gast.While)) or ir.is_update(stmt) \
             or isinstance(getattr(getattr(stmt, "op", None), "primitive", None), CalleePair):
         return out
-    for sub in walk(value):
+    for sub in walk_nodes(value):
         if not isinstance(sub, gast.Call):
             continue
         why = call_effect(sub, free)

@@ -44,7 +44,7 @@ from __future__ import annotations
 import gast
 
 from .. import ir
-from ..ir.syntax import walk
+from ..ir.syntax import walk_nodes
 
 
 def release_unread(body, start, params, scalars=()) -> list:
@@ -54,7 +54,7 @@ def release_unread(body, start, params, scalars=()) -> list:
     for stmt in body[:start]:
         if isinstance(stmt, gast.Assign):
             assigned.update(dict.fromkeys(ir.target_names(stmt)))
-    later = {n.id for stmt in body[start:] for n in walk(stmt) if isinstance(n, gast.Name)}
+    later = {n.id for stmt in body[start:] for n in walk_nodes(stmt) if isinstance(n, gast.Name)}
     unread = [n for n in assigned if n not in later and n not in params and n not in scalars]
     if not unread or start >= len(body):
         return body

@@ -65,7 +65,7 @@ from __future__ import annotations
 import gast
 
 from .. import ir
-from ..ir.syntax import walk
+from ..ir.syntax import walk_nodes
 
 #: Calls whose result is a scalar (the seed, a full reduction's cotangent kept one).
 _SCALAR_CALLS = frozenset({"grad_seed", "unreduced", "summed_product_seed",
@@ -83,7 +83,7 @@ def release_read(body, start, params, scalars=(), output=()) -> list:
     last: dict[str, int] = {}
     closed: set[str] = set()   # mentioned by a nested function or lambda
     # (not the thunk a seed calls at once: summed_elementwise_seed(..., lambda: a * b))
-    walks = [walk(stmt) for stmt in body]  # (each statement's nodes, read three times below)
+    walks = [walk_nodes(stmt) for stmt in body]  # (each statement's nodes, read three times below)
     thunks = {id(n.args[2]) for nodes in walks for n in nodes if isinstance(n, gast.Call)
               and isinstance(n.func, gast.Name) and n.func.id == "summed_elementwise_seed"
               and len(n.args) == 3}
@@ -95,7 +95,7 @@ def release_read(body, start, params, scalars=(), output=()) -> list:
             elif isinstance(n, (gast.For, gast.While)):
                 return body  # straight-line code only
             elif isinstance(n, (gast.FunctionDef, gast.Lambda)) and id(n) not in thunks:
-                closed.update(m.id for m in walk(n) if isinstance(m, gast.Name))
+                closed.update(m.id for m in walk_nodes(n) if isinstance(m, gast.Name))
             elif _math_call(n):
                 floats.update(a.id for a in n.args if isinstance(a, gast.Name))
     keep = set(params) | set(scalars) | set(output) | closed | floats

@@ -25,7 +25,7 @@ import numpy as np
 
 from .. import ir
 from ..analysis.activity import SCALAR
-from ..ir.syntax import walk
+from ..ir.syntax import walk_nodes
 
 
 def _elementwise(prim) -> bool:
@@ -140,7 +140,7 @@ def retarget_shape_reads(statements, program, classes) -> list:
     for stmt in ir.walk_statements(statements):
         if not isinstance(stmt, (gast.Assign, gast.Expr)):
             continue
-        for node in walk(stmt.value):
+        for node in walk_nodes(stmt.value):
             if isinstance(node, gast.Call) and isinstance(node.func, gast.Name):
                 at = _SHAPE_READS.get(node.func.id)
                 if at is not None and len(node.args) > at \

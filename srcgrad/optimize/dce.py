@@ -42,7 +42,7 @@ import gast
 
 from .. import ir
 from ..ir.emit import show_statements  # noqa: F401 - used by the docstring examples
-from ..ir.syntax import clone, walk
+from ..ir.syntax import clone, walk, walk_nodes
 
 
 def _defs(stmt) -> set[str]:
@@ -59,7 +59,7 @@ def _uses(node) -> set[str]:
         node = node.value
     if type(node) is gast.Name:
         return set() if isinstance(node.ctx, gast.Store) else {node.id}
-    return {n.id for n in walk(node) if type(n) is gast.Name
+    return {n.id for n in walk_nodes(node) if type(n) is gast.Name
             and not isinstance(n.ctx, gast.Store)}
 
 
@@ -254,7 +254,7 @@ def propagate_copies(stmts) -> list:
         kept.append(stmt)
         if isinstance(stmt, (gast.If, gast.For, gast.While)):
             defined = set()
-            for node in walk(stmt):
+            for node in walk_nodes(stmt):
                 if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
                     defined.add(node.id)
             end_copies(defined)
@@ -283,7 +283,7 @@ def _rename(tree, copies) -> None:
     a ``NodeTransformer`` per statement was a tenth of the adjoint's passes)."""
     if not copies:
         return
-    for node in walk(tree):
+    for node in walk_nodes(tree):
         if type(node) is gast.Name and node.id in copies and isinstance(node.ctx, gast.Load):
             node.id = copies[node.id]
 

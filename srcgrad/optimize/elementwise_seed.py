@@ -55,7 +55,7 @@ import gast
 import numpy as np
 
 from .. import ir
-from ..ir.syntax import call_to, load_name, source_of, walk
+from ..ir.syntax import call_to, load_name, source_of, walk_nodes
 from .summed_products import returned_definitions
 
 _REDUCTIONS = {np.sum: "sum", np.mean: "mean"}
@@ -76,7 +76,7 @@ def seed_without_elementwise(stmts, program) -> list:
     if op is None or op.primitive not in _REDUCTIONS or op.kwargs or len(op.args) != 1 \
             or not isinstance(op.args[0], gast.Name):
         return stmts
-    swept = {n.id for stmt in ir.walk_statements(stmts) for n in walk(stmt)
+    swept = {n.id for stmt in ir.walk_statements(stmts) for n in walk_nodes(stmt)
              if isinstance(n, gast.Name)}
     inner: list[str] = []     # the intermediate values the expression stands for
     leaves: dict[str, None] = {}
@@ -114,7 +114,7 @@ def seed_without_elementwise(stmts, program) -> list:
              and stmt.value.func.id == "grad_seed" and len(stmt.value.args) == 1
              and isinstance(stmt.value.args[0], gast.Name) and stmt.value.args[0].id == output.id]
     watched = set(inner) | {output.id}
-    reads = [n.id for stmt in ir.walk_statements(stmts) for n in walk(stmt)
+    reads = [n.id for stmt in ir.walk_statements(stmts) for n in walk_nodes(stmt)
              if isinstance(n, gast.Name) and n.id in watched]
     if len(seeds) != 1 or reads != [output.id]:
         return stmts

@@ -57,7 +57,7 @@ import math
 
 import gast
 
-from ..ir.syntax import walk
+from ..ir.syntax import walk_nodes
 
 # Where a folded expression would run more than once, or later than its statement.
 _DEFERRED = (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
@@ -74,7 +74,7 @@ def fold_temporaries(body, temporaries, arithmetic=frozenset()) -> list:
     names = set(temporaries) | set(arithmetic)
     stores: dict[str, int] = {}
     loads: dict[str, int] = {}
-    for node in walk(gast.Module(body=body, type_ignores=[])):
+    for node in walk_nodes(gast.Module(body=body, type_ignores=[])):
         if isinstance(node, gast.Name) and node.id in names:
             counts = stores if isinstance(node.ctx, gast.Store) else loads
             counts[node.id] = counts.get(node.id, 0) + 1
@@ -161,7 +161,7 @@ def _foldable(stmt, single, arithmetic) -> bool:
             and not getattr(stmt, "comment", None)):
         return False
     return stmt.targets[0].id not in arithmetic or \
-        not any(isinstance(n, gast.Call) for n in walk(stmt.value))
+        not any(isinstance(n, gast.Call) for n in walk_nodes(stmt.value))
 
 
 def _substitute(stmt, definition) -> bool:
@@ -180,7 +180,7 @@ def _substitute(stmt, definition) -> bool:
     if place is None:
         return False
     # a call that completes before the read would now run before the definition
-    if site.calls_before and any(isinstance(n, gast.Call) for n in walk(definition.value)):
+    if site.calls_before and any(isinstance(n, gast.Call) for n in walk_nodes(definition.value)):
         return False
     node_or_list, key = place
     if isinstance(node_or_list, list):

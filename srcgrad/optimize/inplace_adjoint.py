@@ -90,7 +90,7 @@ import numpy as np
 
 from .. import ir
 from ..analysis.activity import SCALAR
-from ..ir.syntax import call_to, load_name, source_of, walk
+from ..ir.syntax import call_to, load_name, source_of, walk, walk_nodes
 
 #: The operators written into an array, and the ufunc each one is.
 _UFUNCS = {gast.Add: "add", gast.Sub: "subtract", gast.Mult: "multiply", gast.Div: "true_divide"}
@@ -123,7 +123,7 @@ def update_in_place(stmts, cotangents, skip=frozenset(), scalars=frozenset(),
     sweep's statements are rewritten as well.
     ``stmts`` is changed in place and returned."""
     skip = set(skip)
-    walks = [walk(stmt) for stmt in stmts]  # (each statement's nodes, for both steps)
+    walks = [walk_nodes(stmt) for stmt in stmts]  # (each statement's nodes, for both steps)
     if classes:
         keep_scalar(stmts, skip, classes, walks)
     _block(stmts, set(cotangents) | set(values), set() if values else skip, set(),
@@ -160,7 +160,7 @@ def forward_values(forward, params) -> set[str]:
                 or isinstance(n, gast.BinOp) and isinstance(n.op, gast.MatMult)
                 or isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute)
                 and isinstance(n.func.value, gast.Name) and n.func.value.id == "np"
-                for n in walk(stmt.value)):
+                for n in walk_nodes(stmt.value)):
             made.update(ir.target_names(stmt))
     return made - set(params)
 
@@ -216,7 +216,7 @@ def keep_scalar(stmts, skip, classes, walks=None) -> None:
     # each statement's names, walked once (three walks per statement were a
     # tenth of a long function's compile)
     if walks is None:
-        walks = [walk(stmt) for stmt in stmts]
+        walks = [walk_nodes(stmt) for stmt in stmts]
     names = [[n for n in nodes if isinstance(n, gast.Name)] for nodes in walks]
     stored = {n.id for stmt, mentioned in zip(stmts, names) if id(stmt) not in skip
               for n in mentioned if isinstance(n.ctx, gast.Store)}
@@ -254,7 +254,7 @@ def keep_scalar(stmts, skip, classes, walks=None) -> None:
         at = {id(stmt): i for i, stmt in enumerate(stmts)}
     for d, (stmt, _) in candidates.items():
         stmt.value.func = load_name("unreduced")
-        walks[at[id(stmt)]] = walk(stmt)
+        walks[at[id(stmt)]] = walk_nodes(stmt)
         if not getattr(stmt, "comment", None):
             stmt.comment = "a scalar: its readers broadcast it"
 
@@ -290,7 +290,7 @@ def _read_elementwise(node, d, cls, env, steady) -> bool:
         for mine, other in ((node.left, node.right), (node.right, node.left)):
             if isinstance(mine, gast.Name) and mine.id == d:
                 return cls != SCALAR and _class_of(other, env, steady) == cls \
-                    and not any(isinstance(n, gast.Name) and n.id == d for n in walk(other))
+                    and not any(isinstance(n, gast.Name) and n.id == d for n in walk_nodes(other))
     return all(_read_elementwise(child, d, cls, env, steady)
                for child in gast.iter_child_nodes(node))
 
@@ -338,7 +338,7 @@ def _block(stmts, cotangents, skip, after, scalars, walked=None) -> None:
     # each statement walked once, here (an assignment is rewritten only when
     # its turn comes, so its nodes are still these then)
     if walked is None:
-        walked = [walk(stmt) for stmt in stmts]
+        walked = [walk_nodes(stmt) for stmt in stmts]
     for i, nodes in enumerate(walked):
         for n in nodes:
             if isinstance(n, gast.Name):
@@ -358,7 +358,7 @@ def _block(stmts, cotangents, skip, after, scalars, walked=None) -> None:
         if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
                 and isinstance(stmt.targets[0], gast.Name)):
             # loops, branches, calls, del, return: what they mention, read or assigned
-            owned.difference_update(n.id for n in walk(stmt) if isinstance(n, gast.Name))
+            owned.difference_update(n.id for n in walk_nodes(stmt) if isinstance(n, gast.Name))
             continue
         target = stmt.targets[0].id
         owned.difference_update(_kept_reads(stmt.value))

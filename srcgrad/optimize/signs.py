@@ -80,7 +80,7 @@ from collections import Counter
 import gast
 import numpy as np
 
-from ..ir.syntax import clone, walk
+from ..ir.syntax import clone, walk, walk_nodes
 
 _PRODUCTS = (gast.Mult, gast.Div)
 _COMPOUND = (gast.For, gast.While, gast.If, gast.With, gast.Try, gast.FunctionDef,
@@ -97,11 +97,11 @@ def carry_signs(body, skip, namer, renamed) -> list:
     ``renamed`` gains ``{new name: the name it replaces}``.  ``skip``: the ids
     of the forward sweep's statements, left alone.  ``body`` is changed in
     place."""
-    if not any(_negation(node) for stmt in body if id(stmt) not in skip for node in walk(stmt)):
+    if not any(_negation(node) for stmt in body if id(stmt) not in skip for node in walk_nodes(stmt)):
         return body
     stores, loads = Counter(), Counter()
     for stmt in body:
-        for node in walk(stmt):
+        for node in walk_nodes(stmt):
             if type(node) is gast.Name:
                 (loads if type(node.ctx) is gast.Load else stores)[node.id] += 1
     _MEMO.facts = {}
@@ -122,7 +122,7 @@ def _facts(node) -> tuple:
     memo = getattr(_MEMO, "facts", None)
     known = memo.get(node) if memo is not None else None
     if known is None:
-        nodes = walk(node)
+        nodes = walk_nodes(node)
         names = [sub for sub in nodes if type(sub) is gast.Name]
         known = (sum(1 for sub in nodes if _negation(sub)), frozenset(n.id for n in names),
                  Counter(n.id for n in names if type(n.ctx) is gast.Load))
@@ -277,7 +277,7 @@ def _merged(stmts, k, skip, stores) -> bool:
             and _pure(stmt.value)):
         return False
     name = stmt.targets[0].id
-    read = {node.id for node in walk(stmt.value) if type(node) is gast.Name}
+    read = {node.id for node in walk_nodes(stmt.value) if type(node) is gast.Name}
     for j in range(k + 1, len(stmts)):
         later = stmts[j]
         if id(later) in skip or isinstance(later, _COMPOUND):
@@ -326,7 +326,7 @@ def _pure(node) -> bool:
 
 
 def _targets(stmt) -> list:
-    return [node.id for target in getattr(stmt, "targets", ()) for node in walk(target)
+    return [node.id for target in getattr(stmt, "targets", ()) for node in walk_nodes(target)
             if type(node) is gast.Name]
 
 
@@ -351,7 +351,7 @@ def _substitute(stmts, k, skip, loads) -> bool:
             or any(isinstance(stmts[j], _COMPOUND) or id(stmts[j]) in skip for j in readers):
         return False
     for j in range(k + 1, readers[-1] + 1):
-        mentions = [node for node in walk(stmts[j]) if type(node) is gast.Name
+        mentions = [node for node in walk_nodes(stmts[j]) if type(node) is gast.Name
                     and node.id == operand]
         if mentions and (j < readers[-1] and any(type(n.ctx) is not gast.Load for n in mentions)
                          or not _only_arithmetic(stmts[j], operand)):

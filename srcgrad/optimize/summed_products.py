@@ -75,7 +75,7 @@ import gast
 import numpy as np
 
 from .. import ir
-from ..ir.syntax import call_to, load_name, source_of, walk
+from ..ir.syntax import call_to, load_name, source_of, walk_nodes
 from .inplace_adjoint import is_unreduce
 
 #: The product rules rewritten, and the helpers that replace them.
@@ -91,7 +91,7 @@ def sum_products(stmts, program) -> list:
     (its top-level statements ``body``, each with its ``op``).  ``stmts`` is
     changed in place and returned."""
     counts: dict[str, int] = {}
-    walked = [walk(stmt) for stmt in stmts]  # once each (nothing changes until the end)
+    walked = [walk_nodes(stmt) for stmt in stmts]  # once each (nothing changes until the end)
     for nodes in walked:
         for n in nodes:
             if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del)):
@@ -194,7 +194,7 @@ def seed_without_product(stmts, program) -> list:
              and isinstance(stmt.value, gast.Call) and isinstance(stmt.value.func, gast.Name)
              and stmt.value.func.id == "grad_seed" and len(stmt.value.args) == 1
              and isinstance(stmt.value.args[0], gast.Name) and stmt.value.args[0].id == output.id]
-    reads = [n.id for stmt in ir.walk_statements(stmts) for n in walk(stmt)
+    reads = [n.id for stmt in ir.walk_statements(stmts) for n in walk_nodes(stmt)
              if isinstance(n, gast.Name) and n.id in (x, output.id)]
     if len(seeds) != 1 or reads != [output.id]:
         return stmts
@@ -241,7 +241,7 @@ def _count_from_operands(g, x, calls, counts) -> None:
     if len(operands) != 1 or not all(isinstance(arg, gast.Name) and not counts.get(arg.id)
                                      for arg in args):
         return
-    for node in walk(g):
+    for node in walk_nodes(g):
         if isinstance(node, gast.Call) and len(node.args) == 1 and not node.keywords \
                 and isinstance(node.args[0], gast.Name) and node.args[0].id == x \
                 and source_of(node.func) in ("size_of", "np.size"):
@@ -255,11 +255,11 @@ def _product_reads(stmt, d):
     of ``d`` and ``stmt`` is a top-level assignment; else None."""
     if not isinstance(stmt, gast.Assign) or d in ir.stored_names(stmt.targets[0]):
         return None
-    calls = [n for n in walk(stmt.value) if isinstance(n, gast.Call)
+    calls = [n for n in walk_nodes(stmt.value) if isinstance(n, gast.Call)
              and isinstance(n.func, gast.Name) and n.func.id in _SUMMED
              and len(n.args) == 3 and not n.keywords
              and isinstance(n.args[0], gast.Name) and n.args[0].id == d]
-    reads = sum(1 for n in walk(stmt) if isinstance(n, gast.Name) and n.id == d)
+    reads = sum(1 for n in walk_nodes(stmt) if isinstance(n, gast.Name) and n.id == d)
     return [(call, stmt) for call in calls] if reads == len(calls) else None
 
 
