@@ -46,6 +46,7 @@ from ..ir.syntax import (
     source_of,
     walk,
 )
+from ..ir.transformer import Transformer
 from ..optimize.broadcast import DropExpand, DropUnbroadcast
 from ..optimize.peephole import STATIC_NAMES, partially_evaluate
 from ..rules.registry import Rule
@@ -366,7 +367,7 @@ def _message(stmt) -> str:
         else "srcgrad's rule has no derivative for these arguments"
 
 
-class _RaiseAsserts(gast.NodeTransformer):
+class _RaiseAsserts(Transformer):
     """An ``assert`` left in the rule's code: ``raise error_at(...)`` (under
     ``if not test:`` where the test is not ``False``), gone where it is ``True``."""
 

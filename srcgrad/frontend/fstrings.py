@@ -22,6 +22,7 @@ from __future__ import annotations
 import gast
 
 from ..ir.syntax import walk
+from ..ir.transformer import Transformer
 
 _CONVERSIONS = {115: "!s", 114: "!r", 97: "!a"}
 
@@ -33,7 +34,7 @@ def format_fstrings(func) -> None:
         _Rewriter().visit(func)
 
 
-class _Rewriter(gast.NodeTransformer):
+class _Rewriter(Transformer):
     def visit_Raise(self, node):
         return node  # run as written, f-strings and all (frontend/fence.py)
 

@@ -42,6 +42,7 @@ import types
 import gast
 
 from ..ir.syntax import assigned_names, walk
+from ..ir.transformer import Transformer
 
 _MISSING = object()
 _CONSTANTS = (bool, int, float, str, bytes, type(None))
@@ -106,7 +107,7 @@ def _drop_dead_choices(stmt, resolver, local) -> None:
                         if isinstance(v, gast.expr) else v for v in value]
 
 
-class _ChoiceDropper(gast.NodeTransformer):
+class _ChoiceDropper(Transformer):
     def __init__(self, resolver, local):
         self.resolver, self.local = resolver, local
 

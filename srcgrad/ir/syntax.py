@@ -8,6 +8,7 @@ import contextlib
 import gast
 
 from .. import runtime
+from .transformer import Transformer
 
 
 def is_dict_view(node) -> bool:
@@ -34,7 +35,7 @@ def updated_in_place(tree) -> set[str]:
     return updated
 
 
-class Renamer(gast.NodeTransformer):
+class Renamer(Transformer):
     def __init__(self, renames):
         self.renames = renames
 
@@ -325,7 +326,7 @@ def clone_substituted(node, mapping, renames):
     return new
 
 
-class SliceToCall(gast.NodeTransformer):
+class SliceToCall(Transformer):
     """``x[1:n]``'s index as a value: ``slice(1, n)`` (a Slice node is only valid
     inside brackets)."""
 

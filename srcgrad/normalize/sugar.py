@@ -103,6 +103,7 @@ from ..ir.syntax import (
     updated_in_place,
     walk,
 )
+from ..ir.transformer import Transformer
 from ..rules import registry
 from .builtin_forms import BuiltinForms
 from .chosen_functions import choose_local_functions
@@ -243,7 +244,7 @@ def _takes_rest(fn, node, starred) -> bool:
 
 
 class _Desugarer(BuiltinForms, StarExpansion, LoopExits, IteratorLoops, ItertoolsPulls,
-                 EffectCalls, ListMethods, DictComprehensions, gast.NodeTransformer):
+                 EffectCalls, ListMethods, DictComprehensions, Transformer):
     def __init__(self, normalizer, lengths):
         self.n = normalizer
         self.lengths = lengths

@@ -26,6 +26,7 @@ import numpy as np
 from .. import ir
 from ..analysis.activity import SCALAR
 from ..ir.syntax import walk_nodes
+from ..ir.transformer import Transformer
 
 
 def _elementwise(prim) -> bool:
@@ -42,7 +43,7 @@ _ELEMENTWISE = {operator.add, operator.sub, operator.mul, operator.truediv, oper
                 operator.mod, operator.neg, operator.pos, abs, np.where, np.clip}
 
 
-class DropUnbroadcast(gast.NodeTransformer):
+class DropUnbroadcast(Transformer):
     """``unbroadcast(g, x)`` -> ``g`` where the operation cannot have broadcast ``x``:
     every operand is a scalar or in ``x``'s shape class (``x * 2``, ``x * x``,
     ``np.sum(x) + 1.0``, ``y + np.tanh(y)``)."""
@@ -72,7 +73,7 @@ class DropUnbroadcast(gast.NodeTransformer):
         return node
 
 
-class DropExpand(gast.NodeTransformer):
+class DropExpand(Transformer):
     """``expand(term, out)`` -> ``term`` where the operation cannot broadcast: every
     operand is a scalar or in one shape class, and so is the moving operand."""
 

@@ -81,6 +81,7 @@ import gast
 import numpy as np
 
 from ..ir.syntax import clone, walk, walk_nodes
+from ..ir.transformer import Transformer
 
 _PRODUCTS = (gast.Mult, gast.Div)
 _COMPOUND = (gast.For, gast.While, gast.If, gast.With, gast.Try, gast.FunctionDef,
@@ -474,7 +475,7 @@ def _signed(stmt):
     return stmt
 
 
-class _Signs(gast.NodeTransformer):
+class _Signs(Transformer):
     """The identities of the module docstring, applied bottom-up."""
 
     def visit_UnaryOp(self, node):
