@@ -45,6 +45,7 @@ import gast
 import numpy as np
 
 from ..errors import UnsupportedSyntaxError
+from ..ir.syntax import walk_nodes
 
 #: The settings that change only how NumPy reports, quietest first.
 _QUIET_FIRST = ("ignore", "log", "print", "warn")
@@ -57,7 +58,7 @@ def run_errstate_blocks(func: gast.FunctionDef, resolver, filename) -> dict:
     in place; return the settings the generated code runs under (empty where
     there is none).  Other ``with`` statements are left for the fence to refuse."""
     settings: dict = {}
-    for node in list(gast.walk(func)):
+    for node in walk_nodes(func):  # (a list made first: blocks change as it goes)
         for field in ("body", "orelse", "finalbody"):
             stmts = getattr(node, field, None)
             if not isinstance(stmts, list) or not any(

@@ -209,7 +209,8 @@ def parse_function(fn) -> ParsedFunction:
     indent = _indent_width(text) - _indent_width(dedented)
     try:
         # blank lines before it: the nodes' line numbers are the file's already
-        module = _to_gast(ast.parse("\n" * max(first - 1, 0) + dedented))
+        parsed = ast.parse("\n" * max(first - 1, 0) + dedented)
+        module = _to_gast(parsed)
     except SyntaxError as exc:  # pragma: no cover - inspect found valid code
         raise SrcGradError(f"cannot parse the source of {target.__qualname__}: {exc}") from exc
     node = _find_definition(module, target)
@@ -217,7 +218,7 @@ def parse_function(fn) -> ParsedFunction:
         raise SourceNotFoundError(
             f"the source of {target.__qualname__} at {filename}:{first} is not a plain "
             f"'def' statement (a lambda?)")
-    if node is None or not _runs_this_source(target, dedented, filename):
+    if node is None or not _runs_this_source(target, dedented, filename, parsed):
         raise SourceNotFoundError(
             f"the source of {target.__qualname__} in {filename} is not the code Python runs "
             f"for it: the file was changed after it was loaded; reload the module "
@@ -380,7 +381,7 @@ def _choose_lambda(candidates, code, filename):
     return same[0] if same else None
 
 
-def _runs_this_source(target, text, filename) -> bool:
+def _runs_this_source(target, text, filename, tree=None) -> bool:
     """Whether compiling ``target``'s definition found in ``text`` (its file
     as it is now) gives the instructions of the code Python runs for it: a
     file edited after it was loaded (an editor's save while a notebook holds
@@ -390,14 +391,18 @@ def _runs_this_source(target, text, filename) -> bool:
     compares a lambda's, in a function whose parameters are the code's free
     variables (inside a class of the method's class's name, which mangles
     ``__names`` as the class did); where the text does not compile alone,
-    nothing is claimed."""
+    nothing is claimed.  ``tree``: ``text`` parsed already, as an ``ast``
+    tree the caller no longer needs (its line numbers may be the file's: the
+    instructions compared do not depend on them); parsing a long function
+    again was a fifth of its parse."""
     code = target.__code__
     if not _plainly_loaded(target, filename):
         return True
-    try:
-        tree = ast.parse(text)
-    except SyntaxError:  # pragma: no cover - inspect found it
-        return True
+    if tree is None:
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:  # pragma: no cover - inspect found it
+            return True
     found = next((n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
                   and n.name == code.co_name), None)
     if found is None:
@@ -578,15 +583,33 @@ class _FastToGast(gast.ast3.Ast3ToGAst):
         twin = _GENERIC.get(kind)
         if twin is None:
             return self.visit(node) if isinstance(node, ast.AST) else node
-        if kind is ast.Name:
-            new = gast.Name(node.id, self._visit(node.ctx), None, None)
-            return ast.copy_location(new, node)
+        # the new node's __dict__ filled directly: what gast's constructor does
+        # with keywords (its fields, in order), less a call per node
         values = node.__dict__
-        new = twin(**{f: self._visit(values[f]) if f in values else getattr(node, f)
-                      for f in kind._fields if hasattr(node, f)})
+        new = twin.__new__(twin)
+        made = new.__dict__
+        if kind is ast.Name:  # a third of the nodes: gast's two fields of its own None
+            made["id"] = values["id"]
+            made["ctx"] = self._visit(values["ctx"])
+            made["annotation"] = made["type_comment"] = None
+            if not _LOCATION.issubset(values):
+                return ast.copy_location(new, node)
+            for attr in _LOCATION_ORDER:  # (ast.copy_location of a parsed node)
+                value = values[attr]
+                if value is not None or attr.startswith("end_"):
+                    made[attr] = value
+            return new
+        visit = self._visit
+        for f in kind._fields:
+            if f in values:
+                value = values[f]
+                made[f] = visit(value) if type(value) is list or isinstance(value, ast.AST) \
+                    else value
+            elif hasattr(node, f):
+                made[f] = getattr(node, f)
         for attr in kind._attributes:
             if attr in values:
-                setattr(new, attr, values[attr])
+                made[attr] = values[attr]
         return new
 
     def visit(self, node):
@@ -608,6 +631,8 @@ def _generic_kinds() -> dict:
 
 
 _GENERIC = _generic_kinds()
+_LOCATION_ORDER = ("lineno", "col_offset", "end_lineno", "end_col_offset")
+_LOCATION = frozenset(_LOCATION_ORDER)
 
 
 def _to_gast(tree):

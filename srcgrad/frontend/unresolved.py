@@ -41,7 +41,7 @@ import types
 import gast
 
 from ..errors import SrcGradError
-from ..ir.syntax import child_nodes, walk
+from ..ir.syntax import child_nodes, walk, walk_nodes
 from ..runtime.errors import error_at
 
 _NESTED = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.Lambda)
@@ -107,6 +107,13 @@ def _first_missing(stmt, resolver, bound):
         for part in value if isinstance(value, list) else [value]:
             if not isinstance(part, gast.AST):
                 continue
+            # nearly every part reads nothing missing: told from its nodes in any
+            # order (no nested function: those are not entered), and walked in
+            # source order only to find the first missing one
+            nodes = walk_nodes(part)
+            if not any(isinstance(n, _NESTED) or _missing(n, resolver, bound) is not None
+                       for n in nodes):
+                continue
             for node in _reads(part):
                 found = _missing(node, resolver, bound)
                 if found is not None:
@@ -164,7 +171,7 @@ def _bound_anywhere(func) -> set:
     included: those are left to the compiler (a name bound on some path is
     not a missing one)."""
     bound = set()
-    for node in walk(func):
+    for node in walk_nodes(func):
         if isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Load):
             bound.add(node.id)
         elif isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
