@@ -50,7 +50,7 @@ import numpy as np
 
 from .. import ir, runtime
 from ..errors import SrcGradError
-from ..ir.syntax import walk
+from ..ir.syntax import walk_nodes
 from ..rules import registry
 from ..version import __version__
 from .parse import lambda_identity
@@ -440,7 +440,8 @@ class Linker:
     def module(self, program: ir.Program) -> tuple[str, dict]:
         """The module's source and the objects to bind before executing it."""
         body = "\n\n".join(self.functions)
-        used = {n.id for n in walk(ast.parse(body)) if isinstance(n, ast.Name)}
+        # (the names of the source parsed again: contexts and operators hold none)
+        used = {n.id for n in walk_nodes(ast.parse(body)) if isinstance(n, ast.Name)}
         imports, bindings = [], {}
         for name, obj in sorted(self.free.items()):
             if name not in used:

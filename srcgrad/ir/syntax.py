@@ -85,7 +85,7 @@ def is_docstring(stmt) -> bool:
 
 def assigned_names(func) -> set[str]:
     names = set()
-    for node in walk(func):
+    for node in walk_nodes(func):
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
             names.add(node.id)
     return names

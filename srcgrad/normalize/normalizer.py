@@ -46,7 +46,7 @@ from ..errors import UnsupportedSyntaxError
 from ..frontend.parse import MISSING, ParsedFunction, static_value
 from ..ir.emit import block_lines, unparse
 from ..ir.naming import Namer
-from ..ir.syntax import assigned_names, is_docstring, walk
+from ..ir.syntax import assigned_names, is_docstring, walk, walk_nodes
 from ..rules import registry
 from .argument_checks import unplaced_checks
 from .argument_updates import dispatching
@@ -108,7 +108,7 @@ class _Normalizer(Statements, Expressions, ControlFlow, Calls, Inlining, Special
         self.param_nodes = parameter_nodes(self.func)
         self.params = [a.id for a in self.param_nodes]
         # one walk for the names stored, the names of dicts and every name used
-        nodes = walk(self.func)
+        nodes = walk_nodes(self.func)
         names = [n for n in nodes if isinstance(n, gast.Name)]
         self.locals = set(self.params) | {n.id for n in names if isinstance(n.ctx, gast.Store)}
         self.dict_names = {t.id for n in nodes if isinstance(n, gast.Assign)
@@ -247,6 +247,6 @@ class _Normalizer(Statements, Expressions, ControlFlow, Calls, Inlining, Special
     def count_assignments(self, stmts) -> None:
         """Count the assignments of each name (literal propagation needs exactly one)."""
         for stmt in stmts:
-            for node in walk(stmt):
+            for node in walk_nodes(stmt):
                 if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
                     self.assignments[node.id] += 1

@@ -33,7 +33,7 @@ import inspect
 import gast
 
 from ..frontend.linker import Packed, is_user_function
-from ..ir.syntax import clone, walk
+from ..ir.syntax import clone, walk_nodes
 from .iterators import builtin_ref
 
 #: Methods that change the length of a list.
@@ -72,7 +72,7 @@ def fixed_lengths(func) -> dict[str, int]:
     length, never resized: ``*name`` stands for that many elements."""
     lengths: dict[str, int | None] = {}
     direct = set()
-    nodes = walk(func)
+    nodes = walk_nodes(func)  # (contexts are read through their names)
     for node in nodes:
         if isinstance(node, gast.Assign):
             for target in node.targets:
@@ -111,7 +111,7 @@ def with_packed_lengths(func, lengths, packed) -> dict[str, int]:
     if not known:
         return lengths
     own = func.args
-    for node in walk(func):
+    for node in walk_nodes(func):
         if isinstance(node, gast.Name) and node.id in known and not isinstance(
                 node.ctx, gast.Load) and not _own_parameter(own, node):
             known.pop(node.id)
@@ -166,11 +166,13 @@ def packed_shapes(fn, node, lengths, receiver: int = 0) -> tuple:
     return tuple(found)
 
 
-def tuple_lengths(func) -> dict[str, int]:
+def tuple_lengths(func, fixed=None) -> dict[str, int]:
     """:func:`fixed_lengths` of the names only ever bound to tuple displays: a
-    tuple keeps its length wherever it is passed (a list passed may grow)."""
-    lengths = fixed_lengths(func)
-    for node in walk(func):
+    tuple keeps its length wherever it is passed (a list passed may grow).
+    ``fixed``: :func:`fixed_lengths` of ``func``, where the caller has it (not
+    changed here)."""
+    lengths = fixed_lengths(func) if fixed is None else dict(fixed)
+    for node in walk_nodes(func):
         if isinstance(node, gast.Assign) and not isinstance(node.value, gast.Tuple):
             for target in node.targets:
                 if isinstance(target, gast.Name):

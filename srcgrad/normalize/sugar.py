@@ -101,7 +101,7 @@ from ..ir.syntax import (
     is_dict_view,
     source_of,
     updated_in_place,
-    walk,
+    walk_nodes,
 )
 from ..ir.transformer import Transformer
 from ..rules import registry
@@ -130,12 +130,13 @@ class Sugar(StaleIterators):
         choose_local_functions(self.func)  # act defined in both branches: chosen per call
         # a *rest, **kw or tuple display the call packed (Packed): of known size
         packed = [c for c in self.callees if isinstance(c, Packed)]
-        lengths = with_packed_lengths(self.func, fixed_lengths(self.func), packed)
-        self.tuple_lengths = {**tuple_lengths(self.func),
+        fixed = fixed_lengths(self.func)
+        lengths = with_packed_lengths(self.func, fixed, packed)
+        self.tuple_lengths = {**tuple_lengths(self.func, fixed),
                               **{p.name: lengths[p.name] for p in packed if p.name in lengths}}
         self.packed_keys = {p.name: p.keys for p in packed if p.keys is not None}
         _Desugarer(self, lengths).visit(self.func)
-        self.dict_names |= {t.id for n in walk(self.func) if isinstance(n, gast.Assign)
+        self.dict_names |= {t.id for n in walk_nodes(self.func) if isinstance(n, gast.Assign)
                             and isinstance(n.value, gast.Dict) for t in n.targets
                             if isinstance(t, gast.Name)}  # (d = dict(a=x): a display now)
 

@@ -101,11 +101,15 @@ def carry_signs(body, skip, namer, renamed) -> list:
     if not any(_negation(node) for stmt in body if id(stmt) not in skip for node in walk_nodes(stmt)):
         return body
     stores, loads = Counter(), Counter()
+    memo = {}   # the facts of the simple statements, from the walk made here anyway
     for stmt in body:
-        for node in walk_nodes(stmt):
+        nodes = walk_nodes(stmt)
+        for node in nodes:
             if type(node) is gast.Name:
                 (loads if type(node.ctx) is gast.Load else stores)[node.id] += 1
-    _MEMO.facts = {}
+        if not isinstance(stmt, _COMPOUND):  # (a loop's body may change before it is asked)
+            memo[stmt] = _facts_of(nodes)
+    _MEMO.facts = memo
     try:
         _blocks(body, skip, stores, loads, namer, renamed)
     finally:
@@ -123,13 +127,17 @@ def _facts(node) -> tuple:
     memo = getattr(_MEMO, "facts", None)
     known = memo.get(node) if memo is not None else None
     if known is None:
-        nodes = walk_nodes(node)
-        names = [sub for sub in nodes if type(sub) is gast.Name]
-        known = (sum(1 for sub in nodes if _negation(sub)), frozenset(n.id for n in names),
-                 Counter(n.id for n in names if type(n.ctx) is gast.Load))
+        known = _facts_of(walk_nodes(node))
         if memo is not None:
             memo[node] = known
     return known
+
+
+def _facts_of(nodes) -> tuple:
+    """:func:`_facts` of the nodes of a statement."""
+    names = [sub for sub in nodes if type(sub) is gast.Name]
+    return (sum(1 for sub in nodes if _negation(sub)), frozenset(n.id for n in names),
+            Counter(n.id for n in names if type(n.ctx) is gast.Load))
 
 
 def _blocks(stmts, skip, stores, loads, namer, renamed) -> None:
