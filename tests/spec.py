@@ -30,6 +30,7 @@ import collections
 import copy
 import math
 import operator
+import statistics
 import zlib
 from dataclasses import dataclass, field
 from typing import Callable
@@ -170,7 +171,7 @@ class _Index:
 def _eval(node, env):
     return eval(compile(ast.Expression(node), "<spec>", "eval"),  # noqa: S307
                 {"np": np, "math": math, "copy": copy, "srcgrad": srcgrad, "_Index": _Index(),
-                 "scipy": scipy,
+                 "scipy": scipy, "statistics": statistics,
                  "keys_of": keys_of, "sequence": sequence, "snapshot": snapshot}, env)
 
 
@@ -1362,3 +1363,40 @@ if hasattr(np.linalg, "vecdot"):  # NumPy 2's array-API names
                      ("np.matrix_transpose(x)", (2, 3))):
         prim = eval(e.split("(")[0], {"np": np})
         S(f"{e}-{shape}", prim, e, x=normal(*shape))
+
+
+# --- ordinary library calls that had no rule (review s36 R4-13) ------------------------------
+S("np.float_power", np.float_power, "np.float_power(x, y)", x=positive(3, 4), y=normal(3, 4))
+S("np.float_power-bcast", np.float_power, "np.float_power(x, y)", x=positive(2, 3), y=normal(3))
+S("np.float_power-2", np.float_power, "np.float_power(x, 2)", x=normal(4))
+S("np.ldexp", np.ldexp, "np.ldexp(x, n)", x=normal(3, 4), n=fixed(np.array([0, 1, -2, 3])))
+S("np.ldexp-bcast", np.ldexp, "np.ldexp(x, n)", x=normal(3), n=fixed(np.array([[1], [2]])))
+S("np.ldexp-int", np.ldexp, "np.ldexp(x, 3)", x=normal(2, 2))
+S("np.divmod", np.divmod, "np.divmod(x, y)[1]", call="np.divmod(x, y)",
+  x=uniform(2.1, 2.9, 3, 4), y=uniform(1.5, 2.0, 3, 4))
+S("np.divmod-both", np.divmod, "np.divmod(x, y)[0] * 0.0 + np.divmod(x, y)[1]",
+  call="np.divmod(x, y)", x=uniform(-2.9, -2.1, 2, 3), y=uniform(1.5, 2.0, 3))
+S("divmod-builtin", divmod, "divmod(x, y)[1]", call="divmod(x, y)", dtypes=F64,
+  x=pyfloat(2.1, 2.9), y=pyfloat(1.5, 2.0))
+S("divmod-builtin-array", divmod, "divmod(x, 0.7)[1]", call="divmod(x, 0.7)",
+  x=uniform(0.1, 0.6, 3))
+S("np.modf", np.modf, "np.modf(x)[0]", call="np.modf(x)", x=uniform(1.1, 1.9, 3, 4))
+S("np.frexp", np.frexp, "np.frexp(x)[0]", call="np.frexp(x)", x=uniform(1.1, 1.9, 3, 4))
+S("np.frexp-neg", np.frexp, "np.frexp(x)[0]", call="np.frexp(x)", x=uniform(-7.0, -4.5, 5))
+if hasattr(math, "cbrt"):
+    S("math.cbrt", math.cbrt, "math.cbrt(x)", dtypes=F64, x=pyfloat(0.5, 2))
+    S("math.exp2", math.exp2, "math.exp2(x)", dtypes=F64, x=pyfloat(-1, 1))
+S("math.fsum", math.fsum, "math.fsum([x, y, z])", dtypes=F64, x=pyfloat(-1, 1),
+  y=pyfloat(-1, 1), z=pyfloat(-1, 1))
+S("math.fsum-array", math.fsum, "math.fsum(x)", dtypes=F64, x=normal(4))
+S("math.dist", math.dist, "math.dist([x, y], [z, 1.0])", dtypes=F64, x=pyfloat(-1, 1),
+  y=pyfloat(-1, 1), z=pyfloat(2, 3))
+S("math.dist-arrays", math.dist, "math.dist(x, y)", dtypes=F64, x=normal(3), y=normal(3))
+S("statistics.mean", statistics.mean, "statistics.mean([x, y, z])", dtypes=F64,
+  x=pyfloat(-1, 1), y=pyfloat(-1, 1), z=pyfloat(-1, 1))
+S("statistics.mean-array", statistics.mean, "statistics.mean(x)", dtypes=F64, x=normal(4))
+S("statistics.fmean", statistics.fmean, "statistics.fmean([x, y])", dtypes=F64,
+  x=pyfloat(-1, 1), y=pyfloat(-1, 1))
+S("statistics.fmean-array", statistics.fmean, "statistics.fmean(x)", dtypes=F64, x=normal(4))
+S("statistics.fmean-weights", statistics.fmean, "statistics.fmean(x, w)", dtypes=F64,
+  x=normal(3), w=positive(3))

@@ -14,7 +14,10 @@ import math
 
 import numpy as np
 
-from ..runtime import ListCotangent, expand, grad_like, match_complex, psi, signum, unbroadcast
+from ..runtime import (
+    ListCotangent, elements_cotangent, expand, grad_like, match_complex, psi, signum, unbroadcast,
+    zero_tangent,
+)
 from .derive import pointwise
 from .registry import adjoint, nondifferentiable, tangent
 
@@ -43,6 +46,10 @@ pointwise(math.radians, lambda x: 0.017453292519943295)  # pi / 180
 pointwise(math.degrees, lambda x: 57.29577951308232)  # 180 / pi
 pointwise(math.lgamma, lambda x: psi(0, x))  # psi: runtime/special.py, no SciPy for floats
 pointwise(math.gamma, lambda x, out: out * psi(0, x))
+
+if hasattr(math, "cbrt"):  # Python 3.11
+    pointwise(math.cbrt, lambda x, out: 1 / (3 * out * out))
+    pointwise(math.exp2, lambda x, out: out * math.log(2))
 
 
 @adjoint(psi, "x", name="psi")
@@ -151,6 +158,33 @@ def copysign_tangent(out, x, y, d_x, d_y):
     return d_x * math.copysign(1.0, y) * (float(x > 0) - float(x < 0)), 0.0
 
 
+
+@adjoint(math.fsum, name="math.fsum")
+def fsum(out, d_out, seq):
+    """An exactly rounded ``sum``: each item gets the cotangent (review s36 R4-13)."""
+    return elements_cotangent([unbroadcast(d_out, x) for x in seq], seq)
+
+
+@tangent(math.fsum, name="math.fsum")
+def fsum_tangent(out, seq, d_seq):
+    return math.fsum(d_seq)
+
+
+@adjoint(math.dist, name="math.dist")
+def dist(out, d_out, p, q):
+    """``sqrt(sum((p_i - q_i) ** 2))``: coordinate i of ``p`` gets
+    ``(p_i - q_i) / dist``, of ``q`` the opposite; 0 where the points coincide
+    (``out`` divides with 1 added where it is 0, as math.hypot's)."""
+    scale = d_out / (out + (out == 0))
+    return (elements_cotangent([scale * (a - b) for a, b in zip(p, q)], p),
+            elements_cotangent([scale * (b - a) for a, b in zip(p, q)], q))
+
+
+@tangent(math.dist, name="math.dist")
+def dist_tangent(out, p, q, d_p, d_q):
+    return (math.fsum([(a - b) * t for a, b, t in zip(p, q, d_p)]) / (out + (out == 0)),
+            math.fsum([(b - a) * t for a, b, t in zip(p, q, d_q)]) / (out + (out == 0)))
+
 nondifferentiable(math.floor, math.ceil, math.trunc, math.isnan, math.isinf, math.isfinite)
 
 
@@ -229,6 +263,20 @@ def min_(out, d_out, a, b):
 def min_tangent(out, a, b, d_a, d_b):
     return d_a * (not b < a), d_b * (b < a)
 
+
+
+@adjoint(divmod, name="divmod")
+def divmod_builtin(out, d_out, x, y):
+    """``(x // y, x % y)``, numbers or arrays (np.divmod's rule): the quotient is
+    piecewise constant, the remainder ``x - y * (x // y)`` has slope 1 in ``x``
+    and minus the quotient in ``y``."""
+    return unbroadcast(d_out[1], x), unbroadcast(-d_out[1] * out[0], y)
+
+
+@tangent(divmod, name="divmod")
+def divmod_builtin_tangent(out, x, y, d_x, d_y):
+    return ((zero_tangent(out[0]), expand(d_x, out[1])),
+            (zero_tangent(out[0]), expand(-d_y * out[0], out[1])))
 
 nondifferentiable(round, name="round")
 nondifferentiable(int, name="int")

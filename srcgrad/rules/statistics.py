@@ -2,7 +2,7 @@
 (``np.median``, ``np.quantile``, ``np.percentile``), weighted means
 (``np.average``), covariances (``np.cov``, ``np.corrcoef``), polynomials
 (``np.polyval``, ``np.vander``, ``np.polyfit``), ``np.correlate``, ``np.meshgrid`` and
-``np.linalg.multi_dot``.  Second derivatives (reverse mode over tangent
+``np.linalg.multi_dot``, and the means of Python's ``statistics`` module.  Second derivatives (reverse mode over tangent
 code) go through all of them: the tangent rules are written in NumPy
 operations that have rules, and the few runtime helpers they call have rules
 of their own (the quantiles' weighted sum, ``in_dtype_of``, and the linear
@@ -23,9 +23,13 @@ linear in the weights, and edges spaced between the data's extremes move
 with them (``density=True`` is refused).
 """
 
+import math
+import statistics
+
 import numpy as np
 
 from ..runtime import (
+    elements_cotangent,
     average_grads,
     binned,
     binned_grad,
@@ -374,3 +378,34 @@ def binned_adjoint(out, d_out, values, a, edges):
 @tangent(binned, "values", name="binned")
 def binned_tangent(out, values, a, edges, *, d_values):
     return binned(d_values, a, edges)
+
+
+# --- Python's statistics module (review s36 R4-13) ------------------------------------
+
+@adjoint(statistics.mean, name="statistics.mean")
+def stat_mean(out, d_out, data):
+    """``sum(data) / len(data)``: each item gets ``1 / n`` of the cotangent."""
+    return elements_cotangent([unbroadcast(d_out / len(data), x) for x in data], data)
+
+
+@tangent(statistics.mean, name="statistics.mean")
+def stat_mean_tangent(out, data, d_data):
+    return sum(d_data) / len(data)
+
+
+@adjoint(statistics.fmean, "data", "weights", name="statistics.fmean")
+def stat_fmean(out, d_out, data, weights=None):
+    """The mean in floats; with ``weights``, ``sum(w x) / sum(w)``: item i gets
+    ``w_i / sum(w)``, weight i ``(x_i - out) / sum(w)``."""
+    if weights is None:
+        return elements_cotangent([d_out / len(data) for x in data], data), None
+    return (elements_cotangent([d_out * w / math.fsum(weights) for w in weights], data),
+            elements_cotangent([d_out * (x - out) / math.fsum(weights) for x in data], weights))
+
+
+@tangent(statistics.fmean, "data", "weights", name="statistics.fmean")
+def stat_fmean_tangent(out, data, weights=None, *, d_data, d_weights):
+    if weights is None:
+        return float(sum(d_data) / len(data)), None
+    return (float(sum([w * t for w, t in zip(weights, d_data)]) / math.fsum(weights)),
+            float(sum([(x - out) * t for x, t in zip(data, d_weights)]) / math.fsum(weights)))

@@ -24,7 +24,8 @@ import math
 import numpy as np
 
 from ..runtime import (
-    expand, match_complex, signum, sinc_derivative, unbroadcast, zero_tangent, zeros_grad,
+    expand, in_dtype_of, match_complex, signum, sinc_derivative, unbroadcast, zero_tangent,
+    zeros_grad,
 )
 from .derive import linear, pointwise
 from .registry import adjoint, nondifferentiable, tangent
@@ -89,6 +90,30 @@ def power_tangent(out, x, y, d_x, d_y):
     uses log(x) where x > 0 and 0 elsewhere."""
     return (expand(d_x * (y * x ** (y - (y != 0))), out),
             expand(d_y * out * np.log(np.where(x > 0, x, 1)), out))
+
+
+@adjoint(np.float_power)
+def float_power(out, d_out, x, y):
+    """``np.power`` computed in float64 (complex128): the same derivatives (see
+    power), ``np.float_power`` for the base's so that it is float64 too, and
+    each cotangent cast back to its argument's dtype (a float32 base gets a
+    float32 cotangent of the float64 output's)."""
+    return (in_dtype_of(unbroadcast(d_out * (y * np.float_power(x, y - (y != 0))), x), x),
+            in_dtype_of(unbroadcast(d_out * out * np.log(np.where(x > 0, x, 1)), y), y))
+
+
+@tangent(np.float_power)
+def float_power_tangent(out, x, y, d_x, d_y):
+    """Float64 terms, as the output is."""
+    return (expand(d_x * (y * np.float_power(x, y - (y != 0))), out),
+            expand(d_y * out * np.log(np.where(x > 0, x, 1)), out))
+
+
+@linear(np.ldexp, "x1")
+def ldexp(out, d_out, x1, x2):
+    """``x1 * 2 ** x2`` with an integer exponent (a float one is refused by
+    NumPy): linear in ``x1``, the cotangent scaled the same way, exactly."""
+    return unbroadcast(np.ldexp(d_out, x2), x1)
 
 
 pointwise(np.negative, lambda x: -1)
@@ -286,6 +311,47 @@ def remainder(out, d_out, x1, x2):
 @tangent(np.remainder, "x1", "x2")
 def remainder_tangent(out, x1, x2, d_x1, d_x2):
     return expand(d_x1, out), -d_x2 * np.floor(x1 / x2)
+
+
+@adjoint(np.divmod)
+def divmod_(out, d_out, x1, x2):
+    """``(x1 // x2, x1 % x2)``: the quotient is piecewise constant, the remainder
+    ``x1 - x2 * (x1 // x2)`` has slope 1 in ``x1`` and minus the quotient in
+    ``x2`` (between the jumps); only ``d_out[1]`` contributes."""
+    return unbroadcast(d_out[1], x1), unbroadcast(-d_out[1] * out[0], x2)
+
+
+@tangent(np.divmod)
+def divmod_tangent(out, x1, x2, d_x1, d_x2):
+    return ((zero_tangent(out[0]), expand(d_x1, out[1])),
+            (zero_tangent(out[0]), expand(-d_x2 * out[0], out[1])))
+
+
+@adjoint(np.modf)
+def modf(out, d_out, x):
+    """``(x - trunc(x), trunc(x))``: the fractional part has slope 1, the
+    integral part none."""
+    return d_out[0]
+
+
+@tangent(np.modf)
+def modf_tangent(out, x, d_x):
+    return d_x, zero_tangent(out[1])
+
+
+@adjoint(np.frexp)
+def frexp(out, d_out, x):
+    """``(m, e)`` with ``x = m * 2 ** e``: the mantissa is ``x * 2 ** -e`` between
+    the jumps of the integer exponent, which has no derivative.  The slope
+    ``2 ** -e`` is ``m / x`` (exactly: a power of two), not ``np.ldexp(1, -e)``,
+    whose exponent second derivatives would meet as a differentiated value; 0
+    at ``x = 0``, where the mantissa jumps."""
+    return d_out[0] * (out[0] / np.where(x == 0, 1, x))
+
+
+@tangent(np.frexp)
+def frexp_tangent(out, x, d_x):
+    return d_x * (out[0] / np.where(x == 0, 1, x)), zero_tangent(out[1])
 
 
 @adjoint(np.fmod, "x1", "x2")

@@ -24,7 +24,7 @@ import srcgrad
 
 
 def _module(entries, stem):
-    lines = ["import copy", "import math", "import operator", "", "import numpy as np", "",
+    lines = ["import copy", "import math", "import operator", "import statistics", "", "import numpy as np", "",
              "import srcgrad",
              "from srcgrad.runtime import keys_of, sequence, snapshot", ""]
     if SCIPY:  # the entries of SciPy's functions
