@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 import gast
+import numpy as np
 
 from .. import ir, runtime
 from ..analysis.activity import SCALAR, describe
@@ -611,8 +612,32 @@ def missing_rule(program, op: ir.Op, forward: bool = False) -> MissingRuleError:
             f"{name}.__init__ does with its arguments; make {name} such a @dataclass, or "
             f"build it outside and pass it in (grad(f)(x, obj): its fields are then "
             f"differentiated)")
+    called = _called_object(op)
+    if called is not None:  # CS(t) for CS = CubicSpline(xs, ys): review s36 R4-15
+        return at(MissingRuleError,
+            f"calling {called} with a value being differentiated: srcgrad differentiates "
+            f"code it can read, and what this object's call runs is library code without "
+            f"a rule; give the call a rule of your own -- a function calling it, made a "
+            f"srcgrad.custom_vjp (a spline's slope is its .derivative()) -- or wrap the "
+            f"value in srcgrad.stop_gradient if no {what} should flow there")
     return at(MissingRuleError,
         f"no {kind} rule for {describe(op)}, and a value being differentiated flows into it "
         f"(register one with srcgrad.{register}, or wrap the value in "
         f"srcgrad.stop_gradient if no {what} should flow there)")
 
+
+def _called_object(op: ir.Op):
+    """How a message names the callable object ``op`` calls -- one that is no
+    function, class or ufunc (a ``CubicSpline``, an ``interp1d``, an
+    ``np.vectorize``) -- as the user wrote it and by its class: ``'CS' (a
+    scipy.interpolate.CubicSpline object)``, never by a repr holding a memory
+    address; None for any other operation."""
+    prim = op.primitive
+    if isinstance(prim, (type, np.ufunc, ir.UnknownMember)) or inspect.isroutine(prim) \
+            or not callable(prim) or hasattr(prim, "__qualname__"):
+        return None
+    kind = type(prim)
+    module = (kind.__module__ or "").split("._")[0]
+    func = getattr(op.node, "func", None)
+    shown = f"'{source_of(func)}' " if func is not None else ""
+    return f"{shown}(a {module + '.' if module else ''}{kind.__qualname__} object)"

@@ -287,6 +287,14 @@ class Calls(Selections, NamedTuples, Records, Keywords, Rewrites, Partials, Arra
                 raise self.error(self.closure_use(made[0]), func)
             if isinstance(func, (gast.Name, gast.Attribute)) and root_name(func) not in self.locals:
                 raise self.error(f"name '{name}' is not defined", func, SrcGradError)
+            made = self.made_object(func)
+            if made is not None:  # cs = CubicSpline(xs, ys); cs(t): review s36 R4-15
+                raise self.error(
+                    f"calling '{name}', an object of the class {made.__qualname__} this "
+                    f"function builds, is not supported: srcgrad calls functions and "
+                    f"methods it can read, and cannot follow what calling it runs; build it "
+                    f"outside and pass it as an argument, or give the call a rule of your "
+                    f"own (a function calling it, made a srcgrad.custom_vjp)", func)
             raise self.error(
                 f"calling '{name}' is not supported: it holds a function only known when the "
                 f"code runs (taken from a list or dict, or computed); srcgrad calls a function "

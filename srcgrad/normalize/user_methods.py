@@ -385,6 +385,19 @@ class MethodArguments:
             return None
         return cls
 
+    def made_object(self, func):
+        """The class ``C`` where ``func`` is a local bound once, to ``C(...)`` of a
+        class (``cs = CubicSpline(xs, ys)``); else None."""
+        if not isinstance(func, gast.Name) or self.assignments.get(func.id) != 1:
+            return None
+        for stmt in walk(self.func):
+            if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
+                    and isinstance(stmt.targets[0], gast.Name) \
+                    and stmt.targets[0].id == func.id and isinstance(stmt.value, gast.Call):
+                made = self.callee(stmt.value)
+                return made if isinstance(made, type) else None
+        return None
+
     def held_callable(self, node):
         """``self.l1(x)``, where ``self.l1`` is no attribute of ``self``'s (known)
         class but a field, and the objects the function was passed or reads
