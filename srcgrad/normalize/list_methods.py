@@ -97,7 +97,9 @@ def certainly_list(func, params, callee, name: str, seen=frozenset()) -> bool:
     display, a list comprehension, ``list(...)`` (``callee`` resolves a call's
     function), another such name (``ks = hs``) or a slice of one (``hs =
     hs[1:]``: taken to be a list where every other binding is, a greatest
-    fixed point); not a parameter, a loop's target or an unpacked value."""
+    fixed point), or ``hs += e`` (a list's ``+=`` extends it, where the other
+    bindings make it one); not a parameter, a loop's target or an unpacked
+    value."""
     if name in params:
         return False
     if name in seen:
@@ -106,6 +108,15 @@ def certainly_list(func, params, callee, name: str, seen=frozenset()) -> bool:
     for node in walk(func):
         if isinstance(node, gast.Name) and node.id == name \
                 and isinstance(node.ctx, gast.Store):
+            augmented = next((a for a in walk(func) if isinstance(a, gast.AugAssign)
+                              and a.target is node), None)
+            if augmented is not None:
+                # hs += e extends a list in place, a list still (review s36 R4-17:
+                # hs += [v] in a loop, then hs.extend(w), was refused)
+                if not isinstance(augmented.op, gast.Add):
+                    return False
+                found = True
+                continue
             value = next((a.value for a in walk(func)
                           if isinstance(a, gast.Assign) and len(a.targets) == 1
                           and a.targets[0] is node), None)

@@ -150,3 +150,32 @@ def test_a_parameter_list_is_left_alone():
     assert len(given) == 2 and all(a is b for a, b in zip(given, kept))
     assert "ys.append(" not in srcgrad.grad(grow, wrt=1).source
     assert_close(grad, np.full(3, 3.0))
+
+
+# review s36 R4-17: ys.extend(...) on a list that += also extends was refused ("may
+# change 'ys' in place ... write the update as an assignment"): the extend's list
+# was not taken for one, its += binding not being a display.
+
+def extended_then_extend(w):
+    ys = []
+    for t in range(3):
+        ys += [w * t]
+    ys.extend([w ** 2])
+    return np.sum(sum(ys))
+
+
+def extend_then_extended(w):
+    ys = [w]
+    ys.extend([w ** 2])
+    ys += [w ** 3]
+    return np.sum(sum(ys))
+
+
+@pytest.mark.parametrize("fn", [extended_then_extend, extend_then_extended])
+def test_extend_of_a_list_that_plus_equals_extends(fn):
+    check(fn, (W.copy(),))
+    e = 1e-5
+    grad = srcgrad.grad(fn)
+    v = np.array([1.0, -0.5, 2.0])
+    assert_close(srcgrad.hvp(fn)(W.copy(), v), (grad(W + e * v) - grad(W - e * v)) / (2 * e),
+                 rtol=1e-6, atol=1e-8)
