@@ -1400,3 +1400,38 @@ S("statistics.fmean", statistics.fmean, "statistics.fmean([x, y])", dtypes=F64,
 S("statistics.fmean-array", statistics.fmean, "statistics.fmean(x)", dtypes=F64, x=normal(4))
 S("statistics.fmean-weights", statistics.fmean, "statistics.fmean(x, w)", dtypes=F64,
   x=normal(3), w=positive(3))
+if hasattr(np.linalg, "vector_norm"):  # NumPy 2
+    for e, shape in (("np.linalg.vector_norm(x)", (3, 4)), ("np.linalg.vector_norm(x, axis=1)", (3, 4)),
+                     ("np.linalg.vector_norm(x, axis=(0, 2), keepdims=True)", (2, 3, 4)),
+                     ("np.linalg.vector_norm(x, ord=3)", (2, 3)),
+                     ("np.linalg.vector_norm(x, axis=0, ord=1)", (3, 2)),
+                     ("np.linalg.vector_norm(x, axis=-1, ord=np.inf)", (2, 4)),
+                     ("np.linalg.vector_norm(x, ord=-np.inf, keepdims=True)", (2, 3)),
+                     ("np.linalg.matrix_norm(x)", (3, 4)),
+                     ("np.linalg.matrix_norm(x, keepdims=True)", (2, 3, 3)),
+                     ("np.linalg.matrix_norm(x, ord=1)", (3, 4)),
+                     ("np.linalg.matrix_norm(x, ord=np.inf)", (2, 3, 4)),
+                     ("np.linalg.matrix_norm(x, ord=2)", (4, 3)),
+                     ("np.linalg.matrix_norm(x, ord='nuc', keepdims=True)", (2, 3, 3))):
+        prim = eval(e.split("(")[0], {"np": np})  # noqa: S307 - trusted table
+        S(f"{e}-{shape}", prim, e, x=away(*shape) if "inf" in e or "ord=1" in e else normal(*shape))
+if hasattr(np, "cumulative_sum"):  # NumPy 2
+    for e, shape in (("np.cumulative_sum(x)", (5,)), ("np.cumulative_sum(x, axis=1)", (2, 3)),
+                     ("np.cumulative_sum(x, axis=0, include_initial=True)", (3, 2)),
+                     ("np.cumulative_prod(x)", (4,)), ("np.cumulative_prod(x, axis=-1)", (2, 3)),
+                     ("np.cumulative_prod(x, axis=0, include_initial=True)", (3, 2)),
+                     ("np.unstack(x)", (3, 2)), ("np.unstack(x, axis=1)", (2, 3, 2))):
+        prim = eval(e.split("(")[0], {"np": np})  # noqa: S307 - trusted table
+        S(f"{e}-{shape}", prim, f"tuple({e})" if "unstack" in e else e,
+          call=e if "unstack" in e else None, x=normal(*shape))
+    S("np.cumulative_prod-zero", np.cumulative_prod, "np.cumulative_prod(x, include_initial=True)",
+      x=with_zeros((5,), 2))
+for e, shape in (("x.take([0, 2, 2])", (2, 3)), ("x.take(np.array([1, 0]), axis=1)", (2, 3)),
+                 ("x.take([5, -1], mode='wrap')", (4,))):
+    S(f"ndarray-{e}-{shape}", np.ndarray.take, e, x=normal(*shape))
+_SWV = np.lib.stride_tricks.sliding_window_view
+for e, shape in (("_SWV(x, 3)", (6,)), ("_SWV(x, (2, 2))", (3, 4)),
+                 ("_SWV(x, 2, axis=0)", (4, 3)), ("_SWV(x, (2, 3), axis=(1, 0))", (4, 5)),
+                 ("_SWV(x, (2, 2), axis=(0, 0))", (5, 2))):
+    full = e.replace("_SWV", "np.lib.stride_tricks.sliding_window_view")
+    S(f"{full}-{shape}", _SWV, full, x=normal(*shape))

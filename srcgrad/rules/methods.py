@@ -34,6 +34,7 @@ alias(np.ndarray.diagonal, np.diagonal, name="np.ndarray.diagonal")
 alias(np.ndarray.conj, np.conjugate, "a", name="np.ndarray.conj")
 alias(np.ndarray.conjugate, np.conjugate, "a", name="np.ndarray.conjugate")
 alias(np.ndarray.repeat, np.repeat, "a", name="np.ndarray.repeat")
+alias(np.ndarray.take, np.take, name="np.ndarray.take")  # review s36 R4-13
 nondifferentiable(np.ndarray.round, name="np.ndarray.round")  # as np.round: piecewise constant
 # x.__pow__(2), x.__mul__(y): the operators written as calls (a reflected x.__radd__(y)
 # only where the operands commute, so that the twin's operand order does not matter)

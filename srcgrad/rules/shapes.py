@@ -9,7 +9,9 @@ joins the tangents, zeros for arrays that do not move), a broadcast or tile
 sums the copies.  ``np.insert`` is linear in its array and its values
 together: where each element went is found by inserting their positions.
 ``np.shape``, ``np.ndim`` and ``np.size`` are integers and carry no
-derivative.
+derivative.  ``sliding_window_view`` (the usual im2col of a convolution) is
+linear too; its windows overlap, so its transpose adds each offset's slice of
+the cotangent back (:func:`~srcgrad.runtime.windows_grad`).
 """
 
 import numpy as np
@@ -35,6 +37,7 @@ from ..runtime import (
     unsplit,
     unstack,
     untile,
+    windows_grad,
 )
 from .derive import alias, linear
 from .registry import adjoint, nondifferentiable, tangent
@@ -398,3 +401,13 @@ def pad_tangent(out, array, pad_width, mode="constant", *, constant_values=0,
 
 
 nondifferentiable(np.shape, np.ndim, np.size)
+
+
+@linear(np.lib.stride_tricks.sliding_window_view, "x", unused=("subok",),
+        name="np.lib.stride_tricks.sliding_window_view")
+def sliding_window_view(out, d_out, x, window_shape, axis=None, *, subok=False):
+    """A read-only view of overlapping windows: each element of ``x`` gets the
+    cotangents of every window position that reads it (review s36 R4-13).
+    ``writeable=True`` is not a parameter of the rule, so it is refused: a
+    write through the view would change ``x`` behind srcgrad's back."""
+    return windows_grad(d_out, x, window_shape, axis)

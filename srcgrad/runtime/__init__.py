@@ -209,7 +209,9 @@ from .shapes import (
     unrollaxis,
     unsplit,
     unstack,
+    unstack_grad,
     untile,
+    windows_grad,
 )
 from .signals import (
     convolve_grads,
@@ -464,6 +466,8 @@ __all__ = [
     "kron_grads",
     "cross_grads",
     "unsplit",
+    "unstack_grad",
+    "windows_grad",
     "unroll",
     "unappend",
     "diag_grad",

@@ -204,6 +204,45 @@ def unsplit(g, out, axis=0):
                            for p, o in zip(g, out)], axis)
 
 
+
+def unstack_grad(g, out, axis=0):
+    """Cotangent of ``x`` in ``np.unstack(x, axis=axis)``, whose slices are
+    ``out``: their cotangents stacked back, zeros for those none reached.
+
+        >>> unstack_grad((0.0, np.ones(2)), (np.zeros(2), np.zeros(2)), 1)
+        array([[0., 1.],
+               [0., 1.]])
+    """
+    if no_cotangent(g):
+        return 0.0
+    return np.stack([np.zeros_like(o) if no_cotangent(p) else np.broadcast_to(p, np.shape(o))
+                     for p, o in zip(g, out)], axis)
+
+
+def windows_grad(g, x, window_shape, axis=None):
+    """Cotangent of ``x`` in ``sliding_window_view(x, window_shape, axis)``: the
+    windows overlap, so each offset within a window adds its slice of ``g``
+    back where those windows read ``x`` (one strided add per offset).
+
+        >>> windows_grad(np.ones((3, 2)), np.zeros(4), 2)
+        array([1., 2., 2., 1.])
+    """
+    if no_cotangent(g):
+        return 0.0
+    g = as_array(g)
+    shape = np.shape(x)
+    sizes = tuple(np.atleast_1d(window_shape).tolist())
+    axes = tuple(range(len(shape))) if axis is None else tuple(np.atleast_1d(axis).tolist())
+    axes = tuple(a % len(shape) for a in axes)
+    counts = g.shape[:len(shape)]  # windows along each axis of x
+    grad = np.zeros(shape, dtype=g.dtype)
+    for offset in np.ndindex(*sizes):
+        starts = [0] * len(shape)
+        for a, k in zip(axes, offset):
+            starts[a] += k
+        grad[tuple(slice(s, s + n) for s, n in zip(starts, counts))] += g[(Ellipsis, *offset)]
+    return grad
+
 def diagonal_grad(g, a, offset=0, axis1=0, axis2=1):
     """Cotangent of ``a`` in ``np.diagonal(a, offset, axis1, axis2)``: ``g`` written
     on that diagonal of zeros shaped like ``a``."""
