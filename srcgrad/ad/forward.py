@@ -143,7 +143,8 @@ class Forward:
                 stmt.orelse = self.block(stmt.orelse)
                 out.append(stmt)
             elif isinstance(stmt, (gast.For, gast.While)):
-                stmt.body = self.block(stmt.body) or [gast.Pass()]
+                stmt.body = self.loop_target_tangents(stmt) + self.block(stmt.body) \
+                    or [gast.Pass()]
                 stmt.orelse = self.block(stmt.orelse)
                 out.append(stmt)
             elif isinstance(stmt, gast.Assign) and ir.is_update(stmt):
@@ -155,6 +156,20 @@ class Forward:
             else:
                 out.append(stmt)
         return out
+
+    def loop_target_tangents(self, loop) -> list:
+        """``d_i = zero_tangent(i)`` at the top of ``for i in t1`` where ``i``
+        has a tangent -- another binding of the name carries one (``for i in
+        x`` later, which the normaliser writes ``i = t5[k]``) -- but what the
+        loop runs over has none (``t1 = range(3)``): its items carry no
+        derivative, and the body's rules read ``d_i`` (review s36 R4-22: an
+        UnboundLocalError from the generated code).  None for a loop over a
+        value with a tangent, whose items the normaliser reads by index."""
+        if not isinstance(loop, gast.For) \
+                or any(n in self.varied for n in ir.names_in(loop.iter)):
+            return []
+        return [self.define(n, call_to("zero_tangent", ir.name(n)), "loop counter")
+                for n in ir.stored_names(loop.target) if n in self.varied]
 
     def define(self, var: str, value, origin) -> gast.Assign:
         """``d_var = value``; a private copy when ``var`` is updated in place, or
