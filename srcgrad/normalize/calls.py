@@ -259,6 +259,9 @@ class Calls(Selections, NamedTuples, Records, Keywords, Rewrites, Partials, Arra
         polynomial = self.polynomial_call(node, prim)
         if polynomial is not None:  # P(x) of a np.poly1d: np.polyval(P.coeffs, x)
             return self.call(polynomial)
+        typed = self.typed_ufunc_call(node, prim)
+        if typed is not None:  # np.add(x, 1.5, dtype=D): the operands cast to D first
+            return self.call(typed)
         if inspect.getattr_static(type(prim), "__srcgrad_custom_vjp__", None) is not None:
             # dHdq(q) for dHdq = srcgrad.grad(H): a custom_vjp of second-order code
             prim = prim.__srcgrad_custom_vjp__() or prim

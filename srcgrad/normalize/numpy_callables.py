@@ -1,4 +1,5 @@
-"""Calls of NumPy's callable objects: ``P(x)`` of a ``np.poly1d``.
+"""Calls of NumPy's callable objects: ``P(x)`` of a ``np.poly1d``, a ufunc
+called with ``dtype=``.
 
 A ``np.poly1d`` evaluates its polynomial when called: its ``__call__`` is
 ``np.polyval(self.coeffs, x)``, library code whose source srcgrad does not
@@ -18,6 +19,21 @@ s36 R4-14).  The call is written as what it runs, differentiated by
     >>> node = gast.parse("P(x + 1.0)").body[0].value
     >>> print(gast.unparse(Owner().polynomial_call(node, np.poly1d([1.0, -2.0]))))
     np.polyval(P.coeffs, x + 1.0)
+
+A ufunc called with ``dtype=D`` computes in ``D``: it casts each operand to
+``D`` (under its ``casting`` rule, ``'same_kind'`` by default) and runs its
+loop for ``D``.  The rules take the operands alone, so the casts are written
+out, each differentiated by ``astype``'s rule (a cotangent cast back to its
+operand's dtype) and the ufunc by its own, the value the same bits (review
+s36 R4-13)::
+
+    np.add(x, 1.5, dtype=np.float32)
+      ->  np.add(np.asarray(x).astype(np.float32, casting='same_kind'),
+                 np.asarray(1.5).astype(np.float32, casting='same_kind'))
+
+    >>> node = gast.parse("np.multiply(x, 2.0, dtype=np.float32)").body[0].value
+    >>> print(gast.unparse(Owner().typed_ufunc_call(node, np.multiply)))
+    np.multiply(np.asarray(x).astype(np.float32, casting='same_kind'), np.asarray(2.0).astype(np.float32, casting='same_kind'))
 """
 
 from __future__ import annotations
@@ -28,6 +44,7 @@ import gast
 import numpy as np
 
 from ..ir.syntax import clone
+from ..rules import registry
 
 
 class NumpyCallables:
@@ -47,6 +64,32 @@ class NumpyCallables:
         coeffs = gast.Attribute(value=clone(polynomial), attr="coeffs", ctx=gast.Load())
         polyval = self.static_reference(np.polyval) or self.bound_value(np.polyval, node)
         made = gast.Call(func=polyval, args=[coeffs, node.args[0]], keywords=[])
+        for sub in gast.walk(made):
+            if "lineno" in sub._attributes and getattr(sub, "lineno", None) is None:
+                gast.copy_location(sub, node)
+        return made
+
+    def typed_ufunc_call(self, node, prim):
+        """The call ``node`` of the ufunc ``prim`` with ``dtype=D`` (and perhaps
+        ``casting=``) written with its operands cast to ``D`` (module docstring);
+        None for any other call, and for a ufunc without a rule (its ``dtype=``
+        may name its output's type alone: a comparison's)."""
+        if not isinstance(prim, np.ufunc) or prim.nout != 1 or len(node.args) != prim.nin \
+                or any(isinstance(a, gast.Starred) for a in node.args) \
+                or registry.lookup(prim) is None:
+            return None
+        given = {k.arg: k.value for k in node.keywords}
+        if "dtype" not in given or set(given) - {"dtype", "casting"}:
+            return None
+        asarray = self.static_reference(np.asarray) or self.bound_value(np.asarray, node)
+        casting = given.get("casting") or gast.Constant(value="same_kind", kind=None)
+        args = [gast.Call(func=gast.Attribute(
+                    value=gast.Call(func=clone(asarray), args=[arg], keywords=[]),
+                    attr="astype", ctx=gast.Load()),
+                args=[clone(given["dtype"])],
+                keywords=[gast.keyword(arg="casting", value=clone(casting))])
+                for arg in node.args]
+        made = gast.Call(func=node.func, args=args, keywords=[])
         for sub in gast.walk(made):
             if "lineno" in sub._attributes and getattr(sub, "lineno", None) is None:
                 gast.copy_location(sub, node)
