@@ -885,6 +885,14 @@ S("written_tangent", srcgrad.runtime.written_tangent, "srcgrad.runtime.written_t
   t=normal(3), y=fixed(np.zeros(3)))
 S("written_tangent-int", srcgrad.runtime.written_tangent,
   "srcgrad.runtime.written_tangent(t, y)", t=normal(3), y=fixed(np.zeros(3, dtype=int)))
+# np.r_[...] / np.c_[...] as normalize/index_tricks.py writes them (review s36 R4-8)
+S("index_joined-r", srcgrad.runtime.index_joined,
+  "srcgrad.runtime.index_joined(np.r_, (x, c, y))", x=normal(3), c=normal(), y=normal(2))
+S("index_joined-c", srcgrad.runtime.index_joined,
+  "srcgrad.runtime.index_joined(np.c_, (x, y))", x=normal(3), y=normal(3, 2))
+S("joined_tangent", srcgrad.runtime.joined_tangent,
+  "srcgrad.runtime.joined_tangent(np.r_, (a, slice(0, 2, None)), (t, 0.0))", dtypes=F64,
+  t=normal(3), a=fixed(np.zeros(3)))
 # p._replace(w=x) on a named tuple whose class is known when the code runs
 Pair = collections.namedtuple("Pair", "w b")
 PAIR = Pair(np.array([1.0, -2.0, 0.5]), np.array([0.5, 1.5, -1.0]))

@@ -4,29 +4,22 @@
 it is given (``np.r_[x, x ** 2]``, ``np.c_[x, np.sin(x)]``).  Read by its
 syntax, ``np.r_[x, y]`` is an indexing read of a constant, whose index
 carries no derivative: a zero gradient, silently (review s36 R4-8).  The
-subscript is the call it stands for, differentiated by the rules of those
-functions, its value the same array bit for bit:
-
-- ``np.r_[a, b, ...]`` is ``np.concatenate([np.atleast_1d(a), ...])`` (the
-  items joined along the first axis, a scalar as a one-item array), a slice
-  ``lo:hi:step`` the ``np.arange(lo, hi, step)`` it stands for and a slice
-  with a complex constant step ``lo:hi:nj`` the ``np.linspace(lo, hi, n)``;
-- ``np.c_[a, b, ...]`` is ``np.column_stack([a, b, ...])`` (1-d items as
-  columns, 2-d ones joined along their last axis).
-
-A string directive (``np.r_['0,2', a, b]``) is refused, located, with the
-call to write instead.
+subscript becomes a call of the runtime helper ``index_joined(np.r_, key)``,
+which returns ``np.r_[key]`` itself -- NumPy's own array, bit for bit,
+whatever its items (numbers, which take the arrays' dtype; a name holding a
+tuple of items; 3-d items of ``np.c_``) -- and whose rules give each item
+its piece of the cotangent, in its shape (runtime ``unjoin``), and join the
+items' tangents alike.  A string directive (``np.r_['0,2', a, b]``) in the
+brackets is refused, located, with the call to write instead; a slice (``np.r_[0:3, x]``:
+``np.arange``'s values) is passed as the ``slice`` object NumPy reads.
 
     >>> import gast, numpy as np
     >>> class Owner(IndexTricks):
     ...     def callee(self, call):
     ...         return np.r_
-    ...     def static_reference(self, value):
-    ...         return gast.Attribute(value=gast.Name(id="np", ctx=gast.Load(),
-    ...             annotation=None, type_comment=None), attr=value.__name__, ctx=gast.Load())
-    >>> node = gast.parse("np.r_[x, 0:3, y ** 2]").body[0].value
+    >>> node = gast.parse("np.r_[x, y ** 2]").body[0].value
     >>> print(gast.unparse(Owner().concatenation(node)))
-    np.concatenate([np.atleast_1d(x), np.arange(0, 3, 1), np.atleast_1d(y ** 2)])
+    index_joined(np.r_, (x, y ** 2))
 """
 
 from __future__ import annotations
@@ -34,14 +27,7 @@ from __future__ import annotations
 import gast
 import numpy as np
 
-
-
-def _call(func, args):
-    return gast.Call(func=func, args=list(args), keywords=[])
-
-
-def _zero():
-    return gast.Constant(value=0, kind=None)
+from ..ir.syntax import helper_ref
 
 
 class IndexTricks:
@@ -56,41 +42,31 @@ class IndexTricks:
         tricks = self.callee(gast.Call(func=node.value, args=[], keywords=[]))
         if tricks is not np.r_ and tricks is not np.c_:
             return None
+        name = "np.r_" if tricks is np.r_ else "np.c_"
         items = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
         for item in items:
             if isinstance(item, gast.Constant) and isinstance(item.value, str):
                 raise self.error(
-                    f"np.{'r' if tricks is np.r_ else 'c'}_ with the directive "
-                    f"{item.value!r} is not supported: write the np.concatenate (or "
-                    f"np.stack) it stands for", item)
-        def ref(fn):  # np.concatenate, or a name bound to it (from numpy import r_)
-            return self.static_reference(fn) or self.bound_value(fn, node)
-
-        if tricks is np.c_:
-            for item in items:
-                if isinstance(item, gast.Slice):
-                    raise self.error(
-                        "a slice in np.c_[...] is not supported: write the np.arange or "
-                        "np.linspace it stands for", item)
-            made = _call(ref(np.column_stack), [gast.List(elts=items, ctx=gast.Load())])
-        else:
-            made = _call(ref(np.concatenate), [gast.List(elts=[
-                self._range(item) if isinstance(item, gast.Slice)
-                else _call(ref(np.atleast_1d), [item]) for item in items], ctx=gast.Load())])
+                    f"{name} with the directive {item.value!r} is not supported: write the "
+                    f"np.concatenate (or np.stack) it stands for", item)
+        # a slice, np.arange's (or with a complex step np.linspace's) values there: the
+        # slice object itself, slice(lo, hi, step), which np.r_ reads the same way
+        elts = [_as_slice_object(item) for item in items]
+        key = node.slice if not isinstance(node.slice, (gast.Tuple, gast.Slice)) else \
+            gast.copy_location(gast.Tuple(elts=elts, ctx=gast.Load()), node.slice) \
+            if isinstance(node.slice, gast.Tuple) else elts[0]
+        made = gast.Call(func=helper_ref("index_joined"), args=[node.value, key], keywords=[])
         return gast.copy_location(made, node)
 
-    def _range(self, item):
-        """``lo:hi:step`` of ``np.r_``: ``np.arange(lo, hi, step)``, or for a
-        complex constant step ``nj``, ``np.linspace(lo, hi, n)``."""
-        lower = item.lower or _zero()
-        step = item.step
-        if isinstance(step, gast.Constant) and isinstance(step.value, complex):
-            count = gast.Constant(value=int(abs(step.value)), kind=None)
-            return _call(self.static_reference(np.linspace) or self.bound_value(
-                np.linspace, item), [lower, item.upper, count])
-        if item.upper is None or (step is not None and not isinstance(step, gast.Constant)):
-            raise self.error(
-                "this slice in np.r_[...] is not supported: write the np.arange or "
-                "np.linspace it stands for", item)
-        return _call(self.static_reference(np.arange) or self.bound_value(np.arange, item),
-                     [lower, item.upper, step or gast.Constant(value=1, kind=None)])
+
+def _as_slice_object(item):
+    """``lo:hi:step`` (a slice in brackets) as the expression ``slice(lo, hi,
+    step)``, which a call can take; any other item as it is."""
+    if not isinstance(item, gast.Slice):
+        return item
+    none = gast.Constant(value=None, kind=None)
+    made = gast.Call(func=gast.Name(id="slice", ctx=gast.Load(), annotation=None,
+                                    type_comment=None),
+                     args=[item.lower or none, item.upper or none, item.step or none],
+                     keywords=[])
+    return gast.copy_location(made, item)

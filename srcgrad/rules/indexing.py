@@ -30,11 +30,14 @@ from ..runtime import (
     diag_grad,
     diagonal_grad,
     getitem_grad,
+    index_joined,
+    joined_tangent,
     move_cotangent,
     normal_shape,
     select_grads,
     take_along_axis_grad,
     unbroadcast,
+    unjoin,
     written_tangent,
 )
 from .derive import linear
@@ -129,3 +132,25 @@ def select_tangent(out, condlist, choicelist, default=0, *, d_choicelist, d_defa
 nondifferentiable(along_axis_index, name="along_axis_index")
 # the size rng.normal(loc, scale) draws (analysis/sorts_in_place.py): a shape
 nondifferentiable(normal_shape, name="normal_shape")
+
+
+# np.r_[a, b] / np.c_[a, b], written index_joined(np.r_, (a, b)): linear in
+# the items (review s36 R4-8; normalize/index_tricks.py)
+
+@adjoint(index_joined, "key", name="index_joined")
+def index_joined_grad(out, d_out, maker, key):
+    """Each item's piece of the cotangent, in its shape."""
+    return unjoin(d_out, maker, key)
+
+
+@tangent(index_joined, "key", name="index_joined")
+def index_joined_tangent(out, maker, key, *, d_key):
+    """The items' tangents joined alike (zeros, shaped like it, for an item
+    that does not move or a slice)."""
+    return joined_tangent(maker, key, d_key)
+
+
+@linear(joined_tangent, "t", name="joined_tangent")
+def joined_tangent_transpose(out, d_out, maker, key, t):
+    """Linear in the tangents ``t``: each one's piece, as for the items (hvp)."""
+    return unjoin(d_out, maker, key)

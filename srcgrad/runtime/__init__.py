@@ -125,9 +125,12 @@ from .picks import (
     binned,
     binned_grad,
     histogram_grads,
+    index_joined,
+    joined_tangent,
     normal_shape,
     running_extremum_grad,
     running_extremum_tangent,
+    unjoin,
 )
 from .scatter import (
     added_at,
@@ -409,6 +412,7 @@ __all__ = [
     "unconcatenate",
     "is_basic_index",
     "getitem_grad",
+    "index_joined", "joined_tangent", "unjoin",
     "cotangent_buffer", "scatter_add",
     "reshape_each",
     "reshape_like",

@@ -1,6 +1,7 @@
 """Helpers of the rules of functions that pick elements from their inputs:
-running extrema (``np.maximum.accumulate``), ``np.choose``, ``np.block``, the
-index ``np.put_along_axis`` writes through, and the differences of ``np.ediff1d``.
+running extrema (``np.maximum.accumulate``), ``np.choose``, ``np.block`` and
+``np.r_[...]`` / ``np.c_[...]``, the index ``np.put_along_axis`` writes
+through, and the differences of ``np.ediff1d``.
 
 A runtime helper module (see :mod:`srcgrad.runtime`, which re-exports it):
 small, NumPy alone, copied into exported modules.
@@ -238,3 +239,53 @@ def normal_shape(loc, scale):
 
 __all__ = ["along_axis_index", "block_grads", "block_tangent", "choice_index", "choose_grads",
            "ediff1d_grad", "normal_shape", "running_extremum_grad", "running_extremum_tangent"]
+
+
+def index_joined(maker, key):
+    """``np.r_[key]`` or ``np.c_[key]`` (``maker``): NumPy's own array, bit for
+    bit -- the subscript written as a call, so that a rule can give each item
+    its piece of the cotangent (normalize/index_tricks.py).
+
+        >>> index_joined(np.r_, (np.array([1.0, 2.0]), 3.0))
+        array([1., 2., 3.])
+    """
+    return maker[key]
+
+
+def unjoin(g, maker, key):
+    """The cotangents of the items of ``index_joined(maker, key)``: each item's
+    piece of ``g`` along the axis they were joined on (``maker.axis``: 0 for
+    ``np.r_``, -1 for ``np.c_``), in the item's own shape -- a number's 0-d, a
+    1-d column of ``np.c_`` 1-d again.  One per item of a tuple ``key`` (a
+    list of them), else the one item's.
+
+        >>> unjoin(np.array([1.0, 2.0, 3.0]), np.r_, (np.zeros(2), 0.5))
+        ListCotangent([array([1., 2.]), array(3.)])
+        >>> unjoin(np.arange(6.0).reshape(3, 2), np.c_, (np.zeros(3), np.zeros(3)))
+        ListCotangent([array([0., 2., 4.]), array([1., 3., 5.])])
+    """
+    items = key if type(key) is tuple else (key,)
+    if no_cotangent(g):
+        parts = [0.0] * len(items)
+    else:
+        g, parts, start = np.asarray(g), [], 0
+        for item in items:
+            width = np.shape(maker[(item,)])[maker.axis]  # as NumPy lays the item out
+            piece = np.take(g, np.arange(start, start + width), axis=maker.axis)
+            # (a slice's np.arange values: constants)
+            parts.append(0.0 if type(item) is slice else np.reshape(piece, np.shape(item)))
+            start += width
+    return ListCotangent(parts) if type(key) is tuple else parts[0]
+
+
+def joined_tangent(maker, key, t):
+    """The tangent of ``index_joined(maker, key)``: the items' tangents ``t``
+    joined alike, zeros in the places of a slice's ``np.arange`` values.
+
+        >>> joined_tangent(np.r_, (np.zeros(2), slice(0, 2)), (np.ones(2), 0.0))
+        array([1., 1., 0., 0.])
+    """
+    if type(key) is not tuple:
+        return maker[t]
+    return maker[tuple(np.zeros(np.shape(maker[(item,)])) if type(item) is slice else part
+                       for item, part in zip(key, t))]

@@ -83,3 +83,34 @@ def test_a_directive_is_refused_located():
         srcgrad.grad(directive)(X)
     assert info.value.lineno == directive.__code__.co_firstlineno + 1
     assert "np.concatenate" in info.value.message
+
+
+# --- found by a review of the first version (np.concatenate / np.column_stack):
+# NumPy's own array now, whatever the items
+
+def float32_with_a_number(y):
+    return np.sum(np.r_[y, 0.1] * 3.0)
+
+
+def a_name_holding_the_items(x):
+    t = (x, x ** 2)
+    return np.sum(np.r_[t] * np.arange(6.0))
+
+
+def three_dimensional_columns(A):
+    return np.sum(np.c_[A, A ** 2] ** 2)
+
+
+def test_a_number_takes_the_arrays_dtype():
+    y = np.array([1.5, -0.5], dtype=np.float32)
+    value, grad = srcgrad.value_and_grad(float32_with_a_number)(y)
+    assert value == float32_with_a_number(y) and value.dtype == np.float32
+    assert_close(grad, np.full(2, 3.0), rtol=1e-6)
+
+
+def test_a_name_holding_a_tuple_of_items():
+    check_every_policy(a_name_holding_the_items, (X.copy(),), 0)
+
+
+def test_three_dimensional_items_of_c_join_on_the_last_axis():
+    check_every_policy(three_dimensional_columns, (np.arange(4.0).reshape(1, 2, 2) / 4,), 0)
