@@ -1,5 +1,5 @@
 """Calls of NumPy's callable objects: ``P(x)`` of a ``np.poly1d``, a ufunc
-called with ``dtype=``.
+(or a join: ``np.concatenate``, ``np.stack``) called with ``dtype=``.
 
 A ``np.poly1d`` evaluates its polynomial when called: its ``__call__`` is
 ``np.polyval(self.coeffs, x)``, library code whose source srcgrad does not
@@ -34,6 +34,14 @@ s36 R4-13)::
     >>> node = gast.parse("np.multiply(x, 2.0, dtype=np.float32)").body[0].value
     >>> print(gast.unparse(Owner().typed_ufunc_call(node, np.multiply)))
     np.multiply(np.asarray(x).astype(np.float32, casting='same_kind'), np.asarray(2.0).astype(np.float32, casting='same_kind'))
+
+So is a join with ``dtype=`` (NumPy 1.24) of arrays written out in a list or
+tuple: ``np.concatenate``, ``np.stack``, ``np.hstack``, ``np.vstack`` cast
+each array to ``D`` and join them::
+
+    >>> node = gast.parse("np.stack([x, y], axis=1, dtype=np.float32)").body[0].value
+    >>> print(gast.unparse(Owner().typed_ufunc_call(node, np.stack)))
+    np.stack([np.asarray(x).astype(np.float32, casting='same_kind'), np.asarray(y).astype(np.float32, casting='same_kind')], axis=1)
 """
 
 from __future__ import annotations
@@ -45,6 +53,10 @@ import numpy as np
 
 from ..ir.syntax import clone
 from ..rules import registry
+
+#: Joins taking ``dtype=`` (NumPy 1.24): they cast each array to it first.
+_JOINS = tuple(f for f in (np.concatenate, np.stack, np.hstack, np.vstack,
+                           getattr(np, "concat", None)) if f is not None)
 
 
 class NumpyCallables:
@@ -74,22 +86,44 @@ class NumpyCallables:
         ``casting=``) written with its operands cast to ``D`` (module docstring);
         None for any other call, and for a ufunc without a rule (its ``dtype=``
         may name its output's type alone: a comparison's)."""
+        given = {k.arg: k.value for k in node.keywords}
+        if "dtype" not in given or "out" in given:
+            return None
+        if any(prim is join for join in _JOINS):
+            return self.typed_join_call(node, given)
         if not isinstance(prim, np.ufunc) or prim.nout != 1 or len(node.args) != prim.nin \
                 or any(isinstance(a, gast.Starred) for a in node.args) \
-                or registry.lookup(prim) is None:
+                or registry.lookup(prim) is None or set(given) - {"dtype", "casting"}:
             return None
-        given = {k.arg: k.value for k in node.keywords}
-        if "dtype" not in given or set(given) - {"dtype", "casting"}:
+        return self.located(gast.Call(func=node.func, args=self.cast_to_dtype(
+            node.args, given, node), keywords=[]), node)
+
+    def typed_join_call(self, node, given):
+        """A join's ``dtype=`` with its arrays written in a list or tuple; None
+        for any other (an array or a list held in a name: left as it is)."""
+        arrays = node.args[0] if node.args else given.get("arrays")
+        if not isinstance(arrays, (gast.List, gast.Tuple)) \
+                or any(isinstance(e, gast.Starred) for e in arrays.elts):
             return None
+        cast = type(arrays)(elts=self.cast_to_dtype(arrays.elts, given, node), ctx=gast.Load())
+        keywords = [k for k in node.keywords if k.arg not in ("dtype", "casting", "arrays")]
+        return self.located(gast.Call(func=node.func, args=[cast, *node.args[1:]],
+                                      keywords=keywords), node)
+
+    def cast_to_dtype(self, operands, given, node) -> list:
+        """``np.asarray(a).astype(D, casting=C)`` for each operand ``a``."""
         asarray = self.static_reference(np.asarray) or self.bound_value(np.asarray, node)
         casting = given.get("casting") or gast.Constant(value="same_kind", kind=None)
-        args = [gast.Call(func=gast.Attribute(
+        return [gast.Call(func=gast.Attribute(
                     value=gast.Call(func=clone(asarray), args=[arg], keywords=[]),
                     attr="astype", ctx=gast.Load()),
                 args=[clone(given["dtype"])],
                 keywords=[gast.keyword(arg="casting", value=clone(casting))])
-                for arg in node.args]
-        made = gast.Call(func=node.func, args=args, keywords=[])
+                for arg in operands]
+
+    @staticmethod
+    def located(made, node):
+        """``made`` with the location of ``node`` on its new nodes."""
         for sub in gast.walk(made):
             if "lineno" in sub._attributes and getattr(sub, "lineno", None) is None:
                 gast.copy_location(sub, node)

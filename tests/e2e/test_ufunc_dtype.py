@@ -47,3 +47,25 @@ def test_both_operands_cast_get_their_cotangents():
     np.testing.assert_allclose(gx, np.tanh(Y), rtol=1e-6)
     np.testing.assert_allclose(gy, -np.tanh(Y) + (X - Y) * (1 - np.tanh(Y) ** 2), rtol=1e-6)
     assert gx.dtype == np.float64 and gy.dtype == np.float64
+
+
+def joined_as_float32(x, y):
+    return np.sum(np.concatenate([x, y ** 2], dtype=np.float32) * np.arange(6.0)) \
+        + np.sum(np.stack((x, y), axis=1, dtype=np.float32) ** 2)
+
+
+def joined_as_integers(x):
+    return np.sum(np.stack([x, x], dtype=int, casting="unsafe") * x)
+
+
+def test_dtype_on_a_join_casts_each_array_first():
+    """np.concatenate / np.stack with dtype= (NumPy 1.24) were refused too."""
+    value, (gx, gy) = srcgrad.value_and_grad(joined_as_float32, wrt=(0, 1))(X, Y)
+    assert value == joined_as_float32(X, Y)
+    np.testing.assert_allclose(gx, np.arange(3.0) + 2 * X, rtol=1e-6)
+    np.testing.assert_allclose(gy, 2 * Y * np.arange(3.0, 6.0) + 2 * Y, rtol=1e-6)
+    _, t = srcgrad.jvp(joined_as_float32, (X, Y), (np.ones(3), np.zeros(3)))
+    assert float(t) == pytest.approx(float(np.sum(np.arange(3.0) + 2 * X)), rel=1e-6)
+    value, g = srcgrad.value_and_grad(joined_as_integers)(X)
+    assert value == joined_as_integers(X)
+    np.testing.assert_array_equal(g, 2 * X.astype(int))  # the integers carry none
