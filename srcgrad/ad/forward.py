@@ -13,7 +13,9 @@ These cases need care:
 * a variable that some definitions make dependent and others do not (``h =
   np.zeros(3)`` before a loop that adds ``x`` to it) gets ``d_h =
   zero_tangent(h)`` at the independent definitions, so every use of ``d_h``
-  reads the tangent of the value ``h`` holds there;
+  reads the tangent of the value ``h`` holds there -- a loop's counter too
+  (``for i in range(2)`` where a later ``for i in x`` gives ``i`` a tangent:
+  :meth:`Forward.loop_target_tangents`);
 * an array updated in place (``h[i] = v``) has its tangent updated in place too
   (``d_h[i] = d_v``); every definition of such a variable makes its tangent a
   private copy (``fresh_tangent``), since a tangent may alias another one (the
@@ -43,6 +45,21 @@ These cases need care:
     d_z = expand(d_t1 * y, z)
     t2 = np.sum(z)
     d_t2 = np.sum(d_z)
+
+A counter whose name an item of ``x`` also binds: its tangent is zeros.
+
+    >>> def g(x):
+    ...     s = 0.0
+    ...     for i in range(2):
+    ...         s = s + x[i] * i
+    ...     for i in x:
+    ...         s = s + i
+    ...     return s
+    >>> made = Forward(normalize(parse_function(g)), ["x"], linker=None).run()
+    >>> print("\\n".join(show_statements(made.body).splitlines()[3:6]))
+    for i in t1:
+        d_i = zero_tangent(i)
+        t2 = x[i]
 """
 
 from __future__ import annotations
