@@ -92,14 +92,21 @@ class ListMethods:
         return certainly_list(self.n.func, self.n.params, self.callee, name)
 
 
-def certainly_list(func, params, callee, name: str, seen=frozenset()) -> bool:
+def certainly_list(func, params, callee, name: str, seen=frozenset(),
+                   displays=(gast.List, gast.ListComp)) -> bool:
     """Whether every binding of the local ``name`` of ``func`` makes a list: a
-    display, a list comprehension, ``list(...)`` (``callee`` resolves a call's
-    function), another such name (``ks = hs``) or a slice of one (``hs =
+    display, a list comprehension (``displays``: a tuple display too, for a
+    caller asking for a list or tuple), ``list(...)`` (``callee`` resolves a
+    call's function), another such name (``ks = hs``) or a slice of one (``hs =
     hs[1:]``: taken to be a list where every other binding is, a greatest
     fixed point), or ``hs += e`` (a list's ``+=`` extends it, where the other
     bindings make it one); not a parameter, a loop's target or an unpacked
-    value."""
+    value.
+
+        >>> f = gast.parse("def f(x, a):\\n    ys = []\\n    ys += [x]\\n    a += [x]").body[0]
+        >>> certainly_list(f, ["x", "a"], None, "ys"), certainly_list(f, ["x", "a"], None, "a")
+        (True, False)
+    """
     if name in params:
         return False
     if name in seen:
@@ -120,15 +127,15 @@ def certainly_list(func, params, callee, name: str, seen=frozenset()) -> bool:
             value = next((a.value for a in walk(func)
                           if isinstance(a, gast.Assign) and len(a.targets) == 1
                           and a.targets[0] is node), None)
-            if not (isinstance(value, (gast.List, gast.ListComp)) or (
+            if not (isinstance(value, displays) or (
                     isinstance(value, gast.Call) and isinstance(value.func, gast.Name)
                     and callee(value) is list) or (
                     isinstance(value, gast.Name)
-                    and certainly_list(func, params, callee, value.id, seen | {name})) or (
+                    and certainly_list(func, params, callee, value.id, seen | {name}, displays)) or (
                     isinstance(value, gast.Subscript) and isinstance(value.slice, gast.Slice)
                     and isinstance(value.value, gast.Name)
                     and certainly_list(func, params, callee, value.value.id,
-                                       seen | {name}))):
+                                       seen | {name}, displays))):
                 return False
             found = True
     return found
