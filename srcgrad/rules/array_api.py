@@ -197,9 +197,11 @@ if hasattr(np, "cumulative_sum"):
     @linear(np.cumulative_sum, "x", name="np.cumulative_sum")
     def cumulative_sum(out, d_out, x, *, axis=None, dtype=None, include_initial=False):
         """``np.cumsum`` along ``axis`` (a 1-D array's only axis by default); the
-        initial 0 that ``include_initial`` puts first depends on no element."""
+        initial 0 that ``include_initial`` puts first depends on no element (its
+        cotangent dropped: broadcast first, as the 0.0 of no cotangent may come)."""
         if include_initial:
-            return reverse_cumsum(np.take(d_out, np.arange(1, np.shape(d_out)[axis or 0]),
+            return reverse_cumsum(np.take(np.broadcast_to(d_out, np.shape(out)),
+                                          np.arange(1, np.shape(out)[axis or 0]),
                                           axis=axis or 0), x, axis or 0)
         return reverse_cumsum(d_out, x, axis or 0)
 
@@ -208,7 +210,8 @@ if hasattr(np, "cumulative_sum"):
         """``np.cumprod``'s rule (exact where elements are zero); the initial 1 that
         ``include_initial`` puts first depends on no element."""
         if include_initial:
-            return cumprod_grad(np.take(d_out, np.arange(1, np.shape(out)[axis or 0]),
+            return cumprod_grad(np.take(np.broadcast_to(d_out, np.shape(out)),
+                                        np.arange(1, np.shape(out)[axis or 0]),
                                         axis=axis or 0),
                                 np.take(out, np.arange(1, np.shape(out)[axis or 0]),
                                         axis=axis or 0), x, axis or 0)

@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from ..runtime import (
-    ListCotangent, elements_cotangent, expand, grad_like, match_complex, psi, signum, unbroadcast,
+    ListCotangent, cotangent_at, elements_cotangent, expand, grad_like, match_complex, psi, signum, unbroadcast,
     zero_tangent,
 )
 from .derive import pointwise
@@ -270,7 +270,7 @@ def divmod_builtin(out, d_out, x, y):
     """``(x // y, x % y)``, numbers or arrays (np.divmod's rule): the quotient is
     piecewise constant, the remainder ``x - y * (x // y)`` has slope 1 in ``x``
     and minus the quotient in ``y``."""
-    return unbroadcast(d_out[1], x), unbroadcast(-d_out[1] * out[0], y)
+    return unbroadcast(cotangent_at(d_out, 1), x), unbroadcast(-cotangent_at(d_out, 1) * out[0], y)
 
 
 @tangent(divmod, name="divmod")

@@ -24,7 +24,7 @@ import math
 import numpy as np
 
 from ..runtime import (
-    expand, in_dtype_of, match_complex, signum, sinc_derivative, unbroadcast, zero_tangent,
+    cotangent_at, expand, in_dtype_of, match_complex, signum, sinc_derivative, unbroadcast, zero_tangent,
     zeros_grad,
 )
 from .derive import linear, pointwise
@@ -318,7 +318,8 @@ def divmod_(out, d_out, x1, x2):
     """``(x1 // x2, x1 % x2)``: the quotient is piecewise constant, the remainder
     ``x1 - x2 * (x1 // x2)`` has slope 1 in ``x1`` and minus the quotient in
     ``x2`` (between the jumps); only ``d_out[1]`` contributes."""
-    return unbroadcast(d_out[1], x1), unbroadcast(-d_out[1] * out[0], x2)
+    return (unbroadcast(cotangent_at(d_out, 1), x1),
+            unbroadcast(-cotangent_at(d_out, 1) * out[0], x2))
 
 
 @tangent(np.divmod)
@@ -331,7 +332,7 @@ def divmod_tangent(out, x1, x2, d_x1, d_x2):
 def modf(out, d_out, x):
     """``(x - trunc(x), trunc(x))``: the fractional part has slope 1, the
     integral part none."""
-    return d_out[0]
+    return cotangent_at(d_out, 0)
 
 
 @tangent(np.modf)
@@ -346,7 +347,7 @@ def frexp(out, d_out, x):
     ``2 ** -e`` is ``m / x`` (exactly: a power of two), not ``np.ldexp(1, -e)``,
     whose exponent second derivatives would meet as a differentiated value; 0
     at ``x = 0``, where the mantissa jumps."""
-    return d_out[0] * (out[0] / np.where(x == 0, 1, x))
+    return cotangent_at(d_out, 0) * (out[0] / np.where(x == 0, 1, x))
 
 
 @tangent(np.frexp)
