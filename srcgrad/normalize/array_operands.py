@@ -103,6 +103,10 @@ _SYMBOLS = {gast.Sub: "-", gast.Div: "/", gast.FloorDiv: "//", gast.Pow: "**",
             gast.BitAnd: "&"}
 
 
+#: What a local bound only to is certainly a list or tuple (``certainly_sequence``).
+_SEQUENCE_DISPLAYS = (gast.List, gast.ListComp, gast.Tuple)
+
+
 def is_display(node) -> bool:
     """A list or tuple display with no starred item."""
     return isinstance(node, (gast.List, gast.Tuple)) \
@@ -138,10 +142,11 @@ class ArrayOperands:
         return made
 
     def certainly_sequence(self, node) -> bool:
-        """Whether ``node``, an operand of a ufunc, is certainly a list or tuple
-        other than a display: a local every binding of which makes a list
-        (``vals = []; vals.append(...)``; ``list_methods.certainly_list``) or a
-        call of ``list``, ``tuple`` or ``sorted``.  A ufunc makes the array
+        """Whether ``node``, an array operand of a NumPy function, is certainly a
+        list or tuple other than a display: a local every binding of which makes
+        one (``vals = []; vals.append(...)``, ``vals = (a, b)``;
+        ``list_methods.certainly_list``) or a call of ``list``, ``tuple`` or
+        ``sorted``.  A ufunc makes the array
         ``np.array`` makes of it; written so, forward mode's tangent of it is an
         array too, not a list that ``-d_vals`` cannot negate (review s36 R4-3)."""
         if isinstance(node, gast.Call):
@@ -150,13 +155,14 @@ class ArrayOperands:
         if not isinstance(node, gast.Name) or node.id not in self.locals:
             return False
         known = self.__dict__.get("_certain_lists")
-        if known is None:  # bound to a list display somewhere: worth the full look
+        if known is None:  # bound to a list or tuple display somewhere: worth the full look
             known = self._certain_lists = {
                 t.id: None for a in walk(self.func) if isinstance(a, gast.Assign)
-                and isinstance(a.value, (gast.List, gast.ListComp)) for t in a.targets
+                and isinstance(a.value, _SEQUENCE_DISPLAYS) for t in a.targets
                 if isinstance(t, gast.Name)}
         if node.id in known and known[node.id] is None:
-            known[node.id] = certainly_list(self.func, self.params, self.callee, node.id)
+            known[node.id] = certainly_list(self.func, self.params, self.callee, node.id,
+                                            displays=_SEQUENCE_DISPLAYS)
         return bool(known.get(node.id))
 
     def displays_as_arrays(self, node):
@@ -184,7 +190,8 @@ class ArrayOperands:
         else:
             if not _numpy_function(prim) or any(prim is m for m in _MAKERS_OF_ARRAYS):
                 return None
-            converted, named = self._array_arguments(prim, node)
+            converted, named = self._array_arguments(
+                prim, node, lambda a: is_display(a) or self.certainly_sequence(a))
             converted = {i for i in converted if _carries_values(node.args[i])}
             named = {k for k in named if _carries_values(
                 next(kw.value for kw in node.keywords if kw.arg == k))}
@@ -197,9 +204,10 @@ class ArrayOperands:
         return gast.copy_location(gast.Call(func=func, args=args, keywords=keywords), node)
 
     @staticmethod
-    def _array_arguments(prim, node):
-        """The positions and keywords of ``node``'s displays that ``prim`` takes
-        at an ``array_like`` parameter (:data:`ARRAY_PARAMETERS`)."""
+    def _array_arguments(prim, node, converts=is_display):
+        """The positions and keywords of ``node``'s displays (those ``converts``
+        takes) that ``prim`` takes at an ``array_like`` parameter
+        (:data:`ARRAY_PARAMETERS`)."""
         try:
             signature = inspect.signature(prim)
             bound = signature.bind_partial(*range(len(node.args)),
@@ -212,7 +220,7 @@ class ArrayOperands:
                 continue
             kind = signature.parameters[name].kind
             for slot in held if kind is inspect.Parameter.VAR_POSITIONAL else (held,):
-                if isinstance(slot, int) and is_display(node.args[slot]):
+                if isinstance(slot, int) and converts(node.args[slot]):
                     positions.add(slot)
                 elif isinstance(slot, str) and any(k.arg == slot and is_display(k.value)
                                                    for k in node.keywords):

@@ -131,7 +131,8 @@ def certainly_list(func, params, callee, name: str, seen=frozenset(),
                     isinstance(value, gast.Call) and isinstance(value.func, gast.Name)
                     and callee(value) is list) or (
                     isinstance(value, gast.Name)
-                    and certainly_list(func, params, callee, value.id, seen | {name}, displays)) or (
+                    and certainly_list(func, params, callee, value.id, seen | {name},
+                                       displays)) or (
                     isinstance(value, gast.Subscript) and isinstance(value.slice, gast.Slice)
                     and isinstance(value.value, gast.Name)
                     and certainly_list(func, params, callee, value.value.id,

@@ -64,3 +64,25 @@ def test_hvp_of_a_ufunc_of_a_list(fn):
     g = srcgrad.grad(fn)
     want = (g(X + eps * v) - g(X - eps * v)) / (2 * eps)
     assert_close(srcgrad.hvp(fn)(X, v), want, rtol=1e-6, atol=1e-7)
+
+
+def reductions_of_a_list(x):
+    vals = [x[0], x[1] ** 2, x[2]]
+    return np.prod(vals) + np.std(vals) + np.linalg.norm(vals) + np.dot(vals, vals)
+
+
+def ufunc_of_a_tuple(x):
+    vals = (x[0], x[1])
+    return np.sum(np.tanh(vals)) + np.hypot(*vals)
+
+
+@pytest.mark.parametrize("fn", [reductions_of_a_list, ufunc_of_a_tuple])
+def test_numpy_functions_of_a_list_or_tuple_in_every_mode(fn):
+    """hvp refused "'*' of a tuple or list and 'others'" (review s36, R4-3b): the
+    list or tuple a NumPy function takes as array_like is now the array too."""
+    check_every_policy(fn, (X.copy(),), 0)
+    v = np.array([1.0, 0.5, -0.2])
+    eps = 1e-6
+    g = srcgrad.grad(fn)
+    want = (g(X + eps * v) - g(X - eps * v)) / (2 * eps)
+    assert_close(srcgrad.hvp(fn)(X, v), want, rtol=1e-6, atol=1e-7)
