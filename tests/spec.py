@@ -1443,3 +1443,7 @@ for e, shape in (("_SWV(x, 3)", (6,)), ("_SWV(x, (2, 2))", (3, 4)),
                  ("_SWV(x, (2, 2), axis=(0, 0))", (5, 2))):
     full = e.replace("_SWV", "np.lib.stride_tricks.sliding_window_view")
     S(f"{full}-{shape}", _SWV, full, x=normal(*shape))
+# np.polyval's tangent calls np.polyder: hvp differentiates it (review s36 R4-13)
+for e, shape in (("np.polyder(p)", (4,)), ("np.polyder(p, 2)", (5,)), ("np.polyder(p, 3)", (2,)),
+                 ("np.polyder(p, m=0)", (3,))):
+    S(f"{e}-{shape}", np.polyder, e, p=normal(*shape))

@@ -2,8 +2,8 @@
 (``np.median``, ``np.quantile``, ``np.percentile``), weighted means
 (``np.average``), covariances (``np.cov``, ``np.corrcoef``), polynomials
 (``np.polyval``, ``np.vander``, ``np.polyfit``), ``np.correlate``, ``np.meshgrid`` and
-``np.linalg.multi_dot``, and the means of Python's ``statistics`` module.  Second derivatives (reverse mode over tangent
-code) go through all of them: the tangent rules are written in NumPy
+``np.linalg.multi_dot``, and the means of Python's ``statistics`` module.
+Second derivatives (reverse mode over tangent code) go through all of them: the tangent rules are written in NumPy
 operations that have rules, and the few runtime helpers they call have rules
 of their own (the quantiles' weighted sum, ``in_dtype_of``, and the linear
 pieces of the weighted means and covariances: ``weights_like``, ``cov_rows``,
@@ -238,6 +238,21 @@ def polyval(out, d_out, p, x):
 def polyval_tangent(out, p, x, *, d_p, d_x):
     return (in_dtype_of(np.polyval(d_p, x), out),
             in_dtype_of(np.polyval(np.polyder(p), x) * d_x, out))
+
+
+@linear(np.polyder, "p")
+def polyder(out, d_out, p, m=1):
+    """Linear in the coefficients: the ``m``-th derivative scales coefficient
+    ``i`` (of the power ``n - 1 - i``) by the falling factorial of its power and
+    drops the last ``m``, so the transpose scales the cotangent back and pads
+    it with zeros.  np.polyval's tangent calls it: hvp differentiates it again
+    (review s36 R4-13: np.polyval's hvp was refused)."""
+    powers = np.arange(np.shape(p)[0] - 1, -1, -1)
+    scale = np.prod([powers - k for k in range(m)] + [np.ones_like(powers)], axis=0)
+    g = np.broadcast_to(d_out, np.shape(out))
+    # (np.polyder of a polynomial of degree below m is [0.]: cut to p's length,
+    # where the scale is 0 anyway)
+    return in_dtype_of(np.concatenate([g, np.zeros(m, dtype=g.dtype)])[:np.shape(p)[0]] * scale, p)
 
 
 @adjoint(np.vander, "x")

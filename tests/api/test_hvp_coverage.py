@@ -189,3 +189,16 @@ def test_errors_about_generated_code_move_to_the_users_function():
     assert (moved.filename, moved.lineno) == (__file__, view_write.__code__.co_firstlineno)
     elsewhere = srcgrad.MissingRuleError("no rule", filename=__file__, lineno=1)
     assert at_user_code(elsewhere, view_write, {generated}) is elsewhere
+
+
+def polynomial_of_parameters(a):
+    return np.sum(np.polyval(a[:3], a[3:]) ** 2)
+
+
+def test_hvp_through_polyval():
+    """np.polyval's tangent calls np.polyder, which had no adjoint rule: its hvp
+    was refused (review s36 R4-13); np.polyder is linear in the coefficients."""
+    a = np.array([0.5, -1.0, 2.0, 0.3, 0.7])
+    v = np.array([0.1, 0.2, -0.3, 0.4, 0.5])
+    np.testing.assert_allclose(srcgrad.hvp(polynomial_of_parameters)(a, v),
+                               _fd_hvp(polynomial_of_parameters, a, v), rtol=1e-6, atol=1e-6)
