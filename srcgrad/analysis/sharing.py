@@ -51,6 +51,7 @@ VIEWS = {
     np.split, np.array_split, np.hsplit, np.vsplit, np.dsplit,  # lists of views
     runtime.sequence,  # what a for loop runs over: the list, tuple or array itself
     np.ndarray.flat,  # an iterator whose items are y's elements: z[0] = v changes y
+    np.lib.stride_tricks.sliding_window_view,  # read-only, but y[0] = v changes its windows
 } | {np.asanyarray, np.ascontiguousarray, np.asfortranarray, np.require} | {
     f for f in (getattr(np.ndarray, "mT", None), getattr(np, "unstack", None),
                 getattr(np, "permute_dims", None), getattr(np, "matrix_transpose", None),
