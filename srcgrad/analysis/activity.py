@@ -52,7 +52,8 @@ def differentiable(op: ir.Op) -> bool:
 
 
 #: Conversions whose second argument (or ``dtype=``) is the dtype they make.
-_CONVERSIONS = (np.ndarray.astype, np.astype, np.asarray, np.array, np.asanyarray, np.ascontiguousarray)
+_CONVERSIONS = (np.ndarray.astype, np.astype, np.asarray, np.array, np.asanyarray, np.ascontiguousarray,
+                np.require)
 
 
 #: Reductions whose ``dtype=`` is the dtype of their result (and of what they add up).

@@ -41,6 +41,17 @@ def asarray(out, d_out, a, dtype=None):
     return np.asarray(d_out, dtype=np.result_type(a))
 
 
+@linear(np.require, "a", name="np.require", keywords=("dtype", "requirements"))
+def require(out, d_out, a, dtype=None, requirements=None):
+    """``np.asarray`` that also meets memory ``requirements`` (contiguous,
+    aligned, writeable, owning its data): the same values, so np.asarray's
+    rule (review s36 R4-13: refused).  It may return ``a`` itself, which
+    analysis/sharing.py knows."""
+    if isinstance(a, (list, tuple)):
+        return unpack_cotangent(d_out, a)
+    return np.asarray(d_out, dtype=np.result_type(a))
+
+
 # the same values in C or Fortran memory order: the memory order does not matter
 alias(np.ascontiguousarray, np.asarray, name="np.ascontiguousarray")
 alias(np.asfortranarray, np.asarray, name="np.asfortranarray")
