@@ -854,6 +854,8 @@ S("tuple-builtin", tuple, "tuple(x)", x=normal(2, 3))
 S("sorted-builtin", sorted, "sorted([x, y, z])", dtypes=F64, x=pyfloat(0, 1), y=pyfloat(2, 3),
   z=pyfloat(-2, -1))
 S("sequence", sequence, "sequence(x)", x=normal(3, 2))
+S("sequence_to_stop", srcgrad.runtime.sequence_to_stop,
+  "srcgrad.runtime.sequence_to_stop(x)", x=normal(3, 2))
 S("snapshot", snapshot, "snapshot(x)", x=normal(3, 2))
 # x += v on an array: x + v in x's type and dtype (a 0-d array stays one; float32 stays)
 S("in_place", srcgrad.runtime.in_place, "srcgrad.runtime.in_place(t, y)", t=normal(2, 3),
@@ -1447,7 +1449,3 @@ for e, shape in (("_SWV(x, 3)", (6,)), ("_SWV(x, (2, 2))", (3, 4)),
 for e, shape in (("np.polyder(p)", (4,)), ("np.polyder(p, 2)", (5,)), ("np.polyder(p, 3)", (2,)),
                  ("np.polyder(p, m=0)", (3,))):
     S(f"{e}-{shape}", np.polyder, e, p=normal(*shape))
-S("np.require", np.require, "np.require(x)", x=normal(2, 3))
-S("np.require-F", np.require, "np.require(x, requirements=['F', 'W'])", x=normal(2, 3))
-S("np.require-float64", np.require, "np.require(x, np.float64, 'C')", dtypes=F64, x=normal(3))
-S("np.require-list", np.require, "np.require([x, y])", x=normal(), y=normal())

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import inspect
 import textwrap
+import weakref
 
 import gast
 
@@ -86,17 +87,21 @@ def takes_wrapped_parameters(fn) -> bool:
     if code is None or not hasattr(fn, "__wrapped__") \
             or not code.co_flags & inspect.CO_VARARGS:
         return False
-    if code not in _TAKES:
+    # one answer per wrapper function, not per code: every function one decorator
+    # wraps shares the wrapper's code, and the answer depends on the wrapped one's
+    # signature (review s36 D-10)
+    known = _TAKES.get(fn)
+    if known is None:
         try:
             node = gast.parse(textwrap.dedent(inspect.getsource(code))).body[0]
         except (OSError, TypeError, SyntaxError, IndexError):
             node = None
-        _TAKES[code] = isinstance(node, gast.FunctionDef) \
+        known = _TAKES[fn] = isinstance(node, gast.FunctionDef) \
             and wrapped_parameters(node, fn) is not None
-    return _TAKES[code]
+    return known
 
 
-_TAKES: dict = {}
+_TAKES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def bind_wrapper_parameters(node, target) -> bool:

@@ -599,7 +599,18 @@ class ControlFlow:
                         # items as well as a list (review s36 R4-16: "has no len()")
                         or is_user_function(self.callee(seq))
                         or self.callee(seq) is MISSING):
-            seq = gast.copy_location(gast.Call(func=helper_ref("sequence"), args=[seq],
+            helper = "sequence"
+            if isinstance(seq, gast.Call) and not self.makes_iterator(seq) \
+                    and self.callee(seq) not in (set, frozenset, dict) \
+                    and contains(body, (gast.Break, gast.Return), into_loops=False):
+                # a loop that may stop early over what a helper returns: listing an
+                # endless iterator (itertools.count()) would never end -- a list, tuple
+                # or array is run as it is, anything else refused, located (review s36 D-8)
+                helper = "sequence_to_stop"
+            where = [] if helper == "sequence" else [gast.Tuple(elts=[
+                gast.Constant(value=v, kind=None) for v in (
+                    self.parsed.filename, seq.lineno, seq.col_offset)], ctx=gast.Load())]
+            seq = gast.copy_location(gast.Call(func=helper_ref(helper), args=[seq, *where],
                                                keywords=[]), seq)
         elif isinstance(seq, gast.Name) and seq.id not in assigned_names(
                 gast.Module(body=body, type_ignores=[])):

@@ -49,6 +49,7 @@ from ..runtime import (
     replaced_cotangents,
     replaced_tangent,
     sequence,
+    sequence_to_stop,
     sequence_tangent,
     snapshot,
     sorted_order,
@@ -304,6 +305,17 @@ def sequence_tangent_(out, items, d_items):
     """With its tangent, or none for a dict's keys (what a loop over a dict
     runs over)."""
     return d_items if out is items else zero_tangent(out)
+
+
+@adjoint(sequence_to_stop, "items", name="sequence_to_stop")
+def sequence_to_stop_(out, d_out, items, where=None):
+    """A list, tuple or array passes through (anything else was refused)."""
+    return d_out
+
+
+@tangent(sequence_to_stop, "items", name="sequence_to_stop")
+def sequence_to_stop_tangent(out, items, where=None, *, d_items):
+    return d_items
 
 
 nondifferentiable(keys_of, name="keys_of")

@@ -472,6 +472,21 @@ def sequence(items):
     return items if iterated_as_is(items) else list(items)
 
 
+def sequence_to_stop(items, where=None):
+    """What a loop that may stop early (``break``, ``return``) runs over, where
+    it is what a helper returned: a list, tuple or array as it is; any other
+    iterable -- a generator, ``map``, ``itertools.count()``, which may never
+    end -- is refused, located, rather than listed first (which would not
+    end for an endless one)."""
+    if iterated_as_is(items):
+        return items
+    raise error_at("UnsupportedSyntaxError", (
+        f"this loop may stop early (break, return) and runs over a "
+        f"{type(items).__name__}, which srcgrad would list first (an endless one never "
+        f"ends): return a list from the helper, or loop over a range and read the items "
+        f"by position"), where)
+
+
 def iterated_as_is(items) -> bool:
     """Whether :func:`sequence` runs over ``items`` itself -- a list, a tuple, a
     NumPy array or a Dask or CuPy one -- so that the cotangent of what the loop

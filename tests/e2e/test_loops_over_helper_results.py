@@ -11,9 +11,13 @@ keeps their derivatives.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 from numeric import check_every_policy
+
+import srcgrad
 
 
 def offsets(n):
@@ -78,3 +82,39 @@ def over_zipped_rows(x):
                                 over_differentiated_rows, over_zipped_rows])
 def test_loop_over_what_a_helper_returns(fn):
     check_every_policy(fn, (np.array([0.3, -0.5, 0.8]),), 0)
+
+
+def endless(n):
+    return itertools.count(n)
+
+
+def stops_early_over_an_endless_iterator(x):
+    h = x
+    for i in endless(0):
+        if i >= 3:
+            break
+        h = np.sin(h) * 1.1
+    return np.sum(h)
+
+
+def stops_early_over_a_list(x):
+    h = x
+    for r in rows(x):
+        if np.sum(h) > 10.0:
+            break
+        h = h + np.tanh(r)
+    return np.sum(h ** 2)
+
+
+def test_a_loop_stopping_early_over_a_helpers_list():
+    check_every_policy(stops_early_over_a_list, (np.array([0.3, -0.5, 0.8]),), 0)
+
+
+def test_a_loop_stopping_early_over_an_endless_iterator_is_refused_not_listed():
+    """Listed first, itertools.count() never ended (found by a review of the
+    change): a loop that may stop early over what a helper returns runs a
+    list, tuple or array as it is and refuses anything else, located."""
+    with pytest.raises(srcgrad.UnsupportedSyntaxError) as info:
+        srcgrad.grad(stops_early_over_an_endless_iterator)(np.array([0.3, -0.5]))
+    assert "may stop early" in info.value.message
+    assert info.value.lineno == stops_early_over_an_endless_iterator.__code__.co_firstlineno + 2

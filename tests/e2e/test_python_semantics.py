@@ -556,3 +556,24 @@ def test_helper_returning_value_and_index_from_a_loop(fn, args):
     eps = 1e-5
     g = srcgrad.grad(fn)
     assert_close(hv, (g(x + eps * v) - g(x - eps * v)) / (2 * eps), atol=1e-5)
+
+
+@forwarding
+def keyword_only(v, *, scale):
+    return np.sum(np.sin(v) * scale)
+
+
+@forwarding
+def two_plain(v, scale):
+    return np.sum(np.sin(v) * scale)
+
+
+def test_one_decorator_read_per_function_it_wraps():
+    """Every function one decorator wraps shares the wrapper's code; whether the
+    wrapper is read as taking the wrapped function's parameters was remembered
+    per code, so a refused keyword-only one made the next, plain one fail with a
+    raw ValueError (found by a review of 77a39c8)."""
+    x = np.array([0.3, 0.5])
+    with pytest.raises(UnsupportedSyntaxError):
+        srcgrad.grad(lambda v: keyword_only(v, scale=3.0))(x)
+    assert_close(srcgrad.grad(lambda v: two_plain(v, 3.0))(x), 6.0 * np.cos(x))
