@@ -1449,3 +1449,7 @@ for e, shape in (("_SWV(x, 3)", (6,)), ("_SWV(x, (2, 2))", (3, 4)),
 for e, shape in (("np.polyder(p)", (4,)), ("np.polyder(p, 2)", (5,)), ("np.polyder(p, 3)", (2,)),
                  ("np.polyder(p, m=0)", (3,))):
     S(f"{e}-{shape}", np.polyder, e, p=normal(*shape))
+S("np.require", np.require, "np.require(x)", x=normal(2, 3))
+S("np.require-F", np.require, "np.require(x, requirements=['F', 'W'])", x=normal(2, 3))
+S("np.require-float64", np.require, "np.require(x, np.float64, 'C')", dtypes=F64, x=normal(3))
+S("np.require-list", np.require, "np.require([x, y])", x=normal(), y=normal())
