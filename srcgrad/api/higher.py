@@ -235,8 +235,14 @@ def jacobian(fn, wrt=0, *, backend="numpy"):
     compiler.validate_options(Options(backend=backend))
     backends.require(backend)
     i = position[0]
-    if isinstance(fn, Derivative) and fn.dense is None and fn.jacobian_of is not None \
-            and fn.jacobian_of[1] == i:
+    if isinstance(fn, Derivative) and fn.dense is None and fn.jacobian_of is not None:
+        if fn.jacobian_of[1] != i:  # (review s36 D-7: called a third derivative)
+            raise SrcGradError(
+                f"jacobian of {fn.__name__} with respect to argument {i}, the Jacobian's with "
+                f"respect to argument {fn.jacobian_of[1]}, is a mixed second derivative, which "
+                f"srcgrad makes for one argument position only: take both with respect to "
+                f"one argument holding both (a concatenated array), or fix the other with "
+                f"functools.partial")
         return _jacobian_of_jacobian(*fn.jacobian_of, fn, backend)
     if isinstance(fn, Derivative):
         if fn.dense is None or fn.dense[2] != i:

@@ -386,3 +386,13 @@ def test_jacobian_of_jacobian_is_the_second_derivative(fn, x):
         assert_close(T, srcgrad.hessian(fn)(x), rtol=1e-12, atol=1e-12)
     with pytest.raises(SrcGradError, match="third derivative"):
         srcgrad.jacobian(srcgrad.jacobian(J))
+
+
+def two_arguments(x, y):
+    return np.array([np.sum(x * y), np.sum(np.sin(x) * y ** 2)])
+
+
+def test_a_mixed_jacobian_of_jacobian_is_refused_as_what_it_is():
+    with pytest.raises(SrcGradError, match="mixed second derivative") as info:
+        srcgrad.jacobian(srcgrad.jacobian(two_arguments, 0), 1)
+    assert "third" not in str(info.value)
