@@ -1453,3 +1453,15 @@ S("np.require", np.require, "np.require(x)", x=normal(2, 3))
 S("np.require-F", np.require, "np.require(x, requirements=['F', 'W'])", x=normal(2, 3))
 S("np.require-float64", np.require, "np.require(x, np.float64, 'C')", dtypes=F64, x=normal(3))
 S("np.require-list", np.require, "np.require([x, y])", x=normal(), y=normal())
+if SCIPY:  # logsumexp's return_sign (review s36 R4-13)
+    S("scipy.special.logsumexp-sign", scipy.special.logsumexp,
+      "scipy.special.logsumexp(x, axis=1, b=w, return_sign=True)[0]",
+      call="scipy.special.logsumexp(x, axis=1, b=w, return_sign=True)", x=normal(3, 4),
+      w=Input(lambda rng: np.array([1.0, -2.0, 0.5, 0.25]) + rng.uniform(0, 0.1, (3, 4))))
+    S("scipy.special.logsumexp-sign-all", scipy.special.logsumexp,
+      "scipy.special.logsumexp(x, return_sign=True)[0]",
+      call="scipy.special.logsumexp(x, return_sign=True)", x=normal(2, 3))
+    S("scipy.special.logsumexp-sign-negative", scipy.special.logsumexp,
+      "scipy.special.logsumexp(x, axis=0, b=w, keepdims=True, return_sign=True)[0]",
+      call="scipy.special.logsumexp(x, axis=0, b=w, keepdims=True, return_sign=True)",
+      x=normal(3, 2), w=Input(lambda rng: -rng.uniform(0.5, 1.5, (3, 2))))

@@ -12,7 +12,9 @@ second derivatives work.
 Conventions: ``polygamma``'s order ``n``, ``logsumexp``'s ``axis`` and the
 ``axis`` of ``softmax``/``log_softmax`` are constants; ``xlogy(x, y)`` is 0 at
 ``x = 0`` and its derivatives there are ``log(y)`` and ``0``;
-``logsumexp``'s ``return_sign`` is not supported (a call with it is refused).
+``logsumexp(..., return_sign=True)`` returns ``(log|S|, sign S)``: the sign
+is piecewise constant, and ``log|S|`` has ``logsumexp``'s derivatives times
+the sign (review s36 R4-13: it was refused).
 """
 
 import math
@@ -20,7 +22,7 @@ import math
 import numpy as np
 from scipy import special
 
-from ..runtime import expand, logsumexp_grads, psi, unbroadcast
+from ..runtime import cotangent_at, expand, logsumexp_grads, psi, unbroadcast, zero_tangent
 from .derive import pointwise
 from .registry import adjoint, tangent
 
@@ -93,13 +95,28 @@ def betaln_tangent(out, a, b, d_a, d_b):
 
 
 @adjoint(special.logsumexp, "a", "b", name="scipy.special.logsumexp")
-def logsumexp(out, d_out, a, axis=None, b=None, keepdims=False):
-    """``a`` gets the softmax weights ``b * exp(a - out)``, ``b`` gets ``exp(a - out)``."""
+def logsumexp(out, d_out, a, axis=None, b=None, keepdims=False, return_sign=False):
+    """``a`` gets the softmax weights ``b * exp(a - out)``, ``b`` gets ``exp(a - out)``;
+    with ``return_sign``, ``out`` is ``(log|S|, sign S)`` and ``d log|S| = dS / S``
+    is that times the sign."""
+    if return_sign:
+        return logsumexp_grads(cotangent_at(d_out, 0) * out[1], out[0], a, axis, b, keepdims)
     return logsumexp_grads(d_out, out, a, axis, b, keepdims)
 
 
 @tangent(special.logsumexp, "a", "b", name="scipy.special.logsumexp")
-def logsumexp_tangent(out, a, axis=None, b=None, keepdims=False, *, d_a, d_b):
+def logsumexp_tangent(out, a, axis=None, b=None, keepdims=False, return_sign=False, *, d_a,
+                      d_b):
+    if return_sign:
+        if axis is None or keepdims:
+            weights = out[1] * np.exp(a - out[0])
+        else:
+            weights = np.expand_dims(out[1], axis) * np.exp(a - np.expand_dims(out[0], axis))
+        if b is None:
+            return ((np.sum(weights * d_a, axis=axis, keepdims=keepdims), zero_tangent(out[1])),
+                    None)
+        return ((np.sum(b * weights * d_a, axis=axis, keepdims=keepdims), zero_tangent(out[1])),
+                (np.sum(weights * d_b, axis=axis, keepdims=keepdims), zero_tangent(out[1])))
     if axis is None or keepdims:
         weights = np.exp(a - out)
     else:
@@ -112,6 +129,10 @@ def logsumexp_tangent(out, a, axis=None, b=None, keepdims=False, *, d_a, d_b):
     if axis is None:
         return np.sum(weights * d_a), 0.0
     return np.sum(weights * d_a, axis=axis), 0.0
+
+
+# with return_sign the terms are pairs (log|S|, sign): added part by part, where + joins them
+logsumexp_tangent.adds_by_parts = True
 
 
 @adjoint(special.softmax, name="scipy.special.softmax")
