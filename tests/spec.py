@@ -1465,3 +1465,9 @@ if SCIPY:  # logsumexp's return_sign (review s36 R4-13)
       "scipy.special.logsumexp(x, axis=0, b=w, keepdims=True, return_sign=True)[0]",
       call="scipy.special.logsumexp(x, axis=0, b=w, keepdims=True, return_sign=True)",
       x=normal(3, 2), w=Input(lambda rng: -rng.uniform(0.5, 1.5, (3, 2))))
+if SCIPY:  # scipy.linalg.expm and its Frechet derivative (review s36 R4-13)
+    EXPM = registered(scipy.linalg.expm)
+    S("scipy.linalg.expm", EXPM, "scipy.linalg.expm(x)", x=uniform(-0.6, 0.6, 3, 3))
+    S("scipy.linalg.expm-batched", EXPM, "scipy.linalg.expm(x)", x=uniform(-0.6, 0.6, 2, 2, 2))
+    S("expm_frechet", srcgrad.runtime.expm_frechet, "srcgrad.runtime.expm_frechet(x, y)",
+      x=uniform(-0.6, 0.6, 3, 3), y=normal(3, 3))

@@ -1,5 +1,11 @@
 """Rules of ``scipy.linalg``, both modes: ``inv``, ``det``, ``solve_triangular``,
-``cholesky``, ``cho_factor`` and ``cho_solve``.
+``cholesky``, ``cho_factor``, ``cho_solve`` and ``expm``.
+
+``expm``'s tangent is its Frechet derivative ``L(a, d_a)``, the upper-right
+block of the exponential of ``[[a, d_a], [0, a]]``
+(:func:`~srcgrad.runtime.expm_frechet`), and its adjoint ``L(a^H, g)``;
+that helper's own rules are the same block trick one size up, so generated
+tangent code differentiates again (review s36 R4-13: ``expm`` was refused).
 
 Registered lazily, like :mod:`.scipy_special`, once the user's code has
 imported ``scipy.linalg`` (Gaussian-process code writes
@@ -35,6 +41,7 @@ from ..runtime import (
     cotangent_at,
     det_cofactor,
     det_grad,
+    expm_frechet,
     in_dtype_of,
     inv_grad,
     zero_tangent,
@@ -189,3 +196,42 @@ def cho_solve_tangent(out, c_and_lower, b, overwrite_b=False, check_finite=True,
     x = out[:, None] if np.ndim(out) == 1 else out
     return (-np.reshape(np.linalg.solve(full, d_full @ x), np.shape(out)),
             np.linalg.solve(full, d_b))
+
+
+@adjoint(linalg.expm, "A", name="scipy.linalg.expm")
+def expm(out, d_out, A):
+    """``<g, L(A, dA)> = <L(A^H, g), dA>``."""
+    return in_dtype_of(expm_frechet(np.conj(np.swapaxes(A, -1, -2)), d_out), A)
+
+
+@tangent(linalg.expm, "A", name="scipy.linalg.expm")
+def expm_tangent(out, A, d_A):
+    return expm_frechet(A, d_A)
+
+
+@adjoint(expm_frechet, "a", "e", name="expm_frechet")
+def expm_frechet_adjoint(out, d_out, a, e):
+    """Linear in ``e`` (``expm``'s adjoint again); in ``a``, the upper-right block
+    of ``L(M, dM)`` for ``M = [[a, e], [0, a]]``, ``dM = [[da, 0], [0, da]]``,
+    whose adjoint is ``K = L(M^H, [[0, g], [0, 0]])``: ``a`` gets ``K``'s two
+    diagonal blocks."""
+    n = np.shape(a)[-1]
+    g = np.broadcast_to(d_out, np.shape(out))
+    zero = np.zeros_like(g)
+    big = np.concatenate([np.concatenate([a, e], -1),
+                          np.concatenate([np.zeros_like(a), a], -1)], -2)
+    k = expm_frechet(np.conj(np.swapaxes(big, -1, -2)),
+                     np.concatenate([np.concatenate([zero, g], -1),
+                                     np.concatenate([zero, zero], -1)], -2))
+    return (k[..., :n, :n] + k[..., n:, n:],
+            expm_frechet(np.conj(np.swapaxes(a, -1, -2)), g))
+
+
+@tangent(expm_frechet, "a", "e", name="expm_frechet")
+def expm_frechet_tangent(out, a, e, d_a, d_e):
+    n = np.shape(a)[-1]
+    big = np.concatenate([np.concatenate([a, e], -1),
+                          np.concatenate([np.zeros_like(a), a], -1)], -2)
+    move = np.concatenate([np.concatenate([d_a, np.zeros_like(d_a)], -1),
+                           np.concatenate([np.zeros_like(d_a), d_a], -1)], -2)
+    return expm_frechet(big, move)[..., :n, n:], expm_frechet(a, d_e)

@@ -229,6 +229,7 @@ from .signals import (
     rfftn_grad,
 )
 from .special import (
+    expm_frechet,
     logsumexp_grads,
     mvn_logpdf_grads,
     psi,
@@ -436,6 +437,7 @@ __all__ = [
     "interp_grads",
     "periodic_knots",
     "psi",
+    "expm_frechet",
     "logsumexp_grads",
     "mvn_logpdf_grads",
     "signal_convolve",

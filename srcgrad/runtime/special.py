@@ -197,3 +197,22 @@ def signal_convolve_grads(g, in1, in2, mode="full"):
     flip = tuple(slice(None, None, -1) for _ in range(in1.ndim))
     return (signal_convolve(full, in2[flip], "valid"),
             signal_convolve(full, in1[flip], "valid"))
+
+
+def expm_frechet(a, e):
+    """The Frechet derivative of the matrix exponential at ``a`` in the direction
+    ``e``: the upper-right block of ``expm([[a, e], [0, a]])`` (Higham, Functions
+    of Matrices, (3.16)), stacks of matrices too.  ``scipy.linalg.expm``'s
+    tangent, and (at ``a``'s conjugate transpose) its adjoint.
+
+        >>> a = np.array([[0.5, 0.0], [0.0, -1.0]])
+        >>> bool(np.allclose(expm_frechet(a, np.eye(2)), np.diag(np.exp([0.5, -1.0]))))
+        True
+    """
+    from scipy import linalg  # noqa: PLC0415 - SciPy is optional: imported when used
+
+    a, e = np.broadcast_arrays(np.asarray(a), np.asarray(e))
+    n = a.shape[-1]
+    big = np.concatenate([np.concatenate([a, e], -1),
+                          np.concatenate([np.zeros_like(a), a], -1)], -2)
+    return linalg.expm(big)[..., :n, n:]
