@@ -303,6 +303,9 @@ class Expressions:
         made = self.user_operator(node)  # a + b, a's class defining __add__: user_operators.py
         if made is not None:
             return self.call(made)
+        held = self.held_subscript(node)  # SIGS[1][t], items defining __getitem__: ibid.
+        if held is not None:
+            return held
         if isinstance(node, gast.BinOp):
             node = self.operands_as_arrays(node)  # M @ [a, b]: array_operands.py
             left, right = self.atom(node.left), self.atom(node.right)

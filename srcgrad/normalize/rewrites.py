@@ -83,7 +83,7 @@ class Rewrites:
         return [c for c in self.dispatch_classes
                 if is_user_function(inspect.getattr_static(c, func.attr, None))]
 
-    def dispatched(self, node, func, classes):
+    def dispatched(self, node, func, classes, fallback=None):
         """``obj.m(a)`` for ``obj`` of one of ``classes`` -> a guard, then one branch
         per class calling its method, resolved like ``self.m`` in a method::
 
@@ -94,6 +94,9 @@ class Rewrites:
             else:
                 result = ReLU_class.m(obj, a)
 
+        With ``fallback`` (an expression), an object of another class is no
+        error: the last branch is ``result = fallback`` (``v[t]`` as indexing,
+        where ``v`` may be an array as well as a user object).
         Returns the result's atom."""
         refs = []
         for cls in classes:
@@ -120,12 +123,15 @@ class Rewrites:
         tests = [kind_is(ref, gast.IsNot) for ref in refs]
         # a SrcGradError located at the call (a raw TypeError until session 31)
         guard = located_guard(tests[0] if len(tests) == 1 else gast.BoolOp(
-            op=gast.And(), values=tests), message, self.parsed.filename, node)
+            op=gast.And(), values=tests), message, self.parsed.filename, node) \
+            if fallback is None else None
         self.specialised.extend(self.element_lists)
         self.element_lists = []
         result = self.namer.fresh("result")
         self.locals.add(result)
-        branch = None
+        branch = None if fallback is None else [gast.Assign(targets=[gast.Name(
+            id=result, ctx=gast.Store(), annotation=None, type_comment=None)],
+            value=fallback, type_comment=None)]
         for cls, ref in reversed(list(zip(classes, refs))):
             method = gast.Attribute(value=clone(ref), attr=func.attr, ctx=gast.Load())
             method.helper = getattr(cls, func.attr)  # bound above, as ref
@@ -136,12 +142,13 @@ class Rewrites:
                                   value=call, type_comment=None)]
             branch = assign if branch is None else [gast.If(test=kind_is(ref, gast.Is),
                                                             body=assign, orelse=branch)]
-        for stmt in [guard, *branch]:
+        for stmt in [*([guard] if guard is not None else []), *branch]:
             for sub in walk(stmt):
                 if "lineno" in sub._attributes:
                     gast.copy_location(sub, node)
         self.count_assignments(branch)
-        self.statement(guard)
+        if guard is not None:
+            self.statement(guard)
         for stmt in branch:
             self.statement(stmt)
         return self.atom(load_name(result))

@@ -47,11 +47,13 @@ from __future__ import annotations
 
 import ast
 import inspect
+import operator
 import textwrap
 import types
 
 import gast
 
+from .. import ir
 from ..frontend.linker import is_user_function
 from ..frontend.parse import MISSING
 from ..ir.syntax import clone, walk
@@ -152,6 +154,36 @@ class UserOperators:
                 or not _defines(self.operand_class(node.value), "__getitem__"):
             return None
         return _located(_call(node.value, "__getitem__", [node.slice]), node)
+
+    def held_subscript(self, node):
+        """``v[t]`` read where the class of ``v`` is not known when compiling but
+        the function reads or was passed lists, dicts or objects holding user
+        objects whose class defines ``__getitem__`` in Python (``SIGS[1][t]``,
+        ``sigs[0][t]``: tables, interpolants): by ``v``'s class as the code
+        runs -- ``Sig_class.__getitem__(v, t)``, differentiated through its
+        source, for an object of such a class, and indexing for anything else
+        (an array, a list) -- not indexing alone, whose index carries no
+        derivative (review s36 D-9: a zero gradient, silently).  ``(atom, op)``,
+        or None for any other subscript."""
+        if not isinstance(node, gast.Subscript) or not isinstance(node.ctx, gast.Load) \
+                or getattr(node, "plain_index", False) \
+                or any(isinstance(n, gast.Slice) for n in walk(node.slice)):
+            return None
+        classes = [c for c in getattr(self, "dispatch_classes", ()) if _defines(c, "__getitem__")]
+        if not classes or self.operand_class(node.value) is not None:
+            return None
+        held = self.atom(node.value)
+        index = self.atom(node.slice) if not isinstance(node.slice, gast.Tuple) else node.slice
+        for name in (held, index):
+            if isinstance(name, gast.Name) and name.id not in self.env:  # (a new temporary)
+                self.locals.add(name.id)
+                self.env[name.id] = name.id  # a local bound here (no user name of its own)
+        fallback = gast.copy_location(gast.Subscript(value=clone(held), slice=clone(index),
+                                                     ctx=gast.Load()), node)
+        fallback.plain_index = True
+        call = _located(_call(held, "__getitem__", [index]), node)
+        result = self.dispatched(call, call.func, classes, fallback=fallback)
+        return result, ir.Op(operator.pos, [result], {}, node, "[]")
 
     def operator_result_class(self, node):
         """The class of what ``node`` (``a + b``) gives where it is the call of a

@@ -153,3 +153,42 @@ def test_a_module_level_object_rebound_is_followed(monkeypatch):
     monkeypatch.setitem(globals(), "Q", Quadratic(np.array([0.0, 1.0, 1.0])))
     assert g(0.4) == pytest.approx(numeric_grad(quadratic_global, [0.4], 0), rel=1e-7)
 
+
+
+# --- items of a list whose class defines __getitem__ (review s36 D-9): by class as
+# the code runs, indexing for anything else
+
+class Wave:
+    def __init__(self, c):
+        self.c = c
+
+    def __getitem__(self, t):
+        return np.sin(self.c * t)
+
+
+WAVES = [Wave(2.0), Wave(3.0)]
+
+
+def item_of_a_global_list(t):
+    return WAVES[1][t] * 2.0
+
+
+def items_of_a_list_passed(t, waves):
+    return waves[0][t] + t
+
+
+def looped_beside_arrays(t, X):
+    s = 0.0
+    for w in WAVES:
+        s = s + w[t] * X[0, 1] + X[1][0]
+    return s
+
+
+@pytest.mark.parametrize("fn, args, wrt", [
+    (item_of_a_global_list, (0.4,), 0),
+    (items_of_a_list_passed, (0.4, WAVES), 0),
+    (looped_beside_arrays, (0.4, np.array([[1.0, 2.0], [3.0, 4.0]])), 0),
+    (looped_beside_arrays, (0.4, np.array([[1.0, 2.0], [3.0, 4.0]])), 1),
+])
+def test_items_of_lists_defining_getitem(fn, args, wrt):
+    check_every_policy(fn, args, wrt)
