@@ -33,6 +33,7 @@ import inspect
 import gast
 
 from ..frontend.linker import Packed, is_user_function
+from ..frontend.wrappers import takes_wrapped_parameters
 from ..ir.syntax import clone, walk_nodes
 from .iterators import builtin_ref
 
@@ -137,6 +138,8 @@ def packed_shapes(fn, node, lengths, receiver: int = 0) -> tuple:
     name of the caller's ``lengths``, passed to another parameter
     (``odeint(f, y0, ts, args=(theta,))``); ``receiver``: 1 for a method
     called on an object (``model.run(x, *a)``: ``self`` is not in ``node.args``)."""
+    if takes_wrapped_parameters(fn):  # def wrapper(*a, **k), read as fn's parameters
+        return ()
     code = fn.__code__
     try:
         params = list(inspect.signature(fn, follow_wrapped=False).parameters.values())
@@ -146,12 +149,13 @@ def packed_shapes(fn, node, lengths, receiver: int = 0) -> tuple:
     params = params[receiver:]
     fixed = code.co_argcount - receiver
     starred = any(isinstance(a, gast.Starred) for a in node.args)
-    if code.co_flags & inspect.CO_VARARGS and not starred:
-        rest = next(p.name for p in params if p.kind is p.VAR_POSITIONAL)
+    rest = next((p.name for p in params if p.kind is p.VAR_POSITIONAL), None)
+    if code.co_flags & inspect.CO_VARARGS and not starred and rest is not None:
         found.append(Packed(rest, length=max(0, len(node.args) - fixed)))
-    if code.co_flags & inspect.CO_VARKEYWORDS and all(k.arg is not None for k in node.keywords):
+    rest = next((p.name for p in params if p.kind is p.VAR_KEYWORD), None)
+    if code.co_flags & inspect.CO_VARKEYWORDS and rest is not None \
+            and all(k.arg is not None for k in node.keywords):
         named = {p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
-        rest = next(p.name for p in params if p.kind is p.VAR_KEYWORD)
         found.append(Packed(rest, keys=tuple(k.arg for k in node.keywords
                                               if k.arg not in named)))
     given = [] if starred else list(zip([p.name for p in params[:fixed]], node.args))

@@ -577,3 +577,19 @@ def test_one_decorator_read_per_function_it_wraps():
     with pytest.raises(UnsupportedSyntaxError):
         srcgrad.grad(lambda v: keyword_only(v, scale=3.0))(x)
     assert_close(srcgrad.grad(lambda v: two_plain(v, 3.0))(x), 6.0 * np.cos(x))
+
+
+class Decorated:
+    @forwarding
+    def loss(self, v, scale):
+        return np.sum(np.sin(v) * scale)
+
+
+def test_jvp_of_a_partial_of_a_decorated_method():
+    """A raw StopIteration from the call's packing (found by a review of 77a39c8):
+    the wrapper read as taking the method's parameters packs nothing."""
+    x = np.array([0.3, 0.5])
+    loss = functools.partial(Decorated().loss, scale=3.0)
+    assert_close(srcgrad.grad(loss)(x), 6.0 * np.cos(x))
+    _, tangent = srcgrad.jvp(loss, (x,), (np.ones(2),))
+    assert_close(tangent, np.sum(6.0 * np.cos(x)))
