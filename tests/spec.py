@@ -944,7 +944,7 @@ for uf in (np.bitwise_and, np.bitwise_or, np.bitwise_xor, np.left_shift, np.righ
 N("np.invert", np.invert, "np.invert(i)", i=_I)
 for e in ("np.zeros((2, 3))", "np.ones(3)", "np.empty(2)", "np.eye(3)", "np.identity(2)"):
     N(e, eval(e.split("(")[0], {"np": np}), e)  # noqa: S307 - trusted table
-for attr in ("shape", "ndim", "size", "dtype", "itemsize", "nbytes"):
+for attr in ("shape", "ndim", "size", "dtype", "itemsize", "nbytes", "strides"):
     N(f"ndarray.{attr}", getattr(np.ndarray, attr), f"x.{attr}", x=_X)
 for meth in ("argmax", "argmin", "argsort", "nonzero", "any", "all"):
     N(f"ndarray.{meth}", getattr(np.ndarray, meth), f"x.{meth}()", x=_X)

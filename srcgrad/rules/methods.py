@@ -201,7 +201,7 @@ def item_tangent(out, a, *args, d_a):
     return np.broadcast_to(d_a, np.shape(a)).item(args)
 
 
-for _attr in ("shape", "ndim", "size", "dtype", "nonzero", "itemsize", "nbytes"):
+for _attr in ("shape", "ndim", "size", "dtype", "nonzero", "itemsize", "nbytes", "strides"):
     nondifferentiable(getattr(np.ndarray, _attr), name=f"np.ndarray.{_attr}")
 
 # Text has no derivative: a value formatted for printing or logging is only read
