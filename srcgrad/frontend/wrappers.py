@@ -17,8 +17,9 @@ tuple and the dict it collects them in itself::
 
 for ``fn(x, y)``: what Python binds for a call by position, and for one by
 keyword too where the wrapper only passes ``args`` and ``kw`` on.  Only
-plain parameters without defaults are taken, and names the wrapper does not
-use itself (else the refusal that says why stays).
+plain parameters are taken (a default a number, a string or None, written in
+the signature as it is: ``fn`` gets the very object it would have used), and
+names the wrapper does not use itself (else the refusal that says why stays).
 
     >>> import functools, gast
     >>> def wrapped(x, y):
@@ -63,8 +64,8 @@ def wrapped_parameters(node, target):
         return None
     params = list(called.parameters.values())
     if any(p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
-           or p.default is not p.empty for p in params):
-        return None
+           or not (p.default is p.empty or _literal(p.default)) for p in params):
+        return None  # (a default the wrapper's own signature can write: a number, a string)
     packs = {a.vararg.id, *([a.kwarg.id] if a.kwarg is not None else [])}
     passed = {id(n.value) for n in walk(node) if isinstance(n, gast.Starred)} \
         | {id(k.value) for n in walk(node) if isinstance(n, gast.Call)
@@ -77,6 +78,13 @@ def wrapped_parameters(node, target):
                 return None  # args[0], len(args), kw.get(...): read as a tuple or dict
     names = [p.name for p in params]
     return None if used & set(names) or packs & set(names) else names
+
+
+def _literal(value) -> bool:
+    """Whether a default is a constant the rewritten signature can hold as it
+    is (``def wrapper(x, k=3.0)``: the object itself, passed on as the call
+    would leave it to ``fn``)."""
+    return value is None or type(value) in (bool, int, float, complex, str)
 
 
 def takes_wrapped_parameters(fn) -> bool:
@@ -136,5 +144,8 @@ def bind_wrapper_parameters(node, target) -> bool:
         and isinstance(node.body[0].value.value, str) else []
     node.body = [*docstring, *bound, *node.body[len(docstring):]]
     a.args = [name(n, gast.Param()) for n in names]
+    a.defaults = [gast.copy_location(gast.Constant(value=p.default, kind=None), node)
+                  for p in inspect.signature(target).parameters.values()
+                  if p.default is not p.empty]
     a.vararg = a.kwarg = None
     return True

@@ -593,3 +593,17 @@ def test_jvp_of_a_partial_of_a_decorated_method():
     assert_close(srcgrad.grad(loss)(x), 6.0 * np.cos(x))
     _, tangent = srcgrad.jvp(loss, (x,), (np.ones(2),))
     assert_close(tangent, np.sum(6.0 * np.cos(x)))
+
+
+@forwarding
+def with_a_default(v, scale=3.0):
+    return np.sum(np.sin(v) * scale)
+
+
+def test_wraps_star_wrapper_around_a_function_with_a_default():
+    """Refused, blaming the wrapper's **k, until a review of 77a39c8 (D-4): a
+    number default is written in the wrapper's signature as it is."""
+    x = np.array([0.3, 0.5])
+    check(with_a_default, (x,), autograd_too=False)
+    assert_close(srcgrad.grad(lambda v: with_a_default(v, v[0]))(x),
+                 2.0 * np.array([np.cos(0.3) * 0.3 + np.sum(np.sin(x)), np.cos(0.5) * 0.3]))
