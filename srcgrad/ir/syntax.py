@@ -178,14 +178,20 @@ def walk(node) -> list:
         held = _UNCHANGED.get(id(node))
         if held is not None and held[0] is node:
             return list(held[1])
+    return _breadth_first(node, _CHILD_FIELDS, _child_fields)
+
+
+def _breadth_first(node, children: dict, fields_of) -> list:
+    """The nodes under ``node``, breadth first, through the fields ``children``
+    lists for each node type (``fields_of(kind)`` fills in a type not seen yet)."""
     todo = [node]
     ast_type = gast.AST
-    append, children = todo.append, _CHILD_FIELDS
+    append = todo.append
     for current in todo:
         kind = type(current)
         fields = children.get(kind)
         if fields is None:
-            fields = _child_fields(kind)
+            fields = fields_of(kind)
         if fields:
             values = current.__dict__
             for name in fields:
@@ -228,27 +234,7 @@ def walk_nodes(node) -> list:
         >>> [type(n).__name__ for n in walk_nodes(tree)]
         ['Assign', 'Name', 'BinOp', 'UnaryOp', 'Name', 'Name']
     """
-    todo = [node]
-    ast_type = gast.AST
-    append, children = todo.append, _NODE_FIELDS
-    for current in todo:
-        kind = type(current)
-        fields = children.get(kind)
-        if fields is None:
-            fields = _node_fields(kind)
-        if fields:
-            values = current.__dict__
-            for name in fields:
-                value = values.get(name)
-                if value is None:
-                    continue
-                if type(value) is list:
-                    for v in value:
-                        if isinstance(v, ast_type):
-                            append(v)
-                elif isinstance(value, ast_type):
-                    append(value)
-    return todo
+    return _breadth_first(node, _NODE_FIELDS, _node_fields)
 
 
 #: The statements that hold statements (a body, a handler's); any other one, simple,
