@@ -31,12 +31,14 @@ Before (the adjoint sweep of ``np.sum(np.exp(np.sin(x)))``) and after:
         d_t2 = unreduced(d_t3, x)  # t2 has the shape of x
         check_finite(d_t2, 'helpers.py', 16, 11, 'np.sum(np.exp(np.sin(x)))', x=x)
         d_x = into_first(np.multiply, d_t2 * t2, np.cos(x))  # d_t2 * t2 * np.cos(x), written into the new array of d_t2 * t2
-        check_finite(d_x, 'helpers.py', 16, 25, 'np.sin(x)', {'t2': 'np.exp(np.sin(x))'}, t2=t2, x=x)
+        check_finite(d_x, 'helpers.py', 16, 25, 'np.sin(x) (or that of np.exp(np.sin(x)): the optimised code computes its adjoint in the same statement)', {'t2': 'np.exp(np.sin(x))'}, t2=t2, x=x)
         return grad_like(d_x, x)
 
 A statement the optimisations folded together (``d_x = d_t2 * t2 * np.cos(x)``
-holds the adjoints of ``np.exp`` and ``np.sin``) is checked once, as the
-adjoint of the last expression it mirrors.
+holds the adjoints of ``np.exp`` and ``np.sin``) is checked once, located at
+the last expression it mirrors, its message naming the others too (``the
+adjoint of np.sin(x) (or that of np.exp(np.sin(x)): ...)``), since any of them
+may have made the NaN (review s36 R4-19: a fused ``sqrt`` was blamed on ``x ** 2``).
 
 Sound: a check reads the values its statement just made or read, and changes
 nothing (it returns None), so the gradient is bit for bit the same.
@@ -95,8 +97,17 @@ def _checks(stmt, filename, forward, shown) -> list:
     if not targets or any(t in forward for t in targets):
         return []  # a restore (h = h_tape.pop()), not a cotangent
     reads = [n for n in dict.fromkeys(ir.names_in(stmt.value)) if n in forward]
+    expression = source_of(node)
+    others = [source_of(n) for n in dict.fromkeys(
+        getattr(getattr(s, "op", None), "node", None)
+        for s in getattr(stmt, "folded_sources", ())) if n is not None and n is not node]
+    if others:  # one statement computes several adjoints: each may be the one (R4-19)
+        named = list(dict.fromkeys(others))
+        expression += (f" (or that of {' or '.join(named)}: the optimised code computes "
+                       f"{'their adjoints' if len(named) > 1 else 'its adjoint'} in the "
+                       f"same statement)")
     where = [gast.Constant(value=v, kind=None) for v in
-             (filename, node.lineno, getattr(node, "col_offset", 0), source_of(node))]
+             (filename, node.lineno, getattr(node, "col_offset", 0), expression)]
     labels = {n: shown[n] for n in reads if n in shown}
     if labels:  # the user's expressions for srcgrad's own names, in the message
         where.append(gast.Dict(keys=[gast.Constant(value=k, kind=None) for k in labels],

@@ -93,6 +93,10 @@ def _fold_block(stmts, single, arithmetic) -> list:
             gone = out.pop()
             stmt.comment_before = (getattr(gone, "comment_before", [])
                                    + getattr(stmt, "comment_before", []))
+            # the adjoints now computed here, for anomaly mode's message (ad/anomaly.py)
+            stmt.folded_sources = [*getattr(gone, "folded_sources", []), *(
+                [gone.source_stmt] if getattr(gone, "source_stmt", None) is not None else []),
+                *getattr(stmt, "folded_sources", [])]
             folded = True
         out.append(_tidy(stmt) if folded else stmt)
     return out
