@@ -45,7 +45,7 @@ import weakref
 
 import gast
 
-from ..ir.syntax import walk
+from ..ir.syntax import is_docstring, walk
 
 
 def wrapped_parameters(node, target):
@@ -139,9 +139,7 @@ def bind_wrapper_parameters(node, target) -> bool:
         for sub in walk(stmt):
             if "lineno" in sub._attributes:
                 gast.copy_location(sub, node)
-    docstring = node.body[:1] if node.body and isinstance(node.body[0], gast.Expr) \
-        and isinstance(node.body[0].value, gast.Constant) \
-        and isinstance(node.body[0].value.value, str) else []
+    docstring = node.body[:1] if node.body and is_docstring(node.body[0]) else []
     node.body = [*docstring, *bound, *node.body[len(docstring):]]
     a.args = [name(n, gast.Param()) for n in names]
     a.defaults = [gast.copy_location(gast.Constant(value=p.default, kind=None), node)

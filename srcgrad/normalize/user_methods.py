@@ -371,14 +371,7 @@ class MethodArguments:
         object's methods are then differentiated by its class, as those of an
         object passed are; built from differentiated values, the call itself
         is refused (it needs a rule)."""
-        for stmt in walk(self.func):
-            if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
-                    and isinstance(stmt.targets[0], gast.Name) \
-                    and stmt.targets[0].id == name and isinstance(stmt.value, gast.Call):
-                cls = self.callee(stmt.value)
-                break
-        else:
-            return None
+        cls = self.called_for(name)
         if not isinstance(cls, type) or type(cls) is not type or cls.__new__ is not object.__new__ \
                 or issubclass(cls, tuple) or dataclasses.is_dataclass(cls) \
                 or not (cls.__init__ is object.__init__ or is_user_function(cls.__init__)):
@@ -390,13 +383,27 @@ class MethodArguments:
         class (``cs = CubicSpline(xs, ys)``); else None."""
         if not isinstance(func, gast.Name) or self.assignments.get(func.id) != 1:
             return None
+        made = self.called_for(func.id)
+        return made if isinstance(made, type) else None
+
+    def called_for(self, name):
+        """What the call is that the first ``name = f(...)`` of the function calls
+        (:meth:`callee`); None where no such assignment binds ``name``."""
         for stmt in walk(self.func):
             if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
                     and isinstance(stmt.targets[0], gast.Name) \
-                    and stmt.targets[0].id == func.id and isinstance(stmt.value, gast.Call):
-                made = self.callee(stmt.value)
-                return made if isinstance(made, type) else None
+                    and stmt.targets[0].id == name and isinstance(stmt.value, gast.Call):
+                return self.callee(stmt.value)
         return None
+
+    def local_atom(self, expr):
+        """The atom holding ``expr`` (``self.l1``, ``self.layers["enc"]``), a new
+        temporary made a local bound here (with no user name of its own)."""
+        held = self.atom(expr)
+        if isinstance(held, gast.Name) and held.id not in self.env:
+            self.locals.add(held.id)
+            self.env[held.id] = held.id
+        return held
 
     def held_callable(self, node):
         """``self.l1(x)``, where ``self.l1`` is no attribute of ``self``'s (known)
@@ -412,9 +419,7 @@ class MethodArguments:
                 or not any(is_user_function(inspect.getattr_static(c, "__call__", None))
                            for c in self.dispatch_classes):
             return None
-        held = self.atom(func)
-        self.locals.add(held.id)
-        self.env[held.id] = held.id  # a local bound here (no user name of its own)
+        held = self.local_atom(func)
         return gast.copy_location(gast.Call(func=held, args=node.args,
                                             keywords=node.keywords), node)
 
@@ -440,9 +445,7 @@ class MethodArguments:
             cls = self.class_of(holder.value)
             if cls is None or inspect.getattr_static(cls, holder.attr, MISSING) is not MISSING:
                 return None
-        held = self.atom(holder)
-        self.locals.add(held.id)
-        self.env[held.id] = held.id  # a local bound here (no user name of its own)
+        held = self.local_atom(holder)
         held.shown = holder  # messages name self.enc, not the local
         method = gast.copy_location(gast.Attribute(value=held, attr=func.attr,
                                                    ctx=gast.Load()), func)

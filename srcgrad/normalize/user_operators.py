@@ -172,12 +172,8 @@ class UserOperators:
         classes = [c for c in getattr(self, "dispatch_classes", ()) if _defines(c, "__getitem__")]
         if not classes or self.operand_class(node.value) is not None:
             return None
-        held = self.atom(node.value)
-        index = self.atom(node.slice) if not isinstance(node.slice, gast.Tuple) else node.slice
-        for name in (held, index):
-            if isinstance(name, gast.Name) and name.id not in self.env:  # (a new temporary)
-                self.locals.add(name.id)
-                self.env[name.id] = name.id  # a local bound here (no user name of its own)
+        held = self.local_atom(node.value)
+        index = node.slice if isinstance(node.slice, gast.Tuple) else self.local_atom(node.slice)
         fallback = gast.copy_location(gast.Subscript(value=clone(held), slice=clone(index),
                                                      ctx=gast.Load()), node)
         fallback.plain_index = True
