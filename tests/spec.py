@@ -1471,3 +1471,34 @@ if SCIPY:  # scipy.linalg.expm and its Frechet derivative (review s36 R4-13)
     S("scipy.linalg.expm-batched", EXPM, "scipy.linalg.expm(x)", x=uniform(-0.6, 0.6, 2, 2, 2))
     S("expm_frechet", srcgrad.runtime.expm_frechet, "srcgrad.runtime.expm_frechet(x, y)",
       x=uniform(-0.6, 0.6, 3, 3), y=normal(3, 3))
+# np.fromiter of items the function computes (a generator srcgrad lists first:
+# tests/e2e/test_refusals_fixed_s37.py)
+S("np.fromiter", np.fromiter, "np.fromiter(x, float)", dtypes=F64, x=normal(3))
+S("np.fromiter-count", np.fromiter, "np.fromiter(x, np.float64, count=2)", dtypes=F64,
+  x=normal(4))
+S("np.fromiter-list", np.fromiter, "np.fromiter([x, y], dtype=float)", dtypes=F64,
+  x=normal(), y=normal())
+# joins with dtype= (a list in a name reaches the rule with it: tests/e2e/test_refusals_fixed_s37.py)
+for e, sx, sy in (("np.concatenate([x, y], dtype=np.float64)", (2, 3), (4, 3)),
+                  ("np.concatenate((x, y), axis=None, dtype=np.float64, casting='same_kind')",
+                   (2, 3), (4,)),
+                  ("np.stack([x, y], axis=1, dtype=np.float64)", (2, 3), (2, 3)),
+                  ("np.hstack([x, y], dtype=np.float64)", (3,), (2,)),
+                  ("np.vstack([x, y], dtype=np.float64)", (2, 3), (1, 3))):
+    prim = eval(e.split("(")[0], {"np": np})  # noqa: S307 - trusted table
+    S(f"{e}-{sx}-{sy}", prim, e, x=normal(*sx), y=normal(*sy))
+if SCIPY:  # scipy.linalg.sqrtm and the Sylvester solve of its derivative
+    SQRTM = registered(scipy.linalg.sqrtm)
+
+    def _spd(*shape):
+        def draw(rng):
+            m = rng.standard_normal(shape)
+            return m @ np.swapaxes(m, -1, -2) + shape[-1] * np.eye(shape[-1])
+        return Input(draw)
+
+    S("scipy.linalg.sqrtm", SQRTM, "scipy.linalg.sqrtm(x)", x=_spd(3, 3))
+    S("scipy.linalg.sqrtm-nonsymmetric", SQRTM, "scipy.linalg.sqrtm(x)",
+      x=Input(lambda rng: 2.0 * np.eye(3) + 0.3 * rng.standard_normal((3, 3))))
+    S("scipy.linalg.sqrtm-batched", SQRTM, "scipy.linalg.sqrtm(x)", x=_spd(2, 2, 2))
+    S("sqrtm_frechet", srcgrad.runtime.sqrtm_frechet, "srcgrad.runtime.sqrtm_frechet(x, y)",
+      x=Input(lambda rng: 2.0 * np.eye(3) + 0.3 * rng.standard_normal((3, 3))), y=normal(3, 3))

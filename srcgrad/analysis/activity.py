@@ -53,12 +53,16 @@ def differentiable(op: ir.Op) -> bool:
 
 #: Conversions whose second argument (or ``dtype=``) is the dtype they make.
 _CONVERSIONS = (np.ndarray.astype, np.astype, np.asarray, np.array, np.asanyarray, np.ascontiguousarray,
-                np.require)
+                np.require, np.fromiter)
 
 
 #: Reductions whose ``dtype=`` is the dtype of their result (and of what they add up).
 _DTYPE_REDUCTIONS = (np.sum, np.prod, np.mean, np.cumsum, np.cumprod, np.ndarray.sum,
                      np.ndarray.prod, np.ndarray.mean, np.ndarray.cumsum, np.ndarray.cumprod)
+
+
+#: Joins whose keyword-only ``dtype=`` is the dtype of their result.
+_DTYPE_JOINS = (np.concatenate, np.stack, np.hstack, np.vstack)
 
 
 def integer_cast(op: ir.Op, free: dict) -> bool:
@@ -68,6 +72,8 @@ def integer_cast(op: ir.Op, free: dict) -> bool:
     ``bool`` or a global naming one: piecewise constant, like ``int(x)``, so no
     derivative flows through it."""
     if any(op.primitive is r for r in _DTYPE_REDUCTIONS):  # np.sum(x, dtype=int)
+        dtype = _static(op.kwargs.get("dtype"), free)
+    elif any(op.primitive is j for j in _DTYPE_JOINS):  # np.concatenate(xs, dtype=int)
         dtype = _static(op.kwargs.get("dtype"), free)
     elif op.primitive is np.full or op.primitive is np.full_like:  # np.full(3, x, dtype=int)
         dtype = _static(op.kwargs.get("dtype", op.args[2] if len(op.args) > 2 else None), free)

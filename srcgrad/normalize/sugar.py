@@ -108,6 +108,7 @@ from ..rules import registry
 from .builtin_forms import BuiltinForms
 from .chosen_functions import choose_local_functions
 from .dict_comprehensions import DictComprehensions
+from .dict_pops import DictPops, private_dicts
 from .effect_calls import EffectCalls
 from .generator_reads import StaleIterators, changed_names
 from .inlining import takes_rest
@@ -135,6 +136,7 @@ class Sugar(StaleIterators):
         self.tuple_lengths = {**tuple_lengths(self.func, fixed),
                               **{p.name: lengths[p.name] for p in packed if p.name in lengths}}
         self.packed_keys = {p.name: p.keys for p in packed if p.keys is not None}
+        self.private_dicts = private_dicts(self.func, self.params, self.callee)  # (d.pop(k))
         _Desugarer(self, lengths).visit(self.func)
         self.dict_names |= {t.id for n in walk_nodes(self.func) if isinstance(n, gast.Assign)
                             and isinstance(n.value, gast.Dict) for t in n.targets
@@ -245,7 +247,7 @@ def _takes_rest(fn, node, starred) -> bool:
 
 
 class _Desugarer(BuiltinForms, StarExpansion, LoopExits, IteratorLoops, ItertoolsPulls,
-                 EffectCalls, ListMethods, DictComprehensions, Transformer):
+                 EffectCalls, DictPops, ListMethods, DictComprehensions, Transformer):
     def __init__(self, normalizer, lengths):
         self.n = normalizer
         self.lengths = lengths

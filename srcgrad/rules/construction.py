@@ -1,4 +1,5 @@
-"""Rules of array construction: ``np.array``, ``np.full``, copies, both modes.
+"""Rules of array construction: ``np.array``, ``np.fromiter``, ``np.full``,
+copies, both modes.
 
 Building an array from values is linear in the values, so one ``@linear``
 declaration gives both rules: the tangent is built the same way from the
@@ -50,6 +51,28 @@ def require(out, d_out, a, dtype=None, requirements=None):
     if isinstance(a, (list, tuple)):
         return unpack_cotangent(d_out, a)
     return np.asarray(d_out, dtype=np.result_type(a))
+
+
+@adjoint(np.fromiter, "iter", name="np.fromiter")
+def fromiter(out, d_out, iter, dtype, count=-1, *, like=None):  # noqa: A002 - numpy's
+    """``np.array(list(iter)[:count], dtype)``: srcgrad lists a generator passed
+    here first (``normalize/generator_reads``), so ``iter`` is a list (or an
+    array); each item gets its element of the cotangent, those past ``count``
+    none.  A dtype without a derivative (``int``) passes none."""
+    if not np.issubdtype(out.dtype, np.inexact):
+        return 0.0
+    g = np.concatenate([np.broadcast_to(d_out, np.shape(out)),
+                        np.zeros(len(iter) - np.size(out), dtype=out.dtype)])
+    if isinstance(iter, (list, tuple)):
+        return unpack_cotangent(g, iter)
+    return np.asarray(g, dtype=np.result_type(iter))
+
+
+@tangent(np.fromiter, "iter", name="np.fromiter")
+def fromiter_tangent(out, iter, dtype, count=-1, *, like=None, d_iter):
+    if not np.issubdtype(out.dtype, np.inexact):
+        return np.zeros(np.shape(out))
+    return np.asarray(d_iter, dtype=out.dtype)[:np.size(out)]
 
 
 # the same values in C or Fortran memory order: the memory order does not matter

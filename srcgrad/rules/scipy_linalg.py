@@ -1,11 +1,18 @@
 """Rules of ``scipy.linalg``, both modes: ``inv``, ``det``, ``solve_triangular``,
-``cholesky``, ``cho_factor``, ``cho_solve`` and ``expm``.
+``cholesky``, ``cho_factor``, ``cho_solve``, ``expm`` and ``sqrtm``.
 
 ``expm``'s tangent is its Frechet derivative ``L(a, d_a)``, the upper-right
 block of the exponential of ``[[a, d_a], [0, a]]``
 (:func:`~srcgrad.runtime.expm_frechet`), and its adjoint ``L(a^H, g)``;
 that helper's own rules are the same block trick one size up, so generated
 tangent code differentiates again (review s36 R4-13: ``expm`` was refused).
+
+``sqrtm``'s output ``s`` satisfies ``s s = a``, so its tangent ``x`` solves
+the Sylvester equation ``s x + x s = d_a``
+(:func:`~srcgrad.runtime.sqrtm_frechet`); that map is self-adjoint up to
+``s -> s^H``, so the adjoint is ``sqrtm_frechet(s^H, g)``.  The helper's own
+rules (linear in the direction; in ``s``, ``s dx + dx s = -(ds x + x ds)``)
+are written with it again, for any order.
 
 Registered lazily, like :mod:`.scipy_special`, once the user's code has
 imported ``scipy.linalg`` (Gaussian-process code writes
@@ -43,6 +50,7 @@ from ..runtime import (
     det_grad,
     expm_frechet,
     in_dtype_of,
+    sqrtm_frechet,
     inv_grad,
     zero_tangent,
 )
@@ -235,3 +243,30 @@ def expm_frechet_tangent(out, a, e, d_a, d_e):
     move = np.concatenate([np.concatenate([d_a, np.zeros_like(d_a)], -1),
                            np.concatenate([np.zeros_like(d_a), d_a], -1)], -2)
     return expm_frechet(big, move)[..., :n, n:], expm_frechet(a, d_e)
+
+
+@adjoint(linalg.sqrtm, "A", name="scipy.linalg.sqrtm")
+def sqrtm(out, d_out, A):
+    """``<g, L^-1(dA)> = <L*^-1(g), dA>`` with ``L(x) = s x + x s``, ``L*`` the
+    same at ``s^H``."""
+    return in_dtype_of(sqrtm_frechet(np.conj(np.swapaxes(out, -1, -2)),
+                                     np.broadcast_to(d_out, np.shape(out))), A)
+
+
+@tangent(linalg.sqrtm, "A", name="scipy.linalg.sqrtm")
+def sqrtm_tangent(out, A, d_A):
+    return sqrtm_frechet(out, d_A)
+
+
+@adjoint(sqrtm_frechet, "s", "e", name="sqrtm_frechet")
+def sqrtm_frechet_adjoint(out, d_out, s, e):
+    """``x = L_s^-1(e)``: ``e`` gets ``y = L_{s^H}^-1(g)``; ``s``, through ``dx =
+    -L_s^-1(ds x + x ds)``, gets ``-(y x^H + x^H y)``."""
+    y = sqrtm_frechet(np.conj(np.swapaxes(s, -1, -2)), np.broadcast_to(d_out, np.shape(out)))
+    x_h = np.conj(np.swapaxes(out, -1, -2))
+    return -(y @ x_h + x_h @ y), y
+
+
+@tangent(sqrtm_frechet, "s", "e", name="sqrtm_frechet")
+def sqrtm_frechet_tangent(out, s, e, d_s, d_e):
+    return -sqrtm_frechet(s, d_s @ out + out @ d_s), sqrtm_frechet(s, d_e)

@@ -30,6 +30,7 @@ from ..runtime import (
     reshape_like,
     unappend,
     unbroadcast,
+    cast_each_back,
     unconcatenate,
     unrepeat,
     unroll,
@@ -218,16 +219,25 @@ def repeat(out, d_out, a, repeats, axis=None):
     return unrepeat(d_out, a, repeats, axis)
 
 
-@linear(np.concatenate, "arrays", keywords=("axis",))
-def concatenate(out, d_out, arrays, axis=0):
-    """One cotangent per joined array; ``axis=None`` joins the flattened arrays."""
-    return unconcatenate(d_out, arrays, axis)
+@linear(np.concatenate, "arrays", keywords=("axis", "dtype", "casting"))
+def concatenate(out, d_out, arrays, axis=0, *, dtype=None, casting="same_kind"):
+    """One cotangent per joined array; ``axis=None`` joins the flattened arrays.
+    ``dtype=`` (NumPy 1.24) casts each array to it first, so each cotangent is
+    cast back to its array's dtype (a list display with ``dtype=`` is written
+    out as casts by normalize/numpy_callables; a list held in a name comes
+    here)."""
+    if dtype is None:
+        return unconcatenate(d_out, arrays, axis)
+    return cast_each_back(unconcatenate(d_out, arrays, axis), arrays)
 
 
-@linear(np.stack, "arrays", keywords=("axis",))
-def stack(out, d_out, arrays, axis=0):
-    """One cotangent per stacked array."""
-    return unstack(d_out, arrays, axis)
+@linear(np.stack, "arrays", keywords=("axis", "dtype", "casting"))
+def stack(out, d_out, arrays, axis=0, *, dtype=None, casting="same_kind"):
+    """One cotangent per stacked array (cast back to its dtype, as
+    ``np.concatenate``'s, after a ``dtype=``)."""
+    if dtype is None:
+        return unstack(d_out, arrays, axis)
+    return cast_each_back(unstack(d_out, arrays, axis), arrays)
 
 
 @adjoint(np.broadcast_arrays, "args")
@@ -284,16 +294,22 @@ def block_tangent_transpose(out, d_out, t, arrays):
     return block_grads(d_out, arrays)
 
 
-@linear(np.hstack, "tup")
-def hstack(out, d_out, tup):
-    """One cotangent per joined array (1-D ones join along axis 0, others 1)."""
-    return unconcatenate(d_out, tup, 0 if np.ndim(d_out) == 1 else 1)
+@linear(np.hstack, "tup", keywords=("dtype", "casting"))
+def hstack(out, d_out, tup, *, dtype=None, casting="same_kind"):
+    """One cotangent per joined array (1-D ones join along axis 0, others 1),
+    cast back to its dtype after a ``dtype=``."""
+    if dtype is None:
+        return unconcatenate(d_out, tup, 0 if np.ndim(d_out) == 1 else 1)
+    return cast_each_back(unconcatenate(d_out, tup, 0 if np.ndim(d_out) == 1 else 1), tup)
 
 
-@linear(np.vstack, "tup")
-def vstack(out, d_out, tup):
-    """One cotangent per joined array (each 1-D array is one row)."""
-    return unconcatenate(d_out, tup, 0)
+@linear(np.vstack, "tup", keywords=("dtype", "casting"))
+def vstack(out, d_out, tup, *, dtype=None, casting="same_kind"):
+    """One cotangent per joined array (each 1-D array is one row), cast back
+    to its dtype after a ``dtype=``."""
+    if dtype is None:
+        return unconcatenate(d_out, tup, 0)
+    return cast_each_back(unconcatenate(d_out, tup, 0), tup)
 
 
 if getattr(np, "row_stack", None) is not None and np.row_stack is not np.vstack:

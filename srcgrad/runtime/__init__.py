@@ -200,6 +200,7 @@ from .shapes import (
     move_cotangent,
     pad_grad,
     permutation_of,
+    cast_each_back,
     reshape_each,
     reshape_like,
     select_grads,
@@ -230,6 +231,7 @@ from .signals import (
 )
 from .special import (
     expm_frechet,
+    sqrtm_frechet,
     logsumexp_grads,
     mvn_logpdf_grads,
     psi,
@@ -416,6 +418,7 @@ __all__ = [
     "getitem_grad",
     "index_joined", "joined_tangent", "unjoin",
     "cotangent_buffer", "scatter_add",
+    "cast_each_back",
     "reshape_each",
     "reshape_like",
     "layout_order",
@@ -438,6 +441,7 @@ __all__ = [
     "periodic_knots",
     "psi",
     "expm_frechet",
+    "sqrtm_frechet",
     "logsumexp_grads",
     "mvn_logpdf_grads",
     "signal_convolve",

@@ -80,6 +80,17 @@ def unconcatenate(g, arrays, axis=0):
     return ListCotangent([np.reshape(p, np.shape(a)) for p, a in zip(pieces, arrays)])
 
 
+def cast_each_back(gs, xs):
+    """The cotangents ``gs`` of the arrays ``xs`` a join cast to its ``dtype=``
+    (``np.concatenate(xs, dtype=np.float32)``), each in its array's floating
+    dtype (float64 for integers); the 0.0 of no cotangent stays."""
+    if no_cotangent(gs):
+        return gs
+    return ListCotangent([g if no_cotangent(g) else np.asarray(g).astype(
+        np.asarray(x).dtype if np.asarray(x).dtype.kind in "fc" else np.float64, copy=False)
+        for g, x in zip(gs, xs)])
+
+
 def reshape_each(gs, xs):
     """The cotangents ``gs`` of several arrays, each reshaped to its array's
     shape (``np.atleast_1d(x, y)`` and the like)."""

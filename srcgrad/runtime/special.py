@@ -216,3 +216,26 @@ def expm_frechet(a, e):
     big = np.concatenate([np.concatenate([a, e], -1),
                           np.concatenate([np.zeros_like(a), a], -1)], -2)
     return linalg.expm(big)[..., :n, n:]
+
+
+def sqrtm_frechet(s, e):
+    """The Frechet derivative of the matrix square root at ``a = s @ s`` in the
+    direction ``e``: the ``x`` with ``s x + x s = e`` (differentiate ``s s =
+    a``), a Sylvester equation, stacks of matrices too.  ``scipy.linalg.sqrtm``'s
+    tangent, and (at ``s``'s conjugate transpose) its adjoint.
+
+        >>> s = np.array([[2.0, 0.0], [0.0, 3.0]])
+        >>> sqrtm_frechet(s, np.eye(2))
+        array([[0.25      , 0.        ],
+               [0.        , 0.16666667]])
+    """
+    from scipy import linalg  # noqa: PLC0415 - SciPy is optional: imported when used
+
+    s, e = np.broadcast_arrays(np.asarray(s), np.asarray(e))
+    if s.ndim == 2:
+        return linalg.solve_sylvester(s, s, e)
+    kind = np.result_type(s, e)
+    x = np.empty(s.shape, dtype=kind if kind.kind in "fc" else np.float64)
+    for i in np.ndindex(*s.shape[:-2]):
+        x[i] = linalg.solve_sylvester(s[i], s[i], e[i])
+    return x

@@ -1,0 +1,243 @@
+"""Valid code srcgrad refused (a located error) until session 37, now followed.
+
+Each construct runs in a loop, under a branch and in a helper, under every
+policy (value bit for bit the function's own, gradient against central
+differences) and in forward mode (``numeric.check_every_policy``); the
+matrix functions also in hvp against differences of the gradient:
+
+- ``xs.index(v)`` and ``xs.count(v)`` on lists: integers, no derivative;
+- ``np.fromiter(gen, dtype=float)`` of a generator over differentiated
+  values (rules/construction.py: each item gets its element);
+- ``d.pop(k)`` and ``d.pop(k, default)`` on a dict the function builds
+  (normalize/dict_pops.py);
+- ``np.concatenate(xs, dtype=...)`` (and ``np.stack``, ``np.hstack``,
+  ``np.vstack``) with ``xs`` a list held in a name (rules/shapes.py);
+- ``scipy.linalg.sqrtm`` (rules/scipy_linalg.py: a Sylvester solve).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from numeric import assert_close, check_every_policy, numeric_grad
+
+import srcgrad
+
+X = np.array([0.3, -0.7, 1.1])
+
+
+# -- list.index / list.count -------------------------------------------------------
+
+
+def indexed_in_a_loop(x):
+    names = ["a", "b", "c", "b"]
+    xs = [x, 2.0 * x, x ** 2]
+    s = 0.0
+    for key in ["c", "b"]:
+        s = s + np.sum(xs[names.index(key)] * names.count(key))
+    return s
+
+
+def indexed_under_a_branch(x):
+    ks = [1, 2, 3, 2]
+    if ks.count(2) > 1:
+        return np.sum(x ** ks.index(3))
+    return np.sum(x)
+
+
+def position(names, key):
+    return names.index(key) + names.count(key)
+
+
+def indexed_in_a_helper(x):
+    names = ["w", "b"]
+    return np.sum(np.sin(x) * position(names, "b"))
+
+
+# -- np.fromiter ------------------------------------------------------------------
+
+
+def fromiter_plain(x):
+    return np.sum(np.fromiter((v * v for v in x), dtype=float) * x)
+
+
+def fromiter_in_a_loop(x):
+    s = 0.0
+    for k in range(1, 3):
+        y = np.fromiter((np.sin(x[i]) * k for i in range(3)), dtype=float, count=3)
+        s = s + np.sum(y ** 2)
+    return s
+
+
+def fromiter_under_a_branch(x):
+    if np.sum(x) > 0.0:
+        y = np.fromiter((v ** 3 for v in x), np.float64, 2)  # the first two items
+    else:
+        y = np.fromiter(x, dtype=float)
+    return np.sum(np.tanh(y))
+
+
+def squares(x):
+    return np.fromiter((v * w for v, w in zip(x, x[::-1])), dtype=float)
+
+
+def fromiter_in_a_helper(x):
+    return np.sum(squares(x) * x)
+
+
+# -- dict.pop ---------------------------------------------------------------------
+
+
+def pop_in_a_loop(x):
+    d = {"a": x, "b": 2.0 * x, "c": np.exp(x)}
+    s = 0.0
+    for key in ["a", "c"]:
+        s = s + np.sum(d.pop(key) * d["b"])
+    return s + len(d)
+
+
+def pop_under_a_branch(x):
+    cache = {"h": np.sin(x), "tmp": x ** 2}
+    if np.sum(x) > 0.0:
+        extra = cache.pop("tmp")
+    else:
+        extra = cache.pop("missing", 3.0 * x)
+    cache.pop("tmp", None)
+    return np.sum(cache["h"] * extra) + len(cache)
+
+
+def popped_total(x):
+    d = {"w": x * 2.0, "v": x ** 3}
+    w = d.pop("w")
+    v = d.pop("v", x)
+    return np.sum(w * v) + len(d)
+
+
+def pop_in_a_helper(x):
+    return popped_total(np.cos(x))
+
+
+# -- np.concatenate(xs, dtype=...) with xs in a name ---------------------------------
+
+
+def joined_in_a_loop(x):
+    xs = []
+    for i in range(3):
+        xs.append(x * (i + 1.0))
+    return np.sum(np.concatenate(xs, dtype=np.float64) ** 2)
+
+
+def joined_under_a_branch(x):
+    parts = [x, np.sin(x)]
+    if np.sum(x) > 0.0:
+        y = np.stack(parts, axis=1, dtype=np.float64)
+    else:
+        y = np.hstack(parts, dtype=np.float64)
+    return np.sum(y ** 3) + np.sum(np.vstack(parts, dtype=float) * 2.0)
+
+
+def join(parts):
+    return np.concatenate(parts, axis=0, dtype=np.float32)
+
+
+def joined_in_a_helper(x):
+    parts = [x, x ** 2]
+    return np.sum(join(parts) * 1.5)
+
+
+ALL = [indexed_in_a_loop, indexed_under_a_branch, indexed_in_a_helper,
+       fromiter_plain, fromiter_in_a_loop, fromiter_under_a_branch, fromiter_in_a_helper,
+       pop_in_a_loop, pop_under_a_branch, pop_in_a_helper,
+       joined_in_a_loop, joined_under_a_branch]
+
+
+@pytest.mark.parametrize("fn", ALL, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("x", [X, -X], ids=["x", "minus-x"])
+def test_followed_under_every_policy_and_forward_mode(fn, x):
+    check_every_policy(fn, (x.copy(),))
+
+
+def test_a_join_cast_to_float32_keeps_the_argument_dtype():
+    """np.concatenate(parts, dtype=np.float32) of float64 arrays: the value in
+    float32 bit for bit; the gradient of each part back in float64."""
+    value, grad = srcgrad.value_and_grad(joined_in_a_helper)(X)
+    assert value == joined_in_a_helper(X) and grad.dtype == np.float64
+    assert_close(grad, 1.5 * (1.0 + 2.0 * X), rtol=1e-6)
+
+
+def test_a_join_cast_to_int_passes_no_derivative():
+    def floored(x):
+        xs = [x * 3.0, x]
+        return np.sum(np.concatenate(xs, dtype=int, casting="unsafe")[:3] * x)
+
+    assert_close(srcgrad.grad(floored)(X), np.array([0.0, -2.0, 3.0]))
+
+
+def test_fromiter_to_int_passes_no_derivative():
+    def floored(x):
+        return np.sum(np.fromiter((v * 3.0 for v in x), dtype=int) * x)
+
+    assert_close(srcgrad.grad(floored)(X), np.fromiter((v * 3.0 for v in X), dtype=int))
+
+
+# -- scipy.linalg.sqrtm ------------------------------------------------------------
+
+scipy_linalg = pytest.importorskip("scipy.linalg")
+
+
+def spd(x):
+    a = np.outer(x, x) + 3.0 * np.eye(3)
+    return a
+
+
+def sqrtm_in_a_loop(x):
+    a = spd(x)
+    s = 0.0
+    for k in range(2):
+        s = s + np.sum(scipy_linalg.sqrtm(a + k * np.eye(3)) * a)
+    return s
+
+
+def sqrtm_under_a_branch(x):
+    a = spd(x)
+    if np.sum(x) > 0.0:
+        r = scipy_linalg.sqrtm(a)
+    else:
+        r = scipy_linalg.sqrtm(a @ a.T)
+    return np.trace(r @ r @ r)
+
+
+def root(a):
+    return scipy_linalg.sqrtm(a)
+
+
+def sqrtm_in_a_helper(x):
+    m = np.array([[2.0, 0.3, 0.0], [0.1, 1.5, 0.2], [0.0, 0.4, 1.0]]) + np.diag(x ** 2)
+    return np.sum(root(m) ** 2)
+
+
+@pytest.mark.parametrize("fn", [sqrtm_in_a_loop, sqrtm_under_a_branch, sqrtm_in_a_helper],
+                         ids=lambda f: f.__name__)
+@pytest.mark.parametrize("x", [X, -X], ids=["x", "minus-x"])
+def test_sqrtm_under_every_policy_forward_mode_and_hvp(fn, x):
+    check_every_policy(fn, (x.copy(),))
+    v = np.array([0.5, -1.0, 0.25])
+    got = srcgrad.hvp(fn)(x, v)
+    g = srcgrad.grad(fn)
+    h = 1e-5
+    want = (g(x + h * v) - g(x - h * v)) / (2 * h)
+    assert_close(got, want, rtol=1e-5, atol=1e-7)
+
+
+def test_sqrtm_gradient_is_the_sylvester_solution():
+    """d/dA <G, sqrtm(A)> solves S X + X S = G for S = sqrtm(A)^T (here symmetric)."""
+    a = spd(X)
+    g = np.arange(9.0).reshape(3, 3) / 9.0
+
+    def f(a):
+        return np.sum(scipy_linalg.sqrtm(a) * g)
+
+    got = srcgrad.grad(f)(a)
+    s = scipy_linalg.sqrtm(a)
+    assert_close(s.T @ got + got @ s.T, g, rtol=1e-8, atol=1e-10)
+    assert_close(got, numeric_grad(f, [a], 0), rtol=1e-6, atol=1e-8)
