@@ -105,11 +105,11 @@ def differentiable_value(value) -> bool:
 def check_args(fn, options, args) -> None:
     """Raise :class:`NonDifferentiableError` for the first ``wrt`` argument of a
     call of ``fn`` that holds nothing to differentiate, and for any argument
-    that is an ``np.matrix`` or a masked array (:mod:`.subclasses`), or a
+    that is, or holds, an ``np.matrix`` or a masked array (:mod:`.subclasses`), or a
     container whose class reads its items its own way (:mod:`.protocols`)."""
     for index, value in enumerate(args):
-        if isinstance(value, np.ndarray) and type(value) is not np.ndarray:
-            check_subclass(fn, index, value)  # np.matrix, __pow__ of its own
+        if type(value) is not np.ndarray and not isinstance(value, (float, int, np.generic)):
+            check_subclass(fn, index, value)  # np.matrix, __pow__ of its own; [M, x], self.m
     check_protocols(fn, args)  # a list subclass with its own __iter__ (protocols.py)
     for index in options.wrt:
         if index < len(args) and not differentiable_value(args[index]) \

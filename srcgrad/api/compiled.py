@@ -33,6 +33,7 @@ from ..errors import ZeroGradientWarning
 from ..frontend.parse import Resolver
 from ..pipeline import Options
 from ..rules import registry
+from .held_values import check_reached
 
 _MEMORY: "weakref.WeakKeyDictionary[object, dict]" = weakref.WeakKeyDictionary()
 _LOCK = threading.RLock()
@@ -49,8 +50,10 @@ class Compiled:
         self.code = fn.__code__
         self.fn = fn
         self.options = options
+        found = provenance.survey(fn, options.receiver, manifest.arguments(options))
+        check_reached(found)  # an np.matrix or masked array read from a global, ...
         deps = _dependencies(fn, generated.free) + _callee_dependencies(options)
-        deps += _reached_dependencies(fn, {**generated.bindings, **generated.free}, options,
+        deps += _reached_dependencies(fn, {**generated.bindings, **generated.free}, found,
                                       deps)
         self.deps = deps + _default_dependencies(fn, deps) + _code_dependencies(fn, deps)
         self.rules = registry.generation()
@@ -91,7 +94,7 @@ def _dependencies(fn, free):
     return deps
 
 
-def _reached_dependencies(fn, free, options, known) -> list:
+def _reached_dependencies(fn, free, found, known) -> list:
     """What the code depends on in the user functions ``fn`` calls, beside
     ``fn``'s own globals and closures (``known``): the global or closure value
     of the function whose code bound each name of ``free`` (the module's free
@@ -101,10 +104,9 @@ def _reached_dependencies(fn, free, options, known) -> list:
     function was reached through (``helpers.smooth``, ``inner``) -- so that
     ``helpers.SCALE = 0.25`` or ``helpers.smooth = other`` regenerates the code
     as rebinding one of ``fn``'s own globals does.  Found by the disk cache's
-    survey of the functions reachable from ``fn`` (:mod:`..cache.provenance`);
+    survey ``found`` of the functions reachable from ``fn`` (:mod:`..cache.provenance`);
     a name found in several places is watched in each (at worst a needless
     recompilation)."""
-    found = provenance.survey(fn, options.receiver, manifest.arguments(options))
     at = {repr(path): obj for obj, path in found.seen.values()}
     seen = {(id(container), key) for container, key, _ in known}
     deps = []

@@ -46,8 +46,9 @@ def all_arguments(fn, bound_self, primals) -> tuple:
         full.apply_defaults()
     except TypeError as exc:
         raise SrcGradError(f"cannot call {fn.__name__} with these primals: {exc}") from None
-    for index, value in enumerate(full.args):  # np.matrix, a subclass's own __pow__
-        if isinstance(value, np.ndarray) and type(value) is not np.ndarray:
+    for index, value in enumerate(full.args):  # np.matrix, a subclass's own __pow__,
+        if type(value) is not np.ndarray and not isinstance(  # [M, x], self.m
+                value, (float, int, np.generic)):
             check_subclass(fn, index, value)
     check_protocols(fn, full.args)  # a list subclass with its own __iter__ (protocols.py)
     keyword_only = [full.arguments[p.name] for p in sig.parameters.values()
