@@ -56,7 +56,7 @@ import gast
 
 from . import ir
 from .errors import NonDifferentiableError
-from .ir.emit import function_source
+from .ir.emit import function_names, function_source
 from .ir.syntax import call_to
 from .optimize.dce import live_before
 from .version import __version__
@@ -77,6 +77,10 @@ class Function:
     def source(self) -> str:
         return function_source(self.name, self.params, self.defaults, self.body, self.doc,
                                self.errstate)
+
+    def names(self) -> set[str]:
+        """The names :meth:`source` writes (:func:`~.ir.emit.function_names`)."""
+        return function_names(self.defaults, self.body, self.errstate)
 
 
 class Assembler:

@@ -237,6 +237,7 @@ class Compilation:
         self.minus: dict[str, str] = {}   # optimize/signs.py: minus_ name -> the name it replaced
         self.reads: set[str] = set()
         self.functions = self.sources = self.module = None
+        self.used: set[str] = set()   # the names the sources write (emit)
         self.entries: tuple[str, ...] = ()
 
     # -- frontend/, normalize/, analysis/: the function as a program -------------------------
@@ -614,13 +615,14 @@ class Compilation:
         for f in self.functions:  # (with np.errstate(...) blocks: frontend/errstate.py)
             f.errstate = getattr(self.program, "errstate", None) or {}
         self.sources = [f.source() for f in self.functions]
+        self.used = set().union(*(f.names() for f in self.functions))  # (for the link)
 
     # -- one module --------------------------------------------------------------------------
     @compiler_pass
     def link(self):
         """Compile every user function called and write the module (frontend/linker.py)."""
         linker = self.linker
-        linker.add(self.sources)
+        linker.add(self.sources, self.used)
         split = replace(self.options, mode="vjp", single=False, receiver=None)
 
         def build(program, requested, wrt):
@@ -631,7 +633,7 @@ class Compilation:
                 callee = Compilation(split, linker, program=program, wrt=wrt,
                                      names=(requested.forward, requested.backward))
             run_passes(callee, first="tangent", last="emit")
-            return callee.sources, callee.entries
+            return callee.sources, callee.used
 
         linker.finish(build)
         self.module = linker.module(self.program)

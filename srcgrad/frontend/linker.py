@@ -36,7 +36,6 @@ Module-level names never clash with a helper, a binding or each other:
 
 from __future__ import annotations
 
-import ast
 import builtins
 import functools
 import inspect
@@ -50,7 +49,6 @@ import numpy as np
 
 from .. import ir, runtime
 from ..errors import SrcGradError
-from ..ir.syntax import walk_nodes
 from ..rules import registry
 from ..version import __version__
 from .parse import lambda_identity
@@ -339,6 +337,7 @@ class Linker:
         self.pairs: dict = {}
         self.pending: list = []
         self.functions: list[str] = []
+        self.used: set[str] = set()   # the names the functions write
         self.free: dict[str, object] = {}
         self.taken: set[str] = set()
         self.reserved = {"np": np, "math": math}
@@ -426,22 +425,25 @@ class Linker:
             self.pending.append((program, made, [program.params[p] for p in positions]))
         return self.pairs[key]
 
-    def add(self, functions) -> None:
+    def add(self, functions, names) -> None:
+        """Place ``functions`` (their sources) in the module; ``names``: those
+        they write (:func:`~..ir.emit.function_names`)."""
         self.functions.extend(functions)
+        self.used |= names
 
     def finish(self, build) -> None:
         """Generate every requested pair or tangent function (which may request
-        more): ``build(program, requested, wrt)`` returns their sources."""
+        more): ``build(program, requested, wrt)`` returns their sources and the
+        names those write."""
         while self.pending:
             program, requested, wrt = self.pending.pop(0)
-            functions, _ = build(program, requested, wrt)
-            self.add(functions)
+            functions, names = build(program, requested, wrt)
+            self.add(functions, names)
 
     def module(self, program: ir.Program) -> tuple[str, dict]:
         """The module's source and the objects to bind before executing it."""
         body = "\n\n".join(self.functions)
-        # (the names of the source parsed again: contexts and operators hold none)
-        used = {n.id for n in walk_nodes(ast.parse(body)) if isinstance(n, ast.Name)}
+        used = self.used
         imports, bindings = [], {}
         for name, obj in sorted(self.free.items()):
             if name not in used:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import gast
 
-from .syntax import source_of
+from .syntax import source_of, walk_nodes
 
 INDENT = "    "
 
@@ -125,6 +125,53 @@ def function_source(name: str, params: list[str], defaults: list, body, docstrin
     else:
         lines.extend(block_lines(body, 1) if body else [])
     return "\n".join(lines) + "\n"
+
+
+def function_names(defaults, body, errstate=None) -> set[str]:
+    """The names :func:`function_source` writes for ``defaults``, ``body`` and
+    ``errstate``: those an ``ast.parse`` of its text finds as ``Name`` nodes (the
+    linker imports and binds those of the module's free names among them).
+    Read from the trees, each statement as :func:`statement_lines` writes it,
+    not from the text parsed again: parsing a 4,700-line module cost the link
+    more than the rest of it.  A lambda's or local function's parameters,
+    ``Name`` nodes in gast, are no ``Name`` in ``ast``.
+
+        >>> stmt = gast.parse("out = np.tanh(h) + (lambda k: w)(h)").body[0]
+        >>> sorted(function_names([], [stmt], {"over": "ignore"}))
+        ['h', 'np', 'out', 'w']
+    """
+    found: set[str] = set()
+    for default in defaults:
+        _names_into(found, default)
+    _block_names(found, body)
+    if errstate and body:
+        found.add("np")  # with np.errstate(...):
+    return found
+
+
+def _block_names(found: set, stmts) -> None:
+    for stmt in stmts:  # as statement_lines writes them
+        if isinstance(stmt, gast.If):
+            _names_into(found, stmt.test)
+            _block_names(found, stmt.body)
+            _block_names(found, stmt.orelse)
+        elif isinstance(stmt, gast.For):
+            _names_into(found, stmt.target)
+            _names_into(found, stmt.iter)
+            _block_names(found, stmt.body)
+            _block_names(found, stmt.orelse)
+        elif isinstance(stmt, gast.While):
+            _names_into(found, stmt.test)
+            _block_names(found, stmt.body)
+            _block_names(found, stmt.orelse)
+        else:
+            _names_into(found, as_written(stmt))
+
+
+def _names_into(found: set, tree) -> None:
+    name, param = gast.Name, gast.Param
+    found.update(node.id for node in walk_nodes(tree)
+                 if type(node) is name and type(node.ctx) is not param)
 
 
 def show_statements(stmts) -> str:

@@ -5,6 +5,7 @@ their work where a pre-scan finds nothing to do leave the code as the full
 pass leaves it (the generated source of a broad corpus was compared byte for
 byte before and after each change: /work/tmp/s33/compile_dump.py)."""
 
+import ast
 import math
 import textwrap
 
@@ -12,6 +13,7 @@ import gast
 import numpy as np
 
 import srcgrad
+from srcgrad.ir.emit import function_names, function_source
 from srcgrad.ir.syntax import statements_in, walk
 
 SOURCE = textwrap.dedent("""
@@ -105,3 +107,39 @@ def test_sorts_and_indexed_tapes_still_found():
     eps, e = 1e-6, np.eye(3)
     numeric = [(f(x, w + eps * e[k]) - f(x, w - eps * e[k])) / (2 * eps) for k in range(3)]
     assert np.allclose(g(x, w), numeric, atol=1e-6)
+
+
+def test_function_names_are_the_names_the_written_source_parses_to():
+    """The linker binds the free names a module uses from the trees
+    (ir.emit.function_names), not from its text parsed again: the same set, for
+    loops, branches, a lambda's and a local function's parameters, an attribute
+    store written as ``obj.a = v`` (its tree a setattr call), a default and the
+    errstate block."""
+    body = gast.parse(textwrap.dedent("""
+        def f(x, ys):
+            a = x + 1
+            for i in range(3):
+                if a > 0:
+                    while a < 5:
+                        a = a + 1
+                    else:
+                        b = [z for z in ys if (w := z)]
+                elif a < -1:
+                    pass
+                else:
+                    c = (lambda q, r: q)(a, 2)
+            with open(x) as h:
+                pass
+            def m(self, k=g):
+                return lambda s: s
+            return a
+    """)).body[0].body
+    store = gast.parse("setattr(p, 'w', v + q)").body[0]
+    store.attribute_store = "w"
+    body = [store, *body]
+    defaults = [gast.parse("np.pi", mode="eval").body]
+    for errstate in ({}, {"over": "ignore"}):
+        text = function_source("f", ["x", "ys"], defaults, body, "Doc.", errstate)
+        parsed = {n.id for n in ast.walk(ast.parse(text)) if isinstance(n, ast.Name)}
+        assert "setattr" not in parsed and "np" in parsed and "r" not in parsed
+        assert function_names(defaults, body, errstate) == parsed
