@@ -182,13 +182,37 @@ class Specialisation:
         # dispatches on these classes, so those of the objects this function knows
         # by class and passes to a function are among them, not only those of the
         # elements of their lists -- a model holding no list too (R1-6)
-        passed = [k for k in self.passed_object_classes() if k not in classes]
+        passed = [k for k in [*self.passed_object_classes(), *self.passed_global_classes()]
+                  if k not in classes]
         if not classes and not passed:
             return ()
         classes.update(dict.fromkeys(passed))
         if not names:
-            names = [n for n, k in self.param_classes.items() if k in passed]
+            names = [n for n, k in self.param_classes.items() if k in passed] + [
+                n for n, ks in self.passed_globals().items() if set(ks) & set(passed)]
         return (ElementClasses(-1, "+".join(dict.fromkeys(names)), tuple(classes)),)
+
+    def passed_global_classes(self) -> list:
+        """The classes of the user objects that a global object this function
+        passes to some call holds (``through_block(MODEL, x)`` calling
+        ``model.get_block().forward(h)``), and its own: the callee dispatches
+        on them as this function does (:meth:`static_element_classes`)."""
+        return [k for classes in self.passed_globals().values() for k in classes]
+
+    def passed_globals(self) -> dict:
+        """Name -> classes (:meth:`passed_global_classes`) of each global user
+        object this function passes to a call."""
+        if not hasattr(self, "_passed_globals"):
+            self._passed_globals = {}
+            passed = {a.id for n in walk(self.func) if isinstance(n, gast.Call)
+                      for a in (*n.args, *(k.value for k in n.keywords))
+                      if isinstance(a, gast.Name) and a.id not in self.locals}
+            for name in sorted(passed):
+                value = self.parsed.resolver.lookup(name)
+                if element_classes([value]):
+                    self._passed_globals[name] = tuple(dict.fromkeys(
+                        (type(value), *held_element_classes(value))))
+        return self._passed_globals
 
     def passed_object_classes(self) -> list:
         """The classes of this function's parameters that hold user objects of a
@@ -208,7 +232,9 @@ class Specialisation:
 
     def static_element_classes(self) -> dict:
         """The classes of the user objects in the lists and tuples the function
-        reads from its globals and closure (``for layer in LAYERS``), and the
+        reads from its globals and closure (``for layer in LAYERS``), those a
+        user object it reads there holds (``MODEL.layers``, as for an object
+        passed: ``ElementClasses``), and the
         dataclasses it builds (:mod:`.records`: ``ms = [Lin(w, c) ...]``), as a dict
         used as an ordered set: a method called on an element is called by its
         class (:meth:`.calls.Calls.dispatched`)."""
@@ -220,6 +246,8 @@ class Specialisation:
                 looked.add(node.id)
                 value = resolver.lookup(node.id)
                 found.update(dict.fromkeys(element_classes(value)))
+                if element_classes([value]):  # MODEL.layers[0].forward(x), MODEL.block().f(x)
+                    found.update(dict.fromkeys(held_element_classes(value)))
                 if is_record_class(value):  # ms = [Lin(w, c) ...]: m.predict(x)
                     found[value] = None
         return found

@@ -432,10 +432,12 @@ class MethodArguments:
         ``t = self.enc``: the method of a local, by the class of what it holds
         (``dispatched``: one branch per class, a located error for another, so
         an attribute rebound to another object since is refused, not misread).
-        None for any other call."""
+        So is a method of what a call returns, ``self.layer(0).forward(x)`` or
+        ``model.get_block().apply(x)`` (review s35 R3-33): ``t = self.layer(0)``
+        first, then ``t.forward(x)`` by ``t``'s class.  None for any other call."""
         func = node.func
         if not isinstance(func, gast.Attribute) \
-                or not isinstance(func.value, (gast.Attribute, gast.Subscript)) \
+                or not isinstance(func.value, (gast.Attribute, gast.Subscript, gast.Call)) \
                 or hasattr(np.ndarray, func.attr) \
                 or not any(is_user_function(inspect.getattr_static(c, func.attr, None))
                            for c in self.dispatch_classes):

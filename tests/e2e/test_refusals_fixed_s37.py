@@ -241,3 +241,90 @@ def test_sqrtm_gradient_is_the_sylvester_solution():
     s = scipy_linalg.sqrtm(a)
     assert_close(s.T @ got + got @ s.T, g, rtol=1e-8, atol=1e-10)
     assert_close(got, numeric_grad(f, [a], 0), rtol=1e-6, atol=1e-8)
+
+
+# -- a method of what a method returns (review s35 R3-33) ----------------------------
+
+
+class Layer:
+    def __init__(self, w):
+        self.w = w
+
+    def forward(self, x):
+        return np.tanh(self.w * x)
+
+
+class Scale:
+    def __init__(self, s):
+        self.s = s
+
+    def forward(self, x):
+        return self.s * x ** 2
+
+
+class Model:
+    def __init__(self):
+        self.layers = [Layer(np.array([1.5, -0.5, 0.8])), Scale(0.7)]
+
+    def layer(self, i):
+        return self.layers[i]
+
+    def get_block(self):
+        return self.layers[1]
+
+    def __call__(self, x):
+        h = x
+        for i in range(2):
+            h = self.layer(i).forward(h)
+        return np.sum(h + self.get_block().forward(x))
+
+
+MODEL = Model()
+
+
+def chained_in_a_loop(x):
+    h = x
+    for i in range(2):
+        h = MODEL.layer(i).forward(h) + 0.1 * h
+    return np.sum(h)
+
+
+def chained_under_a_branch(x):
+    if np.sum(x) > 0.0:
+        y = MODEL.get_block().forward(x)
+    else:
+        y = MODEL.layer(0).forward(x)
+    return np.sum(y * x)
+
+
+def through_block(model, x):
+    return model.get_block().forward(np.sin(x))
+
+
+def chained_in_a_helper(x):
+    return np.sum(through_block(MODEL, x) + MODEL.layer(0).forward(x))
+
+
+def chained_on_an_argument(model, x):
+    named = model.layer(0)
+    return np.sum(model.layer(0).forward(x) * named.forward(x) + model.get_block().forward(x))
+
+
+def model_called(x):
+    return MODEL(x)
+
+
+@pytest.mark.parametrize("fn", [chained_in_a_loop, chained_under_a_branch, chained_in_a_helper,
+                                model_called], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("x", [X, -X], ids=["x", "minus-x"])
+def test_a_method_of_what_a_method_returns(fn, x):
+    check_every_policy(fn, (x.copy(),))
+
+
+def test_a_method_of_what_a_method_of_an_argument_returns():
+    check_every_policy(chained_on_an_argument, (MODEL, X.copy()), wrt=1)
+
+
+def test_grad_of_a_model_whose_call_chains_methods():
+    x = X.copy()
+    assert_close(srcgrad.grad(MODEL)(x), numeric_grad(MODEL, [x], 0), rtol=1e-6, atol=1e-8)
