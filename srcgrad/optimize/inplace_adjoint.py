@@ -50,7 +50,9 @@ forward value NumPy made that nothing reads afterwards (:func:`forward_values`:
 ownership proof, over both sweeps in order, so a value the adjoint sweep
 reads, the output, or one a view, copy, container or call holds is never
 written into; the forward sweep's values stay bit for bit the function's
-(tests/optimize/test_inplace_forward.py).
+(tests/optimize/test_inplace_forward.py).  A value read afterwards for its
+shape alone (:mod:`.shape_reads`) is read no more: ``np.tanh(t1 + b1)`` takes
+``into_first(np.add, t1, b1)``, which keeps the array's type, shape and dtype.
 
 Not touched: loop bodies (arrays there are
 often small, where a helper call costs more than the allocation it saves);
@@ -91,6 +93,7 @@ import numpy as np
 from .. import ir
 from ..analysis.activity import SCALAR
 from ..ir.syntax import call_to, load_name, source_of, walk, walk_nodes
+from .shape_reads import note_shape_read, shape_reads
 
 #: The operators written into an array, and the ufunc each one is.
 _UFUNCS = {gast.Add: "add", gast.Sub: "subtract", gast.Mult: "multiply", gast.Div: "true_divide"}
@@ -129,7 +132,6 @@ def update_in_place(stmts, cotangents, skip=frozenset(), scalars=frozenset(),
     _block(stmts, set(cotangents) | set(values), set() if values else skip, set(),
            set(scalars), walks)
     return stmts
-
 
 
 def forward_values(forward, params) -> set[str]:
@@ -334,15 +336,20 @@ def _block(stmts, cotangents, skip, after, scalars, walked=None) -> None:
     enclosing blocks' later statements); ``walked``: :func:`walk` of each of
     its statements, where the caller has them."""
     owned: set[str] = set()
-    last = {}  # name -> the index of the last statement of the block mentioning it
+    last = {}  # name -> the last statement mentioning it, but for its shape (shape_reads)
+    shaped, defined = {}, {}  # name -> the last statement reading its shape; assigning it
     # each statement walked once, here (an assignment is rewritten only when
     # its turn comes, so its nodes are still these then)
     if walked is None:
         walked = [walk_nodes(stmt) for stmt in stmts]
     for i, nodes in enumerate(walked):
+        shape_only = shape_reads(nodes)
         for n in nodes:
             if isinstance(n, gast.Name):
-                last[n.id] = i
+                if id(n) in shape_only:
+                    shaped[n.id] = i
+                else:
+                    last[n.id] = i
 
     def later(at):
         """The names mentioned after ``stmts[at]`` (a set for a nested block)."""
@@ -368,7 +375,7 @@ def _block(stmts, cotangents, skip, after, scalars, walked=None) -> None:
         nodes = walked[at][2:]
         # an owned array this statement reads once and nothing reads later
         reads = [n.id for n in nodes if isinstance(n, gast.Name)]
-        dead = {n for n in set(reads) if n in owned and n in cotangents
+        dead = {n for n in set(reads) if n in owned and n in cotangents and n not in scalars
                 and reads.count(n) == 1 and n not in after and last.get(n, -1) <= at}
         if target in scalars or any(_is_math(n) for n in nodes):
             pass  # Python floats: nothing to write into, a helper call for nothing
@@ -389,15 +396,38 @@ def _block(stmts, cotangents, skip, after, scalars, walked=None) -> None:
                 elif isinstance(original, gast.BinOp) and value.func.id != "into_operand":
                     # the operand as written (an into_operand inside it is news to no one)
                     buffer = original.left if value.func.id == "into_first" else original.right
+                while _is_helper(buffer):  # np.tanh(t1 + b1) into t1's array, through t1 + b1
+                    buffer = _buffer(buffer)
                 where = f"{buffer.id}'s array" if isinstance(buffer, gast.Name) \
                     else f"the new array of {source_of(buffer)}"
                 comment = f"{source_of(original)}, written into {where}"
         if comment and not getattr(stmt, "comment", None):
             stmt.comment = comment
         stmt.value = value
+        for name in _written_names(value):
+            if shaped.get(name, -1) > at and name in defined:
+                note_shape_read(defined[name], stmt, name)
+            owned.discard(name)  # its array is the target's now
         owned.discard(target)
         if _fresh(value) or _is_helper(value):
             owned.add(target)
+        defined[target] = stmt
+
+
+def _written_names(value) -> list[str]:
+    """The names whose arrays the helper calls in ``value`` write into."""
+    return [_buffer(n).id for n in walk_nodes(value)
+            if _is_helper(n) and isinstance(_buffer(n), gast.Name)]
+
+
+def _into_dead(node, dead):
+    """``node``, an ``a op b`` with an operand in ``dead``, written into that
+    operand's array: ``np.tanh(t1 + b1)`` takes ``into_first(np.add, t1, b1)``."""
+    if isinstance(node, gast.BinOp) and type(node.op) in _UFUNCS:
+        for first, operand in ((True, node.left), (False, node.right)):
+            if isinstance(operand, gast.Name) and operand.id in dead:
+                return _into(node, first)
+    return node
 
 
 def _is_sum_into(value, target) -> bool:
@@ -437,12 +467,12 @@ def _unary_into_operand(node, dead):
         d_r = d_s * into_operand(one_minus_square, s)
     """
     if _one_minus_square(node):
-        arg = _unary_into_operand(node.right.left, dead)
+        arg = _into_dead(_unary_into_operand(node.right.left, dead), dead)
         if _fresh(arg) or _is_helper(arg) or isinstance(arg, gast.Name) and arg.id in dead:
             return call_to("into_operand", load_name("one_minus_square"), arg)
     elif isinstance(node, gast.Call) and _ufunc_call(node) and node.func.attr in _UNARY \
             and len(node.args) == 1:
-        arg = _unary_into_operand(node.args[0], dead)
+        arg = _into_dead(_unary_into_operand(node.args[0], dead), dead)
         if _fresh(arg) or _is_helper(arg) or isinstance(arg, gast.Name) and arg.id in dead:
             func = gast.Attribute(value=load_name("np"), attr=node.func.attr, ctx=gast.Load())
             return call_to("into_operand", func, arg)

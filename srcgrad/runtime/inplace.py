@@ -14,10 +14,12 @@ fresh and unshared); whether the result is bit for bit the plain one is
 checked here, at run time, because it depends on types, shapes and dtypes:
 the buffer must be a C-contiguous ``np.ndarray`` of floats or complex
 numbers, the other operand a Python number, a NumPy scalar or a C-contiguous
-``np.ndarray`` of the buffer's shape, and their result dtype the buffer's
-(``float32 + float64`` is float64: the float32 buffer cannot hold it).
-Anything else -- a list, a Python float buffer, a broadcast, a Dask or CuPy
-array, a subclass -- gets the plain operator.  The layout condition keeps
+``np.ndarray`` of the buffer's shape or one that broadcasts to it (a bias
+row added to a product: the result has the buffer's shape), and their
+result dtype the buffer's (``float32 + float64`` is float64: the float32
+buffer cannot hold it).  Anything else -- a list, a Python float buffer, a
+buffer the other operand would stretch, a Dask or CuPy array, a subclass --
+gets the plain operator.  The layout condition keeps
 the result's memory order that of the plain result (a sum's rounding
 follows the memory order).
 
@@ -29,9 +31,12 @@ small, NumPy alone, copied into exported modules.
     >>> b = into_first(np.add, a, np.array([0.5, 0.5]))
     >>> b, b is a
     (array([1.5, 2.5]), True)
-    >>> c = into_first(np.add, np.ones((3, 1)), np.ones((3, 4)))   # broadcast: a new array
+    >>> c = into_first(np.add, np.ones((3, 1)), np.ones((3, 4)))   # stretched: a new array
     >>> c.shape
     (3, 4)
+    >>> t = np.zeros((2, 3))
+    >>> into_first(np.add, t, np.array([1.0, 2.0, 3.0])) is t      # a bias row: in place
+    True
     >>> d = into_first(np.add, np.ones(2, np.float32), np.ones(2))   # float64 result
     >>> d.dtype
     dtype('float64')
@@ -58,7 +63,8 @@ def _fits(buffer, other) -> bool:
         return False  # (a 0-d array: NumPy's operators give a scalar, not an array)
     kind = type(other)
     if kind is np.ndarray:
-        if other.shape != buffer.shape or not other.flags.c_contiguous:
+        if not other.flags.c_contiguous or other.shape != buffer.shape \
+                and not _stretches_into(other.shape, buffer.shape):
             return False
         return other.dtype is buffer.dtype or np.result_type(buffer, other) == buffer.dtype
     if kind is float or kind is int:  # weak Python numbers take a float buffer's dtype
@@ -68,6 +74,22 @@ def _fits(buffer, other) -> bool:
     if isinstance(other, np.generic):
         return np.result_type(buffer, other) == buffer.dtype
     return False
+
+
+def _stretches_into(small, shape) -> bool:
+    """Whether an array of shape ``small`` broadcasts to exactly ``shape``
+    (``t1 + b1``, a ``(256,)`` bias on a ``(128, 256)`` product): then
+    ``buffer op other`` has the buffer's shape, and NumPy makes it
+    C-contiguous for a C-contiguous buffer, each element the same operation
+    on the same two numbers as in the buffer.
+
+        >>> _stretches_into((256,), (128, 256)), _stretches_into((128, 1), (128, 256))
+        (True, True)
+        >>> _stretches_into((128, 256), (256,)), _stretches_into((2, 256), (128, 256))
+        (False, False)
+    """
+    return len(small) <= len(shape) and all(
+        s == 1 or s == n for s, n in zip(small[::-1], shape[::-1]))
 
 
 def into_first(ufunc, a, b):

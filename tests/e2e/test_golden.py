@@ -92,5 +92,7 @@ def test_mlp_adjoint_is_clean():
     assert "d_t2 = into_second(np.multiply, d_h, into_operand(one_minus_square, h))" in src
     assert "(d_t4 * (2 * t3), h)" in src            # constant exponent: no unbroadcast
     # a comment at each saved value; the unsaved t2 folded back in, its array
-    # taking the tanh (inplace_adjoint's into_operand)
-    assert "h = into_operand(np.tanh, t1 + b)  # save: h" in src
+    # taking the tanh (inplace_adjoint's into_operand), and that array x @ W's,
+    # which the adjoint of + reads for its shape alone
+    assert "h = into_operand(np.tanh, into_first(np.add, t1, b))  # save: h" in src
+    assert "t1 = x @ W  # save: t1's shape (read by the adjoint of +)" in src

@@ -313,3 +313,71 @@ def test_a_unary_chain_bit_for_bit(monkeypatch, mode):
     g(np.ones(3))
     assert "into_operand(np.tanh, a + 1.0)" in g.source
     assert got is not None
+
+
+# --- a value the adjoint sweep reads for its shape alone (issue 16, item 2) ----------------
+
+from srcgrad.runtime import into_first, into_second  # noqa: E402
+
+
+def test_a_value_read_afterwards_for_its_shape_alone_lends_its_array():
+    out = _forward("t1 = x @ w\nh = np.tanh(t1 + a)\nd_t1 = unbroadcast(d_h, t1)\n"
+                   "return h, d_t1")
+    assert "h = into_operand(np.tanh, into_first(np.add, t1, a))  # np.tanh(t1 + a), " \
+        "written into t1's array; the adjoint sweep reads t1's shape alone" in out
+    out = _forward("t1 = x @ w\nz = t1 - a\nd_t1 = unreduce(d_h, t1, 1, True)\nreturn z, d_t1")
+    assert "z = into_first(np.subtract, t1, a)" in out
+
+
+def test_a_value_read_afterwards_for_more_than_its_shape_is_not_written():
+    for later in ("d_t1 = unbroadcast(t1, d_h)",          # the cotangent position: values
+                  "d_t1 = unbroadcast(d_h, t1) * t1",     # and as an operand
+                  "d_t1 = unbroadcast(d_h, t1[0])",       # a view of it
+                  "d_t1 = keep(d_h, t1)"):                # any other call
+        out = _forward(f"t1 = x @ w\nh = np.tanh(t1 + a)\n{later}\nreturn h, d_t1")
+        assert "into_first" not in out, later
+
+
+def layers(x, W, b, V, c):
+    h = np.tanh(x @ W + b)            # x @ W takes + b in its array: the adjoint of +
+    z = h @ V + c                     # reads its shape alone
+    s = z - np.max(z, axis=1, keepdims=True)
+    return np.sum(s * s) / x.shape[0]
+
+
+@pytest.mark.parametrize("mode", ["grad", "value_and_grad"])
+def test_a_layer_adds_its_bias_in_place(monkeypatch, mode):
+    rng = np.random.default_rng(3)
+    x, W, V = rng.normal(size=(6, 5)), rng.normal(size=(5, 4)), rng.normal(size=(4, 3))
+    for b, c in ((rng.normal(size=4), rng.normal(size=3)),              # rows
+                 (rng.normal(size=(6, 1)), rng.normal(size=(1, 3))),      # a column, a row
+                 (rng.normal(size=(2, 6, 4)), rng.normal(size=3))):       # stretches x @ W
+        _compare(monkeypatch, layers, [x, W, b, V, c], wrt=(0, 1, 2, 3, 4), mode=mode)
+    f32 = [a.astype(np.float32) for a in (x, W, rng.normal(size=4), V, rng.normal(size=3))]
+    got = _compare(monkeypatch, layers, f32, wrt=(1, 2), mode=mode)
+    mixed = [*f32[:2], rng.normal(size=4), *f32[3:]]       # a float64 bias: a new array
+    _compare(monkeypatch, layers, mixed, wrt=(1, 2), mode=mode)
+    assert srcgrad.gradcheck(layers, x, W, rng.normal(size=4), V, rng.normal(size=3),
+                             wrt=(1, 2))
+    assert (got[1] if mode == "grad" else got[1][1]).dtype == np.float32
+
+
+def test_a_bias_that_broadcasts_is_written_into_the_product_bit_for_bit():
+    rng = np.random.default_rng(5)
+    for shape, small in (((7, 9), (9,)), ((7, 9), (7, 1)), ((7, 9), (1, 9)),
+                         ((3, 4, 5), (4, 1)), ((1, 9), (9,)), ((0, 3), (3,))):
+        for ufunc in (np.add, np.subtract, np.multiply, np.true_divide):
+            a, b = rng.normal(size=shape), rng.normal(size=small)
+            buffer = a.copy()
+            got = into_first(ufunc, buffer, b)
+            assert got is buffer and got.flags.c_contiguous
+            assert got.tobytes() == ufunc(a, b).tobytes()
+            buffer = a.copy()
+            got = into_second(ufunc, b, buffer)
+            assert got is buffer and got.tobytes() == ufunc(b, a).tobytes()
+    column = np.ones((3, 1))
+    assert into_first(np.add, column, np.ones((3, 4))) is not column      # stretched
+    rows = np.ones((3, 4))
+    assert into_first(np.add, rows, np.ones(4)[::-1][::-1][:, None].T[0]) is rows
+    assert into_first(np.add, rows, np.ones(8)[::2]) is not rows          # not contiguous
+    assert into_first(np.add, np.ones((3, 4), np.float32), np.ones(4)).dtype == np.float64
