@@ -33,6 +33,7 @@ from ..errors import ZeroGradientWarning
 from ..frontend.parse import Resolver
 from ..pipeline import Options
 from ..rules import registry
+from .held_functions import LENGTH, changed, held_function_dependencies, list_item
 from .held_values import check_reached
 
 _MEMORY: "weakref.WeakKeyDictionary[object, dict]" = weakref.WeakKeyDictionary()
@@ -56,6 +57,7 @@ class Compiled:
         deps += _reached_dependencies(fn, {**generated.bindings, **generated.free}, found,
                                       deps)
         self.deps = deps + _default_dependencies(fn, deps) + _code_dependencies(fn, deps)
+        self.deps += held_function_dependencies(deps)  # ACTS[name](h): each function in ACTS
         self.rules = registry.generation()
         self.watched = _watched(fn, self.deps)
 
@@ -63,7 +65,10 @@ class Compiled:
         if self.fn.__code__ is not self.code or registry.GENERATION[0] != self.rules:
             return True
         for container, key, obj in self.deps:
-            if isinstance(container, dict):
+            if key is LENGTH or type(container) is list:  # a function table (held_functions.py)
+                if changed(container, key, obj):
+                    return True
+            elif isinstance(container, dict):
                 if container.get(key, _GONE) is not obj:
                     return True
             elif isinstance(container, (types.FunctionType, type)):  # defaults, a method
@@ -238,7 +243,11 @@ def _watched(fn, deps) -> dict:
     watched = {(id(fn), "__code__"): partial(getattr, fn, "__code__"),
                (id(registry.GENERATION), 0): partial(operator.getitem, registry.GENERATION, 0)}
     for container, key, _ in deps:
-        if isinstance(container, dict):
+        if key is LENGTH:
+            watched[id(container), "len"] = partial(len, container)
+        elif type(container) is list:
+            watched[id(container), key] = partial(list_item, container, key)
+        elif isinstance(container, dict):
             watched[id(container), key] = partial(container.get, key, _GONE)
         elif isinstance(container, (types.FunctionType, type)):
             watched[id(container), key] = partial(getattr, container, key, _GONE)

@@ -85,6 +85,7 @@ from .call_updates import (
     read_after_call,
     read_described,
 )
+from .function_values import FunctionValues
 from .inlining import returned_functions
 from .keywords import Keywords
 from .made_transforms import MadeTransforms, is_transform
@@ -116,7 +117,7 @@ def bounded_deque(call) -> bool:
 
 
 class Calls(Selections, NamedTuples, Records, Keywords, Rewrites, Partials, ArrayOperands,
-            MadeTransforms, NumpyCallables):
+            MadeTransforms, NumpyCallables, FunctionValues):
     """Calls and local functions (mixed into the normaliser); the calls that pick
     one item of a sequence are :class:`.selections.Selections`, those that build
     a named tuple :class:`.named_tuples.NamedTuples`, ``**`` arguments
@@ -283,6 +284,9 @@ class Calls(Selections, NamedTuples, Records, Keywords, Rewrites, Partials, Arra
                                                            ctx=gast.Load()), func)
                 return self.call(gast.copy_location(gast.Call(
                     func=called, args=node.args, keywords=node.keywords), node))
+            chosen = self.function_value_call(node, func)
+            if chosen is not None:  # ACTS[name](h), f(x) for f in FNS: function_values.py
+                return chosen, ir.Op(operator.pos, [chosen], {}, node, f"{name}()")
             if isinstance(func, gast.Name) and func.id in self.params:
                 raise self.error(self.called_parameter(func.id), func)
             made = self.closure_call(func)
@@ -301,9 +305,9 @@ class Calls(Selections, NamedTuples, Records, Keywords, Rewrites, Partials, Arra
             raise self.error(
                 f"calling '{name}' is not supported: it holds a function only known when the "
                 f"code runs (taken from a list or dict, or computed); srcgrad calls a function "
-                f"it can name when it compiles -- a global or local function, a parameter "
-                f"passed one, a method of an object -- so call that one (for a choice among "
-                f"a few, an if that calls each)", func)
+                f"it can name when it compiles -- a global or local function, one a global list "
+                f"or dict holds, a parameter passed one, a method of an object -- so call "
+                f"that one (for a choice among a few, an if that calls each)", func)
         if self.is_selection(node, prim):  # max(xs), max(xs, key=k, default=d)
             result = self.selected(node, prim)
             return result, ir.Op(operator.pos, [result], {}, node, f"{prim.__name__}()")
