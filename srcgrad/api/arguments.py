@@ -13,7 +13,6 @@ functions sit below all of them.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import inspect
 import types
@@ -27,7 +26,7 @@ from ..frontend.linker import (
     held_element_classes,
     shown_callable,
 )
-from ..runtime.structures import has_differentiable_leaves, is_callable_object
+from ..runtime.structures import has_differentiable_leaves, is_callable_object, object_fields
 from .partials import as_function
 from .protocols import check_protocols
 from .subclasses import check_subclass
@@ -122,12 +121,6 @@ def _reject(fn, index, value):
     kind = type(value).__name__
     if isinstance(value, np.ndarray):
         kind = f"array of dtype {value.dtype}"
-    elif dataclasses.is_dataclass(value) and not hasattr(value, "__dict__"):
-        raise NonDifferentiableError(  # (review s35, R3-20)
-            f"cannot differentiate {fn.__name__} with respect to argument "
-            f"'{params[index]}' (position {index}): it is {kind}, a dataclass with "
-            f"slots=True, whose fields srcgrad does not differentiate yet (it reads an "
-            f"object's fields from its __dict__): drop slots=True, or pass its arrays")
     raise NonDifferentiableError(
         f"cannot differentiate {fn.__name__} with respect to argument "
         f"'{params[index]}' (position {index}): it is {kind}, not a float or a "
@@ -140,7 +133,7 @@ def is_user_object(value, differentiated=False) -> bool:
     A callable object (its class defines ``__call__``: a layer, a model) is one
     where it is ``differentiated`` (:func:`data_object`); elsewhere the code is
     specialised on it as on a function passed."""
-    return hasattr(value, "__dict__") and not isinstance(
+    return object_fields(value) is not None and not isinstance(
         value, (np.ndarray, np.generic, list, tuple, dict, type, types.ModuleType)) \
         and (not callable(value) or differentiated and data_object(value)) \
         and not hasattr(type(value), "__array_function__")

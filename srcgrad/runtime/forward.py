@@ -31,6 +31,7 @@ from .structures import (
     holds_floats,
     is_namedtuple,
     is_zero,
+    object_fields,
 )
 
 
@@ -190,8 +191,9 @@ def _as_cotangent(t):
         return {k: _as_cotangent(v) for k, v in t.items()}
     if isinstance(t, (list, tuple)):
         return [_as_cotangent(v) for v in t]
-    if hasattr(t, "__dict__") and not isinstance(t, (type, np.ndarray)):
-        return AttributeCotangent({k: _as_cotangent(v) for k, v in vars(t).items()})
+    fields = None if isinstance(t, np.ndarray) else object_fields(t)
+    if fields is not None:
+        return AttributeCotangent({k: _as_cotangent(v) for k, v in fields.items()})
     return t
 
 

@@ -544,9 +544,10 @@ def gradient_like(g, x, leaf):
         return type(x)(parts)
     if is_differentiable_leaf(x):
         return leaf(0.0 if is_zero(g) else g, x)
-    if hasattr(x, "__dict__") and not isinstance(x, type):
+    fields = object_fields(x)
+    if fields is not None:
         grads = {k: gradient_like(attribute_cotangent(g, k), v, leaf)
-                 for k, v in vars(x).items() if has_differentiable_leaves(v)}
+                 for k, v in fields.items() if has_differentiable_leaves(v)}
         if dataclasses.is_dataclass(x):
             return dataclasses.replace(x, **{k: v for k, v in grads.items()
                                              if k in {f.name for f in dataclasses.fields(x)}})
@@ -554,6 +555,29 @@ def gradient_like(g, x, leaf):
         for k, v in grads.items():
             setattr(out, k, v)
         return out
+    return None
+
+
+def object_fields(x):
+    """The attributes an object holds itself, by name: its ``__dict__``, or
+    for a dataclass with ``slots=True`` (no ``__dict__``) its fields that are
+    set; None for anything else (a class, a number, an array).
+
+        >>> import dataclasses
+        >>> @dataclasses.dataclass(slots=True)
+        ... class P:
+        ...     w: float
+        ...     b: float = 0.5
+        >>> object_fields(P(2.0))
+        {'w': 2.0, 'b': 0.5}
+    """
+    if isinstance(x, type):
+        return None
+    held = getattr(x, "__dict__", None)
+    if isinstance(held, dict):
+        return held
+    if dataclasses.is_dataclass(x):
+        return {f.name: getattr(x, f.name) for f in dataclasses.fields(x) if hasattr(x, f.name)}
     return None
 
 
@@ -565,9 +589,9 @@ def has_differentiable_leaves(x) -> bool:
         return any(has_differentiable_leaves(v) for v in x.values())
     if isinstance(x, (list, tuple)):
         return any(has_differentiable_leaves(v) for v in x)
-    if hasattr(x, "__dict__") and not isinstance(x, type) and (
-            not callable(x) or is_callable_object(x)):
-        return any(has_differentiable_leaves(v) for v in vars(x).values())
+    fields = object_fields(x)
+    if fields is not None and (not callable(x) or is_callable_object(x)):
+        return any(has_differentiable_leaves(v) for v in fields.values())
     return False
 
 

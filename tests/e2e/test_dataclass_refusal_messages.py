@@ -2,7 +2,8 @@
 s35, R3-20): a @dataclass(slots=True) argument was refused as "it is S, not a
 float or a float array", and a @dataclass(kw_only=True) built in the function
 with "make K such a @dataclass" (it is one).  Each refusal now says what about
-the class is not followed, and what to change."""
+the class is not followed, and what to change.  (A slots=True argument is
+differentiated since session 37: e2e/test_refusals_fixed_s37.py.)"""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import numpy as np
 import pytest
 
 import srcgrad
-from srcgrad.errors import MissingRuleError, NonDifferentiableError
+from srcgrad.errors import MissingRuleError
 
 W = np.array([[0.5, -0.3], [0.1, 0.8], [-0.4, 0.3]])
 X = np.array([[0.3, -0.5, 0.9]])
@@ -51,10 +52,15 @@ def build_checked(w, x):
     return loss(Checked(w, 0.2), x)
 
 
-def test_a_slots_dataclass_argument_is_refused_saying_so():
-    with pytest.raises(NonDifferentiableError, match="'p'.*Slotted, a dataclass with "
-                                                     "slots=True.*drop slots=True"):
-        srcgrad.grad(loss)(Slotted(W, 0.3), X)
+def test_a_slots_dataclass_argument_is_differentiated():
+    """Refused (with the advice to drop slots=True) until session 37, which reads
+    a slots dataclass's fields as it reads an object's __dict__ (runtime
+    object_fields): its gradient is a Slotted, as that of Checked's twin
+    without slots is a dataclass of its own class."""
+    got = srcgrad.grad(loss)(Slotted(W, 0.3), X)
+    want = srcgrad.grad(loss)(KeywordOnly(W=W, b=0.3), X)
+    assert type(got) is Slotted
+    assert np.array_equal(got.W, want.W) and got.b == want.b
 
 
 @pytest.mark.parametrize("fn, words", [

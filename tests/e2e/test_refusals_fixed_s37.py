@@ -12,10 +12,18 @@ matrix functions also in hvp against differences of the gradient:
   (normalize/dict_pops.py);
 - ``np.concatenate(xs, dtype=...)`` (and ``np.stack``, ``np.hstack``,
   ``np.vstack``) with ``xs`` a list held in a name (rules/shapes.py);
-- ``scipy.linalg.sqrtm`` (rules/scipy_linalg.py: a Sylvester solve).
+- ``scipy.linalg.sqrtm`` (rules/scipy_linalg.py: a Sylvester solve);
+- a method of what a method returns, ``self.layer(0).forward(x)`` (review s35
+  R3-33; normalize/user_methods.held_object_method);
+- ``@dataclass(slots=True)`` parameters, read from a global, built, or passed
+  and differentiated (runtime object_fields: its fields, where it has no
+  ``__dict__``).
 """
 
 from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
 
 import numpy as np
 import pytest
@@ -328,3 +336,76 @@ def test_a_method_of_what_a_method_of_an_argument_returns():
 def test_grad_of_a_model_whose_call_chains_methods():
     x = X.copy()
     assert_close(srcgrad.grad(MODEL)(x), numeric_grad(MODEL, [x], 0), rtol=1e-6, atol=1e-8)
+
+
+# -- dataclasses with __slots__ holding parameters ---------------------------------
+
+
+@dataclass(slots=True)
+class Params:
+    w: np.ndarray
+    b: float = 0.5
+
+
+@dataclass(slots=True, frozen=True)
+class Frozen:
+    w: np.ndarray
+    scale: float
+
+
+PARAMS = Params(np.array([1.0, -2.0, 0.5]), 0.25)
+
+
+def slots_global_in_a_loop(x):
+    h = x
+    for _ in range(2):
+        h = np.tanh(PARAMS.w * h + PARAMS.b)
+    return np.sum(h)
+
+
+def slots_argument_under_a_branch(p, x):
+    if p.b > 0.0:
+        y = np.sin(p.w * x) + p.b
+    else:
+        y = np.cos(p.w * x)
+    return np.sum(y ** 2)
+
+
+def apply(p, x):
+    return p.w * x * p.scale
+
+
+def slots_in_a_helper(q, x):
+    return np.sum(np.exp(apply(q, x)) + apply(q, x * 2.0))
+
+
+def slots_built(x):
+    p = Params(x * 2.0, 0.1)
+    return slots_argument_under_a_branch(p, x)
+
+
+@pytest.mark.parametrize("fn", [slots_global_in_a_loop, slots_built], ids=lambda f: f.__name__)
+def test_slots_dataclass_read_or_built(fn):
+    check_every_policy(fn, (X.copy(),))
+
+
+@pytest.mark.parametrize("fn, p", [(slots_argument_under_a_branch, PARAMS),
+                                   (slots_argument_under_a_branch, Params(PARAMS.w, -0.5)),
+                                   (slots_in_a_helper, Frozen(np.array([0.3, 0.2, -0.1]), 1.5))],
+                         ids=["branch", "other-branch", "helper-frozen"])
+def test_slots_dataclass_argument(fn, p):
+    check_every_policy(fn, (p, X.copy()), wrt=1)  # the data
+    g = srcgrad.grad(fn, wrt=0)(p, X.copy())  # the parameters: an object of their class
+    assert type(g) is type(p)
+    for name in ("w", "b", "scale"):
+        if not hasattr(p, name):
+            continue
+        value = getattr(p, name)
+
+        def along(v, name=name):
+            return fn(dataclasses.replace(p, **{name: v}), X.copy())
+        assert_close(getattr(g, name), numeric_grad(along, [value], 0), rtol=1e-6, atol=1e-8)
+    for policy in ("recompute", "sqrt"):
+        again = srcgrad.grad(fn, wrt=0, policy=policy)(p, X.copy())
+        assert all(np.array_equal(getattr(again, n), getattr(g, n))
+                   for n in ("w", "b", "scale") if hasattr(p, n))
