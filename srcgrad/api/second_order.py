@@ -77,6 +77,12 @@ def as_tangent(t, primal):
                 f"the tangent of a {type(primal).__name__} argument of {len(primal)} items is "
                 f"a list or tuple of as many (None for a zero one); got {len(t)} items")
         return type(primal)(_part(u, v) for u, v in zip(t, primal))
+    if isinstance(primal, dict) or type(primal) in (list, tuple):  # s37 R5-1: was a raw error
+        shape = "a dict of some of its keys" if isinstance(primal, dict) else \
+            f"a list or tuple of {len(primal)} items"
+        raise SrcGradError(
+            f"the tangent of a {type(primal).__name__} argument is {shape}, each part shaped "
+            f"as the argument's, or None for a zero tangent; got {_kind(t)}")
     if isinstance(primal, np.ndarray) and is_differentiable_leaf(primal):
         t = np.asarray(t)
         if t.shape != primal.shape:
@@ -84,6 +90,14 @@ def as_tangent(t, primal):
                                f"{primal.shape}")
         return t.astype(primal.dtype, copy=False)
     return t
+
+
+def _kind(value) -> str:
+    """How a message names what was passed: ``a float``, ``an array of shape (2, 3)``."""
+    if isinstance(value, np.ndarray):
+        return f"an array of shape {value.shape}"
+    name = type(value).__name__
+    return f"{'an' if name[:1] in 'aeiou' else 'a'} {name}"
 
 
 def _part(t, primal):
@@ -95,7 +109,7 @@ def _part(t, primal):
         if isinstance(primal, (dict, list, tuple)):
             return as_tangent(None, primal)
         return 0.0 if isinstance(primal, (float, np.floating)) else None
-    if isinstance(primal, (dict, list, tuple)):
+    if isinstance(primal, (dict, list, tuple, np.ndarray)):  # (an array's shape checked)
         return as_tangent(t, primal)
     return t
 
