@@ -74,6 +74,7 @@ from .memory.tapes import insert_pushes
 from .normalize.attribute_reads import type_attribute_reads
 from .normalize.dict_merges import type_dict_merges
 from .normalize.method_receivers import check_method_receivers
+from .normalize.module_parameters import show_parameters
 from .normalize.normalizer import normalize as a_normal_form
 from .normalize.sequences import type_sequence_operators
 from .optimize.accumulate import accumulate_in_place
@@ -614,6 +615,10 @@ class Compilation:
         """Write the functions as Python source, comments included (ir/emit.py)."""
         for f in self.functions:  # (with np.errstate(...) blocks: frontend/errstate.py)
             f.errstate = getattr(self.program, "errstate", None) or {}
+            if getattr(self.program, "shown_params", None):  # def f(x, np=4)
+                avoid = f.names()
+                show_parameters(f, self.program.shown_params,
+                                lambda module: self.linker.module_alias(module, avoid))
         self.sources = [f.source() for f in self.functions]
         self.used = set().union(*(f.names() for f in self.functions))  # (for the link)
 

@@ -358,6 +358,19 @@ class Linker:
         self.taken.add(name)
         return name
 
+    def module_alias(self, module, avoid=frozenset()) -> str:
+        """A module-level name the module imports ``module`` as, none of ``avoid``
+        (a function's own names): for code whose parameter shadows ``np``
+        (:mod:`..normalize.module_parameters`)."""
+        name = module.__name__
+        if self.free.get(name) is module and name not in avoid:
+            return name
+        name = self.global_name(name)
+        while name in avoid:
+            name = self.global_name(module.__name__)
+        self.free[name] = module
+        return name
+
     def adopt(self, program: ir.Program) -> None:
         """Merge ``program``'s free names into the module, renaming clashes."""
         self.callee_specialised.update(dict.fromkeys(getattr(program, "specialised", ())))

@@ -56,6 +56,7 @@ from .expressions import Expressions
 from .index_tricks import IndexTricks
 from .inlining import Inlining
 from .jumps import structure
+from .module_parameters import rename_parameters
 from .local_tests import LocalCallsInTests, loop_tests_as_breaks
 from .specialise import Specialisation
 from .statements import Statements
@@ -103,6 +104,8 @@ class _Normalizer(Statements, Expressions, ControlFlow, Calls, Inlining, Special
         self.parsed = parsed
         self.callees = callees
         self.func = parsed.node
+        # a parameter named np or math: np_1 here, np in the signature (module_parameters.py)
+        self.shown_params = rename_parameters(self.func)
         # in the order of Python's signature, which the caller binds its arguments
         # in (ad/calls.py): a callee's *args one tuple, its **kwargs one dict
         self.param_nodes = parameter_nodes(self.func)
@@ -118,6 +121,7 @@ class _Normalizer(Statements, Expressions, ControlFlow, Calls, Inlining, Special
             self.dict_names.add(self.func.args.kwarg.id)
         used = {n.id for n in names}
         self.namer = Namer(used | set(registry.RULE_GLOBALS))
+        self.namer.user_names.update(self.shown_params)
         self.env = {p: p for p in self.params}     # user variable -> current SSA name
         self.free: dict[str, object] = {}
         self.out: list = []
@@ -178,6 +182,7 @@ class _Normalizer(Statements, Expressions, ControlFlow, Calls, Inlining, Special
         program.vararg_params = (vararg.id,) if vararg is not None else ()
         program.defaults = self.signature_defaults()
         program.specialised = self.specialised
+        program.shown_params = self.shown_params
         # the classes of the user objects passed (memory/stale_views.py reads a
         # method called for what it does to tell whether it changes their arrays)
         program.param_classes = dict(getattr(self, "param_classes", {}))
