@@ -422,8 +422,12 @@ def _runs_this_source(target, text, filename, tree=None) -> bool:
     if owner and owner[0] != "<locals>":
         body = [ast.ClassDef(name=owner[0], bases=[], keywords=[], body=body,
                              decorator_list=[], type_params=[])]
-    module = ast.fix_missing_locations(ast.Module(body=_imported(target) + body,
-                                                  type_ignores=[]))
+    module = ast.Module(body=_imported(target) + body, type_ignores=[])
+    # the nodes made here located, not the definition's body, which the parse
+    # located (fix_missing_locations of a long function's walked every node)
+    inside, found.body = found.body, []
+    ast.fix_missing_locations(module)
+    found.body = inside
     try:
         made = compile(module, filename, "exec", dont_inherit=True,
                        flags=code.co_flags & _FUTURE_FLAGS)

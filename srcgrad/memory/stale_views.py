@@ -54,7 +54,7 @@ from ..analysis.slot_writes import user_names
 from ..errors import SrcGradError, UnsupportedSyntaxError
 from ..frontend.linker import CalleePair, is_library_module
 from ..frontend.parse import parse_function
-from ..ir.syntax import source_of
+from ..ir.syntax import source_of, walk_nodes
 from ..normalize.argument_updates import (
     augmented_parameters,
     deep_parameters,
@@ -149,7 +149,7 @@ def refuse_rebound_globals(program, statements=None) -> None:
         value = getattr(stmt, "value", None)
         if isinstance(stmt, (gast.If, gast.For, gast.While)) or value is None:
             continue
-        for call in gast.walk(value):
+        for call in walk_nodes(value):
             fn = helper_of(call.func, free)[0] if isinstance(call, gast.Call) else None
             rebound = sorted(n for n in outside_writes(fn).rebound if n in free) \
                 if fn is not None else ()
