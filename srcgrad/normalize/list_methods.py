@@ -8,8 +8,8 @@ list: ``hs.extend(e)`` is ``hs += list(e)``, ``hs.insert(i, v)`` is ``hs[i:i]
 = [v]``, ``hs.reverse()`` is ``hs[:] = hs[::-1]`` and ``hs.sort(key=k)`` is
 ``hs[:] = sorted(hs, key=k)``: the same list object changed in place, so every
 other name for it sees the change as Python's does.  Only on a local that is
-certainly a list (every binding a list display, a list comprehension or
-``list(...)``): an array's ``sort`` is :mod:`..analysis.sorts_in_place`'s, and
+certainly a list (every binding a list display, a list comprehension,
+``list(...)`` or ``x.tolist()``): an array's ``sort`` is :mod:`..analysis.sorts_in_place`'s, and
 a user object's methods of these names are its own.
 
     >>> from ..frontend.parse import parse_function
@@ -97,9 +97,9 @@ def certainly_list(func, params, callee, name: str, seen=frozenset(),
     """Whether every binding of the local ``name`` of ``func`` makes a list: a
     display, a list comprehension (``displays``: a tuple display too, for a
     caller asking for a list or tuple), ``list(...)`` (``callee`` resolves a
-    call's function), another such name (``ks = hs``) or a slice of one (``hs =
-    hs[1:]``: taken to be a list where every other binding is, a greatest
-    fixed point), or ``hs += e`` (a list's ``+=`` extends it, where the other
+    call's function), ``x.tolist()``, another such name (``ks = hs``) or a
+    slice of one (``hs = hs[1:]``: taken to be a list where every other
+    binding is, a greatest fixed point), or ``hs += e`` (a list's ``+=`` extends it, where the other
     bindings make it one); not a parameter, a loop's target or an unpacked
     value.
 
@@ -129,7 +129,7 @@ def certainly_list(func, params, callee, name: str, seen=frozenset(),
                           and a.targets[0] is node), None)
             if not (isinstance(value, displays) or (
                     isinstance(value, gast.Call) and isinstance(value.func, gast.Name)
-                    and callee(value) is list) or (
+                    and callee(value) is list) or _to_list(value) or (
                     isinstance(value, gast.Name)
                     and certainly_list(func, params, callee, value.id, seen | {name},
                                        displays)) or (
@@ -140,6 +140,15 @@ def certainly_list(func, params, callee, name: str, seen=frozenset(),
                 return False
             found = True
     return found
+
+
+def _to_list(value) -> bool:
+    """``x.tolist()``: an array's items as a list (review s37 R5-7: ``xs =
+    x.tolist(); xs.sort()`` was taken for an array's sort, a raw TypeError from
+    the generated code).  A 0-d array's is a number, whose ``sort`` Python
+    refuses too."""
+    return isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) \
+        and value.func.attr == "tolist" and not value.args and not value.keywords
 
 
 def _store(name):

@@ -53,6 +53,19 @@ def in_a_helper(x):
     return np.sum(hs[0] * np.arange(3)) + np.sum(hs[-1])
 
 
+def items_sorted(x):
+    # review s37 R5-7: x.tolist() taken for an array, its sort an array's (raw TypeError)
+    xs = x.tolist()
+    xs.sort()
+    total = xs[0] * 2.0 + xs[-1]
+    for i in range(2):
+        ys = (x * (i + 1.0)).tolist()
+        if i:
+            ys.reverse()
+        total = total + ys[0] * ys[1]
+    return total
+
+
 PROGRAMS = [extended, inserted_and_reversed_through_an_alias, sorted_in_a_loop, in_a_helper]
 
 
@@ -61,3 +74,8 @@ def test_list_methods(fn):
     x = np.array([0.6, -1.1, 0.9])
     grad = check(fn, (x,))
     assert_close(grad, autograd.grad(fn)(x), what=f"{fn.__name__}, autograd")
+
+
+def test_a_list_of_an_arrays_items_sorted_and_reversed():
+    # (autograd's boxes have no tolist: checked against differences only)
+    check(items_sorted, (np.array([0.6, -1.1, 0.9]),))
