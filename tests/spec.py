@@ -1502,3 +1502,64 @@ if SCIPY:  # scipy.linalg.sqrtm and the Sylvester solve of its derivative
     S("scipy.linalg.sqrtm-batched", SQRTM, "scipy.linalg.sqrtm(x)", x=_spd(2, 2, 2))
     S("sqrtm_frechet", srcgrad.runtime.sqrtm_frechet, "srcgrad.runtime.sqrtm_frechet(x, y)",
       x=Input(lambda rng: 2.0 * np.eye(3) + 0.3 * rng.standard_normal((3, 3))), y=normal(3, 3))
+if SCIPY:  # what autograd differentiates in scipy.special and srcgrad lacked (session 37)
+    for name, gen in (("i0", normal), ("i1", normal), ("j0", normal), ("j1", normal),
+                      ("y0", positive), ("y1", positive), ("rgamma", positive)):
+        S(f"scipy.special.{name}", getattr(SP, name), f"scipy.special.{name}(x)", x=gen(3, 4))
+    for name, order, gen in (("iv", "1.5", positive), ("ive", "2", normal), ("jv", "0.5", positive),
+                             ("yv", "1", positive), ("jn", "3", normal), ("yn", "2", positive)):
+        S(f"scipy.special.{name}", getattr(SP, name), f"scipy.special.{name}({order}, x)",
+          x=gen(3))
+    S("scipy.special.beta", SP.beta, "scipy.special.beta(x, y)", x=positive(3), y=positive(2, 3))
+    S("scipy.special.multigammaln", SP.multigammaln, "scipy.special.multigammaln(x, 3)",
+      x=uniform(1.5, 3.0, 4))
+    S("scipy.special.gammainc", SP.gammainc, "scipy.special.gammainc(2.5, x)", x=positive(4))
+    S("scipy.special.gammaincc", SP.gammaincc, "scipy.special.gammaincc(0.7, x)", x=positive(4))
+    S("scipy.special.betainc", SP.betainc, "scipy.special.betainc(2.0, 3.5, x)",
+      x=uniform(0.1, 0.9, 4))
+    S("bessel-i", srcgrad.runtime.bessel, "srcgrad.runtime.bessel('i', 1.5, x)", x=positive(3))
+    S("bessel-ie", srcgrad.runtime.bessel, "srcgrad.runtime.bessel('ie', 1, x)", x=normal(3))
+    S("bessel-j", srcgrad.runtime.bessel, "srcgrad.runtime.bessel('j', 2, x)", x=normal(3))
+    S("bessel-y", srcgrad.runtime.bessel, "srcgrad.runtime.bessel('y', 0.5, x)", x=positive(3))
+    S("log_gamma", srcgrad.runtime.log_gamma, "srcgrad.runtime.log_gamma(x)", x=positive(3))
+    N("scipy.special.gammasgn", SP.gammasgn, "scipy.special.gammasgn(x)", x=normal(3))
+if SCIPY:  # scipy.linalg.solve_sylvester (autograd has it; session 37)
+    _SYL = registered(scipy.linalg.solve_sylvester)
+    _WELL = Input(lambda rng: 2.0 * np.eye(3) + 0.3 * rng.standard_normal((3, 3)))
+    S("scipy.linalg.solve_sylvester", _SYL, "scipy.linalg.solve_sylvester(x, y, z)",
+      x=_WELL, y=Input(lambda rng: 1.5 * np.eye(2) + 0.3 * rng.standard_normal((2, 2))),
+      z=normal(3, 2))
+    S("sylvester", srcgrad.runtime.sylvester, "srcgrad.runtime.sylvester(x, y, z)",
+      x=_WELL, y=_WELL, z=normal(3, 3))
+if SCIPY:  # what autograd differentiates in scipy.stats and srcgrad lacked (session 37)
+    S("scipy.stats.norm.logsf", registered(ST.norm.logsf), "scipy.stats.norm.logsf(x, m, s)",
+      dtypes=F64_ONLY, x=normal(3, 4), m=normal(4), s=positive(3, 1))
+    S("scipy.stats.t.pdf", registered(ST.t.pdf), "scipy.stats.t.pdf(x, df, m, s)",
+      dtypes=F64_ONLY, x=normal(2, 3), df=uniform(1.5, 6.0), m=normal(3), s=positive(2, 1))
+    S("scipy.stats.gamma.pdf", registered(ST.gamma.pdf), "scipy.stats.gamma.pdf(x, a, m, s)",
+      dtypes=F64_ONLY, x=uniform(2.0, 4.0, 2, 3), a=uniform(1.5, 4.0), m=uniform(-1.0, 1.0, 3),
+      s=positive(2, 1))
+    for method in ("logpdf", "pdf"):
+        S(f"scipy.stats.chi2.{method}", registered(getattr(ST.chi2, method)),
+          f"scipy.stats.chi2.{method}(x, df, m, s)", dtypes=F64_ONLY, x=uniform(2.0, 4.0, 2, 3),
+          df=uniform(2.5, 5.0, 3), m=uniform(-1.0, 1.0), s=positive(2, 1))
+        S(f"scipy.stats.chi2.{method}-df", registered(getattr(ST.chi2, method)),
+          f"scipy.stats.chi2.{method}(x, df)", dtypes=F64_ONLY, x=positive(4),
+          df=uniform(2.5, 5.0))
+        S(f"scipy.stats.beta.{method}", registered(getattr(ST.beta, method)),
+          f"scipy.stats.beta.{method}(x, a, b)", dtypes=F64_ONLY, x=uniform(0.2, 0.8, 2, 3),
+          a=uniform(1.5, 3.0, 3), b=uniform(1.5, 3.0))
+        S(f"scipy.stats.beta.{method}-all", registered(getattr(ST.beta, method)),
+          f"scipy.stats.beta.{method}(x, a, b, m, s)", dtypes=F64_ONLY,
+          x=uniform(0.4, 1.2, 4), a=uniform(1.5, 3.0), b=uniform(1.5, 3.0),
+          m=uniform(0.0, 0.2), s=uniform(1.5, 2.0))
+    for method in ("logpmf", "pmf"):
+        S(f"scipy.stats.poisson.{method}", registered(getattr(ST.poisson, method)),
+          f"scipy.stats.poisson.{method}(k, mu)", dtypes=F64_ONLY,
+          k=fixed(np.array([0, 2, 5, 1])), mu=uniform(0.5, 4.0, 4))
+    S("scipy.stats.multivariate_normal.pdf", registered(ST.multivariate_normal.pdf),
+      "scipy.stats.multivariate_normal.pdf(x, m, c)", dtypes=F64_ONLY, x=normal(4, 3),
+      m=normal(3), c=spd(3))
+    S("scipy.stats.multivariate_normal.pdf-scalar-cov", registered(ST.multivariate_normal.pdf),
+      "scipy.stats.multivariate_normal.pdf(x, m, c)", dtypes=F64_ONLY, x=normal(3, 2),
+      m=normal(2), c=positive())

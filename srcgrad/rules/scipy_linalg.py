@@ -1,5 +1,6 @@
 """Rules of ``scipy.linalg``, both modes: ``inv``, ``det``, ``solve_triangular``,
-``cholesky``, ``cho_factor``, ``cho_solve``, ``expm`` and ``sqrtm``.
+``cholesky``, ``cho_factor``, ``cho_solve``, ``expm``, ``sqrtm`` and
+``solve_sylvester``.
 
 ``expm``'s tangent is its Frechet derivative ``L(a, d_a)``, the upper-right
 block of the exponential of ``[[a, d_a], [0, a]]``
@@ -13,6 +14,12 @@ the Sylvester equation ``s x + x s = d_a``
 ``s -> s^H``, so the adjoint is ``sqrtm_frechet(s^H, g)``.  The helper's own
 rules (linear in the direction; in ``s``, ``s dx + dx s = -(ds x + x ds)``)
 are written with it again, for any order.
+
+``solve_sylvester(a, b, q)``, the ``x`` with ``a x + x b = q``: ``da x + a dx
++ dx b + x db = dq``, so ``dx`` solves the same equation for ``dq - da x - x
+db``, and with ``y`` the solution at ``a^H, b^H`` for ``g``, ``q`` gets ``y``,
+``a`` gets ``-y x^H``, ``b`` gets ``-x^H y`` (:func:`~srcgrad.runtime.sylvester`,
+with the same rules).
 
 Registered lazily, like :mod:`.scipy_special`, once the user's code has
 imported ``scipy.linalg`` (Gaussian-process code writes
@@ -51,6 +58,7 @@ from ..runtime import (
     expm_frechet,
     in_dtype_of,
     sqrtm_frechet,
+    sylvester,
     inv_grad,
     zero_tangent,
 )
@@ -270,3 +278,30 @@ def sqrtm_frechet_adjoint(out, d_out, s, e):
 @tangent(sqrtm_frechet, "s", "e", name="sqrtm_frechet")
 def sqrtm_frechet_tangent(out, s, e, d_s, d_e):
     return -sqrtm_frechet(s, d_s @ out + out @ d_s), sqrtm_frechet(s, d_e)
+
+
+@adjoint(linalg.solve_sylvester, "a", "b", "q", name="scipy.linalg.solve_sylvester")
+def solve_sylvester(out, d_out, a, b, q):
+    y = sylvester(np.conj(np.swapaxes(a, -1, -2)), np.conj(np.swapaxes(b, -1, -2)),
+                  np.broadcast_to(d_out, np.shape(out)))
+    x_h = np.conj(np.swapaxes(out, -1, -2))
+    return in_dtype_of(-(y @ x_h), a), in_dtype_of(-(x_h @ y), b), in_dtype_of(y, q)
+
+
+@tangent(linalg.solve_sylvester, "a", "b", "q", name="scipy.linalg.solve_sylvester")
+def solve_sylvester_tangent(out, a, b, q, d_a, d_b, d_q):
+    return (-sylvester(a, b, d_a @ out), -sylvester(a, b, out @ d_b), sylvester(a, b, d_q))
+
+
+@adjoint(sylvester, "a", "b", "q", name="sylvester")
+def sylvester_adjoint(out, d_out, a, b, q):
+    """As ``scipy.linalg.solve_sylvester``'s."""
+    y = sylvester(np.conj(np.swapaxes(a, -1, -2)), np.conj(np.swapaxes(b, -1, -2)),
+                  np.broadcast_to(d_out, np.shape(out)))
+    x_h = np.conj(np.swapaxes(out, -1, -2))
+    return -(y @ x_h), -(x_h @ y), y
+
+
+@tangent(sylvester, "a", "b", "q", name="sylvester")
+def sylvester_tangent(out, a, b, q, d_a, d_b, d_q):
+    return -sylvester(a, b, d_a @ out), -sylvester(a, b, out @ d_b), sylvester(a, b, d_q)

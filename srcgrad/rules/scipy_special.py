@@ -15,6 +15,15 @@ Conventions: ``polygamma``'s order ``n``, ``logsumexp``'s ``axis`` and the
 ``logsumexp(..., return_sign=True)`` returns ``(log|S|, sign S)``: the sign
 is piecewise constant, and ``log|S|`` has ``logsumexp``'s derivatives times
 the sign (review s36 R4-13: it was refused).
+
+Functions autograd differentiates that srcgrad lacked (session 37): the
+Bessel functions ``i0``, ``i1``, ``iv``, ``ive``, ``j0``, ``j1``, ``jv``,
+``jn``, ``y0``, ``y1``, ``yv``, ``yn`` in ``x`` (the order is a constant),
+their derivatives Bessel functions again (:func:`srcgrad.runtime.bessel`, with
+rules of its own); ``beta``, ``rgamma``, ``multigammaln`` (its dimension a
+constant); ``gammainc``, ``gammaincc`` and ``betainc`` in ``x`` (their shape
+parameters constants, as in autograd: the derivatives in those are no closed
+form); ``gammasgn`` is piecewise constant.
 """
 
 import math
@@ -22,9 +31,19 @@ import math
 import numpy as np
 from scipy import special
 
-from ..runtime import cotangent_at, expand, logsumexp_grads, psi, unbroadcast, zero_tangent
+from ..runtime import (
+    bessel,
+    cotangent_at,
+    expand,
+    in_dtype_of,
+    log_gamma,
+    logsumexp_grads,
+    psi,
+    unbroadcast,
+    zero_tangent,
+)
 from .derive import pointwise
-from .registry import adjoint, tangent
+from .registry import adjoint, nondifferentiable, tangent
 
 pointwise(special.expit, lambda x, out: out * (1 - out), name="scipy.special.expit")
 if hasattr(special, "log_expit"):  # SciPy 1.8
@@ -155,3 +174,182 @@ def log_softmax(out, d_out, x, axis=None):
 @tangent(special.log_softmax, name="scipy.special.log_softmax")
 def log_softmax_tangent(out, x, axis=None, *, d_x):
     return d_x - np.sum(np.exp(out) * d_x, axis=axis, keepdims=True)
+
+
+# -- Bessel functions: derivatives in x (DLMF 10.6.1, 10.29.1), orders constant ---------
+
+pointwise(special.i0, lambda x: bessel("i", 1, x), name="scipy.special.i0")
+pointwise(special.i1, lambda x: (bessel("i", 0, x) + bessel("i", 2, x)) / 2,
+          name="scipy.special.i1")
+pointwise(special.j0, lambda x: -bessel("j", 1, x), name="scipy.special.j0")
+pointwise(special.j1, lambda x: (bessel("j", 0, x) - bessel("j", 2, x)) / 2,
+          name="scipy.special.j1")
+pointwise(special.y0, lambda x: -bessel("y", 1, x), name="scipy.special.y0")
+pointwise(special.y1, lambda x: (bessel("y", 0, x) - bessel("y", 2, x)) / 2,
+          name="scipy.special.y1")
+
+
+@adjoint(bessel, "x", name="bessel")
+def bessel_(out, d_out, kind, v, x):
+    """``I'_v = (I_{v-1} + I_{v+1}) / 2``; ``J'_v``, ``Y'_v``: the difference;
+    ``ive = iv exp(-|x|)``: ``ive'_v = (ive_{v-1} + ive_{v+1}) / 2 - sign(x) ive_v``."""
+    if kind == "i":
+        return unbroadcast(d_out * (bessel("i", v - 1, x) + bessel("i", v + 1, x)) / 2, x)
+    if kind == "ie":
+        return unbroadcast(d_out * ((bessel("ie", v - 1, x) + bessel("ie", v + 1, x)) / 2
+                                    - np.sign(x) * out), x)
+    return unbroadcast(d_out * (bessel(kind, v - 1, x) - bessel(kind, v + 1, x)) / 2, x)
+
+
+@tangent(bessel, "x", name="bessel")
+def bessel_tangent(out, kind, v, x, d_x):
+    if kind == "i":
+        return expand(d_x * (bessel("i", v - 1, x) + bessel("i", v + 1, x)) / 2, out)
+    if kind == "ie":
+        return expand(d_x * ((bessel("ie", v - 1, x) + bessel("ie", v + 1, x)) / 2
+                             - np.sign(x) * out), out)
+    return expand(d_x * (bessel(kind, v - 1, x) - bessel(kind, v + 1, x)) / 2, out)
+
+
+@adjoint(special.iv, "x", name="scipy.special.iv")
+def iv(out, d_out, v, x):
+    """The order ``v`` is a constant (as ``polygamma``'s ``n``)."""
+    return unbroadcast(d_out * (bessel("i", v - 1, x) + bessel("i", v + 1, x)) / 2, x)
+
+
+@tangent(special.iv, "x", name="scipy.special.iv")
+def iv_tangent(out, v, x, d_x):
+    return expand(d_x * (bessel("i", v - 1, x) + bessel("i", v + 1, x)) / 2, out)
+
+
+@adjoint(special.ive, "x", name="scipy.special.ive")
+def ive(out, d_out, v, x):
+    return unbroadcast(d_out * ((bessel("ie", v - 1, x) + bessel("ie", v + 1, x)) / 2
+                                - np.sign(x) * out), x)
+
+
+@tangent(special.ive, "x", name="scipy.special.ive")
+def ive_tangent(out, v, x, d_x):
+    return expand(d_x * ((bessel("ie", v - 1, x) + bessel("ie", v + 1, x)) / 2
+                         - np.sign(x) * out), out)
+
+
+@adjoint(special.jv, "x", name="scipy.special.jv")
+def jv(out, d_out, v, x):
+    return unbroadcast(d_out * (bessel("j", v - 1, x) - bessel("j", v + 1, x)) / 2, x)
+
+
+@tangent(special.jv, "x", name="scipy.special.jv")
+def jv_tangent(out, v, x, d_x):
+    return expand(d_x * (bessel("j", v - 1, x) - bessel("j", v + 1, x)) / 2, out)
+
+
+@adjoint(special.yv, "x", name="scipy.special.yv")
+def yv(out, d_out, v, x):
+    return unbroadcast(d_out * (bessel("y", v - 1, x) - bessel("y", v + 1, x)) / 2, x)
+
+
+@tangent(special.yv, "x", name="scipy.special.yv")
+def yv_tangent(out, v, x, d_x):
+    return expand(d_x * (bessel("y", v - 1, x) - bessel("y", v + 1, x)) / 2, out)
+
+
+@adjoint(special.jn, "x", name="scipy.special.jn")
+def jn(out, d_out, n, x):
+    """(SciPy computes ``jn`` in float64 alone: the cotangent in ``x``'s dtype.)"""
+    return in_dtype_of(unbroadcast(d_out * (bessel("j", n - 1, x) - bessel("j", n + 1, x))
+                                   / 2, x), x)
+
+
+@tangent(special.jn, "x", name="scipy.special.jn")
+def jn_tangent(out, n, x, d_x):
+    return in_dtype_of(expand(d_x * (bessel("j", n - 1, x) - bessel("j", n + 1, x)) / 2,
+                              out), out)
+
+
+@adjoint(special.yn, "x", name="scipy.special.yn")
+def yn(out, d_out, n, x):
+    """(SciPy computes ``yn`` in float64 alone: the cotangent in ``x``'s dtype.)"""
+    return in_dtype_of(unbroadcast(d_out * (bessel("y", n - 1, x) - bessel("y", n + 1, x))
+                                   / 2, x), x)
+
+
+@tangent(special.yn, "x", name="scipy.special.yn")
+def yn_tangent(out, n, x, d_x):
+    return in_dtype_of(expand(d_x * (bessel("y", n - 1, x) - bessel("y", n + 1, x)) / 2,
+                              out), out)
+
+
+# -- gamma and beta functions --------------------------------------------------------
+
+pointwise(special.rgamma, lambda x, out: -out * psi(0, x), name="scipy.special.rgamma")
+pointwise(log_gamma, lambda x: psi(0, x), name="log_gamma")
+nondifferentiable(special.gammasgn)
+
+
+@adjoint(special.beta, name="scipy.special.beta")
+def beta(out, d_out, a, b):
+    """``B(a, b) (psi(a) - psi(a + b))`` and likewise in ``b``."""
+    both = psi(0, a + b)
+    return (unbroadcast(d_out * out * (psi(0, a) - both), a),
+            unbroadcast(d_out * out * (psi(0, b) - both), b))
+
+
+@tangent(special.beta, name="scipy.special.beta")
+def beta_tangent(out, a, b, d_a, d_b):
+    both = psi(0, a + b)
+    return expand(d_a * out * (psi(0, a) - both), out), expand(d_b * out * (psi(0, b) - both), out)
+
+
+@adjoint(special.multigammaln, "a", name="scipy.special.multigammaln")
+def multigammaln(out, d_out, a, d):
+    """``sum_{j < d} psi(a - j / 2)``; the dimension ``d`` is a constant."""
+    halves = np.arange(d) / 2
+    return in_dtype_of(unbroadcast(
+        d_out * np.sum(psi(0, np.expand_dims(a, -1) - halves), axis=-1), a), a)
+
+
+@tangent(special.multigammaln, "a", name="scipy.special.multigammaln")
+def multigammaln_tangent(out, a, d, d_a):
+    halves = np.arange(d) / 2
+    return in_dtype_of(expand(
+        d_a * np.sum(psi(0, np.expand_dims(a, -1) - halves), axis=-1), out), out)
+
+
+@adjoint(special.gammainc, "x", name="scipy.special.gammainc")
+def gammainc(out, d_out, a, x):
+    """The density of the gamma distribution, ``x^(a-1) e^-x / Gamma(a)``; ``a``
+    is a constant."""
+    return in_dtype_of(unbroadcast(d_out * np.exp((a - 1) * np.log(x) - x - log_gamma(a)), x), x)
+
+
+@tangent(special.gammainc, "x", name="scipy.special.gammainc")
+def gammainc_tangent(out, a, x, d_x):
+    return in_dtype_of(expand(d_x * np.exp((a - 1) * np.log(x) - x - log_gamma(a)), out), out)
+
+
+@adjoint(special.gammaincc, "x", name="scipy.special.gammaincc")
+def gammaincc(out, d_out, a, x):
+    """``1 - gammainc``: minus its density."""
+    return in_dtype_of(unbroadcast(-d_out * np.exp((a - 1) * np.log(x) - x - log_gamma(a)), x),
+                       x)
+
+
+@tangent(special.gammaincc, "x", name="scipy.special.gammaincc")
+def gammaincc_tangent(out, a, x, d_x):
+    return in_dtype_of(expand(-d_x * np.exp((a - 1) * np.log(x) - x - log_gamma(a)), out), out)
+
+
+@adjoint(special.betainc, "x", name="scipy.special.betainc")
+def betainc(out, d_out, a, b, x):
+    """The beta density ``x^(a-1) (1-x)^(b-1) / B(a, b)``; ``a``, ``b`` constants."""
+    log_b = log_gamma(a) + log_gamma(b) - log_gamma(a + b)
+    return in_dtype_of(unbroadcast(
+        d_out * np.exp((a - 1) * np.log(x) + (b - 1) * np.log1p(-x) - log_b), x), x)
+
+
+@tangent(special.betainc, "x", name="scipy.special.betainc")
+def betainc_tangent(out, a, b, x, d_x):
+    log_b = log_gamma(a) + log_gamma(b) - log_gamma(a + b)
+    return in_dtype_of(expand(
+        d_x * np.exp((a - 1) * np.log(x) + (b - 1) * np.log1p(-x) - log_b), out), out)

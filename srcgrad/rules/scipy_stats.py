@@ -5,8 +5,12 @@ imported ``scipy.stats``.  The primitives are the methods of SciPy's
 distribution objects as the code calls them: ``norm.logpdf(x, loc, scale)``,
 ``norm.pdf``, ``norm.cdf``, ``norm.sf``, ``norm.logcdf`` (Black-Scholes),
 ``t.logpdf(x, df, loc, scale)``, ``gamma.logpdf(x, a, loc, scale)``,
-``multivariate_normal.logpdf(x, mean, cov)``
-(not frozen distributions such as ``norm(mu, sigma).logpdf(x)``, which are
+``multivariate_normal.logpdf(x, mean, cov)``; and, as autograd has them
+(session 37), ``norm.logsf``, ``t.pdf``, ``gamma.pdf``, ``chi2.logpdf`` and
+``chi2.pdf``, ``beta.logpdf`` and ``beta.pdf``, ``poisson.logpmf`` and
+``poisson.pmf`` (in ``mu``: the count is an integer) and
+``multivariate_normal.pdf`` -- a density's rules are its log-density's times
+the density (not frozen distributions such as ``norm(mu, sigma).logpdf(x)``, which are
 objects made at run time).  Every parameter is differentiable.  SciPy
 computes these densities in float64, whatever the inputs' dtype.
 
@@ -15,6 +19,8 @@ computes these densities in float64, whatever the inputs' dtype.
 scalar ``cov`` (a multiple of the identity) or a vector (a diagonal) gets its
 own shape.
 """
+
+import math
 
 import numpy as np
 from scipy import stats
@@ -187,3 +193,202 @@ def multivariate_normal_logpdf_tangent(out, x, mean=None, cov=1, allow_singular=
             np.reshape(np.sum(d_mean * s, axis=-1), shape),
             np.reshape(0.5 * (np.sum(s * (s @ d_sigma), axis=-1)
                               - np.sum(precision * d_sigma)), shape))
+
+
+_NORM_LOGSF, _T_PDF, _GAMMA_PDF = stats.norm.logsf, stats.t.pdf, stats.gamma.pdf
+_CHI2, _CHI2_PDF, _BETA, _BETA_PDF = (stats.chi2.logpdf, stats.chi2.pdf, stats.beta.logpdf,
+                                      stats.beta.pdf)
+_POISSON, _POISSON_PMF, _MVN_PDF = (stats.poisson.logpmf, stats.poisson.pmf,
+                                    stats.multivariate_normal.pdf)
+
+
+@adjoint(_NORM_LOGSF, "x", "loc", "scale", name="scipy.stats.norm.logsf")
+def norm_logsf(out, d_out, x, loc=0, scale=1):
+    """``log sf(z)``: with ``r = pdf(z) / sf(z)``, ``x`` gets ``-r / scale``,
+    ``loc`` ``r / scale`` and ``scale`` ``z r / scale``."""
+    z = (x - loc) / scale
+    r = np.exp(-z * z / 2 - out) / math.sqrt(2 * math.pi)
+    return (unbroadcast(-d_out * r / scale, x), unbroadcast(d_out * r / scale, loc),
+            unbroadcast(d_out * z * r / scale, scale))
+
+
+@tangent(_NORM_LOGSF, "x", "loc", "scale", name="scipy.stats.norm.logsf")
+def norm_logsf_tangent(out, x, loc=0, scale=1, *, d_x, d_loc, d_scale):
+    z = (x - loc) / scale
+    r = np.exp(-z * z / 2 - out) / math.sqrt(2 * math.pi)
+    return -d_x * r / scale, d_loc * r / scale, d_scale * z * r / scale
+
+
+@adjoint(_T_PDF, "x", "df", "loc", "scale", name="scipy.stats.t.pdf")
+def t_pdf(out, d_out, x, df, loc=0, scale=1):
+    """``t.logpdf``'s cotangents times the density."""
+    z = (x - loc) / scale
+    q = df + z * z
+    g = d_out * out
+    g_x = -g * (df + 1) * z / (scale * q)
+    g_df = g * 0.5 * (psi(0, (df + 1) / 2) - psi(0, df / 2) - 1 / df
+                      - np.log1p(z * z / df) + (df + 1) * z * z / (df * q))
+    return (unbroadcast(g_x, x), unbroadcast(g_df, df), unbroadcast(-g_x, loc),
+            unbroadcast(g * ((df + 1) * z * z / q - 1) / scale, scale))
+
+
+@tangent(_T_PDF, "x", "df", "loc", "scale", name="scipy.stats.t.pdf")
+def t_pdf_tangent(out, x, df, loc=0, scale=1, *, d_x, d_df, d_loc, d_scale):
+    z = (x - loc) / scale
+    q = df + z * z
+    slope = -out * (df + 1) * z / (scale * q)
+    return (d_x * slope,
+            d_df * out * 0.5 * (psi(0, (df + 1) / 2) - psi(0, df / 2) - 1 / df
+                                - np.log1p(z * z / df) + (df + 1) * z * z / (df * q)),
+            -d_loc * slope, d_scale * out * ((df + 1) * z * z / q - 1) / scale)
+
+
+@adjoint(_GAMMA_PDF, "x", "a", "loc", "scale", name="scipy.stats.gamma.pdf")
+def gamma_pdf(out, d_out, x, a, loc=0, scale=1):
+    """``gamma.logpdf``'s cotangents times the density."""
+    z = (x - loc) / scale
+    g = d_out * out
+    g_x = g * ((a - 1) / z - 1) / scale
+    return (unbroadcast(g_x, x), unbroadcast(g * (np.log(z) - psi(0, a)), a),
+            unbroadcast(-g_x, loc), unbroadcast(g * (z - a) / scale, scale))
+
+
+@tangent(_GAMMA_PDF, "x", "a", "loc", "scale", name="scipy.stats.gamma.pdf")
+def gamma_pdf_tangent(out, x, a, loc=0, scale=1, *, d_x, d_a, d_loc, d_scale):
+    z = (x - loc) / scale
+    slope = out * ((a - 1) / z - 1) / scale
+    return (d_x * slope, d_a * out * (np.log(z) - psi(0, a)), -d_loc * slope,
+            d_scale * out * (z - a) / scale)
+
+
+@adjoint(_CHI2, "x", "df", "loc", "scale", name="scipy.stats.chi2.logpdf")
+def chi2_logpdf(out, d_out, x, df, loc=0, scale=1):
+    """``(h - 1) log z - z / 2 - h log 2 - gammaln(h) - log(scale)``, ``h = df / 2``,
+    ``z = (x - loc) / scale``."""
+    z = (x - loc) / scale
+    g_z = d_out * ((df / 2 - 1) / z - 0.5)
+    return (unbroadcast(g_z / scale, x),
+            unbroadcast(d_out * 0.5 * (np.log(z) - math.log(2) - psi(0, df / 2)), df),
+            unbroadcast(-g_z / scale, loc), unbroadcast(-(z * g_z + d_out) / scale, scale))
+
+
+@tangent(_CHI2, "x", "df", "loc", "scale", name="scipy.stats.chi2.logpdf")
+def chi2_logpdf_tangent(out, x, df, loc=0, scale=1, *, d_x, d_df, d_loc, d_scale):
+    z = (x - loc) / scale
+    slope = ((df / 2 - 1) / z - 0.5) / scale
+    return (d_x * slope, d_df * 0.5 * (np.log(z) - math.log(2) - psi(0, df / 2)),
+            -d_loc * slope, -d_scale * (z * slope + 1 / scale))
+
+
+@adjoint(_CHI2_PDF, "x", "df", "loc", "scale", name="scipy.stats.chi2.pdf")
+def chi2_pdf(out, d_out, x, df, loc=0, scale=1):
+    """``chi2.logpdf``'s cotangents times the density."""
+    z = (x - loc) / scale
+    g = d_out * out
+    g_z = g * ((df / 2 - 1) / z - 0.5)
+    return (unbroadcast(g_z / scale, x),
+            unbroadcast(g * 0.5 * (np.log(z) - math.log(2) - psi(0, df / 2)), df),
+            unbroadcast(-g_z / scale, loc), unbroadcast(-(z * g_z + g) / scale, scale))
+
+
+@tangent(_CHI2_PDF, "x", "df", "loc", "scale", name="scipy.stats.chi2.pdf")
+def chi2_pdf_tangent(out, x, df, loc=0, scale=1, *, d_x, d_df, d_loc, d_scale):
+    z = (x - loc) / scale
+    slope = out * ((df / 2 - 1) / z - 0.5) / scale
+    return (d_x * slope, d_df * out * 0.5 * (np.log(z) - math.log(2) - psi(0, df / 2)),
+            -d_loc * slope, -d_scale * (z * slope + out / scale))
+
+
+@adjoint(_BETA, "x", "a", "b", "loc", "scale", name="scipy.stats.beta.logpdf")
+def beta_logpdf(out, d_out, x, a, b, loc=0, scale=1):
+    """``(a - 1) log z + (b - 1) log(1 - z) - betaln(a, b) - log(scale)``."""
+    z = (x - loc) / scale
+    g_z = d_out * ((a - 1) / z - (b - 1) / (1 - z))
+    both = psi(0, a + b)
+    return (unbroadcast(g_z / scale, x), unbroadcast(d_out * (np.log(z) - psi(0, a) + both), a),
+            unbroadcast(d_out * (np.log1p(-z) - psi(0, b) + both), b),
+            unbroadcast(-g_z / scale, loc), unbroadcast(-(z * g_z + d_out) / scale, scale))
+
+
+@tangent(_BETA, "x", "a", "b", "loc", "scale", name="scipy.stats.beta.logpdf")
+def beta_logpdf_tangent(out, x, a, b, loc=0, scale=1, *, d_x, d_a, d_b, d_loc, d_scale):
+    z = (x - loc) / scale
+    slope = ((a - 1) / z - (b - 1) / (1 - z)) / scale
+    both = psi(0, a + b)
+    return (d_x * slope, d_a * (np.log(z) - psi(0, a) + both),
+            d_b * (np.log1p(-z) - psi(0, b) + both), -d_loc * slope,
+            -d_scale * (z * slope + 1 / scale))
+
+
+@adjoint(_BETA_PDF, "x", "a", "b", "loc", "scale", name="scipy.stats.beta.pdf")
+def beta_pdf(out, d_out, x, a, b, loc=0, scale=1):
+    """``beta.logpdf``'s cotangents times the density."""
+    z = (x - loc) / scale
+    g = d_out * out
+    g_z = g * ((a - 1) / z - (b - 1) / (1 - z))
+    both = psi(0, a + b)
+    return (unbroadcast(g_z / scale, x), unbroadcast(g * (np.log(z) - psi(0, a) + both), a),
+            unbroadcast(g * (np.log1p(-z) - psi(0, b) + both), b),
+            unbroadcast(-g_z / scale, loc), unbroadcast(-(z * g_z + g) / scale, scale))
+
+
+@tangent(_BETA_PDF, "x", "a", "b", "loc", "scale", name="scipy.stats.beta.pdf")
+def beta_pdf_tangent(out, x, a, b, loc=0, scale=1, *, d_x, d_a, d_b, d_loc, d_scale):
+    z = (x - loc) / scale
+    slope = out * ((a - 1) / z - (b - 1) / (1 - z)) / scale
+    both = psi(0, a + b)
+    return (d_x * slope, d_a * out * (np.log(z) - psi(0, a) + both),
+            d_b * out * (np.log1p(-z) - psi(0, b) + both), -d_loc * slope,
+            -d_scale * (z * slope + out / scale))
+
+
+@adjoint(_POISSON, "mu", name="scipy.stats.poisson.logpmf")
+def poisson_logpmf(out, d_out, k, mu, loc=0):
+    """``(k - loc) log mu - mu - gammaln(k - loc + 1)``: ``mu`` gets ``(k - loc) / mu
+    - 1``; the count is an integer."""
+    return unbroadcast(d_out * ((k - loc) / mu - 1), mu)
+
+
+@tangent(_POISSON, "mu", name="scipy.stats.poisson.logpmf")
+def poisson_logpmf_tangent(out, k, mu, loc=0, *, d_mu):
+    return d_mu * ((k - loc) / mu - 1) + np.zeros(np.shape(out))
+
+
+@adjoint(_POISSON_PMF, "mu", name="scipy.stats.poisson.pmf")
+def poisson_pmf(out, d_out, k, mu, loc=0):
+    return unbroadcast(d_out * out * ((k - loc) / mu - 1), mu)
+
+
+@tangent(_POISSON_PMF, "mu", name="scipy.stats.poisson.pmf")
+def poisson_pmf_tangent(out, k, mu, loc=0, *, d_mu):
+    return d_mu * out * ((k - loc) / mu - 1)
+
+
+@adjoint(_MVN_PDF, "x", "mean", "cov", name="scipy.stats.multivariate_normal.pdf")
+def multivariate_normal_pdf(out, d_out, x, mean=None, cov=1, allow_singular=False):
+    """``multivariate_normal.logpdf``'s cotangents times the density."""
+    return mvn_logpdf_grads(d_out * out, out, x, mean, cov)
+
+
+@tangent(_MVN_PDF, "x", "mean", "cov", name="scipy.stats.multivariate_normal.pdf")
+def multivariate_normal_pdf_tangent(out, x, mean=None, cov=1, allow_singular=False, *,
+                                    d_x, d_mean, d_cov):
+    d = np.shape(x)[-1]
+    eye = np.eye(d)
+    if np.ndim(cov) < 2:
+        sigma = eye * cov
+        d_sigma = eye * d_cov
+    else:
+        strict = np.tri(d, k=-1)
+        sigma = cov * (strict + eye) + np.swapaxes(cov * strict, -1, -2)
+        d_sigma = d_cov * (strict + eye) + np.swapaxes(d_cov * strict, -1, -2)
+    precision = np.linalg.inv(sigma)
+    if mean is None:
+        s = x @ precision
+    else:
+        s = (x - mean) @ precision
+    shape = np.shape(out)
+    return (out * np.reshape(-np.sum(d_x * s, axis=-1), shape),
+            out * np.reshape(np.sum(d_mean * s, axis=-1), shape),
+            out * np.reshape(0.5 * (np.sum(s * (s @ d_sigma), axis=-1)
+                                    - np.sum(precision * d_sigma)), shape))

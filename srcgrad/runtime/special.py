@@ -239,3 +239,63 @@ def sqrtm_frechet(s, e):
     for i in np.ndindex(*s.shape[:-2]):
         x[i] = linalg.solve_sylvester(s[i], s[i], e[i])
     return x
+
+
+#: The Bessel functions :func:`bessel` computes, by kind.
+_BESSEL = {"i": "iv", "ie": "ive", "j": "jv", "y": "yv"}
+
+
+def bessel(kind, v, x):
+    """The Bessel function of ``kind`` (``'i'``: modified, ``'ie'``: modified and
+    scaled by ``exp(-|x|)``, ``'j'``: first kind, ``'y'``: second kind) of order
+    ``v`` at ``x``, in ``x``'s floating dtype: the derivatives of SciPy's
+    ``i0``, ``i1``, ``iv``, ``ive``, ``j0``, ``j1``, ``jv``, ``jn``, ``y0``, ``y1``,
+    ``yv``, ``yn`` are such functions of orders ``v - 1`` and ``v + 1`` (DLMF
+    10.6.1, 10.29.1), and this helper's own rules are too, for any order.
+
+        >>> bool(np.isclose(bessel("j", 0, 0.0), 1.0))
+        True
+    """
+    from scipy import special  # noqa: PLC0415 - SciPy is optional: imported when used
+
+    value = getattr(special, _BESSEL[kind])(v, x)
+    dtype = np.result_type(x)
+    if dtype.kind == "f" and isinstance(value, np.ndarray) and value.dtype != dtype:
+        return value.astype(dtype)
+    return value
+
+
+def log_gamma(x):
+    """``log |Gamma(x)|`` (``scipy.special.gammaln``; ``math.lgamma`` on a Python
+    float): the normalising constants in the derivatives of ``gammainc`` and
+    ``betainc``."""
+    if type(x) is float or type(x) is int:
+        return math.lgamma(x)
+    from scipy import special  # noqa: PLC0415 - SciPy is optional: imported when used
+
+    return special.gammaln(x)
+
+
+def sylvester(a, b, q):
+    """The ``x`` with ``a x + x b = q`` (``scipy.linalg.solve_sylvester``), stacks
+    of matrices too: the adjoint and tangent of ``solve_sylvester`` are such
+    solves again (at ``a^H, b^H``), so this helper's rules are too.
+
+        >>> sylvester(np.eye(2), 2.0 * np.eye(2), np.eye(2))
+        array([[0.33333333, 0.        ],
+               [0.        , 0.33333333]])
+    """
+    from scipy import linalg  # noqa: PLC0415 - SciPy is optional: imported when used
+
+    a, b, q = np.asarray(a), np.asarray(b), np.asarray(q)
+    if a.ndim == 2 and b.ndim == 2 and q.ndim == 2:
+        return linalg.solve_sylvester(a, b, q)
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2], q.shape[:-2])
+    a = np.broadcast_to(a, batch + a.shape[-2:])
+    b = np.broadcast_to(b, batch + b.shape[-2:])
+    q = np.broadcast_to(q, batch + q.shape[-2:])
+    kind = np.result_type(a, b, q)
+    x = np.empty(q.shape, dtype=kind if kind.kind in "fc" else np.float64)
+    for i in np.ndindex(*batch):
+        x[i] = linalg.solve_sylvester(a[i], b[i], q[i])
+    return x

@@ -409,3 +409,94 @@ def test_slots_dataclass_argument(fn, p):
         again = srcgrad.grad(fn, wrt=0, policy=policy)(p, X.copy())
         assert all(np.array_equal(getattr(again, n), getattr(g, n))
                    for n in ("w", "b", "scale") if hasattr(p, n))
+
+
+# -- scipy.special functions autograd differentiates (session 37) ----------------------
+
+special = pytest.importorskip("scipy.special")
+
+
+def bessels_in_a_loop(x):
+    s = 0.0
+    for k in range(3):
+        s = s + np.sum(special.jn(k, x) * special.i0(x) + special.iv(1.5, x * x + 0.5))
+    return s
+
+
+def gamma_family_under_a_branch(x):
+    y = x * x + 0.5
+    if np.sum(x) > 0.0:
+        r = special.gammainc(2.5, y) + special.rgamma(y) + special.beta(y, 2.0)
+    else:
+        r = special.gammaincc(1.5, y) * special.betainc(2.0, 3.0, y / (1.0 + y))
+    return np.sum(r) + special.multigammaln(np.sum(y) + 2.0, 3)
+
+
+def bessel_helper(x):
+    return special.y1(x * x + 1.0) + special.j0(x) * special.ive(2, x) + special.i1(x)
+
+
+def special_in_a_helper(x):
+    return np.sum(bessel_helper(x) ** 2)
+
+
+@pytest.mark.parametrize("fn", [bessels_in_a_loop, gamma_family_under_a_branch,
+                                special_in_a_helper], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("x", [X, -X], ids=["x", "minus-x"])
+def test_special_functions_every_policy_forward_mode_and_hvp(fn, x):
+    check_every_policy(fn, (x.copy(),))
+    v = np.array([0.5, -1.0, 0.25])
+    g = srcgrad.grad(fn)
+    h = 1e-5
+    assert_close(srcgrad.hvp(fn)(x, v), (g(x + h * v) - g(x - h * v)) / (2 * h),
+                 rtol=1e-5, atol=1e-7)
+
+
+# -- scipy.stats densities autograd differentiates (session 37) ------------------------
+
+stats = pytest.importorskip("scipy.stats")
+K = np.array([0, 2, 1])
+
+
+def densities_in_a_loop(x):
+    s = 0.0
+    for df in (3.0, 5.0):
+        s = s + np.sum(stats.t.pdf(x, df, 0.1, 1.5) + stats.chi2.logpdf(x * x + 0.5, df))
+    return s + np.sum(stats.norm.logsf(x, 0.2, 1.3))
+
+
+def densities_under_a_branch(x):
+    mu = np.exp(x)
+    if np.sum(x) > 0.0:
+        r = stats.poisson.logpmf(K, mu) + stats.gamma.pdf(mu + 1.0, 2.5)
+    else:
+        r = stats.poisson.pmf(K, mu) * stats.chi2.pdf(mu, 4.0)
+    return np.sum(r)
+
+
+def beta_density(x):
+    p = 1.0 / (1.0 + np.exp(-x))
+    return stats.beta.logpdf(p, 2.0, 3.0) + stats.beta.pdf(p, 1.5, 2.5)
+
+
+def densities_in_a_helper(x):
+    cov = np.eye(3) * 2.0 + 0.1
+    return np.sum(beta_density(x)) + stats.multivariate_normal.pdf(x, np.zeros(3), cov)
+
+
+def sylvester_in_a_helper(x):
+    a = np.diag(x ** 2 + 2.0) + 0.1
+    return np.sum(scipy_linalg.solve_sylvester(a, a.T + np.eye(3), np.outer(x, x) + np.eye(3)))
+
+
+@pytest.mark.parametrize("fn", [densities_in_a_loop, densities_under_a_branch,
+                                densities_in_a_helper, sylvester_in_a_helper],
+                         ids=lambda f: f.__name__)
+@pytest.mark.parametrize("x", [X, -X], ids=["x", "minus-x"])
+def test_densities_every_policy_forward_mode_and_hvp(fn, x):
+    check_every_policy(fn, (x.copy(),))
+    v = np.array([0.5, -1.0, 0.25])
+    g = srcgrad.grad(fn)
+    h = 1e-5
+    assert_close(srcgrad.hvp(fn)(x, v), (g(x + h * v) - g(x - h * v)) / (2 * h),
+                 rtol=1e-5, atol=1e-7)
