@@ -612,6 +612,16 @@ def missing_rule(program, op: ir.Op, forward: bool = False) -> MissingRuleError:
             f"{name}.__init__ does with its arguments; make {name} such a @dataclass, or "
             f"build it outside and pass it in (grad(f)(x, obj): its fields are then "
             f"differentiated)")
+    if op.primitive is np.lib.stride_tricks.as_strided:  # kept refused (session 37)
+        return at(MissingRuleError,
+            f"{describe(op)} has no {kind} rule, and a value being differentiated flows into "
+            f"it: its view reads whatever memory the shape and strides given point at -- "
+            f"elements repeated, overlapping windows, or bytes outside the array -- chosen "
+            f"by byte offsets, not indices, so srcgrad cannot tell which element each "
+            f"{what} belongs to; write the windows "
+            f"with np.lib.stride_tricks.sliding_window_view (differentiated) or index with "
+            f"an integer array (x[idx], idx = np.arange(k)[:, None] + np.arange(w)), which "
+            f"read the same elements")
     called = _called_object(op)
     if called is not None:  # CS(t) for CS = CubicSpline(xs, ys): review s36 R4-15
         return at(MissingRuleError,

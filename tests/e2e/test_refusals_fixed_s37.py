@@ -500,3 +500,25 @@ def test_densities_every_policy_forward_mode_and_hvp(fn, x):
     h = 1e-5
     assert_close(srcgrad.hvp(fn)(x, v), (g(x + h * v) - g(x - h * v)) / (2 * h),
                  rtol=1e-5, atol=1e-7)
+
+
+# -- still refused: np.lib.stride_tricks.as_strided -----------------------------------
+
+
+def strided_windows(x):
+    w = np.lib.stride_tricks.as_strided(x, shape=(2, 2), strides=(x.strides[0], x.strides[0]))
+    return np.sum(w ** 2)
+
+
+def test_as_strided_is_refused_saying_why_and_what_to_write():
+    """Its view is chosen by byte offsets (overlaps, or memory outside the
+    array), so no rule can say where each element's gradient goes; the message
+    says so and names sliding_window_view and integer indexing, in both modes."""
+    for run in (lambda: srcgrad.grad(strided_windows)(X.copy()),
+                lambda: srcgrad.jvp(strided_windows, (X.copy(),), (np.ones(3),))):
+        with pytest.raises(srcgrad.MissingRuleError) as caught:
+            run()
+        error = caught.value
+        assert (error.filename, error.lineno) == (__file__,
+                                                  strided_windows.__code__.co_firstlineno + 1)
+        assert "byte offsets" in error.message and "sliding_window_view" in error.message
