@@ -45,6 +45,7 @@ from collections import deque
 import numpy as np
 
 from ..frontend.linker import is_library_module, is_user_function
+from ..frontend.source_lines import block_end
 
 _MISSING = object()
 _EMPTY = object()  # a closure cell not bound yet
@@ -176,8 +177,8 @@ def source_text(fn) -> str | None:
     25 ms for a 1000-line function, more than the rest of a cache hit): the
     lines from the code object's first line to the last line any of its
     instructions came from, then the rest of the indented block (comments,
-    closing brackets).  Read through :mod:`linecache`, refreshed first, as
-    inspect does, so an edited file is seen.
+    closing brackets): :func:`..frontend.source_lines.block_end`.  Read through
+    :mod:`linecache`, refreshed first, as inspect does, so an edited file is seen.
     """
     code = fn.__code__
     linecache.checkcache(code.co_filename)
@@ -185,24 +186,7 @@ def source_text(fn) -> str | None:
     first = code.co_firstlineno
     if not lines or first > len(lines):
         return None
-    last = max(_last_line(code), first)
-    indent = _indent(lines[first - 1])
-    while last < len(lines) and (not lines[last].strip() or _indent(lines[last]) > indent):
-        last += 1
-    return "".join(lines[first - 1:last]).rstrip() + "\n"
-
-
-def _indent(line: str) -> int:
-    return len(line) - len(line.lstrip())
-
-
-def _last_line(code) -> int:
-    if hasattr(code, "co_positions"):  # Python 3.11: where each instruction's expression ends
-        ends = [end for _, end, _, _ in code.co_positions() if end]
-    else:
-        ends = [line for _, _, line in code.co_lines() if line]
-    ends.extend(_last_line(c) for c in code.co_consts if isinstance(c, types.CodeType))
-    return max(ends, default=code.co_firstlineno)
+    return "".join(lines[first - 1:block_end(code, lines)]).rstrip() + "\n"
 
 
 def source_hash(fn) -> str:

@@ -44,6 +44,7 @@ from .errstate import run_errstate_blocks
 from .fstrings import format_fstrings
 from .mangle import mangle_private_names
 from .reachable import drop_unreachable
+from .source_lines import definition_lines
 from .unresolved import defer_unresolved
 from .wrappers import bind_wrapper_parameters
 
@@ -197,8 +198,10 @@ def parse_function(fn) -> ParsedFunction:
     try:
         # inspect follows __wrapped__ to the wrapped function's lines; a wrapper's
         # own are its code's
-        lines, first = inspect.getsourcelines(
-            target.__code__ if hasattr(target, "__wrapped__") else target)
+        # (the lines from the code object where it can tell them: source_lines.py)
+        lines, first = definition_lines(target.__code__, getattr(target, "__globals__", None)) \
+            or inspect.getsourcelines(target.__code__ if hasattr(target, "__wrapped__")
+                                      else target)
     except (OSError, TypeError):
         raise SourceNotFoundError(
             f"cannot find the source code of {target.__qualname__} (defined in "
