@@ -49,6 +49,7 @@ def check_in_place_calls(program: ir.Program, varied) -> None:
     for stmt in ir.walk_statements(program.body):
         if isinstance(stmt, gast.Expr) and getattr(stmt, "op", None) is not None \
                 and stmt.op.primitive is ir.OPAQUE and not harmless(stmt.value, program.free) \
+                and not getattr(stmt, "records", False) \
                 and any(n in varied for n in ir.names_in(stmt)):
             message = store_message(stmt, varied, program) if getattr(
                 stmt, "attribute_store", None) is not None \
@@ -128,7 +129,9 @@ def _callee(func, free):
 def only_reports(expr, free=None) -> bool:
     """A call that only shows its arguments: ``print(...)``, a logger's or the
     logging module's record, ``warnings.warn(...)``, a stream's ``write``
-    (``sys.stderr.write(text)``).  A checkpointed loop's
+    (``sys.stderr.write(text)``).  (``HISTORY.append(float(l))``, a number
+    recorded in a global list, is one too where the function never reads the
+    list: the normaliser marks it, normalize/records_outside.py.)  A checkpointed loop's
     reruns leave it out: Python shows each once (memory/checkpointing.py)."""
     if not isinstance(expr, gast.Call):
         return False

@@ -208,6 +208,7 @@ def in_place_message(stmt, free=None) -> str:
     text = source_of(call)
     shown = text if len(text) <= 60 else text[:57] + "..."
     func, out = call.func, [k.value for k in call.keywords if k.arg == "out"]
+    record = ""  # (tracker.log(l), a user object's method: maybe a loss history)
     if out and any(k.arg == "where" for k in call.keywords):  # R3-21: safe division
         return where_advice(call)
     if out:
@@ -221,6 +222,8 @@ def in_place_message(stmt, free=None) -> str:
             "function that returns a new value"))
         first = call.args and (func.attr in ("at", "shuffle") or _module_function(func, free))
         changed = call.args[0] if first else func.value
+        if not first and func.attr not in _CHANGES_FIRST:
+            record = _RECORD
     else:
         first = call.args[0] if call.args and isinstance(call.args[0], gast.Name) else None
         assign = f"{first.id} = {shown}; in general " if first is not None else ""
@@ -229,9 +232,15 @@ def in_place_message(stmt, free=None) -> str:
                 f"made for what it does to its arguments (filling a buffer it is passed) is "
                 f"not followed: return the filled buffer from the function and assign it "
                 f"({assign}acc = f(acc, v)), or define the function inside this one (srcgrad "
-                f"inlines a local function)")
+                f"inlines a local function){_RECORD}")
     return (f"'{shown}' may change '{source_of(changed)}' in place, and a value being "
-            f"differentiated flows into it, in a way srcgrad cannot follow: {advice}")
+            f"differentiated flows into it, in a way srcgrad cannot follow: {advice}{record}")
+
+
+#: How to keep a number for the caller (a loss history) where srcgrad follows it
+#: (normalize/records_outside.py; review s37 R5-5).
+_RECORD = ("; to record a number for later, append it to a global list in the function "
+           "itself: HISTORY.append(float(loss))")
 
 
 def where_advice(call) -> str:

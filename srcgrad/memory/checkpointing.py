@@ -157,8 +157,8 @@ def _changed_objects(stmts, free, filename) -> set[str]:
     for stmt in ir.walk_statements(stmts):
         value = getattr(stmt, "value", None)
         if value is None or isinstance(stmt, (gast.If, gast.For, gast.While)) \
-                or getattr(stmt, "replay", None):
-            continue
+                or getattr(stmt, "replay", None) or getattr(stmt, "records", False):
+            continue  # (HISTORY.append(float(l)): a rerun leaves it out, as a print)
         for call in gast.walk(value):
             if not isinstance(call, gast.Call):
                 continue
@@ -288,6 +288,8 @@ def _not_rerun(stmt, free) -> bool:
     if not isinstance(stmt, gast.Expr) or not isinstance(stmt.value, gast.Call):
         return False
     call = stmt.value
+    if getattr(stmt, "records", False):  # HISTORY.append((i, float(l))): records_outside.py
+        return True
     if only_reports(call, free) or only_reporting_call(stmt, free):
         return True  # (log(i) with print inside: helper_state.py)
     return call_effect(call, free) in (RANDOM, NEXT)

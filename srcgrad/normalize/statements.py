@@ -57,10 +57,11 @@ from .chained_writes import ChainedWrites
 from .expressions import BINOPS, MULTI_OUTPUT, OP_LABELS
 from .held_items import held_item_updates
 from .mutable_defaults import default_checks
+from .records_outside import RecordsOutside
 from .user_methods import is_user_method, own_updates
 
 
-class Statements(ChainedWrites, CallWrites, AttributeStores):
+class Statements(ChainedWrites, CallWrites, AttributeStores, RecordsOutside):
     """Statements and assignments (mixed into the normaliser)."""
 
     #: the parameters copied at the entry (:meth:`copy_updated_arguments`)
@@ -277,6 +278,13 @@ class Statements(ChainedWrites, CallWrites, AttributeStores):
             self.out[-1].augmented = old
             self.out[-1].augmented_symbol = OP_LABELS.get(BINOPS[type(stmt.op)], "+")
             self.out[-1].user_target = target.id
+        elif isinstance(stmt, gast.Expr) and self.recorded_outside(stmt):
+            # HISTORY.append(float(l)), HISTORY never read back: run as written, as
+            # print is, and left out of a checkpointed loop's reruns (records_outside.py)
+            node = self.opaque(stmt)
+            node.op = ir.Op(ir.OPAQUE, [], {}, stmt, "statement")
+            node.records = True  # (ad/in_place.py, memory/checkpointing.py)
+            self.out.append(node)
         elif isinstance(stmt, gast.Expr) and self.part_append(stmt):
             pass  # log['trace'].append(v): part = log['trace']; part.append(v)
         elif isinstance(stmt, gast.Expr) and is_append(stmt.value) \

@@ -1,0 +1,111 @@
+"""``HISTORY.append(float(loss))``: a function recording a number in a list it
+does not own, for the caller to read afterwards.
+
+Notebook code logs inside the objective it hands to an optimiser::
+
+    def loss(w):
+        l = np.mean((X @ w - y) ** 2)
+        HISTORY.append(float(l))
+        return l
+
+srcgrad refused it ("'HISTORY.append(...)' changes 'HISTORY' in place, and
+'HISTORY' is not a local variable"): it does not follow changes to containers
+a function does not own.  Nothing here needs following: the function never
+reads ``HISTORY`` back, so no value it returns depends on the list, and what
+it appends is a new number or string (``float(l)``, ``l.item()``, an
+f-string), which no later statement of the generated code can change in
+place.  Such a statement runs as written, once, where Python runs it -- as
+``print`` does (ad/in_place.py ``only_reports``) -- and a checkpointed loop's
+reruns leave it out, so the list gets one entry per call of the function
+under every policy.
+
+    >>> import gast
+    >>> tree = gast.parse('''
+    ... def f(w):
+    ...     l = np.sum(w ** 2)
+    ...     HISTORY.append(float(l))
+    ...     LOG.append(l)
+    ...     SEEN.append(w.item())
+    ...     return l * len(SEEN)
+    ... ''').body[0]
+    >>> [records_only(tree, name) for name in ("HISTORY", "LOG", "SEEN")]
+    [True, True, False]
+    >>> [detached(stmt.value.args[0]) for stmt in tree.body[1:4]]
+    [True, False, True]
+"""
+
+from __future__ import annotations
+
+import gast
+
+from ..ir.syntax import is_append, walk
+
+#: Calls whose result is a new, immutable value: a number, a string, a tuple
+#: (``x.tolist()`` a new list of numbers, ``x.copy()`` an array only the list holds).
+_CONVERSIONS = frozenset(("float", "int", "bool", "str", "repr", "round", "abs", "len"))
+_METHODS = frozenset(("item", "tolist", "copy"))
+
+
+def detached(value, counters=frozenset()) -> bool:
+    """Whether ``value`` (what is appended) is a new object no later statement
+    can change: a constant, ``float(...)`` and the like, ``x.item()``,
+    ``x.tolist()``, ``x.copy()``, an f-string, one of ``counters`` (names only
+    ever a ``range``'s ints), or a tuple of these."""
+    if isinstance(value, (gast.Constant, gast.JoinedStr)):
+        return True
+    if isinstance(value, gast.Name):
+        return value.id in counters
+    if isinstance(value, gast.Tuple):
+        return all(detached(v, counters) for v in value.elts)
+    if not isinstance(value, gast.Call):
+        return False
+    func = value.func
+    if isinstance(func, gast.Name):
+        return func.id in _CONVERSIONS
+    if isinstance(func, gast.Attribute) and func.attr == "format" \
+            and isinstance(func.value, gast.Constant) and isinstance(func.value.value, str):
+        return True  # an f-string, as the frontend writes it (frontend/fstrings.py)
+    return isinstance(func, gast.Attribute) and func.attr in _METHODS and not value.args
+
+
+def records_only(func, name: str) -> bool:
+    """Whether every read of ``name`` in ``func`` is the receiver of a
+    statement ``name.append(v)``: the function adds to the list and never
+    looks at it."""
+    receivers = {id(stmt.value.func.value) for stmt in walk(func)
+                 if isinstance(stmt, gast.Expr) and is_append(stmt.value)
+                 and stmt.value.func.value.id == name}
+    return all(id(node) in receivers for node in walk(func)
+               if isinstance(node, gast.Name) and node.id == name)
+
+
+def counters(func) -> frozenset:
+    """The names of ``func`` bound only as the target of ``for name in
+    range(...)``: ints, which nothing changes in place."""
+    loops = [node for node in walk(func) if isinstance(node, gast.For)]
+    targets = {id(node.target) for node in loops}
+    ranged = {node.target.id for node in loops if isinstance(node.target, gast.Name)
+              and isinstance(node.iter, gast.Call) and isinstance(node.iter.func, gast.Name)
+              and node.iter.func.id == "range"}
+    other = {node.id for node in walk(func) if isinstance(node, gast.Name)
+             and isinstance(node.ctx, gast.Store) and id(node) not in targets}
+    other |= {node.target.id for node in loops if isinstance(node.target, gast.Name)
+              and node.target.id in ranged and not (
+                  isinstance(node.iter, gast.Call) and isinstance(node.iter.func, gast.Name)
+                  and node.iter.func.id == "range")}
+    return frozenset(ranged - other)
+
+
+class RecordsOutside:
+    """``G.append(v)`` on a list the function reads from its globals or
+    closure and never reads back (mixed into the normaliser)."""
+
+    def recorded_outside(self, stmt) -> bool:
+        """Whether the statement ``stmt`` is such a record (module docstring)."""
+        call = stmt.value
+        if not (isinstance(stmt, gast.Expr) and is_append(call)):
+            return False
+        name = call.func.value.id
+        if name in self.locals or type(self.parsed.resolver.lookup(name)) is not list:
+            return False
+        return detached(call.args[0], counters(self.func)) and records_only(self.func, name)
