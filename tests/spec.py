@@ -1563,3 +1563,6 @@ if SCIPY:  # what autograd differentiates in scipy.stats and srcgrad lacked (ses
     S("scipy.stats.multivariate_normal.pdf-scalar-cov", registered(ST.multivariate_normal.pdf),
       "scipy.stats.multivariate_normal.pdf(x, m, c)", dtypes=F64_ONLY, x=normal(3, 2),
       m=normal(2), c=positive())
+# xs.index(v), xs.count(v) of a list or tuple holding differentiated values (session 37)
+N("list.index", list.index, "list.index(x, y)", x=fixed([0.5, 1.5, 2.5]), y=fixed(1.5))
+N("list.count", list.count, "list.count(x, y)", x=fixed([0.5, 1.5, 0.5]), y=fixed(0.5))

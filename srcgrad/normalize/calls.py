@@ -88,6 +88,7 @@ from .call_updates import (
 from .function_values import FunctionValues
 from .inlining import returned_functions
 from .keywords import Keywords
+from .list_methods import certainly_list
 from .made_transforms import MadeTransforms, is_transform
 from .mutable_defaults import changed_defaults, default_message
 from .named_tuples import NamedTuples, is_named_tuple_class
@@ -251,6 +252,12 @@ class Calls(Selections, NamedTuples, Records, Keywords, Rewrites, Partials, Arra
             text = isinstance(func.value, gast.Constant) and isinstance(func.value.value, str)
             prim = getattr(str if text else np.ndarray, func.attr, None) \
                 or ir.UnknownMember(func.attr, True)  # ('w={}'.format(w): str.format)
+            if func.attr in ("index", "count") and (isinstance(
+                    func.value, (gast.List, gast.Tuple)) or self.certainly_sequence(func.value)
+                    or isinstance(func.value, gast.Name) and func.value.id in self.locals
+                    and certainly_list(self.func, self.params, self.callee, func.value.id,
+                                       displays=(gast.List, gast.ListComp, gast.Tuple))):
+                prim = getattr(list, func.attr)  # vals.index(max(vals)): an int, no derivative
             expr = gast.Call(func=gast.Attribute(value=receiver, attr=func.attr, ctx=gast.Load()),
                              args=args, keywords=keywords_of(kwargs))
             op = ir.Op(prim, [receiver, *args], kwargs, node, f".{func.attr}()")

@@ -323,6 +323,11 @@ nondifferentiable(keys_of, name="keys_of")
 # runs as ``i = index_of_max(xs, key=k, empty_ok=True); xs[i] if i >= 0 else d``
 nondifferentiable(index_of_max, name="index_of_max")
 nondifferentiable(index_of_min, name="index_of_min")
+# xs.index(v), xs.count(v) of a list or tuple: positions and counts (integers), found
+# by equality, piecewise constant in the items (normalize/calls.py: the receiver
+# certainly a list or tuple; either's method, which the code calls by name)
+nondifferentiable(list.index, name="list.index")
+nondifferentiable(list.count, name="list.count")
 
 
 @linear(snapshot, "value", name="snapshot")

@@ -5,7 +5,9 @@ policy (value bit for bit the function's own, gradient against central
 differences) and in forward mode (``numeric.check_every_policy``); the
 matrix functions also in hvp against differences of the gradient:
 
-- ``xs.index(v)`` and ``xs.count(v)`` on lists: integers, no derivative;
+- ``xs.index(v)`` and ``xs.count(v)`` on lists: integers, no derivative (a
+  list holding differentiated values was refused, 'no adjoint rule for the
+  method .index()'; normalize/calls.py, rules/containers.py);
 - ``np.fromiter(gen, dtype=float)`` of a generator over differentiated
   values (rules/construction.py: each item gets its element);
 - ``d.pop(k)`` and ``d.pop(k, default)`` on a dict the function builds
@@ -60,6 +62,31 @@ def position(names, key):
 def indexed_in_a_helper(x):
     names = ["w", "b"]
     return np.sum(np.sin(x) * position(names, "b"))
+
+
+def best_in_a_loop(x):
+    s = 0.0
+    for k in range(2):
+        scores = [np.sum(x * (k + 1.0)), np.sum(x ** 2), 0.5]
+        s = s + scores[scores.index(max(scores))] * (1 + scores.count(0.5))
+    return s
+
+
+def found_under_a_branch(x):
+    xs = [x[0], x[1], x[2]]
+    if xs.count(x[1]) == 1:
+        return xs[xs.index(x[1])] * 3.0 + xs[0]
+    return xs[0]
+
+
+def argmax_of(vals):
+    ranked = list(vals)
+    return ranked.index(max(ranked)) + list(vals).count(ranked[0]) - 1
+
+
+def found_in_a_helper(x):
+    vals = [float(v) for v in np.sin(x)]
+    return x[argmax_of(vals)] * 2.0 + np.sum(x ** 2)
 
 
 # -- np.fromiter ------------------------------------------------------------------
@@ -154,6 +181,7 @@ def joined_in_a_helper(x):
 
 
 ALL = [indexed_in_a_loop, indexed_under_a_branch, indexed_in_a_helper,
+       best_in_a_loop, found_under_a_branch, found_in_a_helper,
        fromiter_plain, fromiter_in_a_loop, fromiter_under_a_branch, fromiter_in_a_helper,
        pop_in_a_loop, pop_under_a_branch, pop_in_a_helper,
        joined_in_a_loop, joined_under_a_branch]
