@@ -550,3 +550,17 @@ def test_as_strided_is_refused_saying_why_and_what_to_write():
         assert (error.filename, error.lineno) == (__file__,
                                                   strided_windows.__code__.co_firstlineno + 1)
         assert "byte offsets" in error.message and "sliding_window_view" in error.message
+
+
+@pytest.mark.parametrize("fn", [pop_in_a_loop, pop_under_a_branch, pop_in_a_helper,
+                                fromiter_in_a_loop, fromiter_under_a_branch, joined_in_a_loop,
+                                joined_under_a_branch, chained_in_a_loop, chained_in_a_helper,
+                                slots_global_in_a_loop, slots_built, best_in_a_loop,
+                                found_in_a_helper], ids=lambda f: f.__name__)
+def test_second_order_through_each_construct(fn):
+    """hvp (forward over reverse) against differences of the gradient."""
+    x, v = X.copy(), np.array([0.5, -1.0, 0.25])
+    g = srcgrad.grad(fn)
+    h = 1e-5
+    assert_close(srcgrad.hvp(fn)(x, v), (g(x + h * v) - g(x - h * v)) / (2 * h),
+                 rtol=1e-5, atol=1e-7)
