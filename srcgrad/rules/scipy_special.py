@@ -236,12 +236,17 @@ def ive_tangent(out, v, x, d_x):
 
 @adjoint(special.jv, "x", name="scipy.special.jv")
 def jv(out, d_out, v, x):
-    return unbroadcast(d_out * (bessel("j", v - 1, x) - bessel("j", v + 1, x)) / 2, x)
+    """``jn`` is this very ufunc (its order a float too: taken as a constant,
+    refused where a differentiated value reaches it); SciPy may compute it in
+    float64 for a float32 ``x``: the cotangent in ``x``'s dtype."""
+    return in_dtype_of(unbroadcast(d_out * (bessel("j", v - 1, x) - bessel("j", v + 1, x))
+                                   / 2, x), x)
 
 
 @tangent(special.jv, "x", name="scipy.special.jv")
 def jv_tangent(out, v, x, d_x):
-    return expand(d_x * (bessel("j", v - 1, x) - bessel("j", v + 1, x)) / 2, out)
+    return in_dtype_of(expand(d_x * (bessel("j", v - 1, x) - bessel("j", v + 1, x)) / 2,
+                              out), out)
 
 
 @adjoint(special.yv, "x", name="scipy.special.yv")
@@ -252,19 +257,6 @@ def yv(out, d_out, v, x):
 @tangent(special.yv, "x", name="scipy.special.yv")
 def yv_tangent(out, v, x, d_x):
     return expand(d_x * (bessel("y", v - 1, x) - bessel("y", v + 1, x)) / 2, out)
-
-
-@adjoint(special.jn, "x", name="scipy.special.jn")
-def jn(out, d_out, n, x):
-    """(SciPy computes ``jn`` in float64 alone: the cotangent in ``x``'s dtype.)"""
-    return in_dtype_of(unbroadcast(d_out * (bessel("j", n - 1, x) - bessel("j", n + 1, x))
-                                   / 2, x), x)
-
-
-@tangent(special.jn, "x", name="scipy.special.jn")
-def jn_tangent(out, n, x, d_x):
-    return in_dtype_of(expand(d_x * (bessel("j", n - 1, x) - bessel("j", n + 1, x)) / 2,
-                              out), out)
 
 
 @adjoint(special.yn, "x", name="scipy.special.yn")

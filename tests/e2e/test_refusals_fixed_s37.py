@@ -564,3 +564,14 @@ def test_second_order_through_each_construct(fn):
     h = 1e-5
     assert_close(srcgrad.hvp(fn)(x, v), (g(x + h * v) - g(x - h * v)) / (2 * h),
                  rtol=1e-5, atol=1e-7)
+
+
+def real_order(v):
+    return np.sum(special.jv(v, 2.0) + special.jn(v, 1.5))
+
+
+def test_a_differentiated_bessel_order_is_refused_not_zero():
+    """jn is jv's very ufunc, whose order is real: a value being differentiated
+    reaching it is refused (its gradient would be 0), not silently dropped."""
+    with pytest.raises(srcgrad.NonDifferentiableError, match="parameter 'v' of 'scipy.special.jv'"):
+        srcgrad.grad(real_order)(np.array([1.5, 2.5]))
