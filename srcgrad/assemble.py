@@ -216,7 +216,7 @@ class Assembler:
         name = self.linker.global_name(
             f"{'grad' if options.mode == 'grad' else 'value_and_grad'}_{fname}")
         what = "Gradient" if options.mode == "grad" else "Value and gradient"
-        doc = (f"{what} of {fname} with respect to {_listing(self.wrt)}.\n\n"
+        doc = (f"{what} of {fname} with respect to {_listing(self._shown_wrt())}.\n\n"
                f"{self._provenance()}")
         return forward, [Function(name, program.params, signature_defaults(program), body, doc,
                                   forward)]
@@ -250,12 +250,18 @@ class Assembler:
         fwd_doc = (f"Forward sweep of {fname}: returns (value, residuals).\n\n"
                    f"The residuals are what {bwd_name} reads: "
                    f"{', '.join(saved) if saved else 'nothing'}.\n{prov}")
-        bwd_doc = (f"Adjoint sweep of {fname}: cotangents of {_listing(self.wrt)}.\n\n"
+        bwd_doc = (f"Adjoint sweep of {fname}: cotangents of {_listing(self._shown_wrt())}.\n\n"
                    f"{self.cot_param} is the cotangent of the output.\n{prov}")
         return forward, [
             Function(fwd_name, program.params, signature_defaults(program), fwd_body, fwd_doc,
                      forward),
             Function(bwd_name, [self.res_name, self.cot_param], [], bwd_body, bwd_doc)]
+
+    def _shown_wrt(self) -> list[str]:
+        """The ``wrt`` parameters by the user's names (``np`` for the program's
+        ``np_1``: normalize/module_parameters.py)."""
+        shown = getattr(self.program, "shown_params", None) or {}
+        return [shown.get(w, w) for w in self.wrt]
 
     def _provenance(self) -> str:
         p = self.program

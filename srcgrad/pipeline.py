@@ -618,9 +618,12 @@ class Compilation:
             if getattr(self.program, "shown_params", None):  # def f(x, np=4)
                 avoid = f.names()
                 show_parameters(f, self.program.shown_params,
-                                lambda module: self.linker.module_alias(module, avoid))
+                                lambda name: self.linker.alias(name, avoid))
         self.sources = [f.source() for f in self.functions]
-        self.used = set().union(*(f.names() for f in self.functions))  # (for the link)
+        # (for the link; a parameter shown as psi, copied to psi_1, imports no psi)
+        shown = set((getattr(self.program, "shown_params", None) or {}).values())
+        self.used = set().union(*(f.names() - (shown & set(f.params))
+                                  for f in self.functions))
 
     # -- one module --------------------------------------------------------------------------
     @compiler_pass

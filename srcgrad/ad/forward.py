@@ -437,7 +437,8 @@ def tangent_sweep(program: ir.Program, wrt: list[str], linker, value: bool = Tru
 def tangent_doc(program: ir.Program, wrt: list[str], tangent_params, value: bool = True) -> str:
     """The docstring of a generated tangent function.  (Users reach these through
     :func:`srcgrad.api.higher.tangent_function`.)"""
-    listing = ", ".join(wrt) or "nothing"
+    shown = getattr(program, "shown_params", None) or {}  # np_1: the parameter np
+    listing = ", ".join(shown.get(w, w) for w in wrt) or "nothing"
     tangents = ", ".join(tangent_params)
     returns = "(value, tangent of the value)" if value else "the tangent of its value"
     return (f"Forward mode of {program.name}: returns {returns}.\n\n"

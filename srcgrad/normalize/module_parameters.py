@@ -1,17 +1,20 @@
-"""Parameters named like the modules the generated code calls (``np``, ``math``).
+"""Parameters named like what the generated code calls by name (``np``, ``psi``).
 
 Every rule writes NumPy as ``np`` (``into_first(np.multiply, ...)``), and the
 generated function takes the user's parameters by their names, so a parameter
 named ``np`` -- a count of points (``def f(x, np=4)``, NumPy imported as
 ``N``) -- shadowed the module in the generated code: grad raised a raw
 AttributeError ('int' object has no attribute 'multiply') and hvp returned
-zeros, silently (review s37 R5-3).  A local so named was already renamed
-(``Expressions.define``); a parameter keeps its name in the signature, which
-keyword calls use.  So the compiled program calls it ``np_1``
-(:func:`rename_parameters`, before the normaliser reads the function), and the
-generated function written out (:func:`show_parameters`) takes ``np`` again,
-copies it to ``np_1`` on its first line, and reaches NumPy through a name of
-its own (``numpy``, imported by the module):
+zeros, silently (review s37 R5-3); so did one named like a runtime helper
+(``psi``, the digamma the adjoint of gammaln calls, for a wave function;
+``expand``, ``signum``) or a user's rule called by name: raw TypeErrors
+(R5-4).  A local so named was already renamed (``Expressions.define``); a
+parameter keeps its name in the signature, which keyword calls use.  So the
+compiled program calls it ``np_1`` (:func:`rename_parameters`, before the
+normaliser reads the function), and the generated function written out
+(:func:`show_parameters`) takes ``np`` again, copies it to ``np_1`` on its
+first line, and reaches NumPy (the helper) through a name of its own
+(``import numpy``; ``from srcgrad.runtime import psi as psi_2``):
 
     >>> import gast
     >>> func = gast.parse("def f(x, np=4):\\n    return N.sum(x) * np").body[0]
@@ -26,18 +29,30 @@ a default (``def f(x, np=np)``) is read in the enclosing scope and keeps it.
 
 from __future__ import annotations
 
+import builtins
 import math
+import re
 
 import gast
 import numpy as np
 
-from .. import ir
+from .. import ir, runtime
 from ..ir.syntax import walk
+from ..rules import registry
 
-__all__ = ["MODULES", "rename_parameters", "show_parameters"]
+__all__ = ["MODULES", "called_by_name", "rename_parameters", "show_parameters"]
 
 #: The modules the generated code calls by a fixed name.
 MODULES = {"np": np, "math": math}
+
+
+def called_by_name() -> dict[str, object]:
+    """What the generated code may call by a fixed name: the builtins, the
+    runtime helpers, the users' rules (registry.called_functions) and the
+    modules."""
+    return {**{n: getattr(builtins, n) for n in dir(builtins) if not n.startswith("_")},
+            **{n: getattr(runtime, n) for n in runtime.__all__},
+            **registry.called_functions(), **MODULES}
 
 
 def rename_parameters(func) -> dict[str, str]:
@@ -47,10 +62,12 @@ def rename_parameters(func) -> dict[str, str]:
     params = [*args.posonlyargs, *args.args, *([args.vararg] if args.vararg else []),
               *args.kwonlyargs, *([args.kwarg] if args.kwarg else [])]
     taken = {n.id for n in walk(func) if isinstance(n, gast.Name)}
-    shown = {}
+    shown, reserved = {}, None
     for param in params:
         if param.id not in MODULES:
-            continue
+            reserved = called_by_name() if reserved is None else reserved
+            if param.id not in reserved:
+                continue
         old, n = param.id, 1
         while f"{old}_{n}" in taken:
             n += 1
@@ -110,21 +127,56 @@ def _rename(node, old: str, new: str) -> None:
 
 def show_parameters(function, shown: dict[str, str], alias) -> None:
     """Write ``function`` (an :class:`..assemble.Function`) with the user's
-    parameter names: ``def grad_f(x, np=4):`` and ``np_1 = np`` on its first
-    line, the body's ``np`` (NumPy) renamed to ``alias(module)``, a module-level
-    name the caller binds to it (module docstring)."""
+    parameter names.  Where its code calls what a parameter's name means
+    (``np.multiply``): ``def grad_f(x, np=4):``, ``np_1 = np`` on its first
+    line, and the body's ``np`` (NumPy) renamed to ``alias("np")``, a
+    module-level name the caller binds to it, ``"numpy"`` (``"builtins.len"``
+    for a builtin); elsewhere the parameter's own name throughout, the code
+    as it was before the rename (module docstring)."""
     renamed = [p for p in function.params if p in shown]
     if not renamed:
         return
-    users = {shown[p] for p in renamed}
-    names = {}
-    for node in (n for stmt in function.body for n in walk(stmt)):
-        if isinstance(node, gast.Name) and node.id in users:
-            node.id = names.setdefault(node.id, alias(MODULES[node.id]))
+    nodes = [n for stmt in function.body for n in walk(stmt) if isinstance(n, gast.Name)]
+    called = {n.id for n in nodes}
+    back = {p: shown[p] for p in renamed if shown[p] not in called}
+    for node in nodes:  # not called: the user's name again
+        if node.id in back:
+            node.id = back[node.id]
+    if back:  # and in the comments (# save: arguments x, max)
+        word = re.compile(r"\b(" + "|".join(map(re.escape, back)) + r")\b")
+        for stmt in (n for top in function.body for n in walk(top)):
+            if getattr(stmt, "comment", None):
+                stmt.comment = word.sub(lambda m: back[m.group(1)], stmt.comment)
+            if getattr(stmt, "comment_before", None):
+                stmt.comment_before = [word.sub(lambda m: back[m.group(1)], c)
+                                       for c in stmt.comment_before]
+    function.params = [back.get(p, p) for p in function.params]
+    kept = [p for p in renamed if p not in back]
+    if not kept:
+        return
+    names = {shown[p]: alias(shown[p]) for p in kept}
+    function.body = [_Aliased(names).visit(stmt) for stmt in function.body]
     function.params = [shown.get(p, p) for p in function.params]
     copies = [gast.Assign(targets=[ir.name(p, store=True)], value=ir.name(shown[p]),
-                          type_comment=None) for p in renamed]
-    for copy, p in zip(copies, renamed):
-        copy.comment = f"the parameter {shown[p]}, renamed: the code calls the module " \
-                       f"{MODULES[shown[p]].__name__} by its own name"
+                          type_comment=None) for p in kept]
+    for copy, p in zip(copies, kept):
+        copy.comment = f"the parameter {shown[p]}, renamed: the code calls " + (
+            f"the module {MODULES[shown[p]].__name__}" if shown[p] in MODULES
+            else shown[p]) + f" as {names[shown[p]]}"
     function.body[:0] = copies
+
+
+class _Aliased(gast.NodeTransformer):
+    """Names replaced by their aliases (a name, or ``module.name``)."""
+
+    def __init__(self, names):
+        self.names = names
+
+    def visit_Name(self, node):
+        meant = self.names.get(node.id)
+        if meant is None:
+            return node
+        base, _, attr = meant.partition(".")
+        made = ir.name(base) if not attr else gast.Attribute(
+            value=ir.name(base), attr=attr, ctx=gast.Load())
+        return gast.copy_location(made, node)

@@ -89,6 +89,7 @@ class _Parsed:
     lines: list[bytes]
     imports: dict = field(default_factory=dict)    # alias -> module
     helpers: set = field(default_factory=set)
+    helper_aliases: dict = field(default_factory=dict)  # psi_2 -> psi (a parameter is psi)
     functions: list = field(default_factory=list)  # ast.FunctionDef
     idents: set = field(default_factory=set)
 
@@ -112,6 +113,7 @@ def _parse(unit: Unit) -> _Parsed:
                     alias.name if alias.asname else alias.name.partition(".")[0]
         elif isinstance(node, ast.ImportFrom) and node.module == runtime.__name__:
             parsed.helpers.update(alias.name for alias in node.names)
+            parsed.helper_aliases.update((a.asname, a.name) for a in node.names if a.asname)
         elif isinstance(node, ast.FunctionDef):
             parsed.functions.append(node)
         else:
@@ -180,6 +182,8 @@ class _Module:
             meaning[alias] = ("module", module)
         for name in parsed.helpers:
             meaning[name] = ("helper", name)
+        for name, helper in sorted(parsed.helper_aliases.items()):  # psi_2 = psi
+            meaning[name] = ("value", helper)
         for name, value in sorted(unit.bindings.items()):
             needs: set = set()
             try:

@@ -1,21 +1,28 @@
-"""A parameter named ``np`` or ``math``, the names the generated code calls modules by (review s37 R5-3).
+"""A parameter named like what the generated code calls by name (review s37 R5-3, R5-4).
 
 ``def f(x, np=4)`` (np: a number of points, NumPy imported as ``N``) shadowed
 the generated code's ``np``: hvp and hessian gave zeros, silently; grad and
 jvp raised raw AttributeErrors ('int' object has no attribute 'multiply').
-The program now calls such a parameter ``np_1``; the generated function
-takes ``np`` (a keyword call works), copies it on its first line and reaches
-NumPy as ``numpy`` (normalize/module_parameters.py).  Each: value bit for bit
+A parameter named like a runtime helper (``psi``, the digamma gammaln's
+adjoint calls, for a wave function; ``expand``, ``signum``) or a builtin the
+code calls (``len``) likewise raised raw TypeErrors, in the function and in
+a helper it calls, a method, a keyword-only parameter.  The program now
+calls such a parameter ``np_1``; where its code calls what the name means,
+the generated function takes ``np`` (a keyword call works), copies it on its
+first line and reaches NumPy as ``numpy`` (``psi as psi_2``,
+``builtins.len``) (normalize/module_parameters.py).  Each: value bit for bit
 under every policy and in jvp, gradient and tangent against differences, and
-the Hessian-vector product against the analytic one.
+Hessian-vector products against analytic ones.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import math as M
 
 import numpy as N
 import pytest
+import scipy.special as sp
 from numeric import assert_close, check_every_policy
 
 import srcgrad
@@ -62,8 +69,55 @@ def calls_a_helper(x):
     return N.sum(_helper(x) ** 2)
 
 
+def gamma_normaliser(psi, x):  # variational parameters named psi (R5-4)
+    a = N.exp(psi)
+    return N.sum(sp.gammaln(a) - (a - 1) * N.log(x) + x)
+
+
+def hvp_of_gamma_normaliser(psi, x, v):
+    a = N.exp(psi)
+    return (a * (sp.digamma(a) - N.log(x)) + a ** 2 * sp.polygamma(1, a)) * v
+
+
+def wave_density(signum, v):  # a wave function named signum: np.abs's adjoint calls signum
+    return N.sum(N.abs(signum) ** 2 * v)
+
+
+def spread(x, expand=True):  # a flag named like the helper broadcasting's tangent calls
+    y = x[:, None] * N.ones((1, 3)) if expand else x
+    return N.sum(N.sin(y))
+
+
+def _helper_with_psi(x, psi):
+    return sp.gammaln(N.exp(x)) * psi
+
+
+def calls_a_helper_with_psi(x):
+    return N.sum(_helper_with_psi(x, 2.0))
+
+
+def seeded(x, *, grad_seed=1.5):
+    return N.sum(N.sin(x)) * grad_seed
+
+
+def counted(x, len=2.0):  # the loop's own len
+    s = 0.0
+    for v in [x[0], x[1]]:
+        s = s + v ** 2
+    return s * len
+
+
+class Model:
+    def loss(self, psi):
+        return N.sum(sp.gammaln(N.exp(psi)))
+
+    def loss_np(self, x, np=3):
+        return N.sum(N.tanh(x) ** 2) * np
+
+
 @pytest.mark.parametrize("fn", [count_named_np, numpy_as_np_default, nested_reads, named_math,
-                                calls_a_helper])
+                                calls_a_helper, spread, calls_a_helper_with_psi, seeded, counted,
+                                Model().loss, Model().loss_np])
 def test_every_policy_and_jvp(fn):
     check_every_policy(fn, (X.copy(),))
 
@@ -92,3 +146,40 @@ def test_the_parameter_keeps_its_name_for_keyword_calls():
     assert_close(g(X, np=3), 0.75 * g(X), rtol=1e-12)
     value, tangent = srcgrad.jvp(count_named_np, (X, 3), (V, None))
     assert value == count_named_np(X, 3)
+
+
+@pytest.mark.parametrize("fn, x", [(gamma_normaliser, X), (wave_density, X)])
+def test_a_differentiated_parameter_named_like_a_helper(fn, x):
+    check_every_policy(fn, (x.copy(), N.array([1.0, 2.0, 0.5])))
+
+
+def test_hvp_of_a_parameter_named_psi():
+    y = N.array([1.0, 2.0, 0.5])
+    assert_close(srcgrad.hvp(gamma_normaliser)(X, y, V), hvp_of_gamma_normaliser(X, y, V),
+                 rtol=1e-9)
+    # a method's: hvp zeros before (R5-4 via a method)
+    assert_close(srcgrad.hvp(Model().loss_np)(X, V), hvp_of_count(X, V, 3), rtol=1e-10)
+
+
+def test_the_helper_is_imported_under_another_name_and_exports(tmp_path):
+    g = srcgrad.grad(wave_density)
+    assert "def grad_wave_density(signum, v):" in g.source
+    assert "signum as signum_" in g.source
+    path = tmp_path / "exported.py"
+    srcgrad.export(str(path), g)
+    spec = importlib.util.spec_from_file_location("exported_wave", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    y = N.array([1.0, 2.0, 0.5])
+    assert_close(module.grad_wave_density(X, y), 2 * X * y, rtol=1e-12)
+
+
+def scaled_by_max(x, max=2.0):  # noqa: A002
+    return x * max
+
+
+def test_code_that_calls_nothing_by_the_name_keeps_it():
+    source = srcgrad.grad(scaled_by_max).source
+    assert "def grad_scaled_by_max(x, max=2.0):" in source and "max_1" not in source
+    assert "t1 = x * max" in source
+    assert srcgrad.grad(scaled_by_max)(3.0) == 2.0
