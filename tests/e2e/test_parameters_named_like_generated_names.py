@@ -107,6 +107,36 @@ def counted(x, len=2.0):  # the loop's own len
     return s * len
 
 
+def switched_loss(x, type="l2"):  # noqa: A002 (R5-10: the loop's guards call type)
+    h = x
+    for i in range(3):
+        h = N.tanh(h) * 1.1
+    if type == "l2":
+        return N.sum(h ** 2)
+    return N.sum(N.abs(h))
+
+
+def split_at(x, slice=2):  # noqa: A002 (the adjoint of x[:k] calls slice)
+    return N.sum(x[:slice] ** 2) + N.sum(x[slice:] ** 3)
+
+
+def first_terms(x, len=3):  # noqa: A002 (checkpointing and hvp call len)
+    out = []
+    for i in range(len):
+        out.append(x[i] ** 2)
+    return sum(out)
+
+
+def reversible(x, reversed=False, list=None, tuple=None, isinstance=None):  # noqa: A002
+    h = x
+    for t in range(4):
+        h = N.tanh(h * 1.3)
+    return N.sum(h)
+
+
+BUILTIN_NAMED = [switched_loss, split_at, first_terms, reversible]
+
+
 class Model:
     def loss(self, psi):
         return N.sum(sp.gammaln(N.exp(psi)))
@@ -117,7 +147,7 @@ class Model:
 
 @pytest.mark.parametrize("fn", [count_named_np, numpy_as_np_default, nested_reads, named_math,
                                 calls_a_helper, spread, calls_a_helper_with_psi, seeded, counted,
-                                Model().loss, Model().loss_np])
+                                Model().loss, Model().loss_np, *BUILTIN_NAMED])
 def test_every_policy_and_jvp(fn):
     check_every_policy(fn, (X.copy(),))
 
@@ -183,3 +213,12 @@ def test_code_that_calls_nothing_by_the_name_keeps_it():
     assert "def grad_scaled_by_max(x, max=2.0):" in source and "max_1" not in source
     assert "t1 = x * max" in source
     assert srcgrad.grad(scaled_by_max)(3.0) == 2.0
+
+
+@pytest.mark.parametrize("fn", BUILTIN_NAMED)
+def test_hvp_of_parameters_named_like_builtins(fn):  # R5-10: raw TypeErrors
+    x = N.array([0.37, -0.81, 1.23, 0.2])
+    v = N.array([1.0, 0.5, -0.2, 0.3])
+    g, eps = srcgrad.grad(fn), 1e-6
+    assert_close(srcgrad.hvp(fn)(x, v), (g(x + eps * v) - g(x - eps * v)) / (2 * eps),
+                 rtol=1e-5, atol=1e-7)
