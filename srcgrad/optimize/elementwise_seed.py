@@ -59,6 +59,12 @@ from ..ir.syntax import call_to, load_name, source_of, walk_nodes
 from .summed_products import returned_definitions
 
 _REDUCTIONS = {np.sum: "sum", np.mean: "mean"}
+#: The most operands the seed's expression is made of, counted as they are looked at:
+#: a longer tail (``v1 = v0 + x`` ... ``v500 = v499 + x``, ``return np.sum(v500)``)
+#: keeps its plain seed -- its expression recursed past Python's limit
+#: (RecursionError), and one whose values are each read twice (``b = a * a``)
+#: doubles at every step.
+_LARGEST = 256
 _BINARY = {operator.add: gast.Add, operator.sub: gast.Sub, operator.mul: gast.Mult,
            operator.truediv: gast.Div}
 
@@ -80,9 +86,13 @@ def seed_without_elementwise(stmts, program) -> list:
              if isinstance(n, gast.Name)}
     inner: list[str] = []     # the intermediate values the expression stands for
     leaves: dict[str, None] = {}
+    budget = [_LARGEST]       # operands left to look at (see _LARGEST)
 
     def expression(node):
         """``node`` (an operand) as an expression of leaves, None where it cannot be."""
+        budget[0] -= 1
+        if budget[0] < 0:
+            return None
         if isinstance(node, gast.Constant):
             ok = type(node.value) in (int, float)
             return gast.Constant(value=node.value, kind=None) if ok else None

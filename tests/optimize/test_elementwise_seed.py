@@ -169,3 +169,28 @@ def test_a_warning_raised_as_an_error_still_comes():
 @pytest.mark.parametrize("fn", [tail, part_read])
 def test_every_policy(fn):
     check_policies(fn, (np.linspace(-0.9, 1.2, 17),), policies=POLICIES)
+
+
+def test_a_long_or_doubling_tail_keeps_its_plain_seed(tmp_path):
+    """A tail longer than the pass looks at keeps grad_seed: 500 additions in a row
+    recursed past Python's limit (RecursionError), and a tail whose values are
+    each read twice (b = a * a) doubled the expression at every step."""
+    from programs import load_program
+
+    def compiled_f(body, result):
+        source = "import numpy as np\n\n\ndef f(x):\n" + "".join(
+            f"    {line}\n" for line in body) + f"    return np.sum({result})\n"
+        return load_program(source, tmp_path).f
+
+    x = np.linspace(-1.0, 1.0, 5)
+    chain = compiled_f(["v0 = x * 2.0", *(f"v{i} = v{i - 1} + x" for i in range(1, 500))],
+                       "v499")
+    g = srcgrad.grad(chain)
+    assert "summed_elementwise_seed" not in g.source
+    assert_bit_identical(g(x), np.full(5, 501.0))
+    doubling = compiled_f(["a0 = np.sin(x)", *(f"a{i} = a{i - 1} * a{i - 1}"
+                                               for i in range(1, 40))], "a39")
+    assert "summed_elementwise_seed" not in srcgrad.grad(doubling).source
+    short = compiled_f(["v0 = x * 2.0", *(f"v{i} = v{i - 1} + x" for i in range(1, 20))],
+                       "v19")
+    assert "summed_elementwise_seed" in srcgrad.grad(short).source
