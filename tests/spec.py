@@ -978,6 +978,10 @@ N("held_at", srcgrad.runtime.held_at, "srcgrad.runtime.held_at([x], x, x, None, 
 N("index_of_max", srcgrad.runtime.index_of_max, "srcgrad.runtime.index_of_max(x)", x=normal(4))
 N("index_of_min", srcgrad.runtime.index_of_min, "srcgrad.runtime.index_of_min(x)", x=normal(4))
 S("signum", srcgrad.runtime.signum, "srcgrad.runtime.signum(x)", x=away(3, 4))  # complex: test_numpy_breadth
+S("only_where", srcgrad.runtime.only_where, "srcgrad.runtime.only_where(x, c)", x=normal(2, 3),
+  c=fixed(np.array([[True, False, True], [False, False, True]])))
+S("only_where-bcast", srcgrad.runtime.only_where, "srcgrad.runtime.only_where(x, c)",
+  x=normal(3), c=fixed(np.array([[True, False, True], [False, False, True]])))
 
 # --- the rest of the NumPy functions autograd differentiates (issue 15) -------------------
 for e, shape in (("np.radians(x)", (3, 4)), ("np.degrees(x)", (3, 4)), ("np.sinc(x)", (3, 4)),
@@ -1566,3 +1570,18 @@ if SCIPY:  # what autograd differentiates in scipy.stats and srcgrad lacked (ses
 # xs.index(v), xs.count(v) of a list or tuple holding differentiated values (session 37)
 N("list.index", list.index, "list.index(x, y)", x=fixed([0.5, 1.5, 2.5]), y=fixed(1.5))
 N("list.count", list.count, "list.count(x, y)", x=fixed([0.5, 1.5, 0.5]), y=fixed(0.5))
+if SCIPY:  # scipy.stats.dirichlet (autograd has it; session 37)
+    def _simplex(*shape, drop=0):
+        def draw(rng):
+            w = rng.uniform(0.5, 1.5, shape)
+            w = w / np.sum(w, axis=0, keepdims=True)
+            return w[:shape[0] - drop]
+        return Input(draw)
+
+    for method in ("logpdf", "pdf"):  # k - 1 rows (SciPy adds the last): x off the simplex
+        prim = registered(getattr(ST.dirichlet, method))  # is refused, so differences need them
+        S(f"scipy.stats.dirichlet.{method}", prim, f"scipy.stats.dirichlet.{method}(x, a)",
+          dtypes=F64_ONLY, x=_simplex(3, drop=1), a=uniform(1.5, 3.0, 3))
+        S(f"scipy.stats.dirichlet.{method}-samples", prim,
+          f"scipy.stats.dirichlet.{method}(x, a)", dtypes=F64_ONLY, x=_simplex(4, 3, drop=1),
+          a=uniform(1.5, 3.0, 4))

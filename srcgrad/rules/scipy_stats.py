@@ -8,8 +8,9 @@ distribution objects as the code calls them: ``norm.logpdf(x, loc, scale)``,
 ``multivariate_normal.logpdf(x, mean, cov)``; and, as autograd has them
 (session 37), ``norm.logsf``, ``t.pdf``, ``gamma.pdf``, ``chi2.logpdf`` and
 ``chi2.pdf``, ``beta.logpdf`` and ``beta.pdf``, ``poisson.logpmf`` and
-``poisson.pmf`` (in ``mu``: the count is an integer) and
-``multivariate_normal.pdf`` -- a density's rules are its log-density's times
+``poisson.pmf`` (in ``mu``: the count is an integer),
+``dirichlet.logpdf`` and ``dirichlet.pdf`` (``x`` of ``k`` or ``k - 1`` rows, the
+last then ``1 - sum``, as SciPy reads it) and ``multivariate_normal.pdf`` -- a density's rules are its log-density's times
 the density (not frozen distributions such as ``norm(mu, sigma).logpdf(x)``, which are
 objects made at run time).  Every parameter is differentiable.  SciPy
 computes these densities in float64, whatever the inputs' dtype.
@@ -392,3 +393,59 @@ def multivariate_normal_pdf_tangent(out, x, mean=None, cov=1, allow_singular=Fal
             out * np.reshape(np.sum(d_mean * s, axis=-1), shape),
             out * np.reshape(0.5 * (np.sum(s * (s @ d_sigma), axis=-1)
                                     - np.sum(precision * d_sigma)), shape))
+
+
+_DIRICHLET, _DIRICHLET_PDF = stats.dirichlet.logpdf, stats.dirichlet.pdf
+
+
+@adjoint(_DIRICHLET, "x", "alpha", name="scipy.stats.dirichlet.logpdf")
+def dirichlet_logpdf(out, d_out, x, alpha):
+    """``sum((alpha - 1) log x) + gammaln(sum alpha) - sum gammaln(alpha)`` over
+    the rows of ``x`` (``(k,)`` or ``(k, n)``; with ``k - 1`` rows SciPy adds the
+    last, ``1 - sum``, whose cotangent goes to each row with a minus sign)."""
+    k = np.size(alpha)
+    m = np.shape(x)[0]
+    full = np.concatenate([x, 1 - np.sum(x, axis=0, keepdims=True)], axis=0)[:k]
+    g_full = d_out * (np.reshape(alpha, (-1,) + (1,) * (np.ndim(x) - 1)) - 1) / full
+    g_alpha = np.sum(np.reshape(d_out * np.log(full), (k, -1)), axis=1) \
+        + np.sum(d_out) * (psi(0, np.sum(alpha)) - psi(0, alpha))
+    return g_full[:m] - (m < k) * g_full[-1:], np.reshape(g_alpha, np.shape(alpha))
+
+
+@tangent(_DIRICHLET, "x", "alpha", name="scipy.stats.dirichlet.logpdf")
+def dirichlet_logpdf_tangent(out, x, alpha, *, d_x, d_alpha):
+    k = np.size(alpha)
+    full = np.concatenate([x, 1 - np.sum(x, axis=0, keepdims=True)], axis=0)[:k]
+    moved = np.concatenate([d_x, -np.sum(d_x, axis=0, keepdims=True)], axis=0)[:k]
+    column = (-1,) + (1,) * (np.ndim(x) - 1)
+    return (np.reshape(np.sum((np.reshape(alpha, column) - 1) / full * moved, axis=0),
+                       np.shape(out)),
+            np.reshape(np.sum(np.reshape(d_alpha, column) * np.log(full), axis=0)
+                       + np.sum(d_alpha) * psi(0, np.sum(alpha))
+                       - np.sum(d_alpha * psi(0, alpha)), np.shape(out)))
+
+
+@adjoint(_DIRICHLET_PDF, "x", "alpha", name="scipy.stats.dirichlet.pdf")
+def dirichlet_pdf(out, d_out, x, alpha):
+    """``dirichlet.logpdf``'s cotangents times the density."""
+    k = np.size(alpha)
+    m = np.shape(x)[0]
+    g = d_out * out
+    full = np.concatenate([x, 1 - np.sum(x, axis=0, keepdims=True)], axis=0)[:k]
+    g_full = g * (np.reshape(alpha, (-1,) + (1,) * (np.ndim(x) - 1)) - 1) / full
+    g_alpha = np.sum(np.reshape(g * np.log(full), (k, -1)), axis=1) \
+        + np.sum(g) * (psi(0, np.sum(alpha)) - psi(0, alpha))
+    return g_full[:m] - (m < k) * g_full[-1:], np.reshape(g_alpha, np.shape(alpha))
+
+
+@tangent(_DIRICHLET_PDF, "x", "alpha", name="scipy.stats.dirichlet.pdf")
+def dirichlet_pdf_tangent(out, x, alpha, *, d_x, d_alpha):
+    k = np.size(alpha)
+    full = np.concatenate([x, 1 - np.sum(x, axis=0, keepdims=True)], axis=0)[:k]
+    moved = np.concatenate([d_x, -np.sum(d_x, axis=0, keepdims=True)], axis=0)[:k]
+    column = (-1,) + (1,) * (np.ndim(x) - 1)
+    return (out * np.reshape(np.sum((np.reshape(alpha, column) - 1) / full * moved, axis=0),
+                             np.shape(out)),
+            out * np.reshape(np.sum(np.reshape(d_alpha, column) * np.log(full), axis=0)
+                             + np.sum(d_alpha) * psi(0, np.sum(alpha))
+                             - np.sum(d_alpha * psi(0, alpha)), np.shape(out)))

@@ -575,3 +575,55 @@ def test_a_differentiated_bessel_order_is_refused_not_zero():
     reaching it is refused (its gradient would be 0), not silently dropped."""
     with pytest.raises(srcgrad.NonDifferentiableError, match="parameter 'v' of 'scipy.special.jv'"):
         srcgrad.grad(real_order)(np.array([1.5, 2.5]))
+
+
+ALPHA = np.array([1.5, 2.0, 3.0])
+P = np.array([0.2, 0.3, 0.5])
+
+
+def simplex(z):
+    e = np.exp(z - np.max(z))
+    return e / np.sum(e)
+
+
+def dirichlet_in_a_loop(z):
+    p = simplex(z)
+    s = 0.0
+    for scale in (1.0, 2.0):
+        s = s + stats.dirichlet.logpdf(p, ALPHA * scale)
+    return s
+
+
+def dirichlet_under_a_branch(z):
+    p = simplex(z)
+    if np.sum(z) > 0.0:
+        return stats.dirichlet.pdf(p, ALPHA)
+    return stats.dirichlet.logpdf(p[:2], ALPHA)  # k - 1 rows: SciPy adds 1 - sum
+
+
+def concentration(z):
+    return np.exp(z) + 1.0
+
+
+def dirichlet_in_a_helper(z):
+    return stats.dirichlet.logpdf(P, concentration(z)) + stats.dirichlet.pdf(P, concentration(-z))
+
+
+@pytest.mark.parametrize("fn", [dirichlet_in_a_loop, dirichlet_under_a_branch,
+                                dirichlet_in_a_helper], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("x", [X, -X], ids=["x", "minus-x"])
+def test_dirichlet_every_policy_forward_mode_and_hvp(fn, x):
+    check_every_policy(fn, (x.copy(),))
+    v = np.array([0.5, -1.0, 0.25])
+    g = srcgrad.grad(fn)
+    h = 1e-5
+    assert_close(srcgrad.hvp(fn)(x, v), (g(x + h * v) - g(x - h * v)) / (2 * h),
+                 rtol=1e-5, atol=1e-7)
+
+
+def test_dirichlet_gradient_in_x_of_k_rows_is_the_ambient_one():
+    """With all k rows (on the simplex) the cotangent of x is (alpha - 1) / x."""
+    def logp(x):
+        return stats.dirichlet.logpdf(x, ALPHA)
+
+    assert_close(srcgrad.grad(logp)(P.copy()), (ALPHA - 1) / P, rtol=1e-12)
