@@ -1585,3 +1585,23 @@ if SCIPY:  # scipy.stats.dirichlet (autograd has it; session 37)
         S(f"scipy.stats.dirichlet.{method}-samples", prim,
           f"scipy.stats.dirichlet.{method}(x, a)", dtypes=F64_ONLY, x=_simplex(4, 3, drop=1),
           a=uniform(1.5, 3.0, 4))
+if SCIPY:  # distribution functions in x, loc, scale (poisson's in mu; session 37)
+    for e, ins in (("scipy.stats.t.cdf(x, 3.5, m, s)", dict(x=normal(2, 3), m=normal(3),
+                                                             s=positive(2, 1))),
+                   ("scipy.stats.t.logcdf(x, 4.0, m, s)", dict(x=normal(4), m=normal(),
+                                                                s=positive())),
+                   ("scipy.stats.gamma.cdf(x, 2.5, m, s)", dict(x=uniform(2.0, 4.0, 2, 3),
+                                                                 m=uniform(-1.0, 1.0, 3),
+                                                                 s=positive(2, 1))),
+                   ("scipy.stats.chi2.cdf(x, 3.0, m, s)", dict(x=uniform(2.0, 4.0, 4),
+                                                                m=uniform(-1.0, 1.0),
+                                                                s=positive())),
+                   ("scipy.stats.beta.cdf(x, 2.0, 3.0, m, s)", dict(x=uniform(0.4, 1.2, 4),
+                                                                     m=uniform(0.0, 0.2),
+                                                                     s=uniform(1.5, 2.0))),
+                   ("scipy.stats.t.cdf(x, 2.0)", dict(x=normal(3))),
+                   ("scipy.stats.gamma.cdf(x, 1.5)", dict(x=positive(3)))):
+        dist, method = e.split("(")[0].split(".")[2:]
+        S(e, registered(getattr(getattr(ST, dist), method)), e, dtypes=F64_ONLY, **ins)
+    S("scipy.stats.poisson.cdf", registered(ST.poisson.cdf), "scipy.stats.poisson.cdf(k, mu)",
+      dtypes=F64_ONLY, k=fixed(np.array([0, 2, 5, 1])), mu=uniform(0.5, 4.0, 4))

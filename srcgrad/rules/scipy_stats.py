@@ -10,7 +10,12 @@ distribution objects as the code calls them: ``norm.logpdf(x, loc, scale)``,
 ``chi2.pdf``, ``beta.logpdf`` and ``beta.pdf``, ``poisson.logpmf`` and
 ``poisson.pmf`` (in ``mu``: the count is an integer),
 ``dirichlet.logpdf`` and ``dirichlet.pdf`` (``x`` of ``k`` or ``k - 1`` rows, the
-last then ``1 - sum``, as SciPy reads it) and ``multivariate_normal.pdf`` -- a density's rules are its log-density's times
+last then ``1 - sum``, as SciPy reads it), ``multivariate_normal.pdf``; and the
+distribution functions ``t.cdf``, ``t.logcdf``, ``gamma.cdf``, ``chi2.cdf``,
+``beta.cdf`` in ``x``, ``loc`` and ``scale`` (their derivative the density,
+written with :func:`~srcgrad.runtime.log_gamma`) and ``poisson.cdf`` in ``mu``:
+in the shape parameters (``df``, ``a``, ``b``) they have no closed form, and
+a differentiated value reaching one is refused (ad/constants.py) -- a density's rules are its log-density's times
 the density (not frozen distributions such as ``norm(mu, sigma).logpdf(x)``, which are
 objects made at run time).  Every parameter is differentiable.  SciPy
 computes these densities in float64, whatever the inputs' dtype.
@@ -26,7 +31,7 @@ import math
 import numpy as np
 from scipy import stats
 
-from ..runtime import mvn_logpdf_grads, psi, unbroadcast
+from ..runtime import log_gamma, mvn_logpdf_grads, psi, unbroadcast
 from .registry import adjoint, tangent
 
 _NORM = stats.norm.logpdf
@@ -449,3 +454,107 @@ def dirichlet_pdf_tangent(out, x, alpha, *, d_x, d_alpha):
             out * np.reshape(np.sum(np.reshape(d_alpha, column) * np.log(full), axis=0)
                              + np.sum(d_alpha) * psi(0, np.sum(alpha))
                              - np.sum(d_alpha * psi(0, alpha)), np.shape(out)))
+
+
+_T_CDF, _T_LOGCDF, _GAMMA_CDF, _CHI2_CDF, _BETA_CDF, _POISSON_CDF = (
+    stats.t.cdf, stats.t.logcdf, stats.gamma.cdf, stats.chi2.cdf, stats.beta.cdf,
+    stats.poisson.cdf)
+
+
+@adjoint(_T_CDF, "x", "loc", "scale", name="scipy.stats.t.cdf")
+def t_cdf(out, d_out, x, df, loc=0, scale=1):
+    """The density at ``z = (x - loc) / scale`` over ``scale``: ``x`` gets it,
+    ``loc`` minus it, ``scale`` ``-z`` times it; ``df`` is a constant."""
+    z = (x - loc) / scale
+    f = d_out * np.exp(log_gamma((df + 1) / 2) - log_gamma(df / 2) - 0.5 * np.log(df * math.pi)
+                       - (df + 1) / 2 * np.log1p(z * z / df)) / scale
+    return unbroadcast(f, x), unbroadcast(-f, loc), unbroadcast(-z * f, scale)
+
+
+@tangent(_T_CDF, "x", "loc", "scale", name="scipy.stats.t.cdf")
+def t_cdf_tangent(out, x, df, loc=0, scale=1, *, d_x, d_loc, d_scale):
+    z = (x - loc) / scale
+    f = np.exp(log_gamma((df + 1) / 2) - log_gamma(df / 2) - 0.5 * np.log(df * math.pi)
+               - (df + 1) / 2 * np.log1p(z * z / df)) / scale
+    return d_x * f, -d_loc * f, -d_scale * z * f
+
+
+@adjoint(_T_LOGCDF, "x", "loc", "scale", name="scipy.stats.t.logcdf")
+def t_logcdf(out, d_out, x, df, loc=0, scale=1):
+    """``t.cdf``'s over the distribution function, ``exp(log f - out)``."""
+    z = (x - loc) / scale
+    f = d_out * np.exp(log_gamma((df + 1) / 2) - log_gamma(df / 2) - 0.5 * np.log(df * math.pi)
+                       - (df + 1) / 2 * np.log1p(z * z / df) - out) / scale
+    return unbroadcast(f, x), unbroadcast(-f, loc), unbroadcast(-z * f, scale)
+
+
+@tangent(_T_LOGCDF, "x", "loc", "scale", name="scipy.stats.t.logcdf")
+def t_logcdf_tangent(out, x, df, loc=0, scale=1, *, d_x, d_loc, d_scale):
+    z = (x - loc) / scale
+    f = np.exp(log_gamma((df + 1) / 2) - log_gamma(df / 2) - 0.5 * np.log(df * math.pi)
+               - (df + 1) / 2 * np.log1p(z * z / df) - out) / scale
+    return d_x * f, -d_loc * f, -d_scale * z * f
+
+
+@adjoint(_GAMMA_CDF, "x", "loc", "scale", name="scipy.stats.gamma.cdf")
+def gamma_cdf(out, d_out, x, a, loc=0, scale=1):
+    """The gamma density ``z^(a-1) e^-z / Gamma(a)`` over ``scale``; ``a`` constant."""
+    z = (x - loc) / scale
+    f = d_out * np.exp((a - 1) * np.log(z) - z - log_gamma(a)) / scale
+    return unbroadcast(f, x), unbroadcast(-f, loc), unbroadcast(-z * f, scale)
+
+
+@tangent(_GAMMA_CDF, "x", "loc", "scale", name="scipy.stats.gamma.cdf")
+def gamma_cdf_tangent(out, x, a, loc=0, scale=1, *, d_x, d_loc, d_scale):
+    z = (x - loc) / scale
+    f = np.exp((a - 1) * np.log(z) - z - log_gamma(a)) / scale
+    return d_x * f, -d_loc * f, -d_scale * z * f
+
+
+@adjoint(_CHI2_CDF, "x", "loc", "scale", name="scipy.stats.chi2.cdf")
+def chi2_cdf(out, d_out, x, df, loc=0, scale=1):
+    """The chi-squared density ``z^(h-1) e^(-z/2) / (2^h Gamma(h))``, ``h = df / 2``."""
+    z = (x - loc) / scale
+    f = d_out * np.exp((df / 2 - 1) * np.log(z) - z / 2 - df / 2 * math.log(2)
+                       - log_gamma(df / 2)) / scale
+    return unbroadcast(f, x), unbroadcast(-f, loc), unbroadcast(-z * f, scale)
+
+
+@tangent(_CHI2_CDF, "x", "loc", "scale", name="scipy.stats.chi2.cdf")
+def chi2_cdf_tangent(out, x, df, loc=0, scale=1, *, d_x, d_loc, d_scale):
+    z = (x - loc) / scale
+    f = np.exp((df / 2 - 1) * np.log(z) - z / 2 - df / 2 * math.log(2)
+               - log_gamma(df / 2)) / scale
+    return d_x * f, -d_loc * f, -d_scale * z * f
+
+
+@adjoint(_BETA_CDF, "x", "loc", "scale", name="scipy.stats.beta.cdf")
+def beta_cdf(out, d_out, x, a, b, loc=0, scale=1):
+    """The beta density ``z^(a-1) (1-z)^(b-1) / B(a, b)``; ``a``, ``b`` constants."""
+    z = (x - loc) / scale
+    f = d_out * np.exp((a - 1) * np.log(z) + (b - 1) * np.log1p(-z) - log_gamma(a)
+                       - log_gamma(b) + log_gamma(a + b)) / scale
+    return unbroadcast(f, x), unbroadcast(-f, loc), unbroadcast(-z * f, scale)
+
+
+@tangent(_BETA_CDF, "x", "loc", "scale", name="scipy.stats.beta.cdf")
+def beta_cdf_tangent(out, x, a, b, loc=0, scale=1, *, d_x, d_loc, d_scale):
+    z = (x - loc) / scale
+    f = np.exp((a - 1) * np.log(z) + (b - 1) * np.log1p(-z) - log_gamma(a) - log_gamma(b)
+               + log_gamma(a + b)) / scale
+    return d_x * f, -d_loc * f, -d_scale * z * f
+
+
+@adjoint(_POISSON_CDF, "mu", name="scipy.stats.poisson.cdf")
+def poisson_cdf(out, d_out, k, mu, loc=0):
+    """``d/dmu P(K <= k) = -pmf(floor(k - loc); mu)``; the count is an integer."""
+    n = np.floor(k - loc)
+    return unbroadcast(-d_out * np.exp(n * np.log(mu) - mu - log_gamma(n + 1.0))
+                       * (n >= 0), mu)
+
+
+@tangent(_POISSON_CDF, "mu", name="scipy.stats.poisson.cdf")
+def poisson_cdf_tangent(out, k, mu, loc=0, *, d_mu):
+    n = np.floor(k - loc)
+    return -d_mu * np.exp(n * np.log(mu) - mu - log_gamma(n + 1.0)) * (n >= 0) \
+        + np.zeros(np.shape(out))

@@ -627,3 +627,50 @@ def test_dirichlet_gradient_in_x_of_k_rows_is_the_ambient_one():
         return stats.dirichlet.logpdf(x, ALPHA)
 
     assert_close(srcgrad.grad(logp)(P.copy()), (ALPHA - 1) / P, rtol=1e-12)
+
+
+def cdfs_in_a_loop(x):
+    s = 0.0
+    for df in (2.5, 6.0):
+        s = s + np.sum(stats.t.cdf(x, df, 0.1, 1.2) + stats.t.logcdf(x * 0.5, df))
+    return s
+
+
+def cdfs_under_a_branch(x):
+    y = x * x + 0.5
+    if np.sum(x) > 0.0:
+        r = stats.gamma.cdf(y, 2.5, 0.0, 1.5) + stats.chi2.cdf(y, 3.0)
+    else:
+        r = stats.beta.cdf(y / (1.0 + y), 2.0, 3.0)
+    return np.sum(r)
+
+
+def counts_below(mu):
+    return stats.poisson.cdf(K, mu)
+
+
+def cdfs_in_a_helper(x):
+    return np.sum(counts_below(np.exp(x)) ** 2)
+
+
+@pytest.mark.parametrize("fn", [cdfs_in_a_loop, cdfs_under_a_branch, cdfs_in_a_helper],
+                         ids=lambda f: f.__name__)
+@pytest.mark.parametrize("x", [X, -X], ids=["x", "minus-x"])
+def test_distribution_functions_every_policy_forward_mode_and_hvp(fn, x):
+    check_every_policy(fn, (x.copy(),))
+    v = np.array([0.5, -1.0, 0.25])
+    g = srcgrad.grad(fn)
+    h = 1e-5
+    assert_close(srcgrad.hvp(fn)(x, v), (g(x + h * v) - g(x - h * v)) / (2 * h),
+                 rtol=1e-5, atol=1e-7)
+
+
+def cdf_in_its_shape(df):
+    return np.sum(stats.t.cdf(0.7, df))
+
+
+def test_a_distribution_function_in_its_shape_parameter_is_refused():
+    """No closed form in df: a value being differentiated reaching it is refused,
+    never a silent 0."""
+    with pytest.raises(srcgrad.NonDifferentiableError, match="parameter 'df'"):
+        srcgrad.grad(cdf_in_its_shape)(np.array([2.5, 4.0]))
