@@ -31,7 +31,7 @@ import gast
 import numpy as np
 
 from ..frontend.parse import MISSING
-from ..ir.syntax import walk
+from ..ir.syntax import walk, walk_nodes
 
 #: Functions whose result is a new list or tuple (``xs + list(ys)`` concatenates).
 SEQUENCE_MAKERS = frozenset(id(f) for f in (
@@ -99,11 +99,25 @@ class SequenceTyping:
                      and not isinstance(n.ctx, gast.Load) and id(n) not in simple}
             params = set(self.params)
             self._sequences = (set(values) - params | self.sequences) - other
-            changed = True
-            while changed:
-                changed = False
-                for name in sorted(self._sequences):
-                    if not all(self.is_sequence(v) for v in values[name]):
-                        self._sequences.discard(name)
-                        changed = True
+            # a worklist: a name is looked at again only when a name its values read
+            # is dropped (rounds over every name took one per link of a chain whose
+            # names sort against its order, v1 = v2 + x, v2 = v3 + x, ...: quadratic)
+            readers = collections.defaultdict(set)
+            for name in self._sequences:
+                for value in values[name]:
+                    for node in walk_nodes(value):
+                        if type(node) is gast.Name:
+                            readers[self.key(node)].add(name)
+            todo = sorted(self._sequences, reverse=True)
+            queued = set(todo)
+            while todo:
+                name = todo.pop()
+                queued.discard(name)
+                if name in self._sequences and not all(self.is_sequence(v)
+                                                       for v in values[name]):
+                    self._sequences.discard(name)
+                    for reader in readers.get(name, ()):
+                        if reader in self._sequences and reader not in queued:
+                            todo.append(reader)
+                            queued.add(reader)
         return self._sequences

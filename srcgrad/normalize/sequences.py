@@ -142,13 +142,27 @@ def sequence_names(program: ir.Program, assigns) -> set[str]:
     varargs |= {p for p in getattr(program, "sequence_params", ()) if p not in defs}
     seqs = {n for n in defs if n not in program.params} | varargs
     listed = {id(s) for s in assigns}  # `s in assigns` scanned the list: quadratic
-    changed = True
-    while changed:
-        changed = False
-        for name in sorted(seqs - varargs):
-            if not all(id(s) in listed and _makes_sequence(s.op, seqs) for s in defs[name]):
-                seqs.discard(name)
-                changed = True
+    # a worklist: a name is looked at again only when an operand of its definitions
+    # is dropped (rounds over every name took one per link of a chain whose names
+    # sort against its order, v1 = v2 + x, v2 = v3 + x, ...: quadratic)
+    readers: dict[str, set] = {}
+    for name in seqs - varargs:
+        for stmt in defs[name]:
+            for arg in getattr(getattr(stmt, "op", None), "args", ()):
+                if isinstance(arg, gast.Name):
+                    readers.setdefault(arg.id, set()).add(name)
+    todo = sorted(seqs - varargs, reverse=True)
+    queued = set(todo)
+    while todo:
+        name = todo.pop()
+        queued.discard(name)
+        if name in seqs and not all(id(s) in listed and _makes_sequence(s.op, seqs)
+                                    for s in defs[name]):
+            seqs.discard(name)
+            for reader in readers.get(name, ()):
+                if reader in seqs and reader not in varargs and reader not in queued:
+                    todo.append(reader)
+                    queued.add(reader)
     return seqs
 
 

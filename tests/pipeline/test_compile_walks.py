@@ -143,3 +143,35 @@ def test_function_names_are_the_names_the_written_source_parses_to():
         parsed = {n.id for n in ast.walk(ast.parse(text)) if isinstance(n, ast.Name)}
         assert "setattr" not in parsed and "np" in parsed and "r" not in parsed
         assert function_names(defaults, body, errstate) == parsed
+
+
+def test_sequence_typing_is_linear_on_a_chain_named_against_its_order(tmp_path, monkeypatch):
+    """normalize/sequences.sequence_names and scan_sequences' fixed points went
+    round over every name until nothing changed: one name dropped per round
+    where a chain's names sort against its order (v399 = x * 2.0, v398 = v399 + x,
+    ...): quadratic, a 1000-line chain 3 s to compile.  A worklist looks at a
+    name again only when one its definitions read is dropped."""
+    from programs import load_program
+    from srcgrad.normalize import scan_sequences, sequences
+
+    n = 400
+    body = [f"    v{n} = x * 2.0\n"] + [f"    v{i} = v{i + 1} + x\n" for i in range(n - 1, 0, -1)]
+    f = load_program("import numpy as np\n\n\ndef f(x):\n" + "".join(body)
+                     + "    return np.sum(v1)\n", tmp_path).f
+    calls = {"makes": 0, "is": 0}
+    makes, is_sequence = sequences._makes_sequence, scan_sequences.SequenceTyping.is_sequence
+
+    def counted_makes(*args):
+        calls["makes"] += 1
+        return makes(*args)
+
+    def counted_is(self, node):
+        calls["is"] += 1
+        return is_sequence(self, node)
+
+    monkeypatch.setattr(sequences, "_makes_sequence", counted_makes)
+    monkeypatch.setattr(scan_sequences.SequenceTyping, "is_sequence", counted_is)
+    monkeypatch.setenv("SRCGRAD_CACHE", "0")
+    g = srcgrad.grad(f)
+    assert g(np.ones(3)).tolist() == [float(n + 1)] * 3
+    assert calls["makes"] < 4 * n and calls["is"] < 20 * n, calls
