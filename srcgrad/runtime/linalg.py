@@ -34,6 +34,30 @@ def _matmul_as_2d(g, a, b):
     return a, b, g
 
 
+def sparse(x) -> bool:
+    """Whether ``x`` is a SciPy sparse matrix or array: an operator of its own
+    ``@`` (a graph Laplacian, a finite-difference stencil), which NumPy would
+    make a 0-d object array (review s37 R5-20: ``x @ (L @ x)`` raised a raw
+    AxisError from ``np.swapaxes``).  Read from its class's module, so that
+    SciPy is not imported here.
+
+        >>> sparse(np.eye(2)), sparse(2.0)
+        (False, False)
+    """
+    return (getattr(type(x), "__module__", None) or "").startswith("scipy.sparse")
+
+
+def _sparse_grad(g, a, b, of_a):
+    """The cotangent of the dense operand of ``a @ b`` where the other is a
+    (constant) SciPy sparse matrix: ``g @ b.T`` or ``a.T @ g``, written with
+    the sparse operand on the left, whose ``@`` makes a dense NumPy array."""
+    if of_a:  # a dense (a vector or a matrix), b sparse
+        out = b @ g if np.ndim(a) == 1 else (b @ np.swapaxes(g, -1, -2)).T
+    else:
+        out = a.T @ g
+    return np.asarray(out)
+
+
 def matmul_grad_a(g, a, b):
     """Cotangent of ``a`` in ``a @ b`` (1-D, 2-D or batched, broadcast operands)."""
     if type(g) is np.ndarray and type(a) is np.ndarray and type(b) is np.ndarray \
@@ -42,6 +66,8 @@ def matmul_grad_a(g, a, b):
     if type(a) is np.ndarray and type(b) is np.ndarray:
         if a.ndim == 1 and b.ndim == 1:  # two vectors (a dot product), without np.ndim calls
             return g * b
+    elif sparse(b) and not sparse(a):  # L a SciPy operator: x @ L
+        return 0.0 if no_cotangent(g) else _sparse_grad(g, a, b, True)
     elif np.ndim(a) == 1 and np.ndim(b) == 1:
         return g * b
     if no_cotangent(g):  # no cotangent reached the product
@@ -59,6 +85,8 @@ def matmul_grad_b(g, a, b):
     if type(a) is np.ndarray and type(b) is np.ndarray:
         if a.ndim == 1 and b.ndim == 1:  # two vectors (a dot product), without np.ndim calls
             return g * a
+    elif sparse(a) and not sparse(b):  # L a SciPy operator: L @ x
+        return 0.0 if no_cotangent(g) else _sparse_grad(g, a, b, False)
     elif np.ndim(a) == 1 and np.ndim(b) == 1:
         return g * a
     if no_cotangent(g):

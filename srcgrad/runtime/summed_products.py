@@ -49,7 +49,7 @@ import warnings
 import numpy as np
 
 from .elementwise import grad_seed
-from .linalg import matmul_grad_a, matmul_grad_b
+from .linalg import matmul_grad_a, matmul_grad_b, sparse
 from .namespaces import foreign, namespace_of
 from .reductions import size_of, unreduce
 
@@ -226,6 +226,8 @@ def _product(a, b):
         if shape is None or a.dtype.kind not in "biufc" or b.dtype.kind not in "biufc":
             return np.matmul(a, b)
         return np.broadcast_to(np.empty((), np.result_type(a.dtype, b.dtype)), shape)
+    if sparse(a) or sparse(b):  # a SciPy operator: its own @ (linalg.sparse)
+        return np.asarray(a @ b)
     if not (foreign(a) or foreign(b)):
         return np.matmul(a, b)
     shape = _product_shape(a, b)

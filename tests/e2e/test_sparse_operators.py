@@ -1,0 +1,99 @@
+"""A SciPy sparse matrix as a constant operand of ``@`` (review s37 R5-20).
+
+A graph Laplacian or a finite-difference stencil held as a ``scipy.sparse``
+matrix (``x @ (L @ x)``, ``np.sum(np.tanh(L @ x))``) made the adjoint raise a
+raw AxisError (``np.swapaxes`` of the 0-d object array NumPy makes of it) or
+a raw ValueError from the summed-product helpers, in grad under every policy
+and in hvp.  The product's helpers now write the cotangent with the sparse
+operand's own ``@`` (runtime/linalg.sparse).  Each: value bit for bit under
+every policy and in jvp, gradient and tangent against differences, hvp
+against differences of the gradient; the operator global or passed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sps
+from numeric import assert_close, check_every_policy
+
+import srcgrad
+
+N = 5
+L = sps.diags([2.0 * np.ones(N), -3.0 * np.ones(N - 1), -np.ones(N - 1)], [0, 1, -1],
+              format="csr")  # not symmetric: L.T is not L
+A = sps.csr_array(L)
+W = np.linspace(0.1, 0.5, N)
+X2 = np.arange(10.0).reshape(5, 2) / 10
+X = np.array([0.3, -0.5, 0.8, 0.1, -0.2])
+
+
+def quadratic(x):
+    return x @ (L @ x)
+
+
+def summed(x):
+    return np.sum(L @ x)
+
+
+def mean_of_left(x):
+    return np.mean(x @ L)
+
+
+def transposed(x):
+    return np.sum(L.T @ x ** 2)
+
+
+def weighted(x):
+    return np.sum((L @ x) * W)
+
+
+def through_tanh(x):
+    return np.sum(np.tanh(L @ x))
+
+
+def sparse_array(x):
+    return np.sum(np.tanh(A @ x))
+
+
+def matrix_operand(x):
+    return np.sum(np.tanh(L @ (x[:, None] * X2)))
+
+
+def matrix_on_the_left(x):
+    return np.sum(np.tanh((X2.T * x) @ L))
+
+
+def in_a_loop(x):
+    h = x
+    for i in range(3):
+        h = np.tanh(L @ h + 0.1 * h)
+    return np.sum(h ** 2)
+
+
+FUNCTIONS = [quadratic, summed, mean_of_left, transposed, weighted, through_tanh, sparse_array,
+             matrix_operand, matrix_on_the_left, in_a_loop]
+
+
+@pytest.mark.parametrize("fn", FUNCTIONS)
+def test_every_policy_and_jvp(fn):
+    check_every_policy(fn, (X.copy(),))
+
+
+@pytest.mark.parametrize("fn", FUNCTIONS)
+def test_hvp(fn):
+    v, eps = np.linspace(-1.0, 1.0, N), 1e-6
+    g = srcgrad.grad(fn)
+    assert_close(srcgrad.hvp(fn)(X, v), (g(X + eps * v) - g(X - eps * v)) / (2 * eps),
+                 rtol=1e-5, atol=1e-7)
+
+
+def with_operator(x, op):
+    return np.sum((op @ x) ** 2) + np.sum(x @ op)
+
+
+def test_the_operator_passed_as_an_argument():
+    Ld = L.toarray()
+    for op in (L, A):
+        assert_close(srcgrad.grad(with_operator)(X, op), 2 * Ld.T @ (Ld @ X) + Ld.sum(axis=1),
+                     rtol=1e-12)
