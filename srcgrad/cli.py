@@ -221,29 +221,30 @@ class _Shown:
 
 def cmd_check(args) -> int:
     fn = load_function(args.target)
+    shown = args.target.rpartition(":")[2]  # the name of a partial, which has none
     names = [p.name for p in parameters(fn)]
     if "." in args.target.rpartition(":")[2] and names[:1] == ["self"]:
         # Model.loss read from its class: check would make an array for self
-        raise UsageError(f"{function_name(fn)} is a method: srcgrad check makes arrays for "
+        raise UsageError(f"{function_name(fn, shown)} is a method: srcgrad check makes arrays for "
                          f"its arguments and cannot make the object 'self' is; check a "
                          f"function that builds the object and calls the method (def "
                          f"loss(x): return {fn.__qualname__.rpartition('.')[0]}(...)."
                          f"{fn.__name__}(x)), or use srcgrad.gradcheck on an object you made")
-    inputs = choose_inputs(fn, args.shapes)
+    inputs = choose_inputs(fn, args.shapes, shown)
     if args.wrt:
         wrt = _wrt(args.wrt, fn)
         if any(i >= len(inputs) for i in wrt):
             raise UsageError(f"--wrt {args.wrt}: srcgrad check makes values for the named "
-                             f"arguments of {function_name(fn)} only")
+                             f"arguments of {function_name(fn, shown)} only")
     else:
         wrt = tuple(i for i, item in enumerate(inputs) if item.shape is not FIXED)
         if not wrt:
-            raise UsageError(f"{function_name(fn)} has no float argument to differentiate; "
+            raise UsageError(f"{function_name(fn, shown)} has no float argument to differentiate; "
                              f"choose some with --wrt")
     values = random_values(inputs, args.seed)
-    run_on(fn, inputs, values)
+    run_on(fn, inputs, values, shown)
     found = measure(fn, *values, wrt=wrt, seed=args.seed)
-    for line in report(fn, inputs, wrt, found, args.seed):
+    for line in report(fn, inputs, wrt, found, args.seed, shown):
         print(line)
     if not found.passed:
         raise GradcheckError(found.failure)

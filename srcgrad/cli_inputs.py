@@ -41,8 +41,17 @@ def parameters(fn) -> list[inspect.Parameter]:
     return [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
 
 
-def function_name(fn) -> str:
-    return getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
+def function_name(fn, shown: str | None = None) -> str:
+    """How messages name ``fn``: its qualified name; for an object without one
+    (a ``functools.partial``), the name the command line gave it (``shown``),
+    not a repr with a memory address (review s37 R5-12).
+
+        >>> import functools
+        >>> function_name(functools.partial(max, 1), "part")
+        'part'
+    """
+    return getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or shown \
+        or repr(fn)
 
 
 def parse_policy(text: str):
@@ -176,7 +185,7 @@ def _annotations(fn) -> dict:
             if p.annotation is not inspect.Parameter.empty}
 
 
-def choose_inputs(fn, shapes_text: str | None) -> list[Input]:
+def choose_inputs(fn, shapes_text: str | None, shown: str | None = None) -> list[Input]:
     """How ``srcgrad check`` chooses each argument: ``--shapes``, else the
     default's shape, else the annotation's, else a guess (:data:`GUESSED_SHAPE`)."""
     params = parameters(fn)
@@ -184,7 +193,7 @@ def choose_inputs(fn, shapes_text: str | None) -> list[Input]:
     shapes = parse_shapes(shapes_text) if shapes_text is not None else []
     names = ", ".join(p.name for p in params)
     if len(shapes) > len(params):
-        raise UsageError(f"--shapes gives {_count(shapes)} for {function_name(fn)}'s "
+        raise UsageError(f"--shapes gives {_count(shapes)} for {function_name(fn, shown)}'s "
                          f"{len(params)} arguments ({names})")
     inputs = []
     for i, param in enumerate(params):
@@ -193,7 +202,7 @@ def choose_inputs(fn, shapes_text: str | None) -> list[Input]:
             continue
         inferred = _inferred(param, annotations.get(param.name))
         if shapes and inferred.guessed:
-            raise UsageError(f"--shapes gives {_count(shapes)} for {function_name(fn)}'s "
+            raise UsageError(f"--shapes gives {_count(shapes)} for {function_name(fn, shown)}'s "
                              f"{len(params)} arguments ({names}); give one per argument "
                              f"(the last ones may be left out where a default or an "
                              f"annotation gives their shape)")
@@ -258,19 +267,19 @@ def _where_it_failed(exc: BaseException, filename: str | None):
     return filename, line or found.tb_lineno, col
 
 
-def run_on(fn, inputs: list[Input], values: list) -> None:
+def run_on(fn, inputs: list[Input], values: list, shown: str | None = None) -> None:
     """Call ``fn`` on the inputs ``srcgrad check`` made; a failure or a
     non-scalar result becomes a :class:`SrcGradError` at the user's line."""
     filename, first = _location(fn)
-    signature = f"{function_name(fn)}({', '.join(i.name for i in inputs)})"
+    signature = f"{function_name(fn, shown)}({', '.join(i.name for i in inputs)})"
     defined = f" ({shown_path(filename)}, line {first})" if filename else ""
     chosen = f"  inputs: {describe_inputs(inputs)}"
     guessed = [i.name for i in inputs if i.guessed]
     guess = (f"srcgrad check guessed {', '.join(guessed)}: no --shapes, default or "
              f"annotation gives {'its' if len(guessed) == 1 else 'their'} shape.  "
              if guessed else "")
-    how = (f"{guess}Pass the shapes {function_name(fn)} takes with --shapes, one per argument, "
-           f"e.g. --shapes {example_shapes(len(inputs))} (3x4: a 3-by-4 array, 4: a vector "
+    how = (f"{guess}Pass the shapes {function_name(fn, shown)} takes with --shapes, one per "
+           f"argument, e.g. --shapes {example_shapes(len(inputs))} (3x4: a 3-by-4 array, 4: a vector "
            f"of 4, s: a float), or give its arguments defaults or annotations such as "
            f"Annotated[np.ndarray, (3, 4)].")
     try:
@@ -291,14 +300,15 @@ def run_on(fn, inputs: list[Input], values: list) -> None:
                        filename=filename, lineno=first)
 
 
-def report(fn, inputs: list[Input], wrt, found: Measurement, seed: int) -> list[str]:
+def report(fn, inputs: list[Input], wrt, found: Measurement, seed: int,
+           shown: str | None = None) -> list[str]:
     """What ``srcgrad check`` prints: what it compared, on which inputs, and the
     worst errors it measured and where."""
     filename, first = _location(fn)
     names = [item.name for item in inputs]
     status = "passed" if found.passed else "FAILED"
     where = f" ({shown_path(filename)}, line {first})" if filename else ""
-    lines = [(f"gradcheck {status}: {function_name(fn)}({', '.join(names)}) with respect to "
+    lines = [(f"gradcheck {status}: {function_name(fn, shown)}({', '.join(names)}) with respect to "
               f"{', '.join(names[i] for i in wrt)}{where}"),
              f"  inputs:   {describe_inputs(inputs)}",
              f"            random, uniform in [0.5, 1.5), --seed {seed}"]

@@ -8,6 +8,9 @@ reads them to choose its passes.
     >>> validate_options(Options(policy="fast"))
     Traceback (most recent call last):
     srcgrad.errors.SrcGradError: unknown policy 'fast': use one of 'save', 'recompute', ...
+    >>> validate_options(Options(policy=("revolve", 0)))
+    Traceback (most recent call last):
+    srcgrad.errors.SrcGradError: policy ('revolve', 0): ... needs at least one snapshot: ...
     >>> validate_options(Options(backend="jax"))
     Traceback (most recent call last):
     srcgrad.errors.SrcGradError: unknown backend 'jax': use one of 'numpy', 'numba'
@@ -63,6 +66,12 @@ def validate_options(options: Options) -> None:
     if isinstance(policy, tuple) and len(policy) == 2 and policy[0] == "revolve" \
             and isinstance(policy[1], int) and policy[1] >= 1:
         return
+    if isinstance(policy, tuple) and len(policy) == 2 and policy[0] == "revolve":
+        # (review s37 R5-12: 'unknown policy' for the policy it is, with too few snapshots)
+        raise SrcGradError(
+            f"policy {policy!r}: binomial checkpointing needs at least one snapshot: "
+            f"('revolve', K) with K >= 1" + ("" if isinstance(policy[1], int) else
+                                             f", an int, not {type(policy[1]).__name__}"))
     if policy not in POLICIES or policy == "revolve":
         raise SrcGradError(
             f"unknown policy {policy!r}: use one of 'save', 'recompute', 'save_products', "

@@ -72,6 +72,14 @@ def jvp(fn, primals=None, tangents=None, *, wrt=None, optimize=True, backend="nu
     if primals is None:
         return tangent_function(fn, 0 if wrt is None else wrt, optimize=optimize,
                                 backend=backend)
+    for what, given in (("primals", primals), ("tangents", tangents)):
+        if isinstance(given, np.ndarray) or not isinstance(given, (tuple, list, type(None))):
+            # (review s37 R5-12: an array was unpacked row by row, 'too many arguments')
+            raise SrcGradError(
+                f"jvp takes the {what} as a tuple, one entry per argument of "
+                f"{getattr(fn, '__name__', 'the function')}: jvp(f, (x,), (t,)) for one "
+                f"argument; got " + (f"an array of shape {given.shape}" if isinstance(
+                    given, np.ndarray) else f"a {type(given).__name__}"))
     primals, tangents = tuple(primals), tuple(tangents if tangents is not None else ())
     if len(tangents) != len(primals):
         raise SrcGradError(f"jvp needs one tangent per primal (None for a constant one): "

@@ -34,18 +34,19 @@ from .protocols import check_protocols
 from .subclasses import check_subclass
 
 
-def all_arguments(fn, bound_self, primals) -> tuple:
+def all_arguments(fn, bound_self, primals, how: str = "") -> tuple:
     """The primals with ``self`` in front (a bound method) and defaults filled
     in; then the keyword-only parameters' values (``def f(x, *, scale=2.0)``),
     which generated functions take by position after the others
-    (transforms._by_position)."""
+    (transforms._by_position).  ``how`` ends the message where they do not
+    fit: how the caller's function is called (hvp's ``h(*args, v)``)."""
     args = ((bound_self,) if bound_self is not None else ()) + tuple(primals)
     try:
         sig = inspect.signature(fn)
         full = sig.bind(*args)
         full.apply_defaults()
     except TypeError as exc:
-        raise SrcGradError(f"cannot call {fn.__name__} with these primals: {exc}") from None
+        raise SrcGradError(f"cannot call {fn.__name__} with these primals: {exc}{how}") from None
     for index, value in enumerate(full.args):  # np.matrix, a subclass's own __pow__,
         if type(value) is not np.ndarray and not isinstance(  # [M, x], self.m
                 value, (float, int, np.generic)):
@@ -244,6 +245,11 @@ class HigherOrder:
             raise moved from None
         return modules
 
+    def _how_called(self, count: int) -> str:
+        """What a message about arguments that do not fit ``fn`` adds: none here,
+        where the directions are srcgrad's own (grad(grad(f)), jacobian)."""
+        return ""
+
     @staticmethod
     def _generated(modules) -> set:
         return {_generated_file(m.functions[0]) for m in modules}
@@ -251,7 +257,7 @@ class HigherOrder:
     def __call__(self, *args):
         count = len(self.inners)
         args, directions = args[:len(args) - count], args[len(args) - count:]
-        args = all_arguments(self.fn, self.bound, args)
+        args = all_arguments(self.fn, self.bound, args, self._how_called(count))
         moving = [as_tangent(v, args[p]) for v, p in zip(directions, self.inners)]
         modules = self._compiled(args)
         if self.backend != "numpy":  # once per module: later calls keep the decision
@@ -290,6 +296,13 @@ class SecondOrder(HigherOrder):
     def __init__(self, fn, inner: int, outer: int, bound=None, backend: str = "numpy"):
         super().__init__(fn, (inner,), (outer,), True, bound, backend)
         self.inner, self.outer_position = inner, outer
+
+    def _how_called(self, count: int) -> str:
+        """hvp's function takes ``fn``'s arguments and then the vector: with the
+        vector forgotten, the last argument was taken for it (review s37
+        R5-12: 'missing x' where x was passed)."""
+        return (f" (the Hessian-vector product takes {self.fn.__name__}'s arguments and "
+                f"then the vector v: h(*args, v); the last argument given is taken as v)")
 
 
 def _placeholders(fn, bound):
