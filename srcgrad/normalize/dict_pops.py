@@ -27,7 +27,9 @@ every read of it is through it -- an item ``d[k]``, a method ``d.get(k)``,
 ``k in d``, ``len(d)``, a loop over it, ``return d`` -- never the bare dict
 put somewhere else (``e = d``, ``f(d)``, ``xs.append(d)``).  The key is a
 constant or a name the statement does not rebind (evaluated once either way).
-Anything else is left as it is (and refused, with the advice, as before).
+A pop inside a loop over the dict itself (``for k in d: d.pop(k)``, which
+Python stops with a RuntimeError) is not rewritten.  Anything else is left as
+it is (and refused, with the advice, as before).
 
     >>> show = lambda stmt: [gast.unparse(s).strip() for s in DictPops.popped(
     ...     gast.parse(stmt).body[0], lambda base: base + '_1')]
@@ -158,7 +160,15 @@ def private_dicts(func, params, callee) -> set:
     receivers = {n.func.value.id for n in walk(func) if isinstance(n, gast.Call)
                  and isinstance(n.func, gast.Attribute) and n.func.attr == "pop"
                  and isinstance(n.func.value, gast.Name)}
-    return {name for name in receivers if private_dict(func, params, callee, name)}
+    # for k in d: d.pop(k) raises in Python (the dict changed size while iterated);
+    # a rebound copy would not: left to the refusal
+    iterated = {n.id for loop in walk(func) if isinstance(loop, gast.For)
+                for n in walk(loop.iter) if isinstance(n, gast.Name)
+                and any(isinstance(c, gast.Call) and isinstance(c.func, gast.Attribute)
+                        and c.func.attr == "pop" and isinstance(c.func.value, gast.Name)
+                        and c.func.value.id == n.id for s in loop.body for c in walk(s))}
+    return {name for name in receivers - iterated
+            if private_dict(func, params, callee, name)}
 
 
 def _evaluated_calls(expr):

@@ -674,3 +674,18 @@ def test_a_distribution_function_in_its_shape_parameter_is_refused():
     never a silent 0."""
     with pytest.raises(srcgrad.NonDifferentiableError, match="parameter 'df'"):
         srcgrad.grad(cdf_in_its_shape)(np.array([2.5, 4.0]))
+
+
+def popped_while_iterated(x):
+    d = {"a": x, "b": 2.0 * x}
+    s = 0.0
+    for k in d:
+        s = s + np.sum(d.pop(k))
+    return s
+
+
+def test_a_pop_in_a_loop_over_the_dict_itself_is_left_to_the_refusal():
+    """Python raises RuntimeError there (the dict changed size while iterated);
+    srcgrad's rebound copy would not, so that pop keeps the located refusal."""
+    with pytest.raises(srcgrad.UnsupportedSyntaxError, match=r"d\.pop\(k\)"):
+        srcgrad.grad(popped_while_iterated)(X.copy())
