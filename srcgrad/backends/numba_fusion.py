@@ -239,7 +239,8 @@ def _value_names(node) -> list:
     if isinstance(node, ast.Call):
         name = node.func.id if isinstance(node.func, ast.Name) else _numpy(node.func)
         args = {"into_first": node.args[1:], "into_second": node.args[1:],
-                "where": node.args[1:], "match_complex": node.args[:1]}.get(name, node.args)
+                "where": node.args[1:], "match_complex": node.args[:1],
+                "only_where": node.args[:1]}.get(name, node.args)
         return [n for a in args for n in _value_names(a)]
     return [n for child in ast.iter_child_nodes(node) for n in _value_names(child)]
 
@@ -272,6 +273,8 @@ def _elementwise(node, inexact: bool) -> bool:
         return all(_elementwise(a, inexact) for a in args)  # of float64 arrays: the first
     if isinstance(func, ast.Name) and func.id == "signum" and len(args) == 1:
         return isinstance(args[0], ast.Name)  # of a float64 array: np.sign
+    if isinstance(func, ast.Name) and func.id == "only_where" and len(args) == 2:
+        return _elementwise(args[0], inexact) and _comparison(args[1], inexact)  # np.where
     return False
 
 
@@ -444,6 +447,9 @@ class _Scalar(ast.NodeTransformer):
             return node.args[0]
         if isinstance(node.func, ast.Name) and node.func.id == "signum":
             return _sign(node.args[0].id)
+        if isinstance(node.func, ast.Name) and node.func.id == "only_where":
+            # np.where(mask, g, 0.0), element by element
+            return ast.IfExp(test=node.args[1], body=node.args[0], orelse=ast.Constant(0.0))
         return node
 
     def visit_BinOp(self, node):

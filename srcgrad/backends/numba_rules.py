@@ -9,7 +9,7 @@ so the generated source stays the NumPy backend's, decorated:
   ``g`` (nothing is broadcast between scalars); ``grad_like(g, x)`` of a float
   (or a tuple of floats) is ``g`` as floats; ``zeros_grad(x)`` is ``0.0``;
   ``signum(x)`` is ``float(x > 0) - float(x < 0)``, ``signum_grad(d, x)`` of a
-  real ``x`` is ``0.0 * d``; ``match_complex(g, x)`` of
+  real ``x`` is ``0.0 * d``; ``only_where(g, mask)`` of a number is ``g`` or 0.0; ``match_complex(g, x)`` of
   two numbers is ``g``; forward mode's ``expand(t, like)`` of two numbers is
   ``t``, ``tangent_like(t, x)`` of a float is ``float(t)``, ``zero_tangent(x)``
   of a number is ``0.0``; ``in_place(value, x)`` (``x op= v``) of numbers is
@@ -49,6 +49,7 @@ from ..runtime import (
     grad_seed,
     in_place,
     match_complex,
+    only_where,
     signum,
     signum_grad,
     tangent_like,
@@ -140,6 +141,13 @@ def _zeros_grad(x):
 def _signum(x):
     if _real(x):
         return lambda x: (1.0 if x > 0 else 0.0) - (1.0 if x < 0 else 0.0)
+    return None
+
+
+@overload(only_where)
+def _only_where(g, mask):
+    if _real(g) and isinstance(mask, types.Boolean):
+        return lambda g, mask: g if mask else 0.0  # a selection's cotangent of numbers
     return None
 
 

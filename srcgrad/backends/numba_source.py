@@ -61,8 +61,9 @@ from dataclasses import replace
 from .numba_fusion import fuse
 
 #: The runtime helpers :mod:`.numba_rules` teaches numba (for Python floats and ints).
-HELPERS = frozenset({"expand", "grad_like", "grad_seed", "in_place", "match_complex", "signum",
-                     "signum_grad", "tangent_like", "unbroadcast", "zero_tangent", "zeros_grad"})
+HELPERS = frozenset({"expand", "grad_like", "grad_seed", "in_place", "match_complex", "only_where",
+                     "signum", "signum_grad", "tangent_like", "unbroadcast", "zero_tangent",
+                     "zeros_grad"})
 
 #: How the backend's comment lines start.
 NOTE = "# backend numba: "

@@ -73,13 +73,17 @@ def _name(primitive, name) -> str:
 
 # -- pointwise -------------------------------------------------------------------------
 
-def pointwise(primitive, derivative, *, name: str | None = None) -> None:
+def pointwise(primitive, derivative, *, name: str | None = None, singular=False) -> None:
     """Register both rules of a unary elementwise ``primitive`` from its
     ``derivative``, a one-line lambda of the argument (any name) and,
     optionally, ``out``.
 
     The derivative multiplies into the cotangent for the adjoint and into the
-    tangent for the tangent rule, written as a person would: a leading
+    tangent for the tangent rule (``singular``: a derivative infinite somewhere,
+    ``np.sqrt``'s at 0, whose tangent term is ``only_where(term, d_x != 0)``,
+    so that a zero tangent -- the input not moving, below a ``np.maximum``
+    that cut it off -- stays exactly 0 rather than ``0 * inf = NaN``), written
+    as a person would: a leading
     ``1 /`` becomes a division, a leading minus moves onto the cotangent, the
     factors of a product that does not start with a number multiply in one by
     one.
@@ -107,12 +111,16 @@ def pointwise(primitive, derivative, *, name: str | None = None) -> None:
                         f"optionally 'out', not {tuple(names)}")
     x, fname, module = primal[0], _name(primitive, name), derivative.__module__
 
-    def rule(params, grad):
-        body = [ast.Return(value=_times(ast.Name(id=grad), copy.deepcopy(lam.body)))]
-        return _compile(_function(fname, params, body), module)
+    def rule(params, grad, guarded=False):
+        term = _times(ast.Name(id=grad), copy.deepcopy(lam.body))
+        if guarded:  # only_where(d_x / (2 * out), d_x != 0)
+            term = ast.Call(func=ast.Name(id="only_where"), args=[term, ast.Compare(
+                left=ast.Name(id=grad), ops=[ast.NotEq()], comparators=[ast.Constant(0)])],
+                keywords=[])
+        return _compile(_function(fname, params, [ast.Return(value=term)]), module)
 
     adjoint(primitive, name=name)(rule(["out", "d_out", x], "d_out"))
-    tangent(primitive, name=name)(rule(["out", x, f"d_{x}"], f"d_{x}"))
+    tangent(primitive, name=name)(rule(["out", x, f"d_{x}"], f"d_{x}", singular))
 
 
 def _is_unit(node) -> bool:

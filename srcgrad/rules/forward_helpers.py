@@ -29,6 +29,7 @@ from ..runtime import (
     held_at,
     match_complex,
     missing_tangent,
+    only_where,
     periodic_knots,
     same_window,
     sequence_tangent,
@@ -48,6 +49,13 @@ from .registry import adjoint, nondifferentiable, tangent
 @linear(expand, "t", name="expand")
 def expand_(out, d_out, t, like):
     return unbroadcast(d_out, t)
+
+
+@linear(only_where, "g", name="only_where")
+def only_where_(out, d_out, g, mask):
+    """A selection's (co)tangent, linear in it: the cotangent passes where the
+    branch was taken, summed back to ``g``'s shape."""
+    return unbroadcast(only_where(d_out, mask), g)
 
 
 @linear(fresh_tangent, "t", name="fresh_tangent")

@@ -10,8 +10,12 @@ cotangent back to its operand's shape with :func:`~srcgrad.runtime.unbroadcast`,
 and a tangent term that involves only the moving operand (``d_x`` of
 ``np.add``) is wrapped in ``expand(term, out)``; a term that also reads the
 other operand or ``out`` has the output's shape on its own.  Factors are
-multiplied into the tangent (``d_x * (x > y)``, not ``(x > y) + ...``) so a
-float32 tangent stays float32.  The parameter names of a ufunc rule are free
+multiplied into the tangent (``d_x * y``) so a float32 tangent stays float32.
+A selection (``np.maximum``, ``np.clip``) passes its (co)tangent with
+``only_where(d_x, x > y)``, exactly 0 where the other operand was taken, not
+``d_x * (x > y)``: past the cut an infinite derivative downstream (``np.sqrt``
+of the result at 0) would make ``inf * 0 = NaN`` where the function is
+constant (review s37 R5-15).  The parameter names of a ufunc rule are free
 (ufuncs take their operands positionally); only their number must match
 ``ufunc.nin``.
 
@@ -24,8 +28,8 @@ import math
 import numpy as np
 
 from ..runtime import (
-    cotangent_at, expand, in_dtype_of, match_complex, signum, sinc_derivative, unbroadcast, zero_tangent,
-    zeros_grad,
+    cotangent_at, expand, in_dtype_of, match_complex, only_where, signum, sinc_derivative,
+    unbroadcast, zero_tangent, zeros_grad,
 )
 from .derive import linear, pointwise
 from .registry import adjoint, nondifferentiable, tangent
@@ -120,8 +124,8 @@ pointwise(np.negative, lambda x: -1)
 pointwise(np.positive, lambda x: 1)
 pointwise(np.square, lambda x: 2 * x)
 pointwise(np.reciprocal, lambda x, out: -out ** 2)
-pointwise(np.sqrt, lambda x, out: 1 / (2 * out))
-pointwise(np.cbrt, lambda x, out: 1 / (3 * out ** 2))
+pointwise(np.sqrt, lambda x, out: 1 / (2 * out), singular=True)
+pointwise(np.cbrt, lambda x, out: 1 / (3 * out ** 2), singular=True)
 pointwise(np.fabs, lambda x: np.sign(x))  # subgradient 0 at x = 0
 
 
@@ -142,57 +146,61 @@ def absolute_tangent(out, x, d_x):
 @adjoint(np.maximum)
 def maximum(out, d_out, x, y):
     """Ties split the cotangent 0.5/0.5."""
-    return (unbroadcast(d_out * (x > y) + 0.5 * d_out * (x == y), x),
-            unbroadcast(d_out * (x < y) + 0.5 * d_out * (x == y), y))
+    return (unbroadcast(only_where(d_out, x > y) + only_where(0.5 * d_out, x == y), x),
+            unbroadcast(only_where(d_out, x < y) + only_where(0.5 * d_out, x == y), y))
 
 
 @tangent(np.maximum)
 def maximum_tangent(out, x, y, d_x, d_y):
     """Ties take half of each tangent."""
-    return (d_x * (x > y) + 0.5 * d_x * (x == y),
-            d_y * (x < y) + 0.5 * d_y * (x == y))
+    return (only_where(d_x, x > y) + only_where(0.5 * d_x, x == y),
+            only_where(d_y, x < y) + only_where(0.5 * d_y, x == y))
 
 
 @adjoint(np.minimum)
 def minimum(out, d_out, x, y):
     """Ties split the cotangent 0.5/0.5."""
-    return (unbroadcast(d_out * (x < y) + 0.5 * d_out * (x == y), x),
-            unbroadcast(d_out * (x > y) + 0.5 * d_out * (x == y), y))
+    return (unbroadcast(only_where(d_out, x < y) + only_where(0.5 * d_out, x == y), x),
+            unbroadcast(only_where(d_out, x > y) + only_where(0.5 * d_out, x == y), y))
 
 
 @tangent(np.minimum)
 def minimum_tangent(out, x, y, d_x, d_y):
     """Ties take half of each tangent."""
-    return (d_x * (x < y) + 0.5 * d_x * (x == y),
-            d_y * (x > y) + 0.5 * d_y * (x == y))
+    return (only_where(d_x, x < y) + only_where(0.5 * d_x, x == y),
+            only_where(d_y, x > y) + only_where(0.5 * d_y, x == y))
 
 
 @adjoint(np.fmax)
 def fmax(out, d_out, x, y):
     """Like maximum, but a NaN operand gives the cotangent to the other one."""
-    return (unbroadcast(d_out * ((x > y) | np.isnan(y)) + 0.5 * d_out * (x == y), x),
-            unbroadcast(d_out * ((x < y) | np.isnan(x)) + 0.5 * d_out * (x == y), y))
+    return (unbroadcast(only_where(d_out, (x > y) | np.isnan(y))
+                        + only_where(0.5 * d_out, x == y), x),
+            unbroadcast(only_where(d_out, (x < y) | np.isnan(x))
+                        + only_where(0.5 * d_out, x == y), y))
 
 
 @tangent(np.fmax)
 def fmax_tangent(out, x, y, d_x, d_y):
     """Like maximum, but where one operand is NaN the other one's tangent passes."""
-    return (d_x * ((x > y) | np.isnan(y)) + 0.5 * d_x * (x == y),
-            d_y * ((x < y) | np.isnan(x)) + 0.5 * d_y * (x == y))
+    return (only_where(d_x, (x > y) | np.isnan(y)) + only_where(0.5 * d_x, x == y),
+            only_where(d_y, (x < y) | np.isnan(x)) + only_where(0.5 * d_y, x == y))
 
 
 @adjoint(np.fmin)
 def fmin(out, d_out, x, y):
     """Like minimum, but a NaN operand gives the cotangent to the other one."""
-    return (unbroadcast(d_out * ((x < y) | np.isnan(y)) + 0.5 * d_out * (x == y), x),
-            unbroadcast(d_out * ((x > y) | np.isnan(x)) + 0.5 * d_out * (x == y), y))
+    return (unbroadcast(only_where(d_out, (x < y) | np.isnan(y))
+                        + only_where(0.5 * d_out, x == y), x),
+            unbroadcast(only_where(d_out, (x > y) | np.isnan(x))
+                        + only_where(0.5 * d_out, x == y), y))
 
 
 @tangent(np.fmin)
 def fmin_tangent(out, x, y, d_x, d_y):
     """Like minimum, but where one operand is NaN the other one's tangent passes."""
-    return (d_x * ((x < y) | np.isnan(y)) + 0.5 * d_x * (x == y),
-            d_y * ((x > y) | np.isnan(x)) + 0.5 * d_y * (x == y))
+    return (only_where(d_x, (x < y) | np.isnan(y)) + only_where(0.5 * d_x, x == y),
+            only_where(d_y, (x > y) | np.isnan(x)) + only_where(0.5 * d_y, x == y))
 
 
 # --- exponentials and logarithms -----------------------------------------------------
@@ -231,14 +239,14 @@ def logaddexp2_tangent(out, x, y, d_x, d_y):
 pointwise(np.sin, lambda x: np.cos(x))
 pointwise(np.cos, lambda x: -np.sin(x))
 pointwise(np.tan, lambda x, out: 1 + out ** 2)
-pointwise(np.arcsin, lambda x: 1 / np.sqrt(1 - x ** 2))
-pointwise(np.arccos, lambda x: -1 / np.sqrt(1 - x ** 2))
+pointwise(np.arcsin, lambda x: 1 / np.sqrt(1 - x ** 2), singular=True)
+pointwise(np.arccos, lambda x: -1 / np.sqrt(1 - x ** 2), singular=True)
 pointwise(np.arctan, lambda x: 1 / (1 + x ** 2))
 pointwise(np.sinh, lambda x: np.cosh(x))
 pointwise(np.cosh, lambda x: np.sinh(x))
 pointwise(np.tanh, lambda x, out: 1 - out ** 2)
 pointwise(np.arcsinh, lambda x: 1 / np.sqrt(x ** 2 + 1))
-pointwise(np.arccosh, lambda x: 1 / np.sqrt(x ** 2 - 1))
+pointwise(np.arccosh, lambda x: 1 / np.sqrt(x ** 2 - 1), singular=True)
 pointwise(np.arctanh, lambda x: 1 / (1 - x ** 2))
 pointwise(np.deg2rad, lambda x: math.pi / 180)
 pointwise(np.rad2deg, lambda x: 180 / math.pi)
@@ -387,16 +395,22 @@ def clip(out, d_out, a, a_min=None, a_max=None):
     0.5/0.5 as ``np.maximum``'s and ``np.minimum``'s do; a bound's is summed
     back to its own shape."""
     if a_max is None:
-        return (unbroadcast(d_out * (a > a_min) + 0.5 * d_out * (a == a_min), a),
-                unbroadcast(d_out * (a < a_min) + 0.5 * d_out * (a == a_min), a_min), None)
+        return (unbroadcast(only_where(d_out, a > a_min)
+                            + only_where(0.5 * d_out, a == a_min), a),
+                unbroadcast(only_where(d_out, a < a_min)
+                            + only_where(0.5 * d_out, a == a_min), a_min), None)
     if a_min is None:
-        return (unbroadcast(d_out * (a < a_max) + 0.5 * d_out * (a == a_max), a), None,
-                unbroadcast(d_out * (a > a_max) + 0.5 * d_out * (a == a_max), a_max))
+        return (unbroadcast(only_where(d_out, a < a_max)
+                            + only_where(0.5 * d_out, a == a_max), a), None,
+                unbroadcast(only_where(d_out, a > a_max)
+                            + only_where(0.5 * d_out, a == a_max), a_max))
     low = np.maximum(a, a_min)
-    d_low = d_out * (low < a_max) + 0.5 * d_out * (low == a_max)
-    return (unbroadcast(d_low * (a > a_min) + 0.5 * d_low * (a == a_min), a),
-            unbroadcast(d_low * (a < a_min) + 0.5 * d_low * (a == a_min), a_min),
-            unbroadcast(d_out * (low > a_max) + 0.5 * d_out * (low == a_max), a_max))
+    d_low = only_where(d_out, low < a_max) + only_where(0.5 * d_out, low == a_max)
+    return (unbroadcast(only_where(d_low, a > a_min) + only_where(0.5 * d_low, a == a_min), a),
+            unbroadcast(only_where(d_low, a < a_min)
+                        + only_where(0.5 * d_low, a == a_min), a_min),
+            unbroadcast(only_where(d_out, low > a_max)
+                        + only_where(0.5 * d_out, low == a_max), a_max))
 
 
 @tangent(np.clip, "a", "a_min", "a_max", name="np.clip")
@@ -404,17 +418,17 @@ def clip_tangent(out, a, a_min=None, a_max=None, *, d_a, d_a_min, d_a_max):
     """The tangent of the operand whose value was taken (ties: half of each);
     every term reads ``a`` and so has the output's shape."""
     if a_max is None:
-        return (d_a * (a > a_min) + 0.5 * d_a * (a == a_min),
-                d_a_min * (a < a_min) + 0.5 * d_a_min * (a == a_min), None)
+        return (only_where(d_a, a > a_min) + only_where(0.5 * d_a, a == a_min),
+                only_where(d_a_min, a < a_min) + only_where(0.5 * d_a_min, a == a_min), None)
     if a_min is None:
-        return (d_a * (a < a_max) + 0.5 * d_a * (a == a_max), None,
-                d_a_max * (a > a_max) + 0.5 * d_a_max * (a == a_max))
+        return (only_where(d_a, a < a_max) + only_where(0.5 * d_a, a == a_max), None,
+                only_where(d_a_max, a > a_max) + only_where(0.5 * d_a_max, a == a_max))
     low = np.maximum(a, a_min)
-    t_a = d_a * (a > a_min) + 0.5 * d_a * (a == a_min)
-    t_min = d_a_min * (a < a_min) + 0.5 * d_a_min * (a == a_min)
-    return (t_a * (low < a_max) + 0.5 * t_a * (low == a_max),
-            t_min * (low < a_max) + 0.5 * t_min * (low == a_max),
-            d_a_max * (low > a_max) + 0.5 * d_a_max * (low == a_max))
+    t_a = only_where(d_a, a > a_min) + only_where(0.5 * d_a, a == a_min)
+    t_min = only_where(d_a_min, a < a_min) + only_where(0.5 * d_a_min, a == a_min)
+    return (only_where(t_a, low < a_max) + only_where(0.5 * t_a, low == a_max),
+            only_where(t_min, low < a_max) + only_where(0.5 * t_min, low == a_max),
+            only_where(d_a_max, low > a_max) + only_where(0.5 * d_a_max, low == a_max))
 
 
 @adjoint(np.nan_to_num, "x", "nan", "posinf", "neginf", name="np.nan_to_num")

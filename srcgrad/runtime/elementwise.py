@@ -185,6 +185,26 @@ def _check_output(value) -> None:
             "use srcgrad.vjp or srcgrad.jvp for the derivative of a complex output")
 
 
+def only_where(g, mask):
+    """``g`` where ``mask`` holds and exactly 0 elsewhere, even where ``g`` is
+    inf or NaN: the (co)tangent of the branch a selection took (``np.maximum``,
+    ``np.clip``), or a term that a zero tangent makes zero.  ``g * mask`` gives
+    ``inf * 0 = NaN`` where a derivative is infinite past the point the
+    selection cut off (``np.sqrt(np.maximum(x, 0.0))`` at ``x < 0``: the
+    function is constant there, its derivative 0).  Types as ``g * mask``'s:
+    a Python float for Python numbers, a NumPy scalar for NumPy scalars.
+
+        >>> only_where(np.array([np.inf, 2.0, np.nan]), np.array([False, True, False]))
+        array([0., 2., 0.])
+        >>> only_where(3.0, False), only_where(3.0, True)
+        (0.0, 3.0)
+    """
+    if type(g) is float and type(mask) is bool:
+        return g if mask else 0.0
+    made = np.where(mask, g, 0.0)
+    return made[()] if made.ndim == 0 and not isinstance(g, np.ndarray) else made
+
+
 def signum(x):
     """The derivative of ``abs`` at ``x``: ``np.sign(x)`` (a Python float for a
     Python number), and for complex ``x`` its conjugate ``conj(x) / |x|`` (the
