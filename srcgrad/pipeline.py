@@ -57,6 +57,7 @@ from .analysis.activity import activity as find_activity
 from .analysis.aliasing import check_aliases, copy_updated_attributes, shared_names
 from .analysis.inplace import keep_in_place_types
 from .analysis.list_extends import append_in_place
+from .analysis.sparse_operands import check as check_sparse_operands
 from .assemble import Assembler, Function
 from .errors import NonDifferentiableError, SrcGradError
 from .frontend.fence import check as check_supported
@@ -333,6 +334,7 @@ class Compilation:
     def tangent(self):
         """Forward mode: a tangent statement after each statement (ad/forward.py)."""
         refuse_rebound_globals(self.program)  # tick() with global T: memory/stale_views.py
+        check_sparse_operands(self.program, lambda: find_activity(self.program, self.wrt_names))
         self.made, self.result = tangent_sweep(self.program, self.wrt_names, self.linker,
                                                value=self.options.mode == "jvp")
         self.forward = self.made.body
@@ -358,6 +360,7 @@ class Compilation:
     def activity(self):
         """Find the values that depend on wrt and reach the output (analysis/activity.py)."""
         self.act = find_activity(self.program, self.wrt_names)
+        check_sparse_operands(self.program, self.act)  # x * L, L a scipy.sparse matrix
         self.classes = shape_classes(self.program)
         self.notes = [f"active: {', '.join(sorted(self.act.active)) or 'nothing'}"]
 

@@ -8,6 +8,12 @@ and in hvp.  The product's helpers now write the cotangent with the sparse
 operand's own ``@`` (runtime/linalg.sparse).  Each: value bit for bit under
 every policy and in jvp, gradient and tangent against differences, hvp
 against differences of the gradient; the operator global or passed.
+
+Its other operators are not ndarray's (for a sparse matrix ``x * L`` is the
+matrix product, ``L + x`` an np.matrix): ``np.sum(np.tanh(x * L))`` got the
+gradient of another function, silently.  Such arithmetic with a value being
+differentiated is refused, located (analysis/sparse_operands.py); with a
+constant (``dt * L @ u``) it is differentiated.
 """
 
 from __future__ import annotations
@@ -71,8 +77,15 @@ def in_a_loop(x):
     return np.sum(h ** 2)
 
 
+def scaled_step(x, dt=0.1):  # dt * L: a constant scaling, then @
+    u = x
+    for i in range(3):
+        u = u + dt * L @ u - 0.5 * (A @ u)
+    return np.sum(np.tanh(u))
+
+
 FUNCTIONS = [quadratic, summed, mean_of_left, transposed, weighted, through_tanh, sparse_array,
-             matrix_operand, matrix_on_the_left, in_a_loop]
+             matrix_operand, matrix_on_the_left, in_a_loop, scaled_step]
 
 
 @pytest.mark.parametrize("fn", FUNCTIONS)
@@ -97,3 +110,31 @@ def test_the_operator_passed_as_an_argument():
     for op in (L, A):
         assert_close(srcgrad.grad(with_operator)(X, op), 2 * Ld.T @ (Ld @ X) + Ld.sum(axis=1),
                      rtol=1e-12)
+
+
+def right_times(x):
+    return np.sum(np.tanh(x * L))  # x @ L for a sparse matrix
+
+
+def left_times(x):
+    return np.sum(np.tanh(L * x))
+
+
+def array_times(x):
+    return np.sum(A * x)  # a sparse array
+
+
+def plus(x):
+    h = x * 2.0
+    return np.sum(L + h)  # an np.matrix
+
+
+@pytest.mark.parametrize("fn", [right_times, left_times, array_times, plus])
+def test_arithmetic_other_than_matmul_with_a_differentiated_value_is_refused(fn):
+    for call in (lambda: srcgrad.grad(fn)(X), lambda: srcgrad.grad(fn, policy="sqrt")(X),
+                 lambda: srcgrad.jvp(fn, (X,), (np.ones(N),))):
+        with pytest.raises(srcgrad.NonDifferentiableError,
+                           match="is a SciPy sparse matrix, whose '[*+]'") as info:
+            call()
+        assert info.value.filename == __file__ and info.value.lineno, info.value
+        assert "toarray()" in info.value.message
