@@ -38,6 +38,7 @@ that raises nothing runs the specialised code alone.
 from __future__ import annotations
 
 import functools
+import inspect
 
 import numpy as np
 
@@ -68,17 +69,77 @@ def _with_numpy(error, fn, args, kwargs, wrt, single, with_value, vjp):
         value = fn(*[a.copy() if isinstance(a, np.ndarray) else a for a in args], **kwargs)
     except _RAISED:
         raise error from None  # the function itself raises it: Python's own error
-    numpy = [np.float64(a) if type(a) is float else a for a in args]
+    numpy = [numpy_floats(a) for a in args]
     _, pullback = vjp(functools.partial(fn, **kwargs) if kwargs else fn, *numpy, wrt=tuple(wrt))
     try:
         found = pullback(np.float64(1.0))
     except _RAISED as again:
-        raise NonDifferentiableError(
-            f"the derivative of {getattr(fn, '__name__', 'the function')} at these "
-            f"arguments is computed in Python floats, whose arithmetic raised "
-            f"{type(again).__name__} ({again}) where NumPy's would give inf or nan: "
-            f"pass the arguments as np.float64 or arrays") from error
-    grads = tuple(float(np.real(g)) if type(args[p]) is float and g is not None else g
-                  for p, g in zip(wrt, found))
+        raise _not_differentiable(fn, again) from error
+    grads = tuple(python_floats(g, args[p]) for p, g in zip(wrt, found))
     grads = grads[0] if single else grads
     return (value, grads) if with_value else grads
+
+
+def holds_floats(value) -> bool:
+    """A Python float, or a list or tuple holding one (``dist(p, q)`` of two
+    points given as lists): code whose arithmetic may be Python's."""
+    return type(value) is float or isinstance(value, np.floating) or (
+        type(value) in (list, tuple) and any(map(holds_floats, value)))
+
+
+def numpy_floats(value):
+    """``value`` with each Python float in it (at any depth of lists and tuples)
+    an ``np.float64``: the same number, NumPy's arithmetic."""
+    if type(value) is float:
+        return np.float64(value)
+    if type(value) in (list, tuple):
+        return type(value)(map(numpy_floats, value))
+    return value
+
+
+def python_floats(found, like):
+    """``found`` (computed in NumPy floats) in the types of ``like``: a Python
+    float for a Python float, lists and tuples of them item by item."""
+    if found is None:
+        return None
+    if type(like) is float:
+        return float(np.real(found))
+    if type(like) in (list, tuple) and isinstance(found, (list, tuple)) \
+            and len(found) == len(like):
+        return type(found)(python_floats(f, w) for f, w in zip(found, like))
+    return found
+
+
+def _not_differentiable(fn, again) -> NonDifferentiableError:
+    return NonDifferentiableError(
+        f"the derivative of {getattr(fn, '__name__', 'the function')} at these "
+        f"arguments is computed in Python floats, whose arithmetic raised "
+        f"{type(again).__name__} ({again}) where NumPy's would give inf or nan: "
+        f"pass the arguments as np.float64 or arrays")
+
+
+def tangents_on_float_errors(target, fn, args, moving):
+    """``target(*args, *moving)`` (generated tangent code: ``(value, tangent)``),
+    run again with NumPy's arithmetic where Python's float arithmetic raises in
+    it, as :func:`on_float_errors` does for a gradient (review s37 R5-19:
+    ``math.sqrt(s)`` at ``s = 0`` raised ZeroDivisionError from the generated
+    code).  The value is the function's own; a float tangent a Python float.
+    ``args`` are the generated function's (keyword-only values last, by
+    position, as :func:`.second_order.all_arguments` gives them)."""
+    __tracebackhide__ = True
+    try:
+        return target(*args, *moving)
+    except _RAISED as error:
+        kwonly = [p.name for p in inspect.signature(fn).parameters.values()
+                  if p.kind is inspect.Parameter.KEYWORD_ONLY]
+        given = len(args) - len(kwonly)
+        try:  # the function's own value (where it raises too, the error is Python's)
+            own = fn(*[a.copy() if isinstance(a, np.ndarray) else a for a in args[:given]],
+                     **dict(zip(kwonly, args[given:])))
+        except _RAISED:
+            raise error from None
+        try:
+            _, tangent = target(*map(numpy_floats, args), *map(numpy_floats, moving))
+        except _RAISED as again:
+            raise _not_differentiable(fn, again) from error
+        return own, python_floats(tangent, own)

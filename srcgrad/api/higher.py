@@ -30,6 +30,7 @@ from .arguments import (
 )
 from .compiled import compile_function
 from .draws import Draws, may_draw
+from .float_errors import tangents_on_float_errors
 from .second_order import (
     Derivative,
     HigherOrder,
@@ -114,7 +115,8 @@ def jvp(fn, primals=None, tangents=None, *, wrt=None, optimize=True, backend="nu
     if backend != "numpy":  # compiled for these arguments, or the NumPy code, noted
         backends.settle(compiled, (*args, *moving), {},
                         lambda: compile_function(func, replace(options, backend="numpy")))
-    return compiled.functions[0](*args, *moving)
+    # Python's float arithmetic raising where NumPy's gives inf (float_errors.py)
+    return tangents_on_float_errors(compiled.functions[0], func, args, moving)
 
 
 def _floats(args, receiver) -> tuple:

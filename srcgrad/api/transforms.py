@@ -51,7 +51,7 @@ from .arguments import (
 from .call_checks import check_call, cotangent_for
 from .compiled import Compiled, compile_function, compiled_with_source
 from .draws import Draws, may_draw
-from .float_errors import on_float_errors
+from .float_errors import holds_floats, on_float_errors
 from .gradient_calls import GradientCall
 from .ownership import arrays_in, unshared
 from .second_order import Derivative, grad_of_gradient
@@ -256,8 +256,7 @@ class Transformed:
         target = compiled.functions[0]
         if self._bound is not None:
             target = functools.partial(target, self._bound)
-        if options.mode in ("grad", "value_and_grad") and any(
-                type(a) is float or isinstance(a, np.floating) for a in args):
+        if options.mode in ("grad", "value_and_grad") and any(map(holds_floats, args)):
             # Python's float arithmetic raising where NumPy's gives inf (float_errors.py)
             shift = len(full) - len(args)  # wrt counts a bound receiver
             target = on_float_errors(target, self.__wrapped__,
