@@ -21,6 +21,7 @@ and the generated code checks at run time (see :mod:`.aliasing`).
 
 from __future__ import annotations
 
+import copy
 import functools
 import operator
 
@@ -141,7 +142,7 @@ def operand_names(op) -> list[str]:
 
 #: Builtins that return a new container of their argument's elements.
 _ELEMENT_COPIES = (sorted, list, tuple, reversed, set, frozenset, enumerate, zip, dict,
-                   ir.DICT_COPY)
+                   ir.DICT_COPY, copy.copy)  # copy.copy(xs): a new list of xs's items
 
 #: Calls whose result is always a list, tuple or dict: ``np.split(y, 2)`` is a
 #: list of views of ``y``, ``dict(a=y)`` a dict holding ``y``.

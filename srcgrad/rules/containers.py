@@ -171,6 +171,21 @@ def deepcopy_tangent(out, x, *, d_x):
     return kept_apart(d_x)
 
 
+@adjoint(copy.copy, "x", name="copy.copy")
+def shallow_copy(out, d_out, x):
+    """``copy.copy`` of an array (a new one of the same numbers) or of a dict,
+    list or tuple (a new one holding the same items, which analysis/sharing
+    knows it holds): the cotangent passes through as it is."""
+    return d_out
+
+
+@tangent(copy.copy, "x", name="copy.copy")
+def shallow_copy_tangent(out, x, *, d_x):
+    """The tangent copied apart, as :func:`deepcopy_tangent`'s: the copy's
+    values are its operand's, and no update of one reaches the other's tangent."""
+    return kept_apart(d_x)
+
+
 @adjoint(list, "iterable", name="list")
 def list_(out, d_out, iterable=()):
     """A new list of the same elements (an array's rows, a dict's keys)."""
