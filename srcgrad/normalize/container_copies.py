@@ -68,6 +68,7 @@ _ORS = (merged, operator.or_)  # a | b, typed as a merge where it may be one of 
 _COPIES = (np.ndarray.copy, copy.copy)
 _PRIVATE = (snapshot, private_copy)  # srcgrad's own copies: the same kind of container
 _TOP = "any"  # not known yet (a greatest fixed point: loops copy their own results)
+_UNSEEN = object()  # a binding whose kind is not computed yet
 
 
 def type_container_copies(program: ir.Program) -> None:
@@ -85,24 +86,47 @@ def type_container_copies(program: ir.Program) -> None:
     # changed kind (rounds over every name took as many rounds as the longest
     # chain t2 = t1 + ..., t3 = t2 * ...: quadratic in the function's length);
     # taken in name order, as the rounds took them
+    # and a name looked at again computes again only its bindings that read a name
+    # which changed: each binding's kind is kept, and how many give each kind (all
+    # of a name's bindings, s = s * 0.9 in 100 loops, were computed again for a
+    # change of any one's operand: quadratic)
     readers: dict[str, set] = {}
+    reading: dict[tuple, dict] = {}   # (name, operand) -> {id: binding of name reading it}
     for name, stmts in defs.items():
         for stmt in stmts:
             op = getattr(stmt, "op", None)
             for arg in (op.args if op is not None else ()):
                 if isinstance(arg, gast.Name):
                     readers.setdefault(arg.id, set()).add(name)
+                    reading.setdefault((name, arg.id), {})[id(stmt)] = stmt
+    given: dict[tuple, object] = {}   # (name, id(binding)) -> its kind as last computed
+    counts: dict[str, dict] = {}      # name -> {kind: how many of its bindings give it}
+    stale: dict[str, dict] = {}       # name -> {id: binding} to compute again
     pending = sorted(n for n in kinds if n in defs)
     heapq.heapify(pending)
     waiting = set(pending)
     while pending:
         name = heapq.heappop(pending)
         waiting.discard(name)
-        found = {_kind(s, kinds) for s in defs[name]} - {_TOP}
+        if name not in counts:
+            counts[name] = tally = {}
+            again = {id(s): s for s in defs[name]}.values()
+        else:
+            tally = counts[name]
+            again = stale.pop(name, {}).values()
+        for stmt in again:
+            old, new = given.get((name, id(stmt)), _UNSEEN), _kind(stmt, kinds)
+            if new != old:
+                given[name, id(stmt)] = new
+                tally[new] = tally.get(new, 0) + 1
+                if old is not _UNSEEN:
+                    tally[old] -= 1
+        found = {k for k, c in tally.items() if c} - {_TOP}
         kind = found.pop() if len(found) == 1 else (_TOP if not found else None)
         if kind != kinds[name]:
             kinds[name] = kind
             for reader in readers.get(name, ()):
+                stale.setdefault(reader, {}).update(reading[reader, name])
                 if reader in kinds and reader in defs and reader not in waiting:
                     heapq.heappush(pending, reader)
                     waiting.add(reader)

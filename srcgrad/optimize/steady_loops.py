@@ -116,7 +116,7 @@ from dataclasses import KW_ONLY, dataclass
 import gast
 
 from .. import ir
-from ..ir.syntax import clone, walk
+from ..ir.syntax import clone, walk, walk_nodes
 
 #: NumPy's unary math functions whose result, for an exact ``np.ndarray`` of
 #: at least one dimension, is an exact ``np.ndarray`` of the same shape.
@@ -156,14 +156,16 @@ def steady_adjoint_loops(backward, tapes, live_after) -> list:
     reversed(t1)`` loop that can be, duplicated under a guard (see the
     module docstring).  ``tapes``: the indexed tapes' names; ``live_after``:
     the names read after the sweep (its result)."""
+    # the names read after each loop: one walk of each statement, from the end
+    # (each loop walked every statement after it: quadratic in a sweep of loops)
+    after, running = {}, set(live_after)
+    for k in range(len(backward) - 1, -1, -1):
+        if _reversed_loop(backward[k]):
+            after[k] = set(running)
+        running.update(n.id for n in walk_nodes(backward[k]) if isinstance(n, gast.Name))
     out = []
     for k, stmt in enumerate(backward):
-        made = None
-        if _reversed_loop(stmt):
-            later = set(live_after)
-            for rest in backward[k + 1:]:
-                later.update(n.id for n in walk(rest) if isinstance(n, gast.Name))
-            made = _specialise(stmt, tapes, later)
+        made = _specialise(stmt, tapes, after[k]) if k in after else None
         out.append(made if made is not None else stmt)
     return out
 

@@ -175,3 +175,42 @@ def test_sequence_typing_is_linear_on_a_chain_named_against_its_order(tmp_path, 
     g = srcgrad.grad(f)
     assert g(np.ones(3)).tolist() == [float(n + 1)] * 3
     assert calls["makes"] < 4 * n and calls["is"] < 20 * n, calls
+
+
+def test_a_function_of_many_loops_and_branches_compiles_in_linear_work(tmp_path, monkeypatch):
+    """Two more quadratic parts, in a function of 100 loops and branches each
+    rebinding s: normalize/container_copies looked again at every binding of s
+    (hundreds) whenever an operand of any one changed, and
+    optimize/steady_loops walked, for each loop of the adjoint sweep, every
+    statement after it.  The first now computes again only the bindings that
+    read what changed, the second walks each statement once."""
+    from programs import load_program
+    from srcgrad.normalize import container_copies
+    from srcgrad.optimize import steady_loops
+
+    n = 100
+    lines = ["    s = x * 1.0\n"]
+    for i in range(n):
+        lines += [f"    for i{i} in range(3):\n", "        s = s * 0.9 + np.sin(s)\n"] if i % 2 \
+            else [f"    if np.sum(s) > {i}:\n", "        s = s + 0.5 * x\n", "    else:\n",
+                  "        s = s - x\n"]
+    f = load_program("import numpy as np\n\n\ndef f(x):\n" + "".join(lines)
+                     + "    return np.sum(s)\n", tmp_path).f
+    calls = {"kind": 0, "walk": 0}
+    kind, walk_nodes = container_copies._kind, steady_loops.walk_nodes
+
+    def counted_kind(*args):
+        calls["kind"] += 1
+        return kind(*args)
+
+    def counted_walk(node):
+        calls["walk"] += 1
+        return walk_nodes(node)
+
+    monkeypatch.setattr(container_copies, "_kind", counted_kind)
+    monkeypatch.setattr(steady_loops, "walk_nodes", counted_walk)
+    monkeypatch.setenv("SRCGRAD_CACHE", "0")
+    g = srcgrad.grad(f)
+    x = np.linspace(0.1, 0.5, 3)
+    assert np.all(np.isfinite(g(x)))
+    assert calls["kind"] < 10 * n and calls["walk"] < 40 * n, calls
