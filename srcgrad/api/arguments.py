@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import sys
 import types
 
 import numpy as np
@@ -231,6 +232,11 @@ def callee_arguments(fn, wrt, args, first=0) -> tuple:
         if classes:  # for layer in layers: layer.forward(x), one branch per class
             found.append(ElementClasses(i, params[i], classes))
         if i < first:
+            continue
+        if isinstance(value, types.ModuleType) and sys.modules.get(value.__name__) is value \
+                and not (i in wrt or i - len(args) in wrt):
+            # grad(f)(x, np): the namespace passed, which the generated code imports
+            found.append(Callee(i, params[i], value))
             continue
         if not callable(value) or isinstance(value, (type, np.ndarray)):
             continue

@@ -163,6 +163,10 @@ class Callee:
         library function's module and name; a ``def``'s or lambda's module,
         qualified name, line and column (the disk cache's survey then starts
         from it too, checking its source and what it reads, as for the entry)."""
+        if isinstance(self.obj, types.ModuleType):  # a library's module: its name
+            name = self.obj.__name__
+            return ["callee", self.position, "module", name] \
+                if _library_module(name) else None
         found = library_path(self.obj)
         if found is not None:
             return ["callee", self.position, *found]
@@ -305,6 +309,9 @@ def _library_module(module: str) -> bool:
 def shown_callable(obj) -> str:
     """How a callee reads in ``g.source`` and in messages: ``np.tanh``,
     ``my_helper``, ``<lambda> (file.py, line 3)``, ``partial(h, k=2)``."""
+    if isinstance(obj, types.ModuleType):  # grad(f)(x, np): the array namespace passed
+        name = obj.__name__
+        return "np" + name[5:] if name.split(".")[0] == "numpy" else name
     found = library_path(obj)
     if found is not None:
         module, name = found

@@ -300,7 +300,8 @@ class Calls(Selections, NamedTuples, Records, Keywords, Rewrites, Partials, Arra
             if made is not None:  # flatten(p)[1](v)
                 raise self.error(self.closure_use(made[0]), func)
             if isinstance(func, (gast.Name, gast.Attribute)) and root_name(func) not in self.locals:
-                raise self.error(f"name '{name}' is not defined", func, SrcGradError)
+                raise self.error(self.missing_module_attribute(func)  # xp.sum, xp passed
+                                 or f"name '{name}' is not defined", func, SrcGradError)
             made = self.made_object(func)
             if made is not None:  # cs = CubicSpline(xs, ys); cs(t): review s36 R4-15
                 raise self.error(
