@@ -146,6 +146,11 @@ class Sugar(StaleIterators):
         """Refuse a call that keeps a ``*x`` of unknown length where srcgrad must
         match arguments to parameters (a rule, a user function, a method)."""
         starred = next(a for a in node.args if isinstance(a, gast.Starred))
+        if (prim is min or prim is max) and len(node.args) == 1 and not node.keywords:
+            # min(*x) is min(x), the least of its items (of two or more: one
+            # item raises TypeError in Python, its value here) (review s37 R5-8)
+            node.args = [starred.value]
+            return
         local = self.local_callee(node)
         if local is not None and takes_rest(local, node):
             return   # h(a, *t) for a local def h(x, *rest): rest is tuple(t) (inlining.py)
