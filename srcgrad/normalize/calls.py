@@ -291,9 +291,6 @@ class Calls(Selections, NamedTuples, Records, Keywords, Rewrites, Partials, Arra
                                                            ctx=gast.Load()), func)
                 return self.call(gast.copy_location(gast.Call(
                     func=called, args=node.args, keywords=node.keywords), node))
-            chosen = self.function_value_call(node, func)
-            if chosen is not None:  # ACTS[name](h), f(x) for f in FNS: function_values.py
-                return chosen, ir.Op(operator.pos, [chosen], {}, node, f"{name}()")
             if isinstance(func, gast.Name) and func.id in self.params:
                 raise self.error(self.called_parameter(func.id), func)
             made = self.closure_call(func)
@@ -310,6 +307,9 @@ class Calls(Selections, NamedTuples, Records, Keywords, Rewrites, Partials, Arra
                     f"methods it can read, and cannot follow what calling it runs; build it "
                     f"outside and pass it as an argument, or give the call a rule of your "
                     f"own (a function calling it, made a srcgrad.custom_vjp)", func)
+            chosen = self.function_value_call(node, func)
+            if chosen is not None:  # ACTS[name](h), f(x) for f in FNS: function_values.py
+                return chosen, ir.Op(operator.pos, [chosen], {}, node, f"{name}()")
             raise self.error(
                 f"calling '{name}' is not supported: it holds a function only known when the "
                 f"code runs (taken from a list or dict, or computed); srcgrad calls a function "

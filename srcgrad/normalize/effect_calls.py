@@ -58,8 +58,9 @@ from ..frontend.errstate import merge_errstate
 from ..frontend.fence import check as check_supported
 from ..frontend.linker import is_user_function
 from ..frontend.parse import parse_function
-from ..ir.syntax import Renamer, clone, is_docstring, updated_in_place, walk
+from ..ir.syntax import Renamer, clone, is_append, is_docstring, updated_in_place, walk
 from .argument_updates import augmented_parameters, deep_parameters, updated_arguments
+from .records_outside import detached
 
 
 class EffectCalls:
@@ -195,4 +196,22 @@ def _inlinable(fn, call) -> bool:
     rebound = {n.id for n in walk(parsed.node) if isinstance(n, gast.Name)
                and isinstance(n.ctx, gast.Store)}
     return bool((updated_in_place(parsed.node) - rebound) & params or updated_arguments(parsed)
-                or augmented_parameters(fn) or deep_parameters(fn))
+                or augmented_parameters(fn) or deep_parameters(fn)) \
+        or _records(parsed.node, params)
+
+
+def _records(func, params) -> bool:
+    """Whether the helper ``func`` only records numbers in global lists
+    (``def record(v): HISTORY.append(float(v))``) or prints: inlined, its
+    statements are the caller's own (a print runs as written), which srcgrad runs as written where the
+    caller never reads the list back (:mod:`.records_outside`; review s37
+    R5-5, where ``record(l)`` was refused as a call run as written)."""
+    body = [s for s in func.body if not is_docstring(s)]
+    if body and isinstance(body[-1], gast.Return) and body[-1].value is None:
+        body = body[:-1]
+    return bool(body) and all(
+        isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) and (
+            isinstance(stmt.value.func, gast.Name) and stmt.value.func.id == "print"
+            or is_append(stmt.value) and stmt.value.func.value.id not in params
+            and detached(stmt.value.args[0]))
+        for stmt in body)

@@ -48,6 +48,24 @@ def through_a_local_helper(w):
     return l
 
 
+def record(v, step=None):
+    """A module-level recording helper: inlined where it is called."""
+    HISTORY.append(float(v))
+
+
+def show(v):
+    print("loss", v)
+
+
+def through_a_module_helper(w):
+    h = np.tanh(w)
+    for i in range(2):
+        h = np.tanh(h * 1.2)
+        record(np.sum(h))
+    show(np.sum(h))
+    return np.sum(h ** 2)
+
+
 def plain(fn, w=W):
     """The value of ``fn(w)`` and the entries that call itself adds."""
     HISTORY.clear()
@@ -55,7 +73,7 @@ def plain(fn, w=W):
     return value, list(HISTORY)
 
 
-@pytest.mark.parametrize("fn", [loss, steps, through_a_local_helper])
+@pytest.mark.parametrize("fn", [loss, steps, through_a_local_helper, through_a_module_helper])
 @pytest.mark.parametrize("policy", POLICIES, ids=str)
 def test_one_call_records_what_the_function_records(fn, policy):
     want, entries = plain(fn)
