@@ -144,7 +144,11 @@ def rebinds(stmt, name) -> bool:
 
 def maybe_unbound(name, stmt, program, blocks) -> bool:
     """Whether ``name`` may have no value when ``stmt`` runs: it is not a parameter
-    nor assigned by a plain top-level statement before the one holding ``stmt``."""
+    nor assigned by a plain top-level statement before the one holding ``stmt``,
+    nor a name the module binds (a global, or one an inlined helper's global
+    was renamed to: binding it to None hid it)."""
+    if name in program.free:
+        return False
     node = stmt
     while blocks[id(node)][2] is not None:
         node = blocks[id(node)][2]

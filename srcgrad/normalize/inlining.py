@@ -202,21 +202,36 @@ class Inlining:
         return fdef
 
     def check_globals_seen(self, fdef, fn, call) -> None:
-        """Refuse to inline ``fn`` (its body ``fdef``) where a global it reads has
-        the name of a local variable here: inlined, the body would read that
-        variable instead (``predict`` called by the helper, ``predict = ...``
-        in the caller)."""
+        """Where a global ``fn`` reads (its body ``fdef``, to be inlined here)
+        has the name of a local variable here -- inlined, the body would read
+        that variable instead (``T`` read by ``apply_bc``, a parameter ``T`` of
+        the caller) -- rename it in ``fdef``, in place, to a name of its own
+        that this function's resolver binds to the global's value, as
+        :meth:`own_globals` does for a helper of another module (review s37
+        R5-14: refused before, 'rename one of them').  A builtin or a
+        closure value so named is refused."""
         params = {n.id for n in walk(fdef) if isinstance(n, gast.Name)  # nested ones too
                   and isinstance(n.ctx, gast.Param)} | {a.id for a in fdef.args.args}
         nested = {n.name for n in walk(fdef) if isinstance(n, gast.FunctionDef)}
         own = params | nested | assigned_names(fdef)
+        renames = {}
         for n in walk(fdef):
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) \
-                    and n.id not in own and n.id in self.locals | set(self.local_functions):
-                raise self.error(
-                    f"{fn.__name__}() reads the global '{n.id}', and '{n.id}' is also a "
-                    f"variable of {self.func.name}: srcgrad inlines {fn.__name__} here, where "
-                    f"'{n.id}' would mean the variable; rename one of them", call)
+                    and n.id not in own and n.id in self.locals | set(self.local_functions) \
+                    and n.id not in renames:
+                if n.id not in getattr(fn, "__globals__", {}) or n.id in fn.__code__.co_freevars:
+                    raise self.error(
+                        f"{fn.__name__}() reads '{n.id}', and '{n.id}' is also a variable "
+                        f"of {self.func.name}: srcgrad inlines {fn.__name__} here, where "
+                        f"'{n.id}' would mean the variable; rename one of them", call)
+                renames[n.id] = self.namer.fresh(f"{fn.__name__}_{n.id}")
+        if not renames:
+            return
+        if not isinstance(self.parsed, _Inlined):
+            self.parsed = _Inlined(self.parsed)
+        for name, new in renames.items():
+            self.parsed.resolver.closure[new] = fn.__globals__[name]
+        Renamer(renames).visit(fdef)
 
     def closure_use(self, fn) -> str:
         """Why a call of ``fn``, which returns a local function, is refused here."""
