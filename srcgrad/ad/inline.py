@@ -51,6 +51,8 @@ from ..ir.transformer import Transformer
 from ..optimize.broadcast import DropExpand, DropUnbroadcast
 from ..optimize.peephole import STATIC_NAMES, partially_evaluate
 from ..rules.registry import Rule
+from .object_refusals import derivative_call_message, made_by_a_classmethod
+
 
 @dataclass
 class Inlined:
@@ -622,7 +624,10 @@ def missing_rule(program, op: ir.Op, forward: bool = False) -> MissingRuleError:
             f"with np.lib.stride_tricks.sliding_window_view (differentiated) or index with "
             f"an integer array (x[idx], idx = np.arange(k)[:, None] + np.arange(w)), which "
             f"read the same elements")
-    made = _made_by_a_classmethod(program, op)
+    if type(op.primitive).__module__ == "srcgrad.api.second_order" and \
+            type(op.primitive).__name__ == "Derivative":  # H_of = srcgrad.hessian(nll)
+        return at(MissingRuleError, derivative_call_message(op))
+    made = made_by_a_classmethod(program, op)
     if made is not None:  # m = Net.make(W); m.loss(x): review s37 R5-18
         name, made_by = made
         return at(MissingRuleError,
@@ -645,36 +650,6 @@ def missing_rule(program, op: ir.Op, forward: bool = False) -> MissingRuleError:
         f"no {kind} rule for {describe(op)}, and a value being differentiated flows into it "
         f"(register one with srcgrad.{register}, or wrap the value in "
         f"srcgrad.stop_gradient if no {what} should flow there)")
-
-
-def _made_by_a_classmethod(program, op: ir.Op):
-    """``(class name, 'Net.make')`` where ``op`` calls a method srcgrad cannot
-    resolve on a local that a classmethod of a user's plain class returned
-    (``m = Net.make(W); m.loss(x)``): the object was built from a value being
-    differentiated, which srcgrad refuses, saying why, for ``Net(W)`` itself
-    (review s37 R5-18: the message named only the method); None otherwise."""
-    if not isinstance(op.primitive, ir.UnknownMember) or not op.args \
-            or not isinstance(op.args[0], gast.Name):
-        return None
-    receiver = op.args[0].id
-    for node in (n for stmt in program.body for n in walk(stmt)):
-        made = getattr(node, "op", None)
-        if not isinstance(node, gast.Assign) or made is None:
-            continue
-        targets = [t for target in node.targets for t in (
-            target.elts[:1] if isinstance(target, gast.Tuple) else [target])]
-        if not any(isinstance(t, gast.Name) and t.id == receiver for t in targets):
-            continue  # (a helper's pair: (m, make_res) = make_forward(...))
-        fn = getattr(made.primitive, "fn", made.primitive)  # (a CalleePair: its function)
-        fn = getattr(fn, "__func__", fn)
-        owner, _, name = getattr(fn, "__qualname__", "").rpartition(".")
-        cls = getattr(fn, "__globals__", {}).get(owner) if owner.isidentifier() else None
-        method = inspect.getattr_static(cls, name, None) if isinstance(cls, type) else None
-        if isinstance(method, classmethod) and method.__func__ is fn \
-                and not is_library_module(cls.__module__ or "") \
-                and not dataclasses.is_dataclass(cls) and not issubclass(cls, tuple):
-            return cls.__name__, f"{cls.__name__}.{name}"  # (those srcgrad builds, or says why not)
-    return None
 
 
 def _called_object(op: ir.Op):
