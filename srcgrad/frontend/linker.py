@@ -361,7 +361,8 @@ class Linker:
     def global_name(self, base: str) -> str:
         """A module-level name not used by any function, binding or helper."""
         name, n = base, 0
-        while name in self.taken or name in self.free or name in self.reserved:
+        while name in self.taken or name in self.free or name in self.reserved \
+                or hasattr(builtins, name):
             n += 1
             name = f"{base}_{n}"
         self.taken.add(name)
@@ -404,8 +405,11 @@ class Linker:
         for name, obj in sorted(program.free.items()):
             if hasattr(builtins, name) and getattr(builtins, name) is obj:
                 continue  # (hasattr first: a closure variable holding None is bound)
+            # a global named like a builtin the generated code calls (type = "l2",
+            # len = 3: review s37 R5-11) is bound under another name (type_1)
             clash = (name in self.reserved and self.reserved[name] is not obj) \
-                or (name in self.free and self.free[name] is not obj) or name in self.taken
+                or (name in self.free and self.free[name] is not obj) or name in self.taken \
+                or hasattr(builtins, name)
             if clash:
                 new = self.global_name(name)
                 self.taken.discard(new)
@@ -529,6 +533,7 @@ def _rename_free(program: ir.Program, old: str, new: str) -> None:
              *(d for d in program.node.args.kw_defaults if d is not None)]
     for tree in trees:
         for node in gast.walk(tree):
-            if isinstance(node, gast.Name) and node.id == old:
+            if isinstance(node, gast.Name) and node.id == old \
+                    and getattr(node, "helper", None) is None:  # (builtin_ref: the builtin)
                 node.id = new
     program.free[new] = program.free.pop(old)
