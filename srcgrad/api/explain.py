@@ -36,6 +36,7 @@ from .. import ir
 from .. import pipeline as compiler
 from ..analysis.activity import activity as find_activity
 from ..analysis.activity import differentiable, integer_cast, operand_names
+from ..errors import SrcGradError
 from ..frontend.linker import Linker
 from ..frontend.parse import parse_function
 from ..ir.syntax import source_of
@@ -45,6 +46,7 @@ from ..rules import registry
 from ..runtime import stop_gradient
 from .arguments import function_of, normalize_wrt
 from .report import saved as measure_saved
+from .report import specialised
 
 
 @dataclass(frozen=True)
@@ -155,14 +157,44 @@ def explain(fn, *args, wrt=0, policy="save") -> Explanation:
         args = (fn.__self__, *args) if args else args
     options = Options(mode="vjp", wrt=positions, single=False, policy=policy,
                       receiver=receiver)
-    c = Compilation(options, Linker(options, prepare), fn=func)
-    run_passes(c, last="activity")
+    if args:  # specialised on them as grad's call is (review s37 R5-6)
+        options = specialised(func, options, args)
+    c = Compilation(options, Linker(options, prepare), fn=func, receiver=options.receiver,
+                    floats=options.floats)  # (as pipeline.generate's)
+    try:
+        run_passes(c, last="activity")
+    except SrcGradError as error:
+        if args or not _specialising(func):
+            raise
+        raise _with_hint(error) from None
     program = c.program
     flows = [_flow(c, name, program.params.index(name)) for name in c.wrt_names]
     saved = _saved(func, options, program, args, positions)
     node = c.parsed.node
     return Explanation(program.name, program.filename, getattr(node, "lineno", 0), flows,
                        saved)
+
+
+def _specialising(func) -> bool:
+    """Whether ``func`` takes arguments a gradient's call would specialise on,
+    which ``explain`` without example arguments cannot know."""
+    try:
+        return bool(inspect.signature(func).parameters)
+    except (TypeError, ValueError):
+        return False
+
+
+def _with_hint(error: SrcGradError) -> SrcGradError:
+    """``error`` (explain called without example arguments) saying that
+    explain compiles as a gradient's call does when given them."""
+    try:
+        return type(error)(
+            f"{error.message} (explain without example arguments compiles the function "
+            f"alone; explain(f, *args) compiles it for what those arguments are -- their "
+            f"classes, the functions and modules passed -- as grad(f)(*args) does)",
+            filename=error.filename, lineno=error.lineno, col=error.col)
+    except TypeError:
+        return error
 
 
 # -- the flow of one argument -------------------------------------------------------------

@@ -9,12 +9,21 @@ Comparing two policies' reports shows what recomputing buys.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import inspect
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from ..pipeline import Options
-from .arguments import differentiable_value
+from .arguments import (
+    callee_arguments,
+    differentiable_value,
+    differentiated_at,
+    is_user_object,
+    object_classes,
+    object_positions,
+    sequence_positions,
+)
 from .compiled import compile_function
 
 
@@ -81,7 +90,24 @@ def saved(fn, *args, wrt=None, policy="save", optimize=True) -> SavedReport:
     positions = tuple(i for i, a in enumerate(args) if differentiable_value(a)) \
         if wrt is None else ((wrt,) if isinstance(wrt, int) else tuple(wrt))
     options = Options(mode="vjp", wrt=positions, single=False, policy=policy, optimize=optimize)
+    if args and inspect.isfunction(fn):  # (review s37 R5-6: as grad's call compiles)
+        options = specialised(fn, options, args)
     compiled = compile_function(fn, options)
     _, residuals = compiled.functions[0](*args)
     names = compiled.generated.residuals
     return SavedReport(policy, [_describe(n, v) for n, v in zip(names, residuals)])
+
+
+def specialised(func, options: Options, args: tuple) -> Options:
+    """``options`` specialised on the example arguments as a gradient's call is:
+    the functions and modules passed (``callee_arguments``), an object's class
+    (its methods, ``dataclasses.replace`` of it, the classes of the layers it
+    holds in a list), the fields of the objects passed."""
+    wrt, count = options.wrt, len(args)
+    receiver = options.receiver
+    if receiver is None and is_user_object(args[0], differentiated_at(0, wrt, count)):
+        receiver = type(args[0])
+    return replace(options, receiver=receiver,
+                   callees=callee_arguments(func, wrt, args, int(receiver is not None)),
+                   objects=object_positions(args), sequences=sequence_positions(args),
+                   object_classes=object_classes(tuple(map(type, args))))
