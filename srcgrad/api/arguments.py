@@ -21,6 +21,7 @@ import types
 import numpy as np
 
 from ..errors import NonDifferentiableError, SrcGradError
+from ..frontend.function_tables import ElementFunctions, held_functions
 from ..frontend.linker import (
     Callee,
     ElementClasses,
@@ -222,7 +223,9 @@ def callee_arguments(fn, wrt, args, first=0) -> tuple:
     ``first`` are not looked at (a method's instance, callable or not).  A list
     or tuple of user objects gives the classes of its elements
     (:class:`ElementClasses`): a method called on one is called by its class;
-    so does a user object holding such lists (``self.layers``)."""
+    so does a user object holding such lists (``self.layers``).  A list, tuple
+    or dict holding functions gives them (:class:`ElementFunctions`): a call of
+    an item is one branch per function (``for act in acts: h = act(h)``)."""
     found = []
     params = fn.__code__.co_varnames[:fn.__code__.co_argcount]
     for i, value in enumerate(args):
@@ -233,6 +236,10 @@ def callee_arguments(fn, wrt, args, first=0) -> tuple:
             found.append(ElementClasses(i, params[i], classes))
         if i < first:
             continue
+        functions = held_functions(value, params[i])
+        if functions:  # def net(params, x, acts): for act in acts: h = act(h)
+            found.append(ElementFunctions(i, params[i], tuple(dict.fromkeys(
+                fn for fn, _ in functions))))
         if isinstance(value, types.ModuleType) and sys.modules.get(value.__name__) is value \
                 and not (i in wrt or i - len(args) in wrt):
             # grad(f)(x, np): the namespace passed, which the generated code imports

@@ -24,9 +24,7 @@ A dependency is ``(container, key, value)`` as in :class:`.compiled.Compiled`:
 
 from __future__ import annotations
 
-import types
-
-import numpy as np
+from ..frontend.function_tables import is_function_value
 
 
 class _Length:
@@ -46,11 +44,6 @@ _GONE = object()
 _MAX_WATCHED = 256
 
 
-def _function_like(value) -> bool:
-    return isinstance(value, (types.FunctionType, types.BuiltinFunctionType, np.ufunc)) \
-        or type(value).__name__ == "_ArrayFunctionDispatcher"
-
-
 def held_function_dependencies(deps) -> list:
     """The items and lengths of the lists and dicts among the values of
     ``deps`` that hold functions (module docstring)."""
@@ -60,10 +53,10 @@ def held_function_dependencies(deps) -> list:
             continue
         items = obj.items() if type(obj) is dict else enumerate(obj)
         pairs = [(key, item) for key, item in items]
-        if not any(_function_like(item) for _, item in pairs):
+        if not any(is_function_value(item) for _, item in pairs):
             continue
         seen.add(id(obj))
-        out += [(obj, key, item) for key, item in pairs if _function_like(item)]
+        out += [(obj, key, item) for key, item in pairs if is_function_value(item)]
         out.append((obj, LENGTH, len(obj)))
     return out
 

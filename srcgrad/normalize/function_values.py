@@ -50,11 +50,16 @@ from __future__ import annotations
 import ast
 import inspect
 import re
-import types
 
 import gast
 import numpy as np
 
+from ..frontend.function_tables import (
+    ElementFunctions,
+    held_functions,
+    is_function_value,
+    shown_function,
+)
 from ..frontend.linker import is_user_function
 from ..frontend.parse import static_value
 from ..ir.syntax import clone, load_name, walk
@@ -62,32 +67,6 @@ from .rewrites import located_guard
 
 #: The most functions one call chooses among: beyond, the call is refused as before.
 MAX_CHOICES = 32
-
-
-def _function_like(value) -> bool:
-    """Whether ``value`` is a function a call can be specialised on by identity:
-    a Python function or lambda, a builtin (``math.sin``), a NumPy ufunc or
-    function -- not a bound method (a new object at each read) nor a class."""
-    if isinstance(value, (types.FunctionType, types.BuiltinFunctionType, np.ufunc)):
-        return True
-    return type(value).__name__ == "_ArrayFunctionDispatcher"  # np.sum, np.dot (NumPy >= 1.25)
-
-
-def _held_functions(value, name) -> list:
-    """``(function, where)`` for each function among the items of the list or
-    tuple ``value`` or the values of the dict ``value`` (and of the tuples in
-    them: ``[(np.sin, 1.0)]``), ``where`` how ``name[...]`` reaches it."""
-    if type(value) not in (list, tuple, dict) or len(value) > 1000:
-        return []
-    found = []
-    pairs = value.items() if type(value) is dict else enumerate(value)
-    for key, item in pairs:
-        where = f"{name}[{key!r}]"
-        if type(item) is tuple and len(item) <= 16:
-            found.extend((i, f"{where}[{k}]") for k, i in enumerate(item) if _function_like(i))
-        elif _function_like(item):
-            found.append((item, where))
-    return found
 
 
 def _may_take(fn, call) -> bool:
@@ -128,9 +107,11 @@ class FunctionValues:
     def function_choices(self) -> list:
         """``(function, where)`` for each function a call of a value may call, in
         order of first mention: those the function names as values -- not in a
-        call's function position -- and those the lists, tuples and dicts it
-        reads from its globals and closure hold; ``where``, how the source
-        reaches it (``np.sin``, ``ACTS['relu']``)."""
+        call's function position --, those the lists, tuples and dicts it
+        reads from its globals and closure hold, and those the lists passed
+        to it hold (the call's :class:`ElementFunctions`, the code specialised
+        on them); ``where``, how the source reaches it (``np.sin``,
+        ``ACTS['relu']``)."""
         if getattr(self, "_function_choices", None) is None:
             called = {id(n.func) for n in walk(self.func) if isinstance(n, gast.Call)}
             found = {}
@@ -140,11 +121,16 @@ class FunctionValues:
                         or not isinstance(node.ctx, gast.Load):
                     continue
                 value = static_value(node, resolver, self.locals)
-                if _function_like(value):
+                if is_function_value(value):
                     found.setdefault(id(value), (value, ast.unparse(gast.gast_to_ast(node))))
                 elif isinstance(node, gast.Name):
-                    for held, where in _held_functions(value, node.id):
+                    for held, where in held_functions(value, node.id):
                         found.setdefault(id(held), (held, where))
+            for callee in self.callees:  # def net(params, x, acts): the functions in acts
+                if isinstance(callee, ElementFunctions):
+                    for held in callee.functions:
+                        found.setdefault(id(held), (held, f"{shown_function(held)} in "
+                                                          f"{callee.name}"))
             self._function_choices = list(found.values())
         return self._function_choices
 
@@ -180,6 +166,8 @@ class FunctionValues:
         tests = [same(ref, gast.IsNot) for ref in refs]
         guard = located_guard(tests[0] if len(tests) == 1 else gast.BoolOp(
             op=gast.And(), values=tests), message, self.parsed.filename, node)
+        self.specialised.extend(self.element_lists)  # the lists passed: in the header
+        self.element_lists = []
         result = self.namer.fresh("result")
         self.locals.add(result)
         branch = None

@@ -36,6 +36,7 @@ import types
 import gast
 import numpy as np
 
+from ..frontend.function_tables import ElementFunctions
 from ..frontend.linker import (
     ElementClasses,
     Packed,
@@ -179,6 +180,9 @@ class Specialisation:
                   and isinstance(n.func, gast.Name)} if self.callees else set()
         for callee in self.callees:
             name = callee.name
+            if isinstance(callee, ElementFunctions):  # acts=[np.tanh, relu]: function_values.py
+                self.element_lists.append(repr(callee))
+                continue
             if isinstance(callee, ElementClasses):  # in the header once a call uses them
                 self.dispatch_classes.update(dict.fromkeys(callee.classes))
                 self.element_lists.append(repr(callee))

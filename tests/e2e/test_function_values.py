@@ -171,14 +171,48 @@ def test_a_function_it_did_not_see_is_a_located_error():
     assert "test_function_values.py" in str(caught.value)
 
 
-def test_a_function_in_a_list_passed_is_refused_with_a_hint():
-    def each(x, fns):
-        for f in fns:
-            x = f(x)
-        return np.sum(x)
+def each_passed(x, fns):
+    for f in fns:
+        x = f(x)
+    return np.sum(x)
 
-    with pytest.raises(SrcGradError, match="one a global list or dict holds"):
-        srcgrad.grad(each)(X, [np.sin, np.cos])
+
+def layers_with_their_activations(params, x):
+    h = x
+    for W, b, act in params:
+        h = act(h @ W + b)
+    return np.sum(h ** 2)
+
+
+@pytest.mark.parametrize("fns", [[np.sin, np.cos], [np.tanh], (np.exp, softplus),
+                                 {"a": np.tanh, "b": ACTS["relu"]}.values, [softplus, np.sin]],
+                         ids=["sin-cos", "tanh", "tuple", "dict-values", "user-function"])
+def test_functions_in_a_list_passed_as_an_argument(fns):
+    fns = list(fns()) if callable(fns) and not isinstance(fns, (list, tuple)) else fns
+    check_every_policy(each_passed, (X, fns), 0)
+
+
+def test_each_list_passed_gets_code_of_its_own():
+    g = srcgrad.grad(each_passed)
+    assert_close(g(X, [np.sin]), np.cos(X), rtol=1e-15)
+    assert_close(g(X, [np.tanh]), 1 - np.tanh(X) ** 2, rtol=1e-15)  # not the first list's code
+    assert "Specialised for fns=[np.tanh]" in g.source
+
+
+def test_layers_holding_their_activation():
+    rng = np.random.default_rng(3)
+    params = [(rng.normal(size=(3, 4)), rng.normal(size=4), np.tanh),
+              (rng.normal(size=(4, 2)), rng.normal(size=2), softplus)]
+    x = rng.normal(size=(5, 3))
+    value, grads = srcgrad.value_and_grad(layers_with_their_activations)(params, x)
+    assert value == layers_with_their_activations(params, x)
+    for layer in range(2):
+        for k in range(2):
+            def part(p, layer=layer, k=k):
+                ps = [list(q) for q in params]
+                ps[layer][k] = p
+                return layers_with_their_activations([tuple(q) for q in ps], x)
+            assert_close(grads[layer][k], numeric_grad(part, [params[layer][k]], 0), rtol=1e-6)
 
 
 def test_a_function_that_cannot_take_the_arguments_is_no_choice():
