@@ -99,16 +99,23 @@ class SequenceTyping:
                      and not isinstance(n.ctx, gast.Load) and id(n) not in simple}
             params = set(self.params)
             self._sequences = (set(values) - params | self.sequences) - other
-            # a worklist: a name is looked at again only when a name its values read
-            # is dropped (rounds over every name took one per link of a chain whose
-            # names sort against its order, v1 = v2 + x, v2 = v3 + x, ...: quadratic)
+            # one round over every name, then a worklist: a name is looked at again
+            # only when a name its values read is dropped (rounds until nothing changed
+            # took one per link of a chain whose names sort against its order, v1 =
+            # v2 + x, v2 = v3 + x, ...: quadratic); the names the first round keeps
+            # (few: most values are arithmetic) are the only ones whose reads count
+            dropped = []
+            for name in sorted(self._sequences):
+                if not all(self.is_sequence(v) for v in values[name]):
+                    self._sequences.discard(name)
+                    dropped.append(name)
             readers = collections.defaultdict(set)
-            for name in self._sequences:
+            for name in self._sequences if dropped else ():
                 for value in values[name]:
                     for node in walk_nodes(value):
                         if type(node) is gast.Name:
                             readers[self.key(node)].add(name)
-            todo = sorted(self._sequences, reverse=True)
+            todo = sorted({r for d in dropped for r in readers.get(d, ())}, reverse=True)
             queued = set(todo)
             while todo:
                 name = todo.pop()

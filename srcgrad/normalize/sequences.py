@@ -142,16 +142,22 @@ def sequence_names(program: ir.Program, assigns) -> set[str]:
     varargs |= {p for p in getattr(program, "sequence_params", ()) if p not in defs}
     seqs = {n for n in defs if n not in program.params} | varargs
     listed = {id(s) for s in assigns}  # `s in assigns` scanned the list: quadratic
-    # a worklist: a name is looked at again only when an operand of its definitions
-    # is dropped (rounds over every name took one per link of a chain whose names
-    # sort against its order, v1 = v2 + x, v2 = v3 + x, ...: quadratic)
+    # one round over every name, then a worklist: a name is looked at again only
+    # when an operand of its definitions is dropped (rounds until nothing changed
+    # took one per link of a chain whose names sort against its order, v1 = v2 + x,
+    # v2 = v3 + x, ...: quadratic); only the names the first round keeps are readers
+    dropped = []
+    for name in sorted(seqs - varargs):
+        if not all(id(s) in listed and _makes_sequence(s.op, seqs) for s in defs[name]):
+            seqs.discard(name)
+            dropped.append(name)
     readers: dict[str, set] = {}
-    for name in seqs - varargs:
+    for name in seqs - varargs if dropped else ():
         for stmt in defs[name]:
             for arg in getattr(getattr(stmt, "op", None), "args", ()):
                 if isinstance(arg, gast.Name):
                     readers.setdefault(arg.id, set()).add(name)
-    todo = sorted(seqs - varargs, reverse=True)
+    todo = sorted({r for d in dropped for r in readers.get(d, ())}, reverse=True)
     queued = set(todo)
     while todo:
         name = todo.pop()

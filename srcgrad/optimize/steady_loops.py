@@ -159,6 +159,8 @@ def steady_adjoint_loops(backward, tapes, live_after) -> list:
     # the names read after each loop: one walk of each statement, from the end
     # (each loop walked every statement after it: quadratic in a sweep of loops)
     after, running = {}, set(live_after)
+    if not any(_reversed_loop(stmt) for stmt in backward):
+        return list(backward)
     for k in range(len(backward) - 1, -1, -1):
         if _reversed_loop(backward[k]):
             after[k] = set(running)
