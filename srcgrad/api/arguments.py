@@ -209,10 +209,11 @@ def object_positions(args) -> tuple:
 
 def object_classes(kinds) -> tuple:
     """``(position, class)`` of each user object among arguments of the types
-    ``kinds``, named tuples aside (``Options.object_classes``): their methods
-    are resolved by class, as ``self``'s are (``opt.update(w, g)``)."""
+    ``kinds``, named tuples included (``Options.object_classes``): their methods
+    are resolved by class, as ``self``'s are (``opt.update(w, g)``, ``p.apply(x)``
+    of a ``typing.NamedTuple``'s method: review s37 R5-11)."""
     return tuple((i, k) for i, k in enumerate(kinds)
-                 if object_kind(k) and not issubclass(k, tuple))
+                 if object_kind(k))
 
 
 def callee_arguments(fn, wrt, args, first=0) -> tuple:

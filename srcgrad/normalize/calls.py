@@ -273,6 +273,11 @@ class Calls(Selections, NamedTuples, Records, Keywords, Rewrites, Partials, Arra
         if inspect.getattr_static(type(prim), "__srcgrad_custom_vjp__", None) is not None:
             # dHdq(q) for dHdq = srcgrad.grad(H): a custom_vjp of second-order code
             prim = prim.__srcgrad_custom_vjp__() or prim
+        if callable(getattr(prim, "cache_info", None)) and is_user_function(
+                getattr(prim, "__wrapped__", None)):
+            # @functools.lru_cache / @functools.cache: a call gives what the function
+            # it caches computes (review s37 R5-11), so that function is differentiated
+            prim = prim.__wrapped__
         if prim in DYNAMIC:
             raise self.error(f"'{prim.__name__}' is not supported: srcgrad differentiates the "
                              f"code it can read", node)

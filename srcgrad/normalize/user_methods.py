@@ -245,15 +245,20 @@ class MethodArguments:
                     f"(def {func.attr}(self, h): return np.tanh(h)), or pass the function "
                     f"as a parameter (def {self.func.name}(..., {func.attr}=np.tanh)) and "
                     f"call that")
+        # (review s37 R5-9/R5-11: it said an argument's class is known -- '{name}' is
+        # an argument -- where the code was compiled without one, or for a library's)
         return MissingRuleError, (
             f"no adjoint rule for '{shown}(...)': srcgrad finds the methods of an object by "
-            f"its class where it knows the class when it compiles -- an argument of the "
-            f"function differentiated (grad(f)(x, {name})), or self in a method. If "
-            f"'{name}' is an object of your own class, call its method there, or call a "
-            f"module-level function taking it (def {func.attr}({name}, ...)); if it is a "
-            f"module (an array namespace, {name} = np), make the module the parameter's "
-            f"default (def {self.func.name}(..., {name}=np)), which srcgrad compiles for; "
-            f"for a library's method, register a rule with srcgrad.register_vjp")
+            f"its class, which it knows for '{name}' when the gradient is called with an "
+            f"object of your own class there (an instance, a dataclass or a named tuple: "
+            f"grad({self.func.name})(..., {name}, ...)) or a module (np, math), or as self "
+            f"in a method; here the code was compiled without such an object ('.source', "
+            f"srcgrad show and export compile the function alone: show or export the "
+            f"gradient after a call), or '{name}' holds an object of a library's class. For "
+            f"your own class, call the gradient with the object, or call a module-level "
+            f"function taking it (def {func.attr}({name}, ...)); for a module, pass it or "
+            f"make it the parameter's default (def {self.func.name}(..., {name}=np)); for a "
+            f"library's method, register a rule with srcgrad.register_vjp")
 
     def through_the_class(self, node, prim):
         """``Box.__call__(box, p)``, a method reached through its class with the
