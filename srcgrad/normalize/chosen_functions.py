@@ -113,6 +113,7 @@ def choose_local_functions(func) -> None:
                     node.targets[0].id = new
                 callees.append(_load(new, node))
                 origins.append(node)
+                node.chosen = True  # (a loop's calls before it: Inlining.chosen_ahead)
                 node.chosen_tag = gast.copy_location(gast.Assign(
                     targets=[_store(name)], value=gast.Constant(value=len(callees), kind=None),
                     type_comment=None), node)
@@ -181,6 +182,7 @@ def _numbered(value, name, callees, taken, before):
         new = _fresh(f"{name}_{len(callees) + 1}", taken)
         before.append(gast.copy_location(gast.Assign(
             targets=[_store(new)], value=value, type_comment=None), value))
+        before[-1].chosen = True
         value = _load(new, value)
     callees.append(value)
     return gast.copy_location(gast.Constant(value=len(callees), kind=None), value)

@@ -217,6 +217,7 @@ class ControlFlow:
             target = index_name
         body = prefix + stmt.body
         self.pin(body)
+        self.chosen_ahead(stmt.body)  # g_2 called before its definition (chosen_functions.py)
         counter = self.counter_start(stmt.body)
         prior = self.env.get(target.id) if target.id in self.locals else None
         index = self.define(target.id)
@@ -653,6 +654,7 @@ class ControlFlow:
         if stmt.orelse:
             raise self.error("'while ... else' is not supported", stmt.orelse[0])
         self.pin(stmt.body)
+        self.chosen_ahead(stmt.body)
         counter = self.namer.fresh("iterations")
         start = ir.assign(counter, gast.Constant(value=0, kind=None))
         start.op = ir.Op(ir.OPAQUE, [], {}, stmt, "iteration counter")
