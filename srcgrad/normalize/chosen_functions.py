@@ -129,6 +129,51 @@ def choose_local_functions(func) -> None:
                     if id(call) in loops else None)
 
 
+def defined_ahead(body) -> list:
+    """``(name, node)`` for each local function :func:`choose_local_functions`
+    named apart (``g_2``) that a loop's ``body`` defines, which a call before
+    it in the body may choose: ``s = s + g(x); g = lambda v: v ** 2`` is ``s =
+    s + (g_1(x) if g == 1 else g_2(x)); g_2 = ...; g = 2``, whose ``g_2(x)``
+    runs only once an earlier step defined ``g_2`` -- as the test of the
+    loop-carried ``g`` says, when the code runs -- but is inlined where it
+    stands, so the normaliser must know ``g_2`` on entering the loop (review
+    s36 D-5: refused, naming 'g_2').  Only a definition without defaults (a
+    default is evaluated where the ``def`` or ``lambda`` runs) and without a
+    decorator, bound at that one place: what the call inlines is then the
+    function the earlier step defined, its free names read when the call
+    runs, as Python's closure reads them.
+
+        >>> func = gast.parse(
+        ...     "def f(x):\\n"
+        ...     "    g = lambda v: v * 2.0\\n"
+        ...     "    for i in range(3):\\n"
+        ...     "        s = g(x)\\n"
+        ...     "        g = lambda v: v ** 2\\n"
+        ...     "    return s\\n").body[0]
+        >>> choose_local_functions(func)
+        >>> [name for name, _ in defined_ahead(func.body[2].body)]
+        ['g_2']
+    """
+    found, todo = [], list(reversed(body))
+    while todo:
+        stmt = todo.pop()
+        if isinstance(stmt, (gast.If, gast.For, gast.While)):
+            todo.extend(reversed([*stmt.body, *stmt.orelse]))
+            continue
+        if not getattr(stmt, "chosen", False):
+            continue
+        if isinstance(stmt, gast.FunctionDef):
+            name, node = stmt.name, stmt
+        elif isinstance(stmt.value, gast.Lambda):
+            name, node = stmt.targets[0].id, stmt.value
+        else:
+            continue  # a partial: what it binds is read where it is made
+        if not (node.args.defaults or any(node.args.kw_defaults)
+                or getattr(node, "decorator_list", None)):
+            found.append((name, node))
+    return found
+
+
 def _bindings(own, stored):
     """The ``def``s and lambdas bound to each name in a function's own body
     (``own``, its nodes not in a nested function's: :func:`_own_nodes`), and the functions named there (``act = np.tanh``,

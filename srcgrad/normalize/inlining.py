@@ -50,6 +50,7 @@ from ..frontend.linker import is_user_function
 from ..frontend.errstate import merge_errstate
 from ..frontend.parse import Resolver, located_error, parse_function
 from ..ir.syntax import Renamer, assigned_names, clone, is_docstring, load_name, walk
+from .chosen_functions import defined_ahead
 from .iterators import builtin_ref
 from .jumps import structure
 from .mutable_defaults import changed_local_defaults, local_default_message
@@ -82,36 +83,12 @@ class Inlining:
         self.locals.discard(name)
 
     def chosen_ahead(self, body) -> None:
-        """Remember, before a loop's ``body`` is normalised, each local function
-        :mod:`.chosen_functions` named apart (``g_2``) that the body defines
-        after a call choosing it: ``s = s + g(x); g = lambda v: v ** 2`` is
-        ``s = s + (g_1(x) if g == 1 else g_2(x)); g_2 = ...; g = 2``, whose
-        ``g_2(x)`` runs only once an earlier step defined ``g_2`` -- as the
-        test of the loop-carried ``g`` says, when the code runs -- but is
-        inlined where it stands (review s36 D-5: refused, naming 'g_2').  Only
-        a definition without defaults (a default is evaluated where the
-        ``def`` or ``lambda`` runs), bound at that one place: what the call
-        inlines is then the function the earlier step defined, its free
-        names read when the call runs, as Python's closure reads them."""
-        todo = list(body)
-        while todo:
-            stmt = todo.pop()
-            if isinstance(stmt, (gast.If, gast.For, gast.While)):
-                todo.extend([*stmt.body, *stmt.orelse])
-                continue
-            if not getattr(stmt, "chosen", False):
-                continue
-            if isinstance(stmt, gast.FunctionDef):
-                name, node = stmt.name, stmt
-            elif isinstance(stmt.value, gast.Lambda):
-                name, node = stmt.targets[0].id, stmt.value
-            else:
-                continue  # a partial: what it binds is read where it is made
-            if node.args.defaults or any(node.args.kw_defaults) \
-                    or getattr(node, "decorator_list", None) or name in self.local_functions:
-                continue
-            self.local_functions[name] = node
-            self.locals.discard(name)
+        """Remember, before a loop's ``body`` is normalised, the local functions
+        it defines after a call choosing them (:func:`.chosen_functions.defined_ahead`)."""
+        for name, node in defined_ahead(body):
+            if name not in self.local_functions:
+                self.local_functions[name] = node
+                self.locals.discard(name)
 
     def bind_defaults(self, node):
         """``node`` with each default that reads a variable of this function
