@@ -36,8 +36,11 @@ under every policy.
 
 from __future__ import annotations
 
+import types
+
 import gast
 
+from ..frontend.parse import static_value
 from ..ir.syntax import is_append, walk
 
 #: Calls whose result is a new, immutable value: a number, a string, a tuple
@@ -81,19 +84,82 @@ def records_only(func, name: str) -> bool:
 
 def counters(func) -> frozenset:
     """The names of ``func`` bound only as the target of ``for name in
-    range(...)``: ints, which nothing changes in place."""
+    range(...)`` (or of a loop over a name bound once to a ``range``):
+    ints, which nothing changes in place."""
+    def is_range(node) -> bool:
+        return isinstance(node, gast.Call) and isinstance(node.func, gast.Name) \
+            and node.func.id == "range"
+
+    assigned: dict = {}  # t1 = range(3); for i in t1 (srcgrad's own code, differentiated again)
+    for node in walk(func):
+        if isinstance(node, gast.Assign):
+            for target in node.targets:
+                if isinstance(target, gast.Name):
+                    assigned.setdefault(target.id, []).append(node.value)
+    ranges = {name for name, values in assigned.items()
+              if len(values) == 1 and is_range(values[0])}
+
+    def over_range(loop) -> bool:
+        return is_range(loop.iter) or isinstance(loop.iter, gast.Name) \
+            and loop.iter.id in ranges
+
     loops = [node for node in walk(func) if isinstance(node, gast.For)]
     targets = {id(node.target) for node in loops}
-    ranged = {node.target.id for node in loops if isinstance(node.target, gast.Name)
-              and isinstance(node.iter, gast.Call) and isinstance(node.iter.func, gast.Name)
-              and node.iter.func.id == "range"}
+    ranged = {node.target.id for node in loops
+              if isinstance(node.target, gast.Name) and over_range(node)}
     other = {node.id for node in walk(func) if isinstance(node, gast.Name)
              and isinstance(node.ctx, gast.Store) and id(node) not in targets}
     other |= {node.target.id for node in loops if isinstance(node.target, gast.Name)
-              and node.target.id in ranged and not (
-                  isinstance(node.iter, gast.Call) and isinstance(node.iter.func, gast.Name)
-                  and node.iter.func.id == "range")}
+              and node.target.id in ranged and not over_range(node)}
     return frozenset(ranged - other)
+
+
+def _holds(value, obj) -> bool:
+    """``value`` is ``obj``, or a list, tuple or dict holding it directly."""
+    if value is obj:
+        return True
+    if type(value) in (list, tuple) and len(value) <= 1000:
+        return any(item is obj for item in value)
+    if type(value) is dict and len(value) <= 1000:
+        return any(item is obj for item in value.values())
+    return False
+
+
+def read_elsewhere(obj, name: str, resolver, called) -> bool:
+    """Whether the list ``obj``, recorded into as ``name``, may be read other
+    than through ``name`` in the function: another global or closure variable
+    holding it (``H2 = H``), or a user function among ``called`` (and those
+    they call, three deep) reading a global that holds it (``len(H)`` in a
+    helper).  A read would see the appends, and a recomputation or a
+    checkpointed loop's rerun would see more of them than the first run did
+    (review s37 D-1: a silently wrong gradient under "recompute")."""
+    spaces = [{k: v for k, v in resolver.globals.items() if k != name},
+              {k: v for k, v in resolver.closure.items() if k != name}]
+    if any(_holds(v, obj) for space in spaces for v in space.values()):
+        return True
+    seen, todo = set(), [(fn, 0) for fn in called]
+    while todo:
+        fn, depth = todo.pop()
+        code = getattr(fn, "__code__", None)
+        if code is None or id(fn) in seen or depth > 3:
+            continue
+        seen.add(id(fn))
+        names = _code_names(code)
+        for free in names:
+            value = getattr(fn, "__globals__", {}).get(free)
+            if _holds(value, obj):
+                return True
+            if isinstance(value, types.FunctionType):
+                todo.append((value, depth + 1))
+    return False
+
+
+def _code_names(code) -> set:
+    names = set(code.co_names) | set(code.co_freevars)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names |= _code_names(const)
+    return names
 
 
 class RecordsOutside:
@@ -106,6 +172,12 @@ class RecordsOutside:
         if not (isinstance(stmt, gast.Expr) and is_append(call)):
             return False
         name = call.func.value.id
-        if name in self.locals or type(self.parsed.resolver.lookup(name)) is not list:
+        obj = self.parsed.resolver.lookup(name)
+        if name in self.locals or type(obj) is not list:
             return False
-        return detached(call.args[0], counters(self.func)) and records_only(self.func, name)
+        if not (detached(call.args[0], counters(self.func)) and records_only(self.func, name)):
+            return False
+        called = [static_value(node.func, self.parsed.resolver, self.locals)
+                  for node in walk(self.func) if isinstance(node, gast.Call)]
+        return not read_elsewhere(obj, name, self.parsed.resolver,
+                                  [fn for fn in called if isinstance(fn, types.FunctionType)])

@@ -15,8 +15,8 @@ import math
 import numpy as np
 
 from ..runtime import (
-    ListCotangent, cotangent_at, elements_cotangent, expand, grad_like, match_complex, psi, signum, unbroadcast,
-    zero_tangent,
+    ListCotangent, cotangent_at, elements_cotangent, expand, grad_like, match_complex, only_where,
+    psi, signum, unbroadcast, zero_tangent,
 )
 from .derive import pointwise
 from .registry import adjoint, nondifferentiable, tangent
@@ -26,18 +26,18 @@ pointwise(math.expm1, lambda x, out: out + 1)
 pointwise(math.log1p, lambda x: 1 / (1 + x))
 pointwise(math.log2, lambda x: 1 / (x * math.log(2)))
 pointwise(math.log10, lambda x: 1 / (x * math.log(10)))
-pointwise(math.sqrt, lambda x, out: 1 / (2 * out))
+pointwise(math.sqrt, lambda x, out: 1 / (2 * out), singular=True)
 pointwise(math.sin, lambda x: math.cos(x))
 pointwise(math.cos, lambda x: -math.sin(x))
 pointwise(math.tan, lambda x, out: 1 + out * out)
-pointwise(math.asin, lambda x: 1 / math.sqrt(1 - x * x))
-pointwise(math.acos, lambda x: -1 / math.sqrt(1 - x * x))
+pointwise(math.asin, lambda x: 1 / math.sqrt(1 - x * x), singular=True)
+pointwise(math.acos, lambda x: -1 / math.sqrt(1 - x * x), singular=True)
 pointwise(math.atan, lambda x: 1 / (1 + x * x))
 pointwise(math.sinh, lambda x: math.cosh(x))
 pointwise(math.cosh, lambda x: math.sinh(x))
 pointwise(math.tanh, lambda x, out: 1 - out * out)
 pointwise(math.asinh, lambda x: 1 / math.sqrt(x * x + 1))
-pointwise(math.acosh, lambda x: 1 / math.sqrt(x * x - 1))
+pointwise(math.acosh, lambda x: 1 / math.sqrt(x * x - 1), singular=True)
 pointwise(math.atanh, lambda x: 1 / (1 - x * x))
 pointwise(math.fabs, lambda x: float(x > 0) - float(x < 0))  # subgradient 0 at x = 0
 pointwise(math.erf, lambda x: (2 / math.sqrt(math.pi)) * math.exp(-x * x))
@@ -245,23 +245,23 @@ def pow_builtin_tangent(out, base, exp, mod=None, d_base=None, d_exp=None):
 def max_(out, d_out, a, b):
     """Two values: Python's max is ``b if b > a else a``, so a tie -- and a NaN,
     which compares neither way -- goes to the first (``max(1.0, nan)`` is 1.0)."""
-    return d_out * (not b > a), d_out * (b > a)
+    return only_where(d_out, not b > a), only_where(d_out, b > a)
 
 
 @tangent(max, name="max")
 def max_tangent(out, a, b, d_a, d_b):
-    return d_a * (not b > a), d_b * (b > a)
+    return only_where(d_a, not b > a), only_where(d_b, b > a)
 
 
 @adjoint(min, name="min")
 def min_(out, d_out, a, b):
     """Two values: ``b if b < a else a``; a tie or a NaN goes to the first."""
-    return d_out * (not b < a), d_out * (b < a)
+    return only_where(d_out, not b < a), only_where(d_out, b < a)
 
 
 @tangent(min, name="min")
 def min_tangent(out, a, b, d_a, d_b):
-    return d_a * (not b < a), d_b * (b < a)
+    return only_where(d_a, not b < a), only_where(d_b, b < a)
 
 
 

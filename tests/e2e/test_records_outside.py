@@ -109,7 +109,35 @@ def array_appended(w):
     return np.sum(h)
 
 
-@pytest.mark.parametrize("fn", [read_back, array_appended])
+OTHER: list = []
+ALIAS = OTHER  # the same list under another name
+
+
+def read_through_an_alias(w):
+    n = len(ALIAS) + 1.0  # review s37 D-1: recomputed after the appends, a wrong gradient
+    OTHER.append(float(w[0]))
+    return np.sum(np.sin(w * n))
+
+
+def count():
+    return len(HISTORY)
+
+
+def read_by_a_helper(w):
+    n = count() + 1.0
+    HISTORY.append(float(w[0]))
+    return np.sum(np.sin(w * n))
+
+
+def test_an_hvp_records_once_with_loop_counters():
+    # review s37 D-2: the gradient code hvp differentiates loops over 't1 = range(3)'
+    HISTORY.clear()
+    srcgrad.hvp(steps)(W, np.ones(3))
+    assert len(HISTORY) == len(plain(steps)[1])
+
+
+@pytest.mark.parametrize("fn", [read_back, array_appended, read_through_an_alias,
+                                read_by_a_helper])
 def test_a_list_read_back_or_holding_an_array_is_still_refused(fn):
-    with pytest.raises(SrcGradError, match="HISTORY"):
+    with pytest.raises(SrcGradError, match="HISTORY|OTHER"):
         srcgrad.grad(fn)(W)

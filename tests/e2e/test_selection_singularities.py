@@ -14,6 +14,7 @@ differences (the function is smooth near each point tested).
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -50,6 +51,18 @@ def clipped_cbrt_in_a_loop(x):
     return s
 
 
+def builtin_max_per_element(x):
+    # review s37 D-6: Python's max/min selections multiplied inf by False
+    s = 0.0
+    for i in range(len(x)):
+        s = s + np.sqrt(max(x[i], 0.0)) + np.sqrt(-min(x[i], 0.0))
+    return s
+
+
+def math_sqrt_of_a_clamped_float(a):
+    return math.sqrt(max(a, 0.0)) + a
+
+
 X = np.array([0.5, 1.0, -2.0])
 
 
@@ -58,6 +71,8 @@ X = np.array([0.5, 1.0, -2.0])
     (clipped_arcsin, np.array([0.5, 1.5, -3.0])),
     (smooth_hinge, X),
     (clipped_cbrt_in_a_loop, np.array([-0.5, 1.5, 3.5])),
+    (builtin_max_per_element, X),
+    (math_sqrt_of_a_clamped_float, -0.3),
 ])
 def test_a_cut_off_singularity_gives_zero(fn, x):
     with warnings.catch_warnings():
