@@ -99,6 +99,7 @@ from ..ir.syntax import (
     assigned_names,
     clone,
     is_dict_view,
+    load_name,
     source_of,
     updated_in_place,
     walk_nodes,
@@ -319,12 +320,56 @@ class _Desugarer(BuiltinForms, StarExpansion, LoopExits, IteratorLoops, Itertool
 
     # -- loops: zip and enumerate there are looped over, not built --------------------
     def visit_For(self, node):
+        node = self.ndenumerated(node)
         changed = changed_names(node)
         if updated_in_place(gast.Module(body=node.body, type_ignores=[])):
             changed.add(None)  # (updated through an alias, maybe)
         self.rebound = assigned_names(gast.Module(body=node.body, type_ignores=[]))
         self.mark_iterated(node.iter, changed=changed)
         return self.loop(self.generic_visit(node))  # see .loop_exits and .iterators
+
+    def ndenumerated(self, node):
+        """``for idx, v in np.ndenumerate(X)`` -> ``for k in np.ndindex(np.shape(a)):
+        idx = k; v = a[k]`` with ``a = np.asarray(X)`` before the loop (review s37
+        R5-8): the same indices in the same (C) order and the same elements,
+        which srcgrad follows as indexing; any other loop is returned as it is."""
+        it, target = node.iter, node.target
+        if not (isinstance(it, gast.Call) and len(it.args) == 1 and not it.keywords
+                and not isinstance(it.args[0], gast.Starred)
+                and self.callee(it) is np.ndenumerate and isinstance(target, gast.Tuple)
+                and len(target.elts) == 2
+                and not any(isinstance(e, gast.Starred) for e in target.elts)):
+            return node
+        array, index = self.fresh("ndenumerated"), self.fresh("index")
+        self.prelude.append(gast.copy_location(gast.Assign(
+            targets=[gast.Name(id=array, ctx=gast.Store(), annotation=None, type_comment=None)],
+            value=self.numpy_call("asarray", it.args[0]), type_comment=None), node))
+        node.iter = gast.copy_location(self.numpy_call(
+            "ndindex", self.numpy_call("shape", load_name(array))), it)
+        where, value = target.elts
+        node.target = gast.Name(id=index, ctx=gast.Store(), annotation=None, type_comment=None)
+        node.body = [gast.copy_location(gast.Assign(targets=[where], value=load_name(index),
+                                                    type_comment=None), target),
+                     gast.copy_location(gast.Assign(targets=[value], value=gast.Subscript(
+                         value=load_name(array), slice=load_name(index), ctx=gast.Load()),
+                         type_comment=None), target),
+                     *node.body]
+        return node
+
+    def numpy_call(self, name, *args):
+        """``np.name(*args)``, NumPy reached by a name the function's module binds
+        to it, else by a fresh one the generated module binds (as a function
+        passed is)."""
+        resolver = self.n.parsed.resolver
+        found = next((k for k in ("np", "numpy", *resolver.globals) if k.isidentifier()
+                      and k not in self.n.locals and resolver.lookup(k) is np), None)
+        if found is not None:
+            func = gast.Attribute(value=load_name(found), attr=name, ctx=gast.Load())
+        else:
+            func = load_name(self.fresh(name))
+            func.helper = getattr(np, name)
+            self.n.free[func.id] = func.helper
+        return gast.Call(func=func, args=list(args), keywords=[])
 
     def visit_comprehension(self, node):
         self.mark_iterated(node.iter)
