@@ -82,6 +82,7 @@ from .sharing import (
 from .augmented_views import augmented_views
 from .global_writes import outside_names, refuse_attribute_writes, refuse_outside_writes
 from .slot_writes import (
+    appends_to_its_copy,
     array_names,
     bind_at_start,
     element_writes,
@@ -200,7 +201,7 @@ def _check_aliases(program: ir.Program) -> None:
              steady) = _structure(program, containers)
             position = next(i for i, s in enumerate(statements) if s is stmt) + 1
             continue
-        if getattr(stmt, "private_copy", False):
+        if appends_to_its_copy(stmt, blocks):
             continue  # appended to a copy just made (slot_writes.element_writes)
         if ir.is_update(stmt):
             x = ir.target_names(stmt)[0]

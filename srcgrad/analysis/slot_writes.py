@@ -24,13 +24,44 @@ import numpy as np
 
 from .. import ir, runtime
 from ..frontend.linker import is_user_function
-from ..ir.syntax import SliceToCall, clone, helper_ref, source_of
+from ..ir.syntax import SliceToCall, clone, helper_ref, source_of, walk_nodes
 from ..rules import registry
 from . import paths
 from .sharing import held_names, is_identity, is_view, operand_names
 
-__all__ = ["array_names", "bindings", "element_writes",
+__all__ = ["appends_to_its_copy", "array_names", "bindings", "element_writes",
            "follow_slot_writes", "is_setitem", "location", "no_memory", "user_names"]
+
+
+def appends_to_its_copy(stmt, blocks) -> bool:
+    """Whether ``stmt`` appends to the list copy a statement before it in its
+    block made, which no other name holds yet: :func:`element_writes`'s
+    ``part_1 = snapshot(part); part_1.append(v)`` (marked ``private_copy``),
+    or the same lines read again from source -- the tangent code of
+    ``acc[k].append(v)`` differentiated once more for hvp, where the mark was
+    lost and the append was refused, naming ``part_1`` (review s36 R4-17b).
+    Between the copy and the append the copy may be read only by
+    ``fresh_tangent`` (its tangent's copy, shaped like it: it keeps none of
+    it).  Only ``snapshot`` and ``private_copy``, which srcgrad writes: a
+    list's copy is a new list."""
+    if getattr(stmt, "private_copy", False):
+        return True
+    op = getattr(stmt, "op", None)
+    if not isinstance(stmt, gast.Expr) or op is None or op.primitive is not ir.APPEND \
+            or not isinstance(op.args[0], gast.Name) or id(stmt) not in blocks:
+        return False
+    copy_, block = op.args[0].id, blocks[id(stmt)][0]
+    at = next((i for i, s in enumerate(block) if s is stmt), 0)
+    for before in reversed(block[:at]):
+        made = getattr(before, "op", None)
+        if copy_ in ir.target_names(before):
+            return isinstance(before, gast.Assign) and not ir.is_update(before) \
+                and len(before.targets) == 1 and made is not None \
+                and made.primitive in (runtime.snapshot, runtime.private_copy)
+        if copy_ in {n.id for n in walk_nodes(before) if isinstance(n, gast.Name)} and not (
+                made is not None and made.primitive is runtime.fresh_tangent):
+            return False
+    return False
 
 
 def element_writes(program, statements, containers) -> bool:
