@@ -619,7 +619,7 @@ class Compilation:
         for f in self.functions:  # (with np.errstate(...) blocks: frontend/errstate.py)
             f.errstate = getattr(self.program, "errstate", None) or {}
             if getattr(self.program, "shown_params", None):  # def f(x, np=4)
-                avoid = f.names()
+                avoid = f.names() | set(f.params)  # (def f(x, np=3.0, numpy=None))
                 show_parameters(f, self.program.shown_params,
                                 lambda name: self.linker.alias(name, avoid))
         self.sources = [f.source() for f in self.functions]

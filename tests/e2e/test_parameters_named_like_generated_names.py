@@ -222,3 +222,23 @@ def test_hvp_of_parameters_named_like_builtins(fn):  # R5-10: raw TypeErrors
     g, eps = srcgrad.grad(fn), 1e-6
     assert_close(srcgrad.hvp(fn)(x, v), (g(x + eps * v) - g(x - eps * v)) / (2 * eps),
                  rtol=1e-5, atol=1e-7)
+
+
+def np_and_numpy(x, np=3.0, numpy=None):  # the alias NumPy is reached by is a parameter too
+    return N.sum(N.tanh(x * 2.0) * np)
+
+
+def len_and_builtins(x, len=2, builtins=None):  # noqa: A002
+    acc = 0.0
+    for v in x:
+        acc = acc + N.sin(v) * len
+    return acc + N.sum(x[:1] ** 2)
+
+
+@pytest.mark.parametrize("fn", [np_and_numpy, len_and_builtins])
+def test_the_alias_is_no_other_parameter(fn):  # diff review D-3 (R5-24): hvp zeros before
+    x, v, eps = N.array([0.3, 0.5]), N.array([1.0, -0.5]), 1e-6
+    check_every_policy(fn, (x.copy(),))
+    g = srcgrad.grad(fn)
+    assert_close(srcgrad.hvp(fn)(x, v), (g(x + eps * v) - g(x - eps * v)) / (2 * eps),
+                 rtol=1e-5, atol=1e-7)
