@@ -276,6 +276,10 @@ for uf, (gx, gy) in BINARY.items():
 S("np.copysign", np.copysign, "np.copysign(x, y)", x=away(3, 4),
   y=fixed(np.array([1.0, -1.0, -0.0, 2.0])))
 S("np.copysign-bcast", np.copysign, "np.copysign(x, y)", x=away(2, 3), y=fixed(-1.5))
+S("np.nextafter", np.nextafter, "np.nextafter(x, y)", dtypes=("float64",), x=away(3, 4),
+  y=away(3, 4))
+S("np.nextafter-bcast", np.nextafter, "np.nextafter(x, y)", dtypes=("float64",), x=away(3),
+  y=away(2, 3))
 S("np.copysign-sign-moves", np.copysign, "np.copysign(x, y)", x=away(2, 3), y=away(3))
 S("np.true_divide", np.true_divide, "np.true_divide(x, y)", x=normal(4), y=away(4))
 S("np.power-2", np.power, "np.power(x, 2)", x=normal(3))
@@ -932,6 +936,8 @@ for uf in (np.sign, np.floor, np.ceil, np.rint, np.trunc, np.isnan, np.isfinite,
 for uf in (np.nanargmax, np.nanargmin):
     N(f"np.{uf.__name__}", uf, f"np.{uf.__name__}(x)", x=_X)
 N("np.fix", np.fix, "np.fix(x)", x=_X)
+N("np.spacing", np.spacing, "np.spacing(x)", x=_X)
+N("np.lexsort", np.lexsort, "np.lexsort((x, y))", x=_X, y=_Y)
 N("ndarray.round", np.ndarray.round, "x.round(1)", x=_X)
 N("np.searchsorted", np.searchsorted, "np.searchsorted(k, x)", k=fixed(np.arange(-2.0, 3.0)),
   x=_X)
@@ -1045,7 +1051,12 @@ for e, shape in (("np.atleast_3d(x)", ()), ("np.atleast_3d(x)", (3,)),
                  ("np.sort(x)", (6,)), ("np.sort(x, axis=0)", (4, 3)),
                  ("np.sort(x, axis=None)", (2, 3)),
                  ("np.partition(x, 2)", (6,)), ("np.partition(x, (0, 3), axis=0)", (5, 2)),
-                 ("np.partition(x, 4, axis=None)", (3, 3))):
+                 ("np.partition(x, 4, axis=None)", (3, 3)),
+                 ("np.diagflat(x)", (3,)), ("np.diagflat(x, 1)", (2, 2)),
+                 ("np.diagflat(x, k=-2)", (3,)),
+                 ("np.delete(x, 1)", (4,)), ("np.delete(x, [0, 2], axis=1)", (3, 4)),
+                 ("np.delete(x, slice(0, 2), 0)", (3, 2)), ("np.delete(x, 3)", (2, 3)),
+                 ("np.delete(x, np.array([True, False, True]), axis=-1)", (2, 3))):
     prim = eval(e.split("(")[0], {"np": np})  # noqa: S307 - trusted table
     S(f"{e}-{shape}", prim, e, x=distinct(*shape) if "sort" in e or "partition" in e
       else normal(*shape))

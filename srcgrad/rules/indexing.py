@@ -86,6 +86,23 @@ def diag(out, d_out, v, k=0):
     return diag_grad(d_out, v, k)
 
 
+@linear(np.diagflat, "v")
+def diagflat(out, d_out, v, k=0):
+    """``v`` flattened onto diagonal ``k`` of a square matrix (review s37 R5-2):
+    the cotangent is that diagonal, in ``v``'s shape."""
+    return np.reshape(np.diagonal(d_out, k), np.shape(v))
+
+
+@linear(np.delete, "arr")
+def delete(out, d_out, arr, obj, axis=None):
+    """``arr`` without the items ``obj`` names (flattened first for ``axis=None``;
+    review s37 R5-2): each kept element's cotangent goes back to its place, found
+    by deleting the same items from the array of flat positions; the deleted
+    ones get none."""
+    return getitem_grad(d_out, arr, np.unravel_index(np.delete(np.arange(np.size(arr)).reshape(
+        np.shape(arr)), obj, axis), np.shape(arr)))
+
+
 @linear(np.diagonal, "a")
 def diagonal(out, d_out, a, offset=0, axis1=0, axis2=1):
     return diagonal_grad(d_out, a, offset, axis1, axis2)

@@ -431,6 +431,7 @@ for _name in ("sum", "mean", "prod", "max", "min", "var", "std", "cumsum", "cump
 
 
 nondifferentiable(np.argmax, np.argmin, np.argsort, np.count_nonzero, np.any, np.all)
+nondifferentiable(np.lexsort)  # positions, as np.argsort's (review s37 R5-2)
 nondifferentiable(np.nanargmax, np.nanargmin)
 nondifferentiable(size_of)  # np.size that leaves a Dask array lazy: a count, in the rules above
 nondifferentiable(np.ndarray.argmax, name="np.ndarray.argmax")

@@ -298,6 +298,19 @@ def copysign_tangent(out, x1, x2, d_x1, d_x2):
     return np.where(np.signbit(x1) == np.signbit(x2), d_x1, -d_x1), zero_tangent(out)
 
 
+@adjoint(np.nextafter)
+def nextafter(out, d_out, x1, x2):
+    """``x1`` moved one floating-point step towards ``x2`` (review s37 R5-2): it
+    follows ``x1`` with slope 1 (between the points where the step changes
+    size), and ``x2`` only chooses the direction: slope 0."""
+    return unbroadcast(d_out, x1), zeros_grad(x2)
+
+
+@tangent(np.nextafter)
+def nextafter_tangent(out, x1, x2, d_x1, d_x2):
+    return expand(d_x1, out), zero_tangent(out)
+
+
 # --- piecewise constant or not real-valued -------------------------------------------
 
 nondifferentiable(
@@ -307,6 +320,7 @@ nondifferentiable(
     np.floor_divide, np.heaviside, np.bitwise_and,
     np.bitwise_or, np.bitwise_xor, np.invert, np.left_shift, np.right_shift)
 nondifferentiable(np.round, np.around, np.fix)
+nondifferentiable(np.spacing)  # the step to the next float: constant between powers of two
 nondifferentiable(np.isclose, np.allclose, np.array_equal, np.nonzero, np.flatnonzero)
 
 
