@@ -59,6 +59,17 @@ pass -- because:
   given ``cotangents=`` only where the loop appends to it once per step the
   product's name or a copy of it (``d_t4 = d_t5``, neither assigned again
   before the append);
+* the helper need not walk the steps to know that (26 us of the RNN
+  benchmark's gradient, in the loop's wake): a step that computes ``a * r``
+  clears a flag set before the loop (``(h_terms_rows := False) or a * r``,
+  nothing in a step that writes its row), and the product is given it
+  (``written=h_terms_rows``) with the loop's iterations (``order=t1``)
+  where the loop is ``for t in reversed(t1)``, runs every statement of its
+  body once per step (no ``break``, ``continue``, ``return``, ``try``, no
+  assignment to ``t``) and names the list once, in ``L.append((g, t))``:
+  with the flag still set, the list holds, last step first, row ``t`` and
+  ``t`` for each ``t`` of ``t1`` (:func:`srcgrad.runtime.steps._rows_b`
+  checks ``t1`` is ``range(n)`` and the list has ``n`` entries);
 * the term array is deleted after the products instead of after the loop.
 
 The products must follow the loop (in its guarded branch, where
@@ -88,14 +99,15 @@ tests/optimize/test_step_cotangents.py.
     if len(t1) and stackable_tape(h_tape, 1, h):
         h_terms = 1 - stacked_tape(h_tape, 1, h) ** 2
         h_terms_fit = d_h.shape == h_terms.shape[1:]  # d_h has this shape at every step (the guard's proof): a row's
+        h_terms_rows = True  # every step's cotangent its row of h_terms: False once one is not
         for t in reversed(t1):
             d_t5 = h_terms[t]  # h_terms's row of this step, which then holds d_h * h_terms[t]
-            d_t5 = np.multiply(d_h, d_t5, d_t5) if h_terms_fit and d_h.dtype is d_t5.dtype else d_h * d_t5
+            d_t5 = np.multiply(d_h, d_t5, d_t5) if h_terms_fit and d_h.dtype is d_t5.dtype else (h_terms_rows := False) or d_h * d_t5
             h = h_tape[t]
             d_t4 = d_t5
             d_h = d_t4 @ U.T
             d_U_steps.append((d_t4, t))
-        d_U = matmul_grad_b_steps(d_U, d_U_steps, U, rows=h_tape, cotangents=h_terms)
+        d_U = matmul_grad_b_steps(d_U, d_U_steps, U, rows=h_tape, cotangents=h_terms, written=h_terms_rows, order=t1)
         del h_terms  # read by the products only
     else:
         pass
@@ -248,6 +260,7 @@ def _rewrite(made, after, namer) -> bool:
         - {n for stmt in made.body[:at] for n in ir.target_names(stmt)}
     rewritten: dict = {}   # steps list -> the term array its cotangents are rows of
     body, fits = [], []
+    flags: dict = {}   # steps list -> the flag a step that cannot write its row clears
     assigned: set = set()   # by the step's statements before this one
     for k, stmt in enumerate(loop.body):
         found = _row_product(stmt, index, terms)
@@ -265,10 +278,15 @@ def _rewrite(made, after, namer) -> bool:
         fits.append(ir.assign(fit, gast.parse(
             f"{other}.shape == {term}.shape[1:]").body[0].value))
         fits[-1].comment = f"{other} has this shape at every step (the guard's proof): a row's"
-        body.extend(_written(stmt, target, other, term, index, first, fit))
+        flag = namer.fresh(f"{term}_rows")
+        fits.append(ir.assign(flag, gast.Constant(value=True, kind=None)))
+        fits[-1].comment = f"every step's cotangent its row of {term}: False once one is not"
+        body.extend(_written(stmt, target, other, term, index, first, fit, flag))
         rewritten.update(dict.fromkeys(lists, term))
+        flags.update(dict.fromkeys(lists, flag))
     if not rewritten:
         return False
+    order = _ordered(loop, index)
     loop.body[:] = body
     made.body[at:at] = fits
     at += len(fits)
@@ -278,23 +296,60 @@ def _rewrite(made, after, namer) -> bool:
         made.body.append(stmt_fast)
     made.orelse.extend(after)
     for stmt in made.body[at + 1:]:
-        term = rewritten.get(_product(stmt)) if _product(stmt) is not None else None
+        steps = _product(stmt)
+        term = rewritten.get(steps) if steps is not None else None
         if term is not None:
             stmt.value.keywords.append(gast.keyword(arg="cotangents", value=ir.name(term)))
+            if order is not None and _appended_once(loop, steps, index) \
+                    and order not in {n for s in made.body for n in ir.target_names(s)}:
+                stmt.value.keywords.append(gast.keyword(arg="written", value=ir.name(flags[steps])))
+                stmt.value.keywords.append(gast.keyword(arg="order", value=ir.name(order)))
     _delete_after_products(made, at, set(rewritten.values()))
     return True
 
 
-def _written(stmt, target, other, term, index, first, fit) -> list:
+def _ordered(loop, index):
+    """``t1`` of ``for t in reversed(t1):`` whose body neither assigns ``t``
+    nor leaves a step early (``break``, ``continue``): every step runs each
+    statement of the body once, with ``t`` its iteration; else None."""
+    it = loop.iter
+    if not (isinstance(it, gast.Call) and isinstance(it.func, gast.Name)
+            and it.func.id == "reversed" and len(it.args) == 1 and not it.keywords
+            and isinstance(it.args[0], gast.Name)) or loop.orelse:
+        return None
+    for node in (n for stmt in loop.body for n in walk(stmt)):
+        if isinstance(node, (gast.Break, gast.Continue, gast.Return, gast.Yield,
+                             gast.YieldFrom, gast.Try, gast.With)):
+            return None
+        if isinstance(node, gast.Name) and node.id == index and not isinstance(node.ctx, gast.Load):
+            return None
+    return it.args[0].id
+
+
+def _appended_once(loop, steps, index) -> bool:
+    """Whether ``steps`` is named once in ``loop``'s body, by a statement of
+    the body itself: ``steps.append((g, t))``, ``t`` the loop's index -- each
+    step adds its own entry, and nothing else touches the list."""
+    mentions = [n for stmt in loop.body for n in walk(stmt)
+                if isinstance(n, gast.Name) and n.id == steps]
+    return len(mentions) == 1 and any(
+        _appended(stmt) is not None and _appended(stmt)[0] == steps
+        and isinstance(stmt.value.args[0].elts[1], gast.Name)
+        and stmt.value.args[0].elts[1].id == index for stmt in loop.body)
+
+
+def _written(stmt, target, other, term, index, first, fit, flag) -> list:
     """``g = X[t]`` then ``g = np.multiply(a, g, g) if fit and a.dtype is
-    g.dtype else a * g`` (the operands in ``stmt``'s order)."""
+    g.dtype else (flag := False) or a * g`` (the operands in ``stmt``'s
+    order): a step that computes ``a * g`` clears ``flag``, which the products
+    after the loop then read (``written=``)."""
     row = ir.assign(target, gast.Subscript(value=ir.name(term), slice=ir.name(index),
                                            ctx=gast.Load()))
     row.comment = f"{term}'s row of this step, which then holds {source_of(stmt.value)}"
     operands = (target, other) if first else (other, target)
     text = (f"np.multiply({operands[0]}, {operands[1]}, {target}) "
             f"if {fit} and {other}.dtype is {target}.dtype "
-            f"else {operands[0]} * {operands[1]}")
+            f"else ({flag} := False) or {operands[0]} * {operands[1]}")
     product = ir.assign(target, gast.parse(text).body[0].value)
     for attr, value in vars(stmt).items():   # the passes' marks (not the comment)
         if attr not in ("targets", "value", "type_comment", "comment") and not attr.startswith("_"):

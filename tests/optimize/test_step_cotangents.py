@@ -53,16 +53,17 @@ def test_the_cotangent_is_written_into_the_row_and_the_product_reads_the_terms()
     out = _run(_STEP + ["d_U_steps.append((d_a, t))"])
     assert "h_terms_fit = d_h.shape == h_terms.shape[1:]" in out
     assert "d_a = h_terms[t]" in out
+    assert "h_terms_rows = True" in out.split("for t in")[0]
     assert "d_a = np.multiply(d_h, d_a, d_a) if h_terms_fit and d_h.dtype is d_a.dtype " \
-           "else d_h * d_a" in out
-    assert "rows=h_tape, cotangents=h_terms)" in out
+           "else (h_terms_rows := False) or d_h * d_a" in out
+    assert "rows=h_tape, cotangents=h_terms, written=h_terms_rows, order=t1)" in out
     assert out.index("del h_terms") > out.index("cotangents=h_terms")   # read by the product
 
 
 def test_the_operands_keep_their_order():
     out = _run(["d_a = h_terms[t] * d_h"] + _STEP[1:] + ["d_U_steps.append((d_a, t))"])
     assert "np.multiply(d_a, d_h, d_a) if h_terms_fit and d_h.dtype is d_a.dtype " \
-           "else d_a * d_h" in out
+           "else (h_terms_rows := False) or d_a * d_h" in out
 
 
 def test_a_copy_appended_and_products_after_the_pair_move_into_both_branches():
@@ -70,7 +71,8 @@ def test_a_copy_appended_and_products_after_the_pair_move_into_both_branches():
                inside=(), after=(_PRODUCT,
                                  "d_W = matmul_grad_b_steps(d_W, d_W_steps, W, rows=xs)"))
     fast, slow = out.split("else:")
-    assert "rows=h_tape, cotangents=h_terms)" in fast and "rows=xs, cotangents=h_terms)" in fast
+    assert "rows=h_tape, cotangents=h_terms, written=h_terms_rows, order=t1)" in fast
+    assert "rows=xs, cotangents=h_terms, written=h_terms_rows, order=t1)" in fast
     assert fast.index("rows=h_tape") < fast.index("rows=xs")
     assert "cotangents" not in slow and slow.index("rows=h_tape)") < slow.index("rows=xs)")
 
@@ -87,6 +89,32 @@ def test_a_copy_appended_and_products_after_the_pair_move_into_both_branches():
 def test_what_is_left_alone(body, steady):
     out = _run(body, steady=steady)
     assert "np.multiply" not in out and "cotangents=" not in out
+
+
+@pytest.mark.parametrize("body", [
+    _STEP + ["d_U_steps.append((d_a, t))", "if d_h is None:", "    continue"],   # a step left early
+    _STEP + ["d_U_steps.append((d_a, t))", "if d_h is None:", "    break"],
+    _STEP + ["d_U_steps.append((d_a, t))", "t = t + 1"],        # the index assigned
+    _STEP + ["d_U_steps.append((d_a, t - 1))"],                 # not the step's index
+    _STEP + ["d_U_steps.append((d_a, t))", "if d_h is None:", "    d_U_steps.append((d_a, t))"],
+])
+def test_the_flag_is_given_only_where_each_step_appends_its_row_once(body):
+    """The products read the flag (``written=``) only where, with the flag set,
+    the list holds each step's row and index, once: else the helper walks the
+    steps as before (the rows still written, ``cotangents=`` still given)."""
+    out = _run(body)
+    assert "cotangents=h_terms" in out and "written=" not in out and "order=" not in out
+
+
+def test_the_flag_needs_a_loop_over_reversed_iterations():
+    sweep = gast.parse(_GUARD + _TERMS + "    for t in t1:\n"
+                       + "".join(f"        {line}\n" for line in
+                                 _STEP + ["d_U_steps.append((d_a, t))"])
+                       + "    del h_terms\n    " + _PRODUCT + "\nelse:\n    pass\n").body
+    sweep[0].steady_loop = True
+    sweep[0].steady_entries = frozenset(("d_h", "U"))
+    out = show_statements(write_step_cotangents(sweep, Namer()))
+    assert "cotangents=h_terms" in out and "written=" not in out
 
 
 def test_a_term_deleted_elsewhere_is_no_term():
@@ -133,6 +161,17 @@ def _programs():
 PROGRAMS = list(_programs())
 
 _written_rows = runtime_steps._written_rows
+_rows_b = runtime_steps._rows_b
+
+
+def _recorded(rows_b, taken):
+    """``rows_b``, noting True in ``taken`` where it gives the product."""
+    def recorded(*args):
+        total = rows_b(*args)
+        if total is not None:
+            taken.append(True)
+        return total
+    return recorded
 
 
 def _compiled(monkeypatch, fn, with_pass, **options):
@@ -151,6 +190,8 @@ def test_gradients_are_bit_identical_to_the_loop_without_the_pass(monkeypatch, w
         taken = []
         monkeypatch.setattr(runtime_steps, "_written_rows", lambda *a: taken.append(
             _written_rows(*a)) or taken[-1])
+        # the rows read on the loop's own record (written=), without a walk: True
+        monkeypatch.setattr(runtime_steps, "_rows_b", _recorded(_rows_b, taken))
         value, grad = with_pass(*[np.copy(a) for a in args])
         monkeypatch.undo()
         value0, grad0 = without(*[np.copy(a) for a in args])
@@ -202,3 +243,21 @@ def test_the_helper_joins_cotangents_that_are_not_the_rows():
                                                                cotangents=terms), expected)
     assert not runtime_steps._written_rows([g for g, _ in shifted][::-1], terms)
     assert not runtime_steps._written_rows([g for g, _ in written][::-1], terms[1:])
+
+
+def test_the_loops_record_spares_the_walk_and_is_checked_where_it_can_be():
+    """``written=True, order=t1``: the product of the rows, the very bits of
+    the walk's; where the list or the iterations are not what the loop's
+    record speaks of (an entry left from before the loop, iterations that
+    are not ``range(n)``), the helper walks the steps as before."""
+    rng = np.random.default_rng(5)
+    terms = rng.normal(size=(4, 2, 3))
+    xs, b = rng.normal(size=(4, 2, 5)), rng.normal(size=(5, 3))
+    written = [(terms[t], t) for t in reversed(range(4))]
+    walked = runtime_steps.matmul_grad_b_steps(0.0, written, b, rows=xs, cotangents=terms)
+    assert_bit_identical(runtime_steps.matmul_grad_b_steps(
+        0.0, written, b, rows=xs, cotangents=terms, written=True, order=range(4)), walked)
+    assert runtime_steps._rows_b(written, b, xs, None, terms, range(4)) is not None
+    for steps, order in ((written, range(1, 5)), (written, list(range(4))),
+                         ([(terms[0], 0)] + written, range(5)), (written[1:], range(3))):
+        assert runtime_steps._rows_b(steps, b, xs, None, terms, order) is None

@@ -12,7 +12,7 @@ def grad_rnn_steps(W, U, xs, h0):
     # Forward sweep
     # save: arguments W, U, xs (read by the adjoint sweep)
     h = h0  # save: h (read by the adjoint of *, np.tanh, @)
-    t1 = range(xs.shape[0])
+    t1 = range(xs.shape[0])  # save: t1 (read by the adjoint of @)
     t3 = t4 = None  # bound before the loop so that the first save has a value
     t3_steps = products_by_step(xs, W, t1)  # xs[t] @ W for every t of the loop, as one product
     h_tape = [None] * len(t1)  # a slot for each step of the loop below
@@ -45,19 +45,20 @@ def grad_rnn_steps(W, U, xs, h0):
         h_states = stacked_tape(h_tape, 1, h)  # h as each step finds it: h_tape[1:], then h
         h_terms = into_second(np.subtract, 1, h_states ** 2)  # 1 - h ** 2 of every step at once (h as each step finds it: h_tape[1:], then h)
         h_terms_fit = d_h.shape == h_terms.shape[1:]  # d_h has this shape at every step (the guard's proof): a row's
+        h_terms_rows = True  # every step's cotangent its row of h_terms: False once one is not
         U_T = U.T
         U_T_dtype = dot_dtype(U_T, d_h.shape[0])  # U_T's dtype where np.dot(g, U_T) is g @ U_T
         for t in reversed(t1):
             d_t5 = h_terms[t]  # h_terms's row of this step, which then holds d_h * h_terms[t]
-            d_t5 = np.multiply(d_h, d_t5, d_t5) if h_terms_fit and d_h.dtype is d_t5.dtype else d_h * d_t5
+            d_t5 = np.multiply(d_h, d_t5, d_t5) if h_terms_fit and d_h.dtype is d_t5.dtype else (h_terms_rows := False) or d_h * d_t5
             h = h_tape[t]  # restore: h
             d_t3 = d_t5
             d_t4 = d_t5
             d_h = np.dot(d_t4, U_T) if d_t4.dtype is U_T_dtype else d_t4 @ U_T
             d_U_steps.append((d_t4, t))  # d_U += matmul_grad_b(d_t4, h, U), after the loop
             d_W_steps.append((d_t3, t))  # d_W += matmul_grad_b(d_t3, xs[t], W), after the loop
-        d_U = matmul_grad_b_steps(d_U, d_U_steps, U, rows=h_tape, stacked=h_states, cotangents=h_terms)  # one product of the stacked steps
-        d_W = matmul_grad_b_steps(d_W, d_W_steps, W, rows=xs, shares=d_U_steps, cotangents=h_terms)  # one product of the stacked steps
+        d_U = matmul_grad_b_steps(d_U, d_U_steps, U, rows=h_tape, stacked=h_states, cotangents=h_terms, written=h_terms_rows, order=t1)  # one product of the stacked steps
+        d_W = matmul_grad_b_steps(d_W, d_W_steps, W, rows=xs, shares=d_U_steps, cotangents=h_terms, written=h_terms_rows, order=t1)  # one product of the stacked steps
         del h_terms, h_states  # read by the products only
     else:
         for t in reversed(t1):
