@@ -154,6 +154,11 @@ def display_name(primitive) -> str:
         named = None
     if named is not None:
         return named
+    owner = getattr(primitive, "__self__", None)
+    if isinstance(owner, np.ufunc) and not isinstance(primitive, np.ufunc):
+        # np.add.reduceat, np.minimum.outer: the ufunc's name, not 'ufunc.reduceat'
+        # (review s37 R5-2, R5-18: messages use the names the user wrote)
+        return f"{display_name(owner)}.{getattr(primitive, '__name__', '?')}"
     module = getattr(primitive, "__module__", None) or ""
     qual = getattr(primitive, "__qualname__", None) or getattr(primitive, "__name__", repr(primitive))
     if isinstance(primitive, np.ufunc):

@@ -54,3 +54,26 @@ def test_hvp_of_the_calls(fn):
     eps = 1e-6
     want = (gradient(X + eps * v) - gradient(X - eps * v)) / (2 * eps)
     assert_close(srcgrad.hvp(fn)(X, v), want, rtol=1e-5, atol=1e-7)
+
+
+def segment_sums(x):
+    return np.sum(np.add.reduceat(x, [0, 2]) ** 2)
+
+
+def pairwise_minimum(x):
+    return np.sum(np.minimum.outer(x, x))
+
+
+@pytest.mark.parametrize("fn, shown", [(segment_sums, "np.add.reduceat"),
+                                       (pairwise_minimum, "np.minimum.outer")])
+@pytest.mark.parametrize("mode", ["grad", "jvp"])
+def test_a_ufunc_method_without_a_rule_is_named_as_written(fn, shown, mode):
+    # (review s37 R5-2, R5-18: named 'ufunc.reduceat', 'ufunc.outer')
+    with pytest.raises(srcgrad.MissingRuleError) as info:
+        if mode == "grad":
+            srcgrad.grad(fn)(X)
+        else:
+            srcgrad.jvp(fn, (X,), (X,))
+    assert f"rule for '{shown}'" in info.value.message
+    assert "ufunc." not in info.value.message
+    assert info.value.lineno == fn.__code__.co_firstlineno + 1
