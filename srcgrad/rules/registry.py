@@ -159,6 +159,12 @@ def display_name(primitive) -> str:
         # np.add.reduceat, np.minimum.outer: the ufunc's name, not 'ufunc.reduceat'
         # (review s37 R5-2, R5-18: messages use the names the user wrote)
         return f"{display_name(owner)}.{getattr(primitive, '__name__', '?')}"
+    kind = type(owner).__name__ if owner is not None else ""
+    stats = sys.modules.get("scipy.stats")  # SciPy's, never imported here
+    if kind.endswith("_gen") and stats is not None and getattr(stats, kind[:-4], None) is owner:
+        # st.expon.logpdf: the distribution SciPy holds under that name, not its private
+        # base class's method (review s37 R5-13)
+        return f"scipy.stats.{kind[:-4]}.{getattr(primitive, '__name__', '?')}"
     module = getattr(primitive, "__module__", None) or ""
     qual = getattr(primitive, "__qualname__", None) or getattr(primitive, "__name__", repr(primitive))
     if isinstance(primitive, np.ufunc):
