@@ -314,9 +314,14 @@ def slot_same(other, container, item, index, message, where=None) -> bool:
 
 
 def _sees_except(other, base, region, skipped) -> bool:
-    """:func:`_sees`, not looking inside the container ``skipped``."""
+    """:func:`_sees`, not looking inside the container ``skipped``.  A list
+    or dict that is ``base`` itself sees it (``xs`` holding the list ``ys[0]``
+    appended to through ``ys = list(xs)``: review s37 R5-22, the append was
+    lost there)."""
     if other is skipped:
         return False
+    if other is base:
+        return True
     if isinstance(other, (list, tuple)):
         return any(_sees_except(v, base, region, skipped) for v in other)
     if isinstance(other, dict):
