@@ -47,13 +47,14 @@ FAMILIES = {
     "forward_helpers": "Helpers of generated tangent code",
     "scipy_special": "SciPy: scipy.special",
     "scipy_stats": "SciPy: scipy.stats",
+    "scipy_stats_location": "SciPy: scipy.stats (expon, laplace, cauchy, binom)",
     "scipy_signal": "SciPy: scipy.signal",
 }
 
 #: Families of an optional library: registered when the user's code imports it
 #: (the script imports it, where installed, to list them).  Without SciPy,
 #: ``--check`` leaves their sections out of the comparison.
-OPTIONAL = {"scipy_special", "scipy_stats", "scipy_signal"}
+OPTIONAL = {"scipy_special", "scipy_stats", "scipy_stats_location", "scipy_signal"}
 OPTIONAL_NOTE = ["SciPy is optional: these rules are registered once your code has imported",
                  "that part of SciPy (srcgrad never imports it itself)."]
 

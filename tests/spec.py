@@ -1579,6 +1579,19 @@ if SCIPY:  # what autograd differentiates in scipy.stats and srcgrad lacked (ses
     S("scipy.stats.multivariate_normal.pdf-scalar-cov", registered(ST.multivariate_normal.pdf),
       "scipy.stats.multivariate_normal.pdf(x, m, c)", dtypes=F64_ONLY, x=normal(3, 2),
       m=normal(2), c=positive())
+if SCIPY:  # expon, laplace, cauchy log-densities; binom.logpmf in p (review s37 R5-13)
+    for family, low in (("expon", 0.2), ("laplace", -1.0), ("cauchy", -1.0)):
+        prim = registered(getattr(ST, family).logpdf)
+        S(f"scipy.stats.{family}.logpdf", prim, f"scipy.stats.{family}.logpdf(x, m, s)",
+          dtypes=F64_ONLY, x=uniform(low + 0.3, 2.0, 2, 3), m=uniform(-0.1, 0.1, 3),
+          s=uniform(0.5, 1.5))
+        S(f"scipy.stats.{family}.logpdf-x", prim, f"scipy.stats.{family}.logpdf(x)",
+          dtypes=F64_ONLY, x=uniform(max(low, 0.1), 2.0, 4))
+    S("scipy.stats.laplace.logpdf-negative", registered(ST.laplace.logpdf),
+      "scipy.stats.laplace.logpdf(x, 0.5, 2.0)", dtypes=F64_ONLY, x=uniform(-2.0, 0.3, 4))
+    S("scipy.stats.binom.logpmf", registered(ST.binom.logpmf),
+      "scipy.stats.binom.logpmf(k, n, p)", dtypes=F64_ONLY, k=fixed(np.array([0, 2, 5, 3])),
+      n=fixed(np.array([4, 6, 5, 7])), p=uniform(0.2, 0.8, 4))
 # xs.index(v), xs.count(v) of a list or tuple holding differentiated values (session 37)
 N("list.index", list.index, "list.index(x, y)", x=fixed([0.5, 1.5, 2.5]), y=fixed(1.5))
 N("list.count", list.count, "list.count(x, y)", x=fixed([0.5, 1.5, 0.5]), y=fixed(0.5))

@@ -5,8 +5,8 @@ tangent rule (forward mode) together, written by hand or derived from one
 declaration (:mod:`.derive`: ``pointwise``, ``linear``, ``alias``).  Importing
 this package registers every rule; :mod:`.registry` holds them.
 
-SciPy's rules (:mod:`.scipy_special`, :mod:`.scipy_stats`, :mod:`.scipy_signal`,
-:mod:`.scipy_linalg`) are the exception: SciPy is optional, and srcgrad never imports it.  Their
+SciPy's rules (:mod:`.scipy_special`, :mod:`.scipy_stats` and
+:mod:`.scipy_stats_location`, :mod:`.scipy_signal`, :mod:`.scipy_linalg`) are the exception: SciPy is optional, and srcgrad never imports it.  Their
 modules import it, so they are registered lazily, the first time a lookup
 misses once the user's code has imported that part of SciPy.
 """
@@ -22,21 +22,23 @@ from .derive import alias, linear, pointwise
 from .registry import (Rule, TangentRule, adjoint, all_rules, all_tangents, display_name, is_nondifferentiable, lookup, lookup_tangent, nondifferentiable, register_lazily, tangent)
 
 
-def _family(name):
-    """A loader of the family module ``name``: imported, or run again after
-    ``registry.restore_point()`` put the registry back to before it."""
+def _family(*names):
+    """A loader of the family modules ``names``: imported, or run again after
+    ``registry.restore_point()`` put the registry back to before them."""
     def load():
-        module = sys.modules.get(f"{__name__}.{name}")
-        if module is None:
-            importlib.import_module(f"{__name__}.{name}")
-        else:
-            importlib.reload(module)
+        for name in names:
+            module = sys.modules.get(f"{__name__}.{name}")
+            if module is None:
+                importlib.import_module(f"{__name__}.{name}")
+            else:
+                importlib.reload(module)
     return load
 
 
-for _library, _name in (("scipy.special", "scipy_special"), ("scipy.stats", "scipy_stats"),
-                        ("scipy.signal", "scipy_signal"), ("scipy.linalg", "scipy_linalg")):
-    register_lazily(_library, _family(_name))
+for _library, _names in (("scipy.special", ("scipy_special",)),
+                         ("scipy.stats", ("scipy_stats", "scipy_stats_location")),
+                         ("scipy.signal", ("scipy_signal",)), ("scipy.linalg", ("scipy_linalg",))):
+    register_lazily(_library, _family(*_names))
 
 __all__ = ["Rule", "TangentRule", "adjoint", "alias", "all_rules", "all_tangents",
            "display_name", "is_nondifferentiable", "linear", "lookup", "lookup_tangent",
