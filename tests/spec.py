@@ -715,6 +715,19 @@ if SCIPY:
                      ("trans='T'", (3, 2)), ("lower=True, unit_diagonal=True", (3, 2))):
         S(f"scipy.linalg.solve_triangular-{args}-{sy}", TRSV,
           f"scipy.linalg.solve_triangular(x, y, {args})", x=wellcond(3), y=normal(*sy))
+    SSOLVE = registered(scipy.linalg.solve)  # review s37 R5-2: each structure's entries
+    for args, sx, sy in (("", wellcond(3), (3,)), ("assume_a='gen'", wellcond(3), (3, 2)),
+                         ("assume_a='pos'", spd(3), (3,)),
+                         ("assume_a='pos', lower=True", spd(3), (3, 2)),
+                         ("assume_a='sym'", wellcond(3), (3,)),
+                         ("assume_a='her', lower=True", wellcond(3), (3,)),
+                         ("assume_a='diagonal'", wellcond(3), (3,)),
+                         ("assume_a='upper triangular'", wellcond(3), (3, 2)),
+                         ("assume_a='lower triangular', transposed=True", wellcond(3), (3,)),
+                         ("assume_a='tridiagonal'", wellcond(4), (4,)),
+                         ("transposed=True", wellcond(3), (3, 2))):
+        S(f"scipy.linalg.solve-{args}-{sy}", SSOLVE,
+          f"scipy.linalg.solve(x, y{', ' + args if args else ''})", x=sx, y=normal(*sy))
     CHOL = registered(scipy.linalg.cholesky)
     S("scipy.linalg.cholesky", CHOL, "scipy.linalg.cholesky(x)", x=spd(3))
     S("scipy.linalg.cholesky-lower", CHOL, "scipy.linalg.cholesky(x, lower=True)", x=spd(3))

@@ -38,7 +38,9 @@ entries in the other (SciPy leaves them there), so ``c`` is the factor's
 triangle plus the identity on the rest; ``cho_solve((c, lower), b)`` reads
 only the factor's triangle of ``c``: with ``A = F F^T`` (``F`` lower, or
 ``U^T U``), ``d_b = A^-1 g`` and ``d_F = -(d_b x^T + x d_b^T) F`` in the
-triangle.  ``inv`` and ``det`` compute what ``np.linalg.inv`` and
+triangle.  ``solve`` takes ``np.linalg.solve``'s cotangents for the entries of ``a`` its
+``assume_a`` reads (one triangle mirrored for ``'pos'``, ``'sym'``, ``'her'``).
+``inv`` and ``det`` compute what ``np.linalg.inv`` and
 ``np.linalg.det`` do and take their rules (``overwrite_a`` and
 ``check_finite`` change nothing; ``inv``'s ``assume_a`` and ``lower``, which
 read one triangle only, are refused as unknown parameters).  All are
@@ -58,6 +60,7 @@ from ..runtime import (
     expm_frechet,
     in_dtype_of,
     sqrtm_frechet,
+    solve_grads,
     sylvester,
     inv_grad,
     zero_tangent,
@@ -86,6 +89,56 @@ def det(out, d_out, a, overwrite_a=False, check_finite=True):
 @tangent(linalg.det, "a", name="scipy.linalg.det")
 def det_tangent(out, a, overwrite_a=False, check_finite=True, *, d_a):
     return in_dtype_of(np.sum(det_cofactor(a) * d_a, axis=(-2, -1)), out)
+
+
+@adjoint(linalg.solve, "a", "b", name="scipy.linalg.solve")
+def solve(out, d_out, a, b, lower=False, overwrite_a=False, overwrite_b=False,
+          check_finite=True, assume_a=None, transposed=False):
+    """``scipy.linalg.solve`` (review s37 R5-2: ``solve(K, y, assume_a="pos")`` of GP
+    code): ``np.linalg.solve``'s cotangents for the matrix SciPy reads -- all of
+    ``a`` (``None``, ``'gen'``, ``'banded'``: a structure SciPy detects from the
+    values themselves, so any entry moves the solution), the ``lower`` or upper
+    triangle mirrored (``'sym'``, ``'her'``, ``'pos'``: the other triangle's
+    entries get the sum of both), the diagonal, the triangle or the band named;
+    ``transposed`` solves ``a.T x = b``."""
+    n = np.shape(a)[-1]
+    eye = np.eye(n, dtype=out.dtype)
+    below, band = np.tri(n, dtype=out.dtype), np.tri(n, k=1, dtype=out.dtype)
+    sym = assume_a in ("sym", "symmetric", "her", "hermitian", "pos", "positive definite")
+    keep = (below if lower else below.T) if sym else eye if assume_a == "diagonal" \
+        else below.T if assume_a == "upper triangular" else below \
+        if assume_a == "lower triangular" else band * band.T \
+        if assume_a == "tridiagonal" else np.ones((n, n), dtype=out.dtype)
+    part = a * keep
+    matrix = part + np.swapaxes(part, -1, -2) * (1 - eye) if sym else part
+    op = np.swapaxes(matrix, -1, -2) if transposed else matrix
+    d_op, d_b = solve_grads(d_out, out, op, b)
+    d_op = np.broadcast_to(d_op, np.shape(op))  # (0.0 where no cotangent reached out)
+    d_matrix = np.swapaxes(d_op, -1, -2) if transposed else d_op
+    d_a = (d_matrix + np.swapaxes(d_matrix, -1, -2)) * keep - d_matrix * eye if sym \
+        else d_matrix * keep
+    return d_a, d_b
+
+
+@tangent(linalg.solve, "a", "b", name="scipy.linalg.solve")
+def solve_tangent(out, a, b, lower=False, overwrite_a=False, overwrite_b=False,
+                  check_finite=True, assume_a=None, transposed=False, *, d_a, d_b):
+    n = np.shape(a)[-1]
+    eye = np.eye(n, dtype=out.dtype)
+    below, band = np.tri(n, dtype=out.dtype), np.tri(n, k=1, dtype=out.dtype)
+    sym = assume_a in ("sym", "symmetric", "her", "hermitian", "pos", "positive definite")
+    keep = (below if lower else below.T) if sym else eye if assume_a == "diagonal" \
+        else below.T if assume_a == "upper triangular" else below \
+        if assume_a == "lower triangular" else band * band.T \
+        if assume_a == "tridiagonal" else np.ones((n, n), dtype=out.dtype)
+    part, d_part = a * keep, d_a * keep
+    matrix = part + np.swapaxes(part, -1, -2) * (1 - eye) if sym else part
+    d_matrix = d_part + np.swapaxes(d_part, -1, -2) * (1 - eye) if sym else d_part
+    op = np.swapaxes(matrix, -1, -2) if transposed else matrix
+    d_op = np.swapaxes(d_matrix, -1, -2) if transposed else d_matrix
+    x = out[..., None] if np.ndim(b) == 1 else out
+    return (-np.reshape(np.linalg.solve(op, d_op @ x), np.shape(out)),
+            np.linalg.solve(op, d_b))
 
 
 @adjoint(linalg.solve_triangular, "a", "b", name="scipy.linalg.solve_triangular")
