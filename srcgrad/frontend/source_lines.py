@@ -59,6 +59,12 @@ def definition_lines(code, scope=None):
         return None
     while last > first and not lines[last - 1].strip():
         last -= 1
+    block = "".join(lines[first - 1:last])
+    if block.count('"""') % 2 or block.count("'''") % 2:
+        # a triple-quoted string cut open: a string statement after the last
+        # instruction with lines at column 0 ("""old version: ...""" after the
+        # return) has no instruction of its own (review s37 D-4): inspect's way
+        return None
     return lines[first - 1:last], first
 
 

@@ -99,3 +99,17 @@ def test_the_real_repl(tmp_path):
                             text=True, env=env, timeout=60, check=False)
     assert "SourceNotFoundError cannot find the source code of f" in result.stdout, \
         result.stdout + result.stderr
+
+
+def test_a_string_after_the_return_with_lines_at_column_0(tmp_path):
+    # review s37 D-4: the block was cut after the last instruction's line, in the
+    # middle of the string ("unterminated triple-quoted string literal")
+    path = tmp_path / "old_code_kept.py"
+    path.write_text('import numpy as np\n\n\ndef loss(w):\n    l = np.sum(w ** 2)\n'
+                    '    return l\n    """old version, kept for reference:\n'
+                    'l = np.sum(np.abs(w))\n"""\n')
+    spec = importlib.util.spec_from_file_location("old_code_kept", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    x = np.array([0.3, 0.5])
+    np.testing.assert_allclose(srcgrad.grad(module.loss)(x), 2 * x)
