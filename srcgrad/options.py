@@ -52,6 +52,8 @@ class Options:
     #                              ndarray attributes (normalize/attribute_reads.py)
     object_classes: tuple = ()   # (position, class) of the user objects passed other than
     #                              first: their methods resolved by class (opt.update(w, g))
+    sparse: tuple = ()           # (position, field or None) of the SciPy sparse matrices passed,
+    #                              or held as fields of an object passed (analysis/sparse_operands)
 
 
 def validate_options(options: Options) -> None:

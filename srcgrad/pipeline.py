@@ -334,7 +334,8 @@ class Compilation:
     def tangent(self):
         """Forward mode: a tangent statement after each statement (ad/forward.py)."""
         refuse_rebound_globals(self.program)  # tick() with global T: memory/stale_views.py
-        check_sparse_operands(self.program, lambda: find_activity(self.program, self.wrt_names))
+        check_sparse_operands(self.program, lambda: find_activity(self.program, self.wrt_names),
+                              () if self.callee else self.options.sparse)
         self.made, self.result = tangent_sweep(self.program, self.wrt_names, self.linker,
                                                value=self.options.mode == "jvp")
         self.forward = self.made.body
@@ -360,7 +361,8 @@ class Compilation:
     def activity(self):
         """Find the values that depend on wrt and reach the output (analysis/activity.py)."""
         self.act = find_activity(self.program, self.wrt_names)
-        check_sparse_operands(self.program, self.act)  # x * L, L a scipy.sparse matrix
+        check_sparse_operands(self.program, self.act,  # x * L, L a scipy.sparse matrix
+                              () if self.callee else self.options.sparse)
         self.classes = shape_classes(self.program)
         self.notes = [f"active: {', '.join(sorted(self.act.active)) or 'nothing'}"]
 

@@ -9,9 +9,9 @@ rules, ``np.sum(np.tanh(x * L))`` got the gradient of another function,
 silently (found with review s37 R5-20).  :func:`check` raises
 :class:`NonDifferentiableError` at a ``*``, ``/``, ``+``, ``-``, ``**``,
 ``//`` or ``%`` of such an operator and an active value; with a constant
-(``dt * L @ u``, ``dt`` not differentiated) it is left alone.  (An operator
-passed as an argument is not seen here: its class is not known when the code
-is compiled.)
+(``dt * L @ u``, ``dt`` not differentiated) it is left alone.  An operator passed
+as an argument, or held as a field of an object passed (``self.L``), is
+named by the transformations, which see the arguments (``passed``).
 
     >>> import gast
     >>> from .. import ir
@@ -45,16 +45,28 @@ def _sparse(value) -> bool:
     return (getattr(type(value), "__module__", None) or "").startswith("scipy.sparse")
 
 
-def check(program, act) -> None:
+def check(program, act, passed=()) -> None:
     """Raise at the first statement of ``program`` doing arithmetic other than
-    ``@`` with a SciPy sparse matrix it reads (a free name) and an active
-    value.  ``act``: the :class:`.activity.Activity`, or a function making it
-    (called only where the program reads a sparse matrix)."""
+    ``@`` with a SciPy sparse matrix it reads (a free name, a parameter or a
+    field of one that ``passed`` names: ``Options.sparse``, ``(position,
+    field or None)``, review s37 R5-23) and an active value.  ``act``: the
+    :class:`.activity.Activity`, or a function making it (called only where
+    the program reads a sparse matrix)."""
     sparse = {name for name, value in program.free.items() if _sparse(value)}
+    params = program.params
+    sparse |= {params[i] for i, field in passed if field is None and i < len(params)}
+    fields = {(params[i], field) for i, field in passed if field is not None and i < len(params)}
+    statements = [s for top in program.body for s in statements_in(top)]
+    if fields:  # t = self.L: a field holding one
+        sparse |= {stmt.targets[0].id for stmt in statements
+                   if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)
+                   and isinstance(stmt.value, gast.Attribute)
+                   and isinstance(stmt.value.value, gast.Name)
+                   and (stmt.value.value.id, stmt.value.attr) in fields}
     if not sparse:
         return
     act = act() if callable(act) else act
-    for stmt in (s for top in program.body for s in statements_in(top)):
+    for stmt in statements:
         value = getattr(stmt, "value", None)
         if not isinstance(stmt, gast.Assign) or not isinstance(value, gast.BinOp) \
                 or type(value.op) not in _SYMBOLS:

@@ -207,6 +207,35 @@ def object_positions(args) -> tuple:
     return tuple(i for i, a in enumerate(args) if object_kind(type(a)))
 
 
+def sparse_positions(args) -> tuple:
+    """``(position, None)`` for each argument that is a SciPy sparse matrix,
+    ``(position, field)`` for each field of a user object passed that holds
+    one (``self.L``): ``Options.sparse``, whose ``*`` with a value being
+    differentiated analysis/sparse_operands refuses (review s37 R5-23).
+
+        >>> class Sparse:  # stands for a scipy.sparse matrix
+        ...     __module__ = "scipy.sparse._csr"
+        >>> class Op:
+        ...     def __init__(self):
+        ...         self.L, self.w = Sparse(), 2.0
+        >>> sparse_positions((Op(), 1.0, Sparse()))
+        ((0, 'L'), (2, None))
+    """
+    found = []
+    for i, value in enumerate(args):
+        if _sparse(value):
+            found.append((i, None))
+        elif not isinstance(value, (float, int, np.ndarray, np.generic)) \
+                and isinstance(getattr(value, "__dict__", None), dict) \
+                and not isinstance(value, (type, types.ModuleType, types.FunctionType)):
+            found.extend((i, k) for k, v in sorted(vars(value).items()) if _sparse(v))
+    return tuple(found)
+
+
+def _sparse(value) -> bool:
+    return (getattr(type(value), "__module__", None) or "").startswith("scipy.sparse")
+
+
 def object_classes(kinds) -> tuple:
     """``(position, class)`` of each user object among arguments of the types
     ``kinds``, named tuples included (``Options.object_classes``): their methods

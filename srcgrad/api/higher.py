@@ -27,6 +27,7 @@ from .arguments import (
     object_classes,
     object_positions,
     sequence_positions,
+    sparse_positions,
 )
 from .compiled import compile_function
 from .draws import Draws, may_draw
@@ -107,7 +108,8 @@ def jvp(fn, primals=None, tangents=None, *, wrt=None, optimize=True, backend="nu
                                                int(receiver is not None)),
                       floats=_floats(args, receiver),  # specialised as grad's calls are
                       objects=object_positions(args), sequences=sequence_positions(args),
-                      object_classes=object_classes(tuple(map(type, args))))
+                      object_classes=object_classes(tuple(map(type, args))),
+                      sparse=sparse_positions(args))
     compiler.validate_options(options)
     backends.require(backend)
     compiled = compile_function(func, options)

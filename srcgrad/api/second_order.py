@@ -28,6 +28,7 @@ from .arguments import (
     object_classes,
     object_positions,
     sequence_positions,
+    sparse_positions,
 )
 from .compiled import compile_function
 from .protocols import check_protocols
@@ -134,7 +135,8 @@ def specialised_on(args) -> dict:
     ``args``, which every level's code is specialised on as grad's and jvp's
     are (``ws * 2`` repetition; ``opt.update(w, g)`` resolved by ``opt``'s class)."""
     return dict(sequences=sequence_positions(args),
-                object_classes=object_classes(tuple(map(type, args))))
+                object_classes=object_classes(tuple(map(type, args))),
+                sparse=sparse_positions(args))
 
 
 def _generated_file(function) -> str | None:

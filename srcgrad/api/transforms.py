@@ -36,6 +36,7 @@ from ..standalone.module import write as write_module
 from .arguments import (
     callee_arguments,
     check_args,
+    sparse_positions,
     differentiable_value,
     differentiated_at,
     function_of,
@@ -239,6 +240,9 @@ class Transformed:
         if receiver:
             # grad(Model.loss)(model, x): resolve model's methods by its class
             options = replace(options, receiver=type(full[0]))
+        sparse = sparse_positions(full)
+        if sparse:  # x * L, L sparse (passed, self.L): refused (analysis/sparse_operands)
+            options = replace(options, sparse=sparse)
         if self._check and options.mode in ("grad", "value_and_grad"):
             return self._checked(full, kwargs, options)
         if receiver:  # its attributes, and those of the other objects passed, are fields
@@ -558,7 +562,8 @@ def vjp(fn, *primals, wrt=None, policy="save", optimize=True, check=None, check_
                       callees=callee_arguments(func, shifted, args, int(receiver is not None)),
                       objects=object_positions(args),  # user objects passed: fields
                       sequences=sequence_positions(args),
-                      object_classes=object_classes(tuple(map(type, args))))
+                      object_classes=object_classes(tuple(map(type, args))),
+                      sparse=sparse_positions(args))
     compiler.validate_options(options)
     backends.require(backend)
     check_call(func, args, {}, "vjp")

@@ -138,3 +138,43 @@ def test_arithmetic_other_than_matmul_with_a_differentiated_value_is_refused(fn)
             call()
         assert info.value.filename == __file__ and info.value.lineno, info.value
         assert "toarray()" in info.value.message
+
+
+def times_passed(x, op):
+    return np.sum(np.tanh(x * op))  # x @ op for a sparse matrix
+
+
+class Operator:
+    def __init__(self, op):
+        self.L, self.w = op, W
+
+    def __call__(self, x):
+        return np.sum(np.tanh(x * self.L))
+
+    def loss(self, x):
+        return np.sum(np.tanh(x * self.L))
+
+    def fine(self, x):  # @, and * of a dense field: differentiated
+        return np.sum(np.tanh(self.L @ x) * self.w)
+
+
+def test_arithmetic_with_an_operator_passed_or_held_is_refused():  # R5-23 (diff review D-7)
+    model = Operator(L)
+    for call in (lambda: srcgrad.grad(times_passed)(X, L),
+                 lambda: srcgrad.jvp(times_passed, (X, L), (np.ones(N), None)),
+                 lambda: srcgrad.hvp(times_passed)(X, L, np.ones(N)),
+                 lambda: srcgrad.grad(model)(X),
+                 lambda: srcgrad.grad(model.loss, policy="sqrt")(X),
+                 lambda: srcgrad.jvp(model.loss, (X,), (np.ones(N),))):
+        with pytest.raises(srcgrad.NonDifferentiableError,
+                           match="is a SciPy sparse matrix, whose '[*]'") as info:
+            call()
+        assert info.value.filename == __file__ and info.value.lineno, info.value
+
+
+def test_an_operator_held_by_the_model_through_matmul():
+    model = Operator(L)
+    Ld = L.toarray()
+    want = Ld.T @ ((1 - np.tanh(Ld @ X) ** 2) * W)
+    assert_close(srcgrad.grad(model.fine)(X), want, rtol=1e-12)
+    assert_close(srcgrad.jvp(model.fine, (X,), (np.ones(N),))[1], want @ np.ones(N), rtol=1e-12)
