@@ -49,12 +49,14 @@ FAMILIES = {
     "scipy_stats": "SciPy: scipy.stats",
     "scipy_stats_location": "SciPy: scipy.stats (expon, laplace, cauchy, binom)",
     "scipy_signal": "SciPy: scipy.signal",
+    "scipy_spatial": "SciPy: scipy.spatial",
 }
 
 #: Families of an optional library: registered when the user's code imports it
 #: (the script imports it, where installed, to list them).  Without SciPy,
 #: ``--check`` leaves their sections out of the comparison.
-OPTIONAL = {"scipy_special", "scipy_stats", "scipy_stats_location", "scipy_signal"}
+OPTIONAL = {"scipy_special", "scipy_stats", "scipy_stats_location", "scipy_signal",
+            "scipy_spatial"}
 OPTIONAL_NOTE = ["SciPy is optional: these rules are registered once your code has imported",
                  "that part of SciPy (srcgrad never imports it itself)."]
 

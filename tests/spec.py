@@ -1605,6 +1605,16 @@ if SCIPY:  # expon, laplace, cauchy log-densities; binom.logpmf in p (review s37
     S("scipy.stats.binom.logpmf", registered(ST.binom.logpmf),
       "scipy.stats.binom.logpmf(k, n, p)", dtypes=F64_ONLY, k=fixed(np.array([0, 2, 5, 3])),
       n=fixed(np.array([4, 6, 5, 7])), p=uniform(0.2, 0.8, 4))
+if SCIPY:  # scipy.spatial.distance.cdist, the RBF kernel's distances (review s37 R5-21)
+    import scipy.spatial.distance
+
+    CDIST = registered(scipy.spatial.distance.cdist)
+    for args in ("", ", 'euclidean'", ", 'sqeuclidean'", ", metric='sqeuclidean'"):
+        S(f"scipy.spatial.distance.cdist{args}", CDIST,
+          f"scipy.spatial.distance.cdist(x, y{args})", dtypes=F64_ONLY, x=normal(4, 3),
+          y=normal(2, 3))
+    N("srcgrad.runtime.distance_metric", registered(srcgrad.runtime.distance_metric),
+      "srcgrad.runtime.distance_metric('euclidean')")
 # xs.index(v), xs.count(v) of a list or tuple holding differentiated values (session 37)
 N("list.index", list.index, "list.index(x, y)", x=fixed([0.5, 1.5, 2.5]), y=fixed(1.5))
 N("list.count", list.count, "list.count(x, y)", x=fixed([0.5, 1.5, 0.5]), y=fixed(0.5))

@@ -6,7 +6,8 @@ declaration (:mod:`.derive`: ``pointwise``, ``linear``, ``alias``).  Importing
 this package registers every rule; :mod:`.registry` holds them.
 
 SciPy's rules (:mod:`.scipy_special`, :mod:`.scipy_stats` and
-:mod:`.scipy_stats_location`, :mod:`.scipy_signal`, :mod:`.scipy_linalg`) are the exception: SciPy is optional, and srcgrad never imports it.  Their
+:mod:`.scipy_stats_location`, :mod:`.scipy_signal`, :mod:`.scipy_linalg`,
+:mod:`.scipy_spatial`) are the exception: SciPy is optional, and srcgrad never imports it.  Their
 modules import it, so they are registered lazily, the first time a lookup
 misses once the user's code has imported that part of SciPy.
 """
@@ -37,7 +38,8 @@ def _family(*names):
 
 for _library, _names in (("scipy.special", ("scipy_special",)),
                          ("scipy.stats", ("scipy_stats", "scipy_stats_location")),
-                         ("scipy.signal", ("scipy_signal",)), ("scipy.linalg", ("scipy_linalg",))):
+                         ("scipy.signal", ("scipy_signal",)), ("scipy.linalg", ("scipy_linalg",)),
+                         ("scipy.spatial", ("scipy_spatial",))):
     register_lazily(_library, _family(*_names))
 
 __all__ = ["Rule", "TangentRule", "adjoint", "alias", "all_rules", "all_tangents",

@@ -327,6 +327,21 @@ def slogdet_tangent_part(a, t):
         return np.true_divide(np.sum(det_cofactor(a) * t, axis=(-2, -1)), np.linalg.det(a))
 
 
+def distance_metric(metric):
+    """``metric`` where ``scipy.spatial.distance.cdist``'s rules know it
+    (``'euclidean'``, ``'sqeuclidean'``: review s37 R5-21), else a
+    :class:`~srcgrad.MissingRuleError` naming it: the rules read no other.
+
+        >>> distance_metric("sqeuclidean")
+        'sqeuclidean'
+    """
+    if isinstance(metric, str) and metric in ("euclidean", "sqeuclidean"):
+        return metric
+    raise error_at("MissingRuleError", f"scipy.spatial.distance.cdist: the metric {metric!r} "
+                   f"has no derivative rule ('euclidean' and 'sqeuclidean' have); write the "
+                   f"distances with NumPy (np.sum((X[:, None] - Y[None]) ** 2, axis=-1))")
+
+
 def solve_grads(g, out, a, b):
     """Cotangents of ``a`` and ``b`` in ``out = np.linalg.solve(a, b)``, where ``b``
     is a vector (shape (M,)) or a stack of matrices (..., M, K)."""
