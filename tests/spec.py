@@ -1539,6 +1539,13 @@ if SCIPY:  # what autograd differentiates in scipy.special and srcgrad lacked (s
                              ("yv", "1", positive), ("jn", "3", normal), ("yn", "2", positive)):
         S(f"scipy.special.{name}", getattr(SP, name), f"scipy.special.{name}({order}, x)",
           x=gen(3))
+    for name in ("i0e", "i1e"):  # review s37 R5-2
+        S(f"scipy.special.{name}", getattr(SP, name), f"scipy.special.{name}(x)", x=away(3, 4))
+    for name in ("rel_entr", "kl_div"):
+        S(f"scipy.special.{name}", getattr(SP, name), f"scipy.special.{name}(x, y)",
+          x=positive(3, 4), y=positive(3, 4))
+        S(f"scipy.special.{name}-bcast", getattr(SP, name), f"scipy.special.{name}(x, y)",
+          x=positive(2, 3), y=positive(3))
     S("scipy.special.beta", SP.beta, "scipy.special.beta(x, y)", x=positive(3), y=positive(2, 3))
     S("scipy.special.multigammaln", SP.multigammaln, "scipy.special.multigammaln(x, 3)",
       x=uniform(1.5, 3.0, 4))

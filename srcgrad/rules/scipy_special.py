@@ -90,6 +90,29 @@ def xlogy_tangent(out, x, y, d_x, d_y):
     return expand(d_x * np.log(y), out), expand(d_y * x / y, out)
 
 
+@adjoint(special.rel_entr, name="scipy.special.rel_entr")
+def rel_entr(out, d_out, x, y):
+    """``x log(x / y)`` (review s37 R5-2): ``log(x / y) + 1`` in ``x``, ``-x / y`` in
+    ``y``; at ``x = 0`` the slope in ``x`` is ``-inf``, its true derivative."""
+    return unbroadcast(d_out * (np.log(x / y) + 1), x), unbroadcast(-d_out * x / y, y)
+
+
+@tangent(special.rel_entr, name="scipy.special.rel_entr")
+def rel_entr_tangent(out, x, y, d_x, d_y):
+    return expand(d_x * (np.log(x / y) + 1), out), expand(-d_y * x / y, out)
+
+
+@adjoint(special.kl_div, name="scipy.special.kl_div")
+def kl_div(out, d_out, x, y):
+    """``x log(x / y) - x + y``: ``log(x / y)`` in ``x``, ``1 - x / y`` in ``y``."""
+    return unbroadcast(d_out * np.log(x / y), x), unbroadcast(d_out * (1 - x / y), y)
+
+
+@tangent(special.kl_div, name="scipy.special.kl_div")
+def kl_div_tangent(out, x, y, d_x, d_y):
+    return expand(d_x * np.log(x / y), out), expand(d_y * (1 - x / y), out)
+
+
 @adjoint(special.xlog1py, name="scipy.special.xlog1py")
 def xlog1py(out, d_out, x, y):
     return unbroadcast(d_out * np.log1p(y), x), unbroadcast(d_out * x / (1 + y), y)
@@ -181,6 +204,12 @@ def log_softmax_tangent(out, x, axis=None, *, d_x):
 pointwise(special.i0, lambda x: bessel("i", 1, x), name="scipy.special.i0")
 pointwise(special.i1, lambda x: (bessel("i", 0, x) + bessel("i", 2, x)) / 2,
           name="scipy.special.i1")
+# the exponentially scaled ones, exp(-|x|) I_n(x) (review s37 R5-2): the scaled
+# derivative of I_n, less sign(x) times the value
+pointwise(special.i0e, lambda x, out: bessel("ie", 1, x) - np.sign(x) * out,
+          name="scipy.special.i0e")
+pointwise(special.i1e, lambda x, out: (bessel("ie", 0, x) + bessel("ie", 2, x)) / 2
+          - np.sign(x) * out, name="scipy.special.i1e")
 pointwise(special.j0, lambda x: -bessel("j", 1, x), name="scipy.special.j0")
 pointwise(special.j1, lambda x: (bessel("j", 0, x) - bessel("j", 2, x)) / 2,
           name="scipy.special.j1")
