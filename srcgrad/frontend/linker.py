@@ -533,7 +533,8 @@ def _rename_free(program: ir.Program, old: str, new: str) -> None:
              *(d for d in program.node.args.kw_defaults if d is not None)]
     for tree in trees:
         for node in gast.walk(tree):
-            if isinstance(node, gast.Name) and node.id == old \
-                    and getattr(node, "helper", None) is None:  # (builtin_ref: the builtin)
+            if isinstance(node, gast.Name) and node.id == old and (
+                    getattr(node, "helper", None) is None
+                    or node.helper is not getattr(builtins, old, None)):  # (builtin_ref)
                 node.id = new
     program.free[new] = program.free.pop(old)
