@@ -44,15 +44,16 @@ from ..frontend.parse import static_value
 from ..ir.syntax import is_append, walk
 
 #: Calls whose result is a new, immutable value: a number, a string, a tuple
-#: (``x.tolist()`` a new list of numbers, ``x.copy()`` an array only the list holds).
+#: (``x.tolist()`` a new list of numbers).  Not ``.copy()``: a list's or dict's
+#: is shallow, its arrays still the function's (review s37 D-19).
 _CONVERSIONS = frozenset(("float", "int", "bool", "str", "repr", "round", "abs", "len"))
-_METHODS = frozenset(("item", "tolist", "copy"))
+_METHODS = frozenset(("item", "tolist"))
 
 
 def detached(value, counters=frozenset()) -> bool:
     """Whether ``value`` (what is appended) is a new object no later statement
     can change: a constant, ``float(...)`` and the like, ``x.item()``,
-    ``x.tolist()``, ``x.copy()``, an f-string, one of ``counters`` (names only
+    ``x.tolist()``, an f-string, one of ``counters`` (names only
     ever a ``range``'s ints), or a tuple of these."""
     if isinstance(value, (gast.Constant, gast.JoinedStr)):
         return True
@@ -174,6 +175,11 @@ class RecordsOutside:
         name = call.func.value.id
         obj = self.parsed.resolver.lookup(name)
         if name in self.locals or type(obj) is not list:
+            return False
+        if getattr(self.parsed, "called", False):
+            # a helper with code of its own (it returns a value): a caller's
+            # checkpointed loop would run it again, record and all (review s37
+            # D-12); a helper that only records is inlined (effect_calls.py)
             return False
         if not (detached(call.args[0], counters(self.func)) and records_only(self.func, name)):
             return False

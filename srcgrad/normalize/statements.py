@@ -414,7 +414,10 @@ class Statements(ChainedWrites, CallWrites, AttributeStores, RecordsOutside):
             raise self.error(f"'{shown}.append(...)' changes '{shown}' in place, and '{shown}' "
                              f"{where}: srcgrad does not follow a change a function makes to a "
                              f"container it does not own; build a local list instead (ys = []; "
-                             f"ys.append(v)) and return it or read it in the function", base)
+                             f"ys.append(v)) and return it or read it in the function; a number "
+                             f"recorded for later (HISTORY.append(float(l))) is followed in the "
+                             f"differentiated function itself, or in a helper that only records, "
+                             f"where no other name or helper reads the list", base)
         if not isinstance(base, gast.Name) or base.id not in self.locals:
             raise self.error("only elements of a local variable can be assigned "
                              "(x[i] = v, x[i][j] = v with x[i] a basic index); assign to a "

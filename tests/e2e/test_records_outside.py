@@ -136,8 +136,29 @@ def test_an_hvp_records_once_with_loop_counters():
     assert len(HISTORY) == len(plain(steps)[1])
 
 
+def record_and_scale(v, x):
+    HISTORY.append(float(v))  # review s37 D-12: its own code, run again by reruns
+    return x * 2.0
+
+
+def through_a_helper_returning_a_value(w):
+    s = 0.0
+    for i in range(3):
+        w = record_and_scale(w[0], np.tanh(w))
+        s = s + np.sum(w)
+    return s
+
+
+def shallow_copy(w):
+    xs = [w * 2.0, w ** 2]
+    HISTORY.append(xs.copy())  # review s37 D-19: the copy still holds xs's arrays
+    xs[0] += 1.0
+    return np.sum(xs[0] * xs[1])
+
+
 @pytest.mark.parametrize("fn", [read_back, array_appended, read_through_an_alias,
-                                read_by_a_helper])
+                                read_by_a_helper, through_a_helper_returning_a_value,
+                                shallow_copy])
 def test_a_list_read_back_or_holding_an_array_is_still_refused(fn):
     with pytest.raises(SrcGradError, match="HISTORY|OTHER"):
         srcgrad.grad(fn)(W)
