@@ -1620,6 +1620,15 @@ if SCIPY:  # scipy.spatial.distance.cdist, the RBF kernel's distances (review s3
         S(f"scipy.spatial.distance.cdist{args}", CDIST,
           f"scipy.spatial.distance.cdist(x, y{args})", dtypes=F64_ONLY, x=normal(4, 3),
           y=normal(2, 3))
+    PDIST = registered(scipy.spatial.distance.pdist)
+    for args in ("", ", 'sqeuclidean'", ", metric='euclidean'"):
+        S(f"scipy.spatial.distance.pdist{args}", PDIST,
+          f"scipy.spatial.distance.pdist(x{args})", dtypes=F64_ONLY, x=normal(4, 3))
+    SQF = registered(scipy.spatial.distance.squareform)
+    S("scipy.spatial.distance.squareform-tomatrix", SQF, "scipy.spatial.distance.squareform(x)",
+      dtypes=F64_ONLY, x=normal(6))
+    S("scipy.spatial.distance.squareform-tovector", SQF,
+      "scipy.spatial.distance.squareform(x, checks=False)", dtypes=F64_ONLY, x=normal(4, 4))
     N("srcgrad.runtime.distance_metric", registered(srcgrad.runtime.distance_metric),
       "srcgrad.runtime.distance_metric('euclidean')")
 # xs.index(v), xs.count(v) of a list or tuple holding differentiated values (session 37)

@@ -2,7 +2,8 @@
 an RBF kernel, ``np.exp(-cdist(X, Y, "sqeuclidean"))``, was refused
 ("no adjoint rule for 'scipy.spatial.distance.cdist'").  Rules for the
 'euclidean' and 'sqeuclidean' metrics (rules/scipy_spatial.py); any other
-metric is refused as the code runs, naming it.
+metric is refused as the code runs, naming it.  ``squareform(pdist(X))``
+(the pairwise form) too.
 """
 
 from __future__ import annotations
@@ -35,22 +36,37 @@ def lengthscales(theta):
     return total
 
 
+def pairwise_kernel(x):
+    K = np.exp(-distance.squareform(distance.pdist(x, "sqeuclidean")) / 2.0)
+    return np.sum((K @ np.arange(4.0)) ** 2) + np.sum(distance.pdist(x) ** 3)
+
+
+def condensed_again(x):
+    M = np.exp(-distance.squareform(distance.pdist(x)))
+    total = 0.0
+    for k in range(2):
+        total = total + np.sum(distance.squareform(M * (k + 1), checks=False) ** 2)
+    return total
+
+
 def manhattan(x):
     return np.sum(distance.cdist(x, Y, "cityblock"))
 
 
-@pytest.mark.parametrize("fn, arg", [(rbf_fit, X), (lengthscales, np.array([0.1, -0.4]))],
-                         ids=["rbf_fit", "lengthscales"])
+@pytest.mark.parametrize("fn, arg", [(rbf_fit, X), (lengthscales, np.array([0.1, -0.4])),
+                                     (pairwise_kernel, X), (condensed_again, X)],
+                         ids=["rbf_fit", "lengthscales", "pairwise_kernel", "condensed_again"])
 def test_kernels_written_with_cdist(fn, arg):
     check_every_policy(fn, (arg,), 0)
 
 
-def test_hvp_of_an_rbf_fit():
+@pytest.mark.parametrize("fn", [rbf_fit, pairwise_kernel], ids=lambda f: f.__name__)
+def test_hvp_of_a_kernel(fn):
     v = np.linspace(-1.0, 1.0, X.size).reshape(X.shape)
-    gradient = srcgrad.grad(rbf_fit)
+    gradient = srcgrad.grad(fn)
     eps = 1e-6
     want = (gradient(X + eps * v) - gradient(X - eps * v)) / (2 * eps)
-    assert_close(srcgrad.hvp(rbf_fit)(X, v), want, rtol=1e-5, atol=1e-7)
+    assert_close(srcgrad.hvp(fn)(X, v), want, rtol=1e-5, atol=1e-7)
 
 
 @pytest.mark.parametrize("mode", ["grad", "jvp"])
