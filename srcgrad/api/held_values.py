@@ -34,7 +34,10 @@ module-level list after the code was made is not seen.
 
 from __future__ import annotations
 
+import ast
 import dis
+import inspect
+import textwrap
 import types
 
 from ..errors import NonDifferentiableError
@@ -62,10 +65,53 @@ def check_reached(found) -> None:
         _refuse(found, path, route, what)
 
 
+#: Calls and attributes that make an ndarray of (or read metadata from) an
+#: np.matrix or masked array: a read that is only their operand is no
+#: arithmetic of the subclass (diff review D-5: np.asarray(M), MA.filled(0.0)).
+_CONVERSIONS = frozenset({"np.asarray", "np.array", "np.ma.getdata", "np.ma.filled",
+                          "numpy.asarray", "numpy.array", "len", "isinstance", "type",
+                          "np.shape", "np.ndim", "np.size"})
+_METADATA = frozenset({"filled", "data", "A", "getA", "shape", "mask", "ndim", "size",
+                       "dtype", "count", "compressed"})
+
+
+def _converted_only(functions, root, text) -> bool:
+    """Whether every read of the name ``root`` in the source of each of
+    ``functions`` is ``text`` (``M``, ``OBJ.m``, ``LIST[1]``) as the operand
+    of a conversion or a metadata read (:data:`_CONVERSIONS`,
+    :data:`_METADATA`), and there is one; False where a source cannot be read,
+    or ``root`` is read otherwise (passed on, iterated: refused)."""
+    found = False
+    for fn in functions:
+        try:
+            tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+        except (OSError, TypeError, SyntaxError):
+            return False
+        parents = {id(c): n for n in ast.walk(tree) for c in ast.iter_child_nodes(n)}
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Name) and node.id == root):
+                continue
+            while ast.unparse(node) != text and isinstance(
+                    parents.get(id(node)), (ast.Attribute, ast.Subscript)) \
+                    and parents[id(node)].value is node:
+                node = parents[id(node)]
+            parent = parents.get(id(node))
+            if ast.unparse(node) != text or not (
+                    (isinstance(parent, ast.Attribute) and parent.attr in _METADATA)
+                    or (isinstance(parent, ast.Call) and parent.args and parent.args[0] is node
+                        and ast.unparse(parent.func) in _CONVERSIONS)):
+                return False
+            found = True
+    return found
+
+
 def _refuse(found, path, route, refused) -> None:
     what, advice = refused
     fn, name = _reader(found, path)
     text = _expression(fn, path)
+    if not text.startswith("the default") and name is not None and _converted_only(
+            [f for f, _ in found.functions], name, text + route):
+        return  # A = np.asarray(M): ndarray arithmetic from there on
     if text.startswith("the default"):
         shown = f"{text} of {_name(fn)}" + (f" holds, at {route}," if route else " is")
     else:

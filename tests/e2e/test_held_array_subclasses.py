@@ -238,3 +238,44 @@ def test_a_global_rebound_to_a_masked_array_is_refused_at_the_next_call():
     finally:
         SWAPPED = PLAIN
     np.testing.assert_array_equal(g(x), PLAIN)
+
+
+MA = np.ma.masked_array([1.5, -2.0, 0.5, 1.0], mask=[False, True, False, False])
+
+
+def converted_matrix(x):
+    A = np.asarray(MAT)
+    return np.sum(A @ np.reshape(x, (2, 2)))
+
+
+def filled(x):
+    w = MA.filled(0.0)
+    return np.sum(w * x ** 2)
+
+
+def plain_data(x):
+    return np.sum(np.ma.getdata(MA) * x) + np.sum(MA.data * x)
+
+
+def metadata(x):
+    if isinstance(MAT, np.matrix):
+        return np.sum(x ** 2) * MA.shape[0] + np.sum(x * MA.mask)
+    return np.sum(x)
+
+
+@pytest.mark.parametrize("fn", [converted_matrix, filled, plain_data, metadata])
+def test_an_array_converted_before_any_arithmetic_is_differentiated(fn):  # diff review D-5
+    check_every_policy(fn, (np.linspace(0.5, 2.0, 4),))
+
+
+def _uses_raw(w, x):
+    return np.sum(w * x)
+
+
+def converted_here_raw_in_a_helper(x):
+    return np.sum(MA.filled(0.0) * x) + _uses_raw(MA, x)
+
+
+def test_a_conversion_beside_a_raw_use_is_still_refused():
+    with pytest.raises(NonDifferentiableError, match="MA .a global. read by"):
+        srcgrad.grad(converted_here_raw_in_a_helper)(np.ones(4))
