@@ -715,6 +715,12 @@ if SCIPY:
                      ("trans='T'", (3, 2)), ("lower=True, unit_diagonal=True", (3, 2))):
         S(f"scipy.linalg.solve_triangular-{args}-{sy}", TRSV,
           f"scipy.linalg.solve_triangular(x, y, {args})", x=wellcond(3), y=normal(*sy))
+    TOEP = registered(scipy.linalg.toeplitz)  # review s37 R5-21
+    S("scipy.linalg.toeplitz", TOEP, "scipy.linalg.toeplitz(x)", x=normal(4))
+    S("scipy.linalg.toeplitz-row", TOEP, "scipy.linalg.toeplitz(x, y)", x=normal(3), y=normal(5))
+    S("scipy.linalg.toeplitz-batched", TOEP, "scipy.linalg.toeplitz(x, y)", x=normal(2, 3),
+      y=normal(2, 2))
+    S("scipy.linalg.toeplitz-batched-column", TOEP, "scipy.linalg.toeplitz(x)", x=normal(2, 3))
     SSOLVE = registered(scipy.linalg.solve)  # review s37 R5-2: each structure's entries
     for args, sx, sy in (("", wellcond(3), (3,)), ("assume_a='gen'", wellcond(3), (3, 2)),
                          ("assume_a='pos'", spd(3), (3,)),

@@ -58,6 +58,7 @@ from ..runtime import (
     det_cofactor,
     det_grad,
     expm_frechet,
+    getitem_grad,
     in_dtype_of,
     sqrtm_frechet,
     solve_grads,
@@ -139,6 +140,37 @@ def solve_tangent(out, a, b, lower=False, overwrite_a=False, overwrite_b=False,
     x = out[..., None] if np.ndim(b) == 1 else out
     return (-np.reshape(np.linalg.solve(op, d_op @ x), np.shape(out)),
             np.linalg.solve(op, d_b))
+
+
+@adjoint(linalg.toeplitz, "c", "r", name="scipy.linalg.toeplitz")
+def toeplitz(out, d_out, c, r=None):
+    """``T[..., i, j] = v[..., m - 1 - i + j]`` for ``v`` the reversed first column
+    then the first row past its first entry (SciPy's own construction; review s37
+    R5-21): the cotangent gathered back along each diagonal; with ``r`` left out
+    the row is ``c`` itself, which gets both parts.  Real arrays."""
+    m, n = np.shape(out)[-2:]
+    g = np.broadcast_to(d_out, np.shape(out))
+    row = np.asarray(c if r is None else r)
+    vals = np.concatenate([np.flip(np.asarray(c), -1), row[..., 1:]], axis=-1)
+    d_vals = getitem_grad(g, vals, (Ellipsis, (m - 1) - np.arange(m)[:, None] + np.arange(n)))
+    head = np.flip(d_vals[..., :m], -1)
+    tail = np.concatenate([np.zeros(np.shape(d_vals)[:-1] + (1,), dtype=d_vals.dtype),
+                           d_vals[..., m:]], axis=-1)
+    return (head + tail if r is None else head), tail
+
+
+@tangent(linalg.toeplitz, "c", "r", name="scipy.linalg.toeplitz")
+def toeplitz_tangent(out, c, r=None, *, d_c, d_r):
+    m, n = np.shape(out)[-2:]
+    picked = (Ellipsis, (m - 1) - np.arange(m)[:, None] + np.arange(n))
+    t_c = np.zeros(np.shape(c), dtype=out.dtype) + d_c
+    batch = np.shape(out)[:-2]
+    after = t_c[..., 1:] if r is None else np.zeros(batch + (n - 1,), dtype=out.dtype)
+    from_c = np.concatenate([np.flip(t_c, -1), after], axis=-1)[picked]
+    t_r = np.zeros(np.shape(c if r is None else r), dtype=out.dtype) + d_r
+    from_r = np.concatenate([np.zeros(batch + (m,), dtype=out.dtype), t_r[..., 1:]],
+                            axis=-1)[picked]
+    return from_c, from_r
 
 
 @adjoint(linalg.solve_triangular, "a", "b", name="scipy.linalg.solve_triangular")

@@ -3,7 +3,9 @@ GP log-likelihood's solve, was refused ("no adjoint rule for
 'scipy.linalg.solve'") where ``np.linalg.solve``, ``cho_solve`` and
 ``solve_triangular`` worked.  Its rules (rules/scipy_linalg.py) give each
 structure's cotangent to the entries SciPy reads; the spec table checks every
-``assume_a``; here in programs under every policy, jvp and hvp.
+``assume_a``; here in programs under every policy, jvp and hvp.  And
+``scipy.linalg.toeplitz`` (R5-21), a stationary kernel's covariance from its
+first column (and row).
 """
 
 from __future__ import annotations
@@ -38,14 +40,24 @@ def structured_solves(theta):
     return total + np.sum(sla.solve(A, np.ones((3, 2)), transposed=True))
 
 
-@pytest.mark.parametrize("fn", [gp_nll, structured_solves], ids=lambda f: f.__name__)
+def stationary_covariance(theta):
+    column = np.exp(theta[0]) * np.exp(-np.arange(4.0) ** 2 / np.exp(theta[1])) \
+        + np.exp(theta[2]) * (np.arange(4.0) == 0)
+    K = sla.toeplitz(column)
+    A = sla.toeplitz(column[:3], np.concatenate([column, column[:1]]) * 0.5)
+    return np.linalg.slogdet(K)[1] + np.sum(A ** 2)
+
+
+@pytest.mark.parametrize("fn", [gp_nll, structured_solves, stationary_covariance],
+                         ids=lambda f: f.__name__)
 def test_scipy_solve_in_programs(fn):
     check_every_policy(fn, (THETA,), 0)
 
 
-def test_hvp_of_the_gp_likelihood():
+@pytest.mark.parametrize("fn", [gp_nll, stationary_covariance], ids=lambda f: f.__name__)
+def test_hvp(fn):
     v = np.array([0.5, -0.2, 0.3])
-    gradient = srcgrad.grad(gp_nll)
+    gradient = srcgrad.grad(fn)
     eps = 1e-6
     want = (gradient(THETA + eps * v) - gradient(THETA - eps * v)) / (2 * eps)
-    assert_close(srcgrad.hvp(gp_nll)(THETA, v), want, rtol=1e-5, atol=1e-7)
+    assert_close(srcgrad.hvp(fn)(THETA, v), want, rtol=1e-5, atol=1e-7)
