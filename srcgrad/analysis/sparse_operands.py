@@ -45,6 +45,53 @@ def _sparse(value) -> bool:
     return (getattr(type(value), "__module__", None) or "").startswith("scipy.sparse")
 
 
+def sparse_routes(value, depth=0) -> set:
+    """The routes (tuples of ``("attr", name)`` / ``("item", key)``) from
+    ``value`` to the SciPy sparse matrices it holds in its items and a user
+    object's fields, ``()`` for one itself; two levels deep.
+
+        >>> class Sparse:  # stands for a scipy.sparse matrix
+        ...     __module__ = "scipy.sparse._csr"
+        >>> sorted(sparse_routes({"L": Sparse(), "w": 1.0}))
+        [(('item', 'L'),)]
+    """
+    if _sparse(value):
+        return {()}
+    if depth >= 2:
+        return set()
+    if isinstance(value, dict):
+        items = [(("item", k), v) for k, v in value.items()]
+    elif isinstance(value, (list, tuple)):
+        items = [(("item", k), v) for k, v in enumerate(value)]
+    elif isinstance(getattr(value, "__dict__", None), dict) and not isinstance(value, type) \
+            and not (getattr(type(value), "__module__", "") or "").startswith(("numpy", "builtins")):
+        items = [(("attr", k), v) for k, v in vars(value).items()]
+    else:
+        return set()
+    return {(step, *tail) for step, v in items for tail in sparse_routes(v, depth + 1)}
+
+
+def _step(stmt):
+    """``(target, base, steps)`` for ``t = base.a``, ``t = base[k]`` (a constant
+    key) or a chain of those (``t = H.ops[0]``), ``steps`` as in
+    :func:`sparse_routes`; else None."""
+    if not isinstance(stmt, gast.Assign) or len(stmt.targets) != 1 \
+            or not isinstance(stmt.targets[0], gast.Name):
+        return None
+    node, steps = stmt.value, []
+    while True:
+        if isinstance(node, gast.Attribute):
+            steps.append(("attr", node.attr))
+        elif isinstance(node, gast.Subscript) and isinstance(node.slice, gast.Constant):
+            steps.append(("item", node.slice.value))
+        else:
+            break
+        node = node.value
+    if not steps or not isinstance(node, gast.Name):
+        return None
+    return stmt.targets[0].id, node.id, tuple(reversed(steps))
+
+
 def check(program, act, passed=()) -> None:
     """Raise at the first statement of ``program`` doing arithmetic other than
     ``@`` with a SciPy sparse matrix it reads (a free name, a parameter or a
@@ -52,17 +99,30 @@ def check(program, act, passed=()) -> None:
     field or None)``, review s37 R5-23) and an active value.  ``act``: the
     :class:`.activity.Activity`, or a function making it (called only where
     the program reads a sparse matrix)."""
-    sparse = {name for name, value in program.free.items() if _sparse(value)}
     params = program.params
-    sparse |= {params[i] for i, field in passed if field is None and i < len(params)}
-    fields = {(params[i], field) for i, field in passed if field is not None and i < len(params)}
+    # what leads to a sparse matrix from each name: () is one itself; ("attr", "L"),
+    # ("item", 0), ... the fields and items read to reach one (review s37 D-32)
+    leads = {name: routes for name, value in program.free.items()
+             if (routes := sparse_routes(value))}
+    for i, field in passed:
+        if i < len(params):
+            leads.setdefault(params[i], set()).add(
+                () if field is None else (field,) if isinstance(field, tuple)
+                else (("attr", field),))
     statements = [s for top in program.body for s in statements_in(top)]
-    if fields:  # t = self.L: a field holding one
-        sparse |= {stmt.targets[0].id for stmt in statements
-                   if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)
-                   and isinstance(stmt.value, gast.Attribute)
-                   and isinstance(stmt.value.value, gast.Name)
-                   and (stmt.value.value.id, stmt.value.attr) in fields}
+    changed = bool(leads)
+    while changed:  # t = self.L, t = ops[0], t = H.ops[0], then u = t[0]
+        changed = False
+        for stmt in statements:
+            step = _step(stmt)
+            if step is None or step[1] not in leads:
+                continue
+            target, base, steps = step
+            tails = {r[len(steps):] for r in leads[base] if r[:len(steps)] == steps}
+            if tails - leads.get(target, set()):
+                leads.setdefault(target, set()).update(tails)
+                changed = True
+    sparse = {name for name, routes in leads.items() if () in routes}
     if not sparse:
         return
     act = act() if callable(act) else act

@@ -225,6 +225,10 @@ def sparse_positions(args) -> tuple:
     for i, value in enumerate(args):
         if _sparse(value):
             found.append((i, None))
+        elif isinstance(value, (list, tuple)):  # ops[0] (diff review D-32)
+            found.extend((i, ("item", k)) for k, v in enumerate(value) if _sparse(v))
+        elif isinstance(value, dict):
+            found.extend((i, ("item", k)) for k, v in value.items() if _sparse(v))
         elif not isinstance(value, (float, int, np.ndarray, np.generic)) \
                 and isinstance(getattr(value, "__dict__", None), dict) \
                 and not isinstance(value, (type, types.ModuleType, types.FunctionType)):

@@ -178,3 +178,41 @@ def test_an_operator_held_by_the_model_through_matmul():
     want = Ld.T @ ((1 - np.tanh(Ld @ X) ** 2) * W)
     assert_close(srcgrad.grad(model.fine)(X), want, rtol=1e-12)
     assert_close(srcgrad.jvp(model.fine, (X,), (np.ones(N),))[1], want @ np.ones(N), rtol=1e-12)
+
+
+OPS = {"L": L}
+
+
+class Holder:
+    def __init__(self):
+        self.ops = [L]
+
+
+HELD = Holder()
+
+
+def item_of_a_list(x, ops):
+    return np.sum(np.tanh(x * ops[0]))
+
+
+def item_of_a_dict(x, ops):
+    return np.sum(np.tanh(x * ops["L"]))
+
+
+def item_of_a_global_dict(x):
+    return np.sum(np.tanh(x * OPS["L"]))
+
+
+def item_of_a_field(x):
+    return np.sum(np.tanh(x * HELD.ops[0]))
+
+
+@pytest.mark.parametrize("fn, extra", [(item_of_a_list, ([L],)), (item_of_a_dict, ({"L": L},)),
+                                       (item_of_a_global_dict, ()), (item_of_a_field, ())])
+def test_an_operator_reached_through_items_is_refused(fn, extra):  # diff review D-32
+    for call in (lambda: srcgrad.grad(fn)(X, *extra),
+                 lambda: srcgrad.jvp(fn, (X, *extra), (np.ones(N), *[None] * len(extra)))):
+        with pytest.raises(srcgrad.NonDifferentiableError,
+                           match="is a SciPy sparse matrix, whose '[*]'") as info:
+            call()
+        assert info.value.filename == __file__ and info.value.lineno, info.value
