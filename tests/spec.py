@@ -715,6 +715,13 @@ if SCIPY:
                      ("trans='T'", (3, 2)), ("lower=True, unit_diagonal=True", (3, 2))):
         S(f"scipy.linalg.solve_triangular-{args}-{sy}", TRSV,
           f"scipy.linalg.solve_triangular(x, y, {args})", x=wellcond(3), y=normal(*sy))
+    SEIGH = registered(scipy.linalg.eigh)  # review s37 R5-21: the eigenvalues alone
+    S("scipy.linalg.eigh-eigvals_only", SEIGH, "scipy.linalg.eigh(x, eigvals_only=True)",
+      x=normal(3, 3))
+    S("scipy.linalg.eigh-eigvals_only-upper", SEIGH,
+      "scipy.linalg.eigh(x, lower=False, eigvals_only=True)", x=normal(3, 3))
+    N("srcgrad.runtime.eigenvalues_only", registered(srcgrad.runtime.eigenvalues_only),
+      "srcgrad.runtime.eigenvalues_only(None, True, 1, None, None)")
     TOEP = registered(scipy.linalg.toeplitz)  # review s37 R5-21
     S("scipy.linalg.toeplitz", TOEP, "scipy.linalg.toeplitz(x)", x=normal(4))
     S("scipy.linalg.toeplitz-row", TOEP, "scipy.linalg.toeplitz(x, y)", x=normal(3), y=normal(5))

@@ -57,6 +57,8 @@ from ..runtime import (
     cotangent_at,
     det_cofactor,
     det_grad,
+    eigenvalues_only,
+    eigvalsh_grad,
     expm_frechet,
     getitem_grad,
     in_dtype_of,
@@ -66,7 +68,7 @@ from ..runtime import (
     inv_grad,
     zero_tangent,
 )
-from .registry import adjoint, tangent
+from .registry import adjoint, nondifferentiable, tangent
 
 
 @adjoint(linalg.inv, "a", name="scipy.linalg.inv")
@@ -140,6 +142,34 @@ def solve_tangent(out, a, b, lower=False, overwrite_a=False, overwrite_b=False,
     x = out[..., None] if np.ndim(b) == 1 else out
     return (-np.reshape(np.linalg.solve(op, d_op @ x), np.shape(out)),
             np.linalg.solve(op, d_b))
+
+
+nondifferentiable(eigenvalues_only)
+
+
+@adjoint(linalg.eigh, "a", name="scipy.linalg.eigh")
+def eigh(out, d_out, a, b=None, *, lower=True, eigvals_only=False, overwrite_a=False,
+         overwrite_b=False, type=1, check_finite=True, subset_by_index=None,  # noqa: A002
+         subset_by_value=None, driver=None):
+    """``eigh(a, eigvals_only=True)`` (review s37 R5-21): ``np.linalg.eigvalsh``'s
+    rule on the triangle read (``lower``); any other call is refused as the
+    code runs (:func:`~srcgrad.runtime.eigenvalues_only`)."""
+    eigenvalues_only(b, eigvals_only, type, subset_by_index, subset_by_value)
+    return eigvalsh_grad(d_out, a, "L" if lower else "U")
+
+
+@tangent(linalg.eigh, "a", name="scipy.linalg.eigh")
+def eigh_tangent(out, a, b=None, *, lower=True, eigvals_only=False, overwrite_a=False,
+                 overwrite_b=False, type=1, check_finite=True, subset_by_index=None,  # noqa: A002
+                 subset_by_value=None, driver=None, d_a):
+    eigenvalues_only(b, eigvals_only, type, subset_by_index, subset_by_value)
+    d = d_a if lower else np.conj(np.swapaxes(d_a, -1, -2))
+    v = np.linalg.eigh(a, "L" if lower else "U")[1]
+    n = np.shape(out)[-1]
+    strict = np.tri(n, k=-1, dtype=out.dtype)
+    d_sym = (d * (strict + np.eye(n, dtype=out.dtype))
+             + np.conj(np.swapaxes(d * strict, -1, -2)))
+    return np.real(np.sum(np.conj(v) * (d_sym @ v), axis=-2))
 
 
 @adjoint(linalg.toeplitz, "c", "r", name="scipy.linalg.toeplitz")

@@ -342,6 +342,23 @@ def distance_metric(metric):
                    f"distances with NumPy (np.sum((X[:, None] - Y[None]) ** 2, axis=-1))")
 
 
+def eigenvalues_only(b, eigvals_only, type, subset_by_index, subset_by_value):  # noqa: A002
+    """True where ``scipy.linalg.eigh``'s call is the one its rules know: every
+    eigenvalue of one symmetric matrix, alone (``eigvals_only=True``, no ``b``,
+    no subset; review s37 R5-21); else a :class:`~srcgrad.MissingRuleError`
+    saying what to write.
+
+        >>> eigenvalues_only(None, True, 1, None, None)
+        True
+    """
+    if b is None and eigvals_only is True and subset_by_index is None \
+            and subset_by_value is None:
+        return True
+    raise error_at("MissingRuleError", "scipy.linalg.eigh: srcgrad differentiates all the "
+                   "eigenvalues of one symmetric matrix, eigh(a, eigvals_only=True) (no b, "
+                   "no subset); for eigenvectors use np.linalg.eigh, whose rules have them")
+
+
 def solve_grads(g, out, a, b):
     """Cotangents of ``a`` and ``b`` in ``out = np.linalg.solve(a, b)``, where ``b``
     is a vector (shape (M,)) or a stack of matrices (..., M, K)."""
