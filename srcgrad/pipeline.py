@@ -457,7 +457,10 @@ class Compilation:
         """Rerun loops from a few saved states instead of taping (memory/checkpointing.py)."""
         self.extra = checkpoint_loops(self.forward, self.backward, self.options.policy,
                                       self.program.namer, defined=self.program.params,
-                                      free=self.program.free, filename=self.program.filename)
+                                      free=self.program.free, filename=self.program.filename,
+                                      plain=(*getattr(self.parsed, "array_params", ()),
+                                             *self.program.float_params,
+                                             *getattr(self.program, "int_params", ())))
 
     @compiler_pass
     def hoist_products(self):

@@ -298,6 +298,12 @@ class _State:
             # by a helper (cur() reading CNT) may differ when computed again
             self.mutated |= _read_from(program, {n for n, v in free.items()
                                                  if not _library_value(v)})
+        if any(getattr(stmt, "records", False) for stmt in ir.walk_statements(program.body)):
+            # H.append(float(l)) (normalize/records_outside.py): a list, dict or
+            # object read from outside, a global or a parameter, may hold H, and
+            # computed again after the records it would see them (review s37 D-22)
+            self.mutated |= _read_from(program, {n for n, v in free.items()
+                                                 if not _library_value(v)} | set(program.params))
 
     def block(self, backward: list, forward_block: list) -> list:
         out = list(backward)

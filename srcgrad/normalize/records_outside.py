@@ -40,6 +40,7 @@ import types
 
 import gast
 
+from ..frontend.linker import is_library_module
 from ..frontend.parse import static_value
 from ..ir.syntax import is_append, walk
 
@@ -138,6 +139,12 @@ def read_elsewhere(obj, name: str, resolver, called) -> bool:
               {k: v for k, v in resolver.closure.items() if k != name}]
     if any(_holds(v, obj) for space in spaces for v in space.values()):
         return True
+    for space in spaces:  # len(logmod.HIST): a user module's attribute (review s37 D-22)
+        for value in space.values():
+            if isinstance(value, types.ModuleType) \
+                    and not is_library_module(getattr(value, "__name__", "") or "") \
+                    and any(_holds(v, obj) for v in list(vars(value).values())):
+                return True
     seen, todo = set(), [(fn, 0) for fn in called]
     while todo:
         fn, depth = todo.pop()

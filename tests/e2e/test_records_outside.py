@@ -162,3 +162,55 @@ def shallow_copy(w):
 def test_a_list_read_back_or_holding_an_array_is_still_refused(fn):
     with pytest.raises(SrcGradError, match="HISTORY|OTHER"):
         srcgrad.grad(fn)(W)
+
+
+STATE: dict = {"hist": []}
+
+
+def read_through_a_dict_item(w):
+    s = 0.0
+    for i in range(3):
+        n = len(STATE["hist"]) + 1.0  # review s37 D-22: the dict's item may be HISTORY
+        w = np.sin(w * n)
+        HISTORY.append(float(w[0]))
+        s = s + np.sum(w)
+    return s
+
+
+def read_through_an_argument(w, hist):
+    s = 0.0
+    for i in range(3):
+        n = len(hist) + 1.0
+        w = np.sin(w * n)
+        HISTORY.append(float(w[0]))
+        s = s + np.sum(w)
+    return s
+
+
+@pytest.mark.parametrize("policy", ["save", "recompute"])
+def test_a_list_read_at_run_time_is_never_read_again_after_the_records(policy):
+    # what such a read gives is saved, not computed again in the adjoint sweep
+    by_item = srcgrad.grad(read_through_a_dict_item, policy=policy)
+    by_argument = srcgrad.grad(read_through_an_argument, policy=policy)
+    by_item(W)  # compiled while STATE['hist'] is another list
+    by_argument(W, HISTORY)
+    STATE["hist"] = HISTORY
+    try:
+        for grad_of, fn, args in ((by_item, read_through_a_dict_item, (W,)),
+                                  (by_argument, read_through_an_argument, (W, HISTORY))):
+            def own(w, fn=fn, args=args):
+                HISTORY.clear()
+                return fn(w, *args[1:])
+            HISTORY.clear()
+            grad = grad_of(*args)
+            assert_close(grad, numeric_grad(own, [W], 0), rtol=1e-6, atol=1e-8)
+    finally:
+        STATE["hist"] = []
+        HISTORY.clear()
+
+
+@pytest.mark.parametrize("fn, args", [(read_through_a_dict_item, (W,)),
+                                      (read_through_an_argument, (W, HISTORY))])
+def test_a_checkpointed_loop_reading_a_list_while_recording_is_refused(fn, args):
+    with pytest.raises(SrcGradError, match="checkpointed"):
+        srcgrad.grad(fn, policy="sqrt")(*args)
