@@ -30,6 +30,11 @@ named by the transformations, which see the arguments (``passed``).
 
 from __future__ import annotations
 
+import ast
+import inspect
+import textwrap
+import types
+
 import gast
 
 from ..errors import NonDifferentiableError
@@ -72,8 +77,8 @@ def sparse_routes(value, depth=0) -> set:
 
 
 def _step(stmt):
-    """``(target, base, steps)`` for ``t = base.a``, ``t = base[k]`` (a constant
-    key) or a chain of those (``t = H.ops[0]``), ``steps`` as in
+    """``(target, base, steps)`` for ``t = base``, ``t = base.a``, ``t = base[k]``
+    (a constant key) or a chain of those (``t = H.ops[0]``), ``steps`` as in
     :func:`sparse_routes`; else None."""
     if not isinstance(stmt, gast.Assign) or len(stmt.targets) != 1 \
             or not isinstance(stmt.targets[0], gast.Name):
@@ -87,7 +92,7 @@ def _step(stmt):
         else:
             break
         node = node.value
-    if not steps or not isinstance(node, gast.Name):
+    if not isinstance(node, gast.Name):  # (no steps: a copy, M = L of an inlined helper)
         return None
     return stmt.targets[0].id, node.id, tuple(reversed(steps))
 
@@ -127,6 +132,7 @@ def check(program, act, passed=()) -> None:
         return
     act = act() if callable(act) else act
     for stmt in statements:
+        _passed_on(stmt, sparse, program.filename)
         value = getattr(stmt, "value", None)
         if not isinstance(stmt, gast.Assign) or not isinstance(value, gast.BinOp) \
                 or type(value.op) not in _SYMBOLS:
@@ -144,3 +150,43 @@ def check(program, act, passed=()) -> None:
                     f"{shown}.toarray() (a dense copy) for elementwise arithmetic",
                     filename=program.filename, lineno=getattr(stmt, "lineno", None),
                     col=getattr(value, "col_offset", None))
+
+
+def _passed_on(stmt, sparse, filename) -> None:
+    """Raise where a sparse matrix is passed to a user function (differentiated
+    as a pair of its own, compiled without its caller's arguments) whose body
+    does arithmetic other than ``@`` with that parameter (``def helper(x, M):
+    return x * M``, diff review D-32): conservatively, whatever the other operand."""
+    op = getattr(stmt, "op", None)
+    fn = getattr(op, "primitive", None)
+    if not isinstance(fn, types.FunctionType) or not isinstance(stmt, (gast.Assign, gast.Expr)):
+        return
+    names = [a.id if isinstance(a, gast.Name) else None for a in op.args]
+    if not any(n in sparse for n in names if n):
+        return
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    except (OSError, TypeError, SyntaxError):
+        return
+    func = tree.body[0] if tree.body and isinstance(
+        tree.body[0], (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+    if func is None:
+        return
+    params = [a.arg for a in func.args.args]
+    for i, name in enumerate(names):
+        if name not in sparse or i >= len(params):
+            continue
+        for node in ast.walk(func):
+            operands = [node.left, node.right] if isinstance(node, ast.BinOp) \
+                and not isinstance(node.op, ast.MatMult) else \
+                [node.value] if isinstance(node, ast.AugAssign) \
+                and not isinstance(node.op, ast.MatMult) else []
+            if any(isinstance(o, ast.Name) and o.id == params[i] for o in operands):
+                raise NonDifferentiableError(
+                    f"'{name}' is a SciPy sparse matrix, passed to {fn.__name__} as "
+                    f"'{params[i]}', which does arithmetic other than '@' with it (for a "
+                    f"sparse matrix '*' is a matrix product, '+' makes an np.matrix): "
+                    f"srcgrad differentiates a sparse matrix through '@' only; write "
+                    f"'{params[i]} @ ...' there, or pass {name}.toarray() (a dense copy)",
+                    filename=filename, lineno=getattr(stmt, "lineno", None),
+                    col=getattr(stmt, "col_offset", None))

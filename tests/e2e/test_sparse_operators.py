@@ -216,3 +216,25 @@ def test_an_operator_reached_through_items_is_refused(fn, extra):  # diff review
                            match="is a SciPy sparse matrix, whose '[*]'") as info:
             call()
         assert info.value.filename == __file__ and info.value.lineno, info.value
+
+
+def _times(x, M):
+    return x * M
+
+
+def _product(x, M):
+    return M @ x
+
+
+def helper_times(x):
+    return np.sum(np.tanh(_times(x, L)))
+
+
+def helper_product(x):
+    return np.sum(np.tanh(_product(x, L)))
+
+
+def test_an_operator_passed_to_a_helper():  # diff review D-32: its parameter's x * M
+    with pytest.raises(srcgrad.NonDifferentiableError, match="passed to _times as 'M'"):
+        srcgrad.grad(helper_times)(X)
+    check_every_policy(helper_product, (X.copy(),))
