@@ -83,6 +83,7 @@ that needs one argument per parameter (a rule, a user function without
 
 from __future__ import annotations
 
+import collections
 import functools
 import itertools
 import operator
@@ -428,6 +429,14 @@ class _Desugarer(BuiltinForms, StarExpansion, LoopExits, IteratorLoops, Itertool
             return gast.copy_location(gast.Dict(
                 keys=[gast.Constant(value=k.arg, kind=None) for k in node.keywords],
                 values=[k.value for k in node.keywords]), node)
+        if prim is collections.OrderedDict and not node.args and node.keywords \
+                and all(k.arg is not None for k in node.keywords):
+            # OrderedDict(a=x, b=y) is OrderedDict({'a': x, 'b': y}): the same items in
+            # the same order, the dict followed as dict(...)'s is (review s37 R5-8)
+            node.args = [gast.copy_location(gast.Dict(
+                keys=[gast.Constant(value=k.arg, kind=None) for k in node.keywords],
+                values=[k.value for k in node.keywords]), node)]
+            node.keywords = []
         if prim in (zip, enumerate) and node.keywords:
             node = self.positional(node, prim)
         if any(isinstance(a, gast.Starred) for a in node.args):

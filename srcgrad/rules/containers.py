@@ -13,6 +13,7 @@ attribute name, so reading ``self.W`` reads ``tangent_attr(d_self, self,
 themselves.
 """
 
+import collections
 import copy
 
 from ..ir import (
@@ -59,7 +60,7 @@ from ..runtime import (
     unsort,
     zero_tangent,
 )
-from .derive import linear
+from .derive import alias, linear
 from .registry import adjoint, nondifferentiable, tangent
 
 
@@ -262,6 +263,12 @@ def dict_(out, d_out, iterable=()):
 @tangent(dict, "iterable", name="dict")
 def dict_tangent_(out, iterable=(), *, d_iterable):
     return dict_tangent(d_iterable, iterable)
+
+
+# collections.OrderedDict(items): a dict keeping the order it was given (review s37
+# R5-8), differentiated as dict(items) is; OrderedDict(a=x, b=y) comes here as
+# OrderedDict({'a': x, 'b': y}) (normalize/sugar.py), the same order
+alias(collections.OrderedDict, dict, name="collections.OrderedDict")
 
 
 @linear(dict_cotangent, "g", name="dict_cotangent")

@@ -24,6 +24,7 @@ zeros) hold.
 from __future__ import annotations
 
 import ast
+import collections
 import inspect
 import math
 import operator
@@ -320,6 +321,8 @@ def test_every_rule_has_an_entry():
     tested |= {id(srcgrad.runtime.merged), id(srcgrad.runtime.merge_tangent)}
     # dict(items) of a mapping or pairs, a dict out: e2e/test_dict_calls.py, hvp too
     tested |= {id(dict), id(srcgrad.runtime.dict_cotangent), id(srcgrad.runtime.dict_tangent)}
+    # collections.OrderedDict(items), dict's rules: e2e/test_ordered_dicts.py, hvp too
+    tested.add(id(collections.OrderedDict))
     # a dict out, dict.fromkeys(keys, v): tests/api/test_located_user_mistakes.py, both modes
     tested |= {id(p) for t in (registry.all_rules(), registry.all_tangents()) for p in t
                if p == dict.fromkeys}
