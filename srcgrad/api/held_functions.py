@@ -44,19 +44,27 @@ _GONE = object()
 _MAX_WATCHED = 256
 
 
+def _function_item(item) -> bool:
+    """A function, or a tuple holding one (``(np.sin, 1.0)``: a tuple never
+    changes, so the item itself is watched)."""
+    return is_function_value(item) or (
+        type(item) is tuple and any(is_function_value(i) for i in item))
+
+
 def held_function_dependencies(deps) -> list:
     """The items and lengths of the lists and dicts among the values of
-    ``deps`` that hold functions (module docstring)."""
+    ``deps`` that hold functions (module docstring), or tuples of them
+    (``PAIRS = [(np.sin, 1.0), ...]``, review s37 D-24)."""
     out, seen = [], set()
     for _, _, obj in deps:
         if type(obj) not in (list, dict) or id(obj) in seen or len(obj) > _MAX_WATCHED:
             continue
         items = obj.items() if type(obj) is dict else enumerate(obj)
         pairs = [(key, item) for key, item in items]
-        if not any(is_function_value(item) for _, item in pairs):
+        if not any(_function_item(item) for _, item in pairs):
             continue
         seen.add(id(obj))
-        out += [(obj, key, item) for key, item in pairs if is_function_value(item)]
+        out += [(obj, key, item) for key, item in pairs if _function_item(item)]
         out.append((obj, LENGTH, len(obj)))
     return out
 

@@ -225,3 +225,24 @@ def test_a_function_that_cannot_take_the_arguments_is_no_choice():
         return s + np.sum(pair[1](x, x))
 
     check_every_policy(f, (X,), 0)
+
+
+PAIRS = [(np.sin, 1.0), (np.cos, 2.0)]
+
+
+def weighted_pairs(x):
+    s = 0.0
+    for fn, w in PAIRS:
+        s = s + np.sum(fn(x)) * w
+    return s
+
+
+def test_a_pair_replaced_in_a_global_list_gets_new_code():
+    # review s37 D-24: the tuples' functions were not watched; the old code's guard refused
+    g = srcgrad.grad(weighted_pairs)
+    g(X)
+    PAIRS[0] = (np.exp, 1.0)
+    try:
+        assert_close(g(X), np.exp(X) - 2.0 * np.sin(X), rtol=1e-12)
+    finally:
+        PAIRS[0] = (np.sin, 1.0)
