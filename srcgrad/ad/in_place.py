@@ -72,6 +72,17 @@ def store_message(stmt, varied, program) -> str:
         owner += f"' (an object of class {cls.__name__})"
     else:
         owner += "'"
+    attr = stmt.attribute_target.attr
+    if attr in ("shape", "dtype", "strides") and cls is None:  # v.shape = (2, 2) of an array
+        # (review s37 R5-8: the message spoke of an object's fields)
+        base = owner.rstrip("'")
+        rewrite = {"shape": f"{base} = {base}.reshape(...)",
+                   "dtype": f"{base} = {base}.view(...) or {base}.astype(...)",
+                   "strides": f"np.lib.stride_tricks.sliding_window_view or indexing"}[attr]
+        return (f"'{shown}' changes the {attr} of the array '{base}' in place, which "
+                f"srcgrad does not follow (its derivative is carried by values, not by an "
+                f"array's attributes set afterwards); write {rewrite}, a new array with "
+                f"the same values")
     if any(n in varied for n in ir.names_in(stored)):
         return (f"'{shown}' stores a value being differentiated in an attribute of "
                 f"'{owner}: srcgrad runs an attribute assignment as written and carries "
