@@ -79,6 +79,11 @@ def as_tangent(t, primal):
                 f"the tangent of a {type(primal).__name__} argument of {len(primal)} items is "
                 f"a list or tuple of as many (None for a zero one); got {len(t)} items")
         return type(primal)(_part(u, v) for u, v in zip(t, primal))
+    if type(primal) in (list, tuple) and isinstance(t, np.ndarray) and t.ndim \
+            and len(t) == len(primal) and all(
+                np.shape(p) == t.shape[1:] for p in primal):
+        # one array stacking the items' tangents (np.ones_like([z, z])): item by item
+        return type(primal)(_part(u, v) for u, v in zip(t, primal))
     if isinstance(primal, dict) or type(primal) in (list, tuple):  # s37 R5-1: was a raw error
         shape = "a dict of some of its keys" if isinstance(primal, dict) else \
             f"a list or tuple of {len(primal)} items"

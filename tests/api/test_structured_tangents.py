@@ -39,8 +39,8 @@ def by_item(ws, x):
     (lambda: srcgrad.jvp(by_key, (WS, X), (0.0, T)), "dict argument is a dict of some of its keys"),
     (lambda: srcgrad.jvp(by_item, (list(WS.values()), X), (0.0, T)), "a list or tuple of 2 items"),
     (lambda: srcgrad.jvp(by_key, (WS, X), ([WS["a"], WS["b"]], None)), "got a list"),
-    (lambda: srcgrad.jvp(by_item, (list(WS.values()), X), (np.zeros((2, 3, 3)), None)),
-     "got an array of shape (2, 3, 3)"),
+    (lambda: srcgrad.jvp(by_item, (list(WS.values()), X), (np.zeros((3, 3, 3)), None)),
+     "got an array of shape (3, 3, 3)"),
     (lambda: srcgrad.hvp(by_key)(WS, X, 0.0), "got a float"),
     (lambda: srcgrad.hvp(by_key)(WS, X, [WS["a"], WS["b"]]), "got a list"),
     (lambda: srcgrad.jvp(by_key, (WS, X), ({"a": np.ones(3)}, None)),
@@ -57,3 +57,13 @@ def test_none_and_dicts_of_some_keys_are_zero_tangents():
     _, other = srcgrad.jvp(by_key, (WS, X), ({"a": np.zeros((3, 3))}, T))
     assert value == by_key(WS, X)
     np.testing.assert_allclose(tangent, other, rtol=0, atol=0)
+
+
+def test_one_array_stacking_a_lists_item_tangents():
+    # (as tests/e2e/test_argument_sharing.py passes np.ones_like([z, z]))
+    items = list(WS.values())
+    stacked = np.stack([np.ones((3, 3)), np.full((3, 3), 0.5)])
+    value, tangent = srcgrad.jvp(by_item, (items, X), (stacked, None))
+    _, by_parts = srcgrad.jvp(by_item, (items, X), ([stacked[0], stacked[1]], None))
+    assert value == by_item(items, X)
+    np.testing.assert_allclose(tangent, by_parts, rtol=0, atol=0)
