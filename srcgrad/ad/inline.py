@@ -51,7 +51,7 @@ from ..ir.transformer import Transformer
 from ..optimize.broadcast import DropExpand, DropUnbroadcast
 from ..optimize.peephole import STATIC_NAMES, partially_evaluate
 from ..rules.registry import Rule
-from .object_refusals import derivative_call_message, made_by_a_classmethod
+from .object_refusals import derivative_call_message, flat_message, made_by_a_classmethod
 
 
 @dataclass
@@ -588,6 +588,8 @@ def missing_rule(program, op: ir.Op, forward: bool = False) -> MissingRuleError:
             f"it by position")
     if isinstance(op.primitive, ir.UnknownMember) and op.primitive.name == "pop":
         return at(UnsupportedSyntaxError, _pop_message(op.node))
+    if op.label == ".flat":  # x.flat[3], for v in x.flat (review s37 R5-8)
+        return at(MissingRuleError, flat_message(op))
     if getattr(op, "hint", None):  # self.act(h), opt.update(w, g): a user's method
         cls, message = op.hint
         return at(cls, message)

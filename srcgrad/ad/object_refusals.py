@@ -6,6 +6,8 @@ message, for two objects whose call that message would misname (review s37):
 - a derivative srcgrad made, called inside the function differentiated
   (``H = H_of(w)`` with ``H_of = srcgrad.hessian(nll)``): its derivative is
   one order higher, computed as a dense tensor by ``jacobian(hessian(nll))``;
+- ``x.flat`` (an iterator object over the array, read by index or in a loop),
+  which srcgrad does not follow: ``x.ravel()`` reads the same elements;
 - a method called on an object a classmethod of a plain class returned
   (``m = Net.make(W); m.loss(x)``): the object was built from a value being
   differentiated, which srcgrad refuses for ``Net(W)`` itself, saying why.
@@ -84,3 +86,12 @@ def made_by_a_classmethod(program, op: ir.Op):
                 and not dataclasses.is_dataclass(cls) and not issubclass(cls, tuple):
             return cls.__name__, f"{cls.__name__}.{name}"  # (those srcgrad builds, or says why not)
     return None
+
+
+def flat_message(op: ir.Op) -> str:
+    """Why ``x.flat`` is refused, and what reads the same elements (review s37 R5-8:
+    the message offered register_vjp for NumPy's own attribute)."""
+    base = source_of(op.node.value) if isinstance(op.node, gast.Attribute) else "x"
+    return (f"'{base}.flat' is an iterator object over the array, which srcgrad does not "
+            f"follow; {base}.ravel() (or {base}.reshape(-1)) reads the same elements in the "
+            f"same order, by index ({base}.ravel()[i]) or in a loop")
