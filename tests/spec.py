@@ -1309,7 +1309,10 @@ for e, shape in (("np.add.reduce(x)", (3, 4)), ("np.add.reduce(x, 1)", (3, 4)),
                  ("np.logaddexp.reduce(x, axis=1, keepdims=True)", (2, 3)),
                  ("np.add.accumulate(x)", (4, 2)), ("np.add.accumulate(x, axis=1)", (2, 3)),
                  ("np.multiply.accumulate(x)", (4,)),
-                 ("np.multiply.accumulate(x, 1)", (2, 3))):
+                 ("np.multiply.accumulate(x, 1)", (2, 3)),
+                 ("np.add.reduceat(x, [0, 2])", (5,)),  # review s37 R5-2
+                 ("np.add.reduceat(x, np.array([0, 3, 1, 4]), axis=1)", (2, 6)),
+                 ("np.add.reduceat(x, [1, 1, 3], 0)", (4, 3))):
     prim = eval(e.split("(")[0], {"np": np})
     S(f"{e}-{shape}", prim, e, x=normal(*shape))
 for e, shape in (("np.maximum.reduce(x)", (4, 3)), ("np.minimum.reduce(x, axis=1)", (2, 5)),

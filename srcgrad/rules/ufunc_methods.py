@@ -114,6 +114,19 @@ def add_accumulate(out, d_out, array, axis=0):
     return reverse_cumsum(d_out, array, axis)
 
 
+@linear(np.add.reduceat, "array", name="np.add.reduceat", keywords=("axis",))
+def add_reduceat(out, d_out, array, indices, axis=0):
+    """Sums of the segments ``indices`` starts (review s37 R5-2): ``out = S @ x``
+    along ``axis`` with ``S`` the segments' membership, which ``np.add.reduceat`` of
+    the identity's rows gives (a segment that does not move forward being its first
+    element, as NumPy has it); the cotangent is ``S^T`` times ``out``'s."""
+    g = np.broadcast_to(d_out, np.shape(out))
+    n = np.shape(array)[axis]
+    segments = np.add.reduceat(np.eye(n, dtype=g.dtype), indices, axis=0)
+    return np.moveaxis(np.tensordot(np.swapaxes(segments, 0, 1), np.moveaxis(g, axis, 0),
+                                    axes=1), 0, axis)
+
+
 @adjoint(np.multiply.accumulate, "array", name="np.multiply.accumulate")
 def multiply_accumulate(out, d_out, array, axis=0):
     """Exact where some elements are zero (see cumprod_grad)."""

@@ -1,7 +1,7 @@
 """NumPy calls review s37 found refused (R5-2), each with a located
 MissingRuleError in grad, jvp and hvp: ``np.lexsort`` (positions, as
 ``np.argsort``'s), ``np.delete``, ``np.diagflat``, ``np.spacing`` (a step,
-constant between powers of two) and ``np.nextafter``.  Each rule is checked
+constant between powers of two), ``np.nextafter`` and ``np.add.reduceat``.  Each rule is checked
 by the spec table in both modes; here in programs, under every policy.
 """
 
@@ -41,13 +41,22 @@ def within_an_ulp(x):
     return s
 
 
-@pytest.mark.parametrize("fn", [ranked_by_two_keys, dropped, diagonal_matrix, within_an_ulp],
-                         ids=lambda f: f.__name__)
+def segments_in_a_loop(x):
+    total = 0.0
+    for k in range(2):
+        sums = np.add.reduceat(x.reshape(2, 3) * (k + 1), np.array([0, 2, 1]), axis=1)
+        total = total + np.sum(np.tanh(sums) ** 2)
+    return total + np.sum(np.add.reduceat(x, [0, 2, 5]) ** 2)
+
+
+@pytest.mark.parametrize("fn", [ranked_by_two_keys, dropped, diagonal_matrix, within_an_ulp,
+                                segments_in_a_loop], ids=lambda f: f.__name__)
 def test_programs_with_the_calls(fn):
     check_every_policy(fn, (X,), 0)
 
 
-@pytest.mark.parametrize("fn", [dropped, diagonal_matrix], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("fn", [dropped, diagonal_matrix, segments_in_a_loop],
+                         ids=lambda f: f.__name__)
 def test_hvp_of_the_calls(fn):
     v = np.linspace(-1.0, 1.0, X.size)
     gradient = srcgrad.grad(fn)
@@ -56,15 +65,15 @@ def test_hvp_of_the_calls(fn):
     assert_close(srcgrad.hvp(fn)(X, v), want, rtol=1e-5, atol=1e-7)
 
 
-def segment_sums(x):
-    return np.sum(np.add.reduceat(x, [0, 2]) ** 2)
+def running_fmax(x):
+    return np.sum(np.fmax.reduce(x.reshape(2, 3), 0))
 
 
 def pairwise_minimum(x):
     return np.sum(np.minimum.outer(x, x))
 
 
-@pytest.mark.parametrize("fn, shown", [(segment_sums, "np.add.reduceat"),
+@pytest.mark.parametrize("fn, shown", [(running_fmax, "np.fmax.reduce"),
                                        (pairwise_minimum, "np.minimum.outer")])
 @pytest.mark.parametrize("mode", ["grad", "jvp"])
 def test_a_ufunc_method_without_a_rule_is_named_as_written(fn, shown, mode):
