@@ -395,11 +395,11 @@ FORBIDDEN = 1.0
     (_prim, (), lambda res, d_out, a: d_out, "(out, d_out)"),
     (_prim, ("zz",), lambda out, d_out, a: d_out, "'zz'"),
     (_prim, (), lambda out, d_out, b: d_out, "do not match"),
-    (np.nextafter, (), lambda out, d_out, x: d_out, "ufunc takes 2"),
+    (np.gcd, (), lambda out, d_out, x: d_out, "ufunc takes 2"),
     (_prim, (), lambda out, d_out, a: d_out * FORBIDDEN, "FORBIDDEN"),
 ], ids=["first-params", "wrt-not-a-param", "param-names", "ufunc-arity", "forbidden-global"])
 def test_malformed_rules_are_rejected(primitive, wrt, rule, words):
-    name = "bad.prim" if primitive is _prim else "np.nextafter"
+    name = "bad.prim" if primitive is _prim else "np.gcd"
     with pytest.raises(RuleError) as info:
         registry.adjoint(primitive, *wrt, name=name if primitive is _prim else None)(rule)
     assert name in str(info.value) and words in str(info.value)
@@ -413,11 +413,11 @@ def test_malformed_rules_are_rejected(primitive, wrt, rule, words):
     (lambda: pointwise(np.spacing, lambda x, y: x), "optionally 'out'"),
     (lambda: pointwise(np.spacing, np.exp), "lambda"),
     (lambda: pointwise(np.spacing, lambda x: FORBIDDEN), "FORBIDDEN"),
-    (lambda: pointwise(np.nextafter, lambda x: 1), "ufunc takes 2"),
+    (lambda: pointwise(np.gcd, lambda x: 1), "ufunc takes 2"),
     (lambda: linear(_prim, "a", name="bad.prim", keywords=("c",))(
         lambda out, d_out, a, b=1: d_out), "no parameters ['c']"),
-    (lambda: alias(_prim, np.nextafter, name="bad.prim"), "has no rules"),
-    (lambda: alias(np.nextafter, np.clip, "a", "out", "x"), "already uses the names ['out']"),
+    (lambda: alias(_prim, np.gcd, name="bad.prim"), "has no rules"),
+    (lambda: alias(np.gcd, np.clip, "a", "out", "x"), "already uses the names ['out']"),
 ], ids=["tangent-first-param", "tangent-order", "tangent-names", "pointwise-arity",
         "pointwise-not-a-lambda", "pointwise-forbidden-global", "pointwise-binary", "linear-keyword",
         "alias-no-twin", "alias-clash"])
@@ -429,7 +429,7 @@ def test_malformed_declarations_are_rejected(declare, words):
         assert words in str(info.value)
     finally:
         restore()
-    for prim in (np.nextafter, np.spacing, _prim):
+    for prim in (np.gcd, np.spacing, _prim):
         assert registry.lookup(prim) is None and registry.lookup_tangent(prim) is None
 
 
