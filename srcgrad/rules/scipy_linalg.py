@@ -11,14 +11,18 @@ tangent code differentiates again (review s36 R4-13: ``expm`` was refused).
 ``sqrtm``'s output ``s`` satisfies ``s s = a``, so its tangent ``x`` solves
 the Sylvester equation ``s x + x s = d_a``
 (:func:`~srcgrad.runtime.sqrtm_frechet`); that map is self-adjoint up to
-``s -> s^H``, so the adjoint is ``sqrtm_frechet(s^H, g)``.  The helper's own
+``s -> s^T``, so the adjoint is ``sqrtm_frechet(s^T, g)`` -- the transpose,
+not the conjugate transpose: a complex cotangent here is autograd's, for which
+a holomorphic map's adjoint is its transpose (review s37 D-15: with ``s^H``
+the gradient of the imaginary part of a complex square root was
+sign-flipped).  The helper's own
 rules (linear in the direction; in ``s``, ``s dx + dx s = -(ds x + x ds)``)
 are written with it again, for any order.
 
 ``solve_sylvester(a, b, q)``, the ``x`` with ``a x + x b = q``: ``da x + a dx
 + dx b + x db = dq``, so ``dx`` solves the same equation for ``dq - da x - x
-db``, and with ``y`` the solution at ``a^H, b^H`` for ``g``, ``q`` gets ``y``,
-``a`` gets ``-y x^H``, ``b`` gets ``-x^H y`` (:func:`~srcgrad.runtime.sylvester`,
+db``, and with ``y`` the solution at ``a^T, b^T`` for ``g``, ``q`` gets ``y``,
+``a`` gets ``-y x^T``, ``b`` gets ``-x^T y`` (transposes, as for ``sqrtm``: D-16) (:func:`~srcgrad.runtime.sylvester`,
 with the same rules).
 
 Registered lazily, like :mod:`.scipy_special`, once the user's code has
@@ -370,9 +374,9 @@ def expm_frechet_tangent(out, a, e, d_a, d_e):
 
 @adjoint(linalg.sqrtm, "A", name="scipy.linalg.sqrtm")
 def sqrtm(out, d_out, A):
-    """``<g, L^-1(dA)> = <L*^-1(g), dA>`` with ``L(x) = s x + x s``, ``L*`` the
-    same at ``s^H``."""
-    return in_dtype_of(sqrtm_frechet(np.conj(np.swapaxes(out, -1, -2)),
+    """``<g, L^-1(dA)> = <L^T^-1(g), dA>`` with ``L(x) = s x + x s``, ``L^T`` the
+    same at ``s^T``."""
+    return in_dtype_of(sqrtm_frechet(np.swapaxes(out, -1, -2),
                                      np.broadcast_to(d_out, np.shape(out))), A)
 
 
@@ -383,11 +387,11 @@ def sqrtm_tangent(out, A, d_A):
 
 @adjoint(sqrtm_frechet, "s", "e", name="sqrtm_frechet")
 def sqrtm_frechet_adjoint(out, d_out, s, e):
-    """``x = L_s^-1(e)``: ``e`` gets ``y = L_{s^H}^-1(g)``; ``s``, through ``dx =
-    -L_s^-1(ds x + x ds)``, gets ``-(y x^H + x^H y)``."""
-    y = sqrtm_frechet(np.conj(np.swapaxes(s, -1, -2)), np.broadcast_to(d_out, np.shape(out)))
-    x_h = np.conj(np.swapaxes(out, -1, -2))
-    return -(y @ x_h + x_h @ y), y
+    """``x = L_s^-1(e)``: ``e`` gets ``y = L_{s^T}^-1(g)``; ``s``, through ``dx =
+    -L_s^-1(ds x + x ds)``, gets ``-(y x^T + x^T y)``."""
+    y = sqrtm_frechet(np.swapaxes(s, -1, -2), np.broadcast_to(d_out, np.shape(out)))
+    x_t = np.swapaxes(out, -1, -2)
+    return -(y @ x_t + x_t @ y), y
 
 
 @tangent(sqrtm_frechet, "s", "e", name="sqrtm_frechet")
@@ -397,10 +401,10 @@ def sqrtm_frechet_tangent(out, s, e, d_s, d_e):
 
 @adjoint(linalg.solve_sylvester, "a", "b", "q", name="scipy.linalg.solve_sylvester")
 def solve_sylvester(out, d_out, a, b, q):
-    y = sylvester(np.conj(np.swapaxes(a, -1, -2)), np.conj(np.swapaxes(b, -1, -2)),
+    y = sylvester(np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2),
                   np.broadcast_to(d_out, np.shape(out)))
-    x_h = np.conj(np.swapaxes(out, -1, -2))
-    return in_dtype_of(-(y @ x_h), a), in_dtype_of(-(x_h @ y), b), in_dtype_of(y, q)
+    x_t = np.swapaxes(out, -1, -2)
+    return in_dtype_of(-(y @ x_t), a), in_dtype_of(-(x_t @ y), b), in_dtype_of(y, q)
 
 
 @tangent(linalg.solve_sylvester, "a", "b", "q", name="scipy.linalg.solve_sylvester")
@@ -411,10 +415,10 @@ def solve_sylvester_tangent(out, a, b, q, d_a, d_b, d_q):
 @adjoint(sylvester, "a", "b", "q", name="sylvester")
 def sylvester_adjoint(out, d_out, a, b, q):
     """As ``scipy.linalg.solve_sylvester``'s."""
-    y = sylvester(np.conj(np.swapaxes(a, -1, -2)), np.conj(np.swapaxes(b, -1, -2)),
+    y = sylvester(np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2),
                   np.broadcast_to(d_out, np.shape(out)))
-    x_h = np.conj(np.swapaxes(out, -1, -2))
-    return -(y @ x_h), -(x_h @ y), y
+    x_t = np.swapaxes(out, -1, -2)
+    return -(y @ x_t), -(x_t @ y), y
 
 
 @tangent(sylvester, "a", "b", "q", name="sylvester")
