@@ -90,7 +90,7 @@ def diag(out, d_out, v, k=0):
 def diagflat(out, d_out, v, k=0):
     """``v`` flattened onto diagonal ``k`` of a square matrix (review s37 R5-2):
     the cotangent is that diagonal, in ``v``'s shape."""
-    return np.reshape(np.diagonal(d_out, k), np.shape(v))
+    return np.reshape(np.diagonal(np.broadcast_to(d_out, np.shape(out)), k), np.shape(v))
 
 
 @linear(np.delete, "arr")
