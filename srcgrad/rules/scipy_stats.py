@@ -31,7 +31,7 @@ import math
 import numpy as np
 from scipy import stats
 
-from ..runtime import log_gamma, mvn_logpdf_grads, psi, unbroadcast
+from ..runtime import log_gamma, mvn_logpdf_grads, only_where, psi, unbroadcast
 from .registry import adjoint, tangent
 
 _NORM = stats.norm.logpdf
@@ -500,14 +500,18 @@ def t_logcdf_tangent(out, x, df, loc=0, scale=1, *, d_x, d_loc, d_scale):
 def gamma_cdf(out, d_out, x, a, loc=0, scale=1):
     """The gamma density ``z^(a-1) e^-z / Gamma(a)`` over ``scale``; ``a`` constant."""
     z = (x - loc) / scale
-    f = d_out * np.exp((a - 1) * np.log(z) - z - log_gamma(a)) / scale
+    inside = z > 0  # (outside the support the cdf is constant: 0, not log(z)'s NaN)
+    f = only_where(d_out * np.exp((a - 1) * np.log(np.where(inside, z, 1.0)) - z
+                                  - log_gamma(a)) / scale, inside)
     return unbroadcast(f, x), unbroadcast(-f, loc), unbroadcast(-z * f, scale)
 
 
 @tangent(_GAMMA_CDF, "x", "loc", "scale", name="scipy.stats.gamma.cdf")
 def gamma_cdf_tangent(out, x, a, loc=0, scale=1, *, d_x, d_loc, d_scale):
     z = (x - loc) / scale
-    f = np.exp((a - 1) * np.log(z) - z - log_gamma(a)) / scale
+    inside = z > 0
+    f = only_where(np.exp((a - 1) * np.log(np.where(inside, z, 1.0)) - z - log_gamma(a))
+                   / scale, inside)
     return d_x * f, -d_loc * f, -d_scale * z * f
 
 
@@ -515,16 +519,18 @@ def gamma_cdf_tangent(out, x, a, loc=0, scale=1, *, d_x, d_loc, d_scale):
 def chi2_cdf(out, d_out, x, df, loc=0, scale=1):
     """The chi-squared density ``z^(h-1) e^(-z/2) / (2^h Gamma(h))``, ``h = df / 2``."""
     z = (x - loc) / scale
-    f = d_out * np.exp((df / 2 - 1) * np.log(z) - z / 2 - df / 2 * math.log(2)
-                       - log_gamma(df / 2)) / scale
+    inside = z > 0
+    f = only_where(d_out * np.exp((df / 2 - 1) * np.log(np.where(inside, z, 1.0)) - z / 2
+                                  - df / 2 * math.log(2) - log_gamma(df / 2)) / scale, inside)
     return unbroadcast(f, x), unbroadcast(-f, loc), unbroadcast(-z * f, scale)
 
 
 @tangent(_CHI2_CDF, "x", "loc", "scale", name="scipy.stats.chi2.cdf")
 def chi2_cdf_tangent(out, x, df, loc=0, scale=1, *, d_x, d_loc, d_scale):
     z = (x - loc) / scale
-    f = np.exp((df / 2 - 1) * np.log(z) - z / 2 - df / 2 * math.log(2)
-               - log_gamma(df / 2)) / scale
+    inside = z > 0
+    f = only_where(np.exp((df / 2 - 1) * np.log(np.where(inside, z, 1.0)) - z / 2
+                          - df / 2 * math.log(2) - log_gamma(df / 2)) / scale, inside)
     return d_x * f, -d_loc * f, -d_scale * z * f
 
 
@@ -532,16 +538,21 @@ def chi2_cdf_tangent(out, x, df, loc=0, scale=1, *, d_x, d_loc, d_scale):
 def beta_cdf(out, d_out, x, a, b, loc=0, scale=1):
     """The beta density ``z^(a-1) (1-z)^(b-1) / B(a, b)``; ``a``, ``b`` constants."""
     z = (x - loc) / scale
-    f = d_out * np.exp((a - 1) * np.log(z) + (b - 1) * np.log1p(-z) - log_gamma(a)
-                       - log_gamma(b) + log_gamma(a + b)) / scale
+    inside = (z > 0) & (z < 1)  # (the cdf is 0 below, 1 above)
+    zs = np.where(inside, z, 0.5)
+    f = only_where(d_out * np.exp((a - 1) * np.log(zs) + (b - 1) * np.log1p(-zs)
+                                  - log_gamma(a) - log_gamma(b) + log_gamma(a + b)) / scale,
+                   inside)
     return unbroadcast(f, x), unbroadcast(-f, loc), unbroadcast(-z * f, scale)
 
 
 @tangent(_BETA_CDF, "x", "loc", "scale", name="scipy.stats.beta.cdf")
 def beta_cdf_tangent(out, x, a, b, loc=0, scale=1, *, d_x, d_loc, d_scale):
     z = (x - loc) / scale
-    f = np.exp((a - 1) * np.log(z) + (b - 1) * np.log1p(-z) - log_gamma(a) - log_gamma(b)
-               + log_gamma(a + b)) / scale
+    inside = (z > 0) & (z < 1)
+    zs = np.where(inside, z, 0.5)
+    f = only_where(np.exp((a - 1) * np.log(zs) + (b - 1) * np.log1p(-zs) - log_gamma(a)
+                          - log_gamma(b) + log_gamma(a + b)) / scale, inside)
     return d_x * f, -d_loc * f, -d_scale * z * f
 
 

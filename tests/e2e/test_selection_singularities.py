@@ -23,6 +23,8 @@ from numeric import assert_close, check_every_policy
 
 import srcgrad
 
+stats = pytest.importorskip("scipy.stats")
+
 
 def safe_sqrt(x):
     return np.sum(np.sqrt(np.maximum(x, 0.0)))
@@ -96,3 +98,19 @@ def test_the_slope_at_the_singularity_itself_is_still_infinite():
         _, tangent = srcgrad.jvp(lambda x: np.sum(np.sqrt(x)), (np.array([0.0]),),
                                  (np.array([1.0]),))
     assert tangent == np.inf
+
+
+def cdfs_outside_their_support(x):
+    # diff review s37 D-30: the density was written with log(z), NaN where z <= 0
+    return (np.sum(stats.gamma.cdf(x, 2.0)) + np.sum(stats.chi2.cdf(x, 3.0))
+            + np.sum(stats.beta.cdf(x, 2.0, 3.0)))
+
+
+def test_cdfs_are_constant_outside_their_support():
+    pytest.importorskip("scipy")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        grad = check_every_policy(cdfs_outside_their_support, (np.array([-0.5, 0.4, 1.5]),), 0)
+        hv = srcgrad.hvp(cdfs_outside_their_support)(np.array([-0.5, 0.4, 1.5]), np.ones(3))
+    assert grad[0] == 0.0 and np.all(np.isfinite(grad)) and np.all(np.isfinite(hv))
+
