@@ -38,6 +38,7 @@ from ..runtime import (
     in_dtype_of,
     log_gamma,
     logsumexp_grads,
+    only_where,
     psi,
     unbroadcast,
     zero_tangent,
@@ -66,7 +67,8 @@ pointwise(special.ndtri, lambda x, out: math.sqrt(2 * math.pi) * np.exp(out * ou
 pointwise(special.gammaln, lambda x: psi(0, x), name="scipy.special.gammaln")
 pointwise(special.gamma, lambda x, out: out * psi(0, x), name="scipy.special.gamma")
 pointwise(special.digamma, lambda x: psi(1, x), name="scipy.special.digamma")
-pointwise(special.entr, lambda x: -(np.log(x) + 1), name="scipy.special.entr")
+pointwise(special.entr, lambda x: -(np.log(x) + 1), name="scipy.special.entr",
+          singular=True)
 
 
 @adjoint(special.polygamma, "x", name="scipy.special.polygamma")
@@ -87,7 +89,9 @@ def xlogy(out, d_out, x, y):
 
 @tangent(special.xlogy, name="scipy.special.xlogy")
 def xlogy_tangent(out, x, y, d_x, d_y):
-    return expand(d_x * np.log(y), out), expand(d_y * x / y, out)
+    # a zero tangent stays zero where a slope is infinite (log(0); fc71c7f, diff review D-33)
+    return (expand(only_where(d_x * np.log(y), d_x != 0), out),
+            expand(only_where(d_y * x / y, d_y != 0), out))
 
 
 @adjoint(special.rel_entr, name="scipy.special.rel_entr")
@@ -99,7 +103,8 @@ def rel_entr(out, d_out, x, y):
 
 @tangent(special.rel_entr, name="scipy.special.rel_entr")
 def rel_entr_tangent(out, x, y, d_x, d_y):
-    return expand(d_x * (np.log(x / y) + 1), out), expand(-d_y * x / y, out)
+    return (expand(only_where(d_x * (np.log(x / y) + 1), d_x != 0), out),
+            expand(only_where(-d_y * x / y, d_y != 0), out))
 
 
 @adjoint(special.kl_div, name="scipy.special.kl_div")
@@ -110,7 +115,8 @@ def kl_div(out, d_out, x, y):
 
 @tangent(special.kl_div, name="scipy.special.kl_div")
 def kl_div_tangent(out, x, y, d_x, d_y):
-    return expand(d_x * np.log(x / y), out), expand(d_y * (1 - x / y), out)
+    return (expand(only_where(d_x * np.log(x / y), d_x != 0), out),
+            expand(only_where(d_y * (1 - x / y), d_y != 0), out))
 
 
 @adjoint(special.xlog1py, name="scipy.special.xlog1py")

@@ -24,6 +24,7 @@ from numeric import assert_close, check_every_policy
 import srcgrad
 
 stats = pytest.importorskip("scipy.stats")
+stats_special = pytest.importorskip("scipy.special")
 
 
 def safe_sqrt(x):
@@ -113,4 +114,19 @@ def test_cdfs_are_constant_outside_their_support():
         grad = check_every_policy(cdfs_outside_their_support, (np.array([-0.5, 0.4, 1.5]),), 0)
         hv = srcgrad.hvp(cdfs_outside_their_support)(np.array([-0.5, 0.4, 1.5]), np.ones(3))
     assert grad[0] == 0.0 and np.all(np.isfinite(grad)) and np.all(np.isfinite(hv))
+
+
+def entropies_of_a_cut_value(x):
+    # diff review s37 D-33: the tangent d_x * (log(x / y) + 1) was 0 * -inf at the cut
+    from_zero = np.maximum(x, 0.0)
+    special = stats_special
+    return (np.sum(special.rel_entr(from_zero, 0.5)) + np.sum(special.entr(from_zero))
+            + np.sum(special.xlogy(from_zero + 1.0, from_zero + 0.5)))
+
+
+def test_entropies_of_a_cut_value_in_forward_mode():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        grad = check_every_policy(entropies_of_a_cut_value, (np.array([0.5, -1.3, 2.0]),), 0)
+    assert grad[1] == 0.0
 
