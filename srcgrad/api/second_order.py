@@ -116,8 +116,9 @@ def _part(t, primal):
         if isinstance(primal, (dict, list, tuple)):
             return as_tangent(None, primal)
         return 0.0 if isinstance(primal, (float, np.floating)) else None
-    if isinstance(primal, (dict, list, tuple, np.ndarray)):  # (an array's shape checked)
-        return as_tangent(t, primal)
+    if isinstance(primal, (dict, list, tuple)) or (
+            isinstance(primal, np.ndarray) and np.ndim(t)):  # (an array's shape checked;
+        return as_tangent(t, primal)                        # a number stands for zeros)
     return t
 
 
