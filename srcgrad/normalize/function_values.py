@@ -63,7 +63,6 @@ from ..frontend.function_tables import (
 from ..frontend.linker import is_user_function
 from ..frontend.parse import static_value
 from ..ir.syntax import clone, load_name, walk
-from .rewrites import located_guard
 
 #: The most functions one call chooses among: beyond, the call is refused as before.
 MAX_CHOICES = 32
@@ -163,32 +162,11 @@ class FunctionValues:
                    f"({', '.join(where for _, where in choices)}), and this is another: "
                    f"srcgrad makes code for the functions it sees when it compiles -- keep "
                    f"the function in a global list or dict, or pass it as an argument")
-        tests = [same(ref, gast.IsNot) for ref in refs]
-        guard = located_guard(tests[0] if len(tests) == 1 else gast.BoolOp(
-            op=gast.And(), values=tests), message, self.parsed.filename, node)
-        self.specialised.extend(self.element_lists)  # the lists passed: in the header
-        self.element_lists = []
-        result = self.namer.fresh("result")
-        self.locals.add(result)
-        branch = None
-        for ref in reversed(refs):
-            call = gast.Call(func=clone(ref), args=[clone(a) for a in node.args],
-                             keywords=[gast.keyword(arg=k.arg, value=clone(k.value))
-                                       for k in node.keywords])
-            assign = [gast.Assign(targets=[gast.Name(id=result, ctx=gast.Store(),
-                                                     annotation=None, type_comment=None)],
-                                  value=call, type_comment=None)]
-            branch = assign if branch is None else [gast.If(test=same(ref, gast.Is),
-                                                            body=assign, orelse=branch)]
-        for stmt in [guard, *branch]:
-            for sub in walk(stmt):
-                if "lineno" in sub._attributes:
-                    gast.copy_location(sub, node)
-        self.count_assignments(branch)
-        self.statement(guard)
-        for stmt in branch:
-            self.statement(stmt)
-        return self.atom(load_name(result))
+        calls = [(same(ref, gast.Is), same(ref, gast.IsNot), gast.Call(
+            func=clone(ref), args=[clone(a) for a in node.args],
+            keywords=[gast.keyword(arg=k.arg, value=clone(k.value)) for k in node.keywords]))
+            for ref in refs]
+        return self.chosen_call(node, calls, message)
 
     def function_reference(self, fn, where):
         """How the code names ``fn``: ``np.tanh`` by the module it is in, else a

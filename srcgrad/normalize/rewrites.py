@@ -120,28 +120,42 @@ class Rewrites:
                    f"when it was compiled, and this object is of another class: srcgrad makes "
                    f"code for the classes of each {held[:-1]} passed, not for a global {whose} "
                    f"were replaced since -- pass the {held[:-1]} as an argument")
-        tests = [kind_is(ref, gast.IsNot) for ref in refs]
-        # a SrcGradError located at the call (a raw TypeError until session 31)
-        guard = located_guard(tests[0] if len(tests) == 1 else gast.BoolOp(
-            op=gast.And(), values=tests), message, self.parsed.filename, node) \
-            if fallback is None else None
-        self.specialised.extend(self.element_lists)
-        self.element_lists = []
-        result = self.namer.fresh("result")
-        self.locals.add(result)
-        branch = None if fallback is None else [gast.Assign(targets=[gast.Name(
-            id=result, ctx=gast.Store(), annotation=None, type_comment=None)],
-            value=fallback, type_comment=None)]
-        for cls, ref in reversed(list(zip(classes, refs))):
+        calls = []
+        for cls, ref in zip(classes, refs):
             method = gast.Attribute(value=clone(ref), attr=func.attr, ctx=gast.Load())
             method.helper = getattr(cls, func.attr)  # bound above, as ref
             call = gast.Call(func=method, args=[clone(obj), *node.args], keywords=node.keywords)
             call.receiver_type = cls
-            assign = [gast.Assign(targets=[gast.Name(id=result, ctx=gast.Store(), annotation=None,
-                                                     type_comment=None)],
-                                  value=call, type_comment=None)]
-            branch = assign if branch is None else [gast.If(test=kind_is(ref, gast.Is),
-                                                            body=assign, orelse=branch)]
+            calls.append((kind_is(ref, gast.Is), kind_is(ref, gast.IsNot), call))
+        # (a SrcGradError located at the call: a raw TypeError until session 31)
+        return self.chosen_call(node, calls, message, fallback)
+
+    def chosen_call(self, node, calls, message, fallback=None):
+        """``result = call`` under the first ``is_test`` of ``calls`` (``(is_test,
+        is_not_test, call)`` each) that holds, after a guard raising a located
+        ``message`` where none does -- or, with ``fallback`` (an expression),
+        ``result = fallback`` then: the code :meth:`dispatched` (by class) and
+        :meth:`.function_values.FunctionValues.function_value_call` (by
+        identity) write.  Returns the result's atom."""
+        tests = [is_not for _, is_not, _ in calls]
+        guard = located_guard(tests[0] if len(tests) == 1 else gast.BoolOp(
+            op=gast.And(), values=tests), message, self.parsed.filename, node) \
+            if fallback is None else None
+        self.specialised.extend(self.element_lists)  # the lists passed: in the header
+        self.element_lists = []
+        result = self.namer.fresh("result")
+        self.locals.add(result)
+
+        def assign(value):
+            return [gast.Assign(targets=[gast.Name(id=result, ctx=gast.Store(), annotation=None,
+                                                   type_comment=None)],
+                                value=value, type_comment=None)]
+
+        branch = None if fallback is None else assign(fallback)
+        for is_test, _, call in reversed(calls):
+            branch = assign(call) if branch is None else [gast.If(test=is_test,
+                                                                  body=assign(call),
+                                                                  orelse=branch)]
         for stmt in [*([guard] if guard is not None else []), *branch]:
             for sub in walk(stmt):
                 if "lineno" in sub._attributes:
