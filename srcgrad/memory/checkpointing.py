@@ -19,10 +19,8 @@ taping -- and reversing the taped ones.  All of it is ordinary code in
 from __future__ import annotations
 
 import operator
-import types
 
 import gast
-import numpy as np
 
 from .. import ir
 from ..ad.in_place import only_reports
@@ -42,6 +40,7 @@ from .effects import (
     value_effect,
 )
 from .helper_state import only_reporting_call, state_changing_call, state_read_elsewhere
+from .record_reads import refuse_records_read_back
 
 
 def loop_policy(policy):
@@ -228,43 +227,6 @@ def _refuse_object_changes(stmts, free, filename) -> None:
             col=getattr(node, "col_offset", None))
 
 
-def _may_hold_a_list(value) -> bool:
-    """A value whose contents may be (or hold) a list the function records into:
-    a list, dict, tuple or user object (not an array, number, string, function
-    or module)."""
-    return not isinstance(value, (np.ndarray, np.generic, int, float, complex, str, bytes,
-                                  type(None), types.ModuleType, type, types.FunctionType,
-                                  types.BuiltinFunctionType)) and not callable(value)
-
-
-def _refuse_records_read_back(stmts, free, params, filename) -> None:
-    """Refuse, located, a record (``H.append(float(v))``, normalize/records_outside.py)
-    in a checkpointed loop whose body also reads a list, dict or object from
-    outside (a global, or a parameter ``params`` holds that is no array or
-    number): a rerun from a snapshot reads it after the first run's records,
-    as the first run did not (review s37 D-22: ``len(STATE['hist'])``, a
-    ``hist`` argument, read while recording into it)."""
-    records = [s for s in ir.walk_statements(stmts) if getattr(s, "records", False)]
-    if not records:
-        return
-    # (the recorded lists' own names: the normaliser saw no other read of them)
-    own = {n for s in records for n in ir.names_in(s) if n in free}
-    for stmt in ir.walk_statements(stmts):
-        if getattr(stmt, "records", False):
-            continue
-        for name in ir.names_in(stmt):
-            if name not in own and (
-                    name in params or (name in free and _may_hold_a_list(free[name]))):
-                node = records[0]
-                raise UnsupportedSyntaxError(
-                    f"this loop is checkpointed (its iterations run again in the adjoint "
-                    f"sweep), and it records with '{source_of(node).strip()}' while it "
-                    f"reads '{name}', which may hold that list: a rerun would read it after "
-                    f"the records.  Use policy='save' or 'recompute', or read it before the "
-                    f"loop", filename=filename, lineno=getattr(node, "lineno", None),
-                    col=getattr(node, "col_offset", None))
-
-
 def _tested(stmts, free, filename) -> bool:
     """Mark, in place, the nested ``while`` loops of a checkpointed loop's body whose
     test has an effect (``while rng.random() < 0.6``: ``stmt.test_replay``, the
@@ -373,7 +335,7 @@ def checkpoint_loops(forward: list, backward: list, policy, namer, defined=(), f
             if not getattr(stmt, "placeholder", False):
                 carried.update(ir.assigned_by(stmt))
         _refuse_object_changes(loop.body, free, filename)
-        _refuse_records_read_back(loop.body, free, set(defined) - set(plain), filename)
+        refuse_records_read_back(loop.body, free, set(defined) - set(plain), filename)
         tested = _tested(loop.body, free, filename)
         draws = _replayed(loop.body, free) or tested
         changed = _changed_objects(loop.body, free, filename) & carried
