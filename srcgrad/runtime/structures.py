@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 import inspect
 import types
 
@@ -544,6 +545,8 @@ def gradient_like(g, x, leaf):
         return type(x)(parts)
     if is_differentiable_leaf(x):
         return leaf(0.0 if is_zero(g) else g, x)
+    if inspect.isroutine(x) or isinstance(x, (np.ufunc, types.ModuleType, functools.partial)):
+        return None  # (W, b, np.tanh): a function has no gradient (diff review s37 D-20)
     fields = object_fields(x)
     if fields is not None:
         grads = {k: gradient_like(attribute_cotangent(g, k), v, leaf)

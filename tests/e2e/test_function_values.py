@@ -206,6 +206,7 @@ def test_layers_holding_their_activation():
     x = rng.normal(size=(5, 3))
     value, grads = srcgrad.value_and_grad(layers_with_their_activations)(params, x)
     assert value == layers_with_their_activations(params, x)
+    assert grads[0][2] is None and grads[1][2] is None  # a function has no gradient (D-20)
     for layer in range(2):
         for k in range(2):
             def part(p, layer=layer, k=k):
