@@ -31,6 +31,7 @@ from ..cache import manifest, provenance
 from ..cache import store as cache
 from ..errors import ZeroGradientWarning
 from ..frontend.parse import Resolver
+from ..frontend.source_lines import read_names
 from ..pipeline import Options
 from ..rules import registry
 from .held_functions import LENGTH, changed, held_function_dependencies, list_item
@@ -217,19 +218,10 @@ def _callee_dependencies(options) -> list:
                 deps.append((cell, name, cell.cell_contents))
             except ValueError:  # not bound yet: the function would raise NameError
                 pass
-        for name in sorted(_read_names(fn.__code__)):
+        for name in sorted(read_names(fn.__code__)):
             if name in fn.__globals__:
                 deps.append((fn.__globals__, name, fn.__globals__[name]))
     return deps
-
-
-def _read_names(code) -> set:
-    """The global and attribute names ``code`` and the code nested in it read."""
-    names = set(code.co_names)
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            names |= _read_names(const)
-    return names
 
 
 def _watched(fn, deps) -> dict:

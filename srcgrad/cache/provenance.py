@@ -45,7 +45,7 @@ from collections import deque
 import numpy as np
 
 from ..frontend.linker import is_library_module, is_user_function
-from ..frontend.source_lines import block_end
+from ..frontend.source_lines import block_end, read_names
 
 _MISSING = object()
 _EMPTY = object()  # a closure cell not bound yet
@@ -159,15 +159,6 @@ def _cells(fn) -> dict:
         except ValueError:
             cells[name] = _EMPTY
     return cells
-
-
-def _code_names(code) -> set[str]:
-    """Global and attribute names read by ``code`` and the code nested in it."""
-    names = set(code.co_names)
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            names |= _code_names(const)
-    return names
 
 
 def source_text(fn) -> str | None:
@@ -317,7 +308,7 @@ class Survey:
             self.visit(value, path)
 
     def _scan(self, index: int, fn, path) -> None:
-        names = _code_names(fn.__code__)
+        names = read_names(fn.__code__)
         self.names |= names
         for name, value in sorted(_cells(fn).items()):
             self.reads.append([index, "closure", name, fingerprint(value)])

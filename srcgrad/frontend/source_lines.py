@@ -112,4 +112,14 @@ def _span(code) -> tuple[int, int]:
     return min(starts, default=code.co_firstlineno), max(ends, default=code.co_firstlineno)
 
 
-__all__ = ["block_end", "definition_lines", "last_line"]
+def read_names(code) -> set[str]:
+    """The global and attribute names ``code`` and the code nested in it read
+    (``co_names``): what a function may look up in its globals."""
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names |= read_names(const)
+    return names
+
+
+__all__ = ["block_end", "definition_lines", "last_line", "read_names"]

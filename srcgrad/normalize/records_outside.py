@@ -42,6 +42,7 @@ import gast
 
 from ..frontend.linker import is_library_module
 from ..frontend.parse import static_value
+from ..frontend.source_lines import read_names
 from ..ir.syntax import is_append, walk
 
 #: Calls whose result is a new, immutable value: a number, a string, a tuple
@@ -152,7 +153,7 @@ def read_elsewhere(obj, name: str, resolver, called) -> bool:
         if code is None or id(fn) in seen or depth > 3:
             continue
         seen.add(id(fn))
-        names = _code_names(code)
+        names = read_names(code)
         for free in names:
             value = getattr(fn, "__globals__", {}).get(free)
             if _holds(value, obj):
@@ -160,14 +161,6 @@ def read_elsewhere(obj, name: str, resolver, called) -> bool:
             if isinstance(value, types.FunctionType):
                 todo.append((value, depth + 1))
     return False
-
-
-def _code_names(code) -> set:
-    names = set(code.co_names) | set(code.co_freevars)
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            names |= _code_names(const)
-    return names
 
 
 class RecordsOutside:
